@@ -1,0 +1,84 @@
+"""The command line: parses options, runs a pipeline, prints. No compiler logic lives here."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from cudafuse import __version__
+from cudafuse.diagnostics import CudafuseError, Diagnostic
+from cudafuse.frontend import ParseOptions
+
+
+def print_diagnostics(diags: list[Diagnostic]) -> None:
+    color = sys.stderr.isatty()
+    for d in diags:
+        text = d.format()
+        if color:
+            first, _, rest = text.partition("\n")
+            tag = f"{d.severity.value}:"
+            shade = {"error": "red", "warning": "magenta", "note": "cyan"}[d.severity.value]
+            first = first.replace(tag, click.style(tag, fg=shade, bold=True), 1)
+            text = first + ("\n" + rest if rest else "")
+        click.echo(text, err=True)
+
+
+def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn CudafuseError into diagnostics + exit status, and any other exception into an
+    'internal error' line (the traceback only with --debug)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        try:
+            return fn(*args, **kwargs)
+        except CudafuseError as exc:
+            print_diagnostics(exc.diagnostics)
+            ctx.exit(exc.status)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last line of defence for users
+            if ctx.find_root().params.get("debug"):
+                traceback.print_exc()
+            click.echo(f"cudafuse: internal error: {type(exc).__name__}: {exc} "
+                       "(rerun with --debug for a traceback)", err=True)
+            ctx.exit(3)
+
+    return wrapper
+
+
+def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """-I/-D/-include and extra clang arguments after `--`, folded into `parse_opts`."""
+
+    @click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include dir.")
+    @click.option("-D", "defines", multiple=True, metavar="NAME[=V]", help="Define a macro.")
+    @click.option("-include", "--include", "forced", multiple=True, metavar="FILE",
+                  help="Include FILE before the source (as clang -include).")
+    @click.option("--arch", default="sm_90", show_default=True, help="GPU architecture.")
+    @functools.wraps(fn)
+    def wrapper(*args: Any, include_dirs: tuple[str, ...], defines: tuple[str, ...],
+                forced: tuple[str, ...], arch: str, **kwargs: Any) -> Any:
+        extra = tuple(kwargs.pop("clang_args", ()) or ())
+        kwargs["parse_opts"] = ParseOptions(include_dirs, defines, forced, extra, arch)
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="cudafuse")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks for internal errors.")
+def main(debug: bool) -> None:
+    """cudafuse: a source-to-source CUDA compiler that fuses kernels.
+
+    Bad input is reported as FILE:LINE:COL: error: ... with exit status 1; usage errors exit
+    with 2; internal errors with 3.
+    """
+
+
+from cudafuse import cli_analyze  # noqa: E402,F401  (registers its commands on `main`)

@@ -1,0 +1,1 @@
+"""Code generation: text splicing over the user's original source."""

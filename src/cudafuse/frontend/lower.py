@@ -1,0 +1,300 @@
+"""Lowering libclang cursors to the IR in cudafuse.ir."""
+
+from __future__ import annotations
+
+import re
+
+import clang.cindex as ci
+
+from cudafuse.frontend.clang_api import binary_op, evaluate, unary_op
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, GlobalVar, Param
+from cudafuse.ir.source import SourceFile, Span
+
+K = ci.CursorKind
+BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"})
+_CAST_KINDS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
+               K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR}
+_SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device",
+                K.CUDAHOST_ATTR: "host", K.CUDASHARED_ATTR: "shared",
+                K.CUDACONSTANT_ATTR: "constant"}
+
+
+class LoweringError(Exception):
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.span = span
+
+
+def decl_id(cursor: ci.Cursor) -> str:
+    """A stable name for a declaration: spelling, file and offset of its declaration."""
+    loc = cursor.location
+    return f"{cursor.spelling}@{loc.file.name if loc.file else ''}:{loc.offset}"
+
+
+class Lowerer:
+    """Lowers the cursors of one main file. Spans refer to `source` (the main file)."""
+
+    def __init__(self, source: SourceFile):
+        self.source = source
+
+    # ---- helpers -----------------------------------------------------------------------
+
+    def span(self, cursor: ci.Cursor) -> Span:
+        ext = cursor.extent
+        start, end = ext.start, ext.end
+        if start.file is None or start.file.name != self.source.path:
+            return Span(start.file.name if start.file else "", 0, 0, start.line, start.column)
+        return Span(self.source.path, start.offset, max(end.offset, start.offset),
+                    start.line, start.column)
+
+    def name_span(self, cursor: ci.Cursor) -> Span:
+        loc = cursor.location
+        if loc.file is None or loc.file.name != self.source.path:
+            return Span("", 0, 0, loc.line, loc.column)
+        return Span(self.source.path, loc.offset, loc.offset + len(cursor.spelling),
+                    loc.line, loc.column)
+
+    @staticmethod
+    def attrs(cursor: ci.Cursor) -> set[str]:
+        return {_SPACE_ATTRS[c.kind] for c in cursor.get_children() if c.kind in _SPACE_ATTRS}
+
+    # ---- expressions -------------------------------------------------------------------
+
+    def expr(self, c: ci.Cursor) -> n.Expr:
+        kind = c.kind
+        sp, ty = self.span(c), c.type.spelling
+        kids = list(c.get_children())
+        if kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(kids) == 1:
+            return self.expr(kids[0])
+        if kind == K.INTEGER_LITERAL:
+            v = evaluate(c)
+            return n.IntLit(int(v) if v is not None else 0, span=sp, type=ty)
+        if kind == K.FLOATING_LITERAL:
+            v = evaluate(c)
+            return n.FloatLit(float(v) if v is not None else 0.0, ty != "float", span=sp, type=ty)
+        if kind == K.CXX_BOOL_LITERAL_EXPR:
+            return n.BoolLit(bool(evaluate(c)), span=sp, type=ty)
+        if kind == K.STRING_LITERAL:
+            return n.StrLit(c.spelling, span=sp, type=ty)
+        if kind == K.DECL_REF_EXPR:
+            return self.ref(c, sp, ty)
+        if kind == K.MEMBER_REF_EXPR:
+            base = self.expr(kids[0]) if kids else n.Ref("this", "other", span=sp)
+            arrow = bool(kids) and kids[0].type.get_canonical().kind == ci.TypeKind.POINTER
+            return n.Member(base, c.spelling, arrow, span=sp, type=ty)
+        if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and len(kids) == 2:
+            return n.Binary(binary_op(c), self.expr(kids[0]), self.expr(kids[1]), span=sp, type=ty)
+        if kind == K.UNARY_OPERATOR and len(kids) == 1:
+            op, post = unary_op(c)
+            return n.Unary(op, self.expr(kids[0]), post, span=sp, type=ty)
+        if kind == K.CALL_EXPR:
+            return self.call(c, kids, sp, ty)
+        if kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
+            return n.Index(self.expr(kids[0]), self.expr(kids[1]), span=sp, type=ty)
+        if kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
+            a, b, d = (self.expr(k) for k in kids)
+            return n.Cond(a, b, d, span=sp, type=ty)
+        if kind in _CAST_KINDS and kids:
+            return n.Cast(self.expr(kids[-1]), True, span=sp, type=ty)
+        if kind == K.INIT_LIST_EXPR:
+            return n.InitList(tuple(self.expr(k) for k in kids), span=sp, type=ty)
+        if kind == K.CXX_UNARY_EXPR:
+            v = evaluate(c)
+            if isinstance(v, int):
+                return n.IntLit(v, span=sp, type=ty)
+        return n.OtherExpr(kind.name, tuple(self.any(k) for k in kids), span=sp, type=ty)
+
+    def ref(self, c: ci.Cursor, sp: Span, ty: str) -> n.Expr:
+        d = c.referenced
+        name = c.spelling
+        if d is None:
+            return n.Ref(name, "other", span=sp, type=ty)
+        if d.kind == K.ENUM_CONSTANT_DECL:
+            return n.Ref(name, "enum", decl_id(d), d.enum_value, span=sp, type=ty)
+        if d.kind == K.PARM_DECL:
+            return n.Ref(name, "param", decl_id(d), span=sp, type=ty)
+        if d.kind == K.VAR_DECL:
+            if name in BUILTINS and d.location.file and "cudafuse_cuda_shim" in d.location.file.name:
+                return n.Ref(name, "builtin", name, span=sp, type=ty)
+            local = d.semantic_parent is not None and d.semantic_parent.kind in (
+                K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)
+            value = evaluate(d) if d.type.is_const_qualified() else None
+            return n.Ref(name, "local" if local else "global", decl_id(d), value, span=sp, type=ty)
+        if d.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD):
+            return n.Ref(name, "function", decl_id(d), span=sp, type=ty)
+        return n.Ref(name, "other", decl_id(d), span=sp, type=ty)
+
+    def call(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span, ty: str) -> n.Expr:
+        if len(kids) >= 2 and kids[1].kind == K.CALL_EXPR and \
+                kids[1].spelling == "__cudaPushCallConfiguration":
+            return self.launch(c, kids, sp, ty)
+        d = c.referenced
+        args = tuple(self.expr(a) for a in c.get_arguments())
+        if d is not None and d.kind == K.CONSTRUCTOR and len(args) == 1 and args[0].span == sp:
+            return args[0]  # an implicit copy/conversion constructor: the value itself
+        callee = d.spelling if d is not None else c.spelling
+        decl = decl_id(d) if d is not None else ""
+        callee_expr = None
+        if kids and (d is None or d.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)):
+            first = kids[0]
+            if first.kind not in (K.DECL_REF_EXPR,) and len(kids) == len(args) + 1:
+                callee_expr = self.expr(first)
+        return n.Call(callee, args, decl, callee_expr, span=sp, type=ty)
+
+    def launch(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span, ty: str) -> n.Expr:
+        cfg = list(kids[1].get_arguments())
+        cfg_exprs = [self.expr(a) for a in cfg]
+        # Omitted shared/stream show up as default-argument expressions with no extent.
+        explicit = [e for e, a in zip(cfg_exprs, cfg)
+                    if a.extent.start.offset != a.extent.end.offset or a.kind != K.UNEXPOSED_EXPR]
+        grid, block = cfg_exprs[0], cfg_exprs[1]
+        shared = explicit[2] if len(explicit) > 2 else None
+        stream = explicit[3] if len(explicit) > 3 else None
+        d = c.referenced
+        callee = self.span(kids[0])
+        args = tuple(self.expr(a) for a in c.get_arguments())
+        text = self.source.data
+        close = text.find(b">>>", callee.end if callee.end else sp.start)
+        config = self.source.span(callee.start, close + 3) if close >= 0 and callee.end else sp
+        callee_text = self.source.text(callee)
+        targs = callee_text[callee_text.index("<"):] if "<" in callee_text else ""
+        name = d.spelling if d is not None else callee_text.split("<")[0].strip()
+        return n.KernelLaunch(name, grid, block, shared, stream, args,
+                              decl_id(d) if d is not None else "", targs, callee, config,
+                              span=sp, type=ty)
+
+    # ---- statements --------------------------------------------------------------------
+
+    def any(self, c: ci.Cursor) -> n.Node:
+        return self.stmt(c) if c.kind.is_statement() or c.kind == K.VAR_DECL else self.expr(c)
+
+    def stmt(self, c: ci.Cursor) -> n.Stmt:
+        kind, sp = c.kind, self.span(c)
+        kids = list(c.get_children())
+        if kind == K.COMPOUND_STMT:
+            return n.Compound(tuple(self.stmt(k) for k in kids), span=sp)
+        if kind == K.DECL_STMT:
+            return n.DeclStmt(tuple(self.var(k) for k in kids if k.kind == K.VAR_DECL), span=sp)
+        if kind == K.IF_STMT and 2 <= len(kids) <= 3 and kids[0].kind.is_expression():
+            other = self.stmt(kids[2]) if len(kids) == 3 else None
+            return n.If(self.expr(kids[0]), self.stmt(kids[1]), other, span=sp)
+        if kind == K.FOR_STMT:
+            return self.for_stmt(c, kids, sp)
+        if kind == K.WHILE_STMT and len(kids) == 2 and kids[0].kind.is_expression():
+            return n.While(self.expr(kids[0]), self.stmt(kids[1]), span=sp)
+        if kind == K.DO_STMT and len(kids) == 2:
+            return n.While(self.expr(kids[1]), self.stmt(kids[0]), True, span=sp)
+        if kind == K.RETURN_STMT:
+            return n.Return(self.expr(kids[0]) if kids else None, span=sp)
+        if kind == K.BREAK_STMT:
+            return n.Break(span=sp)
+        if kind == K.CONTINUE_STMT:
+            return n.Continue(span=sp)
+        if kind == K.NULL_STMT:
+            return n.Compound((), span=sp)
+        if kind in (K.ASM_STMT, K.MS_ASM_STMT):
+            return n.Asm(self.source.text(sp), span=sp)
+        if kind.is_expression():
+            return n.ExprStmt(self.expr(c), span=sp)
+        return n.OtherStmt(kind.name, tuple(self.any(k) for k in kids), span=sp)
+
+    def for_stmt(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span) -> n.Stmt:
+        """libclang omits empty for-header parts; place each child by where the ';'s fall."""
+        header = self._for_header(sp)
+        if header is None or not kids:
+            return n.OtherStmt("FOR_STMT", tuple(self.any(k) for k in kids), span=sp)
+        semi1, semi2 = header
+        init = cond = inc = None
+        for k in kids[:-1]:
+            off = k.extent.start.offset
+            if off < semi1:
+                init = self.stmt(k) if k.kind in (K.DECL_STMT,) else n.ExprStmt(self.expr(k))
+            elif off < semi2:
+                cond = self.expr(k)
+            else:
+                inc = self.expr(k)
+        return n.For(init, cond, inc, self.stmt(kids[-1]), span=sp)
+
+    def _for_header(self, sp: Span) -> tuple[int, int] | None:
+        text = self.source.data
+        open_ = text.find(b"(", sp.start, sp.end)
+        if open_ < 0:
+            return None
+        depth, semis = 0, []
+        for i in range(open_, sp.end):
+            ch = text[i:i + 1]
+            if ch in (b"(", b"[", b"{"):
+                depth += 1
+            elif ch in (b")", b"]", b"}"):
+                depth -= 1
+                if depth == 0:
+                    break
+            elif ch == b";" and depth == 1:
+                semis.append(i)
+        return (semis[0], semis[1]) if len(semis) == 2 else None
+
+    def var(self, c: ci.Cursor) -> n.VarDecl:
+        storage = set(self.attrs(c))
+        if c.storage_class == ci.StorageClass.STATIC:
+            storage.add("static")
+        if c.storage_class == ci.StorageClass.EXTERN:
+            storage.add("extern")
+        if c.type.is_const_qualified():
+            storage.add("const")
+        init = None
+        for k in c.get_children():
+            if k.kind.is_expression():
+                init = self.expr(k)
+        dims: list[n.Expr | None] = []
+        t = c.type
+        while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
+                         ci.TypeKind.DEPENDENTSIZEDARRAY, ci.TypeKind.VARIABLEARRAY):
+            size = t.get_array_size()
+            dims.append(n.IntLit(size) if size >= 0 else None)
+            t = t.element_type
+        return n.VarDecl(c.spelling, c.type.spelling, init, decl_id(c), frozenset(storage),
+                         tuple(dims), span=self.span(c))
+
+    # ---- declarations ------------------------------------------------------------------
+
+    def function(self, c: ci.Cursor) -> Function:
+        attrs = self.attrs(c)
+        space = ("global" if "global" in attrs else "host_device" if {"host", "device"} <= attrs
+                 else "device" if "device" in attrs else "host")
+        params = tuple(self.param(p) for p in c.get_children() if p.kind == K.PARM_DECL)
+        body_cursor = next((k for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
+        body = self.stmt(body_cursor) if body_cursor is not None else None
+        sp, nsp = self.span(c), self.name_span(c)
+        head = self.source.data[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
+        bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", head)
+        tparams = tuple(k.spelling for k in c.get_children() if k.kind in (
+            K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER))
+        parent = c.lexical_parent
+        extern_c = (parent is not None and parent.kind == K.LINKAGE_SPEC) or \
+            bool(re.match(r'\s*extern\s+"C"', head))
+        return Function(
+            c.spelling, space, params, c.result_type.spelling, body, sp, nsp,
+            self.span(body_cursor) if body_cursor is not None else Span("", 0, 0),
+            c.kind == K.FUNCTION_TEMPLATE, tparams, extern_c,
+            bounds.group(1).strip() if bounds else "", head, decl_id(c))
+
+    def param(self, c: ci.Cursor) -> Param:
+        t = c.type
+        canon = t.get_canonical()
+        is_ptr = canon.kind == ci.TypeKind.POINTER
+        is_ref = canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
+        pointee = canon.get_pointee() if is_ptr else None
+        pointee_name = ""
+        if pointee is not None:
+            p = t.get_pointee() if t.kind == ci.TypeKind.POINTER else pointee
+            pointee_name = re.sub(r"\b(const|volatile)\b", "", p.spelling).strip()
+        return Param(c.spelling, t.spelling, decl_id(c), self.span(c), is_ptr, pointee_name,
+                     bool(pointee is not None and pointee.is_const_qualified()),
+                     "restrict" in t.spelling, is_ref)
+
+    def global_var(self, c: ci.Cursor) -> GlobalVar:
+        attrs = self.attrs(c)
+        space = next((s for s in ("constant", "shared", "device") if s in attrs), "host")
+        return GlobalVar(c.spelling, c.type.spelling, space, self.span(c),
+                         c.storage_class == ci.StorageClass.EXTERN, decl_id(c))

@@ -1,0 +1,304 @@
+"""Expression and statement nodes lowered from libclang cursors.
+
+Nodes are frozen: passes build new trees or, more often, splice text by span. `Ref.decl`
+identifies a declaration uniquely within a translation unit ("name@file:offset"), so two
+variables that share a name never alias in the analyses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from cudafuse.ir.source import NO_SPAN, Span
+
+
+@dataclass(frozen=True)
+class Node:
+    span: Span = field(default=NO_SPAN, compare=False, kw_only=True)
+
+    def children(self) -> tuple[Node, ...]:
+        return ()
+
+    def walk(self) -> Iterator[Node]:
+        """Pre-order over this node and everything below it."""
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed([c for c in node.children() if c is not None]))
+
+
+# ---- expressions -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Expr(Node):
+    type: str = field(default="", compare=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class IntLit(Expr):
+    value: int
+
+
+@dataclass(frozen=True)
+class FloatLit(Expr):
+    value: float
+    is_double: bool = True
+
+
+@dataclass(frozen=True)
+class BoolLit(Expr):
+    value: bool
+
+
+@dataclass(frozen=True)
+class StrLit(Expr):
+    text: str
+
+
+@dataclass(frozen=True)
+class Ref(Expr):
+    """A name. kind: param, local, global, function, enum, builtin (threadIdx...), other.
+
+    const_value holds the value of a const/constexpr scalar or enumerator whose initialiser
+    clang could fold, so `const int R = 2;` works like the literal in index arithmetic.
+    """
+
+    name: str
+    kind: str = "other"
+    decl: str = ""
+    const_value: int | float | None = None
+
+
+@dataclass(frozen=True)
+class Member(Expr):
+    base: Expr
+    field_name: str
+    arrow: bool = False
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.base,)
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    """Binary operators, assignments ('=', '+=', ...) and the comma operator."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.lhs, self.rhs)
+
+    @property
+    def is_assignment(self) -> bool:
+        return self.op.endswith("=") and self.op not in ("==", "!=", "<=", ">=")
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    """op is one of + - ! ~ * & ++ -- ; `postfix` tells x++ from ++x."""
+
+    op: str
+    operand: Expr
+    postfix: bool = False
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.operand,)
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A call. `callee` is the called function's name ('' for calls through expressions)."""
+
+    callee: str
+    args: tuple[Expr, ...]
+    callee_decl: str = ""
+    callee_expr: Expr | None = None
+
+    def children(self) -> tuple[Node, ...]:
+        return (*((self.callee_expr,) if self.callee_expr else ()), *self.args)
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    base: Expr
+    index: Expr
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.base, self.index)
+
+
+@dataclass(frozen=True)
+class Cond(Expr):
+    cond: Expr
+    then: Expr
+    else_: Expr
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.cond, self.then, self.else_)
+
+
+@dataclass(frozen=True)
+class Cast(Expr):
+    """An explicit cast, or a conversion clang made implicit where it changes the type."""
+
+    operand: Expr
+    explicit: bool = True
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.operand,)
+
+
+@dataclass(frozen=True)
+class KernelLaunch(Expr):
+    """k<<<grid, block, shared, stream>>>(args): `shared`/`stream` are None when omitted."""
+
+    kernel: str
+    grid: Expr
+    block: Expr
+    shared: Expr | None
+    stream: Expr | None
+    args: tuple[Expr, ...]
+    kernel_decl: str = ""
+    template_args: str = ""
+    callee_span: Span = field(default=NO_SPAN, compare=False)
+    config_span: Span = field(default=NO_SPAN, compare=False)
+
+    def children(self) -> tuple[Node, ...]:
+        cfg = tuple(e for e in (self.grid, self.block, self.shared, self.stream) if e is not None)
+        return (*cfg, *self.args)
+
+
+@dataclass(frozen=True)
+class InitList(Expr):
+    items: tuple[Expr, ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return self.items
+
+
+@dataclass(frozen=True)
+class OtherExpr(Expr):
+    """Anything the IR does not model (sizeof, lambdas, new...): analyses treat it as opaque."""
+
+    kind: str
+    items: tuple[Node, ...] = ()
+
+    def children(self) -> tuple[Node, ...]:
+        return self.items
+
+
+# ---- statements --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stmt(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class VarDecl(Stmt):
+    """A variable. storage holds the qualifiers that matter: shared, constant, static, extern."""
+
+    name: str
+    var_type: str
+    init: Expr | None = None
+    decl: str = ""
+    storage: frozenset[str] = frozenset()
+    array_dims: tuple[Expr | None, ...] = ()
+
+    def children(self) -> tuple[Node, ...]:
+        return (*self.array_dims, self.init) if self.init else tuple(self.array_dims)
+
+
+@dataclass(frozen=True)
+class DeclStmt(Stmt):
+    decls: tuple[VarDecl, ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return self.decls
+
+
+@dataclass(frozen=True)
+class ExprStmt(Stmt):
+    expr: Expr
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.expr,)
+
+
+@dataclass(frozen=True)
+class Compound(Stmt):
+    body: tuple[Stmt, ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return self.body
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    then: Stmt
+    else_: Stmt | None = None
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.cond, self.then, self.else_) if self.else_ else (self.cond, self.then)
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    init: Stmt | None
+    cond: Expr | None
+    inc: Expr | None
+    body: Stmt
+
+    def children(self) -> tuple[Node, ...]:
+        return tuple(c for c in (self.init, self.cond, self.inc, self.body) if c is not None)
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: Stmt
+    do_while: bool = False
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.cond, self.body)
+
+
+@dataclass(frozen=True)
+class Return(Stmt):
+    value: Expr | None = None
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.value,) if self.value else ()
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Asm(Stmt):
+    text: str
+
+
+@dataclass(frozen=True)
+class OtherStmt(Stmt):
+    """switch, goto, labels, try...: kept opaque, with whatever children could be lowered."""
+
+    kind: str
+    items: tuple[Node, ...] = ()
+
+    def children(self) -> tuple[Node, ...]:
+        return self.items

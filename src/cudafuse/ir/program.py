@@ -1,0 +1,81 @@
+"""Whole-program IR: functions, parameters, globals, launch sites, the translation unit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cudafuse.ir.nodes import Compound, KernelLaunch
+from cudafuse.ir.source import NO_SPAN, SourceFile, Span
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    decl: str = ""
+    span: Span = NO_SPAN
+    is_pointer: bool = False
+    pointee: str = ""  # element type without qualifiers, for pointers
+    pointee_const: bool = False
+    restrict: bool = False
+    is_reference: bool = False
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function definition (or declaration, body None). space: global, device, host, host_device."""
+
+    name: str
+    space: str
+    params: tuple[Param, ...]
+    return_type: str
+    body: Compound | None
+    span: Span = NO_SPAN
+    name_span: Span = NO_SPAN
+    body_span: Span = NO_SPAN
+    is_template: bool = False
+    template_params: tuple[str, ...] = ()
+    extern_c: bool = False
+    launch_bounds: str = ""  # the text inside __launch_bounds__( ), empty if none
+    attributes_text: str = ""  # text between the start of the declaration and the name
+    decl: str = ""
+
+    @property
+    def is_kernel(self) -> bool:
+        return self.space == "global"
+
+
+@dataclass(frozen=True)
+class GlobalVar:
+    """A namespace-scope variable; space: constant, device, shared, managed, host."""
+
+    name: str
+    type: str
+    space: str
+    span: Span = NO_SPAN
+    is_extern: bool = False
+    decl: str = ""
+
+
+@dataclass
+class TranslationUnit:
+    """One parsed .cu file: its functions in source order, globals, and where they came from."""
+
+    path: str
+    source: SourceFile
+    functions: list[Function] = field(default_factory=list)
+    globals: list[GlobalVar] = field(default_factory=list)
+    launches: dict[str, list[KernelLaunch]] = field(default_factory=dict)  # host function -> launches
+    includes: list[str] = field(default_factory=list)  # every file the parse read, in order
+    skipped: list[tuple[Span, str]] = field(default_factory=list)  # (where, why) for warnings
+
+    @property
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions if f.is_kernel and f.body is not None]
+
+    def function(self, name: str) -> Function | None:
+        return next((f for f in self.functions if f.name == name and f.body is not None), None)
+
+    def text(self, span: Span) -> str:
+        return self.source.text(span)
+
