@@ -1,0 +1,1 @@
+"""Vertical fusion: the pipeline model, its cost model, and partitioning strategies."""

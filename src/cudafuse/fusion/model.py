@@ -1,0 +1,81 @@
+"""The pipeline model the cost model and partitioners work on.
+
+It abstracts a host function's launch sequence: kernels (nodes, in launch order) with their
+cost figures, and the buffers between them. It is built from the analyses (see
+`cudafuse.fusion.build`), and small enough to construct by hand in tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Offset = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class KernelCost:
+    """One launch. `reads` maps each buffer it reads to the offsets it reads it at
+    ({(0, 0)} for a point read); `writes` lists the buffers it stores at its own element."""
+
+    name: str
+    reads: dict[str, frozenset[Offset]]
+    writes: tuple[str, ...]
+    n_alu: int = 1
+    n_sfu: int = 0
+    shared_bytes: int = 0
+    size: int = 1  # iteration space (elements), the paper's IS
+
+    @property
+    def pattern(self) -> str:
+        return "local" if any(o != {(0, 0)} for o in self.reads.values()) else "point"
+
+    @property
+    def n_loads(self) -> int:
+        return sum(len(o) for o in self.reads.values())
+
+    def window(self, buffer: str) -> frozenset[Offset]:
+        return self.reads.get(buffer, frozenset())
+
+
+@dataclass
+class PipelineModel:
+    kernels: list[KernelCost]
+    live_out: frozenset[str] = frozenset()  # buffers used after the sequence
+    # Edges A -> B carry the buffers A writes and B reads (true dependences). Ordering-only
+    # dependences (B overwrites what A reads, or both write) are in `order_edges`.
+    edges: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
+    order_edges: set[tuple[int, int]] = field(default_factory=set)
+
+    @classmethod
+    def from_kernels(cls, kernels: list[KernelCost], live_out: frozenset[str]) -> PipelineModel:
+        """Derive the dependence edges from program order: the last writer of a buffer feeds
+        every later reader until the next writer."""
+        model = cls(kernels, frozenset(live_out))
+        last_writer: dict[str, int] = {}
+        readers: dict[str, list[int]] = {}
+        for i, k in enumerate(kernels):
+            for buf in sorted(k.reads):
+                if buf in last_writer:
+                    key = (last_writer[buf], i)
+                    model.edges[key] = tuple(sorted({*model.edges.get(key, ()), buf}))
+                readers.setdefault(buf, []).append(i)
+            for buf in k.writes:
+                for r in readers.get(buf, []):
+                    if r != i:
+                        model.order_edges.add((r, i))
+                if buf in last_writer and last_writer[buf] != i:
+                    model.order_edges.add((last_writer[buf], i))
+                last_writer[buf] = i
+                readers[buf] = []
+        return model
+
+    def all_edges(self) -> set[tuple[int, int]]:
+        return set(self.edges) | self.order_edges
+
+    def external_inputs(self) -> set[str]:
+        written: set[str] = set()
+        ext: set[str] = set()
+        for k in self.kernels:
+            ext |= {b for b in k.reads if b not in written}
+            written |= set(k.writes)
+        return ext
