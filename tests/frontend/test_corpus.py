@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import corpus_files
 
+from conftest import corpus_files
 from cudafuse.frontend import parse_file
 from cudafuse.ir.nodes import Node
 

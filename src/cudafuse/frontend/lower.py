@@ -114,8 +114,12 @@ class Lowerer:
             return n.Ref(name, "enum", decl_id(d), d.enum_value, span=sp, type=ty)
         if d.kind == K.PARM_DECL:
             return n.Ref(name, "param", decl_id(d), span=sp, type=ty)
+        if d.kind == K.TEMPLATE_NON_TYPE_PARAMETER:
+            # A compile-time constant per instantiation, but with no single value to fold.
+            return n.Ref(name, "template_param", decl_id(d), span=sp, type=ty)
         if d.kind == K.VAR_DECL:
-            if name in BUILTINS and d.location.file and "cudafuse_cuda_shim" in d.location.file.name:
+            shim = d.location.file is not None and "cudafuse_cuda_shim" in d.location.file.name
+            if name in BUILTINS and shim:
                 return n.Ref(name, "builtin", name, span=sp, type=ty)
             local = d.semantic_parent is not None and d.semantic_parent.kind in (
                 K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)
@@ -146,7 +150,7 @@ class Lowerer:
         cfg = list(kids[1].get_arguments())
         cfg_exprs = [self.expr(a) for a in cfg]
         # Omitted shared/stream show up as default-argument expressions with no extent.
-        explicit = [e for e, a in zip(cfg_exprs, cfg)
+        explicit = [e for e, a in zip(cfg_exprs, cfg, strict=True)
                     if a.extent.start.offset != a.extent.end.offset or a.kind != K.UNEXPOSED_EXPR]
         grid, block = cfg_exprs[0], cfg_exprs[1]
         shared = explicit[2] if len(explicit) > 2 else None
@@ -174,6 +178,8 @@ class Lowerer:
         kids = list(c.get_children())
         if kind == K.COMPOUND_STMT:
             return n.Compound(tuple(self.stmt(k) for k in kids), span=sp)
+        if kind == K.VAR_DECL:  # e.g. the loop variable of a range-based for
+            return self.var(c)
         if kind == K.DECL_STMT:
             return n.DeclStmt(tuple(self.var(k) for k in kids if k.kind == K.VAR_DECL), span=sp)
         if kind == K.IF_STMT and 2 <= len(kids) <= 3 and kids[0].kind.is_expression():

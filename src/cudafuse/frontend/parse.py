@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
@@ -12,13 +11,19 @@ from pathlib import Path
 import clang.cindex as ci
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.frontend.clang_diags import (
+    CANNOT_OPEN,
+    MISSING_HEADER,
+    in_bundled_headers,
+    is_error,
+    is_missing_header,
+    line_of,
+    to_diagnostic,
+)
 from cudafuse.frontend.lower import K, Lowerer, LoweringError
+from cudafuse.ir.nodes import KernelLaunch
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.ir.source import SourceFile
-
-_MISSING = re.compile(r"'([^']+)' file not found")
-_SEVERITY = {ci.Diagnostic.Warning: Severity.WARNING, ci.Diagnostic.Error: Severity.ERROR,
-             ci.Diagnostic.Fatal: Severity.ERROR, ci.Diagnostic.Note: Severity.NOTE}
 
 
 @dataclass(frozen=True)
@@ -77,21 +82,6 @@ def read_source(path: str) -> SourceFile:
     return SourceFile(path, data)
 
 
-def _diag(d: ci.Diagnostic, source: SourceFile) -> Diagnostic:
-    loc = d.location
-    fname = loc.file.name if loc.file else ""
-    sev = _SEVERITY.get(d.severity, Severity.NOTE)
-    shown = _user_path(fname, source)
-    text = source.line_text(loc.line) if fname == source.path else ""
-    return Diagnostic(sev, d.spelling, shown, loc.line, loc.column, text)
-
-
-def _user_path(fname: str, source: SourceFile) -> str:
-    if "cudafuse_cuda_shim" in fname:
-        return "<cudafuse shim>"
-    return fname
-
-
 def _parse(path: str, args: list[str]) -> ci.TranslationUnit:
     index = ci.Index.create()
     try:
@@ -101,17 +91,51 @@ def _parse(path: str, args: list[str]) -> ci.TranslationUnit:
         raise error("libclang could not parse the file", path) from None
 
 
-def _unreadable_include(tu: ci.TranslationUnit, path: str) -> None:
+def _check_forced_includes(opts: ParseOptions) -> None:
+    # clang would report a missing -include as a missing header, which we would stub: wrong,
+    # since the user named it explicitly.
+    for f in opts.forced_includes:
+        p = Path(f)
+        if not p.is_file():
+            raise error(f"-include file '{f}' " + ("is a directory" if p.is_dir() else
+                                                   "not found"))
+
+
+def _unreadable_includes(tu: ci.TranslationUnit, source: SourceFile,
+                         opts: ParseOptions) -> None:
+    """Raise for an #include that names a file which exists but cannot be read: clang either
+    says so itself (permission denied) or, for a directory or a dangling symlink, reports it
+    as not found, which we must not paper over with an empty stand-in."""
     for d in tu.diagnostics:
-        m = _MISSING.search(d.spelling)
-        if not m or d.severity < ci.Diagnostic.Error:
+        if not is_error(d):
             continue
         loc = d.location
-        base = Path(loc.file.name).parent if loc.file else Path(path).parent
-        cand = base / m.group(1)
-        if cand.exists() and not os.access(cand, os.R_OK):
-            raise error(f"cannot read included file '{m.group(1)}': permission denied",
-                        loc.file.name if loc.file else path, loc.line, loc.column)
+        where = loc.file.name if loc.file else source.path
+        opened = CANNOT_OPEN.search(d.spelling)
+        if opened:
+            reason = d.spelling[opened.end():].lstrip(": ") or "cannot be opened"
+            raise error(f"cannot read included file '{opened.group(1)}': {reason}", where,
+                        loc.line, loc.column, source_line=line_of(where, loc.line, source))
+        missing = MISSING_HEADER.search(d.spelling)
+        if not missing:
+            continue
+        name = missing.group(1)
+        for base in (Path(where).parent, *map(Path, opts.include_dirs)):
+            cand = base / name
+            why = ("is a directory" if cand.is_dir() else
+                   "it is a dangling symbolic link" if cand.is_symlink() and not cand.exists()
+                   else "permission denied" if cand.exists() and not os.access(cand, os.R_OK)
+                   else "")
+            if why:
+                raise error(f"cannot read included file '{name}': {why}", where, loc.line,
+                            loc.column, source_line=line_of(where, loc.line, source))
+
+
+def _write_stubs(stub_dir: str, names: list[str]) -> None:
+    for name in names:
+        stub = Path(stub_dir) / name
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        stub.write_text("/* empty stand-in for a header cudafuse could not find */\n")
 
 
 def parse_file(path: str, opts: ParseOptions = ParseOptions()) -> ParseResult:
@@ -122,68 +146,101 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions()) -> ParseResult:
     compile are skipped with a warning rather than failing the whole file.
     """
     source = read_source(path)
+    _check_forced_includes(opts)
     tu = _parse(path, clang_args(opts))
-    _unreadable_include(tu, path)
+    _unreadable_includes(tu, source, opts)
     missing = sorted({m.group(1) for d in tu.diagnostics
-                      if (m := _MISSING.search(d.spelling)) and d.severity >= ci.Diagnostic.Error})
-    diags: list[Diagnostic] = []
+                      if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
+    if not missing:
+        return _lower(tu, source, [], tolerant=False)
+    diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
-        if missing:
-            for name in missing:
-                stub = Path(stub_dir) / name
-                stub.parent.mkdir(parents=True, exist_ok=True)
-                stub.write_text("/* empty stand-in for a header cudafuse could not find */\n")
-            for d in tu.diagnostics:
-                if _MISSING.search(d.spelling):
-                    diags.append(Diagnostic(
-                        Severity.WARNING, d.spelling + "; analysing without it",
-                        _user_path(d.location.file.name if d.location.file else path, source),
-                        d.location.line, d.location.column))
-            tu = _parse(path, clang_args(opts, stub_dir))
-        return _lower(tu, source, diags, tolerant=bool(missing))
+        _write_stubs(stub_dir, missing)
+        tu = _parse(path, clang_args(opts, stub_dir))
+        return _lower(tu, source, diags, tolerant=True)
+
+
+def _missing_warning(d: ci.Diagnostic, source: SourceFile) -> Diagnostic:
+    loc = d.location
+    where = loc.file.name if loc.file else source.path
+    return Diagnostic(Severity.WARNING, d.spelling + "; analysing without it", where, loc.line,
+                      loc.column, line_of(where, loc.line, source))
+
+
+_MAX_ERRORS = 20
+
+
+def _errors(tu: ci.TranslationUnit, source: SourceFile) -> list[tuple[Diagnostic, int]]:
+    """Errors (but not missing headers) as (diagnostic, byte offset in the main file or -1)."""
+    root = str(include_dir())
+    out = []
+    for d in tu.diagnostics:
+        if is_error(d) and not is_missing_header(d):
+            loc = d.location
+            in_main = loc.file is not None and loc.file.name == source.path
+            out.append((to_diagnostic(d, source, root), loc.offset if in_main else -1))
+    return out
+
+
+def _fail(errors: list[tuple[Diagnostic, int]], diags: list[Diagnostic]) -> CudafuseError:
+    shown = [e for e, _ in errors[:_MAX_ERRORS]]
+    if len(errors) > _MAX_ERRORS:
+        shown.append(Diagnostic(Severity.NOTE, f"{len(errors) - _MAX_ERRORS} more errors not "
+                                "shown", errors[0][0].file))
+    return CudafuseError(diags + shown)
 
 
 def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
            tolerant: bool) -> ParseResult:
     path = source.path
-    errors = [_diag(d, source) for d in tu.diagnostics
-              if d.severity >= ci.Diagnostic.Error and not _MISSING.search(d.spelling)]
-    errors = [e for e in errors if e.file]
+    errors = _errors(tu, source)
+    if errors and not tolerant:
+        raise _fail(errors, diags)
     unit = TranslationUnit(path, source)
     unit.includes = _includes(tu, path)
     lowerer = Lowerer(source)
-    bad_lines = {e.line for e in errors if e.file == path}
-    if errors and not tolerant:
-        main_errors = [e for e in errors if e.file == path] or errors
-        raise CudafuseError(main_errors + diags)
+    used: set[int] = set()
     for cursor in _top_level(tu.cursor, path):
+        start, end = cursor.extent.start.offset, cursor.extent.end.offset
+        broken = [i for i, (_, off) in enumerate(errors) if start <= off <= end]
+        if broken:
+            used.update(broken)
+            _skip(unit, diags, lowerer, cursor, errors[broken[0]][0].message, errors[broken[0]][0])
+            continue
         if cursor.kind == K.VAR_DECL:
             unit.globals.append(lowerer.global_var(cursor))
-            continue
-        first, last = cursor.extent.start.line, cursor.extent.end.line
-        broken = sorted(ln for ln in bad_lines if first <= ln <= last)
-        if broken:
-            err = next(e for e in errors if e.file == path and e.line == broken[0])
-            diags.append(Diagnostic(
-                Severity.WARNING, f"skipping '{cursor.spelling}': {err.message}",
-                path, err.line, err.col, err.source_line))
             continue
         try:
             fn = lowerer.function(cursor)
         except (LoweringError, ValueError, AttributeError) as exc:
-            line = cursor.extent.start.line
-            diags.append(Diagnostic(Severity.WARNING,
-                                    f"skipping '{cursor.spelling}': cannot lower it ({exc})",
-                                    path, line, cursor.extent.start.column))
+            _skip(unit, diags, lowerer, cursor, f"cannot lower it ({exc})", None)
             continue
         unit.functions.append(fn)
         if fn.body is not None and fn.space != "global":
-            from cudafuse.ir.nodes import KernelLaunch
-
             launches = [x for x in fn.body.walk() if isinstance(x, KernelLaunch)]
             if launches:
                 unit.launches[fn.name] = launches
+    # Errors outside every function and global (a struct, a typedef, a user header): the
+    # declarations involved are unusable, which the skipped functions already show; say so.
+    for i, (err, _) in enumerate(errors):
+        if i not in used:
+            diags.append(Diagnostic(Severity.WARNING, f"ignoring a declaration: {err.message}",
+                                    err.file, err.line, err.col, err.source_line))
     return ParseResult(unit, diags)
+
+
+def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, cursor: ci.Cursor,
+          why: str, err: Diagnostic | None) -> None:
+    sp = lowerer.name_span(cursor)
+    if err is not None:
+        d = Diagnostic(Severity.WARNING, f"skipping '{cursor.spelling}': {why}", err.file,
+                       err.line, err.col, err.source_line)
+    else:
+        line = cursor.location.line
+        d = Diagnostic(Severity.WARNING, f"skipping '{cursor.spelling}': {why}", unit.path,
+                       line, cursor.location.column, unit.source.line_text(line))
+    diags.append(d)
+    unit.skipped.append((sp, d.message))
 
 
 def _top_level(cursor: ci.Cursor, path: str):
@@ -203,11 +260,11 @@ def _top_level(cursor: ci.Cursor, path: str):
 
 def _includes(tu: ci.TranslationUnit, path: str) -> list[str]:
     """Every file the parse read for the user (not the shim or its stubs), in first-seen order."""
-    seen: list[str] = []
-    inc = str(include_dir())
+    seen: dict[str, None] = {}
+    root = str(include_dir())
     for i in tu.get_includes():
         name = i.include.name
-        if name.startswith(inc) or "cudafuse-stubs-" in name or name in seen or name == path:
+        if in_bundled_headers(name, root) or name == path:
             continue
-        seen.append(name)
-    return seen
+        seen.setdefault(os.path.normpath(name))  # clang may say /../lib/gcc/... for /lib/gcc
+    return list(seen)

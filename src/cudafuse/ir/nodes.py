@@ -7,8 +7,8 @@ variables that share a name never alias in the analyses.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from cudafuse.ir.source import NO_SPAN, Span
 
@@ -60,7 +60,8 @@ class StrLit(Expr):
 
 @dataclass(frozen=True)
 class Ref(Expr):
-    """A name. kind: param, local, global, function, enum, builtin (threadIdx...), other.
+    """A name. kind: param, local, global, function, enum, builtin (threadIdx...),
+    template_param (a non-type template parameter such as `R` in `template <int R>`), other.
 
     const_value holds the value of a const/constexpr scalar or enumerator whose initialiser
     clang could fold, so `const int R = 2;` works like the literal in index arithmetic.

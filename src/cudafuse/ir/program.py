@@ -23,7 +23,10 @@ class Param:
 
 @dataclass(frozen=True)
 class Function:
-    """A function definition (or declaration, body None). space: global, device, host, host_device."""
+    """A function definition (or declaration: body None).
+
+    space: global, device, host, host_device.
+    """
 
     name: str
     space: str
@@ -65,7 +68,8 @@ class TranslationUnit:
     source: SourceFile
     functions: list[Function] = field(default_factory=list)
     globals: list[GlobalVar] = field(default_factory=list)
-    launches: dict[str, list[KernelLaunch]] = field(default_factory=dict)  # host function -> launches
+    # host function name -> its launches, in source order
+    launches: dict[str, list[KernelLaunch]] = field(default_factory=dict)
     includes: list[str] = field(default_factory=list)  # every file the parse read, in order
     skipped: list[tuple[Span, str]] = field(default_factory=list)  # (where, why) for warnings
 
