@@ -1,0 +1,177 @@
+"""Front-end robustness: missing and unreadable headers, -I/-D/-include, error mapping."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cudafuse.diagnostics import CudafuseError, Severity
+from cudafuse.frontend import ParseOptions, parse_file
+
+MISSING = """\
+#include "mylib.h"
+#include <cuda_runtime.h>
+
+__global__ void good(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = 2.0f * p[i];
+}
+
+__global__ void bad(MyType *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i].v = lib_fn(p[i].v);
+}
+
+struct Wrapper { MyType inner; };
+MyType g_value;
+
+__global__ void bad2(float *p, int n) { p[n] = lib_scale(p[n]); }
+
+extern "C" void host(float *p, int n) {
+  good<<<(n + 255) / 256, 256>>>(p, n);
+  bad2<<<(n + 255) / 256, 256>>>(p, n);
+}
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return str(path)
+
+
+def test_missing_header_keeps_what_can_be_analysed(tmp_path: Path) -> None:
+    path = write(tmp_path, "m.cu", MISSING)
+    result = parse_file(path)
+    unit = result.unit
+    assert [k.name for k in unit.kernels] == ["good"]
+    assert [ln.kernel for ln in unit.launches["host"]] == ["good", "bad2"]
+    assert all(d.severity is Severity.WARNING for d in result.diagnostics)
+    text = [d.format(caret=False) for d in result.diagnostics]
+    assert text[0] == f"{path}:1:10: warning: 'mylib.h' file not found; analysing without it"
+    assert f"{path}:9:21: warning: skipping 'bad': unknown type name 'MyType'" in text
+    assert any(t.startswith(f"{path}:17:") and "skipping 'bad2'" in t and "lib_scale" in t
+               for t in text)
+    assert any("skipping 'g_value'" in t for t in text)
+    assert any(t.startswith(f"{path}:14:") and "ignoring a declaration" in t for t in text)
+    assert sorted(msg.split(":")[0] for _, msg in unit.skipped) == [
+        "skipping 'bad'", "skipping 'bad2'", "skipping 'g_value'"]
+    # Warnings carry the source line for the caret display.
+    (bad,) = [d for d in result.diagnostics if "'bad'" in d.message]
+    assert bad.source_line == "__global__ void bad(MyType *p, int n) {"
+
+
+def test_missing_header_in_a_subdirectory_name(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.cu", '#include <thrust/device_vector.h>\n'
+                 "__global__ void k(float *p) { p[0] = 1; }\n"
+                 "void h() { thrust::device_vector<float> v(4); }\n")
+    result = parse_file(path)
+    assert [k.name for k in result.unit.kernels] == ["k"]
+    assert any("skipping 'h'" in d.message for d in result.diagnostics)
+
+
+def test_errors_without_missing_headers_fail(tmp_path: Path) -> None:
+    path = write(tmp_path, "s.cu", "__global__ void k(float *p) {\n  p[0] = 1.0f\n}\n")
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path)
+    (d,) = info.value.diagnostics
+    assert d.format() == (f"{path}:2:14: error: expected ';' after expression\n"
+                          "  p[0] = 1.0f\n             ^")
+
+
+def test_error_in_a_user_header_shows_its_line(tmp_path: Path) -> None:
+    write(tmp_path, "inc/bad.h", "struct X { int a };\n")
+    path = write(tmp_path, "u.cu", '#include "inc/bad.h"\n__global__ void k(int *p) {}\n')
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path)
+    d = info.value.diagnostics[0]
+    assert (d.file, d.line, d.col) == (str(tmp_path / "inc/bad.h"), 1, 17)
+    assert d.source_line == "struct X { int a };"
+
+
+def test_define_selects_a_kernel(tmp_path: Path) -> None:
+    path = write(tmp_path, "d.cu", "#ifdef USE_FAST\n__global__ void fast(float *p) {}\n#else\n"
+                 "__global__ void slow(float *p) {}\n#endif\n"
+                 "__global__ void sized(float *p) { p[WIDTH] = 0; }\n")
+    plain = parse_file(path, ParseOptions(defines=("WIDTH",)))
+    fast = parse_file(path, ParseOptions(defines=("USE_FAST", "WIDTH=3")))
+    assert [k.name for k in plain.unit.kernels] == ["slow", "sized"]
+    assert [k.name for k in fast.unit.kernels] == ["fast", "sized"]
+
+
+def test_include_dir_provides_a_header(tmp_path: Path) -> None:
+    write(tmp_path, "inc/params.h", "struct Params { float gain; int n; };\n")
+    path = write(tmp_path, "src/i.cu", '#include "params.h"\n'
+                 "__global__ void k(float *p, Params q) { p[q.n] *= q.gain; }\n")
+    without = parse_file(path)
+    assert without.unit.kernels == [] and any("params.h" in d.message
+                                               for d in without.diagnostics)
+    found = parse_file(path, ParseOptions(include_dirs=(str(tmp_path / "inc"),)))
+    assert found.diagnostics == [] and [k.name for k in found.unit.kernels] == ["k"]
+    assert str(tmp_path / "inc/params.h") in found.unit.includes
+
+
+def test_forced_include(tmp_path: Path) -> None:
+    pre = write(tmp_path, "pre.h", "#define SCALE 2.0f\n")
+    path = write(tmp_path, "f.cu", "__global__ void k(float *p) { p[0] *= SCALE; }\n")
+    with pytest.raises(CudafuseError):
+        parse_file(path)
+    assert [k.name for k in parse_file(path, ParseOptions(forced_includes=(pre,))).unit.kernels
+            ] == ["k"]
+
+
+def test_missing_forced_include_is_an_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "f.cu", "__global__ void k(float *p) {}\n")
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path, ParseOptions(forced_includes=(str(tmp_path / "nope.h"),)))
+    assert "-include file" in str(info.value) and "nope.h" in str(info.value)
+
+
+def test_errors_in_the_shim_are_reported_against_the_user_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "k.cu", "__global__ void k(float *p) { p[0] = 1; }\n")
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path, ParseOptions(defines=("__syncthreads=1",)))
+    for d in info.value.diagnostics:
+        assert d.file == path and "shim" not in d.message
+    assert "built-in CUDA declarations" in info.value.diagnostics[0].message
+
+
+def test_include_of_a_directory_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "adir.h").mkdir()
+    path = write(tmp_path, "k.cu", '#include "adir.h"\n__global__ void k(float *p) {}\n')
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path)
+    (d,) = info.value.diagnostics
+    assert d.format(caret=False) == (
+        f"{path}:1:10: error: cannot read included file 'adir.h': is a directory")
+
+
+def test_include_of_a_dangling_symlink_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "gone.h").symlink_to(tmp_path / "does-not-exist.h")
+    path = write(tmp_path, "k.cu", '#include "gone.h"\n__global__ void k(float *p) {}\n')
+    with pytest.raises(CudafuseError, match="cannot read included file 'gone.h'"):
+        parse_file(path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any file")
+def test_include_without_read_permission_is_an_error(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.h"
+    secret.write_text("int x;\n")
+    secret.chmod(0)
+    path = write(tmp_path, "k.cu", '#include "secret.h"\n__global__ void k(float *p) {}\n')
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path)
+    (d,) = info.value.diagnostics
+    assert (d.line, d.col) == (1, 10) and "cannot read included file" in d.message
+    assert "secret.h" in d.message
+
+
+def test_includes_are_normalised_and_exclude_bundled_headers(tmp_path: Path) -> None:
+    path = write(tmp_path, "k.cu", "#include <cmath>\n#include <cuda_runtime.h>\n"
+                 "__global__ void k(float *p) {}\n")
+    includes = parse_file(path).unit.includes
+    assert includes and all(os.path.normpath(i) == i for i in includes)
+    assert not any("cudafuse" in i for i in includes)
