@@ -77,8 +77,10 @@ def read_source(path: str) -> SourceFile:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise error("file is not valid UTF-8 text", path, line) from None
+        source = SourceFile(path, data)
+        line, col = source.line_col(exc.start)
+        raise error(f"file is not valid UTF-8 text (byte 0x{data[exc.start]:02x})", path, line,
+                    col, source_line=source.line_text(line)) from None
     return SourceFile(path, data)
 
 
@@ -152,12 +154,21 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions()) -> ParseResult:
     missing = sorted({m.group(1) for d in tu.diagnostics
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
     if not missing:
-        return _lower(tu, source, [], tolerant=False)
+        return _note_if_no_kernels(_lower(tu, source, [], tolerant=False))
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
         tu = _parse(path, clang_args(opts, stub_dir))
-        return _lower(tu, source, diags, tolerant=True)
+        return _note_if_no_kernels(_lower(tu, source, diags, tolerant=True))
+
+
+def _note_if_no_kernels(result: ParseResult) -> ParseResult:
+    # Not an error: a file of host code or device helpers is valid CUDA; every command then
+    # has nothing to do, and the note says why its output is empty.
+    if not result.unit.kernels:
+        result.diagnostics.append(Diagnostic(Severity.NOTE, "no kernels (__global__ function "
+                                             "definitions) found", result.unit.path))
+    return result
 
 
 def _missing_warning(d: ci.Diagnostic, source: SourceFile) -> Diagnostic:
