@@ -1,13 +1,124 @@
-"""Text and Graphviz renderings of the `analyze` report (placeholder)."""
+"""Text and Graphviz renderings of the `analyze` report (see report.py for its shape)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 
+def _list(items: list[Any]) -> str:
+    return ", ".join(str(i) for i in items) if items else "none"
+
+
+def _ops(ops: list[dict[str, Any]]) -> str:
+    return _list([f"{o['name']} (line {o['line']})" for o in ops])
+
+
+def _param(p: dict[str, Any]) -> str:
+    quals = [q for q in ("const", "restrict") if p[q]]
+    text = f"    {p['name']}: {p['type']}"
+    if p["pointer"]:
+        access = {"r": "reads", "w": "writes", "rw": "reads+writes", "atomic": "atomic",
+                  "": "unused"}[p["access"]]
+        text += f" [{' '.join(quals + [access])}]" if quals else f" [{access}]"
+    return text
+
+
+def _load(c: dict[str, Any]) -> str:
+    head = f"    {c['pointer']}: {c['class']}"
+    if c["class"] == "other":
+        return f"{head}: {c['reason']}"
+    window = " ".join("(" + ",".join(str(v) for v in o) + ")" for o in c["window"])
+    extent = " ".join(f"{d}[{e[0]},{e[1]}]" for d, e in c["extent"].items())
+    border = " ".join(f"{d}={m}" + (f"({c['bounds'][d]})" if c["bounds"][d] else "")
+                      for d, m in c["border"].items())
+    layout = " ".join(f"{d}*{s}" for d, s in c["layout"].items())
+    out = f"{head} layout {layout}"
+    if c["class"] == "stencil":
+        out += f" window {window} extent {extent} border {border}"
+    return out
+
+
+def _kernel(k: dict[str, Any]) -> list[str]:
+    m = k["mapping"]
+    lines = [f"kernel {k['name']} (line {k['line']})", "  params:"]
+    lines += [_param(p) for p in k["params"]] or ["    none"]
+    lines.append(f"  builtins: {_list(k['builtins'])}")
+    dims = m["dims"]
+    kind = f"{len(dims)}D" if dims else "none"
+    mapping = f"  mapping: {kind}"
+    if m["variables"]:
+        mapping += " " + ", ".join(f"{v['name']} = {v['value']}" for v in m["variables"])
+    if m["grid_stride"]:
+        mapping += " grid-stride " + ", ".join(f"{g['variable']} over {g['dim']}"
+                                               for g in m["grid_stride"])
+    lines.append(mapping)
+    g = m["guard"]
+    bounds = ", ".join(f"{d} < {b}" for d, b in g["bounds"].items())
+    if g["text"] or bounds:
+        lines.append(f"  guard: {g['text'] or '?'} ({g['form'] or '?'})"
+                     + (f" -> {bounds}" if bounds else ""))
+    else:
+        lines.append("  guard: none")
+    shared = [f"{s['name']}: {s['type']} "
+              + ("dynamic" if s["dynamic"] else f"{s['bytes']} bytes" if s["bytes"] is not None
+                 else "size unknown") for s in k["shared"]]
+    lines.append(f"  shared: {_list(shared)}")
+    lines.append(f"  barriers: {_ops(k['barriers'])}")
+    lines.append(f"  warp ops: {_ops(k['warp_ops'])}")
+    lines.append(f"  atomics: {_ops(k['atomics'])}")
+    lines.append(f"  early returns: {_list([f'line {n}' for n in k['early_returns']])}")
+    lines.append(f"  inline asm: {_list([f'line {n}' for n in k['inline_asm']])}")
+    lines.append(f"  calls: {_list(k['calls'])}")
+    lines.append(f"  constants: {_list(k['constants'])}")
+    lines.append("  loads:")
+    lines += [_load(c) for c in k["loads"]] or ["    none"]
+    lines.append("  stores:")
+    lines += [f"    {c['pointer']}: " + ("point" if c["point"] else f"other: {c['reason']}")
+              for c in k["stores"]] or ["    none"]
+    return lines
+
+
+def _host(h: dict[str, Any]) -> list[str]:
+    lines = [f"host {h['name']} (line {h['line']})"]
+    for la in h["launches"]:
+        cfg = ", ".join(x for x in (la["grid"], la["block"], la["shared"], la["stream"])
+                        if x is not None)
+        lines.append(f"  launch {la['index']}: {la['kernel']}<<<{cfg}>>> (line {la['line']})")
+        for a in la["args"]:
+            extra = f" [{a['buffer']}: {a['access'] or '-'}]" if a["buffer"] else ""
+            lines.append(f"    {a['param'] or '?'} = {a['expr']}{extra}")
+    lines.append("  edges:")
+    lines += [f"    {e['src']} -> {e['dst']} {e['kind']} {e['buffer']}" for e in h["edges"]] \
+        or ["    none"]
+    lines.append(f"  inputs: {_list(h['inputs'])}")
+    lines.append(f"  outputs: {_list(h['outputs'])}")
+    lines.append(f"  temporaries: {_list(h['temporaries'])}")
+    return lines
+
+
 def render_text(report: dict[str, Any]) -> str:
-    return "".join(f"kernel {k['name']}\n" for k in report["kernels"])
+    sections = [_kernel(k) for k in report["kernels"]]
+    sections += [_host(h) for h in report["host_functions"]]
+    return "\n".join("\n".join(s) for s in sections) + ("\n" if sections else "")
+
+
+def _q(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def render_dot(report: dict[str, Any]) -> str:
-    return "digraph pipeline {\n}\n"
+    """One cluster per host function; raw edges solid, war/waw dashed; labels are buffers."""
+    out = ["digraph pipelines {", "  node [shape=box];"]
+    for i, h in enumerate(report["host_functions"]):
+        out.append(f"  subgraph cluster_{i} {{")
+        out.append(f"    label={_q(h['name'])};")
+        for la in h["launches"]:
+            label = _q(f"{la['index']}: {la['kernel']}")
+            out.append(f"    h{i}_{la['index']} [label={label}];")
+        for e in h["edges"]:
+            style = "" if e["kind"] == "raw" else ", style=dashed"
+            label = e["buffer"] if e["kind"] == "raw" else f"{e['buffer']} ({e['kind']})"
+            out.append(f"    h{i}_{e['src']} -> h{i}_{e['dst']} [label={_q(label)}{style}];")
+        out.append("  }")
+    out.append("}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,220 @@
+"""Host pipelines: the kernel launches of a host function and the buffers that flow between them.
+
+A buffer is named by the host-side declaration behind a pointer argument: `d_tmp`, `d_tmp + n`
+and `&d_tmp[n]` all name `d_tmp` (an offset is conservatively taken to alias the whole
+allocation), and a host local initialised from another pointer (`float* p = d_tmp + 4;`,
+never reassigned) names the same buffer. Arguments that are not rooted in a declaration (a
+struct member, a call) are named by their source text.
+
+Edges: `raw` (flow: the last launch that wrote a buffer before a launch that reads it), `war`
+(a launch that overwrites a buffer read since its last write) and `waw` (two writes in turn).
+The DAG (`Pipeline.graph`) holds the raw edges; all three kinds are in `Pipeline.deps`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from cudafuse.analysis.evaluate import assigned_decls
+from cudafuse.analysis.kernel_facts import KernelFacts
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+
+_NOT_USES = {"cudaFree", "cudaFreeAsync", "cudaFreeHost"}
+
+
+@dataclass(frozen=True)
+class LaunchArg:
+    param: str  # the kernel parameter it binds to ("" if there are more args than params)
+    expr: str
+    buffer: str  # "" for scalars
+    access: str  # "", r, w, rw
+
+
+@dataclass(frozen=True)
+class Launch:
+    index: int
+    kernel: str
+    line: int
+    grid: str
+    block: str
+    shared: str | None
+    stream: str | None
+    args: tuple[LaunchArg, ...]
+    resolved: bool  # the kernel's body was analysed (else pointer args count as r and w)
+
+
+@dataclass(frozen=True)
+class Dep:
+    src: int
+    dst: int
+    kind: str  # raw, war, waw
+    buffer: str
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    function: str
+    line: int
+    launches: tuple[Launch, ...]
+    deps: tuple[Dep, ...]
+    inputs: tuple[str, ...]  # buffers read before any launch writes them
+    outputs: tuple[str, ...]  # buffers written and visible after the sequence
+    temporaries: tuple[str, ...]  # buffers written and not visible after the sequence
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        g = nx.DiGraph()
+        for la in self.launches:
+            g.add_node(la.index, kernel=la.kernel)
+        for d in self.deps:
+            if d.kind == "raw":
+                if g.has_edge(d.src, d.dst):
+                    g.edges[d.src, d.dst]["buffers"].append(d.buffer)
+                else:
+                    g.add_edge(d.src, d.dst, buffers=[d.buffer])
+        return g
+
+
+class _Buffers:
+    """Host-side buffer identity: declaration id -> display name, through simple aliases."""
+
+    def __init__(self, unit: TranslationUnit, fn: Function):
+        self.unit = unit
+        self.alias: dict[str, n.Expr] = {}
+        self.names: dict[str, str] = {}
+        if fn.body is None:
+            return
+        mutable = assigned_decls(fn.body)
+        for node in fn.body.walk():
+            if isinstance(node, n.VarDecl) and node.init is not None and \
+                    node.decl not in mutable and "*" in node.var_type:
+                self.alias[node.decl] = node.init
+
+    def root(self, e: n.Expr, depth: int = 0) -> tuple[str, str]:
+        """(identity, display name) of the buffer an argument points into."""
+        if isinstance(e, n.Cast):
+            return self.root(e.operand, depth)
+        if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
+            if e.decl in self.alias and depth < 16:
+                r = self.root(self.alias[e.decl], depth + 1)
+                if r[0].startswith("decl:"):
+                    return r
+            return "decl:" + e.decl, e.name
+        if isinstance(e, n.Binary) and e.op in ("+", "-"):
+            for side in (e.lhs, e.rhs):
+                if "*" in side.type or "[" in side.type:
+                    return self.root(side, depth)
+        if isinstance(e, n.Unary) and e.op == "&" and isinstance(e.operand, n.Index):
+            return self.root(e.operand.base, depth)
+        text = " ".join(self.unit.text(e.span).split())
+        return "text:" + text, text
+
+
+def _text(unit: TranslationUnit, e: n.Expr | None) -> str | None:
+    return None if e is None else " ".join(unit.text(e.span).split())
+
+
+def analyze_host(unit: TranslationUnit, fn: Function,
+                 kernels: dict[str, KernelFacts]) -> Pipeline:
+    """The launch sequence of host function `fn`; `kernels` maps kernel decl id to its facts."""
+    bufs = _Buffers(unit, fn)
+    by_name = {k.name: k for k in kernels.values()}
+    launches: list[Launch] = []
+    accesses: list[dict[str, str]] = []  # per launch: buffer id -> r/w/rw
+    display: dict[str, str] = {}
+    sites = unit.launches.get(fn.name, [])
+    for i, la in enumerate(sites):
+        facts = kernels.get(la.kernel_decl) or by_name.get(la.kernel)
+        args: list[LaunchArg] = []
+        acc: dict[str, str] = {}
+        for j, a in enumerate(la.args):
+            p = facts.params[j] if facts is not None and j < len(facts.params) else None
+            pointer = p.is_pointer if p is not None else ("*" in a.type or "[" in a.type)
+            mode = ""
+            ident = ""
+            if pointer:
+                ident, name = bufs.root(a)
+                display[ident] = name
+                if p is None:
+                    mode = "rw"
+                else:
+                    mode = ("r" if p.reads or p.atomic else "") + \
+                        ("w" if p.writes or p.atomic else "")
+                if mode:
+                    merged = set(acc.get(ident, "")) | set(mode)
+                    acc[ident] = "".join(c for c in "rw" if c in merged)
+            args.append(LaunchArg(p.name if p is not None else "", _text(unit, a) or "",
+                                  display.get(ident, "") if pointer else "", mode))
+        launches.append(Launch(i, la.kernel, la.span.line, _text(unit, la.grid) or "",
+                               _text(unit, la.block) or "", _text(unit, la.shared),
+                               _text(unit, la.stream), tuple(args), facts is not None))
+        accesses.append(acc)
+    deps, inputs, last_write = _deps(accesses, display)
+    live = _live_out(unit, fn, sites, last_write)
+    outputs = [display[b] for b in sorted(last_write, key=lambda b: display[b]) if b in live]
+    temps = [display[b] for b in sorted(last_write, key=lambda b: display[b]) if b not in live]
+    return Pipeline(fn.name, fn.span.line, tuple(launches), tuple(deps), tuple(inputs),
+                    tuple(outputs), tuple(temps))
+
+
+def _deps(accesses: list[dict[str, str]], display: dict[str, str]
+          ) -> tuple[list[Dep], list[str], dict[str, int]]:
+    deps: list[Dep] = []
+    inputs: list[str] = []
+    last_write: dict[str, int] = {}
+    readers: dict[str, list[int]] = {}
+    for i, acc in enumerate(accesses):
+        for b in sorted(acc, key=lambda b: display[b]):
+            mode = acc[b]
+            name = display[b]
+            if "r" in mode:
+                if b in last_write:
+                    deps.append(Dep(last_write[b], i, "raw", name))
+                elif name not in inputs:
+                    inputs.append(name)
+            if "w" in mode:
+                for r in readers.get(b, []):
+                    if r != i:
+                        deps.append(Dep(r, i, "war", name))
+                if b in last_write:
+                    deps.append(Dep(last_write[b], i, "waw", name))
+                last_write[b] = i
+                readers[b] = []
+            if "r" in mode:
+                readers.setdefault(b, []).append(i)
+    deps.sort(key=lambda d: (d.dst, d.src, d.kind, d.buffer))
+    return deps, inputs, last_write
+
+
+def _live_out(unit: TranslationUnit, fn: Function, sites: list[n.KernelLaunch],
+              last_write: dict[str, int]) -> set[str]:
+    """Written buffers the caller or later host code can see."""
+    live: set[str] = set()
+    if fn.body is None:
+        return live
+    bufs = _Buffers(unit, fn)
+    for b in last_write:
+        kind = b.split(":", 1)[0]
+        decl = b.split(":", 1)[1]
+        if kind == "text":
+            live.add(b)  # a member or expression: assume the caller sees it
+            continue
+        if any(p.decl == decl for p in fn.params) or any(g.decl == decl for g in unit.globals):
+            live.add(b)
+    ignore: list[tuple[int, int]] = [(s.span.start, s.span.end) for s in sites]
+    for node in fn.body.walk():
+        if isinstance(node, n.Call) and node.callee in _NOT_USES:
+            ignore.append((node.span.start, node.span.end))
+    for node in fn.body.walk():
+        if not isinstance(node, n.Ref) or node.kind not in ("local", "param", "global"):
+            continue
+        ident, _ = bufs.root(node)
+        if ident not in last_write:
+            continue
+        after = sites[last_write[ident]].span.end
+        if node.span.start >= after and not any(s <= node.span.start < e for s, e in ignore):
+            live.add(ident)
+    return live

@@ -1,0 +1,591 @@
+"""Symbolic execution of a kernel body: every memory access with its index and path condition.
+
+`Evaluator.run(fn)` walks the body once (loops with small constant bounds are unrolled, one
+walk per iteration) with an environment that maps each single-assignment local to the value of
+its initialiser, so `int idx = y * w + x; in[idx + 1]` is seen as `in[Y*w + X + 1]`. Calls to
+`__device__` functions defined in the file are inlined: arguments are bound to parameters,
+accesses inside are recorded against the caller's pointers, and a helper's return value
+(straight-line code, `if (c) return a;` chains) becomes a conditional value. Anything the
+evaluator cannot follow becomes an opaque atom whose kind says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cudafuse.analysis.symbolic import (
+    ONE,
+    TRUE,
+    ZERO,
+    Atom,
+    Poly,
+    Pred,
+    builtin,
+    compare,
+    conj,
+    coord,
+    to_coords,
+)
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import Span
+
+MAX_TRIP = 256  # iterations of one loop enumerated symbolically
+MAX_UNROLL = 1024  # product of the trip counts of enclosing enumerated loops
+MAX_INLINE_DEPTH = 8
+_MINMAX = {"min": "min", "max": "max", "umin": "min", "umax": "max", "imin": "min",
+           "imax": "max", "llmin": "min", "llmax": "max", "ullmin": "min", "ullmax": "max"}
+_LOADS = {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}
+_COMPARE = {"<", "<=", ">", ">=", "==", "!="}
+
+
+@dataclass(frozen=True)
+class PtrVal:
+    """A pointer: `base` (decl id) of kind param, shared, local, global; plus an element offset.
+
+    `note` says why accesses through it cannot be followed (reinterpret cast, mutated pointer).
+    """
+
+    base: str
+    name: str
+    kind: str
+    offset: Poly = ZERO
+    note: str = ""
+
+
+Value = Poly | PtrVal
+
+
+@dataclass(frozen=True)
+class Access:
+    """One load/store/atomic (or escape to an unknown call) through a pointer."""
+
+    base: str
+    name: str
+    base_kind: str
+    mode: str  # load, store, atomic, escape
+    index: Poly
+    path: tuple[Pred, ...]
+    span: Span
+    note: str = ""
+
+
+@dataclass
+class _Frame:
+    env: dict[str, Value]
+    mutable: set[str]
+    returns: list[tuple[tuple[Pred, ...], Value]] = field(default_factory=list)
+    local_path: int = 0  # index into the path where this frame's own conditions start
+
+
+def opaque(kind: str, name: str, *args: Poly) -> Poly:
+    return Poly.atom(Atom(kind, name, tuple(args)))
+
+
+def assigned_decls(body: n.Node) -> set[str]:
+    """Locals written after their declaration or whose address is taken."""
+    out: set[str] = set()
+    for node in body.walk():
+        target: n.Expr | None = None
+        if isinstance(node, n.Binary) and node.is_assignment:
+            target = node.lhs
+        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+            target = node.operand
+        if isinstance(target, n.Ref) and target.kind in ("local", "param"):
+            out.add(target.decl)
+    return out
+
+
+def exits(stmt: n.Stmt | None) -> bool:
+    """Whether control never falls through `stmt` (return, break, continue on every path)."""
+    if isinstance(stmt, (n.Return, n.Break, n.Continue)):
+        return True
+    if isinstance(stmt, n.Compound):
+        return any(exits(s) for s in stmt.body)
+    if isinstance(stmt, n.If):
+        return exits(stmt.then) and stmt.else_ is not None and exits(stmt.else_)
+    return False
+
+
+class Evaluator:
+    def __init__(self, unit: TranslationUnit):
+        self.unit = unit
+        self.by_decl = {f.decl: f for f in unit.functions if f.body is not None}
+        self.by_name = {f.name: f for f in unit.functions if f.body is not None}
+        self.globals = {g.decl: g for g in unit.globals}
+        self.accesses: list[Access] = []
+        self.grid_stride: list[tuple[str, str]] = []  # (loop variable, dim)
+        self.values: dict[str, tuple[str, Poly]] = {}  # local decl -> (name, value)
+        self._unroll = 1
+        self._stack: list[str] = []
+        self._frames: list[_Frame] = []
+
+    # ---- entry points -------------------------------------------------------------------
+
+    def run(self, fn: Function) -> list[Access]:
+        env: dict[str, Value] = {}
+        for p in fn.params:
+            env[p.decl] = (PtrVal(p.decl, p.name, "param") if p.is_pointer
+                           else Poly.atom(Atom("param", p.name)))
+        self._stack.append(fn.decl)
+        self._frames.append(_Frame(env, assigned_decls(fn.body) if fn.body else set()))
+        if fn.body is not None:
+            self.stmt(fn.body, ())
+        self._frames.pop()
+        self._stack.pop()
+        return self.accesses
+
+    def value(self, e: n.Expr, env: dict[str, Value] | None = None) -> Value:
+        """The value of an expression in a fresh frame (for callers outside a kernel walk)."""
+        self._frames.append(_Frame(dict(env or {}), set()))
+        try:
+            return self.expr(e, ())
+        finally:
+            self._frames.pop()
+
+    @property
+    def frame(self) -> _Frame:
+        return self._frames[-1]
+
+    # ---- statements ---------------------------------------------------------------------
+
+    def stmt(self, s: n.Stmt | None, path: tuple[Pred, ...]) -> tuple[Pred, ...]:
+        """Walk `s` under `path`; return the path for the statements that follow it."""
+        if s is None:
+            return path
+        if isinstance(s, n.Compound):
+            for child in s.body:
+                path = self.stmt(child, path)
+            return path
+        if isinstance(s, n.DeclStmt):
+            for d in s.decls:
+                self.decl(d, path)
+            return path
+        if isinstance(s, n.ExprStmt):
+            self.expr(s.expr, path)
+            return path
+        if isinstance(s, n.If):
+            c = self.cond(s.cond, path)
+            self.stmt(s.then, (*path, c))
+            if s.else_ is not None:
+                self.stmt(s.else_, (*path, c.negate()))
+            if exits(s.then) and not (s.else_ is not None and exits(s.else_)):
+                return (*path, c.negate())
+            if s.else_ is not None and exits(s.else_) and not exits(s.then):
+                return (*path, c)
+            return path
+        if isinstance(s, n.For):
+            self.for_loop(s, path)
+            return path
+        if isinstance(s, n.While):
+            for d in assigned_decls(s):
+                self.frame.env.pop(d, None)
+            c = self.cond(s.cond, path)
+            self.stmt(s.body, (*path, c))
+            return path
+        if isinstance(s, n.Return):
+            v = self.expr(s.value, path) if s.value is not None else ZERO
+            self.frame.returns.append((path[self.frame.local_path:], v))
+            return path
+        for child in s.children():
+            if isinstance(child, n.Stmt):
+                self.stmt(child, path)
+            elif isinstance(child, n.Expr):
+                self.expr(child, path)
+        return path
+
+    def decl(self, d: n.VarDecl, path: tuple[Pred, ...]) -> None:
+        env = self.frame.env
+        if d.array_dims:
+            kind = "shared" if "shared" in d.storage else "local"
+            env[d.decl] = PtrVal(d.decl, d.name, kind)
+            if d.init is not None:
+                self.expr(d.init, path)
+            return
+        v = self.expr(d.init, path) if d.init is not None else None
+        if d.decl in self.frame.mutable or v is None:
+            env.pop(d.decl, None)
+            if isinstance(v, PtrVal):
+                env[d.decl] = PtrVal(v.base, v.name, v.kind, v.offset,
+                                     f"pointer '{d.name}' is reassigned")
+            return
+        env[d.decl] = v
+        if isinstance(v, Poly) and len(self._frames) == 1:
+            self.values[d.decl] = (d.name, v)
+
+    def for_loop(self, s: n.For, path: tuple[Pred, ...]) -> None:
+        env = self.frame.env
+        var, start = self._loop_init(s.init, path)
+        body_writes = assigned_decls(s.body)
+        if var is not None and var.decl not in body_writes and start is not None:
+            stride = self._loop_step(s.inc, var)
+            if self._grid_stride(start, stride, var, s, path):
+                return
+            values = self._trip_values(s.cond, var, start, stride)
+            if values is not None and len(values) <= MAX_TRIP and \
+                    self._unroll * max(len(values), 1) <= MAX_UNROLL:
+                self._unroll *= max(len(values), 1)
+                for v in values:
+                    env[var.decl] = Poly.const(v)
+                    self.stmt(s.body, path)
+                self._unroll //= max(len(values), 1)
+                env.pop(var.decl, None)
+                return
+            if values is not None:
+                env[var.decl] = opaque("bigloop", var.name)
+                self._walk_once(s, path, body_writes)
+                return
+        if var is not None:
+            env[var.decl] = opaque("loopvar", var.name)
+        self._walk_once(s, path, body_writes)
+
+    def _walk_once(self, s: n.For, path: tuple[Pred, ...], writes: set[str]) -> None:
+        for d in writes:
+            self.frame.env.pop(d, None)
+        c = self.cond(s.cond, path) if s.cond is not None else TRUE
+        self.stmt(s.body, (*path, c))
+        if s.inc is not None:
+            self.expr(s.inc, path)
+
+    def _loop_init(self, init: n.Stmt | None, path: tuple[Pred, ...]
+                   ) -> tuple[n.Ref | None, Poly | None]:
+        if isinstance(init, n.DeclStmt) and len(init.decls) == 1 and init.decls[0].init:
+            d = init.decls[0]
+            v = self.expr(d.init, path) if d.init is not None else None
+            return n.Ref(d.name, "local", d.decl), v if isinstance(v, Poly) else None
+        if isinstance(init, n.ExprStmt) and isinstance(init.expr, n.Binary) and \
+                init.expr.op == "=" and isinstance(init.expr.lhs, n.Ref):
+            v = self.expr(init.expr.rhs, path)
+            return init.expr.lhs, v if isinstance(v, Poly) else None
+        if init is not None:
+            self.stmt(init, path)
+        return None, None
+
+    def _loop_step(self, inc: n.Expr | None, var: n.Ref) -> Poly | None:
+        if isinstance(inc, n.Unary) and isinstance(inc.operand, n.Ref) and \
+                inc.operand.decl == var.decl and inc.op in ("++", "--"):
+            return Poly.const(1 if inc.op == "++" else -1)
+        if isinstance(inc, n.Binary) and inc.op in ("+=", "-=") and \
+                isinstance(inc.lhs, n.Ref) and inc.lhs.decl == var.decl:
+            v = self.expr(inc.rhs, ())
+            if isinstance(v, Poly):
+                return v if inc.op == "+=" else -v
+        return None
+
+    def _grid_stride(self, start: Poly, stride: Poly | None, var: n.Ref, s: n.For,
+                     path: tuple[Pred, ...]) -> bool:
+        if stride is None:
+            return False
+        for dim in ("x", "y", "z"):
+            total = Poly.atom(builtin("blockDim", dim)) * Poly.atom(builtin("gridDim", dim))
+            if to_coords(start) == Poly.atom(coord(dim)) and stride == total:
+                self.grid_stride.append((var.name, dim))
+                self.frame.env[var.decl] = Poly.atom(coord(dim))
+                c = self.cond(s.cond, path) if s.cond is not None else TRUE
+                self.stmt(s.body, (*path, c))
+                self.frame.env.pop(var.decl, None)
+                return True
+        return False
+
+    def _trip_values(self, cond: n.Expr | None, var: n.Ref, start: Poly,
+                     stride: Poly | None) -> list[int] | None:
+        """The values a counted loop takes, when start, bound and step are constants."""
+        first = start.const_value
+        step = stride.const_value if stride is not None else None
+        if first is None or not step or not isinstance(cond, n.Binary) or cond.op not in _COMPARE:
+            return None
+        if not (isinstance(cond.lhs, n.Ref) and cond.lhs.decl == var.decl):
+            return None
+        bound = self.expr(cond.rhs, ())
+        limit = bound.const_value if isinstance(bound, Poly) else None
+        if limit is None:
+            return None
+        out: list[int] = []
+        v = first
+        ok = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__,
+              "!=": int.__ne__, "==": int.__eq__}[cond.op]
+        while ok(v, limit):
+            out.append(v)
+            if len(out) > MAX_TRIP:
+                return out  # the caller refuses it as too large
+            v += step
+        return out
+
+    # ---- expressions --------------------------------------------------------------------
+
+    def cond(self, e: n.Expr, path: tuple[Pred, ...]) -> Pred:
+        if isinstance(e, n.Binary) and e.op in _COMPARE:
+            a, b = self.expr(e.lhs, path), self.expr(e.rhs, path)
+            if isinstance(a, Poly) and isinstance(b, Poly):
+                return compare(e.op, a, b)
+            return Pred("opaque")
+        if isinstance(e, n.Binary) and e.op in ("&&", "||"):
+            a = self.cond(e.lhs, path)
+            b = self.cond(e.rhs, (*path, a if e.op == "&&" else a.negate()))
+            return Pred("and" if e.op == "&&" else "or", parts=(a, b))
+        if isinstance(e, n.Unary) and e.op == "!":
+            return self.cond(e.operand, path).negate()
+        if isinstance(e, n.Cast):
+            return self.cond(e.operand, path)
+        v = self.expr(e, path)
+        if isinstance(v, Poly):
+            return Pred("ne", v)
+        return Pred("opaque")
+
+    def expr(self, e: n.Expr | None, path: tuple[Pred, ...]) -> Value:
+        if e is None:
+            return opaque("opaque", "none")
+        if isinstance(e, n.IntLit):
+            return Poly.const(e.value)
+        if isinstance(e, n.BoolLit):
+            return Poly.const(int(e.value))
+        if isinstance(e, n.FloatLit):
+            return opaque("float", repr(e.value))
+        if isinstance(e, n.Ref):
+            return self.ref(e)
+        if isinstance(e, n.Member):
+            if isinstance(e.base, n.Ref) and e.base.kind == "builtin":
+                return Poly.atom(builtin(e.base.name, e.field_name))
+            self.expr(e.base, path)
+            return opaque("opaque", "member")
+        if isinstance(e, n.Binary):
+            return self.binary(e, path)
+        if isinstance(e, n.Unary):
+            return self.unary(e, path)
+        if isinstance(e, n.Index):
+            return self.load(e, path, "load")
+        if isinstance(e, n.Cond):
+            c = self.cond(e.cond, path)
+            a = self.expr(e.then, (*path, c))
+            b = self.expr(e.else_, (*path, c.negate()))
+            if isinstance(a, Poly) and isinstance(b, Poly):
+                return Poly.atom(Atom("cond", "cond", (a, b), c))
+            return opaque("opaque", "pointer conditional")
+        if isinstance(e, n.Cast):
+            v = self.expr(e.operand, path)
+            if isinstance(v, PtrVal) and "*" in e.type and v.kind == "param" and \
+                    _pointee(e.type) != _pointee(e.operand.type):
+                return PtrVal(v.base, v.name, v.kind, v.offset, "pointer reinterpret cast")
+            return v
+        if isinstance(e, n.Call):
+            return self.call(e, path)
+        for child in e.children():
+            if isinstance(child, n.Expr):
+                self.expr(child, path)
+            elif isinstance(child, n.Stmt):
+                self.stmt(child, path)
+        return opaque("opaque", type(e).__name__)
+
+    def ref(self, e: n.Ref) -> Value:
+        env = self.frame.env
+        if e.decl in env:
+            return env[e.decl]
+        if e.kind == "builtin":
+            return opaque("builtin", e.name)
+        if isinstance(e.const_value, int) and not isinstance(e.const_value, bool):
+            return Poly.const(e.const_value)
+        if e.kind == "enum":
+            return opaque("opaque", e.name)
+        if e.kind == "global":
+            g = self.globals.get(e.decl)
+            if g is not None and "[" in g.type:
+                return PtrVal(e.decl, e.name, "global")
+            return opaque("global", e.name)
+        if "[" in e.type or "*" in e.type:
+            return PtrVal(e.decl, e.name, "local", opaque("ptrvar", e.name),
+                          f"pointer '{e.name}' is reassigned")
+        return opaque("var", e.name)
+
+    def binary(self, e: n.Binary, path: tuple[Pred, ...]) -> Value:
+        op = e.op
+        if e.is_assignment:
+            return self.assign(e, path)
+        if op in _COMPARE or op in ("&&", "||"):
+            return Poly.atom(Atom("pred", "pred", (), self.cond(e, path)))
+        if op == ",":
+            self.expr(e.lhs, path)
+            return self.expr(e.rhs, path)
+        a, b = self.expr(e.lhs, path), self.expr(e.rhs, path)
+        if isinstance(a, PtrVal) or isinstance(b, PtrVal):
+            if op == "+" and isinstance(a, PtrVal) and isinstance(b, Poly):
+                return PtrVal(a.base, a.name, a.kind, a.offset + b, a.note)
+            if op == "+" and isinstance(b, PtrVal) and isinstance(a, Poly):
+                return PtrVal(b.base, b.name, b.kind, b.offset + a, b.note)
+            if op == "-" and isinstance(a, PtrVal) and isinstance(b, Poly):
+                return PtrVal(a.base, a.name, a.kind, a.offset - b, a.note)
+            return opaque("opaque", "pointer arithmetic")
+        return arith(op, a, b)
+
+    def assign(self, e: n.Binary, path: tuple[Pred, ...]) -> Value:
+        rhs = self.expr(e.rhs, path)
+        target = e.lhs
+        if isinstance(target, (n.Index, n.Unary)) and not (
+                isinstance(target, n.Unary) and target.op != "*"):
+            if e.op != "=":
+                self.load(target, path, "load")
+            self.load(target, path, "store")
+            return rhs
+        if isinstance(target, n.Ref):
+            return opaque("var", target.name)
+        self.expr(target, path)
+        return rhs
+
+    def unary(self, e: n.Unary, path: tuple[Pred, ...]) -> Value:
+        op = e.op
+        if op == "*":
+            return self.load(e, path, "load")
+        if op == "&":
+            if isinstance(e.operand, n.Index):
+                return self.address(e.operand, path)
+            v = self.expr(e.operand, path)
+            return v if isinstance(v, PtrVal) else opaque("opaque", "address")
+        if op in ("++", "--"):
+            if isinstance(e.operand, (n.Index, n.Unary)):
+                self.load(e.operand, path, "load")
+                self.load(e.operand, path, "store")
+                return opaque("opaque", "increment")
+            self.expr(e.operand, path)
+            return opaque("var", e.operand.name if isinstance(e.operand, n.Ref) else "?")
+        v = self.expr(e.operand, path)
+        if not isinstance(v, Poly):
+            return opaque("opaque", "pointer " + op)
+        if op == "-":
+            return -v
+        if op == "+":
+            return v
+        if op == "!":
+            return Poly.atom(Atom("pred", "pred", (), Pred("eq", v)))
+        return opaque("not", "~", v)
+
+    def address(self, e: n.Index | n.Unary, path: tuple[Pred, ...]) -> Value:
+        """The pointer `&base[index]` (or `*p` as an lvalue), without reading memory."""
+        if isinstance(e, n.Unary):
+            return self.expr(e.operand, path)
+        if isinstance(e.base, n.Index) and "[" in e.base.type:
+            base = self.address(e.base, path)  # a row of a multi-dimensional array
+            self.expr(e.index, path)
+            if isinstance(base, PtrVal):
+                return PtrVal(base.base, base.name, base.kind, opaque("opaque", "row"), base.note)
+            return base
+        base = self.expr(e.base, path)
+        idx = self.expr(e.index, path)
+        if isinstance(base, PtrVal) and isinstance(idx, Poly):
+            return PtrVal(base.base, base.name, base.kind, base.offset + idx, base.note)
+        if isinstance(base, PtrVal):
+            return PtrVal(base.base, base.name, base.kind, opaque("opaque", "index"), base.note)
+        return opaque("opaque", "address")
+
+    def load(self, e: n.Index | n.Unary, path: tuple[Pred, ...], mode: str) -> Value:
+        ptr = self.address(e, path)
+        if isinstance(ptr, PtrVal):
+            self.record(ptr, mode, path, e.span)
+            return opaque("load", f"{ptr.name}[{ptr.offset}]")
+        return opaque("load", "?")
+
+    def record(self, ptr: PtrVal, mode: str, path: tuple[Pred, ...], span: Span) -> None:
+        self.accesses.append(Access(ptr.base, ptr.name, ptr.kind, mode, ptr.offset, path,
+                                    span, ptr.note))
+
+    def call(self, e: n.Call, path: tuple[Pred, ...]) -> Value:
+        name = e.callee.split("::")[-1]
+        if name in _MINMAX and len(e.args) == 2:
+            a, b = (self.expr(x, path) for x in e.args)
+            if isinstance(a, Poly) and isinstance(b, Poly):
+                return Poly.atom(Atom(_MINMAX[name], _MINMAX[name], (a, b)))
+            return opaque("opaque", name)
+        args = [self.expr(x, path) for x in e.args]
+        if name.startswith("atomic") and args and isinstance(args[0], PtrVal):
+            self.record(args[0], "atomic", path, e.span)
+            return opaque("call", name)
+        if name in _LOADS and args and isinstance(args[0], PtrVal):
+            self.record(args[0], "load", path, e.span)
+            return opaque("load", f"{args[0].name}[{args[0].offset}]")
+        fn = self.by_decl.get(e.callee_decl) or (None if e.callee_decl else self.by_name.get(name))
+        if fn is not None and fn.space in ("device", "host_device") and fn.body is not None \
+                and fn.decl not in self._stack and len(self._stack) < MAX_INLINE_DEPTH:
+            return self.inline(fn, args, path)
+        for a in args:
+            if isinstance(a, PtrVal):
+                self.record(a, "escape", path, e.span)
+        return Poly.atom(Atom("call", name or "?", tuple(a for a in args if isinstance(a, Poly))))
+
+    def inline(self, fn: Function, args: list[Value], path: tuple[Pred, ...]) -> Value:
+        env: dict[str, Value] = {}
+        for p, a in zip(fn.params, args, strict=False):
+            if p.is_reference:
+                continue  # writes through references are not modelled: the value is opaque
+            env[p.decl] = a
+        assert fn.body is not None
+        frame = _Frame(env, assigned_decls(fn.body), local_path=len(path))
+        self._stack.append(fn.decl)
+        self._frames.append(frame)
+        try:
+            self.stmt(fn.body, path)
+        finally:
+            self._frames.pop()
+            self._stack.pop()
+        if not frame.returns:
+            return opaque("call", fn.name)
+        # A return reached after `if (c) return a;` carries !c on its path: drop those, the
+        # nesting of the conditionals built below already implies them.
+        seen: set[Pred] = set()
+        rets: list[tuple[Pred, Value]] = []
+        for conds, v in frame.returns:
+            own = [c for c in conds if c not in seen]
+            if own:
+                seen.add(own[-1].negate())
+            rets.append((conj(*own), v))
+        result = rets[-1][1]
+        for c, v in reversed(rets[:-1]):
+            if not (isinstance(v, Poly) and isinstance(result, Poly)):
+                return opaque("call", fn.name)
+            result = Poly.atom(Atom("cond", "cond", (v, result), c))
+        return result
+
+
+def arith(op: str, a: Poly, b: Poly) -> Poly:
+    """a op b for the arithmetic and bitwise operators, folding constants with C semantics."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    ca, cb = a.const_value, b.const_value
+    if op == "<<" and cb is not None and 0 <= cb < 63:
+        return a.scale(1 << cb)
+    if ca is not None and cb is not None:
+        folded = _fold(op, ca, cb)
+        if folded is not None:
+            return Poly.const(folded)
+    if op == "/" and cb == 1:
+        return a
+    names = {"/": "div", "%": "mod", ">>": "shr", "<<": "shl", "&": "and", "|": "or", "^": "xor"}
+    return Poly.atom(Atom(names.get(op, "opaque"), names.get(op, op), (a, b)))
+
+
+def _fold(op: str, a: int, b: int) -> int | None:
+    if op in ("/", "%"):
+        if b == 0:
+            return None
+        q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+        return q if op == "/" else a - q * b
+    if op == ">>" and b >= 0:
+        return a >> b
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "^":
+        return a ^ b
+    return None
+
+
+def _pointee(t: str) -> str:
+    base = t.split("*")[0]
+    for word in ("const", "volatile", "__restrict", "restrict"):
+        base = base.replace(word, "")
+    return " ".join(base.split())
+
+
+__all__ = ["ONE", "Access", "Evaluator", "PtrVal", "Value", "arith", "assigned_decls", "exits"]

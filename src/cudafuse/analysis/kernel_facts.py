@@ -1,0 +1,223 @@
+"""Everything `analyze` knows about one kernel, collected in a frozen `KernelFacts`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cudafuse.analysis.access import bad_atom_reason, coords_pred
+from cudafuse.analysis.callgraph import transitive_callees
+from cudafuse.analysis.classify import LoadClass, StoreClass, classify_load, classify_store
+from cudafuse.analysis.evaluate import Access, Evaluator, exits
+from cudafuse.analysis.symbolic import ONE, Poly, coord, coord_dims, to_coords
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+
+_SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "short": 2,
+          "unsigned short": 2, "half": 2, "__half": 2, "int": 4, "unsigned int": 4,
+          "unsigned": 4, "float": 4, "long": 8, "unsigned long": 8, "long long": 8,
+          "unsigned long long": 8, "double": 8, "size_t": 8, "float2": 8, "int2": 8,
+          "float4": 16, "int4": 16, "double2": 16, "uchar4": 4, "float3": 12, "int3": 12}
+_BARRIERS = ("__syncthreads", "__syncthreads_count", "__syncthreads_and",
+             "__syncthreads_or", "__syncwarp")
+_WARP = re.compile(r"^__(shfl\w*|ballot_sync|any_sync|all_sync|activemask|match_\w+|"
+                   r"reduce_\w+_sync|uni_sync)$")
+
+
+@dataclass(frozen=True)
+class ParamFacts:
+    name: str
+    type: str
+    is_pointer: bool
+    pointee: str = ""
+    const: bool = False
+    restrict: bool = False
+    reads: bool = False
+    writes: bool = False
+    atomic: bool = False
+
+
+@dataclass(frozen=True)
+class SharedVar:
+    name: str
+    elem_type: str
+    size_bytes: int | None
+    dynamic: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class Op:
+    """A use of an intrinsic (barrier, warp op, atomic) or an early return / asm, by line."""
+
+    name: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Mapping:
+    dims: tuple[str, ...]  # x, y, z with a global coordinate
+    variables: tuple[tuple[str, str], ...]  # (local, its value in coordinates)
+    grid_stride: tuple[tuple[str, str], ...]  # (loop variable, dim)
+    guard: tuple[tuple[str, str], ...]  # (dim, bound): threads run only where D < bound
+    guard_text: str = ""
+    guard_form: str = ""  # return (early exit) or if (enclosing)
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    name: str
+    line: int
+    params: tuple[ParamFacts, ...]
+    builtins: tuple[str, ...]
+    mapping: Mapping
+    shared: tuple[SharedVar, ...]
+    barriers: tuple[Op, ...]
+    warp_ops: tuple[Op, ...]
+    atomics: tuple[Op, ...]
+    early_returns: tuple[int, ...]
+    asm: tuple[int, ...]
+    calls: tuple[str, ...]
+    constants: tuple[str, ...]
+    loads: tuple[LoadClass, ...]
+    stores: tuple[StoreClass, ...]
+    accesses: tuple[Access, ...]
+
+    def load(self, pointer: str) -> LoadClass | None:
+        return next((c for c in self.loads if c.pointer == pointer), None)
+
+    def store(self, pointer: str) -> StoreClass | None:
+        return next((c for c in self.stores if c.pointer == pointer), None)
+
+
+def elem_size(t: str) -> int | None:
+    t = " ".join(re.sub(r"\b(const|volatile|__restrict)\b", "", t).split())
+    return _SIZES.get(t)
+
+
+def _shared(unit: TranslationUnit, bodies: list[n.Node]) -> list[SharedVar]:
+    out: list[SharedVar] = []
+    for body in bodies:
+        for node in body.walk():
+            if isinstance(node, n.VarDecl) and "shared" in node.storage:
+                elem = node.var_type.split("[")[0].strip()
+                dynamic = "extern" in node.storage or any(d is None for d in node.array_dims)
+                size = elem_size(elem)
+                for d in node.array_dims:
+                    size = size * d.value if size is not None and isinstance(d, n.IntLit) \
+                        else None
+                out.append(SharedVar(node.name, elem, None if dynamic else size, dynamic,
+                                     node.span.line))
+    return out
+
+
+def _ops(bodies: list[n.Node]) -> tuple[list[Op], list[Op], list[Op], list[int], set[str]]:
+    barriers, warp, atomics, asm, builtins = [], [], [], [], set()
+    for body in bodies:
+        for node in body.walk():
+            if isinstance(node, n.Call):
+                name = node.callee.split("::")[-1]
+                if name in _BARRIERS:
+                    barriers.append(Op(name, node.span.line))
+                elif _WARP.match(name):
+                    warp.append(Op(name, node.span.line))
+                elif name.startswith("atomic"):
+                    atomics.append(Op(name, node.span.line))
+            elif isinstance(node, n.Asm):
+                asm.append(node.span.line)
+            elif isinstance(node, n.Member) and isinstance(node.base, n.Ref) and \
+                    node.base.kind == "builtin":
+                builtins.add(f"{node.base.name}.{node.field_name}")
+            elif isinstance(node, n.Ref) and node.kind == "builtin" and node.name == "warpSize":
+                builtins.add("warpSize")
+    return barriers, warp, atomics, asm, builtins
+
+
+def _early_returns(body: n.Compound) -> list[int]:
+    last = body.body[-1] if body.body else None
+    return [s.span.line for s in body.walk() if isinstance(s, n.Return) and s is not last]
+
+
+def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[Access]) -> Mapping:
+    variables: list[tuple[str, str]] = []
+    for name, value in ev.values.values():
+        v = to_coords(value)
+        if coord_dims(v) and bad_atom_reason(v) is None:
+            variables.append((name, str(v)))
+    dims = set()
+    for _, d in ev.grid_stride:
+        dims.add(d)
+    for a in accesses:
+        if a.base_kind == "param":
+            idx = to_coords(a.index)
+            if bad_atom_reason(idx) is None:
+                dims |= coord_dims(idx)
+    guard: dict[str, str] = {}
+    stores = [a for a in accesses if a.mode == "store" and a.base_kind == "param"]
+    if stores:
+        for p in stores[0].path:
+            for c in coords_pred(p).conjuncts():
+                if c.op != "ge" or c.poly is None:
+                    continue
+                for d in sorted(coord_dims(c.poly)):
+                    b = c.poly + Poly.atom(coord(d)) + ONE
+                    if not coord_dims(b) and d not in guard:
+                        guard[d] = str(b)
+    text, form = _guard_stmt(unit, fn)
+    return Mapping(tuple(sorted(dims)), tuple(variables), tuple(ev.grid_stride),
+                   tuple(sorted(guard.items())), text, form)
+
+
+def _guard_stmt(unit: TranslationUnit, fn: Function) -> tuple[str, str]:
+    if fn.body is None:
+        return "", ""
+    for s in fn.body.body:
+        if isinstance(s, n.If):
+            form = "return" if exits(s.then) and s.else_ is None else "if"
+            text = " ".join(unit.text(s.cond.span).split())
+            return text, form
+    return "", ""
+
+
+def analyze_kernel(unit: TranslationUnit, fn: Function) -> KernelFacts:
+    """All facts about kernel `fn` of `unit`."""
+    ev = Evaluator(unit)
+    accesses = ev.run(fn)
+    helpers = transitive_callees(unit, fn)
+    bodies: list[n.Node] = [fn.body] if fn.body else []
+    bodies += [f.body for f in helpers if f.body is not None]
+    barriers, warp, atomics, asm, builtins = _ops(bodies)
+    shared = _shared(unit, bodies)
+    shared += [SharedVar(g.name, g.type.split("[")[0].strip(), None, g.is_extern, g.span.line)
+               for g in unit.globals if g.space == "shared" and any(
+                   isinstance(x, n.Ref) and x.decl == g.decl for b in bodies for x in b.walk())]
+    constants = sorted({x.name for b in bodies for x in b.walk() if isinstance(x, n.Ref)
+                        and x.kind == "global" and any(g.decl == x.decl and
+                                                       g.space == "constant"
+                                                       for g in unit.globals)})
+    mapping = _mapping(unit, fn, ev, accesses)
+    dims = set(mapping.dims)
+    hazard = ""
+    if any(a.base_kind == "shared" and a.mode in ("store", "atomic") for a in accesses):
+        hazard = "threads exchange data through shared memory"
+    elif warp:
+        hazard = "threads exchange data through warp shuffles/votes"
+    params, loads, stores = [], [], []
+    for p in fn.params:
+        mine = [a for a in accesses if a.base == p.decl]
+        modes = {a.mode for a in mine}
+        params.append(ParamFacts(p.name, p.type, p.is_pointer, p.pointee, p.pointee_const,
+                                 p.restrict, bool(modes & {"load", "escape"}),
+                                 bool(modes & {"store", "escape"}), "atomic" in modes))
+        reads = [a for a in mine if a.mode != "store"]
+        writes = [a for a in mine if a.mode in ("store", "atomic")]
+        if reads:
+            loads.append(classify_load(p.name, reads, dims, bool(writes), hazard))
+        if writes:
+            stores.append(classify_store(p.name, writes, dims))
+    return KernelFacts(
+        fn.name, fn.span.line, tuple(params), tuple(sorted(builtins)), mapping,
+        tuple(shared), tuple(barriers), tuple(warp), tuple(atomics),
+        tuple(_early_returns(fn.body)) if fn.body else (), tuple(asm),
+        tuple(f.name for f in helpers), tuple(constants), tuple(loads), tuple(stores),
+        tuple(accesses))

@@ -1,0 +1,267 @@
+"""Symbolic integer values: polynomials over opaque atoms, and predicates over them.
+
+Index arithmetic is evaluated to a `Poly`: a sum of integer-weighted monomials, each a product
+of `Atom`s. Leaves are atoms too (`threadIdx.x`, a scalar parameter, a mutable local), and so is
+anything that is not a polynomial (`min`, `%`, `/`, a conditional, a load): its operands stay
+inside it as polynomials, so border handling such as `min(max(x + dx, 0), w - 1)` can be
+recognised structurally afterwards. Comparisons are normalised to `P >= 0`, `P == 0`, `P != 0`
+(integer semantics: `a < b` is `b - a - 1 >= 0`), which makes bounds checks easy to match.
+
+Global thread coordinates are atoms of kind `coord` named X, Y, Z: `to_coords` rewrites
+`blockIdx.d * blockDim.d * r + threadIdx.d * r` into `D * r`, whatever the operand order was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+DIMS = ("x", "y", "z")
+COORD = {"x": "X", "y": "Y", "z": "Z"}
+
+
+@dataclass(frozen=True)
+class Atom:
+    """kind: coord, builtin, param, var (mutable local), loopvar, global, load, call, opaque,
+    or an operator (min, max, mod, div, shr, and, or, xor, cond, float)."""
+
+    kind: str
+    name: str
+    args: tuple[Poly, ...] = ()
+    pred: Pred | None = None
+
+    @cached_property
+    def key(self) -> str:
+        if self.kind == "cond" and self.pred is not None:
+            return f"({self.pred} ? {self.args[0]} : {self.args[1]})"
+        if self.args:
+            return f"{self.name}({', '.join(str(a) for a in self.args)})"
+        return self.name
+
+    def __str__(self) -> str:
+        return self.key
+
+    def __lt__(self, other: Atom) -> bool:
+        return self.key < other.key
+
+    def atoms(self) -> Iterable[Atom]:
+        """This atom and every atom nested in its operands."""
+        yield self
+        for a in self.args:
+            yield from a.atoms()
+        if self.pred is not None:
+            yield from self.pred.atoms()
+
+
+Monomial = tuple[Atom, ...]
+
+
+@dataclass(frozen=True)
+class Poly:
+    """sum(coeff * prod(monomial)); terms sorted, no zero coefficients; () is the constant."""
+
+    terms: tuple[tuple[Monomial, int], ...] = ()
+
+    @staticmethod
+    def const(c: int) -> Poly:
+        return Poly((((), c),) if c else ())
+
+    @staticmethod
+    def atom(a: Atom) -> Poly:
+        return Poly((((a,), 1),))
+
+    @staticmethod
+    def _make(acc: dict[Monomial, int]) -> Poly:
+        items = [(m, c) for m, c in acc.items() if c]
+        items.sort(key=lambda t: (len(t[0]), [a.key for a in t[0]]))
+        return Poly(tuple(items))
+
+    def __add__(self, other: Poly) -> Poly:
+        acc = dict(self.terms)
+        for m, c in other.terms:
+            acc[m] = acc.get(m, 0) + c
+        return Poly._make(acc)
+
+    def __neg__(self) -> Poly:
+        return Poly(tuple((m, -c) for m, c in self.terms))
+
+    def __sub__(self, other: Poly) -> Poly:
+        return self + (-other)
+
+    def __mul__(self, other: Poly) -> Poly:
+        acc: dict[Monomial, int] = {}
+        for m1, c1 in self.terms:
+            for m2, c2 in other.terms:
+                m = tuple(sorted(m1 + m2))
+                acc[m] = acc.get(m, 0) + c1 * c2
+        return Poly._make(acc)
+
+    def scale(self, k: int) -> Poly:
+        return Poly._make({m: c * k for m, c in self.terms})
+
+    @property
+    def is_const(self) -> bool:
+        return all(not m for m, _ in self.terms)
+
+    @property
+    def const_value(self) -> int | None:
+        if not self.is_const:
+            return None
+        return self.terms[0][1] if self.terms else 0
+
+    @property
+    def constant_term(self) -> int:
+        return next((c for m, c in self.terms if not m), 0)
+
+    def single_atom(self) -> Atom | None:
+        """The atom if this polynomial is exactly one atom with coefficient 1."""
+        if len(self.terms) == 1 and len(self.terms[0][0]) == 1 and self.terms[0][1] == 1:
+            return self.terms[0][0][0]
+        return None
+
+    def atoms(self) -> Iterable[Atom]:
+        for m, _ in self.terms:
+            for a in m:
+                yield from a.atoms()
+
+    def top_atoms(self) -> set[Atom]:
+        return {a for m, _ in self.terms for a in m}
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return "0"
+        out = ""
+        for m, c in self.terms:
+            body = "*".join(str(a) for a in m)
+            mag = abs(c)
+            text = body if mag == 1 and body else f"{mag}*{body}" if body else str(mag)
+            out += (" - " if c < 0 else " + ") + text if out else ("-" if c < 0 else "") + text
+        return out
+
+
+ZERO = Poly()
+ONE = Poly.const(1)
+
+
+@dataclass(frozen=True)
+class Pred:
+    """op: ge (poly >= 0), eq (poly == 0), ne (poly != 0), and, or, true, opaque."""
+
+    op: str
+    poly: Poly | None = None
+    parts: tuple[Pred, ...] = field(default=())
+
+    def __str__(self) -> str:
+        if self.op in ("ge", "eq", "ne"):
+            sym = {"ge": ">=", "eq": "==", "ne": "!="}[self.op]
+            return f"{self.poly} {sym} 0"
+        if self.op in ("and", "or"):
+            sep = " && " if self.op == "and" else " || "
+            return "(" + sep.join(str(p) for p in self.parts) + ")"
+        return self.op
+
+    def atoms(self) -> Iterable[Atom]:
+        if self.poly is not None:
+            yield from self.poly.atoms()
+        for p in self.parts:
+            yield from p.atoms()
+
+    def negate(self) -> Pred:
+        if self.op == "ge" and self.poly is not None:
+            return Pred("ge", -self.poly - ONE)
+        if self.op == "eq":
+            return Pred("ne", self.poly)
+        if self.op == "ne":
+            return Pred("eq", self.poly)
+        if self.op == "and":
+            return Pred("or", parts=tuple(p.negate() for p in self.parts))
+        if self.op == "or":
+            return Pred("and", parts=tuple(p.negate() for p in self.parts))
+        return Pred("opaque")
+
+    def conjuncts(self) -> list[Pred]:
+        """The facts this predicate guarantees when true (and-parts, flattened)."""
+        if self.op == "and":
+            return [c for p in self.parts for c in p.conjuncts()]
+        return [self] if self.op in ("ge", "eq", "ne") else []
+
+
+TRUE = Pred("true")
+
+
+def compare(op: str, a: Poly, b: Poly) -> Pred:
+    """a op b for op in < <= > >= == !=, as a normalised predicate."""
+    if op == "<":
+        return Pred("ge", b - a - ONE)
+    if op == "<=":
+        return Pred("ge", b - a)
+    if op == ">":
+        return Pred("ge", a - b - ONE)
+    if op == ">=":
+        return Pred("ge", a - b)
+    if op == "==":
+        return Pred("eq", a - b)
+    if op == "!=":
+        return Pred("ne", a - b)
+    return Pred("opaque")
+
+
+def conj(*preds: Pred) -> Pred:
+    parts = [p for p in preds if p.op != "true"]
+    if not parts:
+        return TRUE
+    return parts[0] if len(parts) == 1 else Pred("and", parts=tuple(parts))
+
+
+# ---- thread coordinates --------------------------------------------------------------------
+
+
+def builtin(name: str, dim: str) -> Atom:
+    return Atom("builtin", f"{name}.{dim}")
+
+
+def coord(dim: str) -> Atom:
+    return Atom("coord", COORD[dim])
+
+
+def to_coords(p: Poly) -> Poly:
+    """Fold blockIdx.d*blockDim.d*r + threadIdx.d*r into D*r, recursively into atom operands."""
+    p = Poly._make({tuple(sorted(_atom_coords(a) for a in m)): c for m, c in p.terms}) \
+        if any(a.args or a.pred for a in p.top_atoms()) else p
+    for dim in DIMS:
+        tid, bid, bdim = (builtin(n, dim) for n in ("threadIdx", "blockIdx", "blockDim"))
+        acc = dict(p.terms)
+        changed = False
+        for m, c in p.terms:
+            if tid not in m or m not in acc:
+                continue
+            rest = list(m)
+            rest.remove(tid)
+            partner = tuple(sorted([*rest, bid, bdim]))
+            if acc.get(partner) != c:
+                continue
+            del acc[m], acc[partner]
+            new = tuple(sorted([*rest, coord(dim)]))
+            acc[new] = acc.get(new, 0) + c
+            changed = True
+        if changed:
+            p = Poly._make(acc)
+    return p
+
+
+def _atom_coords(a: Atom) -> Atom:
+    if not a.args and a.pred is None:
+        return a
+    pred = pred_coords(a.pred) if a.pred is not None else None
+    return Atom(a.kind, a.name, tuple(to_coords(x) for x in a.args), pred)
+
+
+def pred_coords(p: Pred) -> Pred:
+    return Pred(p.op, to_coords(p.poly) if p.poly is not None else None,
+                tuple(pred_coords(q) for q in p.parts))
+
+
+def coord_dims(p: Poly | Pred) -> set[str]:
+    """The dimensions whose global coordinate appears anywhere in p."""
+    return {a.name.lower() for a in p.atoms() if a.kind == "coord"}
