@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from cudafuse.frontend import parse_file
+from cudafuse.frontend.parse import ParseResult
+
 TESTS = Path(__file__).parent
 CORPUS = TESTS / "corpus"
 
@@ -16,6 +19,12 @@ CORPUS = TESTS / "corpus"
 def corpus_files() -> list[Path]:
     """The .cu corpus in a stable order (usable in `parametrize`, which runs before fixtures)."""
     return sorted(CORPUS.glob("*.cu"))
+
+
+@functools.cache
+def parse_corpus_file(path: Path) -> ParseResult:
+    """Parse a corpus file once per session (several test modules walk the whole corpus)."""
+    return parse_file(str(path))
 
 
 @functools.cache

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_files
-from cudafuse.frontend import parse_file
+from conftest import corpus_files, parse_corpus_file
 from cudafuse.ir.nodes import Node
 
 _KERNEL = re.compile(r"^// EXPECT-KERNEL: (\w+) (\d+)$", re.M)
@@ -43,7 +42,7 @@ def test_corpus_is_big_enough() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=IDS)
 def test_corpus_file_parses_as_declared(path: Path) -> None:
-    result = parse_file(str(path))
+    result = parse_corpus_file(path)
     assert [d.format() for d in result.diagnostics] == []
     unit = result.unit
     kernels, launches = expectations(path)
