@@ -1,0 +1,50 @@
+"""Every sample pipeline in samples/ compiles with nvcc, both as a program and as a library
+(-DCUDAFUSE_NO_MAIN), and exports an `extern "C"` entry point named `*_pipeline`."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+FILES = sorted(SAMPLES.glob("*.cu"))
+# Hand-written sample pipelines (as opposed to other .cu files that may live in samples/).
+PIPELINES = ["harris", "shitomasi", "sobel", "unsharp", "enhance", "night", "blur", "canny"]
+
+_ENTRY = re.compile(r'extern\s+"C"\s+[\w\s\*]*?\b(\w+_pipeline)\s*\(')
+
+
+def _compile(path: Path, defines: tuple[str, ...], tmp: Path) -> tuple[str, int, str]:
+    out = tmp / f"{path.stem}{'_lib' if defines else ''}.o"
+    cmd = ["nvcc", "-arch=sm_90", *defines, "-c", str(path), "-o", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return " ".join(cmd), proc.returncode, proc.stderr
+
+
+def test_every_pipeline_is_present() -> None:
+    assert {p.stem for p in FILES} >= set(PIPELINES)
+
+
+@pytest.mark.parametrize("name", PIPELINES)
+def test_pipeline_exports_extern_c_entry(name: str) -> None:
+    text = (SAMPLES / f"{name}.cu").read_text()
+    assert _ENTRY.search(text), f'{name}.cu defines no extern "C" ..._pipeline function'
+    assert f"{name}_pipeline" in _ENTRY.findall(text)
+    assert "#ifndef CUDAFUSE_NO_MAIN" in text
+
+
+@pytest.mark.nvcc
+def test_samples_compile_with_nvcc() -> None:
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not on PATH")
+    jobs = [(p, d) for p in FILES for d in ((), ("-DCUDAFUSE_NO_MAIN",))]
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda job: _compile(*job, Path(tmp)), jobs))
+    failures = [f"$ {cmd}\n{err}" for cmd, rc, err in results if rc != 0]
+    assert not failures, "\n".join(failures)
