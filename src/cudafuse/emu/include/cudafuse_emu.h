@@ -1,0 +1,1083 @@
+// cudafuse_emu.h: CUDA on the CPU, for the equivalence oracle (see docs/emulation.md).
+//
+// cudafuse force-includes this header and rewrites every `k<<<g, b, s, st>>>(args)` into
+// `::cudafuse_emu::launch(...)(g, b, s, st).run(...)`. Blocks run one after another on the
+// calling OS thread. Threads of a block run either as a plain loop (kernels that statically
+// contain no barrier, shuffle or vote) or as cooperative fibers with real barriers.
+// Errors (deadlock, divergence, bad barrier counts) are reported and end the process with
+// status 86: the runtime runs each library in a worker process so that they become Python
+// exceptions.
+#pragma once
+#define CUDAFUSE_EMU_VERSION 1
+#define __CUDAFUSE_EMU__ 1
+#define __CUDACC__ 1
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <math.h>
+#include <stdarg.h>
+#include <string>
+#include <sys/mman.h>
+#include <type_traits>
+#include <unistd.h>
+#include <fcntl.h>
+#include <utility>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+// ---- qualifiers -------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __maxnreg__(n)
+#define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
+#define __syncthreads() ::cudafuse_emu::bar_all(0, __FILE__, __LINE__)
+#define CUDAFUSE_BAR_SYNC(id, n) ::cudafuse_emu::bar_sync((id), (n), __FILE__, __LINE__)
+
+// ---- vector types and dim3 --------------------------------------------------------------
+#define CF_VEC2(T, N) struct N##2 { T x, y; }; \
+  inline N##2 make_##N##2(T a, T b) { return N##2{a, b}; }
+#define CF_VEC3(T, N) struct N##3 { T x, y, z; }; \
+  inline N##3 make_##N##3(T a, T b, T c) { return N##3{a, b, c}; }
+#define CF_VEC4(T, N, A) struct __attribute__((aligned(A))) N##4 { T x, y, z, w; }; \
+  inline N##4 make_##N##4(T a, T b, T c, T d) { return N##4{a, b, c, d}; }
+#define CF_VEC(T, N, A) CF_VEC2(T, N) CF_VEC3(T, N) CF_VEC4(T, N, A)
+CF_VEC(float, float, 16)
+CF_VEC(double, double, 16)
+CF_VEC(int, int, 16)
+CF_VEC(unsigned int, uint, 16)
+CF_VEC(unsigned char, uchar, 4)
+CF_VEC(signed char, char, 4)
+CF_VEC(short, short, 8)
+CF_VEC(unsigned short, ushort, 8)
+CF_VEC(long long, longlong, 16)
+CF_VEC(unsigned long long, ulonglong, 16)
+#undef CF_VEC
+#undef CF_VEC2
+#undef CF_VEC3
+#undef CF_VEC4
+
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+      : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+typedef int cudaError_t;
+enum cudaError_enum_ {
+  cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9
+};
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4
+};
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+enum cudaFuncCache { cudaFuncCachePreferNone, cudaFuncCachePreferShared, cudaFuncCachePreferL1 };
+struct CUstream_st;
+struct CUevent_st;
+typedef CUstream_st *cudaStream_t;
+typedef CUevent_st *cudaEvent_t;
+#define cudaStreamNonBlocking 1
+#define cudaStreamDefault 0
+#define cudaEventDefault 0
+#define cudaHostAllocDefault 0
+#define cudaMemAttachGlobal 1
+
+// The launch geometry of the thread now running (set by the scheduler before it runs one).
+inline uint3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
+constexpr int warpSize = 32;
+
+namespace cudafuse_emu {
+
+// ---- error reports ----------------------------------------------------------------------
+struct Site { const char *kernel; const char *file; int line; };
+inline Site g_site{"", "", 0};
+inline bool g_in_kernel = false;
+
+[[noreturn]] inline void vfail(const char *fmt, va_list ap) {
+  char msg[8192];
+  int n = 0;
+  if (g_in_kernel && g_site.line)
+    n = snprintf(msg, sizeof msg, "%s:%d: kernel '%s', block (%u,%u,%u): ", g_site.file,
+                 g_site.line, g_site.kernel, blockIdx.x, blockIdx.y, blockIdx.z);
+  else if (g_in_kernel)
+    n = snprintf(msg, sizeof msg, "kernel '%s', block (%u,%u,%u): ", g_site.kernel,
+                 blockIdx.x, blockIdx.y, blockIdx.z);
+  vsnprintf(msg + n, sizeof msg - n, fmt, ap);
+  if (const char *path = getenv("CUDAFUSE_EMU_REPORT")) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ssize_t w = write(fd, msg, strlen(msg));
+      (void)w;
+      close(fd);
+    }
+  }
+  fprintf(stderr, "cudafuse-emu: error: %s\n", msg);
+  fflush(stdout);
+  fflush(stderr);
+  _exit(86);
+}
+
+[[noreturn]] inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+[[noreturn]] inline void fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(fmt, ap);
+}
+
+// ---- fibers -----------------------------------------------------------------------------
+// A context switch saves the callee-saved registers on the old stack and pops them from the
+// new one: no signal-mask system calls (as swapcontext makes), so a switch costs a few ns.
+extern "C" void cudafuse_emu_switch(void **save_sp, void *new_sp);
+#if defined(__x86_64__)
+asm(R"(
+  .text
+  .p2align 4
+  .weak cudafuse_emu_switch
+  .hidden cudafuse_emu_switch
+  .type cudafuse_emu_switch, @function
+cudafuse_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size cudafuse_emu_switch, .-cudafuse_emu_switch
+)");
+#else
+#error "cudafuse emulation: fibers are implemented for x86-64 only"
+#endif
+
+enum : uint8_t { RUN = 0, AT_BAR = 1, AT_WARP = 2, DONE = 3 };
+enum : uint8_t { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
+inline const char *const WOP_NAME[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync",
+                                       "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
+                                       "__any_sync", "__all_sync"};
+
+struct Fiber {
+  void *sp;
+  uint8_t state, bar, wop;
+  unsigned mask;
+  int width, arg;
+  uint64_t val, res;
+  const char *file;
+  int line;
+  bool counted;
+};
+
+struct Block {
+  int n = 0, nwarps = 0, live = 0, cur = 0;
+  Fiber *f = nullptr;
+  int bar_expected[16] = {};  // 0: all live threads (__syncthreads), else a count
+  int bar_waiting[16] = {};
+  long long bar_pred[16] = {};
+  int bar_pred_and[16] = {};
+  std::vector<int> warp_live;             // per warp
+  std::vector<int> warp_wait;             // [16 * nwarps]
+  void (*body)(void *) = nullptr;
+  void *ctx = nullptr;
+};
+
+inline Block g_block;
+inline bool g_fibers = false;       // fiber mode (false: threads run as a plain loop)
+inline void *g_sched_sp = nullptr;
+inline std::vector<char *> g_stacks;
+inline size_t g_stack_size = 0;
+inline unsigned long long g_seed = 0;  // 0: round-robin order; else seeded random order
+#if defined(__SANITIZE_ADDRESS__)
+inline void *g_asan_fake = nullptr;
+#endif
+
+inline void set_thread(int i) {
+  unsigned bx = blockDim.x, by = blockDim.y;
+  threadIdx.x = i % bx;
+  threadIdx.y = (i / bx) % by;
+  threadIdx.z = i / (bx * by);
+}
+
+inline void fiber_main();
+
+inline char *stack_top(int i) {
+  if (!g_stack_size) {
+    const char *env = getenv("CUDAFUSE_EMU_STACK_KB");
+    g_stack_size = (env ? strtoul(env, nullptr, 10) : 256) * 1024;
+  }
+  while ((int)g_stacks.size() <= i) {
+    size_t guard = 4096;
+    void *m = mmap(nullptr, g_stack_size + guard, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) fail("cannot allocate a fiber stack");
+    mprotect(m, guard, PROT_NONE);  // a stack overflow faults instead of corrupting memory
+    g_stacks.push_back(static_cast<char *>(m) + guard);
+  }
+  return g_stacks[i] + g_stack_size;
+}
+
+inline void *fresh_context(int i) {
+  auto *top = reinterpret_cast<uint64_t *>(stack_top(i));
+  top[-1] = 0;                                             // fake return address of fiber_main
+  top[-2] = reinterpret_cast<uint64_t>(&fiber_main);       // `ret` of the first switch
+  for (int r = 3; r <= 8; ++r) top[-r] = 0;                // rbp rbx r12-r15
+  uint32_t csr[2] = {0x1f80, 0x037f};                      // default mxcsr, x87 control word
+  memcpy(&top[-9], csr, 8);
+  return &top[-9];
+}
+
+inline void to_fiber(int i) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(&g_asan_fake, g_stacks[i], g_stack_size);
+#endif
+  cudafuse_emu_switch(&g_sched_sp, g_block.f[i].sp);
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(g_asan_fake, nullptr, nullptr);
+#endif
+}
+
+inline void to_scheduler() {
+  Fiber &me = g_block.f[g_block.cur];
+#if defined(__SANITIZE_ADDRESS__)
+  void *fake = nullptr;
+  __sanitizer_start_switch_fiber(me.state == DONE ? nullptr : &fake, nullptr, 0);
+#endif
+  cudafuse_emu_switch(&me.sp, g_sched_sp);
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+}
+
+// Thread ranges as text ("0-31, 64, 96-127") for reports.
+inline std::string ranges(const std::vector<int> &ids) {
+  std::string s;
+  for (size_t k = 0; k < ids.size();) {
+    size_t j = k;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(ids[k]);
+    if (j > k) s += "-" + std::to_string(ids[j]);
+    k = j + 1;
+  }
+  return s;
+}
+
+[[noreturn]] inline void report_stuck(const char *why) {
+  Block &B = g_block;
+  std::string msg = why;
+  msg += " (thread ids are linear: x + y*blockDim.x + z*blockDim.x*blockDim.y)";
+  std::vector<int> done;
+  for (int i = 0; i < B.n; ++i)
+    if (B.f[i].state == DONE) done.push_back(i);
+  // Group waiting threads by what and where they wait.
+  std::vector<bool> seen(B.n, false);
+  for (int i = 0; i < B.n; ++i) {
+    const Fiber &a = B.f[i];
+    if (seen[i] || (a.state != AT_BAR && a.state != AT_WARP)) continue;
+    std::vector<int> ids;
+    for (int j = i; j < B.n; ++j) {
+      const Fiber &b = B.f[j];
+      if (!seen[j] && b.state == a.state && b.line == a.line && b.file == a.file &&
+          b.bar == a.bar && b.wop == a.wop && b.counted == a.counted) {
+        seen[j] = true;
+        ids.push_back(j);
+      }
+    }
+    char line[512];
+    if (a.state == AT_BAR && a.counted)
+      snprintf(line, sizeof line, "\n  threads %s wait at bar.sync %d, %d (%s:%d)",
+               ranges(ids).c_str(), a.bar, B.bar_expected[a.bar], a.file, a.line);
+    else if (a.state == AT_BAR)
+      snprintf(line, sizeof line, "\n  threads %s wait at __syncthreads (barrier %d, %s:%d)",
+               ranges(ids).c_str(), a.bar, a.file, a.line);
+    else
+      snprintf(line, sizeof line, "\n  threads %s wait at %s(mask 0x%08x) (%s:%d)",
+               ranges(ids).c_str(), WOP_NAME[a.wop], a.mask, a.file, a.line);
+    msg += line;
+  }
+  if (!done.empty()) msg += "\n  threads " + ranges(done) + " have exited";
+  for (int b = 0; b < 16; ++b)
+    if (B.bar_waiting[b] && B.bar_expected[b]) {
+      int warps = 0;
+      for (int w = 0; w < B.nwarps; ++w)
+        if (B.warp_live[w] > 0) ++warps;
+      char line[256];
+      snprintf(line, sizeof line,
+               "\n  bar.sync %d counts %d threads, but only %d warps (%d threads' worth) have "
+               "a live thread; exited threads never arrive at a counted barrier",
+               b, B.bar_expected[b], warps, warps * 32);
+      msg += line;
+    }
+  fail("%s", msg.c_str());
+}
+
+inline void release_bar(int b, bool counted) {
+  Block &B = g_block;
+  long long pred = B.bar_pred[b];
+  int pand = B.bar_pred_and[b];
+  std::vector<bool> arrived;
+  if (counted) {
+    arrived.assign(B.nwarps, false);
+    for (int w = 0; w < B.nwarps; ++w)
+      arrived[w] = B.warp_live[w] > 0 && B.warp_wait[b * B.nwarps + w] == B.warp_live[w];
+  } else {
+    // __syncthreads in divergent code: all waiters must have come from the same call.
+    const Fiber *first = nullptr;
+    for (int i = 0; i < B.n; ++i) {
+      const Fiber &f = B.f[i];
+      if (f.state != AT_BAR || f.bar != b) continue;
+      if (!first) first = &f;
+      else if (f.line != first->line || f.file != first->file)
+        fail("barrier divergence: thread %d waits at __syncthreads (%s:%d) while thread %d "
+             "waits at __syncthreads (%s:%d); every thread of the block must reach the same "
+             "__syncthreads",
+             int(first - B.f), first->file, first->line, i, f.file, f.line);
+    }
+  }
+  int released = 0;
+  for (int i = 0; i < B.n; ++i) {
+    Fiber &f = B.f[i];
+    if (f.state == AT_BAR && f.bar == b && (!counted || arrived[i >> 5])) {
+      f.state = RUN;
+      f.res = (uint64_t)pred | ((uint64_t)(pand ? 1 : 0) << 62);
+      --B.warp_wait[b * B.nwarps + (i >> 5)];
+      ++released;
+    }
+  }
+  B.bar_waiting[b] -= released;
+  if (!B.bar_waiting[b]) {
+    B.bar_expected[b] = 0;
+    B.bar_pred[b] = 0;
+    B.bar_pred_and[b] = 1;
+  }
+}
+
+inline void try_bar(int b) {
+  Block &B = g_block;
+  if (!B.bar_waiting[b]) return;
+  if (!B.bar_expected[b]) {
+    if (B.bar_waiting[b] == B.live) release_bar(b, false);
+    return;
+  }
+  int arrived = 0;
+  for (int w = 0; w < B.nwarps; ++w)
+    if (B.warp_live[w] > 0 && B.warp_wait[b * B.nwarps + w] == B.warp_live[w]) ++arrived;
+  if (arrived * 32 >= B.bar_expected[b]) release_bar(b, true);
+}
+
+// Completes the collective of lane `i`'s group when every live lane of its mask is there.
+inline void try_warp(int i) {
+  Block &B = g_block;
+  Fiber &me = B.f[i];
+  int base = i & ~31;
+  unsigned m = me.mask;
+  for (int l = 0; l < 32; ++l) {
+    if (!(m >> l & 1u)) continue;
+    int t = base + l;
+    if (t >= B.n || B.f[t].state == DONE) continue;
+    if (B.f[t].state != AT_WARP) return;
+  }
+  uint64_t ballot = 0;
+  bool any = false, all = true;
+  for (int l = 0; l < 32; ++l) {
+    int t = base + l;
+    if (!(m >> l & 1u) || t >= B.n || B.f[t].state != AT_WARP) continue;
+    const Fiber &f = B.f[t];
+    if (f.wop != me.wop)
+      fail("warp divergence: lane %d of warp %d is at %s (%s:%d) but lane %d is at %s (%s:%d)",
+           i & 31, i >> 5, WOP_NAME[me.wop], me.file, me.line, l, WOP_NAME[f.wop], f.file,
+           f.line);
+    if (f.val) ballot |= 1ull << l, any = true;
+    else all = false;
+  }
+  for (int l = 0; l < 32; ++l) {
+    int t = base + l;
+    if (!(m >> l & 1u) || t >= B.n || B.f[t].state != AT_WARP) continue;
+    Fiber &f = B.f[t];
+    int w = f.width, seg = l & ~(w - 1), src = l;
+    switch (f.wop) {
+      case W_SHFL: src = seg + (f.arg & (w - 1)); break;
+      case W_UP: src = (l - seg) >= f.arg ? l - f.arg : l; break;
+      case W_DOWN: src = (l - seg) + f.arg < w ? l + f.arg : l; break;
+      case W_XOR: src = l ^ f.arg; if ((src & ~(w - 1)) > seg || src > 31) src = l; break;
+      default: break;
+    }
+    int st = base + src;
+    bool ok = (m >> src & 1u) && st < B.n && B.f[st].state == AT_WARP;
+    switch (f.wop) {
+      case W_BALLOT: f.res = ballot; break;
+      case W_ANY: f.res = any; break;
+      case W_ALL: f.res = all; break;
+      case W_SYNC: f.res = 0; break;
+      default: f.res = ok ? B.f[st].val : f.val; break;
+    }
+  }
+  for (int l = 0; l < 32; ++l) {
+    int t = base + l;
+    if ((m >> l & 1u) && t < B.n && B.f[t].state == AT_WARP) B.f[t].state = RUN;
+  }
+}
+
+inline void need_fibers(const char *what, const char *file, int line) {
+  if (!g_in_kernel) fail("%s:%d: %s called outside a kernel", file, line, what);
+  if (!g_fibers)
+    fail("%s:%d: %s reached in a kernel that cudafuse classified as barrier-free (it calls "
+         "it through code the front end could not see); set CUDAFUSE_EMU_FIBERS=1 to run "
+         "every kernel with fibers",
+         file, line, what);
+}
+
+inline void thread_exit() {
+  Block &B = g_block;
+  Fiber &me = B.f[B.cur];
+  me.state = DONE;
+  --B.live;
+  --B.warp_live[B.cur >> 5];
+  // Exited threads are released from barriers that wait for all threads; for counted
+  // barriers, a warp whose other threads all wait may now count as arrived.
+  for (int b = 0; b < 16; ++b) try_bar(b);
+  int base = B.cur & ~31;
+  for (int t = base; t < base + 32 && t < B.n; ++t)
+    if (B.f[t].state == AT_WARP) try_warp(t);
+}
+
+inline void fiber_main() {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+  g_block.body(g_block.ctx);
+  thread_exit();
+  to_scheduler();
+  __builtin_trap();  // a finished fiber is never resumed
+}
+
+inline unsigned long long next_rand() {
+  g_seed ^= g_seed << 13;
+  g_seed ^= g_seed >> 7;
+  g_seed ^= g_seed << 17;
+  return g_seed;
+}
+
+inline void run_block_fibers(int n) {
+  Block &B = g_block;
+  static std::vector<Fiber> fibers;
+  fibers.assign(n, Fiber{});
+  B.f = fibers.data();
+  B.n = n;
+  B.nwarps = (n + 31) / 32;
+  B.live = n;
+  B.warp_live.assign(B.nwarps, 0);
+  for (int i = 0; i < n; ++i) ++B.warp_live[i >> 5];
+  B.warp_wait.assign(16 * B.nwarps, 0);
+  for (int b = 0; b < 16; ++b) {
+    B.bar_expected[b] = B.bar_waiting[b] = 0;
+    B.bar_pred[b] = 0;
+    B.bar_pred_and[b] = 1;
+  }
+  for (int i = 0; i < n; ++i) B.f[i].sp = fresh_context(i);
+  std::vector<int> order;
+  while (B.live) {
+    bool ran = false;
+    if (g_seed) {
+      order.clear();
+      for (int i = 0; i < n; ++i)
+        if (B.f[i].state == RUN) order.push_back(i);
+      for (size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[next_rand() % k]);
+      for (int i : order) {
+        if (B.f[i].state != RUN) continue;
+        B.cur = i;
+        set_thread(i);
+        to_fiber(i);
+        ran = true;
+      }
+    } else {
+      for (int i = 0; i < n; ++i) {
+        if (B.f[i].state != RUN) continue;
+        B.cur = i;
+        set_thread(i);
+        to_fiber(i);
+        ran = true;
+      }
+    }
+    if (!ran) report_stuck("deadlock: no thread of the block can make progress");
+  }
+}
+
+inline void block_wait() {
+  to_scheduler();
+  set_thread(g_block.cur);
+}
+
+// ---- barriers ---------------------------------------------------------------------------
+inline int bar_enter(int id, int count, int pred, const char *file, int line) {
+  Block &B = g_block;
+  Fiber &me = B.f[B.cur];
+  me.state = AT_BAR;
+  me.bar = (uint8_t)id;
+  me.file = file;
+  me.line = line;
+  me.counted = count != 0;
+  if (B.bar_waiting[id] == 0) B.bar_expected[id] = count;
+  else if (B.bar_expected[id] != count)
+    fail("%s:%d: barrier %d used with different thread counts at once (%d and %d)", file, line,
+         id, B.bar_expected[id], count);
+  ++B.bar_waiting[id];
+  ++B.warp_wait[id * B.nwarps + (B.cur >> 5)];
+  B.bar_pred[id] += pred != 0;
+  B.bar_pred_and[id] &= pred != 0;
+  try_bar(id);
+  if (me.state != RUN) block_wait();
+  return 0;
+}
+
+inline void bar_all(int pred_unused, const char *file, int line) {
+  (void)pred_unused;
+  need_fibers("__syncthreads", file, line);
+  bar_enter(0, 0, 1, file, line);
+}
+
+inline void bar_sync(int id, int n, const char *file, int line) {
+  need_fibers("CUDAFUSE_BAR_SYNC", file, line);
+  int size = int(blockDim.x * blockDim.y * blockDim.z);
+  if (id < 0 || id > 15) fail("%s:%d: bar.sync barrier id %d is out of range 0-15", file, line, id);
+  if (n <= 0 || n % 32 != 0)
+    fail("%s:%d: bar.sync %d, %d: the thread count must be a positive multiple of 32", file,
+         line, id, n);
+  if (n > ((size + 31) & ~31))
+    fail("%s:%d: bar.sync %d, %d: the thread count exceeds the block size (%d threads)", file,
+         line, id, n, size);
+  bar_enter(id, n, 1, file, line);
+}
+
+inline int bar_reduce(int pred, int kind, const char *file, int line) {
+  static const char *names[] = {"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
+  need_fibers(names[kind], file, line);
+  bar_enter(0, 0, pred, file, line);
+  uint64_t r = g_block.f[g_block.cur].res;
+  long long count = (long long)(r & ((1ull << 62) - 1));
+  if (kind == 0) return (int)count;
+  if (kind == 1) return (int)(r >> 62 & 1);
+  return count > 0;
+}
+
+// ---- warp collectives -------------------------------------------------------------------
+template <class T>
+inline uint64_t to_bits(T v) {
+  static_assert(sizeof(T) <= 8, "warp shuffles move at most 8 bytes");
+  uint64_t b = 0;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T>
+inline T from_bits(uint64_t b) {
+  T v;
+  memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+inline uint64_t warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, int width,
+                        const char *file, int line) {
+  need_fibers(WOP_NAME[op], file, line);
+  Block &B = g_block;
+  Fiber &me = B.f[B.cur];
+  int lane = B.cur & 31;
+  if (!(mask >> lane & 1u))
+    fail("%s:%d: %s(mask 0x%08x) called by thread %d (lane %d), which is not in the mask",
+         file, line, WOP_NAME[op], mask, B.cur, lane);
+  if (width < 1 || width > 32 || (width & (width - 1)))
+    fail("%s:%d: %s: width %d is not a power of two in 1-32", file, line, WOP_NAME[op], width);
+  me.state = AT_WARP;
+  me.wop = op;
+  me.mask = mask;
+  me.val = val;
+  me.arg = arg;
+  me.width = width;
+  me.file = file;
+  me.line = line;
+  try_warp(B.cur);
+  if (me.state != RUN) block_wait();
+  return me.res;
+}
+
+inline unsigned active_mask() {
+  Block &B = g_block;
+  if (!g_fibers) return 0xffffffffu;
+  unsigned m = 0;
+  int base = B.cur & ~31;
+  for (int l = 0; l < 32 && base + l < B.n; ++l)
+    if (B.f[base + l].state != DONE) m |= 1u << l;
+  return m;
+}
+
+// ---- launches ---------------------------------------------------------------------------
+alignas(256) inline unsigned char g_dyn_smem[232448];
+inline size_t g_dyn_smem_size = 0;
+inline int g_force_fibers = -1;
+
+struct Launch {
+  Site site;
+  bool fibers;
+  dim3 grid, block;
+  size_t shared;
+
+  template <class F>
+  void run_body(F &body) {
+    long long threads = (long long)block.x * block.y * block.z;
+    if (!grid.x || !grid.y || !grid.z || !threads)
+      fail("%s:%d: launch of '%s' with an empty grid (%u,%u,%u) or block (%u,%u,%u)",
+           site.file, site.line, site.kernel, grid.x, grid.y, grid.z, block.x, block.y,
+           block.z);
+    if (threads > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
+      fail("%s:%d: launch of '%s' with block (%u,%u,%u) / grid (%u,%u,%u) exceeds CUDA's "
+           "limits (1024 threads, block.z <= 64, grid.y/z <= 65535)",
+           site.file, site.line, site.kernel, block.x, block.y, block.z, grid.x, grid.y,
+           grid.z);
+    if (shared > sizeof g_dyn_smem)
+      fail("%s:%d: launch of '%s' asks for %zu bytes of dynamic shared memory (at most %zu)",
+           site.file, site.line, site.kernel, shared, sizeof g_dyn_smem);
+    if (g_in_kernel) fail("%s:%d: kernel launch inside a kernel", site.file, site.line);
+    if (g_force_fibers < 0) {
+      const char *env = getenv("CUDAFUSE_EMU_FIBERS");
+      g_force_fibers = env && *env == '1';
+      const char *seed = getenv("CUDAFUSE_EMU_SEED");
+      g_seed = seed ? strtoull(seed, nullptr, 10) : 0;
+      if (g_seed) g_force_fibers = 1;
+    }
+    bool use_fibers = fibers || g_force_fibers;
+    g_site = site;
+    g_in_kernel = true;
+    g_fibers = use_fibers;
+    g_dyn_smem_size = shared;
+    gridDim = grid;
+    blockDim = block;
+    g_block.body = [](void *c) { (*static_cast<F *>(c))(); };
+    g_block.ctx = &body;
+    int n = (int)threads;
+    for (unsigned bz = 0; bz < grid.z; ++bz)
+      for (unsigned by = 0; by < grid.y; ++by)
+        for (unsigned bx = 0; bx < grid.x; ++bx) {
+          blockIdx = uint3{bx, by, bz};
+          if (use_fibers) {
+            run_block_fibers(n);
+          } else {
+            for (int i = 0; i < n; ++i) {
+              set_thread(i);
+              body();
+            }
+          }
+        }
+    g_in_kernel = false;
+    g_fibers = false;
+  }
+
+  template <class F, class... A>
+  void run(F f, A... args) {
+    auto body = [&]() { f(args...); };
+    run_body(body);
+  }
+};
+
+struct LaunchConfig {
+  Site site;
+  bool fibers;
+  Launch operator()(dim3 g, dim3 b, size_t shared = 0, cudaStream_t = nullptr) const {
+    return Launch{site, fibers, g, b, shared};
+  }
+};
+
+inline LaunchConfig launch(const char *kernel, const char *file, int line, bool fibers) {
+  return LaunchConfig{Site{kernel, file, line}, fibers};
+}
+
+}  // namespace cudafuse_emu
+
+// ---- device API -------------------------------------------------------------------------
+#define __syncthreads_count(p) ::cudafuse_emu::bar_reduce((p), 0, __FILE__, __LINE__)
+#define __syncthreads_and(p) ::cudafuse_emu::bar_reduce((p), 1, __FILE__, __LINE__)
+#define __syncthreads_or(p) ::cudafuse_emu::bar_reduce((p), 2, __FILE__, __LINE__)
+
+inline void __cudafuse_syncwarp(unsigned m, const char *file, int line) {
+  ::cudafuse_emu::warp_op(::cudafuse_emu::W_SYNC, m, 0, 0, 32, file, line);
+}
+#define __syncwarp(...) __cudafuse_syncwarp(__cudafuse_mask_or_full(__VA_ARGS__), __FILE__, __LINE__)
+inline unsigned __cudafuse_mask_or_full() { return 0xffffffffu; }
+inline unsigned __cudafuse_mask_or_full(unsigned m) { return m; }
+
+template <class T>
+inline T __cudafuse_shfl(uint8_t op, unsigned m, T v, int arg, int w, const char *file,
+                         int line) {
+  return ::cudafuse_emu::from_bits<T>(
+      ::cudafuse_emu::warp_op(op, m, ::cudafuse_emu::to_bits(v), arg, w, file, line));
+}
+#define __shfl_sync(m, v, ...) \
+  __cudafuse_shfl(::cudafuse_emu::W_SHFL, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+#define __shfl_up_sync(m, v, ...) \
+  __cudafuse_shfl(::cudafuse_emu::W_UP, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+#define __shfl_down_sync(m, v, ...) \
+  __cudafuse_shfl(::cudafuse_emu::W_DOWN, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+#define __shfl_xor_sync(m, v, ...) \
+  __cudafuse_shfl(::cudafuse_emu::W_XOR, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+// (lane[, width]) -> "lane, width"
+#define __cudafuse_lw(...) __cudafuse_lw_pick(__VA_ARGS__, 32, 0)
+#define __cudafuse_lw_pick(l, w, ...) (int)(l), (int)(w)
+#define __ballot_sync(m, p) (unsigned)::cudafuse_emu::warp_op(::cudafuse_emu::W_BALLOT, (m), \
+  (p) ? 1 : 0, 0, 32, __FILE__, __LINE__)
+#define __any_sync(m, p) (int)::cudafuse_emu::warp_op(::cudafuse_emu::W_ANY, (m), (p) ? 1 : 0, \
+  0, 32, __FILE__, __LINE__)
+#define __all_sync(m, p) (int)::cudafuse_emu::warp_op(::cudafuse_emu::W_ALL, (m), (p) ? 1 : 0, \
+  0, 32, __FILE__, __LINE__)
+inline unsigned __activemask() { return ::cudafuse_emu::active_mask(); }
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+inline void __threadfence_system() {}
+inline void __nanosleep(unsigned) {}
+inline long long clock64() {
+  static long long c = 0;
+  return c += 1000;
+}
+inline int __cudafuse_lane_id() { return int(::cudafuse_emu::g_block.cur & 31); }
+
+// Dynamic shared memory: `extern __shared__ T s[];` is rewritten into a pointer to this buffer.
+#define __cudafuse_dyn_smem() (static_cast<void *>(::cudafuse_emu::g_dyn_smem))
+
+// ---- atomics (fibers switch only at barriers and collectives, so plain RMW is atomic) ---
+#define CF_ATOMIC(NAME, EXPR) \
+  template <class T> inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); return old; }
+#define CF_ATOMIC_T(NAME, EXPR, T) \
+  inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); return old; }
+#define CF_ATOMIC_ALL(NAME, EXPR) \
+  CF_ATOMIC_T(NAME, EXPR, int) CF_ATOMIC_T(NAME, EXPR, unsigned int) \
+  CF_ATOMIC_T(NAME, EXPR, unsigned long long) CF_ATOMIC_T(NAME, EXPR, long long) \
+  CF_ATOMIC_T(NAME, EXPR, float) CF_ATOMIC_T(NAME, EXPR, double)
+#define CF_ATOMIC_INT(NAME, EXPR) \
+  CF_ATOMIC_T(NAME, EXPR, int) CF_ATOMIC_T(NAME, EXPR, unsigned int) \
+  CF_ATOMIC_T(NAME, EXPR, unsigned long long) CF_ATOMIC_T(NAME, EXPR, long long)
+CF_ATOMIC_ALL(atomicAdd, old + v)
+CF_ATOMIC_ALL(atomicSub, old - v)
+CF_ATOMIC_ALL(atomicExch, v)
+CF_ATOMIC_ALL(atomicMin, v < old ? v : old)
+CF_ATOMIC_ALL(atomicMax, v > old ? v : old)
+CF_ATOMIC_INT(atomicAnd, old & v)
+CF_ATOMIC_INT(atomicOr, old | v)
+CF_ATOMIC_INT(atomicXor, old ^ v)
+#define CF_ATOMIC_CAS(T) \
+  inline T atomicCAS(T *a, T c, T v) { T old = *a; if (old == c) *a = v; return old; }
+CF_ATOMIC_CAS(int)
+CF_ATOMIC_CAS(unsigned int)
+CF_ATOMIC_CAS(unsigned long long)
+CF_ATOMIC_CAS(unsigned short)
+inline unsigned atomicInc(unsigned *a, unsigned v) {
+  unsigned old = *a; *a = old >= v ? 0 : old + 1; return old;
+}
+inline unsigned atomicDec(unsigned *a, unsigned v) {
+  unsigned old = *a; *a = (old == 0 || old > v) ? v : old - 1; return old;
+}
+#define CF_ATOMIC_SUFFIX(NAME) template <class... A> inline auto NAME##_block(A... a) { return NAME(a...); } \
+  template <class... A> inline auto NAME##_system(A... a) { return NAME(a...); }
+CF_ATOMIC_SUFFIX(atomicAdd) CF_ATOMIC_SUFFIX(atomicSub) CF_ATOMIC_SUFFIX(atomicExch)
+CF_ATOMIC_SUFFIX(atomicMin) CF_ATOMIC_SUFFIX(atomicMax) CF_ATOMIC_SUFFIX(atomicCAS)
+CF_ATOMIC_SUFFIX(atomicAnd) CF_ATOMIC_SUFFIX(atomicOr) CF_ATOMIC_SUFFIX(atomicXor)
+#undef CF_ATOMIC
+#undef CF_ATOMIC_T
+#undef CF_ATOMIC_ALL
+#undef CF_ATOMIC_INT
+#undef CF_ATOMIC_CAS
+#undef CF_ATOMIC_SUFFIX
+
+// ---- math and intrinsics ----------------------------------------------------------------
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
+inline float __expf(float x) { return expf(x); }
+inline float __exp10f(float x) { return exp10f(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline float __frcp_rn(float a) { return 1.0f / a; }
+inline float __fsqrt_rn(float a) { return sqrtf(a); }
+inline float __frsqrt_rn(float a) { return 1.0f / sqrtf(a); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+inline double rcbrt(double x) { return 1.0 / cbrt(x); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float saturate(float x) { return __saturatef(x); }
+inline float sinpif(float x) { return sinf(float(M_PI) * x); }
+inline float cospif(float x) { return cosf(float(M_PI) * x); }
+inline double sinpi(double x) { return sin(M_PI * x); }
+inline double cospi(double x) { return cos(M_PI * x); }
+inline float normcdff(float x) { return 0.5f * erfcf(-x * float(M_SQRT1_2)); }
+inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+inline float fdividef(float a, float b) { return a / b; }
+inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+inline int __float2int_rz(float x) { return (int)x; }
+inline int __float2int_rd(float x) { return (int)floorf(x); }
+inline int __float2int_ru(float x) { return (int)ceilf(x); }
+inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
+inline unsigned __float2uint_rz(float x) { return (unsigned)x; }
+inline unsigned __float2uint_rd(float x) { return (unsigned)floorf(x); }
+inline unsigned __float2uint_ru(float x) { return (unsigned)ceilf(x); }
+inline float __int2float_rn(int x) { return (float)x; }
+inline float __uint2float_rn(unsigned x) { return (float)x; }
+inline int __double2int_rn(double x) { return (int)nearbyint(x); }
+inline int __double2int_rz(double x) { return (int)x; }
+inline float __double2float_rn(double x) { return (float)x; }
+inline long long __float2ll_rn(float x) { return (long long)nearbyintf(x); }
+inline int __float_as_int(float x) { int r; memcpy(&r, &x, 4); return r; }
+inline unsigned __float_as_uint(float x) { unsigned r; memcpy(&r, &x, 4); return r; }
+inline float __int_as_float(int x) { float r; memcpy(&r, &x, 4); return r; }
+inline float __uint_as_float(unsigned x) { float r; memcpy(&r, &x, 4); return r; }
+inline long long __double_as_longlong(double x) { long long r; memcpy(&r, &x, 8); return r; }
+inline double __longlong_as_double(long long x) { double r; memcpy(&r, &x, 8); return r; }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+  return (x >> 16) | (x << 16);
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  uint64_t v = ((uint64_t)y << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= (unsigned)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned sh) {
+  uint64_t v = ((uint64_t)hi << 32) | lo;
+  return (unsigned)((v << (sh & 31)) >> 32);
+}
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned sh) {
+  uint64_t v = ((uint64_t)hi << 32) | lo;
+  return (unsigned)((v << (sh > 32 ? 32 : sh)) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned sh) {
+  uint64_t v = ((uint64_t)hi << 32) | lo;
+  return (unsigned)(v >> (sh & 31));
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned sh) {
+  uint64_t v = ((uint64_t)hi << 32) | lo;
+  return (unsigned)(v >> (sh > 32 ? 32 : sh));
+}
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((uint64_t)a * b) >> 32); }
+inline int __mulhi(int a, int b) { return (int)(((int64_t)a * b) >> 32); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+inline long long __mul64hi(long long a, long long b) {
+  return (long long)(((__int128)a * b) >> 64);
+}
+inline int __mul24(int a, int b) { return (int)(((int64_t)(a << 8 >> 8) * (b << 8 >> 8))); }
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffff) * (b & 0xffffff); }
+inline unsigned __sad(int a, int b, unsigned c) { return (unsigned)(a > b ? a - b : b - a) + c; }
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
+inline int __hadd(int a, int b) { return (int)(((int64_t)a + b) >> 1); }
+inline int __rhadd(int a, int b) { return (int)(((int64_t)a + b + 1) >> 1); }
+inline unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((uint64_t)a + b) >> 1); }
+inline unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((uint64_t)a + b + 1) >> 1); }
+template <class T> inline T __ldg(const T *p) { return *p; }
+template <class T> inline T __ldcg(const T *p) { return *p; }
+template <class T> inline T __ldca(const T *p) { return *p; }
+template <class T> inline T __ldcs(const T *p) { return *p; }
+template <class T> inline T __ldlu(const T *p) { return *p; }
+template <class T> inline T __ldcv(const T *p) { return *p; }
+template <class T> inline void __stcg(T *p, T v) { *p = v; }
+template <class T> inline void __stcs(T *p, T v) { *p = v; }
+template <class T> inline void __stwb(T *p, T v) { *p = v; }
+
+// CUDA's min/max accept mixed integer types (the usual arithmetic conversions apply).
+template <class A, class B,
+          class = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>>
+inline std::common_type_t<A, B> min(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  return (C)b < (C)a ? (C)b : (C)a;
+}
+template <class A, class B,
+          class = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>>
+inline std::common_type_t<A, B> max(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  return (C)a < (C)b ? (C)b : (C)a;
+}
+#define CF_MINMAX(T) inline T min(T a, T b) { return b < a ? b : a; } \
+  inline T max(T a, T b) { return a < b ? b : a; }
+CF_MINMAX(int) CF_MINMAX(unsigned int) CF_MINMAX(long) CF_MINMAX(unsigned long)
+CF_MINMAX(long long) CF_MINMAX(unsigned long long) CF_MINMAX(float) CF_MINMAX(double)
+#undef CF_MINMAX
+inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+
+// ---- host runtime API -------------------------------------------------------------------
+namespace cudafuse_emu {
+inline cudaError_t g_last_error = cudaSuccess;
+}
+inline cudaError_t cudaMalloc(void **p, size_t n) {
+  *p = aligned_alloc(256, (n + 255) & ~size_t(255));
+  if (!*p && n) return ::cudafuse_emu::g_last_error = cudaErrorMemoryAllocation;
+  return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n);
+}
+inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = 1) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned = 1) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n);
+}
+inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n);
+}
+template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n);
+}
+template <class T> inline cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t w, size_t h) {
+  *pitch = (w + 255) & ~size_t(255);
+  return cudaMalloc(reinterpret_cast<void **>(p), *pitch * h);
+}
+inline cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
+  if (n) memmove(d, s, n);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k,
+                                   cudaStream_t = nullptr) {
+  return cudaMemcpy(d, s, n, k);
+}
+inline cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, size_t w,
+                                size_t h, cudaMemcpyKind) {
+  for (size_t r = 0; r < h; ++r)
+    memmove(static_cast<char *>(d) + r * dp, static_cast<const char *>(s) + r * sp, w);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w,
+                                     size_t h, cudaMemcpyKind k, cudaStream_t = nullptr) {
+  return cudaMemcpy2D(d, dp, s, sp, w, h, k);
+}
+inline cudaError_t cudaMemset(void *p, int v, size_t n) { memset(p, v, n); return cudaSuccess; }
+inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t = nullptr) {
+  return cudaMemset(p, v, n);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(T &sym, const void *src, size_t n, size_t off = 0,
+                                      cudaMemcpyKind = cudaMemcpyHostToDevice) {
+  if (off + n > sizeof(T)) return ::cudafuse_emu::g_last_error = cudaErrorInvalidValue;
+  memcpy(reinterpret_cast<char *>(&sym) + off, src, n);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(T &sym, const void *src, size_t n, size_t off = 0,
+                                           cudaMemcpyKind k = cudaMemcpyHostToDevice,
+                                           cudaStream_t = nullptr) {
+  return cudaMemcpyToSymbol(sym, src, n, off, k);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n, size_t off = 0,
+                                        cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+  if (off + n > sizeof(T)) return ::cudafuse_emu::g_last_error = cudaErrorInvalidValue;
+  memcpy(dst, reinterpret_cast<const char *>(&sym) + off, n);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void **p, T &sym) { *p = &sym; return cudaSuccess; }
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaThreadSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
+inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+inline cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
+inline cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+inline cudaError_t cudaGetLastError() {
+  cudaError_t e = ::cudafuse_emu::g_last_error;
+  ::cudafuse_emu::g_last_error = cudaSuccess;
+  return e;
+}
+inline cudaError_t cudaPeekAtLastError() { return ::cudafuse_emu::g_last_error; }
+inline const char *cudaGetErrorString(cudaError_t e) {
+  return e == cudaSuccess ? "no error" : "cudafuse emulation error";
+}
+inline const char *cudaGetErrorName(cudaError_t e) { return cudaGetErrorString(e); }
+// Streams and events: work runs at once, in program order, so they only need identities.
+inline cudaError_t cudaStreamCreate(cudaStream_t *s) {
+  *s = reinterpret_cast<cudaStream_t>(new char);
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) { return cudaStreamCreate(s); }
+inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete reinterpret_cast<char *>(s); return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
+inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = reinterpret_cast<cudaEvent_t>(new char);
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return cudaEventCreate(e); }
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete reinterpret_cast<char *>(e); return cudaSuccess; }
+inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = nullptr) { return cudaSuccess; }
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 0.0f; return cudaSuccess; }
+template <class F> inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
+template <class F> inline cudaError_t cudaFuncSetCacheConfig(F, cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+
+#define CUDART_PI_F 3.141592654f
+#define CUDART_PI 3.1415926535897931e+0
+#define CUDART_INF_F __int_as_float(0x7f800000)
+#define CUDART_NAN_F __int_as_float(0x7fffffff)

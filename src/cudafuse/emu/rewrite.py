@@ -1,0 +1,232 @@
+"""Rewriting a parsed .cu file into C++ that g++ compiles against cudafuse_emu.h.
+
+Only three kinds of text change: kernel launches become calls into the emulator,
+`extern __shared__` arrays become pointers into the block's dynamic shared buffer, and
+nothing else. Constructs the emulator cannot model are refused here, with file:line:col,
+rather than compiled into a wrong answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from cudafuse.codegen.splice import Rewriter
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import Span
+
+# Calls that make threads of a block wait for each other: a kernel that reaches one of them
+# (directly or through device functions) runs its threads as fibers.
+SYNC_CALLS = frozenset({
+    "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+    "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+    "__ballot_sync", "__any_sync", "__all_sync",
+})
+BAR_MACRO = "CUDAFUSE_BAR_SYNC"
+
+_UNSUPPORTED_CALLS = {
+    **dict.fromkeys(("tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex2DLayered", "texCubemap",
+                     "tex1DLod", "tex2DLod", "tex2DGather", "cudaCreateTextureObject",
+                     "cudaBindTexture", "cudaBindTexture2D", "cudaBindTextureToArray"),
+                    "textures are not supported by the emulator"),
+    **dict.fromkeys(("surf1Dread", "surf2Dread", "surf3Dread", "surf1Dwrite", "surf2Dwrite",
+                     "surf3Dwrite", "cudaCreateSurfaceObject"),
+                    "surfaces are not supported by the emulator"),
+    **dict.fromkeys(("cudaLaunchCooperativeKernel", "this_grid", "this_multi_grid"),
+                    "cooperative groups grid synchronisation is not supported by the emulator"),
+    "__match_any_sync": "__match_any_sync is not supported by the emulator",
+    "__match_all_sync": "__match_all_sync is not supported by the emulator",
+}
+_TEXT_REFUSALS = [
+    (re.compile(rb"#\s*include\s*[<\"]cooperative_groups"),
+     "cooperative groups are not supported by the emulator"),
+    (re.compile(rb"\btexture\s*<"), "texture references are not supported by the emulator"),
+    (re.compile(rb"#\s*include\s*[<\"]cuda_fp16\.h"),
+     "half precision (cuda_fp16.h) is not supported by the emulator"),
+]
+
+
+@dataclass
+class EmuSource:
+    """The rewritten program and what the runtime needs to know about it."""
+
+    text: str
+    fiber_kernels: frozenset[str]
+    qualified: dict[str, str] = field(default_factory=dict)  # function name -> C++ name
+
+
+def _diag(unit: TranslationUnit, span: Span, message: str) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, message, span.file or unit.path, span.line, span.col,
+                      unit.source.line_text(span.line) if span.file == unit.path else "")
+
+
+def _bodies(unit: TranslationUnit) -> list[Function]:
+    return [f for f in unit.functions if f.body is not None]
+
+
+def check_supported(unit: TranslationUnit) -> None:
+    """Raise CudafuseError listing every construct the emulator would get wrong."""
+    diags: list[Diagnostic] = []
+    for fn in _bodies(unit):
+        device = fn.space in ("global", "device")
+        assert fn.body is not None
+        for node in fn.body.walk():
+            if isinstance(node, n.Asm) and not node.text.lstrip().startswith(BAR_MACRO):
+                diags.append(_diag(unit, node.span, "inline assembly is not supported by the "
+                                   f"emulator (only the {BAR_MACRO}(id, n) macro is)"))
+            elif isinstance(node, n.Call) and node.callee in _UNSUPPORTED_CALLS:
+                diags.append(_diag(unit, node.span, _UNSUPPORTED_CALLS[node.callee]))
+            elif isinstance(node, n.KernelLaunch) and device:
+                diags.append(_diag(unit, node.span, "dynamic parallelism (a kernel launch in "
+                                   "device code) is not supported by the emulator"))
+    data = unit.source.data
+    for pattern, message in _TEXT_REFUSALS:
+        for m in pattern.finditer(data):
+            if _in_comment(data, m.start()):
+                continue
+            diags.append(_diag(unit, unit.source.span(m.start(), m.end()), message))
+    if diags:
+        diags.sort(key=lambda d: (d.line, d.col))
+        raise CudafuseError(diags)
+
+
+def _in_comment(data: bytes, pos: int) -> bool:
+    line_start = data.rfind(b"\n", 0, pos) + 1
+    if b"//" in data[line_start:pos]:
+        return True
+    return data.rfind(b"/*", 0, pos) > data.rfind(b"*/", 0, pos)
+
+
+def fiber_functions(unit: TranslationUnit) -> frozenset[str]:
+    """Names of functions that reach a barrier, warp collective or CUDAFUSE_BAR_SYNC."""
+    calls: dict[str, set[str]] = {}
+    needs: set[str] = set()
+    for fn in _bodies(unit):
+        assert fn.body is not None
+        out = calls.setdefault(fn.name, set())
+        for node in fn.body.walk():
+            if isinstance(node, n.Call):
+                out.add(node.callee)
+                if node.callee in SYNC_CALLS:
+                    needs.add(fn.name)
+            elif isinstance(node, n.Asm) and node.text.lstrip().startswith(BAR_MACRO):
+                needs.add(fn.name)
+    changed = True
+    while changed:
+        changed = False
+        for name, callees in calls.items():
+            if name not in needs and callees & needs:
+                needs.add(name)
+                changed = True
+    return frozenset(needs)
+
+
+def namespaces(data: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, name) of every named `namespace X {` region, found on the text.
+
+    The front end does not give qualified names, and trampolines need them. Comments and
+    string literals are skipped so that braces in them do not count."""
+    regions: list[tuple[int, int, str]] = []
+    stack: list[tuple[int, str | None]] = []
+    token = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|'
+                       rb'\bnamespace\s+([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)?\s*\{|[{}]',
+                       re.S)
+    for m in token.finditer(data):
+        text = m.group(0)
+        if text.startswith((b"//", b"/*", b'"', b"'")):
+            continue
+        if text.startswith(b"namespace"):
+            name = m.group(1)
+            stack.append((m.start(), re.sub(r"\s+", "", name.decode()) if name else ""))
+        elif text == b"{":
+            stack.append((m.start(), None))
+        elif stack:
+            start, name = stack.pop()
+            if name is not None:
+                regions.append((start, m.end(), name))
+    return regions
+
+
+def qualified_names(unit: TranslationUnit) -> dict[str, str]:
+    regions = namespaces(unit.source.data)
+    out: dict[str, str] = {}
+    for fn in _bodies(unit):
+        outer = sorted((r for r in regions if r[0] <= fn.span.start < r[1]), key=lambda r: r[0])
+        parts = [r[2] for r in outer if r[2]]
+        out[fn.name] = "::" + "::".join([*parts, fn.name])
+    return out
+
+
+def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
+                 diags: list[Diagnostic]) -> tuple[int, int, str] | None:
+    src = unit.source
+    cfg, callee = launch.config_span, launch.callee_span
+    text = src.text(cfg) if cfg.file == unit.path else ""
+    callee_text = src.text(callee) if callee.file == unit.path else ""
+    if not (callee_text and text.startswith(callee_text) and text.endswith(">>>")
+            and "<<<" in text):
+        diags.append(_diag(unit, launch.span, f"cannot rewrite the launch of "
+                           f"'{launch.kernel}' for emulation (is it inside a macro?)"))
+        return None
+    inner = text[text.index("<<<", len(callee_text)) + 3:-3]
+    data = src.data
+    pos = cfg.end
+    while pos < len(data) and data[pos:pos + 1].isspace():
+        pos += 1
+    if data[pos:pos + 1] != b"(":
+        diags.append(_diag(unit, launch.span, "cannot find the argument list of this launch"))
+        return None
+    sep = ", " if launch.args else ""
+    name = launch.kernel.replace('"', "")
+    new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {str(fibers).lower()})'
+           f"({inner}).run([&](auto... cf_arg_) {{ {callee_text}(cf_arg_...); }}{sep}")
+    return cfg.start, pos + 1, new
+
+
+def _extern_shared(unit: TranslationUnit, rw: Rewriter) -> None:
+    def replace(span: Span, name: str, var_type: str, scope_static: bool) -> None:
+        elem, _, rest = var_type.partition("[")
+        rest = rest.partition("]")[2]  # dims after the first (unsized) one
+        elem = elem.strip()
+        static = "static " if scope_static else ""
+        if rest:
+            decl = (f"{static}{elem} (*const {name}){rest} = "
+                    f"reinterpret_cast<{elem} (*){rest}>(__cudafuse_dyn_smem())")
+        else:
+            decl = f"{static}{elem} *const {name} = static_cast<{elem} *>(__cudafuse_dyn_smem())"
+        rw.replace(span, decl, "extern __shared__ -> dynamic shared buffer")
+
+    for fn in _bodies(unit):
+        assert fn.body is not None
+        for node in fn.body.walk():
+            if isinstance(node, n.VarDecl) and {"shared", "extern"} <= node.storage:
+                replace(node.span, node.name, node.var_type, False)
+    for g in unit.globals:
+        if g.space == "shared" and g.is_extern and g.span.file == unit.path:
+            replace(g.span, g.name, g.type, True)
+
+
+def rewrite(unit: TranslationUnit) -> EmuSource:
+    """The emulation source for `unit` (raises CudafuseError on unsupported constructs)."""
+    check_supported(unit)
+    needs = fiber_functions(unit)
+    known = {f.name for f in _bodies(unit)}
+    rw = Rewriter(unit.source)
+    diags: list[Diagnostic] = []
+    fiber_kernels: set[str] = set()
+    for launches in unit.launches.values():
+        for launch in launches:
+            # A kernel the front end could not see is given fibers, to be safe.
+            fibers = launch.kernel in needs or launch.kernel not in known
+            if fibers:
+                fiber_kernels.add(launch.kernel)
+            edit = _launch_text(unit, launch, fibers, diags)
+            if edit:
+                rw.replace_range(*edit, reason=f"launch of {launch.kernel}")
+    if diags:
+        raise CudafuseError(diags)
+    _extern_shared(unit, rw)
+    fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
+    return EmuSource(rw.apply().decode("utf-8"), frozenset(fiber_kernels), qualified_names(unit))

@@ -1,0 +1,161 @@
+"""Building a .cu file into a shared library for one backend, cached by content hash."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.emu import header_path, include_dir
+from cudafuse.emu.rewrite import rewrite
+from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.runtime import trampoline
+from cudafuse.runtime.trampoline import Entry
+
+_GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
+_NVCC_DIAG = re.compile(r"^(.*?)\((\d+)\): error: (.*)$")
+BUILD_VERSION = "1"  # bump when the generated code changes shape
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()  # NAME or NAME=VALUE
+    opt: str = "-O2"
+    sanitize: bool = False
+    arch: str = "sm_90"
+
+
+@dataclass
+class Built:
+    library: Path
+    entries: list[Entry]
+    fiber_kernels: frozenset[str] = field(default_factory=frozenset)
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("CUDAFUSE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cudafuse")
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _defines(defines: dict[str, object] | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    if not defines:
+        return ()
+    if isinstance(defines, dict):
+        return tuple(k if v is None else f"{k}={v}" for k, v in defines.items())
+    return tuple(defines)
+
+
+def _diagnostics(output: str, pattern: re.Pattern[str], has_col: bool) -> list[Diagnostic]:
+    diags = []
+    for line in output.splitlines():
+        m = pattern.match(line)
+        if not m:
+            continue
+        file, ln = m.group(1), int(m.group(2))
+        col = int(m.group(3)) if has_col else 0
+        msg = m.group(4) if has_col else m.group(3)
+        text = ""
+        try:
+            text = Path(file).read_text("utf-8", "replace").splitlines()[ln - 1]
+        except (OSError, IndexError):
+            pass
+        diags.append(Diagnostic(Severity.ERROR, msg, file, ln, col, text))
+    return diags
+
+
+def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
+             what: str) -> None:
+    tmp = out.with_name(f"{out.stem}.{os.getpid()}.tmp{out.suffix}")
+    proc = subprocess.run([*cmd, "-o", str(tmp)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        diags = _diagnostics(proc.stderr + proc.stdout, pattern, has_col)
+        if not diags:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-20:]
+            raise error(f"{what} failed:\n" + "\n".join(tail))
+        raise CudafuseError(diags[:20])
+    os.replace(tmp, out)
+
+
+def _key(*parts: str | bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode() if isinstance(p, str) else p)
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def _includes_blob(paths: list[str]) -> bytes:
+    blob = []
+    for p in paths:
+        try:
+            blob.append(p.encode() + b"\0" + Path(p).read_bytes())
+        except OSError:
+            blob.append(p.encode())
+    return b"\0".join(blob)
+
+
+def build(path: str, backend: str, opts: BuildOptions) -> Built:
+    """Parse, rewrite (emu) or keep (nvcc) the program, append trampolines, compile."""
+    src = Path(path)
+    parsed = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines))
+    unit = parsed.unit
+    if backend == "emu":
+        emu = rewrite(unit)
+        text, fibers, qualified = emu.text, emu.fiber_kernels, emu.qualified
+    else:
+        from cudafuse.emu.rewrite import qualified_names
+
+        text, fibers, qualified = unit.source.data.decode(), frozenset(), qualified_names(unit)
+    entries = trampoline.entries(unit, qualified)
+    full = (f'#line 1 "{src.resolve()}"\n{text}\n#line 1 "<cudafuse trampolines>"\n'
+            + trampoline.source(entries, backend, fibers))
+    flags = _flags(src, backend, opts)
+    extra = header_path().read_bytes() if backend == "emu" else b""
+    tool = _tool(backend)
+    key = _key(BUILD_VERSION, backend, full, extra, " ".join(flags), tool,
+               _includes_blob(unit.includes))
+    root = cache_dir()
+    lib = root / f"{backend}-{key}.so"
+    if not lib.exists():
+        suffix = ".cpp" if backend == "emu" else ".cu"
+        src_copy = root / f"{backend}-{key}{suffix}"
+        with tempfile.NamedTemporaryFile("w", dir=root, suffix=suffix, delete=False) as fh:
+            fh.write(full)
+        os.replace(fh.name, src_copy)
+        if backend == "emu":
+            _compile([tool, *flags, str(src_copy)], lib, _GCC_DIAG, True, "g++")
+        else:
+            _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
+    return Built(lib, entries, fibers)
+
+
+def _tool(backend: str) -> str:
+    name = os.environ.get("CXX", "g++") if backend == "emu" else "nvcc"
+    found = shutil.which(name)
+    if not found:
+        raise error(f"'{name}' not found on PATH (needed by the {backend} backend)")
+    return found
+
+
+def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
+    common = [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
+    if backend == "emu":
+        flags = ["-std=c++17", opts.opt, "-g0", "-fPIC", "-shared", "-w", "-fno-strict-aliasing",
+                 "-x", "c++", "-include", str(header_path()), "-I", str(include_dir()),
+                 "-iquote", str(src.resolve().parent), *common]
+        if opts.sanitize:
+            flags += ["-fsanitize=address", "-fno-omit-frame-pointer"]
+        return flags
+    return ["-shared", "-Xcompiler", "-fPIC", f"-arch={opts.arch}", "-std=c++17", opts.opt,
+            "-I", str(src.resolve().parent), *common]

@@ -1,0 +1,107 @@
+"""The emu backend's side of the worker protocol (see worker.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import numpy as np
+
+from cudafuse.runtime.convert import Item
+
+
+class KernelError(RuntimeError):
+    """The program failed while running: an emulator report, a crash, a CUDA error."""
+
+
+class EmuExecutor:
+    def __init__(self, library: Path, env: dict[str, str], timeout: float | None):
+        self._library = library
+        self._env = env
+        self._timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self.manifest = ""
+        self._start()
+
+    def _start(self) -> None:
+        fd, self._report = tempfile.mkstemp(prefix="cudafuse-emu-", suffix=".txt")
+        os.close(fd)
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        env = {**os.environ, **self._env, "CUDAFUSE_EMU_REPORT": self._report}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "cudafuse.runtime.worker", str(self._library),
+             str(to_child_r), str(from_child_w)],
+            pass_fds=(to_child_r, from_child_w), env=env, stdin=subprocess.DEVNULL)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._tx = Connection(to_child_w, readable=False)
+        self._rx = Connection(from_child_r, writable=False)
+        self.manifest = self._receive("loading the library")[1]
+
+    def _receive(self, what: str) -> tuple:
+        try:
+            if self._timeout is not None and not self._rx.poll(self._timeout):
+                self._kill()
+                raise KernelError(f"{what}: no answer after {self._timeout:g} s (an endless "
+                                  "loop in the program?); the worker was stopped")
+            return self._rx.recv()
+        except (EOFError, OSError, ConnectionError):
+            raise KernelError(self._death(what)) from None
+
+    def _death(self, what: str) -> str:
+        assert self._proc is not None
+        code = self._proc.wait()
+        report = Path(self._report).read_text(errors="replace").strip()
+        self._close_pipes()
+        self._proc = None
+        if report:
+            return report
+        if code < 0:
+            name = signal.Signals(-code).name
+            hint = (" (an out-of-bounds access or a fiber stack overflow: try load(..., "
+                    "sanitize=True) or CUDAFUSE_EMU_STACK_KB)") if name in ("SIGSEGV", "SIGBUS") \
+                else ""
+            return f"{what}: the program crashed with {name}{hint}"
+        return f"{what}: the emulation worker exited with status {code}"
+
+    def run(self, op: str, name: str, items: list[Item],
+            cfg: tuple[int, ...] | None) -> tuple[int, bytes, list[np.ndarray]]:
+        if self._proc is None:
+            self._start()
+        what = f"{'call' if op == 'h' else 'launch'} of '{name}'"
+        try:
+            self._tx.send((op, name, items, cfg))
+        except (OSError, ConnectionError):
+            raise KernelError(self._death(what)) from None
+        _, rc, ret, arrays = self._receive(what)
+        return rc, ret, arrays
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        for conn in (getattr(self, "_tx", None), getattr(self, "_rx", None)):
+            if conn is not None and not conn.closed:
+                conn.close()
+        Path(self._report).unlink(missing_ok=True)
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._tx.close()
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        self._close_pipes()

@@ -1,0 +1,108 @@
+"""load(): build a .cu file for a backend and call its host functions or kernels."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from cudafuse.runtime import convert
+from cudafuse.runtime.build import BuildOptions, Built, _defines, build
+from cudafuse.runtime.emu_exec import EmuExecutor, KernelError
+from cudafuse.runtime.trampoline import Signature, parse_manifest
+
+BACKENDS = ("emu", "nvcc")
+
+
+class Library:
+    """A built program. `call` runs a host function, `launch` a kernel; numpy arrays are
+    copied to device buffers before and back into the same arrays after."""
+
+    def __init__(self, path: str, backend: str, built: Built, executor: Any):
+        self.path = path
+        self.backend = backend
+        self.built = built
+        self._exec = executor
+        self.signatures: dict[str, Signature] = parse_manifest(executor.manifest)
+
+    def _sig(self, name: str, kind: str) -> Signature:
+        sig = self.signatures.get(name)
+        if sig is None or sig.kind != kind:
+            have = sorted(s.name for s in self.signatures.values() if s.kind == kind)
+            other = " (it is a kernel: use launch)" if sig and kind == "host" else \
+                " (it is a host function: use call)" if sig else ""
+            raise KeyError(f"{self.path}: no callable {kind} function '{name}'{other}; "
+                           f"available: {', '.join(have) or 'none'}")
+        return sig
+
+    def call(self, name: str, *args: Any) -> Any:
+        sig = self._sig(name, "host")
+        items = convert.convert(sig, args)
+        rc, ret, arrays = self._exec.run("h", name, items, None)
+        convert.copy_back(args, items, arrays)
+        if rc:
+            raise KernelError(f"call of '{name}': CUDA error {rc}")
+        return convert.decode(sig.ret, ret)
+
+    def launch(self, name: str, grid: Any, block: Any, shared: int = 0,
+               args: Sequence[Any] = ()) -> None:
+        sig = self._sig(name, "kernel")
+        items = convert.convert(sig, args)
+        g = convert.scalar_bytes("D", grid, f"{name}: grid")
+        b = convert.scalar_bytes("D", block, f"{name}: block")
+        if not isinstance(shared, int) or shared < 0:
+            raise convert.ArgumentError(f"{name}: shared must be a non-negative int")
+        cfg = (*memoryview(g).cast("I"), *memoryview(b).cast("I"), shared)
+        rc, _, arrays = self._exec.run("k", name, items, cfg)
+        convert.copy_back(args, items, arrays)
+        if rc:
+            raise KernelError(f"launch of '{name}': CUDA error {rc}")
+
+    def close(self) -> None:
+        self._exec.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+def load(path: str | os.PathLike[str], backend: str = "emu", *,
+         include_dirs: Sequence[str] = (), defines: Mapping[str, object] | Sequence[str] | None
+         = None, opt: str = "-O2", sanitize: bool = False, seed: int | None = None,
+         fibers: bool = False, timeout: float | None = None, arch: str = "sm_90") -> Library:
+    """Build `path` for `backend` ("emu": g++ and the emulator; "nvcc": the GPU).
+
+    emu only: `seed` runs the threads of each block in a seeded random order between
+    barriers (to expose races); `fibers` runs every kernel on fibers; `sanitize` builds with
+    AddressSanitizer; `timeout` (seconds) stops a call that does not finish.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    opts = BuildOptions(tuple(str(d) for d in include_dirs), _defines(defines), opt, sanitize,
+                        arch)
+    built = build(str(path), backend, opts)
+    if backend == "nvcc":
+        from cudafuse.runtime.gpu import GpuExecutor
+
+        return Library(str(path), backend, built, GpuExecutor(built.library))
+    env: dict[str, str] = {}
+    if seed:
+        env["CUDAFUSE_EMU_SEED"] = str(seed)
+    if fibers:
+        env["CUDAFUSE_EMU_FIBERS"] = "1"
+    if sanitize:
+        asan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
+                              text=True).stdout.strip()
+        env["LD_PRELOAD"] = asan
+        env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+    return Library(str(path), backend, built, EmuExecutor(Path(built.library), env, timeout))

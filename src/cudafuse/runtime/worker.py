@@ -1,0 +1,65 @@
+"""The emulation worker: a process that loads one emulated library and runs calls on it.
+
+Running user code in its own process turns an emulator report (deadlock, divergence), a
+segmentation fault or a stack overflow into a Python exception in the caller, instead of the
+end of the caller's process. Usage: python -m cudafuse.runtime.worker LIB READ_FD WRITE_FD
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+
+
+def _argv(items: list[tuple[str, Any]]) -> tuple[Any, list[Any], list[np.ndarray]]:
+    keep: list[Any] = []
+    arrays: list[np.ndarray] = []
+    ptrs: list[int] = []
+    for kind, value in items:
+        if kind == "a":
+            arr = np.array(value, copy=True, order="C")
+            arrays.append(arr)
+            buf: Any = ctypes.c_void_p(arr.ctypes.data)
+        else:
+            buf = ctypes.create_string_buffer(bytes(value), max(len(value), 16))
+        keep.append(buf)
+        ptrs.append(ctypes.addressof(buf))
+    argv = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
+    return argv, keep, arrays
+
+
+def serve(path: str, rx: Connection, tx: Connection) -> None:
+    lib = ctypes.CDLL(path)
+    lib.cudafuse_manifest.restype = ctypes.c_char_p
+    libc = ctypes.CDLL(None)
+    tx.send(("ready", lib.cudafuse_manifest().decode()))
+    while True:
+        try:
+            op, name, items, cfg = rx.recv()
+        except EOFError:
+            return
+        argv, keep, arrays = _argv(items)
+        ret = ctypes.create_string_buffer(16)
+        if op == "h":
+            fn = getattr(lib, f"cudafuse_h_{name}")
+            rc = fn(argv, ret)
+        else:
+            fn = getattr(lib, f"cudafuse_k_{name}")
+            dims = (ctypes.c_uint * 6)(*cfg[:6])
+            rc = fn(dims, ctypes.c_size_t(cfg[6]), argv)
+        libc.fflush(None)
+        del keep
+        tx.send(("ok", rc, ret.raw, arrays))
+
+
+def main() -> None:
+    path, rfd, wfd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    serve(path, Connection(rfd, writable=False), Connection(wfd, readable=False))
+
+
+if __name__ == "__main__":
+    main()
