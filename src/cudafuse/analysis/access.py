@@ -28,7 +28,8 @@ from cudafuse.analysis.symbolic import (
 _BAD_KINDS = {
     "load": "data-dependent index (the index is read from memory)",
     "bigloop": "loop too large to enumerate",
-    "loopvar": "index depends on loop variable '{}' (reduction or loop-carried)",
+    "loopvar": "index depends on loop variable '{}' of a loop without constant bounds "
+               "(reduction or loop-carried)",
     "var": "index depends on '{}', a variable assigned more than once",
     "ptrvar": "pointer arithmetic it cannot follow ('{}' is reassigned)",
     "call": "index depends on a call to '{}'",
@@ -273,3 +274,9 @@ def _border(dim: str, off: int, sides: list[_Side], path: tuple[Pred, ...]
 def coords_pred(p: Pred) -> Pred:
     """p with thread coordinates folded (see symbolic.to_coords)."""
     return pred_coords(p)
+
+
+def guarded_by(dim: str, off: int, path: tuple[Pred, ...]) -> bool:
+    """Whether `path` (raw, as recorded) keeps D + off inside [0, B) on the side(s) it leaves."""
+    lo, hi, _ = _guarded(dim, off, tuple(pred_coords(p) for p in path))
+    return (lo or off >= 0) and (hi or off <= 0)

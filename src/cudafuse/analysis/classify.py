@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cudafuse.analysis.access import Shape, shape_of
+from cudafuse.analysis.access import Shape, guarded_by, shape_of
 from cudafuse.analysis.evaluate import Access
 
 
@@ -86,8 +86,12 @@ def classify_store(pointer: str, accesses: list[Access], dims: set[str]) -> Stor
 
 
 def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: bool,
-                  hazard: str) -> LoadClass:
-    """The verdict for the loads through one pointer (accesses: its loads/atomics/escapes)."""
+                  hazard: str, stores: list[Access] | None = None) -> LoadClass:
+    """The verdict for the loads through one pointer (accesses: its loads/atomics/escapes).
+
+    `stores` are the kernel's stores: when every one of them is made only where an offset read
+    is in range, the kernel computes the interior only and the border is `interior`.
+    """
     lines = tuple(sorted({a.span.line for a in accesses}))
     if any(a.mode == "escape" for a in accesses):
         return LoadClass(pointer, "other", "pointer passed to a function it cannot see into",
@@ -95,6 +99,10 @@ def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: 
     if any(a.mode == "atomic" for a in accesses):
         return LoadClass(pointer, "other", "atomic updates", lines=lines)
     if not dims:
+        for a in accesses:
+            s = a.note or shape_of(a.index, a.path)
+            if isinstance(s, str):
+                return LoadClass(pointer, "other", s, lines=lines)
         return LoadClass(pointer, "other", "no thread-to-data mapping recognised", lines=lines)
     shapes = _shapes(accesses, dims)
     if isinstance(shapes, str):
@@ -111,8 +119,14 @@ def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: 
     borders, bounds = [], []
     for i in range(len(names)):
         modes = sorted({s.dims[i].border for s in shapes if s.dims[i].border != "none"})
-        borders.append(modes[0] if len(modes) == 1 else "mixed(" + ",".join(modes) + ")"
-                       if modes else "none")
+        mode = modes[0] if len(modes) == 1 else "mixed(" + ",".join(modes) + ")" \
+            if modes else "none"
+        if "unguarded" in modes:
+            mode = "unguarded"  # some offset is read with no handling at all
+        if mode == "constant" and stores and all(
+                guarded_by(names[i], o[i], st.path) for st in stores for o in window):
+            mode = "interior"
+        borders.append(mode)
         bounds.append(next((s.dims[i].bound for s in shapes if s.dims[i].bound), ""))
     kind = "point" if window == (tuple(0 for _ in names),) else "stencil"
     layout = tuple(d.stride for d in shapes[0].dims)

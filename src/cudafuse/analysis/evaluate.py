@@ -178,8 +178,7 @@ class Evaluator:
             self.for_loop(s, path)
             return path
         if isinstance(s, n.While):
-            for d in assigned_decls(s):
-                self.frame.env.pop(d, None)
+            self.forget(assigned_decls(s))
             c = self.cond(s.cond, path)
             self.stmt(s.body, (*path, c))
             return path
@@ -239,9 +238,19 @@ class Evaluator:
             env[var.decl] = opaque("loopvar", var.name)
         self._walk_once(s, path, body_writes)
 
+    def forget(self, decls: set[str]) -> None:
+        """Locals written in a loop body: their values are unknown from the first iteration on."""
+        env = self.frame.env
+        for d in decls:
+            v = env.get(d)
+            if isinstance(v, PtrVal):
+                env[d] = PtrVal(v.base, v.name, v.kind, opaque("ptrvar", d.split("@")[0]),
+                                f"pointer '{d.split('@')[0]}' is reassigned")
+            else:
+                env.pop(d, None)
+
     def _walk_once(self, s: n.For, path: tuple[Pred, ...], writes: set[str]) -> None:
-        for d in writes:
-            self.frame.env.pop(d, None)
+        self.forget(writes)
         c = self.cond(s.cond, path) if s.cond is not None else TRUE
         self.stmt(s.body, (*path, c))
         if s.inc is not None:
@@ -493,6 +502,10 @@ class Evaluator:
             if isinstance(a, Poly) and isinstance(b, Poly):
                 return Poly.atom(Atom(_MINMAX[name], _MINMAX[name], (a, b)))
             return opaque("opaque", name)
+        if name.startswith("operator") and name[8:].endswith("=") and len(e.args) == 2 and \
+                name[8:] not in ("==", "!=", "<=", ">="):
+            # an assignment of a class type (float4, a struct): clang makes it a call
+            return self.assign(n.Binary(name[8:], e.args[0], e.args[1], span=e.span), path)
         args = [self.expr(x, path) for x in e.args]
         if name.startswith("atomic") and args and isinstance(args[0], PtrVal):
             self.record(args[0], "atomic", path, e.span)

@@ -9,7 +9,14 @@ from cudafuse.analysis.access import bad_atom_reason, coords_pred
 from cudafuse.analysis.callgraph import transitive_callees
 from cudafuse.analysis.classify import LoadClass, StoreClass, classify_load, classify_store
 from cudafuse.analysis.evaluate import Access, Evaluator, exits
-from cudafuse.analysis.symbolic import ONE, Poly, coord, coord_dims, to_coords
+from cudafuse.analysis.symbolic import (
+    ONE,
+    Poly,
+    block_size_assumptions,
+    coord,
+    coord_dims,
+    to_coords,
+)
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
@@ -62,6 +69,7 @@ class Mapping:
     guard: tuple[tuple[str, str], ...]  # (dim, bound): threads run only where D < bound
     guard_text: str = ""
     guard_form: str = ""  # return (early exit) or if (enclosing)
+    assumptions: tuple[str, ...] = ()  # e.g. blockDim.x == 128 (from blockIdx.x * 128 + ...)
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,10 @@ def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[
         if coord_dims(v) and bad_atom_reason(v) is None:
             variables.append((name, str(v)))
     dims = set()
+    for name, value in ev.values.values():
+        v = to_coords(value)
+        if v.single_atom() is not None and coord_dims(v) and name:
+            dims |= coord_dims(v)
     for _, d in ev.grid_stride:
         dims.add(d)
     for a in accesses:
@@ -164,8 +176,14 @@ def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[
                     if not coord_dims(b) and d not in guard:
                         guard[d] = str(b)
     text, form = _guard_stmt(unit, fn)
+    assume: set[tuple[str, int]] = set()
+    for _, value in ev.values.values():
+        assume |= block_size_assumptions(value)
+    for a in accesses:
+        assume |= block_size_assumptions(a.index)
     return Mapping(tuple(sorted(dims)), tuple(variables), tuple(ev.grid_stride),
-                   tuple(sorted(guard.items())), text, form)
+                   tuple(sorted(guard.items())), text, form,
+                   tuple(f"blockDim.{d} == {b}" for d, b in sorted(assume)))
 
 
 def _guard_stmt(unit: TranslationUnit, fn: Function) -> tuple[str, str]:
@@ -203,6 +221,7 @@ def analyze_kernel(unit: TranslationUnit, fn: Function) -> KernelFacts:
     elif warp:
         hazard = "threads exchange data through warp shuffles/votes"
     params, loads, stores = [], [], []
+    all_stores = [a for a in accesses if a.mode == "store" and a.base_kind == "param"]
     for p in fn.params:
         mine = [a for a in accesses if a.base == p.decl]
         modes = {a.mode for a in mine}
@@ -212,7 +231,7 @@ def analyze_kernel(unit: TranslationUnit, fn: Function) -> KernelFacts:
         reads = [a for a in mine if a.mode != "store"]
         writes = [a for a in mine if a.mode in ("store", "atomic")]
         if reads:
-            loads.append(classify_load(p.name, reads, dims, bool(writes), hazard))
+            loads.append(classify_load(p.name, reads, dims, bool(writes), hazard, all_stores))
         if writes:
             stores.append(classify_store(p.name, writes, dims))
     return KernelFacts(

@@ -51,6 +51,8 @@ def _kernel(k: dict[str, Any]) -> list[str]:
     if m["grid_stride"]:
         mapping += " grid-stride " + ", ".join(f"{g['variable']} over {g['dim']}"
                                                for g in m["grid_stride"])
+    if m["assumptions"]:
+        mapping += " (assumes " + ", ".join(m["assumptions"]) + ")"
     lines.append(mapping)
     g = m["guard"]
     bounds = ", ".join(f"{d} < {b}" for d, b in g["bounds"].items())

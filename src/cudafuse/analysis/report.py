@@ -49,6 +49,7 @@ def kernel_dict(k: KernelFacts) -> dict[str, Any]:
             "grid_stride": [{"variable": a, "dim": d} for a, d in m.grid_stride],
             "guard": {"text": m.guard_text, "form": m.guard_form,
                       "bounds": {d: b for d, b in m.guard}},
+            "assumptions": list(m.assumptions),
         },
         "shared": [{"name": s.name, "type": s.elem_type, "bytes": s.size_bytes,
                     "dynamic": s.dynamic, "line": s.line} for s in k.shared],

@@ -240,7 +240,12 @@ def to_coords(p: Poly) -> Poly:
             rest.remove(tid)
             partner = tuple(sorted([*rest, bid, bdim]))
             if acc.get(partner) != c:
-                continue
+                # blockIdx.d * B + threadIdx.d with a constant B: the block size is assumed
+                # to be B (see block_size_assumptions).
+                partner = tuple(sorted([*rest, bid]))
+                k = acc.get(partner, 0)
+                if not (c and k % c == 0 and k // c > 1):
+                    continue
             del acc[m], acc[partner]
             new = tuple(sorted([*rest, coord(dim)]))
             acc[new] = acc.get(new, 0) + c
@@ -265,3 +270,23 @@ def pred_coords(p: Pred) -> Pred:
 def coord_dims(p: Poly | Pred) -> set[str]:
     """The dimensions whose global coordinate appears anywhere in p."""
     return {a.name.lower() for a in p.atoms() if a.kind == "coord"}
+
+
+def block_size_assumptions(p: Poly) -> set[tuple[str, int]]:
+    """(dim, B) for every `blockIdx.d * B + threadIdx.d` that to_coords folds with a constant B:
+    the fold is right only when the kernel runs with blockDim.d == B."""
+    out: set[tuple[str, int]] = set()
+    for dim in DIMS:
+        tid, bid = builtin("threadIdx", dim), builtin("blockIdx", dim)
+        acc = dict(p.terms)
+        for m, c in p.terms:
+            if tid in m and c:
+                rest = list(m)
+                rest.remove(tid)
+                k = acc.get(tuple(sorted([*rest, bid])), 0)
+                if k % c == 0 and k // c > 1:
+                    out.add((dim, k // c))
+    for a in p.atoms():
+        for sub in a.args:
+            out |= block_size_assumptions(sub)
+    return out
