@@ -31,6 +31,8 @@ def _lib() -> ctypes.CDLL:
     lib.clang_EvalResult_getAsDouble.argtypes = [ctypes.c_void_p]
     lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
     lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+    lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
+    lib.clang_Location_isFromMainFile.restype = ctypes.c_int
     return lib
 
 
@@ -60,3 +62,54 @@ def evaluate(cursor: ci.Cursor) -> int | float | None:
         return None
     finally:
         lib.clang_EvalResult_dispose(res)
+
+
+def in_main_file(cursor: ci.Cursor) -> bool:
+    """Whether the cursor's (expansion) location lies in the main file.
+
+    One C call instead of `cursor.location.file.name`, which builds a File and a Python string:
+    a translation unit that includes <math.h> has tens of thousands of top-level declarations,
+    and filtering them by name cost more than parsing.
+    """
+    return bool(_lib().clang_Location_isFromMainFile(cursor.location))
+
+
+
+
+@functools.cache
+def _raw_lib() -> ctypes.CDLL:
+    """The same library through a second handle, so that these prototypes (plain void* for
+    CXFile) do not clash with the ones clang.cindex registers."""
+    raw = ctypes.CDLL(ci.conf.lib._name, handle=ci.conf.lib._handle)
+    fn = raw.clang_getInstantiationLocation
+    fn.argtypes = [ci.SourceLocation, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                   ctypes.c_void_p]
+    fn.restype = None
+    raw.clang_getFileName.argtypes = [ctypes.c_void_p]
+    raw.clang_getFileName.restype = ci._CXString
+    return raw
+
+
+# Out-parameters reused by every call: lowering is single-threaded, and allocating four
+# ctypes objects per location was a measurable share of the time.
+_OUT_FILE, _OUT_LINE, _OUT_COL, _OUT_OFF = (ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(),
+                                            ctypes.c_uint())
+_OUT_PTRS = tuple(ctypes.addressof(x) for x in (_OUT_FILE, _OUT_LINE, _OUT_COL, _OUT_OFF))
+
+
+def expansion(loc: ci.SourceLocation, names: dict[int, str]) -> tuple[str, int, int, int]:
+    """(file name, line, column, offset) of a location's expansion site, in one C call.
+
+    `loc.file`, `loc.line`, ... each repeat that call and build a new File and string; the
+    lowering asks for spans of every node, and this halves its time. `names` caches file
+    names by CXFile handle: keep one per translation unit, since handles die with it.
+    """
+    _raw_lib().clang_getInstantiationLocation(loc, *_OUT_PTRS)
+    key = _OUT_FILE.value or 0
+    line, col, off = _OUT_LINE.value, _OUT_COL.value, _OUT_OFF.value
+    if not key:
+        return "", line, col, off
+    name = names.get(key)
+    if name is None:
+        name = names[key] = ci._CXString.from_result(_raw_lib().clang_getFileName(key))
+    return name, line, col, off

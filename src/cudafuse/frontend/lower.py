@@ -6,7 +6,7 @@ import re
 
 import clang.cindex as ci
 
-from cudafuse.frontend.clang_api import binary_op, evaluate, unary_op
+from cudafuse.frontend.clang_api import binary_op, evaluate, expansion, unary_op
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, Param
 from cudafuse.ir.source import SourceFile, Span
@@ -26,10 +26,10 @@ class LoweringError(Exception):
         self.span = span
 
 
-def decl_id(cursor: ci.Cursor) -> str:
+def decl_id(cursor: ci.Cursor, names: dict[int, str] | None = None) -> str:
     """A stable name for a declaration: spelling, file and offset of its declaration."""
-    loc = cursor.location
-    return f"{cursor.spelling}@{loc.file.name if loc.file else ''}:{loc.offset}"
+    fname, _, _, offset = expansion(cursor.location, {} if names is None else names)
+    return f"{cursor.spelling}@{fname}:{offset}"
 
 
 class Lowerer:
@@ -37,23 +37,26 @@ class Lowerer:
 
     def __init__(self, source: SourceFile):
         self.source = source
+        self.names: dict[int, str] = {}  # CXFile handle -> name, for this translation unit
 
     # ---- helpers -----------------------------------------------------------------------
 
+    def decl(self, cursor: ci.Cursor) -> str:
+        return decl_id(cursor, self.names)
+
     def span(self, cursor: ci.Cursor) -> Span:
         ext = cursor.extent
-        start, end = ext.start, ext.end
-        if start.file is None or start.file.name != self.source.path:
-            return Span(start.file.name if start.file else "", 0, 0, start.line, start.column)
-        return Span(self.source.path, start.offset, max(end.offset, start.offset),
-                    start.line, start.column)
+        fname, line, col, start = expansion(ext.start, self.names)
+        if fname != self.source.path:
+            return Span(fname, 0, 0, line, col)
+        end = expansion(ext.end, self.names)[3]
+        return Span(fname, start, max(end, start), line, col)
 
     def name_span(self, cursor: ci.Cursor) -> Span:
-        loc = cursor.location
-        if loc.file is None or loc.file.name != self.source.path:
-            return Span("", 0, 0, loc.line, loc.column)
-        return Span(self.source.path, loc.offset, loc.offset + len(cursor.spelling),
-                    loc.line, loc.column)
+        fname, line, col, offset = expansion(cursor.location, self.names)
+        if fname != self.source.path:
+            return Span("", 0, 0, line, col)
+        return Span(fname, offset, offset + len(cursor.spelling), line, col)
 
     @staticmethod
     def attrs(cursor: ci.Cursor) -> set[str]:
@@ -63,10 +66,14 @@ class Lowerer:
 
     def expr(self, c: ci.Cursor) -> n.Expr:
         kind = c.kind
-        sp, ty = self.span(c), c.type.spelling
         kids = list(c.get_children())
-        if kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(kids) == 1:
-            return self.expr(kids[0])
+        # Parentheses and implicit conversions (a third of all nodes) are looked through
+        # before anything else is asked of them.
+        while kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(kids) == 1:
+            c = kids[0]
+            kind = c.kind
+            kids = list(c.get_children())
+        sp, ty = self.span(c), c.type.spelling
         if kind == K.INTEGER_LITERAL:
             v = evaluate(c)
             return n.IntLit(int(v) if v is not None else 0, span=sp, type=ty)
@@ -111,12 +118,12 @@ class Lowerer:
         if d is None:
             return n.Ref(name, "other", span=sp, type=ty)
         if d.kind == K.ENUM_CONSTANT_DECL:
-            return n.Ref(name, "enum", decl_id(d), d.enum_value, span=sp, type=ty)
+            return n.Ref(name, "enum", self.decl(d), d.enum_value, span=sp, type=ty)
         if d.kind == K.PARM_DECL:
-            return n.Ref(name, "param", decl_id(d), span=sp, type=ty)
+            return n.Ref(name, "param", self.decl(d), span=sp, type=ty)
         if d.kind == K.TEMPLATE_NON_TYPE_PARAMETER:
             # A compile-time constant per instantiation, but with no single value to fold.
-            return n.Ref(name, "template_param", decl_id(d), span=sp, type=ty)
+            return n.Ref(name, "template_param", self.decl(d), span=sp, type=ty)
         if d.kind == K.VAR_DECL:
             shim = d.location.file is not None and "cudafuse_cuda_shim" in d.location.file.name
             if name in BUILTINS and shim:
@@ -124,10 +131,11 @@ class Lowerer:
             local = d.semantic_parent is not None and d.semantic_parent.kind in (
                 K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)
             value = evaluate(d) if d.type.is_const_qualified() else None
-            return n.Ref(name, "local" if local else "global", decl_id(d), value, span=sp, type=ty)
+            kind = "local" if local else "global"
+            return n.Ref(name, kind, self.decl(d), value, span=sp, type=ty)
         if d.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD):
-            return n.Ref(name, "function", decl_id(d), span=sp, type=ty)
-        return n.Ref(name, "other", decl_id(d), span=sp, type=ty)
+            return n.Ref(name, "function", self.decl(d), span=sp, type=ty)
+        return n.Ref(name, "other", self.decl(d), span=sp, type=ty)
 
     def call(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span, ty: str) -> n.Expr:
         if len(kids) >= 2 and kids[1].kind == K.CALL_EXPR and \
@@ -138,7 +146,7 @@ class Lowerer:
         if d is not None and d.kind == K.CONSTRUCTOR and len(args) == 1 and args[0].span == sp:
             return args[0]  # an implicit copy/conversion constructor: the value itself
         callee = d.spelling if d is not None else c.spelling
-        decl = decl_id(d) if d is not None else ""
+        decl = self.decl(d) if d is not None else ""
         callee_expr = None
         if kids and (d is None or d.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)):
             first = kids[0]
@@ -165,7 +173,7 @@ class Lowerer:
         targs = callee_text[callee_text.index("<"):] if "<" in callee_text else ""
         name = d.spelling if d is not None else callee_text.split("<")[0].strip()
         return n.KernelLaunch(name, grid, block, shared, stream, args,
-                              decl_id(d) if d is not None else "", targs, callee, config,
+                              self.decl(d) if d is not None else "", targs, callee, config,
                               span=sp, type=ty)
 
     # ---- statements --------------------------------------------------------------------
@@ -259,7 +267,7 @@ class Lowerer:
             size = t.get_array_size()
             dims.append(n.IntLit(size) if size >= 0 else None)
             t = t.element_type
-        return n.VarDecl(c.spelling, c.type.spelling, init, decl_id(c), frozenset(storage),
+        return n.VarDecl(c.spelling, c.type.spelling, init, self.decl(c), frozenset(storage),
                          tuple(dims), span=self.span(c))
 
     # ---- declarations ------------------------------------------------------------------
@@ -283,7 +291,7 @@ class Lowerer:
             c.spelling, space, params, c.result_type.spelling, body, sp, nsp,
             self.span(body_cursor) if body_cursor is not None else Span("", 0, 0),
             c.kind == K.FUNCTION_TEMPLATE, tparams, extern_c,
-            bounds.group(1).strip() if bounds else "", head, decl_id(c))
+            bounds.group(1).strip() if bounds else "", head, self.decl(c))
 
     def param(self, c: ci.Cursor) -> Param:
         t = c.type
@@ -295,7 +303,7 @@ class Lowerer:
         if pointee is not None:
             p = t.get_pointee() if t.kind == ci.TypeKind.POINTER else pointee
             pointee_name = re.sub(r"\b(const|volatile)\b", "", p.spelling).strip()
-        return Param(c.spelling, t.spelling, decl_id(c), self.span(c), is_ptr, pointee_name,
+        return Param(c.spelling, t.spelling, self.decl(c), self.span(c), is_ptr, pointee_name,
                      bool(pointee is not None and pointee.is_const_qualified()),
                      "restrict" in t.spelling, is_ref)
 
@@ -303,4 +311,4 @@ class Lowerer:
         attrs = self.attrs(c)
         space = next((s for s in ("constant", "shared", "device") if s in attrs), "host")
         return GlobalVar(c.spelling, c.type.spelling, space, self.span(c),
-                         c.storage_class == ci.StorageClass.EXTERN, decl_id(c))
+                         c.storage_class == ci.StorageClass.EXTERN, self.decl(c))

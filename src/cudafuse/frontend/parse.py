@@ -11,6 +11,7 @@ from pathlib import Path
 import clang.cindex as ci
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.frontend.clang_api import in_main_file
 from cudafuse.frontend.clang_diags import (
     CANNOT_OPEN,
     MISSING_HEADER,
@@ -258,8 +259,7 @@ def _top_level(cursor: ci.Cursor, path: str):
     """Function definitions/declarations and globals of the main file, through namespaces and
     extern "C" blocks, in source order."""
     for c in cursor.get_children():
-        loc = c.location
-        if loc.file is None or loc.file.name != path:
+        if not in_main_file(c):
             continue
         if c.kind in (K.LINKAGE_SPEC, K.NAMESPACE, K.UNEXPOSED_DECL):
             yield from _top_level(c, path)
