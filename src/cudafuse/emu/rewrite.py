@@ -43,6 +43,9 @@ _TEXT_REFUSALS = [
     (re.compile(rb"#\s*include\s*[<\"]cooperative_groups"),
      "cooperative groups are not supported by the emulator"),
     (re.compile(rb"\btexture\s*<"), "texture references are not supported by the emulator"),
+    (re.compile(rb"\bcudaTextureObject_t\b|\btex(?:1D|2D|3D|1Dfetch|2DLayered|Cubemap)\s*[<(]"),
+     "textures are not supported by the emulator"),
+    (re.compile(rb"\bcudaSurfaceObject_t\b"), "surfaces are not supported by the emulator"),
     (re.compile(rb"#\s*include\s*[<\"]cuda_fp16\.h"),
      "half precision (cuda_fp16.h) is not supported by the emulator"),
 ]
@@ -66,6 +69,25 @@ def _bodies(unit: TranslationUnit) -> list[Function]:
     return [f for f in unit.functions if f.body is not None]
 
 
+def check_text(path: str, data: bytes) -> None:
+    """Refusals found on the text, before parsing: the front end's shim may not declare
+    these constructs at all, and a parse error would hide the real reason."""
+    from cudafuse.ir.source import SourceFile
+
+    source = SourceFile(path, data)
+    diags = []
+    for pattern, message in _TEXT_REFUSALS:
+        for m in pattern.finditer(data):
+            if _in_comment(data, m.start()):
+                continue
+            line, col = source.line_col(m.start())
+            diags.append(Diagnostic(Severity.ERROR, message, path, line, col,
+                                    source.line_text(line)))
+    if diags:
+        diags.sort(key=lambda d: (d.line, d.col))
+        raise CudafuseError(diags)
+
+
 def check_supported(unit: TranslationUnit) -> None:
     """Raise CudafuseError listing every construct the emulator would get wrong."""
     diags: list[Diagnostic] = []
@@ -81,12 +103,6 @@ def check_supported(unit: TranslationUnit) -> None:
             elif isinstance(node, n.KernelLaunch) and device:
                 diags.append(_diag(unit, node.span, "dynamic parallelism (a kernel launch in "
                                    "device code) is not supported by the emulator"))
-    data = unit.source.data
-    for pattern, message in _TEXT_REFUSALS:
-        for m in pattern.finditer(data):
-            if _in_comment(data, m.start()):
-                continue
-            diags.append(_diag(unit, unit.source.span(m.start(), m.end()), message))
     if diags:
         diags.sort(key=lambda d: (d.line, d.col))
         raise CudafuseError(diags)

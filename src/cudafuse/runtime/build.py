@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.emu import header_path, include_dir
-from cudafuse.emu.rewrite import rewrite
+from cudafuse.emu.rewrite import check_text, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.runtime import trampoline
 from cudafuse.runtime.trampoline import Entry
@@ -108,6 +108,8 @@ def _includes_blob(paths: list[str]) -> bytes:
 def build(path: str, backend: str, opts: BuildOptions) -> Built:
     """Parse, rewrite (emu) or keep (nvcc) the program, append trampolines, compile."""
     src = Path(path)
+    if backend == "emu" and src.is_file():
+        check_text(str(src), src.read_bytes())
     parsed = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines))
     unit = parsed.unit
     if backend == "emu":

@@ -22,10 +22,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string>
-#include <sys/mman.h>
 #include <type_traits>
-#include <unistd.h>
-#include <fcntl.h>
 #include <utility>
 #include <vector>
 
@@ -111,6 +108,14 @@ constexpr int warpSize = 32;
 
 namespace cudafuse_emu {
 
+// POSIX calls the emulator needs, declared here rather than by including <unistd.h> and
+// <sys/mman.h>, which would put names such as `pipe`, `sync` or `open` in the program's
+// global namespace (where user functions of those names would then clash).
+namespace sys {
+extern "C" void *mmap(void *, size_t, int, int, int, long) noexcept;
+extern "C" int mprotect(void *, size_t, int) noexcept;
+}  // namespace sys
+
 // ---- error reports ----------------------------------------------------------------------
 struct Site { const char *kernel; const char *file; int line; };
 inline Site g_site{"", "", 0};
@@ -127,17 +132,15 @@ inline bool g_in_kernel = false;
                  blockIdx.x, blockIdx.y, blockIdx.z);
   vsnprintf(msg + n, sizeof msg - n, fmt, ap);
   if (const char *path = getenv("CUDAFUSE_EMU_REPORT")) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      ssize_t w = write(fd, msg, strlen(msg));
-      (void)w;
-      close(fd);
+    if (FILE *fh = fopen(path, "w")) {
+      fputs(msg, fh);
+      fclose(fh);
     }
   }
   fprintf(stderr, "cudafuse-emu: error: %s\n", msg);
   fflush(stdout);
   fflush(stderr);
-  _exit(86);
+  std::_Exit(86);
 }
 
 [[noreturn]] inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -242,10 +245,10 @@ inline char *stack_top(int i) {
   }
   while ((int)g_stacks.size() <= i) {
     size_t guard = 4096;
-    void *m = mmap(nullptr, g_stack_size + guard, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) fail("cannot allocate a fiber stack");
-    mprotect(m, guard, PROT_NONE);  // a stack overflow faults instead of corrupting memory
+    // Linux x86-64 values: PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE.
+    void *m = sys::mmap(nullptr, g_stack_size + guard, 0x1 | 0x2, 0x02 | 0x20 | 0x4000, -1, 0);
+    if (m == reinterpret_cast<void *>(-1)) fail("cannot allocate a fiber stack");
+    sys::mprotect(m, guard, 0);  // a stack overflow faults instead of corrupting memory
     g_stacks.push_back(static_cast<char *>(m) + guard);
   }
   return g_stacks[i] + g_stack_size;
@@ -676,7 +679,13 @@ struct Launch {
       g_force_fibers = env && *env == '1';
       const char *seed = getenv("CUDAFUSE_EMU_SEED");
       g_seed = seed ? strtoull(seed, nullptr, 10) : 0;
-      if (g_seed) g_force_fibers = 1;
+      if (g_seed) {
+        g_force_fibers = 1;
+        unsigned long long z = g_seed + 0x9e3779b97f4a7c15ull;  // splitmix64: small seeds
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;           // differ in every bit
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        g_seed = (z ^ (z >> 31)) | 1;
+      }
     }
     bool use_fibers = fibers || g_force_fibers;
     g_site = site;
