@@ -81,4 +81,5 @@ def main(debug: bool) -> None:
     """
 
 
-from cudafuse import cli_analyze  # noqa: E402,F401  (registers its commands on `main`)
+# The subcommand modules register themselves on `main`.
+from cudafuse import cli_analyze, cli_fuse, cli_run  # noqa: E402,F401,I001
