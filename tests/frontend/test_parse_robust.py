@@ -130,7 +130,10 @@ def test_missing_forced_include_is_an_error(tmp_path: Path) -> None:
     assert "-include file" in str(info.value) and "nope.h" in str(info.value)
 
 
-def test_errors_in_the_shim_are_reported_against_the_user_file(tmp_path: Path) -> None:
+def test_errors_in_the_shim_are_reported_against_the_user_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only without the precompiled shim can a -D reach the shim's text.
+    monkeypatch.setenv("CUDAFUSE_NO_PCH", "1")
     path = write(tmp_path, "k.cu", "__global__ void k(float *p) { p[0] = 1; }\n")
     with pytest.raises(CudafuseError) as info:
         parse_file(path, ParseOptions(defines=("__syncthreads=1",)))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,6 +24,7 @@ from cudafuse.frontend.clang_diags import (
     to_diagnostic,
 )
 from cudafuse.frontend.lower import K, Lowerer, LoweringError
+from cudafuse.frontend.pch import discard, shim_pch
 from cudafuse.ir.nodes import KernelLaunch
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.ir.source import SourceFile
@@ -42,25 +45,38 @@ class ParseResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
+SHIM = "cudafuse_cuda_shim.h"
+
+
 def include_dir() -> Path:
     return Path(str(resources.files("cudafuse.frontend") / "include"))
 
 
-def clang_args(opts: ParseOptions, stub_dir: str | None = None) -> list[str]:
+def _base_args(opts: ParseOptions) -> list[str]:
+    """Everything but the shim and the user's -include/-I/-D: what a shim PCH depends on."""
     inc = include_dir()
-    args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
+    return ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
             "-Wno-unknown-cuda-version", "-std=c++17", f"--cuda-gpu-arch={opts.arch}",
-            "-ferror-limit=0", "-include", str(inc / "cudafuse_cuda_shim.h")]
+            "-ferror-limit=0", "-isystem", str(inc / "stubs"), "-isystem",
+            str(inc / "resource"), *opts.extra_args]
+
+
+def _user_args(opts: ParseOptions, stub_dir: str | None) -> list[str]:
+    args: list[str] = []
     for f in opts.forced_includes:
         args += ["-include", f]
     for d in opts.include_dirs:
         args += ["-I", d]
-    for d in opts.defines:
-        args.append(f"-D{d}")
-    args += ["-isystem", str(inc / "stubs"), "-isystem", str(inc / "resource")]
+    args += [f"-D{d}" for d in opts.defines]
     if stub_dir:
         args += ["-idirafter", stub_dir]
-    return args + list(opts.extra_args)
+    return args
+
+
+def clang_args(opts: ParseOptions, stub_dir: str | None = None) -> list[str]:
+    """The full libclang command line, with the shim included from source."""
+    shim = str(include_dir() / SHIM)
+    return [*_base_args(opts), "-include", shim, *_user_args(opts, stub_dir)]
 
 
 def read_source(path: str) -> SourceFile:
@@ -85,13 +101,32 @@ def read_source(path: str) -> SourceFile:
     return SourceFile(path, data)
 
 
-def _parse(path: str, args: list[str]) -> ci.TranslationUnit:
-    index = ci.Index.create()
+def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None) -> ci.TranslationUnit:
+    base = _base_args(opts)
+    pch = shim_pch(include_dir() / SHIM, include_dir(), base)
+    if pch is not None:
+        tu = _index_parse(path, [*base, "-include-pch", pch, *_user_args(opts, stub_dir)])
+        if tu is not None and not any(_PCH_TROUBLE.search(d.spelling) for d in tu.diagnostics):
+            return tu
+        discard(pch)  # stale (a system header changed?) or unusable: rebuilt next time
+    tu = _index_parse(path, clang_args(opts, stub_dir))
+    if tu is None:
+        raise error("libclang could not parse the file", path)
+    return tu
+
+
+_PCH_TROUBLE = re.compile(r"precompiled|PCH|AST file|has been modified since")
+
+
+def _index_parse(path: str, args: list[str]) -> ci.TranslationUnit | None:
+    # excludeDecls: with the shim precompiled, the unit's top level holds only the user's
+    # declarations instead of every C library function.
+    index = ci.Index.create(excludeDecls=True)
     try:
         return index.parse(path, args=args,
                            options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
     except ci.TranslationUnitLoadError:
-        raise error("libclang could not parse the file", path) from None
+        return None
 
 
 def _check_forced_includes(opts: ParseOptions) -> None:
@@ -150,7 +185,7 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions()) -> ParseResult:
     """
     source = read_source(path)
     _check_forced_includes(opts)
-    tu = _parse(path, clang_args(opts))
+    tu = _parse(path, opts)
     _unreadable_includes(tu, source, opts)
     missing = sorted({m.group(1) for d in tu.diagnostics
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
@@ -159,7 +194,7 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions()) -> ParseResult:
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
-        tu = _parse(path, clang_args(opts, stub_dir))
+        tu = _parse(path, opts, stub_dir)
         return _note_if_no_kernels(_lower(tu, source, diags, tolerant=True))
 
 
@@ -255,17 +290,27 @@ def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, curs
     unit.skipped.append((sp, d.message))
 
 
-def _top_level(cursor: ci.Cursor, path: str):
+def _top_level(cursor: ci.Cursor, path: str,
+               templates: set[int] | None = None) -> Iterator[ci.Cursor]:
     """Function definitions/declarations and globals of the main file, through namespaces and
     extern "C" blocks, in source order."""
+    templates = set() if templates is None else templates
     for c in cursor.get_children():
         if not in_main_file(c):
             continue
-        if c.kind in (K.LINKAGE_SPEC, K.NAMESPACE, K.UNEXPOSED_DECL):
-            yield from _top_level(c, path)
-        elif c.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+        kind = c.kind
+        if kind in (K.LINKAGE_SPEC, K.NAMESPACE, K.UNEXPOSED_DECL):
+            yield from _top_level(c, path, templates)
+        elif kind == K.FUNCTION_TEMPLATE:
+            templates.add(c.location.offset)
             yield c
-        elif c.kind == K.VAR_DECL:
+        elif kind == K.FUNCTION_DECL:
+            # An index that excludes PCH declarations also lists implicit instantiations
+            # (k<float, 3> for a launch), located at their template: not user code.
+            if c.get_num_template_arguments() >= 0 and c.location.offset in templates:
+                continue
+            yield c
+        elif kind == K.VAR_DECL:
             yield c
 
 

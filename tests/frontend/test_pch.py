@@ -1,0 +1,67 @@
+"""The precompiled shim: same result as parsing the shim from source, and never a hard failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_files
+from cudafuse.frontend import parse_file
+from cudafuse.frontend.parse import ParseOptions
+from cudafuse.ir.program import TranslationUnit
+
+SAMPLES = [p for p in corpus_files() if p.name in (
+    "template_stencil.cu", "host_pipeline_streams.cu", "includes_std.cu", "namespaces.cu")]
+
+
+def summary(unit: TranslationUnit) -> list[object]:
+    # Node equality ignores spans; compare them separately via the function spans.
+    return [(f, f.span, f.body) for f in unit.functions] + [unit.globals, unit.launches]
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("CUDAFUSE_NO_PCH", raising=False)
+    return tmp_path / "cudafuse"
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_same_ir_with_and_without_pch(path: Path, cache: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    with_pch = parse_file(str(path))
+    assert list(cache.glob("shim-*.pch"))
+    monkeypatch.setenv("CUDAFUSE_NO_PCH", "1")
+    without = parse_file(str(path))
+    assert summary(with_pch.unit) == summary(without.unit)
+    assert with_pch.diagnostics == without.diagnostics
+
+
+def test_a_corrupt_pch_is_replaced(cache: Path, tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float *p) { p[threadIdx.x] = 1; }\n")
+    parse_file(str(src))
+    (pch,) = cache.glob("shim-*.pch")
+    pch.write_bytes(b"not a precompiled header")
+    assert [k.name for k in parse_file(str(src)).unit.kernels] == ["k"]
+    assert not pch.exists() or pch.read_bytes() != b"not a precompiled header"
+
+
+def test_an_unwritable_cache_only_costs_speed(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file: no directory can go there
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float *p) { p[0] = 1; }\n")
+    assert [k.name for k in parse_file(str(src)).unit.kernels] == ["k"]
+
+
+def test_user_defines_apply_on_top_of_the_pch(cache: Path, tmp_path: Path) -> None:
+    src = tmp_path / "d.cu"
+    src.write_text("#include <cmath>\n#ifdef FAST\n__global__ void k(float *p) "
+                   "{ p[0] = sqrtf(FAST); }\n#endif\n")
+    assert parse_file(str(src)).unit.kernels == []
+    fast = parse_file(str(src), ParseOptions(defines=("FAST=2.0f",)))
+    assert [k.name for k in fast.unit.kernels] == ["k"]
