@@ -6,8 +6,8 @@ import json
 
 import click
 
-from cudafuse.analysis.report import build_report
 from cudafuse.analysis.render import render_dot, render_text
+from cudafuse.analysis.report import build_report
 from cudafuse.cli import guarded, main, parse_options, print_diagnostics
 from cudafuse.frontend import ParseOptions, parse_file
 

@@ -65,24 +65,26 @@ def make_legality(model: PipelineModel, kernel_legal: Legality) -> Legality:
 
 
 def _objective(model: PipelineModel, groups: list[Group], arch: ArchParams,
-               legal: Legality) -> tuple[float, float]:
-    total = sum(group_cost(model, g, arch).benefit for g in groups if len(g) > 1)
+               legal: Legality, tiles: bool) -> tuple[float, float]:
+    total = sum(group_cost(model, g, arch, allow_tiles=tiles).benefit
+                for g in groups if len(g) > 1)
     edges = 0.0
     for g in groups:
         for (a, b) in model.edges:
             if a in g and b in g:
-                edges += edge_weight(model, a, b, arch, legal(frozenset((a, b))) is None)
+                edges += edge_weight(model, a, b, arch, legal(frozenset((a, b))) is None, tiles)
     return total, edges
 
 
 def _finish(model: PipelineModel, groups: list[Group], arch: ArchParams, legal: Legality,
-            strategy: str) -> Partition:
+            strategy: str, tiles: bool) -> Partition:
     ordered = tuple(sorted(groups, key=min))
-    obj, edges = _objective(model, list(ordered), arch, legal)
+    obj, edges = _objective(model, list(ordered), arch, legal, tiles)
     return Partition(ordered, obj, edges, strategy)
 
 
-def mincut_partition(model: PipelineModel, arch: ArchParams, legal: Legality) -> Partition:
+def mincut_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
+                     tiles: bool = True) -> Partition:
     """Algorithm 1 of the Hipacc paper: cut illegal blocks along Stoer-Wagner minimum cuts.
 
     Blocks that are legal but not beneficial (benefit <= 0) are cut too, since the paper
@@ -92,13 +94,13 @@ def mincut_partition(model: PipelineModel, arch: ArchParams, legal: Legality) ->
     for (a, b) in sorted(model.all_edges()):
         pair = frozenset((a, b))
         ok = (a, b) in model.edges and legal(pair) is None
-        weights[pair] = weights.get(pair, 0.0) + edge_weight(model, a, b, arch, ok)
+        weights[pair] = weights.get(pair, 0.0) + edge_weight(model, a, b, arch, ok, tiles)
     work: list[Group] = [frozenset(c) for c in _components(range(n), weights)]
     ready: list[Group] = []
     while work:
         block = work.pop(0)
         if len(block) == 1 or (legal(block) is None and
-                               group_cost(model, block, arch).benefit > 0):
+                               group_cost(model, block, arch, allow_tiles=tiles).benefit > 0):
             ready.append(block)
             continue
         g = nx.Graph()
@@ -111,7 +113,7 @@ def mincut_partition(model: PipelineModel, arch: ArchParams, legal: Legality) ->
             continue
         _, (left, right) = nx.stoer_wagner(g)
         work.extend(sorted((frozenset(left), frozenset(right)), key=min))
-    return _finish(model, ready, arch, legal, "mincut")
+    return _finish(model, ready, arch, legal, "mincut", tiles)
 
 
 def _components(nodes: range, weights: dict[frozenset[int], float]) -> list[set[int]]:
@@ -121,7 +123,8 @@ def _components(nodes: range, weights: dict[frozenset[int], float]) -> list[set[
     return sorted((set(c) for c in nx.connected_components(g)), key=min)
 
 
-def candidate_groups(model: PipelineModel, arch: ArchParams, legal: Legality) -> list[Group]:
+def candidate_groups(model: PipelineModel, arch: ArchParams, legal: Legality,
+                     tiles: bool = True) -> list[Group]:
     """Every legal, beneficial group of 2+ kernels (connected subsets grown edge by edge)."""
     adj: dict[int, set[int]] = {i: set() for i in range(len(model.kernels))}
     for a, b in model.edges:
@@ -138,11 +141,13 @@ def candidate_groups(model: PipelineModel, arch: ArchParams, legal: Legality) ->
                     seen.add(h)
                     nxt.append(h)
         frontier = nxt
-    return sorted((g for g in seen if legal(g) is None and
-                   group_cost(model, g, arch).benefit > 0), key=lambda g: (len(g), sorted(g)))
+    good = [g for g in seen if legal(g) is None and
+            group_cost(model, g, arch, allow_tiles=tiles).benefit > 0]
+    return sorted(good, key=lambda g: (len(g), sorted(g)))
 
 
-def exact_partition(model: PipelineModel, arch: ArchParams, legal: Legality) -> Partition:
+def exact_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
+                    tiles: bool = True) -> Partition:
     """The best partition by exhaustive search over legal groups (PolyMage-style DP).
 
     States are the sets of kernels already placed, always closed under predecessors, so
@@ -153,8 +158,9 @@ def exact_partition(model: PipelineModel, arch: ArchParams, legal: Legality) -> 
         raise ValueError(f"exact search is limited to {EXACT_MAX_KERNELS} kernels (got {n})")
     g = dependence_graph(model)
     preds = [frozenset(g.predecessors(i)) for i in range(n)]
-    cands = candidate_groups(model, arch, legal) + [frozenset((i,)) for i in range(n)]
-    benefit = {c: (group_cost(model, c, arch).benefit if len(c) > 1 else 0.0) for c in cands}
+    cands = candidate_groups(model, arch, legal, tiles) + [frozenset((i,)) for i in range(n)]
+    benefit = {c: (group_cost(model, c, arch, allow_tiles=tiles).benefit if len(c) > 1 else 0.0)
+               for c in cands}
     full = frozenset(range(n))
 
     @functools.cache
@@ -175,17 +181,18 @@ def exact_partition(model: PipelineModel, arch: ArchParams, legal: Legality) -> 
     value, groups = best(frozenset())
     if value == float("-inf"):
         raise AssertionError("no schedulable partition found (singletons always are)")
-    return _finish(model, list(groups), arch, legal, "exact")
+    return _finish(model, list(groups), arch, legal, "exact", tiles)
 
 
 def choose_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
-                     strategy: str = "auto") -> tuple[Partition, list[Partition]]:
+                     strategy: str = "auto", tiles: bool = True
+                     ) -> tuple[Partition, list[Partition]]:
     """The chosen partition and every one computed (for --explain/reporting)."""
     results = []
     if strategy in ("mincut", "auto"):
-        results.append(mincut_partition(model, arch, legal))
+        results.append(mincut_partition(model, arch, legal, tiles))
     if strategy == "exact" or (strategy == "auto" and len(model.kernels) <= EXACT_MAX_KERNELS):
-        results.append(exact_partition(model, arch, legal))
+        results.append(exact_partition(model, arch, legal, tiles))
     if not results:
         raise ValueError(f"unknown partition strategy '{strategy}'")
     chosen = max(results, key=lambda p: (p.objective, p.strategy == "mincut"))

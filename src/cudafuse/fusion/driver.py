@@ -1,0 +1,298 @@
+"""Vertical fusion of a translation unit: plan every launch sequence, emit the fused code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
+from cudafuse.codegen.splice import Rewriter
+from cudafuse.fusion.arch import ArchParams, arch_params
+from cudafuse.fusion.codegen import (
+    CodegenError,
+    FusedGroup,
+    GroupEmitter,
+    param_key,
+    pick_prefix,
+)
+from cudafuse.fusion.costmodel import group_cost
+from cudafuse.fusion.coverage import Resolver
+from cudafuse.fusion.hostview import Sequence, host_locals, sequences
+from cudafuse.fusion.legality import LaunchInfo, Legality
+from cudafuse.fusion.model import KernelCost, PipelineModel
+from cudafuse.fusion.opcount import count_ops
+from cudafuse.fusion.partition import Partition, choose_partition, make_legality
+from cudafuse.fusion.view import KernelView, build_view
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+
+NOMINAL_SIZE = 1 << 20  # elements per launch when the cost model must assume a size
+
+
+@dataclass(frozen=True)
+class FuseOptions:
+    partition: str = "auto"
+    arch: str = "sm_90"
+    scratch: frozenset[str] = frozenset()  # host pointer parameters whose contents are dead
+    size: int = NOMINAL_SIZE
+
+
+@dataclass
+class EdgeNote:
+    host: str
+    src: str
+    dst: str
+    src_index: int
+    dst_index: int
+    buffers: tuple[str, ...]
+    fused: bool
+    why: str
+    refused: bool = False  # not legal (as opposed to legal but not chosen)
+    line: int = 0  # the consumer's launch, for diagnostics
+    col: int = 0
+
+
+@dataclass
+class GroupNote:
+    host: str
+    name: str
+    kernels: list[str]
+    launches: list[int]
+    benefit: float
+    stored: list[str]  # intermediates still written (needed outside the group)
+    untouched: list[str]  # intermediates no longer written or read by the pipeline
+    footprints: dict[str, int]
+
+
+@dataclass
+class SequencePlan:
+    host: str
+    kernels: list[str]
+    partitions: list[Partition]
+    chosen: Partition
+    launch_indices: list[int] = field(default_factory=list)  # plan position -> launch index
+    groups: list[GroupNote] = field(default_factory=list)
+
+
+@dataclass
+class FuseResult:
+    output: bytes
+    plans: list[SequencePlan] = field(default_factory=list)
+    edges: list[EdgeNote] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def groups(self) -> list[GroupNote]:
+        return [g for p in self.plans for g in p.groups]
+
+
+def _short(key: str) -> str:
+    return key.split(":", 1)[-1].split("@")[0]
+
+
+class _Planner:
+    def __init__(self, unit: TranslationUnit, opts: FuseOptions):
+        self.unit, self.opts = unit, opts
+        self.arch: ArchParams = arch_params(opts.arch)
+        self.views: dict[str, KernelView] = {}
+        self.facts: dict[str, KernelFacts] = {}
+
+    def view(self, fn: Function) -> KernelView:
+        if fn.name not in self.views:
+            self.views[fn.name] = build_view(fn)
+        return self.views[fn.name]
+
+    def fact(self, fn: Function) -> KernelFacts:
+        if fn.name not in self.facts:
+            self.facts[fn.name] = analyze_kernel(self.unit, fn)
+        return self.facts[fn.name]
+
+    def infos(self, seq: Sequence) -> list[LaunchInfo]:
+        out = []
+        for site in seq.launches:
+            facts = self.fact(site.kernel)
+            pf = {p.name: p for p in facts.params}
+            reads, writes = {}, {}
+            for p, arg in site.bindings:
+                key = param_key(p, arg) if p.is_pointer else None
+                if key is None or p.name not in pf:
+                    continue
+                if pf[p.name].reads:
+                    reads[key] = p.name
+                if pf[p.name].writes or pf[p.name].atomic:
+                    writes[key] = p.name
+            out.append(LaunchInfo(site, self.view(site.kernel), facts, reads, writes))
+        return out
+
+    def cost(self, info: LaunchInfo) -> KernelCost:
+        reads: dict[str, frozenset[tuple[int, int]]] = {}
+        for key, pname in info.reads.items():
+            load = next((ld for ld in info.facts.loads if ld.pointer == pname), None)
+            if load is not None and load.kind in ("point", "stencil") and load.window:
+                offs = frozenset((o[0], o[1] if len(o) > 1 else 0) for o in load.window)
+            else:
+                offs = frozenset({(0, 0)})
+            reads[key] = offs
+        fn = info.site.kernel
+        alu, sfu = count_ops(self.unit, fn.body) if fn.body else (1, 0)
+        shared = sum(s.size_bytes or 0 for s in info.facts.shared)
+        return KernelCost(fn.name, reads, tuple(info.writes), max(alu, 1), sfu, shared,
+                          self.opts.size)
+
+    def live_out(self, seq: Sequence, infos: list[LaunchInfo]) -> frozenset[str]:
+        host = seq.host
+        assert host.body is not None
+        written = {k for info in infos for k in info.writes}
+        live: set[str] = set()
+        params = {p.decl: p.name for p in host.params}
+        last_stmt = seq.launches[-1].stmt
+        after = False
+        later_refs: set[str] = set()
+        for stmt in host.body.body:
+            if after:
+                for node in stmt.walk():
+                    if isinstance(node, n.Call) and node.callee in ("cudaFree", "cudaFreeAsync"):
+                        break
+                    if isinstance(node, n.Ref):
+                        later_refs.add(node.decl or node.name)
+            if stmt is last_stmt:
+                after = True
+        for key in written:
+            decl = key.split(":", 1)[1]
+            if decl in params:
+                if params[decl] not in self.opts.scratch:
+                    live.add(key)
+            elif decl in later_refs:
+                live.add(key)
+            elif not any(decl == d.decl for d in _local_decls(host)):
+                live.add(key)  # a global or something else the caller can see
+        return frozenset(live)
+
+    def plan(self, seq: Sequence) -> tuple[SequencePlan, list[tuple[FusedGroup, float]],
+                                           list[EdgeNote]]:
+        infos = self.infos(seq)
+        model = PipelineModel.from_kernels([self.cost(i) for i in infos],
+                                           self.live_out(seq, infos))
+        legality = Legality(self.unit, model, infos, Resolver(host_locals(seq.host)))
+        legal = make_legality(model, legality)
+        chosen, results = choose_partition(model, self.arch, legal, self.opts.partition,
+                                           tiles=False)  # codegen recomputes producers
+        plan = SequencePlan(seq.host.name, [i.site.kernel.name for i in infos], results, chosen,
+                            [i.site.index for i in infos])
+        where = {v: gi for gi, g in enumerate(chosen.groups) for v in g}
+        edges = []
+        for (a, c), bufs in sorted(model.edges.items()):
+            fused = where[a] == where[c] and len(chosen.groups[where[a]]) > 1
+            if fused:
+                why = f"fused (group of {len(chosen.groups[where[a]])} kernels)"
+            else:
+                pair = frozenset((a, c))
+                reason = legal(pair)
+                if reason:
+                    why = f"not fused: {reason}"
+                else:
+                    b = group_cost(model, pair, self.arch, allow_tiles=False).benefit
+                    why = (f"not fused: not profitable (estimated benefit {b:.3g} cycles)"
+                           if b <= 0 else "not fused: the partition that maximises the "
+                           f"total benefit ({chosen.strategy}) keeps them apart")
+            edges.append(EdgeNote(seq.host.name, infos[a].site.kernel.name,
+                                  infos[c].site.kernel.name, infos[a].site.index,
+                                  infos[c].site.index, tuple(_short(b) for b in bufs), fused,
+                                  why, bool(legal(frozenset((a, c)))) and not fused,
+                                  infos[c].site.launch.span.line,
+                                  infos[c].site.launch.span.col))
+        groups = []
+        for g in chosen.groups:
+            if len(g) < 2:
+                continue
+            members = sorted(g)
+            stored = {key for i in members[:-1] for key in infos[i].writes
+                      if key in model.live_out or any(
+                          key in bufs for (a, c), bufs in model.edges.items()
+                          if a == i and c not in g)}
+            groups.append((FusedGroup("", [infos[i].site for i in members], stored),
+                           group_cost(model, g, self.arch, allow_tiles=False).benefit))
+        return plan, groups, edges
+
+
+def _local_decls(host: Function) -> list[n.VarDecl]:
+    assert host.body is not None
+    return [x for x in host.body.walk() if isinstance(x, n.VarDecl)]
+
+
+def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseResult:
+    """Fuse every launch sequence of every host function; the result's output is the new
+    file (byte-identical to the input where nothing was fused)."""
+    planner = _Planner(unit, opts)
+    result = FuseResult(b"")
+    rewriter = Rewriter(unit.source)
+    prefix = pick_prefix(unit.source)
+    counter = 0
+    overloads: set[tuple[str, frozenset[int]]] = set()
+    for host in unit.functions:
+        if host.body is None or host.space == "global" or host.is_template or \
+                host.name not in unit.launches:
+            continue
+        emitted: list[str] = []
+        for seq in sequences(unit, host):
+            plan, groups, edges = planner.plan(seq)
+            result.plans.append(plan)
+            result.edges.extend(edges)
+            for group, benefit in groups:
+                group.name = f"{prefix}_{host.name}_fused{counter}"
+                try:
+                    late = [s.kernel.name for s in group.launches
+                            if s.kernel.span.end > host.span.start]
+                    if late:
+                        raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
+                    emitter = GroupEmitter(unit, planner.views, group, prefix, overloads)
+                    code = emitter.emit()
+                    emitter.host_edits(rewriter)
+                except CodegenError as exc:
+                    result.notes.append(f"{host.name}: group "
+                                        f"{[s.kernel.name for s in group.launches]} left "
+                                        f"unfused: {exc}")
+                    continue
+                counter += 1
+                emitted.append(code)
+                untouched = sorted(_short(k) for s in group.launches[:-1]
+                                   for k in planner.infos(Sequence(host, [s]))[0].writes
+                                   if k not in group.stored)
+                plan.groups.append(GroupNote(
+                    host.name, group.name, [s.kernel.name for s in group.launches],
+                    [s.index for s in group.launches], benefit,
+                    sorted(_short(k) for k in group.stored), untouched, {}))
+        if emitted:
+            rewriter.insert(_insertion_point(unit, host), "\n".join(emitted) + "\n",
+                            f"fused kernels for {host.name}")
+    result.output = rewriter.apply()
+    return result
+
+
+def _insertion_point(unit: TranslationUnit, host: Function) -> int:
+    """Start of the line where the host function's declaration begins (before `extern "C"`
+    or `static` written on that line)."""
+    data = unit.source.data
+    return data.rfind(b"\n", 0, host.span.start) + 1
+
+
+def report_dict(result: FuseResult) -> dict[str, Any]:
+    return {
+        "schema": 1,
+        "sequences": [{
+            "host": p.host, "kernels": p.kernels,
+            "partitions": [{"strategy": q.strategy, "objective": q.objective,
+                            "edge_objective": q.edge_objective,
+                            "groups": [[p.kernels[i] for i in sorted(g)] for g in q.groups]}
+                           for q in p.partitions],
+            "chosen": p.chosen.strategy,
+            "fused": [{"name": g.name, "kernels": g.kernels, "launches": g.launches,
+                       "estimated_benefit": g.benefit, "stored_intermediates": g.stored,
+                       "untouched_intermediates": g.untouched} for g in p.groups],
+        } for p in result.plans],
+        "edges": [{"host": e.host, "from": e.src, "to": e.dst, "from_launch": e.src_index,
+                   "to_launch": e.dst_index, "buffers": list(e.buffers), "fused": e.fused,
+                   "why": e.why} for e in result.edges],
+        "notes": result.notes,
+    }
+

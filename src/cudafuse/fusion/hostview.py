@@ -1,0 +1,148 @@
+"""The host side of a pipeline: straight-line launch sequences and what may move.
+
+Fusion moves a producer's work from its own launch to the launch of the group's last kernel.
+That is only sound if nothing in between changes what the producer would have computed: no
+host statement between them may write a variable the launches use, or call anything that
+might touch device memory. Launch arguments must be free of side effects, since they are
+evaluated once, at the fused launch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, Param, TranslationUnit
+
+# Calls a host statement between fused launches may make: they touch no device buffer and
+# no variable of the program's.
+HARMLESS_CALLS = frozenset({
+    "dim3", "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
+    "cudaStreamSynchronize", "cudaGetErrorString", "printf", "fprintf", "puts", "exit", "abort",
+})
+
+
+@dataclass(frozen=True)
+class LaunchSite:
+    index: int  # position in the host function's sequence
+    stmt: n.ExprStmt
+    launch: n.KernelLaunch
+    kernel: Function
+    bindings: tuple[tuple[Param, n.Expr], ...]  # kernel parameter -> host argument
+
+    def arg_for(self, param_name: str) -> n.Expr | None:
+        return next((a for p, a in self.bindings if p.name == param_name), None)
+
+
+@dataclass
+class Sequence:
+    """Launches that may be fused with each other (same host block, nothing in between
+    that could observe or change their effects)."""
+
+    host: Function
+    launches: list[LaunchSite] = field(default_factory=list)
+
+
+def buffer_key(e: n.Expr) -> str | None:
+    """A host pointer argument's identity: the variable it names. None for anything else
+    (pointer arithmetic, calls), which fusion then treats as unknown memory."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
+        return e.decl or e.name
+    return None
+
+
+def value_key(e: n.Expr, type_: str) -> str:
+    """Identity of a scalar argument: its expression, printed structurally, and the type it
+    converts to (the same host value passed as int and as float are different values)."""
+    return f"{_shape(e)}::{type_}"
+
+
+def _shape(e: n.Node) -> str:
+    parts = [type(e).__name__]
+    for attr in ("value", "name", "decl", "op", "field_name", "callee", "postfix"):
+        if hasattr(e, attr):
+            parts.append(f"{attr}={getattr(e, attr)!r}")
+    inner = ",".join(_shape(c) for c in e.children() if c is not None)
+    return f"{'|'.join(parts)}({inner})"
+
+
+def side_effect_free(e: n.Expr) -> bool:
+    for node in e.walk():
+        if isinstance(node, n.Call) and node.callee not in ("dim3",):
+            return False
+        if isinstance(node, n.Binary) and node.is_assignment:
+            return False
+        if isinstance(node, n.Unary) and node.op in ("++", "--"):
+            return False
+        if isinstance(node, (n.OtherExpr, n.KernelLaunch)):
+            return False
+    return True
+
+
+def _writes(stmt: n.Node) -> set[str]:
+    out: set[str] = set()
+    for node in stmt.walk():
+        target = None
+        if isinstance(node, n.Binary) and node.is_assignment:
+            target = node.lhs
+        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+            target = node.operand
+        while isinstance(target, (n.Member, n.Index, n.Cast)):
+            target = target.base if not isinstance(target, n.Cast) else target.operand
+        if isinstance(target, n.Ref):
+            out.add(target.decl or target.name)
+    return out
+
+
+def _harmless(stmt: n.Stmt) -> bool:
+    if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
+        return False
+    for node in stmt.walk():
+        if isinstance(node, n.Call) and node.callee not in HARMLESS_CALLS:
+            return False
+        if isinstance(node, n.OtherExpr) and node.kind not in ("CXX_UNARY_EXPR",):
+            return False
+    if isinstance(stmt, n.DeclStmt):
+        return True  # a new variable cannot change values computed before it
+    return not _writes(stmt)
+
+
+def sequences(unit: TranslationUnit, host: Function) -> list[Sequence]:
+    """Split the host function's top-level statements into fusible launch sequences."""
+    assert host.body is not None
+    result: list[Sequence] = []
+    current = Sequence(host)
+    count = 0
+    for stmt in host.body.body:
+        launch = stmt.expr if isinstance(stmt, n.ExprStmt) and \
+            isinstance(stmt.expr, n.KernelLaunch) else None
+        kernel = unit.function(launch.kernel) if launch is not None else None
+        if launch is not None and kernel is not None and kernel.body is not None and \
+                len(launch.args) == len(kernel.params):
+            bindings = tuple(zip(kernel.params, launch.args, strict=True))
+            current.launches.append(LaunchSite(count, stmt, launch, kernel, bindings))
+            count += 1
+            continue
+        if launch is None and _harmless(stmt):
+            continue
+        if current.launches:
+            result.append(current)
+        current = Sequence(host)
+        count += launch is not None
+    if current.launches:
+        result.append(current)
+    return [s for s in result if len(s.launches) > 1]
+
+
+def host_locals(host: Function) -> dict[str, n.VarDecl]:
+    """Top-level locals of the host function that are never assigned after declaration."""
+    assert host.body is not None
+    decls: dict[str, n.VarDecl] = {}
+    for stmt in host.body.body:
+        if isinstance(stmt, n.DeclStmt):
+            for d in stmt.decls:
+                decls[d.decl] = d
+    written = set().union(*(_writes(s) for s in host.body.body)) if host.body.body else set()
+    return {k: v for k, v in decls.items() if k not in written}

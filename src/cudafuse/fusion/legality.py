@@ -1,0 +1,140 @@
+"""May these launches become one kernel? Each refusal says why, in words.
+
+A group is legal when, besides the structural conditions of `partition.structural_reason`:
+- every kernel but the last is a pure producer (see `view.KernelView.producer_reason`) and
+  not a template; the last kernel is not a template;
+- every read of an intermediate is a direct subscript classified point or stencil, with a
+  recognised border handling on each dimension it offsets (so every element read lies in the
+  producer's iteration space);
+- all kernels have the same iteration space (guard bounds, as host values) and each
+  producer's row stride equals its width, and each producer's grid provably covers it;
+- nothing the fused kernel writes to memory is read from memory by a producer (a producer
+  runs at other threads' elements, after they may have stored);
+- no launch outside the group but between its launches depends on a group member (the
+  members' work moves to the last launch);
+- launch arguments have no side effects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cudafuse.analysis.kernel_facts import KernelFacts
+from cudafuse.fusion.codegen import param_key
+from cudafuse.fusion.coverage import Resolver, covers
+from cudafuse.fusion.escape import subscript_only
+from cudafuse.fusion.hostview import LaunchSite, side_effect_free
+from cudafuse.fusion.model import PipelineModel
+from cudafuse.fusion.view import KernelView
+from cudafuse.ir.program import TranslationUnit
+
+HANDLED_BORDERS = frozenset({"clamp", "mirror", "mirror101", "wrap", "constant"})
+
+
+@dataclass
+class LaunchInfo:
+    site: LaunchSite
+    view: KernelView
+    facts: KernelFacts
+    reads: dict[str, str]  # buffer key -> the kernel's parameter name
+    writes: dict[str, str]
+
+
+class Legality:
+    def __init__(self, unit: TranslationUnit, model: PipelineModel, infos: list[LaunchInfo],
+                 resolver: Resolver):
+        self.unit, self.model, self.infos, self.resolver = unit, model, infos, resolver
+        self._kernel: dict[int, str | None] = {}
+
+    def kernel_reason(self, i: int, as_producer: bool) -> str | None:
+        info = self.infos[i]
+        name = info.site.kernel.name
+        if info.site.kernel.is_template:
+            return f"'{name}' is a template (not supported yet)"
+        for p, arg in info.site.bindings:
+            if not side_effect_free(arg):
+                return f"argument for '{p.name}' of '{name}' has side effects"
+            if p.is_pointer and param_key(p, arg) is None:
+                return f"argument for '{p.name}' of '{name}' is not a plain buffer variable"
+        if as_producer:
+            if info.view.producer_reason:
+                return f"'{name}' cannot be recomputed: {info.view.producer_reason}"
+            key = (i, "cover")
+            if key not in self._kernel:
+                params = {p.decl: a for p, a in info.site.bindings}
+                r = covers(self.resolver.with_params(params), info.site.launch.grid,
+                           info.site.launch.block, list(info.view.bounds))
+                self._kernel[key] = f"'{name}': {r}" if r else None
+            if self._kernel[key]:
+                return self._kernel[key]
+            if info.view.dims == 2 and not self._same(i, info.view.stride, i,
+                                                      info.view.bounds[0]):
+                return f"'{name}' stores rows with a stride other than its width"
+        return None
+
+    def _lin(self, i: int, e):
+        params = {p.decl: a for p, a in self.infos[i].site.bindings}
+        return self.resolver.with_params(params).linear(e)
+
+    def _same(self, i: int, a, j: int, b) -> bool:
+        la, lb = self._lin(i, a), self._lin(j, b)
+        return la is not None and la == lb
+
+    def edge_reason(self, a: int, c: int, buffer: str) -> str | None:
+        """Why consumer c cannot read `buffer` from producer a through a view."""
+        src, dst = self.infos[a], self.infos[c]
+        pname = dst.reads.get(buffer)
+        cname = dst.site.kernel.name
+        if pname is None:
+            return None
+        _, why = subscript_only(self.unit, dst.site.kernel, pname)
+        if why:
+            return why
+        if buffer in dst.writes:
+            return f"'{cname}' also writes '{pname}'"
+        load = next((ld for ld in dst.facts.loads if ld.pointer == pname), None)
+        if load is None or load.kind not in ("point", "stencil"):
+            why = load.reason if load is not None else "no load classification"
+            return f"'{cname}' reads '{pname}' in a way cudafuse cannot map: {why}"
+        for d, (lo, hi), border in zip(load.dims, load.extent, load.border, strict=True):
+            if (lo, hi) != (0, 0) and border not in HANDLED_BORDERS:
+                return (f"'{cname}' reads '{pname}' at offsets {lo}..{hi} in {d} with "
+                        f"{border} border handling: out-of-range reads cannot be reproduced")
+        if src.view.stores.get(src.writes.get(buffer, "")) is None:
+            return f"'{src.site.kernel.name}' does not store '{buffer}' at its own element"
+        if dst.view.dims != src.view.dims or any(
+                not self._same(a, x, c, y) for x, y in
+                zip(src.view.bounds, dst.view.bounds, strict=False)) or not dst.view.bounds:
+            return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the same "
+                    "iteration space")
+        return None
+
+    def __call__(self, group: frozenset[int]) -> str | None:
+        members = sorted(group)
+        last = members[-1]
+        for i in members:
+            r = self.kernel_reason(i, as_producer=i != last)
+            if r:
+                return r
+        for (a, c), bufs in sorted(self.model.edges.items()):
+            if a in group and c in group:
+                for b in bufs:
+                    r = self.edge_reason(a, c, b)
+                    if r:
+                        return r
+        written = {b for i in members for b in self.infos[i].writes}
+        for i in members[:-1]:
+            clash = sorted(b for b in self.infos[i].reads if b in written and not any(
+                b in self.model.edges.get((a, i), ()) for a in members))
+            if clash:
+                return (f"'{self.infos[i].site.kernel.name}' reads '{clash[0].split(':')[-1]}'"
+                        " from memory, which the fused kernel writes")
+        first = members[0]
+        for q in range(first + 1, last):
+            if q in group:
+                continue
+            for g in members:
+                if g < q and ((g, q) in self.model.edges or (g, q) in self.model.order_edges):
+                    return (f"launch of '{self.infos[q].site.kernel.name}' between the group's "
+                            f"launches depends on '{self.infos[g].site.kernel.name}'")
+        return None

@@ -1,0 +1,55 @@
+"""Human-readable renderings of a fusion result: --explain text, plan text, Graphviz."""
+
+from __future__ import annotations
+
+from cudafuse.fusion.driver import FuseResult
+
+
+def explain_text(result: FuseResult) -> str:
+    lines = []
+    for plan in result.plans:
+        lines.append(f"{plan.host}: {len(plan.kernels)} launches: {', '.join(plan.kernels)}")
+        for part in plan.partitions:
+            groups = " | ".join("{" + ", ".join(plan.kernels[i] for i in sorted(g)) + "}"
+                                for g in part.groups)
+            mark = " (chosen)" if part is plan.chosen else ""
+            lines.append(f"  partition {part.strategy}{mark}: objective {part.objective:.4g} "
+                         f"cycles, edge weights {part.edge_objective:.4g}: {groups}")
+        for g in plan.groups:
+            lines.append(f"  {g.name}: {', '.join(g.kernels)} (estimated benefit "
+                         f"{g.benefit:.4g} cycles)")
+            if g.stored:
+                lines.append(f"    still stores {', '.join(g.stored)} (read outside the group "
+                             "or after the pipeline)")
+            if g.untouched:
+                lines.append(f"    no longer writes {', '.join(g.untouched)}: the buffer(s) "
+                             "may be dropped")
+    for e in result.edges:
+        lines.append(f"  edge {e.src} -> {e.dst} [{', '.join(e.buffers)}] in {e.host}: {e.why}")
+    for note in result.notes:
+        lines.append(f"  note: {note}")
+    return "\n".join(lines) + "\n"
+
+
+def dot_text(result: FuseResult) -> str:
+    out = ["digraph cudafuse {", "  rankdir=TB;", "  node [shape=box];"]
+    for pi, plan in enumerate(result.plans):
+        out.append(f'  subgraph cluster_{pi} {{ label="{plan.host}";')
+        for gi, g in enumerate(plan.chosen.groups):
+            if len(g) > 1:
+                out.append(f'    subgraph cluster_{pi}_{gi} {{ style=filled; color=lightgrey; '
+                           f'label="fused";')
+            for v in sorted(g):
+                li = plan.launch_indices[v]
+                out.append(f'      n{pi}_{li} [label="{li}: {plan.kernels[v]}"];')
+            if len(g) > 1:
+                out.append("    }")
+        for e in result.edges:
+            if e.host != plan.host or e.src_index not in plan.launch_indices:
+                continue
+            style = "" if e.fused else ", style=dashed"
+            out.append(f'    n{pi}_{e.src_index} -> n{pi}_{e.dst_index} '
+                       f'[label="{", ".join(e.buffers)}"{style}];')
+        out.append("  }")
+    out.append("}")
+    return "\n".join(out) + "\n"

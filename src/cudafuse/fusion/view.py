@@ -1,0 +1,308 @@
+"""What code generation needs to know about one kernel's body, found structurally.
+
+A kernel can be fused as a *producer* when its body has the shape
+
+    <coordinate declarations>        int x = blockIdx.x * blockDim.x + threadIdx.x; ...
+    <guard>                          if (x >= w || y >= h) return;   or   if (x < w && ...) {
+    <statements>                         ...
+    out[<own index>] = <value>;          out[y * w + x] = v;  (one store per output buffer)
+
+and does nothing else with memory, threads or control flow. Anything outside that shape
+makes `producer_reason` say why, in words; such a kernel can still be the last kernel (the
+body the fused kernel keeps) of a group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function
+
+DIM_NAMES = ("x", "y", "z")
+_COLLECTIVES = ("__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
+                "__activemask", "atomic", "__threadfence", "bar_sync", "CUDAFUSE_BAR_SYNC")
+
+
+@dataclass(frozen=True)
+class OwnStore:
+    param: str
+    stmt: n.ExprStmt
+    value: n.Expr
+    index: n.Expr
+
+
+@dataclass(frozen=True)
+class KernelView:
+    fn: Function
+    coords: tuple[n.VarDecl, ...] = ()  # the thread's coordinate variables, x first
+    coord_stmts: tuple[n.Stmt, ...] = ()  # top-level statements that only declare them
+    guard: n.If | None = None
+    guard_kind: str = ""  # "return" (if (out of range) return;) or "enclose" (if (in range) {..})
+    bounds: tuple[n.Expr, ...] = ()  # the guard's upper bound per coordinate
+    stride: n.Expr | None = None  # row stride of the own-element stores (2D)
+    stores: dict[str, OwnStore] = field(default_factory=dict)
+    reads: dict[str, list[n.Index]] = field(default_factory=dict)  # direct subscripts of params
+    other_uses: dict[str, str] = field(default_factory=dict)  # param -> non-subscript use
+    producer_reason: str | None = None
+
+    @property
+    def dims(self) -> int:
+        return len(self.coords)
+
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.fn.params]
+
+
+def _is(e: n.Expr, base: str, dim: str) -> bool:
+    return isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.name == base and \
+        e.base.kind == "builtin" and e.field_name == dim
+
+
+def _strip(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def coordinate_dim(e: n.Expr) -> str | None:
+    """'x' for blockIdx.x * blockDim.x + threadIdx.x in any operand order, else None."""
+    e = _strip(e)
+    if not (isinstance(e, n.Binary) and e.op == "+"):
+        return None
+    for prod, tid in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+        prod, tid = _strip(prod), _strip(tid)
+        if not (isinstance(prod, n.Binary) and prod.op == "*"):
+            continue
+        for d in DIM_NAMES:
+            pair = (_strip(prod.lhs), _strip(prod.rhs))
+            if _is(tid, "threadIdx", d) and (
+                    (_is(pair[0], "blockIdx", d) and _is(pair[1], "blockDim", d)) or
+                    (_is(pair[1], "blockIdx", d) and _is(pair[0], "blockDim", d))):
+                return d
+    return None
+
+
+def _ref_to(e: n.Expr, decls: dict[str, int]) -> int | None:
+    e = _strip(e)
+    return decls.get(e.decl) if isinstance(e, n.Ref) else None
+
+
+def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool) -> dict[int, n.Expr] | None:
+    """Upper bounds from `c >= B || ...` (negated=False, the out-of-range test) or from
+    `c < B && ...` (negated=True, the in-range test). None when the condition has another shape."""
+    cond = _strip(cond)
+    if isinstance(cond, n.Unary) and cond.op == "!":
+        return _bounds_from(cond.operand, decls, not negated)
+    if _trivial_lower(cond, decls, negated):
+        return {}
+    join = "&&" if negated else "||"
+    if isinstance(cond, n.Binary) and cond.op == join:
+        left = _bounds_from(cond.lhs, decls, negated)
+        right = _bounds_from(cond.rhs, decls, negated)
+        if left is None or right is None or set(left) & set(right):
+            return None
+        return {**left, **right}
+    if not isinstance(cond, n.Binary):
+        return None
+    ops = {"<", ">"} if negated else {">=", "<="}
+    if cond.op not in ops:
+        return None
+    lhs_c, rhs_c = _ref_to(cond.lhs, decls), _ref_to(cond.rhs, decls)
+    want_left = ">=" if not negated else "<"
+    if lhs_c is not None and cond.op == want_left:
+        return {lhs_c: cond.rhs}
+    if rhs_c is not None and cond.op != want_left:
+        return {rhs_c: cond.lhs}
+    return None
+
+
+def _trivial_lower(cond: n.Expr, decls: dict[str, int], negated: bool) -> bool:
+    """`x >= 0` (in-range form) or `x < 0` (out-of-range form): always true/false for a
+    coordinate computed from unsigned builtins, so it constrains nothing."""
+    if not isinstance(cond, n.Binary):
+        return False
+    zero_l = isinstance(_strip(cond.lhs), n.IntLit) and _strip(cond.lhs).value == 0
+    zero_r = isinstance(_strip(cond.rhs), n.IntLit) and _strip(cond.rhs).value == 0
+    if negated:
+        return (cond.op == ">=" and zero_r and _ref_to(cond.lhs, decls) is not None) or \
+            (cond.op == "<=" and zero_l and _ref_to(cond.rhs, decls) is not None)
+    return (cond.op == "<" and zero_r and _ref_to(cond.lhs, decls) is not None) or \
+        (cond.op == ">" and zero_l and _ref_to(cond.rhs, decls) is not None)
+
+
+def _returns_only(s: n.Stmt) -> bool:
+    if isinstance(s, n.Return):
+        return s.value is None
+    return isinstance(s, n.Compound) and len(s.body) == 1 and _returns_only(s.body[0])
+
+
+def _own_index(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.Expr]
+               ) -> tuple[bool, n.Expr | None]:
+    """Is `index` this thread's own element (x, or y * S + x)? Returns (yes, stride)."""
+    index = _strip(index)
+    if isinstance(index, n.Ref) and index.decl in locals_:
+        index = _strip(locals_[index.decl])
+    ids = {c.decl: i for i, c in enumerate(coords)}
+    if len(coords) == 1:
+        return _ref_to(index, ids) == 0, None
+    if len(coords) != 2 or not (isinstance(index, n.Binary) and index.op == "+"):
+        return False, None
+    for a, b in ((index.lhs, index.rhs), (index.rhs, index.lhs)):
+        a = _strip(a)
+        if _ref_to(b, ids) != 0 or not (isinstance(a, n.Binary) and a.op == "*"):
+            continue
+        if _ref_to(a.lhs, ids) == 1:
+            return True, a.rhs
+        if _ref_to(a.rhs, ids) == 1:
+            return True, a.lhs
+    return False, None
+
+
+def build_view(fn: Function) -> KernelView:
+    assert fn.body is not None
+    body = list(fn.body.body)
+    coords: list[n.VarDecl] = []
+    coord_stmts: list[n.Stmt] = []
+    locals_: dict[str, n.Expr] = {}
+    pointer_params = {p.decl: p.name for p in fn.params if p.is_pointer}
+    i = 0
+    by_dim: dict[str, n.VarDecl] = {}
+    while i < len(body) and isinstance(body[i], n.DeclStmt):
+        decls = body[i].decls
+        dims = [coordinate_dim(d.init) if d.init is not None else None for d in decls]
+        if not all(dims):
+            break
+        for d, dim in zip(decls, dims, strict=True):
+            by_dim.setdefault(dim, d)
+        coord_stmts.append(body[i])
+        i += 1
+    for dim in DIM_NAMES:
+        if dim not in by_dim:
+            break
+        coords.append(by_dim[dim])
+    reason = None
+    if not coords or len(coords) != len(by_dim):
+        reason = "its thread-to-element mapping is not blockIdx * blockDim + threadIdx " \
+                 "per dimension, declared first"
+    ids = {c.decl: k for k, c in enumerate(coords)}
+    guard, kind, bounds = None, "", {}
+    rest = body[i:]
+    if rest and isinstance(rest[0], n.If) and rest[0].else_ is None:
+        cand = rest[0]
+        if _returns_only(cand.then):
+            found = _bounds_from(cand.cond, ids, negated=False)
+            if found is not None:
+                guard, kind, bounds = cand, "return", found
+        elif len(rest) == 1:
+            found = _bounds_from(cand.cond, ids, negated=True)
+            if found is not None:
+                guard, kind, bounds = cand, "enclose", found
+    if reason is None and (guard is None or len(bounds) != len(coords)):
+        reason = "it has no recognisable bounds guard (if (x >= w || y >= h) return;) " \
+                 "covering every coordinate"
+    if guard is None:
+        tail = rest
+    elif kind == "return":
+        tail = rest[1:]
+    else:
+        tail = list(guard.then.body) if isinstance(guard.then, n.Compound) else [guard.then]
+    stores: dict[str, OwnStore] = {}
+    stride: n.Expr | None = None
+    for s in tail:
+        if isinstance(s, n.DeclStmt):
+            for d in s.decls:
+                if d.init is not None:
+                    locals_[d.decl] = d.init
+        if isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and s.expr.op == "=" \
+                and isinstance(s.expr.lhs, n.Index):
+            base = _strip(s.expr.lhs.base)
+            if isinstance(base, n.Ref) and base.decl in pointer_params and coords and guard:
+                own, st = _own_index(s.expr.lhs.index, coords, locals_)
+                if own and base.name not in stores:
+                    stores[base.name] = OwnStore(base.name, s, s.expr.rhs, s.expr.lhs.index)
+                    stride = stride or st
+    reads, other = _pointer_uses(fn, pointer_params, stores)
+    if reason is None:
+        reason = _impurity(fn, coord_stmts, guard, stores, other)
+    return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
+                      tuple(bounds[k] for k in sorted(bounds)), stride, stores, reads, other,
+                      reason)
+
+
+def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str, OwnStore]
+                  ) -> tuple[dict[str, list[n.Index]], dict[str, str]]:
+    """Direct subscripts `p[i]` read from each pointer parameter, and any other use."""
+    assert fn.body is not None
+    store_lhs = {id(s.stmt.expr.lhs) for s in stores.values()}
+    reads: dict[str, list[n.Index]] = {}
+    other: dict[str, str] = {}
+    subscript_bases: set[int] = set()
+    written: set[int] = set()
+    for node in fn.body.walk():
+        if isinstance(node, n.Index):
+            subscript_bases.add(id(_strip(node.base)))
+        if isinstance(node, n.Binary) and node.is_assignment and isinstance(node.lhs, n.Index):
+            written.add(id(node.lhs))
+        if isinstance(node, n.Unary) and node.op in ("++", "--") and \
+                isinstance(node.operand, n.Index):
+            written.add(id(node.operand))
+    for node in fn.body.walk():
+        if isinstance(node, n.Index):
+            base = _strip(node.base)
+            if isinstance(base, n.Ref) and base.decl in pointer_params:
+                if id(node) in store_lhs:
+                    continue
+                if id(node) in written:
+                    other.setdefault(base.name, "is written other than at the thread's element")
+                else:
+                    reads.setdefault(base.name, []).append(node)
+        elif isinstance(node, n.Ref) and node.decl in pointer_params and \
+                id(node) not in subscript_bases:
+            other.setdefault(node.name, "is used other than by subscripting (p[i])")
+    return reads, other
+
+
+def _impurity(fn: Function, coord_stmts: list[n.Stmt],
+              guard: n.If | None, stores: dict[str, OwnStore], other: dict[str, str],
+              ) -> str | None:
+    """Why this kernel's value at an element is not a pure function of that element."""
+    assert fn.body is not None
+    if not stores:
+        return "it stores no value at the thread's own element (out[y * w + x] = ...)"
+    const = {p.name for p in fn.params if p.pointee_const}
+    for name, why in sorted(other.items()):
+        if "written" in why or name not in const:  # a non-const pointer handed on may be written
+            return f"pointer '{name}' {why}"
+    if fn.is_template:
+        return "it is a template (fusion of templates is not supported yet)"
+    skip: set[int] = set()
+    for s in coord_stmts:
+        skip |= {id(x) for x in s.walk()}
+    if guard is not None:
+        skip |= {id(x) for x in guard.cond.walk()}
+        if isinstance(guard.then, n.Return) or (guard.then is not None and
+                                                 _returns_only(guard.then)):
+            skip |= {id(x) for x in guard.then.walk()}
+    for node in fn.body.walk():
+        if id(node) in skip:
+            continue
+        if isinstance(node, n.Ref) and node.kind == "builtin":
+            return f"it reads '{node.name}' outside its coordinate declarations"
+        if isinstance(node, n.Return):
+            return "it returns early other than in its bounds guard"
+        if isinstance(node, n.Asm):
+            return "it contains inline assembly"
+        if isinstance(node, n.VarDecl) and ("shared" in node.storage or "static" in node.storage):
+            return f"it declares {'shared' if 'shared' in node.storage else 'static'} " \
+                   f"variable '{node.name}'"
+        if isinstance(node, n.Call) and node.callee.startswith(_COLLECTIVES):
+            return f"it calls '{node.callee}' (barriers, warp collectives and atomics " \
+                   "depend on other threads)"
+        if isinstance(node, n.Binary) and node.is_assignment:
+            target = _strip(node.lhs)
+            if isinstance(target, n.Ref) and target.kind == "global":
+                return f"it writes global variable '{target.name}'"
+        if isinstance(node, n.OtherStmt) and node.kind in ("GOTO_STMT", "LABEL_STMT"):
+            return "it uses goto"
+    return None
