@@ -82,3 +82,24 @@ def test_corpus_compiles_with_nvcc() -> None:
         results = list(pool.map(_nvcc, FILES))
     failures = [f"{p.name} (exit {rc}):\n{err}" for p, rc, err in results if rc != 0]
     assert not failures, "\n".join(failures)
+
+
+SAMPLE = Path(__file__).parents[2] / "samples" / "blur_pipeline.cu"
+
+
+def test_demo_sample_parses() -> None:
+    result = parse_corpus_file(SAMPLE)
+    assert result.diagnostics == []
+    unit = result.unit
+    assert [k.name for k in unit.kernels] == ["grayscale", "blur3x3", "sobel_mag", "threshold"]
+    assert [ln.kernel for ln in unit.launches["edge_pipeline"]] == [
+        "grayscale", "blur3x3", "sobel_mag", "threshold"]
+    assert "main" in {f.name for f in unit.functions}
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("defines", [[], ["-DCUDAFUSE_NO_MAIN"]], ids=["with-main", "no-main"])
+def test_demo_sample_compiles(defines: list[str]) -> None:
+    proc = subprocess.run(["nvcc", "-arch=sm_90", *defines, "-c", str(SAMPLE), "-o", "/dev/null"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
