@@ -38,6 +38,7 @@ class Lowerer:
     def __init__(self, source: SourceFile):
         self.source = source
         self.names: dict[int, str] = {}  # CXFile handle -> name, for this translation unit
+        self._refs: dict[ci.Cursor, tuple[str, str, int | float | None]] = {}
 
     # ---- helpers -----------------------------------------------------------------------
 
@@ -117,25 +118,35 @@ class Lowerer:
         name = c.spelling
         if d is None:
             return n.Ref(name, "other", span=sp, type=ty)
-        if d.kind == K.ENUM_CONSTANT_DECL:
-            return n.Ref(name, "enum", self.decl(d), d.enum_value, span=sp, type=ty)
-        if d.kind == K.PARM_DECL:
-            return n.Ref(name, "param", self.decl(d), span=sp, type=ty)
-        if d.kind == K.TEMPLATE_NON_TYPE_PARAMETER:
+        # A declaration is referenced many times (x, w, threadIdx...): classify it once.
+        info = self._refs.get(d)
+        if info is None:
+            info = self._refs[d] = self._classify(d, name)
+        kind, decl, value = info
+        return n.Ref(name, kind, decl, value, span=sp, type=ty)
+
+    def _classify(self, d: ci.Cursor, name: str) -> tuple[str, str, int | float | None]:
+        """(Ref kind, declaration id, folded constant value) of a referenced declaration."""
+        dk = d.kind
+        if dk == K.ENUM_CONSTANT_DECL:
+            return "enum", self.decl(d), d.enum_value
+        if dk == K.PARM_DECL:
+            return "param", self.decl(d), None
+        if dk == K.TEMPLATE_NON_TYPE_PARAMETER:
             # A compile-time constant per instantiation, but with no single value to fold.
-            return n.Ref(name, "template_param", self.decl(d), span=sp, type=ty)
-        if d.kind == K.VAR_DECL:
-            shim = d.location.file is not None and "cudafuse_cuda_shim" in d.location.file.name
-            if name in BUILTINS and shim:
-                return n.Ref(name, "builtin", name, span=sp, type=ty)
-            local = d.semantic_parent is not None and d.semantic_parent.kind in (
+            return "template_param", self.decl(d), None
+        if dk == K.VAR_DECL:
+            decl = self.decl(d)
+            if name in BUILTINS and "cudafuse_cuda_shim" in decl:
+                return "builtin", name, None
+            parent = d.semantic_parent
+            local = parent is not None and parent.kind in (
                 K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)
             value = evaluate(d) if d.type.is_const_qualified() else None
-            kind = "local" if local else "global"
-            return n.Ref(name, kind, self.decl(d), value, span=sp, type=ty)
-        if d.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD):
-            return n.Ref(name, "function", self.decl(d), span=sp, type=ty)
-        return n.Ref(name, "other", self.decl(d), span=sp, type=ty)
+            return ("local" if local else "global"), decl, value
+        if dk in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD):
+            return "function", self.decl(d), None
+        return "other", self.decl(d), None
 
     def call(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span, ty: str) -> n.Expr:
         if len(kids) >= 2 and kids[1].kind == K.CALL_EXPR and \
