@@ -224,6 +224,19 @@ def _extern_shared(unit: TranslationUnit, rw: Rewriter) -> None:
             replace(g.span, g.name, g.type, True)
 
 
+_BAR_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+CUDAFUSE_BAR_SYNC\b(?:[^\n]*\\\n)*[^\n]*",
+                         re.M)
+
+
+def _drop_bar_definitions(unit: TranslationUnit, rw: Rewriter) -> None:
+    """The program's own CUDAFUSE_BAR_SYNC (inline PTX) gives way to the emulator's, even
+    when it is defined without an #ifndef guard; newlines are kept so lines do not move."""
+    for m in _BAR_DEFINE.finditer(unit.source.data):
+        text = m.group(0)
+        rw.replace_range(m.start(), m.end(), "\n" * text.count(b"\n"),
+                         "CUDAFUSE_BAR_SYNC is the emulator's")
+
+
 def rewrite(unit: TranslationUnit) -> EmuSource:
     """The emulation source for `unit` (raises CudafuseError on unsupported constructs)."""
     check_supported(unit)
@@ -244,5 +257,6 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     if diags:
         raise CudafuseError(diags)
     _extern_shared(unit, rw)
+    _drop_bar_definitions(unit, rw)
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
     return EmuSource(rw.apply().decode("utf-8"), frozenset(fiber_kernels), qualified_names(unit))

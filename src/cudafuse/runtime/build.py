@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.emu import header_path, include_dir
-from cudafuse.emu.rewrite import check_text, rewrite
+from cudafuse.emu.rewrite import check_text, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.runtime import trampoline
 from cudafuse.runtime.trampoline import Entry
@@ -105,41 +105,55 @@ def _includes_blob(paths: list[str]) -> bytes:
     return b"\0".join(blob)
 
 
-def build(path: str, backend: str, opts: BuildOptions) -> Built:
-    """Parse, rewrite (emu) or keep (nvcc) the program, append trampolines, compile."""
+@dataclass
+class Prepared:
+    """The full program text a backend compiles, and what the runtime must know about it."""
+
+    text: str
+    entries: list[Entry]
+    fiber_kernels: frozenset[str]
+    includes: list[str]
+
+
+def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
+    """Parse, rewrite (emu) or keep (nvcc) the program, and append the trampolines."""
     src = Path(path)
     if backend == "emu" and src.is_file():
         check_text(str(src), src.read_bytes())
-    parsed = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines))
-    unit = parsed.unit
+    unit = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines)).unit
     if backend == "emu":
         emu = rewrite(unit)
         text, fibers, qualified = emu.text, emu.fiber_kernels, emu.qualified
     else:
-        from cudafuse.emu.rewrite import qualified_names
-
         text, fibers, qualified = unit.source.data.decode(), frozenset(), qualified_names(unit)
     entries = trampoline.entries(unit, qualified)
     full = (f'#line 1 "{src.resolve()}"\n{text}\n#line 1 "<cudafuse trampolines>"\n'
             + trampoline.source(entries, backend, fibers))
+    return Prepared(full, entries, fibers, unit.includes)
+
+
+def build(path: str, backend: str, opts: BuildOptions) -> Built:
+    """Compile `path` for `backend` into a shared library (or reuse the cached one)."""
+    src = Path(path)
+    prep = prepare(path, backend, opts)
     flags = _flags(src, backend, opts)
     extra = header_path().read_bytes() if backend == "emu" else b""
     tool = _tool(backend)
-    key = _key(BUILD_VERSION, backend, full, extra, " ".join(flags), tool,
-               _includes_blob(unit.includes))
+    key = _key(BUILD_VERSION, backend, prep.text, extra, " ".join(flags), tool,
+               _includes_blob(prep.includes))
     root = cache_dir()
     lib = root / f"{backend}-{key}.so"
     if not lib.exists():
         suffix = ".cpp" if backend == "emu" else ".cu"
         src_copy = root / f"{backend}-{key}{suffix}"
         with tempfile.NamedTemporaryFile("w", dir=root, suffix=suffix, delete=False) as fh:
-            fh.write(full)
+            fh.write(prep.text)
         os.replace(fh.name, src_copy)
         if backend == "emu":
             _compile([tool, *flags, str(src_copy)], lib, _GCC_DIAG, True, "g++")
         else:
             _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
-    return Built(lib, entries, fibers)
+    return Built(lib, prep.entries, prep.fiber_kernels)
 
 
 def _tool(backend: str) -> str:
