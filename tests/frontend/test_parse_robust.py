@@ -178,3 +178,25 @@ def test_includes_are_normalised_and_exclude_bundled_headers(tmp_path: Path) -> 
     includes = parse_file(path).unit.includes
     assert includes and all(os.path.normpath(i) == i for i in includes)
     assert not any("cudafuse" in i for i in includes)
+
+
+def test_deeply_nested_expressions_lower(tmp_path: Path) -> None:
+    terms = " + ".join(f"p[{i % 7}]" for i in range(1500))
+    ifs = "if (p[0] > 0) p[1] = 0; " + " ".join(
+        f"else if (p[0] > {i}) p[1] = {i};" for i in range(1, 1500))
+    path = write(tmp_path, "deep.cu", f"__global__ void sum(float *p) {{ p[0] = {terms}; }}\n"
+                 f"__global__ void chain(float *p) {{ {ifs} }}\n")
+    result = parse_file(path)
+    assert result.diagnostics == []
+    assert [k.name for k in result.unit.kernels] == ["sum", "chain"]
+
+
+def test_too_deep_nesting_skips_the_function_only(tmp_path: Path) -> None:
+    terms = " + ".join(f"p[{i % 7}]" for i in range(3000))
+    path = write(tmp_path, "deeper.cu", f"__global__ void sum(float *p) {{ p[0] = {terms}; }}\n"
+                 "__global__ void ok(float *p) { p[1] = 2; }\n")
+    result = parse_file(path)
+    assert [k.name for k in result.unit.kernels] == ["ok"]
+    (d,) = result.diagnostics
+    assert d.severity is Severity.WARNING and (d.line, d.col) == (1, 17)
+    assert d.message == "skipping 'sum': cannot lower it (expressions nested more than 2000 deep)"

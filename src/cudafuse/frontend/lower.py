@@ -20,6 +20,12 @@ _SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device",
                 K.CUDACONSTANT_ATTR: "constant"}
 
 
+# Generated code can nest expressions thousands deep (a + a + ... is left-nested). Lowering
+# recurses once per level, and parse.py raises Python's recursion limit to allow this depth;
+# deeper functions are skipped with a warning instead of overflowing the stack.
+MAX_DEPTH = 2000
+
+
 class LoweringError(Exception):
     def __init__(self, message: str, span: Span):
         super().__init__(message)
@@ -39,6 +45,7 @@ class Lowerer:
         self.source = source
         self.names: dict[int, str] = {}  # CXFile handle -> name, for this translation unit
         self._refs: dict[ci.Cursor, tuple[str, str, int | float | None]] = {}
+        self._depth = 0
 
     # ---- helpers -----------------------------------------------------------------------
 
@@ -66,6 +73,16 @@ class Lowerer:
     # ---- expressions -------------------------------------------------------------------
 
     def expr(self, c: ci.Cursor) -> n.Expr:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise LoweringError(f"expressions nested more than {MAX_DEPTH} deep",
+                                    self.span(c))
+            return self._expr(c)
+        finally:
+            self._depth -= 1
+
+    def _expr(self, c: ci.Cursor) -> n.Expr:
         kind = c.kind
         kids = list(c.get_children())
         # Parentheses and implicit conversions (a third of all nodes) are looked through
@@ -193,6 +210,16 @@ class Lowerer:
         return self.stmt(c) if c.kind.is_statement() or c.kind == K.VAR_DECL else self.expr(c)
 
     def stmt(self, c: ci.Cursor) -> n.Stmt:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise LoweringError(f"statements nested more than {MAX_DEPTH} deep",
+                                    self.span(c))
+            return self._stmt(c)
+        finally:
+            self._depth -= 1
+
+    def _stmt(self, c: ci.Cursor) -> n.Stmt:
         kind, sp = c.kind, self.span(c)
         kids = list(c.get_children())
         if kind == K.COMPOUND_STMT:

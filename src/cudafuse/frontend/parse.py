@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +25,7 @@ from cudafuse.frontend.clang_diags import (
     line_of,
     to_diagnostic,
 )
-from cudafuse.frontend.lower import K, Lowerer, LoweringError
+from cudafuse.frontend.lower import MAX_DEPTH, K, Lowerer, LoweringError
 from cudafuse.frontend.pch import discard, shim_pch
 from cudafuse.ir.nodes import KernelLaunch
 from cudafuse.ir.program import TranslationUnit
@@ -247,7 +249,31 @@ def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
     unit.includes = _includes(tu, path)
     lowerer = Lowerer(source)
     used: set[int] = set()
-    for cursor in _top_level(tu.cursor, path):
+    with _recursion_limit(4 * MAX_DEPTH + 1000):
+        _lower_all(tu, unit, lowerer, errors, used, diags)
+    # Errors outside every function and global (a struct, a typedef, a user header): the
+    # declarations involved are unusable, which the skipped functions already show; say so.
+    for i, (err, _) in enumerate(errors):
+        if i not in used:
+            diags.append(Diagnostic(Severity.WARNING, f"ignoring a declaration: {err.message}",
+                                    err.file, err.line, err.col, err.source_line))
+    return ParseResult(unit, diags)
+
+
+@contextlib.contextmanager
+def _recursion_limit(limit: int) -> Iterator[None]:
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _lower_all(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lowerer,
+               errors: list[tuple[Diagnostic, int]], used: set[int],
+               diags: list[Diagnostic]) -> None:
+    for cursor in _top_level(tu.cursor, unit.path):
         start, end = cursor.extent.start.offset, cursor.extent.end.offset
         broken = [i for i, (_, off) in enumerate(errors) if start <= off <= end]
         if broken:
@@ -267,13 +293,6 @@ def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
             launches = [x for x in fn.body.walk() if isinstance(x, KernelLaunch)]
             if launches:
                 unit.launches[fn.name] = launches
-    # Errors outside every function and global (a struct, a typedef, a user header): the
-    # declarations involved are unusable, which the skipped functions already show; say so.
-    for i, (err, _) in enumerate(errors):
-        if i not in used:
-            diags.append(Diagnostic(Severity.WARNING, f"ignoring a declaration: {err.message}",
-                                    err.file, err.line, err.col, err.source_line))
-    return ParseResult(unit, diags)
 
 
 def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, cursor: ci.Cursor,
