@@ -3,14 +3,25 @@ files are recognised as what their names say."""
 
 from __future__ import annotations
 
+import functools
 import json
+from pathlib import Path
 
 import pytest
 
 from cudafuse.analysis.report import build_report
-from conftest import corpus_files, parse_corpus_file
+from cudafuse.frontend import parse_file
+from cudafuse.frontend.parse import ParseResult
 
-FILES = corpus_files()
+# Not `from conftest import ...`: with several conftest.py files in the tree that name is
+# ambiguous (whichever was imported first wins).
+CORPUS = Path(__file__).parents[1] / "corpus"
+FILES = sorted(CORPUS.glob("*.cu"))
+
+
+@functools.cache
+def parse_corpus_file(path: Path) -> ParseResult:
+    return parse_file(str(path))
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
@@ -21,8 +32,8 @@ def test_report_is_deterministic(path):
 
 
 @pytest.mark.parametrize("mode", ["clamp", "constant", "mirror", "mirror101", "wrap"])
-def test_border_files(mode, corpus_dir):
-    path = corpus_dir / f"border_{mode}.cu"
+def test_border_files(mode):
+    path = CORPUS / f"border_{mode}.cu"
     if not path.exists():
         pytest.skip(f"{path.name} not in the corpus")
     rep = build_report(parse_corpus_file(path).unit)

@@ -69,7 +69,35 @@ __device__ float opaque_fn(const float* p);
 __global__ void f(const float* in, float* out, int n) {
   GX;
   if (x < n) out[x] = opaque_fn(in + x);
-}""", "in", "function it cannot see into"),
+}""", "in", "escapes"),
+    "stale_reads_do_not_cancel": ("""
+__global__ void f(const float* in, float* out, int n) {
+  GX;
+  int i = n;
+  int a = i;
+  i++;
+  int b = i;
+  out[x] = in[x + a - b];
+}""", "in", "assigned more than once"),
+    "pointer_chosen_at_run_time": ("""
+__global__ void f(const float* a, const float* b, float* out, int n) {
+  GX;
+  const float* p = n > 4 ? a : b;
+  out[x] = p[x];
+}""", "b", "escapes"),
+    "pointer_in_local_array": ("""
+__global__ void f(const float* a, const float* b, float* out, int n) {
+  GX;
+  const float* ps[2] = {a, b};
+  out[x] = ps[n & 1][x];
+}""", "a", "escapes"),
+    "pointer_reassigned_to_other": ("""
+__global__ void f(const float* a, const float* b, float* out, int n) {
+  GX;
+  const float* p = a;
+  if (n > 4) p = b;
+  out[x] = p[x];
+}""", "b", "escapes"),
     "reassigned_pointer": ("""
 __global__ void f(const float* in, float* out, int w, int h) {
   GX;

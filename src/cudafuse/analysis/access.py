@@ -13,12 +13,14 @@ one read without any check is `unguarded`. Anything else is refused with a reaso
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from cudafuse.analysis.symbolic import (
     ONE,
     Atom,
     Poly,
     Pred,
+    atom_dims,
     coord,
     coord_dims,
     pred_coords,
@@ -64,11 +66,12 @@ class Shape:
         return tuple((d.dim, d.stride) for d in self.dims)
 
 
+@lru_cache(maxsize=1 << 16)
 def bad_atom_reason(p: Poly | Pred) -> str | None:
     """Why an index cannot be classified, from the opaque atoms it contains (None if none)."""
     for a in p.atoms():
         if a.kind in _BAD_KINDS:
-            return _BAD_KINDS[a.kind].format(a.name)
+            return _BAD_KINDS[a.kind].format(a.name.split("#")[0])
         if a.kind == "builtin" and a.name.split(".")[0] in ("threadIdx", "blockIdx"):
             return f"index uses {a.name} outside a global coordinate (block-local or tiled)"
         if a.kind == "builtin" and "." not in a.name:
@@ -186,6 +189,7 @@ def _guarded(dim: str, k: int, path: tuple[Pred, ...]) -> tuple[bool, bool, Poly
     return lo, hi, bound
 
 
+@lru_cache(maxsize=1 << 14)
 def shape_of(index: Poly, path: tuple[Pred, ...] = ()) -> Shape | str:
     """The per-dimension shape of an access, or the reason it has none."""
     index = to_coords(index)
@@ -196,7 +200,7 @@ def shape_of(index: Poly, path: tuple[Pred, ...] = ()) -> Shape | str:
     factors: dict[Atom, Poly] = {}
     rest = Poly()
     for m, c in index.terms:
-        coords = [a for a in m if coord_dims(Poly.atom(a))]
+        coords = [a for a in m if atom_dims(a)]
         if len(coords) > 1:
             return f"non-affine index (product of coordinates): {index}"
         if not coords:

@@ -38,6 +38,10 @@ class StoreClass:
     lines: tuple[int, ...] = ()
 
 
+ESCAPE = ("pointer escapes where it cannot be followed (a function it cannot see into, "
+          "stored to memory, chosen at run time, or a struct access)")
+
+
 def _check_layout(shape: Shape, dims: set[str]) -> str:
     have = {d.dim for d in shape.dims}
     if have != dims:
@@ -72,6 +76,8 @@ def _shapes(accesses: list[Access], dims: set[str]) -> list[Shape] | str:
 
 def classify_store(pointer: str, accesses: list[Access], dims: set[str]) -> StoreClass:
     lines = tuple(sorted({a.span.line for a in accesses}))
+    if any(a.mode == "escape" for a in accesses):
+        return StoreClass(pointer, False, ESCAPE, lines=lines)
     if any(a.mode == "atomic" for a in accesses):
         return StoreClass(pointer, False, "atomic updates", lines=lines)
     shapes = _shapes([a for a in accesses if a.mode == "store"], dims)
@@ -94,8 +100,7 @@ def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: 
     """
     lines = tuple(sorted({a.span.line for a in accesses}))
     if any(a.mode == "escape" for a in accesses):
-        return LoadClass(pointer, "other", "pointer passed to a function it cannot see into",
-                         lines=lines)
+        return LoadClass(pointer, "other", ESCAPE, lines=lines)
     if any(a.mode == "atomic" for a in accesses):
         return LoadClass(pointer, "other", "atomic updates", lines=lines)
     if not dims:

@@ -14,13 +14,15 @@ The DAG (`Pipeline.graph`) holds the raw edges; all three kinds are in `Pipeline
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.analysis.kernel_facts import KernelFacts
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 _NOT_USES = {"cudaFree", "cudaFreeAsync", "cudaFreeHost"}
 
@@ -66,6 +68,8 @@ class Pipeline:
 
     @property
     def graph(self) -> nx.DiGraph:
+        import networkx as nx  # noqa: PLC0415 - 0.2 s to import; `analyze` never needs it
+
         g = nx.DiGraph()
         for la in self.launches:
             g.add_node(la.index, kernel=la.kernel)

@@ -117,6 +117,8 @@ class Evaluator:
         self.grid_stride: list[tuple[str, str]] = []  # (loop variable, dim)
         self.values: dict[str, tuple[str, Poly]] = {}  # local decl -> (name, value)
         self._unroll = 1
+        self._assigned: dict[int, set[str]] = {}
+        self._fresh = 0
         self._stack: list[str] = []
         self._frames: list[_Frame] = []
 
@@ -128,7 +130,7 @@ class Evaluator:
             env[p.decl] = (PtrVal(p.decl, p.name, "param") if p.is_pointer
                            else Poly.atom(Atom("param", p.name)))
         self._stack.append(fn.decl)
-        self._frames.append(_Frame(env, assigned_decls(fn.body) if fn.body else set()))
+        self._frames.append(_Frame(env, self.assigned(fn.body) if fn.body else set()))
         if fn.body is not None:
             self.stmt(fn.body, ())
         self._frames.pop()
@@ -142,6 +144,24 @@ class Evaluator:
             return self.expr(e, ())
         finally:
             self._frames.pop()
+
+    def assigned(self, node: n.Node) -> set[str]:
+        """assigned_decls, memoised per node (helpers are inlined at every call)."""
+        key = id(node)
+        if key not in self._assigned:
+            self._assigned[key] = assigned_decls(node)
+        return self._assigned[key]
+
+    def fresh(self, kind: str, name: str) -> Poly:
+        """An unknown that equals nothing else: two reads of a mutable variable (or of memory)
+        may differ, so `a - b` must not cancel when a and b were read at different times."""
+        self._fresh += 1
+        return opaque(kind, f"{name}#{self._fresh}")
+
+    def escape(self, v: Value, path: tuple[Pred, ...], span: Span) -> None:
+        """A pointer went somewhere the evaluator does not follow: count it as read+written."""
+        if isinstance(v, PtrVal):
+            self.record(v, "escape", path, span)
 
     @property
     def frame(self) -> _Frame:
@@ -178,7 +198,7 @@ class Evaluator:
             self.for_loop(s, path)
             return path
         if isinstance(s, n.While):
-            self.forget(assigned_decls(s))
+            self.forget(self.assigned(s))
             c = self.cond(s.cond, path)
             self.stmt(s.body, (*path, c))
             return path
@@ -215,7 +235,7 @@ class Evaluator:
     def for_loop(self, s: n.For, path: tuple[Pred, ...]) -> None:
         env = self.frame.env
         var, start = self._loop_init(s.init, path)
-        body_writes = assigned_decls(s.body)
+        body_writes = self.assigned(s.body)
         if var is not None and var.decl not in body_writes and start is not None:
             stride = self._loop_step(s.inc, var)
             if self._grid_stride(start, stride, var, s, path):
@@ -355,7 +375,9 @@ class Evaluator:
         if isinstance(e, n.Member):
             if isinstance(e.base, n.Ref) and e.base.kind == "builtin":
                 return Poly.atom(builtin(e.base.name, e.field_name))
-            self.expr(e.base, path)
+            base = self.expr(e.base, path)
+            if e.arrow:
+                self.escape(base, path, e.span)  # p->field: struct access is not modelled
             return opaque("opaque", "member")
         if isinstance(e, n.Binary):
             return self.binary(e, path)
@@ -369,18 +391,23 @@ class Evaluator:
             b = self.expr(e.else_, (*path, c.negate()))
             if isinstance(a, Poly) and isinstance(b, Poly):
                 return Poly.atom(Atom("cond", "cond", (a, b), c))
+            self.escape(a, path, e.span)
+            self.escape(b, path, e.span)
             return opaque("opaque", "pointer conditional")
         if isinstance(e, n.Cast):
             v = self.expr(e.operand, path)
             if isinstance(v, PtrVal) and "*" in e.type and v.kind == "param" and \
                     _pointee(e.type) != _pointee(e.operand.type):
                 return PtrVal(v.base, v.name, v.kind, v.offset, "pointer reinterpret cast")
+            if isinstance(v, PtrVal) and "*" not in e.type and "[" not in e.type:
+                self.escape(v, path, e.span)  # a pointer turned into an integer
+                return opaque("opaque", "pointer as integer")
             return v
         if isinstance(e, n.Call):
             return self.call(e, path)
         for child in e.children():
             if isinstance(child, n.Expr):
-                self.expr(child, path)
+                self.escape(self.expr(child, path), path, e.span)
             elif isinstance(child, n.Stmt):
                 self.stmt(child, path)
         return opaque("opaque", type(e).__name__)
@@ -403,7 +430,7 @@ class Evaluator:
         if "[" in e.type or "*" in e.type:
             return PtrVal(e.decl, e.name, "local", opaque("ptrvar", e.name),
                           f"pointer '{e.name}' is reassigned")
-        return opaque("var", e.name)
+        return self.fresh("var", e.name)
 
     def binary(self, e: n.Binary, path: tuple[Pred, ...]) -> Value:
         op = e.op
@@ -435,8 +462,14 @@ class Evaluator:
             self.load(target, path, "store")
             return rhs
         if isinstance(target, n.Ref):
-            return opaque("var", target.name)
-        self.expr(target, path)
+            if isinstance(rhs, PtrVal):
+                self.escape(rhs, path, e.span)  # p = other: reads through p now reach other
+            return self.fresh("var", target.name)
+        if isinstance(target, n.Member) and target.arrow:
+            self.escape(self.expr(target.base, path), path, e.span)
+        else:
+            self.expr(target, path)
+        self.escape(rhs, path, e.span)  # a pointer stored to memory
         return rhs
 
     def unary(self, e: n.Unary, path: tuple[Pred, ...]) -> Value:
@@ -454,7 +487,7 @@ class Evaluator:
                 self.load(e.operand, path, "store")
                 return opaque("opaque", "increment")
             self.expr(e.operand, path)
-            return opaque("var", e.operand.name if isinstance(e.operand, n.Ref) else "?")
+            return self.fresh("var", e.operand.name if isinstance(e.operand, n.Ref) else "?")
         v = self.expr(e.operand, path)
         if not isinstance(v, Poly):
             return opaque("opaque", "pointer " + op)
@@ -488,8 +521,8 @@ class Evaluator:
         ptr = self.address(e, path)
         if isinstance(ptr, PtrVal):
             self.record(ptr, mode, path, e.span)
-            return opaque("load", f"{ptr.name}[{ptr.offset}]")
-        return opaque("load", "?")
+            return self.fresh("load", f"{ptr.name}[{ptr.offset}]")
+        return self.fresh("load", "?")
 
     def record(self, ptr: PtrVal, mode: str, path: tuple[Pred, ...], span: Span) -> None:
         self.accesses.append(Access(ptr.base, ptr.name, ptr.kind, mode, ptr.offset, path,
@@ -512,7 +545,7 @@ class Evaluator:
             return opaque("call", name)
         if name in _LOADS and args and isinstance(args[0], PtrVal):
             self.record(args[0], "load", path, e.span)
-            return opaque("load", f"{args[0].name}[{args[0].offset}]")
+            return self.fresh("load", f"{args[0].name}[{args[0].offset}]")
         fn = self.by_decl.get(e.callee_decl) or (None if e.callee_decl else self.by_name.get(name))
         if fn is not None and fn.space in ("device", "host_device") and fn.body is not None \
                 and fn.decl not in self._stack and len(self._stack) < MAX_INLINE_DEPTH:
@@ -520,7 +553,7 @@ class Evaluator:
         for a in args:
             if isinstance(a, PtrVal):
                 self.record(a, "escape", path, e.span)
-        return Poly.atom(Atom("call", name or "?", tuple(a for a in args if isinstance(a, Poly))))
+        return self.fresh("call", name or "?")
 
     def inline(self, fn: Function, args: list[Value], path: tuple[Pred, ...]) -> Value:
         env: dict[str, Value] = {}
@@ -529,7 +562,7 @@ class Evaluator:
                 continue  # writes through references are not modelled: the value is opaque
             env[p.decl] = a
         assert fn.body is not None
-        frame = _Frame(env, assigned_decls(fn.body), local_path=len(path))
+        frame = _Frame(env, self.assigned(fn.body), local_path=len(path))
         self._stack.append(fn.decl)
         self._frames.append(frame)
         try:
@@ -538,7 +571,10 @@ class Evaluator:
             self._frames.pop()
             self._stack.pop()
         if not frame.returns:
-            return opaque("call", fn.name)
+            return self.fresh("call", fn.name)
+        if len(frame.returns) > 1:
+            for _, v in frame.returns:
+                self.escape(v, path, fn.span)
         # A return reached after `if (c) return a;` carries !c on its path: drop those, the
         # nesting of the conditionals built below already implies them.
         seen: set[Pred] = set()
@@ -551,7 +587,7 @@ class Evaluator:
         result = rets[-1][1]
         for c, v in reversed(rets[:-1]):
             if not (isinstance(v, Poly) and isinstance(result, Poly)):
-                return opaque("call", fn.name)
+                return self.fresh("call", fn.name)
             result = Poly.atom(Atom("cond", "cond", (v, result), c))
         return result
 

@@ -229,7 +229,7 @@ def analyze_kernel(unit: TranslationUnit, fn: Function) -> KernelFacts:
                                  p.restrict, bool(modes & {"load", "escape"}),
                                  bool(modes & {"store", "escape"}), "atomic" in modes))
         reads = [a for a in mine if a.mode != "store"]
-        writes = [a for a in mine if a.mode in ("store", "atomic")]
+        writes = [a for a in mine if a.mode in ("store", "atomic", "escape")]
         if reads:
             loads.append(classify_load(p.name, reads, dims, bool(writes), hazard, all_stores))
         if writes:

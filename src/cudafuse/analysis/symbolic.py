@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 DIMS = ("x", "y", "z")
 COORD = {"x": "X", "y": "Y", "z": "Z"}
@@ -30,6 +30,13 @@ class Atom:
     name: str
     args: tuple[Poly, ...] = ()
     pred: Pred | None = None
+
+    def __post_init__(self) -> None:
+        # Atoms are hashed constantly (polynomial terms are dicts keyed by monomials).
+        object.__setattr__(self, "_h", hash((self.kind, self.name, self.args, self.pred)))
+
+    def __hash__(self) -> int:
+        return self._h  # type: ignore[attr-defined]
 
     @cached_property
     def key(self) -> str:
@@ -63,6 +70,12 @@ class Poly:
 
     terms: tuple[tuple[Monomial, int], ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_h", hash(self.terms))
+
+    def __hash__(self) -> int:
+        return self._h  # type: ignore[attr-defined]
+
     @staticmethod
     def const(c: int) -> Poly:
         return Poly((((), c),) if c else ())
@@ -74,7 +87,8 @@ class Poly:
     @staticmethod
     def _make(acc: dict[Monomial, int]) -> Poly:
         items = [(m, c) for m, c in acc.items() if c]
-        items.sort(key=lambda t: (len(t[0]), [a.key for a in t[0]]))
+        if len(items) > 1:
+            items.sort(key=lambda t: _mono_key(t[0]))
         return Poly(tuple(items))
 
     def __add__(self, other: Poly) -> Poly:
@@ -138,6 +152,11 @@ class Poly:
             text = body if mag == 1 and body else f"{mag}*{body}" if body else str(mag)
             out += (" - " if c < 0 else " + ") + text if out else ("-" if c < 0 else "") + text
         return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _mono_key(m: Monomial) -> tuple[int, tuple[str, ...]]:
+    return len(m), tuple(a.key for a in m)
 
 
 ZERO = Poly()
@@ -217,14 +236,17 @@ def conj(*preds: Pred) -> Pred:
 # ---- thread coordinates --------------------------------------------------------------------
 
 
+@lru_cache(maxsize=64)
 def builtin(name: str, dim: str) -> Atom:
     return Atom("builtin", f"{name}.{dim}")
 
 
+@lru_cache(maxsize=8)
 def coord(dim: str) -> Atom:
     return Atom("coord", COORD[dim])
 
 
+@lru_cache(maxsize=1 << 16)
 def to_coords(p: Poly) -> Poly:
     """Fold blockIdx.d*blockDim.d*r + threadIdx.d*r into D*r, recursively into atom operands."""
     p = Poly._make({tuple(sorted(_atom_coords(a) for a in m)): c for m, c in p.terms}) \
@@ -262,6 +284,7 @@ def _atom_coords(a: Atom) -> Atom:
     return Atom(a.kind, a.name, tuple(to_coords(x) for x in a.args), pred)
 
 
+@lru_cache(maxsize=1 << 16)
 def pred_coords(p: Pred) -> Pred:
     return Pred(p.op, to_coords(p.poly) if p.poly is not None else None,
                 tuple(pred_coords(q) for q in p.parts))
@@ -269,10 +292,22 @@ def pred_coords(p: Pred) -> Pred:
 
 def coord_dims(p: Poly | Pred) -> set[str]:
     """The dimensions whose global coordinate appears anywhere in p."""
+    if isinstance(p, Poly):
+        out: set[str] = set()
+        for m, _ in p.terms:
+            for a in m:
+                out |= atom_dims(a)
+        return out
     return {a.name.lower() for a in p.atoms() if a.kind == "coord"}
 
 
-def block_size_assumptions(p: Poly) -> set[tuple[str, int]]:
+@lru_cache(maxsize=1 << 16)
+def atom_dims(a: Atom) -> frozenset[str]:
+    return frozenset(x.name.lower() for x in a.atoms() if x.kind == "coord")
+
+
+@lru_cache(maxsize=1 << 16)
+def block_size_assumptions(p: Poly) -> frozenset[tuple[str, int]]:
     """(dim, B) for every `blockIdx.d * B + threadIdx.d` that to_coords folds with a constant B:
     the fold is right only when the kernel runs with blockDim.d == B."""
     out: set[tuple[str, int]] = set()
@@ -289,4 +324,4 @@ def block_size_assumptions(p: Poly) -> set[tuple[str, int]]:
     for a in p.atoms():
         for sub in a.args:
             out |= block_size_assumptions(sub)
-    return out
+    return frozenset(out)
