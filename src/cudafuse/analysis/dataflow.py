@@ -39,6 +39,7 @@ class LaunchArg:
 class Launch:
     index: int
     kernel: str
+    template_args: str  # "<2>" for box_blur<2><<<...>>>, else ""
     line: int
     grid: str
     block: str
@@ -152,8 +153,9 @@ def analyze_host(unit: TranslationUnit, fn: Function,
                     acc[ident] = "".join(c for c in "rw" if c in merged)
             args.append(LaunchArg(p.name if p is not None else "", _text(unit, a) or "",
                                   display.get(ident, "") if pointer else "", mode))
-        launches.append(Launch(i, la.kernel, la.span.line, _text(unit, la.grid) or "",
-                               _text(unit, la.block) or "", _text(unit, la.shared),
+        launches.append(Launch(i, la.kernel, la.template_args, la.span.line,
+                               _text(unit, la.grid) or "", _text(unit, la.block) or "",
+                               _text(unit, la.shared),
                                _text(unit, la.stream), tuple(args), facts is not None))
         accesses.append(acc)
     deps, inputs, last_write = _deps(accesses, display)

@@ -75,8 +75,9 @@ def _kernel(k: dict[str, Any]) -> list[str]:
     lines.append("  loads:")
     lines += [_load(c) for c in k["loads"]] or ["    none"]
     lines.append("  stores:")
-    lines += [f"    {c['pointer']}: " + ("point" if c["point"] else f"other: {c['reason']}")
-              for c in k["stores"]] or ["    none"]
+    lines += [f"    {c['pointer']}: " + (
+        "point layout " + " ".join(f"{d}*{s}" for d, s in c["layout"].items()) if c["point"]
+        else f"other: {c['reason']}") for c in k["stores"]] or ["    none"]
     return lines
 
 
@@ -85,7 +86,8 @@ def _host(h: dict[str, Any]) -> list[str]:
     for la in h["launches"]:
         cfg = ", ".join(x for x in (la["grid"], la["block"], la["shared"], la["stream"])
                         if x is not None)
-        lines.append(f"  launch {la['index']}: {la['kernel']}<<<{cfg}>>> (line {la['line']})")
+        name = la["kernel"] + la["template_args"]
+        lines.append(f"  launch {la['index']}: {name}<<<{cfg}>>> (line {la['line']})")
         for a in la["args"]:
             extra = f" [{a['buffer']}: {a['access'] or '-'}]" if a["buffer"] else ""
             lines.append(f"    {a['param'] or '?'} = {a['expr']}{extra}")

@@ -68,7 +68,8 @@ def kernel_dict(k: KernelFacts) -> dict[str, Any]:
                    "layout": dict(zip(c.dims, c.layout, strict=True)),
                    "lines": list(c.lines)} for c in k.loads],
         "stores": [{"pointer": c.pointer, "point": c.point, "reason": c.reason,
-                    "lines": list(c.lines)} for c in k.stores],
+                    "layout": dict(zip(k.mapping.dims, c.layout, strict=False))
+                    if c.point else {}, "lines": list(c.lines)} for c in k.stores],
     }
 
 
@@ -76,7 +77,8 @@ def pipeline_dict(p: Pipeline) -> dict[str, Any]:
     return {
         "name": p.function,
         "line": p.line,
-        "launches": [{"index": la.index, "kernel": la.kernel, "line": la.line,
+        "launches": [{"index": la.index, "kernel": la.kernel,
+                      "template_args": la.template_args, "line": la.line,
                       "grid": la.grid, "block": la.block, "shared": la.shared,
                       "stream": la.stream, "resolved": la.resolved,
                       "args": [{"param": a.param, "expr": a.expr, "buffer": a.buffer or None,
