@@ -19,58 +19,61 @@ _HELPERS = r"""
 #include <type_traits>
 #include <utility>
 namespace cudafuse_rt {
-template <class T, class = void> struct complete : std::false_type {};
-template <class T> struct complete<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
-template <class U> std::string scalar_code() {
-  if constexpr (std::is_same_v<U, dim3>) return "D";
-  else if constexpr (std::is_same_v<U, bool>) return "b1";
-  else if constexpr (std::is_floating_point_v<U>) return "f" + std::to_string(sizeof(U));
-  else if constexpr (std::is_enum_v<U>)
-    return (std::is_signed_v<std::underlying_type_t<U>> ? "i" : "u") + std::to_string(sizeof(U));
-  else if constexpr (std::is_integral_v<U>)
-    return (std::is_signed_v<U> ? "i" : "u") + std::to_string(sizeof(U));
-  else if constexpr (std::is_pointer_v<U>) return "q8";
-  else if constexpr (complete<U>::value) return "s" + std::to_string(sizeof(U));
+template <class CfT, class = void> struct complete : std::false_type {};
+template <class CfT> struct complete<CfT, std::void_t<decltype(sizeof(CfT))>> : std::true_type {};
+template <class CfU> std::string scalar_code() {
+  if constexpr (std::is_same_v<CfU, dim3>) return "D";
+  else if constexpr (std::is_same_v<CfU, bool>) return "b1";
+  else if constexpr (std::is_floating_point_v<CfU>) return "f" + std::to_string(sizeof(CfU));
+  else if constexpr (std::is_enum_v<CfU>)
+    return (std::is_signed_v<std::underlying_type_t<CfU>> ? "i" : "u") +
+           std::to_string(sizeof(CfU));
+  else if constexpr (std::is_integral_v<CfU>)
+    return (std::is_signed_v<CfU> ? "i" : "u") + std::to_string(sizeof(CfU));
+  else if constexpr (std::is_pointer_v<CfU>) return "q8";
+  else if constexpr (complete<CfU>::value) return "s" + std::to_string(sizeof(CfU));
   else return "x0";
 }
-template <class T> std::string code() {
-  using U = std::remove_cv_t<std::remove_reference_t<T>>;
-  if constexpr (std::is_pointer_v<U>) {
-    using P = std::remove_cv_t<std::remove_pointer_t<U>>;
-    if constexpr (std::is_void_v<P>) return "pv0";
-    else return "p" + scalar_code<P>();
-  } else return scalar_code<U>();
+template <class CfT> std::string code() {
+  using CfU = std::remove_cv_t<std::remove_reference_t<CfT>>;
+  if constexpr (std::is_pointer_v<CfU>) {
+    using CfP = std::remove_cv_t<std::remove_pointer_t<CfU>>;
+    if constexpr (std::is_void_v<CfP>) return "pv0";
+    else return "p" + scalar_code<CfP>();
+  } else return scalar_code<CfU>();
 }
-template <class R, class... P> std::string signature(R (*)(P...)) {
-  std::string s;
-  if constexpr (std::is_void_v<R>) s = "v"; else s = code<R>();
-  ((s += "," + code<P>()), ...);
-  return s;
+template <class CfR, class... CfP> std::string signature(CfR (*)(CfP...)) {
+  std::string cf_s;
+  if constexpr (std::is_void_v<CfR>) cf_s = "v"; else cf_s = code<CfR>();
+  ((cf_s += "," + code<CfP>()), ...);
+  return cf_s;
 }
-template <class R, class... P, std::size_t... I>
-void invoke_(R (*f)(P...), void **a, void *r, std::index_sequence<I...>) {
-  if constexpr (std::is_void_v<R>) f(*static_cast<std::remove_reference_t<P> *>(a[I])...);
-  else *static_cast<R *>(r) = f(*static_cast<std::remove_reference_t<P> *>(a[I])...);
+template <class CfR, class... CfP, std::size_t... CfI>
+void invoke_(CfR (*cf_f)(CfP...), void **cf_a, void *cf_r, std::index_sequence<CfI...>) {
+  if constexpr (std::is_void_v<CfR>)
+    cf_f(*static_cast<std::remove_reference_t<CfP> *>(cf_a[CfI])...);
+  else
+    *static_cast<CfR *>(cf_r) = cf_f(*static_cast<std::remove_reference_t<CfP> *>(cf_a[CfI])...);
 }
-template <class R, class... P> void invoke(R (*f)(P...), void **a, void *r) {
-  invoke_(f, a, r, std::index_sequence_for<P...>{});
+template <class CfR, class... CfP> void invoke(CfR (*cf_f)(CfP...), void **cf_a, void *cf_r) {
+  invoke_(cf_f, cf_a, cf_r, std::index_sequence_for<CfP...>{});
 }
 }  // namespace cudafuse_rt
 """
 
 _EMU_LAUNCH = r"""
 namespace cudafuse_rt {
-template <class... P, std::size_t... I>
-void launch_(const char *name, bool fibers, void (*k)(P...), const unsigned *c, std::size_t sh,
-             void **a, std::index_sequence<I...>) {
-  ::cudafuse_emu::launch(name, "<python>", 0, fibers)(dim3(c[0], c[1], c[2]),
-                                                       dim3(c[3], c[4], c[5]), sh)
-      .run(k, *static_cast<std::remove_reference_t<P> *>(a[I])...);
+template <class... CfP, std::size_t... CfI>
+void launch_(const char *cf_name, bool cf_fibers, void (*cf_k)(CfP...), const unsigned *cf_c,
+             std::size_t cf_sh, void **cf_a, std::index_sequence<CfI...>) {
+  ::cudafuse_emu::launch(cf_name, "<python>", 0, cf_fibers)(dim3(cf_c[0], cf_c[1], cf_c[2]),
+                                                       dim3(cf_c[3], cf_c[4], cf_c[5]), cf_sh)
+      .run(cf_k, *static_cast<std::remove_reference_t<CfP> *>(cf_a[CfI])...);
 }
-template <class... P>
-int launch(const char *name, bool fibers, void (*k)(P...), const unsigned *c, std::size_t sh,
-           void **a) {
-  launch_(name, fibers, k, c, sh, a, std::index_sequence_for<P...>{});
+template <class... CfP>
+int launch(const char *cf_name, bool cf_fibers, void (*cf_k)(CfP...), const unsigned *cf_c,
+           std::size_t cf_sh, void **cf_a) {
+  launch_(cf_name, cf_fibers, cf_k, cf_c, cf_sh, cf_a, std::index_sequence_for<CfP...>{});
   return 0;
 }
 }  // namespace cudafuse_rt
@@ -78,11 +81,12 @@ int launch(const char *name, bool fibers, void (*k)(P...), const unsigned *c, st
 
 _GPU_LAUNCH = r"""
 namespace cudafuse_rt {
-template <class... P>
-int launch(const char *, bool, void (*k)(P...), const unsigned *c, std::size_t sh, void **a) {
-  cudaError_t e = cudaLaunchKernel((const void *)k, dim3(c[0], c[1], c[2]),
-                                   dim3(c[3], c[4], c[5]), a, sh, 0);
-  if (e != cudaSuccess) return (int)e;
+template <class... CfP>
+int launch(const char *, bool, void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh,
+           void **cf_a) {
+  cudaError_t cf_e = cudaLaunchKernel((const void *)cf_k, dim3(cf_c[0], cf_c[1], cf_c[2]),
+                                   dim3(cf_c[3], cf_c[4], cf_c[5]), cf_a, cf_sh, 0);
+  if (cf_e != cudaSuccess) return (int)cf_e;
   return (int)cudaDeviceSynchronize();
 }
 }  // namespace cudafuse_rt
@@ -124,19 +128,19 @@ def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]) -
     for e in entries_:
         if e.kind == "host":
             sync = "" if backend == "emu" else "return (int)cudaDeviceSynchronize();"
-            parts.append(f'extern "C" int cudafuse_h_{e.name}(void **a, void *r) {{ '
-                         f"cudafuse_rt::invoke(&{e.cxx_name}, a, r); {sync} return 0; }}")
+            parts.append(f'extern "C" int cudafuse_h_{e.name}(void **cf_a, void *cf_r) {{ '
+                         f"cudafuse_rt::invoke(&{e.cxx_name}, cf_a, cf_r); {sync} return 0; }}")
         else:
             fib = "true" if e.name in fiber_kernels else "false"
-            parts.append(f'extern "C" int cudafuse_k_{e.name}(const unsigned *c, '
-                         f"std::size_t sh, void **a) {{ return cudafuse_rt::launch("
-                         f'"{e.name}", {fib}, &{e.cxx_name}, c, sh, a); }}')
+            parts.append(f'extern "C" int cudafuse_k_{e.name}(const unsigned *cf_c, '
+                         f"std::size_t cf_sh, void **cf_a) {{ return cudafuse_rt::launch("
+                         f'"{e.name}", {fib}, &{e.cxx_name}, cf_c, cf_sh, cf_a); }}')
         names = "|".join(e.params)
-        manifest.append(f'  s += std::string("{e.kind} {e.name} ") + '
+        manifest.append(f'  cf_s += std::string("{e.kind} {e.name} ") + '
                         f'cudafuse_rt::signature(&{e.cxx_name}) + " {names}\\n";')
     parts.append('extern "C" const char *cudafuse_manifest() {\n'
-                 "  static std::string s;\n  if (!s.empty()) return s.c_str();\n"
-                 + "\n".join(manifest) + "\n  s += \"end\\n\";\n  return s.c_str();\n}\n")
+                 "  static std::string cf_s;\n  if (!cf_s.empty()) return cf_s.c_str();\n"
+                 + "\n".join(manifest) + "\n  cf_s += \"end\\n\";\n  return cf_s.c_str();\n}\n")
     return "\n".join(parts)
 
 
