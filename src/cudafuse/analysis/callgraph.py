@@ -39,3 +39,40 @@ def transitive_callees(unit: TranslationUnit, fn: Function) -> list[Function]:
                 seen.append(f)
                 todo.append(f)
     return seen
+
+
+class CallGraph:
+    """Memoised callees of the functions of one unit."""
+
+    def __init__(self, unit: TranslationUnit):
+        self.unit = unit
+        self.by_decl = {f.decl: f for f in unit.functions if f.body is not None}
+        self.by_name = {f.name: f for f in unit.functions if f.body is not None}
+        self._direct: dict[str, list[Function]] = {}
+
+    def resolve(self, call: n.Call) -> Function | None:
+        if call.callee_decl:
+            return self.by_decl.get(call.callee_decl)
+        return self.by_name.get(call.callee)
+
+    def direct(self, fn: Function) -> list[Function]:
+        if fn.decl not in self._direct:
+            out: list[Function] = []
+            for node in fn.body.walk() if fn.body is not None else ():
+                if isinstance(node, n.Call):
+                    f = self.resolve(node)
+                    if f is not None and f not in out:
+                        out.append(f)
+            self._direct[fn.decl] = out
+        return self._direct[fn.decl]
+
+    def transitive(self, fn: Function) -> list[Function]:
+        """Every defined function reachable from fn, breadth first, fn itself excluded."""
+        seen: list[Function] = []
+        todo = [fn]
+        while todo:
+            for f in self.direct(todo.pop(0)):
+                if f is not fn and f not in seen:
+                    seen.append(f)
+                    todo.append(f)
+        return seen

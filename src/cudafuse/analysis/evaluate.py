@@ -20,6 +20,7 @@ from cudafuse.analysis.symbolic import (
     Atom,
     Poly,
     Pred,
+    block_size_assumptions,
     builtin,
     compare,
     conj,
@@ -119,6 +120,7 @@ class Evaluator:
         self._unroll = 1
         self._assigned: dict[int, set[str]] = {}
         self._fresh = 0
+        self.assumptions: set[tuple[str, int]] = set()  # see symbolic.block_size_assumptions
         self._stack: list[str] = []
         self._frames: list[_Frame] = []
 
@@ -228,6 +230,9 @@ class Evaluator:
                 env[d.decl] = PtrVal(v.base, v.name, v.kind, v.offset,
                                      f"pointer '{d.name}' is reassigned")
             return
+        if isinstance(v, Poly):
+            self.assumptions |= block_size_assumptions(v)
+            v = to_coords(v)  # keeps later arithmetic on X, not on its three builtins
         env[d.decl] = v
         if isinstance(v, Poly) and len(self._frames) == 1:
             self.values[d.decl] = (d.name, v)
@@ -425,7 +430,7 @@ class Evaluator:
         if e.kind == "global":
             g = self.globals.get(e.decl)
             if g is not None and "[" in g.type:
-                return PtrVal(e.decl, e.name, "global")
+                return PtrVal(e.decl, e.name, "shared" if g.space == "shared" else "global")
             return opaque("global", e.name)
         if "[" in e.type or "*" in e.type:
             return PtrVal(e.decl, e.name, "local", opaque("ptrvar", e.name),
@@ -521,7 +526,7 @@ class Evaluator:
         ptr = self.address(e, path)
         if isinstance(ptr, PtrVal):
             self.record(ptr, mode, path, e.span)
-            return self.fresh("load", f"{ptr.name}[{ptr.offset}]")
+            return self.fresh("load", ptr.name)
         return self.fresh("load", "?")
 
     def record(self, ptr: PtrVal, mode: str, path: tuple[Pred, ...], span: Span) -> None:
@@ -545,7 +550,7 @@ class Evaluator:
             return opaque("call", name)
         if name in _LOADS and args and isinstance(args[0], PtrVal):
             self.record(args[0], "load", path, e.span)
-            return self.fresh("load", f"{args[0].name}[{args[0].offset}]")
+            return self.fresh("load", args[0].name)
         fn = self.by_decl.get(e.callee_decl) or (None if e.callee_decl else self.by_name.get(name))
         if fn is not None and fn.space in ("device", "host_device") and fn.body is not None \
                 and fn.decl not in self._stack and len(self._stack) < MAX_INLINE_DEPTH:

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from cudafuse.analysis.access import bad_atom_reason, coords_pred
-from cudafuse.analysis.callgraph import transitive_callees
+from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.classify import LoadClass, StoreClass, classify_load, classify_store
 from cudafuse.analysis.evaluate import Access, Evaluator, exits
 from cudafuse.analysis.symbolic import (
@@ -103,42 +103,53 @@ def elem_size(t: str) -> int | None:
     return _SIZES.get(t)
 
 
-def _shared(unit: TranslationUnit, bodies: list[n.Node]) -> list[SharedVar]:
-    out: list[SharedVar] = []
-    for body in bodies:
-        for node in body.walk():
-            if isinstance(node, n.VarDecl) and "shared" in node.storage:
-                elem = node.var_type.split("[")[0].strip()
-                dynamic = "extern" in node.storage or any(d is None for d in node.array_dims)
-                size = elem_size(elem)
-                for d in node.array_dims:
-                    size = size * d.value if size is not None and isinstance(d, n.IntLit) \
-                        else None
-                out.append(SharedVar(node.name, elem, None if dynamic else size, dynamic,
-                                     node.span.line))
-    return out
+@dataclass
+class _Scan:
+    """What one walk over the kernel and its helpers finds (syntactic facts)."""
+
+    barriers: list[Op]
+    warp: list[Op]
+    atomics: list[Op]
+    asm: list[int]
+    builtins: set[str]
+    shared: list[SharedVar]
+    globals_used: set[str]  # decl ids of namespace-scope variables referenced
 
 
-def _ops(bodies: list[n.Node]) -> tuple[list[Op], list[Op], list[Op], list[int], set[str]]:
-    barriers, warp, atomics, asm, builtins = [], [], [], [], set()
+def _shared_var(node: n.VarDecl) -> SharedVar:
+    elem = node.var_type.split("[")[0].strip()
+    dynamic = "extern" in node.storage or any(d is None for d in node.array_dims)
+    size = elem_size(elem)
+    for d in node.array_dims:
+        size = size * d.value if size is not None and isinstance(d, n.IntLit) else None
+    return SharedVar(node.name, elem, None if dynamic else size, dynamic, node.span.line)
+
+
+def _scan(bodies: list[n.Node]) -> _Scan:
+    sc = _Scan([], [], [], [], set(), [], set())
     for body in bodies:
         for node in body.walk():
             if isinstance(node, n.Call):
                 name = node.callee.split("::")[-1]
                 if name in _BARRIERS:
-                    barriers.append(Op(name, node.span.line))
+                    sc.barriers.append(Op(name, node.span.line))
                 elif _WARP.match(name):
-                    warp.append(Op(name, node.span.line))
+                    sc.warp.append(Op(name, node.span.line))
                 elif name.startswith("atomic"):
-                    atomics.append(Op(name, node.span.line))
+                    sc.atomics.append(Op(name, node.span.line))
             elif isinstance(node, n.Asm):
-                asm.append(node.span.line)
+                sc.asm.append(node.span.line)
             elif isinstance(node, n.Member) and isinstance(node.base, n.Ref) and \
                     node.base.kind == "builtin":
-                builtins.add(f"{node.base.name}.{node.field_name}")
-            elif isinstance(node, n.Ref) and node.kind == "builtin" and node.name == "warpSize":
-                builtins.add("warpSize")
-    return barriers, warp, atomics, asm, builtins
+                sc.builtins.add(f"{node.base.name}.{node.field_name}")
+            elif isinstance(node, n.Ref):
+                if node.kind == "builtin" and node.name == "warpSize":
+                    sc.builtins.add("warpSize")
+                elif node.kind == "global":
+                    sc.globals_used.add(node.decl)
+            elif isinstance(node, n.VarDecl) and "shared" in node.storage:
+                sc.shared.append(_shared_var(node))
+    return sc
 
 
 def _early_returns(body: n.Compound) -> list[int]:
@@ -176,9 +187,7 @@ def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[
                     if not coord_dims(b) and d not in guard:
                         guard[d] = str(b)
     text, form = _guard_stmt(unit, fn)
-    assume: set[tuple[str, int]] = set()
-    for _, value in ev.values.values():
-        assume |= block_size_assumptions(value)
+    assume = set(ev.assumptions)
     for a in accesses:
         assume |= block_size_assumptions(a.index)
     return Mapping(tuple(sorted(dims)), tuple(variables), tuple(ev.grid_stride),
@@ -197,22 +206,23 @@ def _guard_stmt(unit: TranslationUnit, fn: Function) -> tuple[str, str]:
     return "", ""
 
 
-def analyze_kernel(unit: TranslationUnit, fn: Function) -> KernelFacts:
-    """All facts about kernel `fn` of `unit`."""
+def analyze_kernel(unit: TranslationUnit, fn: Function,
+                   graph: CallGraph | None = None) -> KernelFacts:
+    """All facts about kernel `fn` of `unit` (pass one CallGraph when analysing many)."""
+    graph = graph or CallGraph(unit)
     ev = Evaluator(unit)
     accesses = ev.run(fn)
-    helpers = transitive_callees(unit, fn)
+    helpers = graph.transitive(fn)
     bodies: list[n.Node] = [fn.body] if fn.body else []
     bodies += [f.body for f in helpers if f.body is not None]
-    barriers, warp, atomics, asm, builtins = _ops(bodies)
-    shared = _shared(unit, bodies)
-    shared += [SharedVar(g.name, g.type.split("[")[0].strip(), None, g.is_extern, g.span.line)
-               for g in unit.globals if g.space == "shared" and any(
-                   isinstance(x, n.Ref) and x.decl == g.decl for b in bodies for x in b.walk())]
-    constants = sorted({x.name for b in bodies for x in b.walk() if isinstance(x, n.Ref)
-                        and x.kind == "global" and any(g.decl == x.decl and
-                                                       g.space == "constant"
-                                                       for g in unit.globals)})
+    sc = _scan(bodies)
+    shared = sc.shared + [
+        SharedVar(g.name, g.type.split("[")[0].strip(), None, g.is_extern, g.span.line)
+        for g in unit.globals if g.space == "shared" and g.decl in sc.globals_used]
+    constants = sorted({g.name for g in unit.globals
+                        if g.space == "constant" and g.decl in sc.globals_used})
+    barriers, warp, atomics, asm, builtins = sc.barriers, sc.warp, sc.atomics, sc.asm, \
+        sc.builtins
     mapping = _mapping(unit, fn, ev, accesses)
     dims = set(mapping.dims)
     hazard = ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.dataflow import Pipeline, analyze_host
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
 from cudafuse.ir.program import TranslationUnit
@@ -15,7 +16,8 @@ SCHEMA = 1
 
 def analyze_unit(unit: TranslationUnit) -> tuple[list[KernelFacts], list[Pipeline]]:
     """Facts for every kernel and the pipeline of every host function that launches one."""
-    facts = {k.decl: analyze_kernel(unit, k) for k in unit.kernels}
+    graph = CallGraph(unit)
+    facts = {k.decl: analyze_kernel(unit, k, graph) for k in unit.kernels}
     pipes = [analyze_host(unit, f, facts) for f in unit.functions
              if f.body is not None and f.name in unit.launches and f.space != "global"]
     return list(facts.values()), pipes
