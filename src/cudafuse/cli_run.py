@@ -56,9 +56,13 @@ def run_cmd(file: str, spec_path: str, backend: str, timeout: float, save: str |
     outputs = {a.name: v for a, v in zip(spec.args, values, strict=True) if a.is_output}
     for name, v in outputs.items():
         arr = np.asarray(v)
-        lo, hi = arr.min().item(), arr.max().item()
+        finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr
+        nans = arr.size - finite.size
+        lo = finite.min().item() if finite.size else float("nan")
+        hi = finite.max().item() if finite.size else float("nan")
         click.echo(f"{name}: {arr.size} x {arr.dtype}, min {lo!r}, max {hi!r}, "
-                   f"sum {arr.astype(np.float64).sum():.9g}")
+                   f"sum {finite.astype(np.float64).sum():.9g}"
+                   + (f", {nans} not finite" if nans else ""))
     if save:
         np.savez(save, **outputs)
         click.echo(f"wrote {save}")
@@ -89,6 +93,8 @@ def verify_cmd(original: str, transformed: str, spec_path: str, backend: str, ti
     for arg, w, g in outputs:
         c = compare(arg, w, g, spec.rtol, spec.atol)
         status = "ok" if not c.mismatches else f"MISMATCH in {c.mismatches} of {w.size}"
+        if w.dtype.kind == "f" and np.isnan(w).any():
+            status += f" ({int(np.isnan(w).sum())} NaN in the original's output)"
         click.echo(f"{c.name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g}: "
                    f"{status}")
         if c.mismatches:

@@ -141,3 +141,27 @@ def test_compile_errors_point_at_the_source(tmp_path):
         load(src)
     d = exc.value.diagnostics[0]
     assert (d.file, d.line) == (str(src.resolve()), 6)
+
+
+def test_endless_loop_times_out(tmp_path):
+    src = tmp_path / "spin.cu"
+    src.write_text("__global__ void spin(volatile int *flag) { while (*flag == 0) {} }\n"
+                   "__global__ void one(int *a) { a[0] = 1; }\n")
+    with load(src, opt="-O0", timeout=1.0) as lib:
+        with pytest.raises(KernelError, match="no answer after 1 s"):
+            lib.launch("spin", 1, 1, 0, (np.zeros(1, np.int32),))
+        a = np.zeros(1, np.int32)
+        lib.launch("one", 1, 1, 0, (a,))  # a fresh worker after the stopped one
+        assert a[0] == 1
+
+
+def test_address_sanitizer_reports_out_of_bounds(tmp_path):
+    src = tmp_path / "oob.cu"
+    src.write_text("__global__ void k(float *a, int n) {\n  __syncthreads();\n"
+                   "  a[threadIdx.x + n] = 1.0f;\n}\n")
+    with load(src, opt="-O0", sanitize=True) as lib:
+        a = np.zeros(32, np.float32)
+        lib.launch("k", 1, 32, 0, (a, 0))  # in bounds, through fibers: no false report
+        assert a.sum() == 32
+        with pytest.raises(KernelError, match="AddressSanitizer.*heap-buffer-overflow"):
+            lib.launch("k", 1, 32, 0, (a, 1))

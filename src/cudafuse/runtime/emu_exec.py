@@ -34,6 +34,8 @@ class EmuExecutor:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         env = {**os.environ, **self._env, "CUDAFUSE_EMU_REPORT": self._report}
+        if "ASAN_OPTIONS" in self._env:  # AddressSanitizer reports go to files we read back
+            env["ASAN_OPTIONS"] += f":log_path={self._report}.asan"
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "cudafuse.runtime.worker", str(self._library),
              str(to_child_r), str(from_child_w)],
@@ -58,6 +60,12 @@ class EmuExecutor:
         assert self._proc is not None
         code = self._proc.wait()
         report = Path(self._report).read_text(errors="replace").strip()
+        for asan in sorted(Path(self._report).parent.glob(Path(self._report).name + ".asan*")):
+            lines = asan.read_text(errors="replace").strip().splitlines()
+            asan.unlink()
+            if not report and lines:
+                keep = [ln for ln in lines if ln.strip()][:24]
+                report = f"{what}: AddressSanitizer:\n" + "\n".join(keep)
         self._close_pipes()
         self._proc = None
         if report:

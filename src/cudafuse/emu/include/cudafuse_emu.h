@@ -27,6 +27,7 @@
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -256,6 +257,10 @@ inline char *stack_top(int i) {
 
 inline void *fresh_context(int i) {
   auto *top = reinterpret_cast<uint64_t *>(stack_top(i));
+#if defined(__SANITIZE_ADDRESS__)
+  // A finished fiber never returned through its frames, so their redzones are still poisoned.
+  __asan_unpoison_memory_region(g_stacks[i], g_stack_size);
+#endif
   top[-1] = 0;                                             // fake return address of fiber_main
   top[-2] = reinterpret_cast<uint64_t>(&fiber_main);       // `ret` of the first switch
   for (int r = 3; r <= 8; ++r) top[-r] = 0;                // rbp rbx r12-r15
