@@ -118,6 +118,11 @@ __global__ void f(const float* in, float* out, int n) {
   GX;
   if (x < n) out[x] = in[x * x];
 }""", "in", ""),
+    "clamp_to_nonzero_low": ("""
+__global__ void f(const float* in, float* out, int n) {
+  GX;
+  if (x < n) out[x] = in[max(x - 1, 1)];
+}""", "in", "lower bound other than 0"),
     "division": ("""
 __global__ void f(const float* in, float* out, int n) {
   GX;

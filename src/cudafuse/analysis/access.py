@@ -124,9 +124,11 @@ def _layer(a: Atom) -> tuple[Poly, list[_Side]] | str:
         inner = [x for x in (u, v) if coord_dims(x)]
         if len(free) != 1 or len(inner) != 1:
             return f"unrecognised {a.kind}: {a}"
-        side = "hi" if a.kind == "min" else "lo"
-        bound = free[0] + ONE if side == "hi" else free[0]
-        return inner[0], [_Side(side, "clamp", bound)]
+        if a.kind == "max":
+            if free[0] != Poly.const(0):
+                return f"clamp to a lower bound other than 0: {a}"
+            return inner[0], [_Side("lo", "clamp", None)]
+        return inner[0], [_Side("hi", "clamp", free[0] + ONE)]
     if a.kind == "mod" and len(a.args) == 2:
         num, den = a.args
         if coord_dims(den):
