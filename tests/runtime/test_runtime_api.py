@@ -142,3 +142,12 @@ def test_defines_and_include_dirs(tmp_path):
 def test_unknown_backend():
     with pytest.raises(ValueError, match="unknown backend"):
         load(PROGRAMS / "api.cu", backend="cuda")
+
+
+def test_one_array_passed_twice_is_one_buffer(lib):
+    x = np.arange(1, 6, dtype=np.float32)
+    lib.call("shift_right", x, x, 5)
+    np.testing.assert_array_equal(x, 1.0)
+    y, z = np.arange(1, 6, dtype=np.float32), np.arange(1, 6, dtype=np.float32)
+    lib.call("shift_right", y, z, 5)  # equal contents, distinct arrays: two buffers
+    np.testing.assert_array_equal(y, [1, 1, 2, 3, 4])

@@ -11,7 +11,8 @@ import numpy as np
 from cudafuse.runtime.trampoline import Signature
 
 # An argument on its way to a backend: ("a", array) becomes a device buffer; ("r", bytes) is
-# the argument's value, byte for byte.
+# the argument's value, byte for byte; ("same", k) is the buffer of argument k again (one
+# array passed twice is one buffer, as one device pointer passed twice would be).
 Item = tuple[str, Any]
 
 _INT_FMT = {1: "b", 2: "h", 4: "i", 8: "q"}
@@ -112,6 +113,7 @@ def convert(sig: Signature, args: Sequence[Any]) -> list[Item]:
         raise ArgumentError(f"{sig.name}() takes {len(sig.codes)} arguments ({names}), "
                             f"{len(args)} given")
     items: list[Item] = []
+    seen: dict[int, int] = {}
     for i, (code, value) in enumerate(zip(sig.codes, args, strict=True)):
         pname = sig.params[i] if i < len(sig.params) else f"arg{i}"
         where = f"{sig.name}(): parameter {i + 1} '{pname}' ({describe(code)})"
@@ -124,6 +126,10 @@ def convert(sig: Signature, args: Sequence[Any]) -> list[Item]:
                                     f"got {type(value).__name__}")
             if code[1:] in ("x0", "q8") or not _dtype_ok(code[1:], value):
                 raise ArgumentError(f"{where}: cannot pass a {value.dtype} array")
+            if id(value) in seen:
+                items.append(("same", seen[id(value)]))
+                continue
+            seen[id(value)] = i
             items.append(("a", np.ascontiguousarray(value)))
         else:
             if value is None and code.startswith("s"):

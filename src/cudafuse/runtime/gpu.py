@@ -37,6 +37,8 @@ class GpuExecutor:
                     drv.memcpy_htod(dev, host)
                     buffers.append((dev, host))
                     buf: Any = ctypes.c_void_p(int(dev))
+                elif kind == "same":
+                    buf = ctypes.c_void_p(keep[value].value)
                 else:
                     buf = ctypes.create_string_buffer(bytes(value), max(len(value), 16))
                 keep.append(buf)

@@ -24,6 +24,8 @@ def _argv(items: list[tuple[str, Any]]) -> tuple[Any, list[Any], list[np.ndarray
             arr = np.array(value, copy=True, order="C")
             arrays.append(arr)
             buf: Any = ctypes.c_void_p(arr.ctypes.data)
+        elif kind == "same":
+            buf = ctypes.c_void_p(keep[value].value)
         else:
             buf = ctypes.create_string_buffer(bytes(value), max(len(value), 16))
         keep.append(buf)

@@ -43,3 +43,8 @@ float4 *first_of(float4 *v, int n) { v[n - 1] = v[0]; return v; }
 
 int overloaded(int a) { return a; }
 float overloaded(float a) { return a; }
+
+// In place when dst and src are one buffer: every element becomes src[0].
+void shift_right(float *dst, const float *src, int n) {
+  for (int i = 1; i < n; ++i) dst[i] = src[i - 1];
+}
