@@ -26,6 +26,8 @@ def _fusion_options(fn):
                       help="A pointer parameter of the host function whose contents the "
                            "caller does not read afterwards (repeatable); fused groups then "
                            "need not store it.")(fn)
+    fn = click.option("--fuse-all", is_flag=True,
+                      help="Fuse every legal group whatever the cost model estimates.")(fn)
     fn = click.option("--report", "report_path", type=click.Path(dir_okay=False),
                       help="Write the partition, every edge's decision and the cost "
                            "estimates as JSON.")(fn)
@@ -35,12 +37,13 @@ def _fusion_options(fn):
 
 
 def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
-         arch: str) -> tuple[FuseResult, list[str]]:
+         arch: str, fuse_all: bool) -> tuple[FuseResult, list[str]]:
     result = parse_file(file, parse_opts)
     print_diagnostics(result.diagnostics)
     if arch not in ARCHS and not arch.startswith("sm_"):
         raise error(f"unknown GPU architecture '{arch}'", status=2)
-    fused = fuse_unit(result.unit, FuseOptions(partition, arch, frozenset(scratch)))
+    fused = fuse_unit(result.unit, FuseOptions(partition, arch, frozenset(scratch),
+                                                  fuse_all=fuse_all))
     notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
              for e in fused.edges if e.refused]
     print_diagnostics(notes)
@@ -70,7 +73,7 @@ def _side_outputs(fused: FuseResult, report_path: str | None, dot_path: str | No
 @parse_options
 @guarded
 def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | None,
-         partition: str, scratch: tuple[str, ...], report_path: str | None,
+         partition: str, scratch: tuple[str, ...], fuse_all: bool, report_path: str | None,
          dot_path: str | None, parse_opts: ParseOptions) -> None:
     """Fuse the kernel pipelines launched by FILE's host functions into fewer kernels.
 
@@ -82,7 +85,7 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
             os.path.samefile(output, file):
         raise error("the output would overwrite the input; cudafuse never modifies its "
                     "inputs", output, status=2)
-    fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch)
+    fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all)
     if explain:
         click.echo(explain_text(fused), err=True, nl=False)
     if output == "-":
@@ -101,9 +104,9 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)
 @parse_options
 @guarded
-def plan(file: str, partition: str, scratch: tuple[str, ...], report_path: str | None,
-         dot_path: str | None, parse_opts: ParseOptions) -> None:
+def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool,
+         report_path: str | None, dot_path: str | None, parse_opts: ParseOptions) -> None:
     """Show how FILE's kernel pipelines would be fused, without writing code."""
-    fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch)
+    fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all)
     click.echo(explain_text(fused), nl=False)
     _side_outputs(fused, report_path, dot_path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +19,25 @@ def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw)
     return result
 
 
+@functools.cache
+def _library(path: str, mtime: float):
+    return load(path, backend="emu")
+
+
+def library(path: Path):
+    """One emulated build (and worker) per file version, shared by every test."""
+    return _library(str(path), path.stat().st_mtime)
+
+
+@functools.cache
+def _unit(path: str, mtime: float):
+    return parse_file(path).unit
+
+
 def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0):
     """Arguments for an image pipeline `entry(ptrs..., int w, int h, ...)`: const pointers
     get seeded random images, other pointers zeros, ints w and h, floats 0.5."""
-    unit = parse_file(str(path)).unit
+    unit = _unit(str(path), path.stat().st_mtime)
     fn = unit.function(entry)
     assert fn is not None, entry
     rng = np.random.default_rng(seed)
@@ -48,7 +64,7 @@ def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
     results = []
     for path in (original, fused):
         call_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        load(str(path), backend="emu").call(entry, *call_args)
+        library(path).call(entry, *call_args)
         results.append({p.name: a for p, a in zip(fn.params, call_args, strict=True)})
     report = {}
     for name in outputs:

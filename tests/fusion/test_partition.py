@@ -11,6 +11,8 @@ from cudafuse.fusion.costmodel import group_cost
 from cudafuse.fusion.model import KernelCost, PipelineModel
 from cudafuse.fusion.partition import (
     choose_partition,
+    cost_scorer,
+    count_scorer,
     exact_partition,
     make_legality,
     mincut_partition,
@@ -90,7 +92,8 @@ def test_point_chain_fuses_completely():
     ks = [point("a", ["in"], "t1"), point("b", ["t1"], "t2"), point("c", ["t2"], "out")]
     m = PipelineModel.from_kernels(ks, frozenset({"out"}))
     legal = make_legality(m, always)
-    for part in (mincut_partition(m, ARCH, legal), exact_partition(m, ARCH, legal)):
+    score = cost_scorer(m, ARCH)
+    for part in (mincut_partition(m, score, legal), exact_partition(m, score, legal)):
         assert part.groups == (frozenset({0, 1, 2}),)
         assert part.objective > 0
 
@@ -116,7 +119,7 @@ def test_expensive_producer_is_not_recomputed():
     ks = [local("costly", ["in"], "t", alu=4000), local("c", ["t"], "out")]
     m = PipelineModel.from_kernels(ks, frozenset({"out"}))
     assert group_cost(m, frozenset({0, 1}), ARCH, allow_tiles=False).benefit < 0
-    part = exact_partition(m, ARCH, make_legality(m, always))
+    part = exact_partition(m, cost_scorer(m, ARCH), make_legality(m, always))
     assert all(len(g) == 1 for g in part.groups) or \
         group_cost(m, frozenset({0, 1}), ARCH).strategies[0] == "tile"
 
@@ -142,13 +145,13 @@ def test_exact_matches_brute_force_and_beats_or_ties_mincut():
         return None
 
     legal = make_legality(m, kernel_legal)
-    exact = exact_partition(m, ARCH, legal)
+    exact = exact_partition(m, cost_scorer(m, ARCH), legal)
     assert exact.objective == pytest.approx(brute_force(m, legal))
-    cut = mincut_partition(m, ARCH, legal)
+    cut = mincut_partition(m, cost_scorer(m, ARCH), legal)
     assert exact.objective >= cut.objective - 1e-6
     for g in exact.groups + cut.groups:
         assert legal(g) is None
-    chosen, results = choose_partition(m, ARCH, legal, "auto")
+    chosen, results = choose_partition(m, cost_scorer(m, ARCH), legal, "auto")
     assert chosen.objective == max(r.objective for r in results)
 
 
@@ -170,7 +173,7 @@ def test_exact_is_optimal_on_random_dags(seed):
         return "forbidden pair" if any(p <= group for p in forbidden) else None
 
     legal = make_legality(m, kernel_legal)
-    exact = exact_partition(m, ARCH, legal)
+    exact = exact_partition(m, cost_scorer(m, ARCH), legal)
     assert exact.objective == pytest.approx(brute_force(m, legal), abs=1e-6)
     assert sorted(v for g in exact.groups for v in g) == list(range(n))
 
@@ -180,3 +183,11 @@ def test_arch_fallback():
     assert arch_params("sm_86").name == "sm_80"
     with pytest.raises(KeyError):
         arch_params("gfx90a")
+
+
+def test_count_scorer_fuses_every_legal_edge():
+    m = harris()
+    legal = make_legality(m, always)
+    part = exact_partition(m, count_scorer(m), legal)
+    assert part.groups == (frozenset(range(9)),)
+    assert part.objective == len(m.edges)

@@ -15,13 +15,18 @@ from cudafuse.fusion.codegen import (
     param_key,
     pick_prefix,
 )
-from cudafuse.fusion.costmodel import group_cost
 from cudafuse.fusion.coverage import Resolver
 from cudafuse.fusion.hostview import Sequence, host_locals, sequences
 from cudafuse.fusion.legality import LaunchInfo, Legality
 from cudafuse.fusion.model import KernelCost, PipelineModel
 from cudafuse.fusion.opcount import count_ops
-from cudafuse.fusion.partition import Partition, choose_partition, make_legality
+from cudafuse.fusion.partition import (
+    Partition,
+    choose_partition,
+    cost_scorer,
+    count_scorer,
+    make_legality,
+)
 from cudafuse.fusion.view import KernelView, build_view
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -35,6 +40,7 @@ class FuseOptions:
     arch: str = "sm_90"
     scratch: frozenset[str] = frozenset()  # host pointer parameters whose contents are dead
     size: int = NOMINAL_SIZE
+    fuse_all: bool = False  # ignore the cost model: fuse every legal group
 
 
 @dataclass
@@ -175,8 +181,10 @@ class _Planner:
                                            self.live_out(seq, infos))
         legality = Legality(self.unit, model, infos, Resolver(host_locals(seq.host)))
         legal = make_legality(model, legality)
-        chosen, results = choose_partition(model, self.arch, legal, self.opts.partition,
-                                           tiles=False)  # codegen recomputes producers
+        # Code generation recomputes producers (no shared-memory tiles yet): cost them so.
+        score = count_scorer(model) if self.opts.fuse_all else \
+            cost_scorer(model, self.arch, tiles=False)
+        chosen, results = choose_partition(model, score, legal, self.opts.partition)
         plan = SequencePlan(seq.host.name, [i.site.kernel.name for i in infos], results, chosen,
                             [i.site.index for i in infos])
         where = {v: gi for gi, g in enumerate(chosen.groups) for v in g}
@@ -191,7 +199,7 @@ class _Planner:
                 if reason:
                     why = f"not fused: {reason}"
                 else:
-                    b = group_cost(model, pair, self.arch, allow_tiles=False).benefit
+                    b = score(pair)
                     why = (f"not fused: not profitable (estimated benefit {b:.3g} cycles)"
                            if b <= 0 else "not fused: the partition that maximises the "
                            f"total benefit ({chosen.strategy}) keeps them apart")
@@ -211,7 +219,7 @@ class _Planner:
                           key in bufs for (a, c), bufs in model.edges.items()
                           if a == i and c not in g)}
             groups.append((FusedGroup("", [infos[i].site for i in members], stored),
-                           group_cost(model, g, self.arch, allow_tiles=False).benefit))
+                           cost_scorer(model, self.arch, tiles=False)(g)))
         return plan, groups, edges
 
 

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 import networkx as nx
 
 from cudafuse.fusion.arch import ArchParams
-from cudafuse.fusion.costmodel import edge_weight, group_cost
+from cudafuse.fusion.costmodel import EPSILON, group_cost
 from cudafuse.fusion.model import PipelineModel
 
 Group = frozenset[int]
 Legality = Callable[[Group], "str | None"]
+Scorer = Callable[[Group], float]  # estimated benefit of fusing a group (cycles saved)
 EXACT_MAX_KERNELS = 16
 
 
@@ -27,6 +28,31 @@ class Partition:
     objective: float  # sum of group benefits (the shared objective)
     edge_objective: float  # sum of w_e inside groups (the paper's Eq. 1)
     strategy: str
+
+
+def cost_scorer(model: PipelineModel, arch: ArchParams, tiles: bool = True) -> Scorer:
+    """The cost model's benefit (fusion.costmodel.group_cost)."""
+
+    @functools.cache
+    def score(group: Group) -> float:
+        return group_cost(model, group, arch, allow_tiles=tiles).benefit
+
+    return score
+
+
+def count_scorer(model: PipelineModel) -> Scorer:
+    """One unit per producer/consumer edge kept inside a group: fuse whatever is legal.
+    (--fuse-all, and tests that want fusion to happen whatever the cost model thinks.)"""
+
+    def score(group: Group) -> float:
+        return float(sum(1 for (a, b) in model.edges if a in group and b in group))
+
+    return score
+
+
+def _edge_weight(score: Scorer, a: int, b: int, legal: bool) -> float:
+    """The paper's w_e = max(w + gamma, epsilon) (Eq. 12), w from the pair's benefit."""
+    return max(score(frozenset((a, b))), EPSILON) if legal else EPSILON
 
 
 def dependence_graph(model: PipelineModel) -> nx.DiGraph:
@@ -64,27 +90,26 @@ def make_legality(model: PipelineModel, kernel_legal: Legality) -> Legality:
     return legal
 
 
-def _objective(model: PipelineModel, groups: list[Group], arch: ArchParams,
-               legal: Legality, tiles: bool) -> tuple[float, float]:
-    total = sum(group_cost(model, g, arch, allow_tiles=tiles).benefit
+def _objective(model: PipelineModel, groups: list[Group], score: Scorer,
+               legal: Legality) -> tuple[float, float]:
+    total = sum(score(g)
                 for g in groups if len(g) > 1)
     edges = 0.0
     for g in groups:
         for (a, b) in model.edges:
             if a in g and b in g:
-                edges += edge_weight(model, a, b, arch, legal(frozenset((a, b))) is None, tiles)
+                edges += _edge_weight(score, a, b, legal(frozenset((a, b))) is None)
     return total, edges
 
 
-def _finish(model: PipelineModel, groups: list[Group], arch: ArchParams, legal: Legality,
-            strategy: str, tiles: bool) -> Partition:
+def _finish(model: PipelineModel, groups: list[Group], score: Scorer, legal: Legality,
+            strategy: str) -> Partition:
     ordered = tuple(sorted(groups, key=min))
-    obj, edges = _objective(model, list(ordered), arch, legal, tiles)
+    obj, edges = _objective(model, list(ordered), score, legal)
     return Partition(ordered, obj, edges, strategy)
 
 
-def mincut_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
-                     tiles: bool = True) -> Partition:
+def mincut_partition(model: PipelineModel, score: Scorer, legal: Legality) -> Partition:
     """Algorithm 1 of the Hipacc paper: cut illegal blocks along Stoer-Wagner minimum cuts.
 
     Blocks that are legal but not beneficial (benefit <= 0) are cut too, since the paper
@@ -94,13 +119,13 @@ def mincut_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
     for (a, b) in sorted(model.all_edges()):
         pair = frozenset((a, b))
         ok = (a, b) in model.edges and legal(pair) is None
-        weights[pair] = weights.get(pair, 0.0) + edge_weight(model, a, b, arch, ok, tiles)
+        weights[pair] = weights.get(pair, 0.0) + _edge_weight(score, a, b, ok)
     work: list[Group] = [frozenset(c) for c in _components(range(n), weights)]
     ready: list[Group] = []
     while work:
         block = work.pop(0)
         if len(block) == 1 or (legal(block) is None and
-                               group_cost(model, block, arch, allow_tiles=tiles).benefit > 0):
+                               score(block) > 0):
             ready.append(block)
             continue
         g = nx.Graph()
@@ -113,7 +138,7 @@ def mincut_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
             continue
         _, (left, right) = nx.stoer_wagner(g)
         work.extend(sorted((frozenset(left), frozenset(right)), key=min))
-    return _finish(model, ready, arch, legal, "mincut", tiles)
+    return _finish(model, ready, score, legal, "mincut")
 
 
 def _components(nodes: range, weights: dict[frozenset[int], float]) -> list[set[int]]:
@@ -123,8 +148,7 @@ def _components(nodes: range, weights: dict[frozenset[int], float]) -> list[set[
     return sorted((set(c) for c in nx.connected_components(g)), key=min)
 
 
-def candidate_groups(model: PipelineModel, arch: ArchParams, legal: Legality,
-                     tiles: bool = True) -> list[Group]:
+def candidate_groups(model: PipelineModel, score: Scorer, legal: Legality) -> list[Group]:
     """Every legal, beneficial group of 2+ kernels (connected subsets grown edge by edge)."""
     adj: dict[int, set[int]] = {i: set() for i in range(len(model.kernels))}
     for a, b in model.edges:
@@ -142,12 +166,11 @@ def candidate_groups(model: PipelineModel, arch: ArchParams, legal: Legality,
                     nxt.append(h)
         frontier = nxt
     good = [g for g in seen if legal(g) is None and
-            group_cost(model, g, arch, allow_tiles=tiles).benefit > 0]
+            score(g) > 0]
     return sorted(good, key=lambda g: (len(g), sorted(g)))
 
 
-def exact_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
-                    tiles: bool = True) -> Partition:
+def exact_partition(model: PipelineModel, score: Scorer, legal: Legality) -> Partition:
     """The best partition by exhaustive search over legal groups (PolyMage-style DP).
 
     States are the sets of kernels already placed, always closed under predecessors, so
@@ -158,8 +181,8 @@ def exact_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
         raise ValueError(f"exact search is limited to {EXACT_MAX_KERNELS} kernels (got {n})")
     g = dependence_graph(model)
     preds = [frozenset(g.predecessors(i)) for i in range(n)]
-    cands = candidate_groups(model, arch, legal, tiles) + [frozenset((i,)) for i in range(n)]
-    benefit = {c: (group_cost(model, c, arch, allow_tiles=tiles).benefit if len(c) > 1 else 0.0)
+    cands = candidate_groups(model, score, legal) + [frozenset((i,)) for i in range(n)]
+    benefit = {c: (score(c) if len(c) > 1 else 0.0)
                for c in cands}
     full = frozenset(range(n))
 
@@ -181,18 +204,17 @@ def exact_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
     value, groups = best(frozenset())
     if value == float("-inf"):
         raise AssertionError("no schedulable partition found (singletons always are)")
-    return _finish(model, list(groups), arch, legal, "exact", tiles)
+    return _finish(model, list(groups), score, legal, "exact")
 
 
-def choose_partition(model: PipelineModel, arch: ArchParams, legal: Legality,
-                     strategy: str = "auto", tiles: bool = True
-                     ) -> tuple[Partition, list[Partition]]:
+def choose_partition(model: PipelineModel, score: Scorer, legal: Legality,
+                     strategy: str = "auto") -> tuple[Partition, list[Partition]]:
     """The chosen partition and every one computed (for --explain/reporting)."""
     results = []
     if strategy in ("mincut", "auto"):
-        results.append(mincut_partition(model, arch, legal, tiles))
+        results.append(mincut_partition(model, score, legal))
     if strategy == "exact" or (strategy == "auto" and len(model.kernels) <= EXACT_MAX_KERNELS):
-        results.append(exact_partition(model, arch, legal, tiles))
+        results.append(exact_partition(model, score, legal))
     if not results:
         raise ValueError(f"unknown partition strategy '{strategy}'")
     chosen = max(results, key=lambda p: (p.objective, p.strategy == "mincut"))

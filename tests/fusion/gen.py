@@ -1,0 +1,97 @@
+"""Generating image pipelines as plain CUDA, for differential tests of fusion.
+
+A pipeline is a list of stages; stage i reads earlier buffers (0 is the external input
+`in0`, 1.. are the stages' outputs) and writes buffer i + 1. The first input of a stencil
+stage is read over a (2 rx + 1) x (2 ry + 1) window with the stage's border mode; every other
+input is read at the thread's own pixel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BORDERS = ("clamp", "mirror", "mirror101", "wrap", "constant")
+
+
+@dataclass(frozen=True)
+class Stage:
+    kind: str  # point or stencil
+    inputs: tuple[int, ...]
+    rx: int = 1
+    ry: int = 1
+    border: str = "clamp"
+
+
+def _read(border: str, buf: str) -> str:
+    xs = {"clamp": "min(max(xx, 0), w - 1)",
+          "mirror": "(xx < 0 ? -xx - 1 : (xx >= w ? 2 * w - xx - 1 : xx))",
+          "mirror101": "(xx < 0 ? -xx : (xx >= w ? 2 * w - xx - 2 : xx))",
+          "wrap": "((xx % w + w) % w)"}
+    if border == "constant":
+        return f"((xx >= 0 && xx < w && yy >= 0 && yy < h) ? {buf}[yy * w + xx] : 0.25f)"
+    xexpr = xs[border]
+    yexpr = xexpr.replace("xx", "yy").replace("w", "h")
+    return f"{buf}[{yexpr} * w + {xexpr}]"
+
+
+def kernel_source(name: str, stage: Stage, index: int) -> str:
+    params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
+    lines = [f"__global__ void {name}({params}, float *__restrict__ out, int w, int h) {{",
+             "  int x = blockIdx.x * blockDim.x + threadIdx.x;",
+             "  int y = blockIdx.y * blockDim.y + threadIdx.y;",
+             "  if (x >= w || y >= h) return;"]
+    extra = " + ".join(f"0.5f * s{j}[y * w + x]" for j in range(1, len(stage.inputs)))
+    if stage.kind == "stencil":
+        lines += ["  float acc = 0.0f;",
+                  f"  for (int dy = -{stage.ry}; dy <= {stage.ry}; ++dy) {{",
+                  f"    for (int dx = -{stage.rx}; dx <= {stage.rx}; ++dx) {{",
+                  "      const int xx = x + dx;",
+                  "      const int yy = y + dy;",
+                  f"      const float wt = 0.0625f * (float)(dx * 3 + dy * 5 + {index + 7});",
+                  f"      acc += wt * {_read(stage.border, 's0')};",
+                  "    }",
+                  "  }",
+                  f"  out[y * w + x] = acc{' + ' + extra if extra else ''};"]
+    else:
+        op = ["s0[y * w + x] * 0.75f + 0.125f", "sqrtf(fabsf(s0[y * w + x])) - 0.5f",
+              "s0[y * w + x] * s0[y * w + x] + 0.25f"][index % 3]
+        lines.append(f"  out[y * w + x] = {op}{' + ' + extra if extra else ''};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def pipeline_source(name: str, stages: list[Stage]) -> str:
+    """Kernels `<name>_k<i>` and `extern "C" void <name>(const float *in0, float *b1, ...,
+    int w, int h)`."""
+    parts = [kernel_source(f"{name}_k{i}", s, i) for i, s in enumerate(stages)]
+    bufs = ", ".join(f"float *b{i + 1}" for i in range(len(stages)))
+    body = ["  dim3 block(8, 4);",
+            "  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);"]
+    for i, s in enumerate(stages):
+        srcs = ", ".join("in0" if j == 0 else f"b{j}" for j in s.inputs)
+        body.append(f"  {name}_k{i}<<<grid, block>>>({srcs}, b{i + 1}, w, h);")
+    parts.append(f'extern "C" void {name}(const float *in0, {bufs}, int w, int h) {{\n'
+                 + "\n".join(body) + "\n}\n")
+    return "\n".join(parts)
+
+
+def file_source(pipelines: dict[str, list[Stage]]) -> str:
+    return "#include <cuda_runtime.h>\n\n" + "\n".join(
+        pipeline_source(name, stages) for name, stages in pipelines.items())
+
+
+def chains(border: str) -> dict[str, list[Stage]]:
+    """Point/stencil chains of depth 1-3, shared inputs, multi-input stages, for one border."""
+    S = lambda *ins, rx=1, ry=1: Stage("stencil", ins, rx, ry, border)  # noqa: E731
+    P = lambda *ins: Stage("point", ins)  # noqa: E731
+    return {
+        "ps": [P(0), S(1)],
+        "sp": [S(0), P(1)],
+        "ss": [S(0), S(1, rx=2, ry=1)],
+        "psp": [P(0), S(1), P(2)],
+        "sss": [S(0), S(1), S(2, rx=1, ry=2)],
+        "sps": [S(0, rx=2, ry=2), P(1), S(2)],
+        "shared": [S(0), P(0), P(1, 2)],  # two stages share the input, the third joins them
+        "diamond": [P(0), S(1), S(1), P(2, 3)],
+        "multi": [S(0), S(1, 0), P(2, 1)],  # a stencil of one buffer plus a point read of in0
+    }
