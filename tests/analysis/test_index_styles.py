@@ -166,3 +166,25 @@ __global__ void f(const float* in, float* out, int n) {
 }""")
     assert k.load("in").kind == "point"
     assert k.mapping.assumptions == ("blockDim.x == 256",)
+
+
+def test_one_block_per_row(kernel):
+    k = kernel("""
+__global__ void f(const float* in, float* out, int w, int h) {
+  GX;
+  int y = blockIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = in[y * w + x];
+}""")
+    assert k.load("in").kind == "point"
+    assert k.mapping.dims == ("x", "y")
+    assert k.mapping.assumptions == ("blockDim.y == 1",)
+
+
+def test_lone_block_index_with_threads_is_refused(kernel):
+    k = kernel("""
+__global__ void f(const float* in, float* out, int n) {
+  int b = blockIdx.x;
+  out[b * blockDim.x + threadIdx.x] = in[b];
+}""")
+    assert k.load("in").kind == "other"

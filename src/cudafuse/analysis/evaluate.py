@@ -109,8 +109,11 @@ def exits(stmt: n.Stmt | None) -> bool:
 
 
 class Evaluator:
-    def __init__(self, unit: TranslationUnit):
+    def __init__(self, unit: TranslationUnit, block_coords: frozenset[str] = frozenset()):
+        """block_coords: dims whose coordinate is blockIdx.d alone (the kernel never uses
+        threadIdx.d or blockDim.d): one thread per block along d, assuming blockDim.d == 1."""
         self.unit = unit
+        self.block_coords = block_coords
         self.by_decl = {f.decl: f for f in unit.functions if f.body is not None}
         self.by_name = {f.name: f for f in unit.functions if f.body is not None}
         self.globals = {g.decl: g for g in unit.globals}
@@ -379,6 +382,9 @@ class Evaluator:
             return self.ref(e)
         if isinstance(e, n.Member):
             if isinstance(e.base, n.Ref) and e.base.kind == "builtin":
+                if e.base.name == "blockIdx" and e.field_name in self.block_coords:
+                    self.assumptions.add((e.field_name, 1))
+                    return Poly.atom(coord(e.field_name))
                 return Poly.atom(builtin(e.base.name, e.field_name))
             base = self.expr(e.base, path)
             if e.arrow:

@@ -210,12 +210,14 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
                    graph: CallGraph | None = None) -> KernelFacts:
     """All facts about kernel `fn` of `unit` (pass one CallGraph when analysing many)."""
     graph = graph or CallGraph(unit)
-    ev = Evaluator(unit)
-    accesses = ev.run(fn)
     helpers = graph.transitive(fn)
     bodies: list[n.Node] = [fn.body] if fn.body else []
     bodies += [f.body for f in helpers if f.body is not None]
     sc = _scan(bodies)
+    block_coords = frozenset(d for d in "xyz" if f"blockIdx.{d}" in sc.builtins and not {
+        f"threadIdx.{d}", f"blockDim.{d}"} & sc.builtins)
+    ev = Evaluator(unit, block_coords)
+    accesses = ev.run(fn)
     shared = sc.shared + [
         SharedVar(g.name, g.type.split("[")[0].strip(), None, g.is_extern, g.span.line)
         for g in unit.globals if g.space == "shared" and g.decl in sc.globals_used]
