@@ -46,6 +46,8 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
                                                   fuse_all=fuse_all))
     notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
              for e in fused.edges if e.refused]
+    notes += [Diagnostic(Severity.NOTE, why, file, line, col)
+              for _, line, col, why in fused.breaks]
     print_diagnostics(notes)
     for note in fused.notes:
         print_diagnostics([Diagnostic(Severity.WARNING, note, file)])

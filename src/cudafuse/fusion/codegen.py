@@ -205,8 +205,8 @@ class GroupEmitter:
             then = view.guard.then
             body.replace_range(view.guard.span.start, then.span.start, "")
         for name, store in view.stores.items():
-            text = f"return ({expr_text(self.unit, store.value)})" if name == out.name \
-                else "(void)0"
+            text = f"return {self.prefix}_round({expr_text(self.unit, store.value)})" \
+                if name == out.name else "(void)0"
             body.replace(store.stmt.span, text)
         elem = _nonconst(out.pointee) or "float"
         header = (f"__device__ __forceinline__ {elem} {self.at_name(key)}_at("
@@ -295,6 +295,27 @@ class GroupEmitter:
             rw.replace(site.stmt.span,
                        f"/* cudafuse: {site.kernel.name} fused into {self.group.name} */",
                        f"launch of {site.kernel.name} fused")
+
+
+def prologue(prefix: str) -> str:
+    """Definitions every fused file needs once, before the first fused kernel."""
+    return f"""// cudafuse: a producer's result is rounded to its type when the original stored it;
+// the empty asm keeps nvcc from contracting it into a consumer's multiply-add (which would
+// change the last bit of the result), at no cost in instructions.
+template <class T> __device__ __forceinline__ T {prefix}_round(T v) {{ return v; }}
+__device__ __forceinline__ float {prefix}_round(float v) {{
+#ifdef __CUDA_ARCH__
+  asm volatile("" : "+f"(v));
+#endif
+  return v;
+}}
+__device__ __forceinline__ double {prefix}_round(double v) {{
+#ifdef __CUDA_ARCH__
+  asm volatile("" : "+d"(v));
+#endif
+  return v;
+}}
+"""
 
 
 def _find_args(src: SourceFile, start: int, end: int) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from cudafuse.fusion.codegen import (
     GroupEmitter,
     param_key,
     pick_prefix,
+    prologue,
 )
 from cudafuse.fusion.coverage import Resolver
 from cudafuse.fusion.hostview import Sequence, host_locals, sequences
@@ -86,6 +87,7 @@ class FuseResult:
     plans: list[SequencePlan] = field(default_factory=list)
     edges: list[EdgeNote] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    breaks: list[tuple[str, int, int, str]] = field(default_factory=list)  # host, line, col, why
 
     @property
     def groups(self) -> list[GroupNote]:
@@ -237,12 +239,18 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
     prefix = pick_prefix(unit.source)
     counter = 0
     overloads: set[tuple[str, frozenset[int]]] = set()
+    wrote_prologue = False
     for host in unit.functions:
         if host.body is None or host.space == "global" or host.is_template or \
                 host.name not in unit.launches:
             continue
         emitted: list[str] = []
-        for seq in sequences(unit, host):
+        seqs, breaks = sequences(unit, host)
+        for stmt, why in breaks:
+            result.breaks.append((host.name, stmt.span.line, stmt.span.col,
+                                  f"launches in '{host.name}' are not fused across this "
+                                  f"statement: {why}"))
+        for seq in seqs:
             plan, groups, edges = planner.plan(seq)
             result.plans.append(plan)
             result.edges.extend(edges)
@@ -271,6 +279,9 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                     [s.index for s in group.launches], benefit,
                     sorted(_short(k) for k in group.stored), untouched, {}))
         if emitted:
+            if not wrote_prologue:
+                emitted.insert(0, prologue(prefix))
+                wrote_prologue = True
             rewriter.insert(_insertion_point(unit, host), "\n".join(emitted) + "\n",
                             f"fused kernels for {host.name}")
     result.output = rewriter.apply()
@@ -302,5 +313,7 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                    "to_launch": e.dst_index, "buffers": list(e.buffers), "fused": e.fused,
                    "why": e.why} for e in result.edges],
         "notes": result.notes,
+        "sequence_breaks": [{"host": h, "line": ln, "col": c, "why": w}
+                            for h, ln, c, w in result.breaks],
     }
 

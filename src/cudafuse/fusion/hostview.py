@@ -96,23 +96,30 @@ def _writes(stmt: n.Node) -> set[str]:
     return out
 
 
-def _harmless(stmt: n.Stmt) -> bool:
+def break_reason(stmt: n.Stmt) -> str | None:
+    """Why launches before and after this host statement may not be fused across it."""
     if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
-        return False
+        return "it launches a kernel inside control flow"
     for node in stmt.walk():
         if isinstance(node, n.Call) and node.callee not in HARMLESS_CALLS:
-            return False
+            return f"its call to '{node.callee or '?'}' may touch device memory or variables"
         if isinstance(node, n.OtherExpr) and node.kind not in ("CXX_UNARY_EXPR",):
-            return False
+            return "it contains an expression cudafuse does not model"
     if isinstance(stmt, n.DeclStmt):
-        return True  # a new variable cannot change values computed before it
-    return not _writes(stmt)
+        return None  # a new variable cannot change values computed before it
+    written = _writes(stmt)
+    if written:
+        return f"it assigns '{sorted(w.split('@')[0] for w in written)[0]}'"
+    return None
 
 
-def sequences(unit: TranslationUnit, host: Function) -> list[Sequence]:
-    """Split the host function's top-level statements into fusible launch sequences."""
+def sequences(unit: TranslationUnit, host: Function
+              ) -> tuple[list[Sequence], list[tuple[n.Stmt, str]]]:
+    """Split the host function's top-level statements into fusible launch sequences; also
+    return the statements that split them, with the reason."""
     assert host.body is not None
     result: list[Sequence] = []
+    breaks: list[tuple[n.Stmt, str]] = []
     current = Sequence(host)
     count = 0
     for stmt in host.body.body:
@@ -125,15 +132,22 @@ def sequences(unit: TranslationUnit, host: Function) -> list[Sequence]:
             current.launches.append(LaunchSite(count, stmt, launch, kernel, bindings))
             count += 1
             continue
-        if launch is None and _harmless(stmt):
+        why = break_reason(stmt) if launch is None else (
+            f"kernel '{launch.kernel}' has no definition in this file" if kernel is None
+            or kernel.body is None else "its argument count does not match the kernel")
+        if why is None:
             continue
         if current.launches:
             result.append(current)
+            breaks.append((stmt, why))
         current = Sequence(host)
         count += launch is not None
     if current.launches:
         result.append(current)
-    return [s for s in result if len(s.launches) > 1]
+    # Only breaks with launches on both sides separate anything.
+    last = max((s.launches[-1].stmt.span.start for s in result), default=-1)
+    breaks = [(b, why) for b, why in breaks if b.span.start < last]
+    return [s for s in result if len(s.launches) > 1], breaks
 
 
 def host_locals(host: Function) -> dict[str, n.VarDecl]:
