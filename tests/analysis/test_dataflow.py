@@ -92,3 +92,29 @@ void run(float* a, float* b, int n) {
     assert not p.launches[0].resolved
     assert p.launches[0].args[1].access == "rw"
     assert {(d.src, d.dst, d.kind) for d in p.deps} >= {(0, 1, "raw"), (0, 1, "waw")}
+
+
+def test_partial_writes_do_not_hide_earlier_writers(unit_of):
+    p = pipeline(unit_of, """
+void run(const float* src, float* dst, int n) {
+  float* t;
+  cudaMalloc(&t, n * 4);
+  scale<<<1, 256>>>(src, t, 2.0f, n);
+  bump<<<1, 256>>>(t + n / 2, n / 2);
+  blur<<<1, 256>>>(t, dst, n);
+  cudaFree(t);
+}""")
+    raw = {(d.src, d.dst) for d in p.deps if d.kind == "raw"}
+    assert raw == {(0, 1), (0, 2), (1, 2)}
+    assert p.temporaries == ("t",)
+    assert p.inputs == ("src",)
+
+
+def test_offset_write_first_means_outside_data_flows_in(unit_of):
+    p = pipeline(unit_of, """
+void run(float* a, float* dst, int n) {
+  bump<<<1, 256>>>(a + 1, n - 1);
+  blur<<<1, 256>>>(a, dst, n);
+}""")
+    assert p.inputs == ("a",)
+    assert {(d.src, d.dst, d.kind) for d in p.deps} == {(0, 1, "raw")}

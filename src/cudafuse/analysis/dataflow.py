@@ -6,8 +6,9 @@ allocation), and a host local initialised from another pointer (`float* p = d_tm
 never reassigned) names the same buffer. Arguments that are not rooted in a declaration (a
 struct member, a call) are named by their source text.
 
-Edges: `raw` (flow: the last launch that wrote a buffer before a launch that reads it), `war`
-(a launch that overwrites a buffer read since its last write) and `waw` (two writes in turn).
+Edges: `raw` (flow: writes that may still be read, to a later launch that reads them), `war`
+(reads to a later overwrite) and `waw` (writes to a later write). Passing the buffer itself
+redefines it; passing an offset into it only adds a writer (see `_deps`).
 The DAG (`Pipeline.graph`) holds the raw edges; all three kinds are in `Pipeline.deps`.
 """
 
@@ -100,22 +101,30 @@ class _Buffers:
 
     def root(self, e: n.Expr, depth: int = 0) -> tuple[str, str]:
         """(identity, display name) of the buffer an argument points into."""
+        ident, name, _ = self.root_whole(e, depth)
+        return ident, name
+
+    def root_whole(self, e: n.Expr, depth: int = 0) -> tuple[str, str, bool]:
+        """root(), and whether the argument is the buffer itself rather than an offset into it
+        (only then does a write count as redefining the whole buffer)."""
         if isinstance(e, n.Cast):
-            return self.root(e.operand, depth)
+            return self.root_whole(e.operand, depth)
         if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
             if e.decl in self.alias and depth < 16:
-                r = self.root(self.alias[e.decl], depth + 1)
+                r = self.root_whole(self.alias[e.decl], depth + 1)
                 if r[0].startswith("decl:"):
                     return r
-            return "decl:" + e.decl, e.name
+            return "decl:" + e.decl, e.name, True
         if isinstance(e, n.Binary) and e.op in ("+", "-"):
             for side in (e.lhs, e.rhs):
                 if "*" in side.type or "[" in side.type:
-                    return self.root(side, depth)
+                    ident, name, _ = self.root_whole(side, depth)
+                    return ident, name, False
         if isinstance(e, n.Unary) and e.op == "&" and isinstance(e.operand, n.Index):
-            return self.root(e.operand.base, depth)
+            ident, name, _ = self.root_whole(e.operand.base, depth)
+            return ident, name, False
         text = " ".join(self.unit.text(e.span).split())
-        return "text:" + text, text
+        return "text:" + text, text, True
 
 
 def _text(unit: TranslationUnit, e: n.Expr | None) -> str | None:
@@ -141,7 +150,7 @@ def analyze_host(unit: TranslationUnit, fn: Function,
             mode = ""
             ident = ""
             if pointer:
-                ident, name = bufs.root(a)
+                ident, name, whole = bufs.root_whole(a)
                 display[ident] = name
                 if p is None:
                     mode = "rw"
@@ -149,8 +158,9 @@ def analyze_host(unit: TranslationUnit, fn: Function,
                     mode = ("r" if p.reads or p.atomic else "") + \
                         ("w" if p.writes or p.atomic else "")
                 if mode:
-                    merged = set(acc.get(ident, "")) | set(mode)
-                    acc[ident] = "".join(c for c in "rw" if c in merged)
+                    # W: a write through the buffer itself; w: only through an offset
+                    merged = set(acc.get(ident, "")) | set(mode.replace("w", "W" if whole else "w"))
+                    acc[ident] = "".join(c for c in "rwW" if c in merged)
             args.append(LaunchArg(p.name if p is not None else "", _text(unit, a) or "",
                                   display.get(ident, "") if pointer else "", mode))
         launches.append(Launch(i, la.kernel, la.template_args, la.span.line,
@@ -168,30 +178,36 @@ def analyze_host(unit: TranslationUnit, fn: Function,
 
 def _deps(accesses: list[dict[str, str]], display: dict[str, str]
           ) -> tuple[list[Dep], list[str], dict[str, int]]:
+    """Typed dependences. A write through the buffer itself ends the reach of earlier writes;
+    one through an offset (`a + n/2`) does not, so later readers depend on both writers."""
     deps: list[Dep] = []
     inputs: list[str] = []
     last_write: dict[str, int] = {}
+    writers: dict[str, list[int]] = {}  # writes that may still be read
+    whole: set[str] = set()  # buffers some launch wrote through the buffer itself
     readers: dict[str, list[int]] = {}
     for i, acc in enumerate(accesses):
         for b in sorted(acc, key=lambda b: display[b]):
             mode = acc[b]
             name = display[b]
+            writes = "w" in mode or "W" in mode
             if "r" in mode:
-                if b in last_write:
-                    deps.append(Dep(last_write[b], i, "raw", name))
-                elif name not in inputs:
+                deps += [Dep(w, i, "raw", name) for w in writers.get(b, [])]
+                if b not in whole and name not in inputs:
                     inputs.append(name)
-            if "w" in mode:
-                for r in readers.get(b, []):
-                    if r != i:
-                        deps.append(Dep(r, i, "war", name))
-                if b in last_write:
-                    deps.append(Dep(last_write[b], i, "waw", name))
+            if writes:
+                deps += [Dep(r, i, "war", name) for r in readers.get(b, []) if r != i]
+                deps += [Dep(w, i, "waw", name) for w in writers.get(b, [])]
+                if "W" in mode:
+                    writers[b] = [i]
+                    whole.add(b)
+                    readers[b] = []
+                else:
+                    writers.setdefault(b, []).append(i)
                 last_write[b] = i
-                readers[b] = []
             if "r" in mode:
                 readers.setdefault(b, []).append(i)
-    deps.sort(key=lambda d: (d.dst, d.src, d.kind, d.buffer))
+    deps = sorted(set(deps), key=lambda d: (d.dst, d.src, d.kind, d.buffer))
     return deps, inputs, last_write
 
 
