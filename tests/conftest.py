@@ -1,10 +1,17 @@
-"""Shared fixtures and the `nvcc` / `gpu` skip logic (kept small: every test package uses it)."""
+"""Shared fixtures and the `nvcc` / `gpu` skip logic (kept small: every test package uses it).
+
+Helpers are offered as fixtures, not importable functions: with conftest files in several
+directories (and packages coming and going), `from conftest import ...` is ambiguous. For
+`parametrize` over the corpus, use `sorted(CORPUS.glob("*.cu"))` with
+`CORPUS = Path(__file__).parents[k] / "corpus"`.
+"""
 
 from __future__ import annotations
 
 import functools
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,19 +19,7 @@ import pytest
 from cudafuse.frontend import parse_file
 from cudafuse.frontend.parse import ParseResult
 
-TESTS = Path(__file__).parent
-CORPUS = TESTS / "corpus"
-
-
-def corpus_files() -> list[Path]:
-    """The .cu corpus in a stable order (usable in `parametrize`, which runs before fixtures)."""
-    return sorted(CORPUS.glob("*.cu"))
-
-
-@functools.cache
-def parse_corpus_file(path: Path) -> ParseResult:
-    """Parse a corpus file once per session (several test modules walk the whole corpus)."""
-    return parse_file(str(path))
+CORPUS = Path(__file__).parent / "corpus"
 
 
 @functools.cache
@@ -66,3 +61,10 @@ def cudafuse_exe() -> str:
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def parse_cached() -> Callable[[Path], ParseResult]:
+    """parse_file with default options, once per path per session (several modules walk the
+    whole corpus). Callers must not mutate the result."""
+    return functools.cache(lambda path: parse_file(str(path)))

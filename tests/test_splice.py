@@ -3,28 +3,31 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import corpus_files, parse_corpus_file
 from cudafuse.codegen.splice import OverlappingEdits, Rewriter
 from cudafuse.diagnostics import DiagnosticSink
+from cudafuse.frontend.parse import ParseResult
 from cudafuse.ir.source import SourceFile
 from cudafuse.passes import run_pipeline
 
 TEXT = b"0123456789"
+ParseCached = Callable[[Path], ParseResult]
+CORPUS = sorted((Path(__file__).parent / "corpus").glob("*.cu"))
 
 
 def rewriter(data: bytes = TEXT) -> Rewriter:
     return Rewriter(SourceFile("t.cu", data))
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
-def test_empty_pipeline_reproduces_the_input(path: Path) -> None:
-    unit = parse_corpus_file(path).unit
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_empty_pipeline_reproduces_the_input(path: Path, parse_cached: ParseCached) -> None:
+    unit = parse_cached(path).unit
     assert run_pipeline(unit, [], DiagnosticSink()) == path.read_bytes()
 
 

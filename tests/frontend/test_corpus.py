@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from conftest import corpus_files, parse_corpus_file
+from cudafuse.frontend.parse import ParseResult
 from cudafuse.ir.nodes import Node
 
 _KERNEL = re.compile(r"^// EXPECT-KERNEL: (\w+) (\d+)$", re.M)
 _LAUNCH = re.compile(r"^// EXPECT-LAUNCH: (\w+) -> (\w+) (\d+)$", re.M)
 
-FILES = corpus_files()
+FILES = sorted((Path(__file__).parents[1] / "corpus").glob("*.cu"))
+ParseCached = Callable[[Path], ParseResult]
 IDS = [p.name for p in FILES]
 
 
@@ -41,8 +43,8 @@ def test_corpus_is_big_enough() -> None:
 
 
 @pytest.mark.parametrize("path", FILES, ids=IDS)
-def test_corpus_file_parses_as_declared(path: Path) -> None:
-    result = parse_corpus_file(path)
+def test_corpus_file_parses_as_declared(path: Path, parse_cached: ParseCached) -> None:
+    result = parse_cached(path)
     assert [d.format() for d in result.diagnostics] == []
     unit = result.unit
     kernels, launches = expectations(path)
@@ -87,8 +89,8 @@ def test_corpus_compiles_with_nvcc() -> None:
 SAMPLE = Path(__file__).parents[2] / "samples" / "blur_pipeline.cu"
 
 
-def test_demo_sample_parses() -> None:
-    result = parse_corpus_file(SAMPLE)
+def test_demo_sample_parses(parse_cached: ParseCached) -> None:
+    result = parse_cached(SAMPLE)
     assert result.diagnostics == []
     unit = result.unit
     assert [k.name for k in unit.kernels] == ["grayscale", "blur3x3", "sobel_mag", "threshold"]

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_files
 from cudafuse.frontend import parse_file
 from cudafuse.frontend.parse import ParseOptions
 from cudafuse.ir.program import TranslationUnit
 
-SAMPLES = [p for p in corpus_files() if p.name in (
+SAMPLES = [p for p in sorted((Path(__file__).parents[1] / "corpus").glob("*.cu")) if p.name in (
     "template_stencil.cu", "host_pipeline_streams.cu", "includes_std.cu", "namespaces.cu")]
 
 
