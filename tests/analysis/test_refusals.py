@@ -42,6 +42,14 @@ __global__ void f(const float* in, float* out, int n) {
   __syncthreads();
   out[x] = tile[(threadIdx.x + 1) % 256];
 }""", "in", "shared memory"),
+    "shared_scalar": ("""
+__global__ void f(const float* in, float* out, int n) {
+  __shared__ float first;
+  GX;
+  if (threadIdx.x == 0) first = in[x];
+  __syncthreads();
+  out[x] = first;
+}""", "in", "shared memory"),
     "shuffles": ("""
 __global__ void f(const float* in, float* out, int n) {
   GX;

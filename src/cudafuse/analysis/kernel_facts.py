@@ -114,6 +114,8 @@ class _Scan:
     builtins: set[str]
     shared: list[SharedVar]
     globals_used: set[str]  # decl ids of namespace-scope variables referenced
+    written_roots: set[str]  # decl ids of variables assigned, incremented or atomically updated
+    shared_decls: set[str]  # decl ids of __shared__ variables declared in the bodies
 
 
 def _shared_var(node: n.VarDecl) -> SharedVar:
@@ -126,7 +128,7 @@ def _shared_var(node: n.VarDecl) -> SharedVar:
 
 
 def _scan(bodies: list[n.Node]) -> _Scan:
-    sc = _Scan([], [], [], [], set(), [], set())
+    sc = _Scan([], [], [], [], set(), [], set(), set(), set())
     for body in bodies:
         for node in body.walk():
             if isinstance(node, n.Call):
@@ -149,7 +151,33 @@ def _scan(bodies: list[n.Node]) -> _Scan:
                     sc.globals_used.add(node.decl)
             elif isinstance(node, n.VarDecl) and "shared" in node.storage:
                 sc.shared.append(_shared_var(node))
+                sc.shared_decls.add(node.decl)
+            target: n.Expr | None = None
+            if isinstance(node, n.Binary) and node.is_assignment:
+                target = node.lhs
+            elif isinstance(node, n.Unary) and node.op in ("++", "--"):
+                target = node.operand
+            elif isinstance(node, n.Call) and node.callee.startswith("atomic") and node.args:
+                target = node.args[0]
+            root = _root_ref(target) if target is not None else None
+            if root is not None:
+                sc.written_roots.add(root.decl)
     return sc
+
+
+def _root_ref(e: n.Expr) -> n.Ref | None:
+    """The variable an lvalue (or address) expression is rooted in: s, s[i][j], &s[i], *p."""
+    while True:
+        if isinstance(e, n.Ref):
+            return e
+        if isinstance(e, n.Index):
+            e = e.base
+        elif isinstance(e, (n.Cast, n.Unary)):
+            e = e.operand
+        elif isinstance(e, n.Member):
+            e = e.base
+        else:
+            return None
 
 
 def _early_returns(body: n.Compound) -> list[int]:
@@ -228,7 +256,9 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
     mapping = _mapping(unit, fn, ev, accesses)
     dims = set(mapping.dims)
     hazard = ""
-    if any(a.base_kind == "shared" and a.mode in ("store", "atomic") for a in accesses):
+    shared_ids = sc.shared_decls | {g.decl for g in unit.globals if g.space == "shared"}
+    if any(a.base_kind == "shared" and a.mode in ("store", "atomic") for a in accesses) or \
+            sc.written_roots & shared_ids:
         hazard = "threads exchange data through shared memory"
     elif warp:
         hazard = "threads exchange data through warp shuffles/votes"
