@@ -118,3 +118,16 @@ void run(float* a, float* dst, int n) {
 }""")
     assert p.inputs == ("a",)
     assert {(d.src, d.dst, d.kind) for d in p.deps} == {(0, 1, "raw")}
+
+
+def test_struct_arguments_hold_buffers(unit_of):
+    p = pipeline(unit_of, """
+struct Two { float* a; const float* b; };
+__global__ void viaStruct(Two t, int n);
+void run(float* x, const float* y, int n) {
+  viaStruct<<<1, 32>>>(Two{x, y}, n);
+  bump<<<1, 32>>>(x, n);
+}""")
+    arg = p.launches[0].args[0]
+    assert (arg.buffer, arg.access) == ("x, y", "rw")
+    assert (0, 1, "raw", "x") in {(d.src, d.dst, d.kind, d.buffer) for d in p.deps}

@@ -91,3 +91,28 @@ __global__ void f(const float* in, float* out, int w, int h) {
     assert dict(k.mapping.guard) == {"x": "w", "y": "h"}
     assert k.early_returns == ()
     assert ("x", "X") in k.mapping.variables
+
+
+def test_inline_asm_operands_escape(kernel):
+    k = kernel("""
+__global__ void f(const float* a, float* c, int n) {
+  GX;
+  float r;
+  asm("mov.f32 %0, %1;" : "=f"(r) : "f"(a[x]));
+  c[x] = r;
+}""")
+    p = {q.name: q for q in k.params}
+    assert p["a"].reads and p["a"].writes
+    assert k.load("a").kind == "other" and "inline asm" in k.load("a").reason
+    assert k.store("c").point
+
+
+def test_struct_params_are_flagged(kernel):
+    k = kernel("""
+struct View { float* p; int pitch; };
+__global__ void f(View v, float gain, int n) {
+  GX;
+  if (x < n) v.p[x] *= gain;
+}""")
+    p = {q.name: q for q in k.params}
+    assert p["v"].aggregate and not p["gain"].aggregate and not p["n"].aggregate

@@ -39,7 +39,7 @@ class StoreClass:
 
 
 ESCAPE = ("pointer escapes where it cannot be followed (a function it cannot see into, "
-          "stored to memory, chosen at run time, or a struct access)")
+          "inline asm, stored to memory, chosen at run time, or a struct access)")
 
 
 def _check_layout(shape: Shape, dims: set[str]) -> str:

@@ -127,6 +127,18 @@ class _Buffers:
         return "text:" + text, text, True
 
 
+def _held_pointers(bufs: _Buffers, e: n.Expr) -> list[tuple[str, str]]:
+    """Buffers named inside a non-pointer argument (a constructor call, a braced init)."""
+    out: list[tuple[str, str]] = []
+    for node in e.walk():
+        if isinstance(node, n.Ref) and node.kind in ("param", "local", "global") and (
+                "*" in node.type or "[" in node.type):
+            r = bufs.root(node)
+            if r not in out:
+                out.append(r)
+    return out
+
+
 def _text(unit: TranslationUnit, e: n.Expr | None) -> str | None:
     return None if e is None else " ".join(unit.text(e.span).split())
 
@@ -161,8 +173,19 @@ def analyze_host(unit: TranslationUnit, fn: Function,
                     # W: a write through the buffer itself; w: only through an offset
                     merged = set(acc.get(ident, "")) | set(mode.replace("w", "W" if whole else "w"))
                     acc[ident] = "".join(c for c in "rwW" if c in merged)
+            label = display.get(ident, "") if pointer else ""
+            if not pointer:
+                # A struct or class argument holding pointers (ImageView(in, w), Img{a, b}):
+                # the kernel's accesses through it are not followed, so count them as r and w.
+                held = _held_pointers(bufs, a)
+                for hid, hname in held:
+                    display[hid] = hname
+                    acc[hid] = "rw"
+                if held:
+                    mode = "rw"
+                    label = ", ".join(h[1] for h in held)
             args.append(LaunchArg(p.name if p is not None else "", _text(unit, a) or "",
-                                  display.get(ident, "") if pointer else "", mode))
+                                  label, mode))
         launches.append(Launch(i, la.kernel, la.template_args, la.span.line,
                                _text(unit, la.grid) or "", _text(unit, la.block) or "",
                                _text(unit, la.shared),

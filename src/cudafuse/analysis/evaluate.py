@@ -11,6 +11,7 @@ evaluator cannot follow becomes an opaque atom whose kind says why.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from cudafuse.analysis.symbolic import (
@@ -206,6 +207,13 @@ class Evaluator:
             self.forget(self.assigned(s))
             c = self.cond(s.cond, path)
             self.stmt(s.body, (*path, c))
+            return path
+        if isinstance(s, n.Asm):
+            # Operands are kept as text: any pointer named in it may be read or written.
+            words = set(re.findall(r"[A-Za-z_]\w*", s.text))
+            for decl, v in self.frame.env.items():
+                if isinstance(v, PtrVal) and decl.split("@")[0] in words:
+                    self.escape(v, path, s.span)
             return path
         if isinstance(s, n.Return):
             v = self.expr(s.value, path) if s.value is not None else ZERO

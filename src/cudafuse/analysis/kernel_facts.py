@@ -42,6 +42,7 @@ class ParamFacts:
     reads: bool = False
     writes: bool = False
     atomic: bool = False
+    aggregate: bool = False  # a struct/class by value: accesses through its members not followed
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,14 @@ class KernelFacts:
 
     def store(self, pointer: str) -> StoreClass | None:
         return next((c for c in self.stores if c.pointer == pointer), None)
+
+
+_ARITH = re.compile(r"\b(int|float|double|char|bool|short|long|unsigned|signed|size_t|half|"
+                    r"u?int\d+_t|dim3)\b")
+
+
+def _aggregate(t: str) -> bool:
+    return elem_size(t) is None and not _ARITH.search(t)
 
 
 def elem_size(t: str) -> int | None:
@@ -269,7 +278,8 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
         modes = {a.mode for a in mine}
         params.append(ParamFacts(p.name, p.type, p.is_pointer, p.pointee, p.pointee_const,
                                  p.restrict, bool(modes & {"load", "escape"}),
-                                 bool(modes & {"store", "escape"}), "atomic" in modes))
+                                 bool(modes & {"store", "escape"}), "atomic" in modes,
+                                 _aggregate(p.type) and not p.is_pointer))
         reads = [a for a in mine if a.mode != "store"]
         writes = [a for a in mine if a.mode in ("store", "atomic", "escape")]
         if reads:

@@ -16,6 +16,8 @@ def _ops(ops: list[dict[str, Any]]) -> str:
 def _param(p: dict[str, Any]) -> str:
     quals = [q for q in ("const", "restrict") if p[q]]
     text = f"    {p['name']}: {p['type']}"
+    if p["access"] == "unknown":
+        text += " [struct: accesses through its members not followed]"
     if p["pointer"]:
         access = {"r": "reads", "w": "writes", "rw": "reads+writes", "atomic": "atomic",
                   "": "unused"}[p["access"]]

@@ -43,7 +43,8 @@ def kernel_dict(k: KernelFacts) -> dict[str, Any]:
         "line": k.line,
         "params": [{"name": p.name, "type": p.type, "pointer": p.is_pointer,
                     "pointee": p.pointee, "const": p.const, "restrict": p.restrict,
-                    "access": _access(p) if p.is_pointer else ""} for p in k.params],
+                    "access": _access(p) if p.is_pointer else "unknown" if p.aggregate
+                    else ""} for p in k.params],
         "builtins": list(k.builtins),
         "mapping": {
             "dims": list(m.dims),
