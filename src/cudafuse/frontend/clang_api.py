@@ -90,26 +90,30 @@ def _raw_lib() -> ctypes.CDLL:
     return raw
 
 
-# Out-parameters reused by every call: lowering is single-threaded, and allocating four
-# ctypes objects per location was a measurable share of the time.
-_OUT_FILE, _OUT_LINE, _OUT_COL, _OUT_OFF = (ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(),
-                                            ctypes.c_uint())
-_OUT_PTRS = tuple(ctypes.addressof(x) for x in (_OUT_FILE, _OUT_LINE, _OUT_COL, _OUT_OFF))
-
-
-def expansion(loc: ci.SourceLocation, names: dict[int, str]) -> tuple[str, int, int, int]:
-    """(file name, line, column, offset) of a location's expansion site, in one C call.
+class Locations:
+    """Reads (file name, line, column, offset) of locations' expansion sites, one C call each.
 
     `loc.file`, `loc.line`, ... each repeat that call and build a new File and string; the
-    lowering asks for spans of every node, and this halves its time. `names` caches file
-    names by CXFile handle: keep one per translation unit, since handles die with it.
+    lowering asks for the span of every node, and this halved its time. One instance per
+    translation unit and thread: it caches file names by CXFile handle (handles die with
+    their unit) and reuses its out-parameters.
     """
-    _raw_lib().clang_getInstantiationLocation(loc, *_OUT_PTRS)
-    key = _OUT_FILE.value or 0
-    line, col, off = _OUT_LINE.value, _OUT_COL.value, _OUT_OFF.value
-    if not key:
-        return "", line, col, off
-    name = names.get(key)
-    if name is None:
-        name = names[key] = ci._CXString.from_result(_raw_lib().clang_getFileName(key))
-    return name, line, col, off
+
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+        self._file, self._line, self._col, self._off = (
+            ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint())
+        self._ptrs = tuple(ctypes.addressof(x) for x in (self._file, self._line, self._col,
+                                                          self._off))
+
+    def __call__(self, loc: ci.SourceLocation) -> tuple[str, int, int, int]:
+        _raw_lib().clang_getInstantiationLocation(loc, *self._ptrs)
+        key = self._file.value or 0
+        line, col, off = self._line.value, self._col.value, self._off.value
+        if not key:
+            return "", line, col, off
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = ci._CXString.from_result(
+                _raw_lib().clang_getFileName(key))
+        return name, line, col, off

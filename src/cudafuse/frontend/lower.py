@@ -6,7 +6,7 @@ import re
 
 import clang.cindex as ci
 
-from cudafuse.frontend.clang_api import binary_op, evaluate, expansion, unary_op
+from cudafuse.frontend.clang_api import Locations, binary_op, evaluate, unary_op
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, Param
 from cudafuse.ir.source import SourceFile, Span
@@ -32,9 +32,9 @@ class LoweringError(Exception):
         self.span = span
 
 
-def decl_id(cursor: ci.Cursor, names: dict[int, str] | None = None) -> str:
+def decl_id(cursor: ci.Cursor, locations: Locations | None = None) -> str:
     """A stable name for a declaration: spelling, file and offset of its declaration."""
-    fname, _, _, offset = expansion(cursor.location, {} if names is None else names)
+    fname, _, _, offset = (locations or Locations())(cursor.location)
     return f"{cursor.spelling}@{fname}:{offset}"
 
 
@@ -43,25 +43,25 @@ class Lowerer:
 
     def __init__(self, source: SourceFile):
         self.source = source
-        self.names: dict[int, str] = {}  # CXFile handle -> name, for this translation unit
+        self.loc = Locations()  # for this translation unit only
         self._refs: dict[ci.Cursor, tuple[str, str, int | float | None]] = {}
         self._depth = 0
 
     # ---- helpers -----------------------------------------------------------------------
 
     def decl(self, cursor: ci.Cursor) -> str:
-        return decl_id(cursor, self.names)
+        return decl_id(cursor, self.loc)
 
     def span(self, cursor: ci.Cursor) -> Span:
         ext = cursor.extent
-        fname, line, col, start = expansion(ext.start, self.names)
+        fname, line, col, start = self.loc(ext.start)
         if fname != self.source.path:
             return Span(fname, 0, 0, line, col)
-        end = expansion(ext.end, self.names)[3]
+        end = self.loc(ext.end)[3]
         return Span(fname, start, max(end, start), line, col)
 
     def name_span(self, cursor: ci.Cursor) -> Span:
-        fname, line, col, offset = expansion(cursor.location, self.names)
+        fname, line, col, offset = self.loc(cursor.location)
         if fname != self.source.path:
             return Span("", 0, 0, line, col)
         return Span(fname, offset, offset + len(cursor.spelling), line, col)

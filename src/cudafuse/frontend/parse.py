@@ -117,7 +117,7 @@ def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None) -> ci.Tra
     return tu
 
 
-_PCH_TROUBLE = re.compile(r"precompiled|PCH|AST file|has been modified since")
+_PCH_TROUBLE = re.compile(r"precompiled header|PCH file|AST file")
 
 
 def _index_parse(path: str, args: list[str]) -> ci.TranslationUnit | None:
