@@ -221,3 +221,22 @@ def test_range_for_loop_variable_is_a_vardecl(tmp_path: Path) -> None:
     (loop,) = [x for x in unit.kernels[0].body.walk()
                if isinstance(x, n.OtherStmt) and x.kind == "CXX_FOR_RANGE_STMT"]
     assert any(isinstance(x, n.VarDecl) and x.name == "v" for x in loop.items)
+
+
+def test_declarations_before_definitions_share_one_decl_id(tmp_path: Path) -> None:
+    src = tmp_path / "fwd.cu"
+    src.write_text("__device__ float helper(float v);\n"
+                   "__global__ void k(float *p);\n"
+                   "extern __device__ float g_scale;\n"
+                   "void run(float *p) { k<<<1, 32>>>(p); }\n"
+                   "__global__ void k(float *p) { p[threadIdx.x] = helper(g_scale); }\n"
+                   "__device__ float helper(float v) { return 2 * v; }\n"
+                   "__device__ float g_scale = 1.5f;\n")
+    unit = parse_file(str(src)).unit
+    fns = {f.name: f for f in unit.functions if f.body is not None}
+    (launch,) = unit.launches["run"]
+    assert launch.kernel_decl == fns["k"].decl
+    (call,) = [x for x in fns["k"].body.walk() if isinstance(x, n.Call)]
+    assert call.callee_decl == fns["helper"].decl
+    (ref,) = [x for x in fns["k"].body.walk() if isinstance(x, n.Ref) and x.name == "g_scale"]
+    assert {g.decl for g in unit.globals} == {ref.decl}

@@ -26,6 +26,9 @@ _SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device",
 MAX_DEPTH = 2000
 
 
+_REDECLARABLE = frozenset({K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.VAR_DECL})
+
+
 class LoweringError(Exception):
     def __init__(self, message: str, span: Span):
         super().__init__(message)
@@ -50,6 +53,11 @@ class Lowerer:
     # ---- helpers -----------------------------------------------------------------------
 
     def decl(self, cursor: ci.Cursor) -> str:
+        # Functions and globals may be declared before they are defined (a kernel prototype
+        # above main()): name them all by their first declaration, so that a call, a launch
+        # or a use matches the Function or GlobalVar lowered from the definition.
+        if cursor.kind in _REDECLARABLE:
+            cursor = cursor.canonical
         return decl_id(cursor, self.loc)
 
     def span(self, cursor: ci.Cursor) -> Span:
