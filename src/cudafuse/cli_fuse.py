@@ -48,7 +48,7 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
              for e in fused.edges if e.refused]
     notes += [Diagnostic(Severity.NOTE, why, file, line, col)
               for _, line, col, why in fused.breaks]
-    print_diagnostics(notes)
+    print_diagnostics(sorted(notes, key=lambda d: (d.line, d.col)))
     for note in fused.notes:
         print_diagnostics([Diagnostic(Severity.WARNING, note, file)])
     return fused, [file, *result.unit.includes]

@@ -12,7 +12,8 @@ from cudafuse.fusion.driver import FuseOptions, FuseResult, fuse_unit
 from cudafuse.runtime import load
 
 
-def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw) -> FuseResult:
+def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw
+              ) -> FuseResult:
     unit = parse_file(str(src)).unit
     result = fuse_unit(unit, FuseOptions(scratch=scratch, **kw))
     out.write_bytes(result.output)

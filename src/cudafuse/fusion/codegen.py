@@ -58,9 +58,13 @@ def param_key(p: Param, arg: n.Expr) -> str | None:
     return f"val:{value_key(arg, p.type)}"
 
 
+_COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"', re.S)
+
+
 def pick_prefix(source: SourceFile) -> str:
-    """A prefix for generated names that no identifier of the file starts with."""
-    text = source.data.decode("utf-8", "replace")
+    """A prefix for generated names that no identifier of the file's code starts with
+    (comments and strings do not count)."""
+    text = _COMMENT.sub(" ", source.data.decode("utf-8", "replace"))
     for i in range(100):
         prefix = "cf" if i == 0 else f"cf{i}"
         if not re.search(rf"\b{prefix}_", text):

@@ -127,8 +127,9 @@ class Legality:
             clash = sorted(b for b in self.infos[i].reads if b in written and not any(
                 b in self.model.edges.get((a, i), ()) for a in members))
             if clash:
-                return (f"'{self.infos[i].site.kernel.name}' reads '{clash[0].split(':')[-1]}'"
-                        " from memory, which the fused kernel writes")
+                buf = clash[0].split(":", 1)[1].split("@")[0]
+                return (f"'{self.infos[i].site.kernel.name}' reads '{buf}' from memory, which "
+                        "the fused kernel writes")
         first = members[0]
         for q in range(first + 1, last):
             if q in group:

@@ -168,14 +168,17 @@ def build_view(fn: Function) -> KernelView:
     pointer_params = {p.decl: p.name for p in fn.params if p.is_pointer}
     i = 0
     by_dim: dict[str, n.VarDecl] = {}
+    # Leading declarations that are not coordinates (a shared tile, an accumulator) stay in
+    # the body; scanning stops at a declaration that mixes both.
     while i < len(body) and isinstance(body[i], n.DeclStmt):
         decls = body[i].decls
         dims = [coordinate_dim(d.init) if d.init is not None else None for d in decls]
-        if not all(dims):
+        if all(dims):
+            for d, dim in zip(decls, dims, strict=True):
+                by_dim.setdefault(dim, d)
+            coord_stmts.append(body[i])
+        elif any(dims):
             break
-        for d, dim in zip(decls, dims, strict=True):
-            by_dim.setdefault(dim, d)
-        coord_stmts.append(body[i])
         i += 1
     for dim in DIM_NAMES:
         if dim not in by_dim:

@@ -1,0 +1,69 @@
+"""Golden tests of `cudafuse fuse`: each tests/fusion/golden/*.cu names its command on
+`// RUN:` lines; the command's standard output is checked with FileCheck against the file's
+`// CODE:` lines and its standard error against the `// DIAG:` lines."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent / "golden"
+CASES = sorted(HERE.glob("*.cu"))
+
+
+def filecheck(path: Path, prefix: str, text: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).parent / "filecheck"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "filecheck"]
+    # The output is the input rewritten, so it carries the test's own directives: drop them,
+    # or every CHECK would match itself.
+    text = "".join(line for line in text.splitlines(keepends=True)
+                   if not line.startswith(("// RUN:", "// CODE", "// DIAG")))
+    return subprocess.run([*cmd, str(path), f"--check-prefix={prefix}", "--allow-empty"],
+                          input=text, capture_output=True, text=True, timeout=60)
+
+
+def run(path: Path) -> list[subprocess.CompletedProcess[str]]:
+    out = []
+    for line in path.read_text().splitlines():
+        if line.startswith("// RUN:"):
+            args = shlex.split(line[len("// RUN:"):].replace("%s", str(path)))
+            out.append(subprocess.run([sys.executable, "-m", "cudafuse", *args],
+                                      capture_output=True, text=True, timeout=120))
+    assert out, f"{path.name} has no // RUN: line"
+    return out
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
+def test_fuse_golden(path: Path) -> None:
+    text = path.read_text()
+    for res in run(path):
+        assert res.returncode == 0, res.stderr
+        assert "Traceback" not in res.stderr
+        for prefix, stream in (("CODE", res.stdout), ("DIAG", res.stderr)):
+            if f"// {prefix}" in text:
+                check = filecheck(path, prefix, stream)
+                assert check.returncode == 0, f"{check.stderr}\n--- {prefix} stream:\n{stream}"
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
+def test_fused_output_compiles(path: Path, tmp_path: Path) -> None:
+    res = run(path)[0]
+    fused = tmp_path / path.name
+    fused.write_text(res.stdout)
+    nvcc = shutil.which("nvcc")
+    assert nvcc
+    comp = subprocess.run([nvcc, "-arch=sm_90", "-c", str(fused), "-o", str(tmp_path / "o.o")],
+                          capture_output=True, text=True, timeout=300)
+    assert comp.returncode == 0, comp.stderr
+
+
+def test_refused_pipelines_are_left_byte_identical() -> None:
+    path = HERE / "refusals.cu"
+    res = run(path)[0]
+    assert res.stdout == path.read_text()
