@@ -240,3 +240,31 @@ def test_declarations_before_definitions_share_one_decl_id(tmp_path: Path) -> No
     assert call.callee_decl == fns["helper"].decl
     (ref,) = [x for x in fns["k"].body.walk() if isinstance(x, n.Ref) and x.name == "g_scale"]
     assert {g.decl for g in unit.globals} == {ref.decl}
+
+
+def test_member_functions_are_lowered_apart(tmp_path: Path) -> None:
+    src = tmp_path / "cls.cu"
+    src.write_text("struct View {\n"
+                   "  float *data; int pitch;\n"
+                   "  __device__ float &at(int x, int y) { return data[y * pitch + x]; }\n"
+                   "  __device__ float sum() const;\n"
+                   "  struct Inner { __device__ int one() const { return 1; } };\n"
+                   "};\n"
+                   "__device__ float View::sum() const { return data[0] + data[1]; }\n"
+                   "template <typename T> struct Box {\n"
+                   "  T v;\n"
+                   "  __device__ T get() const { return v; }\n"
+                   "};\n"
+                   "__global__ void k(View v, Box<float> b) { v.at(0, 0) = b.get() + v.sum(); }\n")
+    unit = parse_file(str(src)).unit
+    assert [f.name for f in unit.functions] == ["k"]  # name lookups see free functions only
+    assert [(m.parent, m.name, m.body is not None) for m in unit.methods] == [
+        ("View", "at", True), ("View", "sum", False), ("Inner", "one", True),
+        ("View", "sum", True), ("Box", "get", True)]
+    calls = {c.callee: c for c in unit.kernels[0].body.walk() if isinstance(c, n.Call)}
+    assert set(calls) == {"at", "get", "sum"}
+    assert unit.callee(calls["at"].callee_decl).name == "at"
+    out_of_line = unit.callee(calls["sum"].callee_decl)
+    assert out_of_line is not None and out_of_line.span.line == 7
+    # Box<float>::get is an instantiation of the member lowered from the template.
+    assert calls["get"].callee == "get"

@@ -29,6 +29,16 @@ MAX_DEPTH = 2000
 _REDECLARABLE = frozenset({K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.VAR_DECL})
 
 
+_CLASS_KINDS = frozenset({K.STRUCT_DECL, K.CLASS_DECL, K.CLASS_TEMPLATE, K.UNION_DECL,
+                          K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION})
+
+
+def _class_of(c: ci.Cursor) -> str:
+    """The class a member function belongs to ('' for free functions)."""
+    parent = c.semantic_parent
+    return parent.spelling if parent is not None and parent.kind in _CLASS_KINDS else ""
+
+
 class LoweringError(Exception):
     def __init__(self, message: str, span: Span):
         super().__init__(message)
@@ -181,7 +191,10 @@ class Lowerer:
         args = tuple(self.expr(a) for a in c.get_arguments())
         if d is not None and d.kind == K.CONSTRUCTOR and len(args) == 1 and args[0].span == sp:
             return args[0]  # an implicit copy/conversion constructor: the value itself
-        callee = d.spelling if d is not None else c.spelling
+        # A call that depends on a template parameter has no referenced declaration yet; its
+        # name is still spelled by the callee expression (an overloaded/unresolved name).
+        callee = d.spelling if d is not None else c.spelling or (
+            kids[0].spelling if kids else "")
         decl = self.decl(d) if d is not None else ""
         callee_expr = None
         if kids and (d is None or d.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)):
@@ -337,7 +350,7 @@ class Lowerer:
             c.spelling, space, params, c.result_type.spelling, body, sp, nsp,
             self.span(body_cursor) if body_cursor is not None else Span("", 0, 0),
             c.kind == K.FUNCTION_TEMPLATE, tparams, extern_c,
-            bounds.group(1).strip() if bounds else "", head, self.decl(c))
+            bounds.group(1).strip() if bounds else "", head, self.decl(c), _class_of(c))
 
     def param(self, c: ci.Cursor) -> Param:
         t = c.type

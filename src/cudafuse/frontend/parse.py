@@ -288,6 +288,9 @@ def _lower_all(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lowerer,
         except (LoweringError, ValueError, AttributeError) as exc:
             _skip(unit, diags, lowerer, cursor, f"cannot lower it ({exc})", None)
             continue
+        if fn.parent:
+            unit.methods.append(fn)
+            continue
         unit.functions.append(fn)
         if fn.body is not None and fn.space != "global":
             launches = [x for x in fn.body.walk() if isinstance(x, KernelLaunch)]
@@ -331,6 +334,34 @@ def _top_level(cursor: ci.Cursor, path: str,
             yield c
         elif kind == K.VAR_DECL:
             yield c
+        elif kind in _CLASSES:
+            if kind == K.CLASS_TEMPLATE:
+                templates.add(c.location.offset)
+            elif c.location.offset in templates:
+                continue  # an implicit instantiation (Holder<float>), as for functions above
+            yield from _members(c)
+        elif kind in _METHODS:
+            # An out-of-line member definition (float Foo::bar() {...}) is lexically here;
+            # members of implicitly instantiated class templates are listed here too, but
+            # belong lexically to the instantiation.
+            lexical = c.lexical_parent
+            if lexical is None or lexical.kind not in _CLASSES:
+                yield c
+
+
+_CLASSES = frozenset({K.STRUCT_DECL, K.CLASS_DECL, K.CLASS_TEMPLATE, K.UNION_DECL,
+                      K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION})
+_METHODS = frozenset({K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.CONVERSION_FUNCTION})
+
+
+def _members(cls: ci.Cursor) -> Iterator[ci.Cursor]:
+    """Member functions (and member templates) of a class, and of the classes nested in it."""
+    for c in cls.get_children():
+        kind = c.kind
+        if kind in _METHODS or kind == K.FUNCTION_TEMPLATE:
+            yield c
+        elif kind in _CLASSES:
+            yield from _members(c)
 
 
 def _includes(tu: ci.TranslationUnit, path: str) -> list[str]:

@@ -42,6 +42,7 @@ class Function:
     launch_bounds: str = ""  # the text inside __launch_bounds__( ), empty if none
     attributes_text: str = ""  # text between the start of the declaration and the name
     decl: str = ""
+    parent: str = ""  # the class of a member function; '' for free functions
 
     @property
     def is_kernel(self) -> bool:
@@ -72,6 +73,9 @@ class TranslationUnit:
     launches: dict[str, list[KernelLaunch]] = field(default_factory=dict)
     includes: list[str] = field(default_factory=list)  # every file the parse read, in order
     skipped: list[tuple[Span, str]] = field(default_factory=list)  # (where, why) for warnings
+    # Member functions of the file's classes (Function.parent set), kept apart so that
+    # `functions` and lookups by name see free functions only.
+    methods: list[Function] = field(default_factory=list)
 
     @property
     def kernels(self) -> list[Function]:
@@ -83,3 +87,7 @@ class TranslationUnit:
     def text(self, span: Span) -> str:
         return self.source.text(span)
 
+    def callee(self, decl: str) -> Function | None:
+        """The definition (free function or method) a Call.callee_decl / Ref.decl names."""
+        return next((f for f in (*self.functions, *self.methods)
+                     if f.decl == decl and f.body is not None), None)
