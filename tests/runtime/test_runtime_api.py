@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from conftest_runtime import PROGRAMS
 
+from cudafuse.diagnostics import CudafuseError
 from cudafuse.runtime import ArgumentError, load
 from cudafuse.runtime.build import cache_dir
 
@@ -151,3 +152,11 @@ def test_one_array_passed_twice_is_one_buffer(lib):
     y, z = np.arange(1, 6, dtype=np.float32), np.arange(1, 6, dtype=np.float32)
     lib.call("shift_right", y, z, 5)  # equal contents, distinct arrays: two buffers
     np.testing.assert_array_equal(y, [1, 1, 2, 3, 4])
+
+
+def test_undefined_function_fails_the_build(tmp_path):
+    src = tmp_path / "u.cu"
+    src.write_text("__device__ float helper(float x);\n"
+                   "__global__ void k(float *a) { a[0] = helper(a[0]); }\n")
+    with pytest.raises(CudafuseError, match="undefined reference to helper"):
+        load(src, opt="-O0")

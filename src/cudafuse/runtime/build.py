@@ -19,6 +19,7 @@ from cudafuse.runtime import trampoline
 from cudafuse.runtime.trampoline import Entry
 
 _GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
+_LINK_UNDEFINED = re.compile(r"undefined reference to `([^']+)'")
 _NVCC_DIAG = re.compile(r"^(.*?)\((\d+)\): error: (.*)$")
 BUILD_VERSION = "1"  # bump when the generated code changes shape
 
@@ -80,6 +81,10 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
     if proc.returncode != 0:
         tmp.unlink(missing_ok=True)
         diags = _diagnostics(proc.stderr + proc.stdout, pattern, has_col)
+        missing = sorted(set(_LINK_UNDEFINED.findall(proc.stderr)))
+        if not diags and missing:
+            raise error(f"{what}: undefined reference to {', '.join(missing[:8])} (declared "
+                        "but not defined in the program)")
         if not diags:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-20:]
             raise error(f"{what} failed:\n" + "\n".join(tail))
@@ -172,6 +177,8 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
                  "-iquote", str(src.resolve().parent), *common]
         if opts.sanitize:
             flags += ["-fsanitize=address", "-fno-omit-frame-pointer"]
+        else:  # a function declared but never defined: fail the build, not the first call
+            flags += ["-Wl,--no-undefined"]
         return flags
     return ["-shared", "-Xcompiler", "-fPIC", f"-arch={opts.arch}", "-std=c++17", opts.opt,
             "-I", str(src.resolve().parent), *common]

@@ -44,7 +44,11 @@ class EmuExecutor:
         os.close(from_child_w)
         self._tx = Connection(to_child_w, readable=False)
         self._rx = Connection(from_child_r, writable=False)
-        self.manifest = self._receive("loading the library")[1]
+        kind, payload = self._receive("loading the library")
+        if kind == "error":
+            self.close()
+            raise KernelError(payload)
+        self.manifest = payload
 
     def _receive(self, what: str) -> tuple:
         try:

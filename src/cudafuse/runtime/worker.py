@@ -35,7 +35,11 @@ def _argv(items: list[tuple[str, Any]]) -> tuple[Any, list[Any], list[np.ndarray
 
 
 def serve(path: str, rx: Connection, tx: Connection) -> None:
-    lib = ctypes.CDLL(path)
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as exc:
+        tx.send(("error", f"cannot load the emulated library: {exc}"))
+        return
     lib.cudafuse_manifest.restype = ctypes.c_char_p
     libc = ctypes.CDLL(None)
     tx.send(("ready", lib.cudafuse_manifest().decode()))
