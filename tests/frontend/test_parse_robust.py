@@ -200,3 +200,56 @@ def test_too_deep_nesting_skips_the_function_only(tmp_path: Path) -> None:
     (d,) = result.diagnostics
     assert d.severity is Severity.WARNING and (d.line, d.col) == (1, 17)
     assert d.message == "skipping 'sum': cannot lower it (expressions nested more than 2000 deep)"
+
+
+def test_stand_in_headers_cover_common_helpers(tmp_path: Path) -> None:
+    path = write(tmp_path, "h.cu", """\
+#include <cuda_runtime.h>
+#include <helper_cuda.h>
+#include <cuda_fp16.h>
+__global__ void half_k(__half *h, const float *f, int n) {
+  int i = threadIdx.x;
+  if (i < n) h[i] = __hadd(__float2half(f[i]), h[i]);
+}
+int main(int argc, char **argv) {
+  int dev = findCudaDevice(argc, (const char **)argv);
+  cudaDeviceProp prop;
+  checkCudaErrors(cudaGetDeviceProperties(&prop, dev));
+  __half *h;
+  checkCudaErrors(cudaMalloc(&h, 8));
+  cudaFuncSetAttribute(half_k, cudaFuncAttributeMaxDynamicSharedMemorySize, 1 << 16);
+  half_k<<<1, 4>>>(h, nullptr, prop.multiProcessorCount);
+  getLastCudaError("half_k");
+  return 0;
+}
+""")
+    result = parse_file(path)
+    assert result.diagnostics == []
+    assert [ln.kernel for ln in result.unit.launches["main"]] == ["half_k"]
+
+
+def test_unknown_cuda_api_names_skip_only_their_functions(tmp_path: Path) -> None:
+    path = write(tmp_path, "u.cu", """\
+__global__ void k(float *p) { p[threadIdx.x] = 1; }
+__global__ void exotic(float *p) { p[0] = __nv_new_intrinsic(p[1]); }
+void host(float *p) {
+  cudaGraph_t graph;
+  k<<<1, 32>>>(p);
+}
+""")
+    result = parse_file(path)
+    assert [k.name for k in result.unit.kernels] == ["k"]
+    messages = [d.message for d in result.diagnostics]
+    assert messages == [
+        "skipping 'exotic': use of undeclared identifier '__nv_new_intrinsic' "
+        "(not among cudafuse's CUDA declarations)",
+        "skipping 'host': unknown type name 'cudaGraph_t' (not among cudafuse's CUDA "
+        "declarations)"]
+
+
+def test_other_undeclared_names_still_fail(tmp_path: Path) -> None:
+    path = write(tmp_path, "e.cu", "__global__ void k(float *p) { p[0] = cudaFoo + typo; }\n")
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path)
+    assert [d.message for d in info.value.diagnostics] == [
+        "use of undeclared identifier 'cudaFoo'", "use of undeclared identifier 'typo'"]

@@ -192,12 +192,25 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions()) -> ParseResult:
     missing = sorted({m.group(1) for d in tu.diagnostics
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
     if not missing:
-        return _note_if_no_kernels(_lower(tu, source, [], tolerant=False))
+        tolerant = _only_unknown_cuda_names(tu)
+        return _note_if_no_kernels(_lower(tu, source, [], tolerant=tolerant))
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
         tu = _parse(path, opts, stub_dir)
         return _note_if_no_kernels(_lower(tu, source, diags, tolerant=True))
+
+
+# A name from a CUDA library or runtime API that the shim does not declare. nvcc would know it,
+# so the user's code is not at fault: skip what uses it rather than reject the file.
+_UNKNOWN_CUDA_NAME = re.compile(
+    r"^(use of undeclared identifier|unknown type name|no member named) "
+    r"'(cuda|cu[A-Z]|CU|nv|__|cublas|cusparse|curand|cufft|cudnn|nccl|cub\b|thrust\b)\w*'")
+
+
+def _only_unknown_cuda_names(tu: ci.TranslationUnit) -> bool:
+    errors = [d for d in tu.diagnostics if is_error(d)]
+    return bool(errors) and all(_UNKNOWN_CUDA_NAME.search(d.spelling) for d in errors)
 
 
 def _note_if_no_kernels(result: ParseResult) -> ParseResult:
@@ -278,7 +291,11 @@ def _lower_all(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lowerer,
         broken = [i for i, (_, off) in enumerate(errors) if start <= off <= end]
         if broken:
             used.update(broken)
-            _skip(unit, diags, lowerer, cursor, errors[broken[0]][0].message, errors[broken[0]][0])
+            first = errors[broken[0]][0]
+            why = first.message
+            if _UNKNOWN_CUDA_NAME.search(why):
+                why += " (not among cudafuse's CUDA declarations)"
+            _skip(unit, diags, lowerer, cursor, why, first)
             continue
         if cursor.kind == K.VAR_DECL:
             unit.globals.append(lowerer.global_var(cursor))

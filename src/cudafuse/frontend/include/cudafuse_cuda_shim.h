@@ -106,6 +106,53 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b);
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags = 0);
 
+// Less common runtime calls found in real host code (samples, benchmarks): declared so that
+// such files parse; the analyses treat them as opaque calls.
+enum { cudaStreamDefault = 0, cudaStreamNonBlocking = 1, cudaEventDefault = 0,
+       cudaEventDisableTiming = 2, cudaHostAllocDefault = 0, cudaDeviceScheduleAuto = 0 };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+                         cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
+enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1,
+                     cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3 };
+enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMultiProcessorCount = 16,
+                      cudaDevAttrMaxSharedMemoryPerBlockOptin = 97 };
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerBlockOptin, totalConstMem, l2CacheSize;
+  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+  int major, minor, multiProcessorCount, maxThreadsPerMultiProcessor, clockRate;
+  int memoryClockRate, memoryBusWidth;
+};
+cudaError_t cudaGetDeviceCount(int *n);
+cudaError_t cudaGetDevice(int *d);
+cudaError_t cudaSetDevice(int d);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d);
+cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d);
+cudaError_t cudaMemGetInfo(size_t *free_, size_t *total);
+cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h);
+template <class T> cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t w, size_t h);
+cudaError_t cudaHostAlloc(void **p, size_t n, unsigned flags);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t w,
+                              size_t h, cudaMemcpyKind kind, cudaStream_t s = 0);
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(const T &sym, const void *src, size_t n, size_t off = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                    cudaStream_t s = 0);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags);
+cudaError_t cudaStreamQuery(cudaStream_t s);
+cudaError_t cudaEventQuery(cudaEvent_t e);
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache c);
+template <class T> cudaError_t cudaFuncSetAttribute(T *f, cudaFuncAttribute a, int v);
+template <class T> cudaError_t cudaFuncSetCacheConfig(T *f, cudaFuncCache c);
+template <class T>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int *grid, int *block, T f, size_t smem = 0,
+                                               int limit = 0);
+template <class T>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, T f, int block, size_t smem);
+const char *cudaGetErrorName(cudaError_t e);
+
 // Device-side builtins and intrinsics the analyses recognise by name.
 __device__ void __syncthreads(void);
 __device__ int __syncthreads_count(int);

@@ -1,2 +1,27 @@
-/* cudafuse stub: the CUDA declarations come from the force-included shim. */
+/* cudafuse stand-in for cuda_fp16.h: enough of __half/__half2 for kernels to parse. Never
+   compiled: arithmetic goes through the float conversions. */
 #pragma once
+struct __half {
+  unsigned short __x;
+  __host__ __device__ __half();
+  __host__ __device__ __half(float f);
+  __host__ __device__ operator float() const;
+};
+struct __half2 { __half x, y; };
+typedef __half half;
+typedef __half2 half2;
+__host__ __device__ __half __float2half(float);
+__host__ __device__ __half __float2half_rn(float);
+__host__ __device__ float __half2float(__half);
+__host__ __device__ __half2 __floats2half2_rn(float, float);
+__host__ __device__ __half2 __float2half2_rn(float);
+__host__ __device__ float2 __half22float2(__half2);
+__host__ __device__ float __low2float(__half2);
+__host__ __device__ float __high2float(__half2);
+__device__ __half __hadd(__half, __half);
+__device__ __half __hsub(__half, __half);
+__device__ __half __hmul(__half, __half);
+__device__ __half __hfma(__half, __half, __half);
+__device__ __half2 __hadd2(__half2, __half2);
+__device__ __half2 __hmul2(__half2, __half2);
+__device__ __half2 __hfma2(__half2, __half2, __half2);
