@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -127,23 +128,24 @@ def _unprivileged_user() -> str | None:
     return "65534" if probe.returncode == 0 else None
 
 
-def test_unreadable_include(cudafuse_exe: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_unreadable_include(cudafuse_exe: str) -> None:
     user = _unprivileged_user()
     if user is None:
         pytest.skip("running as root with no unprivileged account to run cudafuse as")
-    work = Path(tmp_path_factory.mktemp("unreadable", numbered=True))
-    if user:  # the unprivileged user must be able to reach the directory
-        for d in (work, *work.parents):
-            if d == Path("/"):
-                break
-            d.chmod(d.stat().st_mode | 0o005)
-    secret = work / "secret.h"
-    secret.write_text("int x;\n")
-    secret.chmod(0)
-    src = work / "u.cu"
-    src.write_text('#include "secret.h"\n' + KERNEL)
-    src.chmod(0o644)
-    proc = run(cudafuse_exe, "analyze", str(src), user=user or None)
+    # Not pytest's tmp_path: that tree is private to us (0700), so 'nobody' could not reach
+    # the source; a fresh directory in the system temp dir is opened just enough instead.
+    with tempfile.TemporaryDirectory(prefix="cudafuse-unreadable-") as tmp:
+        work = Path(tmp)
+        work.chmod(0o755)
+        secret = work / "secret.h"
+        secret.write_text("int x;\n")
+        secret.chmod(0)
+        src = work / "u.cu"
+        src.write_text('#include "secret.h"\n' + KERNEL)
+        src.chmod(0o644)
+        if user and run("/bin/test", "-r", str(src), user=user).returncode != 0:
+            pytest.skip(f"user {user} cannot reach {work}")
+        proc = run(cudafuse_exe, "analyze", str(src), user=user or None)
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"{src}:1:10: error: cannot read included file ")
     assert "secret.h" in proc.stderr.splitlines()[0]
