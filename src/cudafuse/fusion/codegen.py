@@ -234,17 +234,19 @@ class GroupEmitter:
         view = self.views[k.name]
         assert k.body is not None
         knames = [gp.kname for gp in self.params]
-        locals_: list[str] = []
-        view_local: dict[str, str] = {}
+        views: list[tuple[str, str]] = []  # (local name, buffer key); one per parameter
         for p, arg in self.sink.bindings:
             key = param_key(p, arg)
             if self._is_view(self.sink, p, key):
-                view_local[key] = p.name
+                views.append((p.name, key))
         for key in sorted(self.produced):
-            if key in self.group.stored and key not in view_local:
-                view_local[key] = f"{self.prefix}_v{len(view_local)}"
-        for key, local in sorted(view_local.items(), key=lambda kv: kv[1]):
-            locals_.append(f"  const {self.at_name(key)}_view {local}{{{', '.join(knames)}}};")
+            if key in self.group.stored and all(k != key for _, k in views):
+                views.append((f"{self.prefix}_v{len(views)}", key))
+        view_local = {}
+        for local, key in views:
+            view_local.setdefault(key, local)
+        locals_ = [f"  const {self.at_name(key)}_view {local}{{{', '.join(knames)}}};"
+                   for local, key in views]
         body = _Slice(self.unit.source, k.body.span)
         if self.group.stored:
             if not view.stores:
