@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from cudafuse.analysis.symbolic import (
     ONE,
@@ -39,6 +40,7 @@ _MINMAX = {"min": "min", "max": "max", "umin": "min", "umax": "max", "imin": "mi
            "imax": "max", "llmin": "min", "llmax": "max", "ullmin": "min", "ullmax": "max"}
 _LOADS = {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
+_FRESH_KINDS = {"var", "load", "call", "loopvar", "bigloop", "ptrvar"}
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ class Evaluator:
         self._unroll = 1
         self._assigned: dict[int, set[str]] = {}
         self._fresh = 0
+        self._inlined: dict[tuple[object, ...], tuple[Value, list[Access], set[Any]]] = {}
         self.assumptions: set[tuple[str, int]] = set()  # see symbolic.block_size_assumptions
         self._stack: list[str] = []
         self._frames: list[_Frame] = []
@@ -575,6 +578,26 @@ class Evaluator:
         return self.fresh("call", name or "?")
 
     def inline(self, fn: Function, args: list[Value], path: tuple[Pred, ...]) -> Value:
+        """The helper's value for these arguments; its accesses are recorded for the caller.
+
+        Unrolled loops call the same helper with the same arguments many times (`cl(y + dy)`
+        in a loop over dx): such calls are replayed from a cache, unless the value holds an
+        unknown (a load, a mutable variable) that a second call could see differently."""
+        key = (fn.decl, tuple(args), path)
+        hit = self._inlined.get(key)
+        if hit is not None:
+            value, recorded, assumed = hit
+            self.accesses.extend(recorded)
+            self.assumptions |= assumed
+            return value
+        start, before = len(self.accesses), set(self.assumptions)
+        value = self._inline(fn, args, path)
+        if not isinstance(value, Poly) or not any(
+                a.kind in _FRESH_KINDS for a in value.atoms()):
+            self._inlined[key] = (value, self.accesses[start:], self.assumptions - before)
+        return value
+
+    def _inline(self, fn: Function, args: list[Value], path: tuple[Pred, ...]) -> Value:
         env: dict[str, Value] = {}
         for p, a in zip(fn.params, args, strict=False):
             if p.is_reference:

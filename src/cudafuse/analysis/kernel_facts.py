@@ -226,7 +226,8 @@ def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[
     text, form = _guard_stmt(unit, fn)
     assume = set(ev.assumptions)
     for a in accesses:
-        assume |= block_size_assumptions(a.index)
+        if to_coords(a.index) != a.index:  # only a fold can rest on a block size
+            assume |= block_size_assumptions(a.index)
     return Mapping(tuple(sorted(dims)), tuple(variables), tuple(ev.grid_stride),
                    tuple(sorted(guard.items())), text, form,
                    tuple(f"blockDim.{d} == {b}" for d, b in sorted(assume)))
