@@ -6,41 +6,6 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
 
-def resolve(unit: TranslationUnit, call: n.Call) -> Function | None:
-    """The definition a call refers to, if the file defines it."""
-    for f in unit.functions:
-        if f.body is not None and call.callee_decl and f.decl == call.callee_decl:
-            return f
-    if not call.callee_decl:
-        return unit.function(call.callee)
-    return None
-
-
-def direct_callees(unit: TranslationUnit, fn: Function) -> list[Function]:
-    out: list[Function] = []
-    if fn.body is None:
-        return out
-    for node in fn.body.walk():
-        if isinstance(node, n.Call):
-            f = resolve(unit, node)
-            if f is not None and f not in out:
-                out.append(f)
-    return out
-
-
-def transitive_callees(unit: TranslationUnit, fn: Function) -> list[Function]:
-    """Every defined function reachable from fn, in first-call order, fn itself excluded."""
-    seen: list[Function] = []
-    todo = [fn]
-    while todo:
-        cur = todo.pop(0)
-        for f in direct_callees(unit, cur):
-            if f is not fn and f not in seen:
-                seen.append(f)
-                todo.append(f)
-    return seen
-
-
 class CallGraph:
     """Memoised callees of the functions of one unit."""
 
