@@ -166,33 +166,42 @@ class GroupEmitter:
         return f"{self.group.name}_{site.index}_{site.kernel.name}_{p.name}"
 
     def _aliases(self, site: LaunchSite) -> str:
-        """Declarations of the producer's parameters from the group parameters."""
+        """Declarations of the producer's parameters from the group parameters: values first,
+        then views (whose initialisers use the image size, which is among the values)."""
         view = self.views[site.kernel.name]
         index = {gp.key: j for j, gp in enumerate(self.params)}
         cf = self._cf_names()
-        lines = []
+        values, views = [], []
         for p, arg in site.bindings:
             key = param_key(p, arg)
             if p.name in view.stores:
                 continue
             if self._is_view(site, p, key):
-                lines.append(f"  const {self.at_name(key)}_view {p.name}{{{', '.join(cf)}}};")
+                views.append(f"  const {self.at_name(key)}_view {p.name}"
+                             f"{self._view_init(cf, view.bounds)};")
             else:
-                lines.append(f"  [[maybe_unused]] {_declare(p.type, p.name)} = {cf[index[key]]};")
-        return "\n".join(lines)
+                values.append(f"  [[maybe_unused]] {_declare(p.type, p.name)} = "
+                              f"{cf[index[key]]};")
+        return "\n".join(values + views)
 
     def _coords(self, view: KernelView) -> str:
+        """Declarations of the producer's coordinates from the _xy function's parameters."""
+        names = (f"{self.prefix}_x", f"{self.prefix}_y")
+        return " ".join(f"{c.var_type} {c.name} = ({_nonconst(c.var_type)})({v});"
+                        for c, v in zip(view.coords, names, strict=False))
+
+    def _index_to_coords(self, view: KernelView) -> str:
+        """Arguments of _xy from a linear element index `cf_i`. Arithmetic in the coordinates'
+        own type: a 64-bit division is far slower on a GPU, and an element index that fits
+        the kernel's own index type fits it here too."""
         i = f"{self.prefix}_i"
         c = view.coords
-        # Arithmetic in the coordinates' own type: a 64-bit division is far slower on a GPU,
-        # and an element index that fits the kernel's own index type fits it here too.
         if len(c) == 1:
-            return f"{c[0].var_type} {c[0].name} = ({_nonconst(c[0].var_type)})({i});"
+            return i
         if len(c) == 2 and view.stride is not None:
             s = expr_text(self.unit, view.stride)
             t0, t1 = _nonconst(c[0].var_type), _nonconst(c[1].var_type)
-            return (f"{c[0].var_type} {c[0].name} = ({t0})(({t0}){i} % ({s})); "
-                    f"{c[1].var_type} {c[1].name} = ({t1})(({t1}){i} / ({s}));")
+            return f"({t0}){i} % ({s}), ({t1}){i} / ({s})"
         raise CodegenError(f"'{view.fn.name}' has no element layout cudafuse can invert")
 
     def at_function(self, key: str) -> str:
@@ -200,6 +209,8 @@ class GroupEmitter:
         fn = site.kernel
         view = self.views[fn.name]
         assert fn.body is not None and view.guard is not None
+        if len(view.coords) not in (1, 2):
+            raise CodegenError(f"'{fn.name}' is not a 1D or 2D kernel")
         body = _Slice(self.unit.source, fn.body.span)
         for k, stmt in enumerate(view.coord_stmts):
             body.replace(stmt.span, self._coords(view) if k == 0 else "")
@@ -208,24 +219,90 @@ class GroupEmitter:
         else:
             then = view.guard.then
             body.replace_range(view.guard.span.start, then.span.start, "")
+        fast = self._fast_reads(site, view.bounds)
         for name, store in view.stores.items():
-            text = f"return {self.prefix}_round({expr_text(self.unit, store.value)})" \
-                if name == out.name else "(void)0"
+            if name == out.name:
+                value = _render(self.unit, store.value, fast) if _inside(
+                    store.value.span, fn.body.span) else expr_text(self.unit, store.value)
+                text = f"return {self.prefix}_round({value})"
+            else:
+                text = "(void)0"
             body.replace(store.stmt.span, text)
+            fast = [e for e in fast if not store.stmt.span.start <= e[0] < store.stmt.span.end]
+        for start, end, text in fast:
+            body.replace_range(start, end, text)
         elem = _nonconst(out.pointee) or "float"
-        header = (f"__device__ __forceinline__ {elem} {self.at_name(key)}_at("
-                  f"long long {self.prefix}_i, {self._decls(self._cf_names())})")
-        view_struct = self._view_struct(key, elem)
-        return (f"{header} {{\n{self._aliases(site)}\n  {body.text()}\n}}\n{view_struct}")
+        name = self.at_name(key)
+        group = self._decls(self._cf_names())
+        cf = ", ".join(self._cf_names())
+        xy_params = ", ".join(f"long long {self.prefix}_{d}" for d in "xy"[:len(view.coords)])
+        aliases = self._aliases(site)
+        return (f"__device__ __forceinline__ {elem} {name}_xy({xy_params}, {group}) {{\n"
+                f"{aliases}\n  {body.text()}\n}}\n"
+                f"__device__ __forceinline__ {elem} {name}_at(long long {self.prefix}_i, "
+                f"{group}) {{\n{aliases}\n"
+                f"  return {name}_xy({self._index_to_coords(view)}, {cf});\n}}\n"
+                + self._view_struct(key, elem, len(view.coords)))
 
-    def _view_struct(self, key: str, elem: str) -> str:
+    def _view_struct(self, key: str, elem: str, dims: int) -> str:
+        """The view: a producer's output as something a consumer can subscript. `at2` is
+        the fast path for reads written y * s + x: when s is the image width and x lies in
+        the row, the coordinates are (x, y) with no division; a shared-memory tile, when
+        present, serves the elements it holds. Anything else goes through the index."""
+        p = self.prefix
         members = "\n".join(f"  {_declare(gp.type, f'm{j}')};" for j, gp in
                             enumerate(self.params))
         args = ", ".join(f"m{j}" for j in range(len(self.params)))
         name = self.at_name(key)
-        return (f"struct {name}_view {{\n{members}\n"
+        text = (f"struct {name}_view {{\n{members}\n"
+                f"  long long {p}_s, {p}_h;  // the image's width and height\n"
+                f"  const {elem} *{p}_tile;  // a shared-memory tile of this producer, or null\n"
+                f"  long long {p}_tx0, {p}_ty0, {p}_tw, {p}_th;\n"
                 f"  __device__ __forceinline__ {elem} operator[](long long i) const "
-                f"{{ return {name}_at(i, {args}); }}\n}};\n")
+                f"{{ return {name}_at(i, {args}); }}\n")
+        if dims == 2:
+            u = "unsigned long long"
+            text += (
+                f"  __device__ __forceinline__ {elem} at2(long long x, long long y, "
+                f"long long s) const {{\n"
+                f"    if (s == {p}_s && ({u})x < ({u}){p}_s && ({u})y < ({u}){p}_h) {{\n"
+                f"      if ({p}_tile && ({u})(x - {p}_tx0) < ({u}){p}_tw &&\n"
+                f"          ({u})(y - {p}_ty0) < ({u}){p}_th)\n"
+                f"        return {p}_tile[(y - {p}_ty0) * {p}_tw + (x - {p}_tx0)];\n"
+                f"      return {name}_xy(x, y, {args});\n"
+                f"    }}\n"
+                f"    return {name}_at(y * s + x, {args});\n  }}\n")
+        return text + "};\n"
+
+    def _view_init(self, names: list[str], bounds: tuple[n.Expr, ...], tile: str = "") -> str:
+        """Aggregate initialiser of a view: the group parameters as named in the enclosing
+        function, that function's image size, and its tile (if any)."""
+        size = [to_c_or(self.unit, b) for b in bounds[:2]] + ["0"] * (2 - len(bounds[:2]))
+        t = tile or "nullptr, 0, 0, 0, 0"
+        return "{" + ", ".join([*names, *size, t]) + "}"
+
+    def _fast_reads(self, site: LaunchSite, bounds: tuple[n.Expr, ...]
+                    ) -> list[tuple[int, int, str]]:
+        """Edits turning `v[Y * S + X]` on 2D views into `v.at2(X, Y, S)` (see _view_struct)."""
+        view = self.views[site.kernel.name]
+        edits: list[tuple[int, int, str]] = []
+        if not bounds:
+            return edits
+        width = to_c_or(self.unit, bounds[0])
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            if not self._is_view(site, p, key):
+                continue
+            producer = self.views[self.produced[key][0].kernel.name]
+            if len(producer.coords) != 2:
+                continue
+            for node in view.reads.get(p.name, []):
+                split = split_row_index(node.index, width)
+                if split is None or not _own_span(self.unit, node):
+                    continue
+                xs, ys, ss = split
+                edits.append((node.span.start, node.span.end, f"{p.name}.at2({xs}, {ys}, {ss})"))
+        return sorted(edits)
 
     # ---- the fused kernel ----------------------------------------------------------------
 
@@ -245,9 +322,11 @@ class GroupEmitter:
         view_local = {}
         for local, key in views:
             view_local.setdefault(key, local)
-        locals_ = [f"  const {self.at_name(key)}_view {local}{{{', '.join(knames)}}};"
-                   for local, key in views]
+        locals_ = [f"  const {self.at_name(key)}_view {local}"
+                   f"{self._view_init(knames, view.bounds)};" for local, key in views]
         body = _Slice(self.unit.source, k.body.span)
+        for start, end, text in self._fast_reads(self.sink, view.bounds):
+            body.replace_range(start, end, text)
         if self.group.stored:
             if not view.stores:
                 raise CodegenError(f"'{k.name}' has no store at its own element before which "
@@ -301,6 +380,72 @@ class GroupEmitter:
             rw.replace(site.stmt.span,
                        f"/* cudafuse: {site.kernel.name} fused into {self.group.name} */",
                        f"launch of {site.kernel.name} fused")
+
+
+def to_c_or(unit: TranslationUnit, e: n.Expr) -> str:
+    try:
+        return "(" + to_c(e) + ")"
+    except Unprintable:
+        return expr_text(unit, e)
+
+
+def _terms(e: n.Expr, sign: int = 1) -> list[tuple[int, n.Expr]]:
+    """The signed terms of a sum."""
+    while isinstance(e, n.Cast) and not e.explicit:
+        e = e.operand
+    if isinstance(e, n.Binary) and e.op in ("+", "-"):
+        return _terms(e.lhs, sign) + _terms(e.rhs, sign if e.op == "+" else -sign)
+    return [(sign, e)]
+
+
+def split_row_index(index: n.Expr, width: str) -> tuple[str, str, str] | None:
+    """(X, Y, S) as C text for an index written Y * S + X, preferring S equal to `width`.
+    None when the index has no single product term. Any split is correct at run time (the
+    view checks it); choosing S = width is what makes the fast path fire."""
+    terms = _terms(index)
+    products = [(i, t) for i, (sg, t) in enumerate(terms)
+                if sg == 1 and isinstance(t, n.Binary) and t.op == "*"]
+    if len(products) != 1:
+        return None
+    i, prod = products[0]
+    try:
+        lhs, rhs = "(" + to_c(prod.lhs) + ")", "(" + to_c(prod.rhs) + ")"
+        rest = [("+" if sg == 1 else "-") + " (" + to_c(t) + ")"
+                for j, (sg, t) in enumerate(terms) if j != i]
+    except Unprintable:
+        return None
+    y, stride = (rhs, lhs) if lhs == width else (lhs, rhs)
+    x = "0 " + " ".join(rest) if rest else "0"
+    return x, y, stride
+
+
+def _inside(span: Span, outer: Span) -> bool:
+    return span.end > span.start and outer.start <= span.start and span.end <= outer.end
+
+
+def _render(unit: TranslationUnit, e: n.Expr, edits: list[tuple[int, int, str]]) -> str:
+    """The text of `e` with the edits that fall inside it applied."""
+    out, pos = [], e.span.start
+    data = unit.source.data
+    for start, end, text in edits:
+        if e.span.start <= start and end <= e.span.end:
+            out.append(data[pos:start].decode("utf-8"))
+            out.append(text)
+            pos = end
+    out.append(data[pos:e.span.end].decode("utf-8"))
+    return "".join(out)
+
+
+def _own_span(unit: TranslationUnit, node: n.Index) -> bool:
+    """Is `node` spelled in the file as base[...] (not produced by a macro)?"""
+    base = node.base
+    while isinstance(base, n.Cast) and not base.explicit:
+        base = base.operand
+    if not isinstance(base, n.Ref) or node.span.end <= node.span.start:
+        return False
+    text = unit.text(node.span)
+    return text.startswith(base.name) and text.rstrip().endswith("]") and \
+        base.span.start == node.span.start and base.span.end > base.span.start
 
 
 def prologue(prefix: str) -> str:
