@@ -1,13 +1,17 @@
 // A point -> stencil -> point pipeline with a shared intermediate: all three fuse.
 // RUN: fuse %s -o - --scratch t1 --scratch t2
 // CODE: template <class T> __device__ __forceinline__ T cf_round(T v)
-// CODE: __device__ __forceinline__ float cf_pipe_fused0_0_scale_out_at(long long cf_i,
-// CODE: int x = (int)((int)cf_i % (w)); int y = (int)((int)cf_i / (w));
+// CODE: __device__ __forceinline__ float cf_pipe_fused0_0_scale_out_xy(long long cf_x, long long cf_y,
+// CODE: int x = (int)(cf_x); int y = (int)(cf_y);
 // CODE: return cf_round(a * in[y * w + x] + 0.1f);
+// CODE: __device__ __forceinline__ float cf_pipe_fused0_0_scale_out_at(long long cf_i,
+// CODE: return cf_pipe_fused0_0_scale_out_xy((int)cf_i % (w), (int)cf_i / (w),
 // CODE: struct cf_pipe_fused0_0_scale_out_view {
-// CODE: __device__ __forceinline__ float cf_pipe_fused0_1_blur_out_at(
-// CODE: const cf_pipe_fused0_0_scale_out_view in{
-// CODE: s += in[IDX(min(max(x + dx, 0), w - 1), min(max(y + dy, 0), h - 1), w)];
+// CODE: at2(long long x, long long y, long long s) const {
+// CODE: __device__ __forceinline__ float cf_pipe_fused0_1_blur_out_xy(
+// CODE: const cf_pipe_fused0_0_scale_out_view in{{[{]}}{{.*}}, (w), (h), nullptr, 0, 0, 0, 0};
+// The macro-spelled clamped read takes the division-free path:
+// CODE: s += in.at2(0 + (min(max((x + dx), 0), (w - 1))), (min(max((y + dy), 0), (h - 1))), (w));
 // CODE: __global__ void cf_pipe_fused0(float *out, int w, int h,
 // CODE: const cf_pipe_fused0_0_scale_out_view a{
 // CODE: const cf_pipe_fused0_1_blur_out_view b{
