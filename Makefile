@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow lint bench-analyze clean
+.PHONY: install demo test test-slow lint bench-analyze bench-emu bench-vertical clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -14,9 +14,19 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+DEMO := build/demo
+DEMO_SCRATCH := --scratch dx --scratch dy --scratch sx --scratch sy --scratch sxy \
+	--scratch gx --scratch gy --scratch gxy
+
+# The main job on a bundled sample, no GPU: analyse Harris, fuse it (explaining every
+# decision), then run original and fused under CPU emulation and compare every output element.
 demo: $(STAMP)
-	$(BIN)/cudafuse analyze samples/blur_pipeline.cu
-	$(BIN)/cudafuse analyze samples/blur_pipeline.cu --format dot
+	@mkdir -p $(DEMO)
+	$(BIN)/cudafuse analyze samples/harris.cu
+	$(BIN)/cudafuse fuse samples/harris.cu -o $(DEMO)/harris.fused.cu --explain \
+	    $(DEMO_SCRATCH) --report $(DEMO)/harris.report.json --dot $(DEMO)/harris.dot
+	$(BIN)/cudafuse verify samples/harris.cu $(DEMO)/harris.fused.cu --spec samples/harris.toml
+	@echo "fused source: $(DEMO)/harris.fused.cu"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
@@ -29,6 +39,9 @@ test-slow: $(STAMP)
 
 bench-analyze: $(STAMP)
 	$(BIN)/python benchmarks/bench_analyze.py
+
+bench-emu: $(STAMP)
+	$(BIN)/python benchmarks/bench_emu.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from cudafuse.cli import guarded, main, parse_options, print_diagnostics
 from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.fusion.arch import ARCHS
-from cudafuse.fusion.driver import FuseOptions, FuseResult, fuse_unit, report_dict
-from cudafuse.fusion.render import dot_text, explain_text
 from cudafuse.outputs import depfile_text, write_atomic
+
+if TYPE_CHECKING:
+    from cudafuse.fusion.driver import FuseResult
 
 
 def _fusion_options(fn):
@@ -38,6 +39,10 @@ def _fusion_options(fn):
 
 def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
          arch: str, fuse_all: bool) -> tuple[FuseResult, list[str]]:
+    # Imported here: networkx and the analyses cost a tenth of a second at start-up.
+    from cudafuse.fusion.arch import ARCHS
+    from cudafuse.fusion.driver import FuseOptions, fuse_unit
+
     result = parse_file(file, parse_opts)
     print_diagnostics(result.diagnostics)
     if arch not in ARCHS and not arch.startswith("sm_"):
@@ -55,6 +60,9 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
 
 
 def _side_outputs(fused: FuseResult, report_path: str | None, dot_path: str | None) -> None:
+    from cudafuse.fusion.driver import report_dict
+    from cudafuse.fusion.render import dot_text
+
     if report_path:
         write_atomic(report_path, json.dumps(report_dict(fused), indent=2) + "\n")
     if dot_path:
@@ -89,6 +97,8 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
                     "inputs", output, status=2)
     fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all)
     if explain:
+        from cudafuse.fusion.render import explain_text
+
         click.echo(explain_text(fused), err=True, nl=False)
     if output == "-":
         click.echo(fused.output.decode("utf-8"), nl=False)
@@ -109,6 +119,8 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
 def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool,
          report_path: str | None, dot_path: str | None, parse_opts: ParseOptions) -> None:
     """Show how FILE's kernel pipelines would be fused, without writing code."""
+    from cudafuse.fusion.render import explain_text
+
     fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all)
     click.echo(explain_text(fused), nl=False)
     _side_outputs(fused, report_path, dot_path)

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
 
 from cudafuse.cli import guarded, main, parse_options
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions
-from cudafuse.runtime import BACKENDS, ArgumentError, KernelError, load
-from cudafuse.runtime.spec import Spec, compare, load_spec
+
+if TYPE_CHECKING:
+    from cudafuse.runtime.spec import Spec
+
+# numpy and the runtime are imported inside the commands: every other command (analyze,
+# fuse) starts faster without them. The names must match cudafuse.runtime.BACKENDS.
+BACKEND_NAMES = ("emu", "nvcc")
 
 
 def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
              timeout: float | None) -> list[Any]:
     """Build `path`, call the spec's entry on fresh inputs, return the argument values."""
+    from cudafuse.runtime import ArgumentError, KernelError, load
+
     values = spec.inputs()
     try:
         with load(path, backend, include_dirs=opts.include_dirs, defines=opts.defines,
@@ -32,7 +38,7 @@ def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
     return values
 
 
-_backend = click.option("--backend", type=click.Choice(BACKENDS), default="emu",
+_backend = click.option("--backend", type=click.Choice(BACKEND_NAMES), default="emu",
                         show_default=True, help="emu: g++ and the CPU emulator; nvcc: the GPU.")
 _spec = click.option("--spec", "spec_path", required=True, type=click.Path(dir_okay=False),
                      help="TOML file naming the entry function and its arguments.")
@@ -51,6 +57,10 @@ _timeout = click.option("--timeout", type=float, default=600.0, show_default=Tru
 def run_cmd(file: str, spec_path: str, backend: str, timeout: float, save: str | None,
             parse_opts: ParseOptions) -> None:
     """Run FILE's entry function on the inputs SPEC describes and summarise its outputs."""
+    import numpy as np
+
+    from cudafuse.runtime.spec import load_spec
+
     spec = load_spec(spec_path)
     values = run_spec(file, spec, backend, parse_opts, timeout)
     outputs = {a.name: v for a, v in zip(spec.args, values, strict=True) if a.is_output}
@@ -82,6 +92,10 @@ def verify_cmd(original: str, transformed: str, spec_path: str, backend: str, ti
 
     Exits with 1 and names the first differing element when an output differs by more than
     the spec's tolerance (atol + rtol * |expected|; integers must match exactly)."""
+    import numpy as np
+
+    from cudafuse.runtime.spec import compare, load_spec
+
     spec = load_spec(spec_path)
     want = run_spec(original, spec, backend, parse_opts, timeout)
     got = run_spec(transformed, spec, backend, parse_opts, timeout)
