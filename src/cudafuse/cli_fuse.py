@@ -27,6 +27,11 @@ def _fusion_options(fn):
                       help="A pointer parameter of the host function whose contents the "
                            "caller does not read afterwards (repeatable); fused groups then "
                            "need not store it.")(fn)
+    fn = click.option("--tiles", type=click.Choice(["auto", "always", "never"]),
+                      default="auto", show_default=True,
+                      help="Stage producers read by the last kernel's stencils in "
+                           "shared-memory tiles: as the cost model decides, always, or never "
+                           "(recompute them).")(fn)
     fn = click.option("--fuse-all", is_flag=True,
                       help="Fuse every legal group whatever the cost model estimates.")(fn)
     fn = click.option("--report", "report_path", type=click.Path(dir_okay=False),
@@ -38,7 +43,7 @@ def _fusion_options(fn):
 
 
 def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
-         arch: str, fuse_all: bool) -> tuple[FuseResult, list[str]]:
+         arch: str, fuse_all: bool, tiles: str) -> tuple[FuseResult, list[str]]:
     # Imported here: networkx and the analyses cost a tenth of a second at start-up.
     from cudafuse.fusion.arch import ARCHS
     from cudafuse.fusion.driver import FuseOptions, fuse_unit
@@ -48,7 +53,7 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
     if arch not in ARCHS and not arch.startswith("sm_"):
         raise error(f"unknown GPU architecture '{arch}'", status=2)
     fused = fuse_unit(result.unit, FuseOptions(partition, arch, frozenset(scratch),
-                                                  fuse_all=fuse_all))
+                                                  fuse_all=fuse_all, tiles=tiles))
     notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
              for e in fused.edges if e.refused]
     notes += [Diagnostic(Severity.NOTE, why, file, line, col)
@@ -83,8 +88,8 @@ def _side_outputs(fused: FuseResult, report_path: str | None, dot_path: str | No
 @parse_options
 @guarded
 def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | None,
-         partition: str, scratch: tuple[str, ...], fuse_all: bool, report_path: str | None,
-         dot_path: str | None, parse_opts: ParseOptions) -> None:
+         partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
+         report_path: str | None, dot_path: str | None, parse_opts: ParseOptions) -> None:
     """Fuse the kernel pipelines launched by FILE's host functions into fewer kernels.
 
     The output has the same host functions with the same signatures and computes the same
@@ -95,7 +100,8 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
             os.path.samefile(output, file):
         raise error("the output would overwrite the input; cudafuse never modifies its "
                     "inputs", output, status=2)
-    fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all)
+    fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
+                       tiles)
     if explain:
         from cudafuse.fusion.render import explain_text
 
@@ -116,11 +122,12 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)
 @parse_options
 @guarded
-def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool,
+def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
          report_path: str | None, dot_path: str | None, parse_opts: ParseOptions) -> None:
     """Show how FILE's kernel pipelines would be fused, without writing code."""
     from cudafuse.fusion.render import explain_text
 
-    fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all)
+    fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
+                       tiles)
     click.echo(explain_text(fused), nl=False)
     _side_outputs(fused, report_path, dot_path)

@@ -30,15 +30,16 @@ def pipelines(draw):
     consumed = sorted({j for s in stages for j in s.inputs if j > 0})
     scratch = draw(st.sets(st.sampled_from(consumed))) if consumed else set()
     w, h = draw(st.integers(3, 13)), draw(st.integers(3, 9))
-    return stages, frozenset(f"b{j}" for j in scratch), w, h
+    tiles = draw(st.sampled_from(["always", "never", "auto"]))
+    return stages, frozenset(f"b{j}" for j in scratch), w, h, tiles
 
 
-def check(stages: list[Stage], scratch: frozenset[str], w: int, h: int) -> None:
+def check(stages: list[Stage], scratch: frozenset[str], w: int, h: int, tiles: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "dag.cu"
         src.write_text(file_source({"dag": stages}))
         out = Path(tmp) / "dag.fused.cu"
-        result = fuse_file(src, out, scratch, fuse_all=True)
+        result = fuse_file(src, out, scratch, fuse_all=True, tiles=tiles)
         assert all(e.fused for e in result.edges), [e.why for e in result.edges]
         assert not result.notes, result.notes
         run_both(src, out, "dag", w, h, skip=scratch)

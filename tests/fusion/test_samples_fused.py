@@ -31,7 +31,8 @@ def test_sample_fused_equals_original(name: str, tmp_path: Path) -> None:
     scratch = _intermediates(src, entry)
     variants = {
         "model": dict(scratch=frozenset()),
-        "all-scratch": dict(scratch=scratch, fuse_all=True),
+        "all-scratch-tiles": dict(scratch=scratch, fuse_all=True, tiles="always"),
+        "model-scratch-recompute": dict(scratch=scratch, tiles="never"),
     }
     fused_any = False
     for label, kw in variants.items():

@@ -20,7 +20,7 @@ its element, right before K's own store.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.fusion.escape import overload_text, subscript_only
@@ -49,6 +49,8 @@ class FusedGroup:
     name: str
     launches: list[LaunchSite]  # launch order; the last is K
     stored: set[str]  # intermediate buffer keys that must still be written to memory
+    tiles: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> halo (rx, ry)
+    block: tuple[int, int] | None = None  # K's block shape, needed for tiles
 
 
 def param_key(p: Param, arg: n.Expr) -> str | None:
@@ -319,13 +321,18 @@ class GroupEmitter:
         for key in sorted(self.produced):
             if key in self.group.stored and all(k != key for _, k in views):
                 views.append((f"{self.prefix}_v{len(views)}", key))
-        view_local = {}
+        view_local: dict[str, str] = {}
         for local, key in views:
             view_local.setdefault(key, local)
-        locals_ = [f"  const {self.at_name(key)}_view {local}"
-                   f"{self._view_init(knames, view.bounds)};" for local, key in views]
+        fast = self._fast_reads(self.sink, view.bounds)
+        tiles = self._tileable(views, fast)
+        prologue_lines, tile_args = self._tile_code(tiles, knames, view.bounds)
+        locals_ = prologue_lines + [
+            f"  const {self.at_name(key)}_view {local}"
+            f"{self._view_init(knames, view.bounds, tile_args.get(local, ''))};"
+            for local, key in views]
         body = _Slice(self.unit.source, k.body.span)
-        for start, end, text in self._fast_reads(self.sink, view.bounds):
+        for start, end, text in fast:
             body.replace_range(start, end, text)
         if self.group.stored:
             if not view.stores:
@@ -342,6 +349,60 @@ class GroupEmitter:
         return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"
                 + "\n".join(locals_) + f"\n  {body.text()}\n}}\n")
+
+    def _tileable(self, views: list[tuple[str, str]], fast: list[tuple[int, int, str]]
+                  ) -> list[tuple[str, str]]:
+        """The (local, key) views to back with a shared-memory tile: those the cost model
+        chose, when every read of them in the last kernel takes the at2 path (other reads
+        would recompute, which stays correct but wastes the tile)."""
+        if not self.group.tiles or self.group.block is None:
+            return []
+        rewritten = {start for start, _, _ in fast}
+        sink_view = self.views[self.sink.kernel.name]
+        out = []
+        for local, key in views:
+            if key not in self.group.tiles or local not in sink_view.reads:
+                continue
+            needed, why = subscript_only(self.unit, self.sink.kernel, local)
+            if why or needed:
+                continue
+            if all(node.span.start in rewritten for node in sink_view.reads[local]):
+                out.append((local, key))
+        return out
+
+    def _tile_code(self, tiles: list[tuple[str, str]], knames: list[str],
+                   bounds: tuple[n.Expr, ...]) -> tuple[list[str], dict[str, str]]:
+        """Shared-memory tiles (block plus halo), filled by the whole block before the last
+        kernel's body runs: each element evaluates its producer once, at its own in-image
+        coordinates. The view serves reads that land in the tile and recomputes the rest."""
+        if not tiles:
+            return [], {}
+        assert self.group.block is not None
+        bx, by = self.group.block
+        p = self.prefix
+        width, height = (to_c_or(self.unit, b) for b in bounds[:2])
+        lines, args = [], {}
+        for j, (local, key) in enumerate(tiles):
+            rx, ry = self.group.tiles[key]
+            tw, th = bx + 2 * rx, by + 2 * ry
+            site, out = self.produced[key]
+            elem = _nonconst(out.pointee) or "float"
+            t = f"{p}_tile{j}"
+            lines += [
+                f"  __shared__ {elem} {t}[{tw * th}];  // {local}: {bx}x{by} block + halo "
+                f"{rx},{ry}",
+                f"  const long long {t}_x0 = (long long)blockIdx.x * {bx} - {rx}, "
+                f"{t}_y0 = (long long)blockIdx.y * {by} - {ry};",
+                f"  for (int {p}_k = threadIdx.y * {bx} + threadIdx.x; {p}_k < {tw * th}; "
+                f"{p}_k += {bx * by}) {{",
+                f"    const long long {p}_u = {t}_x0 + {p}_k % {tw}, "
+                f"{p}_v = {t}_y0 + {p}_k / {tw};",
+                f"    if ({p}_u >= 0 && {p}_u < {width} && {p}_v >= 0 && {p}_v < {height})",
+                f"      {t}[{p}_k] = {self.at_name(key)}_xy({p}_u, {p}_v, {', '.join(knames)});",
+                "  }"]
+            args[local] = f"{t}, {t}_x0, {t}_y0, {tw}, {th}"
+        lines.append("  __syncthreads();")
+        return lines, args
 
     def overloads(self) -> list[str]:
         """Template overloads of helpers that receive a view (see fusion.escape)."""

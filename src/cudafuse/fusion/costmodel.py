@@ -63,10 +63,17 @@ def _extent(offsets: set[Offset]) -> tuple[int, int]:
 
 
 def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
-               block: tuple[int, int] = DEFAULT_BLOCK, allow_tiles: bool = True) -> GroupCost:
-    """Benefit of fusing `group` into one kernel (positive = cycles saved)."""
+               block: tuple[int, int] | None = None, allow_tiles: bool = True) -> GroupCost:
+    """Benefit of fusing `group` into one kernel (positive = cycles saved).
+
+    A tile is considered only for a producer read by the group's last kernel alone (the
+    kernel whose body the fused kernel runs), and only when its block shape is known."""
     if len(group) < 2:
         return GroupCost(0.0, 0.0, 0.0, 0.0)
+    sink = max(group)
+    block = block or model.kernels[sink].block
+    allow_tiles = allow_tiles and block is not None
+    block = block or DEFAULT_BLOCK
     inner = _writer_of(model, group)
     size = max(model.kernels[i].size for i in group)
     foot: dict[int, set[Offset]] = {}
@@ -91,7 +98,8 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
         cost_once = eval_cost(model, group, node, arch)
         redo = size * (evals - 1) * cost_once
         strategy = "once" if evals == 1 else "recompute"
-        if evals > 1 and allow_tiles:
+        consumers = {c for (a, c) in model.edges if a == node and c in group}
+        if evals > 1 and allow_tiles and consumers == {sink}:
             rx, ry = _extent(points)
             halo = ((bx + 2 * rx) * (by + 2 * ry)) / (bx * by)
             tile = size * ((halo - 1) * cost_once + evals * arch.t_shared + arch.barrier)

@@ -49,6 +49,9 @@ class Resolver:
             return None
         else:
             comps = [e]
+        # An omitted dim3 argument shows up as a default-argument expression with no text.
+        comps = [n.IntLit(1) if isinstance(c, n.OtherExpr) and not c.items and
+                 c.span.end == c.span.start else c for c in comps]
         return comps + [n.IntLit(1)] * (3 - len(comps))
 
     def linear(self, e: n.Expr, depth: int = 0) -> Linear | None:

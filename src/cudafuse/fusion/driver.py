@@ -16,6 +16,7 @@ from cudafuse.fusion.codegen import (
     pick_prefix,
     prologue,
 )
+from cudafuse.fusion.costmodel import GroupCost, group_cost
 from cudafuse.fusion.coverage import Resolver
 from cudafuse.fusion.hostview import Sequence, host_locals, sequences
 from cudafuse.fusion.legality import LaunchInfo, Legality
@@ -42,6 +43,7 @@ class FuseOptions:
     scratch: frozenset[str] = frozenset()  # host pointer parameters whose contents are dead
     size: int = NOMINAL_SIZE
     fuse_all: bool = False  # ignore the cost model: fuse every legal group
+    tiles: str = "auto"  # shared-memory tiles: auto (cost model), always, never
 
 
 @dataclass
@@ -145,7 +147,19 @@ class _Planner:
         alu, sfu = count_ops(self.unit, fn.body) if fn.body else (1, 0)
         shared = sum(s.size_bytes or 0 for s in info.facts.shared)
         return KernelCost(fn.name, reads, tuple(info.writes), max(alu, 1), sfu, shared,
-                          self.opts.size)
+                          self.opts.size, self.block_shape(info))
+
+    def block_shape(self, info: LaunchInfo) -> tuple[int, int] | None:
+        """The launch's block as constants (bx, by), when it is one and z is 1."""
+        resolver = Resolver(host_locals(info.site.host))
+        comps = resolver.dim3(info.site.launch.block)
+        if comps is None:
+            return None
+        dims = [resolver.linear(c) for c in comps]
+        if any(d is None or d[0] for d in dims):
+            return None
+        bx, by, bz = (d[1] for d in dims)  # type: ignore[index]
+        return (bx, by) if bz == 1 and bx > 0 and by > 0 else None
 
     def live_out(self, seq: Sequence, infos: list[LaunchInfo]) -> frozenset[str]:
         host = seq.host
@@ -183,9 +197,8 @@ class _Planner:
                                            self.live_out(seq, infos))
         legality = Legality(self.unit, model, infos, Resolver(host_locals(seq.host)))
         legal = make_legality(model, legality)
-        # Code generation recomputes producers (no shared-memory tiles yet): cost them so.
         score = count_scorer(model) if self.opts.fuse_all else \
-            cost_scorer(model, self.arch, tiles=False)
+            cost_scorer(model, self.arch, tiles=self.opts.tiles != "never")
         chosen, results = choose_partition(model, score, legal, self.opts.partition)
         plan = SequencePlan(seq.host.name, [i.site.kernel.name for i in infos], results, chosen,
                             [i.site.index for i in infos])
@@ -220,9 +233,35 @@ class _Planner:
                       if key in model.live_out or any(
                           key in bufs for (a, c), bufs in model.edges.items()
                           if a == i and c not in g)}
-            groups.append((FusedGroup("", [infos[i].site for i in members], stored),
-                           cost_scorer(model, self.arch, tiles=False)(g)))
+            cost = group_cost(model, g, self.arch, allow_tiles=self.opts.tiles != "never")
+            group = FusedGroup("", [infos[i].site for i in members], stored,
+                               self.tiles(model, g, cost, infos, self.opts.tiles),
+                               model.kernels[members[-1]].block)
+            groups.append((group, cost.benefit))
         return plan, groups, edges
+
+
+    @staticmethod
+    def tiles(model: PipelineModel, group: frozenset[int], cost: GroupCost,
+              infos: list[LaunchInfo], mode: str) -> dict[str, tuple[int, int]]:
+        """Buffers staged in shared memory (those the cost model chose, or with
+        mode "always" every stencil input of the last kernel produced in the group):
+        key -> halo (rx, ry) of the last kernel's reads."""
+        sink = infos[max(group)]
+        out: dict[str, tuple[int, int]] = {}
+        for node, strategy in sorted(cost.strategies.items()):
+            direct = {c for (a, c) in model.edges if a == node and c in group} == {max(group)}
+            if mode == "never" or not (strategy == "tile" or (mode == "always" and direct)):
+                continue
+            for key in infos[node].writes:
+                pname = sink.reads.get(key)
+                load = next((ld for ld in sink.facts.loads if ld.pointer == pname), None)
+                if load is None or len(load.extent) != 2:
+                    continue
+                (x0, x1), (y0, y1) = load.extent
+                if (x0, x1, y0, y1) != (0, 0, 0, 0):
+                    out[key] = (max(-x0, x1, 0), max(-y0, y1, 0))
+        return out
 
 
 def _local_decls(host: Function) -> list[n.VarDecl]:

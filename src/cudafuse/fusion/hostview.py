@@ -29,6 +29,7 @@ class LaunchSite:
     launch: n.KernelLaunch
     kernel: Function
     bindings: tuple[tuple[Param, n.Expr], ...]  # kernel parameter -> host argument
+    host: Function
 
     def arg_for(self, param_name: str) -> n.Expr | None:
         return next((a for p, a in self.bindings if p.name == param_name), None)
@@ -129,7 +130,7 @@ def sequences(unit: TranslationUnit, host: Function
         if launch is not None and kernel is not None and kernel.body is not None and \
                 len(launch.args) == len(kernel.params):
             bindings = tuple(zip(kernel.params, launch.args, strict=True))
-            current.launches.append(LaunchSite(count, stmt, launch, kernel, bindings))
+            current.launches.append(LaunchSite(count, stmt, launch, kernel, bindings, host))
             count += 1
             continue
         why = break_reason(stmt) if launch is None else (

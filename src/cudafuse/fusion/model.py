@@ -24,6 +24,7 @@ class KernelCost:
     n_sfu: int = 0
     shared_bytes: int = 0
     size: int = 1  # iteration space (elements), the paper's IS
+    block: tuple[int, int] | None = None  # the launch's 2D block shape, when constant
 
     @property
     def pattern(self) -> str:
