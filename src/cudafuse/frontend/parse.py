@@ -381,6 +381,19 @@ def _members(cls: ci.Cursor) -> Iterator[ci.Cursor]:
             yield from _members(c)
 
 
+def _clean_path(name: str) -> str:
+    """A readable path to the same file. libclang's wheel says /../lib/gcc/.../../../../include
+    for the C++ headers; lexical normalisation of that is wrong where /lib is a symlink (as on
+    merged-/usr systems), so fall back to resolving links when the short form is another file."""
+    short = os.path.normpath(name)
+    try:
+        if os.path.samefile(short, name):
+            return short
+    except OSError:
+        pass
+    return os.path.realpath(name)
+
+
 def _includes(tu: ci.TranslationUnit, path: str) -> list[str]:
     """Every file the parse read for the user (not the shim or its stubs), in first-seen order."""
     seen: dict[str, None] = {}
@@ -389,5 +402,5 @@ def _includes(tu: ci.TranslationUnit, path: str) -> list[str]:
         name = i.include.name
         if in_bundled_headers(name, root) or name == path:
             continue
-        seen.setdefault(os.path.normpath(name))  # clang may say /../lib/gcc/... for /lib/gcc
+        seen.setdefault(_clean_path(name))
     return list(seen)

@@ -16,7 +16,7 @@ from cudafuse.fusion.codegen import (
     pick_prefix,
     prologue,
 )
-from cudafuse.fusion.costmodel import GroupCost, group_cost
+from cudafuse.fusion.costmodel import GroupCost, group_cost, shared_ratio_ok
 from cudafuse.fusion.coverage import Resolver
 from cudafuse.fusion.hostview import Sequence, host_locals, sequences
 from cudafuse.fusion.legality import LaunchInfo, Legality
@@ -234,8 +234,12 @@ class _Planner:
                           key in bufs for (a, c), bufs in model.edges.items()
                           if a == i and c not in g)}
             cost = group_cost(model, g, self.arch, allow_tiles=self.opts.tiles != "never")
+            too_much = shared_ratio_ok(model, g, cost, self.arch)
+            if too_much:  # Eq. (2): keep the group, recompute instead of staging tiles
+                cost = group_cost(model, g, self.arch, allow_tiles=False)
             group = FusedGroup("", [infos[i].site for i in members], stored,
-                               self.tiles(model, g, cost, infos, self.opts.tiles),
+                               self.tiles(model, g, cost, infos,
+                                          "never" if too_much else self.opts.tiles),
                                model.kernels[members[-1]].block)
             groups.append((group, cost.benefit))
         return plan, groups, edges
