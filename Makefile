@@ -43,5 +43,10 @@ bench-analyze: $(STAMP)
 bench-emu: $(STAMP)
 	$(BIN)/python benchmarks/bench_emu.py
 
+# Needs an NVIDIA GPU and nvcc: times every sample unfused and fused at 4096^2 and 8192^2
+# and writes the table into docs/benchmarks.md.
+bench-vertical: $(STAMP)
+	$(BIN)/python benchmarks/bench_vertical.py --write docs/benchmarks.md
+
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache
