@@ -28,7 +28,15 @@ from cudafuse.fusion.model import PipelineModel
 from cudafuse.fusion.view import KernelView
 from cudafuse.ir.program import TranslationUnit
 
-HANDLED_BORDERS = frozenset({"clamp", "mirror", "mirror101", "wrap", "constant"})
+# Border handlings that keep every read inside the image ("interior": the kernel reads only
+# where the whole window fits; "mixed(a,b)": different reads handled differently).
+HANDLED_BORDERS = frozenset({"clamp", "mirror", "mirror101", "wrap", "constant", "interior"})
+
+
+def handled(border: str) -> bool:
+    if border.startswith("mixed(") and border.endswith(")"):
+        return all(b in HANDLED_BORDERS for b in border[6:-1].split(","))
+    return border in HANDLED_BORDERS
 
 
 @dataclass
@@ -97,7 +105,7 @@ class Legality:
             why = load.reason if load is not None else "no load classification"
             return f"'{cname}' reads '{pname}' in a way cudafuse cannot map: {why}"
         for d, (lo, hi), border in zip(load.dims, load.extent, load.border, strict=True):
-            if (lo, hi) != (0, 0) and border not in HANDLED_BORDERS:
+            if (lo, hi) != (0, 0) and not handled(border):
                 return (f"'{cname}' reads '{pname}' at offsets {lo}..{hi} in {d} with "
                         f"{border} border handling: out-of-range reads cannot be reproduced")
         if src.view.stores.get(src.writes.get(buffer, "")) is None:
