@@ -9,7 +9,8 @@ A group is legal when, besides the structural conditions of `partition.structura
 - all kernels have the same iteration space (guard bounds, as host values) and each
   producer's row stride equals its width, and each producer's grid provably covers it;
 - nothing the fused kernel writes to memory is read from memory by a producer (a producer
-  runs at other threads' elements, after they may have stored);
+  runs at other threads' elements, after they may have stored), and no two kernels of the
+  group write the same buffer;
 - no launch outside the group but between its launches depends on a group member (the
   members' work moves to the last launch);
 - launch arguments have no side effects.
@@ -130,7 +131,15 @@ class Legality:
                     r = self.edge_reason(a, c, b)
                     if r:
                         return r
-        written = {b for i in members for b in self.infos[i].writes}
+        writers: dict[str, list[int]] = {}
+        for i in members:
+            for b in self.infos[i].writes:
+                writers.setdefault(b, []).append(i)
+        for b, who in sorted(writers.items()):
+            if len(who) > 1:  # one value per element and buffer, or views would be ambiguous
+                names = " and ".join(f"'{self.infos[i].site.kernel.name}'" for i in who[:2])
+                return f"{names} both write '{b.split(':', 1)[1].split('@')[0]}'"
+        written = set(writers)
         for i in members[:-1]:
             clash = sorted(b for b in self.infos[i].reads if b in written and not any(
                 b in self.model.edges.get((a, i), ()) for a in members))

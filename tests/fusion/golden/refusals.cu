@@ -170,3 +170,4 @@ extern "C" void p_arith(const float *in, float *t, float *out, int w, int h) {
   arith_src<<<g, b>>>(in, t, w, h);
   arith_dst<<<g, b>>>(t, out, w, h);
 }
+
