@@ -179,7 +179,7 @@ class GroupEmitter:
             if p.name in view.stores:
                 continue
             if self._is_view(site, p, key):
-                views.append(f"  const {self.at_name(key)}_view {p.name}"
+                views.append(f"  [[maybe_unused]] const {self.at_name(key)}_view {p.name}"
                              f"{self._view_init(cf, view.bounds)};")
             else:
                 values.append(f"  [[maybe_unused]] {_declare(p.type, p.name)} = "
