@@ -13,7 +13,7 @@ A group is legal when, besides the structural conditions of `partition.structura
   group write the same buffer;
 - no launch outside the group but between its launches depends on a group member (the
   members' work moves to the last launch);
-- launch arguments have no side effects.
+- launch arguments have no side effects, and all launches use the same stream.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from cudafuse.analysis.kernel_facts import KernelFacts
 from cudafuse.fusion.codegen import param_key
 from cudafuse.fusion.coverage import Resolver, covers
 from cudafuse.fusion.escape import subscript_only
-from cudafuse.fusion.hostview import LaunchSite, side_effect_free
+from cudafuse.fusion.hostview import LaunchSite, side_effect_free, value_key
 from cudafuse.fusion.model import PipelineModel
 from cudafuse.fusion.view import KernelView
+from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
 
 # Border handlings that keep every read inside the image ("interior": the kernel reads only
@@ -47,6 +48,15 @@ class LaunchInfo:
     facts: KernelFacts
     reads: dict[str, str]  # buffer key -> the kernel's parameter name
     writes: dict[str, str]
+
+
+def _stream_key(site: LaunchSite) -> str:
+    """The stream a launch uses; the default stream (omitted, 0 or nullptr) is one key."""
+    stream = site.launch.stream
+    if stream is None or (isinstance(stream, n.IntLit) and stream.value == 0) or (
+            isinstance(stream, n.OtherExpr) and stream.kind == "CXX_NULL_PTR_LITERAL_EXPR"):
+        return "default"
+    return value_key(stream, "stream")
 
 
 class Legality:
@@ -131,6 +141,9 @@ class Legality:
                     r = self.edge_reason(a, c, b)
                     if r:
                         return r
+        streams = {_stream_key(self.infos[i].site) for i in members}
+        if len(streams) > 1:  # the fused launch runs on one stream: others' ordering would change
+            return "its launches use different streams"
         writers: dict[str, list[int]] = {}
         for i in members:
             for b in self.infos[i].writes:

@@ -10,6 +10,7 @@
 // DIAG: note: inplace_src -> inplace_dst: not fused: 'inplace_src' reads 'img' from memory, which the fused kernel writes
 // DIAG: note: narrow_src -> narrow_dst: not fused: 'narrow_src' and 'narrow_dst' do not provably have the same iteration space
 // DIAG: note: arith_src -> arith_dst: not fused: 'arith_dst' uses 't' other than by subscripting (p[i])
+// DIAG: note: arith_src -> narrow_src: not fused: its launches use different streams
 #include <cuda_runtime.h>
 #define GUARD2D                                                        \
   int x = blockIdx.x * blockDim.x + threadIdx.x;                       \
@@ -171,3 +172,9 @@ extern "C" void p_arith(const float *in, float *t, float *out, int w, int h) {
   arith_dst<<<g, b>>>(t, out, w, h);
 }
 
+extern "C" void p_streams(const float *in, float *t, float *out, int w, int h,
+                          cudaStream_t s1, cudaStream_t s2) {
+  dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
+  arith_src<<<g, b, 0, s1>>>(in, t, w, h);
+  narrow_src<<<g, b, 0, s2>>>(t, out, w, h);
+}
