@@ -35,9 +35,17 @@ def _unit(path: str, mtime: float):
     return parse_file(path).unit
 
 
+# Output buffers get this many extra elements past the image, holding a canary: a fused kernel
+# that writes outside the image (say, a store that escaped its bounds guard) changes them,
+# while the original never touches them.
+PAD = 64
+CANARY = -12345.0
+
+
 def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0):
     """Arguments for an image pipeline `entry(ptrs..., int w, int h, ...)`: const pointers
-    get seeded random images, other pointers zeros, ints w and h, floats 0.5."""
+    get seeded random images, other pointers zeros (plus canaries), ints w and h, floats
+    0.5."""
     unit = _unit(str(path), path.stat().st_mtime)
     fn = unit.function(entry)
     assert fn is not None, entry
@@ -49,7 +57,9 @@ def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0):
             if p.pointee_const:
                 args.append(rng.random(w * h, dtype=np.float32))
             else:
-                args.append(np.zeros(w * h, np.float32))
+                buf = np.zeros(w * h + PAD, np.float32)
+                buf[w * h:] = CANARY
+                args.append(buf)
                 outputs.append(p.name)
         elif "int" in p.type:
             args.append(next(ints, 1))
@@ -69,9 +79,11 @@ def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
         results.append({p.name: a for p, a in zip(fn.params, call_args, strict=True)})
     report = {}
     for name in outputs:
+        a, b = results[0][name], results[1][name]
+        if not (b[w * h:] == CANARY).all():
+            raise AssertionError(f"{name}: the fused program wrote past the image")
         if name in skip:
             continue
-        a, b = results[0][name], results[1][name]
         if not np.array_equal(a, b, equal_nan=True):
             bad = np.flatnonzero(~((a == b) | (np.isnan(a) & np.isnan(b))))
             i = int(bad[0])

@@ -20,6 +20,7 @@ class Stage:
     rx: int = 1
     ry: int = 1
     border: str = "clamp"
+    guard: str = "return"  # return: if (x >= w || y >= h) return;  if: if (x < w && y < h) ...
 
 
 def _read(border: str, buf: str) -> str:
@@ -38,8 +39,14 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
     params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
     lines = [f"__global__ void {name}({params}, float *__restrict__ out, int w, int h) {{",
              "  int x = blockIdx.x * blockDim.x + threadIdx.x;",
-             "  int y = blockIdx.y * blockDim.y + threadIdx.y;",
-             "  if (x >= w || y >= h) return;"]
+             "  int y = blockIdx.y * blockDim.y + threadIdx.y;"]
+    enclose = stage.guard == "if"
+    if enclose and stage.kind == "stencil":
+        lines.append("  if (x < w && y < h) {")
+    elif enclose:
+        lines.append("  if (x < w && y < h)")  # an unbraced single statement
+    else:
+        lines.append("  if (x >= w || y >= h) return;")
     extra = " + ".join(f"0.5f * s{j}[y * w + x]" for j in range(1, len(stage.inputs)))
     if stage.kind == "stencil":
         lines += ["  float acc = 0.0f;",
@@ -52,6 +59,8 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
                   "    }",
                   "  }",
                   f"  out[y * w + x] = acc{' + ' + extra if extra else ''};"]
+        if enclose:
+            lines.append("  }")
     else:
         op = ["s0[y * w + x] * 0.75f + 0.125f", "sqrtf(fabsf(s0[y * w + x])) - 0.5f",
               "s0[y * w + x] * s0[y * w + x] + 0.25f"][index % 3]
@@ -82,16 +91,21 @@ def file_source(pipelines: dict[str, list[Stage]]) -> str:
 
 def chains(border: str) -> dict[str, list[Stage]]:
     """Point/stencil chains of depth 1-3, shared inputs, multi-input stages, for one border."""
-    S = lambda *ins, rx=1, ry=1: Stage("stencil", ins, rx, ry, border)  # noqa: E731
-    P = lambda *ins: Stage("point", ins)  # noqa: E731
+    def S(*ins: int, rx: int = 1, ry: int = 1, g: str = "return") -> Stage:  # noqa: N802
+        return Stage("stencil", ins, rx, ry, border, g)
+
+    def P(*ins: int, g: str = "return") -> Stage:  # noqa: N802
+        return Stage("point", ins, guard=g)
+
     return {
         "ps": [P(0), S(1)],
-        "sp": [S(0), P(1)],
+        "sp": [S(0), P(1, g="if")],
         "ss": [S(0), S(1, rx=2, ry=1)],
-        "psp": [P(0), S(1), P(2)],
+        "psp": [P(0, g="if"), S(1, g="if"), P(2, g="if")],
         "sss": [S(0), S(1), S(2, rx=1, ry=2)],
         "sps": [S(0, rx=2, ry=2), P(1), S(2)],
-        "shared": [S(0), P(0), P(1, 2)],  # two stages share the input, the third joins them
+        # two stages share the input, the third joins them
+        "shared": [S(0, g="if"), P(0), P(1, 2, g="if")],
         "diamond": [P(0), S(1), S(1), P(2, 3)],
         "multi": [S(0), S(1, 0), P(2, 1)],  # a stencil of one buffer plus a point read of in0
     }

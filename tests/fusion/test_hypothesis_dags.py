@@ -26,7 +26,8 @@ def pipelines(draw):
         extra = draw(st.lists(st.integers(0, i), max_size=1))
         kind = draw(st.sampled_from(["point", "stencil"]))
         stages.append(Stage(kind, (first, *extra), draw(st.integers(0, 2)),
-                            draw(st.integers(0, 2)), draw(st.sampled_from(BORDERS))))
+                            draw(st.integers(0, 2)), draw(st.sampled_from(BORDERS)),
+                            draw(st.sampled_from(["return", "if"]))))
     consumed = sorted({j for s in stages for j in s.inputs if j > 0})
     scratch = draw(st.sets(st.sampled_from(consumed))) if consumed else set()
     w, h = draw(st.integers(3, 13)), draw(st.integers(3, 9))

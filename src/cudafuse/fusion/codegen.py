@@ -341,7 +341,9 @@ class GroupEmitter:
             first = min(view.stores.values(), key=lambda s: s.stmt.span.start)
             kname_of = {gp.key: gp.kname for gp in self.params}
             idx = expr_text(self.unit, first.index, first.stmt.expr.lhs)
-            stores = "".join(f"{kname_of[key]}[{idx}] = {view_local[key]}[{idx}]; "
+            # Prepended with the comma operator, so the statement stays one statement: it may
+            # be the unbraced body of an `if` (`if (i < n) out[i] = ...;`).
+            stores = "".join(f"{kname_of[key]}[{idx}] = {view_local[key]}[{idx}], "
                              for key in sorted(self.group.stored))
             body.insert(first.stmt.span.start, stores)
         bounds = f"__launch_bounds__({k.launch_bounds}) " if k.launch_bounds else ""

@@ -86,9 +86,28 @@ class Legality:
                 self._kernel[key] = f"'{name}': {r}" if r else None
             if self._kernel[key]:
                 return self._kernel[key]
+            wrong = self._block_mismatch(i)
+            if wrong:
+                return f"'{name}' {wrong}"
             if info.view.dims == 2 and not self._same(i, info.view.stride, i,
                                                       info.view.bounds[0]):
                 return f"'{name}' stores rows with a stride other than its width"
+        return None
+
+    def _block_mismatch(self, i: int) -> str | None:
+        """A mapping written blockIdx.x * 256 + threadIdx.x is the usual one only when the
+        launch's block really is 256 wide."""
+        info = self.infos[i]
+        if not any(info.view.block_sizes):
+            return None
+        comps = self.resolver.dim3(info.site.launch.block)
+        for d, want in enumerate(info.view.block_sizes):
+            if want is None:
+                continue
+            got = self.resolver.linear(comps[d]) if comps else None
+            if got is None or got[0] or got[1] != want:
+                return (f"assumes {'xyz'[d]} blocks of {want} threads, which its launch does "
+                        "not provably use")
         return None
 
     def _lin(self, i: int, e):

@@ -45,6 +45,8 @@ class KernelView:
     reads: dict[str, list[n.Index]] = field(default_factory=dict)  # direct subscripts of params
     other_uses: dict[str, str] = field(default_factory=dict)  # param -> non-subscript use
     producer_reason: str | None = None
+    block_sizes: tuple[int | None, ...] = ()  # per coordinate: the block size the mapping
+    # assumes when written with a constant (blockIdx.x * 256 + threadIdx.x), else None
 
     @property
     def dims(self) -> int:
@@ -65,8 +67,19 @@ def _strip(e: n.Expr) -> n.Expr:
     return e
 
 
-def coordinate_dim(e: n.Expr) -> str | None:
-    """'x' for blockIdx.x * blockDim.x + threadIdx.x in any operand order, else None."""
+def _const_int(e: n.Expr) -> int | None:
+    e = _strip(e)
+    if isinstance(e, n.IntLit):
+        return e.value
+    if isinstance(e, n.Ref) and isinstance(e.const_value, int):
+        return e.const_value
+    return None
+
+
+def coordinate(e: n.Expr) -> tuple[str, int | None] | None:
+    """('x', None) for blockIdx.x * blockDim.x + threadIdx.x in any operand order, ('x', 256)
+    for blockIdx.x * 256 + threadIdx.x (valid only when the launch's block is 256 wide);
+    None for anything else."""
     e = _strip(e)
     if not (isinstance(e, n.Binary) and e.op == "+"):
         return None
@@ -75,12 +88,22 @@ def coordinate_dim(e: n.Expr) -> str | None:
         if not (isinstance(prod, n.Binary) and prod.op == "*"):
             continue
         for d in DIM_NAMES:
-            pair = (_strip(prod.lhs), _strip(prod.rhs))
-            if _is(tid, "threadIdx", d) and (
-                    (_is(pair[0], "blockIdx", d) and _is(pair[1], "blockDim", d)) or
-                    (_is(pair[1], "blockIdx", d) and _is(pair[0], "blockDim", d))):
-                return d
+            if not _is(tid, "threadIdx", d):
+                continue
+            for bid, size in ((prod.lhs, prod.rhs), (prod.rhs, prod.lhs)):
+                if not _is(_strip(bid), "blockIdx", d):
+                    continue
+                if _is(_strip(size), "blockDim", d):
+                    return d, None
+                c = _const_int(size)
+                if c is not None and c > 0:
+                    return d, c
     return None
+
+
+def coordinate_dim(e: n.Expr) -> str | None:
+    found = coordinate(e)
+    return found[0] if found else None
 
 
 def _ref_to(e: n.Expr, decls: dict[str, int]) -> int | None:
@@ -168,14 +191,19 @@ def build_view(fn: Function) -> KernelView:
     pointer_params = {p.decl: p.name for p in fn.params if p.is_pointer}
     i = 0
     by_dim: dict[str, n.VarDecl] = {}
+    sizes: dict[str, int | None] = {}
     # Leading declarations that are not coordinates (a shared tile, an accumulator) stay in
     # the body; scanning stops at a declaration that mixes both.
     while i < len(body) and isinstance(body[i], n.DeclStmt):
         decls = body[i].decls
-        dims = [coordinate_dim(d.init) if d.init is not None else None for d in decls]
+        found = [coordinate(d.init) if d.init is not None else None for d in decls]
+        dims = [f[0] if f else None for f in found]
         if all(dims):
-            for d, dim in zip(decls, dims, strict=True):
-                by_dim.setdefault(dim, d)
+            for d, f in zip(decls, found, strict=True):
+                assert f is not None
+                if f[0] not in by_dim:
+                    by_dim[f[0]] = d
+                    sizes[f[0]] = f[1]
             coord_stmts.append(body[i])
         elif any(dims):
             break
@@ -230,7 +258,7 @@ def build_view(fn: Function) -> KernelView:
         reason = _impurity(fn, coord_stmts, guard, stores, other)
     return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
                       tuple(bounds[k] for k in sorted(bounds)), stride, stores, reads, other,
-                      reason)
+                      reason, tuple(sizes[d] for d in DIM_NAMES[:len(coords)]))
 
 
 def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str, OwnStore]
