@@ -338,6 +338,10 @@ class GroupEmitter:
             if not view.stores:
                 raise CodegenError(f"'{k.name}' has no store at its own element before which "
                                    "the group's intermediates could be stored")
+            guard_nodes = {id(x) for x in view.guard.walk()} if view.guard else set()
+            if any(isinstance(x, n.Return) and id(x) not in guard_nodes for x in k.body.walk()):
+                raise CodegenError(f"'{k.name}' may return before its store, so it cannot store "
+                                   "the group's intermediates for every element")
             first = min(view.stores.values(), key=lambda s: s.stmt.span.start)
             kname_of = {gp.key: gp.kname for gp in self.params}
             idx = expr_text(self.unit, first.index, first.stmt.expr.lhs)
