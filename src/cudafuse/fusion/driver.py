@@ -290,9 +290,11 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
         emitted: list[str] = []
         seqs, breaks = sequences(unit, host)
         for stmt, why in breaks:
-            result.breaks.append((host.name, stmt.span.line, stmt.span.col,
-                                  f"launches in '{host.name}' are not fused across this "
-                                  f"statement: {why}"))
+            if isinstance(stmt, n.ExprStmt) and isinstance(stmt.expr, n.KernelLaunch):
+                text = f"launch of '{stmt.expr.kernel}' in '{host.name}' left as it is: {why}"
+            else:
+                text = f"launches in '{host.name}' are not fused across this statement: {why}"
+            result.breaks.append((host.name, stmt.span.line, stmt.span.col, text))
         for seq in seqs:
             plan, groups, edges = planner.plan(seq)
             result.plans.append(plan)

@@ -127,28 +127,77 @@ def sequences(unit: TranslationUnit, host: Function
         launch = stmt.expr if isinstance(stmt, n.ExprStmt) and \
             isinstance(stmt.expr, n.KernelLaunch) else None
         kernel = unit.function(launch.kernel) if launch is not None else None
+        alias = pointer_alias_reason(host, launch) if launch is not None else None
         if launch is not None and kernel is not None and kernel.body is not None and \
-                len(launch.args) == len(kernel.params):
+                len(launch.args) == len(kernel.params) and alias is None:
             bindings = tuple(zip(kernel.params, launch.args, strict=True))
             current.launches.append(LaunchSite(count, stmt, launch, kernel, bindings, host))
             count += 1
             continue
-        why = break_reason(stmt) if launch is None else (
-            f"kernel '{launch.kernel}' has no definition in this file" if kernel is None
-            or kernel.body is None else "its argument count does not match the kernel")
+        if launch is None:
+            why = break_reason(stmt)
+        elif kernel is None or kernel.body is None:
+            why = f"kernel '{launch.kernel}' has no definition in this file"
+        elif alias:
+            why = alias
+        else:
+            why = "its argument count does not match the kernel"
         if why is None:
             continue
         if current.launches:
             result.append(current)
+        if current.launches or launch is not None:
             breaks.append((stmt, why))
         current = Sequence(host)
         count += launch is not None
     if current.launches:
         result.append(current)
-    # Only breaks with launches on both sides separate anything.
+    # A launch left out is always worth a note; another statement only when it separates
+    # launches.
     last = max((s.launches[-1].stmt.span.start for s in result), default=-1)
-    breaks = [(b, why) for b, why in breaks if b.span.start < last]
+    breaks = [(b, why) for b, why in breaks if b.span.start < last or (
+        isinstance(b, n.ExprStmt) and isinstance(b.expr, n.KernelLaunch))]
     return [s for s in result if len(s.launches) > 1], breaks
+
+
+ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch"})
+
+
+def pointer_alias_reason(host: Function, launch: n.KernelLaunch) -> str | None:
+    """Buffers are identified by the host variable passed, so a pointer variable must not
+    name memory another variable also names. A parameter or global is taken as its own
+    buffer (distinct pointer parameters are assumed not to alias, as with __restrict__); a
+    local pointer only when it is set once, by an allocation or a fresh value, never copied
+    from another pointer or offset from one."""
+    assert host.body is not None
+    decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    for arg in launch.args:
+        while isinstance(arg, n.Cast):
+            arg = arg.operand
+        if not (isinstance(arg, n.Ref) and arg.kind == "local" and arg.decl in decls):
+            continue
+        if not arg.type.rstrip().endswith("*") and "*" not in decls[arg.decl].var_type:
+            continue
+        d = decls[arg.decl]
+        if d.init is not None and not _fresh(d.init):
+            return f"pointer '{d.name}' is initialised from another pointer"
+        for node in host.body.walk():
+            if isinstance(node, n.Binary) and node.is_assignment and \
+                    isinstance(node.lhs, n.Ref) and node.lhs.decl == d.decl:
+                return f"pointer '{d.name}' is assigned after its declaration"
+            if isinstance(node, n.Call) and node.callee not in ALLOCATORS and any(
+                    isinstance(a, n.Unary) and a.op == "&" and isinstance(a.operand, n.Ref)
+                    and a.operand.decl == d.decl for a in node.args):
+                return f"the address of pointer '{d.name}' is passed to '{node.callee}'"
+    return None
+
+
+def _fresh(e: n.Expr) -> bool:
+    """nullptr, 0, or a call (an allocation): not a copy of another pointer."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return isinstance(e, (n.IntLit, n.Call)) or (
+        isinstance(e, n.OtherExpr) and e.kind == "CXX_NULL_PTR_LITERAL_EXPR")
 
 
 def host_locals(host: Function) -> dict[str, n.VarDecl]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import KernelFacts
 from cudafuse.fusion.codegen import param_key
 from cudafuse.fusion.coverage import Resolver, covers
@@ -65,6 +66,16 @@ class Legality:
         self.unit, self.model, self.infos, self.resolver = unit, model, infos, resolver
         self._kernel: dict[int, str | None] = {}
 
+    def _stores_intermediates(self, group: frozenset[int]) -> bool:
+        last = max(group)
+        for i in group - {last}:
+            for key in self.infos[i].writes:
+                if key in self.model.live_out or any(
+                        key in bufs for (a, c), bufs in self.model.edges.items()
+                        if a == i and c not in group):
+                    return True
+        return False
+
     def kernel_reason(self, i: int, as_producer: bool) -> str | None:
         info = self.infos[i]
         name = info.site.kernel.name
@@ -78,6 +89,9 @@ class Legality:
         if as_producer:
             if info.view.producer_reason:
                 return f"'{name}' cannot be recomputed: {info.view.producer_reason}"
+            effect = self._helper_effects(info)
+            if effect:
+                return f"'{name}' cannot be recomputed: {effect}"
             key = (i, "cover")
             if key not in self._kernel:
                 params = {p.decl: a for p, a in info.site.bindings}
@@ -92,6 +106,26 @@ class Legality:
             if info.view.dims == 2 and not self._same(i, info.view.stride, i,
                                                       info.view.bounds[0]):
                 return f"'{name}' stores rows with a stride other than its width"
+        return None
+
+    def _helper_effects(self, info: LaunchInfo) -> str | None:
+        """Side effects hidden in the helpers a producer calls (its own body is checked by
+        the view): atomics, barriers, warp collectives, writes to globals."""
+        facts = info.facts
+        for ops, what in ((facts.atomics, "an atomic"), (facts.barriers, "a barrier"),
+                          (facts.warp_ops, "a warp collective")):
+            if ops:
+                return f"it calls {what} ('{ops[0].name}', through a helper)"
+        for helper in CallGraph(self.unit).transitive(info.site.kernel):
+            if helper.body is None:
+                continue
+            for node in helper.body.walk():
+                if isinstance(node, n.Binary) and node.is_assignment:
+                    target = node.lhs
+                    while isinstance(target, (n.Index, n.Member, n.Cast)):
+                        target = target.operand if isinstance(target, n.Cast) else target.base
+                    if isinstance(target, n.Ref) and target.kind == "global":
+                        return f"its helper '{helper.name}' writes global '{target.name}'"
         return None
 
     def _block_mismatch(self, i: int) -> str | None:
@@ -179,6 +213,16 @@ class Legality:
                 buf = clash[0].split(":", 1)[1].split("@")[0]
                 return (f"'{self.infos[i].site.kernel.name}' reads '{buf}' from memory, which "
                         "the fused kernel writes")
+        if self._stores_intermediates(group):
+            # The last kernel's threads store them: it must cover the whole image too.
+            info = self.infos[last]
+            params = {p.decl: a for p, a in info.site.bindings}
+            why = covers(self.resolver.with_params(params), info.site.launch.grid,
+                         info.site.launch.block, list(info.view.bounds)) \
+                if info.view.bounds else "it has no recognisable bounds guard"
+            if why:
+                return (f"'{info.site.kernel.name}' would store the group's intermediates, "
+                        f"but {why}")
         first = members[0]
         for q in range(first + 1, last):
             if q in group:

@@ -11,6 +11,8 @@
 // DIAG: note: narrow_src -> narrow_dst: not fused: 'narrow_src' and 'narrow_dst' do not provably have the same iteration space
 // DIAG: note: arith_src -> arith_dst: not fused: 'arith_dst' uses 't' other than by subscripting (p[i])
 // DIAG: note: arith_src -> narrow_src: not fused: its launches use different streams
+// DIAG: note: launch of 'narrow_src' in 'p_alias' left as it is: pointer 'u' is initialised from another pointer
+// DIAG: note: counting_src -> narrow_src: not fused: 'counting_src' cannot be recomputed: its helper 'counted' writes global 'g_count'
 // DIAG: warning: p_early: group ['arith_src', 'early_sink'] left unfused: 'early_sink' may return before its store, so it cannot store the group's intermediates for every element
 #include <cuda_runtime.h>
 #define GUARD2D                                                        \
@@ -191,4 +193,28 @@ extern "C" void p_early(const float *in, float *t, float *out, int w, int h) {
   dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
   arith_src<<<g, b>>>(in, t, w, h);
   early_sink<<<g, b>>>(t, out, w, h);
+}
+
+extern "C" void p_alias(const float *in, float *t, float *out, int w, int h) {
+  dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
+  float *u = t;  // u and t are one buffer: cudafuse does not track that, so it stops here
+  arith_src<<<g, b>>>(in, t, w, h);
+  narrow_src<<<g, b>>>(u, out, w, h);
+}
+
+__device__ int g_count;
+__device__ float counted(float v) {
+  g_count = g_count + 1;
+  return v * 0.5f;
+}
+__global__ void counting_src(const float *in, float *t, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  t[y * w + x] = counted(in[y * w + x]);
+}
+extern "C" void p_helper_effect(const float *in, float *t, float *out, int w, int h) {
+  dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
+  counting_src<<<g, b>>>(in, t, w, h);
+  narrow_src<<<g, b>>>(t, out, w, h);
 }
