@@ -1,0 +1,103 @@
+"""`cudafuse hfuse`: horizontal fusion of two kernels from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from cudafuse.cli import guarded, main, parse_options, print_diagnostics
+from cudafuse.diagnostics import error
+from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.outputs import depfile_text, write_atomic
+
+
+def _regcap(text: str) -> int | None:
+    if text == "none":
+        return None
+    if not text.isdigit() or not 16 <= int(text) <= 255:
+        raise error(f"--regcap must be 'none' or a register count in 16-255, not '{text}'",
+                    status=2)
+    return int(text)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "output", type=click.Path(dir_okay=False), required=True,
+              help="The .cu file to write ('-' for standard output).")
+@click.option("--kernels", metavar="A,B", help="The two kernels to fuse (needed when a file "
+              "has more than one kernel; with one FILE, both come from it).")
+@click.option("--block1", required=True, metavar="X[xY[xZ]]",
+              help="Block shape of the first kernel in the fused block (its thread count "
+                   "must be a multiple of 32).")
+@click.option("--block2", required=True, metavar="X[xY[xZ]]",
+              help="Block shape of the second kernel.")
+@click.option("--mode", type=click.Choice(["thread", "block"]), default="thread",
+              show_default=True, help="thread: each block runs both kernels in two thread "
+              "ranges (HFuse); block: the first grid's blocks run kernel 1, the rest kernel 2.")
+@click.option("--regcap", default="none", show_default=True, metavar="N|none",
+              help="Cap the fused kernel's registers per thread (__maxnreg__).")
+@click.option("--name", default="", help="The fused kernel's name (default <k1>_<k2>_hfused).")
+@click.option("--explain", is_flag=True, help="Describe the fused kernel on standard error.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help="Write the decisions as JSON.")
+@click.option("-MD", "make_deps", is_flag=True, help="Write a make depfile (OUTPUT.d unless "
+              "-MF names one).")
+@click.option("-MF", "depfile", type=click.Path(dir_okay=False), help="The depfile's path.")
+@parse_options
+@guarded
+def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str, block2: str,
+          mode: str, regcap: str, name: str, explain: bool, report_path: str | None,
+          make_deps: bool, depfile: str | None, parse_opts: ParseOptions) -> None:
+    """Fuse two independent kernels horizontally into one kernel and a host launcher.
+
+    FILES is one file holding both kernels (with --kernels A,B) or two files, one kernel
+    each. The output holds the input(s) unchanged, the fused kernel <k1>_<k2>_hfused and
+    `void <k1>_<k2>_hfused_launch(<k1 params>, <k2 params>, dim3 grid1, dim3 grid2,
+    size_t smem1, size_t smem2, cudaStream_t stream)`.
+    """
+    from cudafuse.hfuse.driver import HFuseOptions, find_kernel, report_dict
+    from cudafuse.hfuse.driver import hfuse as run_hfuse
+    from cudafuse.hfuse.parts import Shape
+
+    if len(files) > 2:
+        raise error("hfuse takes one or two input files", status=2)
+    for f in files:
+        if output != "-" and Path(output).exists() and Path(f).exists() and \
+                os.path.samefile(output, f):
+            raise error("the output would overwrite an input; cudafuse never modifies its "
+                        "inputs", output, status=2)
+    names: list[str | None] = [None, None]
+    if kernels is not None:
+        parts = kernels.split(",")
+        if len(parts) != 2 or not all(p.strip() for p in parts):
+            raise error(f"--kernels takes two kernel names, A,B, not '{kernels}'", status=2)
+        names = [p.strip() for p in parts]
+    elif len(files) == 1:
+        raise error("with one input file, name the two kernels with --kernels A,B", status=2)
+    shapes = []
+    for opt, text in (("--block1", block1), ("--block2", block2)):
+        try:
+            shapes.append(Shape.parse(text))
+        except ValueError:
+            raise error(f"{opt} takes a block shape X, XxY or XxYxZ, not '{text}'",
+                        status=2) from None
+    opts = HFuseOptions(shapes[0], shapes[1], mode, _regcap(regcap), name)
+    results = [parse_file(f, parse_opts) for f in dict.fromkeys(files)]
+    for r in results:
+        print_diagnostics(r.diagnostics)
+    u1, u2 = results[0].unit, results[-1].unit
+    res = run_hfuse(u1, find_kernel(u1, names[0]), u2, find_kernel(u2, names[1]), opts)
+    if explain:
+        click.echo("\n".join(res.explain), err=True)
+    if output == "-":
+        click.echo(res.output.decode("utf-8"), nl=False)
+    else:
+        write_atomic(output, res.output)
+    if report_path:
+        write_atomic(report_path, json.dumps(report_dict(res), indent=2) + "\n")
+    if make_deps or depfile:
+        deps = list(dict.fromkeys([*files, *(i for r in results for i in r.unit.includes)]))
+        write_atomic(depfile or f"{output}.d", depfile_text(output, deps))

@@ -1,0 +1,129 @@
+"""The fused kernel and its host launcher.
+
+Thread mode (HFuse): a block of N1 + N2 threads; threads [0, N1) run part 1, the rest part 2,
+each with its own block shape rebuilt from the linear thread id, and `__syncthreads()` becomes
+`bar.sync <part>, <Ni>`. The fused grid is one-dimensional and covers the larger grid; each
+part rebuilds its block index from the linear block id with its own grid, and blocks beyond a
+part's grid skip that part (all of its threads together, so no barrier is left half-full).
+
+Block mode: blocks [0, G1) run part 1 and the rest part 2, with max(N1, N2) threads; threads
+beyond a part's block exit at once, which releases block-wide barriers (they wait only for
+non-exited threads), so `__syncthreads()` is kept as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cudafuse.hfuse.parts import Part
+from cudafuse.hfuse.remap import Names, part_scope
+
+BAR_SYNC_DEFINITION = """\
+#ifndef CUDAFUSE_BAR_SYNC
+#ifdef __CUDA_ARCH__
+// A barrier for `n` threads (a multiple of 32) of the block, counted per warp: only one
+// part's threads wait at it.
+#define CUDAFUSE_BAR_SYNC(id, n) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory")
+#else
+// Host compilation pass: kernel bodies are never run on the host.
+#define CUDAFUSE_BAR_SYNC(id, n) asm volatile("" ::"r"(id), "r"(n) : "memory")
+#endif
+#endif
+"""
+
+
+@dataclass(frozen=True)
+class Config:
+    mode: str  # thread | block
+    regcap: int | None
+    name: str
+
+
+def _param_text(part: Part, names: Names) -> list[str]:
+    """The kernel's parameter declarations, renamed apart (user's text where it is its own)."""
+    out = []
+    unit = part.unit
+    for k, prm in enumerate(part.fn.params):
+        new = names.param(part.index, prm.name or f"unnamed{k}")
+        text = unit.text(prm.span) if prm.span.file == unit.path else ""
+        pos = text.rfind(prm.name) if prm.name else -1
+        if pos >= 0 and text[pos:].strip() == prm.name:
+            out.append(text[:pos] + new)
+        else:
+            t = prm.type
+            out.append(f"{t}{new}" if t.endswith("*") else f"{t} {new}")
+    return out
+
+
+def uses_dynamic_shared(p: Part) -> bool:
+    return bool(p.dyn_shared or p.dyn_globals)
+
+
+def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
+    params = [*_param_text(p1, names), *_param_text(p2, names),
+              f"dim3 {names.grid(1)}", f"dim3 {names.grid(2)}"]
+    if cfg.mode == "thread":
+        params.append(f"unsigned {names.off2}")
+    cap = f"__maxnreg__({cfg.regcap}) " if cfg.regcap else ""
+    sig = f"__global__ void {cap}{cfg.name}(" + ",\n    ".join(params) + ")"
+    body = [f"  const unsigned {names.tid} = threadIdx.x;",
+            f"  const unsigned {names.bid} = blockIdx.x;"]
+    for i in (1, 2):
+        g = names.grid(i)
+        body.append(f"  const unsigned {names.nblocks(i)} = {g}.x * {g}.y * {g}.z;")
+    if uses_dynamic_shared(p1) or uses_dynamic_shared(p2):
+        body.append(f"  extern __shared__ __align__(16) unsigned char {names.dyn}[];")
+    n1, n2 = p1.block.count, p2.block.count
+    if cfg.mode == "thread":
+        s1 = part_scope(p1, names, "thread", 0, "0", "      ")
+        s2 = part_scope(p2, names, "thread", n1, "0", "      ")
+        body += [f"  if ({names.tid} < {n1}u) {{",
+                 f"    if ({names.bid} < {names.nblocks(1)}) {{", s1.rstrip("\n"), "    }",
+                 "  } else {",
+                 f"    if ({names.bid} < {names.nblocks(2)}) {{", s2.rstrip("\n"), "    }",
+                 "  }"]
+    else:
+        s1 = part_scope(p1, names, "block", 0, "0", "    ")
+        s2 = part_scope(p2, names, "block", 0, names.nblocks(1), "    ")
+        body += [f"  if ({names.bid} < {names.nblocks(1)}) {{",
+                 f"    if ({names.tid} >= {n1}u) return;  // surplus threads of a smaller "
+                 "block: exiting releases __syncthreads", s1.rstrip("\n"),
+                 "  } else {",
+                 f"    if ({names.tid} >= {n2}u) return;", s2.rstrip("\n"), "  }"]
+    return sig + " {\n" + "\n".join(body) + "\n}\n"
+
+
+def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
+    p = names.prefix
+    params = [*_param_text(p1, names), *_param_text(p2, names), "dim3 grid1", "dim3 grid2",
+              "size_t smem1", "size_t smem2", "cudaStream_t stream"]
+    args = [names.param(i, prm.name or f"unnamed{k}")
+            for i, part in ((1, p1), (2, p2)) for k, prm in enumerate(part.fn.params)]
+    args += ["grid1", "grid2"]
+    n1, n2 = p1.block.count, p2.block.count
+    lines = [f"  const unsigned long long {p}_g1 = (unsigned long long)grid1.x * grid1.y * "
+             "grid1.z;",
+             f"  const unsigned long long {p}_g2 = (unsigned long long)grid2.x * grid2.y * "
+             "grid2.z;"]
+    if cfg.mode == "thread":
+        lines += [
+            f"  const unsigned long long {p}_blocks = {p}_g1 > {p}_g2 ? {p}_g1 : {p}_g2;",
+            "  // Part 2's dynamic shared memory starts at the next 16-byte boundary.",
+            f"  const size_t {p}_off2 = (smem1 + 15) & ~(size_t)15;",
+            f"  const size_t {p}_smem = smem2 ? {p}_off2 + smem2 : smem1;",
+            f"  const unsigned {p}_threads = {n1 + n2}u;"]
+        args.append(f"(unsigned){p}_off2")
+    else:
+        lines += [
+            f"  const unsigned long long {p}_blocks = {p}_g1 + {p}_g2;",
+            "  // A block runs one part only: both parts' regions start at offset 0.",
+            f"  const size_t {p}_smem = smem1 > smem2 ? smem1 : smem2;",
+            f"  const unsigned {p}_threads = {max(n1, n2)}u;"]
+    lines += [
+        f"  if ({p}_smem > 48 * 1024)",
+        f"    cudaFuncSetAttribute({cfg.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+        f"(int){p}_smem);",
+        f"  {cfg.name}<<<dim3((unsigned){p}_blocks), dim3({p}_threads), {p}_smem, stream>>>(",
+        "      " + ", ".join(args) + ");"]
+    sig = f"void {cfg.name}_launch(" + ",\n    ".join(params) + ")"
+    return sig + " {\n" + "\n".join(lines) + "\n}\n"

@@ -1,0 +1,203 @@
+"""hfuse from inputs to output: pick the kernels, check both parts, emit the program."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.hfuse.codegen import BAR_SYNC_DEFINITION, Config, kernel_text, launcher_text
+from cudafuse.hfuse.parts import Part, Shape, build_part, shared_conflicts
+from cudafuse.hfuse.remap import Names
+from cudafuse.ir.program import Function, TranslationUnit
+
+
+@dataclass(frozen=True)
+class HFuseOptions:
+    block1: Shape
+    block2: Shape
+    mode: str = "thread"  # thread | block
+    regcap: int | None = None
+    name: str = ""  # default <k1>_<k2>_hfused
+
+
+@dataclass
+class HFuseResult:
+    output: bytes
+    parts: tuple[Part, Part]
+    options: HFuseOptions
+    name: str
+    explain: list[str] = field(default_factory=list)
+
+
+def _same_file(a: TranslationUnit, b: TranslationUnit) -> bool:
+    try:
+        return os.path.samefile(a.path, b.path)
+    except OSError:
+        return a.path == b.path
+
+
+def find_kernel(unit: TranslationUnit, name: str | None) -> Function:
+    kernels = [k for k in unit.kernels if k.span.file == unit.path]
+    if name is None:
+        if len(kernels) != 1:
+            listed = ", ".join(k.name for k in kernels) or "none"
+            raise error(f"the file has {len(kernels)} kernels ({listed}); name the two to "
+                        "fuse with --kernels A,B", unit.path, status=2)
+        return kernels[0]
+    found = [k for k in unit.kernels if k.name == name]
+    if not found:
+        listed = ", ".join(k.name for k in kernels) or "none"
+        raise error(f"no kernel named '{name}' (kernels: {listed})", unit.path, status=2)
+    return found[0]
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)([^\n]*(?:\\\n[^\n]*)*)", re.M)
+_TYPE = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+(\w+)\s*[{:]|"
+                   r"\btypedef\b[^;{]*?\b(\w+)\s*;|\busing\s+(\w+)\s*=")
+
+
+def _top_level_names(unit: TranslationUnit) -> dict[str, int]:
+    """Names the file defines at namespace scope (functions, globals, types), with a line."""
+    names: dict[str, int] = {}
+    for f in (*unit.functions, *unit.globals):
+        if f.span.file == unit.path:
+            names.setdefault(f.name, f.span.line)
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()),
+                        unit.source.data.decode("utf-8", "replace"))
+    for m in _TYPE.finditer(text):
+        name = next(g for g in m.groups() if g)
+        names.setdefault(name, text.count("\n", 0, m.start()) + 1)
+    return names
+
+
+def _macros(unit: TranslationUnit) -> dict[str, tuple[str, int]]:
+    text = unit.source.data.decode("utf-8", "replace")
+    return {m.group(1): (" ".join(m.group(2).split()), text.count("\n", 0, m.start()) + 1)
+            for m in _DEFINE.finditer(text)}
+
+
+def clashes(u1: TranslationUnit, u2: TranslationUnit) -> list[Diagnostic]:
+    """Two files are emitted one after the other: what both define must not collide."""
+    out = []
+    n1, n2 = _top_level_names(u1), _top_level_names(u2)
+    for name in sorted(set(n1) & set(n2), key=lambda s: n2[s]):
+        out.append(Diagnostic(Severity.ERROR, f"'{name}' is defined in both inputs (first in "
+                              f"{u1.path}:{n1[name]}); horizontal fusion of two files needs "
+                              "distinct top-level names", u2.path, n2[name]))
+    m1, m2 = _macros(u1), _macros(u2)
+    for name in sorted(set(m1) & set(m2), key=lambda s: m2[s][1]):
+        if m1[name][0] != m2[name][0]:
+            out.append(Diagnostic(Severity.ERROR, f"macro '{name}' is defined differently in "
+                                  f"{u1.path}:{m1[name][1]}", u2.path, m2[name][1]))
+    return out
+
+
+def _prefix(texts: list[bytes]) -> str:
+    """A prefix for generated names that no identifier of the inputs starts with."""
+    joined = b"\n".join(texts).decode("utf-8", "replace")
+    for i in range(1000):
+        prefix = "cf" if i == 0 else f"cf{i}"
+        if not re.search(rf"\b{prefix}_", joined):
+            return prefix
+    raise error("cannot find a prefix for generated names")
+
+
+def hfuse(u1: TranslationUnit, k1: Function, u2: TranslationUnit, k2: Function,
+          opts: HFuseOptions) -> HFuseResult:
+    one_file = u1 is u2 or _same_file(u1, u2)
+    if one_file:
+        u2 = u1
+        k2 = u1.function(k2.name) or k2
+    p1, d1 = build_part(1, u1, k1, opts.block1, opts.mode)
+    p2, d2 = build_part(2, u2, k2, opts.block2, opts.mode)
+    diags = d1 + d2 + shared_conflicts(p1, p2, opts.mode)
+    if not one_file:
+        diags += clashes(u1, u2)
+    total = p1.block.count + p2.block.count if opts.mode == "thread" else \
+        max(p1.block.count, p2.block.count)
+    if total > 1024:
+        diags.append(Diagnostic(Severity.ERROR, f"the fused block would have {total} threads "
+                                f"({p1.block} + {p2.block}); a block has at most 1024",
+                                u1.path))
+    name = opts.name or f"{k1.name}_{k2.name}_hfused"
+    existing = set(_top_level_names(u1)) | set(_top_level_names(u2))
+    for taken in (name, f"{name}_launch"):
+        if taken in existing:
+            diags.append(Diagnostic(Severity.ERROR, f"the output name '{taken}' is already "
+                                    "defined in the input", u1.path))
+    if diags:
+        raise CudafuseError(diags)
+    texts = [u1.source.data] if one_file else [u1.source.data, u2.source.data]
+    names = Names(_prefix(texts))
+    cfg = Config(opts.mode, opts.regcap, name)
+    header = _header(p1, p2, opts, one_file)
+    body = [header.encode(), *(t if t.endswith(b"\n") else t + b"\n" for t in texts)]
+    tail = ("\n// ---- generated by cudafuse hfuse " + "-" * 53 + "\n" + BAR_SYNC_DEFINITION +
+            "\n" + kernel_text(p1, p2, names, cfg) + "\n" + launcher_text(p1, p2, names, cfg))
+    body.append(tail.encode())
+    return HFuseResult(b"".join(body), (p1, p2), opts, name, explain_lines(p1, p2, opts, name))
+
+
+def _header(p1: Part, p2: Part, opts: HFuseOptions, one_file: bool) -> str:
+    src = os.path.basename(p1.unit.path) if one_file else \
+        f"{os.path.basename(p1.unit.path)} and {os.path.basename(p2.unit.path)}"
+    regcap = str(opts.regcap) if opts.regcap else "none"
+    return (f"// Horizontally fused by cudafuse hfuse from {src}: kernels '{p1.fn.name}' "
+            f"(block {p1.block}) and '{p2.fn.name}' (block {p2.block}),\n"
+            f"// mode {opts.mode}, split {p1.block.count}+{p2.block.count} threads, "
+            f"regcap {regcap}. The inputs follow unchanged; the fused kernel and its\n"
+            "// launcher are at the end.\n")
+
+
+def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str]:
+    out = [f"{name}: mode {opts.mode}, regcap {opts.regcap or 'none'}"]
+    start = 0
+    for p in (p1, p2):
+        n = p.block.count
+        where = f"{p.unit.path}:{p.fn.span.line}"
+        if opts.mode == "thread":
+            rng = f"threads {start}-{start + n - 1} of each block"
+            bars = (f"{len(p.barriers)} __syncthreads() -> bar.sync {p.index}, {n}"
+                    if p.barriers else "no barriers")
+            start += n
+        else:
+            rng = "the first grid's blocks" if p.index == 1 else "the blocks after those"
+            bars = f"{len(p.barriers)} __syncthreads() kept (block-wide)"
+        out.append(f"  part {p.index}: '{p.fn.name}' ({where}) runs {rng} as a {p.block} "
+                   f"block; {bars}")
+        extra = []
+        if p.dyn_shared or p.dyn_globals:
+            off = "offset 0" if p.index == 1 or opts.mode == "block" else \
+                "offset align16(smem1)"
+            extra.append(f"dynamic shared memory at {off}")
+        if p.returns:
+            extra.append(f"{len(p.returns)} early return(s) (no counted barrier waits on them)")
+        if p.warp_ops:
+            extra.append(f"{p.warp_ops} warp collective(s) on whole warps of the part")
+        if extra:
+            out.append("    " + "; ".join(extra))
+    return out
+
+
+def report_dict(res: HFuseResult) -> dict[str, object]:
+    p1, p2 = res.parts
+    return {
+        "fused_kernel": res.name,
+        "launcher": f"{res.name}_launch",
+        "mode": res.options.mode,
+        "regcap": res.options.regcap,
+        "threads_per_block": (p1.block.count + p2.block.count if res.options.mode == "thread"
+                              else max(p1.block.count, p2.block.count)),
+        "parts": [{
+            "kernel": p.fn.name, "file": p.unit.path, "line": p.fn.span.line,
+            "block": [p.block.x, p.block.y, p.block.z], "threads": p.block.count,
+            "barriers": len(p.barriers),
+            "barrier": ({"id": p.index, "count": p.block.count}
+                        if res.options.mode == "thread" and p.barriers else None),
+            "dynamic_shared": bool(p.dyn_shared or p.dyn_globals),
+            "early_returns": len(p.returns), "warp_collectives": p.warp_ops,
+        } for p in res.parts],
+    }

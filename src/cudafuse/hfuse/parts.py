@@ -1,0 +1,180 @@
+"""One input kernel of a horizontal fusion (a *part*): what it uses, and what is refused.
+
+Refusals are errors at the construct's location: a part that cannot be fused soundly is
+never fused partly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.diagnostics import Diagnostic, Severity
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, GlobalVar, TranslationUnit
+from cudafuse.ir.source import Span
+
+BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+_REDUCING_BARRIERS = ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or")
+_PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A block shape; threads are numbered x + y*X + z*X*Y, as in CUDA."""
+
+    x: int
+    y: int = 1
+    z: int = 1
+
+    @property
+    def count(self) -> int:
+        return self.x * self.y * self.z
+
+    def __str__(self) -> str:
+        return "x".join(str(v) for v in (self.x, self.y, self.z)[:self.dims])
+
+    @property
+    def dims(self) -> int:
+        return 3 if self.z > 1 else 2 if self.y > 1 else 1
+
+    @staticmethod
+    def parse(text: str) -> Shape:
+        """'256', '32x8' or '8x8x4' (raises ValueError)."""
+        parts = [int(v) for v in text.lower().split("x")]
+        if not 1 <= len(parts) <= 3 or any(v <= 0 for v in parts):
+            raise ValueError(text)
+        return Shape(*parts)
+
+
+@dataclass(frozen=True)
+class Part:
+    index: int  # 1 or 2: also the part's named barrier id in thread mode
+    unit: TranslationUnit
+    fn: Function
+    block: Shape
+    barriers: tuple[n.Call, ...]  # __syncthreads() calls in the kernel body
+    dyn_shared: tuple[n.VarDecl, ...]  # extern __shared__ declarations in the kernel body
+    dyn_globals: tuple[GlobalVar, ...]  # file-scope extern __shared__ arrays it uses
+    shared_globals: tuple[GlobalVar, ...]  # file-scope static __shared__ arrays it uses
+    shared_helpers: tuple[str, ...]  # helpers declaring __shared__ variables
+    returns: tuple[n.Return, ...]  # returns before the end of the kernel body
+    warp_ops: int
+
+
+def _diag(unit: TranslationUnit, span: Span, msg: str, sev: Severity = Severity.ERROR
+          ) -> Diagnostic:
+    return Diagnostic(sev, msg, span.file or unit.path, span.line, span.col,
+                      unit.source.line_text(span.line) if span.file == unit.path else "")
+
+
+def _early_returns(body: n.Compound) -> list[n.Return]:
+    last = body.body[-1] if body.body else None
+    return [s for s in body.walk() if isinstance(s, n.Return) and s is not last]
+
+
+def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
+               mode: str) -> tuple[Part, list[Diagnostic]]:
+    """The part for kernel `fn` and every reason it cannot be fused in `mode`."""
+    assert fn.body is not None
+    diags: list[Diagnostic] = []
+    name = fn.name
+
+    def refuse(span: Span, why: str) -> None:
+        diags.append(_diag(unit, span, f"kernel '{name}' cannot be fused horizontally: {why}"))
+
+    if fn.is_template:
+        refuse(fn.name_span, "template kernels are not supported")
+    if block.count % 32:
+        refuse(fn.name_span, f"its block of {block.count} threads ({block}) is not a multiple "
+               "of 32: warps would straddle the two parts and counted barriers need whole warps")
+    helpers = CallGraph(unit).transitive(fn)
+    globals_by_decl = {g.decl: g for g in unit.globals}
+    barriers: list[n.Call] = []
+    dyn: list[n.VarDecl] = []
+    used_globals: dict[str, GlobalVar] = {}
+    warp = 0
+    for node in fn.body.walk():
+        if isinstance(node, n.Asm):
+            refuse(node.span, "it contains inline assembly (it may use named barriers, whose "
+                   "ids could collide with the fused kernel's 1 and 2)")
+        elif isinstance(node, n.Call):
+            callee = node.callee.split("::")[-1]
+            if callee == "__syncthreads":
+                text = unit.text(node.span) if node.span.file == unit.path else ""
+                if mode == "thread" and not _PLAIN_BARRIER.match(text.strip()):
+                    refuse(node.span, "a __syncthreads() inside a macro expansion cannot be "
+                           "rewritten into the part's own barrier; write it out")
+                barriers.append(node)
+            elif callee in _REDUCING_BARRIERS and mode == "thread":
+                refuse(node.span, f"{callee} has no counted equivalent the emulator checks; "
+                       "use --mode block, which keeps block-wide barriers")
+            elif callee.startswith("__shfl") or callee in ("__ballot_sync", "__any_sync",
+                                                             "__all_sync", "__syncwarp"):
+                warp += 1
+        elif isinstance(node, n.VarDecl) and {"shared", "extern"} <= node.storage:
+            dyn.append(node)
+        elif isinstance(node, n.Ref) and node.kind == "global" and node.decl in globals_by_decl:
+            g = globals_by_decl[node.decl]
+            if g.space == "shared":
+                used_globals.setdefault(g.decl, g)
+    shared_helpers: list[str] = []
+    for h in helpers:
+        assert h.body is not None
+        for node in h.body.walk():
+            why = ""
+            if isinstance(node, n.Asm):
+                why = "inline assembly"
+            elif isinstance(node, n.Call) and node.callee.split("::")[-1] in (
+                    "__syncthreads", *_REDUCING_BARRIERS) and mode == "thread":
+                why = f"a block-wide barrier ({node.callee}), which would wait for both parts"
+            elif isinstance(node, n.Member) and isinstance(node.base, n.Ref) and \
+                    node.base.kind == "builtin" and node.base.name in BUILTINS:
+                why = (f"'{node.base.name}', which would not see the part's remapped value "
+                       "(pass it as an argument)")
+            elif isinstance(node, n.VarDecl) and {"shared", "extern"} <= node.storage:
+                why = "an extern __shared__ array, which would not see the part's region"
+            elif isinstance(node, n.VarDecl) and "shared" in node.storage:
+                if h.name not in shared_helpers:
+                    shared_helpers.append(h.name)
+            elif isinstance(node, n.Ref) and node.kind == "global" and \
+                    globals_by_decl.get(node.decl, None) is not None and \
+                    globals_by_decl[node.decl].space == "shared":
+                why = (f"the file-scope __shared__ array '{node.name}', which the two parts "
+                       "could not be kept apart in")
+            if why:
+                refuse(node.span, f"helper '{h.name}' (called from the kernel) uses {why}")
+    returns = _early_returns(fn.body)
+    if mode == "thread" and returns and barriers:
+        refuse(returns[0].span, "it returns early and also waits at __syncthreads(); in the "
+               "fused kernel that barrier counts only this part's threads, and threads that "
+               "have exited never arrive at a counted barrier (bar.sync), so the part's other "
+               f"threads would wait forever (barrier at line {barriers[0].span.line}); "
+               "use --mode block, or make the threads skip work instead of returning")
+    dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
+    static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
+    part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
+                static_globals, tuple(shared_helpers), tuple(returns), warp)
+    return part, diags
+
+
+def shared_conflicts(p1: Part, p2: Part, mode: str) -> list[Diagnostic]:
+    """In thread mode both parts run in one block at once: a __shared__ variable they both
+    reach (a file-scope array, a helper's static) would be one array for both."""
+    if mode != "thread" or p1.unit is not p2.unit:
+        return []
+    out: list[Diagnostic] = []
+    both = {g.decl for g in p1.shared_globals} & {g.decl for g in p2.shared_globals}
+    for g in p1.shared_globals:
+        if g.decl in both:
+            out.append(_diag(p1.unit, g.span, f"kernels '{p1.fn.name}' and '{p2.fn.name}' "
+                             f"both use the file-scope __shared__ array '{g.name}'; in one "
+                             "block they would share it (use --mode block)"))
+    for h in sorted(set(p1.shared_helpers) & set(p2.shared_helpers)):
+        fn = p1.unit.function(h)
+        span = fn.name_span if fn is not None else p1.fn.name_span
+        out.append(_diag(p1.unit, span, f"kernels '{p1.fn.name}' and '{p2.fn.name}' both call "
+                         f"'{h}', which declares __shared__ variables; in one block they "
+                         "would share them (use --mode block)"))
+    return out

@@ -1,0 +1,126 @@
+"""A part's body as it runs inside the fused kernel.
+
+The kernel's own text is kept and wrapped in a scope that declares local variables named
+`threadIdx`, `blockDim`, `blockIdx` and `gridDim` holding the part's values. A local name
+shadows the builtin (a variable in nvcc, an inline global in the emulator), so every use is
+remapped, including uses inside the user's macros, whose text cannot be edited: libclang gives
+a macro expansion's nodes the invocation's span. Parameters are copied into locals of their
+original names for the same reason, so the fused kernel's renamed parameters never clash.
+Only what cannot be shadowed is edited: `__syncthreads()` (a function; in the emulator a
+macro) and `extern __shared__` declarations (every such array starts at the same address, so
+each part must get its own region).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cudafuse.codegen.splice import Rewriter
+from cudafuse.hfuse.parts import Part, Shape
+from cudafuse.ir.source import SourceFile
+
+
+@dataclass(frozen=True)
+class Names:
+    """Generated identifiers, all under one prefix that the inputs do not use."""
+
+    prefix: str
+
+    def param(self, part: int, name: str) -> str:
+        return f"{self.prefix}_p{part}_{name}"
+
+    @property
+    def tid(self) -> str:
+        return f"{self.prefix}_tid"
+
+    @property
+    def bid(self) -> str:
+        return f"{self.prefix}_bid"
+
+    def grid(self, part: int) -> str:
+        return f"{self.prefix}_grid{part}"
+
+    def nblocks(self, part: int) -> str:
+        return f"{self.prefix}_nblocks{part}"
+
+    @property
+    def dyn(self) -> str:
+        return f"{self.prefix}_dyn_smem"
+
+    @property
+    def off2(self) -> str:
+        return f"{self.prefix}_smem_off2"
+
+
+def _split(linear: str, shape: Shape) -> str:
+    """{x, y, z} of a linear id within `shape` (simplified for 1D and 2D shapes)."""
+    if shape.dims == 1:
+        return f"{{{linear}, 0u, 0u}}"
+    x = f"{linear} % {shape.x}u"
+    if shape.dims == 2:
+        return f"{{{x}, {linear} / {shape.x}u, 0u}}"
+    return f"{{{x}, {linear} / {shape.x}u % {shape.y}u, {linear} / {shape.x * shape.y}u}}"
+
+
+def _split_grid(linear: str, grid: str) -> str:
+    return (f"{{{linear} % {grid}.x, {linear} / {grid}.x % {grid}.y, "
+            f"{linear} / ({grid}.x * {grid}.y)}}")
+
+
+def dyn_pointer(elem_and_dims: str, name: str, base: str) -> str:
+    """`T *const name = ...` for `extern __shared__ T name[]...` at `base`."""
+    elem, _, rest = elem_and_dims.partition("[")
+    rest = rest.partition("]")[2]
+    elem = elem.strip()
+    if rest:
+        return f"{elem} (*const {name}){rest} = reinterpret_cast<{elem} (*){rest}>({base})"
+    return f"{elem} *const {name} = reinterpret_cast<{elem} *>({base})"
+
+
+def part_scope(part: Part, names: Names, mode: str, thread_offset: int, block_offset: str,
+               indent: str) -> str:
+    """The block statement that runs part `part` for the current thread."""
+    fn = part.fn
+    unit = part.unit
+    i = part.index
+    p = names.prefix
+    keep = "[[maybe_unused]] "
+    t = f"{p}_t{i}"
+    b = f"{p}_b{i}"
+    tid = names.tid if not thread_offset else f"{names.tid} - {thread_offset}u"
+    bid = names.bid if block_offset == "0" else f"{names.bid} - {block_offset}"
+    lines = [
+        f"const unsigned {t} = {tid};",
+        f"const unsigned {b} = {bid};",
+        f"{keep}const uint3 threadIdx = {_split(t, part.block)};",
+        f"{keep}const dim3 blockDim({part.block.x}u, {part.block.y}u, {part.block.z}u);",
+        f"{keep}const uint3 blockIdx = {_split_grid(b, names.grid(i))};",
+        f"{keep}const dim3 gridDim = {names.grid(i)};",
+    ]
+    for prm in fn.params:
+        if prm.name:
+            lines.append(f"{keep}decltype({names.param(i, prm.name)}) {prm.name} = "
+                         f"{names.param(i, prm.name)};")
+    base = names.dyn if (i == 1 or mode == "block") else f"({names.dyn} + {names.off2})"
+    for g in part.dyn_globals:
+        lines.append(f"{keep}{dyn_pointer(g.type, g.name, base)};")
+    body = _edited_body(part, names, mode, base)
+    head = "".join(f"{indent}  {line}\n" for line in lines)
+    return (f"{indent}{{  // part {i}: kernel '{fn.name}' ({unit.path}:{fn.span.line})\n"
+            f"{head}{indent}  {body}\n{indent}}}\n")
+
+
+def _edited_body(part: Part, names: Names, mode: str, base: str) -> str:
+    span = part.fn.body_span
+    source = part.unit.source
+    rw = Rewriter(SourceFile(source.path, source.data[span.start:span.end]))
+    if mode == "thread":
+        for call in part.barriers:
+            rw.replace_range(call.span.start - span.start, call.span.end - span.start,
+                             f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count})",
+                             "__syncthreads -> the part's named barrier")
+    for decl in part.dyn_shared:
+        rw.replace_range(decl.span.start - span.start, decl.span.end - span.start,
+                         dyn_pointer(decl.var_type, decl.name, base),
+                         "extern __shared__ -> the part's region")
+    return rw.apply().decode("utf-8")
