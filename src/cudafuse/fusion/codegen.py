@@ -214,10 +214,16 @@ class GroupEmitter:
         if len(view.coords) not in (1, 2):
             raise CodegenError(f"'{fn.name}' is not a 1D or 2D kernel")
         body = _Slice(self.unit.source, fn.body.span)
+        data = self.unit.source.data
         for k, stmt in enumerate(view.coord_stmts):
-            body.replace(stmt.span, self._coords(view) if k == 0 else "")
+            if k == 0:
+                body.replace(stmt.span, self._coords(view))
+            else:
+                body.replace_range(_line_start(data, stmt.span.start, body.span.start),
+                                   _through_line(data, stmt.span.end), "")
         if view.guard_kind == "return":
-            body.replace(view.guard.span, "")
+            body.replace_range(_line_start(data, view.guard.span.start, body.span.start),
+                               _through_line(data, view.guard.span.end), "")
         else:
             then = view.guard.then
             body.replace_range(view.guard.span.start, then.span.start, "")
@@ -484,6 +490,28 @@ def split_row_index(index: n.Expr, width: str) -> tuple[str, str, str] | None:
     y, stride = (rhs, lhs) if lhs == width else (lhs, rhs)
     x = "0 " + " ".join(rest) if rest else "0"
     return x, y, stride
+
+
+def _line_start(data: bytes, start: int, floor: int) -> int:
+    """`start` moved back over the indentation before it (not before `floor`)."""
+    pos = start
+    while pos > floor and data[pos - 1:pos] in (b" ", b"\t"):
+        pos -= 1
+    return pos if pos > floor and data[pos - 1:pos] == b"\n" else start
+
+
+def _through_line(data: bytes, end: int) -> int:
+    """`end` moved past a following `;` and the rest of its line when that is blank, so that
+    removing a statement leaves no stray `;` or empty line behind."""
+    pos = end
+    while pos < len(data) and data[pos:pos + 1] in (b" ", b"\t"):
+        pos += 1
+    if data[pos:pos + 1] == b";":
+        pos += 1
+    rest = pos
+    while rest < len(data) and data[rest:rest + 1] in (b" ", b"\t", b"\r"):
+        rest += 1
+    return rest + 1 if data[rest:rest + 1] == b"\n" else pos
 
 
 def _inside(span: Span, outer: Span) -> bool:
