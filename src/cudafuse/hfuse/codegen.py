@@ -68,7 +68,8 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     sig = f"__global__ void {cap}{cfg.name}(" + ",\n    ".join(params) + ")"
     body = [f"  const unsigned {names.tid} = threadIdx.x;",
             f"  const unsigned {names.bid} = blockIdx.x;"]
-    for i in (1, 2):
+    # Block mode needs only the first grid's size: the blocks after it run part 2.
+    for i in (1, 2) if cfg.mode == "thread" else (1,):
         g = names.grid(i)
         body.append(f"  const unsigned {names.nblocks(i)} = {g}.x * {g}.y * {g}.z;")
     if uses_dynamic_shared(p1) or uses_dynamic_shared(p2):

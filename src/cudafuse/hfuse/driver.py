@@ -96,8 +96,9 @@ def clashes(u1: TranslationUnit, u2: TranslationUnit) -> list[Diagnostic]:
 
 
 def _prefix(texts: list[bytes]) -> str:
-    """A prefix for generated names that no identifier of the inputs starts with."""
-    joined = b"\n".join(texts).decode("utf-8", "replace")
+    """A prefix for generated names that no identifier of the inputs starts with (comments
+    do not count)."""
+    joined = _COMMENT.sub(" ", b"\n".join(texts).decode("utf-8", "replace"))
     for i in range(1000):
         prefix = "cf" if i == 0 else f"cf{i}"
         if not re.search(rf"\b{prefix}_", joined):

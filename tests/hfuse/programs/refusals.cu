@@ -1,0 +1,67 @@
+// Kernels hfuse must refuse (in thread mode), each for the reason on its comment.
+#include <cuda_runtime.h>
+
+#define SYNC() __syncthreads()
+
+__shared__ int g_scratch[64];
+
+__device__ int lane_id() { return threadIdx.x & 31; }
+
+__device__ int stash(int v) {
+  __shared__ int s[32];
+  s[v & 31] = v;
+  return s[0];
+}
+
+__global__ void plain(int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i;
+}
+
+// An early return before a counted barrier: the part's other threads would wait forever.
+__global__ void return_then_barrier(int *out, int n) {
+  __shared__ int t[64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  t[threadIdx.x] = i;
+  __syncthreads();
+  out[i] = t[threadIdx.x ^ 1];
+}
+
+// A barrier with a reduction.
+__global__ void count_barrier(int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int c = __syncthreads_count(i < n);
+  if (i < n) out[i] = c;
+}
+
+// Inline assembly (here a named barrier of its own).
+__global__ void own_named_barrier(int *out) {
+  asm volatile("bar.sync 1, 64;");
+  out[threadIdx.x] = 1;
+}
+
+// A helper reading threadIdx would see the fused block's thread index.
+__global__ void helper_reads_builtin(int *out) { out[threadIdx.x] = lane_id(); }
+
+// A barrier hidden in a macro cannot be rewritten.
+__global__ void barrier_in_macro(int *out) {
+  __shared__ int t[64];
+  t[threadIdx.x] = threadIdx.x;
+  SYNC();
+  out[threadIdx.x] = t[63 - threadIdx.x];
+}
+
+// A helper with a static __shared__ array, called by two kernels.
+__global__ void stash_a(int *out) { out[threadIdx.x] = stash(threadIdx.x); }
+__global__ void stash_b(int *out) { out[threadIdx.x] = stash(2 * threadIdx.x); }
+
+// A file-scope __shared__ array used by two kernels.
+__global__ void scratch_a(int *out) {
+  g_scratch[threadIdx.x] = 1;
+  out[threadIdx.x] = g_scratch[threadIdx.x];
+}
+__global__ void scratch_b(int *out) {
+  g_scratch[threadIdx.x] = 2;
+  out[threadIdx.x] = g_scratch[threadIdx.x];
+}

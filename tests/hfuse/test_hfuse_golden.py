@@ -1,0 +1,81 @@
+"""Golden tests of `cudafuse hfuse`: each tests/hfuse/golden/*.cu names its command on a
+`// RUN:` line; its standard output is checked with FileCheck against the file's `// CODE:`
+lines and its standard error against the `// DIAG:` lines. The emitted files are also
+compiled with nvcc where it is installed."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hfuse_helpers import PROGRAMS, fuse_pair
+
+HERE = Path(__file__).parent / "golden"
+CASES = sorted(HERE.glob("*.cu"))
+
+
+def filecheck(path: Path, prefix: str, text: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).parent / "filecheck"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "filecheck"]
+    # The output carries the input, directives included: drop them, or every CHECK would
+    # match itself.
+    text = "".join(line for line in text.splitlines(keepends=True)
+                   if not line.startswith(("// RUN:", "// CODE", "// DIAG")))
+    return subprocess.run([*cmd, str(path), f"--check-prefix={prefix}", "--allow-empty"],
+                          input=text, capture_output=True, text=True, timeout=60)
+
+
+def run(path: Path) -> subprocess.CompletedProcess[str]:
+    line = next(x for x in path.read_text().splitlines() if x.startswith("// RUN:"))
+    args = shlex.split(line[len("// RUN:"):].replace("%s", str(path)))
+    return subprocess.run([sys.executable, "-m", "cudafuse", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
+def test_hfuse_golden(path: Path) -> None:
+    text = path.read_text()
+    res = run(path)
+    assert res.returncode == 0, res.stderr
+    for prefix, stream in (("CODE", res.stdout), ("DIAG", res.stderr)):
+        if f"// {prefix}" in text:
+            check = filecheck(path, prefix, stream)
+            assert check.returncode == 0, f"{check.stderr}\n--- {prefix} stream:\n{stream}"
+
+
+def _nvcc(path: Path) -> None:
+    nvcc = shutil.which("nvcc")
+    assert nvcc
+    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(path), "-o",
+                          str(path.with_suffix(".o"))], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "warning" not in res.stderr, res.stderr
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
+def test_golden_output_compiles(path: Path, tmp_path: Path) -> None:
+    out = tmp_path / path.name
+    out.write_text(run(path).stdout)
+    _nvcc(out)
+
+
+NVCC_PAIRS = [
+    ("saxpy", "scale2d", "128", "32x4", "thread"),
+    ("rotate_dynamic", "prefix_dynamic", "128", "64", "thread"),
+    ("warp_sum", "fill3d", "64", "8x4x2", "thread"),
+    ("guarded_reverse", "block_sum_static", "128", "256", "block"),
+]
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("k1,k2,b1,b2,mode", NVCC_PAIRS, ids=[f"{p[0]}+{p[1]}" for p in
+                                                              NVCC_PAIRS])
+def test_fused_pairs_compile(tmp_path: Path, k1: str, k2: str, b1: str, b2: str,
+                             mode: str) -> None:
+    _nvcc(fuse_pair(tmp_path / "f.cu", PROGRAMS / "pairs.cu", k1, k2, b1, b2, "--mode", mode))

@@ -1,0 +1,90 @@
+"""What hfuse refuses: a `file:line:col: error:` naming the construct, exit status 1, and no
+output written (an existing output is left as it was)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hfuse_helpers import PROGRAMS, hfuse
+
+SRC = PROGRAMS / "refusals.cu"
+
+
+def _line(pattern: str) -> int:
+    lines = SRC.read_text().splitlines()
+    return next(i for i, text in enumerate(lines, 1) if pattern in text)
+
+
+CASES = [
+    # (kernels, extra options, where (a line's text), what the message says)
+    ("plain,return_then_barrier", (), "if (i >= n) return;", "returns early and also waits"),
+    ("count_barrier,plain", (), "__syncthreads_count(i < n)", "__syncthreads_count"),
+    ("plain,own_named_barrier", (), 'asm volatile("bar.sync 1, 64;")', "inline assembly"),
+    ("helper_reads_builtin,plain", (), "return threadIdx.x & 31", "helper 'lane_id'"),
+    ("plain,barrier_in_macro", (), "  SYNC();", "inside a macro expansion"),
+    ("stash_a,stash_b", (), "__device__ int stash(int v)", "both call 'stash'"),
+    ("scratch_a,scratch_b", (), "__shared__ int g_scratch[64];", "g_scratch"),
+    ("plain,plain", ("--block1", "48"), "__global__ void plain", "not a multiple of 32"),
+]
+
+
+@pytest.mark.parametrize("kernels,extra,where,what", CASES, ids=[c[0] for c in CASES])
+def test_refused(tmp_path: Path, kernels: str, extra: tuple[str, ...], where: str,
+                 what: str) -> None:
+    out = tmp_path / "out.cu"
+    out.write_text("previous output\n")
+    opts = {"--block1": "64", "--block2": "64"}
+    for k, v in zip(extra[::2], extra[1::2], strict=True):
+        opts[k] = v
+    res = hfuse(str(SRC), "--kernels", kernels, *(x for kv in opts.items() for x in kv),
+                "-o", str(out))
+    assert res.exit_code == 1, res.output
+    assert f"{SRC}:{_line(where)}:" in res.output and ": error: " in res.output, res.output
+    assert what in res.output, res.output
+    assert out.read_text() == "previous output\n"
+
+
+def test_block_mode_accepts_what_only_thread_mode_refuses(tmp_path: Path) -> None:
+    # A block runs one part only there: block-wide barriers, reductions and early returns
+    # keep their meaning, and shared arrays are not shared between parts.
+    for kernels in ("plain,return_then_barrier", "count_barrier,plain", "stash_a,stash_b",
+                    "scratch_a,scratch_b"):
+        res = hfuse(str(SRC), "--kernels", kernels, "--block1", "64", "--block2", "64",
+                    "--mode", "block", "-o", str(tmp_path / "out.cu"))
+        assert res.exit_code == 0, (kernels, res.output)
+
+
+def test_block_too_large(tmp_path: Path) -> None:
+    res = hfuse(str(SRC), "--kernels", "plain,plain", "--block1", "768", "--block2", "512",
+                "-o", str(tmp_path / "out.cu"))
+    assert res.exit_code == 1 and "1280 threads" in res.output
+    assert not (tmp_path / "out.cu").exists()
+
+
+@pytest.mark.parametrize("args,what", [
+    (("--kernels", "plain"), "--kernels takes two kernel names"),
+    (("--kernels", "plain,nope"), "no kernel named 'nope'"),
+    ((), "name the two kernels with --kernels"),
+    (("--kernels", "plain,plain", "--regcap", "8"), "--regcap must be"),
+    (("--kernels", "plain,plain", "--block2", "3x"), "--block2 takes a block shape"),
+])
+def test_usage_errors(tmp_path: Path, args: tuple[str, ...], what: str) -> None:
+    res = hfuse(str(SRC), "--block1", "64", "--block2", "64", *args,
+                "-o", str(tmp_path / "out.cu"))
+    assert res.exit_code == 2 and what in res.output, res.output
+    assert not (tmp_path / "out.cu").exists()
+
+
+def test_two_files_with_clashing_names(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    a.write_text("#define W 4\n__device__ int f(int v) { return v; }\n"
+                 "__global__ void ka(int *o) { o[threadIdx.x] = f(W); }\n")
+    b.write_text("#define W 8\n__device__ int f(int v) { return -v; }\n"
+                 "__global__ void kb(int *o) { o[threadIdx.x] = f(W); }\n")
+    res = hfuse(str(a), str(b), "--block1", "32", "--block2", "32", "-o",
+                str(tmp_path / "out.cu"))
+    assert res.exit_code == 1
+    assert f"{b}:2: error: 'f' is defined in both inputs" in res.output, res.output
+    assert f"{b}:1: error: macro 'W' is defined differently" in res.output, res.output
+    assert not (tmp_path / "out.cu").exists()
