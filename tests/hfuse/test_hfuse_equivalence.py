@@ -81,6 +81,18 @@ def test_warp_shuffles_and_atomics(tmp_path: Path) -> None:
            "warp_sum_histogram_hfused_launch")
 
 
+def test_helper_with_builtins_barrier_and_static_shared(tmp_path: Path) -> None:
+    # Both kernels call block_reduce (threadIdx, blockDim, __shared__ partial[32],
+    # __syncthreads, and warp_reduce's shuffles): each part gets its own copies.
+    out = fuse_pair(tmp_path / "f.cu", PAIRS, "sum_abs", "sum_sq", "128", "64")
+    text = out.read_text()
+    assert "cf_p1_block_reduce(threadIdx, blockDim, blockIdx, gridDim, acc)" in text
+    assert "cf_p2_block_reduce(threadIdx, blockDim, blockIdx, gridDim, acc)" in text
+    _check(out, [("sum_abs", (5,), (128,), 0, (np.zeros(5, np.int32), _ints(16), N)),
+                 ("sum_sq", (9,), (64,), 0, (np.zeros(9, np.int32), _ints(17), N))],
+           "sum_abs_sum_sq_hfused_launch")
+
+
 def test_3d_block_and_grid(tmp_path: Path) -> None:
     out = fuse_pair(tmp_path / "f.cu", PAIRS, "fill3d", "saxpy", "8x4x2", "32")
     nx, ny, nz = 19, 9, 5

@@ -70,6 +70,8 @@ NVCC_PAIRS = [
     ("rotate_dynamic", "prefix_dynamic", "128", "64", "thread"),
     ("warp_sum", "fill3d", "64", "8x4x2", "thread"),
     ("guarded_reverse", "block_sum_static", "128", "256", "block"),
+    ("sum_abs", "sum_sq", "128", "64", "thread"),
+    ("sum_abs", "histogram", "128", "64", "block"),
 ]
 
 

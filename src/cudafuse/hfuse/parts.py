@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.diagnostics import Diagnostic, Severity
+from cudafuse.hfuse.helpers import Copies, call_edits, helpers_to_copy
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, TranslationUnit
 from cudafuse.ir.source import Span
 
-BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 _REDUCING_BARRIERS = ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or")
 _PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
 
@@ -58,7 +58,7 @@ class Part:
     dyn_shared: tuple[n.VarDecl, ...]  # extern __shared__ declarations in the kernel body
     dyn_globals: tuple[GlobalVar, ...]  # file-scope extern __shared__ arrays it uses
     shared_globals: tuple[GlobalVar, ...]  # file-scope static __shared__ arrays it uses
-    shared_helpers: tuple[str, ...]  # helpers declaring __shared__ variables
+    copies: Copies  # helpers given a per-part copy (see helpers.py)
     returns: tuple[n.Return, ...]  # returns before the end of the kernel body
     warp_ops: int
 
@@ -119,49 +119,69 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
             g = globals_by_decl[node.decl]
             if g.space == "shared":
                 used_globals.setdefault(g.decl, g)
-    shared_helpers: list[str] = []
+    copies = helpers_to_copy(unit, fn, mode)
+    copied = {h.decl for h in copies.functions}
+    helper_barriers: list[n.Call] = []
     for h in helpers:
         assert h.body is not None
+        if h.decl in copied:
+            how = copies.reasons[copies.functions.index(h)]
+            if h.is_template or h.parent or h.span.file != unit.path:
+                kind = "a template" if h.is_template else "a member function" if h.parent \
+                    else "defined in a header"
+                refuse(h.name_span, f"helper '{h.name}' {how} and is {kind}, so it cannot be "
+                       "given a per-part copy")
+            calls, bad = call_edits(unit, h.body, {d: d for d in copied})
+            for span in bad:
+                refuse(span, f"a call of '{h.name}''s callee inside a macro expansion cannot "
+                       "be redirected to the part's copy")
         for node in h.body.walk():
             why = ""
             if isinstance(node, n.Asm):
                 why = "inline assembly"
-            elif isinstance(node, n.Call) and node.callee.split("::")[-1] in (
-                    "__syncthreads", *_REDUCING_BARRIERS) and mode == "thread":
-                why = f"a block-wide barrier ({node.callee}), which would wait for both parts"
-            elif isinstance(node, n.Member) and isinstance(node.base, n.Ref) and \
-                    node.base.kind == "builtin" and node.base.name in BUILTINS:
-                why = (f"'{node.base.name}', which would not see the part's remapped value "
-                       "(pass it as an argument)")
+            elif isinstance(node, n.Call) and node.callee.split("::")[-1] in \
+                    _REDUCING_BARRIERS and mode == "thread":
+                why = f"{node.callee}, which has no counted equivalent (use --mode block)"
+            elif isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads" \
+                    and mode == "thread":
+                helper_barriers.append(node)
+                text = unit.text(node.span) if node.span.file == unit.path else ""
+                if not _PLAIN_BARRIER.match(text.strip()):
+                    why = "a __syncthreads() inside a macro expansion (write it out)"
             elif isinstance(node, n.VarDecl) and {"shared", "extern"} <= node.storage:
                 why = "an extern __shared__ array, which would not see the part's region"
-            elif isinstance(node, n.VarDecl) and "shared" in node.storage:
-                if h.name not in shared_helpers:
-                    shared_helpers.append(h.name)
             elif isinstance(node, n.Ref) and node.kind == "global" and \
-                    globals_by_decl.get(node.decl, None) is not None and \
-                    globals_by_decl[node.decl].space == "shared":
-                why = (f"the file-scope __shared__ array '{node.name}', which the two parts "
-                       "could not be kept apart in")
+                    node.decl in globals_by_decl and globals_by_decl[node.decl].space == "shared":
+                g = globals_by_decl[node.decl]
+                if g.is_extern:
+                    why = (f"the file-scope extern __shared__ array '{g.name}', which would "
+                           "not see the part's region")
+                else:
+                    used_globals.setdefault(g.decl, g)
             if why:
                 refuse(node.span, f"helper '{h.name}' (called from the kernel) uses {why}")
+    _, bad = call_edits(unit, fn.body, {d: d for d in copied})
+    for span in bad:
+        refuse(span, "a call of a helper that needs the part's builtins or barrier is inside a "
+               "macro expansion and cannot be redirected to the part's copy")
     returns = _early_returns(fn.body)
-    if mode == "thread" and returns and barriers:
+    if mode == "thread" and returns and (barriers or helper_barriers):
+        first = (barriers or helper_barriers)[0]
         refuse(returns[0].span, "it returns early and also waits at __syncthreads(); in the "
                "fused kernel that barrier counts only this part's threads, and threads that "
                "have exited never arrive at a counted barrier (bar.sync), so the part's other "
-               f"threads would wait forever (barrier at line {barriers[0].span.line}); "
+               f"threads would wait forever (barrier at line {first.span.line}); "
                "use --mode block, or make the threads skip work instead of returning")
     dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
     static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
     part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
-                static_globals, tuple(shared_helpers), tuple(returns), warp)
+                static_globals, copies, tuple(returns), warp)
     return part, diags
 
 
 def shared_conflicts(p1: Part, p2: Part, mode: str) -> list[Diagnostic]:
-    """In thread mode both parts run in one block at once: a __shared__ variable they both
-    reach (a file-scope array, a helper's static) would be one array for both."""
+    """In thread mode both parts run in one block at once: a file-scope __shared__ array
+    they both use would be one array for both (helpers' own are copied per part)."""
     if mode != "thread" or p1.unit is not p2.unit:
         return []
     out: list[Diagnostic] = []
@@ -171,10 +191,4 @@ def shared_conflicts(p1: Part, p2: Part, mode: str) -> list[Diagnostic]:
             out.append(_diag(p1.unit, g.span, f"kernels '{p1.fn.name}' and '{p2.fn.name}' "
                              f"both use the file-scope __shared__ array '{g.name}'; in one "
                              "block they would share it (use --mode block)"))
-    for h in sorted(set(p1.shared_helpers) & set(p2.shared_helpers)):
-        fn = p1.unit.function(h)
-        span = fn.name_span if fn is not None else p1.fn.name_span
-        out.append(_diag(p1.unit, span, f"kernels '{p1.fn.name}' and '{p2.fn.name}' both call "
-                         f"'{h}', which declares __shared__ variables; in one block they "
-                         "would share them (use --mode block)"))
     return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudafuse.codegen.splice import Rewriter
+from cudafuse.hfuse.helpers import call_edits, copy_name, copy_text
 from cudafuse.hfuse.parts import Part, Shape
 from cudafuse.ir.source import SourceFile
 
@@ -119,8 +120,24 @@ def _edited_body(part: Part, names: Names, mode: str, base: str) -> str:
             rw.replace_range(call.span.start - span.start, call.span.end - span.start,
                              f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count})",
                              "__syncthreads -> the part's named barrier")
+    copies = {h.decl: copy_name(names.prefix, part.index, h) for h in part.copies.functions}
+    edits, _ = call_edits(part.unit, part.fn.body, copies)
+    for start, end, text in edits:
+        rw.replace_range(start - span.start, end - span.start, text, "call of a per-part copy")
     for decl in part.dyn_shared:
         rw.replace_range(decl.span.start - span.start, decl.span.end - span.start,
                          dyn_pointer(decl.var_type, decl.name, base),
                          "extern __shared__ -> the part's region")
     return rw.apply().decode("utf-8")
+
+
+def helper_copies(part: Part, names: Names, mode: str) -> str:
+    """The part's copies of the helpers that need its builtins, barrier or shared arrays."""
+    copies = {h.decl: copy_name(names.prefix, part.index, h) for h in part.copies.functions}
+    barrier = f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count})" if mode == "thread" \
+        else ""
+    out = []
+    for h, why in zip(part.copies.functions, part.copies.reasons, strict=True):
+        out.append(f"// '{h.name}' for part {part.index} ('{part.fn.name}'): it {why}\n" +
+                   copy_text(part.unit, h, copies[h.decl], copies, barrier) + "\n")
+    return "\n".join(out)

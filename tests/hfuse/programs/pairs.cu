@@ -98,3 +98,37 @@ __global__ void guarded_reverse(int *out, const int *in, int n) {
   __syncthreads();
   if (i < n) out[i] = t[blockDim.x - 1 - threadIdx.x];
 }
+
+__device__ int warp_reduce(int v) {
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+// The usual block reduction helper: reads threadIdx and blockDim, has a static __shared__
+// array and a barrier. Each part needs its own copy.
+__device__ int block_reduce(int v) {
+  __shared__ int partial[32];
+  int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  v = warp_reduce(v);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < blockDim.x / 32 ? partial[lane] : 0;
+  if (warp == 0) v = warp_reduce(v);
+  return v;
+}
+
+__global__ void sum_abs(int *sums, const int *in, int n) {
+  int acc = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    acc += abs(in[i]);
+  acc = block_reduce(acc);
+  if (threadIdx.x == 0) sums[blockIdx.x] = acc;
+}
+
+__global__ void sum_sq(int *sums, const int *in, int n) {
+  int acc = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    acc += in[i] * in[i];
+  acc = block_reduce(acc);
+  if (threadIdx.x == 0) sums[blockIdx.x] = acc;
+}

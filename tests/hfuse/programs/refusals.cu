@@ -65,3 +65,12 @@ __global__ void scratch_b(int *out) {
   g_scratch[threadIdx.x] = 2;
   out[threadIdx.x] = g_scratch[threadIdx.x];
 }
+
+// A helper that needs the part's builtins but is a template: no per-part copy is made.
+template <int W>
+__device__ int lane_in(int base) { return base + threadIdx.x % W; }
+__global__ void template_helper(int *out) { out[threadIdx.x] = lane_in<8>(1); }
+
+// A call of a helper that needs the part's builtins, hidden in a macro.
+#define LANE() lane_id()
+__global__ void helper_call_in_macro(int *out) { out[threadIdx.x] = LANE(); }

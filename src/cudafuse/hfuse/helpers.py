@@ -1,0 +1,135 @@
+"""Helper device functions that must see a part's view of the block: per-part copies.
+
+A helper that reads `threadIdx`/`blockIdx`/`blockDim`/`gridDim` would see the fused block's
+values, one that waits at `__syncthreads()` would wait for both parts, and a `__shared__`
+variable declared in a helper is one array for every caller. Each such helper (and every
+helper that calls one) gets a copy per part, `<prefix>_p<i>_<name>`, that takes the part's
+builtins as its first four parameters (named like the builtins, so they shadow them as the
+part's locals do), with its barriers rewritten to the part's named barrier. Calls from the
+part and from other copies pass the caller's (already remapped) builtins along.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.codegen.splice import Rewriter
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import SourceFile, Span
+
+BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+BUILTIN_PARAMS = ("[[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const dim3 blockDim, "
+                  "[[maybe_unused]] const uint3 blockIdx, [[maybe_unused]] const dim3 gridDim")
+BUILTIN_ARGS = "threadIdx, blockDim, blockIdx, gridDim"
+PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
+
+
+def _reason(fn: Function, mode: str) -> str:
+    """Why `fn` itself needs a per-part copy ('' if it does not)."""
+    assert fn.body is not None
+    for node in fn.body.walk():
+        if isinstance(node, n.Member) and isinstance(node.base, n.Ref) and \
+                node.base.kind == "builtin" and node.base.name in BUILTINS:
+            return f"reads {node.base.name}"
+        if mode == "thread" and isinstance(node, n.Call) and \
+                node.callee.split("::")[-1] == "__syncthreads":
+            return "waits at __syncthreads()"
+        if mode == "thread" and isinstance(node, n.VarDecl) and "shared" in node.storage and \
+                "extern" not in node.storage:
+            return f"declares the __shared__ variable '{node.name}'"
+    return ""
+
+
+@dataclass(frozen=True)
+class Copies:
+    """The helpers a part copies (callees before callers where the calls allow), why."""
+
+    functions: tuple[Function, ...]
+    reasons: tuple[str, ...]
+
+
+def helpers_to_copy(unit: TranslationUnit, kernel: Function, mode: str) -> Copies:
+    graph = CallGraph(unit)
+    helpers = graph.transitive(kernel)
+    why = {h.decl: _reason(h, mode) for h in helpers}
+    changed = True
+    while changed:  # a caller of a copied helper must pass the builtins on: copy it too
+        changed = False
+        for h in helpers:
+            if not why[h.decl]:
+                callee = next((c for c in graph.direct(h) if why.get(c.decl)), None)
+                if callee is not None:
+                    why[h.decl] = f"calls '{callee.name}'"
+                    changed = True
+    # Callees before callers (depth-first post-order), so each copy is declared before use.
+    chosen: list[Function] = []
+
+    def visit(f: Function, seen: set[str]) -> None:
+        for c in graph.direct(f):
+            if why.get(c.decl) and c.decl not in seen:
+                seen.add(c.decl)
+                visit(c, seen)
+                chosen.append(c)
+
+    visit(kernel, set())
+    return Copies(tuple(chosen), tuple(why[h.decl] for h in chosen))
+
+
+def copy_name(prefix: str, part: int, fn: Function) -> str:
+    return f"{prefix}_p{part}_{fn.name}"
+
+
+def call_edits(unit: TranslationUnit, node: n.Node, copies: dict[str, str]
+               ) -> tuple[list[tuple[int, int, str]], list[Span]]:
+    """Edits (absolute start, end, text) turning calls of copied helpers under `node` into
+    calls of the copies; and the spans of calls that cannot be edited (macro expansions)."""
+    graph = CallGraph(unit)
+    edits: list[tuple[int, int, str]] = []
+    bad: list[Span] = []
+    for call in node.walk():
+        if not isinstance(call, n.Call):
+            continue
+        target = graph.resolve(call)
+        if target is None or target.decl not in copies:
+            continue
+        text = unit.text(call.span) if call.span.file == unit.path else ""
+        m = re.match(rf"(?:\w+::)*{re.escape(target.name)}\s*(?:<[^()]*>\s*)?\(", text)
+        if m is None:
+            bad.append(call.span)
+            continue
+        sep = ", " if call.args else ""
+        edits.append((call.span.start, call.span.start + m.end(),
+                      f"{copies[target.decl]}({BUILTIN_ARGS}{sep}"))
+    return edits, bad
+
+
+def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, str],
+              barrier: str) -> str:
+    """The definition of `fn` renamed to `name`, taking the builtins first, with its calls of
+    copied helpers and (barrier non-empty) its __syncthreads() rewritten."""
+    span = fn.span
+    rw = Rewriter(SourceFile(unit.path, unit.source.data[span.start:span.end]))
+
+    def rel(start: int, end: int, text: str, why: str) -> None:
+        rw.replace_range(start - span.start, end - span.start, text, why)
+
+    rel(fn.name_span.start, fn.name_span.end, name, "per-part copy")
+    data = unit.source.data
+    open_paren = data.index(b"(", fn.name_span.end)
+    close = data.index(b")", open_paren) if not fn.params else -1
+    if fn.params:
+        rel(open_paren + 1, open_paren + 1, BUILTIN_PARAMS + ", ", "builtins first")
+    else:  # () or (void)
+        rel(open_paren + 1, close, BUILTIN_PARAMS, "builtins")
+    assert fn.body is not None
+    edits, _ = call_edits(unit, fn.body, copies)
+    for start, end, text in edits:
+        rel(start, end, text, "call of a copy")
+    if barrier:
+        for node in fn.body.walk():
+            if isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads":
+                rel(node.span.start, node.span.end, barrier, "the part's barrier")
+    return rw.apply().decode("utf-8")
