@@ -35,7 +35,8 @@ def test_deterministic_with_depfile_and_report(tmp_path: Path) -> None:
 def test_stdout_explain_and_name(tmp_path: Path) -> None:
     res = hfuse(str(PROGRAMS / "pairs.cu"), *ARGS, "--name", "both", "--explain", "-o", "-")
     assert res.exit_code == 0
-    assert "__global__ void both(" in res.output and "void both_launch(" in res.output
+    assert "__global__ void __launch_bounds__(320) both(" in res.output
+    assert "void both_launch(" in res.output
     assert "part 2: 'warp_sum'" in res.output
 
 

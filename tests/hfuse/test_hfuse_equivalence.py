@@ -74,6 +74,16 @@ def test_dynamic_shared_both_parts(tmp_path: Path) -> None:
            "rotate_dynamic_prefix_dynamic_hfused_launch")
 
 
+def test_file_scope_extern_shared_in_part_2(tmp_path: Path) -> None:
+    out = fuse_pair(tmp_path / "f.cu", PAIRS, "rotate_dynamic", "shift_file_scope_dynamic",
+                    "64", "96")
+    x = np.random.default_rng(18).random(N, dtype=np.float32)
+    _check(out, [("rotate_dynamic", (24,), (64,), 64 * 4, (np.zeros(N, np.int32), _ints(19), N)),
+                 ("shift_file_scope_dynamic", (16,), (96,), 96 * 4,
+                  (np.zeros(N, np.float32), x, N))],
+           "rotate_dynamic_shift_file_scope_dynamic_hfused_launch")
+
+
 def test_warp_shuffles_and_atomics(tmp_path: Path) -> None:
     out = fuse_pair(tmp_path / "f.cu", PAIRS, "warp_sum", "histogram", "64", "96")
     _check(out, [("warp_sum", (24,), (64,), 0, (np.zeros(N // 32 + 1, np.int32), _ints(8), N)),

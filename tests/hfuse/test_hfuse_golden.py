@@ -72,6 +72,7 @@ NVCC_PAIRS = [
     ("guarded_reverse", "block_sum_static", "128", "256", "block"),
     ("sum_abs", "sum_sq", "128", "64", "thread"),
     ("sum_abs", "histogram", "128", "64", "block"),
+    ("rotate_dynamic", "shift_file_scope_dynamic", "64", "96", "thread"),
 ]
 
 

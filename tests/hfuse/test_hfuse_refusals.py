@@ -62,6 +62,12 @@ def test_block_too_large(tmp_path: Path) -> None:
     assert not (tmp_path / "out.cu").exists()
 
 
+def test_regcap_too_small_for_the_block(tmp_path: Path) -> None:
+    res = hfuse(str(SRC), "--kernels", "plain,plain", "--block1", "512", "--block2", "512",
+                "--regcap", "128", "-o", str(tmp_path / "out.cu"))
+    assert res.exit_code == 1 and "65536 registers" in res.output
+
+
 @pytest.mark.parametrize("args,what", [
     (("--kernels", "plain"), "--kernels takes two kernel names"),
     (("--kernels", "plain,nope"), "no kernel named 'nope'"),

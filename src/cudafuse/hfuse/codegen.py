@@ -64,7 +64,11 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
               f"dim3 {names.grid(1)}", f"dim3 {names.grid(2)}"]
     if cfg.mode == "thread":
         params.append(f"unsigned {names.off2}")
-    cap = f"__maxnreg__({cfg.regcap}) " if cfg.regcap else ""
+    # Without a cap, __launch_bounds__ keeps nvcc from using more registers than a block of
+    # the fused size can have (the launch would fail); never both (nvcc 13 rejects that).
+    threads = p1.block.count + p2.block.count if cfg.mode == "thread" else \
+        max(p1.block.count, p2.block.count)
+    cap = f"__maxnreg__({cfg.regcap}) " if cfg.regcap else f"__launch_bounds__({threads}) "
     sig = f"__global__ void {cap}{cfg.name}(" + ",\n    ".join(params) + ")"
     body = [f"  const unsigned {names.tid} = threadIdx.x;",
             f"  const unsigned {names.bid} = blockIdx.x;"]

@@ -123,6 +123,10 @@ def hfuse(u1: TranslationUnit, k1: Function, u2: TranslationUnit, k2: Function,
         diags.append(Diagnostic(Severity.ERROR, f"the fused block would have {total} threads "
                                 f"({p1.block} + {p2.block}); a block has at most 1024",
                                 u1.path))
+    if opts.regcap and opts.regcap * total > 65536:
+        diags.append(Diagnostic(Severity.ERROR, f"--regcap {opts.regcap} with {total} threads "
+                                "per block needs more than the 65536 registers a block may "
+                                "have", u1.path))
     name = opts.name or f"{k1.name}_{k2.name}_hfused"
     existing = set(_top_level_names(u1)) | set(_top_level_names(u2))
     for taken in (name, f"{name}_launch"):

@@ -18,7 +18,7 @@ __global__ void tail(int *out) {
 // CODE: // mode block, split 64+128 threads, regcap none.
 // CODE-NOT: CUDAFUSE_BAR_SYNC
 // CODE-NOT: __maxnreg__
-// CODE: __global__ void guarded_tail_hfused(int *cf_p1_out,
+// CODE: __global__ void __launch_bounds__(128) guarded_tail_hfused(int *cf_p1_out,
 // CODE: dim3 cf_grid2) {
 // CODE: if (cf_bid < cf_nblocks1) {
 // CODE-NEXT: if (cf_tid >= 64u) return;

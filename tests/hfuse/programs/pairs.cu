@@ -132,3 +132,13 @@ __global__ void sum_sq(int *sums, const int *in, int n) {
   acc = block_reduce(acc);
   if (threadIdx.x == 0) sums[blockIdx.x] = acc;
 }
+
+// Dynamic shared memory declared at file scope.
+extern __shared__ float g_dyn[];
+
+__global__ void shift_file_scope_dynamic(float *out, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  g_dyn[threadIdx.x] = i < n ? in[i] : 0.f;
+  __syncthreads();
+  if (i < n) out[i] = g_dyn[blockDim.x - 1 - threadIdx.x] * 0.5f;
+}
