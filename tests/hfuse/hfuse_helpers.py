@@ -26,10 +26,11 @@ def fuse_pair(out: Path, src: Path, k1: str, k2: str, block1: str, block2: str,
 
 
 @functools.cache
-def _library(path: str, mtime: float, seed: int):
+def _library(path: str, mtime: float, seed: int | None):
     return load(path, backend="emu", seed=seed)
 
 
-def library(path: Path, seed: int = 0):
-    """One emulated build (and worker) per fused file and scheduling seed."""
+def library(path: Path, seed: int | None = None):
+    """One emulated build (and worker) per fused file and scheduling seed (None: threads
+    in order; N: a seeded random order between barriers)."""
     return _library(str(path), path.stat().st_mtime, seed)

@@ -21,7 +21,7 @@ def _ints(seed: int, n: int = N) -> np.ndarray:
 
 
 def _check(path: Path, launches: list[tuple[str, tuple, tuple, int, tuple]],
-           fused: str, seeds: tuple[int, ...] = (0, 7)) -> None:
+           fused: str, seeds: tuple[int | None, ...] = (None, 7)) -> None:
     """launches: (kernel, grid, block, shared, args) of the two originals, in order; args
     hold numpy arrays, which the fused launcher gets as copies."""
     for seed in seeds:
