@@ -94,6 +94,8 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str,
         click.echo("\n".join(res.explain), err=True)
     if output == "-":
         click.echo(res.output.decode("utf-8"), nl=False)
+    elif Path(output).exists() and not Path(output).is_file():
+        Path(output).write_bytes(res.output)  # /dev/null, a pipe: not to be replaced
     else:
         write_atomic(output, res.output)
     if report_path:

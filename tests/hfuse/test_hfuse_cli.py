@@ -52,3 +52,13 @@ def test_name_taken(tmp_path: Path) -> None:
     res = hfuse(str(PROGRAMS / "pairs.cu"), *ARGS, "--name", "saxpy", "-o",
                 str(tmp_path / "o.cu"))
     assert res.exit_code == 1 and "'saxpy' is already defined" in res.output
+
+
+def test_report_counts_helper_barriers_and_copies(tmp_path: Path) -> None:
+    res = hfuse(str(PROGRAMS / "pairs.cu"), "--kernels", "sum_abs,saxpy", "--block1", "128",
+                "--block2", "64", "-o", str(tmp_path / "o.cu"), "--report",
+                str(tmp_path / "r.json"))
+    assert res.exit_code == 0, res.output
+    part = json.loads((tmp_path / "r.json").read_text())["parts"][0]
+    assert part["barrier"] == {"id": 1, "count": 128}
+    assert part["helper_copies"] == ["block_reduce"]  # warp_reduce needs no copy

@@ -19,6 +19,8 @@ def _line(pattern: str) -> int:
 CASES = [
     # (kernels, extra options, where (a line's text), what the message says)
     ("plain,return_then_barrier", (), "if (i >= n) return;", "returns early and also waits"),
+    ("return_then_helper_barrier,plain", (), "if (i >= 2 * n) return;",
+     "returns early and also waits"),
     ("count_barrier,plain", (), "__syncthreads_count(i < n)", "__syncthreads_count"),
     ("plain,own_named_barrier", (), 'asm volatile("bar.sync 1, 64;")', "inline assembly"),
     ("template_helper,plain", (), "__device__ int lane_in(int base)",

@@ -100,8 +100,11 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
 
 def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     p = names.prefix
-    params = [*_param_text(p1, names), *_param_text(p2, names), "dim3 grid1", "dim3 grid2",
-              "size_t smem1", "size_t smem2", "cudaStream_t stream"]
+    # __grid_constant__ is for kernel parameters only.
+    host = [" ".join(t.replace("__grid_constant__", "").split())
+            for t in (*_param_text(p1, names), *_param_text(p2, names))]
+    params = [*host, "dim3 grid1", "dim3 grid2", "size_t smem1", "size_t smem2",
+              "cudaStream_t stream"]
     args = [names.param(i, prm.name or f"unnamed{k}")
             for i, part in ((1, p1), (2, p2)) for k, prm in enumerate(part.fn.params)]
     args += ["grid1", "grid2"]

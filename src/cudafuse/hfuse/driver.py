@@ -170,8 +170,9 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
         where = f"{p.unit.path}:{p.fn.span.line}"
         if opts.mode == "thread":
             rng = f"threads {start}-{start + n - 1} of each block"
-            bars = (f"{len(p.barriers)} __syncthreads() -> bar.sync {p.index}, {n}"
-                    if p.barriers else "no barriers")
+            count = len(p.barriers) + p.helper_barriers
+            bars = (f"{count} __syncthreads() -> bar.sync {p.index}, {n}"
+                    if count else "no barriers")
             start += n
         else:
             rng = "the first grid's blocks" if p.index == 1 else "the blocks after those"
@@ -185,6 +186,8 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
             extra.append(f"dynamic shared memory at {off}")
         if p.returns:
             extra.append(f"{len(p.returns)} early return(s) (no counted barrier waits on them)")
+        for h, why in zip(p.copies.functions, p.copies.reasons, strict=True):
+            extra.append(f"helper '{h.name}' copied for the part (it {why})")
         if p.warp_ops:
             extra.append(f"{p.warp_ops} warp collective(s) on whole warps of the part")
         if extra:
@@ -204,10 +207,12 @@ def report_dict(res: HFuseResult) -> dict[str, object]:
         "parts": [{
             "kernel": p.fn.name, "file": p.unit.path, "line": p.fn.span.line,
             "block": [p.block.x, p.block.y, p.block.z], "threads": p.block.count,
-            "barriers": len(p.barriers),
+            "barriers": len(p.barriers) + p.helper_barriers,
             "barrier": ({"id": p.index, "count": p.block.count}
-                        if res.options.mode == "thread" and p.barriers else None),
+                        if res.options.mode == "thread" and (p.barriers or p.helper_barriers)
+                        else None),
             "dynamic_shared": bool(p.dyn_shared or p.dyn_globals),
             "early_returns": len(p.returns), "warp_collectives": p.warp_ops,
+            "helper_copies": [h.name for h in p.copies.functions],
         } for p in res.parts],
     }

@@ -59,6 +59,7 @@ class Part:
     dyn_globals: tuple[GlobalVar, ...]  # file-scope extern __shared__ arrays it uses
     shared_globals: tuple[GlobalVar, ...]  # file-scope static __shared__ arrays it uses
     copies: Copies  # helpers given a per-part copy (see helpers.py)
+    helper_barriers: int  # __syncthreads() calls in those helpers (thread mode)
     returns: tuple[n.Return, ...]  # returns before the end of the kernel body
     warp_ops: int
 
@@ -175,7 +176,7 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
     dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
     static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
     part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
-                static_globals, copies, tuple(returns), warp)
+                static_globals, copies, len(helper_barriers), tuple(returns), warp)
     return part, diags
 
 

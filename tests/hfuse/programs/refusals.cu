@@ -74,3 +74,12 @@ __global__ void template_helper(int *out) { out[threadIdx.x] = lane_in<8>(1); }
 // A call of a helper that needs the part's builtins, hidden in a macro.
 #define LANE() lane_id()
 __global__ void helper_call_in_macro(int *out) { out[threadIdx.x] = LANE(); }
+
+// An early return before a barrier that a helper waits at.
+__device__ void wait_all() { __syncthreads(); }
+__global__ void return_then_helper_barrier(int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= 2 * n) return;
+  wait_all();
+  out[i] = i;
+}
