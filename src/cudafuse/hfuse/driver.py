@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.hfuse.codegen import BAR_SYNC_DEFINITION, Config, kernel_text, launcher_text
-from cudafuse.hfuse.parts import Part, Shape, build_part, shared_conflicts
+from cudafuse.hfuse.parts import Part, Shape, build_part, label_conflicts, shared_conflicts
 from cudafuse.hfuse.remap import Names, helper_copies
 from cudafuse.ir.program import Function, TranslationUnit
 
@@ -114,7 +114,7 @@ def hfuse(u1: TranslationUnit, k1: Function, u2: TranslationUnit, k2: Function,
         k2 = u1.function(k2.name) or k2
     p1, d1 = build_part(1, u1, k1, opts.block1, opts.mode)
     p2, d2 = build_part(2, u2, k2, opts.block2, opts.mode)
-    diags = d1 + d2 + shared_conflicts(p1, p2, opts.mode)
+    diags = d1 + d2 + shared_conflicts(p1, p2, opts.mode) + label_conflicts(p1, p2)
     if not one_file:
         diags += clashes(u1, u2)
     total = p1.block.count + p2.block.count if opts.mode == "thread" else \

@@ -180,6 +180,25 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
     return part, diags
 
 
+def _labels(part: Part) -> dict[str, Span]:
+    assert part.fn.body is not None
+    out: dict[str, Span] = {}
+    for node in part.fn.body.walk():
+        if isinstance(node, n.OtherStmt) and node.kind == "LABEL_STMT":
+            m = re.match(r"\w+", part.unit.text(node.span))
+            if m:
+                out.setdefault(m.group(), node.span)
+    return out
+
+
+def label_conflicts(p1: Part, p2: Part) -> list[Diagnostic]:
+    """Both bodies end up in one function, where a label name can be defined only once."""
+    l1, l2 = _labels(p1), _labels(p2)
+    return [_diag(p2.unit, l2[name], f"label '{name}' is defined in both kernels, whose "
+                  "bodies share one function once fused; rename one")
+            for name in sorted(set(l1) & set(l2))]
+
+
 def shared_conflicts(p1: Part, p2: Part, mode: str) -> list[Diagnostic]:
     """In thread mode both parts run in one block at once: a file-scope __shared__ array
     they both use would be one array for both (helpers' own are copied per part)."""

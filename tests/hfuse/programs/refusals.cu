@@ -83,3 +83,12 @@ __global__ void return_then_helper_barrier(int *out, int n) {
   wait_all();
   out[i] = i;
 }
+
+// A label: fused with itself, the label would be defined twice in one function.
+__global__ void with_label(int *out, int n) {
+  int i = threadIdx.x;
+  if (i >= n) goto done;
+  out[i] = i;
+done:
+  out[0] += 0;
+}
