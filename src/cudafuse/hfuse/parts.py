@@ -7,6 +7,7 @@ never fused partly.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
@@ -122,6 +123,33 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
                 used_globals.setdefault(g.decl, g)
     copies = helpers_to_copy(unit, fn, mode)
     copied = {h.decl for h in copies.functions}
+    helper_barriers = _check_helpers(unit, helpers, copies, mode, used_globals, refuse)
+    _, bad = call_edits(unit, fn.body, {d: d for d in copied})
+    for span in bad:
+        refuse(span, "a call of a helper that needs the part's builtins or barrier is inside a "
+               "macro expansion and cannot be redirected to the part's copy")
+    returns = _early_returns(fn.body)
+    if mode == "thread" and returns and (barriers or helper_barriers):
+        first = (barriers or helper_barriers)[0]
+        refuse(returns[0].span, "it returns early and also waits at __syncthreads(); in the "
+               "fused kernel that barrier counts only this part's threads, and threads that "
+               "have exited never arrive at a counted barrier (bar.sync), so the part's other "
+               f"threads would wait forever (barrier at line {first.span.line}); "
+               "use --mode block, or make the threads skip work instead of returning")
+    dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
+    static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
+    part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
+                static_globals, copies, len(helper_barriers), tuple(returns), warp)
+    return part, diags
+
+
+def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copies, mode: str,
+                   used_globals: dict[str, GlobalVar],
+                   refuse: Callable[[Span, str], None]) -> list[n.Call]:
+    """Refuse what the kernel's helpers do that no copy can fix; note the file-scope shared
+    arrays they use (into used_globals). Returns their barriers (thread mode)."""
+    copied = {h.decl for h in copies.functions}
+    globals_by_decl = {g.decl: g for g in unit.globals}
     helper_barriers: list[n.Call] = []
     for h in helpers:
         assert h.body is not None
@@ -132,10 +160,10 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
                     else "defined in a header"
                 refuse(h.name_span, f"helper '{h.name}' {how} and is {kind}, so it cannot be "
                        "given a per-part copy")
-            calls, bad = call_edits(unit, h.body, {d: d for d in copied})
+            _, bad = call_edits(unit, h.body, {d: d for d in copied})
             for span in bad:
-                refuse(span, f"a call of '{h.name}''s callee inside a macro expansion cannot "
-                       "be redirected to the part's copy")
+                refuse(span, f"a call in helper '{h.name}' of a helper that needs a per-part "
+                       "copy is inside a macro expansion and cannot be redirected")
         for node in h.body.walk():
             why = ""
             if isinstance(node, n.Asm):
@@ -161,23 +189,7 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
                     used_globals.setdefault(g.decl, g)
             if why:
                 refuse(node.span, f"helper '{h.name}' (called from the kernel) uses {why}")
-    _, bad = call_edits(unit, fn.body, {d: d for d in copied})
-    for span in bad:
-        refuse(span, "a call of a helper that needs the part's builtins or barrier is inside a "
-               "macro expansion and cannot be redirected to the part's copy")
-    returns = _early_returns(fn.body)
-    if mode == "thread" and returns and (barriers or helper_barriers):
-        first = (barriers or helper_barriers)[0]
-        refuse(returns[0].span, "it returns early and also waits at __syncthreads(); in the "
-               "fused kernel that barrier counts only this part's threads, and threads that "
-               "have exited never arrive at a counted barrier (bar.sync), so the part's other "
-               f"threads would wait forever (barrier at line {first.span.line}); "
-               "use --mode block, or make the threads skip work instead of returning")
-    dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
-    static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
-    part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
-                static_globals, copies, len(helper_barriers), tuple(returns), warp)
-    return part, diags
+    return helper_barriers
 
 
 def _labels(part: Part) -> dict[str, Span]:
