@@ -63,6 +63,17 @@ def test_first_grid_larger_and_both_barriers_same_shared_names(tmp_path: Path) -
            "block_sum_static_reverse_static_hfused_launch")
 
 
+def test_return_after_the_last_barrier(tmp_path: Path) -> None:
+    # stencil_then_return's threads past n return after its only barrier: accepted in
+    # thread mode (every thread has passed every barrier by then).
+    out = fuse_pair(tmp_path / "f.cu", PAIRS, "stencil_then_return", "block_sum_static", "128",
+                    "256")
+    _check(out, [("stencil_then_return", (12,), (128,), 0,
+                  (np.zeros(N, np.int32), _ints(20), N)),
+                 ("block_sum_static", (6,), (256,), 0, (np.zeros(6, np.int32), _ints(21), N))],
+           "stencil_then_return_block_sum_static_hfused_launch")
+
+
 def test_dynamic_shared_both_parts(tmp_path: Path) -> None:
     # int and long long regions; smem1 is not a multiple of 16, so part 2's region must be
     # realigned, and the regions must not overlap.

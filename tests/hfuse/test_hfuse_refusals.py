@@ -18,9 +18,12 @@ def _line(pattern: str) -> int:
 
 CASES = [
     # (kernels, extra options, where (a line's text), what the message says)
-    ("plain,return_then_barrier", (), "if (i >= n) return;", "returns early and also waits"),
+    ("plain,return_then_barrier", (), "if (i >= n) return;",
+     "returns early and waits at __syncthreads() after"),
     ("return_then_helper_barrier,plain", (), "if (i >= 2 * n) return;",
-     "returns early and also waits"),
+     "returns early and waits at __syncthreads() after"),
+    ("plain,return_in_barrier_loop", (), "if (threadIdx.x + k * 64 >= n) return;",
+     "after that (line"),
     ("count_barrier,plain", (), "__syncthreads_count(i < n)", "__syncthreads_count"),
     ("plain,own_named_barrier", (), 'asm volatile("bar.sync 1, 64;")', "inline assembly"),
     ("template_helper,plain", (), "__device__ int lane_in(int base)",

@@ -129,18 +129,68 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
         refuse(span, "a call of a helper that needs the part's builtins or barrier is inside a "
                "macro expansion and cannot be redirected to the part's copy")
     returns = _early_returns(fn.body)
-    if mode == "thread" and returns and (barriers or helper_barriers):
-        first = (barriers or helper_barriers)[0]
-        refuse(returns[0].span, "it returns early and also waits at __syncthreads(); in the "
-               "fused kernel that barrier counts only this part's threads, and threads that "
-               "have exited never arrive at a counted barrier (bar.sync), so the part's other "
-               f"threads would wait forever (barrier at line {first.span.line}); "
-               "use --mode block, or make the threads skip work instead of returning")
+    if mode == "thread" and returns:
+        late = _barrier_after_return(unit, fn, returns, barriers, helper_barriers, helpers)
+        if late is not None:
+            refuse(returns[0].span, "it returns early and waits at __syncthreads() after that "
+                   f"(line {late.line}); in the fused kernel that barrier counts only this "
+                   "part's threads, and threads that have exited never arrive at a counted "
+                   "barrier (bar.sync), so the part's other threads would wait forever; use "
+                   "--mode block, or make the threads skip work instead of returning")
     dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
     static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
     part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
                 static_globals, copies, len(helper_barriers), tuple(returns), warp)
     return part, diags
+
+
+def _barrier_after_return(unit: TranslationUnit, fn: Function, returns: list[n.Return],
+                          barriers: list[n.Call], helper_barriers: list[n.Call],
+                          helpers: list[Function]) -> Span | None:
+    """A barrier that a thread of the part may reach after another thread returned.
+
+    In a kernel whose threads all pass the same barriers (what __syncthreads requires), a
+    thread that returns in a top-level statement after every statement holding a barrier has
+    already arrived at every barrier any other thread will wait at, so its exit cannot hold
+    a counted barrier up. Otherwise the first barrier at or after the first return is blamed.
+    """
+    assert fn.body is not None
+    waiting = {id(c) for c in helper_barriers}
+    holders = {h.decl for h in helpers if h.body is not None and
+               any(id(x) in waiting for x in h.body.walk())}
+    graph = CallGraph(unit)
+
+    def calls_holder(x: n.Node) -> bool:
+        target = graph.resolve(x) if isinstance(x, n.Call) else None
+        return target is not None and target.decl in holders
+
+    changed = True
+    while changed:  # helpers calling a helper that waits wait too
+        changed = False
+        for h in helpers:
+            if h.decl not in holders and h.body is not None and any(
+                    calls_holder(x) for x in h.body.walk()):
+                holders.add(h.decl)
+                changed = True
+    kernel_barriers = {id(c) for c in barriers}
+
+    def waits(stmt: n.Node) -> n.Node | None:
+        return next((x for x in stmt.walk() if id(x) in kernel_barriers or calls_holder(x)),
+                    None)
+
+    if any(isinstance(x, n.OtherStmt) and x.kind in ("GOTO_STMT", "INDIRECT_GOTO_STMT")
+           for x in fn.body.walk()):  # a goto may lead back to a barrier: no order to rely on
+        first = next((x for st in fn.body.body if (x := waits(st)) is not None), None)
+        if first is not None:
+            return first.span
+    ret_ids = {id(r) for r in returns}
+    first_return = next(i for i, st in enumerate(fn.body.body)
+                        if any(id(x) in ret_ids for x in st.walk()))
+    for st in fn.body.body[first_return:]:
+        hit = waits(st)
+        if hit is not None:
+            return hit.span
+    return None
 
 
 def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copies, mode: str,

@@ -142,3 +142,16 @@ __global__ void shift_file_scope_dynamic(float *out, const float *in, int n) {
   __syncthreads();
   if (i < n) out[i] = g_dyn[blockDim.x - 1 - threadIdx.x] * 0.5f;
 }
+
+// Returns only after its last barrier: every thread has passed all barriers by then, so
+// the return is fine even with counted barriers.
+__global__ void stencil_then_return(int *out, const int *in, int n) {
+  __shared__ int t[130];
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  t[threadIdx.x + 1] = g < n ? in[g] : 0;
+  if (threadIdx.x == 0) t[0] = g > 0 && g - 1 < n ? in[g - 1] : 0;
+  if (threadIdx.x == blockDim.x - 1) t[blockDim.x + 1] = g + 1 < n ? in[g + 1] : 0;
+  __syncthreads();
+  if (g >= n) return;
+  out[g] = t[threadIdx.x] + t[threadIdx.x + 1] + t[threadIdx.x + 2];
+}

@@ -92,3 +92,14 @@ __global__ void with_label(int *out, int n) {
 done:
   out[0] += 0;
 }
+
+// A return inside a loop whose next iteration waits at a barrier.
+__global__ void return_in_barrier_loop(int *out, int n) {
+  __shared__ int t[64];
+  for (int k = 0; k < 4; ++k) {
+    t[threadIdx.x] = k;
+    __syncthreads();
+    if (threadIdx.x + k * 64 >= n) return;
+  }
+  out[threadIdx.x] = t[0];
+}
