@@ -62,7 +62,10 @@ _TYPE = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+(\w+)\s*[{:]|"
 def _top_level_names(unit: TranslationUnit) -> dict[str, int]:
     """Names the file defines at namespace scope (functions, globals, types), with a line."""
     names: dict[str, int] = {}
-    for f in (*unit.functions, *unit.globals):
+    # Declarations alone (prototypes, extern variables) may repeat harmlessly.
+    defined = [*(f for f in unit.functions if f.body is not None),
+               *(g for g in unit.globals if not g.is_extern)]
+    for f in defined:
         if f.span.file == unit.path:
             names.setdefault(f.name, f.span.line)
     text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()),
