@@ -19,6 +19,9 @@ from cudafuse.ir.source import Span
 
 _REDUCING_BARRIERS = ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or")
 _PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
+# Cooperative groups read the hardware's thread and block ids and sync whole blocks.
+_COOPERATIVE = ("this_thread_block", "this_grid", "this_multi_grid", "tiled_partition",
+                "coalesced_threads", "this_cluster")
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,9 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
             elif callee in _REDUCING_BARRIERS and mode == "thread":
                 refuse(node.span, f"{callee} has no counted equivalent the emulator checks; "
                        "use --mode block, which keeps block-wide barriers")
+            elif callee in _COOPERATIVE:
+                refuse(node.span, f"cooperative groups ({callee}) see the fused block, not "
+                       "the part's")
             elif callee.startswith("__shfl") or callee in ("__ballot_sync", "__any_sync",
                                                              "__all_sync", "__syncwarp"):
                 warp += 1
@@ -218,6 +224,8 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
             why = ""
             if isinstance(node, n.Asm):
                 why = "inline assembly"
+            elif isinstance(node, n.Call) and node.callee.split("::")[-1] in _COOPERATIVE:
+                why = f"cooperative groups ({node.callee}), which see the fused block"
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] in \
                     _REDUCING_BARRIERS and mode == "thread":
                 why = f"{node.callee}, which has no counted equivalent (use --mode block)"

@@ -103,3 +103,14 @@ __global__ void return_in_barrier_loop(int *out, int n) {
   }
   out[threadIdx.x] = t[0];
 }
+
+// Cooperative groups (a stand-in for <cooperative_groups.h>, which the front end lacks).
+namespace cooperative_groups {
+struct thread_block { __device__ void sync(); };
+__device__ thread_block this_thread_block();
+}  // namespace cooperative_groups
+__global__ void uses_cooperative_groups(int *out) {
+  cooperative_groups::thread_block b = cooperative_groups::this_thread_block();
+  b.sync();
+  out[threadIdx.x] = 1;
+}
