@@ -136,6 +136,18 @@ def test_block_mode_keeps_syncthreads_with_early_return(tmp_path: Path, order: s
     _check(out, [first, second], f"{first[0]}_{second[0]}_hfused_launch")
 
 
+def test_block_mode_dynamic_shared_and_2d(tmp_path: Path) -> None:
+    # Both parts' dynamic regions start at 0 (a block runs one part); a 2D part's block is
+    # rebuilt from the linear id of a larger 1D block.
+    out = fuse_pair(tmp_path / "f.cu", PAIRS, "prefix_dynamic", "scale2d", "64", "32x4",
+                    "--mode", "block")
+    w, h = 70, 33
+    _check(out, [("prefix_dynamic", (24,), (64,), 64 * 8, (np.zeros(N, np.int64), _ints(22), N)),
+                 ("scale2d", (3, 9), (32, 4), 0,
+                  (np.zeros(w * h, np.int32), _ints(23, w * h), w, h))],
+           "prefix_dynamic_scale2d_hfused_launch")
+
+
 def test_two_files(tmp_path: Path) -> None:
     # One kernel per file, the same parameter names in both, a macro defined identically.
     (tmp_path / "a.cu").write_text(
