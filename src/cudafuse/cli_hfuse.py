@@ -15,12 +15,35 @@ from cudafuse.outputs import depfile_text, write_atomic
 
 
 def _regcap(text: str) -> int | None:
-    if text == "none":
+    if text in ("none", "auto"):
         return None
     if not text.isdigit() or not 16 <= int(text) <= 255:
-        raise error(f"--regcap must be 'none' or a register count in 16-255, not '{text}'",
-                    status=2)
+        raise error(f"--regcap must be 'none', 'auto' or a register count in 16-255, not "
+                    f"'{text}'", status=2)
     return int(text)
+
+
+def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tuple[int, int],
+                 parse_opts: ParseOptions) -> tuple[int | None, str]:
+    """HFuse's register bound from the originals' ptxas figures, and how it was found."""
+    from cudafuse.hfuse.regbound import SMS, ptxas_resources, register_bound
+
+    if parse_opts.arch not in SMS:
+        raise error(f"--regcap auto knows {', '.join(SMS)}, not '{parse_opts.arch}'",
+                    status=2)
+    found = {}
+    for f in dict.fromkeys(files):
+        found.update(ptxas_resources(f, parse_opts.arch, parse_opts.include_dirs,
+                                     parse_opts.defines))
+    missing = [k for k in kernels if k not in found]
+    if missing:
+        raise error(f"--regcap auto: ptxas reported no registers for {', '.join(missing)}",
+                    files[0])
+    r1, r2 = found[kernels[0]], found[kernels[1]]
+    cap = register_bound(r1, threads[0], r2, threads[1], sum(threads), SMS[parse_opts.arch])
+    how = (f"auto from ptxas: {kernels[0]} {r1.registers} registers, {kernels[1]} "
+           f"{r2.registers} registers")
+    return cap, how
 
 
 @main.command()
@@ -37,8 +60,9 @@ def _regcap(text: str) -> int | None:
 @click.option("--mode", type=click.Choice(["thread", "block"]), default="thread",
               show_default=True, help="thread: each block runs both kernels in two thread "
               "ranges (HFuse); block: the first grid's blocks run kernel 1, the rest kernel 2.")
-@click.option("--regcap", default="none", show_default=True, metavar="N|none",
-              help="Cap the fused kernel's registers per thread (__maxnreg__).")
+@click.option("--regcap", default="none", show_default=True, metavar="N|none|auto",
+              help="Cap the fused kernel's registers per thread (__maxnreg__); auto: HFuse's "
+                   "bound from the kernels' ptxas register counts (thread mode, needs nvcc).")
 @click.option("--name", default="", help="The fused kernel's name (default <k1>_<k2>_hfused).")
 @click.option("--explain", is_flag=True, help="Describe the fused kernel on standard error.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
@@ -84,12 +108,21 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str,
         except ValueError:
             raise error(f"{opt} takes a block shape X, XxY or XxYxZ, not '{text}'",
                         status=2) from None
-    opts = HFuseOptions(shapes[0], shapes[1], mode, _regcap(regcap), name)
+    cap = _regcap(regcap)
+    if regcap == "auto" and mode != "thread":
+        raise error("--regcap auto is HFuse's bound for the thread split; give a number in "
+                    "block mode", status=2)
     results = [parse_file(f, parse_opts) for f in dict.fromkeys(files)]
     for r in results:
         print_diagnostics(r.diagnostics)
     u1, u2 = results[0].unit, results[-1].unit
-    res = run_hfuse(u1, find_kernel(u1, names[0]), u2, find_kernel(u2, names[1]), opts)
+    k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
+    how = ""
+    if regcap == "auto":
+        cap, how = _auto_regcap(files, (k1.name, k2.name), (shapes[0].count, shapes[1].count),
+                                parse_opts)
+    opts = HFuseOptions(shapes[0], shapes[1], mode, cap, name, how)
+    res = run_hfuse(u1, k1, u2, k2, opts)
     if explain:
         click.echo("\n".join(res.explain), err=True)
     if output == "-":

@@ -20,6 +20,7 @@ class HFuseOptions:
     mode: str = "thread"  # thread | block
     regcap: int | None = None
     name: str = ""  # default <k1>_<k2>_hfused
+    regcap_how: str = ""  # how --regcap auto chose the cap (for the header and report)
 
 
 @dataclass
@@ -158,15 +159,18 @@ def _header(p1: Part, p2: Part, opts: HFuseOptions, one_file: bool) -> str:
     src = os.path.basename(p1.unit.path) if one_file else \
         f"{os.path.basename(p1.unit.path)} and {os.path.basename(p2.unit.path)}"
     regcap = str(opts.regcap) if opts.regcap else "none"
+    if opts.regcap_how:
+        regcap += f" ({opts.regcap_how})"
     return (f"// Horizontally fused by cudafuse hfuse from {src}: kernels '{p1.fn.name}' "
             f"(block {p1.block}) and '{p2.fn.name}' (block {p2.block}),\n"
             f"// mode {opts.mode}, split {p1.block.count}+{p2.block.count} threads, "
-            f"regcap {regcap}. The inputs follow unchanged; the fused kernel and its\n"
-            "// launcher are at the end.\n")
+            f"regcap {regcap}.\n"
+            "// The inputs follow unchanged; the fused kernel and its launcher are at the end.\n")
 
 
 def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str]:
-    out = [f"{name}: mode {opts.mode}, regcap {opts.regcap or 'none'}"]
+    how = f" ({opts.regcap_how})" if opts.regcap_how else ""
+    out = [f"{name}: mode {opts.mode}, regcap {opts.regcap or 'none'}{how}"]
     start = 0
     for p in (p1, p2):
         n = p.block.count
@@ -205,6 +209,7 @@ def report_dict(res: HFuseResult) -> dict[str, object]:
         "launcher": f"{res.name}_launch",
         "mode": res.options.mode,
         "regcap": res.options.regcap,
+        "regcap_how": res.options.regcap_how or None,
         "threads_per_block": (p1.block.count + p2.block.count if res.options.mode == "thread"
                               else max(p1.block.count, p2.block.count)),
         "parts": [{

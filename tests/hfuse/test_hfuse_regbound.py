@@ -1,0 +1,56 @@
+"""HFuse's register bound (--regcap auto): the formula, ptxas parsing, and end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hfuse_helpers import PROGRAMS, hfuse
+
+from cudafuse.hfuse.regbound import SMS, Resources, kernel_name, parse_ptxas, register_bound
+
+PTXAS = """\
+ptxas info    : Compiling entry function '_Z6sum_sqPiPKii' for 'sm_90'
+ptxas info    : Function properties for _Z6sum_sqPiPKii
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 14 registers, used 1 barriers, 128 bytes smem
+ptxas info    : Compiling entry function '_ZN2ns4gainEPfi' for 'sm_90'
+ptxas info    : Used 40 registers
+ptxas info    : Compiling entry function 'plain_c' for 'sm_90'
+ptxas info    : Used 8 registers, 4096 bytes smem
+"""
+
+
+def test_parse_ptxas() -> None:
+    assert parse_ptxas(PTXAS) == {"sum_sq": Resources(14, 128), "gain": Resources(40, 0),
+                                  "plain_c": Resources(8, 4096)}
+    assert kernel_name("_ZN2ns4gainEPfi") == "gain"
+
+
+def test_bound_follows_the_paper() -> None:
+    sm = SMS["sm_90"]
+    # b1 = 65536 / (128 * 14) = 36, b2 = 65536 / (64 * 14) = 73, threads: 2048 / 192 = 10,
+    # shared: 233472 / 256 = 912 -> b0 = 10; r0 = 65536 / (10 * 192) = 34 -> 32 (granule 8).
+    assert register_bound(Resources(14, 128), 128, Resources(14, 128), 64, 192, sm) == 32
+    # Register-limited originals: b1 = 65536 / (256 * 64) = 4 -> r0 = 65536 / (4 * 512) = 32.
+    assert register_bound(Resources(64, 0), 256, Resources(20, 0), 256, 512, sm) == 32
+    # Shared-memory-limited: 233472 / (2 * 60000) = 1 block -> 65536 / 1024 = 64.
+    assert register_bound(Resources(20, 60000), 512, Resources(20, 60000), 512, 1024, sm) == 64
+
+
+def test_auto_needs_thread_mode(tmp_path: Path) -> None:
+    res = hfuse(str(PROGRAMS / "pairs.cu"), "--kernels", "saxpy,histogram", "--block1", "64",
+                "--block2", "64", "--mode", "block", "--regcap", "auto", "-o",
+                str(tmp_path / "o.cu"))
+    assert res.exit_code == 2 and "thread split" in res.output
+
+
+@pytest.mark.nvcc
+def test_auto_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "o.cu"
+    res = hfuse(str(PROGRAMS / "pairs.cu"), "--kernels", "sum_abs,sum_sq", "--block1", "128",
+                "--block2", "64", "--regcap", "auto", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert "regcap 32 (auto from ptxas: sum_abs " in text
+    assert "__global__ void __maxnreg__(32) sum_abs_sum_sq_hfused(" in text
