@@ -34,3 +34,20 @@ def test_histogram_emu():
     lib.call("histogram_run", data, hist, n, nbins)
     ref = np.bincount(data % nbins, minlength=nbins).astype(np.uint32)
     np.testing.assert_array_equal(hist, ref)
+
+
+def test_sha256_emu():
+    import hashlib
+
+    rng = np.random.default_rng(1)
+    n = 200  # not a multiple of the block: tail threads exit
+    msgs = rng.integers(0, 2**32, n * 16, dtype=np.uint64).astype(np.uint32)
+    digests = np.zeros(n * 8, np.uint32)
+    lib = load(SAMPLES / "sha256.cu", backend="emu")
+    lib.call("sha256_run", msgs, digests, n)
+    # message words are big-endian 32-bit words of the 64-byte message
+    raw = msgs.astype(">u4").tobytes()
+    for i in range(n):
+        ref = hashlib.sha256(raw[64 * i : 64 * i + 64]).digest()
+        got = digests[8 * i : 8 * i + 8].astype(">u4").tobytes()
+        assert got == ref, i
