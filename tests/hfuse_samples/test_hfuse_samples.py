@@ -51,3 +51,15 @@ def test_sha256_emu():
         ref = hashlib.sha256(raw[64 * i : 64 * i + 64]).digest()
         got = digests[8 * i : 8 * i + 8].astype(">u4").tobytes()
         assert got == ref, i
+
+
+def test_maxpool2d_emu():
+    rng = np.random.default_rng(2)
+    nc, h, w, k, s = 3, 17, 20, 3, 2
+    x = rng.standard_normal((nc, h, w)).astype(np.float32)
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    out = np.zeros(nc * oh * ow, np.float32)
+    lib = load(SAMPLES / "maxpool2d.cu", backend="emu")
+    lib.call("maxpool2d_run", x.ravel(), out, nc, h, w, k, s)
+    win = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(1, 2))[:, ::s, ::s]
+    np.testing.assert_array_equal(out.reshape(nc, oh, ow), win.max(axis=(-1, -2)))
