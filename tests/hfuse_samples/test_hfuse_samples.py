@@ -63,3 +63,16 @@ def test_maxpool2d_emu():
     lib.call("maxpool2d_run", x.ravel(), out, nc, h, w, k, s)
     win = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(1, 2))[:, ::s, ::s]
     np.testing.assert_array_equal(out.reshape(nc, oh, ow), win.max(axis=(-1, -2)))
+
+
+def test_batchnorm_stats_emu():
+    rng = np.random.default_rng(3)
+    n, c, hw = 3, 4, 50
+    x = rng.standard_normal((n, c, hw)).astype(np.float32) + 2.0
+    mean = np.zeros(c, np.float32)
+    var = np.zeros(c, np.float32)
+    lib = load(SAMPLES / "batchnorm_stats.cu", backend="emu")
+    lib.call("batchnorm_stats_run", x.ravel(), mean, var, n, c, hw)
+    xd = x.astype(np.float64)
+    np.testing.assert_allclose(mean, xd.mean(axis=(0, 2)), rtol=1e-6)
+    np.testing.assert_allclose(var, xd.var(axis=(0, 2)), rtol=1e-5)
