@@ -76,3 +76,26 @@ def test_batchnorm_stats_emu():
     xd = x.astype(np.float64)
     np.testing.assert_allclose(mean, xd.mean(axis=(0, 2)), rtol=1e-6)
     np.testing.assert_allclose(var, xd.var(axis=(0, 2)), rtol=1e-5)
+
+
+def _fnv(a, b):
+    return ((a * np.uint32(0x01000193)) ^ b).astype(np.uint32)
+
+
+def test_ethash_like_emu():
+    rng = np.random.default_rng(4)
+    dag_words, n, seed = 10007, 300, 0x1234567
+    dag = rng.integers(0, 2**32, dag_words, dtype=np.uint64).astype(np.uint32)
+    out = np.zeros(n, np.uint32)
+    lib = load(SAMPLES / "ethash_like.cu", backend="emu")
+    lib.call("ethash_like_run", dag, dag_words, out, n, seed)
+    t = np.arange(n, dtype=np.uint32)
+    s = _fnv(np.full(n, seed, np.uint32), t)
+    mix = np.stack([_fnv(s, np.uint32(j)) for j in range(16)])
+    for i in range(64):
+        idx = _fnv(np.uint32(i) ^ s, mix[i & 15]) % np.uint32(dag_words)
+        mix[i & 15] = _fnv(mix[i & 15], dag[idx])
+    h = mix[0]
+    for j in range(1, 16):
+        h = _fnv(h, mix[j])
+    np.testing.assert_array_equal(out, h)
