@@ -95,7 +95,9 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str,
                         "inputs", output, status=2)
     names: list[str | None] = [None, None]
     if kernels is not None:
-        parts = kernels.split(",")
+        from cudafuse.hfuse.templates import split_top
+
+        parts = split_top(kernels)
         if len(parts) != 2 or not all(p.strip() for p in parts):
             raise error(f"--kernels takes two kernel names, A,B, not '{kernels}'", status=2)
         names = [p.strip() for p in parts]
@@ -119,7 +121,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str,
     k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
     how = ""
     if regcap == "auto":
-        cap, how = _auto_regcap(files, (k1.name, k2.name), (shapes[0].count, shapes[1].count),
+        cap, how = _auto_regcap(files, (k1.fn.name, k2.fn.name), (shapes[0].count, shapes[1].count),
                                 parse_opts)
     opts = HFuseOptions(shapes[0], shapes[1], mode, cap, name, how)
     res = run_hfuse(u1, k1, u2, k2, opts)

@@ -69,7 +69,8 @@ def test_functions_and_templates(unit: TranslationUnit) -> None:
     fns = {f.name: f for f in unit.functions}
     assert list(fns) == ["k", "plain", "host"]
     assert fns["k"].is_kernel and fns["k"].is_template
-    assert fns["k"].template_params == ("T", "R")
+    assert [(t.name, t.kind, t.type) for t in fns["k"].template_params] == [
+        ("T", "type", ""), ("R", "value", "int")]
     assert [p.name for p in fns["k"].params] == ["p", "n"]
     assert fns["k"].params[0].is_pointer and fns["k"].params[0].pointee == "T"
     assert fns["host"].space == "host" and not fns["plain"].is_template

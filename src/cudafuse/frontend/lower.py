@@ -8,7 +8,7 @@ import clang.cindex as ci
 
 from cudafuse.frontend.clang_api import Locations, binary_op, evaluate, unary_op
 from cudafuse.ir import nodes as n
-from cudafuse.ir.program import Function, GlobalVar, Param
+from cudafuse.ir.program import Function, GlobalVar, Param, TemplateParam
 from cudafuse.ir.source import SourceFile, Span
 
 K = ci.CursorKind
@@ -341,8 +341,9 @@ class Lowerer:
         sp, nsp = self.span(c), self.name_span(c)
         head = self.source.data[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
         bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", head)
-        tparams = tuple(k.spelling for k in c.get_children() if k.kind in (
-            K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER))
+        tparams = tuple(self.template_param(k) for k in c.get_children() if k.kind in (
+            K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER,
+            K.TEMPLATE_TEMPLATE_PARAMETER))
         parent = c.lexical_parent
         extern_c = (parent is not None and parent.kind == K.LINKAGE_SPEC) or \
             bool(re.match(r'\s*extern\s+"C"', head))
@@ -351,6 +352,16 @@ class Lowerer:
             self.span(body_cursor) if body_cursor is not None else Span("", 0, 0),
             c.kind == K.FUNCTION_TEMPLATE, tparams, extern_c,
             bounds.group(1).strip() if bounds else "", head, self.decl(c), _class_of(c))
+
+    def template_param(self, c: ci.Cursor) -> TemplateParam:
+        kind = {K.TEMPLATE_TYPE_PARAMETER: "type", K.TEMPLATE_NON_TYPE_PARAMETER: "value"}.get(
+            c.kind, "template")
+        sp = self.span(c)
+        text = self.source.data[sp.start:sp.end].decode("utf-8", "replace") \
+            if sp.file == self.source.path else ""
+        default = text.partition("=")[2].strip() if "=" in text else ""
+        return TemplateParam(c.spelling, kind, c.type.spelling if kind == "value" else "",
+                             default)
 
     def param(self, c: ci.Cursor) -> Param:
         t = c.type

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from cudafuse.hfuse.parts import Part
 from cudafuse.hfuse.remap import Names, part_scope
+from cudafuse.hfuse.templates import substitute
 
 BAR_SYNC_DEFINITION = """\
 #ifndef CUDAFUSE_BAR_SYNC
@@ -48,10 +49,12 @@ def _param_text(part: Part, names: Names) -> list[str]:
         text = unit.text(prm.span) if prm.span.file == unit.path else ""
         pos = text.rfind(prm.name) if prm.name else -1
         if pos >= 0 and text[pos:].strip() == prm.name:
-            out.append(text[:pos] + new)
+            decl = text[:pos]
         else:
-            t = prm.type
-            out.append(f"{t}{new}" if t.endswith("*") else f"{t} {new}")
+            decl = prm.type if prm.type.endswith("*") else prm.type + " "
+        # A template kernel's parameter types name its template parameters: use the
+        # namespace-scope aliases of the part's arguments.
+        out.append(substitute(decl, part.bindings, names.prefix, part.index) + new)
     return out
 
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.diagnostics import Diagnostic, Severity
 from cudafuse.hfuse.helpers import Copies, call_edits, helpers_to_copy
+from cudafuse.hfuse.templates import KernelRef
 from cudafuse.ir import nodes as n
-from cudafuse.ir.program import Function, GlobalVar, TranslationUnit
+from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationUnit
 from cudafuse.ir.source import Span
 
 _REDUCING_BARRIERS = ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or")
@@ -66,6 +67,11 @@ class Part:
     helper_barriers: int  # __syncthreads() calls in those helpers (thread mode)
     returns: tuple[n.Return, ...]  # returns before the end of the kernel body
     warp_ops: int
+    bindings: tuple[tuple[TemplateParam, str], ...] = ()  # template arguments, if a template
+
+    @property
+    def display(self) -> str:
+        return KernelRef(self.fn, self.bindings).display
 
 
 def _diag(unit: TranslationUnit, span: Span, msg: str, sev: Severity = Severity.ERROR
@@ -79,18 +85,17 @@ def _early_returns(body: n.Compound) -> list[n.Return]:
     return [s for s in body.walk() if isinstance(s, n.Return) and s is not last]
 
 
-def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
+def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                mode: str) -> tuple[Part, list[Diagnostic]]:
-    """The part for kernel `fn` and every reason it cannot be fused in `mode`."""
+    """The part for kernel `ref` and every reason it cannot be fused in `mode`."""
+    fn = ref.fn
     assert fn.body is not None
     diags: list[Diagnostic] = []
-    name = fn.name
+    name = ref.display
 
     def refuse(span: Span, why: str) -> None:
         diags.append(_diag(unit, span, f"kernel '{name}' cannot be fused horizontally: {why}"))
 
-    if fn.is_template:
-        refuse(fn.name_span, "template kernels are not supported")
     if block.count % 32:
         refuse(fn.name_span, f"its block of {block.count} threads ({block}) is not a multiple "
                "of 32: warps would straddle the two parts and counted barriers need whole warps")
@@ -146,7 +151,8 @@ def build_part(index: int, unit: TranslationUnit, fn: Function, block: Shape,
     dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
     static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
     part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
-                static_globals, copies, len(helper_barriers), tuple(returns), warp)
+                static_globals, copies, len(helper_barriers), tuple(returns), warp,
+                ref.bindings)
     return part, diags
 
 
@@ -278,7 +284,7 @@ def shared_conflicts(p1: Part, p2: Part, mode: str) -> list[Diagnostic]:
     both = {g.decl for g in p1.shared_globals} & {g.decl for g in p2.shared_globals}
     for g in p1.shared_globals:
         if g.decl in both:
-            out.append(_diag(p1.unit, g.span, f"kernels '{p1.fn.name}' and '{p2.fn.name}' "
+            out.append(_diag(p1.unit, g.span, f"kernels '{p1.display}' and '{p2.display}' "
                              f"both use the file-scope __shared__ array '{g.name}'; in one "
                              "block they would share it (use --mode block)"))
     return out

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.hfuse.helpers import call_edits, copy_name, copy_text
 from cudafuse.hfuse.parts import Part, Shape
+from cudafuse.hfuse.templates import scope_lines
 from cudafuse.ir.source import SourceFile
 
 
@@ -91,6 +92,7 @@ def part_scope(part: Part, names: Names, mode: str, thread_offset: int, block_of
     tid = names.tid if not thread_offset else f"{names.tid} - {thread_offset}u"
     bid = names.bid if block_offset == "0" else f"{names.bid} - {block_offset}"
     lines = [
+        *scope_lines(part.bindings, p, i),
         f"const unsigned {t} = {tid};",
         f"const unsigned {b} = {bid};",
         f"{keep}const uint3 threadIdx = {_split(t, part.block)};",
@@ -107,7 +109,7 @@ def part_scope(part: Part, names: Names, mode: str, thread_offset: int, block_of
         lines.append(f"{keep}{dyn_pointer(g.type, g.name, base)};")
     body = _edited_body(part, names, mode, base)
     head = "".join(f"{indent}  {line}\n" for line in lines)
-    return (f"{indent}{{  // part {i}: kernel '{fn.name}' ({unit.path}:{fn.span.line})\n"
+    return (f"{indent}{{  // part {i}: kernel '{part.display}' ({unit.path}:{fn.span.line})\n"
             f"{head}{indent}  {body}\n{indent}}}\n")
 
 
@@ -138,6 +140,6 @@ def helper_copies(part: Part, names: Names, mode: str) -> str:
         else ""
     out = []
     for h, why in zip(part.copies.functions, part.copies.reasons, strict=True):
-        out.append(f"// '{h.name}' for part {part.index} ('{part.fn.name}'): it {why}\n" +
+        out.append(f"// '{h.name}' for part {part.index} ('{part.display}'): it {why}\n" +
                    copy_text(part.unit, h, copies[h.decl], copies, barrier) + "\n")
     return "\n".join(out)

@@ -22,6 +22,17 @@ class Param:
 
 
 @dataclass(frozen=True)
+class TemplateParam:
+    """A template parameter of a function template: kind is 'type', 'value' (a non-type
+    parameter, with its type) or 'template'; default is its default argument's text."""
+
+    name: str
+    kind: str
+    type: str = ""
+    default: str = ""
+
+
+@dataclass(frozen=True)
 class Function:
     """A function definition (or declaration: body None).
 
@@ -37,7 +48,7 @@ class Function:
     name_span: Span = NO_SPAN
     body_span: Span = NO_SPAN
     is_template: bool = False
-    template_params: tuple[str, ...] = ()
+    template_params: tuple[TemplateParam, ...] = ()
     extern_c: bool = False
     launch_bounds: str = ""  # the text inside __launch_bounds__( ), empty if none
     attributes_text: str = ""  # text between the start of the declaration and the name

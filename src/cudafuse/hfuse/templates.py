@@ -1,0 +1,148 @@
+"""Kernels named with template arguments (`scale<float, 4>`) and how a part binds them.
+
+The fused kernel is an ordinary function, so a template kernel's parameters are bound to the
+arguments the user names: at namespace scope, each parameter gets a generated alias
+(`using cf_p1_T = float;`, `constexpr int cf_p1_R = 4;`) that the fused kernel's and the
+launcher's parameter declarations use in its place; inside the part's scope the original
+names are declared again (`using T = cf_p1_T;`), so the kernel's body is copied unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cudafuse.diagnostics import error
+from cudafuse.ir.program import Function, TemplateParam
+
+_OPEN, _CLOSE = "<([{", ">)]}"
+
+
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """`text` split at `sep` characters outside <>, (), [] and {}."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth = max(depth - 1, 0)
+        elif ch == sep and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch in _OPEN) - (ch in _CLOSE)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def parse_kernel_ref(text: str) -> tuple[str, list[str] | None]:
+    """'name' -> ('name', None); 'name<float, 4>' -> ('name', ['float', '4'])."""
+    text = text.strip()
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:<(.*)>)?", text, re.S)
+    if m is None or not _balanced(m.group(2) or ""):
+        raise error(f"'{text}' is not a kernel name (NAME or NAME<ARGS>)", status=2)
+    if m.group(2) is None:
+        return m.group(1), None
+    args = [a.strip() for a in split_top(m.group(2))]
+    if args == [""]:
+        args = []
+    if any(not a for a in args):
+        raise error(f"'{text}': an empty template argument", status=2)
+    return m.group(1), args
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    """A kernel chosen for fusion, with its template parameters bound to argument texts."""
+
+    fn: Function
+    bindings: tuple[tuple[TemplateParam, str], ...] = ()
+
+    @property
+    def display(self) -> str:
+        if not self.fn.is_template:
+            return self.fn.name
+        # A default naming an earlier parameter is shown with that parameter's argument.
+        shown: list[str] = []
+        for _, arg in self.bindings:
+            for (p, _), earlier in zip(self.bindings, shown, strict=False):
+                arg = re.sub(rf"(?<![\w.:])\b{re.escape(p.name)}\b", earlier, arg)
+            shown.append(arg)
+        return f"{self.fn.name}<{', '.join(shown)}>"
+
+
+def bind(fn: Function, args: list[str] | None, path: str) -> KernelRef:
+    """Bind `fn`'s template parameters to `args` (defaults fill the tail)."""
+    params = fn.template_params
+    if not fn.is_template:
+        if args is not None:
+            raise error(f"kernel '{fn.name}' is not a template; name it without <...>", path,
+                        status=2)
+        return KernelRef(fn)
+    wanted = ", ".join(p.name for p in params)
+    if args is None:
+        raise error(f"kernel '{fn.name}' is a template: name its arguments, e.g. "
+                    f"--kernels '{fn.name}<...>' for <{wanted}>", path, status=2)
+    if len(args) > len(params):
+        raise error(f"kernel '{fn.name}' takes {len(params)} template argument(s) "
+                    f"<{wanted}>, not {len(args)}", path, status=2)
+    bound = list(args)
+    for p in params[len(args):]:
+        if not p.default:
+            raise error(f"kernel '{fn.name}': no argument for template parameter '{p.name}' "
+                        f"(it takes <{wanted}>)", path, status=2)
+        bound.append(p.default)
+    bad = next((p for p in params if p.kind == "template"), None)
+    if bad is not None:
+        raise error(f"kernel '{fn.name}': template template parameter '{bad.name}' is not "
+                    "supported", path, status=2)
+    return KernelRef(fn, tuple(zip(params, bound, strict=True)))
+
+
+def alias_name(prefix: str, part: int, param: str) -> str:
+    return f"{prefix}_tp{part}_{param}"
+
+
+def substitute(text: str, bindings: tuple[tuple[TemplateParam, str], ...], prefix: str,
+               part: int) -> str:
+    """`text` (a declaration written in the template's scope) with each template parameter
+    replaced by its namespace-scope alias."""
+    if not bindings:
+        return text
+    names = "|".join(re.escape(p.name) for p, _ in bindings)
+    return re.sub(rf"(?<![\w.:])(?<!->)\b({names})\b",
+                  lambda m: alias_name(prefix, part, m.group(1)), text)
+
+
+def namespace_aliases(bindings: tuple[tuple[TemplateParam, str], ...], prefix: str,
+                      part: int) -> str:
+    """The aliases of a part's template parameters, at namespace scope (in order: a later
+    parameter's type or default may name an earlier one)."""
+    lines = []
+    for p, arg in bindings:
+        new = alias_name(prefix, part, p.name)
+        arg = substitute(arg, bindings, prefix, part)
+        if p.kind == "type":
+            lines.append(f"using {new} = {arg};")
+        else:
+            lines.append(f"constexpr {substitute(p.type, bindings, prefix, part)} {new} = "
+                         f"{arg};")
+    return "".join(line + "\n" for line in lines)
+
+
+def scope_lines(bindings: tuple[tuple[TemplateParam, str], ...], prefix: str,
+                part: int) -> list[str]:
+    """Declarations that give the part's body its template parameters' names back."""
+    out = []
+    for p, _ in bindings:
+        new = alias_name(prefix, part, p.name)
+        out.append(f"using {p.name} = {new};" if p.kind == "type" else
+                   f"[[maybe_unused]] constexpr decltype({new}) {p.name} = {new};")
+    return out
