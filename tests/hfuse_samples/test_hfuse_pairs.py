@@ -5,7 +5,6 @@ that waits for the wrong threads) runs under the `slow` marker."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from click.testing import CliRunner
 
 from cudafuse.cli import main
 from cudafuse.runtime import load
-from cudafuse.runtime.spec import Spec, evaluate, load_spec
+from cudafuse.runtime.spec import Spec, evaluate, load_spec, tomllib
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "hfuse"
 RAW = tomllib.loads((SAMPLES / "pairs.toml").read_text())
