@@ -52,11 +52,11 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
               help="The .cu file to write ('-' for standard output).")
 @click.option("--kernels", metavar="A,B", help="The two kernels to fuse (needed when a file "
               "has more than one kernel; with one FILE, both come from it).")
-@click.option("--block1", required=True, metavar="X[xY[xZ]]",
+@click.option("--block1", metavar="X[xY[xZ]]",
               help="Block shape of the first kernel in the fused block (its thread count "
-                   "must be a multiple of 32).")
-@click.option("--block2", required=True, metavar="X[xY[xZ]]",
-              help="Block shape of the second kernel.")
+                   "must be a multiple of 32); default: its __launch_bounds__ (1D kernels).")
+@click.option("--block2", metavar="X[xY[xZ]]",
+              help="Block shape of the second kernel; default as for --block1.")
 @click.option("--mode", type=click.Choice(["thread", "block"]), default="thread",
               show_default=True, help="thread: each block runs both kernels in two thread "
               "ranges (HFuse); block: the first grid's blocks run kernel 1, the rest kernel 2.")
@@ -72,7 +72,8 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
 @click.option("-MF", "depfile", type=click.Path(dir_okay=False), help="The depfile's path.")
 @parse_options
 @guarded
-def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str, block2: str,
+def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str | None,
+          block2: str | None,
           mode: str, regcap: str, name: str, explain: bool, report_path: str | None,
           make_deps: bool, depfile: str | None, parse_opts: ParseOptions) -> None:
     """Fuse two independent kernels horizontally into one kernel and a host launcher.
@@ -82,6 +83,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str,
     `void <k1>_<k2>_hfused_launch(<k1 params>, <k2 params>, dim3 grid1, dim3 grid2,
     size_t smem1, size_t smem2, cudaStream_t stream)`.
     """
+    from cudafuse.hfuse.blocksize import default_block
     from cudafuse.hfuse.driver import HFuseOptions, find_kernel, report_dict
     from cudafuse.hfuse.driver import hfuse as run_hfuse
     from cudafuse.hfuse.parts import Shape
@@ -103,10 +105,10 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str,
         names = [p.strip() for p in parts]
     elif len(files) == 1:
         raise error("with one input file, name the two kernels with --kernels A,B", status=2)
-    shapes = []
+    given: list[Shape | None] = []
     for opt, text in (("--block1", block1), ("--block2", block2)):
         try:
-            shapes.append(Shape.parse(text))
+            given.append(Shape.parse(text) if text is not None else None)
         except ValueError:
             raise error(f"{opt} takes a block shape X, XxY or XxYxZ, not '{text}'",
                         status=2) from None
@@ -119,11 +121,20 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str,
         print_diagnostics(r.diagnostics)
     u1, u2 = results[0].unit, results[-1].unit
     k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
+    shapes, sources = [], []
+    for i, (unit, ref, shape) in enumerate(((u1, k1, given[0]), (u2, k2, given[1])), 1):
+        if shape is None:
+            threads, source = default_block(unit, ref, f"--block{i}")
+            shape = Shape(threads)
+        else:
+            source = f"--block{i}"
+        shapes.append(shape)
+        sources.append(source)
     how = ""
     if regcap == "auto":
         cap, how = _auto_regcap(files, (k1.fn.name, k2.fn.name), (shapes[0].count, shapes[1].count),
                                 parse_opts)
-    opts = HFuseOptions(shapes[0], shapes[1], mode, cap, name, how)
+    opts = HFuseOptions(shapes[0], shapes[1], mode, cap, name, how, (sources[0], sources[1]))
     res = run_hfuse(u1, k1, u2, k2, opts)
     if explain:
         click.echo("\n".join(res.explain), err=True)

@@ -22,6 +22,7 @@ class HFuseOptions:
     regcap: int | None = None
     name: str = ""  # default <k1>_<k2>_hfused
     regcap_how: str = ""  # how --regcap auto chose the cap (for the header and report)
+    block_sources: tuple[str, str] = ("--block1", "--block2")  # where each shape came from
 
 
 @dataclass
@@ -122,8 +123,8 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
         if same is not None and same is not k2.fn:
             k2 = KernelRef(same, tuple((p, a) for (_, a), p in
                                        zip(k2.bindings, same.template_params, strict=True)))
-    p1, d1 = build_part(1, u1, k1, opts.block1, opts.mode)
-    p2, d2 = build_part(2, u2, k2, opts.block2, opts.mode)
+    p1, d1 = build_part(1, u1, k1, opts.block1, opts.mode, opts.block_sources[0])
+    p2, d2 = build_part(2, u2, k2, opts.block2, opts.mode, opts.block_sources[1])
     diags = d1 + d2 + shared_conflicts(p1, p2, opts.mode) + label_conflicts(p1, p2)
     if not one_file:
         diags += clashes(u1, u2)
@@ -208,6 +209,11 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
             extra.append(f"{p.warp_ops} warp collective(s) on whole warps of the part")
         if extra:
             out.append("    " + "; ".join(extra))
+        out.append(f"    block {p.block} from {p.block_source}; " + (
+            "its results may depend on the block size, so it keeps it: " +
+            "; ".join(p.block_dependence) if p.block_dependence else
+            "no dependence on the block size found (it reads blockDim): the size may be "
+            "tuned"))
     return out
 
 
@@ -225,6 +231,9 @@ def report_dict(res: HFuseResult) -> dict[str, object]:
             "kernel": p.fn.name, "template_arguments": [a for _, a in p.bindings] or None,
             "file": p.unit.path, "line": p.fn.span.line,
             "block": [p.block.x, p.block.y, p.block.z], "threads": p.block.count,
+            "block_from": p.block_source,
+            "block_size_tunable": not p.block_dependence,
+            "block_size_dependence": list(p.block_dependence),
             "barriers": len(p.barriers) + p.helper_barriers,
             "barrier": ({"id": p.index, "count": p.block.count}
                         if res.options.mode == "thread" and (p.barriers or p.helper_barriers)

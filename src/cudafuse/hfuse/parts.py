@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.diagnostics import Diagnostic, Severity
+from cudafuse.hfuse.blocksize import block_dependence
 from cudafuse.hfuse.helpers import Copies, call_edits, helpers_to_copy
 from cudafuse.hfuse.templates import KernelRef
 from cudafuse.ir import nodes as n
@@ -68,6 +69,9 @@ class Part:
     returns: tuple[n.Return, ...]  # returns before the end of the kernel body
     warp_ops: int
     bindings: tuple[tuple[TemplateParam, str], ...] = ()  # template arguments, if a template
+    # Why results may depend on the block size (see blocksize.py); empty: none found.
+    block_dependence: tuple[str, ...] = ()
+    block_source: str = ""  # where the block shape came from (an option, __launch_bounds__)
 
     @property
     def display(self) -> str:
@@ -86,7 +90,7 @@ def _early_returns(body: n.Compound) -> list[n.Return]:
 
 
 def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
-               mode: str) -> tuple[Part, list[Diagnostic]]:
+               mode: str, block_source: str = "") -> tuple[Part, list[Diagnostic]]:
     """The part for kernel `ref` and every reason it cannot be fused in `mode`."""
     fn = ref.fn
     assert fn.body is not None
@@ -150,9 +154,12 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                    "--mode block, or make the threads skip work instead of returning")
     dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
     static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
+    dependence = block_dependence(unit, ref, block.count) + [
+        f"file-scope __shared__ '{g.name}' has a size fixed at compile time, which may be the "
+        "block's" for g in static_globals]
     part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
                 static_globals, copies, len(helper_barriers), tuple(returns), warp,
-                ref.bindings)
+                ref.bindings, tuple(dependence), block_source or f"--block{index}")
     return part, diags
 
 
