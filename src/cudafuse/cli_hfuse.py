@@ -57,9 +57,11 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
                    "must be a multiple of 32); default: its __launch_bounds__ (1D kernels).")
 @click.option("--block2", metavar="X[xY[xZ]]",
               help="Block shape of the second kernel; default as for --block1.")
-@click.option("--mode", type=click.Choice(["thread", "block"]), default="thread",
+@click.option("--mode", type=click.Choice(["thread", "block", "streams"]), default="thread",
               show_default=True, help="thread: each block runs both kernels in two thread "
-              "ranges (HFuse); block: the first grid's blocks run kernel 1, the rest kernel 2.")
+              "ranges (HFuse); block: the first grid's blocks run kernel 1, the rest kernel 2; "
+              "streams: no fusion, a launcher with the same signature running both kernels "
+              "unchanged on two streams (the native baseline).")
 @click.option("--regcap", default="none", show_default=True, metavar="N|none|auto",
               help="Cap the fused kernel's registers per thread (__maxnreg__); auto: HFuse's "
                    "bound from the kernels' ptxas register counts (thread mode, needs nvcc).")
@@ -113,6 +115,8 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
             raise error(f"{opt} takes a block shape X, XxY or XxYxZ, not '{text}'",
                         status=2) from None
     cap = _regcap(regcap)
+    if mode == "streams" and regcap != "none":
+        raise error("--regcap applies to a fused kernel; --mode streams has none", status=2)
     if regcap == "auto" and mode != "thread":
         raise error("--regcap auto is HFuse's bound for the thread split; give a number in "
                     "block mode", status=2)

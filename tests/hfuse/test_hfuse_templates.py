@@ -76,3 +76,16 @@ def test_template_argument_errors(tmp_path: Path, kernels: str, what: str) -> No
                 "-o", str(tmp_path / "out.cu"))
     assert res.exit_code == 2 and what in res.output, res.output
     assert not (tmp_path / "out.cu").exists()
+
+
+def test_streams_launcher_of_template_kernels(tmp_path: Path) -> None:
+    out = fuse_pair(tmp_path / "f.cu", SRC, "box1d<float, 2>", "scale<int>", "128", "64",
+                    "--mode", "streams")
+    assert "box1d<cf_tp1_T, cf_tp1_R><<<grid1, dim3(128, 1, 1), smem1, stream>>>" in \
+        out.read_text()
+    rng = np.random.default_rng(6)
+    n, m = 300, 500
+    _run_both(out, ("run_box1d_f2", (rng.standard_normal(n).astype(np.float32),
+                                     np.zeros(n, np.float32), n)),
+              ("run_scale_i", (rng.integers(-9, 9, m, dtype=np.int32), 5, m)),
+              "box1d_scale_hfused_launch", (((n + 127) // 128,), (3,)), None)

@@ -1,7 +1,8 @@
 """The HFuse benchmark pairs (samples/hfuse/pairs.toml): every pair fuses, and the fused
 launcher's outputs equal the two original kernels' on the samples' spec inputs, every
-element, in thread and block mode. A seeded random thread order (which exposes a barrier
-that waits for the wrong threads) runs under the `slow` marker."""
+element, in thread and block mode, and so do those of the two-stream launcher of the same
+signature. A seeded random thread order (which exposes a barrier that waits for the wrong
+threads) runs under the `slow` marker."""
 
 from __future__ import annotations
 
@@ -102,4 +103,12 @@ def test_pair_thread_mode_random_order(tmp_path: Path, pair: dict[str, Any]) -> 
 @pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_pair_block_mode(tmp_path: Path, pair: dict[str, Any]) -> None:
     out, s1, s2 = _fuse(tmp_path, pair, "block")
+    _check(out, s1, s2, None)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_pair_streams_launcher(tmp_path: Path, pair: dict[str, Any]) -> None:
+    # The native fallback behind the same launcher signature.
+    out, s1, s2 = _fuse(tmp_path, pair, "streams")
+    assert "_hfused<<<" not in out.read_text()
     _check(out, s1, s2, None)

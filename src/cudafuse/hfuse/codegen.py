@@ -9,6 +9,11 @@ part's grid skip that part (all of its threads together, so no barrier is left h
 Block mode: blocks [0, G1) run part 1 and the rest part 2, with max(N1, N2) threads; threads
 beyond a part's block exit at once, which releases block-wide barriers (they wait only for
 non-exited threads), so `__syncthreads()` is kept as it is.
+
+Streams mode: no fused kernel. The launcher has the same signature and runs the two original
+kernels unchanged, the second on a stream of its own, joined to the caller's stream by events
+on both sides, so it is ordered in `stream` like one launch. It is the native baseline that
+profiling falls back to when no fused kernel is faster.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 
 from cudafuse.hfuse.parts import Part
 from cudafuse.hfuse.remap import Names, part_scope
-from cudafuse.hfuse.templates import substitute
+from cudafuse.hfuse.templates import alias_name, substitute
 
 BAR_SYNC_DEFINITION = """\
 #ifndef CUDAFUSE_BAR_SYNC
@@ -136,5 +141,46 @@ def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
         f"(int){p}_smem);",
         f"  {cfg.name}<<<dim3((unsigned){p}_blocks), dim3({p}_threads), {p}_smem, stream>>>(",
         "      " + ", ".join(args) + ");"]
+    sig = f"void {cfg.name}_launch(" + ",\n    ".join(params) + ")"
+    return sig + " {\n" + "\n".join(lines) + "\n}\n"
+
+
+def _kernel_ref(part: Part, prefix: str) -> str:
+    """The original kernel as the launcher names it (a template with the part's aliases)."""
+    if not part.bindings:
+        return part.fn.name
+    args = ", ".join(alias_name(prefix, part.index, p.name) for p, _ in part.bindings)
+    return f"{part.fn.name}<{args}>"
+
+
+def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
+    p = names.prefix
+    host = [" ".join(t.replace("__grid_constant__", "").split())
+            for t in (*_param_text(p1, names), *_param_text(p2, names))]
+    params = [*host, "dim3 grid1", "dim3 grid2", "size_t smem1", "size_t smem2",
+              "cudaStream_t stream"]
+    lines = [
+        "  // Created once and kept for the process: a non-blocking stream, so that it does not",
+        "  // wait for the legacy default stream implicitly (the events below order it instead).",
+        f"  static cudaStream_t {p}_side = [] {{ cudaStream_t s; "
+        "cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); return s; }();",
+        f"  static cudaEvent_t {p}_fork = [] {{ cudaEvent_t e; "
+        "cudaEventCreateWithFlags(&e, cudaEventDisableTiming); return e; }();",
+        f"  static cudaEvent_t {p}_join = [] {{ cudaEvent_t e; "
+        "cudaEventCreateWithFlags(&e, cudaEventDisableTiming); return e; }();",
+        f"  cudaEventRecord({p}_fork, stream);  // the side stream starts after stream's work",
+        f"  cudaStreamWaitEvent({p}_side, {p}_fork, 0);"]
+    for part, grid, smem, stream in ((p1, "grid1", "smem1", "stream"),
+                                     (p2, "grid2", "smem2", f"{p}_side")):
+        kernel = _kernel_ref(part, p)
+        b = part.block
+        args = ", ".join(names.param(part.index, prm.name or f"unnamed{k}")
+                         for k, prm in enumerate(part.fn.params))
+        lines += [f"  if ({smem} > 48 * 1024)",
+                  f"    cudaFuncSetAttribute({kernel}, "
+                  f"cudaFuncAttributeMaxDynamicSharedMemorySize, (int){smem});",
+                  f"  {kernel}<<<{grid}, dim3({b.x}, {b.y}, {b.z}), {smem}, {stream}>>>({args});"]
+    lines += [f"  cudaEventRecord({p}_join, {p}_side);  // stream's later work waits for both",
+              f"  cudaStreamWaitEvent(stream, {p}_join, 0);"]
     sig = f"void {cfg.name}_launch(" + ",\n    ".join(params) + ")"
     return sig + " {\n" + "\n".join(lines) + "\n}\n"

@@ -99,6 +99,9 @@ typedef CUevent_st *cudaEvent_t;
 #define cudaStreamNonBlocking 1
 #define cudaStreamDefault 0
 #define cudaEventDefault 0
+#define cudaEventBlockingSync 1
+#define cudaEventDisableTiming 2
+#define cudaEventInterprocess 4
 #define cudaHostAllocDefault 0
 #define cudaMemAttachGlobal 1
 
