@@ -69,8 +69,9 @@ def _fuse(tmp_path: Path, pair: dict[str, Any], mode: str) -> tuple[Path, Side, 
     return out, s1, s2
 
 
-def _check(out: Path, s1: Side, s2: Side, seed: int | None) -> None:
-    lib = load(out, backend="emu", seed=seed, defines={"CUDAFUSE_NO_MAIN": "1"})
+def _check(out: Path, s1: Side, s2: Side, seed: int | None, backend: str = "emu") -> None:
+    extra = {"seed": seed} if backend == "emu" else {}
+    lib = load(out, backend=backend, defines={"CUDAFUSE_NO_MAIN": "1"}, **extra)
     originals = [s.spec.inputs() for s in (s1, s2)]
     fused = [s.spec.inputs() for s in (s1, s2)]
     for s, args in zip((s1, s2), originals, strict=True):
@@ -112,3 +113,13 @@ def test_pair_streams_launcher(tmp_path: Path, pair: dict[str, Any]) -> None:
     out, s1, s2 = _fuse(tmp_path, pair, "streams")
     assert "_hfused<<<" not in out.read_text()
     _check(out, s1, s2, None)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["thread", "block", "streams"])
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_pair_on_the_gpu(tmp_path: Path, pair: dict[str, Any], mode: str) -> None:
+    # The same comparison on a real GPU (nvcc backend): the fused launcher against the
+    # original launches, byte for byte.
+    out, s1, s2 = _fuse(tmp_path, pair, mode)
+    _check(out, s1, s2, None, backend="nvcc")
