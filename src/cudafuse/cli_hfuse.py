@@ -65,6 +65,9 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
 @click.option("--regcap", default="none", show_default=True, metavar="N|none|auto",
               help="Cap the fused kernel's registers per thread (__maxnreg__); auto: HFuse's "
                    "bound from the kernels' ptxas register counts (thread mode, needs nvcc).")
+@click.option("--from-profile", "from_profile", type=click.Path(dir_okay=False),
+              help="Take --mode, --regcap and the split from a profiling report (or cache "
+                   "entry), choosing again from its measurements; needs no GPU.")
 @click.option("--name", default="", help="The fused kernel's name (default <k1>_<k2>_hfused).")
 @click.option("--explain", is_flag=True, help="Describe the fused kernel on standard error.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
@@ -75,8 +78,8 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
 @parse_options
 @guarded
 def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str | None,
-          block2: str | None,
-          mode: str, regcap: str, name: str, explain: bool, report_path: str | None,
+          block2: str | None, mode: str, regcap: str, from_profile: str | None, name: str,
+          explain: bool, report_path: str | None,
           make_deps: bool, depfile: str | None, parse_opts: ParseOptions) -> None:
     """Fuse two independent kernels horizontally into one kernel and a host launcher.
 
@@ -114,6 +117,13 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         except ValueError:
             raise error(f"{opt} takes a block shape X, XxY or XxYxZ, not '{text}'",
                         status=2) from None
+    if from_profile is not None:
+        source = click.get_current_context().get_parameter_source
+        fixed = [o for o, p in (("--mode", "mode"), ("--regcap", "regcap"))
+                 if source(p) is not click.core.ParameterSource.DEFAULT]
+        if fixed:
+            raise error(f"--from-profile chooses {' and '.join(fixed)}; give one or the other",
+                        status=2)
     cap = _regcap(regcap)
     if mode == "streams" and regcap != "none":
         raise error("--regcap applies to a fused kernel; --mode streams has none", status=2)
@@ -135,13 +145,27 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         shapes.append(shape)
         sources.append(source)
     how = ""
+    profile_lines: tuple[str, ...] = ()
+    if from_profile is not None:
+        from cudafuse.profile.apply import from_report
+
+        applied = from_report(from_profile, (k1.display, k2.display))
+        mode, cap, profile_lines = applied.mode, applied.regcap, applied.lines
+        how = f"from the profile {from_profile} ({applied.choice})" if cap else ""
+        for i, threads in enumerate(applied.threads or (), 0):
+            if threads != shapes[i].count:
+                if shapes[i].dims > 1:
+                    raise error(f"the profile gives part {i + 1} {threads} threads, but its "
+                                f"block is {shapes[i]}", from_profile)
+                shapes[i] = Shape(threads)
+                sources[i] = f"the profile {from_profile}"
     if regcap == "auto":
         cap, how = _auto_regcap(files, (k1.fn.name, k2.fn.name), (shapes[0].count, shapes[1].count),
                                 parse_opts)
     opts = HFuseOptions(shapes[0], shapes[1], mode, cap, name, how, (sources[0], sources[1]))
     res = run_hfuse(u1, k1, u2, k2, opts)
     if explain:
-        click.echo("\n".join(res.explain), err=True)
+        click.echo("\n".join((*profile_lines, *res.explain)), err=True)
     if output == "-":
         click.echo(res.output.decode("utf-8"), nl=False)
     elif Path(output).exists() and not Path(output).is_file():
