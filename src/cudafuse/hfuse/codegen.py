@@ -106,13 +106,18 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     return sig + " {\n" + "\n".join(body) + "\n}\n"
 
 
-def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
-    p = names.prefix
+def _launcher_params(p1: Part, p2: Part, names: Names) -> list[str]:
+    """The launcher's parameters: both kernels', then the two launches' configurations."""
     # __grid_constant__ is for kernel parameters only.
     host = [" ".join(t.replace("__grid_constant__", "").split())
             for t in (*_param_text(p1, names), *_param_text(p2, names))]
-    params = [*host, "dim3 grid1", "dim3 grid2", "size_t smem1", "size_t smem2",
-              "cudaStream_t stream"]
+    return [*host, "dim3 grid1", "dim3 grid2", "size_t smem1", "size_t smem2",
+            "cudaStream_t stream"]
+
+
+def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
+    p = names.prefix
+    params = _launcher_params(p1, p2, names)
     args = [names.param(i, prm.name or f"unnamed{k}")
             for i, part in ((1, p1), (2, p2)) for k, prm in enumerate(part.fn.params)]
     args += ["grid1", "grid2"]
@@ -155,10 +160,7 @@ def _kernel_ref(part: Part, prefix: str) -> str:
 
 def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     p = names.prefix
-    host = [" ".join(t.replace("__grid_constant__", "").split())
-            for t in (*_param_text(p1, names), *_param_text(p2, names))]
-    params = [*host, "dim3 grid1", "dim3 grid2", "size_t smem1", "size_t smem2",
-              "cudaStream_t stream"]
+    params = _launcher_params(p1, p2, names)
     lines = [
         "  // Created once and kept for the process: a non-blocking stream, so that it does not",
         "  // wait for the legacy default stream implicitly (the events below order it instead).",
