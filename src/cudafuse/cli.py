@@ -82,4 +82,4 @@ def main(debug: bool) -> None:
 
 
 # The subcommand modules register themselves on `main`.
-from cudafuse import cli_analyze, cli_fuse, cli_hfuse, cli_run  # noqa: E402,F401,I001
+from cudafuse import cli_analyze, cli_fuse, cli_hfuse, cli_hfuse_plan, cli_run  # noqa: E402,F401,I001

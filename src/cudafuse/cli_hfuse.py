@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -44,6 +46,60 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
     how = (f"auto from ptxas: {kernels[0]} {r1.registers} registers, {kernels[1]} "
            f"{r2.registers} registers")
     return cap, how
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The parsed inputs of an hfuse command: units, the two kernels, their block shapes
+    and where each shape came from."""
+
+    results: tuple[Any, ...]
+    units: tuple[Any, Any]
+    refs: tuple[Any, Any]
+    shapes: tuple[Any, Any]
+    sources: tuple[str, str]
+
+
+def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | None,
+                   block2: str | None, parse_opts: ParseOptions) -> Inputs:
+    from cudafuse.hfuse.blocksize import default_block
+    from cudafuse.hfuse.driver import find_kernel
+    from cudafuse.hfuse.parts import Shape
+    from cudafuse.hfuse.templates import split_top
+
+    if len(files) > 2:
+        raise error("hfuse takes one or two input files", status=2)
+    names: list[str | None] = [None, None]
+    if kernels is not None:
+        parts = split_top(kernels)
+        if len(parts) != 2 or not all(p.strip() for p in parts):
+            raise error(f"--kernels takes two kernel names, A,B, not '{kernels}'", status=2)
+        names = [p.strip() for p in parts]
+    elif len(files) == 1:
+        raise error("with one input file, name the two kernels with --kernels A,B", status=2)
+    given: list[Shape | None] = []
+    for opt, text in (("--block1", block1), ("--block2", block2)):
+        try:
+            given.append(Shape.parse(text) if text is not None else None)
+        except ValueError:
+            raise error(f"{opt} takes a block shape X, XxY or XxYxZ, not '{text}'",
+                        status=2) from None
+    results = [parse_file(f, parse_opts) for f in dict.fromkeys(files)]
+    for r in results:
+        print_diagnostics(r.diagnostics)
+    u1, u2 = results[0].unit, results[-1].unit
+    k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
+    shapes, sources = [], []
+    for i, (unit, ref, shape) in enumerate(((u1, k1, given[0]), (u2, k2, given[1])), 1):
+        if shape is None:
+            threads, source = default_block(unit, ref, f"--block{i}")
+            shape = Shape(threads)
+        else:
+            source = f"--block{i}"
+        shapes.append(shape)
+        sources.append(source)
+    return Inputs(tuple(results), (u1, u2), (k1, k2), (shapes[0], shapes[1]),
+                  (sources[0], sources[1]))
 
 
 @main.command()
@@ -88,35 +144,15 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     `void <k1>_<k2>_hfused_launch(<k1 params>, <k2 params>, dim3 grid1, dim3 grid2,
     size_t smem1, size_t smem2, cudaStream_t stream)`.
     """
-    from cudafuse.hfuse.blocksize import default_block
-    from cudafuse.hfuse.driver import HFuseOptions, find_kernel, report_dict
+    from cudafuse.hfuse.driver import HFuseOptions, report_dict
     from cudafuse.hfuse.driver import hfuse as run_hfuse
     from cudafuse.hfuse.parts import Shape
 
-    if len(files) > 2:
-        raise error("hfuse takes one or two input files", status=2)
     for f in files:
         if output != "-" and Path(output).exists() and Path(f).exists() and \
                 os.path.samefile(output, f):
             raise error("the output would overwrite an input; cudafuse never modifies its "
                         "inputs", output, status=2)
-    names: list[str | None] = [None, None]
-    if kernels is not None:
-        from cudafuse.hfuse.templates import split_top
-
-        parts = split_top(kernels)
-        if len(parts) != 2 or not all(p.strip() for p in parts):
-            raise error(f"--kernels takes two kernel names, A,B, not '{kernels}'", status=2)
-        names = [p.strip() for p in parts]
-    elif len(files) == 1:
-        raise error("with one input file, name the two kernels with --kernels A,B", status=2)
-    given: list[Shape | None] = []
-    for opt, text in (("--block1", block1), ("--block2", block2)):
-        try:
-            given.append(Shape.parse(text) if text is not None else None)
-        except ValueError:
-            raise error(f"{opt} takes a block shape X, XxY or XxYxZ, not '{text}'",
-                        status=2) from None
     if from_profile is not None:
         source = click.get_current_context().get_parameter_source
         fixed = [o for o, p in (("--mode", "mode"), ("--regcap", "regcap"))
@@ -130,20 +166,9 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     if regcap == "auto" and mode != "thread":
         raise error("--regcap auto is HFuse's bound for the thread split; give a number in "
                     "block mode", status=2)
-    results = [parse_file(f, parse_opts) for f in dict.fromkeys(files)]
-    for r in results:
-        print_diagnostics(r.diagnostics)
-    u1, u2 = results[0].unit, results[-1].unit
-    k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
-    shapes, sources = [], []
-    for i, (unit, ref, shape) in enumerate(((u1, k1, given[0]), (u2, k2, given[1])), 1):
-        if shape is None:
-            threads, source = default_block(unit, ref, f"--block{i}")
-            shape = Shape(threads)
-        else:
-            source = f"--block{i}"
-        shapes.append(shape)
-        sources.append(source)
+    inputs = resolve_inputs(files, kernels, block1, block2, parse_opts)
+    results, (u1, u2), (k1, k2) = inputs.results, inputs.units, inputs.refs
+    shapes, sources = list(inputs.shapes), list(inputs.sources)
     how = ""
     profile_lines: tuple[str, ...] = ()
     if from_profile is not None:
