@@ -36,10 +36,13 @@ SMS = {"sm_80": SM(65536, 164 * 1024, 2048), "sm_90": SM(65536, 228 * 1024, 2048
 class Resources:
     registers: int
     static_shared: int
+    spill_stores: int = 0  # bytes
+    spill_loads: int = 0
 
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)'")
 _USED = re.compile(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?")
+_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
 def kernel_name(mangled: str) -> str:
@@ -60,12 +63,14 @@ def kernel_name(mangled: str) -> str:
 
 def parse_ptxas(text: str) -> dict[str, Resources]:
     out: dict[str, Resources] = {}
-    current = ""
+    current, spills = "", (0, 0)
     for line in text.splitlines():
         if (m := _ENTRY.search(line)) is not None:
-            current = kernel_name(m.group(1))
+            current, spills = kernel_name(m.group(1)), (0, 0)
+        elif current and (s := _SPILLS.search(line)) is not None:
+            spills = (int(s.group(1)), int(s.group(2)))
         elif current and (u := _USED.search(line)) is not None:
-            out.setdefault(current, Resources(int(u.group(1)), int(u.group(2) or 0)))
+            out.setdefault(current, Resources(int(u.group(1)), int(u.group(2) or 0), *spills))
             current = ""
     return out
 

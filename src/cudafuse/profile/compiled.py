@@ -8,45 +8,23 @@ This is the part of `--profile` that runs before anything is timed, and what
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, error
-from cudafuse.hfuse.regbound import SMS, kernel_name, ptxas_resources
+from cudafuse.hfuse.regbound import SMS, Resources, parse_ptxas, ptxas_resources
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate, hfuse_bound
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 from cudafuse.profile.records import Record
 
-_ENTRY = re.compile(r"Compiling entry function '([^']+)'")
-_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
-_USED = re.compile(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?")
 
-
-@dataclass(frozen=True)
-class PtxasFigures:
-    registers: int
-    static_shared: int
-    spill_stores: int
-    spill_loads: int
-
-
-def parse_figures(text: str, kernel: str) -> PtxasFigures | None:
+def parse_figures(text: str, kernel: str) -> Resources | None:
     """ptxas's figures for the entry function named `kernel` (unmangled)."""
-    current, spills = "", (0, 0)
-    for line in text.splitlines():
-        if (m := _ENTRY.search(line)) is not None:
-            current, spills = kernel_name(m.group(1)), (0, 0)
-        elif current == kernel and (s := _SPILLS.search(line)) is not None:
-            spills = (int(s.group(1)), int(s.group(2)))
-        elif current == kernel and (u := _USED.search(line)) is not None:
-            return PtxasFigures(int(u.group(1)), int(u.group(2) or 0), *spills)
-    return None
+    return parse_ptxas(text).get(kernel)
 
 
 # Emits one candidate's program: (candidate) -> (source bytes, fused kernel name), or raises
@@ -55,7 +33,7 @@ Emit = Callable[[Candidate], tuple[bytes, str]]
 
 
 def _compile(source: bytes, kernel: str, arch: str, flags: tuple[str, ...], tmp: Path,
-             index: int) -> PtxasFigures | str:
+             index: int) -> Resources | str:
     src = tmp / f"c{index}.cu"
     src.write_bytes(source)
     cmd = ["nvcc", f"-arch={arch}", "-c", "--resource-usage", str(src), "-o",
