@@ -6,7 +6,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -48,15 +48,22 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
     return cap, how
 
 
+if TYPE_CHECKING:
+    from cudafuse.frontend.parse import ParseResult
+    from cudafuse.hfuse.parts import Shape
+    from cudafuse.hfuse.templates import KernelRef
+    from cudafuse.ir.program import TranslationUnit
+
+
 @dataclass(frozen=True)
 class Inputs:
     """The parsed inputs of an hfuse command: units, the two kernels, their block shapes
     and where each shape came from."""
 
-    results: tuple[Any, ...]
-    units: tuple[Any, Any]
-    refs: tuple[Any, Any]
-    shapes: tuple[Any, Any]
+    results: tuple[ParseResult, ...]
+    units: tuple[TranslationUnit, TranslationUnit]
+    refs: tuple[KernelRef, KernelRef]
+    shapes: tuple[Shape, Shape]
     sources: tuple[str, str]
 
 
@@ -177,7 +184,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         applied = from_report(from_profile, (k1.display, k2.display))
         mode, cap, profile_lines = applied.mode, applied.regcap, applied.lines
         how = f"from the profile {from_profile} ({applied.choice})" if cap else ""
-        for i, threads in enumerate(applied.threads or (), 0):
+        for i, threads in enumerate(applied.threads or ()):
             if threads != shapes[i].count:
                 if shapes[i].dims > 1:
                     raise error(f"the profile gives part {i + 1} {threads} threads, but its "

@@ -55,10 +55,9 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
         res = run_hfuse(u1, k1, u2, k2, HFuseOptions(b1, b2, c.mode, c.regcap))
         return res.output, res.name
 
-    flags = tuple([*(f"-I{d}" for d in parse_opts.include_dirs),
-                   *(f"-D{d}" for d in parse_opts.defines)])
     records = compiled_records(options, emit, tuple(files), (k1.fn.name, k2.fn.name),
-                               parse_opts.arch, flags, jobs or None)
+                               parse_opts.arch, parse_opts.include_dirs, parse_opts.defines,
+                               jobs or None)
     click.echo(f"{k1.display} ({shapes[0]}, {'tunable' if tunable[0] else 'keeps its size'}) "
                f"+ {k2.display} ({shapes[1]}, "
                f"{'tunable' if tunable[1] else 'keeps its size'}), {parse_opts.arch}:")

@@ -32,7 +32,7 @@ def parse_figures(text: str, kernel: str) -> Resources | None:
 Emit = Callable[[Candidate], tuple[bytes, str]]
 
 
-def _compile(source: bytes, kernel: str, arch: str, flags: tuple[str, ...], tmp: Path,
+def _compile(source: bytes, kernel: str, arch: str, flags: list[str], tmp: Path,
              index: int) -> Resources | str:
     src = tmp / f"c{index}.cu"
     src.write_bytes(source)
@@ -46,7 +46,8 @@ def _compile(source: bytes, kernel: str, arch: str, flags: tuple[str, ...], tmp:
 
 
 def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str, ...],
-                     kernels: tuple[str, str], arch: str, flags: tuple[str, ...] = (),
+                     kernels: tuple[str, str], arch: str, include_dirs: tuple[str, ...] = (),
+                     defines: tuple[str, ...] = (),
                      jobs: int | None = None) -> list[Record]:
     """Every candidate of `options` (register caps around HFuse's bound for the originals'
     ptxas figures), compiled in parallel, as records without timings; skipped splits and
@@ -57,8 +58,8 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
         raise error(f"profiling knows {', '.join(SMS)}, not '{arch}'", status=2)
     found: dict[str, object] = {}
     for path in dict.fromkeys(originals):
-        found.update(ptxas_resources(path, arch, (), tuple(f[2:] for f in flags
-                                                           if f.startswith("-D"))))
+        found.update(ptxas_resources(path, arch, include_dirs, defines))
+    flags = [*(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
     r1, r2 = found.get(kernels[0]), found.get(kernels[1])
     bound = hfuse_bound(r1, r2, SMS[arch]) if r1 is not None and r2 is not None else None
     limits = DeviceLimits.for_arch(arch)
