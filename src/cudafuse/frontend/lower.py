@@ -6,7 +6,15 @@ import re
 
 import clang.cindex as ci
 
-from cudafuse.frontend.clang_api import Locations, binary_op, evaluate, unary_op
+from cudafuse.frontend.clang_api import (
+    Locations,
+    Spans,
+    binary_op,
+    children,
+    evaluate,
+    main_file_base,
+    unary_op,
+)
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, Param, TemplateParam
 from cudafuse.ir.source import SourceFile, Span
@@ -18,6 +26,10 @@ _CAST_KINDS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST
 _SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device",
                 K.CUDAHOST_ATTR: "host", K.CUDASHARED_ATTR: "shared",
                 K.CUDACONSTANT_ATTR: "constant"}
+
+
+_LEAVES = frozenset({K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_EXPR,
+                     K.STRING_LITERAL, K.DECL_REF_EXPR})
 
 
 # Generated code can nest expressions thousands deep (a + a + ... is left-nested). Lowering
@@ -54,10 +66,12 @@ def decl_id(cursor: ci.Cursor, locations: Locations | None = None) -> str:
 class Lowerer:
     """Lowers the cursors of one main file. Spans refer to `source` (the main file)."""
 
-    def __init__(self, source: SourceFile):
+    def __init__(self, source: SourceFile, tu: ci.TranslationUnit | None = None):
         self.source = source
         self.loc = Locations()  # for this translation unit only
-        self._refs: dict[ci.Cursor, tuple[str, str, int | float | None]] = {}
+        base = main_file_base(tu, source.path) if tu is not None else None
+        self.spans = Spans(self.loc, source.path, len(source.data), base, source.line_col)
+        self._refs: dict[tuple[int, int, int], tuple[str, str, str, int | float | None]] = {}
         self._depth = 0
 
     # ---- helpers -----------------------------------------------------------------------
@@ -71,11 +85,9 @@ class Lowerer:
         return decl_id(cursor, self.loc)
 
     def span(self, cursor: ci.Cursor) -> Span:
-        ext = cursor.extent
-        fname, line, col, start = self.loc(ext.start)
+        fname, start, end, line, col = self.spans(cursor)
         if fname != self.source.path:
             return Span(fname, 0, 0, line, col)
-        end = self.loc(ext.end)[3]
         return Span(fname, start, max(end, start), line, col)
 
     def name_span(self, cursor: ci.Cursor) -> Span:
@@ -86,7 +98,7 @@ class Lowerer:
 
     @staticmethod
     def attrs(cursor: ci.Cursor) -> set[str]:
-        return {_SPACE_ATTRS[c.kind] for c in cursor.get_children() if c.kind in _SPACE_ATTRS}
+        return {_SPACE_ATTRS[c.kind] for c in children(cursor) if c.kind in _SPACE_ATTRS}
 
     # ---- expressions -------------------------------------------------------------------
 
@@ -102,14 +114,15 @@ class Lowerer:
 
     def _expr(self, c: ci.Cursor) -> n.Expr:
         kind = c.kind
-        kids = list(c.get_children())
+        # Literals and names (half of all nodes) have no children worth visiting for.
+        kids = [] if kind in _LEAVES else children(c)
         # Parentheses and implicit conversions (a third of all nodes) are looked through
         # before anything else is asked of them.
         while kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(kids) == 1:
             c = kids[0]
             kind = c.kind
-            kids = list(c.get_children())
-        sp, ty = self.span(c), c.type.spelling
+            kids = [] if kind in _LEAVES else children(c)
+        sp, ty = self.span(c), self.spans.type_spelling(c)
         if kind == K.INTEGER_LITERAL:
             v = evaluate(c)
             return n.IntLit(int(v) if v is not None else 0, span=sp, type=ty)
@@ -150,14 +163,17 @@ class Lowerer:
 
     def ref(self, c: ci.Cursor, sp: Span, ty: str) -> n.Expr:
         d = c.referenced
-        name = c.spelling
         if d is None:
-            return n.Ref(name, "other", span=sp, type=ty)
-        # A declaration is referenced many times (x, w, threadIdx...): classify it once.
-        info = self._refs.get(d)
+            return n.Ref(c.spelling, "other", span=sp, type=ty)
+        # A declaration is referenced many times (x, w, threadIdx...): classify it once. The
+        # key is the cursor's identity (kind and AST pointers) without a call into libclang,
+        # and a reference is spelled as the name of its declaration.
+        key = (d._kind_id, d.data[0], d.data[1])
+        info = self._refs.get(key)
         if info is None:
-            info = self._refs[d] = self._classify(d, name)
-        kind, decl, value = info
+            name = c.spelling
+            info = self._refs[key] = (name, *self._classify(d, name))
+        name, kind, decl, value = info
         return n.Ref(name, kind, decl, value, span=sp, type=ty)
 
     def _classify(self, d: ci.Cursor, name: str) -> tuple[str, str, int | float | None]:
@@ -242,7 +258,7 @@ class Lowerer:
 
     def _stmt(self, c: ci.Cursor) -> n.Stmt:
         kind, sp = c.kind, self.span(c)
-        kids = list(c.get_children())
+        kids = children(c)
         if kind == K.COMPOUND_STMT:
             return n.Compound(tuple(self.stmt(k) for k in kids), span=sp)
         if kind == K.VAR_DECL:  # e.g. the loop variable of a range-based for
@@ -308,19 +324,21 @@ class Lowerer:
         return (semis[0], semis[1]) if len(semis) == 2 else None
 
     def var(self, c: ci.Cursor) -> n.VarDecl:
-        storage = set(self.attrs(c))
-        if c.storage_class == ci.StorageClass.STATIC:
+        kids = children(c)
+        storage = {_SPACE_ATTRS[k.kind] for k in kids if k.kind in _SPACE_ATTRS}
+        storage_class = c.storage_class
+        if storage_class == ci.StorageClass.STATIC:
             storage.add("static")
-        if c.storage_class == ci.StorageClass.EXTERN:
+        if storage_class == ci.StorageClass.EXTERN:
             storage.add("extern")
-        if c.type.is_const_qualified():
+        t = c.type
+        if t.is_const_qualified():
             storage.add("const")
         init = None
-        for k in c.get_children():
+        for k in kids:
             if k.kind.is_expression():
                 init = self.expr(k)
         dims: list[n.Expr | None] = []
-        t = c.type
         while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
                          ci.TypeKind.DEPENDENTSIZEDARRAY, ci.TypeKind.VARIABLEARRAY):
             size = t.get_array_size()
@@ -335,13 +353,13 @@ class Lowerer:
         attrs = self.attrs(c)
         space = ("global" if "global" in attrs else "host_device" if {"host", "device"} <= attrs
                  else "device" if "device" in attrs else "host")
-        params = tuple(self.param(p) for p in c.get_children() if p.kind == K.PARM_DECL)
-        body_cursor = next((k for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
+        params = tuple(self.param(p) for p in children(c) if p.kind == K.PARM_DECL)
+        body_cursor = next((k for k in children(c) if k.kind == K.COMPOUND_STMT), None)
         body = self.stmt(body_cursor) if body_cursor is not None else None
         sp, nsp = self.span(c), self.name_span(c)
         head = self.source.data[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
         bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", head)
-        tparams = tuple(self.template_param(k) for k in c.get_children() if k.kind in (
+        tparams = tuple(self.template_param(k) for k in children(c) if k.kind in (
             K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER,
             K.TEMPLATE_TEMPLATE_PARAMETER))
         parent = c.lexical_parent

@@ -260,7 +260,7 @@ def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
         raise _fail(errors, diags)
     unit = TranslationUnit(path, source)
     unit.includes = _includes(tu, path)
-    lowerer = Lowerer(source)
+    lowerer = Lowerer(source, tu)
     used: set[int] = set()
     with _recursion_limit(4 * MAX_DEPTH + 1000):
         _lower_all(tu, unit, lowerer, errors, used, diags)

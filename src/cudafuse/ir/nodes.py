@@ -22,11 +22,19 @@ class Node:
 
     def walk(self) -> Iterator[Node]:
         """Pre-order over this node and everything below it."""
+        return iter(self.preorder())
+
+    def preorder(self) -> tuple[Node, ...]:
+        """walk() as a tuple."""
+        out: list[Node] = []
         stack: list[Node] = [self]
         while stack:
             node = stack.pop()
-            yield node
-            stack.extend(reversed([c for c in node.children() if c is not None]))
+            out.append(node)
+            kids = node.children()
+            if kids:
+                stack.extend(reversed([c for c in kids if c is not None]))
+        return tuple(out)
 
 
 # ---- expressions -------------------------------------------------------------------------
@@ -238,6 +246,15 @@ class Compound(Stmt):
 
     def children(self) -> tuple[Node, ...]:
         return self.body
+
+    def preorder(self) -> tuple[Node, ...]:
+        # Function bodies are walked by many analyses in turn: flatten each once. (Cached on
+        # blocks only, so that walking every subexpression of a deep tree stays linear.)
+        cached = self.__dict__.get("_preorder")
+        if cached is None:
+            cached = super().preorder()
+            object.__setattr__(self, "_preorder", cached)
+        return cached
 
 
 @dataclass(frozen=True)
