@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from cudafuse.hfuse.parts import Shape
     from cudafuse.hfuse.templates import KernelRef
     from cudafuse.ir.program import TranslationUnit
+    from cudafuse.profile.apply import Applied
+    from cudafuse.profile.pairspec import PairSpec
 
 
 @dataclass(frozen=True)
@@ -120,17 +122,39 @@ def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | No
                    "must be a multiple of 32); default: its __launch_bounds__ (1D kernels).")
 @click.option("--block2", metavar="X[xY[xZ]]",
               help="Block shape of the second kernel; default as for --block1.")
-@click.option("--mode", type=click.Choice(["thread", "block", "streams"]), default="thread",
-              show_default=True, help="thread: each block runs both kernels in two thread "
+@click.option("--mode", type=click.Choice(["thread", "block", "streams", "sequential"]),
+              default="thread", show_default=True,
+              help="thread: each block runs both kernels in two thread "
               "ranges (HFuse); block: the first grid's blocks run kernel 1, the rest kernel 2; "
               "streams: no fusion, a launcher with the same signature running both kernels "
-              "unchanged on two streams (the native baseline).")
+              "unchanged on two streams (the native baseline); sequential: the same, one "
+              "after the other on one stream.")
 @click.option("--regcap", default="none", show_default=True, metavar="N|none|auto",
               help="Cap the fused kernel's registers per thread (__maxnreg__); auto: HFuse's "
                    "bound from the kernels' ptxas register counts (thread mode, needs nvcc).")
 @click.option("--from-profile", "from_profile", type=click.Path(dir_okay=False),
               help="Take --mode, --regcap and the split from a profiling report (or cache "
                    "entry), choosing again from its measurements; needs no GPU.")
+@click.option("--profile", "profile", is_flag=True,
+              help="Choose mode, split and register cap by measurement (needs --spec): "
+                   "every candidate is verified against the native kernels, then timed; the "
+                   "native kernels on two streams are kept unless a fused kernel is clearly "
+                   "faster. See docs/profiling.md.")
+@click.option("--spec", "spec_path", type=click.Path(dir_okay=False),
+              help="With --profile: the pair spec (each kernel's run spec and launch).")
+@click.option("--pair", "pair_name", metavar="NAME",
+              help="With --profile: the [[pair]] of a pairs file (samples/hfuse/pairs.toml).")
+@click.option("--backend", type=click.Choice(["nvcc", "emu"]), default="nvcc",
+              show_default=True, help="With --profile: run on the GPU (nvcc, PyCUDA) or "
+              "under the CPU emulator (checks every candidate; its timings mean nothing).")
+@click.option("--split-step", default=128, show_default=True,
+              help="With --profile: thread-count step for the parts that may change size.")
+@click.option("--margin", default=0.03, show_default=True,
+              help="With --profile: how much faster than two streams a fused kernel must be.")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="With --profile: the results cache (default ~/.cache/cudafuse/profile).")
+@click.option("--no-cache", is_flag=True, help="With --profile: measure even if cached.")
+@click.option("--jobs", type=int, default=0, help="Parallel builds (default: CPUs).")
 @click.option("--name", default="", help="The fused kernel's name (default <k1>_<k2>_hfused).")
 @click.option("--explain", is_flag=True, help="Describe the fused kernel on standard error.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
@@ -141,8 +165,10 @@ def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | No
 @parse_options
 @guarded
 def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str | None,
-          block2: str | None, mode: str, regcap: str, from_profile: str | None, name: str,
-          explain: bool, report_path: str | None,
+          block2: str | None, mode: str, regcap: str, from_profile: str | None,
+          profile: bool, spec_path: str | None, pair_name: str | None, backend: str,
+          split_step: int, margin: float, cache_dir: str | None, no_cache: bool, jobs: int,
+          name: str, explain: bool, report_path: str | None,
           make_deps: bool, depfile: str | None, parse_opts: ParseOptions) -> None:
     """Fuse two independent kernels horizontally into one kernel and a host launcher.
 
@@ -160,12 +186,26 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
                 os.path.samefile(output, f):
             raise error("the output would overwrite an input; cudafuse never modifies its "
                         "inputs", output, status=2)
-    if from_profile is not None:
-        source = click.get_current_context().get_parameter_source
+    source = click.get_current_context().get_parameter_source
+    given = [o for o, p in (("--spec", "spec_path"), ("--pair", "pair_name"),
+                            ("--backend", "backend"), ("--split-step", "split_step"),
+                            ("--margin", "margin"), ("--cache-dir", "cache_dir"),
+                            ("--no-cache", "no_cache"))
+             if source(p) is not click.core.ParameterSource.DEFAULT]
+    if given and not profile:
+        raise error(f"{', '.join(given)} only apply with --profile", status=2)
+    if profile and from_profile is not None:
+        raise error("--profile measures, --from-profile reads a measurement: give one",
+                    status=2)
+    if profile and spec_path is None:
+        raise error("--profile needs --spec PAIR.toml: the inputs and launches to measure "
+                    "with (docs/profiling.md)", status=2)
+    if from_profile is not None or profile:
         fixed = [o for o, p in (("--mode", "mode"), ("--regcap", "regcap"))
                  if source(p) is not click.core.ParameterSource.DEFAULT]
         if fixed:
-            raise error(f"--from-profile chooses {' and '.join(fixed)}; give one or the other",
+            flag = "--profile" if profile else "--from-profile"
+            raise error(f"{flag} chooses {' and '.join(fixed)}; give one or the other",
                         status=2)
     cap = _regcap(regcap)
     if mode == "streams" and regcap != "none":
@@ -173,24 +213,39 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     if regcap == "auto" and mode != "thread":
         raise error("--regcap auto is HFuse's bound for the thread split; give a number in "
                     "block mode", status=2)
+    pair = None
+    if profile:
+        from cudafuse.profile.pairspec import load_pair_spec
+
+        assert spec_path is not None
+        pair = load_pair_spec(spec_path, pair_name)
+        # The pair spec's native blocks, unless given on the command line.
+        block1 = block1 or "x".join(map(str, pair.sides[0].block))
+        block2 = block2 or "x".join(map(str, pair.sides[1].block))
     inputs = resolve_inputs(files, kernels, block1, block2, parse_opts)
     results, (u1, u2), (k1, k2) = inputs.results, inputs.units, inputs.refs
     shapes, sources = list(inputs.shapes), list(inputs.sources)
     how = ""
     profile_lines: tuple[str, ...] = ()
+    applied, origin = None, ""
     if from_profile is not None:
         from cudafuse.profile.apply import from_report
 
-        applied = from_report(from_profile, (k1.display, k2.display))
+        applied, origin = from_report(from_profile, (k1.display, k2.display)), from_profile
+    elif pair is not None:
+        applied = _profile(inputs, pair, files, parse_opts, backend, split_step, margin,
+                           cache_dir, no_cache, jobs, report_path)
+        origin = "--profile"
+    if applied is not None:
         mode, cap, profile_lines = applied.mode, applied.regcap, applied.lines
-        how = f"from the profile {from_profile} ({applied.choice})" if cap else ""
+        how = f"from the profile {origin} ({applied.choice})" if cap else ""
         for i, threads in enumerate(applied.threads or ()):
             if threads != shapes[i].count:
                 if shapes[i].dims > 1:
                     raise error(f"the profile gives part {i + 1} {threads} threads, but its "
-                                f"block is {shapes[i]}", from_profile)
+                                f"block is {shapes[i]}", origin)
                 shapes[i] = Shape(threads)
-                sources[i] = f"the profile {from_profile}"
+                sources[i] = f"the profile {origin}"
     if regcap == "auto":
         cap, how = _auto_regcap(files, (k1.fn.name, k2.fn.name), (shapes[0].count, shapes[1].count),
                                 parse_opts)
@@ -204,8 +259,84 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         Path(output).write_bytes(res.output)  # /dev/null, a pipe: not to be replaced
     else:
         write_atomic(output, res.output)
-    if report_path:
+    if report_path and not profile:  # with --profile, the report is the profiling report
         write_atomic(report_path, json.dumps(report_dict(res), indent=2) + "\n")
     if make_deps or depfile:
         deps = list(dict.fromkeys([*files, *(i for r in results for i in r.unit.includes)]))
         write_atomic(depfile or f"{output}.d", depfile_text(output, deps))
+
+
+def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts: ParseOptions,
+             backend: str, split_step: int, margin: float, cache_dir: str | None,
+             no_cache: bool, jobs: int, report_path: str | None) -> Applied:
+    """The measuring run: its choice as hfuse options; its report written to report_path."""
+    import sys
+
+    from cudafuse.hfuse.driver import HFuseOptions
+    from cudafuse.hfuse.driver import hfuse as run_hfuse
+    from cudafuse.hfuse.parts import Shape
+    from cudafuse.profile.apply import from_selection
+    from cudafuse.profile.cache import ResultsCache
+    from cudafuse.profile.candidates import Candidate, CandidateOptions
+    from cudafuse.profile.hfuse_profile import ProfileFailed, profile_pair
+    from cudafuse.profile.measure import Target
+    from cudafuse.profile.records import Record
+    from cudafuse.profile.report import dumps
+
+    (u1, u2), (k1, k2), shapes = inputs.units, inputs.refs, inputs.shapes
+    for i, (side, ref) in enumerate(zip(pair.sides, (k1, k2), strict=True), 1):
+        if side.kernel and side.kernel not in (ref.fn.name, ref.display):
+            raise error(f"the pair spec's kernel{i} is '{side.kernel}', but the kernel being "
+                        f"fused is '{ref.display}'", pair.path)
+    native = run_hfuse(u1, k1, u2, k2, HFuseOptions(*shapes, "block"))
+    tunable = [not p.block_dependence and p.block.dims == 1 for p in native.parts]
+    try:
+        options = CandidateOptions(shapes[0].count, shapes[1].count, tunable[0], tunable[1],
+                                   split_step)
+    except ValueError as exc:
+        raise error(str(exc), status=2) from None
+
+    def emit(mode: str, cand: Candidate | None) -> tuple[bytes, str]:
+        if cand is None:
+            opts = HFuseOptions(shapes[0], shapes[1], mode)
+        else:
+            b1 = shapes[0] if cand.threads1 == shapes[0].count else Shape(cand.threads1)
+            b2 = shapes[1] if cand.threads2 == shapes[1].count else Shape(cand.threads2)
+            opts = HFuseOptions(b1, b2, cand.mode, cand.regcap)
+        res = run_hfuse(u1, k1, u2, k2, opts)
+        return res.output, res.name
+
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int, record: Record) -> None:
+        if not tty:
+            return
+        state = ("skipped" if record.skip and record.verified is not False else
+                 "WRONG" if record.verified is False else
+                 f"{record.timing.median:.4g} ms" if record.timing else "")
+        end = "\n" if done == total else ""
+        click.echo(f"\r\033[Kprofiling [{done}/{total}] {record.id}: {state}", err=True,
+                   nl=False)
+        if end:
+            click.echo("", err=True)
+
+    target = Target(backend, parse_opts.arch, parse_opts.include_dirs, parse_opts.defines,
+                    jobs or None)
+    cache = None if no_cache else ResultsCache(cache_dir)
+    try:
+        outcome = profile_pair(
+            emit=emit, options=options, pair=pair, target=target, files=files,
+            kernels=(k1.fn.name, k2.fn.name), displays=[k1.display, k2.display],
+            margin=margin, cache=cache, progress=progress)
+    except ProfileFailed as exc:
+        if report_path:
+            write_atomic(report_path, dumps(exc.report))
+        raise error(str(exc) + (f" (report: {report_path})" if report_path else "")) from None
+    if report_path:
+        write_atomic(report_path, dumps(outcome.report))
+    for note in outcome.notes:
+        click.echo(f"cudafuse: note: {note}", err=True)
+    applied = from_selection(outcome.selection)
+    click.echo(f"cudafuse: profile on {outcome.device.name}: "
+               f"{outcome.selection.lines[0]}", err=True)
+    return applied

@@ -158,10 +158,13 @@ def _kernel_ref(part: Part, prefix: str) -> str:
     return f"{part.fn.name}<{args}>"
 
 
-def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
+def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config,
+                          sequential: bool = False) -> str:
+    """The unfused launcher: the two kernels as they are, on two streams (the native
+    baseline a user would write) or, `sequential`, one after the other on `stream`."""
     p = names.prefix
     params = _launcher_params(p1, p2, names)
-    lines = [
+    lines = [] if sequential else [
         "  // Created once and kept for the process: a non-blocking stream, so that it does not",
         "  // wait for the legacy default stream implicitly (the events below order it instead).",
         f"  static cudaStream_t {p}_side = [] {{ cudaStream_t s; "
@@ -172,8 +175,9 @@ def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
         "cudaEventCreateWithFlags(&e, cudaEventDisableTiming); return e; }();",
         f"  cudaEventRecord({p}_fork, stream);  // the side stream starts after stream's work",
         f"  cudaStreamWaitEvent({p}_side, {p}_fork, 0);"]
+    second = "stream" if sequential else f"{p}_side"
     for part, grid, smem, stream in ((p1, "grid1", "smem1", "stream"),
-                                     (p2, "grid2", "smem2", f"{p}_side")):
+                                     (p2, "grid2", "smem2", second)):
         kernel = _kernel_ref(part, p)
         b = part.block
         args = ", ".join(names.param(part.index, prm.name or f"unnamed{k}")
@@ -182,7 +186,8 @@ def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
                   f"    cudaFuncSetAttribute({kernel}, "
                   f"cudaFuncAttributeMaxDynamicSharedMemorySize, (int){smem});",
                   f"  {kernel}<<<{grid}, dim3({b.x}, {b.y}, {b.z}), {smem}, {stream}>>>({args});"]
-    lines += [f"  cudaEventRecord({p}_join, {p}_side);  // stream's later work waits for both",
-              f"  cudaStreamWaitEvent(stream, {p}_join, 0);"]
+    if not sequential:
+        lines += [f"  cudaEventRecord({p}_join, {p}_side);  // stream's later work waits for "
+                  "both", f"  cudaStreamWaitEvent(stream, {p}_join, 0);"]
     sig = f"void {cfg.name}_launch(" + ",\n    ".join(params) + ")"
     return sig + " {\n" + "\n".join(lines) + "\n}\n"

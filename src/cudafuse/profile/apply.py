@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from cudafuse.diagnostics import error
 from cudafuse.profile.report import ReportError, read_report, reselect
-from cudafuse.profile.select import SelectionError
+from cudafuse.profile.select import Selection, SelectionError
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,12 @@ def from_report(path: str | os.PathLike[str], kernels: Sequence[str]) -> Applied
     if isinstance(profiled, list) and profiled and profiled != list(kernels):
         raise error(f"the report profiles kernels {', '.join(map(str, profiled))}, not "
                     f"{', '.join(kernels)}", where)
+    return from_selection(selection)
+
+
+def from_selection(selection: Selection) -> Applied:
+    """The hfuse configuration a selection stands for (the streams launcher when it kept
+    the native kernels)."""
     choice = selection.choice
     mode = "streams" if selection.native else choice.kind
     return Applied(mode, choice.regcap if choice.fused else None,

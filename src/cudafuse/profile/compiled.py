@@ -48,10 +48,12 @@ def _compile(source: bytes, kernel: str, arch: str, flags: list[str], tmp: Path,
 def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str, ...],
                      kernels: tuple[str, str], arch: str, include_dirs: tuple[str, ...] = (),
                      defines: tuple[str, ...] = (),
-                     jobs: int | None = None) -> list[Record]:
+                     jobs: int | None = None,
+                     limits: DeviceLimits | None = None) -> list[Record]:
     """Every candidate of `options` (register caps around HFuse's bound for the originals'
     ptxas figures), compiled in parallel, as records without timings; skipped splits and
-    caps, and candidates hfuse or nvcc refuse, as records with the reason."""
+    caps, and candidates hfuse or nvcc refuse, as records with the reason. `limits`: the
+    device's (default: the figures for `arch`)."""
     if shutil.which("nvcc") is None:
         raise error("compiling the candidates needs nvcc on PATH", status=2)
     if arch not in SMS:
@@ -62,7 +64,7 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
     flags = [*(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
     r1, r2 = found.get(kernels[0]), found.get(kernels[1])
     bound = hfuse_bound(r1, r2, SMS[arch]) if r1 is not None and r2 is not None else None
-    limits = DeviceLimits.for_arch(arch)
+    limits = limits or DeviceLimits.for_arch(arch)
     cset = generate(options, bound, limits)
     records = [Record.of(s) for s in cset.skipped]
     emitted: list[tuple[Candidate, bytes, str]] = []

@@ -49,7 +49,8 @@ def select(records: Sequence[Record], margin: float = DEFAULT_MARGIN) -> Selecti
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
         raise SelectionError(f"records repeat the ids {', '.join(repeated)}")
-    wrong = [r.id for r in records if r.verified is False]
+    wrong = [f"{r.id} ({r.skip})" if r.skip else r.id for r in records
+             if r.verified is False]
     if wrong:
         raise SelectionError(
             f"{len(wrong)} configuration(s) computed different results from the native "

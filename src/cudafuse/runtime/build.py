@@ -21,7 +21,7 @@ from cudafuse.runtime.trampoline import Entry
 _GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
 _LINK_UNDEFINED = re.compile(r"undefined reference to `([^']+)'")
 _NVCC_DIAG = re.compile(r"^(.*?)\((\d+)\): error: (.*)$")
-BUILD_VERSION = "1"  # bump when the generated code changes shape
+BUILD_VERSION = "2"  # bump when the generated code changes shape
 
 
 @dataclass(frozen=True)

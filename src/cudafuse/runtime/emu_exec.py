@@ -9,6 +9,7 @@ import sys
 import tempfile
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,6 +94,12 @@ class EmuExecutor:
             raise KernelError(self._death(what)) from None
         _, rc, ret, arrays = self._receive(what)
         return rc, ret, arrays
+
+    def prepare(self, op: str, name: str, label: str, args: Any, items: list[Item],
+                cfg: tuple[int, ...] | None) -> Any:
+        from cudafuse.runtime.prepared import EmuPrepared
+
+        return EmuPrepared(self, op, name, label, args, items, cfg)
 
     def _kill(self) -> None:
         if self._proc is not None:

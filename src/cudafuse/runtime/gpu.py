@@ -60,5 +60,12 @@ class GpuExecutor:
             for dev, _ in buffers:
                 dev.free()
 
+    def prepare(self, op: str, name: str, label: str, args: Any, items: list[Item],
+                cfg: tuple[int, ...] | None) -> Any:
+        from cudafuse.runtime.prepared import GpuPrepared
+
+        entry = getattr(self._lib, f"cudafuse_{'ha' if op == 'h' else 'ka'}_{name}")
+        return GpuPrepared(self._drv, entry, op, label, args, items, cfg)
+
     def close(self) -> None:
         pass

@@ -11,6 +11,7 @@ from typing import Any
 from cudafuse.runtime import convert
 from cudafuse.runtime.build import BuildOptions, Built, _defines, build
 from cudafuse.runtime.emu_exec import EmuExecutor, KernelError
+from cudafuse.runtime.prepared import Prepared
 from cudafuse.runtime.trampoline import Signature, parse_manifest
 
 BACKENDS = ("emu", "nvcc")
@@ -59,6 +60,24 @@ class Library:
         convert.copy_back(args, items, arrays)
         if rc:
             raise KernelError(f"launch of '{name}': CUDA error {rc}")
+
+    def prepare(self, name: str, *args: Any, grid: Any = None, block: Any = None,
+                shared: int = 0) -> Prepared:
+        """A call of host function `name` (or, given grid and block, a launch of kernel
+        `name`) with its arguments converted once, to run many times: see prepared.py."""
+        if grid is None and block is None:
+            sig = self._sig(name, "host")
+            op, cfg, label = "h", None, f"call of '{name}'"
+        else:
+            sig = self._sig(name, "kernel")
+            g = convert.scalar_bytes("D", grid, f"{name}: grid")
+            b = convert.scalar_bytes("D", block, f"{name}: block")
+            if not isinstance(shared, int) or shared < 0:
+                raise convert.ArgumentError(f"{name}: shared must be a non-negative int")
+            cfg = (*memoryview(g).cast("I"), *memoryview(b).cast("I"), shared)
+            op, label = "k", f"launch of '{name}'"
+        items = convert.convert(sig, args)
+        return self._exec.prepare(op, name, label, args, items, cfg)
 
     def close(self) -> None:
         self._exec.close()

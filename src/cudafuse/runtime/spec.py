@@ -113,7 +113,9 @@ def _dims(value: Any, sizes: dict[str, Any], where: str) -> tuple[int, ...]:
     return dims
 
 
-def load_spec(path: str) -> Spec:
+def load_spec(path: str, sizes: dict[str, Any] | None = None) -> Spec:
+    """The spec at `path`; `sizes` replaces values of its [sizes] table (each must exist
+    there), before the sizes defined from them are evaluated."""
     p = Path(path)
     try:
         raw = tomllib.loads(p.read_text("utf-8"))
@@ -121,6 +123,14 @@ def load_spec(path: str) -> Spec:
         raise error(f"cannot read spec: {exc.strerror}", path) from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"invalid TOML: {exc}", path) from None
+    if sizes:
+        table = dict(raw.get("sizes", {}))
+        unknown = sorted(set(sizes) - set(table))
+        if unknown:
+            raise error(f"no size named {', '.join(unknown)} to override (it has "
+                        f"{', '.join(table) or 'none'})", path)
+        table.update(sizes)
+        raw["sizes"] = table
     try:
         return _spec(path, raw)
     except (ValueError, TypeError, KeyError) as exc:

@@ -89,6 +89,12 @@ int launch(const char *, bool, void (*cf_k)(CfP...), const unsigned *cf_c, std::
   if (cf_e != cudaSuccess) return (int)cf_e;
   return (int)cudaDeviceSynchronize();
 }
+// For timing: queue the launch on the legacy default stream and return.
+template <class... CfP>
+int launch_async(void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh, void **cf_a) {
+  return (int)cudaLaunchKernel((const void *)cf_k, dim3(cf_c[0], cf_c[1], cf_c[2]),
+                               dim3(cf_c[3], cf_c[4], cf_c[5]), cf_a, cf_sh, 0);
+}
 }  // namespace cudafuse_rt
 """
 
@@ -130,11 +136,19 @@ def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]) -
             sync = "" if backend == "emu" else "return (int)cudaDeviceSynchronize();"
             parts.append(f'extern "C" int cudafuse_h_{e.name}(void **cf_a, void *cf_r) {{ '
                          f"cudafuse_rt::invoke(&{e.cxx_name}, cf_a, cf_r); {sync} return 0; }}")
+            if backend != "emu":  # the same without waiting, for timing (runtime.prepared)
+                parts.append(f'extern "C" int cudafuse_ha_{e.name}(void **cf_a, void *cf_r) '
+                             f"{{ cudafuse_rt::invoke(&{e.cxx_name}, cf_a, cf_r); "
+                             "return (int)cudaGetLastError(); }")
         else:
             fib = "true" if e.name in fiber_kernels else "false"
             parts.append(f'extern "C" int cudafuse_k_{e.name}(const unsigned *cf_c, '
                          f"std::size_t cf_sh, void **cf_a) {{ return cudafuse_rt::launch("
                          f'"{e.name}", {fib}, &{e.cxx_name}, cf_c, cf_sh, cf_a); }}')
+            if backend != "emu":
+                parts.append(f'extern "C" int cudafuse_ka_{e.name}(const unsigned *cf_c, '
+                             f"std::size_t cf_sh, void **cf_a) {{ return "
+                             f"cudafuse_rt::launch_async(&{e.cxx_name}, cf_c, cf_sh, cf_a); }}")
         names = "|".join(e.params)
         manifest.append(f'  cf_s += std::string("{e.kind} {e.name} ") + '
                         f'cudafuse_rt::signature(&{e.cxx_name}) + " {names}\\n";')

@@ -1,0 +1,190 @@
+"""`cudafuse hfuse --profile`: the whole run, from two kernels and a pair spec to a choice.
+
+1. The device (nvcc backend: PyCUDA's device attributes; emu backend: the CPU emulator,
+   with the limits of --arch), and the candidate options (which parts may change size).
+2. The results cache: a hit re-selects from the stored records and measures nothing.
+3. The candidates, emitted and compiled with nvcc in parallel for their ptxas figures and
+   occupancy (profile.compiled); without nvcc (emu only) the uncapped candidates alone.
+4. Programs for the baselines and every launchable candidate, built, verified against the
+   native kernels and timed (profile.measure).
+5. Selection (never slower than the native kernels on two streams), the report, the cache.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from cudafuse.diagnostics import CudafuseError, error
+from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
+from cudafuse.profile.candidates import Candidate, CandidateOptions, generate
+from cudafuse.profile.device import DeviceInfo
+from cudafuse.profile.measure import Program, Progress, Target, measure_programs
+from cudafuse.profile.occupancy import DeviceLimits
+from cudafuse.profile.pairspec import PairSpec
+from cudafuse.profile.records import Record
+from cudafuse.profile.report import build_report, records_from_report
+from cudafuse.profile.select import Selection, SelectionError, select
+from cudafuse.profile.timing import TimingPlan
+
+EMULATOR = "CPU emulator (cudafuse emu backend)"
+# Under the emulator a run takes the CPU tens of milliseconds or more: a handful of
+# iterations shows the loop works; the figures mean nothing for a GPU anyway.
+EMU_PLAN = TimingPlan(warmup_iterations=1, warmup_ms=0.0, min_iterations=3, min_total_ms=0.0,
+                      max_iterations=3)
+
+# (mode, candidate or None for a baseline) -> (program source, fused kernel name; the
+# launcher is that name + "_launch"); raises CudafuseError when hfuse refuses it.
+Emit = Callable[[str, Candidate | None], tuple[bytes, str]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    records: list[Record]
+    selection: Selection
+    report: dict[str, object]
+    device: DeviceInfo
+    cached: bool
+    cache_path: Path | None
+    notes: tuple[str, ...]
+
+
+class ProfileFailed(Exception):
+    """Selection refused (a wrong candidate): the report is still there, to be filed."""
+
+    def __init__(self, message: str, report: dict[str, object]):
+        super().__init__(message)
+        self.report = report
+
+
+def have_nvcc() -> bool:
+    return shutil.which("nvcc") is not None
+
+
+def _nvcc_version() -> str:
+    if not have_nvcc():
+        return ""
+    out = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1] if out.strip() else ""
+
+
+def device_for(target: Target) -> tuple[DeviceInfo, DeviceLimits, Target]:
+    """The device to measure on, its limits, and the target built for its architecture."""
+    if target.backend == "nvcc":
+        from cudafuse.profile.device import GpuUnavailable, query_device
+
+        try:
+            info, attributes = query_device()
+        except GpuUnavailable as exc:
+            raise error(str(exc), status=1) from None
+        return info, DeviceLimits.from_attributes(attributes), replace(target, arch=info.arch)
+    digits = target.arch.removeprefix("sm_")
+    cc = (int(digits[:-1]), int(digits[-1])) if digits.isdigit() and len(digits) >= 2 \
+        else (0, 0)
+    return DeviceInfo(EMULATOR, cc, 0), DeviceLimits.for_arch(target.arch), target
+
+
+def _failed_report(records: list[Record], device: DeviceInfo, kernels: list[str],
+                   options: dict[str, object], message: str) -> dict[str, object]:
+    from datetime import datetime, timezone
+
+    from cudafuse import __version__
+    from cudafuse.profile.report import REPORT_FORMAT
+
+    return {"format": REPORT_FORMAT, "tool": {"name": "cudafuse", "version": __version__},
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds").replace(
+                "+00:00", "Z"),
+            "device": device.to_json(), "kernels": kernels, "options": options,
+            "candidates": [r.to_json() for r in records],
+            "choice": {"id": None, "error": message}}
+
+
+def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, target: Target,
+                 files: tuple[str, ...], kernels: tuple[str, str], displays: list[str],
+                 margin: float, plan: TimingPlan | None = None,
+                 cache: ResultsCache | None = None, progress: Progress | None = None
+                 ) -> Outcome:
+    device, limits, target = device_for(target)
+    emu = target.backend == "emu"
+    plan = plan or (EMU_PLAN if emu else TimingPlan())
+    notes: list[str] = []
+    if emu:
+        notes.append("timed under the CPU emulator: the figures check that profiling works, "
+                     "they say nothing about speed on a GPU")
+    run_options: dict[str, object] = {
+        "candidates": options.to_json(), "timing": plan.to_json(), "backend": target.backend,
+        "arch": target.arch, "include_dirs": list(target.include_dirs),
+        "defines": list(target.defines), "nvcc": _nvcc_version(), "pair": pair.name}
+    sources = [Path(f).read_bytes() for f in files]
+    key = cache_key(sources=sources, spec=pair.text, device=device, options=run_options)
+    if cache is not None:
+        stored = cache.load(key)
+        if stored is not None:
+            records = records_from_report(stored)
+            try:
+                selection = select(records, margin)
+            except SelectionError as exc:
+                raise ProfileFailed(str(exc), stored) from None
+            report = build_report(records, selection, device, kernels=displays,
+                                  options=run_options)
+            return Outcome(records, selection, report, device, True, cache.path(key),
+                           (*notes, f"measured before: results from the cache "
+                                    f"({cache.path(key)})"))
+
+    def emit_candidate(c: Candidate) -> tuple[bytes, str]:
+        return emit(c.mode, c)
+
+    if have_nvcc():
+        from cudafuse.profile.compiled import compiled_records
+
+        planned = compiled_records(options, emit_candidate, files, kernels, target.arch,
+                                   target.include_dirs, target.defines, target.jobs, limits)
+    else:
+        notes.append("nvcc is not on PATH: no ptxas figures, so no register caps and no "
+                     "occupancy; only the uncapped candidates")
+        cset = generate(options, None, limits)
+        planned = [*(Record.of(c) for c in cset.candidates),
+                   *(Record.of(s) for s in cset.skipped)]
+    programs: list[Program] = []
+    for mode in ("streams", "sequential"):
+        source, name = emit(mode, None)
+        programs.append(Program(Record(mode, mode), source, f"{name}_launch"))
+    skipped: list[Record] = []
+    for record in planned:
+        if record.skip is not None or record.threads is None:
+            skipped.append(record)
+            continue
+        cand = Candidate(record.kind, record.threads[0], record.threads[1], record.regcap)
+        try:
+            source, name = emit(cand.mode, cand)
+        except CudafuseError as exc:
+            first = exc.diagnostics[0].message if exc.diagnostics else str(exc)
+            skipped.append(replace(record, skip=f"hfuse refuses it: {first}"))
+            continue
+        programs.append(Program(record, source, f"{name}_launch"))
+    timer = _timer(emu, plan, device)
+    measured = measure_programs(programs, target, pair, timer, progress)
+    order = {r.id: i for i, r in enumerate(planned)}
+    records = measured[:2] + sorted([*measured[2:], *skipped],
+                                    key=lambda r: (order.get(r.id, len(order)), r.id))
+    try:
+        selection = select(records, margin)
+    except SelectionError as exc:
+        raise ProfileFailed(str(exc), _failed_report(records, device, displays, run_options,
+                                                     str(exc))) from None
+    report = build_report(records, selection, device, kernels=displays, options=run_options)
+    path = None
+    if cache is not None:
+        path = cache.store(key, report, key_inputs(sources=sources, spec=pair.text,
+                                                   device=device, options=run_options))
+    return Outcome(records, selection, report, device, False, path, tuple(notes))
+
+
+def _timer(emu: bool, plan: TimingPlan, device: DeviceInfo) -> Any:
+    from cudafuse.profile.measure import gpu_timer, host_timer
+
+    return host_timer(plan) if emu else gpu_timer(plan, device.l2_bytes)

@@ -1,0 +1,217 @@
+"""The measuring part of `cudafuse hfuse --profile`: build every program, check each one's
+outputs against the native kernels', then time the ones that agree.
+
+Every configuration is a whole program (the inputs, unchanged, plus a launcher of one
+signature: `launch(args1..., args2..., grid1, grid2, smem1, smem2, stream)`), so the
+baselines and the candidates are run the same way:
+
+- `streams`: the two native kernels on two streams. Its outputs are the reference.
+- `sequential`: the two native kernels one after the other.
+- each fused candidate (thread or block mode, a split, a register cap).
+
+Programs are built in parallel (nvcc or g++, through the runtime's content-hashed build
+cache), then run one at a time: fresh spec inputs, one run, every output compared with the
+reference (the spec's rtol/atol; integers exactly), and only then timed with
+`timing.measure` on buffers that stay on the device (runtime.prepared).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cudafuse.diagnostics import CudafuseError, error
+from cudafuse.profile.pairspec import PairSpec
+from cudafuse.profile.records import Record
+from cudafuse.profile.stats import summarize
+from cudafuse.profile.timing import TimingPlan, measure
+from cudafuse.runtime.spec import compare
+
+# CUDA errors that mean "this configuration cannot launch here" (too many resources, an
+# invalid block), not "this configuration is wrong".
+_CANNOT_LAUNCH = {7: "too many resources requested for launch",
+                  9: "invalid launch configuration"}
+
+
+@dataclass(frozen=True)
+class Program:
+    record: Record  # what is known before running: id, kind, split, cap, ptxas figures
+    source: bytes
+    launcher: str
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where and how programs are built and run."""
+
+    backend: str  # nvcc | emu
+    arch: str = "sm_90"
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    jobs: int | None = None
+
+
+# Called after each program is measured: (index, total, record).
+Progress = Callable[[int, int, Record], None]
+
+
+def _build_one(path: Path, target: Target) -> str | None:
+    from cudafuse.runtime.build import BuildOptions, build
+
+    try:
+        build(str(path), target.backend, BuildOptions(target.include_dirs, target.defines,
+                                                      arch=target.arch))
+    except CudafuseError as exc:
+        first = exc.diagnostics[0].format().splitlines()[0] if exc.diagnostics else str(exc)
+        return f"the build failed: {first}"
+    return None
+
+
+def build_programs(programs: Sequence[Program], target: Target, directory: Path
+                   ) -> list[str | None]:
+    """Write and build every program in parallel; per program None or why it failed."""
+    paths = []
+    for i, prog in enumerate(programs):
+        path = directory / f"p{i}_{prog.record.id.replace(':', '_').replace('+', '_')}.cu"
+        path.write_bytes(prog.source)
+        paths.append(path)
+    with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
+        return list(pool.map(lambda p: _build_one(p, target), paths))
+
+
+def _arguments(pair: PairSpec) -> tuple[list[list[Any]], tuple[Any, ...]]:
+    """Fresh inputs of both kernels and the launcher's argument list over them."""
+    s1, s2 = pair.sides
+    inputs = [s1.spec.inputs(), s2.spec.inputs()]
+    args = (*inputs[0], *inputs[1], s1.dims(s1.grid), s2.dims(s2.grid), s1.shared, s2.shared,
+            None)
+    return inputs, args
+
+
+def _outputs(pair: PairSpec, inputs: list[list[Any]]) -> list[np.ndarray]:
+    return [np.array(value, copy=True) for side, values in zip(pair.sides, inputs, strict=True)
+            for a, value in zip(side.spec.args, values, strict=True) if a.is_output]
+
+
+def _differences(pair: PairSpec, reference: list[np.ndarray], got: list[np.ndarray]
+                 ) -> str:
+    """'' when every output agrees with the reference, else the first difference."""
+    it = iter(zip(reference, got, strict=True))
+    for side in pair.sides:
+        for a in side.spec.args:
+            if not a.is_output:
+                continue
+            want, have = next(it)
+            c = compare(a, want.reshape(-1), have.reshape(-1), side.spec.rtol, side.spec.atol)
+            if c.mismatches:
+                return (f"{side.kernel or 'kernel'} output '{a.name}' differs from the "
+                        f"native kernels' in {c.mismatches} element(s), first at {c.first}")
+    return ""
+
+
+def _launch_failure(exc: Exception) -> str | None:
+    text = str(exc)
+    for code, what in _CANNOT_LAUNCH.items():
+        if text.endswith(f"CUDA error {code}"):
+            return f"cannot launch: {what} (CUDA error {code})"
+    return None
+
+
+class Runner:
+    """Loads programs and runs them; `timer(launch)` returns per-iteration milliseconds."""
+
+    def __init__(self, target: Target, pair: PairSpec,
+                 timer: Callable[[Callable[[], object]], list[float]]):
+        self.target, self.pair, self.timer = target, pair, timer
+
+    def _load(self, path: Path) -> Any:
+        from cudafuse.runtime import load
+
+        return load(path, backend=self.target.backend, include_dirs=self.target.include_dirs,
+                    defines=list(self.target.defines), arch=self.target.arch)
+
+    def run(self, prog: Program, path: Path, reference: list[np.ndarray] | None
+            ) -> tuple[Record, list[np.ndarray] | None]:
+        """The program's record, verified (against `reference`; None: it is the reference)
+        and, when verified, timed; and its outputs."""
+        from cudafuse.runtime.emu_exec import KernelError
+
+        lib = self._load(path)
+        try:
+            inputs, args = _arguments(self.pair)
+            prep = lib.prepare(prog.launcher, *args)
+            try:
+                try:
+                    prep.run()
+                    prep.fetch()
+                except KernelError as exc:
+                    cannot = _launch_failure(exc)
+                    if cannot is not None and prog.record.fused:
+                        return replace(prog.record, skip=cannot), None
+                    if reference is None:
+                        raise
+                    return replace(prog.record, verified=False,
+                                   skip=f"it failed: {exc}"), None
+                outputs = _outputs(self.pair, inputs)
+                if reference is not None:
+                    wrong = _differences(self.pair, reference, outputs)
+                    if wrong:
+                        return replace(prog.record, verified=False, skip=wrong), outputs
+                times = self.timer(prep.run)
+            finally:
+                prep.close()
+        finally:
+            lib.close()
+        return replace(prog.record, verified=True, timing=summarize(times)), outputs
+
+
+def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec,
+                     timer: Callable[[Callable[[], object]], list[float]],
+                     progress: Progress | None = None) -> list[Record]:
+    """Records of every program: the first must be the `streams` baseline (the reference).
+    A program whose build fails is skipped with the reason; a baseline's is an error."""
+    if not programs or programs[0].record.id != "streams":
+        raise ValueError("the first program must be the streams baseline")
+    out: list[Record] = []
+    with tempfile.TemporaryDirectory(prefix="cudafuse-profile-") as tmp:
+        failures = build_programs(programs, target, Path(tmp))
+        paths = sorted(Path(tmp).glob("p*.cu"), key=lambda p: int(p.name[1:].split("_")[0]))
+        runner = Runner(target, pair, timer)
+        reference: list[np.ndarray] | None = None
+        for i, (prog, failed, path) in enumerate(zip(programs, failures, paths, strict=True)):
+            if failed is not None:
+                if not prog.record.fused:
+                    raise error(f"the {prog.record.id} baseline: {failed}")
+                record = replace(prog.record, skip=failed)
+            else:
+                record, outputs = runner.run(prog, path, reference)
+                if reference is None:
+                    reference = outputs
+            out.append(record)
+            if progress is not None:
+                progress(i + 1, len(programs), record)
+    return out
+
+
+def gpu_timer(plan: TimingPlan, l2_bytes: int | None) -> Callable[[Callable[[], object]],
+                                                                  list[float]]:
+    def timer(launch: Callable[[], object]) -> list[float]:
+        return measure(launch, plan, l2_bytes=l2_bytes)
+
+    return timer
+
+
+def host_timer(plan: TimingPlan) -> Callable[[Callable[[], object]], list[float]]:
+    from cudafuse.profile.hostclock import HostClock
+
+    def timer(launch: Callable[[], object]) -> list[float]:
+        return measure(launch, plan, l2_bytes=0, driver=HostClock)
+
+    return timer

@@ -1,0 +1,135 @@
+"""Prepared runs: one call or launch with its arguments converted once, to run many times.
+
+Timing needs this: `Library.call` copies every array to the device and back around each
+call and waits for the GPU, which is the right thing for a test and the wrong thing to
+time. A prepared run on the GPU keeps its buffers on the device and `run()` only queues the
+work (through the trampolines' `cudafuse_ha_`/`cudafuse_ka_` entries, which do not wait);
+`fetch()` waits and copies the arrays back into the ones given to `prepare`.
+
+Under the emulator there is nothing to queue: `run()` runs the whole call, from the
+original arrays each time, and `fetch()` hands back the last run's results.
+
+Repeated GPU runs work on the same buffers: a kernel that accumulates (a histogram, an
+in-place update) sees its own earlier results. Fetch after the first run to check results;
+later runs are for timing only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cudafuse.runtime import convert
+from cudafuse.runtime.convert import Item
+
+
+class Prepared:
+    """The backend-independent part: the caller's arguments and where results go."""
+
+    def __init__(self, label: str, args: Sequence[Any], items: list[Item]):
+        self.label = label
+        self.args = args
+        self.items = items
+        self.runs = 0
+
+    def run(self) -> None:
+        raise NotImplementedError
+
+    def _results(self) -> list[np.ndarray]:
+        raise NotImplementedError
+
+    def fetch(self) -> None:
+        """Wait for the queued work and copy every array argument back into the caller's."""
+        if self.runs == 0:
+            raise RuntimeError(f"{self.label}: fetch before any run")
+        convert.copy_back(self.args, self.items, self._results())
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Prepared:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class EmuPrepared(Prepared):
+    def __init__(self, executor: Any, op: str, name: str, label: str, args: Sequence[Any],
+                 items: list[Item], cfg: tuple[int, ...] | None):
+        super().__init__(label, args, items)
+        self._exec, self._op, self._name, self._cfg = executor, op, name, cfg
+        self._arrays: list[np.ndarray] = []
+
+    def run(self) -> None:
+        from cudafuse.runtime.emu_exec import KernelError
+
+        rc, _, arrays = self._exec.run(self._op, self._name, self.items, self._cfg)
+        if rc:
+            raise KernelError(f"{self.label}: CUDA error {rc}")
+        self._arrays = arrays
+        self.runs += 1
+
+    def _results(self) -> list[np.ndarray]:
+        return self._arrays
+
+
+class GpuPrepared(Prepared):
+    """Device buffers allocated and filled once; `run()` queues without waiting."""
+
+    def __init__(self, drv: Any, entry: Any, op: str, label: str, args: Sequence[Any],
+                 items: list[Item], cfg: tuple[int, ...] | None):
+        super().__init__(label, args, items)
+        self._drv, self._entry, self._op = drv, entry, op
+        self._buffers: list[tuple[Any, np.ndarray]] = []
+        keep: list[Any] = []
+        ptrs: list[int] = []
+        try:
+            for kind, value in items:
+                if kind == "a":
+                    host = np.array(value, copy=True, order="C")
+                    dev = drv.mem_alloc(max(host.nbytes, 1))
+                    drv.memcpy_htod(dev, host)
+                    self._buffers.append((dev, host))
+                    buf: Any = ctypes.c_void_p(int(dev))
+                elif kind == "same":
+                    buf = ctypes.c_void_p(keep[value].value)
+                else:
+                    buf = ctypes.create_string_buffer(bytes(value), max(len(value), 16))
+                keep.append(buf)
+                ptrs.append(ctypes.addressof(buf))
+        except BaseException:
+            self.close()
+            raise
+        self._keep = keep
+        self._argv = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
+        self._ret = ctypes.create_string_buffer(16)
+        if cfg is not None:
+            self._dims = (ctypes.c_uint * 6)(*cfg[:6])
+            self._shared = ctypes.c_size_t(cfg[6])
+
+    def run(self) -> None:
+        from cudafuse.runtime.emu_exec import KernelError
+
+        if self._op == "h":
+            rc = self._entry(self._argv, self._ret)
+        else:
+            rc = self._entry(self._dims, self._shared, self._argv)
+        if rc:
+            raise KernelError(f"{self.label}: CUDA error {rc}")
+        self.runs += 1
+
+    def _results(self) -> list[np.ndarray]:
+        drv = self._drv
+        drv.Context.synchronize()
+        for dev, host in self._buffers:
+            drv.memcpy_dtoh(host, dev)
+        return [host for _, host in self._buffers]
+
+    def close(self) -> None:
+        for dev, _ in self._buffers:
+            dev.free()
+        self._buffers = []

@@ -1,0 +1,222 @@
+"""The measuring run of `cudafuse hfuse --profile`, end to end under the CPU emulator: every
+configuration is built, verified against the native kernels on the pair spec's inputs, timed
+(with the host clock: the figures mean nothing, the loop is what is tested), a choice is
+made, the report and the cache entry are written, and the emitted program computes what the
+originals do. A candidate that computes something else stops the run with a report.
+
+nvcc is hidden in most of these tests (no ptxas figures: only the uncapped candidates), to
+keep them fast; one test keeps it, under the `slow` marker. The same run on a GPU is under
+the `gpu` marker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cudafuse.cli import main
+from cudafuse.diagnostics import CudafuseError
+from cudafuse.profile import hfuse_profile
+from cudafuse.profile.pairspec import load_pair_spec
+from cudafuse.runtime import load
+
+PAIR = Path(__file__).parent / "pair"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "hfuse"
+FILES = [str(PAIR / "bump.cu"), str(PAIR / "scale.cu")]
+
+
+@pytest.fixture
+def no_nvcc(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hfuse_profile, "have_nvcc", lambda: False)
+
+
+def _hfuse(*args: str):
+    return CliRunner().invoke(main, ["hfuse", *args], catch_exceptions=False)
+
+
+def _profile(tmp_path: Path, *extra: str):
+    out = tmp_path / "out.cu"
+    res = _hfuse(*FILES, "--profile", "--spec", str(PAIR / "pair.toml"), "--backend", "emu",
+                 "-o", str(out), "--report", str(tmp_path / "r.json"), "--cache-dir",
+                 str(tmp_path / "cache"), *extra)
+    return res, out
+
+
+def _check_equivalent(program: Path) -> None:
+    """The emitted launcher's outputs equal the two original kernels' outputs."""
+    pair = load_pair_spec(str(PAIR / "pair.toml"))
+    s1, s2 = pair.sides
+    lib = load(program, backend="emu")
+    native = [s1.spec.inputs(), s2.spec.inputs()]
+    for side, args in zip(pair.sides, native, strict=True):
+        lib.launch(side.kernel, grid=side.grid, block=side.block, shared=0, args=args)
+    fused = [s1.spec.inputs(), s2.spec.inputs()]
+    lib.call("bump_scale_hfused_launch", *fused[0], *fused[1], s1.dims(s1.grid),
+             s2.dims(s2.grid), 0, 0, None)
+    for want, got in zip(native[0] + native[1], fused[0] + fused[1], strict=True):
+        if isinstance(want, np.ndarray):
+            assert np.array_equal(want, got)
+    assert np.any(native[1][1] != 0)
+
+
+def test_profile_under_emu_verifies_times_chooses_and_caches(tmp_path: Path,
+                                                             no_nvcc: None) -> None:
+    res, out = _profile(tmp_path)
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    by_id = {c["id"]: c for c in report["candidates"]}
+    assert list(by_id) == ["streams", "sequential", "thread:128+64:rnone",
+                           "block:128+64:rnone"]
+    for c in by_id.values():
+        assert c["verified"] is True and c["timing"]["count"] == 3, c
+    assert report["device"]["name"] == hfuse_profile.EMULATOR
+    assert report["options"]["backend"] == "emu"
+    assert report["choice"]["id"] in by_id
+    assert "timed under the CPU emulator" in res.output
+    _check_equivalent(out)
+    first = out.read_bytes()
+    # Again: from the cache, measuring nothing, the same choice and the same program.
+    res2, out2 = _profile(tmp_path)
+    assert res2.exit_code == 0, res2.output
+    assert "results from the cache" in res2.output
+    assert out2.read_bytes() == first
+    # And the report's choice applied without profiling gives that program too.
+    again = tmp_path / "again.cu"
+    res3 = _hfuse(*FILES, "--from-profile", str(tmp_path / "r.json"), "-o", str(again))
+    assert res3.exit_code == 0, res3.output
+    assert again.read_bytes() == first
+
+
+def test_a_wrong_candidate_stops_the_run_with_a_report(tmp_path: Path, no_nvcc: None) -> None:
+    from cudafuse.frontend import parse_file
+    from cudafuse.hfuse.driver import HFuseOptions, find_kernel, hfuse
+    from cudafuse.hfuse.parts import Shape
+    from cudafuse.profile.candidates import CandidateOptions
+    from cudafuse.profile.hfuse_profile import ProfileFailed, profile_pair
+    from cudafuse.profile.measure import Target
+
+    u1, u2 = (parse_file(f).unit for f in FILES)
+    k1, k2 = find_kernel(u1, None), find_kernel(u2, None)
+
+    def emit(mode, cand):
+        if cand is None or cand.mode == "block":
+            res = hfuse(u1, k1, u2, k2, HFuseOptions(Shape(128), Shape(64), mode))
+            return res.output, res.name
+        # A "fused" program that runs bump twice: its accumulator ends up wrong.
+        res = hfuse(u1, k1, u2, k2, HFuseOptions(Shape(128), Shape(64), "sequential"))
+        text = res.output.decode()
+        line = next(ln for ln in text.splitlines() if ln.lstrip().startswith("bump<<<"))
+        return text.replace(line, line + "\n" + line).encode(), res.name
+
+    with pytest.raises(ProfileFailed) as failed:
+        profile_pair(emit=emit, options=CandidateOptions(128, 64), pair=load_pair_spec(
+            str(PAIR / "pair.toml")), target=Target("emu"), files=tuple(FILES),
+            kernels=("bump", "scale"), displays=["bump", "scale"], margin=0.03)
+    assert "thread:128+64:rnone" in str(failed.value)
+    assert "output 'acc' differs" in str(failed.value)
+    wrong = [c for c in failed.value.report["candidates"] if c["verified"] is False]
+    assert [c["id"] for c in wrong] == ["thread:128+64:rnone"] and wrong[0]["timing"] is None
+    assert failed.value.report["choice"]["id"] is None
+
+
+def test_the_cli_writes_the_report_of_a_failed_run(tmp_path: Path, no_nvcc: None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from cudafuse.profile import measure
+
+    real = measure._differences
+    calls: list[int] = []
+
+    def second_differs(pair, reference, got):  # sequential, then the thread candidate
+        calls.append(1)
+        return "made up" if len(calls) == 2 else real(pair, reference, got)
+
+    monkeypatch.setattr(measure, "_differences", second_differs)
+    res, out = _profile(tmp_path, "--no-cache")
+    assert res.exit_code == 1
+    assert "computed different results" in res.output and "made up" in res.output
+    assert not out.exists()
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["choice"]["error"]
+
+
+def test_sequential_mode_is_the_natives_one_after_the_other(tmp_path: Path) -> None:
+    out = tmp_path / "seq.cu"
+    res = _hfuse(*FILES, "--mode", "sequential", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert "_hfused<<<" not in text and "cudaStreamCreate" not in text
+    assert "bump<<<grid1, dim3(128, 1, 1), smem1, stream>>>" in text
+    assert "scale<<<grid2, dim3(64, 1, 1), smem2, stream>>>" in text
+    _check_equivalent(out)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--spec", "x.toml"], "--spec only apply with --profile"),
+    (["--profile"], "--profile needs --spec"),
+    (["--profile", "--spec", str(PAIR / "pair.toml"), "--mode", "block"],
+     "--profile chooses --mode"),
+    (["--profile", "--spec", str(PAIR / "pair.toml"), "--from-profile", "r.json"],
+     "give one"),
+])
+def test_profile_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:
+    res = _hfuse(*FILES, "-o", str(tmp_path / "o.cu"), *extra)
+    assert res.exit_code == 2 and message in res.output, res.output
+
+
+def test_pair_specs_read_from_a_pairs_file() -> None:
+    pair = load_pair_spec(str(SAMPLES / "pairs.toml"), "histogram+maxpool2d")
+    s1, s2 = pair.sides
+    assert (s1.kernel, s1.block, s2.kernel, s2.block) == (
+        "histogram_kernel", (256,), "maxpool2d_kernel", (256,))
+    assert s1.shared == 64 * 4 and s1.spec.entry == "histogram_run"
+    with pytest.raises(CudafuseError, match="choose one with --pair"):
+        load_pair_spec(str(SAMPLES / "pairs.toml"))
+    with pytest.raises(CudafuseError, match="no pair named 'nope'"):
+        load_pair_spec(str(SAMPLES / "pairs.toml"), "nope")
+
+
+def test_pair_spec_sizes_override_and_errors(tmp_path: Path) -> None:
+    base = (PAIR / "pair.toml").read_text()
+    spec = tmp_path / "p.toml"
+    for name in ("bump.toml", "scale.toml"):
+        (tmp_path / name).write_text((PAIR / name).read_text())
+    spec.write_text(base + "\n[sizes1]\nn = 4096\n")
+    pair = load_pair_spec(str(spec))
+    assert pair.sides[0].grid == (32,) and pair.sides[0].spec.args[1].count == 32
+    for text, message in [(base + "\n[sizes1]\nm = 3\n", "no size named m"),
+                          (base + "\ncolour = 1\n", "unknown key"),
+                          (base.replace('grid2 = ["(n + 63) / 64"]', ""), "missing grid2"),
+                          (base.replace("block1 = [128]", "block1 = [0]"), "positive"),
+                          ("[[pair]]\nname = 'a'\n[[pair]]\nname = 'b'\n", "2 pairs")]:
+        spec.write_text(text)
+        with pytest.raises(CudafuseError, match=message):
+            load_pair_spec(str(spec))
+
+
+@pytest.mark.slow
+def test_profile_with_register_caps_under_emu(tmp_path: Path) -> None:
+    # With nvcc: ptxas figures and register caps around HFuse's bound, each cap verified.
+    res, out = _profile(tmp_path, "--no-cache")
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    caps = {c["regcap"] for c in report["candidates"] if c["kind"] == "thread"}
+    assert None in caps and len(caps) > 1
+    assert all(c["registers"] for c in report["candidates"] if c["kind"] in ("thread",
+                                                                             "block"))
+    _check_equivalent(out)
+
+
+@pytest.mark.gpu
+def test_profile_on_the_gpu(tmp_path: Path) -> None:
+    out = tmp_path / "out.cu"
+    res = _hfuse(*FILES, "--profile", "--spec", str(PAIR / "pair.toml"), "-o", str(out),
+                 "--report", str(tmp_path / "r.json"), "--no-cache")
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["options"]["backend"] == "nvcc"
+    timed = [c for c in report["candidates"] if c["timing"]]
+    assert all(c["verified"] for c in timed) and len(timed) >= 4
+    assert all(c["timing"]["count"] >= 20 for c in timed)

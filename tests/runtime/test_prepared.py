@@ -1,0 +1,89 @@
+"""Prepared runs (runtime.prepared): arguments converted once, run many times, results
+fetched into the caller's arrays. Under the emulator every run starts from the original
+arrays; on a GPU the buffers stay on the device, so repeated runs see earlier results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cudafuse.runtime import load
+
+SOURCE = r"""
+#include <cuda_runtime.h>
+__global__ void bump(float *acc, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) acc[i] += in[i];
+}
+void bump_twice(float *acc, const float *in, int n) {
+  bump<<<(n + 63) / 64, 64>>>(acc, in, n);
+  bump<<<(n + 63) / 64, 64>>>(acc, in, n);
+}
+"""
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    path = tmp_path / "bump.cu"
+    path.write_text(SOURCE)
+    return path
+
+
+def _arrays(n: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    return np.ones(n, np.float32), np.arange(n, dtype=np.float32)
+
+
+def _runs(lib, acc, inp, n, runs):  # type: ignore[no-untyped-def]
+    with lib.prepare("bump_twice", acc, inp, n) as call, \
+            lib.prepare("bump", acc, inp, n, grid=(2,), block=(64,)) as launch:
+        with pytest.raises(RuntimeError, match="fetch before any run"):
+            call.fetch()
+        for _ in range(runs):
+            call.run()
+            launch.run()
+        call.fetch()
+        return acc.copy(), launch
+
+
+def test_prepared_runs_under_the_emulator(program: Path) -> None:
+    acc, inp = _arrays()
+    with load(program, backend="emu") as lib:
+        got, _ = _runs(lib, acc, inp, 100, 3)
+    # Each emulated run starts from the caller's arrays: the call adds `in` twice.
+    assert np.array_equal(got, 1 + 2 * inp)
+    assert np.array_equal(acc, got) and np.array_equal(inp, np.arange(100))
+
+
+def test_prepare_checks_its_arguments(program: Path) -> None:
+    with load(program, backend="emu") as lib:
+        with pytest.raises(TypeError):
+            lib.prepare("bump_twice", np.ones(3, np.float64), np.ones(3, np.float32), 3)
+        with pytest.raises(KeyError, match="it is a kernel"):
+            lib.prepare("bump", *_arrays(), 100)
+
+
+@pytest.mark.gpu
+def test_prepared_runs_on_the_gpu(program: Path) -> None:
+    acc, inp = _arrays()
+    with load(program, backend="nvcc") as lib:
+        got, _ = _runs(lib, acc, inp, 100, 3)
+    # The call's buffers stayed on the device through its three runs (two launches each);
+    # the prepared launch has buffers of its own.
+    assert np.array_equal(got, 1 + 6 * inp)
+
+
+@pytest.mark.nvcc
+def test_the_gpu_library_exports_entries_that_do_not_wait(program: Path) -> None:
+    # What GpuPrepared calls; building needs nvcc, not a GPU.
+    import subprocess
+
+    from cudafuse.runtime.build import BuildOptions, build
+
+    built = build(str(program), "nvcc", BuildOptions())
+    symbols = subprocess.run(["nm", "-D", str(built.library)], capture_output=True,
+                             text=True, check=True).stdout.split()
+    for name in ("cudafuse_h_bump_twice", "cudafuse_ha_bump_twice", "cudafuse_k_bump",
+                 "cudafuse_ka_bump"):
+        assert name in symbols
