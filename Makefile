@@ -4,7 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow lint bench-analyze bench-emu bench-vertical clean
+.PHONY: install demo test test-slow lint bench bench-analyze bench-emu bench-vertical \
+	bench-hfuse clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -47,6 +48,14 @@ bench-emu: $(STAMP)
 # and writes the table into docs/benchmarks.md.
 bench-vertical: $(STAMP)
 	$(BIN)/python benchmarks/bench_vertical.py --write docs/benchmarks.md
+
+# Needs an NVIDIA GPU, nvcc and PyCUDA (pip install -e '.[gpu]'): profiles the HFuse paper's
+# 16 kernel pairs with `cudafuse hfuse --profile` and writes the table into docs/benchmarks.md.
+bench-hfuse: $(STAMP)
+	$(BIN)/python benchmarks/bench_hfuse.py --write docs/benchmarks.md
+
+# Every GPU benchmark, each writing its table into docs/benchmarks.md.
+bench: bench-vertical bench-hfuse
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache

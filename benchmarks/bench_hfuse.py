@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Horizontal fusion on a GPU: the HFuse paper's 16 kernel pairs, profiled by cudafuse.
+
+For each pair of samples/hfuse/pairs.toml:
+  1. each kernel's problem is grown (its work size doubled) until the kernel alone takes
+     about --target-ms on the GPU, so that the two kernels of a pair take similar time, as
+     the paper arranges;
+  2. `cudafuse hfuse --profile` runs on the pair at those sizes (every candidate verified
+     against the native kernels, then timed), with its report;
+  3. the table row: native on two streams, one after the other, the best thread split and
+     the best block split (fastest median of each), what --profile chose and its speedup
+     over two streams, the split and register cap chosen, and the profiling time.
+The paper's speedups (HFuse over native streams, 1080Ti / V100, without and with the
+register cap) are printed beside ours.
+
+    python benchmarks/bench_hfuse.py                      # on a GPU machine: the table
+    python benchmarks/bench_hfuse.py --write docs/benchmarks.md
+    python benchmarks/bench_hfuse.py --backend emu --no-calibrate --pairs histogram+maxpool2d
+        # anywhere: the same steps under the CPU emulator (the figures mean nothing)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from cudafuse.runtime.spec import evaluate, load_spec, tomllib  # noqa: E402
+
+SAMPLES = ROOT / "samples" / "hfuse"
+MARK = "<!-- bench-hfuse -->"
+# The size each kernel's work grows with (the others stay as the sample spec has them).
+WORK_SIZE = {"batchnorm_stats_kernel": "n", "histogram_kernel": "n", "maxpool2d_kernel": "nc",
+             "upsample_bilinear2d_kernel": "nc", "im2col_kernel": "c", "sha256_kernel": "n",
+             "blake256_kernel": "n", "blake2b_kernel": "n", "ethash_like_kernel": "n"}
+
+
+def _side(pair: dict, i: int) -> dict:
+    return {"file": pair[f"file{i}"], "kernel": pair[f"kernel{i}"],
+            "spec": str(SAMPLES / pair[f"file{i}"].replace(".cu", ".toml")),
+            "grid": pair[f"grid{i}"], "block": pair[f"block{i}"],
+            "shared": pair.get(f"shared{i}", 0)}
+
+
+def kernel_ms(side: dict, sizes: dict, defines: list[str]) -> float:
+    """The native kernel alone at `sizes`: median ms of an event-timed loop (GPU only)."""
+    from cudafuse.profile.stats import summarize
+    from cudafuse.profile.timing import TimingPlan, measure
+    from cudafuse.runtime import load
+
+    spec = load_spec(side["spec"], sizes)
+    grid = tuple(int(evaluate(g, spec.sizes, "grid")) for g in side["grid"])
+    shared = int(evaluate(side["shared"], spec.sizes, "shared"))
+    with load(SAMPLES / side["file"], backend="nvcc", defines=defines) as lib:
+        with lib.prepare(side["kernel"], *spec.inputs(), grid=grid,
+                         block=tuple(side["block"]), shared=shared) as run:
+            times = measure(run.run, TimingPlan(min_iterations=10, min_total_ms=50.0))
+    return summarize(times).median
+
+
+def calibrate(side: dict, target_ms: float, defines: list[str], limit: int = 1 << 16
+              ) -> tuple[dict, float]:
+    """Sizes at which the kernel takes at least target_ms (its work size doubled from the
+    sample's), and that time."""
+    name = WORK_SIZE[side["kernel"]]
+    base = tomllib.loads(Path(side["spec"]).read_text())["sizes"][name]
+    factor = 1
+    while True:
+        sizes = {name: base * factor}
+        ms = kernel_ms(side, sizes, defines)
+        if ms >= target_ms or factor >= limit:
+            return sizes, ms
+        factor *= 2 if ms > target_ms / 4 else 4
+
+
+def pair_spec(pair: dict, sizes: tuple[dict, dict], directory: Path) -> Path:
+    lines = []
+    for i, side in ((1, _side(pair, 1)), (2, _side(pair, 2))):
+        lines += [f"kernel{i} = {json.dumps(side['kernel'])}",
+                  f"spec{i} = {json.dumps(side['spec'])}",
+                  f"grid{i} = {json.dumps(side['grid'])}",
+                  f"block{i} = {json.dumps(side['block'])}",
+                  f"shared{i} = {json.dumps(side['shared'])}"]
+        if sizes[i - 1]:
+            lines.append(f"sizes{i} = {{ " + ", ".join(
+                f"{k} = {v}" for k, v in sizes[i - 1].items()) + " }")
+    path = directory / f"{pair['name'].replace('+', '_')}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def profile(pair: dict, spec: Path, backend: str, defines: list[str], directory: Path,
+            extra: list[str]) -> tuple[dict, float]:
+    s1, s2 = _side(pair, 1), _side(pair, 2)
+    report = directory / f"{spec.stem}.json"
+    exe = Path(sys.executable).parent / "cudafuse"
+    cmd = [str(exe) if exe.exists() else "cudafuse", "hfuse", str(SAMPLES / s1["file"]),
+           str(SAMPLES / s2["file"]), "--kernels", f"{s1['kernel']},{s2['kernel']}",
+           "--profile", "--spec", str(spec), "--backend", backend, "--no-cache",
+           "-o", str(directory / f"{spec.stem}.cu"), "--report", str(report), *extra,
+           *(f"-D{d}" for d in defines)]
+    start = time.perf_counter()
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if res.returncode != 0:
+        raise SystemExit(f"{pair['name']}: cudafuse hfuse --profile failed:\n{res.stderr}")
+    return json.loads(report.read_text()), seconds
+
+
+def row(pair: dict, report: dict, seconds: float, alone: tuple[float, float] | None) -> str:
+    cands = {c["id"]: c for c in report["candidates"]}
+
+    def med(c: dict | None) -> float | None:
+        return c["timing"]["median_ms"] if c and c.get("timing") else None
+
+    def best(kind: str) -> dict | None:
+        timed = [c for c in cands.values() if c["kind"] == kind and c.get("timing")]
+        return min(timed, key=lambda c: c["timing"]["median_ms"]) if timed else None
+
+    def ms(v: float | None) -> str:
+        return f"{v:.4g}" if v is not None else "-"
+
+    streams, seq = med(cands.get("streams")), med(cands.get("sequential"))
+    thread, block = best("thread"), best("block")
+    chosen = cands[report["choice"]["id"]]
+    speedup = f"{(streams / med(chosen) - 1) * 100:+.1f}%" if streams and med(chosen) else "-"
+    what = "native (two streams)" if chosen["kind"] == "streams" else \
+        f"{chosen['kind']} {'+'.join(map(str, chosen['threads']))}, regcap " \
+        f"{chosen['regcap'] or 'none'}"
+    times = f"{alone[0]:.3g} / {alone[1]:.3g}" if alone else "-"
+    return (f"| {pair['name']} | {times} | {ms(streams)} | {ms(seq)} | "
+            f"{ms(med(thread))} ({thread['id'].split(':', 1)[1] if thread else '-'}) | "
+            f"{ms(med(block))} | {ms(med(chosen))} | {speedup} | {what} | {seconds:.0f} s | "
+            f"{pair.get('paper_speedup_nregcap', '-')} | {pair.get('paper_speedup_regcap', '-')} |")
+
+
+HEADER = ("| pair | kernels alone (ms) | streams | sequential | best thread split (split:cap) | "
+          "best block split | chosen | speedup vs streams | choice | profiling time | "
+          "paper, no regcap (1080Ti / V100) | paper, regcap |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def write_section(doc: Path, text: str) -> None:
+    body = doc.read_text()
+    start, end = body.find(MARK), body.rfind(MARK)
+    if start < 0 or start == end:
+        body = body.rstrip() + f"\n\n{MARK}\n{text}\n{MARK}\n"
+    else:
+        body = body[:start] + f"{MARK}\n{text}\n" + body[end:]
+    tmp = doc.with_suffix(".tmp")
+    tmp.write_text(body)
+    os.replace(tmp, doc)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", choices=["nvcc", "emu"], default="nvcc")
+    ap.add_argument("--pairs", help="comma-separated pair names (default: all 16)")
+    ap.add_argument("--target-ms", type=float, default=0.5,
+                    help="grow each kernel until it alone takes this long (GPU)")
+    ap.add_argument("--no-calibrate", action="store_true", help="use the samples' sizes")
+    ap.add_argument("--split-step", type=int, default=128)
+    ap.add_argument("--write", type=Path, help="replace the table in this markdown file")
+    args = ap.parse_args()
+    raw = tomllib.loads((SAMPLES / "pairs.toml").read_text())
+    pairs = raw["pair"]
+    if args.pairs:
+        wanted = args.pairs.split(",")
+        pairs = [p for p in pairs if p["name"] in wanted]
+        if len(pairs) != len(wanted):
+            raise SystemExit(f"unknown pair among {args.pairs}")
+    defines = list(raw.get("defines", []))
+    calibrate_sizes = args.backend == "nvcc" and not args.no_calibrate
+    sized: dict[str, tuple[dict, float]] = {}
+    rows = []
+    device = ""
+    with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-") as tmp:
+        for pair in pairs:
+            sizes: list[dict] = [{}, {}]
+            alone = None
+            if calibrate_sizes:
+                for i in (1, 2):
+                    side = _side(pair, i)
+                    if side["kernel"] not in sized:
+                        sized[side["kernel"]] = calibrate(side, args.target_ms, defines)
+                    sizes[i - 1] = sized[side["kernel"]][0]
+                alone = (sized[pair["kernel1"]][1], sized[pair["kernel2"]][1])
+            spec = pair_spec(pair, (sizes[0], sizes[1]), Path(tmp))
+            report, seconds = profile(pair, spec, args.backend, defines, Path(tmp),
+                                      ["--split-step", str(args.split_step)])
+            device = report["device"]["name"]
+            rows.append(row(pair, report, seconds, alone))
+            print(rows[-1], flush=True)
+    date = datetime.date.today().isoformat()
+    sizes_note = ("each kernel grown until it alone takes about "
+                  f"{args.target_ms:g} ms" if calibrate_sizes else "the samples' sizes")
+    how = ("CUDA events, L2 flushed before each run" if args.backend == "nvcc" else
+           "host clock around emulated runs: these figures say nothing about a GPU")
+    text = (f"Measured {date} on {device} ({args.backend} backend; {sizes_note}; median ms "
+            f"per configuration, {how}). Command: `python "
+            f"benchmarks/bench_hfuse.py{' --backend emu' if args.backend == 'emu' else ''}`."
+            f"\n\n{HEADER}\n" + "\n".join(rows))
+    print(text)
+    if args.write:
+        write_section(args.write, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
