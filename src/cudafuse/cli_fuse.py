@@ -84,12 +84,29 @@ def _side_outputs(fused: FuseResult, report_path: str | None, dot_path: str | No
               "-MF names one).")
 @click.option("-MF", "depfile", type=click.Path(dir_okay=False), help="The depfile's path.")
 @_fusion_options
+@click.option("--profile", is_flag=True,
+              help="Measure the cost model's choice against its alternatives (tiles or "
+                   "recomputation, min-cut or exact, fuse all) and the unfused program, "
+                   "each verified first; keep the fastest (unfused unless a fused variant is "
+                   "clearly faster). Needs --spec.")
+@click.option("--spec", "spec_path", type=click.Path(dir_okay=False),
+              help="With --profile: the run spec (entry host function and its arguments).")
+@click.option("--backend", type=click.Choice(["nvcc", "emu"]), default="nvcc",
+              show_default=True, help="With --profile: the GPU, or the CPU emulator (checks "
+              "every variant; its timings mean nothing).")
+@click.option("--margin", default=0.03, show_default=True,
+              help="With --profile: how much faster than unfused a variant must be.")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="With --profile: the results cache (default ~/.cache/cudafuse/profile).")
+@click.option("--no-cache", is_flag=True, help="With --profile: measure even if cached.")
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)
 @parse_options
 @guarded
 def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | None,
          partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
-         report_path: str | None, dot_path: str | None, parse_opts: ParseOptions) -> None:
+         report_path: str | None, dot_path: str | None, profile: bool, spec_path: str | None,
+         backend: str, margin: float, cache_dir: str | None, no_cache: bool,
+         parse_opts: ParseOptions) -> None:
     """Fuse the kernel pipelines launched by FILE's host functions into fewer kernels.
 
     The output has the same host functions with the same signatures and computes the same
@@ -100,8 +117,22 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
             os.path.samefile(output, file):
         raise error("the output would overwrite the input; cudafuse never modifies its "
                     "inputs", output, status=2)
-    fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
-                       tiles)
+    source = click.get_current_context().get_parameter_source
+    given = [o for o, p in (("--spec", "spec_path"), ("--backend", "backend"),
+                            ("--margin", "margin"), ("--cache-dir", "cache_dir"),
+                            ("--no-cache", "no_cache"))
+             if source(p) is not click.core.ParameterSource.DEFAULT]
+    if given and not profile:
+        raise error(f"{', '.join(given)} only apply with --profile", status=2)
+    if profile and spec_path is None:
+        raise error("--profile needs --spec SPEC.toml: the inputs to measure with", status=2)
+    if profile:
+        assert spec_path is not None
+        fused, deps = _profiled(file, parse_opts, partition, scratch, fuse_all, tiles,
+                                spec_path, backend, margin, cache_dir, no_cache, report_path)
+    else:
+        fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
+                           tiles)
     if explain:
         from cudafuse.fusion.render import explain_text
 
@@ -110,7 +141,7 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
         click.echo(fused.output.decode("utf-8"), nl=False)
     else:
         write_atomic(output, fused.output)
-    _side_outputs(fused, report_path, dot_path)
+    _side_outputs(fused, None if profile else report_path, dot_path)
     if make_deps or depfile:
         target = output if output != "-" else "-"
         write_atomic(depfile or f"{output}.d", depfile_text(target, deps))
@@ -131,3 +162,56 @@ def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, ti
                        tiles)
     click.echo(explain_text(fused), nl=False)
     _side_outputs(fused, report_path, dot_path)
+
+
+def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
+              fuse_all: bool, tiles: str, spec_path: str, backend: str, margin: float,
+              cache_dir: str | None, no_cache: bool, report_path: str | None
+              ) -> tuple[FuseResult, list[str]]:
+    """`fuse --profile`: the measured choice among the model's variants and the unfused
+    program; with --report, the fusion report of the choice plus the measurements."""
+    import sys
+
+    from cudafuse.fusion.driver import FuseOptions, FuseResult, report_dict
+    from cudafuse.profile.cache import ResultsCache
+    from cudafuse.profile.hfuse_profile import ProfileFailed
+    from cudafuse.profile.measure import Target
+    from cudafuse.profile.vertical import UNFUSED, Variant, profile_fuse
+    from cudafuse.runtime.spec import load_spec
+
+    result = parse_file(file, parse_opts)
+    print_diagnostics(result.diagnostics)
+    spec = load_spec(spec_path)
+    base = FuseOptions(partition, parse_opts.arch, frozenset(scratch), fuse_all=fuse_all,
+                       tiles=tiles)
+    # The variants are built away from the input: its own directory must stay on the path.
+    includes = (str(Path(file).resolve().parent), *parse_opts.include_dirs)
+    target = Target(backend, parse_opts.arch, includes, parse_opts.defines)
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int, v: Variant) -> None:
+        if tty:
+            state = ("WRONG" if v.verified is False else "skipped" if v.skip else
+                     f"{v.timing.median:.4g} ms" if v.timing else "")
+            click.echo(f"\r\033[Kprofiling [{done}/{total}] {v.id}: {state}", err=True,
+                       nl=done == total)
+
+    try:
+        chosen, choice, doc, notes = profile_fuse(
+            unit=result.unit, base=base, spec=spec, spec_text=Path(spec_path).read_bytes(),
+            target=target, margin=margin,
+            cache=None if no_cache else ResultsCache(cache_dir), progress=progress)
+    except ProfileFailed as exc:
+        if report_path:
+            write_atomic(report_path, json.dumps({"profile": exc.report}, indent=2) + "\n")
+        raise error(str(exc)) from None
+    for note in notes:
+        click.echo(f"cudafuse: note: {note}", err=True)
+    for line in choice.lines:
+        click.echo(f"cudafuse: profile: {line}", err=True)
+    fused = chosen.result if chosen.id != UNFUSED else FuseResult(
+        result.unit.source.data, notes=["kept unfused: no fused variant was clearly faster"])
+    if report_path:
+        write_atomic(report_path, json.dumps({**report_dict(fused), "profile": doc},
+                                             indent=2) + "\n")
+    return fused, [file, *result.unit.includes]

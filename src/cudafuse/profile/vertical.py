@@ -1,0 +1,292 @@
+"""`cudafuse fuse --profile`: the cost model proposes, measurement decides.
+
+The variants are what the model could reasonably have chosen: its own choice (the options
+given), shared-memory tiles always and never (staging against recomputation), the min-cut
+and the exact partition, and every legal group fused; plus the unfused program. Variants
+that come out byte-identical are one variant with several names. Each is built, run on the
+spec's inputs and compared with the unfused program on every output element, and only then
+timed (on device-resident buffers, runtime.prepared). The fastest verified variant is kept
+if it is clearly faster than the unfused program (profile.stats.clearly_faster); otherwise
+the program is handed back unfused. The report says whether the model's own choice was the
+fastest: over many pipelines, how often the model is right.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cudafuse import __version__
+from cudafuse.diagnostics import CudafuseError, error
+from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
+from cudafuse.profile.measure import Target
+from cudafuse.profile.stats import Summary, clearly_faster, relative_gain, summarize
+
+REPORT_FORMAT = 1
+UNFUSED = "unfused"
+MODEL = "model"
+# (id, what differs from the options given); the model's own choice first.
+ALTERNATIVES: tuple[tuple[str, dict[str, object]], ...] = (
+    (MODEL, {}),
+    ("tiles-always", {"tiles": "always"}),
+    ("tiles-never", {"tiles": "never"}),
+    ("mincut", {"partition": "mincut"}),
+    ("exact", {"partition": "exact"}),
+    ("fuse-all", {"fuse_all": True}),
+    ("fuse-all-recompute", {"fuse_all": True, "tiles": "never"}),
+)
+
+
+@dataclass
+class Variant:
+    id: str
+    output: bytes
+    result: Any = None  # the FuseResult (None for the unfused program)
+    aliases: list[str] = field(default_factory=list)
+    objective: float = 0.0  # the model's estimated benefit, summed over sequences
+    kernels: int = 0  # kernel launches in the fused pipelines
+    verified: bool | None = None
+    timing: Summary | None = None
+    skip: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "aliases": self.aliases, "objective": self.objective,
+                "kernels": self.kernels, "verified": self.verified,
+                "timing": self.timing.to_json() if self.timing else None, "skip": self.skip}
+
+
+def variants(unit: Any, base: Any) -> list[Variant]:
+    """The unfused program and each distinct fused variant; `base` is the FuseOptions
+    given (the model's choice)."""
+    from cudafuse.fusion.driver import fuse_unit
+
+    source = unit.source.data
+    original = Variant(UNFUSED, source, kernels=sum(len(v) for v in unit.launches.values()))
+    out = [original]
+    for name, change in ALTERNATIVES:
+        try:
+            res = fuse_unit(unit, replace(base, **change))
+        except ValueError as exc:  # e.g. the exact search's size limit
+            out.append(Variant(name, b"", skip=str(exc)))
+            continue
+        same = next((v for v in out if v.output == res.output and not v.skip), None)
+        if same is not None:
+            same.aliases.append(name)
+            continue
+        out.append(Variant(name, res.output, res,
+                           objective=sum(p.chosen.objective for p in res.plans),
+                           kernels=sum(len(p.chosen.groups) for p in res.plans)))
+    return out
+
+
+def _build(variants_: list[Variant], target: Target, directory: Path) -> list[Path | str]:
+    from cudafuse.runtime.build import BuildOptions, build
+
+    def one(item: tuple[int, Variant]) -> Path | str:
+        i, v = item
+        path = directory / f"v{i}_{v.id}.cu"
+        path.write_bytes(v.output)
+        try:
+            build(str(path), target.backend, BuildOptions(target.include_dirs,
+                                                          target.defines, arch=target.arch))
+        except CudafuseError as exc:
+            first = exc.diagnostics[0].format().splitlines()[0] if exc.diagnostics else ""
+            return f"the build failed: {first}"
+        return path
+
+    todo = [(i, v) for i, v in enumerate(variants_) if not v.skip]
+    with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
+        built = list(pool.map(one, todo))
+    out: list[Path | str] = [v.skip or "" for v in variants_]
+    for (i, _), b in zip(todo, built, strict=True):
+        out[i] = b
+    return out
+
+
+def _outputs(spec: Any, values: list[Any]) -> list[np.ndarray]:
+    return [np.array(v, copy=True) for a, v in zip(spec.args, values, strict=True)
+            if a.is_output]
+
+
+def _differences(spec: Any, reference: list[np.ndarray], got: list[np.ndarray]) -> str:
+    from cudafuse.runtime.spec import compare
+
+    outs = [a for a in spec.args if a.is_output]
+    for a, want, have in zip(outs, reference, got, strict=True):
+        c = compare(a, want.reshape(-1), have.reshape(-1), spec.rtol, spec.atol)
+        if c.mismatches:
+            return (f"output '{a.name}' differs from the unfused program's in "
+                    f"{c.mismatches} element(s), first at {c.first}")
+    return ""
+
+
+def measure_variants(variants_: list[Variant], spec: Any, target: Target,
+                     timer: Callable[[Callable[[], object]], list[float]],
+                     progress: Callable[[int, int, Variant], None] | None = None) -> None:
+    """Verify and time every variant in place; the first must be the unfused program."""
+    from cudafuse.runtime import load
+    from cudafuse.runtime.emu_exec import KernelError
+
+    assert variants_[0].id == UNFUSED
+    with tempfile.TemporaryDirectory(prefix="cudafuse-vprofile-") as tmp:
+        built = _build(variants_, target, Path(tmp))
+        reference: list[np.ndarray] | None = None
+        for i, (v, path) in enumerate(zip(variants_, built, strict=True)):
+            if isinstance(path, str):
+                if v.id == UNFUSED:
+                    raise error(f"the unfused program: {path}")
+                v.skip = path
+            else:
+                with load(path, backend=target.backend, include_dirs=target.include_dirs,
+                          defines=list(target.defines), arch=target.arch) as lib:
+                    values = spec.inputs()
+                    with lib.prepare(spec.entry, *values) as run:
+                        try:
+                            run.run()
+                            run.fetch()
+                        except KernelError as exc:
+                            if v.id == UNFUSED:
+                                raise error(f"the unfused program failed: {exc}") from None
+                            v.verified, v.skip = False, f"it failed: {exc}"
+                        if v.verified is None:
+                            outputs = _outputs(spec, values)
+                            wrong = "" if reference is None else \
+                                _differences(spec, reference, outputs)
+                            if reference is None:
+                                reference = outputs
+                            if wrong:
+                                v.verified, v.skip = False, wrong
+                            else:
+                                v.verified = True
+                                v.timing = summarize(timer(run.run))
+            if progress is not None:
+                progress(i + 1, len(variants_), v)
+
+
+@dataclass(frozen=True)
+class Choice:
+    variant: Variant
+    model_fastest: bool | None  # None: the model's variant was not timed
+    lines: tuple[str, ...]
+
+
+def choose(variants_: list[Variant], margin: float) -> Choice:
+    base = next(v for v in variants_ if v.id == UNFUSED)
+    assert base.timing is not None
+    fused = sorted((v for v in variants_ if v.id != UNFUSED and v.timing is not None),
+                   key=lambda v: v.timing.median if v.timing else 0.0)
+    model = next((v for v in variants_ if v.id == MODEL or MODEL in v.aliases), None)
+    model_fastest = None
+    if model is not None and model.timing is not None and fused:
+        model_fastest = fused[0] is model
+    lines = []
+    best = fused[0] if fused else None
+    if best is not None and best.timing is not None and \
+            clearly_faster(best.timing, base.timing, margin):
+        chosen = best
+        lines.append(f"chose {_name(best)}: median {best.timing.median:.4g} ms, "
+                     f"{relative_gain(best.timing, base.timing) * 100:.1f}% less time than "
+                     f"unfused ({base.timing.median:.4g} ms)")
+    else:
+        chosen = base
+        why = "no fused variant was timed" if best is None or best.timing is None else (
+            f"the fastest fused variant, {_name(best)} ({best.timing.median:.4g} ms), is not "
+            f"clearly faster (more than {margin * 100:g}% and beyond the noise)")
+        lines.append(f"kept the program unfused ({base.timing.median:.4g} ms): {why}")
+    if model_fastest is not None and model is not None:
+        lines.append("the cost model's own choice was the fastest" if model_fastest else
+                     f"the cost model's own choice ({_name(model)}) was not the fastest")
+    for v in variants_:
+        if v.timing is not None:
+            lines.append(f"  {_name(v)}: {v.timing.median:.4g} ms (spread "
+                         f"{v.timing.spread * 100:.1f}%), {v.kernels} kernel launch(es), "
+                         f"model benefit {v.objective:.3g}")
+        elif v.skip:
+            lines.append(f"  skipped {_name(v)}: {v.skip}")
+    return Choice(chosen, model_fastest, tuple(lines))
+
+
+def _name(v: Variant) -> str:
+    return v.id + (f" (= {', '.join(v.aliases)})" if v.aliases else "")
+
+
+def report(variants_: list[Variant], choice: Choice | None, device: Any, file: str,
+           options: dict[str, object]) -> dict[str, object]:
+    if choice is None:
+        return {"format": REPORT_FORMAT, "tool": {"name": "cudafuse", "version": __version__},
+                "device": device.to_json(), "file": file, "options": options,
+                "variants": [v.to_json() for v in variants_], "choice": None}
+    return {"format": REPORT_FORMAT, "tool": {"name": "cudafuse", "version": __version__},
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds").replace(
+                "+00:00", "Z"),
+            "device": device.to_json(), "file": file, "options": options,
+            "variants": [v.to_json() for v in variants_],
+            "choice": {"id": choice.variant.id, "unfused": choice.variant.id == UNFUSED,
+                       "model_was_fastest": choice.model_fastest, "why": list(choice.lines)}}
+
+
+def _restore(variants_: list[Variant], stored: dict[str, object]) -> bool:
+    """Fill timings from a cached report whose variants match these; False if not."""
+    items = stored.get("variants")
+    if not isinstance(items, list) or [i.get("id") for i in items if isinstance(i, dict)] != \
+            [v.id for v in variants_]:
+        return False
+    for v, item in zip(variants_, items, strict=True):
+        v.verified, v.skip = item.get("verified"), item.get("skip")
+        timing = item.get("timing")
+        v.timing = Summary.from_json(timing) if isinstance(timing, dict) else None
+    return True
+
+
+def profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: Target,
+                 margin: float, plan: Any = None, cache: ResultsCache | None = None,
+                 progress: Callable[[int, int, Variant], None] | None = None
+                 ) -> tuple[Variant, Choice, dict[str, object], list[str]]:
+    """The chosen variant, why, the report, and notes."""
+    from cudafuse.profile.hfuse_profile import EMU_PLAN, ProfileFailed, _nvcc_version, device_for
+    from cudafuse.profile.measure import gpu_timer, host_timer
+    from cudafuse.profile.timing import TimingPlan
+
+    device, _, target = device_for(target)
+    emu = target.backend == "emu"
+    plan = plan or (EMU_PLAN if emu else TimingPlan())
+    notes = ["timed under the CPU emulator: the figures check that profiling works, they "
+             "say nothing about speed on a GPU"] if emu else []
+    found = variants(unit, base)
+    options: dict[str, object] = {
+        "fuse": {"partition": base.partition, "tiles": base.tiles, "fuse_all": base.fuse_all,
+                 "scratch": sorted(base.scratch)},
+        "timing": plan.to_json(), "backend": target.backend, "arch": target.arch,
+        "defines": list(target.defines), "include_dirs": list(target.include_dirs),
+        "nvcc": _nvcc_version() if not emu else ""}
+    outputs = [v.output for v in found]
+    key = cache_key(sources=outputs, spec=spec_text, device=device, options=options)
+    stored = cache.load(key) if cache is not None else None
+    if stored is not None and _restore(found, stored):
+        assert cache is not None
+        notes.append(f"measured before: results from the cache ({cache.path(key)})")
+    else:
+        timer = host_timer(plan) if emu else gpu_timer(plan, device.l2_bytes)
+        measure_variants(found, spec, target, timer, progress)
+    wrong = [f"{v.id} ({v.skip})" for v in found if v.verified is False]
+    if wrong:
+        message = (f"{len(wrong)} fused variant(s) computed different results from the "
+                   f"unfused program: {'; '.join(wrong)}. That is a bug in cudafuse; nothing "
+                   "is chosen (please report it with --report)")
+        doc = report(found, None, device, unit.path, options)
+        doc["choice"] = {"id": None, "error": message}
+        raise ProfileFailed(message, doc)
+    choice = choose(found, margin)
+    doc = report(found, choice, device, unit.path, options)
+    if cache is not None and stored is None:
+        cache.store(key, doc, key_inputs(sources=outputs, spec=spec_text, device=device,
+                                         options=options))
+    return choice.variant, choice, doc, notes

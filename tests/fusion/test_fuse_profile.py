@@ -1,0 +1,115 @@
+"""`cudafuse fuse --profile`: the cost model's choice, its alternatives and the unfused
+program, each verified against the unfused program's outputs before it is timed; the fastest
+is kept only if clearly faster than unfused. Under the CPU emulator here (the timings mean
+nothing; the verifying, choosing, reporting and caching are what is tested); on a GPU under
+the `gpu` marker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cudafuse.cli import main
+from cudafuse.profile import vertical
+from cudafuse.profile.stats import summarize
+from cudafuse.profile.vertical import UNFUSED, Variant, choose
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def _fuse(tmp_path: Path, *extra: str, sample: str = "sobel"):
+    out = tmp_path / f"{sample}.fused.cu"
+    res = CliRunner().invoke(main, [
+        "fuse", str(SAMPLES / f"{sample}.cu"), "-o", str(out), "--profile", "--spec",
+        str(SAMPLES / f"{sample}.toml"), "--backend", "emu", "--report",
+        str(tmp_path / "r.json"), "--cache-dir", str(tmp_path / "cache"), *extra],
+        catch_exceptions=False)
+    return res, out
+
+
+def _verify(sample: str, fused: Path) -> None:
+    res = CliRunner().invoke(main, ["verify", str(SAMPLES / f"{sample}.cu"), str(fused),
+                                    "--spec", str(SAMPLES / f"{sample}.toml")])
+    assert res.exit_code == 0, res.output
+
+
+def test_fuse_profile_under_emu(tmp_path: Path) -> None:
+    res, out = _fuse(tmp_path)
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "r.json").read_text())
+    prof = doc["profile"]
+    ids = [v["id"] for v in prof["variants"]]
+    assert ids[0] == UNFUSED and "model" in ids
+    assert all(v["verified"] and v["timing"]["count"] == 3 for v in prof["variants"]
+               if not v["skip"]), prof["variants"]
+    assert prof["choice"]["id"] in ids
+    assert isinstance(prof["choice"]["model_was_fastest"], bool)
+    assert "cost model's own choice" in res.output
+    _verify("sobel", out)
+    first = out.read_bytes()
+    res2, out2 = _fuse(tmp_path)
+    assert res2.exit_code == 0 and "results from the cache" in res2.output
+    assert out2.read_bytes() == first
+
+
+def test_a_wrong_variant_stops_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                       ) -> None:
+    calls: list[int] = []
+
+    def first_fused_differs(spec, reference, got):
+        calls.append(1)
+        return "made up" if len(calls) == 1 else ""
+
+    monkeypatch.setattr(vertical, "_differences", first_fused_differs)
+    res, out = _fuse(tmp_path, "--no-cache")
+    assert res.exit_code == 1
+    assert "computed different results from the unfused program" in res.output
+    assert "made up" in res.output and not out.exists()
+    prof = json.loads((tmp_path / "r.json").read_text())["profile"]
+    assert prof["choice"]["error"] and [v["verified"] for v in prof["variants"]][1] is False
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--spec", "s.toml"], "--spec only apply with --profile"),
+    (["--backend", "emu"], "--backend only apply with --profile"),
+    (["--profile"], "--profile needs --spec"),
+])
+def test_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:
+    res = CliRunner().invoke(main, ["fuse", str(SAMPLES / "sobel.cu"), "-o",
+                                    str(tmp_path / "o.cu"), *extra])
+    assert res.exit_code == 2 and message in res.output, res.output
+
+
+def _v(vid: str, ms: float | None, aliases: list[str] | None = None) -> Variant:
+    timing = summarize([ms * (1 + 0.001 * k) for k in range(-5, 6)]) if ms else None
+    return Variant(vid, b"", aliases=aliases or [], verified=ms is not None, timing=timing)
+
+
+def test_choice_needs_a_clear_win_over_unfused() -> None:
+    got = choose([_v(UNFUSED, 1.0), _v("model", 0.99), _v("tiles-never", 0.995)], 0.03)
+    assert got.variant.id == UNFUSED and got.model_fastest is True
+    assert "kept the program unfused" in got.lines[0]
+    got = choose([_v(UNFUSED, 1.0), _v("model", 0.8), _v("tiles-never", 0.6, ["mincut"])], 0.03)
+    assert got.variant.id == "tiles-never" and got.model_fastest is False
+    assert "tiles-never (= mincut)" in got.lines[0]
+    got = choose([_v(UNFUSED, 1.0), _v("tiles-never", 0.6, ["model"])], 0.03)
+    assert got.model_fastest is True
+
+
+@pytest.mark.gpu
+def test_fuse_profile_on_the_gpu(tmp_path: Path) -> None:
+    out = tmp_path / "harris.fused.cu"
+    res = CliRunner().invoke(main, [
+        "fuse", str(SAMPLES / "harris.cu"), "-o", str(out), "--profile", "--spec",
+        str(SAMPLES / "harris.toml"), "--report", str(tmp_path / "r.json"), "--no-cache"],
+        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    prof = json.loads((tmp_path / "r.json").read_text())["profile"]
+    assert prof["options"]["backend"] == "nvcc"
+    assert all(v["timing"]["count"] >= 20 for v in prof["variants"] if v["timing"])
+    res = CliRunner().invoke(main, ["verify", str(SAMPLES / "harris.cu"), str(out), "--spec",
+                                    str(SAMPLES / "harris.toml"), "--backend", "nvcc"])
+    assert res.exit_code == 0, res.output
