@@ -2,7 +2,8 @@
 """Vertical fusion on a GPU: each sample pipeline, unfused vs fused, against its roofline.
 
 For every sample it fuses the pipeline (intermediates declared scratch, as samples/Makefile
-does), generates a small CUDA harness per variant that allocates the buffers, warms up, times
+does) as the cost model chooses and, per size, as `cudafuse fuse --profile` chooses at that
+size, generates a small CUDA harness per variant that allocates the buffers, warms up, times
 the pipeline with CUDA events (median of --iters runs) and hashes the outputs, and measures a
 device-to-device copy's bandwidth. The roofline time is the pipeline's unavoidable DRAM traffic
 (every input read once, every live output written once) at that bandwidth.
@@ -10,6 +11,7 @@ device-to-device copy's bandwidth. The roofline time is the pipeline's unavoidab
     python benchmarks/bench_vertical.py                 # on a GPU machine: prints the table
     python benchmarks/bench_vertical.py --write docs/benchmarks.md
     python benchmarks/bench_vertical.py --compile-only  # anywhere nvcc is: build the harnesses
+    python benchmarks/bench_vertical.py --no-profile    # without the fuse --profile column
 """
 
 from __future__ import annotations
@@ -158,6 +160,29 @@ def build(name: str, work: Path, nvcc: str, arch: str) -> dict[str, Path]:
     return exes
 
 
+def build_profiled(name: str, size: int, work: Path, nvcc: str, arch: str
+                   ) -> tuple[Path, dict[str, object]]:
+    """`cudafuse fuse --profile` at this size (needs the GPU), and the harness of its
+    choice; returns the executable and the profile report."""
+    src = ROOT / "samples" / f"{name}.cu"
+    out = work / f"{name}.profiled.{size}.cu"
+    report = work / f"{name}.profiled.{size}.json"
+    exe = Path(sys.executable).parent / "cudafuse"
+    cmd = [str(exe) if exe.exists() else "cudafuse", "fuse", str(src), "-o", str(out),
+           "--profile", "--spec", str(ROOT / "samples" / f"{name}.toml"), "--spec-size",
+           f"w={size}", "--spec-size", f"h={size}", "--no-cache", "--report", str(report),
+           "--arch", arch, *(a for s in sorted(scratch_of(name)) for a in ("--scratch", s))]
+    subprocess.run(cmd, check=True)
+    h = work / f"bench_{name}_profiled_{size}.cu"
+    h.write_text(harness(out, f"{name}_pipeline", scratch_of(name)))
+    binary = work / f"bench_{name}_profiled_{size}"
+    subprocess.run([nvcc, "-O3", f"-arch={arch}", "-I", str(ROOT / "samples"), str(h), "-o",
+                    str(binary)], check=True)
+    import json
+
+    return binary, json.loads(report.read_text())["profile"]
+
+
 def run(exe: Path, w: int, h: int, iters: int) -> dict[str, object]:
     out = subprocess.run([str(exe), str(w), str(h), str(iters)], capture_output=True,
                          text=True, check=True).stdout
@@ -186,6 +211,8 @@ def main() -> int:
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "bench-vertical")
     ap.add_argument("--compile-only", action="store_true")
+    ap.add_argument("--no-profile", action="store_true",
+                    help="skip the `fuse --profile` column (it measures every variant)")
     ap.add_argument("--write", type=Path, help="replace the table in this markdown file")
     args = ap.parse_args()
     nvcc = shutil.which("nvcc")
@@ -207,8 +234,17 @@ def main() -> int:
             roof_ms = traffic / (float(base["gbps"]) * 1e6)  # type: ignore[arg-type]
             ok = base["hash"] == fused["hash"]
             b_ms, f_ms = base["ms"][0], fused["ms"][0]  # type: ignore[index]
-            rows.append((name, size, b_ms, f_ms, b_ms / f_ms, roof_ms, f_ms / roof_ms,
-                         float(base["gbps"]), ok, HIPACC.get(name)))  # type: ignore[arg-type]
+            p_ms, choice, model_best = None, "-", None
+            if not args.no_profile:
+                exe, prof = build_profiled(name, size, args.work, nvcc, args.arch)
+                profiled = run(exe, size, size, args.iters)
+                ok = ok and profiled["hash"] == base["hash"]
+                p_ms = profiled["ms"][0]  # type: ignore[index]
+                choice = str(prof["choice"]["id"])  # type: ignore[index]
+                model_best = prof["choice"]["model_was_fastest"]  # type: ignore[index]
+            rows.append((name, size, b_ms, f_ms, b_ms / f_ms, p_ms, choice, model_best,
+                         roof_ms, f_ms / roof_ms, float(base["gbps"]), ok,  # type: ignore
+                         HIPACC.get(name)))
             print(f"{name} {size}: unfused {b_ms:.3f} ms, fused {f_ms:.3f} ms, "
                   f"x{b_ms / f_ms:.2f}, roofline {roof_ms:.3f} ms, outputs equal: {ok}")
     if args.compile_only:
@@ -231,16 +267,23 @@ def _table(rows: list[tuple], device: str) -> str:
     date = datetime.date.today().isoformat()
     lines = [f"Device: {device}; date: {date}; `python benchmarks/bench_vertical.py` "
              "(median of the timed runs; float32 images).", "",
-             "| pipeline | size | unfused ms | fused ms | speed-up | roofline ms | fused / "
+             "| pipeline | size | unfused ms | fused (model) ms | speed-up | fused (profile) "
+             "ms | profile's choice | model's choice fastest | roofline ms | fused / "
              "roofline | copy GB/s | outputs equal | Hipacc speed-up |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for name, size, b, f, s, r, fr, bw, ok, paper in rows:
-        lines.append(f"| {name} | {size}^2 | {b:.3f} | {f:.3f} | {s:.2f} | {r:.3f} | "
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, size, b, f, s, p, choice, best, r, fr, bw, ok, paper in rows:
+        lines.append(f"| {name} | {size}^2 | {b:.3f} | {f:.3f} | {s:.2f} | "
+                     f"{f'{p:.3f}' if p is not None else '-'} | {choice} | "
+                     f"{'-' if best is None else 'yes' if best else 'no'} | {r:.3f} | "
                      f"{fr:.2f} | {bw:.0f} | {'yes' if ok else 'NO'} | "
                      f"{paper if paper else '-'} |")
     speedups = [r[4] for r in rows]
     if speedups:
         lines += ["", f"Geometric-mean speed-up: {statistics.geometric_mean(speedups):.2f}"]
+    judged = [r[7] for r in rows if r[7] is not None]
+    if judged:
+        lines.append(f"The cost model's own choice was the measured fastest in "
+                     f"{sum(judged)} of {len(judged)} runs.")
     return "\n".join(lines)
 
 

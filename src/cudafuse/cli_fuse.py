@@ -94,6 +94,9 @@ def _side_outputs(fused: FuseResult, report_path: str | None, dot_path: str | No
 @click.option("--backend", type=click.Choice(["nvcc", "emu"]), default="nvcc",
               show_default=True, help="With --profile: the GPU, or the CPU emulator (checks "
               "every variant; its timings mean nothing).")
+@click.option("--spec-size", "spec_sizes", multiple=True, metavar="NAME=VALUE",
+              help="With --profile: replace a size of the spec (measure at 4096x4096 with "
+                   "--spec-size w=4096 --spec-size h=4096).")
 @click.option("--margin", default=0.03, show_default=True,
               help="With --profile: how much faster than unfused a variant must be.")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
@@ -105,8 +108,8 @@ def _side_outputs(fused: FuseResult, report_path: str | None, dot_path: str | No
 def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | None,
          partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
          report_path: str | None, dot_path: str | None, profile: bool, spec_path: str | None,
-         backend: str, margin: float, cache_dir: str | None, no_cache: bool,
-         parse_opts: ParseOptions) -> None:
+         spec_sizes: tuple[str, ...], backend: str, margin: float, cache_dir: str | None,
+         no_cache: bool, parse_opts: ParseOptions) -> None:
     """Fuse the kernel pipelines launched by FILE's host functions into fewer kernels.
 
     The output has the same host functions with the same signatures and computes the same
@@ -118,7 +121,8 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
         raise error("the output would overwrite the input; cudafuse never modifies its "
                     "inputs", output, status=2)
     source = click.get_current_context().get_parameter_source
-    given = [o for o, p in (("--spec", "spec_path"), ("--backend", "backend"),
+    given = [o for o, p in (("--spec", "spec_path"), ("--spec-size", "spec_sizes"),
+                            ("--backend", "backend"),
                             ("--margin", "margin"), ("--cache-dir", "cache_dir"),
                             ("--no-cache", "no_cache"))
              if source(p) is not click.core.ParameterSource.DEFAULT]
@@ -128,8 +132,15 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
         raise error("--profile needs --spec SPEC.toml: the inputs to measure with", status=2)
     if profile:
         assert spec_path is not None
+        sizes = {}
+        for item in spec_sizes:
+            name, eq, value = item.partition("=")
+            if not eq or not name.strip() or not value.strip().lstrip("-").isdigit():
+                raise error(f"--spec-size takes NAME=INTEGER, not '{item}'", status=2)
+            sizes[name.strip()] = int(value)
         fused, deps = _profiled(file, parse_opts, partition, scratch, fuse_all, tiles,
-                                spec_path, backend, margin, cache_dir, no_cache, report_path)
+                                spec_path, sizes, backend, margin, cache_dir, no_cache,
+                                report_path)
     else:
         fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
                            tiles)
@@ -165,9 +176,9 @@ def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, ti
 
 
 def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
-              fuse_all: bool, tiles: str, spec_path: str, backend: str, margin: float,
-              cache_dir: str | None, no_cache: bool, report_path: str | None
-              ) -> tuple[FuseResult, list[str]]:
+              fuse_all: bool, tiles: str, spec_path: str, sizes: dict[str, int],
+              backend: str, margin: float, cache_dir: str | None, no_cache: bool,
+              report_path: str | None) -> tuple[FuseResult, list[str]]:
     """`fuse --profile`: the measured choice among the model's variants and the unfused
     program; with --report, the fusion report of the choice plus the measurements."""
     import sys
@@ -181,7 +192,7 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
 
     result = parse_file(file, parse_opts)
     print_diagnostics(result.diagnostics)
-    spec = load_spec(spec_path)
+    spec = load_spec(spec_path, sizes)
     base = FuseOptions(partition, parse_opts.arch, frozenset(scratch), fuse_all=fuse_all,
                        tiles=tiles)
     # The variants are built away from the input: its own directory must stay on the path.
@@ -198,7 +209,8 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
 
     try:
         chosen, choice, doc, notes = profile_fuse(
-            unit=result.unit, base=base, spec=spec, spec_text=Path(spec_path).read_bytes(),
+            unit=result.unit, base=base, spec=spec,
+            spec_text=Path(spec_path).read_bytes() + repr(sorted(sizes.items())).encode(),
             target=target, margin=margin,
             cache=None if no_cache else ResultsCache(cache_dir), progress=progress)
     except ProfileFailed as exc:

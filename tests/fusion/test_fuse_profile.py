@@ -55,6 +55,13 @@ def test_fuse_profile_under_emu(tmp_path: Path) -> None:
     assert out2.read_bytes() == first
 
 
+def test_spec_sizes_change_what_is_measured(tmp_path: Path) -> None:
+    res, out = _fuse(tmp_path, "--spec-size", "w=40", "--spec-size", "h=20", "--no-cache")
+    assert res.exit_code == 0, res.output
+    res, _ = _fuse(tmp_path, "--spec-size", "q=40")
+    assert res.exit_code == 1 and "no size named q" in res.output
+
+
 def test_a_wrong_variant_stops_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                        ) -> None:
     calls: list[int] = []
@@ -76,6 +83,8 @@ def test_a_wrong_variant_stops_the_run(tmp_path: Path, monkeypatch: pytest.Monke
     (["--spec", "s.toml"], "--spec only apply with --profile"),
     (["--backend", "emu"], "--backend only apply with --profile"),
     (["--profile"], "--profile needs --spec"),
+    (["--profile", "--spec", str(SAMPLES / "sobel.toml"), "--spec-size", "w"], "NAME=INTEGER"),
+    (["--spec-size", "w=3"], "--spec-size only apply with --profile"),
 ])
 def test_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:
     res = CliRunner().invoke(main, ["fuse", str(SAMPLES / "sobel.cu"), "-o",
