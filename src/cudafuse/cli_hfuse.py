@@ -320,8 +320,10 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
         if end:
             click.echo("", err=True)
 
-    target = Target(backend, parse_opts.arch, parse_opts.include_dirs, parse_opts.defines,
-                    jobs or None)
+    # The programs are built away from the inputs: their directories stay on the path.
+    dirs = tuple(dict.fromkeys(str(Path(f).resolve().parent) for f in files))
+    target = Target(backend, parse_opts.arch, (*dirs, *parse_opts.include_dirs),
+                    parse_opts.defines, jobs or None)
     cache = None if no_cache else ResultsCache(cache_dir)
     try:
         outcome = profile_pair(

@@ -220,3 +220,64 @@ def test_profile_on_the_gpu(tmp_path: Path) -> None:
     timed = [c for c in report["candidates"] if c["timing"]]
     assert all(c["verified"] for c in timed) and len(timed) >= 4
     assert all(c["timing"]["count"] >= 20 for c in timed)
+
+
+def test_a_fused_winner_is_confirmed_against_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    # First pass: thread:128+64 looks 20% faster than streams. The confirmation round times
+    # both again in alternation; here it finds them equal, so the natives are kept, and
+    # the records carry the confirmation's timings (a re-selection agrees).
+    from cudafuse.profile import measure
+    from cudafuse.profile.measure import Program
+    from cudafuse.profile.records import Record
+    from cudafuse.profile.select import select
+    from cudafuse.profile.stats import summarize
+
+    def timing(ms: float):  # type: ignore[no-untyped-def]
+        return summarize([ms * (1 + 0.001 * k) for k in range(-5, 6)])
+
+    records = [Record("streams", "streams", verified=True, timing=timing(1.0)),
+               Record("sequential", "sequential", verified=True, timing=timing(1.5)),
+               Record("thread:128+64:rnone", "thread", (128, 64), verified=True,
+                      timing=timing(0.8)),
+               Record("block:128+64:rnone", "block", (128, 64), verified=True,
+                      timing=timing(0.9))]
+    asked: list[list[str]] = []
+
+    def fake_confirm(programs, target, pair, timer, rounds):  # type: ignore[no-untyped-def]
+        asked.append([p.record.id for p in programs])
+        return {p.record.id: [1.0 + 0.001 * k for k in range(11)] for p in programs}
+
+    monkeypatch.setattr(measure, "confirm", fake_confirm)
+    programs = [Program(r, b"", "") for r in records]
+    first = select(records)
+    assert first.choice.id == "thread:128+64:rnone"
+    got, selection = hfuse_profile._confirmed(records, first, programs, None, None, True,
+                                              None, 0.03)
+    # The block candidate now leads on its first-pass time, so it is confirmed in turn.
+    assert asked == [["streams", "thread:128+64:rnone"], ["block:128+64:rnone"]]
+    assert selection.native and "confirmation round" in selection.lines[-1]
+    assert select(got).choice.id == "streams"
+
+
+def test_confirmation_times_programs_in_alternation() -> None:
+    from cudafuse.frontend import parse_file
+    from cudafuse.hfuse.driver import HFuseOptions, find_kernel, hfuse
+    from cudafuse.hfuse.parts import Shape
+    from cudafuse.profile.measure import Program, Target, confirm
+    from cudafuse.profile.records import Record
+
+    u1, u2 = (parse_file(f).unit for f in FILES)
+    k1, k2 = find_kernel(u1, None), find_kernel(u2, None)
+    programs = []
+    for mode in ("streams", "sequential"):
+        res = hfuse(u1, k1, u2, k2, HFuseOptions(Shape(128), Shape(64), mode))
+        programs.append(Program(Record(mode, mode), res.output, f"{res.name}_launch"))
+    order: list[int] = []
+
+    def timer(run):  # type: ignore[no-untyped-def]
+        run()
+        order.append(len(order))
+        return [float(len(order))]
+
+    got = confirm(programs, Target("emu"), load_pair_spec(str(PAIR / "pair.toml")), timer, 3)
+    assert got == {"streams": [1.0, 3.0, 5.0], "sequential": [2.0, 4.0, 6.0]}

@@ -87,3 +87,81 @@ def test_the_gpu_library_exports_entries_that_do_not_wait(program: Path) -> None
     for name in ("cudafuse_h_bump_twice", "cudafuse_ha_bump_twice", "cudafuse_k_bump",
                  "cudafuse_ka_bump"):
         assert name in symbols
+
+
+class _FakeDriver:
+    """The pycuda.driver calls GpuPrepared makes, over host memory: device buffers are
+    numpy arrays addressed by fake pointers."""
+
+    class Context:
+        synced = 0
+
+        @classmethod
+        def synchronize(cls) -> None:
+            cls.synced += 1
+
+    def __init__(self) -> None:
+        self.memory: dict[int, np.ndarray] = {}
+        self.freed: list[int] = []
+
+    def mem_alloc(self, size: int):  # type: ignore[no-untyped-def]
+        driver = self
+        ptr = 0x1000 * (len(self.memory) + 1)
+        self.memory[ptr] = np.zeros(size, np.uint8)
+
+        class Allocation:
+            def __int__(self) -> int:
+                return ptr
+
+            def free(self) -> None:
+                driver.freed.append(ptr)
+
+        return Allocation()
+
+    def memcpy_htod(self, dev, host: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+        self.memory[int(dev)][: host.nbytes] = host.view(np.uint8).reshape(-1)
+
+    def memcpy_dtoh(self, host: np.ndarray, dev) -> None:  # type: ignore[no-untyped-def]
+        host.view(np.uint8).reshape(-1)[:] = self.memory[int(dev)][: host.nbytes]
+
+
+def test_gpu_prepared_keeps_buffers_and_passes_pointers() -> None:
+    # GpuPrepared's bookkeeping without a GPU: the entry sees the device pointers and the
+    # scalar bytes, runs do not copy, fetch waits and copies back, close frees.
+    import ctypes
+
+    from cudafuse.runtime.prepared import GpuPrepared
+
+    drv = _FakeDriver()
+    seen: list[tuple[int, int, int]] = []
+
+    def entry(argv, ret) -> int:  # type: ignore[no-untyped-def]
+        ptrs = ctypes.cast(argv, ctypes.POINTER(ctypes.c_void_p))
+        acc = ctypes.cast(ptrs[0], ctypes.POINTER(ctypes.c_void_p))[0]
+        same = ctypes.cast(ptrs[1], ctypes.POINTER(ctypes.c_void_p))[0]
+        n = ctypes.cast(ptrs[2], ctypes.POINTER(ctypes.c_int))[0]
+        seen.append((acc, same, n))
+        buf = drv.memory[acc].view(np.float32)
+        buf[:n] += 1.0
+        return 0
+
+    acc = np.zeros(4, np.float32)
+    items = [("a", acc), ("same", 0), ("r", (7).to_bytes(4, "little"))]
+    prep = GpuPrepared(drv, entry, "h", "call of 'f'", [acc, acc, 7], items, None)
+    for _ in range(3):
+        prep.run()
+    assert seen == [(0x1000, 0x1000, 7)] * 3 and not acc.any()  # nothing copied back yet
+    prep.fetch()
+    assert drv.Context.synced == 1 and np.array_equal(acc, np.full(4, 3.0, np.float32))
+    prep.close()
+    assert drv.freed == [0x1000]
+
+
+def test_gpu_prepared_reports_cuda_errors() -> None:
+    from cudafuse.runtime.emu_exec import KernelError
+    from cudafuse.runtime.prepared import GpuPrepared
+
+    prep = GpuPrepared(_FakeDriver(), lambda dims, shared, argv: 7, "k", "launch of 'k'", [],
+                       [], (1, 1, 1, 32, 1, 1, 0))
+    with pytest.raises(KernelError, match="launch of 'k': CUDA error 7"):
+        prep.run()

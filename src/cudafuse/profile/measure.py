@@ -200,6 +200,37 @@ def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec
     return out
 
 
+def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
+            timer: Callable[[Callable[[], object]], list[float]], rounds: int
+            ) -> dict[str, list[float]]:
+    """Time `programs` again in alternation, `rounds` times each (one timer call per round
+    and program), so that clock and temperature drift over the run touches them alike: the
+    per-iteration times of each program by record id."""
+    samples: dict[str, list[float]] = {p.record.id: [] for p in programs}
+    with tempfile.TemporaryDirectory(prefix="cudafuse-confirm-") as tmp:
+        failures = build_programs(programs, target, Path(tmp))
+        failed = [f for f in failures if f is not None]
+        if failed:
+            raise error(f"rebuilding for the confirmation round: {failed[0]}")
+        paths = sorted(Path(tmp).glob("p*.cu"), key=lambda p: int(p.name[1:].split("_")[0]))
+        runner = Runner(target, pair, timer)
+        libs = [runner._load(path) for path in paths]
+        preps = []
+        try:
+            for lib, prog in zip(libs, programs, strict=True):
+                _, args = _arguments(pair)
+                preps.append((prog.record.id, lib.prepare(prog.launcher, *args)))
+            for _ in range(rounds):
+                for rid, prep in preps:
+                    samples[rid] += timer(prep.run)
+        finally:
+            for _, prep in preps:
+                prep.close()
+            for lib in libs:
+                lib.close()
+    return samples
+
+
 def gpu_timer(plan: TimingPlan, l2_bytes: int | None) -> Callable[[Callable[[], object]],
                                                                   list[float]]:
     def timer(launch: Callable[[], object]) -> list[float]:

@@ -26,10 +26,11 @@ class ReportError(ValueError):
 
 def build_report(records: Sequence[Record], selection: Selection, device: DeviceInfo, *,
                  kernels: Sequence[str] = (), options: Mapping[str, object] | None = None,
-                 date: datetime | None = None, version: str = __version__
-                 ) -> dict[str, object]:
+                 date: datetime | None = None, version: str = __version__,
+                 clocks: Mapping[str, object] | None = None) -> dict[str, object]:
     """`options`: what the run was asked to do (candidate options, timing plan, arch and
-    compile flags), recorded as given."""
+    compile flags), recorded as given. `clocks`: profile.clocks samples taken before and
+    after the timing ({"before": ..., "after": ...}), when known."""
     when = (date or datetime.now(timezone.utc)).astimezone(timezone.utc)
     return {
         "format": REPORT_FORMAT,
@@ -39,6 +40,7 @@ def build_report(records: Sequence[Record], selection: Selection, device: Device
         "kernels": list(kernels),
         "options": dict(options or {}),
         "candidates": [r.to_json() for r in records],
+        "clocks": dict(clocks) if clocks is not None else None,
         "choice": {
             "id": selection.choice.id,
             "native": selection.native,
