@@ -87,7 +87,14 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in self.MODULES:
-            importlib.import_module(self.MODULES[cmd_name])
+            try:
+                importlib.import_module(self.MODULES[cmd_name])
+            except ImportError as exc:  # a broken installation, not the user's input
+                if ctx.find_root().params.get("debug"):
+                    traceback.print_exc()
+                click.echo(f"cudafuse: internal error: cannot load the '{cmd_name}' command: "
+                           f"{exc} (rerun with --debug for a traceback)", err=True)
+                ctx.exit(3)
         return super().get_command(ctx, cmd_name)
 
 

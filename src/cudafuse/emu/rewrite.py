@@ -23,6 +23,7 @@ SYNC_CALLS = frozenset({
     "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
     "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
     "__ballot_sync", "__any_sync", "__all_sync",
+    "cudafuse_bar_red",  # CUDAFUSE_BAR_RED as the front end sees it (hfuse's definition)
 })
 BAR_MACRO = "CUDAFUSE_BAR_SYNC"
 

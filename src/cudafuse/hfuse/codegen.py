@@ -37,6 +37,32 @@ BAR_SYNC_DEFINITION = """\
 #endif
 """
 
+BAR_RED_DEFINITION = r"""#ifndef CUDAFUSE_BAR_RED
+// __syncthreads_count / _and / _or (kind 0, 1, 2) over `n` threads: bar.red on the part's
+// named barrier, which waits for the part's warps only and reduces their predicates.
+__device__ __forceinline__ int cudafuse_bar_red(int kind, int id, int n, int p) {
+#ifdef __CUDA_ARCH__
+  int r;
+  if (kind == 0)
+    asm volatile("{ .reg .pred q; setp.ne.s32 q, %3, 0; bar.red.popc.u32 %0, %1, %2, q; }"
+                 : "=r"(r) : "r"(id), "r"(n), "r"(p) : "memory");
+  else if (kind == 1)
+    asm volatile("{ .reg .pred q, s; setp.ne.s32 q, %3, 0; bar.red.and.pred s, %1, %2, q; "
+                 "selp.s32 %0, 1, 0, s; }"
+                 : "=r"(r) : "r"(id), "r"(n), "r"(p) : "memory");
+  else
+    asm volatile("{ .reg .pred q, s; setp.ne.s32 q, %3, 0; bar.red.or.pred s, %1, %2, q; "
+                 "selp.s32 %0, 1, 0, s; }"
+                 : "=r"(r) : "r"(id), "r"(n), "r"(p) : "memory");
+  return r;
+#else
+  return (void)kind, (void)id, (void)n, p * 0;  // host pass: never run
+#endif
+}
+#define CUDAFUSE_BAR_RED(kind, id, n, p) cudafuse_bar_red((kind), (id), (n), (p))
+#endif
+"""
+
 
 @dataclass(frozen=True)
 class Config:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.hfuse.codegen import (
+    BAR_RED_DEFINITION,
     BAR_SYNC_DEFINITION,
     Config,
     kernel_text,
@@ -169,6 +170,7 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
                       for p in (p1, p2) if p.copies.functions)
     named = opts.mode == "thread" and "CUDAFUSE_BAR_SYNC(" in helpers or bool(
         opts.mode == "thread" and (p1.barriers or p2.barriers))
+    reducing = opts.mode == "thread" and bool(p1.reducing or p2.reducing)
     aliases = "".join(namespace_aliases(p.bindings, names.prefix, p.index) for p in (p1, p2))
     if aliases:
         aliases = "// The template arguments of the two kernels.\n" + aliases + "\n"
@@ -177,7 +179,8 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
         tail = rule + aliases + streams_launcher_text(p1, p2, names, cfg,
                                                       opts.mode == "sequential")
     else:
-        tail = (rule + (BAR_SYNC_DEFINITION + "\n" if named else "") + aliases + helpers +
+        tail = (rule + (BAR_SYNC_DEFINITION + "\n" if named else "") +
+                (BAR_RED_DEFINITION + "\n" if reducing else "") + aliases + helpers +
                 kernel_text(p1, p2, names, cfg) + "\n" + launcher_text(p1, p2, names, cfg))
     body.append(tail.encode())
     return HFuseResult(b"".join(body), (p1, p2), opts, name, explain_lines(p1, p2, opts, name))
@@ -224,6 +227,9 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
             count = len(p.barriers) + p.helper_barriers
             bars = (f"{count} __syncthreads() -> bar.sync {p.index}, {n}"
                     if count else "no barriers")
+            if p.reducing:
+                bars += (f"; {len(p.reducing)} __syncthreads_count/_and/_or -> bar.red "
+                         f"{p.index}, {n}")
             start += n
         else:
             rng = "the first grid's blocks" if p.index == 1 else "the blocks after those"
@@ -270,8 +276,10 @@ def report_dict(res: HFuseResult) -> dict[str, object]:
             "block_size_tunable": not p.block_dependence,
             "block_size_dependence": list(p.block_dependence),
             "barriers": len(p.barriers) + p.helper_barriers,
+            "reducing_barriers": len(p.reducing),
             "barrier": ({"id": p.index, "count": p.block.count}
-                        if res.options.mode == "thread" and (p.barriers or p.helper_barriers)
+                        if res.options.mode == "thread" and (p.barriers or p.helper_barriers
+                                                             or p.reducing)
                         else None),
             "dynamic_shared": bool(p.dyn_shared or p.dyn_globals),
             "early_returns": len(p.returns), "warp_collectives": p.warp_ops,

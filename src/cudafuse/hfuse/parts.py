@@ -21,6 +21,7 @@ from cudafuse.ir.source import Span
 
 _REDUCING_BARRIERS = ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or")
 _PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
+_REDUCING_CALL = re.compile(r"^(__syncthreads_(?:count|and|or))\s*\(")
 # Cooperative groups read the hardware's thread and block ids and sync whole blocks.
 _COOPERATIVE = ("this_thread_block", "this_grid", "this_multi_grid", "tiled_partition",
                 "coalesced_threads", "this_cluster")
@@ -72,6 +73,8 @@ class Part:
     # Why results may depend on the block size (see blocksize.py); empty: none found.
     block_dependence: tuple[str, ...] = ()
     block_source: str = ""  # where the block shape came from (an option, __launch_bounds__)
+    # __syncthreads_count/_and/_or calls in the kernel body (thread mode: bar.red)
+    reducing: tuple[n.Call, ...] = ()
 
     @property
     def display(self) -> str:
@@ -106,6 +109,7 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
     helpers = CallGraph(unit).transitive(fn)
     globals_by_decl = {g.decl: g for g in unit.globals}
     barriers: list[n.Call] = []
+    reducing: list[n.Call] = []
     dyn: list[n.VarDecl] = []
     used_globals: dict[str, GlobalVar] = {}
     warp = 0
@@ -121,9 +125,12 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                     refuse(node.span, "a __syncthreads() inside a macro expansion cannot be "
                            "rewritten into the part's own barrier; write it out")
                 barriers.append(node)
-            elif callee in _REDUCING_BARRIERS and mode == "thread":
-                refuse(node.span, f"{callee} has no counted equivalent the emulator checks; "
-                       "use --mode block, which keeps block-wide barriers")
+            elif callee in _REDUCING_BARRIERS:
+                text = unit.text(node.span) if node.span.file == unit.path else ""
+                if mode == "thread" and not _REDUCING_CALL.match(text.strip()):
+                    refuse(node.span, f"a {callee}() inside a macro expansion cannot be "
+                           "rewritten into the part's own barrier; write it out")
+                reducing.append(node)
             elif callee in _COOPERATIVE:
                 refuse(node.span, f"cooperative groups ({callee}) see the fused block, not "
                        "the part's")
@@ -145,7 +152,8 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                "macro expansion and cannot be redirected to the part's copy")
     returns = _early_returns(fn.body)
     if mode == "thread" and returns:
-        late = _barrier_after_return(unit, fn, returns, barriers, helper_barriers, helpers)
+        late = _barrier_after_return(unit, fn, returns, barriers + reducing, helper_barriers,
+                                     helpers)
         if late is not None:
             refuse(returns[0].span, "it returns early and waits at __syncthreads() after that "
                    f"(line {late.line}); in the fused kernel that barrier counts only this "
@@ -159,7 +167,8 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
         "block's" for g in static_globals]
     part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
                 static_globals, copies, len(helper_barriers), tuple(returns), warp,
-                ref.bindings, tuple(dependence), block_source or f"--block{index}")
+                ref.bindings, tuple(dependence), block_source or f"--block{index}",
+                tuple(reducing))
     return part, diags
 
 
@@ -241,7 +250,8 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
                 why = f"cooperative groups ({node.callee}), which see the fused block"
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] in \
                     _REDUCING_BARRIERS and mode == "thread":
-                why = f"{node.callee}, which has no counted equivalent (use --mode block)"
+                why = (f"{node.callee}, which a per-part copy does not rewrite yet (call it "
+                       "in the kernel, or use --mode block)")
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads" \
                     and mode == "thread":
                 helper_barriers.append(node)

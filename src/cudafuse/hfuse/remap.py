@@ -122,6 +122,14 @@ def _edited_body(part: Part, names: Names, mode: str, base: str) -> str:
             rw.replace_range(call.span.start - span.start, call.span.end - span.start,
                              f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count})",
                              "__syncthreads -> the part's named barrier")
+        kinds = {"__syncthreads_count": 0, "__syncthreads_and": 1, "__syncthreads_or": 2}
+        for call in part.reducing:
+            text = source.data[call.span.start:call.span.end].decode("utf-8", "replace")
+            name = text.split("(", 1)[0].strip()
+            paren = call.span.start + text.index("(") + 1
+            rw.replace_range(call.span.start - span.start, paren - span.start,
+                             f"CUDAFUSE_BAR_RED({kinds[name]}, {part.index}, "
+                             f"{part.block.count}, ", f"{name} -> bar.red on the part's barrier")
     copies = {h.decl: copy_name(names.prefix, part.index, h) for h in part.copies.functions}
     edits, _ = call_edits(part.unit, part.fn.body, copies)
     for start, end, text in edits:

@@ -34,6 +34,8 @@ from cudafuse.profile.stats import summarize
 from cudafuse.profile.timing import TimingPlan, measure
 from cudafuse.runtime.spec import compare
 
+EMU_TIMEOUT = 600.0  # seconds for one emulated run
+
 # CUDA errors that mean "this configuration cannot launch here" (too many resources, an
 # invalid block), not "this configuration is wrong".
 _CANNOT_LAUNCH = {7: "too many resources requested for launch",
@@ -134,8 +136,10 @@ class Runner:
     def _load(self, path: Path) -> Any:
         from cudafuse.runtime import load
 
+        # Under the emulator a candidate that never finishes must not stall the run.
+        extra = {"timeout": EMU_TIMEOUT} if self.target.backend == "emu" else {}
         return load(path, backend=self.target.backend, include_dirs=self.target.include_dirs,
-                    defines=list(self.target.defines), arch=self.target.arch)
+                    defines=list(self.target.defines), arch=self.target.arch, **extra)
 
     def run(self, prog: Program, path: Path, reference: list[np.ndarray] | None
             ) -> tuple[Record, list[np.ndarray] | None]:

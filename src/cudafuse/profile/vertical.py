@@ -27,7 +27,7 @@ import numpy as np
 from cudafuse import __version__
 from cudafuse.diagnostics import CudafuseError, error
 from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
-from cudafuse.profile.measure import Target
+from cudafuse.profile.measure import EMU_TIMEOUT, Target
 from cudafuse.profile.stats import Summary, clearly_faster, relative_gain, summarize
 
 REPORT_FORMAT = 1
@@ -145,8 +145,9 @@ def measure_variants(variants_: list[Variant], spec: Any, target: Target,
                     raise error(f"the unfused program: {path}")
                 v.skip = path
             else:
+                extra = {"timeout": EMU_TIMEOUT} if target.backend == "emu" else {}
                 with load(path, backend=target.backend, include_dirs=target.include_dirs,
-                          defines=list(target.defines), arch=target.arch) as lib:
+                          defines=list(target.defines), arch=target.arch, **extra) as lib:
                     values = spec.inputs()
                     with lib.prepare(spec.entry, *values) as run:
                         try:

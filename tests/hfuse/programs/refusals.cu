@@ -35,6 +35,14 @@ __global__ void count_barrier(int *out, int n) {
   if (i < n) out[i] = c;
 }
 
+// A reducing barrier written through a macro cannot be rewritten in place.
+#define COUNT_BELOW(v, n) __syncthreads_count((v) < (n))
+__global__ void count_in_macro(int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int c = COUNT_BELOW(i, n);
+  if (i < n) out[i] = c;
+}
+
 // Inline assembly (here a named barrier of its own).
 __global__ void own_named_barrier(int *out) {
   asm volatile("bar.sync 1, 64;");

@@ -46,6 +46,8 @@
 #define __grid_constant__
 #define __syncthreads() ::cudafuse_emu::bar_all(0, __FILE__, __LINE__)
 #define CUDAFUSE_BAR_SYNC(id, n) ::cudafuse_emu::bar_sync((id), (n), __FILE__, __LINE__)
+#define CUDAFUSE_BAR_RED(kind, id, n, p) \
+  ::cudafuse_emu::bar_red((kind), (id), (n), (p), __FILE__, __LINE__)
 
 // ---- vector types and dim3 --------------------------------------------------------------
 #define CF_VEC2(T, N) struct N##2 { T x, y; }; \
@@ -582,17 +584,36 @@ inline void bar_all(int pred_unused, const char *file, int line) {
   bar_enter(0, 0, 1, file, line);
 }
 
+inline void check_counted(const char *what, int id, int n, const char *file, int line) {
+  int size = int(blockDim.x * blockDim.y * blockDim.z);
+  if (id < 0 || id > 15) fail("%s:%d: %s barrier id %d is out of range 0-15", file, line, what, id);
+  if (n <= 0 || n % 32 != 0)
+    fail("%s:%d: %s %d, %d: the thread count must be a positive multiple of 32", file,
+         line, what, id, n);
+  if (n > ((size + 31) & ~31))
+    fail("%s:%d: %s %d, %d: the thread count exceeds the block size (%d threads)", file,
+         line, what, id, n, size);
+}
+
 inline void bar_sync(int id, int n, const char *file, int line) {
   need_fibers("CUDAFUSE_BAR_SYNC", file, line);
-  int size = int(blockDim.x * blockDim.y * blockDim.z);
-  if (id < 0 || id > 15) fail("%s:%d: bar.sync barrier id %d is out of range 0-15", file, line, id);
-  if (n <= 0 || n % 32 != 0)
-    fail("%s:%d: bar.sync %d, %d: the thread count must be a positive multiple of 32", file,
-         line, id, n);
-  if (n > ((size + 31) & ~31))
-    fail("%s:%d: bar.sync %d, %d: the thread count exceeds the block size (%d threads)", file,
-         line, id, n, size);
+  check_counted("bar.sync", id, n, file, line);
   bar_enter(id, n, 1, file, line);
+}
+
+// bar.red.popc / .and / .or (kind 0, 1, 2) over barrier `id` counting `n` threads: the
+// counted barrier of bar_sync, returning what __syncthreads_count / _and / _or would over
+// the threads it releases.
+inline int bar_red(int kind, int id, int n, int pred, const char *file, int line) {
+  need_fibers("CUDAFUSE_BAR_RED", file, line);
+  if (kind < 0 || kind > 2) fail("%s:%d: bar.red kind %d is not 0-2", file, line, kind);
+  check_counted("bar.red", id, n, file, line);
+  bar_enter(id, n, pred, file, line);
+  uint64_t r = g_block.f[g_block.cur].res;
+  long long count = (long long)(r & ((1ull << 62) - 1));
+  if (kind == 0) return (int)count;
+  if (kind == 1) return (int)(r >> 62 & 1);
+  return count > 0;
 }
 
 inline int bar_reduce(int pred, int kind, const char *file, int line) {
