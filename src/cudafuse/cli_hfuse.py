@@ -28,7 +28,7 @@ def _regcap(text: str) -> int | None:
 def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tuple[int, int],
                  parse_opts: ParseOptions) -> tuple[int | None, str]:
     """HFuse's register bound from the originals' ptxas figures, and how it was found."""
-    from cudafuse.hfuse.regbound import SMS, ptxas_resources, register_bound
+    from cudafuse.hfuse.regbound import SMS, lookup, ptxas_resources, register_bound
 
     if parse_opts.arch not in SMS:
         raise error(f"--regcap auto knows {', '.join(SMS)}, not '{parse_opts.arch}'",
@@ -37,11 +37,14 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
     for f in dict.fromkeys(files):
         found.update(ptxas_resources(f, parse_opts.arch, parse_opts.include_dirs,
                                      parse_opts.defines))
-    missing = [k for k in kernels if k not in found]
+    figures = [lookup(found, k) for k in kernels]
+    missing = [k for k, r in zip(kernels, figures, strict=True) if r is None]
     if missing:
-        raise error(f"--regcap auto: ptxas reported no registers for {', '.join(missing)}",
-                    files[0])
-    r1, r2 = found[kernels[0]], found[kernels[1]]
+        raise error(f"--regcap auto: ptxas reported no registers for {', '.join(missing)} "
+                    "(or, for a template, several instantiations and none with the arguments "
+                    "given)", files[0])
+    r1, r2 = figures[0], figures[1]
+    assert r1 is not None and r2 is not None
     cap = register_bound(r1, threads[0], r2, threads[1], sum(threads), SMS[parse_opts.arch])
     how = (f"auto from ptxas: {kernels[0]} {r1.registers} registers, {kernels[1]} "
            f"{r2.registers} registers")
@@ -247,7 +250,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
                 shapes[i] = Shape(threads)
                 sources[i] = f"the profile {origin}"
     if regcap == "auto":
-        cap, how = _auto_regcap(files, (k1.fn.name, k2.fn.name), (shapes[0].count, shapes[1].count),
+        cap, how = _auto_regcap(files, (k1.display, k2.display), (shapes[0].count, shapes[1].count),
                                 parse_opts)
     opts = HFuseOptions(shapes[0], shapes[1], mode, cap, name, how, (sources[0], sources[1]))
     res = run_hfuse(u1, k1, u2, k2, opts)

@@ -55,7 +55,7 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
         res = run_hfuse(u1, k1, u2, k2, HFuseOptions(b1, b2, c.mode, c.regcap))
         return res.output, res.name
 
-    records = compiled_records(options, emit, tuple(files), (k1.fn.name, k2.fn.name),
+    records = compiled_records(options, emit, tuple(files), (k1.display, k2.display),
                                parse_opts.arch, parse_opts.include_dirs, parse_opts.defines,
                                jobs or None)
     click.echo(f"{k1.display} ({shapes[0]}, {'tunable' if tunable[0] else 'keeps its size'}) "

@@ -54,3 +54,39 @@ def test_auto_end_to_end(tmp_path: Path) -> None:
     text = out.read_text()
     assert "regcap 32 (auto from ptxas: sum_abs " in text
     assert "__global__ void __maxnreg__(32) sum_abs_sum_sq_hfused(" in text
+
+
+TEMPLATE_PTXAS = """\
+ptxas info    : Compiling entry function '_Z5box1dIfLi2EEvPKT_PS0_i' for 'sm_90'
+ptxas info    : Used 12 registers, 368 bytes cmem[0]
+ptxas info    : Compiling entry function '_Z5box1dIiLi1EEvPKT_PS0_i' for 'sm_90'
+ptxas info    : Used 10 registers, 368 bytes cmem[0]
+ptxas info    : Compiling entry function '_ZN2ns5scaleIiiEEvPT_T0_i' for 'sm_90'
+ptxas info    : Used 8 registers, 368 bytes cmem[0]
+"""
+
+
+def test_template_instantiations_are_told_apart() -> None:
+    from cudafuse.hfuse.regbound import _instance_name, lookup, parse_ptxas
+
+    assert _instance_name("void ns::box1d<float, 2>(float const*, float*, int)") == \
+        "box1d<float,2>"
+    assert _instance_name("void f<(char)97>(int)") == "f<(char)97>"
+    assert _instance_name("void plain(int*)") == ""
+    found = parse_ptxas(TEMPLATE_PTXAS)
+    assert lookup(found, "box1d<float, 2>").registers == 12
+    assert lookup(found, "box1d<int, 1>").registers == 10
+    assert lookup(found, "box1d") is None  # two instantiations: ambiguous
+    assert lookup(found, "box1d<double, 3>") is None
+    assert lookup(found, "scale<int>") is None  # ptxas spells it scale<int, int>
+    assert lookup(found, "scale<int, int>").registers == 8
+    assert lookup(found, "scale").registers == 8  # one instantiation: unambiguous
+
+
+@pytest.mark.nvcc
+def test_auto_regcap_for_one_of_two_instantiations(tmp_path: Path) -> None:
+    out = tmp_path / "o.cu"
+    res = hfuse(str(PROGRAMS / "templates.cu"), "--kernels", "box1d<int, 1>,add_bias<int, 7>",
+                "--block1", "128", "--block2", "64", "--regcap", "auto", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "auto from ptxas: box1d<int, 1> " in out.read_text()

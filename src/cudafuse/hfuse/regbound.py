@@ -62,17 +62,73 @@ def kernel_name(mangled: str) -> str:
 
 
 def parse_ptxas(text: str) -> dict[str, Resources]:
+    """Figures per entry function, keyed by its unqualified name (the first instantiation of
+    a template) and, for template instantiations, also by `name<args>` without spaces as
+    c++filt spells it (see `lookup`)."""
     out: dict[str, Resources] = {}
-    current, spills = "", (0, 0)
+    mangled: list[tuple[str, Resources]] = []
+    current, symbol, spills = "", "", (0, 0)
     for line in text.splitlines():
         if (m := _ENTRY.search(line)) is not None:
-            current, spills = kernel_name(m.group(1)), (0, 0)
+            symbol = m.group(1)
+            current, spills = kernel_name(symbol), (0, 0)
         elif current and (s := _SPILLS.search(line)) is not None:
             spills = (int(s.group(1)), int(s.group(2)))
         elif current and (u := _USED.search(line)) is not None:
-            out.setdefault(current, Resources(int(u.group(1)), int(u.group(2) or 0), *spills))
+            res = Resources(int(u.group(1)), int(u.group(2) or 0), *spills)
+            out.setdefault(current, res)
+            if symbol.startswith("_Z"):
+                mangled.append((symbol, res))
             current = ""
+    for name, res in zip(_template_names([m for m, _ in mangled]), (r for _, r in mangled),
+                         strict=True):
+        if name:
+            out.setdefault(name, res)
     return out
+
+
+def _template_names(symbols: list[str]) -> list[str]:
+    """`name<args>` (no spaces) of each mangled template instantiation, '' for the others or
+    when c++filt (binutils) is missing."""
+    if not symbols or shutil.which("c++filt") is None:
+        return [""] * len(symbols)
+    res = subprocess.run(["c++filt"], input="\n".join(symbols) + "\n", capture_output=True,
+                         text=True, timeout=60)
+    lines = res.stdout.splitlines() if res.returncode == 0 else []
+    if len(lines) != len(symbols):
+        return [""] * len(symbols)
+    return [_instance_name(text) for text in lines]
+
+
+def _instance_name(demangled: str) -> str:
+    """"void ns::box1d<float, 2>(float const*, float*, int)" -> "box1d<float,2>"; '' for a
+    function that is not a template instantiation."""
+    text = demangled.removeprefix("void ")
+    depth, end, last_scope = 0, len(text), 0
+    for i, ch in enumerate(text):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0 and ch == "(":
+            end = i
+            break
+        elif depth == 0 and text.startswith("::", i):
+            last_scope = i + 2
+    name = text[last_scope:end].replace(" ", "")
+    return name if "<" in name else ""
+
+
+def lookup(found: dict[str, Resources], kernel: str) -> Resources | None:
+    """The figures of `kernel` (NAME or NAME<ARGS>, as hfuse shows it); None when missing,
+    or when NAME alone is asked for but ptxas compiled several instantiations of it."""
+    key = kernel.replace(" ", "")
+    plain = key.split("<", 1)[0]
+    instances = [k for k in found if k.startswith(plain + "<")]
+    if "<" in key:
+        # A template's own entry; without c++filt (no instances known) its name alone.
+        return found.get(key) if instances else found.get(plain)
+    return None if len(instances) > 1 else found.get(plain)
 
 
 def ptxas_resources(path: str, arch: str, include_dirs: tuple[str, ...],

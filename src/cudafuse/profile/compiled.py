@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, error
-from cudafuse.hfuse.regbound import SMS, Resources, parse_ptxas, ptxas_resources
+from cudafuse.hfuse.regbound import SMS, Resources, lookup, parse_ptxas, ptxas_resources
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate, hfuse_bound
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 from cudafuse.profile.records import Record
@@ -62,7 +62,7 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
     for path in dict.fromkeys(originals):
         found.update(ptxas_resources(path, arch, include_dirs, defines))
     flags = [*(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
-    r1, r2 = found.get(kernels[0]), found.get(kernels[1])
+    r1, r2 = lookup(found, kernels[0]), lookup(found, kernels[1])
     bound = hfuse_bound(r1, r2, SMS[arch]) if r1 is not None and r2 is not None else None
     limits = limits or DeviceLimits.for_arch(arch)
     cset = generate(options, bound, limits)

@@ -141,7 +141,8 @@ def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targe
     if have_nvcc():
         from cudafuse.profile.compiled import compiled_records
 
-        planned = compiled_records(options, emit_candidate, files, kernels, target.arch,
+        planned = compiled_records(options, emit_candidate, files, tuple(displays),
+                                   target.arch,
                                    target.include_dirs, target.defines, target.jobs, limits)
     else:
         notes.append("nvcc is not on PATH: no ptxas figures, so no register caps and no "
