@@ -32,6 +32,10 @@ def _fusion_options(fn):
                       help="Stage producers read by the last kernel's stencils in "
                            "shared-memory tiles: as the cost model decides, always, or never "
                            "(recompute them).")(fn)
+    fn = click.option("--block", "block", metavar="XxY",
+                      help="Launch each fused 2D group with this block shape (its grid "
+                           "rebuilt to cover the image) instead of its last kernel's; groups "
+                           "whose kernels assume a block size keep theirs, with a note.")(fn)
     fn = click.option("--fuse-all", is_flag=True,
                       help="Fuse every legal group whatever the cost model estimates.")(fn)
     fn = click.option("--report", "report_path", type=click.Path(dir_okay=False),
@@ -42,8 +46,20 @@ def _fusion_options(fn):
     return fn
 
 
+def _block(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts) or \
+            int(parts[0]) * int(parts[1]) > 1024:
+        raise error(f"--block takes XxY with at most 1024 threads (32x8), not '{text}'",
+                    status=2)
+    return int(parts[0]), int(parts[1])
+
+
 def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
-         arch: str, fuse_all: bool, tiles: str) -> tuple[FuseResult, list[str]]:
+         arch: str, fuse_all: bool, tiles: str, block: str | None = None
+         ) -> tuple[FuseResult, list[str]]:
     # Imported here: networkx and the analyses cost a tenth of a second at start-up.
     from cudafuse.fusion.arch import ARCHS
     from cudafuse.fusion.driver import FuseOptions, fuse_unit
@@ -53,7 +69,8 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
     if arch not in ARCHS and not arch.startswith("sm_"):
         raise error(f"unknown GPU architecture '{arch}'", status=2)
     fused = fuse_unit(result.unit, FuseOptions(partition, arch, frozenset(scratch),
-                                                  fuse_all=fuse_all, tiles=tiles))
+                                                  fuse_all=fuse_all, tiles=tiles,
+                                                  block=_block(block)))
     notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
              for e in fused.edges if e.refused]
     notes += [Diagnostic(Severity.NOTE, why, file, line, col)
@@ -107,6 +124,7 @@ def _side_outputs(fused: FuseResult, report_path: str | None, dot_path: str | No
 @guarded
 def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | None,
          partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
+         block: str | None,
          report_path: str | None, dot_path: str | None, profile: bool, spec_path: str | None,
          spec_sizes: tuple[str, ...], backend: str, margin: float, cache_dir: str | None,
          no_cache: bool, parse_opts: ParseOptions) -> None:
@@ -139,11 +157,11 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
                 raise error(f"--spec-size takes NAME=INTEGER, not '{item}'", status=2)
             sizes[name.strip()] = int(value)
         fused, deps = _profiled(file, parse_opts, partition, scratch, fuse_all, tiles,
-                                spec_path, sizes, backend, margin, cache_dir, no_cache,
-                                report_path)
+                                _block(block), spec_path, sizes, backend, margin, cache_dir,
+                                no_cache, report_path)
     else:
         fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
-                           tiles)
+                           tiles, block)
     if explain:
         from cudafuse.fusion.render import explain_text
 
@@ -165,18 +183,20 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
 @parse_options
 @guarded
 def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
-         report_path: str | None, dot_path: str | None, parse_opts: ParseOptions) -> None:
+         block: str | None, report_path: str | None, dot_path: str | None,
+         parse_opts: ParseOptions) -> None:
     """Show how FILE's kernel pipelines would be fused, without writing code."""
     from cudafuse.fusion.render import explain_text
 
     fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
-                       tiles)
+                    tiles, block)
     click.echo(explain_text(fused), nl=False)
     _side_outputs(fused, report_path, dot_path)
 
 
 def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
-              fuse_all: bool, tiles: str, spec_path: str, sizes: dict[str, int],
+              fuse_all: bool, tiles: str, block: tuple[int, int] | None, spec_path: str,
+              sizes: dict[str, int],
               backend: str, margin: float, cache_dir: str | None, no_cache: bool,
               report_path: str | None) -> tuple[FuseResult, list[str]]:
     """`fuse --profile`: the measured choice among the model's variants and the unfused
@@ -194,7 +214,7 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
     print_diagnostics(result.diagnostics)
     spec = load_spec(spec_path, sizes)
     base = FuseOptions(partition, parse_opts.arch, frozenset(scratch), fuse_all=fuse_all,
-                       tiles=tiles)
+                       tiles=tiles, block=block)
     # The variants are built away from the input: its own directory must stay on the path.
     includes = (str(Path(file).resolve().parent), *parse_opts.include_dirs)
     target = Target(backend, parse_opts.arch, includes, parse_opts.defines)

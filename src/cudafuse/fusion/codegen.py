@@ -51,6 +51,9 @@ class FusedGroup:
     stored: set[str]  # intermediate buffer keys that must still be written to memory
     tiles: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> halo (rx, ry)
     block: tuple[int, int] | None = None  # K's block shape, needed for tiles
+    # Launch the fused kernel with this block (and a grid covering the image) instead of
+    # K's launch configuration: FuseOptions.block, for groups that allow it.
+    launch_block: tuple[int, int] | None = None
 
 
 def param_key(p: Param, arg: n.Expr) -> str | None:
@@ -357,6 +360,9 @@ class GroupEmitter:
                              for key in sorted(self.group.stored))
             body.insert(first.stmt.span.start, stores)
         bounds = f"__launch_bounds__({k.launch_bounds}) " if k.launch_bounds else ""
+        if self.group.launch_block is not None:
+            bx, by = self.group.launch_block
+            bounds = f"__launch_bounds__({bx * by}) "
         names = ", ".join(s.kernel.name for s in self.group.launches)
         return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"
@@ -442,6 +448,26 @@ class GroupEmitter:
                  sorted(self.produced, key=lambda k: self.produced[k][0].index)]
         return "\n".join(parts + [self.kernel()])
 
+    def launch_config(self) -> str:
+        """`<<<grid, block[, shared[, stream]]>>>` for the group's launch block: the grid
+        covers the sink's guard bounds (checked by launch_block_problem)."""
+        assert self.group.launch_block is not None
+        bx, by = self.group.launch_block
+        view = self.views[self.sink.kernel.name]
+        size = []
+        for bound in view.bounds[:2]:
+            assert isinstance(bound, n.Ref)
+            arg = self.sink.arg_for(bound.name)
+            assert arg is not None
+            size.append(f"({expr_text(self.unit, arg)})")
+        launch = self.sink.launch
+        extra = [expr_text(self.unit, e) for e in (launch.shared, launch.stream) if e is not None]
+        if launch.stream is not None and launch.shared is None:
+            extra.insert(0, "0")
+        tail = "".join(f", {e}" for e in extra)
+        return (f"<<<dim3(({size[0]} + {bx - 1}) / {bx}, ({size[1]} + {by - 1}) / {by}), "
+                f"dim3({bx}, {by}){tail}>>>")
+
     def host_edits(self, rw: Rewriter) -> None:
         launch = self.sink.launch
         src = self.unit.source
@@ -449,10 +475,32 @@ class GroupEmitter:
         args = ", ".join(expr_text(self.unit, gp.host_arg) for gp in self.params)
         close = _find_args(src, launch.config_span.end, launch.span.end)
         rw.replace_range(close[0], close[1], f"({args})", "fused launch arguments")
+        if self.group.launch_block is not None:
+            opened = src.data.find(b"<<<", launch.callee_span.end, launch.config_span.end)
+            rw.replace_range(opened, launch.config_span.end, self.launch_config(),
+                             "fused launch with the chosen block")
         for site in self.group.launches[:-1]:
             rw.replace(site.stmt.span,
                        f"/* cudafuse: {site.kernel.name} fused into {self.group.name} */",
                        f"launch of {site.kernel.name} fused")
+
+
+def launch_block_problem(view: KernelView, launch: n.KernelLaunch,
+                         bindings: tuple[tuple[Param, n.Expr], ...]) -> str:
+    """Why the fused launch of a group whose last kernel is `view` cannot take another block
+    shape ('' when it can): the grid is rebuilt from the guard's bounds, which must be
+    parameters bound to host expressions, and the mapping must read blockDim."""
+    if view.dims != 2:
+        return "only 2D groups are relaunched with another block"
+    if any(b is not None for b in view.block_sizes):
+        return "its mapping assumes a block size (a constant instead of blockDim)"
+    for bound in view.bounds[:2]:
+        if not (isinstance(bound, n.Ref) and bound.kind == "param" and
+                any(p.name == bound.name for p, _ in bindings)):
+            return "the image size in its guard is not a kernel parameter"
+    if launch.config_span.end <= launch.callee_span.end:
+        return "its launch configuration is not written out"
+    return ""
 
 
 def to_c_or(unit: TranslationUnit, e: n.Expr) -> str:

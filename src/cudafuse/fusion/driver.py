@@ -12,6 +12,7 @@ from cudafuse.fusion.codegen import (
     CodegenError,
     FusedGroup,
     GroupEmitter,
+    launch_block_problem,
     param_key,
     pick_prefix,
     prologue,
@@ -44,6 +45,7 @@ class FuseOptions:
     size: int = NOMINAL_SIZE
     fuse_all: bool = False  # ignore the cost model: fuse every legal group
     tiles: str = "auto"  # shared-memory tiles: auto (cost model), always, never
+    block: tuple[int, int] | None = None  # launch fused 2D groups with this block shape
 
 
 @dataclass
@@ -106,6 +108,7 @@ class _Planner:
         self.arch: ArchParams = arch_params(opts.arch)
         self.views: dict[str, KernelView] = {}
         self.facts: dict[str, KernelFacts] = {}
+        self.notes: list[str] = []
 
     def view(self, fn: Function) -> KernelView:
         if fn.name not in self.views:
@@ -237,10 +240,21 @@ class _Planner:
             too_much = shared_ratio_ok(model, g, cost, self.arch)
             if too_much:  # Eq. (2): keep the group, recompute instead of staging tiles
                 cost = group_cost(model, g, self.arch, allow_tiles=False)
+            block = model.kernels[members[-1]].block
+            launch_block = None
+            if self.opts.block is not None:
+                sink = infos[members[-1]]
+                why = launch_block_problem(sink.view, sink.site.launch, sink.site.bindings)
+                if why:
+                    self.notes.append(f"{seq.host.name}: the group ending in "
+                                      f"'{sink.site.kernel.name}' keeps its launch's block: "
+                                      f"{why}")
+                else:
+                    block = launch_block = self.opts.block
             group = FusedGroup("", [infos[i].site for i in members], stored,
                                self.tiles(model, g, cost, infos,
                                           "never" if too_much else self.opts.tiles),
-                               model.kernels[members[-1]].block)
+                               block, launch_block)
             groups.append((group, cost.benefit))
         return plan, groups, edges
 
@@ -330,6 +344,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
             rewriter.insert(_insertion_point(unit, host), "\n".join(emitted) + "\n",
                             f"fused kernels for {host.name}")
     result.output = rewriter.apply()
+    result.notes.extend(planner.notes)
     return result
 
 

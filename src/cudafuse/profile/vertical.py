@@ -42,6 +42,11 @@ ALTERNATIVES: tuple[tuple[str, dict[str, object]], ...] = (
     ("exact", {"partition": "exact"}),
     ("fuse-all", {"fuse_all": True}),
     ("fuse-all-recompute", {"fuse_all": True, "tiles": "never"}),
+    # Block shapes for the fused launches (2D groups whose kernels read blockDim).
+    ("block-32x8", {"block": (32, 8)}),
+    ("block-64x4", {"block": (64, 4)}),
+    ("block-32x16", {"block": (32, 16)}),
+    ("block-128x2", {"block": (128, 2)}),
 )
 
 
@@ -264,7 +269,7 @@ def profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: T
     found = variants(unit, base)
     options: dict[str, object] = {
         "fuse": {"partition": base.partition, "tiles": base.tiles, "fuse_all": base.fuse_all,
-                 "scratch": sorted(base.scratch)},
+                 "scratch": sorted(base.scratch), "block": base.block},
         "timing": plan.to_json(), "backend": target.backend, "arch": target.arch,
         "defines": list(target.defines), "include_dirs": list(target.include_dirs),
         "nvcc": _nvcc_version() if not emu else ""}

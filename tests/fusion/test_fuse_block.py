@@ -1,0 +1,83 @@
+"""`--block XxY`: fused 2D groups launched with another block shape, their grid rebuilt from
+the image size in the last kernel's guard. Every sample, fused so, equals the original on
+every output element (odd sizes: partial blocks in both dimensions, every border), with
+shared-memory tiles (sized by the new block) and without. Groups whose kernels assume a
+block size keep their launch, with a note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from equivalence import fuse_file, run_both
+from test_samples_fused import NAMES, SAMPLES, SIZES, _intermediates
+
+from cudafuse.cli import main
+
+
+def _check(name: str, tmp_path: Path, block: tuple[int, int], tiles: str) -> None:
+    src = SAMPLES / f"{name}.cu"
+    entry = f"{name}_pipeline"
+    scratch = _intermediates(src, entry)
+    out = tmp_path / f"{name}.{block[0]}x{block[1]}.{tiles}.cu"
+    result = fuse_file(src, out, scratch=scratch, fuse_all=True, tiles=tiles, block=block)
+    assert not result.notes, result.notes
+    text = out.read_text()
+    assert f"dim3({block[0]}, {block[1]})>>>" in text
+    assert f"__launch_bounds__({block[0] * block[1]})" in text
+    for w, h in SIZES:
+        run_both(src, out, entry, w, h, skip=scratch)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_samples_with_another_block(name: str, tmp_path: Path) -> None:
+    _check(name, tmp_path, (64, 4), "always")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tiles", ["always", "never"])
+@pytest.mark.parametrize("block", [(16, 16), (8, 32), (128, 2), (32, 1)])
+@pytest.mark.parametrize("name", NAMES)
+def test_samples_with_block_shapes(name: str, block: tuple[int, int], tiles: str,
+                                   tmp_path: Path) -> None:
+    _check(name, tmp_path, block, tiles)
+
+
+FIXED = r"""
+#include <cuda_runtime.h>
+__global__ void scale(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = 2.0f * in[y * w + x];
+}
+__global__ void offset(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = in[y * w + x] + 1.0f;
+}
+extern "C" void fixed_pipeline(const float *in, float *tmp, float *out, int w, int h) {
+  dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);
+  scale<<<grid, block>>>(in, tmp, w, h);
+  offset<<<grid, block>>>(tmp, out, w, h);
+}
+"""
+
+
+def test_a_group_that_assumes_its_block_keeps_it(tmp_path: Path) -> None:
+    src = tmp_path / "fixed.cu"
+    src.write_text(FIXED)
+    out = tmp_path / "fixed.fused.cu"
+    res = CliRunner().invoke(main, ["fuse", str(src), "-o", str(out), "--block", "64x4",
+                                    "--fuse-all"])
+    assert res.exit_code == 0, res.output
+    assert "keeps its launch's block: its mapping assumes a block size" in res.output
+    assert "<<<grid, block>>>" in out.read_text() and "dim3(64, 4)" not in out.read_text()
+    run_both(src, out, "fixed_pipeline", 37, 23)
+
+
+@pytest.mark.parametrize("bad", ["64", "0x4", "64x32", "axb"])
+def test_block_option_errors(tmp_path: Path, bad: str) -> None:
+    res = CliRunner().invoke(main, ["fuse", str(SAMPLES / "sobel.cu"), "-o",
+                                    str(tmp_path / "o.cu"), "--block", bad])
+    assert res.exit_code == 2 and "--block takes XxY" in res.output
