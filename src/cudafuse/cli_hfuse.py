@@ -70,6 +70,7 @@ class Inputs:
     refs: tuple[KernelRef, KernelRef]
     shapes: tuple[Shape, Shape]
     sources: tuple[str, str]
+    renamed: dict[str, str]  # the second file's names renamed apart from the first's
 
 
 def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | None,
@@ -99,6 +100,13 @@ def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | No
     results = [parse_file(f, parse_opts) for f in dict.fromkeys(files)]
     for r in results:
         print_diagnostics(r.diagnostics)
+    renamed: dict[str, str] = {}
+    if len(results) == 2:
+        results[1], renamed = _rename_apart(results[0], results[1], parse_opts)
+        if names[1] is not None:
+            base, _, rest = names[1].partition("<")
+            if base.strip() in renamed:
+                names[1] = renamed[base.strip()] + ("<" + rest if rest else "")
     u1, u2 = results[0].unit, results[-1].unit
     k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
     shapes, sources = [], []
@@ -111,7 +119,28 @@ def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | No
         shapes.append(shape)
         sources.append(source)
     return Inputs(tuple(results), (u1, u2), (k1, k2), (shapes[0], shapes[1]),
-                  (sources[0], sources[1]))
+                  (sources[0], sources[1]), renamed)
+
+
+def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
+                  ) -> tuple[ParseResult, dict[str, str]]:
+    """The second input, re-parsed with the names it shares with the first renamed apart
+    (hfuse/rename.py), and what was renamed."""
+    from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
+    from cudafuse.hfuse.driver import _prefix
+    from cudafuse.hfuse.rename import rename_apart
+
+    u1, u2 = r1.unit, r2.unit
+    renaming = rename_apart(u1, u2, _prefix([u1.source.data, u2.source.data]) + "_in2")
+    if renaming.diagnostics:
+        raise CudafuseError(renaming.diagnostics)
+    if not renaming.renamed:
+        return r2, {}
+    result = parse_file(u2.path, parse_opts, text=renaming.text)
+    print_diagnostics([Diagnostic(
+        Severity.NOTE, f"'{old}' is defined in both inputs: in the output, this file's is "
+        f"'{new}'", u2.path) for old, new in renaming.renamed.items()])
+    return result, renaming.renamed
 
 
 @main.command()
@@ -288,7 +317,8 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
 
     (u1, u2), (k1, k2), shapes = inputs.units, inputs.refs, inputs.shapes
     for i, (side, ref) in enumerate(zip(pair.sides, (k1, k2), strict=True), 1):
-        if side.kernel and side.kernel not in (ref.fn.name, ref.display):
+        if side.kernel and side.kernel not in (ref.fn.name, ref.display) and \
+                inputs.renamed.get(side.kernel) != ref.fn.name:
             raise error(f"the pair spec's kernel{i} is '{side.kernel}', but the kernel being "
                         f"fused is '{ref.display}'", pair.path)
     native = run_hfuse(u1, k1, u2, k2, HFuseOptions(*shapes, "block"))

@@ -94,13 +94,17 @@ def test_usage_errors(tmp_path: Path, args: tuple[str, ...], what: str) -> None:
 def test_two_files_with_clashing_names(tmp_path: Path) -> None:
     a, b = tmp_path / "a.cu", tmp_path / "b.cu"
     a.write_text("#define W 4\n__device__ int g(int);\n__device__ int f(int v) { return v; }\n"
+                 "struct S { int a; };\n"
                  "__global__ void ka(int *o) { o[threadIdx.x] = f(W); }\n")
     b.write_text("#define W 8\n__device__ int g(int);\n__device__ int f(int v) { return -v; }\n"
+                 "struct S { int b; };\n"
                  "__global__ void kb(int *o) { o[threadIdx.x] = f(W); }\n")
     res = hfuse(str(a), str(b), "--block1", "32", "--block2", "32", "-o",
                 str(tmp_path / "out.cu"))
     assert res.exit_code == 1
-    assert f"{b}:3: error: 'f' is defined in both inputs" in res.output, res.output
+    # A function is renamed apart (test_hfuse_rename.py); a type and a macro are not.
+    assert "'f' is defined in both inputs: in the output, this file's is" in res.output
+    assert f"{b}:4: error: 'S' is defined in both inputs" in res.output, res.output
     assert "'g'" not in res.output  # a prototype in both is no clash
     assert f"{b}:1: error: macro 'W' is defined differently" in res.output, res.output
     assert not (tmp_path / "out.cu").exists()

@@ -103,15 +103,17 @@ def read_source(path: str) -> SourceFile:
     return SourceFile(path, data)
 
 
-def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None) -> ci.TranslationUnit:
+def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None,
+           text: bytes | None = None) -> ci.TranslationUnit:
     base = _base_args(opts)
     pch = shim_pch(include_dir() / SHIM, include_dir(), base)
     if pch is not None:
-        tu = _index_parse(path, [*base, "-include-pch", pch, *_user_args(opts, stub_dir)])
+        tu = _index_parse(path, [*base, "-include-pch", pch, *_user_args(opts, stub_dir)],
+                          text)
         if tu is not None and not any(_PCH_TROUBLE.search(d.spelling) for d in tu.diagnostics):
             return tu
         discard(pch)  # stale (a system header changed?) or unusable: rebuilt next time
-    tu = _index_parse(path, clang_args(opts, stub_dir))
+    tu = _index_parse(path, clang_args(opts, stub_dir), text)
     if tu is None:
         raise error("libclang could not parse the file", path)
     return tu
@@ -120,12 +122,14 @@ def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None) -> ci.Tra
 _PCH_TROUBLE = re.compile(r"precompiled header|PCH file|AST file")
 
 
-def _index_parse(path: str, args: list[str]) -> ci.TranslationUnit | None:
+def _index_parse(path: str, args: list[str], text: bytes | None = None
+                 ) -> ci.TranslationUnit | None:
     # excludeDecls: with the shim precompiled, the unit's top level holds only the user's
     # declarations instead of every C library function.
     index = ci.Index.create(excludeDecls=True)
     try:
         return index.parse(path, args=args,
+                           unsaved_files=[(path, text)] if text is not None else None,
                            options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
     except ci.TranslationUnitLoadError:
         return None
@@ -178,16 +182,19 @@ def _write_stubs(stub_dir: str, names: list[str]) -> None:
         stub.write_text("/* empty stand-in for a header cudafuse could not find */\n")
 
 
-def parse_file(path: str, opts: ParseOptions = ParseOptions()) -> ParseResult:
-    """Parse `path`. Raises CudafuseError for errors a user must fix.
+def parse_file(path: str, opts: ParseOptions = ParseOptions(),
+               text: bytes | None = None) -> ParseResult:
+    """Parse `path` (with `text` as its content instead of what is on disk, if given: the
+    unit keeps the path, and includes resolve from its directory). Raises CudafuseError for
+    errors a user must fix.
 
     A header that cannot be found is replaced by an empty one (with a warning) so that the
     kernels that do not depend on it can still be analysed; functions that then fail to
     compile are skipped with a warning rather than failing the whole file.
     """
-    source = read_source(path)
+    source = read_source(path) if text is None else SourceFile(path, text)
     _check_forced_includes(opts)
-    tu = _parse(path, opts)
+    tu = _parse(path, opts, None, text)
     _unreadable_includes(tu, source, opts)
     missing = sorted({m.group(1) for d in tu.diagnostics
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
@@ -197,7 +204,7 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions()) -> ParseResult:
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
-        tu = _parse(path, opts, stub_dir)
+        tu = _parse(path, opts, stub_dir, text)
         return _note_if_no_kernels(_lower(tu, source, diags, tolerant=True))
 
 

@@ -1,0 +1,120 @@
+"""Renaming the second input apart: functions and variables it defines under a name the
+first input also defines get a prefixed name, so that both files can follow each other in
+the fused output (two `main`s, two helpers called `clamp01`, two `__constant__` tables...).
+
+Every occurrence is found through the IR (definitions, prototypes, references, calls,
+launches), and then the whole text is checked: if the name is still written anywhere as an
+identifier (a macro body, an initialiser the IR does not model), nothing is renamed and the
+clash stays an error. A renamed file can therefore never call the other file's function by
+mistake. Types and macros are not renamed (a clash there is still an error).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cudafuse.codegen.splice import Rewriter
+from cudafuse.diagnostics import Diagnostic, Severity
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import TranslationUnit
+from cudafuse.ir.source import Span
+
+_CODE_NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                         re.S)
+
+
+@dataclass
+class Renaming:
+    text: bytes  # the second file's text, renamed
+    renamed: dict[str, str]  # old name -> new name
+    diagnostics: list[Diagnostic]  # clashes that could not be renamed
+
+
+def _defined(unit: TranslationUnit) -> dict[str, set[str]]:
+    """Functions and variables the file itself defines: name -> declaration ids."""
+    out: dict[str, set[str]] = {}
+    for f in unit.functions:
+        if f.body is not None and f.span.file == unit.path:
+            out.setdefault(f.name, set()).add(f.decl)
+    for g in unit.globals:
+        if not g.is_extern and g.span.file == unit.path:
+            out.setdefault(g.name, set()).add(g.decl)
+    return out
+
+
+def _name_at(data: bytes, start: int, end: int, name: str) -> tuple[int, int] | None:
+    """The first whole-word `name` in data[start:end]."""
+    m = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b").search(data, start, end)
+    return (m.start(), m.end()) if m else None
+
+
+def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
+                 ) -> tuple[list[tuple[int, int]], list[int]]:
+    """Byte ranges of `name` that refer to `decls`, and lines where a reference could not be
+    placed (inside a macro expansion)."""
+    data = unit.source.data
+    spans: list[tuple[int, int]] = []
+    bad: list[int] = []
+    for f in [*unit.functions, *unit.methods]:
+        if f.decl in decls and f.name_span.file == unit.path and f.name_span.end:
+            spans.append((f.name_span.start, f.name_span.end))
+    for g in unit.globals:
+        if g.decl in decls and g.span.file == unit.path:
+            at = _name_at(data, g.span.start, g.span.end + len(name), name)
+            if at:
+                spans.append(at)
+    for f in [*unit.functions, *unit.methods]:
+        if f.body is None or f.span.file != unit.path:
+            continue
+        for node in f.body.walk():
+            where: Span | None = None
+            if isinstance(node, n.Ref) and node.decl in decls:
+                where = node.span
+            elif isinstance(node, n.Call) and node.callee_decl in decls:
+                where = node.span
+            elif isinstance(node, n.KernelLaunch) and node.kernel_decl in decls:
+                where = node.callee_span
+            if where is None or where.file != unit.path:
+                continue
+            at = _name_at(data, where.start, where.end, name)
+            if at is None or (isinstance(node, n.Ref) and at != (where.start, where.end)):
+                bad.append(where.line)
+                continue
+            spans.append(at)
+    return sorted(set(spans)), bad
+
+
+def _leftovers(data: bytes, name: str, covered: set[tuple[int, int]]) -> list[int]:
+    """Lines where `name` is still written as an identifier outside comments and strings."""
+    code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
+    out = []
+    for m in re.finditer(rb"(?<![\w.])" + re.escape(name.encode()) + rb"\b", code):
+        if (m.start(), m.end()) not in covered and not code[:m.start()].rstrip().endswith(b"->"):
+            out.append(data.count(b"\n", 0, m.start()) + 1)
+    return out
+
+
+def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str) -> Renaming:
+    """u2's text with the functions and variables it shares names with u1 renamed to
+    `{prefix}_{name}`."""
+    first, second = _defined(u1), _defined(u2)
+    rw = Rewriter(u2.source)
+    renamed: dict[str, str] = {}
+    diags: list[Diagnostic] = []
+    for name in sorted(set(first) & set(second)):
+        spans, bad = _occurrences(u2, name, second[name])
+        leftover = _leftovers(u2.source.data, name, set(spans))
+        if bad or leftover:
+            line = (bad or leftover)[0]
+            diags.append(Diagnostic(
+                Severity.ERROR, f"'{name}' is defined in both inputs and cannot be renamed in "
+                f"this one: it is used where cudafuse cannot rewrite it (a macro, an "
+                f"initialiser); rename it in one of the files", u2.path, line,
+                source_line=u2.source.line_text(line)))
+            continue
+        new = f"{prefix}_{name}"
+        for start, end in spans:
+            rw.replace_range(start, end, new, f"'{name}' renamed apart")
+        renamed[name] = new
+    return Renaming(rw.apply(), renamed, diags)

@@ -1,0 +1,10 @@
+// A second input whose clashing name is used inside a macro: it cannot be renamed.
+#include <cuda_runtime.h>
+
+__device__ float clamp01(float v) { return v; }
+#define SAT(v) clamp01(v)
+
+__global__ void sat(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = SAT(in[i]);
+}

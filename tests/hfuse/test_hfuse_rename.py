@@ -1,0 +1,72 @@
+"""Two input files that define the same names (a helper, a __constant__ table, main): the
+second file's are renamed apart, each kernel keeps using its own, and the fused program's
+outputs equal the originals' (each original built alone). A name used where it cannot be
+renamed (a macro) stays an error."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hfuse_helpers import PROGRAMS, hfuse
+
+from cudafuse.runtime import load
+
+DIR = PROGRAMS / "rename"
+N = 200
+
+
+def _inputs() -> list:  # type: ignore[type-arg]
+    x = np.linspace(-0.5, 1.5, N, dtype=np.float32)
+    return [x, np.zeros(N, np.float32), N]
+
+
+@pytest.mark.parametrize("mode", ["thread", "block", "streams"])
+def test_clashing_names_are_renamed_apart(tmp_path: Path, mode: str) -> None:
+    out = tmp_path / "ab.cu"
+    res = hfuse(str(DIR / "a.cu"), str(DIR / "b.cu"), "--kernels", "shade,mark", "--block1",
+                "64", "--block2", "64", "--mode", mode, "-o", str(out))
+    assert res.exit_code == 0, res.output
+    for name in ("clamp01", "weights", "main"):
+        assert f"'{name}' is defined in both inputs: in the output, this file's is " \
+               f"'cf_in2_{name}'" in res.output
+    text = out.read_text()
+    assert text.count("int main()") == 1 and "int cf_in2_main()" in text
+    assert "twice(cf_in2_clamp01(in[i] + cf_in2_weights[i & 3]))" in text
+    # Each original alone, then the fused launcher: the same outputs.
+    want = []
+    for src, kernel in (("a.cu", "shade"), ("b.cu", "mark")):
+        args = _inputs()
+        with load(DIR / src, backend="emu") as lib:
+            lib.launch(kernel, grid=(4,), block=(64,), args=args)
+        want.append(args[1])
+    a, b = _inputs(), _inputs()
+    with load(out, backend="emu") as lib:
+        lib.call("shade_mark_hfused_launch", *a, *b, (4,), (4,), 0, 0, None)
+    assert np.array_equal(a[1], want[0]) and np.array_equal(b[1], want[1])
+    assert not np.array_equal(want[0], want[1])
+
+
+def test_a_name_in_a_macro_is_not_renamed(tmp_path: Path) -> None:
+    res = hfuse(str(DIR / "a.cu"), str(DIR / "c.cu"), "--kernels", "shade,sat", "--block1",
+                "64", "--block2", "64", "-o", str(tmp_path / "o.cu"))
+    assert res.exit_code == 1
+    assert f"{DIR / 'c.cu'}:" in res.output
+    assert "'clamp01' is defined in both inputs and cannot be renamed" in res.output
+    assert not (tmp_path / "o.cu").exists()
+
+
+@pytest.mark.nvcc
+def test_the_renamed_program_compiles(tmp_path: Path) -> None:
+    out = tmp_path / "ab.cu"
+    res = hfuse(str(DIR / "a.cu"), str(DIR / "b.cu"), "--kernels", "shade,mark", "--block1",
+                "64", "--block2", "64", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    done = subprocess.run([nvcc, "-arch=sm_90", str(out), "-o", str(tmp_path / "ab")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
