@@ -81,3 +81,21 @@ def test_reducing_barriers_on_the_gpu(tmp_path: Path) -> None:
     for want, got in zip(native, fused, strict=True):
         if isinstance(want, np.ndarray):
             assert np.array_equal(want, got)
+
+
+def test_reducing_barrier_in_a_helper(tmp_path: Path) -> None:
+    out = fuse_pair(tmp_path / "h.cu", SRC, "votes_helper", "block_sum", "256", "128")
+    text = out.read_text()
+    assert "return CUDAFUSE_BAR_RED(0, 1, 256, v > 0);" in text
+    lib = library(out, 7)
+    data = _inputs(2)[0]
+    native = [data, np.full(4, -7, np.int32), N, data.copy(), np.full(8, -7, np.int32), N]
+    fused = [a.copy() if isinstance(a, np.ndarray) else a for a in native]
+    lib.launch("votes_helper", grid=(4,), block=(256,), args=native[:3])
+    lib.launch("block_sum", grid=(8,), block=(128,), args=native[3:])
+    lib.call("votes_helper_block_sum_hfused_launch", *fused, (4,), (8,), 0, 0, None)
+    for want, got in zip(native, fused, strict=True):
+        if isinstance(want, np.ndarray):
+            assert np.array_equal(want, got)
+    padded = np.concatenate([data, np.zeros(4 * 256 - N, np.int32)]).reshape(4, 256)
+    assert np.array_equal(native[1], (padded > 0).sum(axis=1))

@@ -170,7 +170,8 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
                       for p in (p1, p2) if p.copies.functions)
     named = opts.mode == "thread" and "CUDAFUSE_BAR_SYNC(" in helpers or bool(
         opts.mode == "thread" and (p1.barriers or p2.barriers))
-    reducing = opts.mode == "thread" and bool(p1.reducing or p2.reducing)
+    reducing = opts.mode == "thread" and bool(p1.reducing or p2.reducing or
+                                              "CUDAFUSE_BAR_RED(" in helpers)
     aliases = "".join(namespace_aliases(p.bindings, names.prefix, p.index) for p in (p1, p2))
     if aliases:
         aliases = "// The template arguments of the two kernels.\n" + aliases + "\n"

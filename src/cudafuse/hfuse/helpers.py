@@ -25,6 +25,9 @@ BUILTIN_PARAMS = ("[[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] cons
                   "[[maybe_unused]] const uint3 blockIdx, [[maybe_unused]] const dim3 gridDim")
 BUILTIN_ARGS = "threadIdx, blockDim, blockIdx, gridDim"
 PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
+# __syncthreads_count / _and / _or and their CUDAFUSE_BAR_RED kind.
+REDUCING = {"__syncthreads_count": 0, "__syncthreads_and": 1, "__syncthreads_or": 2}
+REDUCING_CALL = re.compile(r"^(__syncthreads_(?:count|and|or))\s*\(")
 
 
 def _reason(fn: Function, mode: str) -> str:
@@ -35,8 +38,8 @@ def _reason(fn: Function, mode: str) -> str:
                 node.base.kind == "builtin" and node.base.name in BUILTINS:
             return f"reads {node.base.name}"
         if mode == "thread" and isinstance(node, n.Call) and \
-                node.callee.split("::")[-1] == "__syncthreads":
-            return "waits at __syncthreads()"
+                node.callee.split("::")[-1] in ("__syncthreads", *REDUCING):
+            return f"waits at {node.callee.split('::')[-1]}()"
         if mode == "thread" and isinstance(node, n.VarDecl) and "shared" in node.storage and \
                 "extern" not in node.storage:
             return f"declares the __shared__ variable '{node.name}'"
@@ -106,10 +109,24 @@ def call_edits(unit: TranslationUnit, node: n.Node, copies: dict[str, str]
     return edits, bad
 
 
+def reducing_edit(data: bytes, call: n.Call, part: int, threads: int
+                  ) -> tuple[int, int, str] | None:
+    """The edit turning `__syncthreads_count(p)` (or _and, _or) written at `call` into
+    `CUDAFUSE_BAR_RED(kind, part, threads, p)`: the name and the opening parenthesis only,
+    so edits inside the argument stay disjoint. None when not written out (a macro)."""
+    text = data[call.span.start:call.span.end].decode("utf-8", "replace")
+    m = REDUCING_CALL.match(text)
+    if m is None:
+        return None
+    return (call.span.start, call.span.start + m.end(),
+            f"CUDAFUSE_BAR_RED({REDUCING[m.group(1)]}, {part}, {threads}, ")
+
+
 def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, str],
-              barrier: str) -> str:
+              barrier: str, reducing: tuple[int, int] | None = None) -> str:
     """The definition of `fn` renamed to `name`, taking the builtins first, with its calls of
-    copied helpers and (barrier non-empty) its __syncthreads() rewritten."""
+    copied helpers and (barrier non-empty) its __syncthreads() rewritten, and (reducing:
+    the part's barrier id and thread count) its __syncthreads_count/_and/_or."""
     span = fn.span
     rw = Rewriter(SourceFile(unit.path, unit.source.data[span.start:span.end]))
 
@@ -132,4 +149,10 @@ def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, 
         for node in fn.body.walk():
             if isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads":
                 rel(node.span.start, node.span.end, barrier, "the part's barrier")
+    if reducing is not None:
+        for node in fn.body.walk():
+            if isinstance(node, n.Call) and node.callee.split("::")[-1] in REDUCING:
+                edit = reducing_edit(data, node, *reducing)
+                assert edit is not None  # parts.py refuses what is not written out
+                rel(*edit, "bar.red on the part's barrier")
     return rw.apply().decode("utf-8")

@@ -250,8 +250,10 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
                 why = f"cooperative groups ({node.callee}), which see the fused block"
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] in \
                     _REDUCING_BARRIERS and mode == "thread":
-                why = (f"{node.callee}, which a per-part copy does not rewrite yet (call it "
-                       "in the kernel, or use --mode block)")
+                helper_barriers.append(node)
+                text = unit.text(node.span) if node.span.file == unit.path else ""
+                if not _REDUCING_CALL.match(text.strip()):
+                    why = f"a {node.callee}() inside a macro expansion (write it out)"
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads" \
                     and mode == "thread":
                 helper_barriers.append(node)

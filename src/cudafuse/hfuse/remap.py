@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudafuse.codegen.splice import Rewriter
-from cudafuse.hfuse.helpers import call_edits, copy_name, copy_text
+from cudafuse.hfuse.helpers import call_edits, copy_name, copy_text, reducing_edit
 from cudafuse.hfuse.parts import Part, Shape
 from cudafuse.hfuse.templates import scope_lines
 from cudafuse.ir.source import SourceFile
@@ -122,14 +122,11 @@ def _edited_body(part: Part, names: Names, mode: str, base: str) -> str:
             rw.replace_range(call.span.start - span.start, call.span.end - span.start,
                              f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count})",
                              "__syncthreads -> the part's named barrier")
-        kinds = {"__syncthreads_count": 0, "__syncthreads_and": 1, "__syncthreads_or": 2}
         for call in part.reducing:
-            text = source.data[call.span.start:call.span.end].decode("utf-8", "replace")
-            name = text.split("(", 1)[0].strip()
-            paren = call.span.start + text.index("(") + 1
-            rw.replace_range(call.span.start - span.start, paren - span.start,
-                             f"CUDAFUSE_BAR_RED({kinds[name]}, {part.index}, "
-                             f"{part.block.count}, ", f"{name} -> bar.red on the part's barrier")
+            edit = reducing_edit(source.data, call, part.index, part.block.count)
+            assert edit is not None  # parts.py refuses what is not written out
+            rw.replace_range(edit[0] - span.start, edit[1] - span.start, edit[2],
+                             f"{call.callee} -> bar.red on the part's barrier")
     copies = {h.decl: copy_name(names.prefix, part.index, h) for h in part.copies.functions}
     edits, _ = call_edits(part.unit, part.fn.body, copies)
     for start, end, text in edits:
@@ -148,6 +145,7 @@ def helper_copies(part: Part, names: Names, mode: str) -> str:
         else ""
     out = []
     for h, why in zip(part.copies.functions, part.copies.reasons, strict=True):
+        reducing = (part.index, part.block.count) if mode == "thread" else None
         out.append(f"// '{h.name}' for part {part.index} ('{part.display}'): it {why}\n" +
-                   copy_text(part.unit, h, copies[h.decl], copies, barrier) + "\n")
+                   copy_text(part.unit, h, copies[h.decl], copies, barrier, reducing) + "\n")
     return "\n".join(out)

@@ -28,3 +28,12 @@ __global__ void block_sum(const int *in, int *out, int n) {
   }
   if (threadIdx.x == 0) out[blockIdx.x] = s[0];
 }
+
+// The same votes through a helper: the helper gets a per-part copy with bar.red in it.
+__device__ int count_positive(int v) { return __syncthreads_count(v > 0); }
+
+__global__ void votes_helper(const int *in, int *count, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int c = count_positive(i < n ? in[i] : 0);
+  if (threadIdx.x == 0) count[blockIdx.x] = c;
+}
