@@ -55,17 +55,20 @@ def test_the_papers_sixteen_pairs() -> None:
         assert (SAMPLES / p["file1"]).exists() and (SAMPLES / p["file2"]).exists()
 
 
-def _fuse(tmp_path: Path, pair: dict[str, Any], mode: str) -> tuple[Path, Side, Side]:
+def _fuse(tmp_path: Path, pair: dict[str, Any], mode: str, defines: bool = True
+          ) -> tuple[Path, Side, Side]:
     s1, s2 = _side(pair, 1), _side(pair, 2)
     out = tmp_path / "fused.cu"
     shape = ["x".join(map(str, s.block)) for s in (s1, s2)]
     args = ["hfuse", str(SAMPLES / s1.file), str(SAMPLES / s2.file), "--kernels",
             f"{s1.kernel},{s2.kernel}", "--block1", shape[0], "--block2", shape[1],
             "--mode", mode, "-o", str(out)]
-    for d in RAW["defines"]:
+    for d in RAW["defines"] if defines else ():
         args += ["-D", d]
     res = CliRunner().invoke(main, args, catch_exceptions=False)
     assert res.exit_code == 0, res.output
+    if not defines:  # both samples have a main(): the second one's is renamed apart
+        assert "this file's is 'cf_in2_main'" in res.output, res.output
     return out, s1, s2
 
 
@@ -90,7 +93,8 @@ def _check(out: Path, s1: Side, s2: Side, seed: int | None, backend: str = "emu"
 
 @pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_pair_thread_mode(tmp_path: Path, pair: dict[str, Any]) -> None:
-    out, s1, s2 = _fuse(tmp_path, pair, "thread")
+    # Without -D CUDAFUSE_NO_MAIN: the two main()s are renamed apart.
+    out, s1, s2 = _fuse(tmp_path, pair, "thread", defines=False)
     _check(out, s1, s2, None)
 
 
