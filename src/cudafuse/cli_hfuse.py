@@ -186,6 +186,9 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
 @click.option("--cache-dir", type=click.Path(file_okay=False),
               help="With --profile: the results cache (default ~/.cache/cudafuse/profile).")
 @click.option("--no-cache", is_flag=True, help="With --profile: measure even if cached.")
+@click.option("--exhaustive", is_flag=True,
+              help="With --profile: time every register cap of every split (HFuse's search) "
+                   "instead of the caps of the three fastest splits.")
 @click.option("--jobs", type=int, default=0, help="Parallel builds (default: CPUs).")
 @click.option("--name", default="", help="The fused kernel's name (default <k1>_<k2>_hfused).")
 @click.option("--explain", is_flag=True, help="Describe the fused kernel on standard error.")
@@ -199,8 +202,8 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
 def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str | None,
           block2: str | None, mode: str, regcap: str, from_profile: str | None,
           profile: bool, spec_path: str | None, pair_name: str | None, backend: str,
-          split_step: int, margin: float, cache_dir: str | None, no_cache: bool, jobs: int,
-          name: str, explain: bool, report_path: str | None,
+          split_step: int, margin: float, cache_dir: str | None, no_cache: bool,
+          exhaustive: bool, jobs: int, name: str, explain: bool, report_path: str | None,
           make_deps: bool, depfile: str | None, parse_opts: ParseOptions) -> None:
     """Fuse two independent kernels horizontally into one kernel and a host launcher.
 
@@ -222,7 +225,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     given = [o for o, p in (("--spec", "spec_path"), ("--pair", "pair_name"),
                             ("--backend", "backend"), ("--split-step", "split_step"),
                             ("--margin", "margin"), ("--cache-dir", "cache_dir"),
-                            ("--no-cache", "no_cache"))
+                            ("--no-cache", "no_cache"), ("--exhaustive", "exhaustive"))
              if source(p) is not click.core.ParameterSource.DEFAULT]
     if given and not profile:
         raise error(f"{', '.join(given)} only apply with --profile", status=2)
@@ -266,7 +269,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         applied, origin = from_report(from_profile, (k1.display, k2.display)), from_profile
     elif pair is not None:
         applied = _profile(inputs, pair, files, parse_opts, backend, split_step, margin,
-                           cache_dir, no_cache, jobs, report_path)
+                           cache_dir, no_cache, exhaustive, jobs, report_path)
         origin = "--profile"
     if applied is not None:
         mode, cap, profile_lines = applied.mode, applied.regcap, applied.lines
@@ -300,7 +303,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
 
 def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts: ParseOptions,
              backend: str, split_step: int, margin: float, cache_dir: str | None,
-             no_cache: bool, jobs: int, report_path: str | None) -> Applied:
+             no_cache: bool, exhaustive: bool, jobs: int, report_path: str | None) -> Applied:
     """The measuring run: its choice as hfuse options; its report written to report_path."""
     import sys
 
@@ -362,7 +365,7 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
         outcome = profile_pair(
             emit=emit, options=options, pair=pair, target=target, files=files,
             kernels=(k1.fn.name, k2.fn.name), displays=[k1.display, k2.display],
-            margin=margin, cache=cache, progress=progress)
+            margin=margin, cache=cache, progress=progress, exhaustive=exhaustive)
     except ProfileFailed as exc:
         if report_path:
             write_atomic(report_path, dumps(exc.report))

@@ -281,3 +281,26 @@ def test_confirmation_times_programs_in_alternation() -> None:
 
     got = confirm(programs, Target("emu"), load_pair_spec(str(PAIR / "pair.toml")), timer, 3)
     assert got == {"streams": [1.0, 3.0, 5.0], "sequential": [2.0, 4.0, 6.0]}
+
+
+@pytest.mark.slow
+@pytest.mark.nvcc
+def test_register_caps_are_timed_for_the_fastest_splits_only(tmp_path: Path) -> None:
+    # histogram + maxpool2d: both parts may change size, so there are several splits; only
+    # the caps of the three fastest uncapped splits are built, verified and timed.
+    out = tmp_path / "hm.cu"
+    res = _hfuse(str(SAMPLES / "histogram.cu"), str(SAMPLES / "maxpool2d.cu"), "--kernels",
+                 "histogram_kernel,maxpool2d_kernel", "--profile", "--spec",
+                 str(SAMPLES / "pairs.toml"), "--pair", "histogram+maxpool2d", "--backend",
+                 "emu", "--split-step", "384", "--no-cache", "--report",
+                 str(tmp_path / "r.json"), "-o", str(out))
+    assert res.exit_code == 0, res.output
+    cands = json.loads((tmp_path / "r.json").read_text())["candidates"]
+    capped_timed = {(c["kind"], tuple(c["threads"])) for c in cands
+                    if c["regcap"] is not None and c["timing"]}
+    uncapped = [c for c in cands if c["kind"] in ("thread", "block") and c["regcap"] is None
+                and c["timing"]]
+    assert len(uncapped) > 3 and 0 < len(capped_timed) <= 3
+    fastest = sorted(uncapped, key=lambda c: c["timing"]["median_ms"])[:3]
+    assert capped_timed <= {(c["kind"], tuple(c["threads"])) for c in fastest}
+    assert any("not among the 3 fastest" in (c["skip"] or "") for c in cands)

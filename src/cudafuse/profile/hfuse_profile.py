@@ -32,6 +32,7 @@ from cudafuse.profile.select import Selection, SelectionError, select
 from cudafuse.profile.timing import TimingPlan
 
 EMULATOR = "CPU emulator (cudafuse emu backend)"
+SEARCH_TOP = 3  # splits whose register caps are timed (unless exhaustive)
 # Under the emulator a run takes the CPU tens of milliseconds or more: a handful of
 # iterations shows the loop works; the figures mean nothing for a GPU anyway.
 EMU_PLAN = TimingPlan(warmup_iterations=1, warmup_ms=0.0, min_iterations=3, min_total_ms=0.0,
@@ -106,8 +107,8 @@ def _failed_report(records: list[Record], device: DeviceInfo, kernels: list[str]
 def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, target: Target,
                  files: tuple[str, ...], kernels: tuple[str, str], displays: list[str],
                  margin: float, plan: TimingPlan | None = None,
-                 cache: ResultsCache | None = None, progress: Progress | None = None
-                 ) -> Outcome:
+                 cache: ResultsCache | None = None, progress: Progress | None = None,
+                 exhaustive: bool = False) -> Outcome:
     device, limits, target = device_for(target)
     emu = target.backend == "emu"
     plan = plan or (EMU_PLAN if emu else TimingPlan())
@@ -118,7 +119,8 @@ def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targe
     run_options: dict[str, object] = {
         "candidates": options.to_json(), "timing": plan.to_json(), "backend": target.backend,
         "arch": target.arch, "include_dirs": list(target.include_dirs),
-        "defines": list(target.defines), "nvcc": _nvcc_version(), "pair": pair.name}
+        "defines": list(target.defines), "nvcc": _nvcc_version(), "pair": pair.name,
+        "exhaustive": exhaustive}
     sources = [Path(f).read_bytes() for f in files]
     key = cache_key(sources=sources, spec=pair.text, device=device, options=run_options)
     if cache is not None:
@@ -155,23 +157,44 @@ def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targe
         source, name = emit(mode, None)
         programs.append(Program(Record(mode, mode), source, f"{name}_launch"))
     skipped: list[Record] = []
-    for record in planned:
-        if record.skip is not None or record.threads is None:
-            skipped.append(record)
-            continue
+
+    def program(record: Record) -> Program | None:
+        assert record.threads is not None
         cand = Candidate(record.kind, record.threads[0], record.threads[1], record.regcap)
         try:
             source, name = emit(cand.mode, cand)
         except CudafuseError as exc:
             first = exc.diagnostics[0].message if exc.diagnostics else str(exc)
             skipped.append(replace(record, skip=f"hfuse refuses it: {first}"))
-            continue
-        programs.append(Program(record, source, f"{name}_launch"))
+            return None
+        return Program(record, source, f"{name}_launch")
+
+    runnable = [r for r in planned if r.skip is None and r.threads is not None]
+    skipped += [r for r in planned if r not in runnable]
+    # Stage 1: the baselines and every split without a cap; stage 2: the caps of the
+    # fastest splits (all of them with `exhaustive`, as HFuse times every split both ways).
+    first = [r for r in runnable if r.regcap is None or exhaustive]
+    later = [r for r in runnable if r not in first]
+    programs += [p for p in map(program, first) if p is not None]
     timer = _timer(emu, plan, device)
     from cudafuse.profile import clocks
 
     before = None if emu else clocks.sample()
-    measured = measure_programs(programs, target, pair, timer, progress)
+    measured, reference = measure_programs(programs, target, pair, timer, progress)
+    if later:
+        fastest = sorted((r for r in measured[2:] if r.timing is not None),
+                         key=lambda r: r.timing.median if r.timing else 0.0)
+        top = {(r.kind, r.threads) for r in fastest[:SEARCH_TOP]}
+        chosen = [r for r in later if (r.kind, r.threads) in top]
+        skipped += [replace(r, skip=f"not timed: its split was not among the "
+                                    f"{SEARCH_TOP} fastest without a register cap "
+                                    "(--exhaustive times every cap)")
+                    for r in later if r not in chosen]
+        more = [p for p in map(program, chosen) if p is not None]
+        if more:
+            extra, _ = measure_programs(more, target, pair, timer, progress, reference)
+            measured += extra
+            programs += more
     noted = None if emu else {"before": before, "after": clocks.sample()}
     order = {r.id: i for i, r in enumerate(planned)}
     records = measured[:2] + sorted([*measured[2:], *skipped],

@@ -178,17 +178,20 @@ class Runner:
 
 def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec,
                      timer: Callable[[Callable[[], object]], list[float]],
-                     progress: Progress | None = None) -> list[Record]:
-    """Records of every program: the first must be the `streams` baseline (the reference).
-    A program whose build fails is skipped with the reason; a baseline's is an error."""
-    if not programs or programs[0].record.id != "streams":
+                     progress: Progress | None = None,
+                     reference: list[np.ndarray] | None = None
+                     ) -> tuple[list[Record], list[np.ndarray] | None]:
+    """Records of every program, and the reference outputs. Without `reference` (the
+    outputs of an earlier call), the first program must be the `streams` baseline, whose
+    outputs become the reference. A program whose build fails is skipped with the reason; a
+    baseline's is an error."""
+    if reference is None and (not programs or programs[0].record.id != "streams"):
         raise ValueError("the first program must be the streams baseline")
     out: list[Record] = []
     with tempfile.TemporaryDirectory(prefix="cudafuse-profile-") as tmp:
         failures = build_programs(programs, target, Path(tmp))
         paths = sorted(Path(tmp).glob("p*.cu"), key=lambda p: int(p.name[1:].split("_")[0]))
         runner = Runner(target, pair, timer)
-        reference: list[np.ndarray] | None = None
         for i, (prog, failed, path) in enumerate(zip(programs, failures, paths, strict=True)):
             if failed is not None:
                 if not prog.record.fused:
@@ -201,7 +204,7 @@ def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec
             out.append(record)
             if progress is not None:
                 progress(i + 1, len(programs), record)
-    return out
+    return out, reference
 
 
 def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
