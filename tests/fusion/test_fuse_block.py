@@ -81,3 +81,20 @@ def test_block_option_errors(tmp_path: Path, bad: str) -> None:
     res = CliRunner().invoke(main, ["fuse", str(SAMPLES / "sobel.cu"), "-o",
                                     str(tmp_path / "o.cu"), "--block", bad])
     assert res.exit_code == 2 and "--block takes XxY" in res.output
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("name", ["harris", "canny", "night"])
+def test_relaunched_groups_compile(name: str, tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    src = SAMPLES / f"{name}.cu"
+    out = tmp_path / f"{name}.cu"
+    fuse_file(src, out, scratch=_intermediates(src, f"{name}_pipeline"), fuse_all=True,
+              tiles="always", block=(64, 4))
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o"),
+                          "-I", str(SAMPLES)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
