@@ -122,3 +122,16 @@ def test_fuse_profile_on_the_gpu(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["verify", str(SAMPLES / "harris.cu"), str(out), "--spec",
                                     str(SAMPLES / "harris.toml"), "--backend", "nvcc"])
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sample", ["harris", "shitomasi", "unsharp", "enhance", "night",
+                                    "blur", "canny"])
+def test_fuse_profile_on_every_sample(tmp_path: Path, sample: str) -> None:
+    # Every variant of every sample verified against the unfused program (the run stops on
+    # a wrong one), and the chosen program verified again on its own.
+    res, out = _fuse(tmp_path, "--no-cache", sample=sample)
+    assert res.exit_code == 0, res.output
+    prof = json.loads((tmp_path / "r.json").read_text())["profile"]
+    assert sum(1 for v in prof["variants"] if v["verified"]) >= 3
+    _verify(sample, out)
