@@ -135,3 +135,39 @@ def test_fuse_profile_on_every_sample(tmp_path: Path, sample: str) -> None:
     prof = json.loads((tmp_path / "r.json").read_text())["profile"]
     assert sum(1 for v in prof["variants"] if v["verified"]) >= 3
     _verify(sample, out)
+
+
+def test_the_gpu_branch_with_stand_ins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                       ) -> None:
+    # A --backend nvcc run's orchestration, with the device, builds, runs and clock stood in
+    # for by the emulator (see tests/profile/test_profile_run.py for the same in hfuse).
+    from dataclasses import replace as dc_replace
+
+    import cudafuse.runtime as runtime
+    import cudafuse.runtime.build as build_mod
+    from cudafuse.profile import hfuse_profile, measure
+    from cudafuse.profile.device import DeviceInfo
+    from cudafuse.profile.occupancy import DeviceLimits
+
+    device = DeviceInfo("Stand-in H200", (9, 0), 13000, 132, 60 << 20)
+    monkeypatch.setattr(hfuse_profile, "device_for", lambda target: (
+        device, DeviceLimits.for_arch("sm_90"), target))
+    real_build, real_load = build_mod.build, runtime.load
+    monkeypatch.setattr(build_mod, "build", lambda path, backend, opts: real_build(
+        path, "emu", opts))
+    monkeypatch.setattr(runtime, "load", lambda path, backend, **kw: real_load(
+        path, backend="emu", **kw))
+    l2: list[int | None] = []
+    monkeypatch.setattr(measure, "gpu_timer", lambda plan, l2_bytes: (
+        l2.append(l2_bytes), measure.host_timer(hfuse_profile.EMU_PLAN))[1])
+    out = tmp_path / "sobel.fused.cu"
+    res = CliRunner().invoke(main, [
+        "fuse", str(SAMPLES / "sobel.cu"), "-o", str(out), "--profile", "--spec",
+        str(SAMPLES / "sobel.toml"), "--report", str(tmp_path / "r.json"), "--no-cache"],
+        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    prof = json.loads((tmp_path / "r.json").read_text())["profile"]
+    assert prof["device"]["name"] == "Stand-in H200" and prof["options"]["backend"] == "nvcc"
+    assert l2 == [60 << 20]
+    assert "timed under the CPU emulator" not in res.output
+    _verify("sobel", out)

@@ -304,3 +304,53 @@ def test_register_caps_are_timed_for_the_fastest_splits_only(tmp_path: Path) -> 
     fastest = sorted(uncapped, key=lambda c: c["timing"]["median_ms"])[:3]
     assert capped_timed <= {(c["kind"], tuple(c["threads"])) for c in fastest}
     assert any("not among the 3 fastest" in (c["skip"] or "") for c in cands)
+
+
+def test_the_gpu_branch_of_a_run_with_stand_ins(tmp_path: Path, no_nvcc: None,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # The orchestration of a --backend nvcc run (device from the driver, its architecture
+    # for the builds, the GPU timing plan, clocks noted, confirmation rounds) with the
+    # device, the builds and the clock stood in for by the emulator: what a GPU session
+    # would otherwise be the first to exercise.
+    from dataclasses import replace as dc_replace
+
+    from cudafuse.profile import clocks, measure
+    from cudafuse.profile.device import DeviceInfo
+    from cudafuse.profile.occupancy import DeviceLimits
+
+    device = DeviceInfo("Stand-in H100", (9, 0), 13000, 132, 50 << 20)
+    monkeypatch.setattr(hfuse_profile, "device_for", lambda target: (
+        device, DeviceLimits.for_arch("sm_90"), dc_replace(target, arch="sm_90")))
+    real_build, real_load = measure._build_one, measure.Runner._load
+    monkeypatch.setattr(measure, "_build_one",
+                        lambda path, target: real_build(path, dc_replace(target, backend="emu")))
+
+    def load_emu(self, path):  # type: ignore[no-untyped-def]
+        saved, self.target = self.target, dc_replace(self.target, backend="emu")
+        try:
+            return real_load(self, path)
+        finally:
+            self.target = saved
+
+    monkeypatch.setattr(measure.Runner, "_load", load_emu)
+    plans: list[object] = []
+
+    def fake_gpu_timer(plan, l2_bytes):  # type: ignore[no-untyped-def]
+        plans.append((plan, l2_bytes))
+        return measure.host_timer(hfuse_profile.EMU_PLAN)
+
+    monkeypatch.setattr(measure, "gpu_timer", fake_gpu_timer)
+    samples = iter([{"sm_mhz": 1980}, {"sm_mhz": 1755}])
+    monkeypatch.setattr(clocks, "sample", lambda: next(samples))
+    out = tmp_path / "out.cu"
+    res = _hfuse(*FILES, "--profile", "--spec", str(PAIR / "pair.toml"), "-o", str(out),
+                 "--report", str(tmp_path / "r.json"), "--no-cache")
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["device"]["name"] == "Stand-in H100"
+    assert report["options"]["backend"] == "nvcc" and report["options"]["arch"] == "sm_90"
+    assert report["clocks"] == {"before": {"sm_mhz": 1980}, "after": {"sm_mhz": 1755}}
+    assert plans and all(l2 == 50 << 20 for _, l2 in plans)
+    assert plans[0][0] == hfuse_profile.TimingPlan()  # the full GPU plan first
+    assert "timed under the CPU emulator" not in res.output
+    _check_equivalent(out)
