@@ -141,7 +141,6 @@ def test_the_gpu_branch_with_stand_ins(tmp_path: Path, monkeypatch: pytest.Monke
                                        ) -> None:
     # A --backend nvcc run's orchestration, with the device, builds, runs and clock stood in
     # for by the emulator (see tests/profile/test_profile_run.py for the same in hfuse).
-    from dataclasses import replace as dc_replace
 
     import cudafuse.runtime as runtime
     import cudafuse.runtime.build as build_mod
