@@ -114,7 +114,7 @@ def test_a_wrong_candidate_stops_the_run_with_a_report(tmp_path: Path, no_nvcc: 
     with pytest.raises(ProfileFailed) as failed:
         profile_pair(emit=emit, options=CandidateOptions(128, 64), pair=load_pair_spec(
             str(PAIR / "pair.toml")), target=Target("emu"), files=tuple(FILES),
-            kernels=("bump", "scale"), displays=["bump", "scale"], margin=0.03)
+            displays=["bump", "scale"], margin=0.03)
     assert "thread:128+64:rnone" in str(failed.value)
     assert "output 'acc' differs" in str(failed.value)
     wrong = [c for c in failed.value.report["candidates"] if c["verified"] is False]

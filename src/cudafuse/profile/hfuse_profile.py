@@ -105,7 +105,7 @@ def _failed_report(records: list[Record], device: DeviceInfo, kernels: list[str]
 
 
 def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, target: Target,
-                 files: tuple[str, ...], kernels: tuple[str, str], displays: list[str],
+                 files: tuple[str, ...], displays: list[str],
                  margin: float, plan: TimingPlan | None = None,
                  cache: ResultsCache | None = None, progress: Progress | None = None,
                  exhaustive: bool = False) -> Outcome:
