@@ -138,8 +138,8 @@ def ptxas_resources(path: str, arch: str, include_dirs: tuple[str, ...],
         raise error("--regcap auto needs nvcc on PATH (it reads the kernels' register counts "
                     "from ptxas)", status=2)
     with tempfile.TemporaryDirectory(prefix="cudafuse-regs-") as tmp:
-        cmd = [nvcc, f"-arch={arch}", "-c", "--resource-usage", path, "-o",
-               str(Path(tmp) / "k.o"), *(f"-I{d}" for d in include_dirs),
+        cmd = [nvcc, f"-arch={arch}", "-cubin", "--resource-usage", path, "-o",
+               str(Path(tmp) / "k.cubin"), *(f"-I{d}" for d in include_dirs),
                *(f"-D{d}" for d in defines)]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if res.returncode != 0:
