@@ -3,10 +3,11 @@ before each one. GPU only; PyCUDA is imported when `measure` runs, not before.
 
 Each iteration is:  memset(scratch) ; record(start) ; launch() ; record(end) ; wait(end).
 All on the legacy default stream, which the memset and the events use: the start event
-fires after the flush completes, and the end event after all work `launch` queued, also on
-other streams, as long as those are ordinary (blocking) streams. The 'streams' baseline
-must therefore create its two streams with cudaStreamCreate, not cudaStreamNonBlocking,
-and the launcher must not be built with --default-stream per-thread.
+fires after the flush completes, and the end event after all work `launch` queued there.
+Work on other streams must be joined back to the legacy stream before `launch` returns:
+the 'streams' launcher does that with an event its caller's stream waits for (its side
+stream is non-blocking, so nothing else orders it), and programs must not be built with
+--default-stream per-thread.
 """
 
 from __future__ import annotations
