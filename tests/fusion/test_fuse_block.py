@@ -98,3 +98,36 @@ def test_relaunched_groups_compile(name: str, tmp_path: Path) -> None:
     res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o"),
                           "-I", str(SAMPLES)], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+PARTIAL = r"""
+#include <cuda_runtime.h>
+__global__ void scale(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = 2.0f * in[y * w + x];
+}
+__global__ void offset(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = in[y * w + x] + 1.0f;
+}
+// The second launch covers only the top half of the image, on purpose.
+extern "C" void partial_pipeline(const float *in, float *tmp, float *out, int w, int h) {
+  dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16), top((w + 15) / 16, h / 32);
+  scale<<<grid, block>>>(in, tmp, w, h);
+  offset<<<top, block>>>(tmp, out, w, h);
+}
+"""
+
+
+def test_a_launch_that_covers_part_of_the_image_keeps_its_grid(tmp_path: Path) -> None:
+    src = tmp_path / "partial.cu"
+    src.write_text(PARTIAL)
+    out = tmp_path / "partial.fused.cu"
+    res = CliRunner().invoke(main, ["fuse", str(src), "-o", str(out), "--block", "64x4",
+                                    "--fuse-all", "--scratch", "tmp"])
+    assert res.exit_code == 0, res.output
+    assert "keeps its launch's block: its launch may not cover the whole image" in res.output
+    assert "fused0<<<top, block>>>" in out.read_text()
+    run_both(src, out, "partial_pipeline", 37, 70, skip=frozenset({"tmp"}))

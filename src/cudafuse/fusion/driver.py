@@ -18,7 +18,7 @@ from cudafuse.fusion.codegen import (
     prologue,
 )
 from cudafuse.fusion.costmodel import GroupCost, group_cost, shared_ratio_ok
-from cudafuse.fusion.coverage import Resolver
+from cudafuse.fusion.coverage import Resolver, covers
 from cudafuse.fusion.hostview import Sequence, host_locals, sequences
 from cudafuse.fusion.legality import LaunchInfo, Legality
 from cudafuse.fusion.model import KernelCost, PipelineModel
@@ -245,6 +245,14 @@ class _Planner:
             if self.opts.block is not None:
                 sink = infos[members[-1]]
                 why = launch_block_problem(sink.view, sink.site.launch, sink.site.bindings)
+                if not why:
+                    # The new grid covers the whole guard: the original launch must have.
+                    params = {p.decl: a for p, a in sink.site.bindings}
+                    cover = covers(Resolver(host_locals(seq.host)).with_params(params),
+                                   sink.site.launch.grid, sink.site.launch.block,
+                                   list(sink.view.bounds))
+                    if cover:
+                        why = f"its launch may not cover the whole image ({cover})"
                 if why:
                     self.notes.append(f"{seq.host.name}: the group ending in "
                                       f"'{sink.site.kernel.name}' keeps its launch's block: "
