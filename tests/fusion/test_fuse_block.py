@@ -131,3 +131,4 @@ def test_a_launch_that_covers_part_of_the_image_keeps_its_grid(tmp_path: Path) -
     assert "keeps its launch's block: its launch may not cover the whole image" in res.output
     assert "fused0<<<top, block>>>" in out.read_text()
     run_both(src, out, "partial_pipeline", 37, 70, skip=frozenset({"tmp"}))
+

@@ -245,6 +245,22 @@ class _Planner:
             if self.opts.block is not None:
                 sink = infos[members[-1]]
                 why = launch_block_problem(sink.view, sink.site.launch, sink.site.bindings)
+                # Defensive: legality does not fuse into a last kernel that uses shared
+                # memory or barriers today, but a block of another shape would break it.
+                facts = sink.facts
+                if not why and (facts.shared or facts.barriers or facts.warp_ops):
+                    why = ("it uses shared memory, barriers or warp collectives, which may "
+                           "assume its block")
+                if not why:
+                    from cudafuse.hfuse.blocksize import block_dependence
+                    from cudafuse.hfuse.templates import KernelRef
+
+                    fn = sink.site.kernel
+                    depends = [] if fn.is_template else block_dependence(
+                        self.unit, KernelRef(fn, ()), 0)
+                    depends = [d for d in depends if "__launch_bounds__" not in d]
+                    if depends:
+                        why = depends[0]
                 if not why:
                     # The new grid covers the whole guard: the original launch must have.
                     params = {p.decl: a for p, a in sink.site.bindings}
