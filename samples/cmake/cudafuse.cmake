@@ -1,0 +1,39 @@
+# cudafuse as a build step in CMake (3.20+; Ninja or Makefiles): include this file, then
+#
+#   cudafuse_fuse(<var> <source.cu> [SCRATCH name...] [OPTIONS arg...])
+#
+# adds a rule that writes <build dir>/<name>.fused.cu from <source.cu> with `cudafuse fuse`
+# and sets <var> to its path, for add_executable / add_library. cudafuse writes a depfile
+# (-MD -MF) naming the source and every header it read, so editing either fuses the
+# source again. SCRATCH names the pipeline's intermediate buffers the caller does not read
+# afterwards (--scratch); OPTIONS are passed as they are (--fuse-all, --block 32x8, ...).
+# The cudafuse executable is found on PATH, or set CUDAFUSE to it.
+
+if(NOT CUDAFUSE)
+  find_program(CUDAFUSE cudafuse REQUIRED)
+endif()
+
+function(cudafuse_fuse out src)
+  cmake_parse_arguments(CF "" "" "SCRATCH;OPTIONS" ${ARGN})
+  get_filename_component(source "${src}" ABSOLUTE)
+  get_filename_component(name "${source}" NAME_WE)
+  set(fused "${CMAKE_CURRENT_BINARY_DIR}/${name}.fused.cu")
+  set(scratch)
+  foreach(buffer IN LISTS CF_SCRATCH)
+    list(APPEND scratch --scratch "${buffer}")
+  endforeach()
+  if(CMAKE_CUDA_ARCHITECTURES MATCHES "^([0-9]+)")
+    set(arch --arch "sm_${CMAKE_MATCH_1}")
+  else()
+    set(arch)
+  endif()
+  add_custom_command(
+    OUTPUT "${fused}"
+    COMMAND "${CUDAFUSE}" fuse "${source}" -o "${fused}" -MD -MF "${fused}.d" ${arch}
+            ${scratch} ${CF_OPTIONS}
+    DEPENDS "${source}"
+    DEPFILE "${fused}.d"
+    COMMENT "cudafuse fuse ${name}.cu"
+    VERBATIM)
+  set(${out} "${fused}" PARENT_SCOPE)
+endfunction()
