@@ -37,3 +37,35 @@ function(cudafuse_fuse out src)
     VERBATIM)
   set(${out} "${fused}" PARENT_SCOPE)
 endfunction()
+
+#   cudafuse_hfuse(<var> <a.cu> [<b.cu>] KERNELS A,B [BLOCK1 X] [BLOCK2 Y] [OPTIONS arg...])
+#
+# the same for horizontal fusion: writes <build dir>/<A>_<B>.hfused.cu (the inputs, the
+# fused kernel and its launcher) with `cudafuse hfuse` and its depfile.
+function(cudafuse_hfuse out)
+  cmake_parse_arguments(CF "" "KERNELS;BLOCK1;BLOCK2" "OPTIONS" ${ARGN})
+  set(sources)
+  foreach(src IN LISTS CF_UNPARSED_ARGUMENTS)
+    get_filename_component(source "${src}" ABSOLUTE)
+    list(APPEND sources "${source}")
+  endforeach()
+  string(REPLACE "," "_" stem "${CF_KERNELS}")
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "" stem "${stem}")
+  set(fused "${CMAKE_CURRENT_BINARY_DIR}/${stem}.hfused.cu")
+  set(blocks)
+  if(CF_BLOCK1)
+    list(APPEND blocks --block1 "${CF_BLOCK1}")
+  endif()
+  if(CF_BLOCK2)
+    list(APPEND blocks --block2 "${CF_BLOCK2}")
+  endif()
+  add_custom_command(
+    OUTPUT "${fused}"
+    COMMAND "${CUDAFUSE}" hfuse ${sources} --kernels "${CF_KERNELS}" ${blocks}
+            -o "${fused}" -MD -MF "${fused}.d" ${CF_OPTIONS}
+    DEPENDS ${sources}
+    DEPFILE "${fused}.d"
+    COMMENT "cudafuse hfuse ${CF_KERNELS}"
+    VERBATIM)
+  set(${out} "${fused}" PARENT_SCOPE)
+endfunction()

@@ -92,3 +92,26 @@ def test_the_samples_cmake_project_builds_a_fused_sample(tmp_path: Path) -> None
     assert res.returncode == 0, res.stdout + res.stderr
     assert (build / "sobel.fused").exists() and (build / "sobel.orig").exists()
     assert "sobel_pipeline_fused" in (build / "sobel.fused.cu").read_text()
+
+
+def test_horizontal_fusion_as_a_build_step(tmp_path: Path) -> None:
+    programs = ROOT / "tests" / "hfuse" / "programs" / "rename"
+    src, build = tmp_path / "src", tmp_path / "build"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(f"""
+cmake_minimum_required(VERSION 3.20)
+project(pair LANGUAGES CXX CUDA)
+include("{MODULE}")
+cudafuse_hfuse(fused "{programs / 'a.cu'}" "{programs / 'b.cu'}" KERNELS shade,mark
+               BLOCK1 64 BLOCK2 64)
+add_executable(pair "${{fused}}")
+""")
+    res = subprocess.run(["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja",
+                          "-DCMAKE_CUDA_ARCHITECTURES=90", f"-DCUDAFUSE={CUDAFUSE}"],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "cudafuse hfuse shade,mark" in _build(build)
+    text = (build / "shade_mark.hfused.cu").read_text()
+    assert "shade_mark_hfused_launch" in text and (build / "pair").exists()
+    assert "b.cu" in (build / "shade_mark.hfused.cu.d").read_text()
+    assert "no work to do" in _build(build)
