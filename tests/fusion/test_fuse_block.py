@@ -64,6 +64,19 @@ extern "C" void fixed_pipeline(const float *in, float *tmp, float *out, int w, i
 """
 
 
+def test_plan_and_report_say_which_block(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["plan", str(SAMPLES / "sobel.cu"), "--block", "64x4",
+                                    "--scratch", "gx", "--scratch", "gy", "--report",
+                                    str(report)])
+    assert res.exit_code == 0, res.output
+    assert "launched with a 64x4 block (--block)" in res.output
+    import json
+
+    fused = json.loads(report.read_text())["sequences"][0]["fused"]
+    assert [g["launch_block"] for g in fused] == [[64, 4]]
+
+
 def test_a_group_that_assumes_its_block_keeps_it(tmp_path: Path) -> None:
     src = tmp_path / "fixed.cu"
     src.write_text(FIXED)

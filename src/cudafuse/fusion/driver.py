@@ -73,6 +73,7 @@ class GroupNote:
     stored: list[str]  # intermediates still written (needed outside the group)
     untouched: list[str]  # intermediates no longer written or read by the pipeline
     footprints: dict[str, int]
+    launch_block: tuple[int, int] | None = None  # --block: the fused launch's block
 
 
 @dataclass
@@ -360,7 +361,8 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                 plan.groups.append(GroupNote(
                     host.name, group.name, [s.kernel.name for s in group.launches],
                     [s.index for s in group.launches], benefit,
-                    sorted(_short(k) for k in group.stored), untouched, {}))
+                    sorted(_short(k) for k in group.stored), untouched, {},
+                    group.launch_block))
         if emitted:
             if not wrote_prologue:
                 emitted.insert(0, prologue(prefix))
@@ -391,7 +393,9 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
             "chosen": p.chosen.strategy,
             "fused": [{"name": g.name, "kernels": g.kernels, "launches": g.launches,
                        "estimated_benefit": g.benefit, "stored_intermediates": g.stored,
-                       "untouched_intermediates": g.untouched} for g in p.groups],
+                       "untouched_intermediates": g.untouched,
+                       "launch_block": list(g.launch_block) if g.launch_block else None}
+                      for g in p.groups],
         } for p in result.plans],
         "edges": [{"host": e.host, "from": e.src, "to": e.dst, "from_launch": e.src_index,
                    "to_launch": e.dst_index, "buffers": list(e.buffers), "fused": e.fused,

@@ -24,6 +24,10 @@ def explain_text(result: FuseResult) -> str:
             if g.untouched:
                 lines.append(f"    no longer writes {', '.join(g.untouched)}: the buffer(s) "
                              "may be dropped")
+            if g.launch_block:
+                bx, by = g.launch_block
+                lines.append(f"    launched with a {bx}x{by} block (--block), its grid "
+                             "covering the image")
     for e in result.edges:
         lines.append(f"  edge {e.src} -> {e.dst} [{', '.join(e.buffers)}] in {e.host}: {e.why}")
     for note in result.notes:
