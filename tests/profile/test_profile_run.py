@@ -321,7 +321,7 @@ def test_the_gpu_branch_of_a_run_with_stand_ins(tmp_path: Path, no_nvcc: None,
     device = DeviceInfo("Stand-in H100", (9, 0), 13000, 132, 50 << 20)
     monkeypatch.setattr(hfuse_profile, "device_for", lambda target: (
         device, DeviceLimits.for_arch("sm_90"), dc_replace(target, arch="sm_90")))
-    real_build, real_load = measure._build_one, measure.Runner._load
+    real_build, real_load = measure._build_one, measure.Runner.load
     monkeypatch.setattr(measure, "_build_one",
                         lambda path, target: real_build(path, dc_replace(target, backend="emu")))
 
@@ -332,7 +332,7 @@ def test_the_gpu_branch_of_a_run_with_stand_ins(tmp_path: Path, no_nvcc: None,
         finally:
             self.target = saved
 
-    monkeypatch.setattr(measure.Runner, "_load", load_emu)
+    monkeypatch.setattr(measure.Runner, "load", load_emu)
     plans: list[object] = []
 
     def fake_gpu_timer(plan, l2_bytes):  # type: ignore[no-untyped-def]

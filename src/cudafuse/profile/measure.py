@@ -133,7 +133,7 @@ class Runner:
                  timer: Callable[[Callable[[], object]], list[float]]):
         self.target, self.pair, self.timer = target, pair, timer
 
-    def _load(self, path: Path) -> Any:
+    def load(self, path: Path) -> Any:
         from cudafuse.runtime import load
 
         # Under the emulator a candidate that never finishes must not stall the run.
@@ -147,7 +147,7 @@ class Runner:
         and, when verified, timed; and its outputs."""
         from cudafuse.runtime.emu_exec import KernelError
 
-        lib = self._load(path)
+        lib = self.load(path)
         try:
             inputs, args = _arguments(self.pair)
             prep = lib.prepare(prog.launcher, *args)
@@ -221,7 +221,7 @@ def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
             raise error(f"rebuilding for the confirmation round: {failed[0]}")
         paths = sorted(Path(tmp).glob("p*.cu"), key=lambda p: int(p.name[1:].split("_")[0]))
         runner = Runner(target, pair, timer)
-        libs = [runner._load(path) for path in paths]
+        libs = [runner.load(path) for path in paths]
         preps = []
         try:
             for lib, prog in zip(libs, programs, strict=True):
