@@ -127,16 +127,24 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
     """The second input, re-parsed with the names it shares with the first renamed apart
     (hfuse/rename.py), and what was renamed."""
     from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
-    from cudafuse.hfuse.driver import _prefix
+    from cudafuse.hfuse.driver import _prefix, type_clashes
     from cudafuse.hfuse.rename import rename_apart
 
     u1, u2 = r1.unit, r2.unit
-    renaming = rename_apart(u1, u2, _prefix([u1.source.data, u2.source.data]) + "_in2")
+    types = type_clashes(u1, u2)
+    renaming = rename_apart(u1, u2, _prefix([u1.source.data, u2.source.data]) + "_in2",
+                            types)
     if renaming.diagnostics:
         raise CudafuseError(renaming.diagnostics)
     if not renaming.renamed:
         return r2, {}
-    result = parse_file(u2.path, parse_opts, text=renaming.text)
+    try:
+        result = parse_file(u2.path, parse_opts, text=renaming.text)
+    except CudafuseError as exc:
+        first = exc.diagnostics[0].message if exc.diagnostics else ""
+        raise error(f"renaming {', '.join(sorted(renaming.renamed))} apart from "
+                    f"{u1.path}'s names does not compile ({first}); rename them in one of "
+                    "the files", u2.path) from None
     print_diagnostics([Diagnostic(
         Severity.NOTE, f"'{old}' is defined in both inputs: in the output, this file's is "
         f"'{new}'", u2.path) for old, new in renaming.renamed.items()])

@@ -70,3 +70,25 @@ def test_the_renamed_program_compiles(tmp_path: Path) -> None:
     done = subprocess.run([nvcc, "-arch=sm_90", str(out), "-o", str(tmp_path / "ab")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_clashing_types_are_renamed_apart(tmp_path: Path) -> None:
+    out = tmp_path / "de.cu"
+    res = hfuse(str(DIR / "d.cu"), str(DIR / "e.cu"), "--kernels", "mean3,above",
+                "--block1", "64", "--block2", "64", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "'Acc' is defined in both inputs: in the output, this file's is 'cf_in2_Acc'" \
+        in res.output
+    text = out.read_text()
+    assert "struct cf_in2_Acc {" in text and "typedef cf_in2_Acc cf_in2_AccT;" in text
+    assert "a.count" in text  # members keep their names
+    want = []
+    for src, kernel in (("d.cu", "mean3"), ("e.cu", "above")):
+        args = _inputs()
+        with load(DIR / src, backend="emu") as lib:
+            lib.launch(kernel, grid=(4,), block=(64,), args=args)
+        want.append(args[1])
+    a, b = _inputs(), _inputs()
+    with load(out, backend="emu") as lib:
+        lib.call("mean3_above_hfused_launch", *a, *b, (4,), (4,), 0, 0, None)
+    assert np.array_equal(a[1], want[0]) and np.array_equal(b[1], want[1])

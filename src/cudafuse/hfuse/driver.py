@@ -90,6 +90,24 @@ def _top_level_names(unit: TranslationUnit) -> dict[str, int]:
     return names
 
 
+def type_clashes(u1: TranslationUnit, u2: TranslationUnit) -> tuple[str, ...]:
+    """Type names (struct, class, union, enum, typedef, using) both files define."""
+    defined = {f.name for u in (u1, u2) for f in u.functions} | \
+        {g.name for u in (u1, u2) for g in u.globals}
+    t1, t2 = _type_names(u1), _type_names(u2)
+    return tuple(sorted((set(t1) & set(t2)) - defined))
+
+
+def _type_names(unit: TranslationUnit) -> dict[str, int]:
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()),
+                        unit.source.data.decode("utf-8", "replace"))
+    names: dict[str, int] = {}
+    for m in _TYPE.finditer(text):
+        name = next(g for g in m.groups() if g)
+        names.setdefault(name, text.count("\n", 0, m.start()) + 1)
+    return names
+
+
 def _macros(unit: TranslationUnit) -> dict[str, tuple[str, int]]:
     text = unit.source.data.decode("utf-8", "replace")
     return {m.group(1): (" ".join(m.group(2).split()), text.count("\n", 0, m.start()) + 1)

@@ -6,7 +6,8 @@ Every occurrence is found through the IR (definitions, prototypes, references, c
 launches), and then the whole text is checked: if the name is still written anywhere as an
 identifier (a macro body, an initialiser the IR does not model), nothing is renamed and the
 clash stays an error. A renamed file can therefore never call the other file's function by
-mistake. Types and macros are not renamed (a clash there is still an error).
+mistake. Type names both files define are renamed at every token of the second file (see
+rename_apart); macros are not renamed (a clash there is still an error).
 """
 
 from __future__ import annotations
@@ -95,13 +96,35 @@ def _leftovers(data: bytes, name: str, covered: set[tuple[int, int]]) -> list[in
     return out
 
 
-def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str) -> Renaming:
+def _type_tokens(data: bytes, name: str) -> list[tuple[int, int]]:
+    """Every identifier token `name` outside comments and strings, except member names
+    (after `.` or `->`)."""
+    code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
+    out = []
+    for m in re.finditer(rb"(?<![\w.])" + re.escape(name.encode()) + rb"\b", code):
+        if not code[:m.start()].rstrip().endswith(b"->"):
+            out.append((m.start(), m.end()))
+    return out
+
+
+def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
+                 types: tuple[str, ...] = ()) -> Renaming:
     """u2's text with the functions and variables it shares names with u1 renamed to
-    `{prefix}_{name}`."""
+    `{prefix}_{name}`, and the type names in `types` (both files define them) too.
+
+    A type name is renamed at every token of the file: the renamed name exists nowhere
+    else, so a token that meant something other than the file's own type (a header's
+    entity of that name) can only fail to compile, which the caller checks by parsing the
+    result; it can never silently mean the other file's type."""
     first, second = _defined(u1), _defined(u2)
     rw = Rewriter(u2.source)
     renamed: dict[str, str] = {}
     diags: list[Diagnostic] = []
+    for name in sorted(set(types) - set(second)):
+        new = f"{prefix}_{name}"
+        for start, end in _type_tokens(u2.source.data, name):
+            rw.replace_range(start, end, new, f"type '{name}' renamed apart")
+        renamed[name] = new
     for name in sorted(set(first) & set(second)):
         spans, bad = _occurrences(u2, name, second[name])
         leftover = _leftovers(u2.source.data, name, set(spans))
