@@ -52,11 +52,14 @@ def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tupl
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from cudafuse.frontend.parse import ParseResult
     from cudafuse.hfuse.parts import Shape
     from cudafuse.hfuse.templates import KernelRef
     from cudafuse.ir.program import TranslationUnit
     from cudafuse.profile.apply import Applied
+    from cudafuse.profile.candidates import Candidate, CandidateOptions
     from cudafuse.profile.pairspec import PairSpec
 
 
@@ -309,29 +312,18 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         write_atomic(depfile or f"{output}.d", depfile_text(output, deps))
 
 
-def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts: ParseOptions,
-             backend: str, split_step: int, margin: float, cache_dir: str | None,
-             no_cache: bool, exhaustive: bool, jobs: int, report_path: str | None) -> Applied:
-    """The measuring run: its choice as hfuse options; its report written to report_path."""
-    import sys
-
+def candidate_setup(inputs: Inputs, split_step: int
+                    ) -> tuple[CandidateOptions, Callable[[str, Candidate | None],
+                                                          tuple[bytes, str]]]:
+    """What hfuse-plan and --profile search: the candidate options (a part whose results
+    do not depend on its block size may change size), and the emitter of one configuration
+    (mode and candidate, or mode alone for the unfused launchers) -> (program, fused name)."""
     from cudafuse.hfuse.driver import HFuseOptions
     from cudafuse.hfuse.driver import hfuse as run_hfuse
     from cudafuse.hfuse.parts import Shape
-    from cudafuse.profile.apply import from_selection
-    from cudafuse.profile.cache import ResultsCache
-    from cudafuse.profile.candidates import Candidate, CandidateOptions
-    from cudafuse.profile.hfuse_profile import ProfileFailed, profile_pair
-    from cudafuse.profile.measure import Target
-    from cudafuse.profile.records import Record
-    from cudafuse.profile.report import dumps
+    from cudafuse.profile.candidates import CandidateOptions
 
     (u1, u2), (k1, k2), shapes = inputs.units, inputs.refs, inputs.shapes
-    for i, (side, ref) in enumerate(zip(pair.sides, (k1, k2), strict=True), 1):
-        if side.kernel and side.kernel not in (ref.fn.name, ref.display) and \
-                inputs.renamed.get(side.kernel) != ref.fn.name:
-            raise error(f"the pair spec's kernel{i} is '{side.kernel}', but the kernel being "
-                        f"fused is '{ref.display}'", pair.path)
     native = run_hfuse(u1, k1, u2, k2, HFuseOptions(*shapes, "block"))
     tunable = [not p.block_dependence and p.block.dims == 1 for p in native.parts]
     try:
@@ -350,6 +342,29 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
         res = run_hfuse(u1, k1, u2, k2, opts)
         return res.output, res.name
 
+    return options, emit
+
+
+def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts: ParseOptions,
+             backend: str, split_step: int, margin: float, cache_dir: str | None,
+             no_cache: bool, exhaustive: bool, jobs: int, report_path: str | None) -> Applied:
+    """The measuring run: its choice as hfuse options; its report written to report_path."""
+    import sys
+
+    from cudafuse.profile.apply import from_selection
+    from cudafuse.profile.cache import ResultsCache
+    from cudafuse.profile.hfuse_profile import ProfileFailed, profile_pair
+    from cudafuse.profile.measure import Target
+    from cudafuse.profile.records import Record
+    from cudafuse.profile.report import dumps
+
+    k1, k2 = inputs.refs
+    for i, (side, ref) in enumerate(zip(pair.sides, (k1, k2), strict=True), 1):
+        if side.kernel and side.kernel not in (ref.fn.name, ref.display) and \
+                inputs.renamed.get(side.kernel) != ref.fn.name:
+            raise error(f"the pair spec's kernel{i} is '{side.kernel}', but the kernel being "
+                        f"fused is '{ref.display}'", pair.path)
+    options, emit = candidate_setup(inputs, split_step)
     tty = sys.stderr.isatty()
 
     def progress(done: int, total: int, record: Record) -> None:

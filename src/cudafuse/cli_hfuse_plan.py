@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from cudafuse.cli import guarded, main, parse_options
-from cudafuse.cli_hfuse import resolve_inputs
-from cudafuse.diagnostics import error
+from cudafuse.cli_hfuse import candidate_setup, resolve_inputs
 from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import write_atomic
+
+if TYPE_CHECKING:
+    from cudafuse.profile.candidates import Candidate
 
 
 @main.command("hfuse-plan")
@@ -33,27 +36,15 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     HFuse's bound, and block mode; each emitted and compiled with nvcc for --arch, with its
     registers, static shared memory, spills and theoretical occupancy, or why it is skipped.
     Needs nvcc, no GPU."""
-    from cudafuse.hfuse.driver import HFuseOptions
-    from cudafuse.hfuse.driver import hfuse as run_hfuse
-    from cudafuse.hfuse.parts import Shape
-    from cudafuse.profile.candidates import Candidate, CandidateOptions
     from cudafuse.profile.compiled import compiled_records
 
     inputs = resolve_inputs(files, kernels, block1, block2, parse_opts)
-    (u1, u2), (k1, k2), shapes = inputs.units, inputs.refs, inputs.shapes
-    native = run_hfuse(u1, k1, u2, k2, HFuseOptions(*shapes, "block"))
-    tunable = [not p.block_dependence and p.block.dims == 1 for p in native.parts]
-    try:
-        options = CandidateOptions(shapes[0].count, shapes[1].count, tunable[0], tunable[1],
-                                   split_step)
-    except ValueError as exc:
-        raise error(str(exc), status=2) from None
+    (k1, k2), shapes = inputs.refs, inputs.shapes
+    options, emit_config = candidate_setup(inputs, split_step)
+    tunable = (options.tunable1, options.tunable2)
 
     def emit(c: Candidate) -> tuple[bytes, str]:
-        b1 = shapes[0] if c.threads1 == shapes[0].count else Shape(c.threads1)
-        b2 = shapes[1] if c.threads2 == shapes[1].count else Shape(c.threads2)
-        res = run_hfuse(u1, k1, u2, k2, HFuseOptions(b1, b2, c.mode, c.regcap))
-        return res.output, res.name
+        return emit_config(c.mode, c)
 
     records = compiled_records(options, emit, tuple(files), (k1.display, k2.display),
                                parse_opts.arch, parse_opts.include_dirs, parse_opts.defines,

@@ -24,6 +24,23 @@ def _inputs() -> list:  # type: ignore[type-arg]
     return [x, np.zeros(N, np.float32), N]
 
 
+def _each_alone_and_fused(out: Path, first: tuple[str, str], second: tuple[str, str]
+                          ) -> list[np.ndarray]:
+    """Each original kernel run alone from its own file, then the fused launcher: the same
+    outputs. Returns the originals' outputs."""
+    want = []
+    for src, kernel in (first, second):
+        args = _inputs()
+        with load(DIR / src, backend="emu") as lib:
+            lib.launch(kernel, grid=(4,), block=(64,), args=args)
+        want.append(args[1])
+    a, b = _inputs(), _inputs()
+    with load(out, backend="emu") as lib:
+        lib.call(f"{first[1]}_{second[1]}_hfused_launch", *a, *b, (4,), (4,), 0, 0, None)
+    assert np.array_equal(a[1], want[0]) and np.array_equal(b[1], want[1])
+    return want
+
+
 @pytest.mark.parametrize("mode", ["thread", "block", "streams"])
 def test_clashing_names_are_renamed_apart(tmp_path: Path, mode: str) -> None:
     out = tmp_path / "ab.cu"
@@ -36,17 +53,7 @@ def test_clashing_names_are_renamed_apart(tmp_path: Path, mode: str) -> None:
     text = out.read_text()
     assert text.count("int main()") == 1 and "int cf_in2_main()" in text
     assert "twice(cf_in2_clamp01(in[i] + cf_in2_weights[i & 3]))" in text
-    # Each original alone, then the fused launcher: the same outputs.
-    want = []
-    for src, kernel in (("a.cu", "shade"), ("b.cu", "mark")):
-        args = _inputs()
-        with load(DIR / src, backend="emu") as lib:
-            lib.launch(kernel, grid=(4,), block=(64,), args=args)
-        want.append(args[1])
-    a, b = _inputs(), _inputs()
-    with load(out, backend="emu") as lib:
-        lib.call("shade_mark_hfused_launch", *a, *b, (4,), (4,), 0, 0, None)
-    assert np.array_equal(a[1], want[0]) and np.array_equal(b[1], want[1])
+    want = _each_alone_and_fused(out, ("a.cu", "shade"), ("b.cu", "mark"))
     assert not np.array_equal(want[0], want[1])
 
 
@@ -82,13 +89,4 @@ def test_clashing_types_are_renamed_apart(tmp_path: Path) -> None:
     text = out.read_text()
     assert "struct cf_in2_Acc {" in text and "typedef cf_in2_Acc cf_in2_AccT;" in text
     assert "a.count" in text  # members keep their names
-    want = []
-    for src, kernel in (("d.cu", "mean3"), ("e.cu", "above")):
-        args = _inputs()
-        with load(DIR / src, backend="emu") as lib:
-            lib.launch(kernel, grid=(4,), block=(64,), args=args)
-        want.append(args[1])
-    a, b = _inputs(), _inputs()
-    with load(out, backend="emu") as lib:
-        lib.call("mean3_above_hfused_launch", *a, *b, (4,), (4,), 0, 0, None)
-    assert np.array_equal(a[1], want[0]) and np.array_equal(b[1], want[1])
+    _each_alone_and_fused(out, ("d.cu", "mean3"), ("e.cu", "above"))

@@ -321,8 +321,8 @@ def test_the_gpu_branch_of_a_run_with_stand_ins(tmp_path: Path, no_nvcc: None,
     device = DeviceInfo("Stand-in H100", (9, 0), 13000, 132, 50 << 20)
     monkeypatch.setattr(hfuse_profile, "device_for", lambda target: (
         device, DeviceLimits.for_arch("sm_90"), dc_replace(target, arch="sm_90")))
-    real_build, real_load = measure._build_one, measure.Runner.load
-    monkeypatch.setattr(measure, "_build_one",
+    real_build, real_load = measure.build_one, measure.Runner.load
+    monkeypatch.setattr(measure, "build_one",
                         lambda path, target: real_build(path, dc_replace(target, backend="emu")))
 
     def load_emu(self, path):  # type: ignore[no-untyped-def]
@@ -354,3 +354,12 @@ def test_the_gpu_branch_of_a_run_with_stand_ins(tmp_path: Path, no_nvcc: None,
     assert plans[0][0] == hfuse_profile.TimingPlan()  # the full GPU plan first
     assert "timed under the CPU emulator" not in res.output
     _check_equivalent(out)
+
+
+def test_a_launch_that_cannot_start_is_skipped_not_wrong() -> None:
+    from cudafuse.profile.measure import _launch_failure
+    from cudafuse.runtime.emu_exec import KernelError
+
+    assert "too many resources" in (_launch_failure(KernelError.cuda("call of 'f'", 7)) or "")
+    assert _launch_failure(KernelError.cuda("call of 'f'", 700)) is None  # a real failure
+    assert _launch_failure(KernelError("the program crashed with SIGSEGV")) is None

@@ -165,3 +165,27 @@ def test_gpu_prepared_reports_cuda_errors() -> None:
                        [], (1, 1, 1, 32, 1, 1, 0))
     with pytest.raises(KernelError, match="launch of 'k': CUDA error 7"):
         prep.run()
+
+
+def test_gpu_executor_runs_once_through_a_prepared_call() -> None:
+    # GpuExecutor.run (what Library.call uses on the GPU) is one GpuPrepared invocation
+    # through the synchronising entry: buffers in, run, results out, buffers freed.
+    import ctypes
+    from types import SimpleNamespace
+
+    from cudafuse.runtime.gpu import GpuExecutor
+
+    drv = _FakeDriver()
+
+    def entry(argv, ret) -> int:  # type: ignore[no-untyped-def]
+        ptrs = ctypes.cast(argv, ctypes.POINTER(ctypes.c_void_p))
+        buf = drv.memory[ctypes.cast(ptrs[0], ctypes.POINTER(ctypes.c_void_p))[0]]
+        buf.view(np.float32)[:] *= 2.0
+        ctypes.memmove(ret, (5).to_bytes(4, "little"), 4)
+        return 0
+
+    gpu = object.__new__(GpuExecutor)
+    gpu._drv, gpu._lib = drv, SimpleNamespace(cudafuse_h_double=entry)
+    rc, ret, arrays = gpu.run("h", "double", [("a", np.arange(4, dtype=np.float32))], None)
+    assert rc == 0 and ret[:4] == (5).to_bytes(4, "little")
+    assert np.array_equal(arrays[0], [0.0, 2.0, 4.0, 6.0]) and drv.freed == [0x1000]

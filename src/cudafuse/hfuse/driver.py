@@ -82,11 +82,8 @@ def _top_level_names(unit: TranslationUnit) -> dict[str, int]:
     for f in defined:
         if f.span.file == unit.path:
             names.setdefault(f.name, f.span.line)
-    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()),
-                        unit.source.data.decode("utf-8", "replace"))
-    for m in _TYPE.finditer(text):
-        name = next(g for g in m.groups() if g)
-        names.setdefault(name, text.count("\n", 0, m.start()) + 1)
+    for name, line in _type_names(unit).items():
+        names.setdefault(name, line)
     return names
 
 
@@ -246,9 +243,10 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
             count = len(p.barriers) + p.helper_barriers
             bars = (f"{count} __syncthreads() -> bar.sync {p.index}, {n}"
                     if count else "no barriers")
-            if p.reducing:
-                bars += (f"; {len(p.reducing)} __syncthreads_count/_and/_or -> bar.red "
-                         f"{p.index}, {n}")
+            if p.reducing_count:
+                bars = ("" if bars == "no barriers" else bars + "; ") + (
+                    f"{p.reducing_count} __syncthreads_count/_and/_or -> bar.red "
+                    f"{p.index}, {n}")
             start += n
         else:
             rng = "the first grid's blocks" if p.index == 1 else "the blocks after those"
@@ -295,10 +293,10 @@ def report_dict(res: HFuseResult) -> dict[str, object]:
             "block_size_tunable": not p.block_dependence,
             "block_size_dependence": list(p.block_dependence),
             "barriers": len(p.barriers) + p.helper_barriers,
-            "reducing_barriers": len(p.reducing),
+            "reducing_barriers": p.reducing_count,
             "barrier": ({"id": p.index, "count": p.block.count}
                         if res.options.mode == "thread" and (p.barriers or p.helper_barriers
-                                                             or p.reducing)
+                                                             or p.reducing_count)
                         else None),
             "dynamic_shared": bool(p.dyn_shared or p.dyn_globals),
             "early_returns": len(p.returns), "warp_collectives": p.warp_ops,

@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.diagnostics import Diagnostic, Severity
 from cudafuse.hfuse.blocksize import block_dependence
-from cudafuse.hfuse.helpers import Copies, call_edits, helpers_to_copy
+from cudafuse.hfuse.helpers import REDUCING, REDUCING_CALL, Copies, call_edits, helpers_to_copy
 from cudafuse.hfuse.templates import KernelRef
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationUnit
 from cudafuse.ir.source import Span
 
-_REDUCING_BARRIERS = ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or")
 _PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
-_REDUCING_CALL = re.compile(r"^(__syncthreads_(?:count|and|or))\s*\(")
 # Cooperative groups read the hardware's thread and block ids and sync whole blocks.
 _COOPERATIVE = ("this_thread_block", "this_grid", "this_multi_grid", "tiled_partition",
                 "coalesced_threads", "this_cluster")
@@ -75,6 +73,11 @@ class Part:
     block_source: str = ""  # where the block shape came from (an option, __launch_bounds__)
     # __syncthreads_count/_and/_or calls in the kernel body (thread mode: bar.red)
     reducing: tuple[n.Call, ...] = ()
+    helper_reducing: int = 0  # __syncthreads_count/_and/_or in copied helpers (thread mode)
+
+    @property
+    def reducing_count(self) -> int:
+        return len(self.reducing) + self.helper_reducing
 
     @property
     def display(self) -> str:
@@ -125,9 +128,9 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                     refuse(node.span, "a __syncthreads() inside a macro expansion cannot be "
                            "rewritten into the part's own barrier; write it out")
                 barriers.append(node)
-            elif callee in _REDUCING_BARRIERS:
+            elif callee in REDUCING:
                 text = unit.text(node.span) if node.span.file == unit.path else ""
-                if mode == "thread" and not _REDUCING_CALL.match(text.strip()):
+                if mode == "thread" and not REDUCING_CALL.match(text.strip()):
                     refuse(node.span, f"a {callee}() inside a macro expansion cannot be "
                            "rewritten into the part's own barrier; write it out")
                 reducing.append(node)
@@ -165,10 +168,11 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
     dependence = block_dependence(unit, ref, block.count) + [
         f"file-scope __shared__ '{g.name}' has a size fixed at compile time, which may be the "
         "block's" for g in static_globals]
+    helper_reducing = sum(1 for c in helper_barriers if c.callee.split("::")[-1] in REDUCING)
     part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
-                static_globals, copies, len(helper_barriers), tuple(returns), warp,
-                ref.bindings, tuple(dependence), block_source or f"--block{index}",
-                tuple(reducing))
+                static_globals, copies, len(helper_barriers) - helper_reducing,
+                tuple(returns), warp, ref.bindings, tuple(dependence),
+                block_source or f"--block{index}", tuple(reducing), helper_reducing)
     return part, diags
 
 
@@ -249,10 +253,10 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] in _COOPERATIVE:
                 why = f"cooperative groups ({node.callee}), which see the fused block"
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] in \
-                    _REDUCING_BARRIERS and mode == "thread":
+                    REDUCING and mode == "thread":
                 helper_barriers.append(node)
                 text = unit.text(node.span) if node.span.file == unit.path else ""
-                if not _REDUCING_CALL.match(text.strip()):
+                if not REDUCING_CALL.match(text.strip()):
                     why = f"a {node.callee}() inside a macro expansion (write it out)"
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads" \
                     and mode == "thread":

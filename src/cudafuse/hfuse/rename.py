@@ -88,15 +88,11 @@ def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
 
 def _leftovers(data: bytes, name: str, covered: set[tuple[int, int]]) -> list[int]:
     """Lines where `name` is still written as an identifier outside comments and strings."""
-    code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
-    out = []
-    for m in re.finditer(rb"(?<![\w.])" + re.escape(name.encode()) + rb"\b", code):
-        if (m.start(), m.end()) not in covered and not code[:m.start()].rstrip().endswith(b"->"):
-            out.append(data.count(b"\n", 0, m.start()) + 1)
-    return out
+    return [data.count(b"\n", 0, start) + 1 for start, end in _tokens(data, name)
+            if (start, end) not in covered]
 
 
-def _type_tokens(data: bytes, name: str) -> list[tuple[int, int]]:
+def _tokens(data: bytes, name: str) -> list[tuple[int, int]]:
     """Every identifier token `name` outside comments and strings, except member names
     (after `.` or `->`)."""
     code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
@@ -122,7 +118,7 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
     diags: list[Diagnostic] = []
     for name in sorted(set(types) - set(second)):
         new = f"{prefix}_{name}"
-        for start, end in _type_tokens(u2.source.data, name):
+        for start, end in _tokens(u2.source.data, name):
             rw.replace_range(start, end, new, f"type '{name}' renamed apart")
         renamed[name] = new
     for name in sorted(set(first) & set(second)):

@@ -81,7 +81,8 @@ def device_for(target: Target) -> tuple[DeviceInfo, DeviceLimits, Target]:
         try:
             info, attributes = query_device()
         except GpuUnavailable as exc:
-            raise error(str(exc), status=1) from None
+            raise error(f"{exc}; --backend emu runs the same steps under the CPU emulator",
+                        status=1) from None
         return info, DeviceLimits.from_attributes(attributes), replace(target, arch=info.arch)
     digits = target.arch.removeprefix("sm_")
     cc = (int(digits[:-1]), int(digits[-1])) if digits.isdigit() and len(digits) >= 2 \

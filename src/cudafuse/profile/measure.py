@@ -32,7 +32,7 @@ from cudafuse.profile.pairspec import PairSpec
 from cudafuse.profile.records import Record
 from cudafuse.profile.stats import summarize
 from cudafuse.profile.timing import TimingPlan, measure
-from cudafuse.runtime.spec import compare
+from cudafuse.runtime.spec import Comparison, Spec, compare
 
 EMU_TIMEOUT = 600.0  # seconds for one emulated run
 
@@ -64,7 +64,9 @@ class Target:
 Progress = Callable[[int, int, Record], None]
 
 
-def _build_one(path: Path, target: Target) -> str | None:
+def build_one(path: Path, target: Target) -> str | None:
+    """Build `path` for the target's backend (through the runtime's build cache): None,
+    or why it failed."""
     from cudafuse.runtime.build import BuildOptions, build
 
     try:
@@ -85,7 +87,7 @@ def build_programs(programs: Sequence[Program], target: Target, directory: Path
         path.write_bytes(prog.source)
         paths.append(path)
     with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
-        return list(pool.map(lambda p: _build_one(p, target), paths))
+        return list(pool.map(lambda p: build_one(p, target), paths))
 
 
 def _arguments(pair: PairSpec) -> tuple[list[list[Any]], tuple[Any, ...]]:
@@ -97,32 +99,49 @@ def _arguments(pair: PairSpec) -> tuple[list[list[Any]], tuple[Any, ...]]:
     return inputs, args
 
 
+def spec_outputs(spec: Spec, values: list[Any]) -> list[np.ndarray]:
+    """Copies of the output arguments among `values` (a run of `spec.inputs()`)."""
+    return [np.array(v, copy=True) for a, v in zip(spec.args, values, strict=True)
+            if a.is_output]
+
+
+def spec_mismatch(spec: Spec, reference: list[np.ndarray], got: list[np.ndarray]
+                  ) -> tuple[str, Comparison] | None:
+    """The first output (name, comparison) that differs from the reference, by the spec's
+    rtol/atol (integers exactly), or None."""
+    outputs = [a for a in spec.args if a.is_output]
+    for a, want, have in zip(outputs, reference, got, strict=True):
+        c = compare(a, want.reshape(-1), have.reshape(-1), spec.rtol, spec.atol)
+        if c.mismatches:
+            return a.name, c
+    return None
+
+
 def _outputs(pair: PairSpec, inputs: list[list[Any]]) -> list[np.ndarray]:
-    return [np.array(value, copy=True) for side, values in zip(pair.sides, inputs, strict=True)
-            for a, value in zip(side.spec.args, values, strict=True) if a.is_output]
+    return [o for side, values in zip(pair.sides, inputs, strict=True)
+            for o in spec_outputs(side.spec, values)]
 
 
 def _differences(pair: PairSpec, reference: list[np.ndarray], got: list[np.ndarray]
                  ) -> str:
     """'' when every output agrees with the reference, else the first difference."""
-    it = iter(zip(reference, got, strict=True))
+    start = 0
     for side in pair.sides:
-        for a in side.spec.args:
-            if not a.is_output:
-                continue
-            want, have = next(it)
-            c = compare(a, want.reshape(-1), have.reshape(-1), side.spec.rtol, side.spec.atol)
-            if c.mismatches:
-                return (f"{side.kernel or 'kernel'} output '{a.name}' differs from the "
-                        f"native kernels' in {c.mismatches} element(s), first at {c.first}")
+        count = sum(1 for a in side.spec.args if a.is_output)
+        wrong = spec_mismatch(side.spec, reference[start:start + count],
+                              got[start:start + count])
+        start += count
+        if wrong is not None:
+            name, c = wrong
+            return (f"{side.kernel or 'kernel'} output '{name}' differs from the native "
+                    f"kernels' in {c.mismatches} element(s), first at {c.first}")
     return ""
 
 
 def _launch_failure(exc: Exception) -> str | None:
-    text = str(exc)
-    for code, what in _CANNOT_LAUNCH.items():
-        if text.endswith(f"CUDA error {code}"):
-            return f"cannot launch: {what} (CUDA error {code})"
+    code = getattr(exc, "code", None)
+    if code in _CANNOT_LAUNCH:
+        return f"cannot launch: {_CANNOT_LAUNCH[code]} (CUDA error {code})"
     return None
 
 

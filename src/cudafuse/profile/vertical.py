@@ -25,9 +25,15 @@ from typing import Any
 import numpy as np
 
 from cudafuse import __version__
-from cudafuse.diagnostics import CudafuseError, error
+from cudafuse.diagnostics import error
 from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
-from cudafuse.profile.measure import EMU_TIMEOUT, Target
+from cudafuse.profile.measure import (
+    EMU_TIMEOUT,
+    Target,
+    build_one,
+    spec_mismatch,
+    spec_outputs,
+)
 from cudafuse.profile.stats import Summary, clearly_faster, relative_gain, summarize
 
 REPORT_FORMAT = 1
@@ -93,44 +99,26 @@ def variants(unit: Any, base: Any) -> list[Variant]:
 
 
 def _build(variants_: list[Variant], target: Target, directory: Path) -> list[Path | str]:
-    from cudafuse.runtime.build import BuildOptions, build
-
-    def one(item: tuple[int, Variant]) -> Path | str:
-        i, v = item
-        path = directory / f"v{i}_{v.id}.cu"
-        path.write_bytes(v.output)
-        try:
-            build(str(path), target.backend, BuildOptions(target.include_dirs,
-                                                          target.defines, arch=target.arch))
-        except CudafuseError as exc:
-            first = exc.diagnostics[0].format().splitlines()[0] if exc.diagnostics else ""
-            return f"the build failed: {first}"
-        return path
-
-    todo = [(i, v) for i, v in enumerate(variants_) if not v.skip]
+    """Each variant written and built in parallel: its path, or why it did not build."""
+    paths = {}
+    for i, v in enumerate(variants_):
+        if not v.skip:
+            paths[i] = directory / f"v{i}_{v.id}.cu"
+            paths[i].write_bytes(v.output)
     with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
-        built = list(pool.map(one, todo))
-    out: list[Path | str] = [v.skip or "" for v in variants_]
-    for (i, _), b in zip(todo, built, strict=True):
-        out[i] = b
-    return out
-
-
-def _outputs(spec: Any, values: list[Any]) -> list[np.ndarray]:
-    return [np.array(v, copy=True) for a, v in zip(spec.args, values, strict=True)
-            if a.is_output]
+        failed = dict(zip(paths, pool.map(lambda p: build_one(p, target), paths.values()),
+                          strict=True))
+    return [(v.skip or "") if i not in paths else (failed[i] or paths[i])
+            for i, v in enumerate(variants_)]
 
 
 def _differences(spec: Any, reference: list[np.ndarray], got: list[np.ndarray]) -> str:
-    from cudafuse.runtime.spec import compare
-
-    outs = [a for a in spec.args if a.is_output]
-    for a, want, have in zip(outs, reference, got, strict=True):
-        c = compare(a, want.reshape(-1), have.reshape(-1), spec.rtol, spec.atol)
-        if c.mismatches:
-            return (f"output '{a.name}' differs from the unfused program's in "
-                    f"{c.mismatches} element(s), first at {c.first}")
-    return ""
+    wrong = spec_mismatch(spec, reference, got)
+    if wrong is None:
+        return ""
+    name, c = wrong
+    return (f"output '{name}' differs from the unfused program's in {c.mismatches} "
+            f"element(s), first at {c.first}")
 
 
 def measure_variants(variants_: list[Variant], spec: Any, target: Target,
@@ -163,7 +151,7 @@ def measure_variants(variants_: list[Variant], spec: Any, target: Target,
                                 raise error(f"the unfused program failed: {exc}") from None
                             v.verified, v.skip = False, f"it failed: {exc}"
                         if v.verified is None:
-                            outputs = _outputs(spec, values)
+                            outputs = spec_outputs(spec, values)
                             wrong = "" if reference is None else \
                                 _differences(spec, reference, outputs)
                             if reference is None:

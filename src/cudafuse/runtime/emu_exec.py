@@ -17,7 +17,16 @@ from cudafuse.runtime.convert import Item
 
 
 class KernelError(RuntimeError):
-    """The program failed while running: an emulator report, a crash, a CUDA error."""
+    """The program failed while running: an emulator report, a crash, a CUDA error (then
+    `code` is the cudaError_t it returned)."""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message)
+        self.code = code
+
+    @classmethod
+    def cuda(cls, what: str, code: int) -> KernelError:
+        return cls(f"{what}: CUDA error {code}", code)
 
 
 class EmuExecutor:

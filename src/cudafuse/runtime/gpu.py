@@ -25,40 +25,16 @@ class GpuExecutor:
 
     def run(self, op: str, name: str, items: list[Item],
             cfg: tuple[int, ...] | None) -> tuple[int, bytes, list[np.ndarray]]:
-        drv = self._drv
-        keep: list[Any] = []
-        ptrs: list[int] = []
-        buffers: list[tuple[Any, np.ndarray]] = []
+        """One call through the synchronising entry: buffers in, run, buffers out."""
+        from cudafuse.runtime.prepared import GpuPrepared
+
+        entry = getattr(self._lib, f"cudafuse_{op}_{name}")
+        once = GpuPrepared(self._drv, entry, op, name, [], items, cfg)
         try:
-            for kind, value in items:
-                if kind == "a":
-                    host = np.array(value, copy=True, order="C")
-                    dev = drv.mem_alloc(max(host.nbytes, 1))
-                    drv.memcpy_htod(dev, host)
-                    buffers.append((dev, host))
-                    buf: Any = ctypes.c_void_p(int(dev))
-                elif kind == "same":
-                    buf = ctypes.c_void_p(keep[value].value)
-                else:
-                    buf = ctypes.create_string_buffer(bytes(value), max(len(value), 16))
-                keep.append(buf)
-                ptrs.append(ctypes.addressof(buf))
-            argv = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
-            ret = ctypes.create_string_buffer(16)
-            if op == "h":
-                rc = getattr(self._lib, f"cudafuse_h_{name}")(argv, ret)
-            else:
-                assert cfg is not None
-                dims = (ctypes.c_uint * 6)(*cfg[:6])
-                rc = getattr(self._lib, f"cudafuse_k_{name}")(dims, ctypes.c_size_t(cfg[6]),
-                                                              argv)
-            drv.Context.synchronize()
-            for dev, host in buffers:
-                drv.memcpy_dtoh(host, dev)
-            return rc, ret.raw, [host for _, host in buffers]
+            rc = once.invoke()
+            return rc, once.returned, once.results()
         finally:
-            for dev, _ in buffers:
-                dev.free()
+            once.close()
 
     def prepare(self, op: str, name: str, label: str, args: Any, items: list[Item],
                 cfg: tuple[int, ...] | None) -> Any:

@@ -44,7 +44,7 @@ class Library:
         rc, ret, arrays = self._exec.run("h", name, items, None)
         convert.copy_back(args, items, arrays)
         if rc:
-            raise KernelError(f"call of '{name}': CUDA error {rc}")
+            raise KernelError.cuda(f"call of '{name}'", rc)
         return convert.decode(sig.ret, ret)
 
     def launch(self, name: str, grid: Any, block: Any, shared: int = 0,
@@ -59,7 +59,7 @@ class Library:
         rc, _, arrays = self._exec.run("k", name, items, cfg)
         convert.copy_back(args, items, arrays)
         if rc:
-            raise KernelError(f"launch of '{name}': CUDA error {rc}")
+            raise KernelError.cuda(f"launch of '{name}'", rc)
 
     def prepare(self, name: str, *args: Any, grid: Any = None, block: Any = None,
                 shared: int = 0) -> Prepared:

@@ -69,7 +69,7 @@ class EmuPrepared(Prepared):
 
         rc, _, arrays = self._exec.run(self._op, self._name, self.items, self._cfg)
         if rc:
-            raise KernelError(f"{self.label}: CUDA error {rc}")
+            raise KernelError.cuda(self.label, rc)
         self._arrays = arrays
         self.runs += 1
 
@@ -111,16 +111,28 @@ class GpuPrepared(Prepared):
             self._dims = (ctypes.c_uint * 6)(*cfg[:6])
             self._shared = ctypes.c_size_t(cfg[6])
 
+    def invoke(self) -> int:
+        """Call the entry once; its CUDA error code (0: none)."""
+        self.runs += 1
+        if self._op == "h":
+            return int(self._entry(self._argv, self._ret))
+        return int(self._entry(self._dims, self._shared, self._argv))
+
+    @property
+    def returned(self) -> bytes:
+        """The host function's return value, as bytes (after a run)."""
+        return self._ret.raw
+
     def run(self) -> None:
         from cudafuse.runtime.emu_exec import KernelError
 
-        if self._op == "h":
-            rc = self._entry(self._argv, self._ret)
-        else:
-            rc = self._entry(self._dims, self._shared, self._argv)
+        rc = self.invoke()
         if rc:
-            raise KernelError(f"{self.label}: CUDA error {rc}")
-        self.runs += 1
+            raise KernelError.cuda(self.label, rc)
+
+    def results(self) -> list[np.ndarray]:
+        """Wait for the queued work; the array arguments' contents, in order."""
+        return self._results()
 
     def _results(self) -> list[np.ndarray]:
         drv = self._drv
