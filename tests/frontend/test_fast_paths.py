@@ -1,8 +1,8 @@
 """The lowering's shortcuts around clang.cindex give cindex's answers on every cursor.
 
-clang_api.children, Spans (raw-encoding decoding of main-file locations, per-endpoint cache
-for macro locations) and Spans.type_spelling (cached per type) exist only for speed; here
-they are checked against the plain cindex calls on every cursor of every corpus file and
+clang_api.children, referenced, spelling, arguments, canonical, Spans (raw-encoding decoding
+of main-file locations, per-endpoint cache for macro locations), Spans.type_spelling (cached
+per type) and Lowerer.span (Spans inlined) exist only for speed; here they are checked against the plain cindex calls on every cursor of every corpus file and
 sample, which use macros in index expressions, templates, includes and every statement kind.
 """
 
@@ -14,7 +14,17 @@ from pathlib import Path
 import clang.cindex as ci
 import pytest
 
-from cudafuse.frontend.clang_api import Locations, Spans, children, main_file_base
+from cudafuse.frontend.clang_api import (
+    Locations,
+    Spans,
+    arguments,
+    canonical,
+    children,
+    main_file_base,
+    referenced,
+    spelling,
+)
+from cudafuse.frontend.lower import Lowerer
 from cudafuse.frontend.parse import ParseOptions, _parse, _top_level
 from cudafuse.ir.source import SourceFile
 
@@ -38,7 +48,8 @@ def test_fast_paths_agree_with_cindex(path: Path) -> None:
     assert base is not None
     spans = Spans(Locations(), source.path, len(source.data), base, source.line_col)
     slow = Spans(Locations(), source.path, len(source.data), None, source.line_col)
-    seen = 0
+    lowerer = Lowerer(source, tu)
+    seen = refs = 0
     for c in _cursors(tu, str(path)):
         seen += 1
         assert [(k.kind, k.extent) for k in children(c)] == \
@@ -54,5 +65,16 @@ def test_fast_paths_agree_with_cindex(path: Path) -> None:
                 assert got[:2] == expected[:2] and got[3:] == expected[3:]
             else:
                 assert got == expected, c.kind
+        sp = lowerer.span(c)
+        if fname == source.path:
+            assert (sp.file, sp.start, sp.end, sp.line, sp.col) == \
+                (fname, start.offset, max(start.offset, end.offset), start.line, start.column)
+        else:
+            assert (sp.file, sp.line, sp.col) == (fname, start.line, start.column)
         assert spans.type_spelling(c) == c.type.spelling
-    assert seen > 20
+        assert spelling(c) == c.spelling
+        assert referenced(c) == c.referenced
+        assert canonical(c) == c.canonical
+        assert arguments(c) == list(c.get_arguments())
+        refs += referenced(c) is not None
+    assert seen > 20 and refs > 5

@@ -109,7 +109,73 @@ def _raw_lib() -> ctypes.CDLL:
     raw.clang_getCursorType.restype = ci.Type
     raw.clang_getTypeSpelling.argtypes = [ci.Type]
     raw.clang_getTypeSpelling.restype = ci._CXString
+    raw.clang_getCursorReferenced.argtypes = [ci.Cursor]
+    raw.clang_getCursorReferenced.restype = ci.Cursor
+    raw.clang_getCanonicalCursor.argtypes = [ci.Cursor]
+    raw.clang_getCanonicalCursor.restype = ci.Cursor
+    raw.clang_getCursorSpelling.argtypes = [ci.Cursor]
+    raw.clang_getCursorSpelling.restype = _RawString
+    raw.clang_getCString.argtypes = [_RawString]
+    raw.clang_getCString.restype = ctypes.c_char_p
+    raw.clang_disposeString.argtypes = [_RawString]
+    raw.clang_disposeString.restype = None
+    raw.clang_Cursor_getNumArguments.argtypes = [ci.Cursor]
+    raw.clang_Cursor_getNumArguments.restype = ctypes.c_int
+    raw.clang_Cursor_getArgument.argtypes = [ci.Cursor, ctypes.c_uint]
+    raw.clang_Cursor_getArgument.restype = ci.Cursor
     return raw
+
+
+class _RawString(ctypes.Structure):
+    """CXString without cindex's finaliser: spelling() disposes of it explicitly."""
+
+    _fields_ = [("data", ctypes.c_void_p), ("flags", ctypes.c_uint)]
+
+
+# clang_getNullCursor(): what libclang returns for "no such cursor".
+_NULL_KIND = 70  # CXCursor_InvalidFile
+
+
+def _cursor_or_none(res: ci.Cursor, tu: object) -> ci.Cursor | None:
+    if res._kind_id == _NULL_KIND and not res.xdata and not any(res.data):
+        return None
+    res._tu = tu
+    return res
+
+
+def extent_function() -> Callable[[ci.Cursor], ci.SourceRange]:
+    """clang_getCursorExtent itself, for loops that call it once per cursor."""
+    return _raw_lib().clang_getCursorExtent
+
+
+def referenced(cursor: ci.Cursor) -> ci.Cursor | None:
+    """cursor.referenced, without cindex's result converter (two more C calls)."""
+    return _cursor_or_none(_raw_lib().clang_getCursorReferenced(cursor), cursor._tu)
+
+
+def canonical(cursor: ci.Cursor) -> ci.Cursor:
+    res = _raw_lib().clang_getCanonicalCursor(cursor)
+    res._tu = cursor._tu
+    return res
+
+
+def spelling(cursor: ci.Cursor) -> str:
+    """cursor.spelling, without cindex's converters."""
+    raw = _raw_lib()
+    s = raw.clang_getCursorSpelling(cursor)
+    try:
+        text = raw.clang_getCString(s)
+        return text.decode("utf-8") if text else ""
+    finally:
+        raw.clang_disposeString(s)
+
+
+def arguments(cursor: ci.Cursor) -> list[ci.Cursor]:
+    """list(cursor.get_arguments()) (arguments of a call, parameters of a declaration)."""
+    raw, tu = _raw_lib(), cursor._tu
+    get = raw.clang_Cursor_getArgument
+    return [_cursor_or_none(get(cursor, i), tu)
+            for i in range(raw.clang_Cursor_getNumArguments(cursor))]
 
 
 _VISITOR = ctypes.CFUNCTYPE(ctypes.c_int, ci.Cursor, ci.Cursor, ctypes.py_object)
@@ -164,7 +230,7 @@ class Locations:
 
 # A file location's raw encoding (clang::SourceLocation, 32 bits in clang 18) is its offset in
 # the SourceManager's address space; bit 31 marks a macro location.
-_MACRO_BIT = 1 << 31
+MACRO_BIT = 1 << 31
 
 
 class Spans:
@@ -189,7 +255,7 @@ class Spans:
         base = self.base
         if base is not None:
             a, b = ext.begin_int_data - base, ext.end_int_data - base
-            if not (ext.begin_int_data | ext.end_int_data) & _MACRO_BIT and \
+            if not (ext.begin_int_data | ext.end_int_data) & MACRO_BIT and \
                     0 <= a <= b <= self.size:
                 line, col = self.line_col(a)
                 return self.main, a, b, line, col
@@ -225,6 +291,6 @@ def main_file_base(tu: ci.TranslationUnit, path: str) -> int | None:
         loc = tu.get_location(path, 0)
     except Exception:  # noqa: BLE001 - only an optimisation: Spans falls back
         return None
-    if loc.file is None or loc.int_data & _MACRO_BIT:
+    if loc.file is None or loc.int_data & MACRO_BIT:
         return None
     return int(loc.int_data)

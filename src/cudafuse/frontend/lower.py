@@ -7,12 +7,18 @@ import re
 import clang.cindex as ci
 
 from cudafuse.frontend.clang_api import (
+    MACRO_BIT,
     Locations,
     Spans,
+    arguments,
     binary_op,
+    canonical,
     children,
     evaluate,
+    extent_function,
     main_file_base,
+    referenced,
+    spelling,
     unary_op,
 )
 from cudafuse.ir import nodes as n
@@ -30,6 +36,34 @@ _SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device",
 
 _LEAVES = frozenset({K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_EXPR,
                      K.STRING_LITERAL, K.DECL_REF_EXPR})
+
+# The hot paths compare kinds as integers (Cursor._kind_id): `cursor.kind` builds a
+# CursorKind per call, and these run once per IR node.
+_LEAF_IDS = frozenset(k.value for k in _LEAVES)
+_SEE_THROUGH_IDS = frozenset({K.PAREN_EXPR.value, K.UNEXPOSED_EXPR.value})
+_INTEGER_LITERAL, _FLOATING_LITERAL = K.INTEGER_LITERAL.value, K.FLOATING_LITERAL.value
+_BOOL_LITERAL, _STRING_LITERAL = K.CXX_BOOL_LITERAL_EXPR.value, K.STRING_LITERAL.value
+_DECL_REF, _MEMBER_REF = K.DECL_REF_EXPR.value, K.MEMBER_REF_EXPR.value
+_BINARY_IDS = frozenset({K.BINARY_OPERATOR.value, K.COMPOUND_ASSIGNMENT_OPERATOR.value})
+_UNARY_OPERATOR, _CALL, _SUBSCRIPT = (K.UNARY_OPERATOR.value, K.CALL_EXPR.value,
+                                      K.ARRAY_SUBSCRIPT_EXPR.value)
+_CONDITIONAL, _INIT_LIST, _CXX_UNARY = (K.CONDITIONAL_OPERATOR.value, K.INIT_LIST_EXPR.value,
+                                        K.CXX_UNARY_EXPR.value)
+_CAST_IDS = frozenset(k.value for k in _CAST_KINDS)
+_VAR_DECL_ID, _COMPOUND_ID, _DECL_STMT_ID = (K.VAR_DECL.value, K.COMPOUND_STMT.value,
+                                             K.DECL_STMT.value)
+
+_new_span = tuple.__new__  # Span(...) without the generated __new__'s Python frame
+
+
+def _kind_class(kind_id: int, cache: dict[int, str] = {}) -> str:  # noqa: B006 - a cache
+    """'stmt', 'expr' or '' for a cursor kind id (clang_isStatement/isExpression, cached)."""
+    got = cache.get(kind_id)
+    if got is None:
+        kind = K.from_id(kind_id)
+        got = cache[kind_id] = ("stmt" if kind.is_statement() else
+                                "expr" if kind.is_expression() else "")
+    return got
 
 
 # Generated code can nest expressions thousands deep (a + a + ... is left-nested). Lowering
@@ -72,6 +106,11 @@ class Lowerer:
         base = main_file_base(tu, source.path) if tu is not None else None
         self.spans = Spans(self.loc, source.path, len(source.data), base, source.line_col)
         self._refs: dict[tuple[int, int, int], tuple[str, str, str, int | float | None]] = {}
+        self._decls: dict[tuple[int, int], str] = {}
+        self._path, self._size, self._base = source.path, len(source.data), base
+        self._line_col = source.line_col
+        self._extent = extent_function()
+        self._type_spelling = self.spans.type_spelling
         self._depth = 0
 
     # ---- helpers -----------------------------------------------------------------------
@@ -80,13 +119,27 @@ class Lowerer:
         # Functions and globals may be declared before they are defined (a kernel prototype
         # above main()): name them all by their first declaration, so that a call, a launch
         # or a use matches the Function or GlobalVar lowered from the definition.
-        if cursor.kind in _REDECLARABLE:
-            cursor = cursor.canonical
-        return decl_id(cursor, self.loc)
+        # Cached by the cursor's identity (kind and Decl pointer): calls name their callee,
+        # declarations their type's, over and over.
+        key = (cursor._kind_id, cursor.data[0])
+        got = self._decls.get(key)
+        if got is None:
+            target = canonical(cursor) if cursor.kind in _REDECLARABLE else cursor
+            fname, _, _, offset = self.loc(target.location)
+            got = self._decls[key] = f"{spelling(target)}@{fname}:{offset}"
+        return got
 
     def span(self, cursor: ci.Cursor) -> Span:
-        fname, start, end, line, col = self.spans(cursor)
-        if fname != self.source.path:
+        # Spans.__call__ inlined for the main-file case: this runs once per IR node.
+        ext = self._extent(cursor)
+        base = self._base
+        if base is not None:
+            a, b = ext.begin_int_data - base, ext.end_int_data - base
+            if not (ext.begin_int_data | ext.end_int_data) & MACRO_BIT and \
+                    0 <= a <= b <= self._size:
+                return _new_span(Span, (self._path, a, b, *self._line_col(a)))
+        fname, start, end, line, col = self.spans.exact(ext)
+        if fname != self._path:
             return Span(fname, 0, 0, line, col)
         return Span(fname, start, max(end, start), line, col)
 
@@ -94,7 +147,7 @@ class Lowerer:
         fname, line, col, offset = self.loc(cursor.location)
         if fname != self.source.path:
             return Span("", 0, 0, line, col)
-        return Span(fname, offset, offset + len(cursor.spelling), line, col)
+        return Span(fname, offset, offset + len(spelling(cursor)), line, col)
 
     @staticmethod
     def attrs(cursor: ci.Cursor) -> set[str]:
@@ -113,65 +166,66 @@ class Lowerer:
             self._depth -= 1
 
     def _expr(self, c: ci.Cursor) -> n.Expr:
-        kind = c.kind
+        kind = c._kind_id
         # Literals and names (half of all nodes) have no children worth visiting for.
-        kids = [] if kind in _LEAVES else children(c)
+        kids = [] if kind in _LEAF_IDS else children(c)
         # Parentheses and implicit conversions (a third of all nodes) are looked through
         # before anything else is asked of them.
-        while kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(kids) == 1:
+        while kind in _SEE_THROUGH_IDS and len(kids) == 1:
             c = kids[0]
-            kind = c.kind
-            kids = [] if kind in _LEAVES else children(c)
-        sp, ty = self.span(c), self.spans.type_spelling(c)
-        if kind == K.INTEGER_LITERAL:
+            kind = c._kind_id
+            kids = [] if kind in _LEAF_IDS else children(c)
+        sp, ty = self.span(c), self._type_spelling(c)
+        if kind == _DECL_REF:
+            return self.ref(c, sp, ty)
+        if kind in _BINARY_IDS and len(kids) == 2:
+            return n.Binary(binary_op(c), self.expr(kids[0]), self.expr(kids[1]), span=sp, type=ty)
+        if kind == _INTEGER_LITERAL:
             v = evaluate(c)
             return n.IntLit(int(v) if v is not None else 0, span=sp, type=ty)
-        if kind == K.FLOATING_LITERAL:
+        if kind == _FLOATING_LITERAL:
             v = evaluate(c)
             return n.FloatLit(float(v) if v is not None else 0.0, ty != "float", span=sp, type=ty)
-        if kind == K.CXX_BOOL_LITERAL_EXPR:
+        if kind == _BOOL_LITERAL:
             return n.BoolLit(bool(evaluate(c)), span=sp, type=ty)
-        if kind == K.STRING_LITERAL:
-            return n.StrLit(c.spelling, span=sp, type=ty)
-        if kind == K.DECL_REF_EXPR:
-            return self.ref(c, sp, ty)
-        if kind == K.MEMBER_REF_EXPR:
+        if kind == _STRING_LITERAL:
+            return n.StrLit(spelling(c), span=sp, type=ty)
+        if kind == _MEMBER_REF:
             base = self.expr(kids[0]) if kids else n.Ref("this", "other", span=sp)
             arrow = bool(kids) and kids[0].type.get_canonical().kind == ci.TypeKind.POINTER
-            return n.Member(base, c.spelling, arrow, span=sp, type=ty)
-        if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and len(kids) == 2:
-            return n.Binary(binary_op(c), self.expr(kids[0]), self.expr(kids[1]), span=sp, type=ty)
-        if kind == K.UNARY_OPERATOR and len(kids) == 1:
+            return n.Member(base, spelling(c), arrow, span=sp, type=ty)
+        if kind == _UNARY_OPERATOR and len(kids) == 1:
             op, post = unary_op(c)
             return n.Unary(op, self.expr(kids[0]), post, span=sp, type=ty)
-        if kind == K.CALL_EXPR:
+        if kind == _CALL:
             return self.call(c, kids, sp, ty)
-        if kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
+        if kind == _SUBSCRIPT and len(kids) == 2:
             return n.Index(self.expr(kids[0]), self.expr(kids[1]), span=sp, type=ty)
-        if kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
+        if kind == _CONDITIONAL and len(kids) == 3:
             a, b, d = (self.expr(k) for k in kids)
             return n.Cond(a, b, d, span=sp, type=ty)
-        if kind in _CAST_KINDS and kids:
+        if kind in _CAST_IDS and kids:
             return n.Cast(self.expr(kids[-1]), True, span=sp, type=ty)
-        if kind == K.INIT_LIST_EXPR:
+        if kind == _INIT_LIST:
             return n.InitList(tuple(self.expr(k) for k in kids), span=sp, type=ty)
-        if kind == K.CXX_UNARY_EXPR:
+        if kind == _CXX_UNARY:
             v = evaluate(c)
             if isinstance(v, int):
                 return n.IntLit(v, span=sp, type=ty)
-        return n.OtherExpr(kind.name, tuple(self.any(k) for k in kids), span=sp, type=ty)
+        return n.OtherExpr(K.from_id(kind).name, tuple(self.any(k) for k in kids), span=sp,
+                           type=ty)
 
     def ref(self, c: ci.Cursor, sp: Span, ty: str) -> n.Expr:
-        d = c.referenced
+        d = referenced(c)
         if d is None:
-            return n.Ref(c.spelling, "other", span=sp, type=ty)
+            return n.Ref(spelling(c), "other", span=sp, type=ty)
         # A declaration is referenced many times (x, w, threadIdx...): classify it once. The
         # key is the cursor's identity (kind and AST pointers) without a call into libclang,
         # and a reference is spelled as the name of its declaration.
         key = (d._kind_id, d.data[0], d.data[1])
         info = self._refs.get(key)
         if info is None:
-            name = c.spelling
+            name = spelling(c)
             info = self._refs[key] = (name, *self._classify(d, name))
         name, kind, decl, value = info
         return n.Ref(name, kind, decl, value, span=sp, type=ty)
@@ -200,17 +254,17 @@ class Lowerer:
         return "other", self.decl(d), None
 
     def call(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span, ty: str) -> n.Expr:
-        if len(kids) >= 2 and kids[1].kind == K.CALL_EXPR and \
-                kids[1].spelling == "__cudaPushCallConfiguration":
+        if len(kids) >= 2 and kids[1]._kind_id == _CALL and \
+                spelling(kids[1]) == "__cudaPushCallConfiguration":
             return self.launch(c, kids, sp, ty)
-        d = c.referenced
-        args = tuple(self.expr(a) for a in c.get_arguments())
+        d = referenced(c)
+        args = tuple(self.expr(a) for a in arguments(c))
         if d is not None and d.kind == K.CONSTRUCTOR and len(args) == 1 and args[0].span == sp:
             return args[0]  # an implicit copy/conversion constructor: the value itself
         # A call that depends on a template parameter has no referenced declaration yet; its
         # name is still spelled by the callee expression (an overloaded/unresolved name).
-        callee = d.spelling if d is not None else c.spelling or (
-            kids[0].spelling if kids else "")
+        callee = spelling(d) if d is not None else spelling(c) or (
+            spelling(kids[0]) if kids else "")
         decl = self.decl(d) if d is not None else ""
         callee_expr = None
         if kids and (d is None or d.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)):
@@ -220,7 +274,7 @@ class Lowerer:
         return n.Call(callee, args, decl, callee_expr, span=sp, type=ty)
 
     def launch(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span, ty: str) -> n.Expr:
-        cfg = list(kids[1].get_arguments())
+        cfg = arguments(kids[1])
         cfg_exprs = [self.expr(a) for a in cfg]
         # Omitted shared/stream show up as default-argument expressions with no extent.
         explicit = [e for e, a in zip(cfg_exprs, cfg, strict=True)
@@ -228,15 +282,15 @@ class Lowerer:
         grid, block = cfg_exprs[0], cfg_exprs[1]
         shared = explicit[2] if len(explicit) > 2 else None
         stream = explicit[3] if len(explicit) > 3 else None
-        d = c.referenced
+        d = referenced(c)
         callee = self.span(kids[0])
-        args = tuple(self.expr(a) for a in c.get_arguments())
+        args = tuple(self.expr(a) for a in arguments(c))
         text = self.source.data
         close = text.find(b">>>", callee.end if callee.end else sp.start)
         config = self.source.span(callee.start, close + 3) if close >= 0 and callee.end else sp
         callee_text = self.source.text(callee)
         targs = callee_text[callee_text.index("<"):] if "<" in callee_text else ""
-        name = d.spelling if d is not None else callee_text.split("<")[0].strip()
+        name = spelling(d) if d is not None else callee_text.split("<")[0].strip()
         return n.KernelLaunch(name, grid, block, shared, stream, args,
                               self.decl(d) if d is not None else "", targs, callee, config,
                               span=sp, type=ty)
@@ -244,7 +298,9 @@ class Lowerer:
     # ---- statements --------------------------------------------------------------------
 
     def any(self, c: ci.Cursor) -> n.Node:
-        return self.stmt(c) if c.kind.is_statement() or c.kind == K.VAR_DECL else self.expr(c)
+        kind = c._kind_id
+        return self.stmt(c) if kind == _VAR_DECL_ID or _kind_class(kind) == "stmt" \
+            else self.expr(c)
 
     def stmt(self, c: ci.Cursor) -> n.Stmt:
         self._depth += 1
@@ -257,20 +313,25 @@ class Lowerer:
             self._depth -= 1
 
     def _stmt(self, c: ci.Cursor) -> n.Stmt:
-        kind, sp = c.kind, self.span(c)
-        kids = children(c)
-        if kind == K.COMPOUND_STMT:
-            return n.Compound(tuple(self.stmt(k) for k in kids), span=sp)
-        if kind == K.VAR_DECL:  # e.g. the loop variable of a range-based for
+        kind_id = c._kind_id
+        if kind_id == _VAR_DECL_ID:  # e.g. the loop variable of a range-based for
             return self.var(c)
-        if kind == K.DECL_STMT:
-            return n.DeclStmt(tuple(self.var(k) for k in kids if k.kind == K.VAR_DECL), span=sp)
-        if kind == K.IF_STMT and 2 <= len(kids) <= 3 and kids[0].kind.is_expression():
+        sp = self.span(c)
+        if _kind_class(kind_id) == "expr":
+            return n.ExprStmt(self.expr(c), span=sp)
+        kids = children(c)
+        if kind_id == _COMPOUND_ID:
+            return n.Compound(tuple(self.stmt(k) for k in kids), span=sp)
+        if kind_id == _DECL_STMT_ID:
+            return n.DeclStmt(tuple(self.var(k) for k in kids if k._kind_id == _VAR_DECL_ID),
+                              span=sp)
+        kind = K.from_id(kind_id)
+        if kind == K.IF_STMT and 2 <= len(kids) <= 3 and _kind_class(kids[0]._kind_id) == "expr":
             other = self.stmt(kids[2]) if len(kids) == 3 else None
             return n.If(self.expr(kids[0]), self.stmt(kids[1]), other, span=sp)
         if kind == K.FOR_STMT:
             return self.for_stmt(c, kids, sp)
-        if kind == K.WHILE_STMT and len(kids) == 2 and kids[0].kind.is_expression():
+        if kind == K.WHILE_STMT and len(kids) == 2 and _kind_class(kids[0]._kind_id) == "expr":
             return n.While(self.expr(kids[0]), self.stmt(kids[1]), span=sp)
         if kind == K.DO_STMT and len(kids) == 2:
             return n.While(self.expr(kids[1]), self.stmt(kids[0]), True, span=sp)
@@ -284,8 +345,6 @@ class Lowerer:
             return n.Compound((), span=sp)
         if kind in (K.ASM_STMT, K.MS_ASM_STMT):
             return n.Asm(self.source.text(sp), span=sp)
-        if kind.is_expression():
-            return n.ExprStmt(self.expr(c), span=sp)
         return n.OtherStmt(kind.name, tuple(self.any(k) for k in kids), span=sp)
 
     def for_stmt(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span) -> n.Stmt:
