@@ -2,8 +2,9 @@
 
 clang_api.children, referenced, spelling, arguments, canonical, Spans (raw-encoding decoding
 of main-file locations, per-endpoint cache for macro locations), Spans.type_spelling (cached
-per type) and Lowerer.span (Spans inlined) exist only for speed; here they are checked against the plain cindex calls on every cursor of every corpus file and
-sample, which use macros in index expressions, templates, includes and every statement kind.
+per type) and Lowerer.span (Spans inlined) exist only for speed; here they are checked
+against the plain cindex calls on every cursor of every corpus file and sample, which use
+macros in index expressions, templates, includes and every statement kind.
 """
 
 from __future__ import annotations
