@@ -383,14 +383,19 @@ class Evaluator:
     def expr(self, e: n.Expr | None, path: tuple[Pred, ...]) -> Value:
         if e is None:
             return opaque("opaque", "none")
+        # The commonest node kinds first: this runs for every node of every unrolled body.
+        if isinstance(e, n.Ref):
+            return self.ref(e)
+        if isinstance(e, n.Binary):
+            return self.binary(e, path)
         if isinstance(e, n.IntLit):
             return Poly.const(e.value)
+        if isinstance(e, n.Index):
+            return self.load(e, path, "load")
         if isinstance(e, n.BoolLit):
             return Poly.const(int(e.value))
         if isinstance(e, n.FloatLit):
             return opaque("float", repr(e.value))
-        if isinstance(e, n.Ref):
-            return self.ref(e)
         if isinstance(e, n.Member):
             if isinstance(e.base, n.Ref) and e.base.kind == "builtin":
                 if e.base.name == "blockIdx" and e.field_name in self.block_coords:
@@ -401,12 +406,8 @@ class Evaluator:
             if e.arrow:
                 self.escape(base, path, e.span)  # p->field: struct access is not modelled
             return opaque("opaque", "member")
-        if isinstance(e, n.Binary):
-            return self.binary(e, path)
         if isinstance(e, n.Unary):
             return self.unary(e, path)
-        if isinstance(e, n.Index):
-            return self.load(e, path, "load")
         if isinstance(e, n.Cond):
             c = self.cond(e.cond, path)
             a = self.expr(e.then, (*path, c))

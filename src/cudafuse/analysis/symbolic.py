@@ -15,36 +15,61 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 DIMS = ("x", "y", "z")
 COORD = {"x": "X", "y": "Y", "z": "Z"}
 
 
-@dataclass(frozen=True)
 class Atom:
     """kind: coord, builtin, param, var (mutable local), loopvar, global, load, call, opaque,
-    or an operator (min, max, mod, div, shr, and, or, xor, cond, float)."""
+    or an operator (min, max, mod, div, shr, and, or, xor, cond, float).
 
-    kind: str
-    name: str
-    args: tuple[Poly, ...] = ()
-    pred: Pred | None = None
+    A value: never mutated after construction. A plain class with slots rather than a frozen
+    dataclass, because the evaluator makes and compares hundreds of thousands of them and a
+    frozen dataclass's __init__/__eq__ were a fifth of `analyze`'s analysis time.
+    """
 
-    def __post_init__(self) -> None:
+    __slots__ = ("kind", "name", "args", "pred", "_h", "_key")
+
+    def __init__(self, kind: str, name: str, args: tuple[Poly, ...] = (),
+                 pred: Pred | None = None):
+        self.kind, self.name, self.args, self.pred = kind, name, args, pred
         # Atoms are hashed constantly (polynomial terms are dicts keyed by monomials).
-        object.__setattr__(self, "_h", hash((self.kind, self.name, self.args, self.pred)))
+        self._h = hash((kind, name, args, pred))
+        self._key: str | None = None
 
     def __hash__(self) -> int:
-        return self._h  # type: ignore[attr-defined]
+        return self._h
 
-    @cached_property
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not Atom:
+            return NotImplemented
+        return self._h == other._h and self.kind == other.kind and \
+            self.name == other.name and self.args == other.args and \
+            self.pred == other.pred  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return (f"Atom(kind={self.kind!r}, name={self.name!r}, args={self.args!r}, "
+                f"pred={self.pred!r})")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return Atom, (self.kind, self.name, self.args, self.pred)
+
+    @property
     def key(self) -> str:
-        if self.kind == "cond" and self.pred is not None:
-            return f"({self.pred} ? {self.args[0]} : {self.args[1]})"
-        if self.args:
-            return f"{self.name}({', '.join(str(a) for a in self.args)})"
-        return self.name
+        key = self._key
+        if key is None:
+            if self.kind == "cond" and self.pred is not None:
+                key = f"({self.pred} ? {self.args[0]} : {self.args[1]})"
+            elif self.args:
+                key = f"{self.name}({', '.join(str(a) for a in self.args)})"
+            else:
+                key = self.name
+            self._key = key
+        return key
 
     def __str__(self) -> str:
         return self.key
@@ -64,17 +89,33 @@ class Atom:
 Monomial = tuple[Atom, ...]
 
 
-@dataclass(frozen=True)
 class Poly:
-    """sum(coeff * prod(monomial)); terms sorted, no zero coefficients; () is the constant."""
+    """sum(coeff * prod(monomial)); terms sorted, no zero coefficients; () is the constant.
 
-    terms: tuple[tuple[Monomial, int], ...] = ()
+    A value, like Atom (and a plain slotted class for the same reason).
+    """
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_h", hash(self.terms))
+    __slots__ = ("terms", "_h")
+
+    def __init__(self, terms: tuple[tuple[Monomial, int], ...] = ()):
+        self.terms = terms
+        self._h = hash(terms)
 
     def __hash__(self) -> int:
-        return self._h  # type: ignore[attr-defined]
+        return self._h
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not Poly:
+            return NotImplemented
+        return self._h == other._h and self.terms == other.terms  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"Poly(terms={self.terms!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return Poly, (self.terms,)
 
     @staticmethod
     def const(c: int) -> Poly:
@@ -92,6 +133,10 @@ class Poly:
         return Poly(tuple(items))
 
     def __add__(self, other: Poly) -> Poly:
+        if not other.terms:
+            return self
+        if not self.terms:
+            return other
         acc = dict(self.terms)
         for m, c in other.terms:
             acc[m] = acc.get(m, 0) + c
@@ -101,7 +146,12 @@ class Poly:
         return Poly(tuple((m, -c) for m, c in self.terms))
 
     def __sub__(self, other: Poly) -> Poly:
-        return self + (-other)
+        if not other.terms:
+            return self
+        acc = dict(self.terms)
+        for m, c in other.terms:
+            acc[m] = acc.get(m, 0) - c
+        return Poly._make(acc)
 
     def __mul__(self, other: Poly) -> Poly:
         acc: dict[Monomial, int] = {}
