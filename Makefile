@@ -11,6 +11,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
+	# An editable install leaves the bytecode to the first import, which never writes it
+	# where PYTHONDONTWRITEBYTECODE is set: compile it now, as a regular install would.
+	$(BIN)/python -m compileall -q src/cudafuse
 	touch $(STAMP)
 
 install: $(STAMP)

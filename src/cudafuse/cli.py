@@ -6,7 +6,6 @@ import functools
 import gc
 import importlib
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -46,12 +45,18 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence for users
             if ctx.find_root().params.get("debug"):
-                traceback.print_exc()
+                _print_traceback()
             click.echo(f"cudafuse: internal error: {type(exc).__name__}: {exc} "
                        "(rerun with --debug for a traceback)", err=True)
             ctx.exit(3)
 
     return wrapper
+
+
+def _print_traceback() -> None:
+    import traceback  # only for --debug: a noticeable share of start-up otherwise
+
+    traceback.print_exc()
 
 
 def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -91,7 +96,7 @@ class LazyGroup(click.Group):
                 importlib.import_module(self.MODULES[cmd_name])
             except ImportError as exc:  # a broken installation, not the user's input
                 if ctx.find_root().params.get("debug"):
-                    traceback.print_exc()
+                    _print_traceback()
                 click.echo(f"cudafuse: internal error: cannot load the '{cmd_name}' command: "
                            f"{exc} (rerun with --debug for a traceback)", err=True)
                 ctx.exit(3)

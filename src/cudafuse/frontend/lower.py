@@ -107,6 +107,8 @@ class Lowerer:
         self.spans = Spans(self.loc, source.path, len(source.data), base, source.line_col)
         self._refs: dict[tuple[int, int, int], tuple[str, str, str, int | float | None]] = {}
         self._decls: dict[tuple[int, int], str] = {}
+        self._var_types: dict[tuple[int, int], tuple[str, bool, tuple[int, ...]]] = {}
+        self._param_types: dict[tuple[int, int], tuple[str, bool, str, bool, bool]] = {}
         self._path, self._size, self._base = source.path, len(source.data), base
         self._line_col = source.line_col
         self._extent = extent_function()
@@ -222,7 +224,8 @@ class Lowerer:
         # A declaration is referenced many times (x, w, threadIdx...): classify it once. The
         # key is the cursor's identity (kind and AST pointers) without a call into libclang,
         # and a reference is spelled as the name of its declaration.
-        key = (d._kind_id, d.data[0], d.data[1])
+        data = d.data
+        key = (d._kind_id, data[0], data[1])
         info = self._refs.get(key)
         if info is None:
             name = spelling(c)
@@ -390,21 +393,32 @@ class Lowerer:
             storage.add("static")
         if storage_class == ci.StorageClass.EXTERN:
             storage.add("extern")
-        t = c.type
-        if t.is_const_qualified():
+        spelled, const, sizes = self._var_type(c.type)
+        if const:
             storage.add("const")
         init = None
         for k in kids:
-            if k.kind.is_expression():
+            if _kind_class(k._kind_id) == "expr":
                 init = self.expr(k)
-        dims: list[n.Expr | None] = []
-        while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
-                         ci.TypeKind.DEPENDENTSIZEDARRAY, ci.TypeKind.VARIABLEARRAY):
-            size = t.get_array_size()
-            dims.append(n.IntLit(size) if size >= 0 else None)
-            t = t.element_type
-        return n.VarDecl(c.spelling, c.type.spelling, init, self.decl(c), frozenset(storage),
-                         tuple(dims), span=self.span(c))
+        # Fresh nodes per variable: the IR never shares a node between two parents.
+        dims = tuple(n.IntLit(size) if size >= 0 else None for size in sizes)
+        return n.VarDecl(spelling(c), spelled, init, self.decl(c), frozenset(storage), dims,
+                         span=self.span(c))
+
+    def _var_type(self, t: ci.Type) -> tuple[str, bool, tuple[int, ...]]:
+        """(spelling, const-qualified, array sizes (-1: unknown)) of a variable's type, cached
+        per type."""
+        key = (t._kind_id, t.data[0])
+        got = self._var_types.get(key)
+        if got is None:
+            spelled, const = t.spelling, t.is_const_qualified()
+            sizes: list[int] = []
+            while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
+                             ci.TypeKind.DEPENDENTSIZEDARRAY, ci.TypeKind.VARIABLEARRAY):
+                sizes.append(t.get_array_size())
+                t = t.element_type
+            got = self._var_types[key] = (spelled, const, tuple(sizes))
+        return got
 
     # ---- declarations ------------------------------------------------------------------
 
@@ -441,18 +455,28 @@ class Lowerer:
                              default)
 
     def param(self, c: ci.Cursor) -> Param:
-        t = c.type
-        canon = t.get_canonical()
-        is_ptr = canon.kind == ci.TypeKind.POINTER
-        is_ref = canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
-        pointee = canon.get_pointee() if is_ptr else None
-        pointee_name = ""
-        if pointee is not None:
-            p = t.get_pointee() if t.kind == ci.TypeKind.POINTER else pointee
-            pointee_name = re.sub(r"\b(const|volatile)\b", "", p.spelling).strip()
-        return Param(c.spelling, t.spelling, self.decl(c), self.span(c), is_ptr, pointee_name,
-                     bool(pointee is not None and pointee.is_const_qualified()),
-                     "restrict" in t.spelling, is_ref)
+        spelled, is_ptr, pointee_name, pointee_const, is_ref = self._param_type(c.type)
+        return Param(spelling(c), spelled, self.decl(c), self.span(c), is_ptr, pointee_name,
+                     pointee_const, "restrict" in spelled, is_ref)
+
+    def _param_type(self, t: ci.Type) -> tuple[str, bool, str, bool, bool]:
+        """(spelling, is pointer, pointee without cv, pointee const, is reference), per type:
+        kernels repeat a few parameter types many times."""
+        key = (t._kind_id, t.data[0])
+        got = self._param_types.get(key)
+        if got is None:
+            canon = t.get_canonical()
+            is_ptr = canon.kind == ci.TypeKind.POINTER
+            is_ref = canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
+            pointee = canon.get_pointee() if is_ptr else None
+            pointee_name = ""
+            if pointee is not None:
+                p = t.get_pointee() if t.kind == ci.TypeKind.POINTER else pointee
+                pointee_name = re.sub(r"\b(const|volatile)\b", "", p.spelling).strip()
+            got = self._param_types[key] = (
+                t.spelling, is_ptr, pointee_name,
+                bool(pointee is not None and pointee.is_const_qualified()), is_ref)
+        return got
 
     def global_var(self, c: ci.Cursor) -> GlobalVar:
         attrs = self.attrs(c)

@@ -6,10 +6,8 @@ import contextlib
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import clang.cindex as ci
@@ -48,10 +46,12 @@ class ParseResult:
 
 
 SHIM = "cudafuse_cuda_shim.h"
+_INCLUDE = Path(__file__).resolve().parent / "include"
 
 
 def include_dir() -> Path:
-    return Path(str(resources.files("cudafuse.frontend") / "include"))
+    # The package is always installed as files (libclang needs real paths to them).
+    return _INCLUDE
 
 
 def _base_args(opts: ParseOptions) -> list[str]:
@@ -202,6 +202,8 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions(),
         tolerant = _only_unknown_cuda_names(tu)
         return _note_if_no_kernels(_lower(tu, source, [], tolerant=tolerant))
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
+    import tempfile  # rarely needed: imported here to keep start-up short
+
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
         tu = _parse(path, opts, stub_dir, text)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 import clang.cindex as ci
@@ -61,6 +60,8 @@ def shim_pch(shim: Path, include_root: Path, args: list[str]) -> str | None:
             | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
         if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
             return None
+        import tempfile  # only when building: keeps start-up short
+
         fd, tmp = tempfile.mkstemp(prefix=".shim-", suffix=".pch", dir=target.parent)
         os.close(fd)
         try:
