@@ -14,7 +14,8 @@
 #define __constant__ __attribute__((constant))
 #define __managed__ __attribute__((managed))
 #define __forceinline__ __inline__ __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// __noinline__ is not a macro: clang (15+) takes it as a CUDA keyword attribute, and a macro
+// would break libstdc++'s own __attribute__((__noinline__)) (<memory>, since GCC 12).
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __maxnreg__(n)
 #define __restrict__ __restrict
