@@ -299,10 +299,24 @@ def coord(dim: str) -> Atom:
 @lru_cache(maxsize=1 << 16)
 def to_coords(p: Poly) -> Poly:
     """Fold blockIdx.d*blockDim.d*r + threadIdx.d*r into D*r, recursively into atom operands."""
-    p = Poly._make({tuple(sorted(_atom_coords(a) for a in m)): c for m, c in p.terms}) \
-        if any(a.args or a.pred for a in p.top_atoms()) else p
+    if any(a.args or a.pred for a in p.top_atoms()):
+        acc: dict[Monomial, int] = {}
+        changed = False
+        for m, c in p.terms:
+            new = [_atom_coords(a) for a in m]
+            if any(x is not a for x, a in zip(new, m, strict=True)):
+                changed = True
+                m = tuple(sorted(new))
+            acc[m] = acc.get(m, 0) + c
+        # Unchanged operands keep their identity: nested values are compared (and looked up
+        # in these caches) by identity first, which deep expressions depend on.
+        p = Poly._make(acc) if changed else p
+    tops = p.top_atoms()  # folding one dimension adds no threadIdx of another
     for dim in DIMS:
-        tid, bid, bdim = (builtin(n, dim) for n in ("threadIdx", "blockIdx", "blockDim"))
+        tid = builtin("threadIdx", dim)
+        if tid not in tops:
+            continue
+        bid, bdim = builtin("blockIdx", dim), builtin("blockDim", dim)
         acc = dict(p.terms)
         changed = False
         for m, c in p.terms:
@@ -331,13 +345,19 @@ def _atom_coords(a: Atom) -> Atom:
     if not a.args and a.pred is None:
         return a
     pred = pred_coords(a.pred) if a.pred is not None else None
-    return Atom(a.kind, a.name, tuple(to_coords(x) for x in a.args), pred)
+    args = tuple(to_coords(x) for x in a.args)
+    if pred is a.pred and all(x is y for x, y in zip(args, a.args, strict=True)):
+        return a
+    return Atom(a.kind, a.name, args, pred)
 
 
 @lru_cache(maxsize=1 << 16)
 def pred_coords(p: Pred) -> Pred:
-    return Pred(p.op, to_coords(p.poly) if p.poly is not None else None,
-                tuple(pred_coords(q) for q in p.parts))
+    poly = to_coords(p.poly) if p.poly is not None else None
+    parts = tuple(pred_coords(q) for q in p.parts)
+    if poly is p.poly and all(x is y for x, y in zip(parts, p.parts, strict=True)):
+        return p
+    return Pred(p.op, poly, parts)
 
 
 def coord_dims(p: Poly | Pred) -> set[str]:
@@ -361,8 +381,11 @@ def block_size_assumptions(p: Poly) -> frozenset[tuple[str, int]]:
     """(dim, B) for every `blockIdx.d * B + threadIdx.d` that to_coords folds with a constant B:
     the fold is right only when the kernel runs with blockDim.d == B."""
     out: set[tuple[str, int]] = set()
+    tops = p.top_atoms()
     for dim in DIMS:
         tid, bid = builtin("threadIdx", dim), builtin("blockIdx", dim)
+        if tid not in tops:
+            continue
         acc = dict(p.terms)
         for m, c in p.terms:
             if tid in m and c:
@@ -371,7 +394,28 @@ def block_size_assumptions(p: Poly) -> frozenset[tuple[str, int]]:
                 k = acc.get(tuple(sorted([*rest, bid])), 0)
                 if k % c == 0 and k // c > 1:
                     out.add((dim, k // c))
-    for a in p.atoms():
-        for sub in a.args:
-            out |= block_size_assumptions(sub)
+    for m, _ in p.terms:
+        for a in m:
+            if a.args or a.pred is not None:
+                out |= _nested_assumptions(a)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _nested_assumptions(a: Atom) -> frozenset[tuple[str, int]]:
+    """block_size_assumptions of every operand inside `a`, at any depth (each atom once: a
+    walk over all nested atoms per level was quadratic in the depth of a value such as a
+    hash's 64 rounds)."""
+    out: set[tuple[str, int]] = set()
+    for sub in a.args:
+        out |= block_size_assumptions(sub)
+    stack = [a.pred] if a.pred is not None else []
+    while stack:
+        pred = stack.pop()
+        stack.extend(pred.parts)
+        if pred.poly is not None:
+            for m, _ in pred.poly.terms:
+                for b in m:
+                    if b.args or b.pred is not None:
+                        out |= _nested_assumptions(b)
     return frozenset(out)
