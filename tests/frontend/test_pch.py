@@ -11,7 +11,8 @@ from cudafuse.frontend.parse import ParseOptions
 from cudafuse.ir.program import TranslationUnit
 
 SAMPLES = [p for p in sorted((Path(__file__).parents[1] / "corpus").glob("*.cu")) if p.name in (
-    "template_stencil.cu", "host_pipeline_streams.cu", "includes_std.cu", "namespaces.cu")]
+    "template_stencil.cu", "host_pipeline_streams.cu", "includes_std.cu", "namespaces.cu",
+    "includes_cxx.cu")]
 
 
 def summary(unit: TranslationUnit) -> list[object]:
@@ -64,3 +65,49 @@ def test_user_defines_apply_on_top_of_the_pch(cache: Path, tmp_path: Path) -> No
     assert parse_file(str(src)).unit.kernels == []
     fast = parse_file(str(src), ParseOptions(defines=("FAST=2.0f",)))
     assert [k.name for k in fast.unit.kernels] == ["k"]
+
+
+CXX_FILE = """#include <vector>
+#include <algorithm>
+__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }
+int count(const std::vector<int> &v) { return (int)std::count(v.begin(), v.end(), 1); }
+"""
+
+
+def test_cxx_headers_come_from_their_own_pch(cache: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = tmp_path / "plain.cu"
+    plain.write_text("#include <cstdio>\n__global__ void k(float *p) { p[0] = 1; }\n")
+    parse_file(str(plain))
+    assert not list(cache.glob("shim-cxx-*.pch"))  # a C-only file keeps the small PCH
+    src = tmp_path / "cxx.cu"
+    src.write_text(CXX_FILE)
+    with_pch = parse_file(str(src))
+    assert len(list(cache.glob("shim-cxx-*.pch"))) == 1
+    monkeypatch.setenv("CUDAFUSE_NO_PCH", "1")
+    without = parse_file(str(src))
+    assert summary(with_pch.unit) == summary(without.unit)
+    assert [f.name for f in with_pch.unit.functions] == ["k", "count"]
+
+
+@pytest.mark.parametrize("why", ["#define _GLIBCXX_ASSERTIONS 1\n", "-D_GLIBCXX_ASSERTIONS",
+                                 "-include", "-I"])
+def test_cxx_pch_is_not_used_when_the_headers_could_parse_differently(
+        why: str, cache: Path, tmp_path: Path) -> None:
+    src = tmp_path / "cxx.cu"
+    src.write_text((why if why.startswith("#") else "") + CXX_FILE)
+    opts = ParseOptions()
+    if why.startswith("-D"):
+        opts = ParseOptions(defines=(why[2:],))
+    elif why == "-include":
+        forced = tmp_path / "forced.h"
+        forced.write_text("#define CUDAFUSE_FORCED 1\n")
+        opts = ParseOptions(forced_includes=(str(forced),))
+    elif why == "-I":
+        shadow = tmp_path / "inc"
+        shadow.mkdir()
+        (shadow / "vector").write_text("#include_next <vector>\n")
+        opts = ParseOptions(include_dirs=(str(shadow),))
+    result = parse_file(str(src), opts)
+    assert [f.name for f in result.unit.functions] == ["k", "count"]
+    assert not list(cache.glob("shim-cxx-*.pch"))

@@ -24,7 +24,7 @@ from cudafuse.frontend.clang_diags import (
     to_diagnostic,
 )
 from cudafuse.frontend.lower import MAX_DEPTH, K, Lowerer, LoweringError
-from cudafuse.frontend.pch import discard, shim_pch
+from cudafuse.frontend.pch import CXX_HEADERS, discard, shim_pch
 from cudafuse.ir.nodes import KernelLaunch
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.ir.source import SourceFile
@@ -104,10 +104,14 @@ def read_source(path: str) -> SourceFile:
 
 
 def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None,
-           text: bytes | None = None) -> ci.TranslationUnit:
+           text: bytes | None = None, content: bytes = b"") -> ci.TranslationUnit:
+    """`content`: the file's text, to choose the PCH by what it includes."""
     base = _base_args(opts)
-    pch = shim_pch(include_dir() / SHIM, include_dir(), base)
-    if pch is not None:
+    cxx = _cxx_headers(content, opts)
+    for headers in ((cxx, ()) if cxx else ((),)):
+        pch = shim_pch(include_dir() / SHIM, include_dir(), base, headers)
+        if pch is None:
+            continue
         tu = _index_parse(path, [*base, "-include-pch", pch, *_user_args(opts, stub_dir)],
                           text)
         if tu is not None and not any(_PCH_TROUBLE.search(d.spelling) for d in tu.diagnostics):
@@ -120,6 +124,22 @@ def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None,
 
 
 _PCH_TROUBLE = re.compile(r"precompiled header|PCH file|AST file")
+_SYSTEM_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<(\w+)>", re.M)
+_RESERVED_MACRO = re.compile(rb"^[ \t]*#[ \t]*(?:define|undef)[ \t]+_[A-Z_]", re.M)
+
+
+def _cxx_headers(content: bytes, opts: ParseOptions) -> tuple[str, ...]:
+    """CXX_HEADERS when the file includes one of them and nothing can make them parse
+    differently from the precompiled copy: no reserved macro (_GLIBCXX_DEBUG...) defined by
+    the file or on the command line, no forced include, no -I directory holding a header of
+    the same name. Otherwise () (the shim's own PCH; the headers parse from source)."""
+    named = {m.group(1).decode() for m in _SYSTEM_INCLUDE.finditer(content)}
+    if not named & set(CXX_HEADERS) or _RESERVED_MACRO.search(content) or \
+            opts.forced_includes or any(d.startswith("_") for d in opts.defines):
+        return ()
+    if any((Path(d) / h).exists() for d in opts.include_dirs for h in CXX_HEADERS):
+        return ()
+    return CXX_HEADERS
 
 
 def _index_parse(path: str, args: list[str], text: bytes | None = None
@@ -194,7 +214,7 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions(),
     """
     source = read_source(path) if text is None else SourceFile(path, text)
     _check_forced_includes(opts)
-    tu = _parse(path, opts, None, text)
+    tu = _parse(path, opts, None, text, source.data)
     _unreadable_includes(tu, source, opts)
     missing = sorted({m.group(1) for d in tu.diagnostics
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
@@ -206,7 +226,7 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions(),
 
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
-        tu = _parse(path, opts, stub_dir, text)
+        tu = _parse(path, opts, stub_dir, text, source.data)
         return _note_if_no_kernels(_lower(tu, source, diags, tolerant=True))
 
 
