@@ -130,13 +130,13 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
     """The second input, re-parsed with the names it shares with the first renamed apart
     (hfuse/rename.py), and what was renamed."""
     from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
-    from cudafuse.hfuse.driver import _prefix, type_clashes
+    from cudafuse.hfuse.driver import _prefix, macro_clashes, type_clashes
     from cudafuse.hfuse.rename import rename_apart
 
     u1, u2 = r1.unit, r2.unit
     types = type_clashes(u1, u2)
     renaming = rename_apart(u1, u2, _prefix([u1.source.data, u2.source.data]) + "_in2",
-                            types)
+                            types, macro_clashes(u1, u2))
     if renaming.diagnostics:
         raise CudafuseError(renaming.diagnostics)
     if not renaming.renamed:

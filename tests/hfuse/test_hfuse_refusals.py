@@ -93,18 +93,20 @@ def test_usage_errors(tmp_path: Path, args: tuple[str, ...], what: str) -> None:
 
 def test_two_files_with_clashing_names(tmp_path: Path) -> None:
     a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    (tmp_path / "w.h").write_text("__device__ inline int widen(int v) { return v * W; }\n")
     a.write_text("#define W 4\n__device__ int g(int);\n__device__ int f(int v) { return v; }\n"
                  "struct S { int a; };\n"
                  "__global__ void ka(int *o) { o[threadIdx.x] = f(W); }\n")
-    b.write_text("#define W 8\n__device__ int g(int);\n__device__ int f(int v) { return -v; }\n"
-                 "struct S { int b; };\n"
-                 "__global__ void kb(int *o) { o[threadIdx.x] = f(W); }\n")
+    b.write_text("#define W 8\n#include \"w.h\"\n__device__ int g(int);\n"
+                 "__device__ int f(int v) { return -v; }\nstruct S { int b; };\n"
+                 "__global__ void kb(int *o) { o[threadIdx.x] = widen(f(W)); }\n")
     res = hfuse(str(a), str(b), "--block1", "32", "--block2", "32", "-o",
                 str(tmp_path / "out.cu"))
     assert res.exit_code == 1
-    # Functions and types are renamed apart (test_hfuse_rename.py); macros are not.
-    assert "'f' is defined in both inputs: in the output, this file's is" in res.output
-    assert "'S' is defined in both inputs: in the output, this file's is" in res.output
+    # Functions, types and macros are renamed apart (test_hfuse_rename.py), but not a macro
+    # that a header of the second file uses: the header would expand the other macro.
+    assert "'f' is defined in both inputs: in the output, this file's is" not in res.output
     assert "'g'" not in res.output  # a prototype in both is no clash
-    assert f"{b}:1: error: macro 'W' is defined differently" in res.output, res.output
+    assert f"{b}:1: error: macro 'W' is defined differently in {a} and cannot be renamed in " \
+        f"this file: the header {tmp_path / 'w.h'} uses it" in res.output, res.output
     assert not (tmp_path / "out.cu").exists()

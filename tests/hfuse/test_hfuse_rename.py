@@ -1,7 +1,7 @@
 """Two input files that define the same names (a helper, a __constant__ table, main): the
 second file's are renamed apart, each kernel keeps using its own, and the fused program's
-outputs equal the originals' (each original built alone). A name used where it cannot be
-renamed (a macro) stays an error."""
+outputs equal the originals' (each original built alone). So do macros both files define
+differently. A name used where it cannot be renamed (a macro body) stays an error."""
 
 from __future__ import annotations
 
@@ -90,3 +90,19 @@ def test_clashing_types_are_renamed_apart(tmp_path: Path) -> None:
     assert "struct cf_in2_Acc {" in text and "typedef cf_in2_Acc cf_in2_AccT;" in text
     assert "a.count" in text  # members keep their names
     _each_alone_and_fused(out, ("d.cu", "mean3"), ("e.cu", "above"))
+
+
+@pytest.mark.parametrize("mode", ["thread", "block"])
+def test_macros_defined_differently_are_renamed_apart(tmp_path: Path, mode: str) -> None:
+    out = tmp_path / "fg.cu"
+    res = hfuse(str(DIR / "f.cu"), str(DIR / "g.cu"), "--kernels", "grow,shrink",
+                "--block1", "64", "--block2", "64", "--mode", mode, "-o", str(out))
+    assert res.exit_code == 0, res.output
+    for name in ("APPLY", "SCALE", "USE_BIAS"):
+        assert f"'{name}' is defined in both inputs: in the output, this file's is " \
+               f"'cf_in2_{name}'" in res.output
+    text = out.read_text()
+    assert "#define cf_in2_APPLY(v) (cf_in2_SCALE * (v) - 3.0f)" in text
+    assert "#if defined(cf_in2_USE_BIAS) && cf_in2_USE_BIAS" in text
+    want = _each_alone_and_fused(out, ("f.cu", "grow"), ("g.cu", "shrink"))
+    assert not np.array_equal(want[0], want[1])

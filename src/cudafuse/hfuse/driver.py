@@ -111,6 +111,12 @@ def _macros(unit: TranslationUnit) -> dict[str, tuple[str, int]]:
             for m in _DEFINE.finditer(text)}
 
 
+def macro_clashes(u1: TranslationUnit, u2: TranslationUnit) -> tuple[str, ...]:
+    """Macros both files #define, with different bodies."""
+    m1, m2 = _macros(u1), _macros(u2)
+    return tuple(sorted(name for name in set(m1) & set(m2) if m1[name][0] != m2[name][0]))
+
+
 def clashes(u1: TranslationUnit, u2: TranslationUnit) -> list[Diagnostic]:
     """Two files are emitted one after the other: what both define must not collide."""
     out = []

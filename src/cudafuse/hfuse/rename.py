@@ -6,14 +6,16 @@ Every occurrence is found through the IR (definitions, prototypes, references, c
 launches), and then the whole text is checked: if the name is still written anywhere as an
 identifier (a macro body, an initialiser the IR does not model), nothing is renamed and the
 clash stays an error. A renamed file can therefore never call the other file's function by
-mistake. Type names both files define are renamed at every token of the second file (see
-rename_apart); macros are not renamed (a clash there is still an error).
+mistake. Type names both files define, and macros both define differently, are renamed at
+every token of the second file (see rename_apart); a macro is not renamed when a header the
+second file includes mentions it (that header would see another macro: still an error).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.diagnostics import Diagnostic, Severity
@@ -92,26 +94,54 @@ def _leftovers(data: bytes, name: str, covered: set[tuple[int, int]]) -> list[in
             if (start, end) not in covered]
 
 
-def _tokens(data: bytes, name: str) -> list[tuple[int, int]]:
+def _tokens(data: bytes, name: str, members: bool = False) -> list[tuple[int, int]]:
     """Every identifier token `name` outside comments and strings, except member names
-    (after `.` or `->`)."""
+    (after `.` or `->`) unless `members` (a macro expands there too)."""
     code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
     out = []
     for m in re.finditer(rb"(?<![\w.])" + re.escape(name.encode()) + rb"\b", code):
         if not code[:m.start()].rstrip().endswith(b"->"):
             out.append((m.start(), m.end()))
+    if members:
+        out += [(m.start(), m.end()) for m in re.finditer(
+            rb"(?<=\.)" + re.escape(name.encode()) + rb"\b", code)]
+        out += [(m.start(), m.end()) for m in re.finditer(
+            rb"(?<![\w.])" + re.escape(name.encode()) + rb"\b", code)
+            if code[:m.start()].rstrip().endswith(b"->")]
+        out.sort()
     return out
 
 
-def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
-                 types: tuple[str, ...] = ()) -> Renaming:
-    """u2's text with the functions and variables it shares names with u1 renamed to
-    `{prefix}_{name}`, and the type names in `types` (both files define them) too.
+def _header_using(unit: TranslationUnit, name: str) -> str | None:
+    """The first header `unit` read that writes `name` as an identifier, if any."""
+    for path in unit.includes:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return path  # cannot tell: count it as a use
+        if _tokens(data, name, members=True):
+            return path
+    return None
 
-    A type name is renamed at every token of the file: the renamed name exists nowhere
-    else, so a token that meant something other than the file's own type (a header's
-    entity of that name) can only fail to compile, which the caller checks by parsing the
-    result; it can never silently mean the other file's type."""
+
+def _define_line(data: bytes, name: str) -> int:
+    m = re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", data,
+                  re.M)
+    return data.count(b"\n", 0, m.start()) + 1 if m else 1
+
+
+def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
+                 types: tuple[str, ...] = (), macros: tuple[str, ...] = ()) -> Renaming:
+    """u2's text with the functions and variables it shares names with u1 renamed to
+    `{prefix}_{name}`, and the type names in `types` (both files define them) and the macros
+    in `macros` (both files define them differently) too.
+
+    A type or macro name is renamed at every token of the file (its #define, #ifdef, #undef
+    and every use): the renamed name exists nowhere else, so a token that meant something
+    other than the file's own type (a header's entity of that name) can only fail to
+    compile, which the caller checks by parsing the result; it can never silently mean the
+    other file's. The one way a renamed macro could change meaning is a header of u2 that
+    uses it (it would expand the other file's macro, or none): then it is not renamed."""
     first, second = _defined(u1), _defined(u2)
     rw = Rewriter(u2.source)
     renamed: dict[str, str] = {}
@@ -120,6 +150,19 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
         new = f"{prefix}_{name}"
         for start, end in _tokens(u2.source.data, name):
             rw.replace_range(start, end, new, f"type '{name}' renamed apart")
+        renamed[name] = new
+    for name in sorted(set(macros) - set(types) - set(second)):
+        header = _header_using(u2, name)
+        if header is not None:
+            line = _define_line(u2.source.data, name)
+            diags.append(Diagnostic(
+                Severity.ERROR, f"macro '{name}' is defined differently in {u1.path} and cannot "
+                f"be renamed in this file: the header {header} uses it; rename it in one of "
+                "the files", u2.path, line, source_line=u2.source.line_text(line)))
+            continue
+        new = f"{prefix}_{name}"
+        for start, end in _tokens(u2.source.data, name, members=True):
+            rw.replace_range(start, end, new, f"macro '{name}' renamed apart")
         renamed[name] = new
     for name in sorted(set(first) & set(second)):
         spans, bad = _occurrences(u2, name, second[name])
