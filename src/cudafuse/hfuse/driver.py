@@ -17,6 +17,7 @@ from cudafuse.hfuse.codegen import (
 )
 from cudafuse.hfuse.parts import Part, Shape, build_part, label_conflicts, shared_conflicts
 from cudafuse.hfuse.remap import Names, helper_copies
+from cudafuse.hfuse.rename import identifier_tokens
 from cudafuse.hfuse.templates import KernelRef, bind, namespace_aliases, parse_kernel_ref
 from cudafuse.ir.program import TranslationUnit
 
@@ -130,6 +131,17 @@ def clashes(u1: TranslationUnit, u2: TranslationUnit) -> list[Diagnostic]:
         if m1[name][0] != m2[name][0]:
             out.append(Diagnostic(Severity.ERROR, f"macro '{name}' is defined differently in "
                                   f"{u1.path}:{m1[name][1]}", u2.path, m2[name][1]))
+    # A macro only one file defines reaches the other file's code in the output: the second
+    # text follows the first, and the fused kernel (both bodies) follows both.
+    for ua, ma, ub, mb in ((u1, m1, u2, m2), (u2, m2, u1, m1)):
+        for name in sorted(set(ma) - set(mb)):
+            used = identifier_tokens(ub.source.data, name, members=True)
+            if used:
+                line, col = ub.source.line_col(used[0][0])
+                out.append(Diagnostic(
+                    Severity.ERROR, f"'{name}' is a macro in {ua.path}:{ma[name][1]}, which "
+                    "would expand here once both files are in one; rename one of them",
+                    ub.path, line, col, source_line=ub.source.line_text(line)))
     return out
 
 

@@ -90,11 +90,11 @@ def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
 
 def _leftovers(data: bytes, name: str, covered: set[tuple[int, int]]) -> list[int]:
     """Lines where `name` is still written as an identifier outside comments and strings."""
-    return [data.count(b"\n", 0, start) + 1 for start, end in _tokens(data, name)
+    return [data.count(b"\n", 0, start) + 1 for start, end in identifier_tokens(data, name)
             if (start, end) not in covered]
 
 
-def _tokens(data: bytes, name: str, members: bool = False) -> list[tuple[int, int]]:
+def identifier_tokens(data: bytes, name: str, members: bool = False) -> list[tuple[int, int]]:
     """Every identifier token `name` outside comments and strings, except member names
     (after `.` or `->`) unless `members` (a macro expands there too)."""
     code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
@@ -119,7 +119,7 @@ def _header_using(unit: TranslationUnit, name: str) -> str | None:
             data = Path(path).read_bytes()
         except OSError:
             return path  # cannot tell: count it as a use
-        if _tokens(data, name, members=True):
+        if identifier_tokens(data, name, members=True):
             return path
     return None
 
@@ -148,7 +148,7 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
     diags: list[Diagnostic] = []
     for name in sorted(set(types) - set(second)):
         new = f"{prefix}_{name}"
-        for start, end in _tokens(u2.source.data, name):
+        for start, end in identifier_tokens(u2.source.data, name):
             rw.replace_range(start, end, new, f"type '{name}' renamed apart")
         renamed[name] = new
     for name in sorted(set(macros) - set(types) - set(second)):
@@ -161,7 +161,7 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
                 "the files", u2.path, line, source_line=u2.source.line_text(line)))
             continue
         new = f"{prefix}_{name}"
-        for start, end in _tokens(u2.source.data, name, members=True):
+        for start, end in identifier_tokens(u2.source.data, name, members=True):
             rw.replace_range(start, end, new, f"macro '{name}' renamed apart")
         renamed[name] = new
     for name in sorted(set(first) & set(second)):
