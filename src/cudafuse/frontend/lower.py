@@ -121,8 +121,8 @@ class Lowerer:
         # Functions and globals may be declared before they are defined (a kernel prototype
         # above main()): name them all by their first declaration, so that a call, a launch
         # or a use matches the Function or GlobalVar lowered from the definition.
-        # Cached by the cursor's identity (kind and Decl pointer): calls name their callee,
-        # declarations their type's, over and over.
+        # Cached by the cursor's identity (kind and Decl pointer): the same callee or
+        # variable is named over and over.
         key = (cursor._kind_id, cursor.data[0])
         got = self._decls.get(key)
         if got is None:
