@@ -126,3 +126,24 @@ def test_a_macro_of_one_file_written_in_the_other(tmp_path: Path, order: str) ->
     assert f"{b}:2:7: error: 'N' is a macro in {a}:1, which would expand here once both " \
         "files are in one" in res.output, res.output
     assert not (tmp_path / "out.cu").exists()
+
+
+@pytest.mark.parametrize("after", ["#undef K\n", "#undef K\n#define K 4.0f\n"])
+@pytest.mark.parametrize("mode", ["thread", "block"])
+def test_a_macro_changed_after_the_kernel(tmp_path: Path, after: str, mode: str) -> None:
+    # The fused kernel follows the whole file: it would see K undefined (the output did not
+    # compile) or redefined (it would silently compute with 4.0f).
+    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    a.write_text("#define K 3.0f\n__global__ void ka(float *o) { o[threadIdx.x] = K; }\n"
+                 + after)
+    b.write_text("__global__ void kb(float *o) { o[threadIdx.x] = 1.0f; }\n")
+    res = hfuse(str(a), str(b), "--block1", "32", "--block2", "32", "--mode", mode, "-o",
+                str(tmp_path / "out.cu"))
+    assert res.exit_code == 1
+    assert f"{a}:2:49: error: macro 'K' is #undef'd or redefined after 'ka'" in res.output, \
+        res.output
+    assert not (tmp_path / "out.cu").exists()
+    # Streams mode launches the kernels where they are: nothing to refuse.
+    res = hfuse(str(a), str(b), "--block1", "32", "--block2", "32", "--mode", "streams",
+                "-o", str(tmp_path / "out.cu"))
+    assert res.exit_code == 0, res.output

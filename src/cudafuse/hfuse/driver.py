@@ -112,6 +112,44 @@ def _macros(unit: TranslationUnit) -> dict[str, tuple[str, int]]:
             for m in _DEFINE.finditer(text)}
 
 
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)([^\n]*(?:\\\n[^\n]*)*)",
+                        re.M)
+
+
+def _macro_state(text: bytes, name: str, upto: int) -> bytes | None:
+    """The body of macro `name` in force at byte `upto` of `text` (None: not defined), from
+    the file's own #define/#undef lines."""
+    state = None
+    for m in _DIRECTIVE.finditer(text, 0, upto):
+        if m.group(2).decode() == name:
+            state = b" ".join(m.group(3).split()) if m.group(1) == b"define" else None
+    return state
+
+
+def stale_macros(p: Part) -> list[Diagnostic]:
+    """The fused kernel (and the helpers a part copies) follow the input texts: a macro the
+    kernel uses that the file later #undefs or redefines would mean something else there."""
+    text = p.unit.source.data
+    names = {m.group(2).decode() for m in _DIRECTIVE.finditer(text)}
+    out = []
+    for fn in (p.fn, *p.copies.functions):
+        if fn.span.file != p.unit.path:
+            continue
+        body = text[fn.span.start:fn.span.end]
+        for name in sorted(names):
+            used = identifier_tokens(body, name, members=True)
+            if used and _macro_state(text, name, fn.span.start) != \
+                    _macro_state(text, name, len(text)):
+                line, col = p.unit.source.line_col(fn.span.start + used[0][0])
+                out.append(Diagnostic(
+                    Severity.ERROR, f"macro '{name}' is #undef'd or redefined after "
+                    f"'{fn.name}', whose copy in the fused kernel follows the whole file and "
+                    "would see that; move the #undef/#define, or drop it",
+                    p.unit.path, line, col, source_line=p.unit.source.line_text(line)))
+                break
+    return out
+
+
 def macro_clashes(u1: TranslationUnit, u2: TranslationUnit) -> tuple[str, ...]:
     """Macros both files #define, with different bodies."""
     m1, m2 = _macros(u1), _macros(u2)
@@ -173,7 +211,8 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     p1, d1 = build_part(1, u1, k1, opts.block1, part_mode, opts.block_sources[0])
     p2, d2 = build_part(2, u2, k2, opts.block2, part_mode, opts.block_sources[1])
     diags = [] if streams else \
-        d1 + d2 + shared_conflicts(p1, p2, opts.mode) + label_conflicts(p1, p2)
+        d1 + d2 + shared_conflicts(p1, p2, opts.mode) + label_conflicts(p1, p2) + \
+        stale_macros(p1) + [d for d in stale_macros(p2) if d not in stale_macros(p1)]
     if not one_file:
         diags += clashes(u1, u2)
     total = p1.block.count + p2.block.count if opts.mode == "thread" else \
