@@ -111,3 +111,27 @@ def test_cxx_pch_is_not_used_when_the_headers_could_parse_differently(
     result = parse_file(str(src), opts)
     assert [f.name for f in result.unit.functions] == ["k", "count"]
     assert not list(cache.glob("shim-cxx-*.pch"))
+
+
+def test_a_cxx_pch_that_does_not_build_is_not_retried(cache: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from cudafuse.frontend import parse, pch
+
+    # A header clang rejects stands for a library version the PCH cannot be built with.
+    monkeypatch.setattr(parse, "CXX_HEADERS", (*pch.CXX_HEADERS, "no_such_header_cf"))
+    src = tmp_path / "cxx.cu"
+    src.write_text(CXX_FILE)
+    builds: list[str] = []
+    real_parse = pch.ci.Index.parse
+
+    def counting(self, path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        builds.append(str(path))
+        return real_parse(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(pch.ci.Index, "parse", counting)
+    for _ in range(2):
+        result = parse_file(str(src))
+        assert [f.name for f in result.unit.functions] == ["k", "count"]
+    (failed,) = cache.glob("shim-cxx-*.failed")
+    assert "no_such_header_cf" in failed.read_text()
+    assert len([b for b in builds if b.endswith(".h") and "shim-cxx-" in b]) == 1

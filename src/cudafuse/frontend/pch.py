@@ -14,8 +14,9 @@ parse, more than the rest of loading it.
 The cache key covers everything the PCH depends on: the shim and stand-in headers, the
 libclang build, and the arguments the PCH is built with. User -D/-I options are not part of
 the PCH (clang accepts extra macros and search paths on top of one). Whenever a PCH cannot be
-built, saved or loaded, parsing goes on without it: it only ever costs speed. Set
-CUDAFUSE_NO_PCH=1 to bypass it.
+built, saved or loaded, parsing goes on without it: it only ever costs speed. A PCH whose
+headers clang rejects leaves a `.failed` file with clang's messages under the same key, so
+that the build is not attempted again on every parse. Set CUDAFUSE_NO_PCH=1 to bypass it.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ def shim_pch(shim: Path, include_root: Path, args: list[str],
         target = cache_dir() / (f"shim-cxx-{key}.pch" if headers else f"shim-{key}.pch")
         if target.is_file():
             return str(target)
+        failed = target.with_suffix(".failed")
+        if failed.is_file():
+            return None  # it does not build here (a header clang rejects): do not retry
         target.parent.mkdir(parents=True, exist_ok=True)
         source = shim
         if headers:
@@ -79,6 +83,9 @@ def shim_pch(shim: Path, include_root: Path, args: list[str],
             str(source), args=[*args, *BUILD_ONLY], options=ci.TranslationUnit.PARSE_INCOMPLETE
             | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
         if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
+            # Remembered, with why, under the same key: the build costs up to a second, and
+            # would fail the same way on every parse until the headers or libclang change.
+            _write_atomically(failed, "\n".join(d.spelling for d in tu.diagnostics) + "\n")
             return None
         import tempfile  # only when building: keeps start-up short
 
