@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import clang.cindex as ci
 
+from cudafuse.ir.source import Span
+
 # CXUnaryOperatorKind (clang-c/Index.h, LLVM 17+).
 _UNARY = {1: ("++", True), 2: ("--", True), 3: ("++", False), 4: ("--", False), 5: ("&", False),
           6: ("*", False), 7: ("+", False), 8: ("-", False), 9: ("~", False), 10: ("!", False)}
@@ -143,11 +145,6 @@ def _cursor_or_none(res: ci.Cursor, tu: object) -> ci.Cursor | None:
     return res
 
 
-def extent_function() -> Callable[[ci.Cursor], ci.SourceRange]:
-    """clang_getCursorExtent itself, for loops that call it once per cursor."""
-    return _raw_lib().clang_getCursorExtent
-
-
 def referenced(cursor: ci.Cursor) -> ci.Cursor | None:
     """cursor.referenced, without cindex's result converter (two more C calls)."""
     return _cursor_or_none(_raw_lib().clang_getCursorReferenced(cursor), cursor._tu)
@@ -233,8 +230,11 @@ class Locations:
 MACRO_BIT = 1 << 31
 
 
+_new_span = tuple.__new__  # Span(...) without the generated __new__'s Python frame
+
+
 class Spans:
-    """(file, start, end, line, col) of cursors' extents, for one translation unit.
+    """Cursors' extents as Spans of the main file, for one translation unit.
 
     Locations in the main file are decoded from the range's raw encodings (start of the main
     file plus offset) and lines from the source text: one C call per cursor instead of five.
@@ -248,18 +248,22 @@ class Spans:
         self.line_col = line_col
         self.types: dict[tuple[int, int | None], str] = {}
         self.endpoints: dict[int, tuple[str, int, int, int]] = {}
+        self._extent = _raw_lib().clang_getCursorExtent
 
-    def __call__(self, cursor: ci.Cursor) -> tuple[str, int, int, int, int]:
-        raw = _raw_lib()
-        ext = raw.clang_getCursorExtent(cursor)
+    def span(self, cursor: ci.Cursor) -> Span:
+        """The cursor's extent; outside the main file, its file, line and column with an
+        empty range. (The lowering calls this once per IR node.)"""
+        ext = self._extent(cursor)
         base = self.base
         if base is not None:
             a, b = ext.begin_int_data - base, ext.end_int_data - base
             if not (ext.begin_int_data | ext.end_int_data) & MACRO_BIT and \
                     0 <= a <= b <= self.size:
-                line, col = self.line_col(a)
-                return self.main, a, b, line, col
-        return self.exact(ext)
+                return _new_span(Span, (self.main, a, b, *self.line_col(a)))
+        fname, start, end, line, col = self.exact(ext)
+        if fname != self.main:
+            return Span(fname, 0, 0, line, col)
+        return Span(fname, start, max(end, start), line, col)
 
     def exact(self, ext: ci.SourceRange) -> tuple[str, int, int, int, int]:
         # Cached per endpoint: the cursors inside one macro expansion share many endpoints.

@@ -7,7 +7,6 @@ import re
 import clang.cindex as ci
 
 from cudafuse.frontend.clang_api import (
-    MACRO_BIT,
     Locations,
     Spans,
     arguments,
@@ -15,7 +14,6 @@ from cudafuse.frontend.clang_api import (
     canonical,
     children,
     evaluate,
-    extent_function,
     main_file_base,
     referenced,
     spelling,
@@ -52,8 +50,6 @@ _CONDITIONAL, _INIT_LIST, _CXX_UNARY = (K.CONDITIONAL_OPERATOR.value, K.INIT_LIS
 _CAST_IDS = frozenset(k.value for k in _CAST_KINDS)
 _VAR_DECL_ID, _COMPOUND_ID, _DECL_STMT_ID = (K.VAR_DECL.value, K.COMPOUND_STMT.value,
                                              K.DECL_STMT.value)
-
-_new_span = tuple.__new__  # Span(...) without the generated __new__'s Python frame
 
 
 def _kind_class(kind_id: int, cache: dict[int, str] = {}) -> str:  # noqa: B006 - a cache
@@ -109,9 +105,7 @@ class Lowerer:
         self._decls: dict[tuple[int, int], str] = {}
         self._var_types: dict[tuple[int, int], tuple[str, bool, tuple[int, ...]]] = {}
         self._param_types: dict[tuple[int, int], tuple[str, bool, str, bool, bool]] = {}
-        self._path, self._size, self._base = source.path, len(source.data), base
-        self._line_col = source.line_col
-        self._extent = extent_function()
+        self.span = self.spans.span  # bound once: called for every IR node
         self._type_spelling = self.spans.type_spelling
         self._depth = 0
 
@@ -130,20 +124,6 @@ class Lowerer:
             fname, _, _, offset = self.loc(target.location)
             got = self._decls[key] = f"{spelling(target)}@{fname}:{offset}"
         return got
-
-    def span(self, cursor: ci.Cursor) -> Span:
-        # Spans.__call__ inlined for the main-file case: this runs once per IR node.
-        ext = self._extent(cursor)
-        base = self._base
-        if base is not None:
-            a, b = ext.begin_int_data - base, ext.end_int_data - base
-            if not (ext.begin_int_data | ext.end_int_data) & MACRO_BIT and \
-                    0 <= a <= b <= self._size:
-                return _new_span(Span, (self._path, a, b, *self._line_col(a)))
-        fname, start, end, line, col = self.spans.exact(ext)
-        if fname != self._path:
-            return Span(fname, 0, 0, line, col)
-        return Span(fname, start, max(end, start), line, col)
 
     def name_span(self, cursor: ci.Cursor) -> Span:
         fname, line, col, offset = self.loc(cursor.location)
