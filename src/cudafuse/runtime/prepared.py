@@ -24,6 +24,7 @@ import numpy as np
 
 from cudafuse.runtime import convert
 from cudafuse.runtime.convert import Item
+from cudafuse.runtime.worker import pack_args
 
 
 class Prepared:
@@ -85,27 +86,18 @@ class GpuPrepared(Prepared):
         super().__init__(label, args, items)
         self._drv, self._entry, self._op = drv, entry, op
         self._buffers: list[tuple[Any, np.ndarray]] = []
-        keep: list[Any] = []
-        ptrs: list[int] = []
+
+        def device(host: np.ndarray) -> int:
+            dev = drv.mem_alloc(max(host.nbytes, 1))
+            drv.memcpy_htod(dev, host)
+            self._buffers.append((dev, host))
+            return int(dev)
+
         try:
-            for kind, value in items:
-                if kind == "a":
-                    host = np.array(value, copy=True, order="C")
-                    dev = drv.mem_alloc(max(host.nbytes, 1))
-                    drv.memcpy_htod(dev, host)
-                    self._buffers.append((dev, host))
-                    buf: Any = ctypes.c_void_p(int(dev))
-                elif kind == "same":
-                    buf = ctypes.c_void_p(keep[value].value)
-                else:
-                    buf = ctypes.create_string_buffer(bytes(value), max(len(value), 16))
-                keep.append(buf)
-                ptrs.append(ctypes.addressof(buf))
+            self._argv, self._keep = pack_args(items, device)
         except BaseException:
             self.close()
             raise
-        self._keep = keep
-        self._argv = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
         self._ret = ctypes.create_string_buffer(16)
         if cfg is not None:
             self._dims = (ctypes.c_uint * 6)(*cfg[:6])

@@ -9,28 +9,40 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
 
 
-def _argv(items: list[tuple[str, Any]]) -> tuple[Any, list[Any], list[np.ndarray]]:
+def pack_args(items: list[tuple[str, Any]], place: Callable[[np.ndarray], int]
+              ) -> tuple[Any, list[Any]]:
+    """The void** argument vector of a trampoline call, and the buffers it points into (keep
+    them alive while it is used). `place` receives a fresh C-ordered copy of each array
+    argument and returns the address to pass (the copy's own, or a device buffer's)."""
     keep: list[Any] = []
-    arrays: list[np.ndarray] = []
     ptrs: list[int] = []
     for kind, value in items:
         if kind == "a":
-            arr = np.array(value, copy=True, order="C")
-            arrays.append(arr)
-            buf: Any = ctypes.c_void_p(arr.ctypes.data)
+            buf: Any = ctypes.c_void_p(place(np.array(value, copy=True, order="C")))
         elif kind == "same":
             buf = ctypes.c_void_p(keep[value].value)
         else:
             buf = ctypes.create_string_buffer(bytes(value), max(len(value), 16))
         keep.append(buf)
         ptrs.append(ctypes.addressof(buf))
-    argv = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
+    return (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs), keep
+
+
+def _argv(items: list[tuple[str, Any]]) -> tuple[Any, list[Any], list[np.ndarray]]:
+    arrays: list[np.ndarray] = []
+
+    def host(arr: np.ndarray) -> int:
+        arrays.append(arr)
+        return int(arr.ctypes.data)
+
+    argv, keep = pack_args(items, host)
     return argv, keep, arrays
 
 
