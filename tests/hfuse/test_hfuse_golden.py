@@ -1,7 +1,7 @@
 """Golden tests of `cudafuse hfuse`: each tests/hfuse/golden/*.cu names its command on a
-`// RUN:` line; its standard output is checked with FileCheck against the file's `// CODE:`
-lines and its standard error against the `// DIAG:` lines. The emitted files are also
-compiled with nvcc where it is installed."""
+`// RUN:` line (%s: the file, %S: its directory); its standard output is checked with
+FileCheck against the file's `// CODE:` lines and its standard error against the `// DIAG:`
+lines. The emitted files are also compiled with nvcc where it is installed."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def filecheck(path: Path, prefix: str, text: str) -> subprocess.CompletedProcess
 
 def run(path: Path) -> subprocess.CompletedProcess[str]:
     line = next(x for x in path.read_text().splitlines() if x.startswith("// RUN:"))
-    args = shlex.split(line[len("// RUN:"):].replace("%s", str(path)))
+    # %s: this file; %S: its directory (for a case whose first input lives elsewhere).
+    args = shlex.split(line[len("// RUN:"):].replace("%S", str(path.parent))
+                       .replace("%s", str(path)))
     return subprocess.run([sys.executable, "-m", "cudafuse", *args], capture_output=True,
                           text=True, timeout=120)
 

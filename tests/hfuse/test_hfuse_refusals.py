@@ -107,7 +107,7 @@ def test_two_files_with_clashing_names(tmp_path: Path) -> None:
     # that a header of the second file uses: the header would expand the other macro.
     assert "'f' is defined in both inputs: in the output, this file's is" not in res.output
     assert "'g'" not in res.output  # a prototype in both is no clash
-    assert f"{b}:1: error: macro 'W' is defined differently in {a} and cannot be renamed in " \
+    assert f"{b}:1:9: error: macro 'W' is defined differently in {a} and cannot be renamed in " \
         f"this file: the header {tmp_path / 'w.h'} uses it" in res.output, res.output
     assert not (tmp_path / "out.cu").exists()
 

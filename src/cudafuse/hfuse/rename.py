@@ -124,10 +124,11 @@ def _header_using(unit: TranslationUnit, name: str) -> str | None:
     return None
 
 
-def _define_line(data: bytes, name: str) -> int:
-    m = re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", data,
+def _define_offset(data: bytes, name: str) -> int:
+    """Where `#define name` names it (0 if the file has none)."""
+    m = re.search(rb"^[ \t]*#[ \t]*define[ \t]+(" + re.escape(name.encode()) + rb")\b", data,
                   re.M)
-    return data.count(b"\n", 0, m.start()) + 1 if m else 1
+    return m.start(1) if m else 0
 
 
 def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
@@ -154,11 +155,11 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
     for name in sorted(set(macros) - set(types) - set(second)):
         header = _header_using(u2, name)
         if header is not None:
-            line = _define_line(u2.source.data, name)
+            line, col = u2.source.line_col(_define_offset(u2.source.data, name))
             diags.append(Diagnostic(
                 Severity.ERROR, f"macro '{name}' is defined differently in {u1.path} and cannot "
                 f"be renamed in this file: the header {header} uses it; rename it in one of "
-                "the files", u2.path, line, source_line=u2.source.line_text(line)))
+                "the files", u2.path, line, col, source_line=u2.source.line_text(line)))
             continue
         new = f"{prefix}_{name}"
         for start, end in identifier_tokens(u2.source.data, name, members=True):
