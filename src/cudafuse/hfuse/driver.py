@@ -211,8 +211,10 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     p1, d1 = build_part(1, u1, k1, opts.block1, part_mode, opts.block_sources[0])
     p2, d2 = build_part(2, u2, k2, opts.block2, part_mode, opts.block_sources[1])
     diags = [] if streams else \
-        d1 + d2 + shared_conflicts(p1, p2, opts.mode) + label_conflicts(p1, p2) + \
-        stale_macros(p1) + [d for d in stale_macros(p2) if d not in stale_macros(p1)]
+        d1 + d2 + shared_conflicts(p1, p2, opts.mode) + label_conflicts(p1, p2)
+    if not streams:
+        stale = stale_macros(p1)  # one file: its two parts may copy the same helper
+        diags += stale + [d for d in stale_macros(p2) if d not in stale]
     if not one_file:
         diags += clashes(u1, u2)
     total = p1.block.count + p2.block.count if opts.mode == "thread" else \
