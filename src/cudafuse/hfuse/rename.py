@@ -98,17 +98,16 @@ def identifier_tokens(data: bytes, name: str, members: bool = False) -> list[tup
     """Every identifier token `name` outside comments and strings, except member names
     (after `.` or `->`) unless `members` (a macro expands there too)."""
     code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
-    out = []
-    for m in re.finditer(rb"(?<![\w.])" + re.escape(name.encode()) + rb"\b", code):
-        if not code[:m.start()].rstrip().endswith(b"->"):
-            out.append((m.start(), m.end()))
+    word = re.escape(name.encode()) + rb"\b"
     if members:
-        out += [(m.start(), m.end()) for m in re.finditer(
-            rb"(?<=\.)" + re.escape(name.encode()) + rb"\b", code)]
-        out += [(m.start(), m.end()) for m in re.finditer(
-            rb"(?<![\w.])" + re.escape(name.encode()) + rb"\b", code)
-            if code[:m.start()].rstrip().endswith(b"->")]
-        out.sort()
+        return [(m.start(), m.end()) for m in re.finditer(rb"(?<!\w)" + word, code)]
+    out = []
+    for m in re.finditer(rb"(?<![\w.])" + word, code):
+        k = m.start()
+        while k and code[k - 1] in b" \t\r\n":
+            k -= 1
+        if code[k - 2:k] != b"->":
+            out.append((m.start(), m.end()))
     return out
 
 
