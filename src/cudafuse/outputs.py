@@ -13,19 +13,13 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:
     Readers see either the old file or the whole new one. An existing file keeps its mode;
     a symlink is written through (its target is replaced, the link stays), as `cp` would.
     """
-    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    tmp = _write_temp(str(path), data)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
+        os.replace(tmp, _target(str(path)))
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -46,3 +40,104 @@ def depfile_text(target: str, deps: list[str]) -> str:
     lines = [f"{_escape_make(target)}: " + " \\\n  ".join(_escape_make(d) for d in deps)]
     lines += [f"\n{_escape_make(d)}:" for d in deps[1:]]
     return "".join(lines) + "\n"
+
+
+class OutputSet:
+    """Every file one run writes (`-o`, `--report`, `--dot`, `-MF`, `--save`...), checked
+    before any work is done and written together at the end.
+
+    A compiler step must never lose a user's file: no output may be an input of the run (the
+    source, a header it read, a spec) or another output of the same run, and each must be
+    creatable (its directory exists, it is not a directory). `check` raises one error (exit
+    2) listing every violation, before anything is written. `commit` writes all staged files
+    to temporaries first and renames them only when every one was written, so a run that
+    fails leaves no target behind (make would take a stale target for an up-to-date one).
+    """
+
+    def __init__(self, inputs: list[str] | tuple[str, ...] = ()) -> None:
+        self._inputs: list[str] = [p for p in inputs if p and p != "-"]
+        self._outputs: list[tuple[str, str]] = []  # (option, path)
+        self._staged: dict[str, bytes] = {}
+
+    def add_inputs(self, paths: list[str] | tuple[str, ...]) -> None:
+        self._inputs += [p for p in paths if p and p != "-"]
+
+    def declare(self, option: str, path: str | None) -> None:
+        """A path the run will write; None (option not given) and '-' (stdout) are skipped."""
+        if path and path != "-":
+            self._outputs.append((option, path))
+
+    @property
+    def declared(self) -> list[str]:
+        return [p for _, p in self._outputs]
+
+    def check(self) -> None:
+        from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
+
+        problems: list[str] = []
+        seen: dict[str, str] = {}
+        inputs = {_identity(p): p for p in self._inputs}
+        for option, path in self._outputs:
+            ident = _identity(path)
+            if ident in inputs:
+                problems.append(f"{option} '{path}' is an input of this run "
+                                f"('{inputs[ident]}'); cudafuse never overwrites its inputs")
+            elif ident in seen:
+                problems.append(f"{option} '{path}' is also written by {seen[ident]}")
+            seen.setdefault(ident, option)
+            parent = os.path.dirname(path) or "."
+            if os.path.isdir(path):
+                problems.append(f"{option} '{path}' is a directory")
+            elif not os.path.isdir(parent):
+                problems.append(f"{option} '{path}': directory '{parent}' does not exist")
+        if problems:
+            raise CudafuseError([Diagnostic(Severity.ERROR, p) for p in problems], status=2)
+
+    def put(self, path: str, data: bytes | str) -> None:
+        """Stage `data` for `path` (a declared output); nothing is written before commit."""
+        if path not in self.declared:
+            raise ValueError(f"{path} was not declared as an output")
+        self._staged[path] = data.encode("utf-8") if isinstance(data, str) else data
+
+    def commit(self) -> None:
+        """Write every staged file: all temporaries first, then the renames."""
+        staged: list[tuple[str, Path]] = []
+        try:
+            for path, data in self._staged.items():
+                staged.append((path, _write_temp(path, data)))
+            for path, tmp in staged:
+                os.replace(tmp, _target(path))
+        except BaseException:
+            for _, tmp in staged:
+                tmp.unlink(missing_ok=True)
+            raise
+        self._staged.clear()
+
+
+def _identity(path: str) -> tuple[int, int] | str:
+    """A key equal for two spellings of one file: (device, inode) when it exists, else the
+    resolved path (symlinks followed, so `out.cu` and a link to it collide)."""
+    try:
+        st = os.stat(path)
+        return (st.st_dev, st.st_ino)
+    except OSError:
+        return os.path.realpath(path)
+
+
+def _target(path: str) -> Path:
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+
+
+def _write_temp(path: str, data: bytes) -> Path:
+    target = _target(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
