@@ -42,5 +42,5 @@ __global__ void atomics_other(const unsigned *u, unsigned *ru, unsigned long lon
   atomicCAS(&rl[2], 0ull, (unsigned long long)i + 1);
   atomicAdd(&rf[0], 0.5f);
   atomicExch(&rf[1], 2.5f);
-  atomicMax(&rf[2], (float)x);
+  atomicMax((int *)&rf[2], __float_as_int((float)x));  // no float atomicMax: x >= 0
 }

@@ -814,48 +814,73 @@ inline int __cudafuse_lane_id() { return int(::cudafuse_emu::g_block.cur & 31); 
 #define __cudafuse_dyn_smem() (static_cast<void *>(::cudafuse_emu::g_dyn_smem))
 
 // ---- atomics (fibers switch only at barriers and collectives, so plain RMW is atomic) ---
-#define CF_ATOMIC(NAME, EXPR) \
-  template <class T> inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); return old; }
+// CUDA 13's overload set for sm_90, as the front end's shim declares it: one non-template
+// function per type, so arguments convert as with nvcc and calls nvcc rejects (atomicAdd on
+// long long, atomicMax on float) do not compile here either. _block and _system variants have
+// the same types (atomicCAS on unsigned short has none). Signed adds wrap as on the GPU; float
+// adds (atom.add.f32, scalar and vector) flush subnormal inputs and results to signed zero.
+namespace cudafuse_emu {
+inline float at_ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+inline float at_fadd(float a, float b) { return at_ftz(at_ftz(a) + at_ftz(b)); }
+inline int at_wrap(long long x) { return (int)(unsigned)(unsigned long long)x; }
+}  // namespace cudafuse_emu
 #define CF_ATOMIC_T(NAME, EXPR, T) \
-  inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); return old; }
-#define CF_ATOMIC_ALL(NAME, EXPR) \
-  CF_ATOMIC_T(NAME, EXPR, int) CF_ATOMIC_T(NAME, EXPR, unsigned int) \
-  CF_ATOMIC_T(NAME, EXPR, unsigned long long) CF_ATOMIC_T(NAME, EXPR, long long) \
-  CF_ATOMIC_T(NAME, EXPR, float) CF_ATOMIC_T(NAME, EXPR, double)
+  inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); return old; } \
+  inline T NAME##_block(T *a, T v) { return NAME(a, v); } \
+  inline T NAME##_system(T *a, T v) { return NAME(a, v); }
 #define CF_ATOMIC_INT(NAME, EXPR) \
   CF_ATOMIC_T(NAME, EXPR, int) CF_ATOMIC_T(NAME, EXPR, unsigned int) \
-  CF_ATOMIC_T(NAME, EXPR, unsigned long long) CF_ATOMIC_T(NAME, EXPR, long long)
-CF_ATOMIC_ALL(atomicAdd, old + v)
-CF_ATOMIC_ALL(atomicSub, old - v)
-CF_ATOMIC_ALL(atomicExch, v)
-CF_ATOMIC_ALL(atomicMin, v < old ? v : old)
-CF_ATOMIC_ALL(atomicMax, v > old ? v : old)
+  CF_ATOMIC_T(NAME, EXPR, long long) CF_ATOMIC_T(NAME, EXPR, unsigned long long)
+CF_ATOMIC_T(atomicAdd, ::cudafuse_emu::at_wrap((long long)old + v), int)
+CF_ATOMIC_T(atomicAdd, old + v, unsigned int)
+CF_ATOMIC_T(atomicAdd, old + v, unsigned long long)
+CF_ATOMIC_T(atomicAdd, ::cudafuse_emu::at_fadd(old, v), float)
+CF_ATOMIC_T(atomicAdd, old + v, double)
+CF_ATOMIC_T(atomicAdd, (float2{::cudafuse_emu::at_fadd(old.x, v.x), \
+                               ::cudafuse_emu::at_fadd(old.y, v.y)}), float2)
+CF_ATOMIC_T(atomicAdd, (float4{::cudafuse_emu::at_fadd(old.x, v.x), \
+                               ::cudafuse_emu::at_fadd(old.y, v.y), \
+                               ::cudafuse_emu::at_fadd(old.z, v.z), \
+                               ::cudafuse_emu::at_fadd(old.w, v.w)}), float4)
+CF_ATOMIC_T(atomicSub, ::cudafuse_emu::at_wrap((long long)old - v), int)
+CF_ATOMIC_T(atomicSub, old - v, unsigned int)
+CF_ATOMIC_T(atomicExch, v, int)
+CF_ATOMIC_T(atomicExch, v, unsigned int)
+CF_ATOMIC_T(atomicExch, v, unsigned long long)
+CF_ATOMIC_T(atomicExch, v, float)
+CF_ATOMIC_INT(atomicMin, v < old ? v : old)
+CF_ATOMIC_INT(atomicMax, v > old ? v : old)
 CF_ATOMIC_INT(atomicAnd, old & v)
 CF_ATOMIC_INT(atomicOr, old | v)
 CF_ATOMIC_INT(atomicXor, old ^ v)
-#define CF_ATOMIC_CAS(T) \
-  inline T atomicCAS(T *a, T c, T v) { T old = *a; if (old == c) *a = v; return old; }
-CF_ATOMIC_CAS(int)
-CF_ATOMIC_CAS(unsigned int)
-CF_ATOMIC_CAS(unsigned long long)
-CF_ATOMIC_CAS(unsigned short)
-inline unsigned atomicInc(unsigned *a, unsigned v) {
-  unsigned old = *a; *a = old >= v ? 0 : old + 1; return old;
-}
-inline unsigned atomicDec(unsigned *a, unsigned v) {
-  unsigned old = *a; *a = (old == 0 || old > v) ? v : old - 1; return old;
-}
-#define CF_ATOMIC_SUFFIX(NAME) template <class... A> inline auto NAME##_block(A... a) { return NAME(a...); } \
-  template <class... A> inline auto NAME##_system(A... a) { return NAME(a...); }
-CF_ATOMIC_SUFFIX(atomicAdd) CF_ATOMIC_SUFFIX(atomicSub) CF_ATOMIC_SUFFIX(atomicExch)
-CF_ATOMIC_SUFFIX(atomicMin) CF_ATOMIC_SUFFIX(atomicMax) CF_ATOMIC_SUFFIX(atomicCAS)
-CF_ATOMIC_SUFFIX(atomicAnd) CF_ATOMIC_SUFFIX(atomicOr) CF_ATOMIC_SUFFIX(atomicXor)
-#undef CF_ATOMIC
+CF_ATOMIC_T(atomicInc, old >= v ? 0u : old + 1, unsigned int)
+CF_ATOMIC_T(atomicDec, (old == 0 || old > v) ? v : old - 1, unsigned int)
+#define CF_ATOMIC_CAS(NAME, T) \
+  inline T NAME(T *a, T c, T v) { T old = *a; if (old == c) *a = v; return old; }
+#define CF_ATOMIC_CAS_ALL(T) CF_ATOMIC_CAS(atomicCAS, T) CF_ATOMIC_CAS(atomicCAS_block, T) \
+  CF_ATOMIC_CAS(atomicCAS_system, T)
+CF_ATOMIC_CAS_ALL(int)
+CF_ATOMIC_CAS_ALL(unsigned int)
+CF_ATOMIC_CAS_ALL(unsigned long long)
+CF_ATOMIC_CAS(atomicCAS, unsigned short)
+// 128-bit atomicExch/atomicCAS (sm_90): any 16-byte, 16-aligned, trivially copyable type,
+// others dropping out by SFINAE as in crt/sm_90_rt.h. CAS compares the bytes, as the GPU does.
+#define CF_ATOMIC_128(T) typename std::enable_if<sizeof(T) == 16 && alignof(T) >= 16 && \
+  std::is_trivially_copyable<T>::value, T>::type
+#define CF_ATOMIC_EXCH128(NAME) template <class T> inline CF_ATOMIC_128(T) NAME(T *a, T v) { \
+    T old; memcpy(&old, a, 16); memcpy(a, &v, 16); return old; }
+#define CF_ATOMIC_CAS128(NAME) template <class T> inline CF_ATOMIC_128(T) NAME(T *a, T c, T v) { \
+    T old; memcpy(&old, a, 16); if (memcmp(&old, &c, 16) == 0) memcpy(a, &v, 16); return old; }
+CF_ATOMIC_EXCH128(atomicExch) CF_ATOMIC_EXCH128(atomicExch_block)
+CF_ATOMIC_EXCH128(atomicExch_system)
+CF_ATOMIC_CAS128(atomicCAS) CF_ATOMIC_CAS128(atomicCAS_block) CF_ATOMIC_CAS128(atomicCAS_system)
 #undef CF_ATOMIC_T
-#undef CF_ATOMIC_ALL
 #undef CF_ATOMIC_INT
 #undef CF_ATOMIC_CAS
-#undef CF_ATOMIC_SUFFIX
+#undef CF_ATOMIC_CAS_ALL
+#undef CF_ATOMIC_128
+#undef CF_ATOMIC_EXCH128
+#undef CF_ATOMIC_CAS128
 
 // ---- math and intrinsics ----------------------------------------------------------------
 using std::isfinite;

@@ -25,3 +25,6 @@ __device__ __half __hfma(__half, __half, __half);
 __device__ __half2 __hadd2(__half2, __half2);
 __device__ __half2 __hmul2(__half2, __half2);
 __device__ __half2 __hfma2(__half2, __half2, __half2);
+// cuda_fp16.h's atomics (unscoped only).
+__device__ __half2 atomicAdd(__half2 *const address, const __half2 val);
+__device__ __half atomicAdd(__half *const address, const __half val);
