@@ -116,3 +116,104 @@ def test_make_reads_the_depfile(tmp_path: Path) -> None:
     proc = subprocess.run([make, "-C", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "out.cu").exists()
+
+
+# OutputSet: the outputs of one run, checked up front and written together.
+
+def check_fails(outs: outputs.OutputSet) -> list[str]:
+    from cudafuse.diagnostics import CudafuseError
+
+    with pytest.raises(CudafuseError) as info:
+        outs.check()
+    assert info.value.status == 2
+    return [d.message for d in info.value.diagnostics]
+
+
+def test_output_over_an_input_even_through_a_link(tmp_path: Path) -> None:
+    src = tmp_path / "in.cu"
+    src.write_text("x")
+    (tmp_path / "link.cu").symlink_to(src)
+    os.link(src, tmp_path / "hard.cu")
+    outs = outputs.OutputSet([str(src)])
+    for option, name in (("-o", "link.cu"), ("--report", "hard.cu"), ("--dot", "in.cu")):
+        outs.declare(option, str(tmp_path / name))
+    messages = check_fails(outs)
+    assert len(messages) == 3
+    assert messages[0] == (f"-o '{tmp_path}/link.cu' would overwrite an input of this run "
+                           f"('{src}'); cudafuse never modifies its inputs")
+    assert src.read_text() == "x"
+
+
+def test_output_twice_and_missing_directories(tmp_path: Path) -> None:
+    outs = outputs.OutputSet()
+    outs.declare("-o", str(tmp_path / "o.cu"))
+    outs.declare("--report", str(tmp_path / "o.cu"))
+    outs.declare("--dot", str(tmp_path / "no" / "g.dot"))
+    outs.declare("-MF", str(tmp_path))
+    assert check_fails(outs) == [
+        f"--report '{tmp_path}/o.cu' is also written by -o",
+        f"--dot '{tmp_path}/no/g.dot': directory '{tmp_path}/no' does not exist",
+        f"-MF '{tmp_path}' is a directory"]
+
+
+def test_standard_output_only_where_allowed() -> None:
+    outs = outputs.OutputSet()
+    outs.declare("-o", "-", stdout=True)
+    outs.declare("--report", None)
+    outs.declare("--dot", "-")
+    assert outs.declared == []
+    assert check_fails(outs) == ["--dot '-': only -o writes to standard output; name a file"]
+
+
+def test_commit_writes_every_staged_file(tmp_path: Path) -> None:
+    outs = outputs.OutputSet()
+    for name in ("a.cu", "b.json"):
+        outs.declare("-o", str(tmp_path / name))
+    outs.check()
+    outs.put(str(tmp_path / "a.cu"), "A")
+    outs.put(str(tmp_path / "b.json"), b"B")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing before commit
+    outs.commit()
+    assert (tmp_path / "a.cu").read_text() == "A" and (tmp_path / "b.json").read_text() == "B"
+    assert leftovers(tmp_path) == []
+    with pytest.raises(ValueError):
+        outs.put(str(tmp_path / "undeclared"), "x")
+
+
+def test_commit_failure_replaces_no_target(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second temporary cannot be written: the first target keeps its content, no
+    temporary is left, and the error names the option (exit 1, not an internal error)."""
+    from cudafuse.diagnostics import CudafuseError
+
+    first, second = tmp_path / "a.cu", tmp_path / "b.json"
+    first.write_text("old")
+    outs = outputs.OutputSet()
+    outs.declare("-o", str(first))
+    outs.declare("--report", str(second))
+    outs.put(str(first), "new")
+    outs.put(str(second), "report")
+    real = outputs._write_temp
+
+    def full(path: str, data: bytes) -> Path:
+        if path == str(second):
+            raise OSError(28, "No space left on device")
+        return real(path, data)
+
+    monkeypatch.setattr(outputs, "_write_temp", full)
+    with pytest.raises(CudafuseError) as info:
+        outs.commit()
+    assert info.value.status == 1
+    assert info.value.diagnostics[0].message == (
+        f"--report '{second}': cannot write: No space left on device")
+    assert first.read_text() == "old" and not second.exists() and leftovers(tmp_path) == []
+
+
+def test_devices_are_written_in_place() -> None:
+    outs = outputs.OutputSet()
+    outs.declare("-o", "/dev/null")
+    outs.declare("--report", "/dev/null")
+    outs.check()  # one device may take several outputs
+    outs.put("/dev/null", "x")
+    outs.commit()
+    assert Path("/dev/null").is_char_device()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -49,22 +50,33 @@ class OutputSet:
     A compiler step must never lose a user's file: no output may be an input of the run (the
     source, a header it read, a spec) or another output of the same run, and each must be
     creatable (its directory exists, it is not a directory). `check` raises one error (exit
-    2) listing every violation, before anything is written. `commit` writes all staged files
-    to temporaries first and renames them only when every one was written, so a run that
-    fails leaves no target behind (make would take a stale target for an up-to-date one).
+    2) listing every violation, before anything is written; call it again after parsing,
+    with the headers the parse read added as inputs. `commit` writes all staged files to
+    temporaries first and renames them only when every one was written, so a run that fails
+    leaves no target behind (make would take a stale target for an up-to-date one).
+
+    An existing target that is not a regular file (/dev/null, a pipe) is written in place:
+    renaming a temporary over it would replace the device, and there is nothing to keep
+    whole.
     """
 
-    def __init__(self, inputs: list[str] | tuple[str, ...] = ()) -> None:
-        self._inputs: list[str] = [p for p in inputs if p and p != "-"]
+    def __init__(self, inputs: list[str | None] | tuple[str | None, ...] = ()) -> None:
+        self._inputs: list[str] = []
         self._outputs: list[tuple[str, str]] = []  # (option, path)
+        self._stdout: list[str] = []  # options given '-' where standard output is refused
         self._staged: dict[str, bytes] = {}
+        self.add_inputs(inputs)
 
-    def add_inputs(self, paths: list[str] | tuple[str, ...]) -> None:
+    def add_inputs(self, paths: list[str | None] | tuple[str | None, ...]) -> None:
         self._inputs += [p for p in paths if p and p != "-"]
 
-    def declare(self, option: str, path: str | None) -> None:
-        """A path the run will write; None (option not given) and '-' (stdout) are skipped."""
-        if path and path != "-":
+    def declare(self, option: str, path: str | None, stdout: bool = False) -> None:
+        """A path the run will write; None (option not given) is skipped, and so is '-'
+        where `stdout` says the option writes standard output for it (else `check` refuses
+        it: a file named '-' is never what was meant)."""
+        if path == "-" and not stdout:
+            self._stdout.append(option)
+        elif path and path != "-":
             self._outputs.append((option, path))
 
     @property
@@ -74,22 +86,29 @@ class OutputSet:
     def check(self) -> None:
         from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 
-        problems: list[str] = []
-        seen: dict[str, str] = {}
+        problems = [f"{option} '-': only -o writes to standard output; name a file"
+                    for option in self._stdout]
+        seen: dict[tuple[int, int] | str, str] = {}
         inputs = {_identity(p): p for p in self._inputs}
         for option, path in self._outputs:
             ident = _identity(path)
+            device = _is_special(path)
             if ident in inputs:
-                problems.append(f"{option} '{path}' is an input of this run "
-                                f"('{inputs[ident]}'); cudafuse never overwrites its inputs")
-            elif ident in seen:
+                also = "" if inputs[ident] == path else f" ('{inputs[ident]}')"
+                problems.append(f"{option} '{path}' would overwrite an input of this run"
+                                f"{also}; cudafuse never modifies its inputs")
+            elif ident in seen and not device:  # /dev/null may take several outputs
                 problems.append(f"{option} '{path}' is also written by {seen[ident]}")
             seen.setdefault(ident, option)
             parent = os.path.dirname(path) or "."
             if os.path.isdir(path):
                 problems.append(f"{option} '{path}' is a directory")
+            elif device:
+                continue
             elif not os.path.isdir(parent):
                 problems.append(f"{option} '{path}': directory '{parent}' does not exist")
+            elif not os.access(parent, os.W_OK | os.X_OK):
+                problems.append(f"{option} '{path}': directory '{parent}' is not writable")
         if problems:
             raise CudafuseError([Diagnostic(Severity.ERROR, p) for p in problems], status=2)
 
@@ -100,18 +119,48 @@ class OutputSet:
         self._staged[path] = data.encode("utf-8") if isinstance(data, str) else data
 
     def commit(self) -> None:
-        """Write every staged file: all temporaries first, then the renames."""
+        """Write every staged file: all temporaries first, then the renames, then the
+        targets that are devices or pipes. A file that cannot be written (disk full, a
+        permission lost since `check`) is an error naming its option; no target is then
+        replaced unless every temporary was written."""
         staged: list[tuple[str, Path]] = []
+        special = [p for p in self._staged if _is_special(p)]
+        path = ""
         try:
             for path, data in self._staged.items():
-                staged.append((path, _write_temp(path, data)))
+                if path not in special:
+                    staged.append((path, _write_temp(path, data)))
             for path, tmp in staged:
                 os.replace(tmp, _target(path))
-        except BaseException:
+            staged.clear()
+            for path in special:
+                with open(path, "wb") as fh:
+                    fh.write(self._staged[path])
+        except OSError as exc:
+            from cudafuse.diagnostics import error
+
+            option = next((o for o, p in self._outputs if p == path), "output")
+            raise error(f"{option} '{path}': cannot write: {exc.strerror or exc}") from None
+        finally:
             for _, tmp in staged:
                 tmp.unlink(missing_ok=True)
-            raise
         self._staged.clear()
+
+
+def depfile_output(output: str, make_deps: bool, depfile: str | None
+                   ) -> tuple[str, str | None]:
+    """The option and path of the depfile `-MD [-MF FILE]` asks for (OUTPUT.d by default),
+    or (option, None) when none is asked for. The depfile's target is the output file, so
+    `-o -` cannot have one."""
+    option = "-MF" if depfile else "-MD"
+    if not (make_deps or depfile):
+        return option, None
+    if output == "-":
+        from cudafuse.diagnostics import error
+
+        raise error(f"{option}: a depfile names the output file as its target; -o - has "
+                    "none (write the output to a file)", status=2)
+    return option, depfile or f"{output}.d"
 
 
 def _identity(path: str) -> tuple[int, int] | str:
@@ -122,6 +171,15 @@ def _identity(path: str) -> tuple[int, int] | str:
         return (st.st_dev, st.st_ino)
     except OSError:
         return os.path.realpath(path)
+
+
+def _is_special(path: str) -> bool:
+    """An existing target that is not a regular file or a directory (a device, a pipe)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _target(path: str) -> Path:
