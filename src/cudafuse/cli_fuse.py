@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,10 +11,12 @@ import click
 from cudafuse.cli import guarded, main, parse_options, print_diagnostics
 from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.outputs import depfile_text, write_atomic
+from cudafuse.outputs import OutputSet, depfile_output, depfile_text
 
 if TYPE_CHECKING:
+    from cudafuse.frontend.parse import ParseResult
     from cudafuse.fusion.driver import FuseResult
+    from cudafuse.ir.program import TranslationUnit
 
 
 def _fusion_options(fn):
@@ -23,10 +24,10 @@ def _fusion_options(fn):
                       default="auto", show_default=True,
                       help="Partitioning strategy: Hipacc's recursive min-cut, an exact "
                            "search, or both keeping the better.")(fn)
-    fn = click.option("--scratch", multiple=True, metavar="NAME",
-                      help="A pointer parameter of the host function whose contents the "
-                           "caller does not read afterwards (repeatable); fused groups then "
-                           "need not store it.")(fn)
+    fn = click.option("--scratch", multiple=True, metavar="NAME[,NAME...]",
+                      help="Pointer parameters of the host function whose contents the "
+                           "caller does not read afterwards (repeatable, or a comma list); "
+                           "fused groups then need not store them.")(fn)
     fn = click.option("--tiles", type=click.Choice(["auto", "always", "never"]),
                       default="auto", show_default=True,
                       help="Stage producers read by the last kernel's stencils in "
@@ -38,10 +39,10 @@ def _fusion_options(fn):
                            "whose kernels assume a block size keep theirs, with a note.")(fn)
     fn = click.option("--fuse-all", is_flag=True,
                       help="Fuse every legal group whatever the cost model estimates.")(fn)
-    fn = click.option("--report", "report_path", type=click.Path(dir_okay=False),
+    fn = click.option("--report", "report_path", type=click.Path(),
                       help="Write the partition, every edge's decision and the cost "
                            "estimates as JSON.")(fn)
-    fn = click.option("--dot", "dot_path", type=click.Path(dir_okay=False),
+    fn = click.option("--dot", "dot_path", type=click.Path(),
                       help="Write the launch DAG with the fused groups as Graphviz.")(fn)
     return fn
 
@@ -57,18 +58,54 @@ def _block(text: str | None) -> tuple[int, int] | None:
     return int(parts[0]), int(parts[1])
 
 
-def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
-         arch: str, fuse_all: bool, tiles: str, block: str | None = None
-         ) -> tuple[FuseResult, list[str]]:
-    # Imported here: networkx and the analyses cost a tenth of a second at start-up.
-    from cudafuse.fusion.arch import ARCHS
-    from cudafuse.fusion.driver import FuseOptions, fuse_unit
+def _scratch(scratch: tuple[str, ...]) -> frozenset[str]:
+    """--scratch a --scratch b,c: names are C identifiers, so a comma can only separate."""
+    return frozenset(n.strip() for s in scratch for n in s.split(",") if n.strip())
 
+
+def _outputs(inputs: list[str | None], parse_opts: ParseOptions,
+             *outputs: tuple[str, str | None]) -> OutputSet:
+    """The run's outputs, checked against its inputs and each other before any work."""
+    outs = OutputSet([*inputs, *parse_opts.forced_includes])
+    for option, path in outputs:
+        outs.declare(option, path, stdout=option == "-o")
+    outs.check()
+    return outs
+
+
+def _parsed(file: str, parse_opts: ParseOptions, outs: OutputSet) -> ParseResult:
+    """FILE parsed, its diagnostics shown, and the outputs checked again against the
+    headers it read (a --report over an included header)."""
     result = parse_file(file, parse_opts)
     print_diagnostics(result.diagnostics)
-    if arch not in ARCHS and not arch.startswith("sm_"):
-        raise error(f"unknown GPU architecture '{arch}'", status=2)
-    fused = fuse_unit(result.unit, FuseOptions(partition, arch, frozenset(scratch),
+    outs.add_inputs(result.unit.includes)
+    outs.check()
+    return result
+
+
+def _nothing_to_fuse(fused: FuseResult, unit: TranslationUnit, file: str) -> None:
+    """Say so when no host function launches dependent kernels: the output would be a
+    silent copy of the input (or the plan an empty line)."""
+    if fused.edges or fused.breaks:
+        return
+    print_diagnostics([Diagnostic(
+        Severity.WARNING, "nothing to fuse: no host function launches two or more dependent "
+        "kernels", file)])
+    kernels = [f.name for f in unit.functions if f.space == "global" and f.body is not None]
+    if len(kernels) >= 2:
+        print_diagnostics([Diagnostic(
+            Severity.NOTE, f"to fuse two independent kernels horizontally: cudafuse hfuse "
+            f"{file} --kernels {kernels[0]},{kernels[1]} -o OUT.cu", file)])
+
+
+def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
+         arch: str, fuse_all: bool, tiles: str, block: str | None = None,
+         outs: OutputSet | None = None) -> tuple[FuseResult, list[str]]:
+    # Imported here: networkx and the analyses cost a tenth of a second at start-up.
+    from cudafuse.fusion.driver import FuseOptions, fuse_unit
+
+    result = _parsed(file, parse_opts, outs or OutputSet())
+    fused = fuse_unit(result.unit, FuseOptions(partition, arch, _scratch(scratch),
                                                   fuse_all=fuse_all, tiles=tiles,
                                                   block=_block(block)))
     notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
@@ -78,28 +115,30 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
     print_diagnostics(sorted(notes, key=lambda d: (d.line, d.col)))
     for note in fused.notes:
         print_diagnostics([Diagnostic(Severity.WARNING, note, file)])
+    _nothing_to_fuse(fused, result.unit, file)
     return fused, [file, *result.unit.includes]
 
 
-def _side_outputs(fused: FuseResult, report_path: str | None, dot_path: str | None) -> None:
+def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
+                  dot_path: str | None) -> None:
     from cudafuse.fusion.driver import report_dict
     from cudafuse.fusion.render import dot_text
 
     if report_path:
-        write_atomic(report_path, json.dumps(report_dict(fused), indent=2) + "\n")
+        outs.put(report_path, json.dumps(report_dict(fused), indent=2) + "\n")
     if dot_path:
-        write_atomic(dot_path, dot_text(fused))
+        outs.put(dot_path, dot_text(fused))
 
 
 @main.command()
-@click.argument("file", type=click.Path())
-@click.option("-o", "output", type=click.Path(dir_okay=False), required=True,
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "output", type=click.Path(), required=True,
               help="The fused .cu file to write ('-' for standard output).")
 @click.option("--explain", is_flag=True, help="Say, for every producer/consumer edge, whether "
               "it was fused and why (on standard error).")
 @click.option("-MD", "make_deps", is_flag=True, help="Write a make depfile (OUTPUT.d unless "
               "-MF names one).")
-@click.option("-MF", "depfile", type=click.Path(dir_okay=False), help="The depfile's path.")
+@click.option("-MF", "depfile", type=click.Path(), help="The depfile's path.")
 @_fusion_options
 @click.option("--profile", is_flag=True,
               help="Measure the cost model's choice against its alternatives (tiles or "
@@ -134,10 +173,6 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
     values on every element; launches that cannot be fused safely are left as they were,
     with a note saying why. Extra clang arguments may follow `--`.
     """
-    if output != "-" and Path(output).exists() and Path(file).exists() and \
-            os.path.samefile(output, file):
-        raise error("the output would overwrite the input; cudafuse never modifies its "
-                    "inputs", output, status=2)
     source = click.get_current_context().get_parameter_source
     given = [o for o, p in (("--spec", "spec_path"), ("--spec-size", "spec_sizes"),
                             ("--backend", "backend"),
@@ -148,6 +183,8 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
         raise error(f"{', '.join(given)} only apply with --profile", status=2)
     if profile and spec_path is None:
         raise error("--profile needs --spec SPEC.toml: the inputs to measure with", status=2)
+    outs = _outputs([file, spec_path], parse_opts, ("-o", output), ("--report", report_path),
+                    ("--dot", dot_path), depfile_output(output, make_deps, depfile))
     if profile:
         assert spec_path is not None
         sizes = {}
@@ -158,26 +195,27 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
             sizes[name.strip()] = int(value)
         fused, deps = _profiled(file, parse_opts, partition, scratch, fuse_all, tiles,
                                 _block(block), spec_path, sizes, backend, margin, cache_dir,
-                                no_cache, report_path)
+                                no_cache, report_path, outs)
     else:
         fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
-                           tiles, block)
+                           tiles, block, outs)
     if explain:
         from cudafuse.fusion.render import explain_text
 
         click.echo(explain_text(fused), err=True, nl=False)
+    if output != "-":
+        outs.put(output, fused.output)
+    _side_outputs(outs, fused, None if profile else report_path, dot_path)
+    dep_path = depfile_output(output, make_deps, depfile)[1]
+    if dep_path:
+        outs.put(dep_path, depfile_text(output, deps))
+    outs.commit()
     if output == "-":
         click.echo(fused.output.decode("utf-8"), nl=False)
-    else:
-        write_atomic(output, fused.output)
-    _side_outputs(fused, None if profile else report_path, dot_path)
-    if make_deps or depfile:
-        target = output if output != "-" else "-"
-        write_atomic(depfile or f"{output}.d", depfile_text(target, deps))
 
 
 @main.command()
-@click.argument("file", type=click.Path())
+@click.argument("file", type=click.Path(dir_okay=False))
 @_fusion_options
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)
 @parse_options
@@ -188,17 +226,19 @@ def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, ti
     """Show how FILE's kernel pipelines would be fused, without writing code."""
     from cudafuse.fusion.render import explain_text
 
+    outs = _outputs([file], parse_opts, ("--report", report_path), ("--dot", dot_path))
     fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
-                    tiles, block)
+                    tiles, block, outs)
+    _side_outputs(outs, fused, report_path, dot_path)
+    outs.commit()
     click.echo(explain_text(fused), nl=False)
-    _side_outputs(fused, report_path, dot_path)
 
 
 def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
               fuse_all: bool, tiles: str, block: tuple[int, int] | None, spec_path: str,
               sizes: dict[str, int],
               backend: str, margin: float, cache_dir: str | None, no_cache: bool,
-              report_path: str | None) -> tuple[FuseResult, list[str]]:
+              report_path: str | None, outs: OutputSet) -> tuple[FuseResult, list[str]]:
     """`fuse --profile`: the measured choice among the model's variants and the unfused
     program; with --report, the fusion report of the choice plus the measurements."""
     import sys
@@ -210,10 +250,9 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
     from cudafuse.profile.vertical import UNFUSED, Variant, profile_fuse
     from cudafuse.runtime.spec import load_spec
 
-    result = parse_file(file, parse_opts)
-    print_diagnostics(result.diagnostics)
+    result = _parsed(file, parse_opts, outs)
     spec = load_spec(spec_path, sizes)
-    base = FuseOptions(partition, parse_opts.arch, frozenset(scratch), fuse_all=fuse_all,
+    base = FuseOptions(partition, parse_opts.arch, _scratch(scratch), fuse_all=fuse_all,
                        tiles=tiles, block=block)
     # The variants are built away from the input: its own directory must stay on the path.
     includes = (str(Path(file).resolve().parent), *parse_opts.include_dirs)
@@ -234,8 +273,9 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
             target=target, margin=margin,
             cache=None if no_cache else ResultsCache(cache_dir), progress=progress)
     except ProfileFailed as exc:
-        if report_path:
-            write_atomic(report_path, json.dumps({"profile": exc.report}, indent=2) + "\n")
+        if report_path:  # the report explains the failure: written, the output is not
+            outs.put(report_path, json.dumps({"profile": exc.report}, indent=2) + "\n")
+            outs.commit()
         raise error(str(exc)) from None
     for note in notes:
         click.echo(f"cudafuse: note: {note}", err=True)
@@ -244,6 +284,6 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
     fused = chosen.result if chosen.id != UNFUSED else FuseResult(
         result.unit.source.data, notes=["kept unfused: no fused variant was clearly faster"])
     if report_path:
-        write_atomic(report_path, json.dumps({**report_dict(fused), "profile": doc},
-                                             indent=2) + "\n")
+        outs.put(report_path, json.dumps({**report_dict(fused), "profile": doc},
+                                         indent=2) + "\n")
     return fused, [file, *result.unit.includes]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +12,7 @@ import click
 from cudafuse.cli import guarded, main, parse_options, print_diagnostics
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.outputs import depfile_text, write_atomic
+from cudafuse.outputs import OutputSet, depfile_output, depfile_text
 
 
 def _regcap(text: str) -> int | None:
@@ -155,8 +154,8 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path())
-@click.option("-o", "output", type=click.Path(dir_okay=False), required=True,
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "output", type=click.Path(), required=True,
               help="The .cu file to write ('-' for standard output).")
 @click.option("--kernels", metavar="A,B", help="The two kernels to fuse (needed when a file "
               "has more than one kernel; with one FILE, both come from it).")
@@ -200,14 +199,15 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
 @click.option("--exhaustive", is_flag=True,
               help="With --profile: time every register cap of every split (HFuse's search) "
                    "instead of the caps of the three fastest splits.")
-@click.option("--jobs", type=int, default=0, help="Parallel builds (default: CPUs).")
+@click.option("--jobs", type=click.IntRange(min=0), default=0,
+              help="Parallel builds (default: CPUs).")
 @click.option("--name", default="", help="The fused kernel's name (default <k1>_<k2>_hfused).")
 @click.option("--explain", is_flag=True, help="Describe the fused kernel on standard error.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+@click.option("--report", "report_path", type=click.Path(),
               help="Write the decisions as JSON.")
 @click.option("-MD", "make_deps", is_flag=True, help="Write a make depfile (OUTPUT.d unless "
               "-MF names one).")
-@click.option("-MF", "depfile", type=click.Path(dir_okay=False), help="The depfile's path.")
+@click.option("-MF", "depfile", type=click.Path(), help="The depfile's path.")
 @parse_options
 @guarded
 def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str | None,
@@ -227,11 +227,6 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     from cudafuse.hfuse.driver import hfuse as run_hfuse
     from cudafuse.hfuse.parts import Shape
 
-    for f in files:
-        if output != "-" and Path(output).exists() and Path(f).exists() and \
-                os.path.samefile(output, f):
-            raise error("the output would overwrite an input; cudafuse never modifies its "
-                        "inputs", output, status=2)
     source = click.get_current_context().get_parameter_source
     given = [o for o, p in (("--spec", "spec_path"), ("--pair", "pair_name"),
                             ("--backend", "backend"), ("--split-step", "split_step"),
@@ -254,6 +249,13 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
             raise error(f"{flag} chooses {' and '.join(fixed)}; give one or the other",
                         status=2)
     cap = _regcap(regcap)
+    if name and not name.isidentifier():
+        raise error(f"--name must be a C identifier, not '{name}'", status=2)
+    outs = OutputSet([*files, from_profile, spec_path, *parse_opts.forced_includes])
+    outs.declare("-o", output, stdout=True)
+    outs.declare("--report", report_path)
+    outs.declare(*depfile_output(output, make_deps, depfile))
+    outs.check()
     if mode == "streams" and regcap != "none":
         raise error("--regcap applies to a fused kernel; --mode streams has none", status=2)
     if regcap == "auto" and mode != "thread":
@@ -265,11 +267,15 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
 
         assert spec_path is not None
         pair = load_pair_spec(spec_path, pair_name)
+        outs.add_inputs([side.spec.path for side in pair.sides])  # the run specs it names
+        outs.check()
         # The pair spec's native blocks, unless given on the command line.
         block1 = block1 or "x".join(map(str, pair.sides[0].block))
         block2 = block2 or "x".join(map(str, pair.sides[1].block))
     inputs = resolve_inputs(files, kernels, block1, block2, parse_opts)
     results, (u1, u2), (k1, k2) = inputs.results, inputs.units, inputs.refs
+    outs.add_inputs([i for r in results for i in r.unit.includes])
+    outs.check()
     shapes, sources = list(inputs.shapes), list(inputs.sources)
     how = ""
     profile_lines: tuple[str, ...] = ()
@@ -280,7 +286,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         applied, origin = from_report(from_profile, (k1.display, k2.display)), from_profile
     elif pair is not None:
         applied = _profile(inputs, pair, files, parse_opts, backend, split_step, margin,
-                           cache_dir, no_cache, exhaustive, jobs, report_path)
+                           cache_dir, no_cache, exhaustive, jobs, report_path, outs)
         origin = "--profile"
     if applied is not None:
         mode, cap, profile_lines = applied.mode, applied.regcap, applied.lines
@@ -299,17 +305,17 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     res = run_hfuse(u1, k1, u2, k2, opts)
     if explain:
         click.echo("\n".join((*profile_lines, *res.explain)), err=True)
+    if output != "-":
+        outs.put(output, res.output)
+    if report_path and not profile:  # with --profile, the report is the profiling report
+        outs.put(report_path, json.dumps(report_dict(res), indent=2) + "\n")
+    dep_path = depfile_output(output, make_deps, depfile)[1]
+    if dep_path:
+        deps = list(dict.fromkeys([*files, *(i for r in results for i in r.unit.includes)]))
+        outs.put(dep_path, depfile_text(output, deps))
+    outs.commit()
     if output == "-":
         click.echo(res.output.decode("utf-8"), nl=False)
-    elif Path(output).exists() and not Path(output).is_file():
-        Path(output).write_bytes(res.output)  # /dev/null, a pipe: not to be replaced
-    else:
-        write_atomic(output, res.output)
-    if report_path and not profile:  # with --profile, the report is the profiling report
-        write_atomic(report_path, json.dumps(report_dict(res), indent=2) + "\n")
-    if make_deps or depfile:
-        deps = list(dict.fromkeys([*files, *(i for r in results for i in r.unit.includes)]))
-        write_atomic(depfile or f"{output}.d", depfile_text(output, deps))
 
 
 def candidate_setup(inputs: Inputs, split_step: int
@@ -347,8 +353,10 @@ def candidate_setup(inputs: Inputs, split_step: int
 
 def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts: ParseOptions,
              backend: str, split_step: int, margin: float, cache_dir: str | None,
-             no_cache: bool, exhaustive: bool, jobs: int, report_path: str | None) -> Applied:
-    """The measuring run: its choice as hfuse options; its report written to report_path."""
+             no_cache: bool, exhaustive: bool, jobs: int, report_path: str | None,
+             outs: OutputSet) -> Applied:
+    """The measuring run: its choice as hfuse options; its report staged for report_path
+    (written at once when the run fails: it explains why)."""
     import sys
 
     from cudafuse.profile.apply import from_selection
@@ -391,10 +399,11 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
             margin=margin, cache=cache, progress=progress, exhaustive=exhaustive)
     except ProfileFailed as exc:
         if report_path:
-            write_atomic(report_path, dumps(exc.report))
+            outs.put(report_path, dumps(exc.report))
+            outs.commit()
         raise error(str(exc) + (f" (report: {report_path})" if report_path else "")) from None
     if report_path:
-        write_atomic(report_path, dumps(outcome.report))
+        outs.put(report_path, dumps(outcome.report))
     for note in outcome.notes:
         click.echo(f"cudafuse: note: {note}", err=True)
     applied = from_selection(outcome.selection)

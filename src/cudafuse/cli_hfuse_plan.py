@@ -10,21 +10,22 @@ import click
 from cudafuse.cli import guarded, main, parse_options
 from cudafuse.cli_hfuse import candidate_setup, resolve_inputs
 from cudafuse.frontend import ParseOptions
-from cudafuse.outputs import write_atomic
+from cudafuse.outputs import OutputSet
 
 if TYPE_CHECKING:
     from cudafuse.profile.candidates import Candidate
 
 
 @main.command("hfuse-plan")
-@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--kernels", metavar="A,B", help="The two kernels, as for hfuse.")
 @click.option("--block1", metavar="X[xY[xZ]]", help="As for hfuse (default: launch bounds).")
 @click.option("--block2", metavar="X[xY[xZ]]", help="As for hfuse.")
 @click.option("--split-step", default=128, show_default=True,
               help="Thread-count step for the parts whose block size may change.")
-@click.option("--jobs", type=int, default=0, help="Parallel nvcc runs (default: CPUs).")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+@click.option("--jobs", type=click.IntRange(min=0), default=0,
+              help="Parallel nvcc runs (default: CPUs).")
+@click.option("--report", "report_path", type=click.Path(),
               help="Write the candidates as JSON.")
 @parse_options
 @guarded
@@ -38,7 +39,12 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     Needs nvcc, no GPU."""
     from cudafuse.profile.compiled import compiled_records
 
+    outs = OutputSet([*files, *parse_opts.forced_includes])
+    outs.declare("--report", report_path)
+    outs.check()
     inputs = resolve_inputs(files, kernels, block1, block2, parse_opts)
+    outs.add_inputs([i for r in inputs.results for i in r.unit.includes])
+    outs.check()
     (k1, k2), shapes = inputs.refs, inputs.shapes
     options, emit_config = candidate_setup(inputs, split_step)
     tunable = (options.tunable1, options.tunable2)
@@ -65,4 +71,5 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     if report_path:
         doc = {"kernels": [k1.display, k2.display], "arch": parse_opts.arch,
                "options": options.to_json(), "candidates": [r.to_json() for r in records]}
-        write_atomic(report_path, json.dumps(doc, indent=2) + "\n")
+        outs.put(report_path, json.dumps(doc, indent=2) + "\n")
+        outs.commit()

@@ -371,7 +371,27 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                             f"fused kernels for {host.name}")
     result.output = rewriter.apply()
     result.notes.extend(planner.notes)
+    result.notes.extend(_scratch_notes(unit, opts.scratch))
     return result
+
+
+def _scratch_notes(unit: TranslationUnit, scratch: frozenset[str]) -> list[str]:
+    """A scratch name that is no pointer parameter of a host function launching kernels
+    changes nothing: most likely a typo, which would otherwise go unnoticed."""
+    import difflib
+
+    known = sorted({p.name for host in unit.functions
+                    if host.body is not None and host.space != "global"
+                    and not host.is_template and host.name in unit.launches
+                    for p in host.params if p.is_pointer})
+    notes = []
+    for name in sorted(scratch - set(known)):
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = (f"did you mean '{close[0]}'?" if close else
+                f"they are: {', '.join(known)}" if known else "there are none")
+        notes.append(f"scratch '{name}' is not a pointer parameter of any host function "
+                     f"that launches kernels ({hint}); it changes nothing")
+    return notes
 
 
 def _insertion_point(unit: TranslationUnit, host: Function) -> int:
