@@ -37,10 +37,19 @@ def test_missing_file(cudafuse_exe: str, tmp_path: Path) -> None:
     assert proc.stderr == f"{path}: error: no such file\n"
 
 
-def test_directory(cudafuse_exe: str, tmp_path: Path) -> None:
-    proc = run(cudafuse_exe, "analyze", str(tmp_path))
-    assert proc.returncode == 1
-    assert proc.stderr.startswith(f"{tmp_path}: error: is a directory")
+@pytest.mark.parametrize("args", [
+    ["analyze", "{d}"], ["plan", "{d}"], ["fuse", "{d}", "-o", "{d}/o.cu"],
+    ["hfuse", "{d}", "--kernels", "a,b", "-o", "{d}/o.cu"],
+    ["hfuse-plan", "{d}", "--kernels", "a,b"],
+    ["run", "{d}", "--spec", "s.toml"], ["verify", "{d}", "{d}", "--spec", "s.toml"],
+])
+def test_directory_is_a_usage_error_everywhere(cudafuse_exe: str, tmp_path: Path,
+                                               args: list[str]) -> None:
+    proc = run(cudafuse_exe, *(a.format(d=tmp_path) for a in args))
+    assert proc.returncode == 2
+    assert "Error: Invalid value for '" in proc.stderr
+    assert f"'{tmp_path}' is a directory." in proc.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_binary_junk(cudafuse_exe: str, tmp_path: Path) -> None:

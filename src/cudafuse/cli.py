@@ -59,6 +59,43 @@ def _print_traceback() -> None:
     traceback.print_exc()
 
 
+# The GPU architectures clang 18 (the bundled libclang) accepts in --cuda-gpu-arch; any
+# other name fails the whole parse with no diagnostic worth showing.
+CLANG_ARCHS = ("sm_20", "sm_21", "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52",
+               "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80",
+               "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a")
+
+
+def _check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if value not in CLANG_ARCHS:
+        raise click.BadParameter(
+            f"'{value}' is not one of {', '.join(CLANG_ARCHS)} (the architectures clang 18 "
+            "parses CUDA for; for a newer GPU, sm_90 or sm_90a)", ctx, param)
+    return value
+
+
+# Source files clang would take as a second translation unit, which libclang cannot parse.
+_SOURCE_SUFFIXES = (".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp")
+# clang options whose value is the next argument and may name a header or source file.
+_FILE_VALUED = ("-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-I", "-x",
+                "-Xclang")
+
+
+def _check_clang_args(extra: tuple[str, ...]) -> None:
+    """Extra clang arguments are options (`-- -std=c++20 -isystem DIR`); a bare file name
+    there is almost always a second input (`analyze a.cu b.cu`), which the command does not
+    take: say so instead of letting clang fail on two translation units."""
+    for i, arg in enumerate(extra):
+        prev = extra[i - 1] if i else ""
+        if arg.startswith("-"):
+            continue
+        if not prev.startswith("-") or (arg.endswith(_SOURCE_SUFFIXES) and
+                                        prev not in _FILE_VALUED):
+            raise click.UsageError(
+                f"unexpected argument '{arg}': this command takes one FILE (extra clang "
+                "arguments follow `--` and are options, e.g. `-- -std=c++20`)")
+
+
 def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """-I/-D/-include and extra clang arguments after `--`, folded into `parse_opts`."""
 
@@ -66,11 +103,13 @@ def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("-D", "defines", multiple=True, metavar="NAME[=V]", help="Define a macro.")
     @click.option("-include", "--include", "forced", multiple=True, metavar="FILE",
                   help="Include FILE before the source (as clang -include).")
-    @click.option("--arch", default="sm_90", show_default=True, help="GPU architecture.")
+    @click.option("--arch", default="sm_90", show_default=True, callback=_check_arch,
+                  help="GPU architecture: sm_20 to sm_90a (those clang 18 parses CUDA for).")
     @functools.wraps(fn)
     def wrapper(*args: Any, include_dirs: tuple[str, ...], defines: tuple[str, ...],
                 forced: tuple[str, ...], arch: str, **kwargs: Any) -> Any:
         extra = tuple(kwargs.pop("clang_args", ()) or ())
+        _check_clang_args(extra)
         kwargs["parse_opts"] = ParseOptions(include_dirs, defines, forced, extra, arch)
         return fn(*args, **kwargs)
 
@@ -86,6 +125,14 @@ class LazyGroup(click.Group):
                "fuse": "cudafuse.cli_fuse", "hfuse": "cudafuse.cli_hfuse",
                "hfuse-plan": "cudafuse.cli_hfuse_plan", "run": "cudafuse.cli_run",
                "verify": "cudafuse.cli_run"}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # The group's own flags are taken after the subcommand too (`cudafuse fuse x.cu -o
+        # y --debug`, as the internal-error hint suggests), up to a `--`.
+        end = args.index("--") if "--" in args else len(args)
+        moved = [a for a in args[:end] if a == "--debug"]
+        rest = [a for a in args[:end] if a != "--debug"] + args[end:]
+        return super().parse_args(ctx, moved + rest)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self.MODULES))
@@ -110,7 +157,7 @@ def main(debug: bool) -> None:
     """cudafuse: a source-to-source CUDA compiler that fuses kernels.
 
     Bad input is reported as FILE:LINE:COL: error: ... with exit status 1; usage errors exit
-    with 2; internal errors with 3.
+    with 2; internal errors with 3. --debug may also follow the subcommand.
     """
     # One short run that builds a large, acyclic IR: the cyclic collector's frequent young
     # generation passes over it find nothing, and cost a few percent of `analyze`.

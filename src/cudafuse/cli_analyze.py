@@ -13,7 +13,7 @@ from cudafuse.frontend import ParseOptions, parse_file
 
 
 @main.command(context_settings={"ignore_unknown_options": False})
-@click.argument("file", type=click.Path(dir_okay=True))
+@click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "dot"]), default="text",
               show_default=True, help="Output format (json is stable, see docs/analyze-json.md).")
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)
