@@ -46,9 +46,12 @@ class EmuExecutor:
         env = {**os.environ, **self._env, "CUDAFUSE_EMU_REPORT": self._report}
         if "ASAN_OPTIONS" in self._env:  # AddressSanitizer reports go to files we read back
             env["ASAN_OPTIONS"] += f":log_path={self._report}.asan"
+        # `-c`, not `-m cudafuse.runtime.worker`: the package imports the worker module
+        # (prepared.py uses pack_args), and runpy warns on stderr when it runs a module that
+        # is already in sys.modules; stderr must carry only the tool's diagnostics.
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "cudafuse.runtime.worker", str(self._library),
-             str(to_child_r), str(from_child_w)],
+            [sys.executable, "-c", "from cudafuse.runtime.worker import main; main()",
+             str(self._library), str(to_child_r), str(from_child_w)],
             pass_fds=(to_child_r, from_child_w), env=env, stdin=subprocess.DEVNULL)
         os.close(to_child_r)
         os.close(from_child_w)

@@ -2,7 +2,8 @@
 
 Running user code in its own process turns an emulator report (deadlock, divergence), a
 segmentation fault or a stack overflow into a Python exception in the caller, instead of the
-end of the caller's process. Usage: python -m cudafuse.runtime.worker LIB READ_FD WRITE_FD
+end of the caller's process. Started as
+`python -c 'from cudafuse.runtime.worker import main; main()' LIB READ_FD WRITE_FD`.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
 
 
 def main() -> None:
-    path, rfd, wfd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    path, rfd, wfd = sys.argv[-3], int(sys.argv[-2]), int(sys.argv[-1])
     serve(path, Connection(rfd, writable=False), Connection(wfd, readable=False))
 
 
