@@ -31,6 +31,7 @@ demo: $(STAMP)
 	    $(DEMO_SCRATCH) --report $(DEMO)/harris.report.json --dot $(DEMO)/harris.dot
 	$(BIN)/cudafuse verify samples/harris.cu $(DEMO)/harris.fused.cu --spec samples/harris.toml
 	@echo "fused source: $(DEMO)/harris.fused.cu"
+	@echo "to run cudafuse yourself (the README's tour): . $(BIN)/activate"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
