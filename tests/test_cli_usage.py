@@ -196,3 +196,21 @@ def test_a_fusible_file_gets_no_such_warning(work: Path) -> None:
     res = invoke("plan", "chain.cu")
     assert res.exit_code == 0
     assert "nothing to fuse" not in res.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["analyze", ""], "Invalid value for 'FILE': an empty path"),
+    (["fuse", "", "-o", "o.cu"], "Invalid value for 'FILE': an empty path"),
+    (["hfuse", "two.cu", "", "-o", "o.cu"], "Invalid value for 'FILES...': an empty path"),
+    (["fuse", "chain.cu", "-o", "o.cu", "--profile", "--spec", ""],
+     "Invalid value for '--spec': an empty path"),
+    (["hfuse", "two.cu", "--kernels", "k1,k2", "-o", "o.cu", "--from-profile", ""],
+     "Invalid value for '--from-profile': an empty path"),
+    (["fuse", "chain.cu", "-o", ""], "error: -o '': an empty path"),
+    (["plan", "chain.cu", "--report", ""], "error: --report '': an empty path"),
+    (["hfuse", "two.cu", "--kernels", "k1,k2", "-o", "o.cu", "-MF", ""],
+     "error: -MF '': an empty path"),
+])
+def test_empty_paths(work: Path, args: list[str], message: str) -> None:
+    """An unset shell variable: a usage error, not 'is a directory' or an internal error."""
+    assert message in usage_error(work, *args)

@@ -59,6 +59,14 @@ def _print_traceback() -> None:
     traceback.print_exc()
 
 
+def nonempty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """An input path that is '' (an unset shell variable) is a usage error, not 'no such
+    file' or, as the current directory, 'is a directory'."""
+    if value == "" or (isinstance(value, tuple) and "" in value):
+        raise click.BadParameter("an empty path", ctx, param)
+    return value
+
+
 # The GPU architectures clang 18 (the bundled libclang) accepts in --cuda-gpu-arch; any
 # other name fails the whole parse with no diagnostic worth showing.
 CLANG_ARCHS = ("sm_20", "sm_21", "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52",

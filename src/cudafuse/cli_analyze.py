@@ -8,12 +8,12 @@ import click
 
 from cudafuse.analysis.render import render_dot, render_text
 from cudafuse.analysis.report import build_report
-from cudafuse.cli import guarded, main, parse_options, print_diagnostics
+from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.frontend import ParseOptions, parse_file
 
 
 @main.command(context_settings={"ignore_unknown_options": False})
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(dir_okay=False), callback=nonempty)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "dot"]), default="text",
               show_default=True, help="Output format (json is stable, see docs/analyze-json.md).")
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)

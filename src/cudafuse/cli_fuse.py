@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cudafuse.cli import guarded, main, parse_options, print_diagnostics
+from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.outputs import OutputSet, depfile_output, depfile_text
@@ -131,7 +131,7 @@ def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(dir_okay=False), callback=nonempty)
 @click.option("-o", "output", type=click.Path(), required=True,
               help="The fused .cu file to write ('-' for standard output).")
 @click.option("--explain", is_flag=True, help="Say, for every producer/consumer edge, whether "
@@ -146,6 +146,7 @@ def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
                    "each verified first; keep the fastest (unfused unless a fused variant is "
                    "clearly faster). Needs --spec.")
 @click.option("--spec", "spec_path", type=click.Path(dir_okay=False),
+              callback=nonempty,
               help="With --profile: the run spec (entry host function and its arguments).")
 @click.option("--backend", type=click.Choice(["nvcc", "emu"]), default="nvcc",
               show_default=True, help="With --profile: the GPU, or the CPU emulator (checks "
@@ -215,7 +216,7 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(dir_okay=False), callback=nonempty)
 @_fusion_options
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)
 @parse_options
@@ -241,13 +242,12 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
               report_path: str | None, outs: OutputSet) -> tuple[FuseResult, list[str]]:
     """`fuse --profile`: the measured choice among the model's variants and the unfused
     program; with --report, the fusion report of the choice plus the measurements."""
-    import sys
-
     from cudafuse.fusion.driver import FuseOptions, FuseResult, report_dict
     from cudafuse.profile.cache import ResultsCache
     from cudafuse.profile.hfuse_profile import ProfileFailed
     from cudafuse.profile.measure import Target
-    from cudafuse.profile.vertical import UNFUSED, Variant, profile_fuse
+    from cudafuse.profile.vertical import UNFUSED, profile_fuse
+    from cudafuse.progress import Progress
     from cudafuse.runtime.spec import load_spec
 
     result = _parsed(file, parse_opts, outs)
@@ -257,14 +257,8 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
     # The variants are built away from the input: its own directory must stay on the path.
     includes = (str(Path(file).resolve().parent), *parse_opts.include_dirs)
     target = Target(backend, parse_opts.arch, includes, parse_opts.defines)
-    tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int, v: Variant) -> None:
-        if tty:
-            state = ("WRONG" if v.verified is False else "skipped" if v.skip else
-                     f"{v.timing.median:.4g} ms" if v.timing else "")
-            click.echo(f"\r\033[Kprofiling [{done}/{total}] {v.id}: {state}", err=True,
-                       nl=done == total)
+    # Named phases on stderr, on a terminal or not (cudafuse.progress).
+    progress = Progress("profile")
 
     try:
         chosen, choice, doc, notes = profile_fuse(

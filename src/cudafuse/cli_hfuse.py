@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cudafuse.cli import guarded, main, parse_options, print_diagnostics
+from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.outputs import OutputSet, depfile_output, depfile_text
@@ -154,7 +154,8 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False),
+                callback=nonempty)
 @click.option("-o", "output", type=click.Path(), required=True,
               help="The .cu file to write ('-' for standard output).")
 @click.option("--kernels", metavar="A,B", help="The two kernels to fuse (needed when a file "
@@ -175,6 +176,7 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
               help="Cap the fused kernel's registers per thread (__maxnreg__); auto: HFuse's "
                    "bound from the kernels' ptxas register counts (thread mode, needs nvcc).")
 @click.option("--from-profile", "from_profile", type=click.Path(dir_okay=False),
+              callback=nonempty,
               help="Take --mode, --regcap and the split from a profiling report (or cache "
                    "entry), choosing again from its measurements; needs no GPU.")
 @click.option("--profile", "profile", is_flag=True,
@@ -183,6 +185,7 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
                    "native kernels on two streams are kept unless a fused kernel is clearly "
                    "faster. See docs/profiling.md.")
 @click.option("--spec", "spec_path", type=click.Path(dir_okay=False),
+              callback=nonempty,
               help="With --profile: the pair spec (each kernel's run spec and launch).")
 @click.option("--pair", "pair_name", metavar="NAME",
               help="With --profile: the [[pair]] of a pairs file (samples/hfuse/pairs.toml).")
@@ -357,14 +360,12 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
              outs: OutputSet) -> Applied:
     """The measuring run: its choice as hfuse options; its report staged for report_path
     (written at once when the run fails: it explains why)."""
-    import sys
-
     from cudafuse.profile.apply import from_selection
     from cudafuse.profile.cache import ResultsCache
     from cudafuse.profile.hfuse_profile import ProfileFailed, profile_pair
     from cudafuse.profile.measure import Target
-    from cudafuse.profile.records import Record
     from cudafuse.profile.report import dumps
+    from cudafuse.progress import Progress
 
     k1, k2 = inputs.refs
     for i, (side, ref) in enumerate(zip(pair.sides, (k1, k2), strict=True), 1):
@@ -373,19 +374,8 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
             raise error(f"the pair spec's kernel{i} is '{side.kernel}', but the kernel being "
                         f"fused is '{ref.display}'", pair.path)
     options, emit = candidate_setup(inputs, split_step)
-    tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int, record: Record) -> None:
-        if not tty:
-            return
-        state = ("skipped" if record.skip and record.verified is not False else
-                 "WRONG" if record.verified is False else
-                 f"{record.timing.median:.4g} ms" if record.timing else "")
-        end = "\n" if done == total else ""
-        click.echo(f"\r\033[Kprofiling [{done}/{total}] {record.id}: {state}", err=True,
-                   nl=False)
-        if end:
-            click.echo("", err=True)
+    # Named phases on stderr, on a terminal or not (cudafuse.progress).
+    progress = Progress("profile")
 
     # The programs are built away from the inputs: their directories stay on the path.
     dirs = tuple(dict.fromkeys(str(Path(f).resolve().parent) for f in files))

@@ -64,6 +64,7 @@ class OutputSet:
         self._inputs: list[str] = []
         self._outputs: list[tuple[str, str]] = []  # (option, path)
         self._stdout: list[str] = []  # options given '-' where standard output is refused
+        self._empty: list[str] = []  # options given '' (a shell variable left unset)
         self._staged: dict[str, bytes] = {}
         self.add_inputs(inputs)
 
@@ -74,7 +75,9 @@ class OutputSet:
         """A path the run will write; None (option not given) is skipped, and so is '-'
         where `stdout` says the option writes standard output for it (else `check` refuses
         it: a file named '-' is never what was meant)."""
-        if path == "-" and not stdout:
+        if path == "":
+            self._empty.append(option)
+        elif path == "-" and not stdout:
             self._stdout.append(option)
         elif path and path != "-":
             self._outputs.append((option, path))
@@ -88,6 +91,7 @@ class OutputSet:
 
         problems = [f"{option} '-': only -o writes to standard output; name a file"
                     for option in self._stdout]
+        problems += [f"{option} '': an empty path" for option in self._empty]
         seen: dict[tuple[int, int] | str, str] = {}
         inputs = {_identity(p): p for p in self._inputs}
         for option, path in self._outputs:
@@ -152,15 +156,15 @@ def depfile_output(output: str, make_deps: bool, depfile: str | None
     """The option and path of the depfile `-MD [-MF FILE]` asks for (OUTPUT.d by default),
     or (option, None) when none is asked for. The depfile's target is the output file, so
     `-o -` cannot have one."""
-    option = "-MF" if depfile else "-MD"
-    if not (make_deps or depfile):
+    option = "-MF" if depfile is not None else "-MD"
+    if not make_deps and depfile is None:
         return option, None
     if output == "-":
         from cudafuse.diagnostics import error
 
         raise error(f"{option}: a depfile names the output file as its target; -o - has "
                     "none (write the output to a file)", status=2)
-    return option, depfile or f"{output}.d"
+    return option, f"{output}.d" if depfile is None else depfile
 
 
 def _identity(path: str) -> tuple[int, int] | str:
