@@ -179,6 +179,7 @@ def test_nothing_to_fuse_points_to_hfuse(work: Path) -> None:
         "kernels\n"
         "two.cu: note: to fuse two independent kernels horizontally: cudafuse hfuse two.cu "
         "--kernels k1,k2 -o OUT.cu\n")
+    assert res.stdout == ""
     assert snapshot(work) == before
 
 

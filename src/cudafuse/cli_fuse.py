@@ -232,7 +232,9 @@ def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, ti
                     tiles, block, outs)
     _side_outputs(outs, fused, report_path, dot_path)
     outs.commit()
-    click.echo(explain_text(fused), nl=False)
+    text = explain_text(fused)
+    if text.strip():  # nothing to fuse: the warning says so, not an empty line
+        click.echo(text, nl=False)
 
 
 def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
