@@ -61,10 +61,19 @@ def cache_key(*, sources: Sequence[bytes | str], spec: bytes | str, device: Devi
               options: Mapping[str, object], version: str = __version__) -> str:
     """`sources` in the order given to hfuse (swapping the kernels is another fusion);
     `options` must be JSON-serialisable; its key order does not matter."""
-    inputs = key_inputs(sources=sources, spec=spec, device=device, options=options,
-                        version=version)
+    return digest_key(key_inputs(sources=sources, spec=spec, device=device, options=options,
+                                 version=version))
+
+
+def digest_key(inputs: Mapping[str, object]) -> str:
+    """The key of any key inputs: sha256 of their canonical JSON (sorted keys, no
+    spaces), so equal inputs give one key whatever their order."""
     canonical = json.dumps(inputs, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return _digest(canonical)
+
+
+def source_digests(sources: Sequence[bytes | str]) -> list[str]:
+    return [_digest(s) for s in sources]
 
 
 class ResultsCache:

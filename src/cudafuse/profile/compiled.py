@@ -12,7 +12,8 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, error
@@ -20,6 +21,7 @@ from cudafuse.hfuse.regbound import SMS, Resources, lookup, parse_ptxas, ptxas_r
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate, hfuse_bound
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 from cudafuse.profile.records import Record
+from cudafuse.progress import Progress, phase_start, phase_step
 
 
 def parse_figures(text: str, kernel: str) -> Resources | None:
@@ -51,18 +53,24 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
                      kernels: tuple[str, str], arch: str, include_dirs: tuple[str, ...] = (),
                      defines: tuple[str, ...] = (),
                      jobs: int | None = None,
-                     limits: DeviceLimits | None = None) -> list[Record]:
+                     limits: DeviceLimits | None = None,
+                     progress: Progress | None = None) -> list[Record]:
     """Every candidate of `options` (register caps around HFuse's bound for the originals'
     ptxas figures), compiled in parallel, as records without timings; skipped splits and
-    caps, and candidates hfuse or nvcc refuse, as records with the reason. `limits`: the
-    device's (default: the figures for `arch`)."""
+    caps, and candidates hfuse or nvcc refuse, as records with the reason; a cap that
+    ptxas compiles to the same figures as a lower one of its split (or as no cap) is that
+    candidate again, a record with `same_as`. `limits`: the device's (default: the figures
+    for `arch`). `progress` counts the compiled candidates (phase "compiling candidates")."""
     if shutil.which("nvcc") is None:
         raise error("compiling the candidates needs nvcc on PATH", status=2)
     if arch not in SMS:
         raise error(f"profiling knows {', '.join(SMS)}, not '{arch}'", status=2)
     found: dict[str, object] = {}
-    for path in dict.fromkeys(originals):
+    paths = list(dict.fromkeys(originals))
+    phase_start(progress, "compiling the native kernels", len(paths))
+    for path in paths:
         found.update(ptxas_resources(path, arch, include_dirs, defines))
+        phase_step(progress, Path(path).name)
     flags = [*(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
     r1, r2 = lookup(found, kernels[0]), lookup(found, kernels[1])
     bound = hfuse_bound(r1, r2, SMS[arch]) if r1 is not None and r2 is not None else None
@@ -70,20 +78,27 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
     cset = generate(options, bound, limits)
     records = [Record.of(s) for s in cset.skipped]
     emitted: list[tuple[Candidate, bytes, str]] = []
+    phase_start(progress, "emitting candidates", len(cset.candidates))
     for cand in cset.candidates:
         try:
             source, name = emit(cand)
+            emitted.append((cand, source, name))
         except CudafuseError as exc:
             first = exc.diagnostics[0].message if exc.diagnostics else str(exc)
             records.append(Record(cand.id, cand.mode, (cand.threads1, cand.threads2),
                                   cand.regcap, skip=f"hfuse refuses it: {first}"))
-            continue
-        emitted.append((cand, source, name))
+        phase_step(progress, cand.id)
+    phase_start(progress, "compiling candidates", len(emitted))
+    results: list[Resources | str] = [""] * len(emitted)
     with tempfile.TemporaryDirectory(prefix="cudafuse-candidates-") as tmp, \
             ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        results = list(pool.map(
-            lambda item: _compile(item[1][1], item[1][2], arch, flags, Path(tmp), item[0]),
-            enumerate(emitted)))
+        futures = {pool.submit(_compile, source, name, arch, flags, Path(tmp), i): i
+                   for i, (_, source, name) in enumerate(emitted)}
+        # Counted here, in the calling thread, as each compile finishes (in any order).
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            phase_step(progress, emitted[i][0].id)
     for (cand, _, _), got in zip(emitted, results, strict=True):
         split = (cand.threads1, cand.threads2)
         if isinstance(got, str):
@@ -95,4 +110,40 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
                               skip=f"cannot launch: {occ.reason}" if occ.blocks_per_sm == 0
                               else None))
     order = {c.id: i for i, c in enumerate(cset.candidates)}
-    return sorted(records, key=lambda r: (order.get(r.id, len(order)), r.id))
+    return merge_same(sorted(records, key=lambda r: (order.get(r.id, len(order)), r.id)))
+
+
+def _spills(r: Record) -> int:
+    return (r.spill_stores or 0) + (r.spill_loads or 0)
+
+
+def merge_same(records: list[Record]) -> list[Record]:
+    """Drop the register caps that buy nothing. A cap is there to buy a block per SM or to
+    remove spills (module docstring of profile.candidates); a capped candidate whose split
+    already has a kept candidate (no cap, or a lower cap) with the same blocks per SM and no
+    more spill bytes does neither, whatever its register count. It gets `same_as` (that
+    candidate) and a skip reason, so it is neither built nor timed and the report still
+    says what became of it. Records in generation order (no cap first, caps ascending)."""
+    kept: dict[tuple[str, tuple[int, int] | None], list[Record]] = {}
+    out = []
+    for r in records:
+        if r.skip is not None or r.occupancy is None:
+            out.append(r)
+            continue
+        split = kept.setdefault((r.kind, r.threads), [])
+        better = next((k for k in split if r.regcap is not None
+                       and k.occupancy is not None
+                       and k.occupancy.blocks_per_sm == r.occupancy.blocks_per_sm
+                       and _spills(k) <= _spills(r)), None)
+        if better is None:
+            split.append(r)
+            out.append(r)
+            continue
+        same = (r.registers, r.shared_bytes, r.spill_stores, r.spill_loads) == \
+            (better.registers, better.shared_bytes, better.spill_stores, better.spill_loads)
+        why = (f"the same kernel as {better.id} (ptxas: {r.registers} registers, "
+               f"{_spills(r)} spill bytes either way)" if same else
+               f"buys nothing over {better.id}: {r.occupancy.blocks_per_sm} blocks/SM "
+               f"either way, {_spills(r)} spill bytes against {_spills(better)}")
+        out.append(replace(r, same_as=better.id, skip=f"register cap {r.regcap}: {why}"))
+    return out

@@ -23,13 +23,14 @@ from cudafuse.diagnostics import CudafuseError, error
 from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate
 from cudafuse.profile.device import DeviceInfo
-from cudafuse.profile.measure import Program, Progress, Target, measure_programs
+from cudafuse.profile.measure import Program, Target, measure_programs
 from cudafuse.profile.occupancy import DeviceLimits
 from cudafuse.profile.pairspec import PairSpec
 from cudafuse.profile.records import Record
 from cudafuse.profile.report import build_report, records_from_report
 from cudafuse.profile.select import Selection, SelectionError, select
 from cudafuse.profile.timing import TimingPlan
+from cudafuse.progress import Progress
 
 EMULATOR = "CPU emulator (cudafuse emu backend)"
 SEARCH_TOP = 3  # splits whose register caps are timed (unless exhaustive)
@@ -134,6 +135,9 @@ def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targe
                 raise ProfileFailed(str(exc), stored) from None
             report = build_report(records, selection, device, kernels=displays,
                                   options=run_options)
+            if progress is not None:
+                progress.close(f"results from the cache, nothing measured "
+                               f"({cache.path(key)})")
             return Outcome(records, selection, report, device, True, cache.path(key),
                            (*notes, f"measured before: results from the cache "
                                     f"({cache.path(key)})"))
@@ -146,7 +150,8 @@ def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targe
 
         planned = compiled_records(options, emit_candidate, files, tuple(displays),
                                    target.arch,
-                                   target.include_dirs, target.defines, target.jobs, limits)
+                                   target.include_dirs, target.defines, target.jobs, limits,
+                                   progress)
     else:
         notes.append("nvcc is not on PATH: no ptxas figures, so no register caps and no "
                      "occupancy; only the uncapped candidates")
@@ -193,7 +198,8 @@ def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targe
                     for r in later if r not in chosen]
         more = [p for p in map(program, chosen) if p is not None]
         if more:
-            extra, _ = measure_programs(more, target, pair, timer, progress, reference)
+            extra, _ = measure_programs(more, target, pair, timer, progress, reference,
+                                        " register caps")
             measured += extra
             programs += more
     noted = None if emu else {"before": before, "after": clocks.sample()}
@@ -203,16 +209,22 @@ def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targe
     try:
         selection = select(records, margin)
     except SelectionError as exc:
+        if progress is not None:
+            progress.close("stopped: no choice (see the error)")
         raise ProfileFailed(str(exc), _failed_report(records, device, displays, run_options,
                                                      str(exc))) from None
     records, selection = _confirmed(records, selection, programs, target, pair, emu, device,
-                                    margin)
+                                    margin, progress)
     report = build_report(records, selection, device, kernels=displays, options=run_options,
                           clocks=noted)
     path = None
     if cache is not None:
         path = cache.store(key, report, key_inputs(sources=sources, spec=pair.text,
                                                    device=device, options=run_options))
+    if progress is not None:
+        timed = sum(1 for r in records if r.timing is not None)
+        progress.close(f"{timed} of {len(records)} configurations timed "
+                       f"(the others skipped, with the reason, in the report)")
     return Outcome(records, selection, report, device, False, path, tuple(notes))
 
 
@@ -222,8 +234,8 @@ CONFIRM_PLAN = TimingPlan(warmup_iterations=1, warmup_ms=0.0, min_iterations=10,
 
 
 def _confirmed(records: list[Record], selection: Selection, programs: list[Program],
-               target: Target, pair: PairSpec, emu: bool, device: DeviceInfo, margin: float
-               ) -> tuple[list[Record], Selection]:
+               target: Target, pair: PairSpec, emu: bool, device: DeviceInfo, margin: float,
+               progress: Progress | None = None) -> tuple[list[Record], Selection]:
     """Against the winner's curse: when a fused candidate won, time it and the streams
     baseline again, alternately (CONFIRM_ROUNDS rounds), and choose on those timings. If
     another fused candidate then leads, confirm it in turn (at most three times)."""
@@ -239,7 +251,7 @@ def _confirmed(records: list[Record], selection: Selection, programs: list[Progr
         ids = [i for i in ("streams", best.id) if i not in confirmed]
         timer = _timer(emu, EMU_PLAN if emu else CONFIRM_PLAN, device)
         samples = confirm([by_id[i] for i in ids], target, pair, timer,
-                          1 if emu else CONFIRM_ROUNDS)
+                          1 if emu else CONFIRM_ROUNDS, progress)
         confirmed.update(ids)
         records = [replace(r, timing=summarize(samples[r.id])) if r.id in samples else r
                    for r in records]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from cudafuse.profile.pairspec import PairSpec
 from cudafuse.profile.records import Record
 from cudafuse.profile.stats import summarize
 from cudafuse.profile.timing import TimingPlan, measure
+from cudafuse.progress import Progress, phase_start, phase_step
 from cudafuse.runtime.spec import Comparison, Spec, compare
 
 EMU_TIMEOUT = 600.0  # seconds for one emulated run
@@ -60,10 +61,6 @@ class Target:
     jobs: int | None = None
 
 
-# Called after each program is measured: (index, total, record).
-Progress = Callable[[int, int, Record], None]
-
-
 def build_one(path: Path, target: Target) -> str | None:
     """Build `path` for the target's backend (through the runtime's build cache): None,
     or why it failed."""
@@ -78,7 +75,8 @@ def build_one(path: Path, target: Target) -> str | None:
     return None
 
 
-def build_programs(programs: Sequence[Program], target: Target, directory: Path
+def build_programs(programs: Sequence[Program], target: Target, directory: Path,
+                   progress: Progress | None = None, phase: str = "building"
                    ) -> list[str | None]:
     """Write and build every program in parallel; per program None or why it failed."""
     paths = []
@@ -86,8 +84,25 @@ def build_programs(programs: Sequence[Program], target: Target, directory: Path
         path = directory / f"p{i}_{prog.record.id.replace(':', '_').replace('+', '_')}.cu"
         path.write_bytes(prog.source)
         paths.append(path)
+    phase_start(progress, phase, len(paths))
+    out: list[str | None] = [None] * len(paths)
     with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
-        return list(pool.map(lambda p: build_one(p, target), paths))
+        futures = {pool.submit(build_one, path, target): i for i, path in enumerate(paths)}
+        # Counted in the calling thread, as each build finishes.
+        for future in as_completed(futures):
+            i = futures[future]
+            out[i] = future.result()
+            phase_step(progress, programs[i].record.id)
+    return out
+
+
+def _state(record: Record) -> str:
+    """A measured record in a few words, for the progress line."""
+    if record.verified is False:
+        return "WRONG"
+    if record.skip:
+        return "skipped"
+    return f"verified, {record.timing.median:.4g} ms" if record.timing else "verified"
 
 
 def _arguments(pair: PairSpec) -> tuple[list[list[Any]], tuple[Any, ...]]:
@@ -198,20 +213,22 @@ class Runner:
 def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec,
                      timer: Callable[[Callable[[], object]], list[float]],
                      progress: Progress | None = None,
-                     reference: list[np.ndarray] | None = None
+                     reference: list[np.ndarray] | None = None, label: str = ""
                      ) -> tuple[list[Record], list[np.ndarray] | None]:
     """Records of every program, and the reference outputs. Without `reference` (the
     outputs of an earlier call), the first program must be the `streams` baseline, whose
     outputs become the reference. A program whose build fails is skipped with the reason; a
-    baseline's is an error."""
+    baseline's is an error. `progress` gets the phases "building" and "verifying and
+    timing", each followed by `label` (" register caps" for the second round)."""
     if reference is None and (not programs or programs[0].record.id != "streams"):
         raise ValueError("the first program must be the streams baseline")
     out: list[Record] = []
     with tempfile.TemporaryDirectory(prefix="cudafuse-profile-") as tmp:
-        failures = build_programs(programs, target, Path(tmp))
+        failures = build_programs(programs, target, Path(tmp), progress, f"building{label}")
         paths = sorted(Path(tmp).glob("p*.cu"), key=lambda p: int(p.name[1:].split("_")[0]))
         runner = Runner(target, pair, timer)
-        for i, (prog, failed, path) in enumerate(zip(programs, failures, paths, strict=True)):
+        phase_start(progress, f"verifying and timing{label}", len(programs))
+        for prog, failed, path in zip(programs, failures, paths, strict=True):
             if failed is not None:
                 if not prog.record.fused:
                     raise error(f"the {prog.record.id} baseline: {failed}")
@@ -221,20 +238,20 @@ def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec
                 if reference is None:
                     reference = outputs
             out.append(record)
-            if progress is not None:
-                progress(i + 1, len(programs), record)
+            phase_step(progress, f"{record.id}: {_state(record)}")
     return out, reference
 
 
 def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
-            timer: Callable[[Callable[[], object]], list[float]], rounds: int
-            ) -> dict[str, list[float]]:
+            timer: Callable[[Callable[[], object]], list[float]], rounds: int,
+            progress: Progress | None = None) -> dict[str, list[float]]:
     """Time `programs` again in alternation, `rounds` times each (one timer call per round
     and program), so that clock and temperature drift over the run touches them alike: the
     per-iteration times of each program by record id."""
     samples: dict[str, list[float]] = {p.record.id: [] for p in programs}
     with tempfile.TemporaryDirectory(prefix="cudafuse-confirm-") as tmp:
-        failures = build_programs(programs, target, Path(tmp))
+        failures = build_programs(programs, target, Path(tmp), progress,
+                                  "building for confirmation")
         failed = [f for f in failures if f is not None]
         if failed:
             raise error(f"rebuilding for the confirmation round: {failed[0]}")
@@ -246,9 +263,11 @@ def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
             for lib, prog in zip(libs, programs, strict=True):
                 _, args = _arguments(pair)
                 preps.append((prog.record.id, lib.prepare(prog.launcher, *args)))
+            phase_start(progress, "confirming", rounds * len(preps))
             for _ in range(rounds):
                 for rid, prep in preps:
                     samples[rid] += timer(prep.run)
+                    phase_step(progress, rid)
         finally:
             for _, prep in preps:
                 prep.close()

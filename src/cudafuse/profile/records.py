@@ -34,6 +34,10 @@ class Record:
     verified: bool | None = None
     timing: Summary | None = None
     skip: str | None = None
+    # A register cap that ptxas compiled to the same figures as another candidate of its
+    # split (the cap does not bind): that candidate's id. Never built or timed (`skip` says
+    # why); the same kernel is measured under the other id.
+    same_as: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -67,6 +71,7 @@ class Record:
             "verified": self.verified,
             "timing": self.timing.to_json() if self.timing else None,
             "skip": self.skip,
+            "same_as": self.same_as,
         }
 
     @classmethod
@@ -97,9 +102,13 @@ class Record:
         skip = data.get("skip")
         if skip is not None and not isinstance(skip, str):
             raise ValueError(f"record '{ident}': 'skip' must be a string")
+        same_as = data.get("same_as")
+        if same_as is not None and not isinstance(same_as, str):
+            raise ValueError(f"record '{ident}': 'same_as' must be a string")
         return cls(ident, kind, (threads[0], threads[1]) if threads else None,
                    opt_int("regcap"), opt_int("registers"), opt_int("shared_bytes"),
                    opt_int("spill_stores"), opt_int("spill_loads"),
                    Occupancy.from_json(occ) if occ is not None else None,
                    verified,
-                   Summary.from_json(timing) if timing is not None else None, skip)
+                   Summary.from_json(timing) if timing is not None else None, skip,
+                   same_as)

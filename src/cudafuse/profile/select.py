@@ -105,6 +105,12 @@ def select(records: Sequence[Record], margin: float = DEFAULT_MARGIN) -> Selecti
     if len(timed) > RANKED_LINES:
         lines.append(f"  ... and {len(timed) - RANKED_LINES} more timed candidates")
     for r in records:
-        if r.skip:
+        if r.skip and r.same_as is None:
             lines.append(f"skipped {r.id}: {r.skip}")
+    # One line, not one per split: these are no configurations of their own.
+    same = [r for r in records if r.same_as is not None]
+    if same:
+        lines.append(f"not timed: {len(same)} register cap(s) that buy no block per SM and "
+                     "remove no spills over another candidate of their split (the report's "
+                     "same_as names it)")
     return Selection(choice, best, margin, tuple(lines))

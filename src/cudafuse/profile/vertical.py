@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,6 +35,7 @@ from cudafuse.profile.measure import (
     spec_outputs,
 )
 from cudafuse.profile.stats import Summary, clearly_faster, relative_gain, summarize
+from cudafuse.progress import Progress, phase_start, phase_step
 
 REPORT_FORMAT = 1
 UNFUSED = "unfused"
@@ -63,6 +64,9 @@ class Variant:
     result: Any = None  # the FuseResult (None for the unfused program)
     aliases: list[str] = field(default_factory=list)
     objective: float = 0.0  # the model's estimated benefit, summed over sequences
+    # Its unit (fusion.driver's objective_unit): cycles, or edges for the --fuse-all ones.
+    unit: str = ""
+    unit_short: str = ""  # cycles | edge(s)
     kernels: int = 0  # kernel launches in the fused pipelines
     verified: bool | None = None
     timing: Summary | None = None
@@ -70,7 +74,7 @@ class Variant:
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "aliases": self.aliases, "objective": self.objective,
-                "kernels": self.kernels, "verified": self.verified,
+                "objective_unit": self.unit, "kernels": self.kernels, "verified": self.verified,
                 "timing": self.timing.to_json() if self.timing else None, "skip": self.skip}
 
 
@@ -94,20 +98,27 @@ def variants(unit: Any, base: Any) -> list[Variant]:
             continue
         out.append(Variant(name, res.output, res,
                            objective=sum(p.chosen.objective for p in res.plans),
+                           unit=res.plans[0].objective_unit if res.plans else "",
+                           unit_short=res.plans[0].unit_short if res.plans else "",
                            kernels=sum(len(p.chosen.groups) for p in res.plans)))
     return out
 
 
-def _build(variants_: list[Variant], target: Target, directory: Path) -> list[Path | str]:
+def _build(variants_: list[Variant], target: Target, directory: Path,
+           progress: Progress | None = None) -> list[Path | str]:
     """Each variant written and built in parallel: its path, or why it did not build."""
     paths = {}
     for i, v in enumerate(variants_):
         if not v.skip:
             paths[i] = directory / f"v{i}_{v.id}.cu"
             paths[i].write_bytes(v.output)
+    phase_start(progress, "building", len(paths))
+    failed: dict[int, str | None] = {}
     with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
-        failed = dict(zip(paths, pool.map(lambda p: build_one(p, target), paths.values()),
-                          strict=True))
+        futures = {pool.submit(build_one, path, target): i for i, path in paths.items()}
+        for future in as_completed(futures):  # counted in this thread, as builds finish
+            failed[futures[future]] = future.result()
+            phase_step(progress, variants_[futures[future]].id)
     return [(v.skip or "") if i not in paths else (failed[i] or paths[i])
             for i, v in enumerate(variants_)]
 
@@ -123,16 +134,18 @@ def _differences(spec: Any, reference: list[np.ndarray], got: list[np.ndarray]) 
 
 def measure_variants(variants_: list[Variant], spec: Any, target: Target,
                      timer: Callable[[Callable[[], object]], list[float]],
-                     progress: Callable[[int, int, Variant], None] | None = None) -> None:
-    """Verify and time every variant in place; the first must be the unfused program."""
+                     progress: Progress | None = None) -> None:
+    """Verify and time every variant in place; the first must be the unfused program.
+    `progress` gets the phases "building" and "verifying and timing"."""
     from cudafuse.runtime import load
     from cudafuse.runtime.emu_exec import KernelError
 
     assert variants_[0].id == UNFUSED
     with tempfile.TemporaryDirectory(prefix="cudafuse-vprofile-") as tmp:
-        built = _build(variants_, target, Path(tmp))
+        built = _build(variants_, target, Path(tmp), progress)
         reference: list[np.ndarray] | None = None
-        for i, (v, path) in enumerate(zip(variants_, built, strict=True)):
+        phase_start(progress, "verifying and timing", len(variants_))
+        for v, path in zip(variants_, built, strict=True):
             if isinstance(path, str):
                 if v.id == UNFUSED:
                     raise error(f"the unfused program: {path}")
@@ -161,8 +174,16 @@ def measure_variants(variants_: list[Variant], spec: Any, target: Target,
                             else:
                                 v.verified = True
                                 v.timing = summarize(timer(run.run))
-            if progress is not None:
-                progress(i + 1, len(variants_), v)
+            phase_step(progress, f"{v.id}: {_state(v)}")
+
+
+def _state(v: Variant) -> str:
+    """A measured variant in a few words, for the progress line."""
+    if v.verified is False:
+        return "WRONG"
+    if v.skip:
+        return "skipped"
+    return f"verified, {v.timing.median:.4g} ms" if v.timing else "verified"
 
 
 @dataclass(frozen=True)
@@ -202,10 +223,17 @@ def choose(variants_: list[Variant], margin: float) -> Choice:
         if v.timing is not None:
             lines.append(f"  {_name(v)}: {v.timing.median:.4g} ms (spread "
                          f"{v.timing.spread * 100:.1f}%), {v.kernels} kernel launch(es), "
-                         f"model benefit {v.objective:.3g}")
+                         f"model benefit {v.objective:.3g}{_unit(v)}")
         elif v.skip:
             lines.append(f"  skipped {_name(v)}: {v.skip}")
     return Choice(chosen, model_fastest, tuple(lines))
+
+
+def _unit(v: Variant) -> str:
+    """The short name of a variant's objective unit: what its benefit counts."""
+    if v.unit_short == "cycles":
+        return " estimated cycles"
+    return f" {v.unit_short} (--fuse-all: not the cost model)" if v.unit_short else ""
 
 
 def _name(v: Variant) -> str:
@@ -242,7 +270,7 @@ def _restore(variants_: list[Variant], stored: dict[str, object]) -> bool:
 
 def profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: Target,
                  margin: float, plan: Any = None, cache: ResultsCache | None = None,
-                 progress: Callable[[int, int, Variant], None] | None = None
+                 progress: Progress | None = None
                  ) -> tuple[Variant, Choice, dict[str, object], list[str]]:
     """The chosen variant, why, the report, and notes."""
     from cudafuse.profile.hfuse_profile import EMU_PLAN, ProfileFailed, _nvcc_version, device_for
@@ -264,9 +292,12 @@ def profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: T
     outputs = [v.output for v in found]
     key = cache_key(sources=outputs, spec=spec_text, device=device, options=options)
     stored = cache.load(key) if cache is not None else None
-    if stored is not None and _restore(found, stored):
+    cached = stored is not None and _restore(found, stored)
+    if cached:
         assert cache is not None
         notes.append(f"measured before: results from the cache ({cache.path(key)})")
+        if progress is not None:
+            progress.close(f"results from the cache, nothing measured ({cache.path(key)})")
     else:
         timer = host_timer(plan) if emu else gpu_timer(plan, device.l2_bytes)
         measure_variants(found, spec, target, timer, progress)
@@ -277,8 +308,13 @@ def profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: T
                    "is chosen (please report it with --report)")
         doc = report(found, None, device, unit.path, options)
         doc["choice"] = {"id": None, "error": message}
+        if progress is not None:
+            progress.close("stopped: a variant computed different results")
         raise ProfileFailed(message, doc)
     choice = choose(found, margin)
+    if progress is not None and not cached:
+        timed = sum(1 for v in found if v.timing is not None)
+        progress.close(f"{timed} of {len(found)} variants timed")
     doc = report(found, choice, device, unit.path, options)
     if cache is not None and stored is None:
         cache.store(key, doc, key_inputs(sources=outputs, spec=spec_text, device=device,
