@@ -61,6 +61,9 @@ class EdgeNote:
     refused: bool = False  # not legal (as opposed to legal but not chosen)
     line: int = 0  # the consumer's launch, for diagnostics
     col: int = 0
+    # Left unfused: the benefit fusing the pair alone would have had, in the plan's
+    # objective unit (computed for refused edges too: what legality costs). None if fused.
+    benefit: float | None = None
 
 
 @dataclass
@@ -84,6 +87,9 @@ class SequencePlan:
     chosen: Partition
     launch_indices: list[int] = field(default_factory=list)  # plan position -> launch index
     groups: list[GroupNote] = field(default_factory=list)
+    # What the partitions' objectives, the groups' and the edges' benefits count.
+    objective_unit: str = ""
+    unit_short: str = ""
 
 
 @dataclass
@@ -205,29 +211,31 @@ class _Planner:
             cost_scorer(model, self.arch, tiles=self.opts.tiles != "never")
         chosen, results = choose_partition(model, score, legal, self.opts.partition)
         plan = SequencePlan(seq.host.name, [i.site.kernel.name for i in infos], results, chosen,
-                            [i.site.index for i in infos])
+                            [i.site.index for i in infos], [], *self.objective_unit())
         where = {v: gi for gi, g in enumerate(chosen.groups) for v in g}
         edges = []
         for (a, c), bufs in sorted(model.edges.items()):
             fused = where[a] == where[c] and len(chosen.groups[where[a]]) > 1
+            benefit = None
             if fused:
                 why = f"fused (group of {len(chosen.groups[where[a]])} kernels)"
             else:
                 pair = frozenset((a, c))
                 reason = legal(pair)
+                benefit = score(pair)
                 if reason:
                     why = f"not fused: {reason}"
                 else:
-                    b = score(pair)
-                    why = (f"not fused: not profitable (estimated benefit {b:.3g} cycles)"
-                           if b <= 0 else "not fused: the partition that maximises the "
-                           f"total benefit ({chosen.strategy}) keeps them apart")
+                    why = (f"not fused: not profitable (estimated benefit {benefit:.3g} "
+                           f"{plan.unit_short})" if benefit <= 0 else "not fused: the "
+                           f"partition that maximises the total benefit ({chosen.strategy}) "
+                           "keeps them apart")
             edges.append(EdgeNote(seq.host.name, infos[a].site.kernel.name,
                                   infos[c].site.kernel.name, infos[a].site.index,
                                   infos[c].site.index, tuple(_short(b) for b in bufs), fused,
                                   why, bool(legal(frozenset((a, c)))) and not fused,
                                   infos[c].site.launch.span.line,
-                                  infos[c].site.launch.span.col))
+                                  infos[c].site.launch.span.col, benefit))
         groups = []
         for g in chosen.groups:
             if len(g) < 2:
@@ -283,6 +291,18 @@ class _Planner:
             groups.append((group, cost.benefit))
         return plan, groups, edges
 
+
+    def objective_unit(self) -> tuple[str, str]:
+        """(long, short) names of what the objective counts: fusion.costmodel's benefit
+        is per-element cycles times the nominal iteration space, plus the launch term; with
+        --fuse-all the scorer counts the producer/consumer edges kept inside groups."""
+        if self.opts.fuse_all:
+            return ("producer/consumer edges inside groups; --fuse-all does not use the "
+                    "cost model", "edge(s)")
+        size = self.opts.size
+        space = f"2^{size.bit_length() - 1}" if size & (size - 1) == 0 else str(size)
+        return (f"estimated cycles saved over a {space}-element iteration space, "
+                f"{self.opts.arch} cost model", "cycles")
 
     @staticmethod
     def tiles(model: PipelineModel, group: frozenset[int], cost: GroupCost,
@@ -411,6 +431,7 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                             "groups": [[p.kernels[i] for i in sorted(g)] for g in q.groups]}
                            for q in p.partitions],
             "chosen": p.chosen.strategy,
+            "objective_unit": p.objective_unit,
             "fused": [{"name": g.name, "kernels": g.kernels, "launches": g.launches,
                        "estimated_benefit": g.benefit, "stored_intermediates": g.stored,
                        "untouched_intermediates": g.untouched,
@@ -419,7 +440,7 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
         } for p in result.plans],
         "edges": [{"host": e.host, "from": e.src, "to": e.dst, "from_launch": e.src_index,
                    "to_launch": e.dst_index, "buffers": list(e.buffers), "fused": e.fused,
-                   "why": e.why} for e in result.edges],
+                   "why": e.why, "estimated_benefit": e.benefit} for e in result.edges],
         "notes": result.notes,
         "sequence_breaks": [{"host": h, "line": ln, "col": c, "why": w}
                             for h, ln, c, w in result.breaks],

@@ -7,17 +7,22 @@ from cudafuse.fusion.driver import FuseResult
 
 def explain_text(result: FuseResult) -> str:
     lines = []
+    units = {p.host: p.unit_short for p in result.plans}
     for plan in result.plans:
         lines.append(f"{plan.host}: {len(plan.kernels)} launches: {', '.join(plan.kernels)}")
+        # The unit once per sequence, in full; the figures after it say it short.
+        lines.append(f"  objective unit: {plan.objective_unit} (edge weights: the paper's "
+                     "Eq. 1, w_e = max(pair benefit, 1) summed inside groups, same unit)")
         for part in plan.partitions:
             groups = " | ".join("{" + ", ".join(plan.kernels[i] for i in sorted(g)) + "}"
                                 for g in part.groups)
             mark = " (chosen)" if part is plan.chosen else ""
             lines.append(f"  partition {part.strategy}{mark}: objective {part.objective:.4g} "
-                         f"cycles, edge weights {part.edge_objective:.4g}: {groups}")
+                         f"{plan.unit_short}, edge weights {part.edge_objective:.4g} "
+                         f"{plan.unit_short}: {groups}")
         for g in plan.groups:
             lines.append(f"  {g.name}: {', '.join(g.kernels)} (estimated benefit "
-                         f"{g.benefit:.4g} cycles)")
+                         f"{g.benefit:.4g} {plan.unit_short})")
             if g.stored:
                 lines.append(f"    still stores {', '.join(g.stored)} (read outside the group "
                              "or after the pipeline)")
@@ -29,7 +34,10 @@ def explain_text(result: FuseResult) -> str:
                 lines.append(f"    launched with a {bx}x{by} block (--block), its grid "
                              "covering the image")
     for e in result.edges:
-        lines.append(f"  edge {e.src} -> {e.dst} [{', '.join(e.buffers)}] in {e.host}: {e.why}")
+        figure = "" if e.benefit is None else \
+            f"; benefit if fused alone: {e.benefit:.4g} {units.get(e.host, '')}".rstrip()
+        lines.append(f"  edge {e.src} -> {e.dst} [{', '.join(e.buffers)}] in {e.host}: "
+                     f"{e.why}{figure}")
     for note in result.notes:
         lines.append(f"  note: {note}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,73 @@
+"""`plan` / `fuse --explain` figures: every edge left unfused says what fusing it would
+have saved, every objective says its unit, and the --report carries the same figures."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+GOLDEN = Path(__file__).parent / "golden"
+PIPELINE = ROOT / "samples" / "blur_pipeline.cu"  # one edge kept apart by the partition
+REFUSALS = GOLDEN / "refusals.cu"  # edges refused by legality
+COST_UNIT = "estimated cycles saved over a 2^20-element iteration space, sm_90 cost model"
+
+
+def plan(tmp_path: Path, *args: str) -> tuple[str, dict]:
+    report = tmp_path / "r.json"
+    res = subprocess.run([sys.executable, "-m", "cudafuse", "plan", *args, "--report",
+                          str(report)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    return res.stdout, json.loads(report.read_text())
+
+
+def edge_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("  edge ")]
+
+
+def test_every_unfused_edge_has_its_figure_in_the_text_and_the_report(tmp_path: Path
+                                                                      ) -> None:
+    text, report = plan(tmp_path, str(PIPELINE))
+    lines = edge_lines(text)
+    assert len(lines) == len(report["edges"]) == 3
+    unfused = 0
+    for line, edge in zip(lines, report["edges"], strict=True):
+        figure = re.search(r"; benefit if fused alone: (\S+) cycles$", line)
+        if edge["fused"]:
+            assert figure is None and edge["estimated_benefit"] is None, line
+            continue
+        unfused += 1
+        assert figure is not None, line
+        # The text rounds the report's figure; the two must be the same number.
+        assert float(figure.group(1)) == float(f"{edge['estimated_benefit']:.4g}")
+        assert edge["estimated_benefit"] > 0  # kept apart by the partition, not a loss
+    assert unfused == 1
+
+
+def test_objectives_name_their_unit(tmp_path: Path) -> None:
+    text, report = plan(tmp_path, str(PIPELINE))
+    assert f"  objective unit: {COST_UNIT} (edge weights" in text
+    seq = report["sequences"][0]
+    assert seq["objective_unit"] == COST_UNIT
+    for part in seq["partitions"]:
+        line = next(ln for ln in text.splitlines()
+                    if ln.startswith(f"  partition {part['strategy']}"))
+        assert f"objective {part['objective']:.4g} cycles, " in line
+        assert f"edge weights {part['edge_objective']:.4g} cycles: " in line
+
+
+def test_refused_edges_get_a_figure_and_fuse_all_counts_edges(tmp_path: Path) -> None:
+    text, report = plan(tmp_path, str(REFUSALS))
+    refused = [e for e in report["edges"] if not e["fused"]]
+    assert refused and all(isinstance(e["estimated_benefit"], float) for e in refused)
+    assert all(re.search(r"; benefit if fused alone: \S+ cycles$", line)
+               for line in edge_lines(text) if ": not fused: " in line)
+    # --fuse-all does not use the cost model: its objective counts edges, and says so.
+    text, report = plan(tmp_path, str(REFUSALS), "--fuse-all")
+    assert {s["objective_unit"] for s in report["sequences"]} == {
+        "producer/consumer edges inside groups; --fuse-all does not use the cost model"}
+    assert all(line.endswith("; benefit if fused alone: 1 edge(s)")
+               for line in edge_lines(text) if ": not fused: " in line)
