@@ -93,7 +93,9 @@ class OutputSet:
                     for option in self._stdout]
         problems += [f"{option} '': an empty path" for option in self._empty]
         seen: dict[tuple[int, int] | str, str] = {}
-        inputs = {_identity(p): p for p in self._inputs}
+        inputs: dict[tuple[int, int] | str, str] = {}
+        for p in self._inputs:  # the first spelling: the user's, before the headers'
+            inputs.setdefault(_identity(p), p)
         for option, path in self._outputs:
             ident = _identity(path)
             device = _is_special(path)
