@@ -97,7 +97,7 @@ def test_kernel_entry_with_launch_table(tmp_path):
     ('entry = "f"\n[[args]]\nname = "a"\ndtype = "float32"\ncount = "n"\n',
      "unknown size 'n'"),
     ('entry = "f"\n[[args]]\nname = "a"\ndtype = "float32"\ncount = 4\nrole = "output"\n',
-     "role must be one of in, out, inout"),
+     "'a'.role: must be one of in, out, inout"),
     ('entry = "f"\n[[args]]\nname = "a"\ndtype = "float32"\ncount = 4\ninit = "gauss"\n',
      "unknown init 'gauss'"),
     ('entry = "f"\n[[args]]\nname = "a"\n', "give either 'dtype' and 'count'"),

@@ -176,7 +176,8 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
                  "-x", "c++", "-include", str(header_path()), "-I", str(include_dir()),
                  "-iquote", str(src.resolve().parent), *common]
         if opts.sanitize:
-            flags += ["-fsanitize=address", "-fno-omit-frame-pointer"]
+            # -g: the report's stack names file:line:col of the faulting access
+            flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]
         else:  # a function declared but never defined: fail the build, not the first call
             flags += ["-Wl,--no-undefined"]
         return flags

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from cudafuse.runtime import asan
+from cudafuse.runtime.asan import Access
 from cudafuse.runtime.convert import Item
 
 
@@ -27,6 +29,27 @@ class KernelError(RuntimeError):
     @classmethod
     def cuda(cls, what: str, code: int) -> KernelError:
         return cls(f"{what}: CUDA error {code}", code)
+
+
+class BoundsError(KernelError):
+    """AddressSanitizer stopped the program at a bad access (see asan.Access); the message
+    is the report's essentials, `access` the parsed details."""
+
+    def __init__(self, message: str, access: Access):
+        super().__init__(message)
+        self.access = access
+
+
+def _status(code: int) -> str:
+    if code < 0:
+        name = signal.Signals(-code).name
+        hint = (" (an out-of-bounds access or a fiber stack overflow: try --sanitize, "
+                "load(..., sanitize=True), or CUDAFUSE_EMU_STACK_KB)") \
+            if name in ("SIGSEGV", "SIGBUS") else \
+            " (glibc found its heap corrupted: an out-of-bounds write? try --sanitize)" \
+            if name == "SIGABRT" else ""
+        return f"the program crashed with {name}{hint}"
+    return f"the emulation worker exited with status {code}"
 
 
 class EmuExecutor:
@@ -46,6 +69,7 @@ class EmuExecutor:
         env = {**os.environ, **self._env, "CUDAFUSE_EMU_REPORT": self._report}
         if "ASAN_OPTIONS" in self._env:  # AddressSanitizer reports go to files we read back
             env["ASAN_OPTIONS"] += f":log_path={self._report}.asan"
+            env["CUDAFUSE_EMU_BUFFERS"] = f"{self._report}.bufs"
         # `-c`, not `-m cudafuse.runtime.worker`: the package imports the worker module
         # (prepared.py uses pack_args), and runpy warns on stderr when it runs a module that
         # is already in sys.modules; stderr must carry only the tool's diagnostics.
@@ -71,29 +95,30 @@ class EmuExecutor:
                                   "loop in the program?); the worker was stopped")
             return self._rx.recv()
         except (EOFError, OSError, ConnectionError):
-            raise KernelError(self._death(what)) from None
+            raise self._death(what) from None
 
-    def _death(self, what: str) -> str:
+    def _death(self, what: str) -> KernelError:
         assert self._proc is not None
         code = self._proc.wait()
-        report = Path(self._report).read_text(errors="replace").strip()
-        for asan in sorted(Path(self._report).parent.glob(Path(self._report).name + ".asan*")):
-            lines = asan.read_text(errors="replace").strip().splitlines()
-            asan.unlink()
-            if not report and lines:
-                keep = [ln for ln in lines if ln.strip()][:24]
+        self._proc = None
+        report = emulator = Path(self._report).read_text(errors="replace").strip()
+        table = Path(f"{self._report}.bufs")
+        buffers = table.read_text() if table.exists() else ""
+        found: Access | None = None
+        for log in sorted(Path(self._report).parent.glob(Path(self._report).name + ".asan*")):
+            text = log.read_text(errors="replace")
+            log.unlink()
+            found = found or asan.parse(text, buffers)
+            if not report and text.strip():
+                keep = [ln for ln in text.strip().splitlines() if ln.strip()][:24]
                 report = f"{what}: AddressSanitizer:\n" + "\n".join(keep)
         self._close_pipes()
-        self._proc = None
+        if found is not None and not emulator:
+            where = f" in '{found.function}'" if found.function else ""
+            return BoundsError(f"{what}: {found.kind}{where}", found)
         if report:
-            return report
-        if code < 0:
-            name = signal.Signals(-code).name
-            hint = (" (an out-of-bounds access or a fiber stack overflow: try load(..., "
-                    "sanitize=True) or CUDAFUSE_EMU_STACK_KB)") if name in ("SIGSEGV", "SIGBUS") \
-                else ""
-            return f"{what}: the program crashed with {name}{hint}"
-        return f"{what}: the emulation worker exited with status {code}"
+            return KernelError(report)
+        return KernelError(f"{what}: {_status(code)}")
 
     def run(self, op: str, name: str, items: list[Item],
             cfg: tuple[int, ...] | None) -> tuple[int, bytes, list[np.ndarray]]:
@@ -103,7 +128,7 @@ class EmuExecutor:
         try:
             self._tx.send((op, name, items, cfg))
         except (OSError, ConnectionError):
-            raise KernelError(self._death(what)) from None
+            raise self._death(what) from None
         _, rc, ret, arrays = self._receive(what)
         return rc, ret, arrays
 
@@ -125,14 +150,23 @@ class EmuExecutor:
             if conn is not None and not conn.closed:
                 conn.close()
         Path(self._report).unlink(missing_ok=True)
+        Path(f"{self._report}.bufs").unlink(missing_ok=True)
 
     def close(self) -> None:
-        if self._proc is not None:
-            self._tx.close()
-            try:
-                self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-            self._proc = None
+        """Stop the worker. One that did not exit cleanly (glibc's heap checks abort it
+        after a call whose results it had already sent: an out-of-bounds write corrupted
+        the heap) makes the results it sent suspect: that is a KernelError."""
+        if self._proc is None:
+            self._close_pipes()
+            return
+        self._tx.close()
+        try:
+            code = self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+            code = 0
+        if code != 0:
+            raise self._death("the emulated program, after its last call,")
+        self._proc = None
         self._close_pipes()

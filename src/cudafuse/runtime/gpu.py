@@ -12,11 +12,34 @@ import numpy as np
 
 from cudafuse.runtime.convert import Item
 
+INSTALL_HINT = "pip install -e '.[gpu]' (PyCUDA; it needs an NVIDIA GPU and its driver)"
+
+
+def require_pycuda() -> None:
+    """Fail before the nvcc build, not after it, when PyCUDA is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("pycuda") is None:
+        from cudafuse.diagnostics import error
+
+        raise error(f"the nvcc backend runs on the GPU through PyCUDA, which is not "
+                    f"installed: {INSTALL_HINT}; or use --backend emu (the CPU emulator)")
+
 
 class GpuExecutor:
     def __init__(self, library: Path):
-        import pycuda.autoprimaryctx  # noqa: F401  - shares its context with the runtime API
-        import pycuda.driver as drv
+        try:
+            import pycuda.autoprimaryctx  # noqa: F401  - shares its context with the runtime API
+            import pycuda.driver as drv
+        except ImportError as exc:
+            from cudafuse.diagnostics import error
+
+            raise error(f"cannot import PyCUDA ({exc}): {INSTALL_HINT}") from None
+        except Exception as exc:  # noqa: BLE001 - pycuda's own errors: no driver, no device
+            from cudafuse.diagnostics import error
+
+            raise error(f"no usable GPU: PyCUDA could not create a context: {exc}; "
+                        "use --backend emu (the CPU emulator)") from None
 
         self._drv = drv
         self._lib = ctypes.CDLL(str(library))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -86,7 +87,13 @@ class Library:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        if exc[0] is None:
+            self.close()
+            return
+        try:  # the error already under way is the one to report
+            self.close()
+        except KernelError:
+            pass
 
     def __del__(self) -> None:
         try:
@@ -107,6 +114,10 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend == "nvcc":
+        from cudafuse.runtime.gpu import require_pycuda
+
+        require_pycuda()
     opts = BuildOptions(tuple(str(d) for d in include_dirs), _defines(defines), opt, sanitize,
                         arch)
     built = build(str(path), backend, opts)
@@ -124,4 +135,7 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
                               text=True).stdout.strip()
         env["LD_PRELOAD"] = asan
         env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+        symbolizer = shutil.which("llvm-symbolizer")
+        if symbolizer:  # gcc's own symbolizer gives no columns
+            env["ASAN_OPTIONS"] += f":external_symbolizer_path={symbolizer}"
     return Library(str(path), backend, built, EmuExecutor(Path(built.library), env, timeout))

@@ -8,7 +8,9 @@ dtype, an element count, an initialiser and a role; scalars with a value.
 from __future__ import annotations
 
 import ast
+import difflib
 import operator
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from cudafuse.diagnostics import error
+from cudafuse.diagnostics import CudafuseError, error
 
 try:
     import tomllib
@@ -32,6 +34,23 @@ _INIT = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
 
 
 
+def _checked(op: type, a: Any, b: Any, where: str) -> Any:
+    """One operation of an expression, refusing what would hang or exhaust memory (a huge
+    power or shift) and what Python would raise on (division by zero)."""
+    if op in (ast.Div, ast.FloorDiv, ast.Mod) and b == 0:
+        raise ValueError(f"{where}: division by zero")
+    if op is ast.Pow and (abs(b) > 256 or (b < 0 and a == 0)):
+        raise ValueError(f"{where}: exponent {b!r} out of range")
+    if op in (ast.LShift, ast.RShift):
+        if not isinstance(a, int) or not isinstance(b, int):
+            raise ValueError(f"{where}: shifts need integers, got {a!r} and {b!r}")
+        if not 0 <= b <= 256:
+            raise ValueError(f"{where}: shift count {b} out of range")
+    if op is ast.Div and isinstance(a, int) and isinstance(b, int):
+        return int(a / b) if (a < 0) != (b < 0) else a // b  # C: truncate toward zero
+    return _OPS[op](a, b)
+
+
 def evaluate(expr: Any, sizes: dict[str, Any], where: str) -> Any:
     """A number, or an arithmetic expression over the named sizes (C-like / on ints)."""
     if isinstance(expr, (int, float)) and not isinstance(expr, bool):
@@ -42,22 +61,20 @@ def evaluate(expr: Any, sizes: dict[str, Any], where: str) -> Any:
     def ev(node: ast.AST) -> Any:
         if isinstance(node, ast.Expression):
             return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in sizes:
                 raise ValueError(f"{where}: unknown size '{node.id}' (define it in [sizes])")
             return sizes[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            a, b = ev(node.left), ev(node.right)
-            if isinstance(node.op, ast.Div) and isinstance(a, int) and isinstance(b, int):
-                return a // b  # C semantics for the usual (w + 31) / 32
-            return _OPS[type(node.op)](a, b)
+            return _checked(type(node.op), ev(node.left), ev(node.right), where)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = ev(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id in _FUNCS and not node.keywords:
+                node.func.id in _FUNCS and not node.keywords and node.args:
             return _FUNCS[node.func.id](*(ev(a) for a in node.args))
         raise ValueError(f"{where}: unsupported expression {ast.unparse(node)!r}")
 
@@ -65,7 +82,24 @@ def evaluate(expr: Any, sizes: dict[str, Any], where: str) -> Any:
         tree = ast.parse(expr, mode="eval")
     except SyntaxError:
         raise ValueError(f"{where}: cannot parse expression {expr!r}") from None
-    return ev(tree)
+    try:
+        return ev(tree)
+    except (OverflowError, TypeError) as exc:  # float overflow, int(inf), min() of one number
+        raise ValueError(f"{where}: cannot evaluate {expr!r}: {exc}") from None
+
+
+def integer(expr: Any, sizes: dict[str, Any], where: str, low: int = 0) -> int:
+    """An expression that must give a whole number >= `low` (a count, a dimension)."""
+    v = evaluate(expr, sizes, where)
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise ValueError(f"{where}: expected a whole number, got {v!r} (from {expr!r})")
+        v = int(v)
+    if v < low:
+        what = "negative" if low == 0 else f"less than {low}"
+        raise ValueError(f"{where}: {v} is {what}" + (f" (from {expr!r})"
+                                                      if isinstance(expr, str) else ""))
+    return v
 
 
 @dataclass
@@ -78,6 +112,12 @@ class ArgSpec:
     seed: int = 0
     shape: tuple[int, ...] = ()
     value: Any = None
+    key: str = ""  # where it is in the spec: "args[2] 'img'"
+    named: bool = True  # False: no `name` in the spec, it takes the parameter at its index
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * self.dtype.itemsize if self.dtype is not None else 0
 
     @property
     def is_array(self) -> bool:
@@ -107,10 +147,22 @@ class Spec:
 
 def _dims(value: Any, sizes: dict[str, Any], where: str) -> tuple[int, ...]:
     items = value if isinstance(value, list) else [value]
-    dims = tuple(int(evaluate(v, sizes, where)) for v in items)
-    if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
-        raise ValueError(f"{where}: expected 1-3 positive dimensions, got {dims}")
-    return dims
+    if not 1 <= len(items) <= 3:
+        raise ValueError(f"{where}: expected 1-3 dimensions, got {len(items)}")
+    return tuple(integer(v, sizes, where, low=1) for v in items)
+
+
+def _toml_error(path: str, exc: tomllib.TOMLDecodeError) -> CudafuseError:
+    """tomllib's message ends with '(at line L, column C)': make that the location."""
+    m = re.search(r"^(.*) \(at line (\d+), column (\d+)\)$", str(exc))
+    if not m:
+        return error(f"invalid TOML: {exc}", path)
+    line = int(m.group(2))
+    try:
+        text = Path(path).read_text("utf-8").splitlines()[line - 1]
+    except (OSError, IndexError, UnicodeDecodeError):
+        text = ""
+    return error(f"invalid TOML: {m.group(1)}", path, line, int(m.group(3)), source_line=text)
 
 
 def load_spec(path: str, sizes: dict[str, Any] | None = None) -> Spec:
@@ -118,13 +170,18 @@ def load_spec(path: str, sizes: dict[str, Any] | None = None) -> Spec:
     there), before the sizes defined from them are evaluated."""
     p = Path(path)
     try:
-        raw = tomllib.loads(p.read_text("utf-8"))
+        data = p.read_bytes()
+        raw = tomllib.loads(data.decode("utf-8"))
     except OSError as exc:
         raise error(f"cannot read spec: {exc.strerror}", path) from None
+    except UnicodeDecodeError as exc:
+        raise error(f"not a text file (a spec is TOML in UTF-8; byte {exc.start} is "
+                    f"0x{data[exc.start]:02x})", path) from None
     except tomllib.TOMLDecodeError as exc:
-        raise error(f"invalid TOML: {exc}", path) from None
+        raise _toml_error(path, exc) from None
     if sizes:
-        table = dict(raw.get("sizes", {}))
+        table = raw.get("sizes", {})
+        table = dict(table) if isinstance(table, dict) else {}
         unknown = sorted(set(sizes) - set(table))
         if unknown:
             raise error(f"no size named {', '.join(unknown)} to override (it has "
@@ -138,6 +195,26 @@ def load_spec(path: str, sizes: dict[str, Any] | None = None) -> Spec:
         raise error(f"{msg}", path) from None
 
 
+def _table(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: expected a table, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _number(raw: dict[str, Any], key: str, default: float, where: str) -> float:
+    v = raw.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+        raise ValueError(f"{where}: expected a non-negative number, got {v!r}")
+    return float(v)
+
+
+def _seed(v: Any, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"{where}: expected a non-negative integer, got {v!r}")
+    return v
+
+
 def _spec(path: str, raw: dict[str, Any]) -> Spec:
     known = {"entry", "sizes", "args", "launch", "seed", "rtol", "atol"}
     unknown = set(raw) - known
@@ -148,91 +225,206 @@ def _spec(path: str, raw: dict[str, Any]) -> Spec:
     if not isinstance(entry, str) or not entry:
         raise ValueError("missing 'entry' (the host function or kernel to run)")
     sizes: dict[str, Any] = {}
-    for k, v in raw.get("sizes", {}).items():
+    for k, v in _table(raw, "sizes", "sizes").items():
         sizes[k] = evaluate(v, sizes, f"sizes.{k}")
-    base_seed = int(raw.get("seed", 0))
-    args = [_arg(i, a, sizes, base_seed) for i, a in enumerate(raw.get("args", []))]
-    spec = Spec(path, entry, args, sizes, rtol=float(raw.get("rtol", 1e-5)),
-                atol=float(raw.get("atol", 1e-6)))
+    base_seed = _seed(raw.get("seed", 0), "seed")
+    tables = raw.get("args", [])
+    if not isinstance(tables, list) or not all(isinstance(a, dict) for a in tables):
+        raise ValueError("args: expected [[args]] tables, one per parameter")
+    args = [_arg(i, a, sizes, base_seed) for i, a in enumerate(tables)]
+    seen: dict[str, str] = {}
+    for a in args:
+        if a.named and a.name in seen:
+            raise ValueError(f"{a.key}: the name '{a.name}' is also {seen[a.name]}'s")
+        seen[a.name] = a.key
+    check_memory(args)
+    spec = Spec(path, entry, args, sizes, rtol=_number(raw, "rtol", 1e-5, "rtol"),
+                atol=_number(raw, "atol", 1e-6, "atol"))
     if "launch" in raw:
-        launch = raw["launch"]
+        launch = _table(raw, "launch", "launch")
+        extra = set(launch) - {"grid", "block", "shared"}
+        if extra:
+            raise ValueError(f"launch: unknown key(s) {', '.join(sorted(extra))}; expected "
+                             "grid, block, shared")
         spec.grid = _dims(launch.get("grid", 1), sizes, "launch.grid")
         spec.block = _dims(launch.get("block", 1), sizes, "launch.block")
-        spec.shared = int(evaluate(launch.get("shared", 0), sizes, "launch.shared"))
+        spec.shared = integer(launch.get("shared", 0), sizes, "launch.shared")
     return spec
+
+
+def _scalar(a: dict[str, Any], sizes: dict[str, Any], where: str) -> Any:
+    v = a["value"]
+    if isinstance(v, str) and v.strip().lower() in ("none", "null"):
+        return None
+    if isinstance(v, list):
+        return _dims(v, sizes, f"{where}.value")
+    if isinstance(v, bool):
+        return v
+    return evaluate(v, sizes, f"{where}.value")
 
 
 def _arg(i: int, a: dict[str, Any], sizes: dict[str, Any], base_seed: int) -> ArgSpec:
     name = a.get("name", f"arg{i}")
-    where = f"args[{i}] ('{name}')"
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"args[{i}].name: expected a parameter name, got {name!r}")
+    where = f"args[{i}] '{name}'"
     allowed = {"name", "dtype", "count", "init", "role", "seed", "shape", "value"}
     if set(a) - allowed:
         raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(set(a) - allowed))}")
+    named = "name" in a
     if "dtype" not in a:
         if "value" not in a:
             raise ValueError(f"{where}: give either 'dtype' and 'count' (an array) or 'value' "
                              "(a scalar)")
-        v = a["value"]
-        if isinstance(v, str) and v.strip().lower() in ("none", "null"):
-            value: Any = None
-        elif isinstance(v, list):
-            value = tuple(int(evaluate(x, sizes, where)) for x in v)
-        elif isinstance(v, bool):
-            value = v
-        else:
-            value = evaluate(v, sizes, where)
-        return ArgSpec(name, value=value)
-    try:
-        dtype = np.dtype(a["dtype"])
-    except TypeError:
-        raise ValueError(f"{where}: unknown dtype {a['dtype']!r}") from None
-    count = int(evaluate(a.get("count", 1), sizes, f"{where}.count"))
+        extra = sorted(set(a) - {"name", "value"})
+        if extra:
+            raise ValueError(f"{where}: {', '.join(extra)} only apply to arrays (with 'dtype')")
+        return ArgSpec(name, value=_scalar(a, sizes, where), key=where, named=named)
+    if "value" in a:
+        raise ValueError(f"{where}: 'value' is for scalars; an array takes 'init'")
+    dtype = parse_dtype(a["dtype"], f"{where}.dtype")
+    if "count" not in a:
+        raise ValueError(f"{where}: an array needs 'count' (its number of elements)")
+    count = integer(a["count"], sizes, f"{where}.count")
     role = a.get("role", "in")
     if role not in ROLES:
-        raise ValueError(f"{where}: role must be one of {', '.join(ROLES)}, not {role!r}")
-    shape = tuple(int(evaluate(s, sizes, f"{where}.shape")) for s in a.get("shape", [count]))
-    if int(np.prod(shape)) != count:
-        raise ValueError(f"{where}: shape {shape} does not hold {count} elements")
-    init = str(a.get("init", "zeros"))
-    spec = ArgSpec(name, dtype, count, init, role, int(a.get("seed", base_seed + i)), shape)
-    make_value(spec)  # validate the initialiser now, with the spec's location
+        raise ValueError(f"{where}.role: must be one of {', '.join(ROLES)}, not {role!r}")
+    shape_raw = a.get("shape", [count])
+    if not isinstance(shape_raw, list) or not 1 <= len(shape_raw) <= 3:
+        raise ValueError(f"{where}.shape: expected a list of 1-3 sizes, got {shape_raw!r}")
+    shape = tuple(integer(s, sizes, f"{where}.shape") for s in shape_raw)
+    if int(np.prod(shape, dtype=object)) != count:
+        raise ValueError(f"{where}.shape: {list(shape)} does not hold {count} elements")
+    init = a.get("init", "zeros")
+    if not isinstance(init, str):
+        raise ValueError(f"{where}.init: expected a string such as \"zeros\", got {init!r}")
+    seed = _seed(a.get("seed", base_seed + i), f"{where}.seed")
+    spec = ArgSpec(name, dtype, count, init, role, seed, shape, key=where, named=named)
+    parse_init(spec)  # the initialiser's errors now, with the spec's location
     return spec
+
+
+_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "float32", "float64", "complex64", "complex128")
+
+
+def parse_dtype(value: Any, where: str) -> np.dtype:
+    """A numeric numpy dtype in native byte order, or an error with the closest names."""
+    dt = None
+    if isinstance(value, str):
+        try:
+            dt = np.dtype(value)
+        except TypeError:
+            dt = None
+    if dt is None or dt.kind not in "biufc" or dt.byteorder == ">":
+        close = difflib.get_close_matches(str(value).lower(), _DTYPES, n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(close)}?" if close else \
+            f"; use one of {', '.join(_DTYPES)}"
+        raise ValueError(f"{where}: unknown dtype {value!r}{hint}")
+    return dt
+
+
+def available_memory() -> int:
+    """Bytes this machine can still give (MemAvailable: free plus reclaimable cache)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 1 << 62
+
+
+def _bytes(n: int) -> str:
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} bytes"
+
+
+# A run holds each array about three times: the spec's inputs, the worker's copy and the
+# copy it sends back (verify keeps two runs' outputs as well).
+COPIES = 3
+
+
+def check_memory(args: list[ArgSpec], available: int | None = None) -> None:
+    """Refuse arrays this machine cannot hold before allocating any of them."""
+    arrays = [a for a in args if a.is_array]
+    if not arrays:
+        return
+    avail = available_memory() if available is None else available
+    need = sum(a.nbytes for a in arrays) * COPIES
+    if need <= avail:
+        return
+    big = max(arrays, key=lambda a: a.nbytes)
+    raise ValueError(f"{big.key}.count: {big.count} x {big.dtype} is {_bytes(big.nbytes)}; "
+                     f"the spec's arrays need about {_bytes(need)} for a run ({COPIES} copies "
+                     f"of {_bytes(need // COPIES)}) and this machine has {_bytes(avail)} "
+                     "available")
+
+
+def parse_init(a: ArgSpec) -> tuple[str, list[float]]:
+    """The initialiser's kind and parameters, checked against the array's dtype."""
+    assert a.dtype is not None
+    where = f"{a.key or repr(a.name)}.init"
+    usage = "use zeros, ones, const(v), ramp, ramp(start, step), uniform(a, b) or random"
+    m = _INIT.match(a.init)
+    if not m:
+        raise ValueError(f"{where}: cannot parse {a.init!r}; {usage}")
+    kind = m.group(1)
+    try:
+        params = [float(x) for x in m.group(2).split(",")] if m.group(2) else []
+    except ValueError:
+        raise ValueError(f"{where}: the parameters of {a.init!r} must be numbers") from None
+    arity = {"zeros": (0,), "ones": (0,), "const": (1,), "ramp": (0, 2), "uniform": (2,),
+             "random": (0,)}
+    if kind not in arity:
+        raise ValueError(f"{where}: unknown init {a.init!r}; {usage}")
+    if len(params) not in arity[kind]:
+        raise ValueError(f"{where}: {kind} takes {' or '.join(map(str, arity[kind]))} "
+                         f"parameter(s), got {len(params)} in {a.init!r}")
+    if not all(np.isfinite(params)) and a.dtype.kind != "f":
+        raise ValueError(f"{where}: {a.init!r}: not a finite number for {a.dtype}")
+    if kind == "uniform" and params[0] > params[1]:
+        raise ValueError(f"{where}: {a.init!r}: the low end exceeds the high end")
+    if a.dtype.kind in "iu" and kind in ("const", "uniform"):
+        info = np.iinfo(a.dtype)
+        for v in params:
+            if v != int(v) or not info.min <= v <= info.max:
+                raise ValueError(f"{where}: {a.init!r}: {v:g} is not a {a.dtype} value")
+    return kind, params
 
 
 def make_value(a: ArgSpec) -> Any:
     if not a.is_array:
         return a.value
     assert a.dtype is not None
-    m = _INIT.match(a.init)
-    if not m:
-        raise ValueError(f"'{a.name}': cannot parse init {a.init!r}")
-    kind = m.group(1)
-    params = [float(x) for x in m.group(2).split(",")] if m.group(2) else []
+    kind, params = parse_init(a)
     rng = np.random.default_rng(a.seed)
     n, dt = a.count, a.dtype
     if kind == "zeros":
         return np.zeros(n, dt)
     if kind == "ones":
         return np.ones(n, dt)
-    if kind == "const" and len(params) == 1:
+    if kind == "const":
         return np.full(n, params[0], dt)
     if kind == "ramp":
         start, step = (params + [0.0, 1.0][len(params):])[:2]
         return (start + step * np.arange(n)).astype(dt)
-    if kind == "uniform" and len(params) == 2:
+    if kind == "uniform":
         lo, hi = params
         if dt.kind in "iu":
             return rng.integers(int(lo), int(hi), n, endpoint=True).astype(dt)
         return rng.uniform(lo, hi, n).astype(dt)
-    if kind == "random" and not params:
-        if dt.kind in "iu":
-            hi = min(np.iinfo(dt).max, 255)
-            return rng.integers(0, hi, n, endpoint=True).astype(dt)
-        if dt.kind == "b":
-            return rng.integers(0, 1, n, endpoint=True).astype(dt)
-        return rng.random(n).astype(dt)
-    raise ValueError(f"'{a.name}': unknown init {a.init!r}; use zeros, ones, const(v), "
-                     "ramp, ramp(start, step), uniform(a, b) or random")
+    if dt.kind in "iu":  # random
+        hi = min(np.iinfo(dt).max, 255)
+        return rng.integers(0, hi, n, endpoint=True).astype(dt)
+    if dt.kind == "b":
+        return rng.integers(0, 1, n, endpoint=True).astype(dt)
+    return rng.random(n).astype(dt)
 
 
 # ---- comparing outputs --------------------------------------------------------------------

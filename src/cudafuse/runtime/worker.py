@@ -9,6 +9,7 @@ end of the caller's process. Started as
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -47,6 +48,44 @@ def _argv(items: list[tuple[str, Any]]) -> tuple[Any, list[Any], list[np.ndarray
     return argv, keep, arrays
 
 
+class ExactBuffers:
+    """Under AddressSanitizer: each array argument in a malloc'ed block of exactly its size
+    (ASan's malloc, preloaded), so that one element past the end is a reported overflow; the
+    blocks' addresses are written to `table` before the call ("index start nbytes" lines,
+    index = the argument's position) for the runtime to tell which argument a report is
+    about."""
+
+    def __init__(self, table: str, libc: Any):
+        self._table, self._libc = table, libc
+        self._libc.malloc.restype = ctypes.c_void_p
+        self._libc.malloc.argtypes = [ctypes.c_size_t]
+        self._libc.free.argtypes = [ctypes.c_void_p]
+        self._blocks: list[tuple[int, np.ndarray]] = []
+
+    def argv(self, items: list[tuple[str, Any]]) -> tuple[Any, list[Any]]:
+        def place(arr: np.ndarray) -> int:
+            addr = self._libc.malloc(max(arr.nbytes, 1))
+            ctypes.memmove(addr, arr.ctypes.data, arr.nbytes)
+            self._blocks.append((addr, arr))
+            return int(addr)
+
+        argv, keep = pack_args(items, place)
+        index = [i for i, (kind, _) in enumerate(items) if kind == "a"]
+        with open(self._table, "w") as fh:
+            for i, (addr, arr) in zip(index, self._blocks, strict=True):
+                fh.write(f"{i} {addr} {arr.nbytes}\n")
+        return argv, keep
+
+    def results(self) -> list[np.ndarray]:
+        out = []
+        for addr, arr in self._blocks:
+            ctypes.memmove(arr.ctypes.data, addr, arr.nbytes)
+            self._libc.free(addr)
+            out.append(arr)
+        self._blocks = []
+        return out
+
+
 def serve(path: str, rx: Connection, tx: Connection) -> None:
     try:
         lib = ctypes.CDLL(path)
@@ -55,13 +94,18 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
         return
     lib.cudafuse_manifest.restype = ctypes.c_char_p
     libc = ctypes.CDLL(None)
+    table = os.environ.get("CUDAFUSE_EMU_BUFFERS")
+    exact = ExactBuffers(table, libc) if table else None
     tx.send(("ready", lib.cudafuse_manifest().decode()))
     while True:
         try:
             op, name, items, cfg = rx.recv()
         except EOFError:
             return
-        argv, keep, arrays = _argv(items)
+        if exact is not None:
+            argv, keep = exact.argv(items)
+        else:
+            argv, keep, arrays = _argv(items)
         ret = ctypes.create_string_buffer(16)
         if op == "h":
             fn = getattr(lib, f"cudafuse_h_{name}")
@@ -72,6 +116,8 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
             rc = fn(dims, ctypes.c_size_t(cfg[6]), argv)
         libc.fflush(None)
         del keep
+        if exact is not None:
+            arrays = exact.results()
         tx.send(("ok", rc, ret.raw, arrays))
 
 

@@ -1,0 +1,81 @@
+"""Reading an AddressSanitizer report of an emulated run: which argument, which element,
+which function and line.
+
+Under `load(sanitize=True)` the worker puts each array argument in a malloc'ed block of
+exactly its size and writes the blocks' addresses to a table (worker.ExactBuffers), so a
+report's "N bytes to the right of M-byte region [start, end)" names the argument whose
+block starts at `start`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from cudafuse.emu import include_dir
+
+_ERROR = re.compile(r"ERROR: AddressSanitizer: ([\w-]+) on (?:unknown )?address (0x[0-9a-f]+)")
+_ACCESS = re.compile(r"^(READ|WRITE) of size (\d+) at (0x[0-9a-f]+)")
+_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (.+?) (\S+?):(\d+)(?::(\d+))?$")
+_REGION = re.compile(r"is located (\d+) bytes (?:to the (right|left) of|inside of) (\d+)-byte "
+                     r"region \[(0x[0-9a-f]+),(0x[0-9a-f]+)\)")
+
+
+@dataclass(frozen=True)
+class Access:
+    """One bad access as the report gives it; `param` is the argument's position in the
+    call (None: memory that is no argument, e.g. the program's own cudaMalloc)."""
+
+    kind: str  # heap-buffer-overflow, heap-use-after-free, ...
+    access: str  # "read" or "write" ("" when the report does not say)
+    size: int
+    address: int
+    function: str  # the innermost function of the user's program, without parameters
+    file: str
+    line: int
+    col: int
+    param: int | None = None
+    offset: int = 0  # bytes from the start of the argument's block (negative: before it)
+    nbytes: int = 0  # the block's size
+
+
+def _user_frame(lines: list[str]) -> tuple[str, str, int, int]:
+    """The first stack frame in the program's own text (not the emulator's header, not the
+    generated trampolines, not the C library)."""
+    header = str(include_dir())
+    for ln in lines:
+        m = _FRAME.match(ln)
+        if not m:
+            continue
+        func, file = m.group(1), m.group(2)
+        if file.startswith(header) or "<cudafuse" in file or not Path(file).is_file():
+            continue
+        if file.startswith(("/usr/", "/lib")) or "/Python-" in file:
+            continue
+        name = func.split("(")[0].split("<")[0].strip()
+        return name, file, int(m.group(3)), int(m.group(4) or 0)
+    return "", "", 0, 0
+
+
+def parse(report: str, table: str = "") -> Access | None:
+    """The first bad access of an ASan report; `table` is the worker's buffer table."""
+    lines = report.splitlines()
+    head = next((m for m in map(_ERROR.search, lines) if m), None)
+    if head is None:
+        return None
+    access = next((m for m in map(_ACCESS.match, lines) if m), None)
+    func, file, line, col = _user_frame(lines)
+    result = Access(head.group(1), access.group(1).lower() if access else "",
+                    int(access.group(2)) if access else 0, int(head.group(2), 16),
+                    func, file, line, col)
+    region = next((m for m in map(_REGION.search, lines) if m), None)
+    if region is None:
+        return result
+    start = int(region.group(4), 16)
+    for row in table.splitlines():
+        index, addr, nbytes = (int(x) for x in row.split())
+        if addr == start:
+            return Access(result.kind, result.access, result.size, result.address, func,
+                          file, line, col, index, result.address - start, nbytes)
+    return result
