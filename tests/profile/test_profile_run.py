@@ -243,7 +243,7 @@ def test_a_fused_winner_is_confirmed_against_streams(monkeypatch: pytest.MonkeyP
                       timing=timing(0.9))]
     asked: list[list[str]] = []
 
-    def fake_confirm(programs, target, pair, timer, rounds):  # type: ignore[no-untyped-def]
+    def fake_confirm(programs, target, pair, timer, rounds, progress=None):  # type: ignore[no-untyped-def]
         asked.append([p.record.id for p in programs])
         return {p.record.id: [1.0 + 0.001 * k for k in range(11)] for p in programs}
 
