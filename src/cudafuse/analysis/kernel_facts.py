@@ -9,6 +9,7 @@ from cudafuse.analysis.access import bad_atom_reason, coords_pred
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.classify import LoadClass, StoreClass, classify_load, classify_store
 from cudafuse.analysis.evaluate import Access, Evaluator, exits
+from cudafuse.analysis.shared_memory import shared_reach
 from cudafuse.analysis.symbolic import (
     ONE,
     Poly,
@@ -52,7 +53,7 @@ class SharedVar:
     size_bytes: int | None
     dynamic: bool
     line: int
-
+    via: str = ""  # '' declared in the kernel; else the helper, member function or header
 
 @dataclass(frozen=True)
 class Op:
@@ -256,9 +257,18 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
         f"threadIdx.{d}", f"blockDim.{d}"} & sc.builtins)
     ev = Evaluator(unit, block_coords)
     accesses = ev.run(fn)
-    shared = sc.shared + [
-        SharedVar(g.name, g.type.split("[")[0].strip(), None, g.is_extern, g.span.line)
-        for g in unit.globals if g.space == "shared" and g.decl in sc.globals_used]
+    shared = []
+    for use in shared_reach(unit, fn, graph).uses:
+        if use.decl is not None:
+            var = _shared_var(use.decl)
+            shared.append(SharedVar(var.name, var.elem_type, var.size_bytes, var.dynamic,
+                                    var.line, use.via))
+        elif use.kind == "global":
+            g = next(g for g in unit.globals if g.span == use.span)
+            shared.append(SharedVar(g.name, g.type.split("[")[0].strip(), None, g.is_extern,
+                                    g.span.line, use.via))
+        else:  # a header the front end does not lower declares shared memory
+            shared.append(SharedVar(use.name, "?", None, True, 0, use.via))
     constants = sorted({g.name for g in unit.globals
                         if g.space == "constant" and g.decl in sc.globals_used})
     barriers, warp, atomics, asm, builtins = sc.barriers, sc.warp, sc.atomics, sc.asm, \

@@ -65,7 +65,8 @@ def _kernel(k: dict[str, Any]) -> list[str]:
         lines.append("  guard: none")
     shared = [f"{s['name']}: {s['type']} "
               + ("dynamic" if s["dynamic"] else f"{s['bytes']} bytes" if s["bytes"] is not None
-                 else "size unknown") for s in k["shared"]]
+                 else "size unknown") + (f" (via {s['via']})" if s.get("via") else "")
+              for s in k["shared"]]
     lines.append(f"  shared: {_list(shared)}")
     lines.append(f"  barriers: {_ops(k['barriers'])}")
     lines.append(f"  warp ops: {_ops(k['warp_ops'])}")

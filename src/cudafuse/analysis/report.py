@@ -55,7 +55,8 @@ def kernel_dict(k: KernelFacts) -> dict[str, Any]:
             "assumptions": list(m.assumptions),
         },
         "shared": [{"name": s.name, "type": s.elem_type, "bytes": s.size_bytes,
-                    "dynamic": s.dynamic, "line": s.line} for s in k.shared],
+                    "dynamic": s.dynamic, "line": s.line, "via": s.via or None}
+                   for s in k.shared],
         "barriers": [{"name": o.name, "line": o.line} for o in k.barriers],
         "warp_ops": [{"name": o.name, "line": o.line} for o in k.warp_ops],
         "atomics": [{"name": o.name, "line": o.line} for o in k.atomics],

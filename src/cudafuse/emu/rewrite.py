@@ -215,7 +215,9 @@ def _extern_shared(unit: TranslationUnit, rw: Rewriter) -> None:
             decl = f"{static}{elem} *const {name} = static_cast<{elem} *>(__cudafuse_dyn_smem())"
         rw.replace(span, decl, "extern __shared__ -> dynamic shared buffer")
 
-    for fn in _bodies(unit):
+    # Member functions too (cuda-samples' SharedMemory<T>::operator T *()): left alone,
+    # `extern __shared__` would read `extern static` there ("conflicting specifiers").
+    for fn in [*_bodies(unit), *(m for m in unit.methods if m.body is not None)]:
         assert fn.body is not None
         for node in fn.body.walk():
             if isinstance(node, n.VarDecl) and {"shared", "extern"} <= node.storage:
