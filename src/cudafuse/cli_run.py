@@ -28,13 +28,15 @@ def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
     from cudafuse.runtime.emu_exec import BoundsError
     from cudafuse.runtime.spec_bind import argument_error, bind, entry_signature, ordered
 
+    if sanitize and backend != "emu":
+        raise error("--sanitize checks emulated runs (--backend emu); on the GPU use "
+                    "compute-sanitizer", status=2)
     order: list[int] = []
     kinds: dict[str, str] = {}
     try:
         values = spec.inputs()
         with load(path, backend, include_dirs=opts.include_dirs, defines=opts.defines,
-                  timeout=timeout, arch=opts.arch, sanitize=sanitize and backend == "emu"
-                  ) as lib:
+                  timeout=timeout, arch=opts.arch, sanitize=sanitize) as lib:
             kinds = {n: sig.kind for n, sig in lib.signatures.items()}
             sig = entry_signature(spec, lib.signatures, path)
             order = bind(spec, sig)
@@ -76,11 +78,18 @@ def bounds_error(path: str, spec: Spec, exc: Any, order: list[int],
     verb = {"read": "reads", "write": "writes"}.get(a.access, "accesses")
     side = "past the end of" if index >= arg.count else "before the start of" if index < 0 \
         else "inside (a use after free?)"
-    return CudafuseError([
-        Diagnostic(Severity.ERROR, f"{where} {verb} '{arg.name}' at index {index}, {side} "
-                   f"its {arg.count} elements", a.file or path, a.line, a.col),
+    context = f" ({a.detail})" if a.detail else ""
+    if a.at_launch:
+        context = f" (launched here{'; ' + a.detail if a.detail else ''})"
+    diags = [
+        Diagnostic(Severity.ERROR, f"{where}{context} {verb} '{arg.name}' at index {index}, "
+                   f"{side} its {arg.count} elements", a.file or path, a.line, a.col),
         Diagnostic(Severity.NOTE, f"{arg.key}.count is {arg.count} ({arg.dtype}); the "
-                   "program needs more, or indexes wrongly", spec.path)])
+                   "program needs more, or indexes wrongly", spec.path)]
+    if not a.line or a.at_launch:
+        diags.append(Diagnostic(Severity.NOTE, "rerun with --sanitize for the line of the "
+                                "access", path))
+    return CudafuseError(diags)
 
 
 _backend = click.option("--backend", type=click.Choice(BACKEND_NAMES), default="emu",

@@ -38,6 +38,8 @@ class Access:
     param: int | None = None
     offset: int = 0  # bytes from the start of the argument's block (negative: before it)
     nbytes: int = 0  # the block's size
+    detail: str = ""  # e.g. the block and thread that made the access
+    at_launch: bool = False  # file:line is the kernel's launch, not the access
 
 
 def _user_frame(lines: list[str]) -> tuple[str, str, int, int]:

@@ -143,6 +143,9 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     prep = prepare(path, backend, opts)
     flags = _flags(src, backend, opts)
     extra = header_path().read_bytes() if backend == "emu" else b""
+    guard = [] if backend != "emu" or opts.sanitize else [str(guard_path())]
+    if guard:
+        extra += guard_path().read_bytes()
     tool = _tool(backend)
     key = _key(BUILD_VERSION, backend, prep.text, extra, " ".join(flags), tool,
                _includes_blob(prep.includes))
@@ -155,10 +158,15 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
             fh.write(prep.text)
         os.replace(fh.name, src_copy)
         if backend == "emu":
-            _compile([tool, *flags, str(src_copy)], lib, _GCC_DIAG, True, "g++")
+            _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++")
         else:
             _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
     return Built(lib, prep.entries, prep.fiber_kernels)
+
+
+def guard_path() -> Path:
+    """The fault handler that reports accesses past a spec array (see emu/guard.cpp)."""
+    return include_dir().parent / "guard.cpp"
 
 
 def _tool(backend: str) -> str:

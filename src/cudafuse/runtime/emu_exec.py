@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from cudafuse.runtime import asan
+from cudafuse.runtime import asan, guards
 from cudafuse.runtime.asan import Access
 from cudafuse.runtime.convert import Item
 
@@ -38,6 +38,18 @@ class BoundsError(KernelError):
     def __init__(self, message: str, access: Access):
         super().__init__(message)
         self.access = access
+
+
+def _describe(a: Access) -> str:
+    tool = "out-of-bounds access" if a.kind == "out-of-bounds" else \
+        f"AddressSanitizer: {a.kind}"
+    text = f"{tool}: a {a.access or 'bad'} in '{a.function or '?'}'"
+    if a.file:
+        text += f" ({'launched at ' if a.at_launch else ''}{a.file}:{a.line})"
+    if a.param is not None:
+        text += (f", byte {a.offset} of argument {a.param + 1} (an array of {a.nbytes} "
+                 "bytes)")
+    return text
 
 
 def _status(code: int) -> str:
@@ -67,9 +79,14 @@ class EmuExecutor:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         env = {**os.environ, **self._env, "CUDAFUSE_EMU_REPORT": self._report}
-        if "ASAN_OPTIONS" in self._env:  # AddressSanitizer reports go to files we read back
+        # Arguments are placed where a bad access is caught (worker.py), and their addresses
+        # written to .bufs; AddressSanitizer reports (--sanitize) or guard faults (the
+        # default, emu/guard.cpp) go to files read back when the worker dies.
+        env["CUDAFUSE_EMU_BUFFERS"] = f"{self._report}.bufs"
+        if "ASAN_OPTIONS" in self._env:
             env["ASAN_OPTIONS"] += f":log_path={self._report}.asan"
-            env["CUDAFUSE_EMU_BUFFERS"] = f"{self._report}.bufs"
+        else:
+            env["CUDAFUSE_EMU_GUARDS"] = f"{self._report}.fault"
         # `-c`, not `-m cudafuse.runtime.worker`: the package imports the worker module
         # (prepared.py uses pack_args), and runpy warns on stderr when it runs a module that
         # is already in sys.modules; stderr must carry only the tool's diagnostics.
@@ -112,10 +129,12 @@ class EmuExecutor:
             if not report and text.strip():
                 keep = [ln for ln in text.strip().splitlines() if ln.strip()][:24]
                 report = f"{what}: AddressSanitizer:\n" + "\n".join(keep)
+        fault = Path(f"{self._report}.fault")
+        if found is None and fault.exists():
+            found = guards.parse(fault.read_text(errors="replace"), buffers)
         self._close_pipes()
         if found is not None and not emulator:
-            where = f" in '{found.function}'" if found.function else ""
-            return BoundsError(f"{what}: {found.kind}{where}", found)
+            return BoundsError(f"{what}: {_describe(found)}", found)
         if report:
             return KernelError(report)
         return KernelError(f"{what}: {_status(code)}")
@@ -151,6 +170,7 @@ class EmuExecutor:
                 conn.close()
         Path(self._report).unlink(missing_ok=True)
         Path(f"{self._report}.bufs").unlink(missing_ok=True)
+        Path(f"{self._report}.fault").unlink(missing_ok=True)
 
     def close(self) -> None:
         """Stop the worker. One that did not exit cleanly (glibc's heap checks abort it

@@ -63,26 +63,81 @@ class ExactBuffers:
         self._blocks: list[tuple[int, np.ndarray]] = []
 
     def argv(self, items: list[tuple[str, Any]]) -> tuple[Any, list[Any]]:
+        extra: list[str] = []
+
         def place(arr: np.ndarray) -> int:
-            addr = self._libc.malloc(max(arr.nbytes, 1))
+            addr, more = self._place(arr)
             ctypes.memmove(addr, arr.ctypes.data, arr.nbytes)
             self._blocks.append((addr, arr))
+            extra.append(more)
             return int(addr)
 
         argv, keep = pack_args(items, place)
         index = [i for i, (kind, _) in enumerate(items) if kind == "a"]
         with open(self._table, "w") as fh:
-            for i, (addr, arr) in zip(index, self._blocks, strict=True):
-                fh.write(f"{i} {addr} {arr.nbytes}\n")
+            for i, (addr, arr), more in zip(index, self._blocks, extra, strict=True):
+                fh.write(f"{i} {addr} {arr.nbytes} {more}".rstrip() + "\n")
         return argv, keep
+
+    def _place(self, arr: np.ndarray) -> tuple[int, str]:
+        return int(self._libc.malloc(max(arr.nbytes, 1))), ""
+
+    def release(self, addr: int) -> None:
+        self._libc.free(addr)
 
     def results(self) -> list[np.ndarray]:
         out = []
         for addr, arr in self._blocks:
             ctypes.memmove(arr.ctypes.data, addr, arr.nbytes)
-            self._libc.free(addr)
+            self.release(addr)
             out.append(arr)
         self._blocks = []
+        return out
+
+
+PAGE = 4096
+GUARD_AFTER = 1 << 20  # reserved, never backed: an access up to 1 MiB past the end faults
+
+
+class GuardedBuffers(ExactBuffers):
+    """The default placement: each array argument ends exactly where an inaccessible guard
+    region begins (and a guard page precedes its first page), so an access past its end
+    faults and emu/guard.cpp records the address. The table's lines add the reserved
+    range: "index start nbytes low high". An array's start is then aligned to the largest
+    power of two dividing its size (up to a page): enough for every element type whose
+    size divides the array's."""
+
+    def __init__(self, table: str, libc: Any):
+        super().__init__(table, libc)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_long]
+        libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        self._maps: list[tuple[int, int]] = []
+
+    def _place(self, arr: np.ndarray) -> tuple[int, str]:
+        pages = -(-arr.nbytes // PAGE) * PAGE
+        total = PAGE + pages + GUARD_AFTER
+        # PROT_NONE reservation (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE), then the
+        # array's pages made accessible.
+        base = self._libc.mmap(None, total, 0, 0x02 | 0x20 | 0x4000, -1, 0)
+        if base in (None, ctypes.c_void_p(-1).value):
+            raise MemoryError(f"cannot map {total} bytes for an argument")
+        if pages and self._libc.mprotect(base + PAGE, pages, 0x1 | 0x2) != 0:
+            raise MemoryError(f"cannot map {pages} bytes for an argument")
+        start = base + PAGE + pages - arr.nbytes
+        self._maps.append((base, total))
+        return start, f"{base} {base + total}"
+
+    def release(self, addr: int) -> None:
+        pass
+
+    def results(self) -> list[np.ndarray]:
+        out = super().results()
+        for base, total in self._maps:
+            self._libc.munmap(base, total)
+        self._maps = []
         return out
 
 
@@ -95,7 +150,8 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
     lib.cudafuse_manifest.restype = ctypes.c_char_p
     libc = ctypes.CDLL(None)
     table = os.environ.get("CUDAFUSE_EMU_BUFFERS")
-    exact = ExactBuffers(table, libc) if table else None
+    placement = GuardedBuffers if os.environ.get("CUDAFUSE_EMU_GUARDS") else ExactBuffers
+    exact = placement(table, libc) if table else None
     tx.send(("ready", lib.cudafuse_manifest().decode()))
     while True:
         try:
