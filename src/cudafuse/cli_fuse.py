@@ -244,6 +244,7 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
               report_path: str | None, outs: OutputSet) -> tuple[FuseResult, list[str]]:
     """`fuse --profile`: the measured choice among the model's variants and the unfused
     program; with --report, the fusion report of the choice plus the measurements."""
+    from cudafuse.cli_specs import check_entry
     from cudafuse.fusion.driver import FuseOptions, FuseResult, report_dict
     from cudafuse.profile.cache import ResultsCache
     from cudafuse.profile.hfuse_profile import ProfileFailed
@@ -254,6 +255,7 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
 
     result = _parsed(file, parse_opts, outs)
     spec = load_spec(spec_path, sizes)
+    check_entry(spec, result.unit)
     base = FuseOptions(partition, parse_opts.arch, _scratch(scratch), fuse_all=fuse_all,
                        tiles=tiles, block=block)
     # The variants are built away from the input: its own directory must stay on the path.

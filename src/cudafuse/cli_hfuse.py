@@ -360,6 +360,7 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
              outs: OutputSet) -> Applied:
     """The measuring run: its choice as hfuse options; its report staged for report_path
     (written at once when the run fails: it explains why)."""
+    from cudafuse.cli_specs import check_args
     from cudafuse.profile.apply import from_selection
     from cudafuse.profile.cache import ResultsCache
     from cudafuse.profile.hfuse_profile import ProfileFailed, profile_pair
@@ -373,6 +374,7 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
                 inputs.renamed.get(side.kernel) != ref.fn.name:
             raise error(f"the pair spec's kernel{i} is '{side.kernel}', but the kernel being "
                         f"fused is '{ref.display}'", pair.path)
+        check_args(side.spec, ref.fn)
     options, emit = candidate_setup(inputs, split_step)
     # Named phases on stderr, on a terminal or not (cudafuse.progress).
     progress = Progress("profile")
