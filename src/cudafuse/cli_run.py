@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import os
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -13,83 +11,78 @@ from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions
 
 if TYPE_CHECKING:
-    from cudafuse.runtime.spec import Spec
+    from collections.abc import Callable
+
+    from cudafuse.runtime.spec import ArgSpec, Spec
+
+    Slot = tuple[ArgSpec, str] | None  # a parameter's spec argument and spec file
 
 # numpy and the runtime are imported inside the commands: every other command (analyze,
 # fuse) starts faster without them. The names must match cudafuse.runtime.BACKENDS.
 BACKEND_NAMES = ("emu", "nvcc")
 
 
-def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
-             timeout: float | None, sanitize: bool = False) -> list[Any]:
-    """Build `path`, call the spec's entry on fresh inputs, return the argument values (in
-    the spec's order)."""
+def execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
+            sanitize: bool, body: Callable[[Any, list[Slot]], None]) -> None:
+    """Build `path` and run `body(lib, slots)`; `body` fills `slots` (the spec argument
+    behind each parameter of what it calls) before calling, so that a bad access or a
+    value that does not fit is reported at the spec's key."""
     from cudafuse.runtime import ArgumentError, KernelError, load
     from cudafuse.runtime.emu_exec import BoundsError
-    from cudafuse.runtime.spec_bind import argument_error, bind, entry_signature, ordered
+    from cudafuse.runtime.spec_bind import argument_error, bounds_error
 
     if sanitize and backend != "emu":
         raise error("--sanitize checks emulated runs (--backend emu); on the GPU use "
                     "compute-sanitizer", status=2)
-    order: list[int] = []
+    slots: list[Slot] = []
     kinds: dict[str, str] = {}
     try:
-        values = spec.inputs()
         with load(path, backend, include_dirs=opts.include_dirs, defines=opts.defines,
                   timeout=timeout, arch=opts.arch, sanitize=sanitize) as lib:
             kinds = {n: sig.kind for n, sig in lib.signatures.items()}
-            sig = entry_signature(spec, lib.signatures, path)
-            order = bind(spec, sig)
-            args = ordered(values, order)
             try:
-                if spec.grid is not None:
-                    lib.launch(spec.entry, spec.grid, spec.block, spec.shared, args)
-                else:
-                    lib.call(spec.entry, *args)
+                body(lib, slots)
             except ArgumentError as exc:
-                raise argument_error(spec, order, exc) from None
+                raise argument_error(slots, exc) from None
     except BoundsError as exc:
-        raise bounds_error(path, spec, exc, order, kinds) from None
+        raise bounds_error(path, exc.access, slots, kinds) from None
     except KernelError as exc:
         raise error(str(exc), path) from None
     except MemoryError:
-        need = sum(a.nbytes for a in spec.args)
+        need = sum(s[0].nbytes for s in slots if s)
         raise error(f"out of memory running with the spec's arrays ({need} bytes, each "
-                    "copied about three times)", spec.path) from None
-    return values
+                    "copied about three times)", path) from None
 
 
-def bounds_error(path: str, spec: Spec, exc: Any, order: list[int],
-                 kinds: dict[str, str]) -> CudafuseError:
-    """The diagnostic for an access outside a spec buffer, at the faulting line."""
-    a = exc.access
-    kind = {"kernel": "kernel ", "host": "host function "}.get(kinds.get(a.function, ""),
-                                                              "function ")
-    where = f"{kind}'{a.function}'" if a.function else "the program"
-    if a.file and os.path.realpath(a.file) == os.path.realpath(path):
-        a = dataclasses.replace(a, file=path)  # as the user spelled it
-    if a.param is None or a.param >= len(order):
-        return error(f"{where}: {a.kind}: a {a.access or 'bad'} access of {a.size} bytes "
-                     "outside every array the spec passes", a.file or path, a.line, a.col)
-    arg = spec.args[order[a.param]]
-    assert arg.dtype is not None
-    item = arg.dtype.itemsize
-    index = a.offset // item if a.offset >= 0 else -((-a.offset + item - 1) // item)
-    verb = {"read": "reads", "write": "writes"}.get(a.access, "accesses")
-    side = "past the end of" if index >= arg.count else "before the start of" if index < 0 \
-        else "inside (a use after free?)"
-    context = f" ({a.detail})" if a.detail else ""
-    if a.at_launch:
-        context = f" (launched here{'; ' + a.detail if a.detail else ''})"
-    diags = [
-        Diagnostic(Severity.ERROR, f"{where}{context} {verb} '{arg.name}' at index {index}, "
-                   f"{side} its {arg.count} elements", a.file or path, a.line, a.col),
-        Diagnostic(Severity.NOTE, f"{arg.key}.count is {arg.count} ({arg.dtype}); the "
-                   "program needs more, or indexes wrongly", spec.path)]
-    if not a.line or a.at_launch:
-        diags.append(Diagnostic(Severity.NOTE, "rerun with --sanitize for the line of the "
-                                "access", path))
-    return CudafuseError(diags)
+def run_bound(path: str, spec: Spec, backend: str, opts: ParseOptions,
+              timeout: float | None, sanitize: bool = False) -> tuple[list[Any], list[int]]:
+    """Build `path`, call the spec's entry on fresh inputs; the argument values (in the
+    spec's order) and, for each parameter, the index of the spec argument passed to it."""
+    from cudafuse.runtime.spec_bind import bind, entry_signature, ordered
+
+    try:
+        values = spec.inputs()
+    except MemoryError:
+        raise error(f"out of memory making the inputs ({sum(a.nbytes for a in spec.args)} "
+                    "bytes)", spec.path) from None
+    order: list[int] = []
+
+    def body(lib: Any, slots: list[Slot]) -> None:
+        order.extend(bind(spec, entry_signature(spec, lib.signatures, path)))
+        slots.extend((spec.args[i], spec.path) for i in order)
+        args = ordered(values, order)
+        if spec.grid is not None:
+            lib.launch(spec.entry, spec.grid, spec.block, spec.shared, args)
+        else:
+            lib.call(spec.entry, *args)
+
+    execute(path, backend, opts, timeout, sanitize, body)
+    return values, order
+
+
+def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
+             timeout: float | None, sanitize: bool = False) -> list[Any]:
+    return run_bound(path, spec, backend, opts, timeout, sanitize)[0]
 
 
 _backend = click.option("--backend", type=click.Choice(BACKEND_NAMES), default="emu",
@@ -153,33 +146,54 @@ def run_cmd(file: str, spec_path: str, backend: str, timeout: float, sanitize: b
 
 
 @main.command("verify")
-@click.argument("original", type=click.Path(dir_okay=False))
-@click.argument("transformed", type=click.Path(dir_okay=False))
-@_spec
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--spec", "spec_path", type=click.Path(dir_okay=False),
+              help="TOML file naming the entry function and its arguments (with --hfuse: a "
+                   "pair spec, as for hfuse --profile).")
+@click.option("--hfuse", is_flag=True,
+              help="FILES are A.cu B.cu FUSED.cu: check an hfuse output against both kernels.")
+@click.option("--pair", "pair_name", metavar="NAME", help="--hfuse: the pair of --spec to use.")
+@click.option("--spec1", type=click.Path(dir_okay=False),
+              help="--hfuse: the first kernel's spec (entry = the kernel, with [launch]).")
+@click.option("--spec2", type=click.Path(dir_okay=False),
+              help="--hfuse: the second kernel's spec.")
 @_backend
 @_timeout
 @_sanitize
 @parse_options
 @guarded
-def verify_cmd(original: str, transformed: str, spec_path: str, backend: str, timeout: float,
-               sanitize: bool, parse_opts: ParseOptions) -> None:
-    """Run ORIGINAL and TRANSFORMED on the same inputs; compare every element of every output.
+def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
+               pair_name: str | None, spec1: str | None, spec2: str | None, backend: str,
+               timeout: float, sanitize: bool, parse_opts: ParseOptions) -> None:
+    """Run ORIGINAL and TRANSFORMED (FILES) on the same inputs; compare every element of
+    every output. With --hfuse, FILES are A.cu B.cu FUSED.cu.
 
     Exits with 1 and names the first differing element when an output differs by more than
     the spec's tolerance (atol + rtol * |expected|; integers must match exactly)."""
+    from cudafuse.cli_verify_hfuse import check_usage, verify_hfuse
     from cudafuse.runtime.spec import load_spec
 
-    spec = load_spec(spec_path)
-    if not any(a.is_output for a in spec.args):
-        raise error("the spec marks no argument as an output (role = \"out\" or \"inout\")",
-                    spec_path)
-    want = run_reference(original, spec, backend, parse_opts, timeout, sanitize)
-    got = run_spec(transformed, spec, backend, parse_opts, timeout, sanitize)
-    pairs = [(a, w, g) for a, w, g in zip(spec.args, want, got, strict=True) if a.is_output]
-    if not report(pairs, spec.rtol, spec.atol):
-        click.echo(f"{transformed}: outputs differ from {original}", err=True)
+    check_usage(files, hfuse, spec_path, pair_name, spec1, spec2)
+    if hfuse:
+        ok = verify_hfuse(files, spec_path, pair_name, spec1, spec2, backend, timeout,
+                          sanitize, parse_opts)
+        fused, originals = files[2], f"{files[0]} and {files[1]}"
+    else:
+        original, fused = files
+        originals = original
+        assert spec_path is not None
+        spec = load_spec(spec_path)
+        if not any(a.is_output for a in spec.args):
+            raise error("the spec marks no argument as an output (role = \"out\" or "
+                        "\"inout\")", spec_path)
+        want = run_reference(original, spec, backend, parse_opts, timeout, sanitize)
+        got = run_spec(fused, spec, backend, parse_opts, timeout, sanitize)
+        ok = report([(a, w, g) for a, w, g in zip(spec.args, want, got, strict=True)
+                     if a.is_output], spec.rtol, spec.atol)
+    if not ok:
+        click.echo(f"{fused}: outputs differ from {originals}", err=True)
         click.get_current_context().exit(1)
-    click.echo(f"{transformed}: all outputs match {original}")
+    click.echo(f"{fused}: all outputs match {originals}")
 
 
 def run_reference(original: str, spec: Spec, backend: str, opts: ParseOptions,

@@ -8,10 +8,13 @@ takes the parameter at its own index (for unnamed C parameters, `arg0`, `arg1`..
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from typing import Any
 
-from cudafuse.diagnostics import CudafuseError, error
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.runtime.asan import Access
 from cudafuse.runtime.convert import ArgumentError, describe
 from cudafuse.runtime.spec import ArgSpec, Spec
 from cudafuse.runtime.trampoline import Signature
@@ -71,13 +74,51 @@ def ordered(values: list[Any], order: list[int]) -> list[Any]:
 
 _PARAM = re.compile(r"parameter (\d+) ")
 
+# The spec argument behind one parameter of a call, and the spec file it is in; None for a
+# parameter no spec gives (an hfuse launcher's grids).
+Slot = tuple[ArgSpec, str] | None
 
-def argument_error(spec: Spec, order: list[int], exc: ArgumentError) -> CudafuseError:
+
+def argument_error(slots: list[Slot], exc: ArgumentError) -> CudafuseError:
     """A conversion error (wrong dtype, a float for an int...) at the spec argument that
     caused it."""
     msg = str(exc)
     m = _PARAM.search(msg)
-    if m and int(m.group(1)) - 1 < len(order):
-        arg: ArgSpec = spec.args[order[int(m.group(1)) - 1]]
-        return error(f"{arg.key}: {msg}", spec.path)
-    return error(msg, spec.path)
+    slot = slots[int(m.group(1)) - 1] if m and int(m.group(1)) - 1 < len(slots) else None
+    if slot is None:
+        return error(msg)
+    return error(f"{slot[0].key}: {msg}", slot[1])
+
+
+def bounds_error(path: str, a: Access, slots: list[Slot], kinds: dict[str, str]
+                 ) -> CudafuseError:
+    """The diagnostic for an access outside a spec array: at the access (--sanitize) or the
+    kernel's launch, naming the argument, the index and the spec's count."""
+    kind = {"kernel": "kernel ", "host": "host function "}.get(kinds.get(a.function, ""),
+                                                              "function ")
+    where = f"{kind}'{a.function}'" if a.function else "the program"
+    if a.file and os.path.realpath(a.file) == os.path.realpath(path):
+        a = dataclasses.replace(a, file=path)  # as the user spelled it
+    slot = slots[a.param] if a.param is not None and a.param < len(slots) else None
+    if slot is None:
+        return error(f"{where}: {a.kind}: a {a.access or 'bad'} access "
+                     "outside every array the spec passes", a.file or path, a.line, a.col)
+    arg, spec_path = slot
+    assert arg.dtype is not None
+    item = arg.dtype.itemsize
+    index = a.offset // item if a.offset >= 0 else -((-a.offset + item - 1) // item)
+    verb = {"read": "reads", "write": "writes"}.get(a.access, "accesses")
+    side = "past the end of" if index >= arg.count else "before the start of" if index < 0 \
+        else "inside (a use after free?)"
+    context = f" ({a.detail})" if a.detail else ""
+    if a.at_launch:
+        context = f" (launched here{'; ' + a.detail if a.detail else ''})"
+    diags = [
+        Diagnostic(Severity.ERROR, f"{where}{context} {verb} '{arg.name}' at index {index}, "
+                   f"{side} its {arg.count} elements", a.file or path, a.line, a.col),
+        Diagnostic(Severity.NOTE, f"{arg.key}.count is {arg.count} ({arg.dtype}); the "
+                   "program needs more, or indexes wrongly", spec_path)]
+    if not a.line or a.at_launch:
+        diags.append(Diagnostic(Severity.NOTE, "rerun with --sanitize for the line of the "
+                                "access", path))
+    return CudafuseError(diags)

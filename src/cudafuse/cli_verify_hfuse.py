@@ -1,0 +1,155 @@
+"""`cudafuse verify --hfuse A.cu B.cu FUSED.cu`: an hfuse output against its two originals.
+
+Each original kernel is launched alone on its spec's inputs, with its own grid, block and
+dynamic shared memory; the fused file's launcher (`A_B_hfused_launch`, docs/hfuse.md) is
+called once with both argument lists and both launch configurations, on fresh copies of
+the same inputs; every output of both kernels is compared. The launches come from a pair
+spec (`--spec PAIR.toml [--pair NAME]`, the format `hfuse --profile` reads, e.g.
+samples/hfuse/pairs.toml) or from two kernel specs (`--spec1`/`--spec2`, each with the
+kernel as `entry` and a [launch] table).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from cudafuse.cli_run import execute, report, run_bound
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.frontend import ParseOptions
+
+if TYPE_CHECKING:
+    from cudafuse.runtime.spec import Spec
+    from cudafuse.runtime.spec_bind import Slot
+
+
+@dataclass(frozen=True)
+class Side:
+    file: str  # the original program
+    spec: Spec  # entry = the kernel, grid/block/shared = its launch
+
+
+def _sides(files: tuple[str, str], spec_path: str | None, pair: str | None,
+           spec1: str | None, spec2: str | None, opts: ParseOptions, backend: str
+           ) -> tuple[Side, Side]:
+    from cudafuse.runtime.spec import load_spec
+
+    if spec_path:
+        from cudafuse.profile.pairspec import load_pair_spec
+
+        ps = load_pair_spec(spec_path, pair)
+        sides = []
+        for f, s in zip(files, ps.sides, strict=True):
+            kernel = s.kernel or _only_kernel(f, opts, backend, spec_path)
+            sides.append(Side(f, dataclasses.replace(s.spec, entry=kernel, grid=s.grid,
+                                                     block=s.block, shared=s.shared)))
+        return sides[0], sides[1]
+    out = []
+    for option, f, path in (("--spec1", files[0], spec1), ("--spec2", files[1], spec2)):
+        assert path is not None
+        spec = load_spec(path)
+        if spec.grid is None:
+            raise error(f"{option}: 'entry' must be the kernel, with a [launch] table (its "
+                        "grid, block and shared bytes)", path)
+        out.append(Side(f, spec))
+    return out[0], out[1]
+
+
+def _only_kernel(path: str, opts: ParseOptions, backend: str, spec_path: str) -> str:
+    from cudafuse.frontend import parse_file
+
+    unit = parse_file(path, opts).unit
+    kernels = sorted({f.name for f in unit.functions if f.is_kernel and f.body is not None})
+    if len(kernels) != 1:
+        raise error(f"the pair names no kernel for {path}, which has "
+                    f"{len(kernels)} ({', '.join(kernels) or 'none'}): add kernel1/kernel2",
+                    spec_path)
+    return kernels[0]
+
+
+def _launcher(signatures: dict[str, Any], k1: str, k2: str, fused: str) -> Any:
+    want = f"{k1}_{k2}_hfused_launch"
+    found = [s for s in signatures.values() if s.kind == "host" and
+             s.name.endswith("_hfused_launch")]
+    exact = [s for s in found if s.name == want]
+    if exact:
+        return exact[0]
+    if len(found) == 1:
+        return found[0]
+    raise error(f"no launcher '{want}' (what `cudafuse hfuse` writes for {k1} and {k2}); "
+                f"the file has {', '.join(s.name for s in found) or 'none'}", fused)
+
+
+def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None,
+                 spec1: str | None, spec2: str | None, backend: str, timeout: float,
+                 sanitize: bool, opts: ParseOptions) -> bool:
+    """Run both originals and the fused launcher; print one line per output; True when all
+    match."""
+    first, second, fused = files
+    s1, s2 = _sides((first, second), spec_path, pair, spec1, spec2, opts, backend)
+    want, orders = [], []
+    for side in (s1, s2):
+        try:
+            values, order = run_bound(side.file, side.spec, backend, opts, timeout, sanitize)
+        except CudafuseError as exc:
+            exc.diagnostics.append(Diagnostic(
+                Severity.NOTE, f"the original kernel '{side.spec.entry}' fails with its "
+                "spec, so the fused program was not checked: the spec or the original is at "
+                "fault, not the transformation", side.file))
+            raise
+        want.append(values)
+        orders.append(order)
+    got = [s1.spec.inputs(), s2.spec.inputs()]
+
+    def body(lib: Any, slots: list[Slot]) -> None:
+        sig = _launcher(lib.signatures, s1.spec.entry, s2.spec.entry, fused)
+        n = len(orders[0]) + len(orders[1]) + 5
+        if len(sig.codes) != n:
+            raise error(f"'{sig.name}' takes {len(sig.codes)} parameters; the two kernels' "
+                        f"{n - 5} and 5 for the launches were expected", fused)
+        args: list[Any] = []
+        for side, values, order in zip((s1, s2), got, orders, strict=True):
+            args += [values[i] for i in order]
+            slots.extend((side.spec.args[i], side.spec.path) for i in order)
+        args += [s1.spec.grid, s2.spec.grid, s1.spec.shared, s2.spec.shared, None]
+        slots.extend([None] * 5)
+        lib.call(sig.name, *args)
+
+    execute(fused, backend, opts, timeout, sanitize, body)
+    outputs = []
+    for side, w, g in zip((s1, s2), want, got, strict=True):
+        for a, wv, gv in zip(side.spec.args, w, g, strict=True):
+            if a.is_output:
+                outputs.append((dataclasses.replace(a, name=f"{side.spec.entry}.{a.name}"),
+                                wv, gv))
+    if not outputs:
+        raise error("neither spec marks an argument as an output (role = \"out\" or "
+                    "\"inout\")", spec_path or spec1 or "")
+    return report(outputs, max(s1.spec.rtol, s2.spec.rtol), max(s1.spec.atol, s2.spec.atol))
+
+
+def check_usage(files: tuple[str, ...], hfuse: bool, spec_path: str | None,
+                pair: str | None, spec1: str | None, spec2: str | None) -> None:
+    if not hfuse:
+        if len(files) != 2:
+            raise click.UsageError(f"verify takes ORIGINAL and TRANSFORMED ({len(files)} "
+                                   "files given; --hfuse takes A.cu B.cu FUSED.cu)")
+        for option, value in (("--spec1", spec1), ("--spec2", spec2), ("--pair", pair)):
+            if value:
+                raise click.UsageError(f"{option} is for --hfuse")
+        if not spec_path:
+            raise click.UsageError("missing option '--spec'")
+        return
+    if len(files) != 3:
+        raise click.UsageError(f"verify --hfuse takes A.cu B.cu FUSED.cu ({len(files)} files "
+                               "given)")
+    if spec_path and (spec1 or spec2):
+        raise click.UsageError("give --spec PAIR.toml or --spec1 and --spec2, not both")
+    if not spec_path and not (spec1 and spec2):
+        raise click.UsageError("verify --hfuse needs --spec PAIR.toml (a pair spec, as for "
+                               "hfuse --profile) or both --spec1 and --spec2 (kernel specs)")
+    if pair and not spec_path:
+        raise click.UsageError("--pair chooses a pair of --spec PAIR.toml")
