@@ -171,3 +171,15 @@ def test_hfuse_plan_progress_and_cache(tmp_path: Path) -> None:
     assert len(list(cache.glob("*.json"))) == 2
     fresh = CliRunner().invoke(main, [*args, "--no-cache"], catch_exceptions=False)
     assert fresh.stdout == first.stdout and "compiling candidates" in fresh.stderr
+
+
+def test_an_interrupted_terminal_line_is_ended_once() -> None:
+    # profile_pair / profile_fuse / hfuse-plan call end() on their way out, error or not,
+    # so an error message starts a line of its own.
+    out = io.StringIO()
+    p = Progress("profile", stream=out, tty=True)
+    p.start("building", 3)
+    p.step("a")
+    p.end()
+    p.end()
+    assert out.getvalue().endswith("[1/3] a\n") and not out.getvalue().endswith("\n\n")

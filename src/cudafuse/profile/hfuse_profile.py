@@ -106,11 +106,21 @@ def _failed_report(records: list[Record], device: DeviceInfo, kernels: list[str]
             "choice": {"id": None, "error": message}}
 
 
-def profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, target: Target,
-                 files: tuple[str, ...], displays: list[str],
-                 margin: float, plan: TimingPlan | None = None,
-                 cache: ResultsCache | None = None, progress: Progress | None = None,
-                 exhaustive: bool = False) -> Outcome:
+def profile_pair(*, progress: Progress | None = None, **kwargs: Any) -> Outcome:
+    """The whole run (arguments as for `_profile_pair`). An error ends the progress line
+    first, so that on a terminal the message starts a line of its own."""
+    try:
+        return _profile_pair(progress=progress, **kwargs)
+    finally:
+        if progress is not None:
+            progress.end()
+
+
+def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, target: Target,
+                  files: tuple[str, ...], displays: list[str],
+                  margin: float, plan: TimingPlan | None = None,
+                  cache: ResultsCache | None = None, progress: Progress | None = None,
+                  exhaustive: bool = False) -> Outcome:
     device, limits, target = device_for(target)
     emu = target.backend == "emu"
     plan = plan or (EMU_PLAN if emu else TimingPlan())

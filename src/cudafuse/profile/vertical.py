@@ -268,11 +268,21 @@ def _restore(variants_: list[Variant], stored: dict[str, object]) -> bool:
     return True
 
 
-def profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: Target,
-                 margin: float, plan: Any = None, cache: ResultsCache | None = None,
-                 progress: Progress | None = None
+def profile_fuse(*, progress: Progress | None = None, **kwargs: Any
                  ) -> tuple[Variant, Choice, dict[str, object], list[str]]:
-    """The chosen variant, why, the report, and notes."""
+    """The chosen variant, why, the report, and notes (arguments as for `_profile_fuse`).
+    An error ends the progress line first, so that its message starts a line."""
+    try:
+        return _profile_fuse(progress=progress, **kwargs)
+    finally:
+        if progress is not None:
+            progress.end()
+
+
+def _profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: Target,
+                  margin: float, plan: Any = None, cache: ResultsCache | None = None,
+                  progress: Progress | None = None
+                  ) -> tuple[Variant, Choice, dict[str, object], list[str]]:
     from cudafuse.profile.hfuse_profile import EMU_PLAN, ProfileFailed, _nvcc_version, device_for
     from cudafuse.profile.measure import gpu_timer, host_timer
     from cudafuse.profile.timing import TimingPlan
