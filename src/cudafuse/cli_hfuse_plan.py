@@ -74,11 +74,14 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
         "shapes": [str(shapes[0]), str(shapes[1])], "arch": parse_opts.arch,
         "include_dirs": list(parse_opts.include_dirs), "defines": list(parse_opts.defines),
         "extra_args": list(parse_opts.extra_args), "nvcc": _nvcc_version()})
-    records, hit = cached_plan(
-        None if no_cache else ResultsCache(cache_dir), key,
-        lambda: compiled_records(options, emit, tuple(files), (k1.display, k2.display),
-                                 parse_opts.arch, parse_opts.include_dirs,
-                                 parse_opts.defines, jobs or None, progress=progress))
+    try:
+        records, hit = cached_plan(
+            None if no_cache else ResultsCache(cache_dir), key,
+            lambda: compiled_records(options, emit, tuple(files), (k1.display, k2.display),
+                                     parse_opts.arch, parse_opts.include_dirs,
+                                     parse_opts.defines, jobs or None, progress=progress))
+    finally:
+        progress.end()  # an error's message starts a line of its own
     if hit is not None:
         progress.line(f"results from the cache, nothing compiled ({hit})")
     else:
