@@ -150,10 +150,13 @@ def test_output_twice_and_missing_directories(tmp_path: Path) -> None:
     outs.declare("--report", str(tmp_path / "o.cu"))
     outs.declare("--dot", str(tmp_path / "no" / "g.dot"))
     outs.declare("-MF", str(tmp_path))
+    (tmp_path / "file").write_text("")
+    outs.declare("--save", str(tmp_path / "file" / "x.npz"))
     assert check_fails(outs) == [
         f"--report '{tmp_path}/o.cu' is also written by -o",
         f"--dot '{tmp_path}/no/g.dot': directory '{tmp_path}/no' does not exist",
-        f"-MF '{tmp_path}' is a directory"]
+        f"-MF '{tmp_path}' is a directory",
+        f"--save '{tmp_path}/file/x.npz': '{tmp_path}/file' is not a directory"]
 
 
 def test_standard_output_only_where_allowed() -> None:

@@ -111,6 +111,8 @@ class OutputSet:
                 problems.append(f"{option} '{path}' is a directory")
             elif device:
                 continue
+            elif os.path.exists(parent) and not os.path.isdir(parent):
+                problems.append(f"{option} '{path}': '{parent}' is not a directory")
             elif not os.path.isdir(parent):
                 problems.append(f"{option} '{path}': directory '{parent}' does not exist")
             elif not os.access(parent, os.W_OK | os.X_OK):
