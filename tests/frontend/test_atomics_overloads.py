@@ -48,6 +48,8 @@ CASES = [
     ("exch_float4_128", "float4 *p, float4 v", "atomicExch(p, v)", True),
     ("exch_wide_128", "Wide *p, Wide v", "atomicExch(p, v)", True),
     ("cas_block_wide_128", "Wide *p, Wide c, Wide v", "atomicCAS_block(p, c, v)", True),
+    ("exch_double2_128", "double2 *p, double2 v", "atomicExch(p, v)", True),
+    ("cas_longlong2_128", "longlong2 *p, longlong2 v", "atomicCAS(p, v, v)", True),
     ("add_half", "__half *p, __half v", "atomicAdd(p, v)", True),
     ("add_half2", "__half2 *p, __half2 v", "atomicAdd(p, v)", True),
     ("add_half_float", "__half *p", "atomicAdd(p, 1.0f)", True),
@@ -74,7 +76,12 @@ CASES = [
     ("add_block_half", "__half *p, __half v", "atomicAdd_block(p, v)", False),
     ("add_float4_float2", "float4 *p", "atomicAdd(p, make_float2(1, 2))", False),
 ]
-IDS = [c[0] for c in CASES]
+# CUDA aligns double2, longlong2 and ulonglong2 to 16 bytes; the shim's 2-vectors have their
+# members' alignment (8), so the 128-bit template drops out for them.
+KNOWN_GAPS = {"exch_double2_128", "cas_longlong2_128"}
+PARAMS = [pytest.param(*c, id=c[0], marks=pytest.mark.xfail(
+    strict=True, reason="the shim's 16-byte 2-vectors are not 16-aligned"))
+    if c[0] in KNOWN_GAPS else pytest.param(*c, id=c[0]) for c in CASES]
 
 
 def source(params: str, stmt: str) -> str:
@@ -89,7 +96,7 @@ def case_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-@pytest.mark.parametrize(("name", "params", "stmt", "accepted"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "params", "stmt", "accepted"), PARAMS)
 def test_front_end_accepts_what_nvcc_accepts(case_dir, name, params, stmt, accepted):
     path = case_dir / f"{name}.cu"
     if accepted:
