@@ -215,3 +215,25 @@ def test_a_fusible_file_gets_no_such_warning(work: Path) -> None:
 def test_empty_paths(work: Path, args: list[str], message: str) -> None:
     """An unset shell variable: a usage error, not 'is a directory' or an internal error."""
     assert message in usage_error(work, *args)
+
+
+def test_scratch_typo_under_profile(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--profile builds its variants elsewhere: the warning is given all the same."""
+    from cudafuse.profile.hfuse_profile import ProfileFailed
+
+    def fail(**kwargs: object) -> None:
+        raise ProfileFailed("stopped here", {})
+
+    monkeypatch.setattr("cudafuse.profile.vertical.profile_fuse", fail)
+    arrays = "".join(f'[[args]]\nname = "{n}"\ndtype = "float32"\ncount = 64\n'
+                     for n in ("tmp", "out"))
+    (work / "s.toml").write_text(f'entry = "run"\n{arrays}[[args]]\nname = "n"\nvalue = 64\n')
+    before = snapshot(work)
+    res = invoke("fuse", "chain.cu", "-o", "o.cu", "--scratch", "tpm", "--profile", "--spec",
+                 "s.toml", "--backend", "emu")
+    assert res.exit_code == 1
+    assert res.stderr == (
+        "chain.cu: warning: scratch 'tpm' is not a pointer parameter of any host function "
+        "that launches kernels (did you mean 'tmp'?); it changes nothing\n"
+        "cudafuse: error: stopped here\n")
+    assert snapshot(work) == before

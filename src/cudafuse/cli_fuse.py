@@ -245,7 +245,7 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
     """`fuse --profile`: the measured choice among the model's variants and the unfused
     program; with --report, the fusion report of the choice plus the measurements."""
     from cudafuse.cli_specs import check_entry
-    from cudafuse.fusion.driver import FuseOptions, FuseResult, report_dict
+    from cudafuse.fusion.driver import FuseOptions, FuseResult, report_dict, scratch_notes
     from cudafuse.profile.cache import ResultsCache
     from cudafuse.profile.hfuse_profile import ProfileFailed
     from cudafuse.profile.measure import Target
@@ -258,6 +258,8 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
     check_entry(spec, result.unit)
     base = FuseOptions(partition, parse_opts.arch, _scratch(scratch), fuse_all=fuse_all,
                        tiles=tiles, block=block)
+    print_diagnostics([Diagnostic(Severity.WARNING, note, file)
+                       for note in scratch_notes(result.unit, base.scratch)])
     # The variants are built away from the input: its own directory must stay on the path.
     includes = (str(Path(file).resolve().parent), *parse_opts.include_dirs)
     target = Target(backend, parse_opts.arch, includes, parse_opts.defines)

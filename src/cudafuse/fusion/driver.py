@@ -391,11 +391,11 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                             f"fused kernels for {host.name}")
     result.output = rewriter.apply()
     result.notes.extend(planner.notes)
-    result.notes.extend(_scratch_notes(unit, opts.scratch))
+    result.notes.extend(scratch_notes(unit, opts.scratch))
     return result
 
 
-def _scratch_notes(unit: TranslationUnit, scratch: frozenset[str]) -> list[str]:
+def scratch_notes(unit: TranslationUnit, scratch: frozenset[str]) -> list[str]:
     """A scratch name that is no pointer parameter of a host function launching kernels
     changes nothing: most likely a typo, which would otherwise go unnoticed."""
     import difflib
