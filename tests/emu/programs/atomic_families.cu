@@ -143,3 +143,19 @@ __global__ void narrow_and_wide(unsigned short *s, Wide *w, Wide *xw, int n) {
   Wide mine = {i, -i};
   xw[i] = atomicExch_block(&w[1], mine);
 }
+
+// Float adds on shared memory keep subnormals (atom.add.f32 flushes them on global memory
+// only): dynamic and static shared memory, summed by one block, read back by thread 0.
+__global__ void shared_float_adds(float *out, float tiny) {
+  extern __shared__ float dyn[];
+  __shared__ float fixed[2];
+  if (threadIdx.x == 0) dyn[0] = fixed[0] = 0.0f;
+  __syncthreads();
+  atomicAdd(&dyn[0], tiny);
+  atomicAdd_block(&fixed[0], tiny);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    out[0] = dyn[0];
+    out[1] = fixed[0];
+  }
+}

@@ -817,11 +817,17 @@ inline int __cudafuse_lane_id() { return int(::cudafuse_emu::g_block.cur & 31); 
 // CUDA 13's overload set for sm_90, as the front end's shim declares it: one non-template
 // function per type, so arguments convert as with nvcc and calls nvcc rejects (atomicAdd on
 // long long, atomicMax on float) do not compile here either. _block and _system variants have
-// the same types (atomicCAS on unsigned short has none). Signed adds wrap as on the GPU; float
-// adds (atom.add.f32, scalar and vector) flush subnormal inputs and results to signed zero.
+// the same types (atomicCAS on unsigned short has none). Signed adds wrap as on the GPU. Float
+// adds on global memory flush subnormal inputs and results to signed zero, on shared memory
+// they do not (PTX atom.add.f32); the emulator knows dynamic shared memory by its address and
+// takes any other address for global memory (static __shared__ arrays too: a known gap).
 namespace cudafuse_emu {
 inline float at_ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
 inline float at_fadd(float a, float b) { return at_ftz(at_ftz(a) + at_ftz(b)); }
+inline float at_fadd(const float *at, float a, float b) {
+  const unsigned char *p = reinterpret_cast<const unsigned char *>(at);
+  return p >= g_dyn_smem && p < g_dyn_smem + sizeof g_dyn_smem ? a + b : at_fadd(a, b);
+}
 inline int at_wrap(long long x) { return (int)(unsigned)(unsigned long long)x; }
 }  // namespace cudafuse_emu
 #define CF_ATOMIC_T(NAME, EXPR, T) \
@@ -834,7 +840,7 @@ inline int at_wrap(long long x) { return (int)(unsigned)(unsigned long long)x; }
 CF_ATOMIC_T(atomicAdd, ::cudafuse_emu::at_wrap((long long)old + v), int)
 CF_ATOMIC_T(atomicAdd, old + v, unsigned int)
 CF_ATOMIC_T(atomicAdd, old + v, unsigned long long)
-CF_ATOMIC_T(atomicAdd, ::cudafuse_emu::at_fadd(old, v), float)
+CF_ATOMIC_T(atomicAdd, ::cudafuse_emu::at_fadd(a, old, v), float)
 CF_ATOMIC_T(atomicAdd, old + v, double)
 CF_ATOMIC_T(atomicAdd, (float2{::cudafuse_emu::at_fadd(old.x, v.x), \
                                ::cudafuse_emu::at_fadd(old.y, v.y)}), float2)
