@@ -237,3 +237,24 @@ def test_scratch_typo_under_profile(work: Path, monkeypatch: pytest.MonkeyPatch)
         "that launches kernels (did you mean 'tmp'?); it changes nothing\n"
         "cudafuse: error: stopped here\n")
     assert snapshot(work) == before
+
+
+@pytest.mark.parametrize("args", [
+    ["fuse", "chain.cu", "-o", "o.cu", "--profile", "--spec", "s.toml"],
+    ["hfuse", "two.cu", "--kernels", "k1,k2", "-o", "o.cu", "--profile", "--spec", "s.toml"],
+    ["hfuse-plan", "two.cu", "--kernels", "k1,k2"],
+])
+def test_cache_dir_that_cannot_be_created(work: Path, args: list[str]) -> None:
+    """Found before the run, not as an internal error when the first result is stored."""
+    err = usage_error(work, *args, "--cache-dir", "chain.cu/cache")
+    assert err == "cudafuse: error: --cache-dir 'chain.cu/cache': cannot create it: Not a " \
+                  "directory\n"
+
+
+@pytest.mark.parametrize("command", [["fuse", "chain.cu"], ["hfuse", "two.cu", "--kernels",
+                                                           "k1,k2"]])
+@pytest.mark.parametrize("margin", ["-5", "1", "1.5"])
+def test_margin_is_a_fraction(work: Path, command: list[str], margin: str) -> None:
+    err = usage_error(work, *command, "-o", "o.cu", "--profile", "--spec", "s.toml",
+                      "--margin", margin)
+    assert "Invalid value for '--margin'" in err and "is not in the range 0<=x<1." in err

@@ -11,7 +11,7 @@ import click
 from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.outputs import OutputSet, depfile_output, depfile_text
+from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
 
 if TYPE_CHECKING:
     from cudafuse.frontend.parse import ParseResult
@@ -155,7 +155,9 @@ def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
               help="With --profile: replace a size of the spec (measure at 4096x4096 with "
                    "--spec-size w=4096 --spec-size h=4096).")
 @click.option("--margin", default=0.03, show_default=True,
-              help="With --profile: how much faster than unfused a variant must be.")
+              type=click.FloatRange(0, 1, max_open=True),
+              help="With --profile: how much faster than unfused a variant must be (a "
+                   "fraction of its time, 0 to 1).")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
               help="With --profile: the results cache (default ~/.cache/cudafuse/profile).")
 @click.option("--no-cache", is_flag=True, help="With --profile: measure even if cached.")
@@ -186,6 +188,8 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
         raise error("--profile needs --spec SPEC.toml: the inputs to measure with", status=2)
     outs = _outputs([file, spec_path], parse_opts, ("-o", output), ("--report", report_path),
                     ("--dot", dot_path), depfile_output(output, make_deps, depfile))
+    if profile and not no_cache:
+        cache_dir_ready("--cache-dir", cache_dir)
     if profile:
         assert spec_path is not None
         sizes = {}

@@ -12,7 +12,7 @@ import click
 from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.outputs import OutputSet, depfile_output, depfile_text
+from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
 
 
 def _regcap(text: str) -> int | None:
@@ -195,7 +195,9 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
 @click.option("--split-step", default=128, show_default=True,
               help="With --profile: thread-count step for the parts that may change size.")
 @click.option("--margin", default=0.03, show_default=True,
-              help="With --profile: how much faster than two streams a fused kernel must be.")
+              type=click.FloatRange(0, 1, max_open=True),
+              help="With --profile: how much faster than two streams a fused kernel must be "
+                   "(a fraction of their time, 0 to 1).")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
               help="With --profile: the results cache (default ~/.cache/cudafuse/profile).")
 @click.option("--no-cache", is_flag=True, help="With --profile: measure even if cached.")
@@ -259,6 +261,8 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     outs.declare("--report", report_path)
     outs.declare(*depfile_output(output, make_deps, depfile))
     outs.check()
+    if profile and not no_cache:
+        cache_dir_ready("--cache-dir", cache_dir)
     if mode == "streams" and regcap != "none":
         raise error("--regcap applies to a fused kernel; --mode streams has none", status=2)
     if regcap == "auto" and mode != "thread":

@@ -11,7 +11,7 @@ import click
 from cudafuse.cli import guarded, main, nonempty, parse_options
 from cudafuse.cli_hfuse import candidate_setup, resolve_inputs
 from cudafuse.frontend import ParseOptions
-from cudafuse.outputs import OutputSet
+from cudafuse.outputs import OutputSet, cache_dir_ready
 
 if TYPE_CHECKING:
     from cudafuse.profile.candidates import Candidate
@@ -54,6 +54,8 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     outs = OutputSet([*files, *parse_opts.forced_includes])
     outs.declare("--report", report_path)
     outs.check()
+    if not no_cache:
+        cache_dir_ready("--cache-dir", cache_dir)
     inputs = resolve_inputs(files, kernels, block1, block2, parse_opts)
     outs.add_inputs([i for r in inputs.results for i in r.unit.includes])
     outs.check()

@@ -155,6 +155,22 @@ class OutputSet:
         self._staged.clear()
 
 
+def cache_dir_ready(option: str, path: str | None) -> None:
+    """Create a cache directory given on the command line now: one that cannot be written
+    is then a usage error before minutes of measuring, not an internal error after them."""
+    if path is None:
+        return
+    from cudafuse.diagnostics import error
+
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise error(f"{option} '{path}': cannot create it: {exc.strerror or exc}",
+                    status=2) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise error(f"{option} '{path}': the directory is not writable", status=2)
+
+
 def depfile_output(output: str, make_deps: bool, depfile: str | None
                    ) -> tuple[str, str | None]:
     """The option and path of the depfile `-MD [-MF FILE]` asks for (OUTPUT.d by default),
