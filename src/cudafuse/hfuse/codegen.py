@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from cudafuse.hfuse.parts import Part
 from cudafuse.hfuse.remap import Names, part_scope
+from cudafuse.hfuse.shared_split import class_copies
 from cudafuse.hfuse.templates import alias_name, substitute
 
 BAR_SYNC_DEFINITION = """\
@@ -93,6 +94,19 @@ def uses_dynamic_shared(p: Part) -> bool:
     return bool(p.dyn_shared or p.dyn_globals)
 
 
+def shared_prelude(p2: Part, names: Names, mode: str) -> str:
+    """Namespace-scope declarations part 2's helper copies and class copies use to find its
+    dynamic shared memory (thread mode; shared_split.py), and the class copies."""
+    if mode != "thread" or not (p2.split.classes or p2.split.needs_offset):
+        return ""
+    return ("// Every extern __shared__ array starts at this address; part 2's region at the "
+            "offset below.\n"
+            f"extern __shared__ __align__(16) unsigned char {names.dyn}[];\n"
+            f"__shared__ unsigned {names.off2_shared};  // set by the fused kernel's thread 0\n" +
+            class_copies(p2.unit, p2.split, names.part2_ns,
+                         f"({names.dyn} + {names.off2_shared})") + "\n")
+
+
 def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     params = [*_param_text(p1, names), *_param_text(p2, names),
               f"dim3 {names.grid(1)}", f"dim3 {names.grid(2)}"]
@@ -112,6 +126,11 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
         body.append(f"  const unsigned {names.nblocks(i)} = {g}.x * {g}.y * {g}.z;")
     if uses_dynamic_shared(p1) or uses_dynamic_shared(p2):
         body.append(f"  extern __shared__ __align__(16) unsigned char {names.dyn}[];")
+    if cfg.mode == "thread" and p2.split.needs_offset:
+        body += ["  // Part 2's region offset for its helpers and classes, which cannot take it",
+                 "  // as a parameter (a conversion operator is called implicitly).",
+                 f"  if ({names.tid} == 0) {names.off2_shared} = {names.off2};",
+                 "  __syncthreads();"]
     n1, n2 = p1.block.count, p2.block.count
     if cfg.mode == "thread":
         s1 = part_scope(p1, names, "thread", 0, "0", "      ")

@@ -13,6 +13,7 @@ from cudafuse.hfuse.codegen import (
     Config,
     kernel_text,
     launcher_text,
+    shared_prelude,
     streams_launcher_text,
 )
 from cudafuse.hfuse.parts import Part, Shape, build_part, label_conflicts, shared_conflicts
@@ -255,7 +256,8 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
                                                       opts.mode == "sequential")
     else:
         tail = (rule + (BAR_SYNC_DEFINITION + "\n" if named else "") +
-                (BAR_RED_DEFINITION + "\n" if reducing else "") + aliases + helpers +
+                (BAR_RED_DEFINITION + "\n" if reducing else "") + aliases +
+                shared_prelude(p2, names, opts.mode) + helpers +
                 kernel_text(p1, p2, names, cfg) + "\n" + launcher_text(p1, p2, names, cfg))
     body.append(tail.encode())
     return HFuseResult(b"".join(body), (p1, p2), opts, name, explain_lines(p1, p2, opts, name))

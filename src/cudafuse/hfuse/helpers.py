@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.analysis.shared_memory import mentioned, shared_reach
 from cudafuse.codegen.splice import Rewriter
+from cudafuse.hfuse.shared_split import dyn_pointer, extern_globals, shared_classes
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
@@ -30,10 +32,23 @@ REDUCING = {"__syncthreads_count": 0, "__syncthreads_and": 1, "__syncthreads_or"
 REDUCING_CALL = re.compile(r"^(__syncthreads_(?:count|and|or))\s*\(")
 
 
-def _reason(fn: Function, mode: str) -> str:
-    """Why `fn` itself needs a per-part copy ('' if it does not)."""
+def _reason(fn: Function, mode: str, unit: TranslationUnit | None = None,
+            classes: frozenset[str] = frozenset()) -> str:
+    """Why `fn` itself needs a per-part copy ('' if it does not). In thread mode part 2's
+    dynamic shared memory is not at offset 0: a helper reaching it (an extern __shared__
+    array, a namespace-scope one, a class declaring one) is copied (shared_split.py)."""
     assert fn.body is not None
+    if mode == "thread" and unit is not None:
+        used = extern_globals(unit, fn)
+        if used:
+            return f"uses the namespace-scope extern __shared__ array '{min(used)}'"
+        named = sorted(mentioned(unit, fn.span) & classes)
+        if named:
+            return f"names class '{named[0]}', which declares shared memory"
     for node in fn.body.walk():
+        if mode == "thread" and isinstance(node, n.VarDecl) and \
+                {"shared", "extern"} <= node.storage:
+            return f"declares the extern __shared__ array '{node.name}'"
         if isinstance(node, n.Member) and isinstance(node.base, n.Ref) and \
                 node.base.kind == "builtin" and node.base.name in BUILTINS:
             return f"reads {node.base.name}"
@@ -57,7 +72,9 @@ class Copies:
 def helpers_to_copy(unit: TranslationUnit, kernel: Function, mode: str) -> Copies:
     graph = CallGraph(unit)
     helpers = graph.transitive(kernel)
-    why = {h.decl: _reason(h, mode) for h in helpers}
+    classes = frozenset(shared_classes(shared_reach(unit, kernel, graph))) \
+        if mode == "thread" else frozenset()
+    why = {h.decl: _reason(h, mode, unit, classes) for h in helpers}
     changed = True
     while changed:  # a caller of a copied helper must pass the builtins on: copy it too
         changed = False
@@ -122,11 +139,21 @@ def reducing_edit(data: bytes, call: n.Call, part: int, threads: int
             f"CUDAFUSE_BAR_RED({REDUCING[m.group(1)]}, {part}, {threads}, ")
 
 
+@dataclass(frozen=True)
+class SmemView:
+    """Part 2's view of dynamic shared memory in a helper copy (thread mode)."""
+
+    base: str  # the address of the part's region
+    usings: tuple[str, ...]  # `using ns::Class;` lines: its copies of classes
+
+
 def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, str],
-              barrier: str, reducing: tuple[int, int] | None = None) -> str:
+              barrier: str, reducing: tuple[int, int] | None = None,
+              smem: SmemView | None = None) -> str:
     """The definition of `fn` renamed to `name`, taking the builtins first, with its calls of
     copied helpers and (barrier non-empty) its __syncthreads() rewritten, and (reducing:
-    the part's barrier id and thread count) its __syncthreads_count/_and/_or."""
+    the part's barrier id and thread count) its __syncthreads_count/_and/_or; with `smem`,
+    its extern __shared__ arrays (declared or namespace-scope) at the part's region."""
     span = fn.span
     rw = Rewriter(SourceFile(unit.path, unit.source.data[span.start:span.end]))
 
@@ -155,4 +182,16 @@ def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, 
                 edit = reducing_edit(data, node, *reducing)
                 assert edit is not None  # parts.py refuses what is not written out
                 rel(*edit, "bar.red on the part's barrier")
+    if smem is not None:
+        for node in fn.body.walk():
+            if isinstance(node, n.VarDecl) and {"shared", "extern"} <= node.storage:
+                rel(node.span.start, node.span.end, dyn_pointer(node.var_type, node.name,
+                                                                smem.base),
+                    "extern __shared__ -> the part's region")
+        # Declared first in the body: they shadow the namespace-scope arrays and classes.
+        head = [*smem.usings, *(dyn_pointer(t, g, smem.base) + ";"
+                                for g, t in sorted(extern_globals(unit, fn).items()))]
+        if head:
+            rel(fn.body_span.start + 1, fn.body_span.start + 1,
+                " " + " ".join(head), "the part's shared memory")
     return rw.apply().decode("utf-8")

@@ -11,9 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.analysis.shared_memory import SharedReach, shared_reach
 from cudafuse.diagnostics import Diagnostic, Severity
 from cudafuse.hfuse.blocksize import block_dependence
 from cudafuse.hfuse.helpers import REDUCING, REDUCING_CALL, Copies, call_edits, helpers_to_copy
+from cudafuse.hfuse.shared_split import SharedSplit, plan_split, written_out
 from cudafuse.hfuse.templates import KernelRef
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationUnit
@@ -74,6 +76,8 @@ class Part:
     # __syncthreads_count/_and/_or calls in the kernel body (thread mode: bar.red)
     reducing: tuple[n.Call, ...] = ()
     helper_reducing: int = 0  # __syncthreads_count/_and/_or in copied helpers (thread mode)
+    reach: SharedReach | None = None  # every shared array the kernel reaches, and how
+    split: SharedSplit = SharedSplit()  # part 2's classes copied for its region (thread mode)
 
     @property
     def reducing_count(self) -> int:
@@ -141,6 +145,9 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                                                              "__all_sync", "__syncwarp"):
                 warp += 1
         elif isinstance(node, n.VarDecl) and {"shared", "extern"} <= node.storage:
+            if not written_out(unit, node):
+                refuse(node.span, "an extern __shared__ declaration inside a macro expansion "
+                       "cannot be moved to the part's region; write it out")
             dyn.append(node)
         elif isinstance(node, n.Ref) and node.kind == "global" and node.decl in globals_by_decl:
             g = globals_by_decl[node.decl]
@@ -163,6 +170,12 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                    "part's threads, and threads that have exited never arrive at a counted "
                    "barrier (bar.sync), so the part's other threads would wait forever; use "
                    "--mode block, or make the threads skip work instead of returning")
+    reach = shared_reach(unit, fn)
+    for use in reach.uses:  # namespace-scope static arrays its member functions use too
+        g = next((g for g in unit.globals if g.span == use.span), None)
+        if use.kind == "global" and g is not None and not g.is_extern:
+            used_globals.setdefault(g.decl, g)
+    split = plan_split(unit, fn, index, mode, reach, copies.functions, refuse)
     dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
     static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
     dependence = block_dependence(unit, ref, block.count) + [
@@ -172,7 +185,8 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
     part = Part(index, unit, fn, block, tuple(barriers), tuple(dyn), dyn_globals,
                 static_globals, copies, len(helper_barriers) - helper_reducing,
                 tuple(returns), warp, ref.bindings, tuple(dependence),
-                block_source or f"--block{index}", tuple(reducing), helper_reducing)
+                block_source or f"--block{index}", tuple(reducing), helper_reducing,
+                reach, split)
     return part, diags
 
 
@@ -264,15 +278,12 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
                 text = unit.text(node.span) if node.span.file == unit.path else ""
                 if not _PLAIN_BARRIER.match(text.strip()):
                     why = "a __syncthreads() inside a macro expansion (write it out)"
-            elif isinstance(node, n.VarDecl) and {"shared", "extern"} <= node.storage:
-                why = "an extern __shared__ array, which would not see the part's region"
             elif isinstance(node, n.Ref) and node.kind == "global" and \
                     node.decl in globals_by_decl and globals_by_decl[node.decl].space == "shared":
+                # extern ones: at offset 0 they are the part's region already; part 2's
+                # (thread mode) is given by its helper copy (shared_split.py)
                 g = globals_by_decl[node.decl]
-                if g.is_extern:
-                    why = (f"the file-scope extern __shared__ array '{g.name}', which would "
-                           "not see the part's region")
-                else:
+                if not g.is_extern:
                     used_globals.setdefault(g.decl, g)
             if why:
                 refuse(node.span, f"helper '{h.name}' (called from the kernel) uses {why}")

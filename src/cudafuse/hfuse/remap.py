@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudafuse.codegen.splice import Rewriter
-from cudafuse.hfuse.helpers import call_edits, copy_name, copy_text, reducing_edit
+from cudafuse.hfuse.helpers import SmemView, call_edits, copy_name, copy_text, reducing_edit
 from cudafuse.hfuse.parts import Part, Shape
+from cudafuse.hfuse.shared_split import dyn_pointer
 from cudafuse.hfuse.templates import scope_lines
 from cudafuse.ir.source import SourceFile
 
@@ -53,6 +54,18 @@ class Names:
     def off2(self) -> str:
         return f"{self.prefix}_smem_off2"
 
+    @property
+    def off2_shared(self) -> str:
+        """Part 2's region offset for code that cannot take it as a parameter."""
+        return f"{self.prefix}_smem_off2_s"
+
+    @property
+    def part2_ns(self) -> str:
+        return f"{self.prefix}_part2"
+
+    def usings(self, part: Part) -> tuple[str, ...]:
+        return tuple(f"using {self.part2_ns}::{c};" for c in part.split.classes)
+
 
 def _split(linear: str, shape: Shape) -> str:
     """{x, y, z} of a linear id within `shape` (simplified for 1D and 2D shapes)."""
@@ -67,16 +80,6 @@ def _split(linear: str, shape: Shape) -> str:
 def _split_grid(linear: str, grid: str) -> str:
     return (f"{{{linear} % {grid}.x, {linear} / {grid}.x % {grid}.y, "
             f"{linear} / ({grid}.x * {grid}.y)}}")
-
-
-def dyn_pointer(elem_and_dims: str, name: str, base: str) -> str:
-    """`T *const name = ...` for `extern __shared__ T name[]...` at `base`."""
-    elem, _, rest = elem_and_dims.partition("[")
-    rest = rest.partition("]")[2]
-    elem = elem.strip()
-    if rest:
-        return f"{elem} (*const {name}){rest} = reinterpret_cast<{elem} (*){rest}>({base})"
-    return f"{elem} *const {name} = reinterpret_cast<{elem} *>({base})"
 
 
 def part_scope(part: Part, names: Names, mode: str, thread_offset: int, block_offset: str,
@@ -100,6 +103,7 @@ def part_scope(part: Part, names: Names, mode: str, thread_offset: int, block_of
         f"{keep}const uint3 blockIdx = {_split_grid(b, names.grid(i))};",
         f"{keep}const dim3 gridDim = {names.grid(i)};",
     ]
+    lines += names.usings(part)  # part 2's copies of classes declaring shared memory
     for prm in fn.params:
         if prm.name:
             lines.append(f"{keep}decltype({names.param(i, prm.name)}) {prm.name} = "
@@ -144,8 +148,11 @@ def helper_copies(part: Part, names: Names, mode: str) -> str:
     barrier = f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count})" if mode == "thread" \
         else ""
     out = []
+    smem = SmemView(f"({names.dyn} + {names.off2_shared})", names.usings(part)) \
+        if mode == "thread" and part.index == 2 else None
     for h, why in zip(part.copies.functions, part.copies.reasons, strict=True):
         reducing = (part.index, part.block.count) if mode == "thread" else None
         out.append(f"// '{h.name}' for part {part.index} ('{part.display}'): it {why}\n" +
-                   copy_text(part.unit, h, copies[h.decl], copies, barrier, reducing) + "\n")
+                   copy_text(part.unit, h, copies[h.decl], copies, barrier, reducing, smem) +
+                   "\n")
     return "\n".join(out)
