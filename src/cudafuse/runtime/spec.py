@@ -308,8 +308,17 @@ _DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32
            "float16", "float32", "float64", "complex64", "complex128")
 
 
+# numpy name: (numpy's dtype, the C type of that name)
+_AMBIGUOUS = {"float": ("float64", "float32"), "int": ("int64", "int32"),
+              "uint": ("uint64", "uint32")}
+
+
 def parse_dtype(value: Any, where: str) -> np.dtype:
     """A numeric numpy dtype in native byte order, or an error with the closest names."""
+    if isinstance(value, str) and value in _AMBIGUOUS:  # numpy and C disagree: say so
+        numpy, c = _AMBIGUOUS[value]
+        raise ValueError(f"{where}: '{value}' is {numpy} in numpy, but C's {value} is "
+                         f"usually {c}; write the size ({c} or {numpy})")
     dt = None
     if isinstance(value, str):
         try:
@@ -317,8 +326,8 @@ def parse_dtype(value: Any, where: str) -> np.dtype:
         except TypeError:
             dt = None
     if dt is None or dt.kind not in "biufc" or dt.byteorder == ">":
-        close = difflib.get_close_matches(str(value).lower(), _DTYPES, n=3, cutoff=0.5)
-        hint = f"; did you mean {' or '.join(close)}?" if close else \
+        close = difflib.get_close_matches(str(value).lower(), _DTYPES, n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]}?" if close else \
             f"; use one of {', '.join(_DTYPES)}"
         raise ValueError(f"{where}: unknown dtype {value!r}{hint}")
     return dt
