@@ -109,3 +109,40 @@ def test_emitted_files_compile(tmp_path: Path, kernels: str) -> None:
         res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o",
                               str(tmp_path / f"{mode}.o")], capture_output=True, text=True)
         assert res.returncode == 0, res.stderr
+
+
+REFUSALS = PROGRAMS / "shared_refusals.cu"
+REFUSED = [
+    # part 2's kernel, where (a line's text), what the message says
+    ("from_header", "float *s = HeaderSmem<float>();", "which declares __shared__ memory that "
+     "cudafuse cannot see into"),
+    ("qualified", "float *s = ::Smem<float>();", "is named with a qualifier"),
+    ("via_typedef", "typedef AliasedSmem<float> FloatSmem;", "is named at namespace scope"),
+    ("lane_member", "return __lsmem + threadIdx.x;", "'LaneSmem::mine' (reached from the "
+     "kernel) reads threadIdx"),
+    ("outer_class", "__device__ float *get() { return Smem<float>(); }",
+     "'Outer::get' uses 'Smem', which reaches shared memory itself"),
+    ("out_of_line", "__device__ int *OutOfLine::get() {", "is defined outside its class"),
+    ("two_in_macro", "  TWO_DECLS;", "inside a macro expansion"),
+]
+
+
+def _line(pattern: str) -> int:
+    lines = REFUSALS.read_text().splitlines()
+    return next(i for i, text in enumerate(lines, 1) if pattern in text)
+
+
+@pytest.mark.parametrize("kernel,where,what", REFUSED, ids=[r[0] for r in REFUSED])
+def test_refused_in_thread_mode_accepted_in_block_mode(tmp_path: Path, kernel: str,
+                                                        where: str, what: str) -> None:
+    out = tmp_path / "out.cu"
+    args = (str(REFUSALS), "--kernels", f"plain,{kernel}", "--block1", "64", "--block2", "64",
+            "-o", str(out))
+    res = hfuse(*args)
+    assert res.exit_code == 1, res.output
+    assert f"{REFUSALS}:{_line(where)}:" in res.output and ": error: " in res.output, \
+        res.output
+    assert what in res.output, res.output
+    assert not out.exists()
+    # Block mode: both parts' dynamic regions start at offset 0 and a block runs one part.
+    assert hfuse(*args, "--mode", "block").exit_code == 0

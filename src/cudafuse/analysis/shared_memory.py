@@ -27,7 +27,8 @@ from cudafuse.ir.source import Span
 _NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)([^\n]*(?:\\\n[^\n]*)*)", re.M)
-_TYPE_NAME = re.compile(rb"\b(?:struct|class|union)\s+([A-Za-z_]\w*)")
+# Not `class T` in a template's parameter list: a definition, declaration or specialisation.
+_TYPE_NAME = re.compile(rb"\b(?:struct|class|union)\s+([A-Za-z_]\w*)(?=\s*[{:;<])")
 _FUNC_NAME = re.compile(rb"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?\{")
 _KEYWORDS = {b"if", b"for", b"while", b"switch", b"catch", b"return", b"sizeof"}
 
@@ -58,15 +59,24 @@ def code_bytes(data: bytes) -> bytes:
     return _NOISE.sub(lambda m: b" " * len(m.group()), data)
 
 
+_TYPEDEF = re.compile(rb"\btypedef\b([^;{}]*?)\b([A-Za-z_]\w*)\s*;")
+_USING = re.compile(rb"\busing\s+([A-Za-z_]\w*)\s*=([^;{}]*);")
+
+
 @cache
 def _macros(data: bytes) -> dict[bytes, set[bytes]]:
+    """Names that stand for others: macros, and type aliases (typedef, using), each with
+    the identifiers of what it stands for."""
     code = code_bytes(data)
-    return {m.group(1): set(_IDENT.findall(m.group(2))) for m in _DEFINE.finditer(code)}
+    out = {m.group(2): set(_IDENT.findall(m.group(1))) for m in _TYPEDEF.finditer(code)}
+    out.update({m.group(1): set(_IDENT.findall(m.group(2))) for m in _USING.finditer(code)})
+    out.update({m.group(1): set(_IDENT.findall(m.group(2))) for m in _DEFINE.finditer(code)})
+    return out
 
 
 def mentioned(unit: TranslationUnit, span: Span) -> set[str]:
-    """Identifiers written in `span` of the unit's file, and in the macros they expand
-    (transitively)."""
+    """Identifiers written in `span` of the unit's file, and in the macros and type aliases
+    they stand for (transitively)."""
     if span.file != unit.path:
         return set()
     data = unit.source.data

@@ -141,7 +141,15 @@ def plan_split(unit: TranslationUnit, fn: Function, index: int, mode: str, reach
     graph = CallGraph(unit)
     for use in reach.uses:
         if use.kind == "opaque":
-            refuse(fn.name_span, f"it uses '{use.name}' from {use.via[len('header '):]}, "
+            at = fn.name_span
+            if fn.body_span.file == unit.path:  # the first use in the body, if written there
+                word = re.compile(rb"(?<!\w)" + re.escape(use.name.encode()) + rb"\b")
+                hit = word.search(code_bytes(unit.source.data), fn.body_span.start,
+                                  fn.body_span.end)
+                if hit is not None:
+                    at = Span(unit.path, hit.start(), hit.end(),
+                              *unit.source.line_col(hit.start()))
+            refuse(at, f"it uses '{use.name}' from {use.via[len('header '):]}, "
                    "which declares __shared__ memory that cudafuse cannot see into: in one "
                    "block the parts' shared arrays could overlap (use --mode block, or define "
                    "it in the file)")
@@ -175,6 +183,13 @@ def plan_split(unit: TranslationUnit, fn: Function, index: int, mode: str, reach
     decls: list[n.VarDecl] = []
     names_shared = {h.name for h in reach.functions if declares_shared(h) or
                     dynamic_uses(unit, h)}
+    for m in reach.methods:  # an uncopied class would reach the originals
+        other = sorted((mentioned(unit, m.span) & (set(classes) | names_shared)) - {m.parent})
+        other += [f.name for f in graph.direct(m) if f.name in names_shared]
+        if other:
+            refuse(m.name_span, f"member function {owner_label(unit, m)} uses "
+                   f"'{other[0]}', which reaches shared memory itself; cudafuse copies "
+                   "only classes that declare their shared arrays")
     for c in classes:
         mine = [m for m in reach.methods if m.parent == c]
         found = class_regions(unit, c)
@@ -184,12 +199,6 @@ def plan_split(unit: TranslationUnit, fn: Function, index: int, mode: str, reach
                 refuse(m.name_span, f"member function {owner_label(unit, m)} is defined "
                        "outside its class, which cudafuse cannot copy for part 2; define it "
                        "in the class")
-            other = sorted((mentioned(unit, m.span) & (set(classes) | names_shared)) - {c})
-            other += [f.name for f in graph.direct(m) if f.name in names_shared]
-            if other:
-                refuse(m.name_span, f"member function {owner_label(unit, m)} uses "
-                       f"'{other[0]}', which reaches shared memory itself; cudafuse copies "
-                       "only classes that declare their shared arrays")
             for x in m.body.walk():
                 if isinstance(x, n.VarDecl) and {"extern", "shared"} <= x.storage:
                     if not written_out(unit, x):
