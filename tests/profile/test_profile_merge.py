@@ -3,6 +3,8 @@ same blocks per SM and no fewer spills (profile.compiled.merge_same)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cudafuse.cli_hfuse_plan import table
 from cudafuse.profile.compiled import merge_same
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
@@ -60,3 +62,26 @@ def test_merged_caps_survive_the_report_and_fold_in_select_and_the_plan_table() 
                                                    "thread:128+128:r40"]
     assert rows[1].endswith("(also r32)") and rows[2].endswith("(also r48)")
     assert "2 register cap(s) folded" in rows[-1]
+
+
+def test_plan_cache_round_trip_and_an_unwritable_cache(tmp_path: Path) -> None:
+    from cudafuse.profile.cache import ResultsCache
+    from cudafuse.profile.plancache import cached_plan, plan_key_inputs
+
+    records = merge_same([rec(None, 32), rec(32, 31)])
+    calls: list[int] = []
+
+    def compute() -> list[Record]:
+        calls.append(1)
+        return records
+
+    key = plan_key_inputs(sources=[b"a", b"b"], options={"arch": "sm_90"})
+    cache = ResultsCache(tmp_path / "c")
+    assert cached_plan(cache, key, compute) == (records, None)
+    got, hit = cached_plan(cache, key, compute)
+    assert got == records and hit is not None and hit.exists() and len(calls) == 1
+    other = plan_key_inputs(sources=[b"a", b"c"], options={"arch": "sm_90"})
+    assert cached_plan(cache, other, compute)[1] is None and len(calls) == 2
+    (tmp_path / "file").write_text("")
+    blocked = ResultsCache(tmp_path / "file" / "c")  # under a file: cannot be created
+    assert cached_plan(blocked, key, compute) == (records, None)

@@ -44,5 +44,8 @@ def cached_plan(cache: ResultsCache | None, inputs: Mapping[str, object],
         except (ValueError, TypeError, KeyError):
             pass  # an entry this version cannot read: computed again and replaced
     records = compute()
-    cache.store(key, {"candidates": [r.to_json() for r in records]}, inputs)
+    try:
+        cache.store(key, {"candidates": [r.to_json() for r in records]}, inputs)
+    except OSError:
+        pass  # a cache that cannot be written costs the next run its compiles, nothing more
     return records, None
