@@ -57,10 +57,10 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
                      progress: Progress | None = None) -> list[Record]:
     """Every candidate of `options` (register caps around HFuse's bound for the originals'
     ptxas figures), compiled in parallel, as records without timings; skipped splits and
-    caps, and candidates hfuse or nvcc refuse, as records with the reason; a cap that
-    ptxas compiles to the same figures as a lower one of its split (or as no cap) is that
-    candidate again, a record with `same_as`. `limits`: the device's (default: the figures
-    for `arch`). `progress` counts the compiled candidates (phase "compiling candidates")."""
+    caps, and candidates hfuse or nvcc refuse, as records with the reason; a cap that buys
+    nothing over another candidate of its split, as a record with `same_as` (merge_same).
+    `limits`: the device's (default: the figures for `arch`). `progress` gets the phases
+    "compiling the native kernels", "emitting candidates" and "compiling candidates"."""
     if shutil.which("nvcc") is None:
         raise error("compiling the candidates needs nvcc on PATH", status=2)
     if arch not in SMS:
