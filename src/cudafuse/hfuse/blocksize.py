@@ -11,14 +11,19 @@ anything that may tie results to the size marks the kernel as keeping it.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import analyze_kernel
-from cudafuse.diagnostics import error
+from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.hfuse.templates import KernelRef, split_top
 from cudafuse.ir import nodes as n
-from cudafuse.ir.program import TranslationUnit
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import Span
 from cudafuse.runtime.spec import evaluate
+
+if TYPE_CHECKING:
+    from cudafuse.hfuse.parts import Shape
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?![\w(])[ \t]*([^\n]*)", re.M)
 # `blockDim.x / 2` or `blockDim.x >> 1`: the start of a tree reduction over the block.
@@ -100,3 +105,105 @@ def block_dependence(unit: TranslationUnit, ref: KernelRef, threads: int) -> lis
     if "blockDim.x" not in facts.builtins and "threadIdx.x" in facts.builtins:
         out.append("it reads threadIdx but never blockDim")
     return out
+
+
+_ASSUMED = re.compile(r"blockDim\.([xyz]) == (\d+)")
+
+
+def contradictions(unit: TranslationUnit, ref: KernelRef, block: Shape, option: str
+                   ) -> list[Diagnostic]:
+    """Errors for a block given on the command line (`option`) that the kernel contradicts:
+    more threads than its `__launch_bounds__` allows (the launch would fail), or fewer than
+    it declares while its indexing, fixed-size shared arrays or loop bounds are written for
+    the declared count (results would be wrong), or a size other than the one its indexing
+    provably assumes (`blockIdx.x * 256 + threadIdx.x`)."""
+    fn = ref.fn
+    assert fn.body is not None
+    bounds = launch_bound_threads(unit, ref)
+    at = _bounds_span(unit, fn) if bounds is not None else fn.name_span
+    name = ref.display
+    out = []
+    if bounds is not None and block.count > bounds:
+        out.append(_error(unit, at, f"{option} {block} has {block.count} threads, but kernel "
+                          f"'{name}' declares __launch_bounds__({fn.launch_bounds}): at most "
+                          f"{bounds} threads per block (the launch would fail)"))
+        return out
+    facts = analyze_kernel(unit, fn)
+    sizes = {"x": block.x, "y": block.y, "z": block.z}
+    for d, value in sorted({(m.group(1), int(m.group(2))) for a in facts.mapping.assumptions
+                            if (m := _ASSUMED.fullmatch(a))}):
+        if sizes[d] != value:
+            where = _literal_span(unit, fn, value, d) or at
+            out.append(_error(unit, where, f"{option} {block} gives blockDim.{d} == {sizes[d]}, "
+                              f"but the indexing of kernel '{name}' assumes blockDim.{d} == "
+                              f"{value}" + (f" (its __launch_bounds__ declares {bounds})"
+                                            if bounds is not None else "") +
+                              f"; it would compute wrong results (give {option} "
+                              f"{_with(block, d, value)})"))
+    if out or bounds is None or bounds == block.count:
+        return out
+    why = _written_for(unit, fn, bounds)
+    if why:
+        out.append(_error(unit, at, f"{option} {block} gives {block.count} threads, but kernel "
+                          f"'{name}' declares __launch_bounds__({fn.launch_bounds}) = {bounds} "
+                          f"and {why}, so it would compute wrong results with "
+                          f"{block.count} (give {option} {bounds})"))
+    return out
+
+
+def _with(block: Shape, dim: str, value: int) -> str:
+    """`block` with dimension `dim` set to `value`, written as the option takes it."""
+    dims = {"x": block.x, "y": block.y, "z": block.z, dim: value}
+    shown = [dims["x"], dims["y"], dims["z"]]
+    while len(shown) > 1 and shown[-1] == 1:
+        shown.pop()
+    return "x".join(map(str, shown))
+
+
+def _error(unit: TranslationUnit, span: Span, msg: str) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, msg, span.file or unit.path, span.line, span.col,
+                      unit.source.line_text(span.line) if span.file == unit.path else "")
+
+
+def _bounds_span(unit: TranslationUnit, fn: Function) -> Span:
+    """Where `__launch_bounds__` is written in the declaration (else the kernel's name)."""
+    if fn.span.file == unit.path:
+        pos = unit.source.data.find(b"__launch_bounds__", fn.span.start, fn.name_span.start)
+        if pos >= 0:
+            return unit.source.span(pos, pos + len("__launch_bounds__"))
+    return fn.name_span
+
+
+def _literal_span(unit: TranslationUnit, fn: Function, value: int, dim: str) -> Span | None:
+    """The integer literal `value` in the kernel's body where it multiplies blockIdx.<dim>
+    (else the first one)."""
+    if fn.body_span.file != unit.path:
+        return None
+    text, lit = unit.source.data, rb"(?<![\w.])(%d)[uUlL]*\b" % value
+    block = rb"blockIdx\s*\.\s*" + dim.encode()
+    for pattern in (block + rb"\s*\*\s*" + lit, lit + rb"\s*\*\s*" + block, lit):
+        m = re.compile(pattern).search(text, fn.body_span.start, fn.body_span.end)
+        if m:
+            return unit.source.span(m.start(1), m.end(1))
+    return None
+
+
+def _written_for(unit: TranslationUnit, fn: Function, count: int) -> str:
+    """How the kernel (and its helpers) is written for `count` threads per block: a
+    fixed-size __shared__ array of `count` elements, or a loop bounded by `count`."""
+    bodies = [fn, *(h for h in CallGraph(unit).transitive(fn) if h.body is not None)]
+    for f in bodies:
+        assert f.body is not None
+        for node in f.body.walk():
+            if isinstance(node, n.VarDecl) and "shared" in node.storage and any(
+                    isinstance(d, n.IntLit) and d.value == count for d in node.array_dims):
+                return (f"__shared__ '{node.name}' (line {node.span.line}) has {count} "
+                        "elements, one per thread")
+    text = unit.source.data.decode("utf-8", "replace")
+    loop = re.compile(rf"\bfor\s*\([^;]*;[^;]*<=?\s*\(?\s*{count}[uUlL]*\b")
+    for f in bodies:
+        if f.body_span.file == unit.path:
+            m = loop.search(text, f.body_span.start, f.body_span.end)
+            if m is not None:
+                return f"a loop runs to {count} (line {text.count(chr(10), 0, m.start()) + 1})"
+    return ""

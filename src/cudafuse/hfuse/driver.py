@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.hfuse.blocksize import contradictions
 from cudafuse.hfuse.codegen import (
     BAR_RED_DEFINITION,
     BAR_SYNC_DEFINITION,
@@ -213,6 +214,11 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     p2, d2 = build_part(2, u2, k2, opts.block2, part_mode, opts.block_sources[1])
     diags = [] if streams else \
         d1 + d2 + shared_conflicts(p1, p2, opts.mode) + label_conflicts(p1, p2)
+    # A block given on the command line that the kernel contradicts is wrong in every mode
+    # (streams and sequential launch the kernels with it too).
+    for p, ref in ((p1, k1), (p2, k2)):
+        if p.block_source.startswith("--block"):
+            diags += contradictions(p.unit, ref, p.block, p.block_source)
     if not streams:
         stale = stale_macros(p1)  # one file: its two parts may copy the same helper
         diags += stale + [d for d in stale_macros(p2) if d not in stale]
@@ -327,11 +333,14 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
             extra.append(f"{p.warp_ops} warp collective(s) on whole warps of the part")
         if extra:
             out.append("    " + "; ".join(extra))
+        # Contradictions with a given block are errors (blocksize.contradictions): what
+        # is left is what the kernel may assume; it runs with this block either way.
         out.append(f"    block {p.block} from {p.block_source}; " + (
-            "its results may depend on the block size, so it keeps it: " +
-            "; ".join(p.block_dependence) if p.block_dependence else
-            "no dependence on the block size found (it reads blockDim): the size may be "
-            "tuned"))
+            "its results may depend on the block size (" + "; ".join(p.block_dependence) +
+            f"): it runs as a {p.block} block, and profiling does not change that size"
+            if p.block_dependence else
+            "no dependence on the block size found (it reads blockDim): profiling may run it "
+            "with another size"))
     return out
 
 
