@@ -89,7 +89,8 @@ _backend = click.option("--backend", type=click.Choice(BACKEND_NAMES), default="
                         show_default=True, help="emu: g++ and the CPU emulator; nvcc: the GPU.")
 _spec = click.option("--spec", "spec_path", required=True, type=click.Path(dir_okay=False),
                      help="TOML file naming the entry function and its arguments.")
-_timeout = click.option("--timeout", type=float, default=600.0, show_default=True,
+_timeout = click.option("--timeout", type=click.FloatRange(0, min_open=True), default=600.0,
+                        show_default=True,
                         help="Seconds before a run is stopped (emu).")
 _sanitize = click.option("--sanitize/--no-sanitize", default=False, show_default=True,
                          help="emu: build with AddressSanitizer and check every access to a "

@@ -108,8 +108,8 @@ def test_a_crash_after_the_results_is_an_error(files, tmp_path):
     spec.write_text(spec_text('"n"', '"n"'))
     res = invoke("verify", files["prog"], files["fused"], "--spec", spec)
     assert res.exit_code == 1, res.output
-    assert f"{files['fused']}: error: the emulated program, after its last call,: the program " \
-        "crashed with SIGABRT" in res.stderr, res.stderr
+    assert f"{files['fused']}: error: at exit, after the last call's results were read (they " \
+        "are not to be trusted): the program crashed with SIGABRT" in res.stderr, res.stderr
     assert "all outputs match" not in res.output
     res = invoke("run", files["fused"], "--spec", spec)
     assert res.exit_code == 1 and "SIGABRT" in res.stderr and "out:" not in res.stdout

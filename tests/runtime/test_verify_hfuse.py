@@ -99,3 +99,12 @@ def test_usage_errors(args, needle):
     res = invoke(*args)
     assert res.exit_code == 2, res.output
     assert needle in res.stderr
+
+
+def test_a_file_without_the_launcher(tmp_path):
+    res = invoke("verify", "--hfuse", A, B, B, "--spec", SAMPLES / "pairs.toml", "--pair", PAIR,
+                 *NO_MAIN)
+    assert res.exit_code == 1, res.output
+    assert (f"{B}: error: no launcher 'batchnorm_stats_kernel_histogram_kernel_hfused_launch' "
+            "(what `cudafuse hfuse` writes for batchnorm_stats_kernel and histogram_kernel); "
+            "the file has none") in res.stderr, res.stderr

@@ -187,6 +187,7 @@ class EmuExecutor:
             self._proc.wait()
             code = 0
         if code != 0:
-            raise self._death("the emulated program, after its last call,")
+            raise self._death("at exit, after the last call's results were read (they are "
+                              "not to be trusted)")
         self._proc = None
         self._close_pipes()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -135,7 +134,4 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
                               text=True).stdout.strip()
         env["LD_PRELOAD"] = asan
         env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
-        symbolizer = shutil.which("llvm-symbolizer")
-        if symbolizer:  # gcc's own symbolizer gives no columns
-            env["ASAN_OPTIONS"] += f":external_symbolizer_path={symbolizer}"
     return Library(str(path), backend, built, EmuExecutor(Path(built.library), env, timeout))
