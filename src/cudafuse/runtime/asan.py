@@ -10,6 +10,8 @@ block starts at `start`.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +19,11 @@ from cudafuse.emu import include_dir
 
 _ERROR = re.compile(r"ERROR: AddressSanitizer: ([\w-]+) on (?:unknown )?address (0x[0-9a-f]+)")
 _ACCESS = re.compile(r"^(READ|WRITE) of size (\d+) at (0x[0-9a-f]+)")
-_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (.+?) (\S+?):(\d+)(?::(\d+))?$")
+# A frame as library.load's stack_trace_format writes it: the module and offset at the end
+# let llvm-symbolizer add the column that gcc's own symbolizer leaves out.
+_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (.+?) (\S+?):(\d+)(?::(\d+))?"
+                    r"(?: <(\S+)\+(0x[0-9a-f]+)>)?$")
+STACK_FORMAT = '"    #%n %p %F %L <%m+%o>"'  # the default format plus <module+offset>
 _REGION = re.compile(r"is located (\d+) bytes (?:to the (right|left) of|inside of) (\d+)-byte "
                      r"region \[(0x[0-9a-f]+),(0x[0-9a-f]+)\)")
 
@@ -56,8 +62,29 @@ def _user_frame(lines: list[str]) -> tuple[str, str, int, int]:
         if file.startswith(("/usr/", "/lib")) or "/Python-" in file:
             continue
         name = func.split("(")[0].split("<")[0].strip()
-        return name, file, int(m.group(3)), int(m.group(4) or 0)
+        line, col = int(m.group(3)), int(m.group(4) or 0)
+        if not col and m.group(5):
+            col = _column(m.group(5), m.group(6), file, line)
+        return name, file, line, col
     return "", "", 0, 0
+
+
+def _column(module: str, offset: str, file: str, line: int) -> int:
+    """The column of `file:line` among the (inlined) source positions of module+offset, from
+    llvm-symbolizer when there is one; 0 when not known."""
+    tool = shutil.which("llvm-symbolizer")
+    if not tool:
+        return 0
+    try:
+        done = subprocess.run([tool, "--inlining", f"--obj={module}", offset],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    for text in done.stdout.splitlines():
+        m = re.match(r"^(.*):(\d+):(\d+)$", text.strip())
+        if m and int(m.group(2)) == line and Path(m.group(1)).name == Path(file).name:
+            return int(m.group(3))
+    return 0
 
 
 def parse(report: str, table: str = "") -> Access | None:

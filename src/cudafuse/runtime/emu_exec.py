@@ -45,7 +45,8 @@ def _describe(a: Access) -> str:
         f"AddressSanitizer: {a.kind}"
     text = f"{tool}: a {a.access or 'bad'} in '{a.function or '?'}'"
     if a.file:
-        text += f" ({'launched at ' if a.at_launch else ''}{a.file}:{a.line})"
+        col = f":{a.col}" if a.col else ""
+        text += f" ({'launched at ' if a.at_launch else ''}{a.file}:{a.line}{col})"
     if a.param is not None:
         text += (f", byte {a.offset} of argument {a.param + 1} (an array of {a.nbytes} "
                  "bytes)")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cudafuse.runtime import convert
+from cudafuse.runtime.asan import STACK_FORMAT
 from cudafuse.runtime.build import BuildOptions, Built, _defines, build
 from cudafuse.runtime.emu_exec import EmuExecutor, KernelError
 from cudafuse.runtime.prepared import Prepared
@@ -133,5 +134,6 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
         asan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
                               text=True).stdout.strip()
         env["LD_PRELOAD"] = asan
-        env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+        env["ASAN_OPTIONS"] = ("detect_leaks=0:abort_on_error=0:stack_trace_format="
+                               + STACK_FORMAT)
     return Library(str(path), backend, built, EmuExecutor(Path(built.library), env, timeout))

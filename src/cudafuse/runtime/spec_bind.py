@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
@@ -90,6 +91,13 @@ def argument_error(slots: list[Slot], exc: ArgumentError) -> CudafuseError:
     return error(f"{slot[0].key}: {msg}", slot[1])
 
 
+def _source_line(file: str, line: int) -> str:
+    try:
+        return Path(file).read_text("utf-8", "replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return ""
+
+
 def bounds_error(path: str, a: Access, slots: list[Slot], kinds: dict[str, str]
                  ) -> CudafuseError:
     """The diagnostic for an access outside a spec array: at the access (--sanitize) or the
@@ -115,7 +123,8 @@ def bounds_error(path: str, a: Access, slots: list[Slot], kinds: dict[str, str]
         context = f" (launched here{'; ' + a.detail if a.detail else ''})"
     diags = [
         Diagnostic(Severity.ERROR, f"{where}{context} {verb} '{arg.name}' at index {index}, "
-                   f"{side} its {arg.count} elements", a.file or path, a.line, a.col),
+                   f"{side} its {arg.count} elements", a.file or path, a.line, a.col,
+                   _source_line(a.file, a.line)),
         Diagnostic(Severity.NOTE, f"{arg.key}.count is {arg.count} ({arg.dtype}); the "
                    "program needs more, or indexes wrongly", spec_path)]
     if not a.line or a.at_launch:
