@@ -146,3 +146,18 @@ def test_refused_in_thread_mode_accepted_in_block_mode(tmp_path: Path, kernel: s
     assert not out.exists()
     # Block mode: both parts' dynamic regions start at offset 0 and a block runs one part.
     assert hfuse(*args, "--mode", "block").exit_code == 0
+
+
+def test_explain_and_report_name_the_path(tmp_path: Path) -> None:
+    out, rep = tmp_path / "f.cu", tmp_path / "r.json"
+    res = hfuse(str(SRC), "--kernels", "rotate_ptr,reverse_sm", "--block1", "128", "--block2",
+                "64", "-o", str(out), "--report", str(rep), "--explain")
+    assert res.exit_code == 0, res.output
+    assert "dynamic shared memory at offset 0 (reached through 'SmemBuf::getPointer')" \
+        in res.output
+    assert "dynamic shared memory at offset align16(smem1) (reached through " \
+        "'SharedMemory::operator T *'" in res.output
+    assert "class(es) SharedMemory copied for the part" in res.output
+    import json
+
+    assert [p["dynamic_shared"] for p in json.loads(rep.read_text())["parts"]] == [True, True]

@@ -91,14 +91,18 @@ def mentioned(unit: TranslationUnit, span: Span) -> set[str]:
     return {x.decode() for x in names}
 
 
-@cache
 def _header_shared_names(path: str) -> frozenset[str]:
     """Names a header defines (types, functions) when it declares any __shared__ memory:
     what the front end does not lower, a kernel using them is assumed to reach it."""
     try:
-        code = code_bytes(Path(path).read_bytes())
+        return _names_in(Path(path).read_bytes())
     except OSError:
         return frozenset()
+
+
+@cache
+def _names_in(data: bytes) -> frozenset[str]:
+    code = code_bytes(data)
     if not re.search(rb"\b__shared__\b", code):
         return frozenset()
     names = set(_TYPE_NAME.findall(code)) | {

@@ -321,10 +321,16 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
         out.append(f"  part {p.index}: '{p.display}' ({where}) runs {rng} as a {p.block} "
                    f"block; {bars}")
         extra = []
-        if p.dyn_shared or p.dyn_globals:
+        if _dynamic(p):
             off = "offset 0" if p.index == 1 or opts.mode == "block" else \
                 "offset align16(smem1)"
-            extra.append(f"dynamic shared memory at {off}")
+            vias = sorted({u.via for u in p.reach.uses if u.dynamic and u.via}) \
+                if p.reach else []
+            extra.append(f"dynamic shared memory at {off}" +
+                         (f" (reached through {', '.join(vias)})" if vias else ""))
+        if p.split.classes:
+            extra.append(f"class(es) {', '.join(p.split.classes)} copied for the part "
+                         "(their shared arrays are its own)")
         if p.returns:
             extra.append(f"{len(p.returns)} early return(s) (no counted barrier waits on them)")
         for h, why in zip(p.copies.functions, p.copies.reasons, strict=True):
@@ -342,6 +348,12 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
             "no dependence on the block size found (it reads blockDim): profiling may run it "
             "with another size"))
     return out
+
+
+def _dynamic(p: Part) -> bool:
+    """The part uses dynamic shared memory, in its body or through what it reaches."""
+    return bool(p.dyn_shared or p.dyn_globals or
+                (p.reach and any(u.dynamic for u in p.reach.uses)))
 
 
 def report_dict(res: HFuseResult) -> dict[str, object]:
@@ -368,7 +380,7 @@ def report_dict(res: HFuseResult) -> dict[str, object]:
                         if res.options.mode == "thread" and (p.barriers or p.helper_barriers
                                                              or p.reducing_count)
                         else None),
-            "dynamic_shared": bool(p.dyn_shared or p.dyn_globals),
+            "dynamic_shared": _dynamic(p),
             "early_returns": len(p.returns), "warp_collectives": p.warp_ops,
             "helper_copies": [h.name for h in p.copies.functions],
         } for p in res.parts],
