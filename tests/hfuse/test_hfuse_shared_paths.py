@@ -8,6 +8,7 @@ a seeded random order. Before this, part 2's arrays stayed at offset 0 and overl
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -158,6 +159,4 @@ def test_explain_and_report_name_the_path(tmp_path: Path) -> None:
     assert "dynamic shared memory at offset align16(smem1) (reached through " \
         "'SharedMemory::operator T *'" in res.output
     assert "class(es) SharedMemory copied for the part" in res.output
-    import json
-
     assert [p["dynamic_shared"] for p in json.loads(rep.read_text())["parts"]] == [True, True]
