@@ -125,6 +125,10 @@ REFUSED = [
      "'Outer::get' uses 'Smem', which reaches shared memory itself"),
     ("out_of_line", "__device__ int *OutOfLine::get() {", "is defined outside its class"),
     ("two_in_macro", "  TWO_DECLS;", "inside a macro expansion"),
+    ("qualified_macro", "#define QUALIFIED_PTR(T)", "is named with a qualifier in macro "
+     "'QUALIFIED_PTR', which the kernel uses"),
+    ("alias_macro", "typedef SMEM_TYPE IntSmem;", "is named at namespace scope (alias "
+     "'IntSmem')"),
 ]
 
 

@@ -26,7 +26,7 @@ from cudafuse.ir.source import Span
 
 _NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)([^\n]*(?:\\\n[^\n]*)*)", re.M)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)((?:[^\n\\]|\\[\s\S])*)", re.M)
 # Not `class T` in a template's parameter list: a definition, declaration or specialisation.
 _TYPE_NAME = re.compile(rb"\b(?:struct|class|union)\s+([A-Za-z_]\w*)(?=\s*[{:;<])")
 _FUNC_NAME = re.compile(rb"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?\{")
@@ -89,6 +89,20 @@ def mentioned(unit: TranslationUnit, span: Span) -> set[str]:
             if x in macros:
                 todo.append(x)
     return {x.decode() for x in names}
+
+
+def standing_for(unit: TranslationUnit, name: str) -> set[str]:
+    """`name` and the macros and type aliases of the file whose expansion names it."""
+    macros = _macros(unit.source.data)
+    out = {name.encode()}
+    changed = True
+    while changed:
+        changed = False
+        for alias, words in macros.items():
+            if alias not in out and words & out:
+                out.add(alias)
+                changed = True
+    return {x.decode() for x in out}
 
 
 def _header_shared_names(path: str) -> frozenset[str]:

@@ -31,7 +31,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
-from cudafuse.analysis.shared_memory import SharedReach, code_bytes, mentioned, owner_label
+from cudafuse.analysis.shared_memory import (
+    SharedReach,
+    code_bytes,
+    mentioned,
+    owner_label,
+    standing_for,
+)
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
@@ -97,7 +103,7 @@ def written_out(unit: TranslationUnit, decl: n.VarDecl) -> bool:
 def _macro_body(unit: TranslationUnit, name: str) -> str | None:
     """The body of function-like or object-like macro `name` if the file defines it once."""
     found = re.findall(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) +
-                       rb"(?:\([^)]*\))?([^\n]*(?:\\\n[^\n]*)*)",
+                       rb"(?:\([^)]*\))?((?:[^\n\\]|\\[\s\S])*)",
                        code_bytes(unit.source.data), re.M)
     return found[0].decode("utf-8", "replace") if len(found) == 1 else None
 
@@ -227,25 +233,48 @@ def _check_names(unit: TranslationUnit, fn: Function, reach: SharedReach, classe
     code = code_bytes(unit.source.data)
     bodies = [f.span for f in (*unit.functions, *unit.methods) if f.span.file == unit.path]
     part = [fn.span, *(h.span for h in reach.functions)]
+    words = set().union(*(mentioned(unit, sp) for sp in part))
+    defines = [(m.start(), m.end(), m.group(1).decode()) for m in re.finditer(
+        rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[^\n\\]|\\[\s\S])*", code, re.M)]
+    flagged: set[int] = set()
+    plain = bytearray(code)  # the code without its #define lines, to find statements in
+    for a, b, _ in defines:
+        plain[a:b] = re.sub(rb"[^\n]", b" ", code[a:b])
     for c in classes:
-        for m in re.finditer(rb"(?<![\w])" + re.escape(c.encode()) + rb"\b", code):
+        # a macro or alias standing for the class, used at namespace scope, is one too
+        names = b"|".join(re.escape(x.encode()) for x in sorted(standing_for(unit, c)))
+        for m in re.finditer(rb"(?<![\w])(?:" + names + rb")\b", code):
             pos = m.start()
-            line_start = code.rfind(b"\n", 0, pos) + 1
-            if code[line_start:pos].lstrip().startswith(b"#"):
-                continue  # a macro's body: checked where it is expanded (below)
-            before = code[:pos].rstrip()
+            before = code[max(0, pos - 200):pos].rstrip()
+            where = Span(unit.path, pos, m.end(), *unit.source.line_col(pos))
+            macro = next((name for a, b, name in defines if a <= pos < b), None)
+            if macro is not None:  # a macro's body: where it expands decides
+                if before.endswith(b"::") and macro in words:
+                    refuse(where, f"class '{c}' is named with a qualifier in macro '{macro}', "
+                           "which the kernel uses, so part 2 would use the original, whose "
+                           "shared arrays are not in its region; name it unqualified")
+                continue
             if _inside(Span(unit.path, pos, m.end(), 0, 0), regions) or \
                     re.search(rb"\b(?:struct|class|friend)$", before):
                 continue
-            where = Span(unit.path, pos, m.end(), *unit.source.line_col(pos))
             in_part = any(s.start <= pos < s.end for s in part)
             if in_part and before.endswith(b"::"):
                 refuse(where, f"class '{c}' is named with a qualifier here, so part 2 would "
                        "use the original, whose shared arrays are not in its region; name it "
                        "unqualified")
             elif not any(s.start <= pos < s.end for s in bodies):
+                start = max(plain.rfind(x, 0, pos) for x in (b";", b"{", b"}")) + 1
+                end = plain.find(b";", pos)
+                stmt = bytes(plain[start:end + 1] if end >= 0 else plain[start:])
+                alias = re.fullmatch(rb"\s*(?:typedef\b[^;]*?\b(\w+)|using\s+(\w+)\s*=[^;]*);",
+                                     stmt)
+                named = alias and (alias.group(1) or alias.group(2)).decode()
+                if start in flagged or (named and named not in words):
+                    continue  # an alias the part does not use
+                flagged.add(start)
                 refuse(where, f"class '{c}' (which declares shared memory) is named at "
-                       "namespace scope, where part 2's copy cannot replace it")
+                       "namespace scope" + (f" (alias '{named}')" if named else "") +
+                       ", where part 2's copy cannot replace it")
 
 
 def dyn_pointer(elem_and_dims: str, name: str, base: str) -> str:

@@ -43,6 +43,11 @@ __device__ int *two_decls() {
   return p_two;
 }
 
+#define QUALIFIED_PTR(T) ((T *)::Smem<T>())
+#define SMEM_TYPE \
+  Smem<int>
+typedef SMEM_TYPE IntSmem;  // an alias through a macro continued over two lines
+
 __global__ void plain(const float *in, float *out, unsigned n) {
   float *s = Smem<float>();
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -101,6 +106,22 @@ __global__ void out_of_line(int *out, unsigned n) {
 
 __global__ void two_in_macro(int *out, unsigned n) {
   int *s = two_decls();
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = (int)i;
+  __syncthreads();
+  if (i < n) out[i] = s[threadIdx.x];
+}
+
+__global__ void qualified_macro(float *out, unsigned n) {
+  float *s = QUALIFIED_PTR(float);
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = (float)i;
+  __syncthreads();
+  if (i < n) out[i] = s[threadIdx.x];
+}
+
+__global__ void alias_macro(int *out, unsigned n) {
+  int *s = IntSmem();
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   s[threadIdx.x] = (int)i;
   __syncthreads();
