@@ -351,7 +351,12 @@ def candidate_setup(inputs: Inputs, split_step: int
         else:
             b1 = shapes[0] if cand.threads1 == shapes[0].count else Shape(cand.threads1)
             b2 = shapes[1] if cand.threads2 == shapes[1].count else Shape(cand.threads2)
-            opts = HFuseOptions(b1, b2, cand.mode, cand.regcap)
+            # Only parts found tunable change size; a candidate's size is no user's option
+            # to check against the kernel (blocksize.contradictions), and is verified.
+            sources = tuple(inputs.sources[i] if b is shapes[i] else "a profiling candidate"
+                            for i, b in enumerate((b1, b2)))
+            opts = HFuseOptions(b1, b2, cand.mode, cand.regcap, block_sources=(sources[0],
+                                                                               sources[1]))
         res = run_hfuse(u1, k1, u2, k2, opts)
         return res.output, res.name
 
