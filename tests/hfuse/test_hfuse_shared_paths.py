@@ -164,3 +164,27 @@ def test_explain_and_report_name_the_path(tmp_path: Path) -> None:
         "'SharedMemory::operator T *'" in res.output
     assert "class(es) SharedMemory copied for the part" in res.output
     assert [p["dynamic_shared"] for p in json.loads(rep.read_text())["parts"]] == [True, True]
+
+
+def test_two_files_each_with_its_shared_memory_class(tmp_path: Path) -> None:
+    # The second file's SharedMemory is renamed apart (cf_in2_SharedMemory), and part 2's
+    # copy of it then lives under the next free prefix.
+    text = SRC.read_text()
+    second = tmp_path / "b.cu"
+    second.write_text(text[:text.index("template <class T> struct SmemBuf")] +
+                      text[text.index("// cuda-samples' reduce"):
+                           text.index("// Each block reverses")].replace("reduce(", "reduce_b("))
+    smem, args = (B1 * 4 + 4, B2 * 8), _inputs((np.float32, np.float64))
+    outs = {}
+    for mode in ("thread", "block", "sequential"):
+        outs[mode] = tmp_path / f"{mode}.cu"
+        res = hfuse(str(SRC), str(second), "--kernels", "reduce<float>,reduce_b<double>",
+                    "--block1", str(B1), "--block2", str(B2), "--mode", mode, "-o",
+                    str(outs[mode]))
+        assert res.exit_code == 0, res.output
+    assert "using cf1_part2::cf_in2_SharedMemory;" in outs["thread"].read_text()
+    want = _run(outs["sequential"], "reduce_reduce_b_hfused_launch", args, smem, None)
+    for mode in ("thread", "block"):
+        got = _run(outs[mode], "reduce_reduce_b_hfused_launch", args, smem, 3)
+        for w, g in zip(want, got, strict=True):
+            assert np.array_equal(w, g), mode
