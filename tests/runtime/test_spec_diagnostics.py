@@ -56,6 +56,7 @@ def run_with(tmp_path: Path, prog: Path, spec_text: str | bytes) -> tuple[Result
     ('entry = "pipeline"\n[sizes]\nn = 4\n' + IN.replace('"n"', '"n % (n - n)"'),
      "args[0] 'in'.count: division by zero"),
     ('entry = "pipeline"\n[sizes]\nn = "2 ** 100000"\n', "sizes.n: exponent 100000 out of"),
+    ('entry = "pipeline"\n[sizes]\nn = "(-1) ** 0.5"\n', "sizes.n: -1 ** 0.5 is not a real"),
     ('entry = "pipeline"\n[sizes]\nn = 2.5\n' + IN,
      "args[0] 'in'.count: expected a whole number, got 2.5"),
     ('entry = "pipeline"\n[sizes]\nn = "3 - 7"\n' + IN, "args[0] 'in'.count: -4 is negative"),

@@ -52,7 +52,10 @@ def _checked(op: type, a: Any, b: Any, where: str) -> Any:
             raise ValueError(f"{where}: shift count {b} out of range")
     if op is ast.Div and isinstance(a, int) and isinstance(b, int):
         return int(a / b) if (a < 0) != (b < 0) else a // b  # C: truncate toward zero
-    return _OPS[op](a, b)
+    result = _OPS[op](a, b)
+    if isinstance(result, complex):  # (-1) ** 0.5
+        raise ValueError(f"{where}: {a!r} ** {b!r} is not a real number")
+    return result
 
 
 def evaluate(expr: Any, sizes: dict[str, Any], where: str) -> Any:
