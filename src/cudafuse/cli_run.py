@@ -102,6 +102,8 @@ def summarise(name: str, v: Any) -> str:
     import numpy as np
 
     arr = np.asarray(v)
+    if arr.dtype.kind == "c":  # summarised by magnitude
+        name, arr = f"{name} (|z|)", np.abs(arr)
     finite = arr[np.isfinite(arr)] if arr.dtype.kind in "fc" else arr
     nans = arr.size - finite.size
     lo = finite.min().item() if finite.size else float("nan")

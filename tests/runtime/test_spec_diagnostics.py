@@ -184,3 +184,16 @@ def test_stderr_carries_only_diagnostics(tmp_path, prog):
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert done.stderr == ""
+
+
+def test_complex_outputs_are_compared_whole():
+    import warnings
+
+    from cudafuse.runtime.spec import ArgSpec, compare
+
+    a = np.array([1 + 1j, 2, np.nan], np.complex64)
+    b = np.array([1 + 1.5j, 2, np.nan], np.complex64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning on stderr
+        c = compare(ArgSpec("z", np.dtype(np.complex64), 3), a, b, 1e-5, 1e-6)
+    assert c.mismatches == 1 and c.max_abs == pytest.approx(0.5)
