@@ -13,9 +13,8 @@ from cudafuse.frontend import ParseOptions
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cudafuse.runtime.spec import ArgSpec, Spec
-
-    Slot = tuple[ArgSpec, str] | None  # a parameter's spec argument and spec file
+    from cudafuse.runtime.spec import Spec
+    from cudafuse.runtime.spec_bind import Slot
 
 # numpy and the runtime are imported inside the commands: every other command (analyze,
 # fuse) starts faster without them. The names must match cudafuse.runtime.BACKENDS.
