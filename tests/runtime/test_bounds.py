@@ -125,3 +125,20 @@ def test_library_calls_in_bounds_are_untouched(files):
         with pytest.raises(KernelError, match=r"out-of-bounds access: a read in 'scale' "
                            r"\(launched at .*prog.cu:7\), byte 40 of argument 1"):
             lib.call("pipeline", a[:10].copy(), out, 40)
+
+
+def test_host_code_reading_past_an_array(tmp_path):
+    prog = tmp_path / "host.cu"
+    prog.write_text("float total(const float *in, float *out, int n) {\n  float s = 0;\n"
+                    "  for (int i = 0; i <= n; ++i) s += in[i];\n  out[0] = s;\n"
+                    "  return s;\n}\n")
+    spec = tmp_path / "h.toml"
+    spec.write_text(spec_text('"n"', 1).replace('"pipeline"', '"total"'))
+    res = invoke("run", prog, "--spec", spec)
+    assert res.exit_code == 1, res.output
+    assert (f"{prog}: error: host function 'total' reads 'in' at index 40, past the end of "
+            "its 40 elements") in res.stderr, res.stderr
+    res = invoke("run", prog, "--spec", spec, "--sanitize")
+    assert res.exit_code == 1, res.output
+    assert f"{prog}:3:" in res.stderr and "host function 'total' reads 'in' at index 40" \
+        in res.stderr, res.stderr

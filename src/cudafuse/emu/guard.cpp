@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,15 @@ void on_fault(int sig, siginfo_t *si, void *ctx) {
   // x86-64 page-fault error code: bit 1 set for a write.
   long long err = uc->uc_mcontext.gregs[REG_ERR];
   void *pc = reinterpret_cast<void *>(uc->uc_mcontext.gregs[REG_RIP]);
+  // The function holding pc, only if pc lies inside the symbol found: dladdr alone names
+  // the nearest exported symbol before it, which for a static function is another one.
   Dl_info info{};
-  const char *sym = dladdr(pc, &info) && info.dli_sname ? info.dli_sname : "";
+  void *extra = nullptr;
+  const char *sym = "";
+  if (dladdr1(pc, &info, &extra, RTLD_DL_SYMENT) && extra && info.dli_sname &&
+      static_cast<char *>(pc) < static_cast<char *>(info.dli_saddr) +
+                                    static_cast<const ElfW(Sym) *>(extra)->st_size)
+    sym = info.dli_sname;
   const auto &site = ::cudafuse_emu::g_site;
   char buf[2048];
   int n = snprintf(buf, sizeof buf,
