@@ -149,7 +149,10 @@ class EmuExecutor:
             self._tx.send((op, name, items, cfg))
         except (OSError, ConnectionError):
             raise self._death(what) from None
-        _, rc, ret, arrays = self._receive(what)
+        answer = self._receive(what)
+        if answer[0] == "error":
+            raise KernelError(f"{what}: {answer[1]}")
+        _, rc, ret, arrays = answer
         return rc, ret, arrays
 
     def prepare(self, op: str, name: str, label: str, args: Any, items: list[Item],

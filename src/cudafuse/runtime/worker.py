@@ -72,7 +72,11 @@ class ExactBuffers:
             extra.append(more)
             return int(addr)
 
-        argv, keep = pack_args(items, place)
+        try:
+            argv, keep = pack_args(items, place)
+        except MemoryError:
+            self.results()  # release what was placed
+            raise
         index = [i for i, (kind, _) in enumerate(items) if kind == "a"]
         with open(self._table, "w") as fh:
             for i, (addr, arr), more in zip(index, self._blocks, extra, strict=True):
@@ -80,7 +84,10 @@ class ExactBuffers:
         return argv, keep
 
     def _place(self, arr: np.ndarray) -> tuple[int, str]:
-        return int(self._libc.malloc(max(arr.nbytes, 1))), ""
+        addr = self._libc.malloc(max(arr.nbytes, 1))
+        if not addr:
+            raise MemoryError(f"cannot allocate {arr.nbytes} bytes for an argument")
+        return int(addr), ""
 
     def release(self, addr: int) -> None:
         self._libc.free(addr)
@@ -150,18 +157,22 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
     lib.cudafuse_manifest.restype = ctypes.c_char_p
     libc = ctypes.CDLL(None)
     table = os.environ.get("CUDAFUSE_EMU_BUFFERS")
-    placement = GuardedBuffers if os.environ.get("CUDAFUSE_EMU_GUARDS") else ExactBuffers
-    exact = placement(table, libc) if table else None
+    kind = GuardedBuffers if os.environ.get("CUDAFUSE_EMU_GUARDS") else ExactBuffers
+    placement = kind(table, libc) if table else None
     tx.send(("ready", lib.cudafuse_manifest().decode()))
     while True:
         try:
             op, name, items, cfg = rx.recv()
         except EOFError:
             return
-        if exact is not None:
-            argv, keep = exact.argv(items)
-        else:
-            argv, keep, arrays = _argv(items)
+        try:
+            if placement is not None:
+                argv, keep = placement.argv(items)
+            else:
+                argv, keep, arrays = _argv(items)
+        except MemoryError as exc:  # an answer, not a traceback on stderr
+            tx.send(("error", f"out of memory for the arguments: {exc}"))
+            continue
         ret = ctypes.create_string_buffer(16)
         if op == "h":
             fn = getattr(lib, f"cudafuse_h_{name}")
@@ -172,8 +183,8 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
             rc = fn(dims, ctypes.c_size_t(cfg[6]), argv)
         libc.fflush(None)
         del keep
-        if exact is not None:
-            arrays = exact.results()
+        if placement is not None:
+            arrays = placement.results()
         tx.send(("ok", rc, ret.raw, arrays))
 
 
