@@ -129,6 +129,8 @@ REFUSED = [
      "'QUALIFIED_PTR', which the kernel uses"),
     ("alias_macro", "typedef SMEM_TYPE IntSmem;", "is named at namespace scope (alias "
      "'IntSmem')"),
+    ("signature_class", "__device__ float *by_value(Smem<float> s)", "'by_value' names "
+     "'Smem' in its signature"),
 ]
 
 

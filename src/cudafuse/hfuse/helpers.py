@@ -42,7 +42,11 @@ def _reason(fn: Function, mode: str, unit: TranslationUnit | None = None,
         used = extern_globals(unit, fn)
         if used:
             return f"uses the namespace-scope extern __shared__ array '{min(used)}'"
-        named = sorted(mentioned(unit, fn.span) & classes)
+        # by name, or by a call the front end resolved to a member (an implicit conversion)
+        called = {m.parent for m in unit.methods if m.parent in classes} & {
+            next((m.parent for m in unit.methods if m.decl == x.callee_decl), "")
+            for x in fn.body.walk() if isinstance(x, n.Call) and x.callee_decl}
+        named = sorted((mentioned(unit, fn.span) | called) & classes)
         if named:
             return f"names class '{named[0]}', which declares shared memory"
     for node in fn.body.walk():

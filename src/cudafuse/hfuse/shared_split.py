@@ -218,6 +218,15 @@ def plan_split(unit: TranslationUnit, fn: Function, index: int, mode: str, reach
                            f"namespace-scope __shared__ array '{x.name}', which cannot be "
                            "given part 2's region there")
         regions += found
+    # A using-declaration reaches the bodies only: a class in a signature stays the original.
+    standing = set().union(*(standing_for(unit, c) for c in classes)) if classes else set()
+    for f in (fn, *copied):
+        if f.span.file == unit.path and f.body_span.start > f.span.start:
+            named = mentioned(unit, unit.source.span(f.span.start, f.body_span.start))
+            if named & standing:
+                refuse(f.name_span, f"'{f.name}' names '{min(named & standing)}' in its "
+                       "signature, where part 2's copy of the class cannot replace it; pass "
+                       "a pointer instead")
     _check_names(unit, fn, reach, classes, regions, refuse)
     dynamic = bool(decls or dyn_helpers)
     return SharedSplit(tuple(classes), tuple(sorted(regions)), tuple(decls), dynamic)

@@ -48,6 +48,8 @@ __device__ int *two_decls() {
   Smem<int>
 typedef SMEM_TYPE IntSmem;  // an alias through a macro continued over two lines
 
+__device__ float *by_value(Smem<float> s) { return s; }  // the class in a signature
+
 __global__ void plain(const float *in, float *out, unsigned n) {
   float *s = Smem<float>();
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -124,6 +126,14 @@ __global__ void alias_macro(int *out, unsigned n) {
   int *s = IntSmem();
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   s[threadIdx.x] = (int)i;
+  __syncthreads();
+  if (i < n) out[i] = s[threadIdx.x];
+}
+
+__global__ void signature_class(float *out, unsigned n) {
+  float *s = by_value({});
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = (float)i;
   __syncthreads();
   if (i < n) out[i] = s[threadIdx.x];
 }
