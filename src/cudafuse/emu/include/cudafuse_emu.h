@@ -137,13 +137,14 @@ inline bool g_in_kernel = false;
     n = snprintf(msg, sizeof msg, "kernel '%s', block (%u,%u,%u): ", g_site.kernel,
                  blockIdx.x, blockIdx.y, blockIdx.z);
   vsnprintf(msg + n, sizeof msg - n, fmt, ap);
+  bool reported = false;  // the runtime shows the report: stderr would repeat it
   if (const char *path = getenv("CUDAFUSE_EMU_REPORT")) {
     if (FILE *fh = fopen(path, "w")) {
-      fputs(msg, fh);
-      fclose(fh);
+      reported = fputs(msg, fh) >= 0;
+      reported = fclose(fh) == 0 && reported;
     }
   }
-  fprintf(stderr, "cudafuse-emu: error: %s\n", msg);
+  if (!reported) fprintf(stderr, "cudafuse-emu: error: %s\n", msg);
   fflush(stdout);
   fflush(stderr);
   std::_Exit(86);
