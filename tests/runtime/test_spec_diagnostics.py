@@ -197,3 +197,18 @@ def test_complex_outputs_are_compared_whole():
         warnings.simplefilter("error")  # no ComplexWarning on stderr
         c = compare(ArgSpec("z", np.dtype(np.complex64), 3), a, b, 1e-5, 1e-6)
     assert c.mismatches == 1 and c.max_abs == pytest.approx(0.5)
+
+
+def test_an_emulator_report_is_printed_once(tmp_path):
+    src = tmp_path / "dead.cu"
+    src.write_text("#define CUDAFUSE_BAR_SYNC(i, n) asm volatile(\"bar.sync 1, 64;\")\n"
+                   "__global__ void k(int *a) {\n  if (threadIdx.x < 32) return;\n"
+                   "  CUDAFUSE_BAR_SYNC(1, 64);\n}\n")
+    spec = tmp_path / "s.toml"
+    spec.write_text('entry = "k"\n[launch]\ngrid = 1\nblock = 64\n'
+                    '[[args]]\nname = "a"\ndtype = "int32"\ncount = 64\nrole = "out"\n')
+    done = subprocess.run([sys.executable, "-m", "cudafuse", "run", str(src), "--spec",
+                           str(spec)], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{src}: error: kernel 'k', block (0,0,0): deadlock")
+    assert done.stderr.count("deadlock") == 1, done.stderr
