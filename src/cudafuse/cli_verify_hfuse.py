@@ -131,12 +131,16 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
     return report(outputs, max(s1.spec.rtol, s2.spec.rtol), max(s1.spec.atol, s2.spec.atol))
 
 
+def _files(files: tuple[str, ...]) -> str:
+    return f"{len(files)} file{'' if len(files) == 1 else 's'}"
+
+
 def check_usage(files: tuple[str, ...], hfuse: bool, spec_path: str | None,
                 pair: str | None, spec1: str | None, spec2: str | None) -> None:
     if not hfuse:
         if len(files) != 2:
-            raise click.UsageError(f"verify takes ORIGINAL and TRANSFORMED ({len(files)} "
-                                   "files given; --hfuse takes A.cu B.cu FUSED.cu)")
+            raise click.UsageError(f"verify takes ORIGINAL and TRANSFORMED ({_files(files)} "
+                                   "given; --hfuse takes A.cu B.cu FUSED.cu)")
         for option, value in (("--spec1", spec1), ("--spec2", spec2), ("--pair", pair)):
             if value:
                 raise click.UsageError(f"{option} is for --hfuse")
@@ -144,7 +148,7 @@ def check_usage(files: tuple[str, ...], hfuse: bool, spec_path: str | None,
             raise click.UsageError("missing option '--spec'")
         return
     if len(files) != 3:
-        raise click.UsageError(f"verify --hfuse takes A.cu B.cu FUSED.cu ({len(files)} files "
+        raise click.UsageError(f"verify --hfuse takes A.cu B.cu FUSED.cu ({_files(files)} "
                                "given)")
     if spec_path and (spec1 or spec2):
         raise click.UsageError("give --spec PAIR.toml or --spec1 and --spec2, not both")
