@@ -14,6 +14,7 @@ reaches all of that class's member functions. That over-approximates, which is t
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -109,14 +110,19 @@ def _header_shared_names(path: str) -> frozenset[str]:
     """Names a header defines (types, functions) when it declares any __shared__ memory:
     what the front end does not lower, a kernel using them is assumed to reach it."""
     try:
-        return _names_in(Path(path).read_bytes())
+        st = os.stat(path)
     except OSError:
         return frozenset()
+    return _names_in(path, st.st_mtime_ns, st.st_size)
 
 
 @cache
-def _names_in(data: bytes) -> frozenset[str]:
-    code = code_bytes(data)
+def _names_in(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    del mtime_ns, size  # the cache key: a header that changes is read again
+    try:
+        code = code_bytes(Path(path).read_bytes())
+    except OSError:
+        return frozenset()
     if not re.search(rb"\b__shared__\b", code):
         return frozenset()
     names = set(_TYPE_NAME.findall(code)) | {
