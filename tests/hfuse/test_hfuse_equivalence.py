@@ -97,7 +97,7 @@ def test_file_scope_extern_shared_in_part_2(tmp_path: Path) -> None:
 
 def test_warp_shuffles_and_atomics(tmp_path: Path) -> None:
     out = fuse_pair(tmp_path / "f.cu", PAIRS, "warp_sum", "histogram", "64", "96")
-    _check(out, [("warp_sum", (24,), (64,), 0, (np.zeros(N // 32 + 1, np.int32), _ints(8), N)),
+    _check(out, [("warp_sum", (24,), (64,), 0, (np.zeros(24 * 64 // 32, np.int32), _ints(8), N)),
                  ("histogram", (5,), (96,), 0, (np.zeros(16, np.uint32), _ints(9), N))],
            "warp_sum_histogram_hfused_launch")
 
