@@ -107,12 +107,23 @@ def test_empty_file_succeeds(cudafuse_exe: str, tmp_path: Path) -> None:
 def test_missing_header_warns_and_succeeds(cudafuse_exe: str, tmp_path: Path) -> None:
     src = tmp_path / "m.cu"
     src.write_text('#include "mylib.h"\n' + KERNEL +
-                   "__global__ void uses_lib(LibType *p) { p->v = 0; }\n")
+                   "void uses_lib(LibType *p) { p->v = 0; }\n")
     proc = run(cudafuse_exe, "analyze", "--format", "json", str(src))
     assert proc.returncode == 0
     assert f"{src}:1:10: warning: 'mylib.h' file not found; analysing without it" in proc.stderr
-    assert f"{src}:3:26: warning: skipping 'uses_lib': unknown type name 'LibType'" in proc.stderr
+    assert f"{src}:3:15: warning: skipping 'uses_lib': unknown type name 'LibType'" in proc.stderr
     assert '"name": "k"' in proc.stdout and "uses_lib" not in proc.stdout
+
+
+def test_kernel_lost_to_a_missing_header_fails(cudafuse_exe: str, tmp_path: Path) -> None:
+    src = tmp_path / "m.cu"
+    src.write_text('#include "mylib.h"\n' + KERNEL +
+                   "__global__ void uses_lib(LibType *p) { p->v = 0; }\n")
+    proc = run(cudafuse_exe, "analyze", "--format", "json", str(src))
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert f"{src}:3:26: warning: skipping 'uses_lib': unknown type name 'LibType'" in proc.stderr
+    assert (f"{src}:3:1: error: 1 of the 2 kernels this file defines could not be analysed "
+            "('uses_lib'): see the warnings above for why each was skipped") in proc.stderr
 
 
 def test_include_of_a_directory(cudafuse_exe: str, tmp_path: Path) -> None:

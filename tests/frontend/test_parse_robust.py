@@ -43,25 +43,85 @@ def write(tmp_path: Path, name: str, text: str) -> str:
     return str(path)
 
 
-def test_missing_header_keeps_what_can_be_analysed(tmp_path: Path) -> None:
+def test_missing_header_breaking_a_kernel_is_an_error(tmp_path: Path) -> None:
+    # A kernel that does not compile without the header is not analysed, and the file is
+    # not analysed as if it had only its other kernels: a pipeline would lose a stage.
     path = write(tmp_path, "m.cu", MISSING)
-    result = parse_file(path)
-    unit = result.unit
-    assert [k.name for k in unit.kernels] == ["good"]
-    assert [ln.kernel for ln in unit.launches["host"]] == ["good", "bad2"]
-    assert all(d.severity is Severity.WARNING for d in result.diagnostics)
-    text = [d.format(caret=False) for d in result.diagnostics]
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path)
+    diags = info.value.diagnostics
+    text = [d.format(caret=False) for d in diags]
     assert text[0] == f"{path}:1:10: warning: 'mylib.h' file not found; analysing without it"
     assert f"{path}:9:21: warning: skipping 'bad': unknown type name 'MyType'" in text
     assert any(t.startswith(f"{path}:17:") and "skipping 'bad2'" in t and "lib_scale" in t
                for t in text)
     assert any("skipping 'g_value'" in t for t in text)
     assert any(t.startswith(f"{path}:14:") and "ignoring a declaration" in t for t in text)
-    assert sorted(msg.split(":")[0] for _, msg in unit.skipped) == [
-        "skipping 'bad'", "skipping 'bad2'", "skipping 'g_value'"]
+    assert text[-1] == (f"{path}:9:1: error: 2 of the 3 kernels this file defines could not "
+                        "be analysed ('bad', 'bad2'): see the warnings above for why each "
+                        "was skipped")
     # Warnings carry the source line for the caret display.
-    (bad,) = [d for d in result.diagnostics if "'bad'" in d.message]
+    (bad,) = [d for d in diags if "skipping 'bad'" in d.message]
     assert bad.source_line == "__global__ void bad(MyType *p, int n) {"
+
+
+def test_missing_header_keeps_what_can_be_analysed(tmp_path: Path) -> None:
+    # Only host code and globals depend on the header: every kernel is analysed.
+    text = MISSING.replace("__global__ void bad(MyType *p, int n) {\n  int i",
+                           "void bad(MyType *p, int n) {\n  int i")
+    text = text.replace("__global__ void bad2(float *p, int n) { p[n] = lib_scale(p[n]); }",
+                        "__global__ void bad2(float *p, int n) { p[n] = 3.0f * p[n]; }\n"
+                        "void host_lib(float *p) { p[0] = lib_scale(p[0]); }")
+    path = write(tmp_path, "m.cu", text)
+    result = parse_file(path)
+    unit = result.unit
+    assert [k.name for k in unit.kernels] == ["good", "bad2"]
+    assert [ln.kernel for ln in unit.launches["host"]] == ["good", "bad2"]
+    assert all(d.severity is Severity.WARNING for d in result.diagnostics)
+    messages = [d.message for d in result.diagnostics]
+    assert "skipping 'bad': unknown type name 'MyType'" in messages
+    assert any("skipping 'host_lib'" in m and "lib_scale" in m for m in messages)
+    assert sorted(msg.split(":")[0] for _, msg in unit.skipped) == [
+        "skipping 'bad'", "skipping 'g_value'", "skipping 'host_lib'"]
+
+
+def test_kernels_dropped_by_clang_without_a_word(tmp_path: Path) -> None:
+    # An unknown macro from a missing header swallows a kernel's declaration: clang reports
+    # the macro, not the kernel, so only the file's text shows that a kernel was lost.
+    path = write(tmp_path, "d.cu", '#include <mylib_config.h>\n'
+                 "MYLIB_DECL(__global__ void hidden(float *x));\n"
+                 "__global__ void a(float *x) { x[0] = 1; }\n")
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path)
+    *_, err, note = [d.format(caret=False) for d in info.value.diagnostics]
+    assert err == (f"{path}:2:12: error: 1 of the 2 kernels this file defines could not be "
+                   "analysed ('hidden'): clang dropped their declarations after an earlier "
+                   "error")
+    assert note == (f"{path}:2:1: note: the first error clang reported: unknown type name "
+                    "'MYLIB_DECL'")
+
+
+def test_kernel_census_reads_only_code(tmp_path: Path) -> None:
+    # Disabled branches, comments, strings and macro bodies spell no kernel; attributes
+    # before the name, template kernels, explicit instantiations and forward declarations
+    # are read to the right name.
+    path = write(tmp_path, "c.cu", """\
+#if 0
+__global__ void hidden(float *x) { x[0] = 1; }
+#endif
+// __global__ void commented(float *x)
+/* __global__ void block_commented(float *x) */
+#define K __global__ void via_macro(float *x) \\
+  { x[0] = 1; }
+const char *s = "__global__ void in_string(float *x)";
+__global__ void __launch_bounds__(128, 2) a(float *x) { x[0] = 1; }
+template <typename T> __global__ void b(T *x) { x[1] = 2; }
+template __global__ void b<float>(float *);
+__global__ void c(float *x);
+__global__ void c(float *x) { x[2] = 2; }
+""")
+    result = parse_file(path)
+    assert [k.name for k in result.unit.kernels] == ["a", "b", "c"]
 
 
 def test_missing_header_in_a_subdirectory_name(tmp_path: Path) -> None:
@@ -106,9 +166,9 @@ def test_include_dir_provides_a_header(tmp_path: Path) -> None:
     write(tmp_path, "inc/params.h", "struct Params { float gain; int n; };\n")
     path = write(tmp_path, "src/i.cu", '#include "params.h"\n'
                  "__global__ void k(float *p, Params q) { p[q.n] *= q.gain; }\n")
-    without = parse_file(path)
-    assert without.unit.kernels == [] and any("params.h" in d.message
-                                               for d in without.diagnostics)
+    with pytest.raises(CudafuseError) as without:
+        parse_file(path)  # the kernel needs the header: it cannot be analysed without it
+    assert any("params.h" in d.message for d in without.value.diagnostics)
     found = parse_file(path, ParseOptions(include_dirs=(str(tmp_path / "inc"),)))
     assert found.diagnostics == [] and [k.name for k in found.unit.kernels] == ["k"]
     assert str(tmp_path / "inc/params.h") in found.unit.includes
@@ -193,13 +253,19 @@ def test_deeply_nested_expressions_lower(tmp_path: Path) -> None:
 
 def test_too_deep_nesting_skips_the_function_only(tmp_path: Path) -> None:
     terms = " + ".join(f"p[{i % 7}]" for i in range(3000))
-    path = write(tmp_path, "deeper.cu", f"__global__ void sum(float *p) {{ p[0] = {terms}; }}\n"
+    path = write(tmp_path, "deeper.cu", f"__device__ float sum(float *p) {{ return {terms}; }}\n"
                  "__global__ void ok(float *p) { p[1] = 2; }\n")
     result = parse_file(path)
     assert [k.name for k in result.unit.kernels] == ["ok"]
     (d,) = result.diagnostics
-    assert d.severity is Severity.WARNING and (d.line, d.col) == (1, 17)
+    assert d.severity is Severity.WARNING and (d.line, d.col) == (1, 18)
     assert d.message == "skipping 'sum': cannot lower it (expressions nested more than 2000 deep)"
+    # The same in a kernel: the file's kernels are not all analysed, an error.
+    write(tmp_path, "deeper.cu", f"__global__ void sum(float *p) {{ p[0] = {terms}; }}\n")
+    with pytest.raises(CudafuseError) as info:
+        parse_file(path)
+    assert "1 of the 1 kernels this file defines could not be analysed ('sum')" in str(
+        info.value)
 
 
 def test_stand_in_headers_cover_common_helpers(tmp_path: Path) -> None:
@@ -231,7 +297,7 @@ int main(int argc, char **argv) {
 def test_unknown_cuda_api_names_skip_only_their_functions(tmp_path: Path) -> None:
     path = write(tmp_path, "u.cu", """\
 __global__ void k(float *p) { p[threadIdx.x] = 1; }
-__global__ void exotic(float *p) { p[0] = __nv_new_intrinsic(p[1]); }
+__device__ float exotic(float *p) { return __nv_new_intrinsic(p[1]); }
 void host(float *p) {
   cudaGraph_t graph;
   k<<<1, 32>>>(p);

@@ -23,6 +23,7 @@ from cudafuse.frontend.clang_diags import (
     line_of,
     to_diagnostic,
 )
+from cudafuse.frontend.kernel_census import skipped_ranges, spelled_kernels
 from cudafuse.frontend.lower import MAX_DEPTH, K, Lowerer, LoweringError
 from cudafuse.frontend.pch import CXX_HEADERS, discard, shim_pch
 from cudafuse.ir.nodes import KernelLaunch
@@ -209,8 +210,10 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions(),
     errors a user must fix.
 
     A header that cannot be found is replaced by an empty one (with a warning) so that the
-    kernels that do not depend on it can still be analysed; functions that then fail to
-    compile are skipped with a warning rather than failing the whole file.
+    code that does not depend on it can still be analysed; functions that then fail to
+    compile are skipped with a warning rather than failing the whole file, unless one of
+    them is a kernel: every kernel the file spells must be analysed (kernel_census), or
+    the parse is an error.
     """
     source = read_source(path) if text is None else SourceFile(path, text)
     _check_forced_includes(opts)
@@ -220,14 +223,14 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions(),
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
     if not missing:
         tolerant = _only_unknown_cuda_names(tu)
-        return _note_if_no_kernels(_lower(tu, source, [], tolerant=tolerant))
+        return _finish(_lower(tu, source, [], tolerant=tolerant), tu)
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     import tempfile  # rarely needed: imported here to keep start-up short
 
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
         tu = _parse(path, opts, stub_dir, text, source.data)
-        return _note_if_no_kernels(_lower(tu, source, diags, tolerant=True))
+        return _finish(_lower(tu, source, diags, tolerant=True), tu)
 
 
 # A name from a CUDA library or runtime API that the shim does not declare. nvcc would know it,
@@ -242,13 +245,59 @@ def _only_unknown_cuda_names(tu: ci.TranslationUnit) -> bool:
     return bool(errors) and all(_UNKNOWN_CUDA_NAME.search(d.spelling) for d in errors)
 
 
-def _note_if_no_kernels(result: ParseResult) -> ParseResult:
+def _finish(result: ParseResult, tu: ci.TranslationUnit) -> ParseResult:
+    _check_no_kernel_lost(result, tu)
     # Not an error: a file of host code or device helpers is valid CUDA; every command then
     # has nothing to do, and the note says why its output is empty.
     if not result.unit.kernels:
         result.diagnostics.append(Diagnostic(Severity.NOTE, "no kernels (__global__ function "
                                              "definitions) found", result.unit.path))
     return result
+
+
+def _check_no_kernel_lost(result: ParseResult, tu: ci.TranslationUnit) -> None:
+    """Raise when the main file spells a `__global__` function that the parse did not
+    yield: skipped with a warning (it failed to compile here), or dropped without a word by
+    clang's recovery from an earlier error. Analysing the rest as if it were the whole file
+    would mislead: a pipeline would lose a stage, a pair a kernel."""
+    unit = result.unit
+    seen = {f.name.rsplit("::", 1)[-1] for f in unit.functions if f.is_kernel}
+    skipped = {unit.text(span).rsplit("::", 1)[-1].split("<", 1)[0]
+               for span, _ in unit.skipped}
+    spelled = spelled_kernels(unit.source.data, skipped_ranges(tu, unit.path))
+    lost = [k for k in spelled if k.name not in seen]
+    if not lost:
+        return
+    names = list(dict.fromkeys(k.name for k in lost))
+    total = len({k.name for k in spelled})
+    src = unit.source
+    dropped = [k for k in lost if k.name not in skipped]
+    first = (dropped or lost)[0]
+    line, col = src.line_col(first.offset)
+    shown = ", ".join(f"'{n}'" for n in names[:8]) + (", ..." if len(names) > 8 else "")
+    why = ("clang dropped their declarations after an earlier error" if dropped
+           else "see the warnings above for why each was skipped")
+    diags = [Diagnostic(Severity.ERROR, f"{len(names)} of the {total} kernels this file "
+                        f"defines could not be analysed ({shown}): {why}", unit.path, line,
+                        col, src.line_text(line))]
+    cause = _first_cause(tu, src, first.offset) if dropped else None
+    if cause is not None:
+        diags.append(Diagnostic(Severity.NOTE, f"the first error clang reported: "
+                                f"{cause.message}", cause.file, cause.line, cause.col,
+                                cause.source_line))
+    raise CudafuseError([*result.diagnostics, *diags])
+
+
+def _first_cause(tu: ci.TranslationUnit, source: SourceFile, before: int
+                 ) -> Diagnostic | None:
+    """clang's first error, preferring one located before `before` in the main file."""
+    root = str(include_dir())
+    errors = [d for d in tu.diagnostics if is_error(d)]
+    if not errors:
+        return None
+    early = [d for d in errors if d.location.file is None
+             or d.location.file.name != source.path or d.location.offset <= before]
+    return to_diagnostic((early or errors)[0], source, root)
 
 
 def _missing_warning(d: ci.Diagnostic, source: SourceFile) -> Diagnostic:

@@ -1,0 +1,136 @@
+"""Kernels the main file spells, counted from its text, to catch kernels the parse lost.
+
+Clang's error recovery can drop declarations without an error at them: after one failed
+`namespace cg = cooperative_groups;` every later kernel of the file may vanish, and the file
+looks like one with no kernels. Reading `__global__` from the text (outside comments, string
+literals, preprocessor directives and branches the preprocessor skipped) gives the kernels a
+user expects to see, whatever the parse made of them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import re
+from dataclasses import dataclass
+
+import clang.cindex as ci
+
+from cudafuse.frontend.clang_api import _lib
+
+
+@dataclass(frozen=True)
+class SpelledKernel:
+    name: str  # unqualified, without template arguments
+    offset: int  # of the `__global__` token
+
+
+# Tokens that matter here; everything else (numbers, punctuation we do not track) is skipped.
+_TOKEN = re.compile(
+    rb"""(?P<comment>//[^\n]*|/\*.*?\*/)"""
+    rb"""|(?P<string>(?:u8|[uUL])?R"(?P<delim>[^()\\\s]{0,16})\(.*?\)(?P=delim)"|"""
+    rb"""(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
+    rb"""|(?P<directive>^[ \t]*\#(?:\\\r?\n|[^\n])*)"""
+    rb"""|(?P<ident>[A-Za-z_]\w*)|(?P<punct>::|[()<>;{}=])""",
+    re.S | re.M)
+
+# Identifiers between `__global__` and the kernel's name that take a parenthesised argument.
+_ATTRIBUTE_CALLS = frozenset({b"__launch_bounds__", b"__maxnreg__", b"__attribute__",
+                              b"__declspec", b"alignas", b"__align__", b"__cluster_dims__",
+                              b"decltype", b"__nv_register_params__"})
+
+
+def _tokens(data: bytes, skipped: list[tuple[int, int]]) -> list[tuple[int, str, bytes]]:
+    out = []
+    spans = iter(sorted(skipped))
+    cur = next(spans, None)
+    for m in _TOKEN.finditer(data):
+        kind = m.lastgroup
+        if kind in ("comment", "string", "directive", "delim"):
+            continue
+        start = m.start()
+        while cur is not None and cur[1] <= start:
+            cur = next(spans, None)
+        if cur is not None and cur[0] <= start:
+            continue
+        out.append((start, kind or "", m.group()))
+    return out
+
+
+def _skip_parens(toks: list[tuple[int, str, bytes]], i: int) -> int:
+    """From toks[i] == '(' to just past its matching ')'."""
+    depth = 0
+    while i < len(toks):
+        text = toks[i][2]
+        if text == b"(":
+            depth += 1
+        elif text == b")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return i
+
+
+def _name_after(toks: list[tuple[int, str, bytes]], i: int) -> str | None:
+    """The declarator name of the function whose `__global__` is toks[i - 1]: the last
+    identifier before the parameter list's '(' (or before a specialisation's '<')."""
+    last = None
+    while i < len(toks):
+        _, kind, text = toks[i]
+        if kind == "ident":
+            if text in _ATTRIBUTE_CALLS and i + 1 < len(toks) and toks[i + 1][2] == b"(":
+                i = _skip_parens(toks, i + 1)
+                continue
+            last = text
+        elif text == b"(" or text == b"<":
+            if text == b"<" and last in (b"operator", None):
+                return None
+            return last.decode() if last else None
+        elif text in (b";", b"{", b"}", b"="):
+            return None
+        i += 1
+    return None
+
+
+def spelled_kernels(data: bytes, skipped: list[tuple[int, int]]) -> list[SpelledKernel]:
+    """Every `__global__` function declaration the text spells, in order (a kernel declared
+    before it is defined appears twice)."""
+    toks = _tokens(data, skipped)
+    out = []
+    for i, (start, kind, text) in enumerate(toks):
+        if kind == "ident" and text == b"__global__":
+            name = _name_after(toks, i + 1)
+            if name:
+                out.append(SpelledKernel(name, start))
+    return out
+
+
+class _RangeList(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(ci.SourceRange))]
+
+
+@functools.cache
+def _skipped_api() -> ctypes.CDLL:
+    lib = _lib()
+    lib.clang_getSkippedRanges.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.clang_getSkippedRanges.restype = ctypes.POINTER(_RangeList)
+    lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_RangeList)]
+    return lib
+
+
+def skipped_ranges(tu: ci.TranslationUnit, path: str) -> list[tuple[int, int]]:
+    """Byte ranges of the main file that the preprocessor skipped (#if 0, failed #ifdef...)."""
+    lib = _skipped_api()
+    try:
+        f = ci.File.from_name(tu, path)
+    except Exception:  # noqa: BLE001 - a file libclang does not know has no skipped range
+        return []
+    lst = lib.clang_getSkippedRanges(tu.obj, f.obj)
+    if not lst:
+        return []
+    try:
+        return [(lst.contents.ranges[i].start.offset, lst.contents.ranges[i].end.offset)
+                for i in range(lst.contents.count)]
+    finally:
+        lib.clang_disposeSourceRangeList(lst)
