@@ -1,0 +1,126 @@
+/* cudafuse stand-in for <cooperative_groups.h>: the group types and calls that real code uses,
+   declared so that kernels parse (libclang only; never compiled). The emulator has its own
+   implementation (src/cudafuse/emu/include/cooperative_groups.h). Group collectives are
+   member functions and free templates of namespace cooperative_groups; analyses see them as
+   calls whose declaration lies in this directory. */
+#pragma once
+
+namespace cooperative_groups {
+
+class thread_group {
+ public:
+  __device__ unsigned long long size() const;
+  __device__ unsigned long long num_threads() const;
+  __device__ unsigned long long thread_rank() const;
+  __device__ void sync() const;
+  __device__ unsigned int get_type() const;
+};
+
+class grid_group : public thread_group {
+ public:
+  struct arrival_token {};
+  __device__ bool is_valid() const;
+  __device__ void sync() const;
+  __device__ arrival_token barrier_arrive() const;
+  __device__ void barrier_wait(arrival_token &&token) const;
+  __device__ unsigned long long size() const;
+  __device__ unsigned long long num_threads() const;
+  __device__ unsigned long long thread_rank() const;
+  __device__ unsigned long long num_blocks() const;
+  __device__ unsigned long long block_rank() const;
+  __device__ dim3 group_dim() const;
+  __device__ dim3 dim_threads() const;
+  __device__ dim3 dim_blocks() const;
+  __device__ dim3 block_index() const;
+  __device__ dim3 group_index() const;
+  __device__ dim3 thread_index() const;
+};
+__device__ grid_group this_grid();
+
+template <unsigned int MaxBlockSize = 1024, unsigned int TileCommunicationSize = 8,
+          unsigned int MaxWarps = MaxBlockSize / 32>
+struct block_tile_memory {
+  char storage[TileCommunicationSize * MaxWarps + MaxWarps * 8];
+};
+
+class thread_block : public thread_group {
+ public:
+  struct arrival_token {};
+  __device__ void sync() const;
+  __device__ unsigned int size() const;
+  __device__ unsigned int num_threads() const;
+  __device__ unsigned int thread_rank() const;
+  __device__ dim3 group_index() const;
+  __device__ dim3 thread_index() const;
+  __device__ dim3 group_dim() const;
+  __device__ dim3 dim_threads() const;
+  __device__ arrival_token barrier_arrive() const;
+  __device__ void barrier_wait(arrival_token &&token) const;
+};
+__device__ thread_block this_thread_block();
+template <unsigned int MaxBlockSize, unsigned int TileCommunicationSize, unsigned int MaxWarps>
+__device__ thread_block this_thread_block(
+    block_tile_memory<MaxBlockSize, TileCommunicationSize, MaxWarps> &scratch);
+
+// The warp-level collectives shared by coalesced groups and tiles.
+class coalesced_group : public thread_group {
+ public:
+  __device__ unsigned int size() const;
+  __device__ unsigned int num_threads() const;
+  __device__ unsigned int thread_rank() const;
+  __device__ unsigned int meta_group_rank() const;
+  __device__ unsigned int meta_group_size() const;
+  __device__ void sync() const;
+  __device__ unsigned int get_mask() const;
+  template <class T> __device__ T shfl(T var, int src_rank) const;
+  template <class T> __device__ T shfl_up(T var, unsigned int delta) const;
+  template <class T> __device__ T shfl_down(T var, unsigned int delta) const;
+  template <class T> __device__ T shfl_xor(T var, unsigned int lane_mask) const;
+  __device__ int any(int predicate) const;
+  __device__ int all(int predicate) const;
+  __device__ unsigned int ballot(int predicate) const;
+  template <class T> __device__ unsigned int match_any(T val) const;
+  template <class T> __device__ unsigned int match_all(T val, int &pred) const;
+};
+__device__ coalesced_group coalesced_threads();
+
+template <unsigned int Size, class ParentT = void>
+class thread_block_tile;
+
+// A tile of Size threads (thread_rank / Size of the parent: meta_group_rank).
+template <unsigned int Size>
+class thread_block_tile<Size, void> : public coalesced_group {
+ public:
+  static constexpr unsigned int size() { return Size; }
+  static constexpr unsigned int num_threads() { return Size; }
+  __device__ unsigned int thread_rank() const;
+  __device__ unsigned int meta_group_rank() const;
+  __device__ unsigned int meta_group_size() const;
+  __device__ void sync() const;
+};
+
+// A tile that remembers its parent's type; it is a thread_block_tile<Size> as well.
+template <unsigned int Size, class ParentT>
+class thread_block_tile : public thread_block_tile<Size, void> {};
+
+template <unsigned int Size, class ParentT>
+__device__ thread_block_tile<Size, ParentT> tiled_partition(const ParentT &parent);
+__device__ thread_group tiled_partition(const thread_group &parent, unsigned int tilesz);
+__device__ thread_group tiled_partition(const thread_block &parent, unsigned int tilesz);
+__device__ coalesced_group tiled_partition(const coalesced_group &parent, unsigned int tilesz);
+
+__device__ coalesced_group binary_partition(const coalesced_group &group, bool pred);
+template <unsigned int Size, class ParentT>
+__device__ coalesced_group binary_partition(const thread_block_tile<Size, ParentT> &tile,
+                                            bool pred);
+template <class Label>
+__device__ coalesced_group labeled_partition(const coalesced_group &group, Label label);
+template <unsigned int Size, class ParentT, class Label>
+__device__ coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &tile,
+                                             Label label);
+
+template <class GroupT> __device__ void sync(const GroupT &group);
+template <class GroupT> __device__ unsigned long long thread_rank(const GroupT &group);
+template <class GroupT> __device__ unsigned long long group_size(const GroupT &group);
+
+}  // namespace cooperative_groups

@@ -1,0 +1,15 @@
+/* cudafuse stand-in for <cooperative_groups/memcpy_async.h> (declarations for libclang). */
+#pragma once
+#include <cooperative_groups.h>
+
+namespace cooperative_groups {
+// Copies `count` bytes (a size_t or a cuda::aligned_size_t) from src to dst, the group's
+// threads sharing the work; wait / wait_prior<N> complete the copies.
+template <class GroupT, class T, class SizeT>
+__device__ void memcpy_async(const GroupT &group, T *dst, const T *src, SizeT count);
+template <class GroupT, class T>
+__device__ void memcpy_async(const GroupT &group, T *dst, size_t dst_count, const T *src,
+                             size_t src_count);
+template <class GroupT> __device__ void wait(const GroupT &group);
+template <unsigned int Stage, class GroupT> __device__ void wait_prior(const GroupT &group);
+}  // namespace cooperative_groups

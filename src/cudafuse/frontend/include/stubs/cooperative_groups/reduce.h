@@ -1,0 +1,10 @@
+/* cudafuse stand-in for <cooperative_groups/reduce.h> (declarations for libclang). */
+#pragma once
+#include <cooperative_groups.h>
+#include <cooperative_groups/functional.h>
+
+namespace cooperative_groups {
+// The value combined over the group with `op` (cg::plus<T>(), cg::greater<T>(), a lambda...).
+template <class GroupT, class T, class Op>
+__device__ T reduce(const GroupT &group, T val, Op op);
+}  // namespace cooperative_groups
