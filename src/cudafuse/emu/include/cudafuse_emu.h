@@ -507,6 +507,10 @@ inline unsigned long long next_rand() {
   return g_seed;
 }
 
+// Called when no thread of the block can run, before a deadlock is reported: an extension
+// may release waiting threads (cooperative_groups.h's coalesced_threads()); true if it did.
+inline bool (*g_on_stall)() = nullptr;
+
 inline void run_block_fibers(int n) {
   Block &B = g_block;
   static std::vector<Fiber> fibers;
@@ -548,7 +552,8 @@ inline void run_block_fibers(int n) {
         ran = true;
       }
     }
-    if (!ran) report_stuck("deadlock: no thread of the block can make progress");
+    if (!ran && !(g_on_stall && g_on_stall()))
+      report_stuck("deadlock: no thread of the block can make progress");
   }
 }
 

@@ -62,7 +62,7 @@ template <unsigned int MaxBlockSize, unsigned int TileCommunicationSize, unsigne
 __device__ thread_block this_thread_block(
     block_tile_memory<MaxBlockSize, TileCommunicationSize, MaxWarps> &scratch);
 
-// The warp-level collectives shared by coalesced groups and tiles.
+// The threads of a warp that are converged at the call of coalesced_threads().
 class coalesced_group : public thread_group {
  public:
   __device__ unsigned int size() const;
@@ -75,7 +75,6 @@ class coalesced_group : public thread_group {
   template <class T> __device__ T shfl(T var, int src_rank) const;
   template <class T> __device__ T shfl_up(T var, unsigned int delta) const;
   template <class T> __device__ T shfl_down(T var, unsigned int delta) const;
-  template <class T> __device__ T shfl_xor(T var, unsigned int lane_mask) const;
   __device__ int any(int predicate) const;
   __device__ int all(int predicate) const;
   __device__ unsigned int ballot(int predicate) const;
@@ -87,9 +86,10 @@ __device__ coalesced_group coalesced_threads();
 template <unsigned int Size, class ParentT = void>
 class thread_block_tile;
 
-// A tile of Size threads (thread_rank / Size of the parent: meta_group_rank).
+// A tile of Size threads (thread_rank / Size of the parent: meta_group_rank). Like CUDA's, it
+// is a thread_group but not a coalesced_group.
 template <unsigned int Size>
-class thread_block_tile<Size, void> : public coalesced_group {
+class thread_block_tile<Size, void> : public thread_group {
  public:
   static constexpr unsigned int size() { return Size; }
   static constexpr unsigned int num_threads() { return Size; }
@@ -97,6 +97,15 @@ class thread_block_tile<Size, void> : public coalesced_group {
   __device__ unsigned int meta_group_rank() const;
   __device__ unsigned int meta_group_size() const;
   __device__ void sync() const;
+  template <class T> __device__ T shfl(T var, int src_rank) const;
+  template <class T> __device__ T shfl_up(T var, unsigned int delta) const;
+  template <class T> __device__ T shfl_down(T var, unsigned int delta) const;
+  template <class T> __device__ T shfl_xor(T var, unsigned int lane_mask) const;
+  __device__ int any(int predicate) const;
+  __device__ int all(int predicate) const;
+  __device__ unsigned int ballot(int predicate) const;
+  template <class T> __device__ unsigned int match_any(T val) const;
+  template <class T> __device__ unsigned int match_all(T val, int &pred) const;
 };
 
 // A tile that remembers its parent's type; it is a thread_block_tile<Size> as well.
