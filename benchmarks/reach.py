@@ -180,7 +180,8 @@ def main() -> int:
         rows = list(pool.map(lambda p: analyse(exe, p, includes), files))
         if args.emu:
             progs = [r for r in rows if single_file_program(r.path)]
-            for r, res in zip(progs, pool.map(lambda r: emu_build(r.path, includes), progs)):
+            for r, res in zip(progs, pool.map(lambda r: emu_build(r.path, includes), progs),
+                              strict=True):
                 r.emu = res
     print(table(rows, roots, args.emu))
     text = summary(rows, args.emu) + (f"\n({len(parts)} .cu files #included by others "
