@@ -116,8 +116,8 @@ UNSUPPORTED = {
                             "  c<<<1, 1>>>(a);\n}\n", 3, "dynamic parallelism"),
     "texture": ("__global__ void k(cudaTextureObject_t t, float *a) {\n"
                 "  a[0] = tex1Dfetch<float>(t, 0);\n}\n", 1, "textures are not supported"),
-    "cooperative_groups": ("#include <cooperative_groups.h>\n__global__ void k(float *a) {}\n",
-                           1, "cooperative groups"),
+    "grid_sync": ("#include <cooperative_groups.h>\n__global__ void k(float *a) {\n"
+                  "  cooperative_groups::this_grid().sync();\n}\n", 3, "grid-wide synchronisation"),
 }
 
 

@@ -14,3 +14,13 @@ def include_dir() -> Path:
 
 def header_path() -> Path:
     return include_dir() / HEADER_NAME
+
+
+def headers_blob() -> bytes:
+    """Every emulator header's name and text (cudafuse_emu.h and the stand-ins a program may
+    include, such as cooperative_groups.h): what an emu build's cache key depends on."""
+    root = include_dir()
+    parts = []
+    for p in sorted(root.rglob("*.h")):
+        parts.append(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
+    return b"\0".join(parts)

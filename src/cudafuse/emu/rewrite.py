@@ -26,6 +26,18 @@ SYNC_CALLS = frozenset({
     "cudafuse_bar_red",  # CUDAFUSE_BAR_RED as the front end sees it (hfuse's definition)
 })
 BAR_MACRO = "CUDAFUSE_BAR_SYNC"
+# Cooperative-groups calls (members and free functions of namespace cooperative_groups) that
+# are barriers or warp collectives in the emulator's cooperative_groups.h. They count when the
+# callee is declared in a cooperative_groups header, or unresolved (a call on a template
+# parameter's group: treated as a collective, to be safe).
+CG_SYNC_CALLS = frozenset({
+    "sync", "shfl", "shfl_up", "shfl_down", "shfl_xor", "ballot", "any", "all", "match_any",
+    "match_all", "reduce", "inclusive_scan", "exclusive_scan", "coalesced_threads",
+    "binary_partition", "labeled_partition", "wait", "wait_prior", "barrier_arrive",
+    "barrier_wait",
+})
+# Grid-wide synchronisation: the emulator runs a grid's blocks one after another.
+_GRID_SYNC = frozenset({"sync", "barrier_arrive", "barrier_wait"})
 
 _UNSUPPORTED_CALLS = {
     **dict.fromkeys(("tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex2DLayered", "texCubemap",
@@ -35,14 +47,15 @@ _UNSUPPORTED_CALLS = {
     **dict.fromkeys(("surf1Dread", "surf2Dread", "surf3Dread", "surf1Dwrite", "surf2Dwrite",
                      "surf3Dwrite", "cudaCreateSurfaceObject"),
                     "surfaces are not supported by the emulator"),
-    **dict.fromkeys(("cudaLaunchCooperativeKernel", "this_grid", "this_multi_grid"),
+    **dict.fromkeys(("cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice",
+                     "this_multi_grid"),
                     "cooperative groups grid synchronisation is not supported by the emulator"),
     "__match_any_sync": "__match_any_sync is not supported by the emulator",
     "__match_all_sync": "__match_all_sync is not supported by the emulator",
 }
 _TEXT_REFUSALS = [
-    (re.compile(rb"#\s*include\s*[<\"]cooperative_groups"),
-     "cooperative groups are not supported by the emulator"),
+    (re.compile(rb"\bcudaLaunchCooperativeKernel\w*\s*\("),
+     "cooperative launches (grid synchronisation) are not supported by the emulator"),
     (re.compile(rb"\btexture\s*<"), "texture references are not supported by the emulator"),
     (re.compile(rb"\bcudaTextureObject_t\b|\btex(?:1D|2D|3D|1Dfetch|2DLayered|Cubemap)\s*[<(]"),
      "textures are not supported by the emulator"),
@@ -101,12 +114,50 @@ def check_supported(unit: TranslationUnit) -> None:
                                    f"emulator (only the {BAR_MACRO}(id, n) macro is)"))
             elif isinstance(node, n.Call) and node.callee in _UNSUPPORTED_CALLS:
                 diags.append(_diag(unit, node.span, _UNSUPPORTED_CALLS[node.callee]))
+            elif isinstance(node, n.Call) and _grid_sync(node, unit):
+                diags.append(_diag(unit, node.span, "grid-wide synchronisation (grid_group::"
+                                   f"{_call_name(node, unit)}) is not supported by the "
+                                   "emulator: it runs the blocks of a grid one after another"))
             elif isinstance(node, n.KernelLaunch) and device:
                 diags.append(_diag(unit, node.span, "dynamic parallelism (a kernel launch in "
                                    "device code) is not supported by the emulator"))
     if diags:
         diags.sort(key=lambda d: (d.line, d.col))
         raise CudafuseError(diags)
+
+
+_SPELLED_CALLEE = re.compile(r"(\w+)\s*(?:<[^()]*>)?\s*\(")
+
+
+def _call_name(call: n.Call, unit: TranslationUnit) -> str:
+    """The called function's name. A call that depends on a template parameter has none in
+    the IR (`tile.shfl_down(v, d)` on a `thread_block_tile<N>`): it is read from the text."""
+    if call.callee:
+        return call.callee
+    if isinstance(call.callee_expr, n.Member) and call.callee_expr.field_name:
+        return call.callee_expr.field_name
+    if call.span.file != unit.path:
+        return ""
+    m = _SPELLED_CALLEE.search(unit.source.text(call.span))
+    return m.group(1) if m else ""
+
+
+def _is_cg_collective(call: n.Call, unit: TranslationUnit) -> bool:
+    if _call_name(call, unit) not in CG_SYNC_CALLS:
+        return False
+    decl_file = call.callee_decl.partition("@")[2]
+    return not decl_file or "cooperative_groups" in decl_file
+
+
+def _grid_sync(call: n.Call, unit: TranslationUnit) -> bool:
+    """grid.sync(), cg::sync(grid), grid.barrier_arrive()/barrier_wait() on a grid_group."""
+    if _call_name(call, unit) not in _GRID_SYNC or not _is_cg_collective(call, unit):
+        return False
+    if isinstance(call.callee_expr, n.Member):
+        group_type = call.callee_expr.base.type
+    else:
+        group_type = call.args[0].type if call.args else ""
+    return "grid_group" in group_type
 
 
 def _in_comment(data: bytes, pos: int) -> bool:
@@ -117,7 +168,8 @@ def _in_comment(data: bytes, pos: int) -> bool:
 
 
 def fiber_functions(unit: TranslationUnit) -> frozenset[str]:
-    """Names of functions that reach a barrier, warp collective or CUDAFUSE_BAR_SYNC."""
+    """Names of functions that reach a barrier, warp collective (cooperative groups' too) or
+    CUDAFUSE_BAR_SYNC."""
     calls: dict[str, set[str]] = {}
     needs: set[str] = set()
     for fn in _bodies(unit):
@@ -126,7 +178,7 @@ def fiber_functions(unit: TranslationUnit) -> frozenset[str]:
         for node in fn.body.walk():
             if isinstance(node, n.Call):
                 out.add(node.callee)
-                if node.callee in SYNC_CALLS:
+                if node.callee in SYNC_CALLS or _is_cg_collective(node, unit):
                     needs.add(fn.name)
             elif isinstance(node, n.Asm) and node.text.lstrip().startswith(BAR_MACRO):
                 needs.add(fn.name)

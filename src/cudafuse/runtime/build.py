@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
-from cudafuse.emu import header_path, include_dir
+from cudafuse.emu import header_path, headers_blob, include_dir
 from cudafuse.emu.rewrite import check_text, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.runtime import trampoline
@@ -31,6 +31,8 @@ class BuildOptions:
     opt: str = "-O2"
     sanitize: bool = False
     arch: str = "sm_90"
+    forced_includes: tuple[str, ...] = ()
+    std: str = ""  # a -std= for the compiler instead of -std=c++17
 
 
 @dataclass
@@ -125,7 +127,9 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     src = Path(path)
     if backend == "emu" and src.is_file():
         check_text(str(src), src.read_bytes())
-    unit = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines)).unit
+    extra = (opts.std,) if opts.std else ()
+    unit = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines,
+                                             opts.forced_includes, extra, opts.arch)).unit
     if backend == "emu":
         emu = rewrite(unit)
         text, fibers, qualified = emu.text, emu.fiber_kernels, emu.qualified
@@ -142,7 +146,7 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     src = Path(path)
     prep = prepare(path, backend, opts)
     flags = _flags(src, backend, opts)
-    extra = header_path().read_bytes() if backend == "emu" else b""
+    extra = headers_blob() if backend == "emu" else b""
     guarded = backend == "emu" and not opts.sanitize
     if guarded:
         extra += guard_path().read_bytes()
@@ -194,8 +198,12 @@ def _tool(backend: str) -> str:
 
 def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
     common = [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
+    # After the emulator's own header (emu) or the runtime's (nvcc), as nvcc -include puts
+    # them after cuda_runtime.h.
+    common += [a for f in opts.forced_includes for a in ("-include", str(Path(f).resolve()))]
+    std = opts.std or "-std=c++17"
     if backend == "emu":
-        flags = ["-std=c++17", opts.opt, "-g0", "-fPIC", "-shared", "-w", "-fno-strict-aliasing",
+        flags = [std, opts.opt, "-g0", "-fPIC", "-shared", "-w", "-fno-strict-aliasing",
                  "-x", "c++", "-include", str(header_path()), "-I", str(include_dir()),
                  "-iquote", str(src.resolve().parent), *common]
         if opts.sanitize:
@@ -204,5 +212,5 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
         else:  # a function declared but never defined: fail the build, not the first call
             flags += ["-Wl,--no-undefined"]
         return flags
-    return ["-shared", "-Xcompiler", "-fPIC", f"-arch={opts.arch}", "-std=c++17", opts.opt,
+    return ["-shared", "-Xcompiler", "-fPIC", f"-arch={opts.arch}", std, opts.opt,
             "-I", str(src.resolve().parent), *common]

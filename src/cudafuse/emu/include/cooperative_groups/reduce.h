@@ -1,0 +1,35 @@
+// cooperative_groups::reduce for cudafuse emulation: shuffles within the group's lanes.
+#pragma once
+#include "../cooperative_groups.h"
+#include "functional.h"
+
+namespace cooperative_groups {
+namespace cf_detail {
+// Tiles: a butterfly over shfl_xor, so that every thread combines the same values.
+template <unsigned S, class P, class T, class Op>
+inline T group_reduce(const thread_block_tile<S, P> &g, T v, Op &op, const char *file,
+                      int line) {
+  for (unsigned d = S / 2; d > 0; d /= 2) v = op(v, g.shfl_xor(v, d, file, line));
+  return v;
+}
+// Coalesced groups (any size): a tree towards rank 0, then rank 0's value to all.
+template <class T, class Op>
+inline T group_reduce(const coalesced_group &g, T v, Op &op, const char *file, int line) {
+  unsigned r = g.thread_rank(), n = g.size();
+  for (unsigned d = 1; d < n; d *= 2) {
+    T other = g.shfl_down(v, d, file, line);
+    if (r % (2 * d) == 0 && r + d < n) v = op(v, other);
+  }
+  return g.shfl(v, 0, file, line);
+}
+}  // namespace cf_detail
+
+// The value `op` combines over the group (a thread_block_tile of up to 32 threads or a
+// coalesced_group), returned to every thread of it.
+template <class G, class T, class Op>
+inline auto reduce(const G &g, T &&val, Op &&op, const char *file = __builtin_FILE(),
+                   int line = __builtin_LINE()) -> typename std::decay<decltype(op(val, val))>::type {
+  typename std::decay<decltype(op(val, val))>::type v = val;
+  return cf_detail::group_reduce(g, v, op, file, line);
+}
+}  // namespace cooperative_groups
