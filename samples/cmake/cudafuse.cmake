@@ -7,7 +7,18 @@
 # (-MD -MF) naming the source and every header it read, so editing either fuses the
 # source again. SCRATCH names the pipeline's intermediate buffers the caller does not read
 # afterwards (--scratch); OPTIONS are passed as they are (--fuse-all, --block 32x8, ...).
-# The cudafuse executable is found on PATH, or set CUDAFUSE to it.
+# The cudafuse executable is found on PATH, or set CUDAFUSE to it. With
+# CMAKE_EXPORT_COMPILE_COMMANDS on, cudafuse reads each source's -I/-D/-include/-std from
+# the build's compile_commands.json (-p): the entry of the fused file that the target
+# compiles, whose flags are the target's.
+
+function(_cudafuse_compdb out)
+  if(CMAKE_EXPORT_COMPILE_COMMANDS)
+    set(${out} -p "${CMAKE_BINARY_DIR}" PARENT_SCOPE)
+  else()
+    set(${out} "" PARENT_SCOPE)
+  endif()
+endfunction()
 
 if(NOT CUDAFUSE)
   find_program(CUDAFUSE cudafuse REQUIRED)
@@ -27,10 +38,11 @@ function(cudafuse_fuse out src)
   else()
     set(arch)
   endif()
+  _cudafuse_compdb(compdb)
   add_custom_command(
     OUTPUT "${fused}"
     COMMAND "${CUDAFUSE}" fuse "${source}" -o "${fused}" -MD -MF "${fused}.d" ${arch}
-            ${scratch} ${CF_OPTIONS}
+            ${compdb} ${scratch} ${CF_OPTIONS}
     DEPENDS "${source}"
     DEPFILE "${fused}.d"
     COMMENT "cudafuse fuse ${name}.cu"
@@ -59,9 +71,10 @@ function(cudafuse_hfuse out)
   if(CF_BLOCK2)
     list(APPEND blocks --block2 "${CF_BLOCK2}")
   endif()
+  _cudafuse_compdb(compdb)
   add_custom_command(
     OUTPUT "${fused}"
-    COMMAND "${CUDAFUSE}" hfuse ${sources} --kernels "${CF_KERNELS}" ${blocks}
+    COMMAND "${CUDAFUSE}" hfuse ${sources} --kernels "${CF_KERNELS}" ${blocks} ${compdb}
             -o "${fused}" -MD -MF "${fused}.d" ${CF_OPTIONS}
     DEPENDS ${sources}
     DEPFILE "${fused}.d"

@@ -113,12 +113,16 @@ def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                   help="Include FILE before the source (as clang -include).")
     @click.option("--arch", default="sm_90", show_default=True, callback=_check_arch,
                   help="GPU architecture: sm_20 to sm_90a (those clang 18 parses CUDA for).")
+    @click.option("-p", "compdb", metavar="BUILD_DIR", default="",
+                  help="Take each input's -I/-D/-include/-std from the build's "
+                       "compile_commands.json (in BUILD_DIR, or the file itself), before the "
+                       "command line's.")
     @functools.wraps(fn)
     def wrapper(*args: Any, include_dirs: tuple[str, ...], defines: tuple[str, ...],
-                forced: tuple[str, ...], arch: str, **kwargs: Any) -> Any:
+                forced: tuple[str, ...], arch: str, compdb: str, **kwargs: Any) -> Any:
         extra = tuple(kwargs.pop("clang_args", ()) or ())
         _check_clang_args(extra)
-        kwargs["parse_opts"] = ParseOptions(include_dirs, defines, forced, extra, arch)
+        kwargs["parse_opts"] = ParseOptions(include_dirs, defines, forced, extra, arch, compdb)
         return fn(*args, **kwargs)
 
     return wrapper

@@ -9,6 +9,7 @@ import click
 from cudafuse.cli import guarded, main, parse_options
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions
+from cudafuse.frontend.parse import effective_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,8 +36,10 @@ def execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
                     "compute-sanitizer", status=2)
     slots: list[Slot] = []
     kinds: dict[str, str] = {}
+    opts, _ = effective_options(opts, path)  # the database's warnings come with the parse
     try:
         with load(path, backend, include_dirs=opts.include_dirs, defines=opts.defines,
+                  forced_includes=opts.forced_includes, std_args=opts.extra_args,
                   timeout=timeout, arch=opts.arch, sanitize=sanitize) as lib:
             kinds = {n: sig.kind for n, sig in lib.signatures.items()}
             try:

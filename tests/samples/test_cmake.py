@@ -115,3 +115,24 @@ add_executable(pair "${{fused}}")
     assert "shade_mark_hfused_launch" in text and (build / "pair").exists()
     assert "b.cu" in (build / "shade_mark.hfused.cu.d").read_text()
     assert "no work to do" in _build(build)
+
+
+def test_the_targets_flags_reach_cudafuse(tmp_path: Path) -> None:
+    # The header lives in a directory and needs a macro that only the target's properties
+    # give: cudafuse reads both from compile_commands.json (the fused file's entry).
+    src, build = tmp_path / "src", tmp_path / "build"
+    (src / "inc").mkdir(parents=True)
+    (src / "pipe.cu").write_text(PIPE)
+    (src / "inc" / "params.h").write_text('#ifndef GAIN\n#error "GAIN is not defined"\n#endif\n')
+    (src / "CMakeLists.txt").write_text(LISTS.replace(
+        'target_include_directories(pipe_fused PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")',
+        'target_include_directories(pipe_fused PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/inc")\n'
+        "target_compile_definitions(pipe_fused PRIVATE GAIN=2.0f)"))
+    res = subprocess.run(["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja",
+                          "-DCMAKE_CUDA_ARCHITECTURES=90", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                          f"-DCUDAFUSE={CUDAFUSE}"], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = _build(build)
+    assert "not found" not in out and "error" not in out
+    assert "pipe_pipeline_fused0" in (build / "pipe.fused.cu").read_text()
+    assert str(src / "inc" / "params.h") in (build / "pipe.fused.cu.d").read_text()

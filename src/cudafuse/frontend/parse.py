@@ -38,6 +38,7 @@ class ParseOptions:
     forced_includes: tuple[str, ...] = ()
     extra_args: tuple[str, ...] = ()
     arch: str = "sm_90"
+    compdb: str = ""  # -p: a build directory or compile_commands.json (see compdb.py)
 
 
 @dataclass
@@ -216,6 +217,35 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions(),
     the parse is an error.
     """
     source = read_source(path) if text is None else SourceFile(path, text)
+    opts, db_diags = effective_options(opts, path)
+    result = _parse_source(path, source, opts, text)
+    result.diagnostics[:0] = db_diags
+    return result
+
+
+# Standards the front end parses with instead of its default (c++17) when the build asks:
+# older ones parse as C++17 (nvcc's default too), which accepts what they accept.
+_NEWER_STD = re.compile(r"^(?:c|gnu)\+\+(?:2[0-9a-z]|[3-9][0-9])$")
+
+
+def effective_options(opts: ParseOptions, path: str) -> tuple[ParseOptions, list[Diagnostic]]:
+    """`opts` with the compilation database's flags for `path` merged in (the database's
+    first, the command line's after them), and the database's warnings."""
+    if not opts.compdb:
+        return opts, []
+    from cudafuse.frontend.compdb import lookup
+
+    flags, diags = lookup(opts.compdb, path)
+    std = (f"-std={flags.std}",) if _NEWER_STD.match(flags.std) else ()
+    merged = ParseOptions((*flags.include_dirs, *opts.include_dirs),
+                          (*flags.defines, *opts.defines),
+                          (*flags.forced_includes, *opts.forced_includes),
+                          (*std, *opts.extra_args), opts.arch)
+    return merged, diags
+
+
+def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
+                  text: bytes | None) -> ParseResult:
     _check_forced_includes(opts)
     tu = _parse(path, opts, None, text, source.data)
     _unreadable_includes(tu, source, opts)

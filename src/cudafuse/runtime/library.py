@@ -105,12 +105,15 @@ class Library:
 def load(path: str | os.PathLike[str], backend: str = "emu", *,
          include_dirs: Sequence[str] = (), defines: Mapping[str, object] | Sequence[str] | None
          = None, opt: str = "-O2", sanitize: bool = False, seed: int | None = None,
-         fibers: bool = False, timeout: float | None = None, arch: str = "sm_90") -> Library:
+         fibers: bool = False, timeout: float | None = None, arch: str = "sm_90",
+         forced_includes: Sequence[str] = (), std_args: Sequence[str] = ()) -> Library:
     """Build `path` for `backend` ("emu": g++ and the emulator; "nvcc": the GPU).
 
     emu only: `seed` runs the threads of each block in a seeded random order between
     barriers (to expose races); `fibers` runs every kernel on fibers; `sanitize` builds with
     AddressSanitizer; `timeout` (seconds) stops a call that does not finish.
+    `forced_includes` are included before the source (as -include); of `std_args` (extra
+    front-end arguments) a -std= is passed to the compiler too.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -118,8 +121,9 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
         from cudafuse.runtime.gpu import require_pycuda
 
         require_pycuda()
+    std = next((a for a in reversed(std_args) if a.startswith("-std=")), "")
     opts = BuildOptions(tuple(str(d) for d in include_dirs), _defines(defines), opt, sanitize,
-                        arch)
+                        arch, tuple(str(f) for f in forced_includes), std)
     built = build(str(path), backend, opts)
     if backend == "nvcc":
         from cudafuse.runtime.gpu import GpuExecutor
