@@ -299,7 +299,7 @@ def test_unknown_cuda_api_names_skip_only_their_functions(tmp_path: Path) -> Non
 __global__ void k(float *p) { p[threadIdx.x] = 1; }
 __device__ float exotic(float *p) { return __nv_new_intrinsic(p[1]); }
 void host(float *p) {
-  cudaGraph_t graph;
+  cudaFutureGraph_t graph;
   k<<<1, 32>>>(p);
 }
 """)
@@ -309,7 +309,7 @@ void host(float *p) {
     assert messages == [
         "skipping 'exotic': use of undeclared identifier '__nv_new_intrinsic' "
         "(not among cudafuse's CUDA declarations)",
-        "skipping 'host': unknown type name 'cudaGraph_t' (not among cudafuse's CUDA "
+        "skipping 'host': unknown type name 'cudaFutureGraph_t' (not among cudafuse's CUDA "
         "declarations)"]
 
 

@@ -6,6 +6,33 @@
 #define __CUDACC__ 1
 #define __NVCC__ 1
 #define __CUDA_ARCH_LIST__ 900
+// What nvcc 13.0 and the real headers define: code tests these (cuda-samples' helper_cuda.h
+// declares its CUDA helpers under #ifdef __CUDA_RUNTIME_H__ / __DRIVER_TYPES_H__).
+#define __CUDACC_VER_MAJOR__ 13
+#define __CUDACC_VER_MINOR__ 0
+#define __CUDACC_VER_BUILD__ 88
+#define __CUDA_API_VER_MAJOR__ 13
+#define __CUDA_API_VER_MINOR__ 0
+#define __CUDART_API_VERSION 13000
+#define CUDART_VERSION 13000
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __VECTOR_FUNCTIONS_H__
+#define __HOST_DEFINES_H__
+#define __DEVICE_TYPES_H__
+#define __TEXTURE_TYPES_H__
+#define __SURFACE_TYPES_H__
+#define __CHANNEL_DESCRIPTOR_H__
+#define __DEVICE_FUNCTIONS_H__
+#define __CUDA_DEVICE_RUNTIME_API_H__
+#define __device_builtin__
+#define __cudart_builtin__
+#define CUDARTAPI
+#define CUDART_CB
+#define __CUDA_ALIGN__(n) __attribute__((aligned(n)))
+#define __builtin_align__(n) __attribute__((aligned(n)))
 
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -26,35 +53,95 @@ typedef __SIZE_TYPE__ size_t;
 typedef unsigned long long cudaStream_t_base;
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
-typedef int cudaError_t;
-enum { cudaSuccess = 0 };
+enum cudaError {
+  cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3, cudaErrorCudartUnloading = 4,
+  cudaErrorInvalidConfiguration = 9, cudaErrorInvalidPitchValue = 12,
+  cudaErrorInvalidSymbol = 13, cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidChannelDescriptor = 20, cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorMemoryValueTooLarge = 32, cudaErrorInsufficientDriver = 35,
+  cudaErrorCallRequiresNewerDriver = 36, cudaErrorMissingConfiguration = 52,
+  cudaErrorInvalidDeviceFunction = 98, cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101,
+  cudaErrorDeviceNotLicensed = 102, cudaErrorStartupFailure = 127,
+  cudaErrorInvalidKernelImage = 200, cudaErrorDeviceUninitialized = 201,
+  cudaErrorMapBufferObjectFailed = 205, cudaErrorAlreadyMapped = 208,
+  cudaErrorNoKernelImageForDevice = 209, cudaErrorNotMapped = 211,
+  cudaErrorNotMappedAsPointer = 213, cudaErrorECCUncorrectable = 214,
+  cudaErrorUnsupportedLimit = 215, cudaErrorPeerAccessUnsupported = 217,
+  cudaErrorInvalidPtx = 218, cudaErrorInvalidSource = 300, cudaErrorFileNotFound = 301,
+  cudaErrorOperatingSystem = 304, cudaErrorInvalidResourceHandle = 400,
+  cudaErrorIllegalState = 401, cudaErrorSymbolNotFound = 500, cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700, cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchTimeout = 702, cudaErrorLaunchIncompatibleTexturing = 703,
+  cudaErrorPeerAccessAlreadyEnabled = 704, cudaErrorPeerAccessNotEnabled = 705,
+  cudaErrorSetOnActiveProcess = 708, cudaErrorContextIsDestroyed = 709, cudaErrorAssert = 710,
+  cudaErrorTooManyPeers = 711, cudaErrorHostMemoryAlreadyRegistered = 712,
+  cudaErrorHostMemoryNotRegistered = 713, cudaErrorHardwareStackError = 714,
+  cudaErrorIllegalInstruction = 715, cudaErrorMisalignedAddress = 716,
+  cudaErrorInvalidAddressSpace = 717, cudaErrorInvalidPc = 718, cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720, cudaErrorNotPermitted = 800,
+  cudaErrorNotSupported = 801, cudaErrorSystemNotReady = 802,
+  cudaErrorStreamCaptureUnsupported = 900, cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorTimeout = 909, cudaErrorGraphExecUpdateFailure = 910,
+  cudaErrorExternalDevice = 911, cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
   cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4
 };
 
-#define __CUDAFUSE_VEC2(T, N) struct N##2 { T x, y; };
+// Vector types (vector_types.h): every base type with 1-4 components, CUDA's alignments.
+#define __CUDAFUSE_VEC1(T, N, A) struct __align__(A) N##1 { T x; };
+#define __CUDAFUSE_VEC2(T, N, A) struct __align__(A) N##2 { T x, y; };
 #define __CUDAFUSE_VEC3(T, N) struct N##3 { T x, y, z; };
-#define __CUDAFUSE_VEC4(T, N) struct __align__(16) N##4 { T x, y, z, w; };
-#define __CUDAFUSE_VEC(T, N) __CUDAFUSE_VEC2(T, N) __CUDAFUSE_VEC3(T, N) __CUDAFUSE_VEC4(T, N)
-__CUDAFUSE_VEC(float, float)
-__CUDAFUSE_VEC(double, double)
-__CUDAFUSE_VEC(int, int)
-__CUDAFUSE_VEC(unsigned int, uint)
-__CUDAFUSE_VEC(unsigned char, uchar)
-__CUDAFUSE_VEC(char, char)
-__CUDAFUSE_VEC(short, short)
-__CUDAFUSE_VEC(unsigned short, ushort)
-__CUDAFUSE_VEC(long long, longlong)
-__CUDAFUSE_VEC(unsigned long long, ulonglong)
+#define __CUDAFUSE_VEC4(T, N, A) struct __align__(A) N##4 { T x, y, z, w; };
+#define __CUDAFUSE_VEC(T, N, A1, A2, A4) __CUDAFUSE_VEC1(T, N, A1) __CUDAFUSE_VEC2(T, N, A2) \
+  __CUDAFUSE_VEC3(T, N) __CUDAFUSE_VEC4(T, N, A4)
+__CUDAFUSE_VEC(signed char, char, 1, 2, 4)
+__CUDAFUSE_VEC(unsigned char, uchar, 1, 2, 4)
+__CUDAFUSE_VEC(short, short, 2, 4, 8)
+__CUDAFUSE_VEC(unsigned short, ushort, 2, 4, 8)
+__CUDAFUSE_VEC(int, int, 4, 8, 16)
+__CUDAFUSE_VEC(unsigned int, uint, 4, 8, 16)
+__CUDAFUSE_VEC(long, long, 8, 16, 16)
+__CUDAFUSE_VEC(unsigned long, ulong, 8, 16, 16)
+__CUDAFUSE_VEC(long long, longlong, 8, 16, 16)
+__CUDAFUSE_VEC(unsigned long long, ulonglong, 8, 16, 16)
+__CUDAFUSE_VEC(float, float, 4, 8, 16)
+__CUDAFUSE_VEC(double, double, 8, 16, 16)
 #undef __CUDAFUSE_VEC
-struct __cudafuse_builtin_index { unsigned int x, y, z; };
-struct __cudafuse_builtin_dim { unsigned int x, y, z; };
+// make_<type><n> (vector_functions.h).
+#define __CUDAFUSE_MK(T, N) \
+  __host__ __device__ N##1 make_##N##1(T x); \
+  __host__ __device__ N##2 make_##N##2(T x, T y); \
+  __host__ __device__ N##3 make_##N##3(T x, T y, T z); \
+  __host__ __device__ N##4 make_##N##4(T x, T y, T z, T w);
+__CUDAFUSE_MK(signed char, char) __CUDAFUSE_MK(unsigned char, uchar)
+__CUDAFUSE_MK(short, short) __CUDAFUSE_MK(unsigned short, ushort)
+__CUDAFUSE_MK(int, int) __CUDAFUSE_MK(unsigned int, uint)
+__CUDAFUSE_MK(long, long) __CUDAFUSE_MK(unsigned long, ulong)
+__CUDAFUSE_MK(long long, longlong) __CUDAFUSE_MK(unsigned long long, ulonglong)
+__CUDAFUSE_MK(float, float) __CUDAFUSE_MK(double, double)
+#undef __CUDAFUSE_MK
+#undef __CUDAFUSE_VEC1
+#undef __CUDAFUSE_VEC2
+#undef __CUDAFUSE_VEC3
+#undef __CUDAFUSE_VEC4
 struct dim3 {
   unsigned int x, y, z;
   __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
       : x(vx), y(vy), z(vz) {}
   __host__ __device__ constexpr dim3(struct uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  __host__ __device__ constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+struct __cudafuse_builtin_index {
+  unsigned int x, y, z;
+  __device__ operator uint3() const;
+};
+struct __cudafuse_builtin_dim {
+  unsigned int x, y, z;
+  __device__ operator dim3() const;
 };
 extern const __device__ __cudafuse_builtin_index threadIdx;
 extern const __device__ __cudafuse_builtin_index blockIdx;
@@ -62,12 +149,6 @@ extern const __device__ __cudafuse_builtin_dim blockDim;
 extern const __device__ __cudafuse_builtin_dim gridDim;
 extern const __device__ int warpSize;
 
-__host__ __device__ float2 make_float2(float, float);
-__host__ __device__ float3 make_float3(float, float, float);
-__host__ __device__ float4 make_float4(float, float, float, float);
-__host__ __device__ int2 make_int2(int, int);
-__host__ __device__ int4 make_int4(int, int, int, int);
-__host__ __device__ uchar4 make_uchar4(unsigned char, unsigned char, unsigned char, unsigned char);
 
 // Kernel launches: clang lowers k<<<g, b, s, st>>>(...) into a call of this.
 int __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared = 0, cudaStream_t stream = 0);
@@ -115,15 +196,102 @@ enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
                          cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
 enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1,
                      cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3 };
-enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMultiProcessorCount = 16,
-                      cudaDevAttrMaxSharedMemoryPerBlockOptin = 97 };
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10, cudaDevAttrMaxPitch = 11,
+  cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14, cudaDevAttrGpuOverlap = 15,
+  cudaDevAttrMultiProcessorCount = 16, cudaDevAttrKernelExecTimeout = 17,
+  cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31, cudaDevAttrEccEnabled = 32, cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34, cudaDevAttrTccDriver = 35, cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41, cudaDevAttrPciDomainId = 50,
+  cudaDevAttrComputeCapabilityMajor = 75, cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrStreamPrioritiesSupported = 78, cudaDevAttrGlobalL1CacheSupported = 79,
+  cudaDevAttrLocalL1CacheSupported = 80, cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82, cudaDevAttrManagedMemory = 83,
+  cudaDevAttrIsMultiGpuBoard = 84, cudaDevAttrMultiGpuBoardGroupID = 85,
+  cudaDevAttrHostNativeAtomicSupported = 86, cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+  cudaDevAttrPageableMemoryAccess = 88, cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrComputePreemptionSupported = 90, cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+  cudaDevAttrCooperativeLaunch = 95, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrCanFlushRemoteWrites = 98, cudaDevAttrHostRegisterSupported = 99,
+  cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+  cudaDevAttrDirectManagedMemAccessFromHost = 101, cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMaxPersistingL2CacheSize = 108, cudaDevAttrMaxAccessPolicyWindowSize = 109,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111, cudaDevAttrSparseCudaArraySupported = 112,
+  cudaDevAttrHostRegisterReadOnlySupported = 113,
+  cudaDevAttrTimelineSemaphoreInteropSupported = 114, cudaDevAttrMemoryPoolsSupported = 115,
+  cudaDevAttrGPUDirectRDMASupported = 116, cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+  cudaDevAttrGPUDirectRDMAWritesOrdering = 118, cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
+  cudaDevAttrClusterLaunch = 120, cudaDevAttrDeferredMappingCudaArraySupported = 121,
+  cudaDevAttrIpcEventSupport = 125, cudaDevAttrMemSyncDomainCount = 126,
+  cudaDevAttrNumaConfig = 130, cudaDevAttrNumaId = 131, cudaDevAttrMpsEnabled = 133,
+  cudaDevAttrHostNumaId = 134
+};
+enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1,
+                       cudaComputeModeProhibited = 2, cudaComputeModeExclusiveProcess = 3 };
+struct cudaUUID_t { char bytes[16]; };
+#define __CUDAFUSE_GONE(what) \
+  __attribute__((deprecated(what " was removed in CUDA 13: use cudaDeviceGetAttribute")))
+// CUDA 13's fields, plus the ones it removed (which older code still reads), marked deprecated.
 struct cudaDeviceProp {
   char name[256];
-  size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerBlockOptin, totalConstMem, l2CacheSize;
-  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
-  int major, minor, multiProcessorCount, maxThreadsPerMultiProcessor, clockRate;
-  int memoryClockRate, memoryBusWidth;
+  cudaUUID_t uuid;
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+  size_t totalConstMem;
+  int major, minor;
+  size_t textureAlignment, texturePitchAlignment;
+  int multiProcessorCount, integrated, canMapHostMemory;
+  int maxTexture1D, maxTexture1DMipmap, maxTexture2D[2], maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3], maxTexture3DAlt[3];
+  int maxTextureCubemap, maxTexture1DLayered[2], maxTexture2DLayered[3];
+  int maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2], maxSurface3D[3];
+  int maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap;
+  int maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
+  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver;
+  int asyncEngineCount, unifiedAddressing, memoryBusWidth, l2CacheSize;
+  int persistingL2CacheMaxSize, maxThreadsPerMultiProcessor, streamPrioritiesSupported;
+  int globalL1CacheSupported, localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID;
+  int hostNativeAtomicSupported, pageableMemoryAccess, concurrentManagedAccess;
+  int computePreemptionSupported, canUseHostPointerForRegisteredMem, cooperativeLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  int hostRegisterSupported, sparseCudaArraySupported, hostRegisterReadOnlySupported;
+  int timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch;
+  int unifiedFunctionPointers, deviceNumaConfig, deviceNumaId, mpsEnabled, hostNumaId;
+  unsigned int gpuPciDeviceID, gpuPciSubsystemID;
+  int hostNumaMultinodeIpcSupported;
+  int reserved[56];
+  int clockRate __CUDAFUSE_GONE("cudaDeviceProp::clockRate");
+  int memoryClockRate __CUDAFUSE_GONE("cudaDeviceProp::memoryClockRate");
+  int deviceOverlap __CUDAFUSE_GONE("cudaDeviceProp::deviceOverlap");
+  int kernelExecTimeoutEnabled __CUDAFUSE_GONE("cudaDeviceProp::kernelExecTimeoutEnabled");
+  int computeMode __CUDAFUSE_GONE("cudaDeviceProp::computeMode");
+  int singleToDoublePrecisionPerfRatio
+      __CUDAFUSE_GONE("cudaDeviceProp::singleToDoublePrecisionPerfRatio");
+  int cooperativeMultiDeviceLaunch __CUDAFUSE_GONE("cudaDeviceProp::cooperativeMultiDeviceLaunch");
+  int maxTexture1DLinear __CUDAFUSE_GONE("cudaDeviceProp::maxTexture1DLinear");
 };
+#undef __CUDAFUSE_GONE
 cudaError_t cudaGetDeviceCount(int *n);
 cudaError_t cudaGetDevice(int *d);
 cudaError_t cudaSetDevice(int d);
@@ -153,6 +321,656 @@ cudaError_t cudaOccupancyMaxPotentialBlockSize(int *grid, int *block, T f, size_
 template <class T>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, T f, int block, size_t smem);
 const char *cudaGetErrorName(cudaError_t e);
+
+// ---- More of the runtime API (cuda_runtime_api.h, driver_types.h, texture_types.h,
+// surface_types.h, channel_descriptor.h): declared so that real host code parses; the
+// analyses treat these as opaque calls.
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+enum { cudaHostAllocPortable = 1, cudaHostAllocMapped = 2, cudaHostAllocWriteCombined = 4,
+       cudaHostRegisterDefault = 0, cudaHostRegisterPortable = 1, cudaHostRegisterMapped = 2,
+       cudaHostRegisterIoMemory = 4, cudaHostRegisterReadOnly = 8,
+       cudaDeviceScheduleSpin = 1, cudaDeviceScheduleYield = 2,
+       cudaDeviceScheduleBlockingSync = 4, cudaDeviceBlockingSync = 4,
+       cudaDeviceScheduleMask = 7, cudaDeviceMapHost = 8, cudaDeviceLmemResizeToMax = 16,
+       cudaEventBlockingSync = 1, cudaEventInterprocess = 4, cudaEventRecordDefault = 0,
+       cudaEventRecordExternal = 1, cudaMemAttachGlobal = 1, cudaMemAttachHost = 2,
+       cudaMemAttachSingle = 4, cudaArrayDefault = 0, cudaArrayLayered = 1,
+       cudaArraySurfaceLoadStore = 2, cudaArrayCubemap = 4, cudaArrayTextureGather = 8,
+       cudaIpcMemLazyEnablePeerAccess = 1, cudaCpuDeviceId = -1, cudaInvalidDeviceId = -2,
+       cudaOccupancyDefault = 0, cudaOccupancyDisableCachingOverride = 1,
+       cudaPeerAccessDefault = 0, cudaStreamAttachMemAsyncDefault = 0,
+       cudaGraphCondAssignDefault = 1, cudaInitDeviceFlagsAreValid = 1 };
+enum cudaLimit { cudaLimitStackSize = 0, cudaLimitPrintfFifoSize = 1,
+                 cudaLimitMallocHeapSize = 2, cudaLimitDevRuntimeSyncDepth = 3,
+                 cudaLimitDevRuntimePendingLaunchCount = 4, cudaLimitMaxL2FetchGranularity = 5,
+                 cudaLimitPersistingL2CacheSize = 6 };
+enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault = 0, cudaSharedMemBankSizeFourByte = 1,
+                           cudaSharedMemBankSizeEightByte = 2 };
+enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1,
+                      cudaMemoryTypeDevice = 2, cudaMemoryTypeManaged = 3 };
+struct cudaPointerAttributes { cudaMemoryType type; int device; void *devicePointer;
+                               void *hostPointer; long reserved[8]; };
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+  int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA;
+  int maxDynamicSharedSizeBytes, preferredShmemCarveout, clusterDimMustBeSet;
+  int requiredClusterWidth, requiredClusterHeight, requiredClusterDepth;
+  int clusterSchedulingPolicyPreference, nonPortableClusterSizeAllowed, reserved[16];
+};
+enum cudaDeviceP2PAttr { cudaDevP2PAttrPerformanceRank = 1, cudaDevP2PAttrAccessSupported = 2,
+                         cudaDevP2PAttrNativeAtomicSupported = 3,
+                         cudaDevP2PAttrCudaArrayAccessSupported = 4 };
+typedef void (*cudaHostFn_t)(void *userData);
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
+
+cudaError_t cudaSetDeviceFlags(unsigned flags);
+cudaError_t cudaGetDeviceFlags(unsigned *flags);
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
+cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit);
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *c);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest);
+cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr attr, int src, int dst);
+cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer);
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer);
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int device);
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *id);
+cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop);
+cudaError_t cudaInitDevice(int device, unsigned deviceFlags, unsigned flags);
+cudaError_t cudaDriverGetVersion(int *v);
+cudaError_t cudaRuntimeGetVersion(int *v);
+cudaError_t cudaCtxResetPersistingL2Cache(void);
+cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(int target, int scope);
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t n);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                                size_t n, cudaStream_t s = 0);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int priority);
+cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags);
+cudaError_t cudaStreamGetDevice(cudaStream_t s, int *device);
+cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *userData,
+                                  unsigned flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData);
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t s, void *p, size_t length = 0,
+                                     unsigned flags = cudaMemAttachSingle);
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = 0, unsigned flags = 0);
+cudaError_t cudaHostRegister(void *p, size_t n, unsigned flags);
+cudaError_t cudaHostUnregister(void *p);
+cudaError_t cudaHostGetDevicePointer(void **dev, void *host, unsigned flags);
+template <class T> cudaError_t cudaHostGetDevicePointer(T **dev, void *host, unsigned flags);
+cudaError_t cudaHostGetFlags(unsigned *flags, void *host);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p);
+template <class T> cudaError_t cudaMallocHost(T **p, size_t n, unsigned flags = 0);
+template <class T> cudaError_t cudaHostAlloc(T **p, size_t n, unsigned flags);
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym, size_t n, size_t off,
+                                      cudaMemcpyKind kind, cudaStream_t s = 0);
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym, size_t n, size_t off = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                      cudaStream_t s = 0);
+template <class T> cudaError_t cudaGetSymbolAddress(void **p, const T &sym);
+template <class T> cudaError_t cudaGetSymbolSize(size_t *n, const T &sym);
+template <class T> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, T *f);
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, const void *f);
+template <class T>
+cudaError_t cudaLaunchKernel(T *f, dim3 grid, dim3 block, void **args, size_t smem = 0,
+                             cudaStream_t s = 0);
+cudaError_t cudaLaunchKernel(const void *f, dim3 grid, dim3 block, void **args,
+                             size_t smem = 0, cudaStream_t s = 0);
+template <class T>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, T f, int block,
+                                                                   size_t smem, unsigned flags);
+template <class T, class F>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *grid, int *block, T f,
+                                                           F smemOfBlock, int limit = 0,
+                                                           unsigned flags = 0);
+template <class T>
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *smem, T f, int blocks, int block);
+cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t w, size_t h);
+cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int v, size_t w, size_t h,
+                              cudaStream_t s = 0);
+
+// 3D copies and pitched memory.
+struct cudaExtent { size_t width, height, depth; };
+struct cudaPos { size_t x, y, z; };
+struct cudaPitchedPtr { void *ptr; size_t pitch, xsize, ysize; };
+__host__ cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
+__host__ cudaPos make_cudaPos(size_t x, size_t y, size_t z);
+__host__ cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz);
+
+// Arrays and channel formats.
+enum cudaChannelFormatKind { cudaChannelFormatKindSigned = 0, cudaChannelFormatKindUnsigned = 1,
+                             cudaChannelFormatKindFloat = 2, cudaChannelFormatKindNone = 3,
+                             cudaChannelFormatKindNV12 = 4 };
+struct cudaChannelFormatDesc { int x, y, z, w; cudaChannelFormatKind f; };
+struct cudaArray;
+typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
+struct cudaMipmappedArray;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f);
+template <class T> cudaChannelFormatDesc cudaCreateChannelDesc(void);
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray; cudaPos srcPos; cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray; cudaPos dstPos; cudaPitchedPtr dstPtr;
+  cudaExtent extent; cudaMemcpyKind kind;
+};
+cudaError_t cudaMalloc3D(cudaPitchedPtr *p, cudaExtent e);
+cudaError_t cudaMalloc3DArray(cudaArray_t *a, const cudaChannelFormatDesc *d, cudaExtent e,
+                              unsigned flags = 0);
+cudaError_t cudaMallocArray(cudaArray_t *a, const cudaChannelFormatDesc *d, size_t w,
+                            size_t h = 0, unsigned flags = 0);
+cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *a, const cudaChannelFormatDesc *d,
+                                     cudaExtent e, unsigned levels, unsigned flags = 0);
+cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *level, cudaMipmappedArray_const_t a,
+                                       unsigned n);
+cudaError_t cudaFreeArray(cudaArray_t a);
+cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t a);
+cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *d, cudaExtent *e, unsigned *flags,
+                             cudaArray_t a);
+cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *d, cudaArray_const_t a);
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p);
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t s = 0);
+cudaError_t cudaMemset3D(cudaPitchedPtr p, int v, cudaExtent e);
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void *src,
+                                size_t spitch, size_t w, size_t h, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOff, size_t hOff,
+                                     const void *src, size_t spitch, size_t w, size_t h,
+                                     cudaMemcpyKind kind, cudaStream_t s = 0);
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOff,
+                                  size_t hOff, size_t w, size_t h, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffDst, size_t hOffDst,
+                                     cudaArray_const_t src, size_t wOffSrc, size_t hOffSrc,
+                                     size_t w, size_t h,
+                                     cudaMemcpyKind kind = cudaMemcpyDeviceToDevice);
+__attribute__((deprecated("cudaMemcpyToArray is deprecated: use cudaMemcpy2DToArray")))
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void *src,
+                              size_t n, cudaMemcpyKind kind);
+__attribute__((deprecated("cudaMemcpyFromArray is deprecated: use cudaMemcpy2DFromArray")))
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOff, size_t hOff,
+                                size_t n, cudaMemcpyKind kind);
+
+// Texture and surface objects.
+enum cudaTextureAddressMode { cudaAddressModeWrap = 0, cudaAddressModeClamp = 1,
+                              cudaAddressModeMirror = 2, cudaAddressModeBorder = 3 };
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero = 0, cudaBoundaryModeClamp = 1,
+                               cudaBoundaryModeTrap = 2 };
+enum cudaSurfaceFormatMode { cudaFormatModeForced = 0, cudaFormatModeAuto = 1 };
+enum cudaResourceType { cudaResourceTypeArray = 0, cudaResourceTypeMipmappedArray = 1,
+                        cudaResourceTypeLinear = 2, cudaResourceTypePitch2D = 3 };
+enum cudaResourceViewFormat { cudaResViewFormatNone = 0 };
+struct cudaResourceDesc {
+  cudaResourceType resType;
+  union {
+    struct { cudaArray_t array; } array;
+    struct { cudaMipmappedArray_t mipmap; } mipmap;
+    struct { void *devPtr; cudaChannelFormatDesc desc; size_t sizeInBytes; } linear;
+    struct {
+      void *devPtr; cudaChannelFormatDesc desc; size_t width, height, pitchInBytes;
+    } pitch2D;
+  } res;
+  unsigned int flags;
+};
+struct cudaTextureDesc {
+  cudaTextureAddressMode addressMode[3];
+  cudaTextureFilterMode filterMode;
+  cudaTextureReadMode readMode;
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned int maxAnisotropy;
+  cudaTextureFilterMode mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  int disableTrilinearOptimization, seamlessCubemap;
+};
+struct cudaResourceViewDesc {
+  cudaResourceViewFormat format;
+  size_t width, height, depth;
+  unsigned int firstMipmapLevel, lastMipmapLevel, firstLayer, lastLayer;
+};
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t *t, const cudaResourceDesc *r,
+                                    const cudaTextureDesc *d, const cudaResourceViewDesc *v);
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t t);
+cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *r, cudaTextureObject_t t);
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *s, const cudaResourceDesc *r);
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t s);
+// Fetches (texture_indirect_functions.h, surface_indirect_functions.h): the value-returning
+// templates and the out-parameter overloads.
+template <class T> __device__ T tex1Dfetch(cudaTextureObject_t t, int x);
+template <class T> __device__ void tex1Dfetch(T *r, cudaTextureObject_t t, int x);
+template <class T> __device__ T tex1D(cudaTextureObject_t t, float x);
+template <class T> __device__ void tex1D(T *r, cudaTextureObject_t t, float x);
+template <class T> __device__ T tex2D(cudaTextureObject_t t, float x, float y);
+template <class T> __device__ void tex2D(T *r, cudaTextureObject_t t, float x, float y);
+template <class T> __device__ T tex3D(cudaTextureObject_t t, float x, float y, float z);
+template <class T> __device__ void tex3D(T *r, cudaTextureObject_t t, float x, float y, float z);
+template <class T> __device__ T tex1DLayered(cudaTextureObject_t t, float x, int layer);
+template <class T>
+__device__ T tex2DLayered(cudaTextureObject_t t, float x, float y, int layer);
+template <class T>
+__device__ void tex2DLayered(T *r, cudaTextureObject_t t, float x, float y, int layer);
+template <class T> __device__ T texCubemap(cudaTextureObject_t t, float x, float y, float z);
+template <class T>
+__device__ T texCubemapLayered(cudaTextureObject_t t, float x, float y, float z, int layer);
+template <class T> __device__ T tex1DLod(cudaTextureObject_t t, float x, float level);
+template <class T> __device__ T tex2DLod(cudaTextureObject_t t, float x, float y, float level);
+template <class T>
+__device__ T tex3DLod(cudaTextureObject_t t, float x, float y, float z, float level);
+template <class T>
+__device__ T tex2DGrad(cudaTextureObject_t t, float x, float y, float2 dx, float2 dy);
+template <class T> __device__ T tex2Dgather(cudaTextureObject_t t, float x, float y, int comp = 0);
+template <class T>
+__device__ void surf1Dread(T *r, cudaSurfaceObject_t s, int x,
+                           cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ T surf1Dread(cudaSurfaceObject_t s, int x,
+                        cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ void surf1Dwrite(T v, cudaSurfaceObject_t s, int x,
+                            cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ void surf2Dread(T *r, cudaSurfaceObject_t s, int x, int y,
+                           cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ T surf2Dread(cudaSurfaceObject_t s, int x, int y,
+                        cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ void surf2Dwrite(T v, cudaSurfaceObject_t s, int x, int y,
+                            cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ void surf3Dread(T *r, cudaSurfaceObject_t s, int x, int y, int z,
+                           cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ T surf3Dread(cudaSurfaceObject_t s, int x, int y, int z,
+                        cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ void surf3Dwrite(T v, cudaSurfaceObject_t s, int x, int y, int z,
+                            cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ void surf2DLayeredread(T *r, cudaSurfaceObject_t s, int x, int y, int layer,
+                                  cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ T surf2DLayeredread(cudaSurfaceObject_t s, int x, int y, int layer,
+                               cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+template <class T>
+__device__ void surf2DLayeredwrite(T v, cudaSurfaceObject_t s, int x, int y, int layer,
+                                   cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+
+// Inter-process handles.
+struct cudaIpcMemHandle_t { char reserved[64]; };
+struct cudaIpcEventHandle_t { char reserved[64]; };
+cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *h, void *p);
+cudaError_t cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t h, unsigned flags);
+cudaError_t cudaIpcCloseMemHandle(void *p);
+cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *h, cudaEvent_t e);
+cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *e, cudaIpcEventHandle_t h);
+
+// Stream-ordered allocation and memory pools; managed memory hints (CUDA 13 signatures).
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaMemPoolAttr { cudaMemPoolReuseFollowEventDependencies = 1,
+                       cudaMemPoolReuseAllowOpportunistic = 2,
+                       cudaMemPoolReuseAllowInternalDependencies = 3,
+                       cudaMemPoolAttrReleaseThreshold = 4, cudaMemPoolAttrReservedMemCurrent = 5,
+                       cudaMemPoolAttrReservedMemHigh = 6, cudaMemPoolAttrUsedMemCurrent = 7,
+                       cudaMemPoolAttrUsedMemHigh = 8 };
+enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1,
+                           cudaMemLocationTypeHost = 2, cudaMemLocationTypeHostNuma = 3,
+                           cudaMemLocationTypeHostNumaCurrent = 4 };
+struct cudaMemLocation { cudaMemLocationType type; int id; };
+enum cudaMemAccessFlags { cudaMemAccessFlagsProtNone = 0, cudaMemAccessFlagsProtRead = 1,
+                          cudaMemAccessFlagsProtReadWrite = 3 };
+struct cudaMemAccessDesc { cudaMemLocation location; cudaMemAccessFlags flags; };
+enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
+enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0,
+                                   cudaMemHandleTypePosixFileDescriptor = 1,
+                                   cudaMemHandleTypeWin32 = 2, cudaMemHandleTypeWin32Kmt = 4,
+                                   cudaMemHandleTypeFabric = 8 };
+struct cudaMemPoolProps {
+  cudaMemAllocationType allocType;
+  cudaMemAllocationHandleType handleTypes;
+  cudaMemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+struct cudaMemPoolPtrExportData { unsigned char reserved[64]; };
+enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,
+                        cudaMemAdviseSetPreferredLocation = 3,
+                        cudaMemAdviseUnsetPreferredLocation = 4, cudaMemAdviseSetAccessedBy = 5,
+                        cudaMemAdviseUnsetAccessedBy = 6 };
+cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s);
+template <class T> cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s);
+cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s);
+template <class T>
+cudaError_t cudaMallocAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s);
+cudaError_t cudaFreeAsync(void *p, cudaStream_t s);
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device);
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device);
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool);
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolProps *props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void *v);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void *v);
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc *d, size_t n);
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags *f, cudaMemPool_t pool, cudaMemLocation *l);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep);
+cudaError_t cudaMemPoolExportToShareableHandle(void *h, cudaMemPool_t pool,
+                                               cudaMemAllocationHandleType t, unsigned flags);
+cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *pool, void *h,
+                                                 cudaMemAllocationHandleType t, unsigned flags);
+cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData *d, void *p);
+cudaError_t cudaMemPoolImportPointer(void **p, cudaMemPool_t pool, cudaMemPoolPtrExportData *d);
+cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, cudaMemLocation loc, unsigned flags,
+                                 cudaStream_t s = 0);
+cudaError_t cudaMemAdvise(const void *p, size_t n, cudaMemoryAdvise advice, cudaMemLocation loc);
+
+// Launch and stream attributes (L2 access policy windows, clusters).
+enum cudaAccessProperty { cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1,
+                          cudaAccessPropertyPersisting = 2 };
+struct cudaAccessPolicyWindow {
+  void *base_ptr;
+  size_t num_bytes;
+  float hitRatio;
+  cudaAccessProperty hitProp, missProp;
+};
+enum cudaSynchronizationPolicy { cudaSyncPolicyAuto = 1, cudaSyncPolicySpin = 2,
+                                 cudaSyncPolicyYield = 3, cudaSyncPolicyBlockingSync = 4 };
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1,
+  cudaLaunchAttributeCooperative = 2, cudaLaunchAttributeSynchronizationPolicy = 3,
+  cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+  cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+  cudaLaunchAttributeProgrammaticEvent = 7, cudaLaunchAttributePriority = 8
+};
+union cudaLaunchAttributeValue {
+  char pad[64];
+  cudaAccessPolicyWindow accessPolicyWindow;
+  int cooperative;
+  cudaSynchronizationPolicy syncPolicy;
+  struct { unsigned int x, y, z; } clusterDim;
+  int clusterSchedulingPolicyPreference;
+  int programmaticStreamSerializationAllowed;
+  int priority;
+};
+struct cudaLaunchAttribute { cudaLaunchAttributeID id; char pad[4]; cudaLaunchAttributeValue val; };
+typedef cudaLaunchAttributeID cudaStreamAttrID;
+typedef cudaLaunchAttributeID cudaKernelNodeAttrID;
+typedef cudaLaunchAttributeValue cudaStreamAttrValue;
+typedef cudaLaunchAttributeValue cudaKernelNodeAttrValue;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+#define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
+#define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
+cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID a, const cudaStreamAttrValue *v);
+cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID a, cudaStreamAttrValue *v);
+struct cudaLaunchConfig_t {
+  dim3 gridDim, blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute *attrs;
+  unsigned int numAttrs;
+};
+template <class... P, class... A>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(P...),
+                               A &&...args);
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *f, void **args);
+
+// Graphs and stream capture.
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0,
+                             cudaStreamCaptureModeThreadLocal = 1,
+                             cudaStreamCaptureModeRelaxed = 2 };
+enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0,
+                               cudaStreamCaptureStatusActive = 1,
+                               cudaStreamCaptureStatusInvalidated = 2 };
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0, cudaGraphNodeTypeMemcpy = 1, cudaGraphNodeTypeMemset = 2,
+  cudaGraphNodeTypeHost = 3, cudaGraphNodeTypeGraph = 4, cudaGraphNodeTypeEmpty = 5,
+  cudaGraphNodeTypeWaitEvent = 6, cudaGraphNodeTypeEventRecord = 7,
+  cudaGraphNodeTypeExtSemaphoreSignal = 8, cudaGraphNodeTypeExtSemaphoreWait = 9,
+  cudaGraphNodeTypeMemAlloc = 10, cudaGraphNodeTypeMemFree = 11,
+  cudaGraphNodeTypeConditional = 13
+};
+enum cudaGraphCondType { cudaGraphCondTypeIf = 0, cudaGraphCondTypeWhile = 1,
+                         cudaGraphCondTypeSwitch = 2 };
+enum cudaGraphExecUpdateResult {
+  cudaGraphExecUpdateSuccess = 0, cudaGraphExecUpdateError = 1,
+  cudaGraphExecUpdateErrorTopologyChanged = 2, cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+  cudaGraphExecUpdateErrorFunctionChanged = 4, cudaGraphExecUpdateErrorParametersChanged = 5,
+  cudaGraphExecUpdateErrorNotSupported = 6, cudaGraphExecUpdateErrorUnsupportedFunctionChange = 7,
+  cudaGraphExecUpdateErrorAttributesChanged = 8
+};
+struct cudaGraphExecUpdateResultInfo {
+  cudaGraphExecUpdateResult result;
+  cudaGraphNode_t errorNode, errorFromNode;
+};
+enum cudaGraphMemAttributeType { cudaGraphMemAttrUsedMemCurrent = 0,
+                                 cudaGraphMemAttrUsedMemHigh = 1,
+                                 cudaGraphMemAttrReservedMemCurrent = 2,
+                                 cudaGraphMemAttrReservedMemHigh = 3 };
+enum { cudaGraphInstantiateFlagAutoFreeOnLaunch = 1, cudaGraphInstantiateFlagUpload = 2,
+       cudaGraphInstantiateFlagDeviceLaunch = 4, cudaGraphInstantiateFlagUseNodePriority = 8 };
+struct cudaGraphEdgeData {
+  unsigned char from_port, to_port, type, reserved[5];
+};
+struct cudaKernelNodeParams {
+  void *func;
+  dim3 gridDim, blockDim;
+  unsigned int sharedMemBytes;
+  void **kernelParams, **extra;
+};
+struct cudaMemsetParams {
+  void *dst;
+  size_t pitch;
+  unsigned int value, elementSize;
+  size_t width, height;
+};
+struct cudaHostNodeParams { cudaHostFn_t fn; void *userData; };
+struct cudaMemAllocNodeParams {
+  cudaMemPoolProps poolProps;
+  const cudaMemAccessDesc *accessDescs;
+  size_t accessDescCount, bytesize;
+  void *dptr;
+};
+struct cudaMemFreeNodeParams { void *dptr; };
+struct cudaChildGraphNodeParams { cudaGraph_t graph; };
+struct cudaConditionalNodeParams {
+  cudaGraphConditionalHandle handle;
+  cudaGraphCondType type;
+  unsigned int size;
+  cudaGraph_t *phGraph_out;
+};
+struct cudaGraphNodeParams {
+  cudaGraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    cudaKernelNodeParams kernel;
+    cudaMemsetParams memset;
+    cudaHostNodeParams host;
+    cudaChildGraphNodeParams graph;
+    cudaMemAllocNodeParams alloc;
+    cudaMemFreeNodeParams free;
+    cudaConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t g,
+                                          const cudaGraphNode_t *deps,
+                                          const cudaGraphEdgeData *edges, size_t n,
+                                          cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *status);
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, cudaStreamCaptureStatus *status,
+                                     unsigned long long *id = 0, cudaGraph_t *g = 0,
+                                     const cudaGraphNode_t **deps = 0,
+                                     const cudaGraphEdgeData **edges = 0, size_t *n = 0);
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraphNode_t *deps,
+                                                const cudaGraphEdgeData *edges, size_t n,
+                                                unsigned flags = 0);
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode);
+cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned flags);
+cudaError_t cudaGraphDestroy(cudaGraph_t g);
+cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t g);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, unsigned long long flags = 0);
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
+                                          unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s);
+cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t s);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e);
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g,
+                                cudaGraphExecUpdateResultInfo *info);
+cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
+cudaError_t cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to,
+                              cudaGraphEdgeData *edges, size_t *n);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *t);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
+                                     size_t n);
+cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t g, const cudaGraphNode_t *deps,
+                             const cudaGraphEdgeData *edges, size_t n,
+                             cudaGraphNodeParams *params);
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                   const cudaGraphNode_t *deps, size_t n,
+                                   const cudaKernelNodeParams *params);
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                   const cudaGraphNode_t *deps, size_t n,
+                                   const cudaMemcpy3DParms *params);
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t g,
+                                     const cudaGraphNode_t *deps, size_t n, void *dst,
+                                     const void *src, size_t count, cudaMemcpyKind kind);
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                   const cudaGraphNode_t *deps, size_t n,
+                                   const cudaMemsetParams *params);
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                 const cudaGraphNode_t *deps, size_t n,
+                                 const cudaHostNodeParams *params);
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                       const cudaGraphNode_t *deps, size_t n, cudaGraph_t child);
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                  const cudaGraphNode_t *deps, size_t n);
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                        const cudaGraphNode_t *deps, size_t n, cudaEvent_t e);
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                      const cudaGraphNode_t *deps, size_t n, cudaEvent_t e);
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                     const cudaGraphNode_t *deps, size_t n,
+                                     cudaMemAllocNodeParams *params);
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t g,
+                                    const cudaGraphNode_t *deps, size_t n, void *dptr);
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams *params);
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const cudaKernelNodeParams *params);
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t node,
+                                             const cudaKernelNodeParams *params);
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams *params);
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t node,
+                                             const cudaMemsetParams *params);
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams *params);
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t node,
+                                           const cudaHostNodeParams *params);
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *h, cudaGraph_t g,
+                                             unsigned defaultLaunchValue = 0,
+                                             unsigned flags = 0);
+__device__ void cudaGraphSetConditional(cudaGraphConditionalHandle h, unsigned value);
+cudaError_t cudaGraphDebugDotPrint(cudaGraph_t g, const char *path, unsigned flags);
+cudaError_t cudaDeviceGraphMemTrim(int device);
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType a, void *v);
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType a, void *v);
+
+// Graphics interop handles (the calls live in cuda_gl_interop.h & co.).
+typedef struct cudaGraphicsResource *cudaGraphicsResource_t;
+enum cudaGraphicsRegisterFlags { cudaGraphicsRegisterFlagsNone = 0,
+                                 cudaGraphicsRegisterFlagsReadOnly = 1,
+                                 cudaGraphicsRegisterFlagsWriteDiscard = 2,
+                                 cudaGraphicsRegisterFlagsSurfaceLoadStore = 4,
+                                 cudaGraphicsRegisterFlagsTextureGather = 8 };
+enum cudaGraphicsMapFlags { cudaGraphicsMapFlagsNone = 0, cudaGraphicsMapFlagsReadOnly = 1,
+                            cudaGraphicsMapFlagsWriteDiscard = 2 };
+cudaError_t cudaGraphicsMapResources(int n, cudaGraphicsResource_t *r, cudaStream_t s = 0);
+cudaError_t cudaGraphicsUnmapResources(int n, cudaGraphicsResource_t *r, cudaStream_t s = 0);
+cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t r);
+cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t r, unsigned flags);
+cudaError_t cudaGraphicsResourceGetMappedPointer(void **p, size_t *n, cudaGraphicsResource_t r);
+cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *a, cudaGraphicsResource_t r,
+                                                  unsigned index, unsigned level);
+
+// Profiler control (cuda_profiler_api.h).
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+
+// Calls removed from CUDA (nvcc 13 no longer declares them) that older code still makes:
+// accepted, with a deprecation warning at the call.
+#define __CUDAFUSE_REMOVED(old, repl) \
+  __attribute__((deprecated(old " was removed in CUDA 13 (deprecated since CUDA 4.0): use " \
+                            repl)))
+__CUDAFUSE_REMOVED("cudaThreadSynchronize", "cudaDeviceSynchronize")
+cudaError_t cudaThreadSynchronize(void);
+__CUDAFUSE_REMOVED("cudaThreadExit", "cudaDeviceReset") cudaError_t cudaThreadExit(void);
+__CUDAFUSE_REMOVED("cudaThreadSetCacheConfig", "cudaDeviceSetCacheConfig")
+cudaError_t cudaThreadSetCacheConfig(cudaFuncCache c);
+__CUDAFUSE_REMOVED("cudaThreadGetCacheConfig", "cudaDeviceGetCacheConfig")
+cudaError_t cudaThreadGetCacheConfig(cudaFuncCache *c);
+__CUDAFUSE_REMOVED("cudaThreadSetLimit", "cudaDeviceSetLimit")
+cudaError_t cudaThreadSetLimit(cudaLimit limit, size_t value);
+__CUDAFUSE_REMOVED("cudaThreadGetLimit", "cudaDeviceGetLimit")
+cudaError_t cudaThreadGetLimit(size_t *value, cudaLimit limit);
+__CUDAFUSE_REMOVED("cudaGraphInstantiate(exec, graph, errorNode, logBuffer, size)",
+                   "cudaGraphInstantiate(exec, graph, flags)")
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, cudaGraphNode_t *errorNode,
+                                 char *log, size_t logSize);
+__CUDAFUSE_REMOVED("cudaGraphExecUpdate(exec, graph, errorNode, result)",
+                   "cudaGraphExecUpdate(exec, graph, resultInfo)")
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphNode_t *errorNode,
+                                cudaGraphExecUpdateResult *result);
+#undef __CUDAFUSE_REMOVED
+// cuda_runtime.h's C++ overloads.
+cudaError_t cudaEventCreate(cudaEvent_t *e, unsigned flags);
+cudaError_t cudaMallocHost(void **p, size_t n, unsigned flags);
+// The device runtime (dynamic parallelism, cuda_device_runtime_api.h): device overloads.
+__device__ cudaError_t cudaMalloc(void **p, size_t n);
+__device__ cudaError_t cudaFree(void *p);
+__device__ cudaError_t cudaDeviceSynchronize(void);
+__device__ cudaError_t cudaGetLastError(void);
+__device__ cudaError_t cudaPeekAtLastError(void);
+__device__ const char *cudaGetErrorString(cudaError_t e);
+__device__ const char *cudaGetErrorName(cudaError_t e);
+__device__ cudaError_t cudaGetDevice(int *d);
+__device__ cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d);
+__device__ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags);
+__device__ cudaError_t cudaStreamDestroy(cudaStream_t s);
+__device__ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags);
+__device__ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
+__device__ cudaError_t cudaEventDestroy(cudaEvent_t e);
+__device__ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags);
+__device__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind k,
+                                       cudaStream_t s = 0);
+__device__ cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s = 0);
+#define cudaStreamFireAndForget ((cudaStream_t)0x4)
+#define cudaStreamTailLaunch ((cudaStream_t)0x3)
+__attribute__((deprecated("cudaDeviceSetSharedMemConfig is deprecated: shared memory bank size "
+                          "is fixed since Hopper")))
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig c);
+__attribute__((deprecated("cudaDeviceGetSharedMemConfig is deprecated")))
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig *c);
+template <class T>
+__attribute__((deprecated("cudaFuncSetSharedMemConfig is deprecated")))
+cudaError_t cudaFuncSetSharedMemConfig(T *f, cudaSharedMemConfig c);
 
 // Device-side builtins and intrinsics the analyses recognise by name.
 __device__ void __syncthreads(void);
@@ -227,6 +1045,10 @@ template <class T> __device__ T __ldg(const T *p);
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <assert.h>
+#include <time.h>
+#include <limits.h>
+#include <new>
 #else
 extern "C" {
 int printf(const char *, ...);
@@ -307,6 +1129,176 @@ __host__ __device__ long long max(long long, long long);
 __host__ __device__ unsigned long long max(unsigned long long, unsigned long long);
 __host__ __device__ float max(float, float);
 __host__ __device__ double max(double, double);
+// math_functions.hpp's mixed-type overloads.
+#define __CUDAFUSE_MM(A, B, R) __host__ __device__ R min(A, B); __host__ __device__ R max(A, B);
+__CUDAFUSE_MM(int, unsigned, unsigned) __CUDAFUSE_MM(unsigned, int, unsigned)
+__CUDAFUSE_MM(long, long, long) __CUDAFUSE_MM(unsigned long, unsigned long, unsigned long)
+__CUDAFUSE_MM(long, unsigned long, unsigned long) __CUDAFUSE_MM(unsigned long, long, unsigned long)
+__CUDAFUSE_MM(long long, unsigned long long, unsigned long long)
+__CUDAFUSE_MM(unsigned long long, long long, unsigned long long)
+__CUDAFUSE_MM(float, double, double) __CUDAFUSE_MM(double, float, double)
+#undef __CUDAFUSE_MM
 __device__ long long clock64(void);
 __device__ int clock(void);
 
+// ---- More device intrinsics (device_functions.h, sm_20/32/61/70/80_intrinsics.h) ----------
+// Integer arithmetic.
+__device__ int __mul24(int, int);
+__device__ unsigned __umul24(unsigned, unsigned);
+__device__ long long __mul64hi(long long, long long);
+__device__ unsigned __sad(int, int, unsigned);
+__device__ unsigned long long __brevll(unsigned long long);
+__device__ int __hadd(int, int);
+__device__ int __rhadd(int, int);
+__device__ unsigned __uhadd(unsigned, unsigned);
+__device__ unsigned __urhadd(unsigned, unsigned);
+__device__ unsigned __funnelshift_lc(unsigned, unsigned, unsigned);
+__device__ unsigned __funnelshift_rc(unsigned, unsigned, unsigned);
+__device__ unsigned __fns(unsigned mask, unsigned base, int offset);
+__device__ int __dp4a(int, int, int);
+__device__ unsigned __dp4a(unsigned, unsigned, unsigned);
+__device__ int __dp4a(char4, char4, int);
+__device__ unsigned __dp4a(uchar4, uchar4, unsigned);
+__device__ int __dp2a_lo(int, int, int);
+__device__ unsigned __dp2a_lo(unsigned, unsigned, unsigned);
+__device__ int __dp2a_lo(short2, char4, int);
+__device__ unsigned __dp2a_lo(ushort2, uchar4, unsigned);
+__device__ int __dp2a_hi(int, int, int);
+__device__ unsigned __dp2a_hi(unsigned, unsigned, unsigned);
+__device__ int __dp2a_hi(short2, char4, int);
+__device__ unsigned __dp2a_hi(ushort2, uchar4, unsigned);
+// SIMD video instructions on 2 x 16-bit and 4 x 8-bit lanes.
+#define __CUDAFUSE_V1(n) __device__ unsigned n##2(unsigned); __device__ unsigned n##4(unsigned);
+#define __CUDAFUSE_V2(n) __device__ unsigned n##2(unsigned, unsigned); \
+  __device__ unsigned n##4(unsigned, unsigned);
+__CUDAFUSE_V1(__vabs) __CUDAFUSE_V1(__vabsss) __CUDAFUSE_V1(__vneg) __CUDAFUSE_V1(__vnegss)
+__CUDAFUSE_V2(__vabsdiffs) __CUDAFUSE_V2(__vabsdiffu) __CUDAFUSE_V2(__vadd)
+__CUDAFUSE_V2(__vaddss) __CUDAFUSE_V2(__vaddus) __CUDAFUSE_V2(__vavgs) __CUDAFUSE_V2(__vavgu)
+__CUDAFUSE_V2(__vhaddu) __CUDAFUSE_V2(__vcmpeq) __CUDAFUSE_V2(__vcmpges)
+__CUDAFUSE_V2(__vcmpgeu) __CUDAFUSE_V2(__vcmpgts) __CUDAFUSE_V2(__vcmpgtu)
+__CUDAFUSE_V2(__vcmples) __CUDAFUSE_V2(__vcmpleu) __CUDAFUSE_V2(__vcmplts)
+__CUDAFUSE_V2(__vcmpltu) __CUDAFUSE_V2(__vcmpne) __CUDAFUSE_V2(__vmaxs) __CUDAFUSE_V2(__vmaxu)
+__CUDAFUSE_V2(__vmins) __CUDAFUSE_V2(__vminu) __CUDAFUSE_V2(__vsads) __CUDAFUSE_V2(__vsadu)
+__CUDAFUSE_V2(__vseteq) __CUDAFUSE_V2(__vsetges) __CUDAFUSE_V2(__vsetgeu)
+__CUDAFUSE_V2(__vsetgts) __CUDAFUSE_V2(__vsetgtu) __CUDAFUSE_V2(__vsetles)
+__CUDAFUSE_V2(__vsetleu) __CUDAFUSE_V2(__vsetlts) __CUDAFUSE_V2(__vsetltu)
+__CUDAFUSE_V2(__vsetne) __CUDAFUSE_V2(__vsub) __CUDAFUSE_V2(__vsubss) __CUDAFUSE_V2(__vsubus)
+#undef __CUDAFUSE_V1
+#undef __CUDAFUSE_V2
+// Arithmetic with an explicit rounding mode (_rn nearest even, _rz toward zero, _ru up, _rd down).
+#define __CUDAFUSE_R(decl) decl(rn) decl(rz) decl(ru) decl(rd)
+#define __CUDAFUSE_RF(m) \
+  __device__ float __fadd_##m(float, float); __device__ float __fsub_##m(float, float); \
+  __device__ float __fmul_##m(float, float); __device__ float __fdiv_##m(float, float); \
+  __device__ float __fmaf_##m(float, float, float); __device__ float __frcp_##m(float); \
+  __device__ float __fsqrt_##m(float); \
+  __device__ double __dadd_##m(double, double); __device__ double __dsub_##m(double, double); \
+  __device__ double __dmul_##m(double, double); __device__ double __ddiv_##m(double, double); \
+  __device__ double __fma_##m(double, double, double); __device__ double __drcp_##m(double); \
+  __device__ double __dsqrt_##m(double); \
+  __device__ int __float2int_##m(float); __device__ unsigned __float2uint_##m(float); \
+  __device__ long long __float2ll_##m(float); \
+  __device__ unsigned long long __float2ull_##m(float); \
+  __device__ int __double2int_##m(double); __device__ unsigned __double2uint_##m(double); \
+  __device__ long long __double2ll_##m(double); \
+  __device__ unsigned long long __double2ull_##m(double); \
+  __device__ float __double2float_##m(double); __device__ float __int2float_##m(int); \
+  __device__ float __uint2float_##m(unsigned); __device__ float __ll2float_##m(long long); \
+  __device__ float __ull2float_##m(unsigned long long); \
+  __device__ double __ll2double_##m(long long); \
+  __device__ double __ull2double_##m(unsigned long long);
+__CUDAFUSE_R(__CUDAFUSE_RF)
+#undef __CUDAFUSE_RF
+#undef __CUDAFUSE_R
+__device__ float __frsqrt_rn(float);
+__device__ float __fsub_rn(float, float);
+__device__ double __int2double_rn(int);
+__device__ double __uint2double_rn(unsigned);
+__device__ int __double2hiint(double);
+__device__ int __double2loint(double);
+__device__ double __hiloint2double(int hi, int lo);
+// More math (math_functions.h): device overloads next to the C library's host ones.
+#define __CUDAFUSE_F1(n) __device__ float n##f(float); __device__ double n(double);
+#define __CUDAFUSE_F2(n) __device__ float n##f(float, float); __device__ double n(double, double);
+__CUDAFUSE_F1(rcbrt) __CUDAFUSE_F1(sinpi) __CUDAFUSE_F1(cospi) __CUDAFUSE_F1(asinh)
+__CUDAFUSE_F1(acosh) __CUDAFUSE_F1(atanh) __CUDAFUSE_F1(erfinv) __CUDAFUSE_F1(erfcinv)
+__CUDAFUSE_F1(erfcx) __CUDAFUSE_F1(normcdfinv) __CUDAFUSE_F1(logb) __CUDAFUSE_F1(nearbyint)
+__CUDAFUSE_F1(j0) __CUDAFUSE_F1(j1) __CUDAFUSE_F1(y0) __CUDAFUSE_F1(y1)
+__CUDAFUSE_F2(nextafter) __CUDAFUSE_F2(fmod)
+#undef __CUDAFUSE_F1
+#undef __CUDAFUSE_F2
+__device__ float ldexpf(float, int);
+__device__ double ldexp(double, int);
+__device__ float scalbnf(float, int);
+__device__ double scalbn(double, int);
+__device__ float frexpf(float, int *);
+__device__ double frexp(double, int *);
+__device__ float modff(float, float *);
+__device__ double modf(double, double *);
+__device__ float remquof(float, float, int *);
+__device__ double remquo(double, double, int *);
+__device__ int ilogbf(float);
+__device__ int ilogb(double);
+__device__ long lrintf(float);
+__device__ long lroundf(float);
+__device__ long long llrintf(float);
+__device__ long long llroundf(float);
+__device__ long long llrint(double);
+__device__ long long llround(double);
+__device__ void sincospif(float, float *, float *);
+__device__ void sincospi(double, double *, double *);
+__device__ float norm3df(float, float, float);
+__device__ float rnorm3df(float, float, float);
+__device__ float rhypotf(float, float);
+__device__ float fdividef(float, float);
+__device__ float saturate(float);
+__device__ unsigned umin(unsigned, unsigned);
+__device__ unsigned umax(unsigned, unsigned);
+__device__ long long llmin(long long, long long);
+__device__ long long llmax(long long, long long);
+__device__ unsigned long long ullmin(unsigned long long, unsigned long long);
+__device__ unsigned long long ullmax(unsigned long long, unsigned long long);
+__device__ float __tanf(float);
+// Cache-hinted loads and stores (sm_32_intrinsics.h).
+template <class T> __device__ T __ldcg(const T *p);
+template <class T> __device__ T __ldca(const T *p);
+template <class T> __device__ T __ldcs(const T *p);
+template <class T> __device__ T __ldlu(const T *p);
+template <class T> __device__ T __ldcv(const T *p);
+template <class T> __device__ void __stcg(T *p, T v);
+template <class T> __device__ void __stcs(T *p, T v);
+template <class T> __device__ void __stwb(T *p, T v);
+template <class T> __device__ void __stwt(T *p, T v);
+// Warp matching and reductions (sm_70/sm_80).
+#define __CUDAFUSE_MATCH(T) __device__ unsigned __match_any_sync(unsigned m, T v); \
+  __device__ unsigned __match_all_sync(unsigned m, T v, int *pred);
+__CUDAFUSE_MATCH(unsigned) __CUDAFUSE_MATCH(int) __CUDAFUSE_MATCH(unsigned long)
+__CUDAFUSE_MATCH(long) __CUDAFUSE_MATCH(unsigned long long) __CUDAFUSE_MATCH(long long)
+__CUDAFUSE_MATCH(float) __CUDAFUSE_MATCH(double)
+#undef __CUDAFUSE_MATCH
+__device__ unsigned __reduce_add_sync(unsigned m, unsigned v);
+__device__ int __reduce_add_sync(unsigned m, int v);
+__device__ unsigned __reduce_min_sync(unsigned m, unsigned v);
+__device__ int __reduce_min_sync(unsigned m, int v);
+__device__ unsigned __reduce_max_sync(unsigned m, unsigned v);
+__device__ int __reduce_max_sync(unsigned m, int v);
+__device__ unsigned __reduce_and_sync(unsigned m, unsigned v);
+__device__ unsigned __reduce_or_sync(unsigned m, unsigned v);
+__device__ unsigned __reduce_xor_sync(unsigned m, unsigned v);
+// Miscellaneous.
+__device__ void __threadfence_system(void);
+__device__ void __nanosleep(unsigned ns);
+__device__ void __trap(void) __attribute__((noreturn));
+__device__ void __brkpt(void);
+__device__ void __prof_trigger(int);
+__device__ unsigned __isGlobal(const void *);
+__device__ unsigned __isShared(const void *);
+__device__ unsigned __isConstant(const void *);
+__device__ unsigned __isLocal(const void *);
+__device__ unsigned __isGridConstant(const void *);
+__device__ size_t __cvta_generic_to_global(const void *);
+__device__ size_t __cvta_generic_to_shared(const void *);
+__device__ void *__cvta_global_to_generic(size_t);
+__device__ void *__cvta_shared_to_generic(size_t);
+// assert() in device code (the host's comes from <assert.h>, which cuda_runtime.h includes).
+__device__ void __assert_fail(const char *, const char *, unsigned int, const char *) throw();
