@@ -181,6 +181,10 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
     from cudafuse.runtime.spec import load_spec
 
     check_usage(files, hfuse, spec_path, pair_name, spec1, spec2)
+    if backend == "nvcc":  # before any run: a missing PyCUDA is not the original's fault
+        from cudafuse.runtime.gpu import require_pycuda
+
+        require_pycuda()
     if hfuse:
         ok = verify_hfuse(files, spec_path, pair_name, spec1, spec2, backend, timeout,
                           sanitize, parse_opts)

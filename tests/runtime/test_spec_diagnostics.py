@@ -165,6 +165,7 @@ def test_nvcc_backend_without_pycuda(tmp_path, prog):
         "pip install -e '.[gpu]'" in res.stderr
     res = invoke("verify", prog, prog, "--spec", spec, "--backend", "nvcc")
     assert res.exit_code == 1 and "pip install -e '.[gpu]'" in res.stderr
+    assert "the original program fails" not in res.stderr  # PyCUDA is missing, not the spec
 
 
 def test_sanitize_is_for_the_emulator(tmp_path, prog):
