@@ -185,3 +185,40 @@ def test_cooperative_launch_is_refused(tmp_path):
                    "  cudaLaunchCooperativeKernel((void *)k, 1, 1, args, 0, 0);\n}\n")
     with pytest.raises(CudafuseError, match="cooperative launches"):
         load(src)
+
+
+def test_corpus_file_runs():
+    # tests/corpus/cooperative_groups_tiles.cu: match_any/match_all, cg::less and the bit
+    # operations, dynamic tiles, memcpy_async + wait, binary and labeled partitions.
+    n = 512
+    rng = np.random.default_rng(11)
+    a = rng.integers(-100, 100, n).astype(np.int32)
+    a[:32] = 5  # a warp whose keys all match
+    x = rng.random(n, dtype=np.float32)
+    sums, mins, bits = np.zeros(n // 16, np.int32), np.zeros(n // 8, np.int32), \
+        np.zeros(3 * n // 16, np.int32)
+    pos, peers, flags = np.zeros(n // 128, np.int32), np.zeros(n, np.uint32), np.zeros(n, np.int32)
+    inc, exc, counts = np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros(7, np.int32)
+    corpus = PROGRAMS.parents[1] / "corpus" / "cooperative_groups_tiles.cu"
+    with load(corpus, opt="-O1") as lib:
+        lib.call("run_all", a, sums, mins, bits, pos, peers, flags, x, inc, exc, n, counts)
+    t = tiles(a, 16)
+    np.testing.assert_array_equal(sums, t.sum(axis=1))
+    np.testing.assert_array_equal(mins[0::2], t.min(axis=1))
+    np.testing.assert_array_equal(mins[1::2], t.max(axis=1))
+    np.testing.assert_array_equal(bits[0::3], np.bitwise_and.reduce(t, axis=1))
+    np.testing.assert_array_equal(bits[1::3], np.bitwise_or.reduce(t, axis=1))
+    np.testing.assert_array_equal(bits[2::3], np.bitwise_xor.reduce(t, axis=1))
+    np.testing.assert_array_equal(pos, (tiles(a, 128) > 0).sum(axis=1))
+    w = tiles(a, 32)
+    eq = w[:, :, None] == w[:, None, :]  # [warp, lane, other lane]
+    np.testing.assert_array_equal(peers, (eq * (1 << np.arange(32, dtype=np.uint64))).sum(axis=2)
+                                  .astype(np.uint32).ravel())
+    same = np.repeat(eq.all(axis=(1, 2)), 32)
+    up = np.concatenate([w[:, :1], w[:, :-1]], axis=1).ravel()
+    ref = same + 2 + 4 + 8 * (np.arange(n) % 8 == 0) + 16 * (up == a)
+    np.testing.assert_array_equal(flags, ref)
+    xs = tiles(x.astype(np.float64), 32)
+    np.testing.assert_allclose(inc, np.cumsum(xs, axis=1).ravel(), rtol=1e-5)
+    np.testing.assert_allclose(exc, (np.cumsum(xs, axis=1) - xs).ravel(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(counts, np.bincount(a % 7, minlength=7))
