@@ -1300,5 +1300,14 @@ __device__ size_t __cvta_generic_to_global(const void *);
 __device__ size_t __cvta_generic_to_shared(const void *);
 __device__ void *__cvta_global_to_generic(size_t);
 __device__ void *__cvta_shared_to_generic(size_t);
+// operator new/delete in device code (crt/common_functions.h), placement forms included.
+__device__ void *operator new(size_t, void *p) throw();
+__device__ void *operator new[](size_t, void *p) throw();
+__device__ void *operator new(size_t);
+__device__ void *operator new[](size_t);
+__device__ void operator delete(void *) throw();
+__device__ void operator delete[](void *) throw();
+__device__ void operator delete(void *, size_t) throw();
+__device__ void operator delete[](void *, size_t) throw();
 // assert() in device code (the host's comes from <assert.h>, which cuda_runtime.h includes).
 __device__ void __assert_fail(const char *, const char *, unsigned int, const char *) throw();

@@ -7,7 +7,7 @@
   struct RAW { unsigned short x; };                                                        \
   struct RAW2 { unsigned short x, y; };                                                    \
   struct __align__(2) H {                                                                  \
-    __host__ __device__ H();                                                               \
+    H() = default;                                                                         \
     __host__ __device__ H(const RAW &r);                                                   \
     __host__ __device__ H(float f);                                                        \
     __host__ __device__ H(double f);                                                       \
@@ -37,7 +37,7 @@
   };                                                                                       \
   struct __align__(4) H2 {                                                                 \
     H x, y;                                                                                \
-    __host__ __device__ H2();                                                              \
+    H2() = default;                                                                        \
     __host__ __device__ H2(const H &a, const H &b);                                        \
     __host__ __device__ H2(const RAW2 &r);                                                 \
     __host__ __device__ H2 &operator=(const RAW2 &r);                                      \
