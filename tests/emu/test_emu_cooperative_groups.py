@@ -25,7 +25,7 @@ def test_fiber_classification(lib):
     # on a template parameter's tile in tile_sum<N>: all of them make fiber kernels.
     assert {"block_sum", "tile32_sum", "tile16_sum", "reduce_plus32", "reduce_max16",
             "tile_votes", "tile_scans", "dynamic_tiles", "compact_positive", "label_max",
-            "parity_sums", "reduce_blocks"} <= lib.built.fiber_kernels
+            "parity_sums", "reduce_blocks", "multi_warp_tiles"} <= lib.built.fiber_kernels
 
 
 def test_block_reduction_with_thread_block_sync(lib):
@@ -222,3 +222,17 @@ def test_corpus_file_runs():
     np.testing.assert_allclose(inc, np.cumsum(xs, axis=1).ravel(), rtol=1e-5)
     np.testing.assert_allclose(exc, (np.cumsum(xs, axis=1) - xs).ravel(), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(counts, np.bincount(a % 7, minlength=7))
+
+
+def test_multi_warp_tiles(lib):
+    n = 512
+    x = np.random.default_rng(12).integers(0, 100, n).astype(np.int32)
+    sum_, rotated, votes, scan, neighbour = (np.zeros(n, np.int32) for _ in range(5))
+    lib.launch("multi_warp_tiles", 2, 256, 0, (x, sum_, rotated, votes, scan, neighbour))
+    t = tiles(x, 64)
+    np.testing.assert_array_equal(sum_, np.repeat(t.sum(axis=1), 64))
+    np.testing.assert_array_equal(rotated, np.roll(t, 1, axis=1).ravel())
+    np.testing.assert_array_equal(neighbour, np.roll(t, -1, axis=1).ravel())
+    meta = (np.arange(n) % 256) // 64
+    np.testing.assert_array_equal(votes, np.repeat((t > 90).any(axis=1), 64) + 2 + 4 * meta)
+    np.testing.assert_array_equal(scan, np.cumsum(t, axis=1).ravel())

@@ -149,3 +149,21 @@ __global__ void reduce_blocks(const double *x, double *out, unsigned n) {
 void reduce_host(const double *x, double *out, unsigned n, int blocks, int threads) {
   reduce_blocks<<<blocks, threads, (threads / 32) * sizeof(double)>>>(x, out, n);
 }
+
+// Tiles of 64 threads (two warps): a barrier of their own between a write and a read of
+// shared memory, shuffles across warps, cg::reduce, votes and an inclusive scan.
+__global__ void multi_warp_tiles(const int *x, int *sum, int *rotated, int *votes, int *scan,
+                                 int *neighbour) {
+  __shared__ cg::block_tile_memory<256> scratch;
+  __shared__ int buf[256];
+  cg::thread_block block = cg::this_thread_block(scratch);
+  cg::thread_block_tile<64> tile = cg::tiled_partition<64>(block);
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x, r = tile.thread_rank();
+  buf[threadIdx.x] = x[i];
+  tile.sync();
+  neighbour[i] = buf[threadIdx.x - r + (r + 1) % 64];
+  sum[i] = cg::reduce(tile, x[i], cg::plus<int>());
+  rotated[i] = tile.shfl(x[i], (r + 63) % 64);
+  votes[i] = tile.any(x[i] > 90) + 2 * tile.all(x[i] >= 0) + 4 * (int)tile.meta_group_rank();
+  scan[i] = cg::inclusive_scan(tile, x[i]);
+}

@@ -101,9 +101,64 @@ inline bool release_coalesced() {
     }
   return any;
 }
+// Tiles of more than 32 threads synchronise with a barrier of their own: a thread waits
+// (state AT_TILE_BAR, Fiber::arg = the tile's first thread, Fiber::width = its size) until
+// every thread of the tile that has not exited waits there too.
+constexpr uint8_t AT_TILE_BAR = 5;
+inline bool tile_bar_ready(int first, int size) {
+  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
+  bool waiting = false;
+  for (int t = first; t < first + size && t < B.n; ++t) {
+    const ::cudafuse_emu::Fiber &f = B.f[t];
+    if (f.state == ::cudafuse_emu::DONE) continue;
+    if (f.state != AT_TILE_BAR || f.arg != first) return false;
+    waiting = true;
+  }
+  return waiting;
+}
+inline void tile_bar_release(int first, int size) {
+  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
+  for (int t = first; t < first + size && t < B.n; ++t)
+    if (B.f[t].state == AT_TILE_BAR) B.f[t].state = ::cudafuse_emu::RUN;
+}
+// When the block stalls: form the coalesced groups, and complete the tile barriers that
+// threads exiting since their last arrival have made complete.
+inline bool release_stalled() {
+  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
+  bool any = release_coalesced();
+  for (int i = 0; i < B.n; ++i)
+    if (B.f[i].state == AT_TILE_BAR && tile_bar_ready(B.f[i].arg, B.f[i].width)) {
+      tile_bar_release(B.f[i].arg, B.f[i].width);
+      any = true;
+    }
+  return any;
+}
+inline void tile_barrier(unsigned size, const char *file, int line) {
+  need("thread_block_tile::sync", file, line);
+  ::cudafuse_emu::g_on_stall = &release_stalled;
+  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::Fiber &me = B.f[B.cur];
+  int first = B.cur & ~int(size - 1);
+  me.state = AT_TILE_BAR;
+  me.arg = first;
+  me.width = (int)size;
+  me.file = file;
+  me.line = line;
+  if (tile_bar_ready(first, (int)size)) tile_bar_release(first, (int)size);
+  if (me.state != ::cudafuse_emu::RUN) ::cudafuse_emu::block_wait();
+}
+// Per-thread slots through which the threads of a multi-warp tile exchange values.
+template <class T>
+inline unsigned char *slots() {
+  static std::vector<unsigned char> buf;
+  size_t need_bytes = (size_t)::cudafuse_emu::g_block.n * sizeof(T);
+  if (buf.size() < need_bytes) buf.resize(need_bytes);
+  return buf.data();
+}
+
 inline unsigned coalesce(const char *file, int line) {
   need("coalesced_threads", file, line);
-  ::cudafuse_emu::g_on_stall = &release_coalesced;
+  ::cudafuse_emu::g_on_stall = &release_stalled;
   ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
   ::cudafuse_emu::Fiber &me = B.f[B.cur];
   me.state = AT_COALESCE;
@@ -148,6 +203,7 @@ class thread_group {
   void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     if (kind_ == cf_detail::GRID) cf_detail::grid_sync(file, line);
     if (kind_ == cf_detail::BLOCK) cf_detail::block_sync(file, line);
+    else if (kind_ == cf_detail::TILE && tile_ > 32) cf_detail::tile_barrier(tile_, file, line);
     else cf_detail::warp_sync(mask_, file, line);
   }
 };
@@ -287,13 +343,9 @@ class thread_block_tile;
 
 // A tile of Size (1, 2, 4, ..., 32) aligned, consecutive threads of the block.
 template <unsigned int Size>
-class thread_block_tile<Size, void> : public thread_group {
-  static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
-                "cudafuse emulation: thread_block_tile sizes must be a power of two up to 32 "
-                "(multi-warp tiles are not supported by the emulator)");
-
+class cf_warp_tile : public thread_group {
  public:
-  thread_block_tile(unsigned meta_rank, unsigned meta_size) : thread_group(cf_detail::TILE) {
+  cf_warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(cf_detail::TILE) {
     mask_ = cf_detail::tile_mask(Size);
     tile_ = Size;
     meta_rank_ = meta_rank;
@@ -350,6 +402,101 @@ class thread_block_tile<Size, void> : public thread_group {
     pred = all(shfl(v, 0, file, line) == v, file, line);
     return pred ? (Size == 32 ? 0xffffffffu : (1u << Size) - 1u) : 0u;
   }
+};
+
+// A tile of Size (64, 128, ..., 1024) aligned, consecutive threads of the block: a barrier
+// of its own (cf_detail::tile_barrier), values exchanged through per-thread slots between two
+// of its barriers. (On the GPU such tiles need block_tile_memory scratch; here they do not.)
+template <unsigned int Size>
+class cf_multi_warp_tile : public thread_group {
+  template <class T>
+  T exchange(const T &v, unsigned src_rank, const char *file, int line) const {
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "cooperative groups exchange trivially copyable values only");
+    unsigned char *buf = cf_detail::slots<T>();
+    unsigned first = cf_detail::block_rank() & ~(Size - 1);
+    memcpy(buf + sizeof(T) * cf_detail::block_rank(), &v, sizeof(T));
+    cf_detail::tile_barrier(Size, file, line);
+    T out;
+    memcpy(&out, buf + sizeof(T) * (first + src_rank), sizeof(T));
+    cf_detail::tile_barrier(Size, file, line);  // nobody writes its slot before all have read
+    return out;
+  }
+
+ public:
+  cf_multi_warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(cf_detail::TILE) {
+    mask_ = 0xffffffffu;
+    tile_ = Size;
+    meta_rank_ = meta_rank;
+    meta_size_ = meta_size;
+  }
+  static constexpr unsigned size() { return Size; }
+  static constexpr unsigned num_threads() { return Size; }
+  unsigned thread_rank() const { return cf_detail::block_rank() & (Size - 1); }
+  unsigned meta_group_rank() const { return meta_rank_; }
+  unsigned meta_group_size() const { return meta_size_; }
+  void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    cf_detail::tile_barrier(Size, file, line);
+  }
+  template <class T>
+  T shfl(T var, unsigned src, const char *file = __builtin_FILE(),
+         int line = __builtin_LINE()) const {
+    return exchange(var, src & (Size - 1), file, line);
+  }
+  template <class T>
+  T shfl_down(T var, unsigned delta, const char *file = __builtin_FILE(),
+              int line = __builtin_LINE()) const {
+    unsigned r = thread_rank();
+    return exchange(var, r + delta < Size ? r + delta : r, file, line);
+  }
+  template <class T>
+  T shfl_up(T var, unsigned delta, const char *file = __builtin_FILE(),
+            int line = __builtin_LINE()) const {
+    unsigned r = thread_rank();
+    return exchange(var, r >= delta ? r - delta : r, file, line);
+  }
+  // `op` over the tile's values in rank order (threads that exited contribute nothing).
+  template <class T, class Op>
+  T cf_fold(const T &v, Op &op, const char *file, int line) const {
+    unsigned char *buf = cf_detail::slots<T>();
+    unsigned first = cf_detail::block_rank() & ~(Size - 1);
+    memcpy(buf + sizeof(T) * cf_detail::block_rank(), &v, sizeof(T));
+    cf_detail::tile_barrier(Size, file, line);
+    ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
+    T acc = v;
+    bool started = false;
+    for (unsigned t = first; t < first + Size && (int)t < B.n; ++t) {
+      if (B.f[t].state == ::cudafuse_emu::DONE) continue;
+      T x;
+      memcpy(&x, buf + sizeof(T) * t, sizeof(T));
+      acc = started ? op(acc, x) : x;
+      started = true;
+    }
+    cf_detail::tile_barrier(Size, file, line);
+    return acc;
+  }
+  int any(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    auto op = [](int a, int b) { return a | b; };
+    return cf_fold(p ? 1 : 0, op, file, line);
+  }
+  int all(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    auto op = [](int a, int b) { return a & b; };
+    return cf_fold(p ? 1 : 0, op, file, line);
+  }
+};
+
+template <unsigned int Size>
+using cf_tile_base = typename std::conditional<(Size <= 32), cf_warp_tile<Size>,
+                                               cf_multi_warp_tile<Size>>::type;
+
+template <unsigned int Size>
+class thread_block_tile<Size, void> : public cf_tile_base<Size> {
+  static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0,
+                "thread_block_tile: the size must be a power of two up to 1024");
+
+ public:
+  thread_block_tile(unsigned meta_rank, unsigned meta_size)
+      : cf_tile_base<Size>(meta_rank, meta_size) {}
 };
 
 // A tile that remembers its parent's type; it is a thread_block_tile<Size> as well.

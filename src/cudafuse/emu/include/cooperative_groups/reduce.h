@@ -5,12 +5,17 @@
 
 namespace cooperative_groups {
 namespace cf_detail {
-// Tiles: a butterfly over shfl_xor, so that every thread combines the same values.
+// Tiles of up to 32: a butterfly over shfl_xor, so that every thread combines the same
+// values; larger tiles: every thread folds the tile's values in rank order.
 template <unsigned S, class P, class T, class Op>
 inline T group_reduce(const thread_block_tile<S, P> &g, T v, Op &op, const char *file,
                       int line) {
-  for (unsigned d = S / 2; d > 0; d /= 2) v = op(v, g.shfl_xor(v, d, file, line));
-  return v;
+  if constexpr (S <= 32) {
+    for (unsigned d = S / 2; d > 0; d /= 2) v = op(v, g.shfl_xor(v, d, file, line));
+    return v;
+  } else {
+    return g.cf_fold(v, op, file, line);
+  }
 }
 // Coalesced groups (any size): a tree towards rank 0, then rank 0's value to all.
 template <class T, class Op>
@@ -24,8 +29,8 @@ inline T group_reduce(const coalesced_group &g, T v, Op &op, const char *file, i
 }
 }  // namespace cf_detail
 
-// The value `op` combines over the group (a thread_block_tile of up to 32 threads or a
-// coalesced_group), returned to every thread of it.
+// The value `op` combines over the group (a thread_block_tile or a coalesced_group),
+// returned to every thread of it.
 template <class G, class T, class Op>
 inline auto reduce(const G &g, T &&val, Op &&op, const char *file = __builtin_FILE(),
                    int line = __builtin_LINE()) -> typename std::decay<decltype(op(val, val))>::type {
