@@ -378,7 +378,18 @@ def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
         if i not in used:
             diags.append(Diagnostic(Severity.WARNING, f"ignoring a declaration: {err.message}",
                                     err.file, err.line, err.col, err.source_line))
+    diags.extend(_deprecations(tu, source))
     return ParseResult(unit, diags)
+
+
+def _deprecations(tu: ci.TranslationUnit, source: SourceFile) -> list[Diagnostic]:
+    """clang's other warnings are not reported; uses of deprecated declarations are (the shim
+    marks CUDA calls that CUDA 13 removed or deprecated), where the user wrote them."""
+    root = str(include_dir())
+    return [to_diagnostic(d, source, root) for d in tu.diagnostics
+            if d.severity == ci.Diagnostic.Warning and d.option == "-Wdeprecated-declarations"
+            and d.location.file is not None
+            and not in_bundled_headers(d.location.file.name, root)]
 
 
 @contextlib.contextmanager

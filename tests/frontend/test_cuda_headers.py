@@ -1,0 +1,101 @@
+"""What real CUDA code expects of the headers: deprecation warnings at the call for calls CUDA
+13 removed, the guard macros of the real headers (cuda-samples' helper_cuda.h declares its CUDA
+helpers under #ifdef __CUDA_RUNTIME_H__), and user headers on -I winning over the stand-ins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cudafuse.diagnostics import CudafuseError, Severity
+from cudafuse.frontend.parse import ParseOptions, parse_file
+
+
+def write(d: Path, name: str, text: str) -> Path:
+    p = d / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+def test_removed_runtime_calls_warn_at_the_call(tmp_path: Path) -> None:
+    path = write(tmp_path, "old.cu", """\
+#include <cuda_runtime.h>
+__global__ void k(int *p) { p[0] = 1; }
+int main() {
+  k<<<1, 1>>>(nullptr);
+  cudaThreadSynchronize();
+  size_t v;
+  cudaThreadGetLimit(&v, cudaLimitStackSize);
+  return cudaThreadExit();
+}
+""")
+    result = parse_file(str(path))
+    warnings = [(d.line, d.col, d.message.split(":")[0]) for d in result.diagnostics
+                if d.severity == Severity.WARNING]
+    assert warnings == [(5, 3, "'cudaThreadSynchronize' is deprecated"),
+                        (7, 3, "'cudaThreadGetLimit' is deprecated"),
+                        (8, 10, "'cudaThreadExit' is deprecated")]
+    assert all(d.file == str(path) for d in result.diagnostics)
+    assert "use cudaDeviceSynchronize" in result.diagnostics[0].message
+    assert [k.name for k in result.unit.kernels] == ["k"]
+    assert [ln.kernel for ln in result.unit.launches["main"]] == ["k"]
+
+
+def test_helper_header_guarded_by_cuda_runtime_macros(tmp_path: Path) -> None:
+    inc = tmp_path / "inc"
+    write(inc, "my_helpers.h", """\
+#pragma once
+#include <stdio.h>
+#if defined(__CUDA_RUNTIME_H__) && defined(__DRIVER_TYPES_H__) && CUDART_VERSION >= 12000 && \\
+    __CUDACC_VER_MAJOR__ >= 12 && defined(__VECTOR_TYPES_H__)
+template <class T> void check(T result, const char *what) {
+  if (result) fprintf(stderr, "%s: %s\\n", what, cudaGetErrorName(result));
+}
+#define CHECK(x) check((x), #x)
+#endif
+""")
+    path = write(tmp_path, "use.cu", """\
+#include <cuda_runtime.h>
+#include "my_helpers.h"
+__global__ void k(int *p) { p[0] = 1; }
+int main() {
+  int *d;
+  CHECK(cudaMalloc(&d, 4));
+  k<<<1, 1>>>(d);
+  CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+""")
+    result = parse_file(str(path), ParseOptions(include_dirs=(str(inc),)))
+    assert result.diagnostics == []
+    assert [ln.kernel for ln in result.unit.launches["main"]] == ["k"]
+
+
+def test_user_helper_cuda_h_wins_over_the_stand_in(tmp_path: Path) -> None:
+    inc = tmp_path / "common"
+    write(inc, "helper_cuda.h", """\
+#pragma once
+#ifdef __CUDA_RUNTIME_H__
+inline int myOwnFindDevice() { return 3; }
+#define checkCudaErrors(x) (void)(x)
+#endif
+""")
+    path = write(tmp_path, "s.cu", """\
+#include <cuda_runtime.h>
+#include <helper_cuda.h>
+__global__ void k(int *p) { p[0] = 1; }
+int main() {
+  int dev = myOwnFindDevice();
+  checkCudaErrors(cudaSetDevice(dev));
+  k<<<1, 1>>>(nullptr);
+  return 0;
+}
+""")
+    result = parse_file(str(path), ParseOptions(include_dirs=(str(inc),)))
+    assert result.diagnostics == []
+    assert str(inc / "helper_cuda.h") in result.unit.includes
+    # Without the user's directory, the stand-in (which has no myOwnFindDevice) is used.
+    with pytest.raises(CudafuseError, match="myOwnFindDevice"):
+        parse_file(str(path))
