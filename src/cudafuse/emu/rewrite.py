@@ -22,7 +22,9 @@ from cudafuse.ir.source import Span
 SYNC_CALLS = frozenset({
     "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
     "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-    "__ballot_sync", "__any_sync", "__all_sync",
+    "__ballot_sync", "__any_sync", "__all_sync", "__match_any_sync", "__match_all_sync",
+    "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
+    "__reduce_or_sync", "__reduce_xor_sync",
     "cudafuse_bar_red",  # CUDAFUSE_BAR_RED as the front end sees it (hfuse's definition)
 })
 BAR_MACRO = "CUDAFUSE_BAR_SYNC"
@@ -50,8 +52,6 @@ _UNSUPPORTED_CALLS = {
     **dict.fromkeys(("cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice",
                      "this_multi_grid"),
                     "cooperative groups grid synchronisation is not supported by the emulator"),
-    "__match_any_sync": "__match_any_sync is not supported by the emulator",
-    "__match_all_sync": "__match_all_sync is not supported by the emulator",
 }
 _TEXT_REFUSALS = [
     (re.compile(rb"\bcudaLaunchCooperativeKernel\w*\s*\("),

@@ -67,6 +67,14 @@ CF_VEC(short, short, 8)
 CF_VEC(unsigned short, ushort, 8)
 CF_VEC(long long, longlong, 16)
 CF_VEC(unsigned long long, ulonglong, 16)
+CF_VEC(long, long, 16)
+CF_VEC(unsigned long, ulong, 16)
+#define CF_VEC1(T, N) struct N##1 { T x; }; inline N##1 make_##N##1(T a) { return N##1{a}; }
+CF_VEC1(float, float) CF_VEC1(double, double) CF_VEC1(int, int) CF_VEC1(unsigned int, uint)
+CF_VEC1(unsigned char, uchar) CF_VEC1(signed char, char) CF_VEC1(short, short)
+CF_VEC1(unsigned short, ushort) CF_VEC1(long long, longlong)
+CF_VEC1(unsigned long long, ulonglong) CF_VEC1(long, long) CF_VEC1(unsigned long, ulong)
+#undef CF_VEC1
 #undef CF_VEC
 #undef CF_VEC2
 #undef CF_VEC3
@@ -1017,6 +1025,225 @@ template <class T> inline T __ldcv(const T *p) { return *p; }
 template <class T> inline void __stcg(T *p, T v) { *p = v; }
 template <class T> inline void __stcs(T *p, T v) { *p = v; }
 template <class T> inline void __stwb(T *p, T v) { *p = v; }
+template <class T> inline void __stwt(T *p, T v) { *p = v; }
+
+// ---- more integer intrinsics, exact ---------------------------------------------------
+inline int __dp4a(int a, int b, int c) {
+  for (int i = 0; i < 4; ++i) c += (int)(signed char)(a >> 8 * i) * (int)(signed char)(b >> 8 * i);
+  return c;
+}
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  for (int i = 0; i < 4; ++i) c += ((a >> 8 * i) & 0xff) * ((b >> 8 * i) & 0xff);
+  return c;
+}
+inline int __dp4a(char4 a, char4 b, int c) {
+  return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+inline unsigned __dp4a(uchar4 a, uchar4 b, unsigned c) {
+  return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+// __dp2a_lo/hi: two 16-bit lanes of a times bytes 0-1 (lo) or 2-3 (hi) of b, plus c.
+inline int __cf_dp2a(int a, int b, int c, int hi) {
+  for (int i = 0; i < 2; ++i)
+    c += (int)(short)(a >> 16 * i) * (int)(signed char)(b >> 8 * (i + 2 * hi));
+  return c;
+}
+inline unsigned __cf_dp2a(unsigned a, unsigned b, unsigned c, int hi) {
+  for (int i = 0; i < 2; ++i) c += ((a >> 16 * i) & 0xffff) * ((b >> 8 * (i + 2 * hi)) & 0xff);
+  return c;
+}
+inline int __dp2a_lo(int a, int b, int c) { return __cf_dp2a(a, b, c, 0); }
+inline int __dp2a_hi(int a, int b, int c) { return __cf_dp2a(a, b, c, 1); }
+inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __cf_dp2a(a, b, c, 0); }
+inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __cf_dp2a(a, b, c, 1); }
+// __fns: the bit position of the offset-th set bit of mask counting from base (0xffffffff if none).
+inline unsigned __fns(unsigned mask, unsigned base, int offset) {
+  if (offset == 0) return base < 32 && (mask >> base & 1u) ? base : 0xffffffffu;
+  int step = offset > 0 ? 1 : -1, left = offset > 0 ? offset : -offset;
+  for (int p = (int)base; p >= 0 && p < 32; p += step)
+    if ((mask >> p & 1u) && --left == 0) return (unsigned)p;
+  return 0xffffffffu;
+}
+// SIMD video instructions: each 16-bit (2) or 8-bit (4) lane computed apart.
+template <int W, class F> inline unsigned __cf_simd(unsigned a, unsigned b, F f) {
+  unsigned r = 0, m = (1u << W) - 1;
+  for (int i = 0; i < 32; i += W) {
+    long long x = (a >> i) & m, y = (b >> i) & m;
+    long long sx = x >= (1ll << (W - 1)) ? x - (1ll << W) : x;
+    long long sy = y >= (1ll << (W - 1)) ? y - (1ll << W) : y;
+    r |= ((unsigned)f(x, y, sx, sy, W) & m) << i;
+  }
+  return r;
+}
+inline long long __cf_sat_s(long long v, int w) {
+  long long hi = (1ll << (w - 1)) - 1, lo = -(1ll << (w - 1));
+  return v > hi ? hi : v < lo ? lo : v;
+}
+inline long long __cf_sat_u(long long v, int w) { long long hi = (1ll << w) - 1; return v > hi ? hi : v < 0 ? 0 : v; }
+#define CF_SIMD2(name, expr) \
+  inline unsigned name##2(unsigned a, unsigned b) { \
+    return __cf_simd<16>(a, b, [](long long x, long long y, long long sx, long long sy, int w) { \
+      (void)x; (void)y; (void)sx; (void)sy; (void)w; return (long long)(expr); }); } \
+  inline unsigned name##4(unsigned a, unsigned b) { \
+    return __cf_simd<8>(a, b, [](long long x, long long y, long long sx, long long sy, int w) { \
+      (void)x; (void)y; (void)sx; (void)sy; (void)w; return (long long)(expr); }); }
+#define CF_SIMD1(name, expr) CF_SIMD2(__cf1##name, expr) \
+  inline unsigned name##2(unsigned a) { return __cf1##name##2(a, 0); } \
+  inline unsigned name##4(unsigned a) { return __cf1##name##4(a, 0); }
+#define CF_MASK(c) ((c) ? -1ll : 0ll)
+CF_SIMD2(__vadd, x + y) CF_SIMD2(__vsub, x - y)
+CF_SIMD2(__vaddss, __cf_sat_s(sx + sy, w)) CF_SIMD2(__vsubss, __cf_sat_s(sx - sy, w))
+CF_SIMD2(__vaddus, __cf_sat_u(x + y, w)) CF_SIMD2(__vsubus, __cf_sat_u(x - y, w))
+CF_SIMD2(__vabsdiffs, sx > sy ? sx - sy : sy - sx) CF_SIMD2(__vabsdiffu, x > y ? x - y : y - x)
+CF_SIMD2(__vavgs, (sx + sy + ((sx + sy) >= 0 ? 1 : 0)) >> 1)
+CF_SIMD2(__vavgu, (x + y + 1) >> 1) CF_SIMD2(__vhaddu, (x + y) >> 1)
+CF_SIMD2(__vmaxs, sx > sy ? sx : sy) CF_SIMD2(__vmaxu, x > y ? x : y)
+CF_SIMD2(__vmins, sx < sy ? sx : sy) CF_SIMD2(__vminu, x < y ? x : y)
+CF_SIMD2(__vcmpeq, CF_MASK(x == y)) CF_SIMD2(__vcmpne, CF_MASK(x != y))
+CF_SIMD2(__vcmpges, CF_MASK(sx >= sy)) CF_SIMD2(__vcmpgeu, CF_MASK(x >= y))
+CF_SIMD2(__vcmpgts, CF_MASK(sx > sy)) CF_SIMD2(__vcmpgtu, CF_MASK(x > y))
+CF_SIMD2(__vcmples, CF_MASK(sx <= sy)) CF_SIMD2(__vcmpleu, CF_MASK(x <= y))
+CF_SIMD2(__vcmplts, CF_MASK(sx < sy)) CF_SIMD2(__vcmpltu, CF_MASK(x < y))
+CF_SIMD2(__vseteq, x == y) CF_SIMD2(__vsetne, x != y)
+CF_SIMD2(__vsetges, sx >= sy) CF_SIMD2(__vsetgeu, x >= y)
+CF_SIMD2(__vsetgts, sx > sy) CF_SIMD2(__vsetgtu, x > y)
+CF_SIMD2(__vsetles, sx <= sy) CF_SIMD2(__vsetleu, x <= y)
+CF_SIMD2(__vsetlts, sx < sy) CF_SIMD2(__vsetltu, x < y)
+CF_SIMD1(__vabs, sx < 0 ? -sx : sx) CF_SIMD1(__vabsss, __cf_sat_s(sx < 0 ? -sx : sx, w))
+CF_SIMD1(__vneg, -sx) CF_SIMD1(__vnegss, __cf_sat_s(-sx, w))
+#undef CF_SIMD1
+#undef CF_SIMD2
+#undef CF_MASK
+// __vsads/__vsadu: the sum over lanes of |a - b| (not per lane).
+inline unsigned __cf_vsad(unsigned d) { unsigned s = 0; for (int i = 0; i < 32; i += 8) s += d >> i & 0xff; return s; }
+inline unsigned __vsadu4(unsigned a, unsigned b) { return __cf_vsad(__vabsdiffu4(a, b)); }
+inline unsigned __vsads4(unsigned a, unsigned b) { return __cf_vsad(__vabsdiffs4(a, b)); }
+inline unsigned __vsadu2(unsigned a, unsigned b) { unsigned d = __vabsdiffu2(a, b); return (d & 0xffff) + (d >> 16); }
+inline unsigned __vsads2(unsigned a, unsigned b) { unsigned d = __vabsdiffs2(a, b); return (d & 0xffff) + (d >> 16); }
+inline int __double2hiint(double d) { return (int)(__double_as_longlong(d) >> 32); }
+inline int __double2loint(double d) { return (int)__double_as_longlong(d); }
+inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double((long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo));
+}
+
+// ---- rounding-mode arithmetic and conversions -------------------------------------------
+// Computed by the host FPU under fesetround (IEEE-exact for + - * / fma sqrt and every
+// conversion, as on the GPU); the compiler must not move the operation across the mode
+// change, hence the volatile operands and result.
+#include <cfenv>
+#include <climits>
+namespace cudafuse_emu {
+template <class F> inline auto with_round(int mode, F f) {
+  int old = std::fegetround();
+  std::fesetround(mode);
+  auto r = f();
+  std::fesetround(old);
+  return r;
+}
+template <class T> inline T cvt_int(long double v, int mode, T lo, T hi) {
+  // nearbyint honours the current mode; NaN gives 0 and out-of-range values saturate, as
+  // cvt.rni/rzi/rmi/rpi do on the GPU (for 32-bit; 64-bit NaN gives the minimum there too).
+  if (v != v) return std::is_signed<T>::value && sizeof(T) == 8 ? lo : 0;
+  long double r = with_round(mode, [&] { volatile long double x = v; return nearbyintl(x); });
+  return r <= (long double)lo ? lo : r >= (long double)hi ? hi : (T)r;
+}
+}  // namespace cudafuse_emu
+#define CF_RMODES(X) X(rn, FE_TONEAREST) X(rz, FE_TOWARDZERO) X(ru, FE_UPWARD) X(rd, FE_DOWNWARD)
+#define CF_RARITH(m, M)                                                                      \
+  inline float __fadd_##m(float a, float b) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x + y; return (float)r; }); } \
+  inline float __fsub_##m(float a, float b) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x - y; return (float)r; }); } \
+  inline float __fmul_##m(float a, float b) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x * y; return (float)r; }); } \
+  inline float __fdiv_##m(float a, float b) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x / y; return (float)r; }); } \
+  inline float __frcp_##m(float a) { return __fdiv_##m(1.0f, a); }                           \
+  inline float __fsqrt_##m(float a) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a; volatile float r = std::sqrt((float)x); return (float)r; }); } \
+  inline float __fmaf_##m(float a, float b, float c) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b, z = c; volatile float r = std::fma((float)x, (float)y, (float)z); return (float)r; }); } \
+  inline double __dadd_##m(double a, double b) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x + y; return (double)r; }); } \
+  inline double __dsub_##m(double a, double b) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x - y; return (double)r; }); } \
+  inline double __dmul_##m(double a, double b) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x * y; return (double)r; }); } \
+  inline double __ddiv_##m(double a, double b) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x / y; return (double)r; }); } \
+  inline double __drcp_##m(double a) { return __ddiv_##m(1.0, a); }                          \
+  inline double __dsqrt_##m(double a) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a; volatile double r = std::sqrt((double)x); return (double)r; }); } \
+  inline double __fma_##m(double a, double b, double c) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b, z = c; volatile double r = std::fma((double)x, (double)y, (double)z); return (double)r; }); } \
+  inline float __double2float_##m(double a) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline float __int2float_##m(int a) { return ::cudafuse_emu::with_round(M, [&] { volatile int x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline float __uint2float_##m(unsigned a) { return ::cudafuse_emu::with_round(M, [&] { volatile unsigned x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline float __ll2float_##m(long long a) { return ::cudafuse_emu::with_round(M, [&] { volatile long long x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline float __ull2float_##m(unsigned long long a) { return ::cudafuse_emu::with_round(M, [&] { volatile unsigned long long x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline double __ll2double_##m(long long a) { return ::cudafuse_emu::with_round(M, [&] { volatile long long x = a; volatile double r = (double)x; return (double)r; }); } \
+  inline double __ull2double_##m(unsigned long long a) { return ::cudafuse_emu::with_round(M, [&] { volatile unsigned long long x = a; volatile double r = (double)x; return (double)r; }); } \
+  inline long long __float2ll_##m(float a) { return ::cudafuse_emu::cvt_int<long long>(a, M, LLONG_MIN, LLONG_MAX); } \
+  inline unsigned long long __float2ull_##m(float a) { return ::cudafuse_emu::cvt_int<unsigned long long>(a, M, 0, ULLONG_MAX); } \
+  inline long long __double2ll_##m(double a) { return ::cudafuse_emu::cvt_int<long long>(a, M, LLONG_MIN, LLONG_MAX); } \
+  inline unsigned long long __double2ull_##m(double a) { return ::cudafuse_emu::cvt_int<unsigned long long>(a, M, 0, ULLONG_MAX); } \
+  inline unsigned __double2uint_##m(double a) { return ::cudafuse_emu::cvt_int<unsigned>(a, M, 0, UINT_MAX); }
+CF_RARITH(rz, FE_TOWARDZERO) CF_RARITH(ru, FE_UPWARD) CF_RARITH(rd, FE_DOWNWARD)
+#undef CF_RARITH
+#undef CF_RMODES
+// The _rn forms not defined above (the default mode is already round-to-nearest-even).
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __drcp_rn(double a) { return 1.0 / a; }
+inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+inline float __ll2float_rn(long long a) { return (float)a; }
+inline float __ull2float_rn(unsigned long long a) { return (float)a; }
+inline double __ll2double_rn(long long a) { return (double)a; }
+inline double __ull2double_rn(unsigned long long a) { return (double)a; }
+inline double __int2double_rn(int a) { return a; }
+inline double __uint2double_rn(unsigned a) { return a; }
+inline unsigned long long __float2ull_rn(float a) {
+  return ::cudafuse_emu::cvt_int<unsigned long long>(a, FE_TONEAREST, 0, ULLONG_MAX);
+}
+inline long long __double2ll_rn(double a) {
+  return ::cudafuse_emu::cvt_int<long long>(a, FE_TONEAREST, LLONG_MIN, LLONG_MAX);
+}
+inline unsigned long long __double2ull_rn(double a) {
+  return ::cudafuse_emu::cvt_int<unsigned long long>(a, FE_TONEAREST, 0, ULLONG_MAX);
+}
+inline unsigned __double2uint_rn(double a) {
+  return ::cudafuse_emu::cvt_int<unsigned>(a, FE_TONEAREST, 0, UINT_MAX);
+}
+inline int __double2int_ru(double a) { return ::cudafuse_emu::cvt_int<int>(a, FE_UPWARD, INT_MIN, INT_MAX); }
+inline int __double2int_rd(double a) { return ::cudafuse_emu::cvt_int<int>(a, FE_DOWNWARD, INT_MIN, INT_MAX); }
+
+// ---- warp match and reduce (sm_70/sm_80): built on __shfl_sync, one read per mask lane ----
+template <class T> inline unsigned __cf_match_any(unsigned m, T v, const char *file, int line) {
+  unsigned r = 0;
+  for (int l = 0; l < 32; ++l)
+    if ((m >> l & 1u) &&
+        __cudafuse_shfl(::cudafuse_emu::W_SHFL, m, v, l, 32, file, line) == v)
+      r |= 1u << l;
+  return r;
+}
+template <class T> inline unsigned __cf_match_all(unsigned m, T v, int *pred, const char *file, int line) {
+  bool all = __cf_match_any(m, v, file, line) == m;
+  *pred = all;
+  return all ? m : 0u;
+}
+template <class T, class F> inline T __cf_reduce(unsigned m, T v, F f, const char *file, int line) {
+  bool first = true;
+  T acc = v;
+  for (int l = 0; l < 32; ++l) {
+    if (!(m >> l & 1u)) continue;
+    T x = __cudafuse_shfl(::cudafuse_emu::W_SHFL, m, v, l, 32, file, line);
+    acc = first ? x : f(acc, x);
+    first = false;
+  }
+  return acc;
+}
+#define __match_any_sync(m, v) __cf_match_any((unsigned)(m), (v), __FILE__, __LINE__)
+#define __match_all_sync(m, v, p) __cf_match_all((unsigned)(m), (v), (p), __FILE__, __LINE__)
+#define __reduce_add_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto a, auto b) { \
+  return (decltype(a))((unsigned)a + (unsigned)b); }, __FILE__, __LINE__)
+#define __reduce_min_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto a, auto b) { \
+  return b < a ? b : a; }, __FILE__, __LINE__)
+#define __reduce_max_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto a, auto b) { \
+  return a < b ? b : a; }, __FILE__, __LINE__)
+#define __reduce_and_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned a, unsigned b) { \
+  return a & b; }, __FILE__, __LINE__)
+#define __reduce_or_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned a, unsigned b) { \
+  return a | b; }, __FILE__, __LINE__)
+#define __reduce_xor_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned a, unsigned b) { \
+  return a ^ b; }, __FILE__, __LINE__)
 
 // CUDA's min/max accept mixed integer types (the usual arithmetic conversions apply).
 template <class A, class B,
