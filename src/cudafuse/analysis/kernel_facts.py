@@ -30,6 +30,17 @@ _BARRIERS = ("__syncthreads", "__syncthreads_count", "__syncthreads_and",
              "__syncthreads_or", "__syncwarp")
 _WARP = re.compile(r"^__(shfl\w*|ballot_sync|any_sync|all_sync|activemask|match_\w+|"
                    r"reduce_\w+_sync|uni_sync)$")
+# Cooperative groups' calls that wait for the group; every other call into the library
+# (shuffles, votes, reduce, scans, even this_thread_block) is counted as a warp collective:
+# what it computes depends on the group's other threads or on the hardware's thread ids.
+_CG_BARRIERS = frozenset({"sync", "barrier_wait", "barrier_arrive", "wait", "wait_prior"})
+
+
+def is_cooperative_groups_call(call: n.Call) -> bool:
+    """A call of a function declared in a cooperative_groups header (the stand-in or the
+    user's own)."""
+    path = call.callee_decl.partition("@")[2].rpartition(":")[0]
+    return path.endswith("/cooperative_groups.h") or "/cooperative_groups/" in path
 
 
 @dataclass(frozen=True)
@@ -143,7 +154,10 @@ def _scan(bodies: list[n.Node]) -> _Scan:
         for node in body.walk():
             if isinstance(node, n.Call):
                 name = node.callee.split("::")[-1]
-                if name in _BARRIERS:
+                if is_cooperative_groups_call(node):
+                    (sc.barriers if name in _CG_BARRIERS else sc.warp).append(
+                        Op(f"cooperative_groups::{name}", node.span.line))
+                elif name in _BARRIERS:
                     sc.barriers.append(Op(name, node.span.line))
                 elif _WARP.match(name):
                     sc.warp.append(Op(name, node.span.line))
@@ -280,6 +294,8 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
     if any(a.base_kind == "shared" and a.mode in ("store", "atomic") for a in accesses) or \
             sc.written_roots & shared_ids:
         hazard = "threads exchange data through shared memory"
+    elif any(o.name.startswith("cooperative_groups::") for o in (*warp, *sc.barriers)):
+        hazard = "threads cooperate through cooperative groups"
     elif warp:
         hazard = "threads exchange data through warp shuffles/votes"
     params, loads, stores = [], [], []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 
@@ -327,9 +328,10 @@ def _impurity(fn: Function, coord_stmts: list[n.Stmt],
         if isinstance(node, n.VarDecl) and ("shared" in node.storage or "static" in node.storage):
             return f"it declares {'shared' if 'shared' in node.storage else 'static'} " \
                    f"variable '{node.name}'"
-        if isinstance(node, n.Call) and node.callee.startswith(_COLLECTIVES):
-            return f"it calls '{node.callee}' (barriers, warp collectives and atomics " \
-                   "depend on other threads)"
+        if isinstance(node, n.Call) and (node.callee.startswith(_COLLECTIVES) or
+                                         is_cooperative_groups_call(node)):
+            return f"it calls '{node.callee}' (barriers, warp collectives, cooperative " \
+                   "groups and atomics depend on other threads)"
         if isinstance(node, n.Binary) and node.is_assignment:
             target = _strip(node.lhs)
             if isinstance(target, n.Ref) and target.kind == "global":
