@@ -244,9 +244,48 @@ def effective_options(opts: ParseOptions, path: str) -> tuple[ParseOptions, list
     return merged, diags
 
 
+# nvcc lexes a launch's chevrons itself and accepts them split by spaces (`k << < g, b >> >
+# (args)`, as code formatters leave them); clang needs `<<<` and `>>>` whole. `<<` followed
+# by `<` can only be a launch in C++ (no expression starts with `<`).
+_OPEN = re.compile(rb"<[ \t]*<[ \t]*<(?!<)")
+_CLOSE = re.compile(rb">[ \t]*>[ \t]*>")
+
+
+def join_split_chevrons(data: bytes) -> bytes | None:
+    """`data` with each launch's split `<< <` ... `>> >` joined into `<<<` ... `>>>` and
+    padded with spaces to the same length (every offset, so every span, stays the same);
+    None when no launch is split."""
+    if b"<<<" not in data and not _OPEN.search(data):
+        return None
+    out = bytearray(data)
+    for m in _OPEN.finditer(data):
+        out[m.start():m.end()] = b"<<<".ljust(m.end() - m.start())
+        depth, i = 0, m.end()
+        while i < len(data):  # the first '>>>' (spaced or not) outside brackets
+            c = data[i]
+            if c in b"([{":
+                depth += 1
+            elif c in b")]}":
+                depth -= 1
+            elif c == ord(">") and depth == 0:
+                close = _CLOSE.match(data, i)
+                if close:
+                    out[close.start():close.end()] = b">>>".ljust(close.end() - close.start())
+                    break
+            elif c == ord(";"):
+                break
+            i += 1
+    return bytes(out) if out != data else None
+
+
 def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
                   text: bytes | None) -> ParseResult:
     _check_forced_includes(opts)
+    joined = join_split_chevrons(source.data)
+    if joined is not None:
+        # The unit carries the joined text too: everything downstream (emulation, fusion,
+        # hfuse) reads launches as `<<<...>>>`; offsets are unchanged.
+        text, source = joined, SourceFile(path, joined)
     tu = _parse(path, opts, None, text, source.data)
     _unreadable_includes(tu, source, opts)
     missing = sorted({m.group(1) for d in tu.diagnostics
