@@ -60,8 +60,6 @@ _TEXT_REFUSALS = [
     (re.compile(rb"\bcudaTextureObject_t\b|\btex(?:1D|2D|3D|1Dfetch|2DLayered|Cubemap)\s*[<(]"),
      "textures are not supported by the emulator"),
     (re.compile(rb"\bcudaSurfaceObject_t\b"), "surfaces are not supported by the emulator"),
-    (re.compile(rb"#\s*include\s*[<\"]cuda_fp16\.h"),
-     "half precision (cuda_fp16.h) is not supported by the emulator"),
 ]
 
 
