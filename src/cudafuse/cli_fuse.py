@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
-from cudafuse.diagnostics import Diagnostic, Severity, error
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
 
@@ -108,6 +108,8 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
     fused = fuse_unit(result.unit, FuseOptions(partition, arch, _scratch(scratch),
                                                   fuse_all=fuse_all, tiles=tiles,
                                                   block=_block(block)))
+    if fused.output != result.unit.source.data:
+        _check_reparses(file, parse_opts, fused.output)
     notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
              for e in fused.edges if e.refused]
     notes += [Diagnostic(Severity.NOTE, why, file, line, col)
@@ -117,6 +119,20 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
         print_diagnostics([Diagnostic(Severity.WARNING, note, file)])
     _nothing_to_fuse(fused, result.unit, file)
     return fused, [file, *result.unit.includes]
+
+
+def _check_reparses(file: str, parse_opts: ParseOptions, output: bytes) -> None:
+    """The fused text must parse as the input did (every kernel found): a file cudafuse's
+    own front end rejects is cudafuse's bug, reported as such, and nothing is written."""
+    try:
+        parse_file(file, parse_opts, text=output)
+    except CudafuseError as exc:
+        first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR),
+                     exc.diagnostics[0])
+        raise CudafuseError(Diagnostic(
+            Severity.ERROR, "internal error: the fused program does not parse "
+            f"(line {first.line}: {first.message}); nothing was written. Please report "
+            "this with the input file", file), status=3) from None
 
 
 def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,

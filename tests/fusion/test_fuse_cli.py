@@ -96,3 +96,30 @@ def test_plan_reports_both_strategies() -> None:
     assert res.returncode == 0, res.stderr
     assert "partition mincut" in res.stdout and "partition exact" in res.stdout
     assert "edge scale -> blur [t1] in pipe: fused" in res.stdout
+
+
+def test_a_fused_file_that_does_not_parse_is_an_internal_error(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    # The last line of defence: whatever the passes did, fuse re-parses its output and
+    # writes nothing when cudafuse's own front end rejects it (exit 3, cudafuse's bug).
+    from click.testing import CliRunner
+
+    import cudafuse.fusion.driver as driver
+    from cudafuse.cli import main
+
+    real = driver.fuse_unit
+
+    def broken(unit, opts):
+        result = real(unit, opts)
+        result.output = result.output.replace(b"cf_pipe_fused0<<<", b"cf_pipe_fused0 + <<<")
+        return result
+
+    monkeypatch.setattr(driver, "fuse_unit", broken)
+    src = tmp_path / "pipe.cu"
+    src.write_bytes(SAMPLE.read_bytes())
+    out = tmp_path / "pipe.fused.cu"
+    res = CliRunner().invoke(main, ["fuse", str(src), "-o", str(out), "-MD"])
+    assert res.exit_code == 3, res.output
+    assert "error: internal error: the fused program does not parse (line " in res.output
+    assert "nothing was written" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe.cu"]

@@ -471,6 +471,13 @@ class GroupEmitter:
     def host_edits(self, rw: Rewriter) -> None:
         launch = self.sink.launch
         src = self.unit.source
+        for site in self.group.launches:
+            # Inside a macro's expansion libclang locates a launch at the macro's name: its
+            # text cannot be rewritten in place (`CHECK(k<<<g, b>>>(x))`).
+            callee = site.launch.callee_span
+            if not self.unit.text(callee).startswith(site.kernel.name.rsplit("::", 1)[-1]):
+                raise CodegenError(f"the launch of '{site.kernel.name}' is written inside "
+                                   "a macro invocation")
         rw.replace(launch.callee_span, self.group.name, "fused launch")
         args = ", ".join(expr_text(self.unit, gp.host_arg) for gp in self.params)
         close = _find_args(src, launch.config_span.end, launch.span.end)

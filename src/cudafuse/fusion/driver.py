@@ -367,7 +367,12 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                         raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
                     emitter = GroupEmitter(unit, planner.views, group, prefix, overloads)
                     code = emitter.emit()
-                    emitter.host_edits(rewriter)
+                    applied = len(rewriter.edits)
+                    try:
+                        emitter.host_edits(rewriter)
+                    except CodegenError:
+                        del rewriter.edits[applied:]  # a group is rewritten whole or not at all
+                        raise
                 except CodegenError as exc:
                     result.notes.append(f"{host.name}: group "
                                         f"{[s.kernel.name for s in group.launches]} left "
