@@ -32,8 +32,8 @@ CASES = [
     ("plain,helper_call_in_macro", (), "void helper_call_in_macro", "inside a macro expansion"),
     ("plain,barrier_in_macro", (), "  SYNC();", "inside a macro expansion"),
     ("scratch_a,scratch_b", (), "__shared__ int g_scratch[64];", "g_scratch"),
-    ("uses_cooperative_groups,plain", (), "cooperative_groups::this_thread_block();",
-     "cooperative groups (this_thread_block)"),
+    ("uses_cooperative_groups,plain", (), "cooperative_groups::this_grid();",
+     "cooperative groups' this_grid() is the whole fused grid"),
     ("with_label,with_label", (), "done:", "label 'done' is defined in both kernels"),
     ("plain,plain", ("--block1", "48"), "__global__ void plain", "not a multiple of 32"),
 ]

@@ -17,8 +17,9 @@ from cudafuse.hfuse.codegen import (
     shared_prelude,
     streams_launcher_text,
 )
+from cudafuse.hfuse.coop import TILE_DEFINITION
 from cudafuse.hfuse.parts import Part, Shape, build_part, label_conflicts, shared_conflicts
-from cudafuse.hfuse.remap import Names, helper_copies
+from cudafuse.hfuse.remap import Names, coop_text, helper_copies
 from cudafuse.hfuse.rename import identifier_tokens
 from cudafuse.hfuse.templates import KernelRef, bind, namespace_aliases, parse_kernel_ref
 from cudafuse.ir.program import TranslationUnit
@@ -250,7 +251,8 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     helpers = "".join(helper_copies(p, names, opts.mode) + "\n"
                       for p in (p1, p2) if p.copies.functions)
     named = opts.mode == "thread" and "CUDAFUSE_BAR_SYNC(" in helpers or bool(
-        opts.mode == "thread" and (p1.barriers or p2.barriers))
+        opts.mode == "thread" and (p1.barriers or p2.barriers or p1.uses_coop or
+                                   p2.uses_coop))
     reducing = opts.mode == "thread" and bool(p1.reducing or p2.reducing or
                                               "CUDAFUSE_BAR_RED(" in helpers)
     aliases = "".join(namespace_aliases(p.bindings, names.prefix, p.index) for p in (p1, p2))
@@ -261,8 +263,11 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
         tail = rule + aliases + streams_launcher_text(p1, p2, names, cfg,
                                                       opts.mode == "sequential")
     else:
+        groups = "".join(coop_text(p, names, opts.mode) for p in (p1, p2))
+        if groups:
+            groups = TILE_DEFINITION + "\n" + groups
         tail = (rule + (BAR_SYNC_DEFINITION + "\n" if named else "") +
-                (BAR_RED_DEFINITION + "\n" if reducing else "") + aliases +
+                (BAR_RED_DEFINITION + "\n" if reducing else "") + aliases + groups +
                 shared_prelude(p2, names, opts.mode) + helpers +
                 kernel_text(p1, p2, names, cfg) + "\n" + launcher_text(p1, p2, names, cfg))
     body.append(tail.encode())

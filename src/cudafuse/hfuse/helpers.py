@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.shared_memory import mentioned, shared_reach
 from cudafuse.codegen.splice import Rewriter
+from cudafuse.hfuse import coop
 from cudafuse.hfuse.shared_split import dyn_pointer, extern_globals, shared_classes
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -49,6 +50,8 @@ def _reason(fn: Function, mode: str, unit: TranslationUnit | None = None,
         named = sorted((mentioned(unit, fn.span) | called) & classes)
         if named:
             return f"names class '{named[0]}', which declares shared memory"
+    if unit is not None and coop.names_block(unit, fn):
+        return "uses cooperative groups' thread block"
     for node in fn.body.walk():
         if mode == "thread" and isinstance(node, n.VarDecl) and \
                 {"shared", "extern"} <= node.storage:
@@ -153,11 +156,12 @@ class SmemView:
 
 def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, str],
               barrier: str, reducing: tuple[int, int] | None = None,
-              smem: SmemView | None = None) -> str:
+              smem: SmemView | None = None, coop_ns: str = "") -> str:
     """The definition of `fn` renamed to `name`, taking the builtins first, with its calls of
     copied helpers and (barrier non-empty) its __syncthreads() rewritten, and (reducing:
     the part's barrier id and thread count) its __syncthreads_count/_and/_or; with `smem`,
-    its extern __shared__ arrays (declared or namespace-scope) at the part's region."""
+    its extern __shared__ arrays (declared or namespace-scope) at the part's region; with
+    `coop_ns`, its cooperative groups' block group the part's (coop.py)."""
     span = fn.span
     rw = Rewriter(SourceFile(unit.path, unit.source.data[span.start:span.end]))
 
@@ -176,6 +180,9 @@ def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, 
     edits, _ = call_edits(unit, fn.body, copies)
     for start, end, text in edits:
         rel(start, end, text, "call of a copy")
+    if coop_ns:
+        for start, end, text in coop.edits(unit, fn.body, fn.span, coop_ns):
+            rel(start, end, text, "the part's block group")
     if barrier:
         for node in fn.body.walk():
             if isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads":

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.shared_memory import SharedReach, shared_reach
 from cudafuse.diagnostics import Diagnostic, Severity
+from cudafuse.hfuse import coop
 from cudafuse.hfuse.blocksize import block_dependence
 from cudafuse.hfuse.helpers import REDUCING, REDUCING_CALL, Copies, call_edits, helpers_to_copy
 from cudafuse.hfuse.shared_split import SharedSplit, plan_split, written_out
@@ -22,9 +23,6 @@ from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationU
 from cudafuse.ir.source import Span
 
 _PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
-# Cooperative groups read the hardware's thread and block ids and sync whole blocks.
-_COOPERATIVE = ("this_thread_block", "this_grid", "this_multi_grid", "tiled_partition",
-                "coalesced_threads", "this_cluster")
 
 
 @dataclass(frozen=True)
@@ -78,6 +76,9 @@ class Part:
     helper_reducing: int = 0  # __syncthreads_count/_and/_or in copied helpers (thread mode)
     reach: SharedReach | None = None  # every shared array the kernel reaches, and how
     split: SharedSplit = SharedSplit()  # part 2's classes copied for its region (thread mode)
+    # The part's code uses cooperative groups' block group (or tiled_partition): it gets a
+    # block-group type of its own (coop.py).
+    uses_coop: bool = False
 
     @property
     def reducing_count(self) -> int:
@@ -138,9 +139,6 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                     refuse(node.span, f"a {callee}() inside a macro expansion cannot be "
                            "rewritten into the part's own barrier; write it out")
                 reducing.append(node)
-            elif callee in _COOPERATIVE:
-                refuse(node.span, f"cooperative groups ({callee}) see the fused block, not "
-                       "the part's")
             elif callee.startswith("__shfl") or callee in ("__ballot_sync", "__any_sync",
                                                              "__all_sync", "__syncwarp"):
                 warp += 1
@@ -156,17 +154,26 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
     copies = helpers_to_copy(unit, fn, mode)
     copied = {h.decl for h in copies.functions}
     helper_barriers = _check_helpers(unit, helpers, copies, mode, used_globals, refuse)
+    for bad in coop.problems(unit, fn.body):
+        refuse(bad.span, bad.why)
+    uses_coop = bool(coop.edits(unit, fn.body, fn.body_span, "x")) or any(
+        coop.edits(unit, h.body, h.span, "x") for h in copies.functions if h.body is not None)
+    # A group's sync() waits like __syncthreads (in thread mode, at the part's counted
+    # barrier); tiles' count too (conservative).
+    waits = coop.waits(fn.body)
+    helper_waits = [c for h in helpers if h.body is not None for c in coop.waits(h.body)]
     _, bad = call_edits(unit, fn.body, {d: d for d in copied})
     for span in bad:
         refuse(span, "a call of a helper that needs the part's builtins or barrier is inside a "
                "macro expansion and cannot be redirected to the part's copy")
     returns = _early_returns(fn.body)
     if mode == "thread" and returns:
-        late = _barrier_after_return(unit, fn, returns, barriers + reducing, helper_barriers,
-                                     helpers)
+        late = _barrier_after_return(unit, fn, returns, barriers + reducing + waits,
+                                     helper_barriers + helper_waits, helpers)
         if late is not None:
             refuse(returns[0].span, "it returns early and waits at __syncthreads() after that "
-                   f"(line {late.line}); in the fused kernel that barrier counts only this "
+                   f"(line {late.line}; a group's sync() counts as one); in the fused kernel "
+                   "that barrier counts only this "
                    "part's threads, and threads that have exited never arrive at a counted "
                    "barrier (bar.sync), so the part's other threads would wait forever; use "
                    "--mode block, or make the threads skip work instead of returning")
@@ -186,7 +193,7 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                 static_globals, copies, len(helper_barriers) - helper_reducing,
                 tuple(returns), warp, ref.bindings, tuple(dependence),
                 block_source or f"--block{index}", tuple(reducing), helper_reducing,
-                reach, split)
+                reach, split, uses_coop)
     return part, diags
 
 
@@ -264,8 +271,6 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
             why = ""
             if isinstance(node, n.Asm):
                 why = "inline assembly"
-            elif isinstance(node, n.Call) and node.callee.split("::")[-1] in _COOPERATIVE:
-                why = f"cooperative groups ({node.callee}), which see the fused block"
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] in \
                     REDUCING and mode == "thread":
                 helper_barriers.append(node)
@@ -287,6 +292,8 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
                     used_globals.setdefault(g.decl, g)
             if why:
                 refuse(node.span, f"helper '{h.name}' (called from the kernel) uses {why}")
+        for bad in coop.problems(unit, h.body):
+            refuse(bad.span, f"helper '{h.name}' (called from the kernel): {bad.why}")
     return helper_barriers
 
 

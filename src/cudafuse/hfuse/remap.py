@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudafuse.codegen.splice import Rewriter
+from cudafuse.hfuse import coop
 from cudafuse.hfuse.helpers import SmemView, call_edits, copy_name, copy_text, reducing_edit
 from cudafuse.hfuse.parts import Part, Shape
 from cudafuse.hfuse.shared_split import dyn_pointer
@@ -58,6 +59,10 @@ class Names:
     def off2_shared(self) -> str:
         """Part 2's region offset for code that cannot take it as a parameter."""
         return f"{self.prefix}_smem_off2_s"
+
+    def coop(self, part: int) -> str:
+        """The stem of part `part`'s cooperative-groups names (coop.py)."""
+        return f"{self.prefix}_p{part}"
 
     @property
     def part2_ns(self) -> str:
@@ -135,6 +140,10 @@ def _edited_body(part: Part, names: Names, mode: str, base: str) -> str:
     edits, _ = call_edits(part.unit, part.fn.body, copies)
     for start, end, text in edits:
         rw.replace_range(start - span.start, end - span.start, text, "call of a per-part copy")
+    if part.uses_coop:
+        for start, end, text in coop.edits(part.unit, part.fn.body, span, names.coop(part.index)):
+            rw.replace_range(start - span.start, end - span.start, text,
+                             "the part's block group")
     for decl in part.dyn_shared:
         rw.replace_range(decl.span.start - span.start, decl.span.end - span.start,
                          dyn_pointer(decl.var_type, decl.name, base),
@@ -153,6 +162,15 @@ def helper_copies(part: Part, names: Names, mode: str) -> str:
     for h, why in zip(part.copies.functions, part.copies.reasons, strict=True):
         reducing = (part.index, part.block.count) if mode == "thread" else None
         out.append(f"// '{h.name}' for part {part.index} ('{part.display}'): it {why}\n" +
-                   copy_text(part.unit, h, copies[h.decl], copies, barrier, reducing, smem) +
-                   "\n")
+                   copy_text(part.unit, h, copies[h.decl], copies, barrier, reducing, smem,
+                             names.coop(part.index) if part.uses_coop else "") + "\n")
     return "\n".join(out)
+
+
+def coop_text(part: Part, names: Names, mode: str) -> str:
+    """The part's own cooperative-groups block group (coop.py), if its code uses one."""
+    if not part.uses_coop:
+        return ""
+    b = part.block
+    return coop.group_text(names.coop(part.index), part.index, part.display, b.x, b.y, b.z,
+                           mode) + "\n"

@@ -1,5 +1,6 @@
 // Kernels hfuse must refuse (in thread mode), each for the reason on its comment.
 #include <cuda_runtime.h>
+#include <cooperative_groups.h>
 
 #define SYNC() __syncthreads()
 
@@ -112,13 +113,9 @@ __global__ void return_in_barrier_loop(int *out, int n) {
   out[threadIdx.x] = t[0];
 }
 
-// Cooperative groups (a stand-in for <cooperative_groups.h>, which the front end lacks).
-namespace cooperative_groups {
-struct thread_block { __device__ void sync(); };
-__device__ thread_block this_thread_block();
-}  // namespace cooperative_groups
+// A grid group: its ranks would be the fused grid's (and grid.sync() needs a cooperative
+// launch). Block groups and tiles are fused (tests/hfuse/programs/coop.cu).
 __global__ void uses_cooperative_groups(int *out) {
-  cooperative_groups::thread_block b = cooperative_groups::this_thread_block();
-  b.sync();
-  out[threadIdx.x] = 1;
+  cooperative_groups::grid_group g = cooperative_groups::this_grid();
+  out[g.thread_rank()] = 1;
 }
