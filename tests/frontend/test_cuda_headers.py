@@ -99,3 +99,52 @@ int main() {
     # Without the user's directory, the stand-in (which has no myOwnFindDevice) is used.
     with pytest.raises(CudafuseError, match="myOwnFindDevice"):
         parse_file(str(path))
+
+
+def test_curand_and_cufft_stand_ins(tmp_path: Path) -> None:
+    # Kernels drawing with cuRAND's device API and host code calling cuRAND/cuFFT parse;
+    # the real headers' guards are defined, so a user header's cuRAND/cuFFT branches (as
+    # in cuda-samples' helper_cuda.h) are taken.
+    write(tmp_path, "inc/check.h", """\
+#pragma once
+#ifdef CURAND_H_
+inline const char *rand_error(curandStatus_t s) { return s ? "curand error" : "ok"; }
+#endif
+#ifdef _CUFFT_H_
+inline const char *fft_error(cufftResult r) { return r ? "cufft error" : "ok"; }
+#endif
+""")
+    path = write(tmp_path, "mc.cu", """\
+#include <curand.h>
+#include <curand_kernel.h>
+#include <cufft.h>
+#include "check.h"
+__global__ void setup(curandState *states, unsigned long long seed) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  curand_init(seed, i, 0, &states[i]);
+}
+__global__ void estimate(curandState *states, float *hits, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  curandState s = states[i];
+  float x = curand_uniform(&s), y = curand_normal(&s);
+  hits[i] = x * x + y * y <= 1.0f;
+  states[i] = s;
+}
+__global__ void scale(cufftComplex *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { c[i].x *= 0.5f; c[i].y *= 0.5f; }
+}
+void host(float *out, cufftComplex *data, int n) {
+  curandGenerator_t g;
+  rand_error(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT));
+  curandGenerateUniform(g, out, n);
+  cufftHandle plan;
+  fft_error(cufftPlan1d(&plan, n, CUFFT_C2C, 1));
+  cufftExecC2C(plan, data, data, CUFFT_FORWARD);
+  scale<<<(n + 127) / 128, 128>>>(data, n);
+}
+""")
+    result = parse_file(str(path), ParseOptions(include_dirs=(str(tmp_path / "inc"),)))
+    assert result.diagnostics == []
+    assert [k.name for k in result.unit.kernels] == ["setup", "estimate", "scale"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from equivalence import fuse_file
 
-from cudafuse.frontend.parse import join_split_chevrons
+from cudafuse.frontend.parse import join_split_chevrons, swap_space_alignas
 from cudafuse.runtime import load
 
 SRC = Path(__file__).parents[1] / "corpus" / "launch_split_chevrons.cu"
@@ -68,3 +68,10 @@ def test_a_launch_inside_a_macro_argument_leaves_its_group_whole(tmp_path: Path)
     assert result.output == src.read_bytes()
     assert result.notes == ["pipeline: group ['twice', 'plus1'] left unfused: the launch of "
                             "'plus1' is written inside a macro invocation"]
+
+
+def test_alignas_after_a_space_attribute_is_swapped_in_place() -> None:
+    data = b"  __shared__ alignas(alignof(float4)) float a[4];\n  __shared__ float b[4];\n"
+    out = swap_space_alignas(data)
+    assert out == b"  alignas(alignof(float4)) __shared__ float a[4];\n  __shared__ float b[4];\n"
+    assert swap_space_alignas(b"alignas(16) __shared__ float a[4];") is None

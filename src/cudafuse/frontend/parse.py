@@ -278,14 +278,41 @@ def join_split_chevrons(data: bytes) -> bytes | None:
     return bytes(out) if out != data else None
 
 
+# nvcc takes `__shared__ alignas(16) float a[...]`; clang rejects a C++11 attribute after
+# the GNU attribute that __shared__ is. Swapping the two keeps the length.
+_SPACE_THEN_ALIGNAS = re.compile(
+    rb"\b(__shared__|__constant__|__device__|__managed__)([ \t]+)"
+    rb"(alignas[ \t]*\((?:[^()\n]|\([^()\n]*\))*\))")
+
+
+def swap_space_alignas(data: bytes) -> bytes | None:
+    """`alignas(...) __shared__` for each `__shared__ alignas(...)` (same length); None if
+    there is none."""
+    if b"alignas" not in data:
+        return None
+    out = _SPACE_THEN_ALIGNAS.sub(lambda m: m.group(3) + m.group(2) + m.group(1), data)
+    return out if out != data else None
+
+
+def clang_spelling(data: bytes) -> bytes | None:
+    """`data` respelled, offset for offset, where nvcc accepts what clang does not (None when
+    nothing needs it)."""
+    changed = False
+    for respell in (join_split_chevrons, swap_space_alignas):
+        new = respell(data)
+        if new is not None:
+            data, changed = new, True
+    return data if changed else None
+
+
 def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
                   text: bytes | None) -> ParseResult:
     _check_forced_includes(opts)
-    joined = join_split_chevrons(source.data)
-    if joined is not None:
-        # The unit carries the joined text too: everything downstream (emulation, fusion,
-        # hfuse) reads launches as `<<<...>>>`; offsets are unchanged.
-        text, source = joined, SourceFile(path, joined)
+    respelled = clang_spelling(text if text is not None else source.data)
+    if respelled is not None:
+        # The unit carries the respelled text too: everything downstream (emulation,
+        # fusion, hfuse) reads launches as `<<<...>>>`; offsets are unchanged.
+        text, source = respelled, SourceFile(path, respelled)
     tu = _parse(path, opts, None, text, source.data)
     _unreadable_includes(tu, source, opts)
     missing = sorted({m.group(1) for d in tu.diagnostics
