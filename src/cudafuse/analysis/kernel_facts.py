@@ -36,6 +36,18 @@ _WARP = re.compile(r"^__(shfl\w*|ballot_sync|any_sync|all_sync|activemask|match_
 _CG_BARRIERS = frozenset({"sync", "barrier_wait", "barrier_arrive", "wait", "wait_prior"})
 
 
+# Texture fetches (tex1Dfetch, tex2D, tex2DLod, texCubemap...) and surface accesses
+# (surf2Dread, surf2Dwrite...): memory reached through an object, not a pointer.
+_TEXTURE = re.compile(r"^(tex|surf)(1D|2D|3D|Cubemap)\w*$")
+
+
+def _declared_by_cuda(call: n.Call) -> bool:
+    """Declared outside the user's files: cudafuse's CUDA declarations (a user's own
+    function named tex2D is an ordinary call)."""
+    path = call.callee_decl.partition("@")[2]
+    return "/frontend/include/" in path or not path
+
+
 def is_cooperative_groups_call(call: n.Call) -> bool:
     """A call of a function declared in a cooperative_groups header (the stand-in or the
     user's own)."""
@@ -103,6 +115,7 @@ class KernelFacts:
     loads: tuple[LoadClass, ...]
     stores: tuple[StoreClass, ...]
     accesses: tuple[Access, ...]
+    textures: tuple[Op, ...] = ()  # texture fetches and surface reads/writes
 
     def load(self, pointer: str) -> LoadClass | None:
         return next((c for c in self.loads if c.pointer == pointer), None)
@@ -137,6 +150,7 @@ class _Scan:
     globals_used: set[str]  # decl ids of namespace-scope variables referenced
     written_roots: set[str]  # decl ids of variables assigned, incremented or atomically updated
     shared_decls: set[str]  # decl ids of __shared__ variables declared in the bodies
+    textures: list[Op]
 
 
 def _shared_var(node: n.VarDecl) -> SharedVar:
@@ -149,7 +163,7 @@ def _shared_var(node: n.VarDecl) -> SharedVar:
 
 
 def _scan(bodies: list[n.Node]) -> _Scan:
-    sc = _Scan([], [], [], [], set(), [], set(), set(), set())
+    sc = _Scan([], [], [], [], set(), [], set(), set(), set(), [])
     for body in bodies:
         for node in body.walk():
             if isinstance(node, n.Call):
@@ -163,6 +177,8 @@ def _scan(bodies: list[n.Node]) -> _Scan:
                     sc.warp.append(Op(name, node.span.line))
                 elif name.startswith("atomic"):
                     sc.atomics.append(Op(name, node.span.line))
+                elif _TEXTURE.match(name) and _declared_by_cuda(node):
+                    sc.textures.append(Op(name, node.span.line))
             elif isinstance(node, n.Asm):
                 sc.asm.append(node.span.line)
             elif isinstance(node, n.Member) and isinstance(node.base, n.Ref) and \
@@ -267,8 +283,14 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
     bodies: list[n.Node] = [fn.body] if fn.body else []
     bodies += [f.body for f in helpers if f.body is not None]
     sc = _scan(bodies)
-    block_coords = frozenset(d for d in "xyz" if f"blockIdx.{d}" in sc.builtins and not {
-        f"threadIdx.{d}", f"blockDim.{d}"} & sc.builtins)
+    # A kernel using cooperative groups may take its thread's index and the block's size
+    # from them (thread_rank(), thread_index(), size()), which the scan does not see as
+    # threadIdx/blockDim: its blocks are not taken for one thread each.
+    cooperative = any(o.name.startswith("cooperative_groups::") for o in (*sc.warp,
+                                                                         *sc.barriers))
+    block_coords = frozenset() if cooperative else frozenset(
+        d for d in "xyz" if f"blockIdx.{d}" in sc.builtins and not {
+            f"threadIdx.{d}", f"blockDim.{d}"} & sc.builtins)
     ev = Evaluator(unit, block_coords)
     accesses = ev.run(fn)
     shared = []
@@ -318,4 +340,4 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
         tuple(shared), tuple(barriers), tuple(warp), tuple(atomics),
         tuple(_early_returns(fn.body)) if fn.body else (), tuple(asm),
         tuple(f.name for f in helpers), tuple(constants), tuple(loads), tuple(stores),
-        tuple(accesses))
+        tuple(accesses), tuple(sc.textures))

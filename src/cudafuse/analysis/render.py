@@ -71,6 +71,8 @@ def _kernel(k: dict[str, Any]) -> list[str]:
     lines.append(f"  barriers: {_ops(k['barriers'])}")
     lines.append(f"  warp ops: {_ops(k['warp_ops'])}")
     lines.append(f"  atomics: {_ops(k['atomics'])}")
+    if k["textures"]:  # rare: the line is left out when there are none
+        lines.append(f"  textures/surfaces: {_ops(k['textures'])}")
     lines.append(f"  early returns: {_list([f'line {n}' for n in k['early_returns']])}")
     lines.append(f"  inline asm: {_list([f'line {n}' for n in k['inline_asm']])}")
     lines.append(f"  calls: {_list(k['calls'])}")

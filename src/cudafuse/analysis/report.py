@@ -60,6 +60,7 @@ def kernel_dict(k: KernelFacts) -> dict[str, Any]:
         "barriers": [{"name": o.name, "line": o.line} for o in k.barriers],
         "warp_ops": [{"name": o.name, "line": o.line} for o in k.warp_ops],
         "atomics": [{"name": o.name, "line": o.line} for o in k.atomics],
+        "textures": [{"name": o.name, "line": o.line} for o in k.textures],
         "early_returns": list(k.early_returns),
         "inline_asm": list(k.asm),
         "calls": list(k.calls),

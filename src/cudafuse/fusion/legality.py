@@ -81,6 +81,11 @@ class Legality:
         name = info.site.kernel.name
         if info.site.kernel.is_template:
             return f"'{name}' is a template (not supported yet)"
+        if info.facts.textures:
+            # A texture or surface reaches memory through an object: which buffer it reads
+            # or writes (perhaps an intermediate fusion would no longer store) is unknown.
+            op = info.facts.textures[0]
+            return f"'{name}' uses a texture or surface object ('{op.name}', line {op.line})"
         for p, arg in info.site.bindings:
             if not side_effect_free(arg):
                 return f"argument for '{p.name}' of '{name}' has side effects"
