@@ -13,6 +13,8 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.emu import header_path, headers_blob, include_dir
+from cudafuse.emu.libraries import check_unsupported
+from cudafuse.emu.overlay import overlay
 from cudafuse.emu.rewrite import check_text, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.runtime import trampoline
@@ -76,8 +78,26 @@ def _diagnostics(output: str, pattern: re.Pattern[str], has_col: bool) -> list[D
     return diags
 
 
+def _defined_elsewhere(names: list[str], dirs: list[Path], main: Path) -> list[str]:
+    """Source files (other than the program) in `dirs` that seem to define one of `names`."""
+    bare = {re.sub(r"\(.*", "", n).split("::")[-1] for n in names}
+    found = []
+    for d in dirs:
+        for f in sorted(d.glob("*")) if d.is_dir() else []:
+            if f.suffix not in (".c", ".cc", ".cpp", ".cxx", ".cu") or f.resolve() == main:
+                continue
+            try:
+                text = f.read_text("utf-8", "replace")
+            except OSError:
+                continue
+            if any(re.search(rf"\b{re.escape(b)}\s*\([^;{{]*\)\s*(?:const\s*)?\{{", text)
+                   for b in bare):
+                found.append(f.name)
+    return found
+
+
 def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
-             what: str) -> None:
+             what: str, search: tuple[Path, list[Path]] | None = None) -> None:
     tmp = out.with_name(f"{out.stem}.{os.getpid()}.tmp{out.suffix}")
     proc = subprocess.run([*cmd, "-o", str(tmp)], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -85,8 +105,11 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
         diags = _diagnostics(proc.stderr + proc.stdout, pattern, has_col)
         missing = sorted(set(_LINK_UNDEFINED.findall(proc.stderr)))
         if not diags and missing:
+            where = _defined_elsewhere(missing, search[1], search[0]) if search else []
+            note = (f"; {', '.join(where)} seems to define it, but only the program's own file "
+                    "is built" if where else "")
             raise error(f"{what}: undefined reference to {', '.join(missing[:8])} (declared "
-                        "but not defined in the program)")
+                        f"but not defined in the program{note})")
         if not diags:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-20:]
             raise error(f"{what} failed:\n" + "\n".join(tail))
@@ -120,6 +143,7 @@ class Prepared:
     entries: list[Entry]
     fiber_kernels: frozenset[str]
     includes: list[str]
+    headers: dict[str, bytes] = field(default_factory=dict)  # emu: rewritten own headers
 
 
 def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
@@ -127,6 +151,7 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     src = Path(path)
     if backend == "emu" and src.is_file():
         check_text(str(src), src.read_bytes())
+        check_unsupported(str(src), src.read_bytes())
     extra = (opts.std,) if opts.std else ()
     unit = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines,
                                              opts.forced_includes, extra, opts.arch)).unit
@@ -138,7 +163,8 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     entries = trampoline.entries(unit, qualified)
     full = (f'#line 1 "{src.resolve()}"\n{text}\n#line 1 "<cudafuse trampolines>"\n'
             + trampoline.source(entries, backend, fibers))
-    return Prepared(full, entries, fibers, unit.includes)
+    headers = overlay(src, unit.includes) if backend == "emu" else {}
+    return Prepared(full, entries, fibers, unit.includes, headers)
 
 
 def build(path: str, backend: str, opts: BuildOptions) -> Built:
@@ -146,6 +172,8 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     src = Path(path)
     prep = prepare(path, backend, opts)
     flags = _flags(src, backend, opts)
+    if prep.headers:
+        flags = _with_overlay(flags, prep.headers)
     extra = headers_blob() if backend == "emu" else b""
     guarded = backend == "emu" and not opts.sanitize
     if guarded:
@@ -163,10 +191,29 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
         os.replace(fh.name, src_copy)
         if backend == "emu":
             guard = ["-x", "none", str(_guard_object(tool, opts.opt))] if guarded else []
-            _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++")
+            dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
+            _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
+                     (src.resolve(), dirs))
         else:
             _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
     return Built(lib, prep.entries, prep.fiber_kernels)
+
+
+def _with_overlay(flags: list[str], headers: dict[str, bytes]) -> list[str]:
+    """The program's headers rewritten for the emulator (emu/overlay.py), written once into
+    a directory named by their content and searched before the program's directory."""
+    root = cache_dir() / f"emu-headers-{_key(*(p for kv in sorted(headers.items()) for p in kv))}"
+    if not root.is_dir():
+        tmp = Path(tempfile.mkdtemp(dir=cache_dir()))
+        for rel, data in headers.items():
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_bytes(data)
+        try:
+            os.replace(tmp, root)
+        except OSError:  # another build wrote it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    at = flags.index("-iquote")
+    return [*flags[:at], "-iquote", str(root), *flags[at:]]
 
 
 def guard_path() -> Path:
@@ -180,7 +227,7 @@ def _guard_object(tool: str, opt: str) -> Path:
     in the whole emulator header)."""
     flags = ["-std=c++17", opt, "-g0", "-fPIC", "-w", "-x", "c++", "-include",
              str(header_path()), "-I", str(include_dir())]
-    key = _key(BUILD_VERSION, guard_path().read_bytes(), header_path().read_bytes(),
+    key = _key(BUILD_VERSION, guard_path().read_bytes(), headers_blob(),
                " ".join(flags), tool)
     obj = cache_dir() / f"guard-{key}.o"
     if not obj.exists():
@@ -197,15 +244,19 @@ def _tool(backend: str) -> str:
 
 
 def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
-    common = [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
+    user_dirs = [f"-I{d}" for d in opts.include_dirs]
+    common = [f"-D{d}" for d in opts.defines]
     # After the emulator's own header (emu) or the runtime's (nvcc), as nvcc -include puts
     # them after cuda_runtime.h.
     common += [a for f in opts.forced_includes for a in ("-include", str(Path(f).resolve()))]
     std = opts.std or "-std=c++17"
     if backend == "emu":
+        # The user's -I directories before the emulator's stand-ins, as with nvcc and the
+        # front end: a program's own helper_cuda.h wins over the stand-in of that name.
         flags = [std, opts.opt, "-g0", "-fPIC", "-shared", "-w", "-fno-strict-aliasing",
-                 "-x", "c++", "-include", str(header_path()), "-I", str(include_dir()),
-                 "-iquote", str(src.resolve().parent), *common]
+                 "-x", "c++", "-include", str(header_path()),
+                 "-iquote", str(src.resolve().parent), *user_dirs, "-I", str(include_dir()),
+                 *common]
         if opts.sanitize:
             # -g: the report's stack names file:line:col of the faulting access
             flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]
@@ -213,4 +264,4 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
             flags += ["-Wl,--no-undefined"]
         return flags
     return ["-shared", "-Xcompiler", "-fPIC", f"-arch={opts.arch}", std, opts.opt,
-            "-I", str(src.resolve().parent), *common]
+            "-I", str(src.resolve().parent), *user_dirs, *common]

@@ -1,0 +1,1377 @@
+// cudafuse_emu_runtime.h: the CUDA runtime API of the emulator (see docs/emulation.md).
+//
+// Included by cudafuse_emu.h right after dim3. Work runs at once, in program order, on the
+// calling thread: a stream is an identity with flags and a priority, an event records the
+// host clock when it is recorded, callbacks and host functions run when they are enqueued.
+// The device is one H100-like sm_90 GPU (132 SMs, 80 GiB); memory is host memory.
+#pragma once
+#include <chrono>
+#include <map>
+#include <mutex>
+
+// The guard and version macros of the real headers, so that user headers (cuda-samples'
+// helper_cuda.h: `#ifdef __CUDA_RUNTIME_H__`) take their CUDA branches.
+#define __CUDACC_VER_MAJOR__ 13
+#define __CUDACC_VER_MINOR__ 0
+#define __CUDACC_VER_BUILD__ 88
+#define __CUDA_API_VER_MAJOR__ 13
+#define __CUDA_API_VER_MINOR__ 0
+#define __CUDART_API_VERSION 13000
+#define CUDART_VERSION 13000
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __VECTOR_FUNCTIONS_H__
+#define __HOST_DEFINES_H__
+#define __DEVICE_TYPES_H__
+#define __DEVICE_FUNCTIONS_H__
+#define __CUDA_PROFILER_API_H__
+#define __device_builtin__
+#define __cudart_builtin__
+#define CUDARTAPI
+#define CUDART_CB
+#define __CUDA_ALIGN__(n) __attribute__((aligned(n)))
+#define __builtin_align__(n) __attribute__((aligned(n)))
+
+// ---- errors (driver_types.h's values) ---------------------------------------------------
+#define CF_ERRORS(X)                                                                         \
+  X(Success, 0, "no error")                                                                  \
+  X(ErrorInvalidValue, 1, "an argument is out of range")                                     \
+  X(ErrorMemoryAllocation, 2, "cannot allocate the memory asked for")                       \
+  X(ErrorInitializationError, 3, "the runtime could not be initialised")                    \
+  X(ErrorCudartUnloading, 4, "the runtime is shutting down")                                 \
+  X(ErrorProfilerDisabled, 5, "profiler disabled")                                           \
+  X(ErrorProfilerNotInitialized, 6, "profiler not initialised")                              \
+  X(ErrorProfilerAlreadyStarted, 7, "profiler already started")                              \
+  X(ErrorProfilerAlreadyStopped, 8, "profiler already stopped")                              \
+  X(ErrorInvalidConfiguration, 9, "the launch configuration is not valid for this device")  \
+  X(ErrorInvalidPitchValue, 12, "a pitch is out of range")                                   \
+  X(ErrorInvalidSymbol, 13, "not a device symbol")                                           \
+  X(ErrorInvalidHostPointer, 16, "not a host pointer")                                       \
+  X(ErrorInvalidDevicePointer, 17, "not a device pointer")                                   \
+  X(ErrorInvalidTexture, 18, "invalid texture")                                              \
+  X(ErrorInvalidTextureBinding, 19, "invalid texture binding")                               \
+  X(ErrorInvalidChannelDescriptor, 20, "invalid channel descriptor")                         \
+  X(ErrorInvalidMemcpyDirection, 21, "the copy direction is not valid")                      \
+  X(ErrorAddressOfConstant, 22, "address of a constant taken")                               \
+  X(ErrorTextureFetchFailed, 23, "texture fetch failed")                                     \
+  X(ErrorTextureNotBound, 24, "texture not bound")                                           \
+  X(ErrorSynchronizationError, 25, "synchronisation failed")                                 \
+  X(ErrorInvalidFilterSetting, 26, "invalid filter setting")                                 \
+  X(ErrorInvalidNormSetting, 27, "invalid normalisation setting")                            \
+  X(ErrorMixedDeviceExecution, 28, "mixed device execution")                                 \
+  X(ErrorNotYetImplemented, 31, "not implemented")                                           \
+  X(ErrorMemoryValueTooLarge, 32, "memory value too large")                                  \
+  X(ErrorStubLibrary, 34, "a stub library was loaded")                                       \
+  X(ErrorInsufficientDriver, 35, "the driver is older than the runtime")                    \
+  X(ErrorCallRequiresNewerDriver, 36, "the call needs a newer driver")                      \
+  X(ErrorInvalidSurface, 37, "invalid surface")                                              \
+  X(ErrorDuplicateVariableName, 43, "duplicate variable name")                               \
+  X(ErrorDuplicateTextureName, 44, "duplicate texture name")                                 \
+  X(ErrorDuplicateSurfaceName, 45, "duplicate surface name")                                 \
+  X(ErrorDevicesUnavailable, 46, "all devices are busy or unavailable")                     \
+  X(ErrorIncompatibleDriverContext, 49, "incompatible driver context")                       \
+  X(ErrorMissingConfiguration, 52, "launch without a configuration")                         \
+  X(ErrorPriorLaunchFailure, 53, "an earlier launch failed")                                 \
+  X(ErrorLaunchMaxDepthExceeded, 65, "launch nesting too deep")                              \
+  X(ErrorLaunchFileScopedTex, 66, "file-scoped texture in a device launch")                  \
+  X(ErrorLaunchFileScopedSurf, 67, "file-scoped surface in a device launch")                 \
+  X(ErrorSyncDepthExceeded, 68, "device synchronisation nesting too deep")                   \
+  X(ErrorLaunchPendingCountExceeded, 69, "too many pending device launches")                 \
+  X(ErrorInvalidDeviceFunction, 98, "not a kernel of this program")                          \
+  X(ErrorNoDevice, 100, "no CUDA device")                                                    \
+  X(ErrorInvalidDevice, 101, "no such device")                                               \
+  X(ErrorDeviceNotLicensed, 102, "device not licensed")                                      \
+  X(ErrorSoftwareValidityNotEstablished, 103, "software validity not established")          \
+  X(ErrorStartupFailure, 127, "runtime start-up failed")                                     \
+  X(ErrorInvalidKernelImage, 200, "invalid kernel image")                                    \
+  X(ErrorDeviceUninitialized, 201, "no context for the device")                             \
+  X(ErrorMapBufferObjectFailed, 205, "buffer object mapping failed")                         \
+  X(ErrorUnmapBufferObjectFailed, 206, "buffer object unmapping failed")                     \
+  X(ErrorArrayIsMapped, 207, "array is mapped")                                              \
+  X(ErrorAlreadyMapped, 208, "resource already mapped")                                      \
+  X(ErrorNoKernelImageForDevice, 209, "no kernel image for this device")                     \
+  X(ErrorAlreadyAcquired, 210, "resource already acquired")                                  \
+  X(ErrorNotMapped, 211, "resource not mapped")                                              \
+  X(ErrorNotMappedAsArray, 212, "resource not mapped as an array")                           \
+  X(ErrorNotMappedAsPointer, 213, "resource not mapped as a pointer")                        \
+  X(ErrorECCUncorrectable, 214, "uncorrectable ECC error")                                   \
+  X(ErrorUnsupportedLimit, 215, "limit not supported")                                       \
+  X(ErrorDeviceAlreadyInUse, 216, "device already in use")                                   \
+  X(ErrorPeerAccessUnsupported, 217, "peer access not supported")                            \
+  X(ErrorInvalidPtx, 218, "invalid PTX")                                                     \
+  X(ErrorInvalidGraphicsContext, 219, "invalid graphics context")                            \
+  X(ErrorNvlinkUncorrectable, 220, "uncorrectable NVLink error")                             \
+  X(ErrorJitCompilerNotFound, 221, "no PTX JIT compiler")                                    \
+  X(ErrorUnsupportedPtxVersion, 222, "PTX version not supported")                            \
+  X(ErrorJitCompilationDisabled, 223, "JIT compilation disabled")                            \
+  X(ErrorUnsupportedExecAffinity, 224, "execution affinity not supported")                   \
+  X(ErrorUnsupportedDevSideSync, 225, "device-side synchronisation not supported")           \
+  X(ErrorContained, 226, "contained error")                                                  \
+  X(ErrorInvalidSource, 300, "invalid source")                                               \
+  X(ErrorFileNotFound, 301, "file not found")                                                \
+  X(ErrorSharedObjectSymbolNotFound, 302, "shared object symbol not found")                  \
+  X(ErrorSharedObjectInitFailed, 303, "shared object initialisation failed")                 \
+  X(ErrorOperatingSystem, 304, "an operating system call failed")                            \
+  X(ErrorInvalidResourceHandle, 400, "invalid handle")                                       \
+  X(ErrorIllegalState, 401, "operation not allowed in this state")                           \
+  X(ErrorLossyQuery, 402, "lossy query")                                                     \
+  X(ErrorSymbolNotFound, 500, "symbol not found")                                            \
+  X(ErrorNotReady, 600, "work not completed yet")                                            \
+  X(ErrorIllegalAddress, 700, "illegal memory access")                                       \
+  X(ErrorLaunchOutOfResources, 701, "too many resources asked for by the launch")            \
+  X(ErrorLaunchTimeout, 702, "the launch timed out")                                         \
+  X(ErrorLaunchIncompatibleTexturing, 703, "incompatible texturing")                         \
+  X(ErrorPeerAccessAlreadyEnabled, 704, "peer access already enabled")                       \
+  X(ErrorPeerAccessNotEnabled, 705, "peer access not enabled")                               \
+  X(ErrorSetOnActiveProcess, 708, "the device is already in use")                            \
+  X(ErrorContextIsDestroyed, 709, "context destroyed")                                       \
+  X(ErrorAssert, 710, "device-side assertion failed")                                        \
+  X(ErrorTooManyPeers, 711, "too many peers")                                                \
+  X(ErrorHostMemoryAlreadyRegistered, 712, "host memory already registered")                 \
+  X(ErrorHostMemoryNotRegistered, 713, "host memory not registered")                         \
+  X(ErrorHardwareStackError, 714, "hardware stack error")                                    \
+  X(ErrorIllegalInstruction, 715, "illegal instruction")                                     \
+  X(ErrorMisalignedAddress, 716, "misaligned address")                                       \
+  X(ErrorInvalidAddressSpace, 717, "invalid address space")                                  \
+  X(ErrorInvalidPc, 718, "invalid program counter")                                          \
+  X(ErrorLaunchFailure, 719, "the launch failed")                                            \
+  X(ErrorCooperativeLaunchTooLarge, 720, "cooperative launch too large")                     \
+  X(ErrorTensorMemoryLeak, 721, "tensor memory leak")                                        \
+  X(ErrorNotPermitted, 800, "operation not permitted")                                       \
+  X(ErrorNotSupported, 801, "operation not supported (by the cudafuse emulator)")            \
+  X(ErrorSystemNotReady, 802, "system not ready")                                            \
+  X(ErrorSystemDriverMismatch, 803, "driver mismatch")                                       \
+  X(ErrorCompatNotSupportedOnDevice, 804, "compatibility mode not supported")                \
+  X(ErrorMpsConnectionFailed, 805, "MPS connection failed")                                  \
+  X(ErrorMpsRpcFailure, 806, "MPS RPC failure")                                              \
+  X(ErrorMpsServerNotReady, 807, "MPS server not ready")                                     \
+  X(ErrorMpsMaxClientsReached, 808, "MPS client limit reached")                              \
+  X(ErrorMpsMaxConnectionsReached, 809, "MPS connection limit reached")                      \
+  X(ErrorMpsClientTerminated, 810, "MPS client terminated")                                  \
+  X(ErrorCdpNotSupported, 811, "dynamic parallelism not supported")                          \
+  X(ErrorCdpVersionMismatch, 812, "dynamic parallelism version mismatch")                    \
+  X(ErrorStreamCaptureUnsupported, 900, "not allowed while capturing")                       \
+  X(ErrorStreamCaptureInvalidated, 901, "capture invalidated")                               \
+  X(ErrorStreamCaptureMerge, 902, "capture merge")                                           \
+  X(ErrorStreamCaptureUnmatched, 903, "capture unmatched")                                   \
+  X(ErrorStreamCaptureUnjoined, 904, "capture unjoined")                                     \
+  X(ErrorStreamCaptureIsolation, 905, "capture isolation")                                   \
+  X(ErrorStreamCaptureImplicit, 906, "implicit capture")                                     \
+  X(ErrorCapturedEvent, 907, "captured event")                                               \
+  X(ErrorStreamCaptureWrongThread, 908, "capture on the wrong thread")                       \
+  X(ErrorTimeout, 909, "timed out")                                                          \
+  X(ErrorGraphExecUpdateFailure, 910, "graph update failed")                                 \
+  X(ErrorExternalDevice, 911, "external device error")                                       \
+  X(ErrorInvalidClusterSize, 912, "invalid cluster size")                                    \
+  X(ErrorFunctionNotLoaded, 913, "function not loaded")                                      \
+  X(ErrorInvalidResourceType, 914, "invalid resource type")                                  \
+  X(ErrorInvalidResourceConfiguration, 915, "invalid resource configuration")                \
+  X(ErrorUnknown, 999, "unknown error")
+
+#define CF_ERR_ENUM(name, value, text) cuda##name = value,
+enum cudaError { CF_ERRORS(CF_ERR_ENUM) cudaErrorApiFailureBase = 10000 };
+#undef CF_ERR_ENUM
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4
+};
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+  cudaFuncAttributeClusterDimMustBeSet = 10, cudaFuncAttributeRequiredClusterWidth = 11,
+  cudaFuncAttributeRequiredClusterHeight = 12, cudaFuncAttributeRequiredClusterDepth = 13,
+  cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
+  cudaFuncAttributeClusterSchedulingPolicyPreference = 15, cudaFuncAttributeMax
+};
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3
+};
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0, cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2
+};
+enum cudaSharedCarveout {
+  cudaSharedmemCarveoutDefault = -1, cudaSharedmemCarveoutMaxShared = 100,
+  cudaSharedmemCarveoutMaxL1 = 0
+};
+enum cudaLimit {
+  cudaLimitStackSize = 0, cudaLimitPrintfFifoSize = 1, cudaLimitMallocHeapSize = 2,
+  cudaLimitDevRuntimeSyncDepth = 3, cudaLimitDevRuntimePendingLaunchCount = 4,
+  cudaLimitMaxL2FetchGranularity = 5, cudaLimitPersistingL2CacheSize = 6
+};
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3
+};
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3
+};
+enum cudaDeviceP2PAttr {
+  cudaDevP2PAttrPerformanceRank = 1, cudaDevP2PAttrAccessSupported = 2,
+  cudaDevP2PAttrNativeAtomicSupported = 3, cudaDevP2PAttrCudaArrayAccessSupported = 4,
+  cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5
+};
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10, cudaDevAttrMaxPitch = 11,
+  cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14, cudaDevAttrGpuOverlap = 15,
+  cudaDevAttrMultiProcessorCount = 16, cudaDevAttrKernelExecTimeout = 17,
+  cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
+  cudaDevAttrMaxTexture1DWidth = 21, cudaDevAttrMaxTexture2DWidth = 22,
+  cudaDevAttrMaxTexture2DHeight = 23, cudaDevAttrMaxTexture3DWidth = 24,
+  cudaDevAttrMaxTexture3DHeight = 25, cudaDevAttrMaxTexture3DDepth = 26,
+  cudaDevAttrMaxTexture2DLayeredWidth = 27, cudaDevAttrMaxTexture2DLayeredHeight = 28,
+  cudaDevAttrMaxTexture2DLayeredLayers = 29, cudaDevAttrSurfaceAlignment = 30,
+  cudaDevAttrConcurrentKernels = 31, cudaDevAttrEccEnabled = 32, cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34, cudaDevAttrTccDriver = 35, cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41, cudaDevAttrMaxTexture1DLayeredWidth = 42,
+  cudaDevAttrMaxTexture1DLayeredLayers = 43, cudaDevAttrMaxTexture2DGatherWidth = 45,
+  cudaDevAttrMaxTexture2DGatherHeight = 46, cudaDevAttrMaxTexture3DWidthAlt = 47,
+  cudaDevAttrMaxTexture3DHeightAlt = 48, cudaDevAttrMaxTexture3DDepthAlt = 49,
+  cudaDevAttrPciDomainId = 50, cudaDevAttrTexturePitchAlignment = 51,
+  cudaDevAttrMaxTextureCubemapWidth = 52, cudaDevAttrMaxTextureCubemapLayeredWidth = 53,
+  cudaDevAttrMaxTextureCubemapLayeredLayers = 54, cudaDevAttrMaxSurface1DWidth = 55,
+  cudaDevAttrMaxSurface2DWidth = 56, cudaDevAttrMaxSurface2DHeight = 57,
+  cudaDevAttrMaxSurface3DWidth = 58, cudaDevAttrMaxSurface3DHeight = 59,
+  cudaDevAttrMaxSurface3DDepth = 60, cudaDevAttrMaxSurface1DLayeredWidth = 61,
+  cudaDevAttrMaxSurface1DLayeredLayers = 62, cudaDevAttrMaxSurface2DLayeredWidth = 63,
+  cudaDevAttrMaxSurface2DLayeredHeight = 64, cudaDevAttrMaxSurface2DLayeredLayers = 65,
+  cudaDevAttrMaxSurfaceCubemapWidth = 66, cudaDevAttrMaxSurfaceCubemapLayeredWidth = 67,
+  cudaDevAttrMaxSurfaceCubemapLayeredLayers = 68, cudaDevAttrMaxTexture1DLinearWidth = 69,
+  cudaDevAttrMaxTexture2DLinearWidth = 70, cudaDevAttrMaxTexture2DLinearHeight = 71,
+  cudaDevAttrMaxTexture2DLinearPitch = 72, cudaDevAttrMaxTexture2DMipmappedWidth = 73,
+  cudaDevAttrMaxTexture2DMipmappedHeight = 74, cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrMaxTexture1DMipmappedWidth = 77,
+  cudaDevAttrStreamPrioritiesSupported = 78, cudaDevAttrGlobalL1CacheSupported = 79,
+  cudaDevAttrLocalL1CacheSupported = 80, cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82, cudaDevAttrManagedMemory = 83,
+  cudaDevAttrIsMultiGpuBoard = 84, cudaDevAttrMultiGpuBoardGroupID = 85,
+  cudaDevAttrHostNativeAtomicSupported = 86, cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+  cudaDevAttrPageableMemoryAccess = 88, cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrComputePreemptionSupported = 90, cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+  cudaDevAttrReserved92 = 92, cudaDevAttrReserved93 = 93, cudaDevAttrReserved94 = 94,
+  cudaDevAttrCooperativeLaunch = 95, cudaDevAttrReserved96 = 96,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97, cudaDevAttrCanFlushRemoteWrites = 98,
+  cudaDevAttrHostRegisterSupported = 99, cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+  cudaDevAttrDirectManagedMemAccessFromHost = 101, cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMaxPersistingL2CacheSize = 108, cudaDevAttrMaxAccessPolicyWindowSize = 109,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111, cudaDevAttrSparseCudaArraySupported = 112,
+  cudaDevAttrHostRegisterReadOnlySupported = 113,
+  cudaDevAttrTimelineSemaphoreInteropSupported = 114, cudaDevAttrMemoryPoolsSupported = 115,
+  cudaDevAttrGPUDirectRDMASupported = 116, cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+  cudaDevAttrGPUDirectRDMAWritesOrdering = 118, cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
+  cudaDevAttrClusterLaunch = 120, cudaDevAttrDeferredMappingCudaArraySupported = 121,
+  cudaDevAttrReserved122 = 122, cudaDevAttrReserved123 = 123, cudaDevAttrReserved124 = 124,
+  cudaDevAttrIpcEventSupport = 125, cudaDevAttrMemSyncDomainCount = 126,
+  cudaDevAttrReserved127 = 127, cudaDevAttrReserved128 = 128, cudaDevAttrReserved129 = 129,
+  cudaDevAttrNumaConfig = 130, cudaDevAttrNumaId = 131, cudaDevAttrReserved132 = 132,
+  cudaDevAttrMpsEnabled = 133, cudaDevAttrHostNumaId = 134, cudaDevAttrD3D12CigSupported = 135,
+  cudaDevAttrVulkanCigSupported = 138, cudaDevAttrGpuPciDeviceId = 139,
+  cudaDevAttrGpuPciSubsystemId = 140, cudaDevAttrReserved141 = 141,
+  cudaDevAttrHostNumaMemoryPoolsSupported = 142, cudaDevAttrHostNumaMultinodeIpcSupported = 143,
+  cudaDevAttrHostMemoryPoolsSupported = 144, cudaDevAttrReserved145 = 145,
+  cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147, cudaDevAttrMax
+};
+
+struct CUstream_st;
+struct CUevent_st;
+typedef CUstream_st *cudaStream_t;
+typedef CUevent_st *cudaEvent_t;
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+
+// Flags (driver_types.h defines these as macros too).
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
+#define cudaEventRecordDefault 0x00
+#define cudaEventRecordExternal 0x01
+#define cudaEventWaitDefault 0x00
+#define cudaEventWaitExternal 0x01
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceScheduleMask 0x07
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaDeviceSyncMemops 0x80
+#define cudaDeviceMask 0xff
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+#define cudaPeerAccessDefault 0x00
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
+#define cudaOccupancyDefault 0x00
+#define cudaOccupancyDisableCachingOverride 0x01
+#define cudaStreamAttachMemAsyncDefault 0x00
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
+#define cudaInitDeviceFlagsAreValid 0x01
+#define cudaIpcMemLazyEnablePeerAccess 0x01
+
+struct cudaUUID_t { char bytes[16]; };
+typedef struct cudaUUID_t cudaUUID_t;
+
+// CUDA 13's fields in CUDA 13's order, then the fields CUDA 13 removed (older code reads them;
+// the front end warns at such a use).
+struct cudaDeviceProp {
+  char name[256];
+  cudaUUID_t uuid;
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+  size_t totalConstMem;
+  int major, minor;
+  size_t textureAlignment, texturePitchAlignment;
+  int multiProcessorCount, integrated, canMapHostMemory;
+  int maxTexture1D, maxTexture1DMipmap, maxTexture2D[2], maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3], maxTexture3DAlt[3];
+  int maxTextureCubemap, maxTexture1DLayered[2], maxTexture2DLayered[3];
+  int maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2], maxSurface3D[3];
+  int maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap;
+  int maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
+  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver;
+  int asyncEngineCount, unifiedAddressing, memoryBusWidth, l2CacheSize;
+  int persistingL2CacheMaxSize, maxThreadsPerMultiProcessor, streamPrioritiesSupported;
+  int globalL1CacheSupported, localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID;
+  int hostNativeAtomicSupported, pageableMemoryAccess, concurrentManagedAccess;
+  int computePreemptionSupported, canUseHostPointerForRegisteredMem, cooperativeLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  int hostRegisterSupported, sparseCudaArraySupported, hostRegisterReadOnlySupported;
+  int timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch;
+  int unifiedFunctionPointers, deviceNumaConfig, deviceNumaId, mpsEnabled, hostNumaId;
+  unsigned int gpuPciDeviceID, gpuPciSubsystemID;
+  int hostNumaMultinodeIpcSupported;
+  int reserved[56];
+  int clockRate, memoryClockRate, deviceOverlap, kernelExecTimeoutEnabled, computeMode;
+  int singleToDoublePrecisionPerfRatio, cooperativeMultiDeviceLaunch, maxTexture1DLinear;
+};
+
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+  int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA;
+  int maxDynamicSharedSizeBytes, preferredShmemCarveout, clusterDimMustBeSet;
+  int requiredClusterWidth, requiredClusterHeight, requiredClusterDepth;
+  int clusterSchedulingPolicyPreference, nonPortableClusterSizeAllowed, reserved[16];
+};
+struct cudaPointerAttributes {
+  cudaMemoryType type;
+  int device;
+  void *devicePointer, *hostPointer;
+  long reserved[8];
+};
+
+typedef void (*cudaHostFn_t)(void *userData);
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
+
+// 3D copies of linear (pitched) memory. CUDA arrays belong with textures: declared only.
+struct cudaExtent { size_t width, height, depth; };
+struct cudaPos { size_t x, y, z; };
+struct cudaPitchedPtr { void *ptr; size_t pitch, xsize, ysize; };
+struct cudaArray;
+typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  cudaExtent extent;
+  cudaMemcpyKind kind;
+};
+inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return cudaExtent{w, h, d}; }
+inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return cudaPos{x, y, z}; }
+inline cudaPitchedPtr make_cudaPitchedPtr(void *p, size_t pitch, size_t xs, size_t ys) {
+  return cudaPitchedPtr{p, pitch, xs, ys};
+}
+
+// Managed memory hints, memory pools, access policies, IPC.
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3, cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6
+};
+enum cudaMemLocationType {
+  cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeNone = 0, cudaMemLocationTypeDevice = 1,
+  cudaMemLocationTypeHost = 2, cudaMemLocationTypeHostNuma = 3,
+  cudaMemLocationTypeHostNumaCurrent = 4
+};
+struct cudaMemLocation { cudaMemLocationType type; int id; };
+enum cudaMemAccessFlags {
+  cudaMemAccessFlagsProtNone = 0, cudaMemAccessFlagsProtRead = 1,
+  cudaMemAccessFlagsProtReadWrite = 3
+};
+struct cudaMemAccessDesc { cudaMemLocation location; cudaMemAccessFlags flags; };
+enum cudaMemAllocationType {
+  cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1,
+  cudaMemAllocationTypeManaged = 2, cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+enum cudaMemAllocationHandleType {
+  cudaMemHandleTypeNone = 0, cudaMemHandleTypePosixFileDescriptor = 1,
+  cudaMemHandleTypeWin32 = 2, cudaMemHandleTypeWin32Kmt = 4, cudaMemHandleTypeFabric = 8
+};
+struct cudaMemPoolProps {
+  cudaMemAllocationType allocType;
+  cudaMemAllocationHandleType handleTypes;
+  cudaMemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+struct cudaMemPoolPtrExportData { unsigned char reserved[64]; };
+enum cudaMemPoolAttr {
+  cudaMemPoolReuseFollowEventDependencies = 1, cudaMemPoolReuseAllowOpportunistic = 2,
+  cudaMemPoolReuseAllowInternalDependencies = 3, cudaMemPoolAttrReleaseThreshold = 4,
+  cudaMemPoolAttrReservedMemCurrent = 5, cudaMemPoolAttrReservedMemHigh = 6,
+  cudaMemPoolAttrUsedMemCurrent = 7, cudaMemPoolAttrUsedMemHigh = 8
+};
+struct CUmemPoolHandle_st;
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaAccessProperty {
+  cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1,
+  cudaAccessPropertyPersisting = 2
+};
+struct cudaAccessPolicyWindow {
+  void *base_ptr;
+  size_t num_bytes;
+  float hitRatio;
+  cudaAccessProperty hitProp, missProp;
+};
+enum cudaSynchronizationPolicy {
+  cudaSyncPolicyAuto = 1, cudaSyncPolicySpin = 2, cudaSyncPolicyYield = 3,
+  cudaSyncPolicyBlockingSync = 4
+};
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1,
+  cudaLaunchAttributeCooperative = 2, cudaLaunchAttributeSynchronizationPolicy = 3,
+  cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+  cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+  cudaLaunchAttributeProgrammaticEvent = 7, cudaLaunchAttributePriority = 8,
+  cudaLaunchAttributeMemSyncDomainMap = 9, cudaLaunchAttributeMemSyncDomain = 10
+};
+union cudaLaunchAttributeValue {
+  char pad[64];
+  cudaAccessPolicyWindow accessPolicyWindow;
+  int cooperative;
+  cudaSynchronizationPolicy syncPolicy;
+  struct { unsigned int x, y, z; } clusterDim;
+  int programmaticStreamSerializationAllowed;
+  int priority;
+};
+typedef cudaLaunchAttributeID cudaStreamAttrID;
+typedef cudaLaunchAttributeValue cudaStreamAttrValue;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+struct cudaIpcMemHandle_t { char reserved[64]; };
+struct cudaIpcEventHandle_t { char reserved[64]; };
+
+// ---- the emulator's side ----------------------------------------------------------------
+namespace cudafuse_emu {
+inline cudaError_t g_last_error = cudaSuccess;
+inline cudaError_t rt_error(cudaError_t e) {
+  if (e != cudaSuccess) g_last_error = e;
+  return e;
+}
+
+// The device the emulator pretends to be: an H100 (SXM, 80 GB), compute capability 9.0.
+inline const cudaDeviceProp &device_props() {
+  static const cudaDeviceProp props = [] {
+    cudaDeviceProp p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "NVIDIA H100 80GB HBM3 (cudafuse emulator)");
+    memcpy(p.uuid.bytes, "cudafuse-emu-gpu", 16);
+    p.totalGlobalMem = size_t(80) << 30;
+    p.sharedMemPerBlock = 48 << 10;
+    p.regsPerBlock = 65536;
+    p.warpSize = 32;
+    p.memPitch = 2147483647;
+    p.maxThreadsPerBlock = 1024;
+    p.maxThreadsDim[0] = 1024, p.maxThreadsDim[1] = 1024, p.maxThreadsDim[2] = 64;
+    p.maxGridSize[0] = 2147483647, p.maxGridSize[1] = 65535, p.maxGridSize[2] = 65535;
+    p.totalConstMem = 64 << 10;
+    p.major = 9, p.minor = 0;
+    p.textureAlignment = 512, p.texturePitchAlignment = 32;
+    p.multiProcessorCount = 132;
+    p.canMapHostMemory = 1;
+    p.maxTexture1D = 131072, p.maxTexture1DMipmap = 32768;
+    p.maxTexture2D[0] = 131072, p.maxTexture2D[1] = 65536;
+    p.maxTexture2DMipmap[0] = p.maxTexture2DMipmap[1] = 32768;
+    p.maxTexture2DLinear[0] = 131072, p.maxTexture2DLinear[1] = 65000;
+    p.maxTexture2DLinear[2] = 2097120;
+    p.maxTexture2DGather[0] = p.maxTexture2DGather[1] = 32768;
+    p.maxTexture3D[0] = p.maxTexture3D[1] = p.maxTexture3D[2] = 16384;
+    p.maxTexture3DAlt[0] = p.maxTexture3DAlt[1] = 8192, p.maxTexture3DAlt[2] = 32768;
+    p.maxTextureCubemap = 32768;
+    p.maxTexture1DLayered[0] = 32768, p.maxTexture1DLayered[1] = 2048;
+    p.maxTexture2DLayered[0] = p.maxTexture2DLayered[1] = 32768, p.maxTexture2DLayered[2] = 2048;
+    p.maxTextureCubemapLayered[0] = 32768, p.maxTextureCubemapLayered[1] = 2046;
+    p.maxSurface1D = 32768, p.maxSurface2D[0] = 131072, p.maxSurface2D[1] = 65536;
+    p.maxSurface3D[0] = p.maxSurface3D[1] = p.maxSurface3D[2] = 16384;
+    p.maxSurface1DLayered[0] = 32768, p.maxSurface1DLayered[1] = 2048;
+    p.maxSurface2DLayered[0] = p.maxSurface2DLayered[1] = 32768, p.maxSurface2DLayered[2] = 2048;
+    p.maxSurfaceCubemap = 32768;
+    p.maxSurfaceCubemapLayered[0] = 32768, p.maxSurfaceCubemapLayered[1] = 2046;
+    p.surfaceAlignment = 512;
+    p.concurrentKernels = 1, p.ECCEnabled = 1;
+    p.asyncEngineCount = 3, p.unifiedAddressing = 1;
+    p.memoryBusWidth = 5120, p.l2CacheSize = 50 << 20;
+    p.persistingL2CacheMaxSize = 30 << 20;
+    p.maxThreadsPerMultiProcessor = 2048, p.streamPrioritiesSupported = 1;
+    p.globalL1CacheSupported = 1, p.localL1CacheSupported = 1;
+    p.sharedMemPerMultiprocessor = 228 << 10;
+    p.regsPerMultiprocessor = 65536, p.managedMemory = 1;
+    p.concurrentManagedAccess = 1, p.computePreemptionSupported = 1;
+    p.canUseHostPointerForRegisteredMem = 1, p.cooperativeLaunch = 1;
+    p.sharedMemPerBlockOptin = 227 << 10;
+    p.maxBlocksPerMultiProcessor = 32, p.accessPolicyMaxWindowSize = 134213632;
+    p.reservedSharedMemPerBlock = 1024;
+    p.hostRegisterSupported = 1, p.sparseCudaArraySupported = 1;
+    p.hostRegisterReadOnlySupported = 1, p.timelineSemaphoreInteropSupported = 1;
+    p.memoryPoolsSupported = 1, p.memoryPoolSupportedHandleTypes = 1;
+    p.deferredMappingCudaArraySupported = 1, p.ipcEventSupported = 1, p.clusterLaunch = 1;
+    p.unifiedFunctionPointers = 1, p.deviceNumaId = -1, p.hostNumaId = -1;
+    p.gpuPciDeviceID = 0x233010de;
+    p.clockRate = 1980000, p.memoryClockRate = 2619000, p.deviceOverlap = 1;
+    p.singleToDoublePrecisionPerfRatio = 2, p.maxTexture1DLinear = 268435456;
+    return p;
+  }();
+  return props;
+}
+
+// Live allocations, for cudaMemGetInfo and cudaPointerGetAttributes.
+struct Allocations {
+  std::mutex mu;
+  std::map<const char *, std::pair<size_t, cudaMemoryType>> live;
+  size_t device_bytes = 0;
+};
+inline Allocations &allocations() {
+  static Allocations *a = new Allocations;  // never destroyed: frees may come from destructors
+  return *a;
+}
+inline cudaError_t rt_alloc(void **p, size_t n, cudaMemoryType type) {
+  if (!p) return rt_error(cudaErrorInvalidValue);
+  *p = nullptr;
+  if (n > device_props().totalGlobalMem) return rt_error(cudaErrorMemoryAllocation);
+  void *mem = aligned_alloc(256, (n + 255) & ~size_t(255));
+  if (!mem && n) return rt_error(cudaErrorMemoryAllocation);
+  Allocations &a = allocations();
+  std::lock_guard<std::mutex> lock(a.mu);
+  a.live[static_cast<const char *>(mem)] = {n, type};
+  if (type != cudaMemoryTypeHost) a.device_bytes += n;
+  *p = mem;
+  return cudaSuccess;
+}
+inline cudaError_t rt_free(void *p) {
+  if (!p) return cudaSuccess;
+  Allocations &a = allocations();
+  {
+    std::lock_guard<std::mutex> lock(a.mu);
+    auto it = a.live.find(static_cast<const char *>(p));
+    if (it == a.live.end()) return rt_error(cudaErrorInvalidValue);
+    if (it->second.second != cudaMemoryTypeHost) a.device_bytes -= it->second.first;
+    a.live.erase(it);
+  }
+  free(p);
+  return cudaSuccess;
+}
+inline cudaMemoryType rt_kind(const void *p) {
+  Allocations &a = allocations();
+  std::lock_guard<std::mutex> lock(a.mu);
+  auto it = a.live.upper_bound(static_cast<const char *>(p));
+  if (it == a.live.begin()) return cudaMemoryTypeUnregistered;
+  --it;
+  if (static_cast<const char *>(p) >= it->first + (it->second.first ? it->second.first : 1))
+    return cudaMemoryTypeUnregistered;
+  return it->second.second;
+}
+
+inline double host_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+inline unsigned g_device_flags = 0;
+inline cudaFuncCache g_cache_config = cudaFuncCachePreferNone;
+inline cudaSharedMemConfig g_smem_config = cudaSharedMemBankSizeFourByte;
+inline size_t g_limits[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
+}  // namespace cudafuse_emu
+
+namespace cudafuse_emu {
+// What the handles point to. CUstream_st, CUevent_st and CUmemPoolHandle_st stay incomplete
+// types, as in CUDA (the runtime passes a cudaStream_t argument as an opaque pointer).
+struct Stream {
+  unsigned flags;
+  int priority;
+  cudaLaunchAttributeValue policy;
+};
+struct Event {
+  unsigned flags;
+  bool recorded;
+  double ms;
+};
+struct Pool {
+  unsigned long long attrs[9];
+};
+// The default stream (0), cudaStreamLegacy and cudaStreamPerThread are not objects.
+inline Stream *stream_of(cudaStream_t s) {
+  static Stream null_stream{0, 0, {}};
+  return reinterpret_cast<uintptr_t>(s) <= 2 ? &null_stream : reinterpret_cast<Stream *>(s);
+}
+inline Event *event_of(cudaEvent_t e) { return reinterpret_cast<Event *>(e); }
+inline Pool *pool_of(cudaMemPool_t p) { return reinterpret_cast<Pool *>(p); }
+inline cudaMemPool_t default_pool() {
+  static Pool pool{};
+  return reinterpret_cast<cudaMemPool_t>(&pool);
+}
+inline int occupancy(int block, size_t smem) {
+  const cudaDeviceProp &p = device_props();
+  if (block <= 0 || block > p.maxThreadsPerBlock) return 0;
+  if (smem > p.sharedMemPerBlockOptin) return 0;
+  int warps = (block + 31) / 32;
+  int n = std::min(p.maxBlocksPerMultiProcessor, p.maxThreadsPerMultiProcessor / (warps * 32));
+  n = std::min(n, p.regsPerMultiprocessor / (warps * 32 * 32));  // 32 registers a thread
+  if (smem)
+    n = std::min(n, int(p.sharedMemPerMultiprocessor / (smem + p.reservedSharedMemPerBlock)));
+  return n;
+}
+}  // namespace cudafuse_emu
+
+// ---- device management ------------------------------------------------------------------
+inline cudaError_t cudaGetDeviceCount(int *n) {
+  if (!n) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  *n = 1;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGetDevice(int *d) {
+  if (!d) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  *d = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaSetDevice(int d) {
+  return d == 0 ? cudaSuccess : ::cudafuse_emu::rt_error(cudaErrorInvalidDevice);
+}
+inline cudaError_t cudaInitDevice(int d, unsigned = 0, unsigned = 0) { return cudaSetDevice(d); }
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
+inline cudaError_t cudaSetDeviceFlags(unsigned f) {
+  ::cudafuse_emu::g_device_flags = f;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGetDeviceFlags(unsigned *f) {
+  *f = ::cudafuse_emu::g_device_flags | cudaDeviceMapHost;
+  return cudaSuccess;
+}
+inline cudaError_t cudaChooseDevice(int *d, const cudaDeviceProp *) {
+  *d = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
+  if (!p) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  if (d != 0) return ::cudafuse_emu::rt_error(cudaErrorInvalidDevice);
+  *p = ::cudafuse_emu::device_props();
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d) {
+  if (!v) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  if (d != 0) return ::cudafuse_emu::rt_error(cudaErrorInvalidDevice);
+  const cudaDeviceProp &p = ::cudafuse_emu::device_props();
+  switch (a) {
+    case cudaDevAttrMaxThreadsPerBlock: *v = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *v = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *v = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *v = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *v = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *v = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *v = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *v = (int)p.sharedMemPerBlock; break;
+    case cudaDevAttrTotalConstantMemory: *v = (int)p.totalConstMem; break;
+    case cudaDevAttrWarpSize: *v = p.warpSize; break;
+    case cudaDevAttrMaxPitch: *v = (int)p.memPitch; break;
+    case cudaDevAttrMaxRegistersPerBlock: *v = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *v = p.clockRate; break;
+    case cudaDevAttrTextureAlignment: *v = (int)p.textureAlignment; break;
+    case cudaDevAttrGpuOverlap: *v = p.deviceOverlap; break;
+    case cudaDevAttrMultiProcessorCount: *v = p.multiProcessorCount; break;
+    case cudaDevAttrKernelExecTimeout: *v = p.kernelExecTimeoutEnabled; break;
+    case cudaDevAttrIntegrated: *v = p.integrated; break;
+    case cudaDevAttrCanMapHostMemory: *v = p.canMapHostMemory; break;
+    case cudaDevAttrComputeMode: *v = p.computeMode; break;
+    case cudaDevAttrMaxTexture1DWidth: *v = p.maxTexture1D; break;
+    case cudaDevAttrMaxTexture2DWidth: *v = p.maxTexture2D[0]; break;
+    case cudaDevAttrMaxTexture2DHeight: *v = p.maxTexture2D[1]; break;
+    case cudaDevAttrMaxTexture3DWidth: *v = p.maxTexture3D[0]; break;
+    case cudaDevAttrMaxTexture3DHeight: *v = p.maxTexture3D[1]; break;
+    case cudaDevAttrMaxTexture3DDepth: *v = p.maxTexture3D[2]; break;
+    case cudaDevAttrSurfaceAlignment: *v = (int)p.surfaceAlignment; break;
+    case cudaDevAttrConcurrentKernels: *v = p.concurrentKernels; break;
+    case cudaDevAttrEccEnabled: *v = p.ECCEnabled; break;
+    case cudaDevAttrPciBusId: *v = p.pciBusID; break;
+    case cudaDevAttrPciDeviceId: *v = p.pciDeviceID; break;
+    case cudaDevAttrTccDriver: *v = p.tccDriver; break;
+    case cudaDevAttrMemoryClockRate: *v = p.memoryClockRate; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *v = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *v = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *v = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrAsyncEngineCount: *v = p.asyncEngineCount; break;
+    case cudaDevAttrUnifiedAddressing: *v = p.unifiedAddressing; break;
+    case cudaDevAttrPciDomainId: *v = p.pciDomainID; break;
+    case cudaDevAttrTexturePitchAlignment: *v = (int)p.texturePitchAlignment; break;
+    case cudaDevAttrComputeCapabilityMajor: *v = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *v = p.minor; break;
+    case cudaDevAttrStreamPrioritiesSupported: *v = p.streamPrioritiesSupported; break;
+    case cudaDevAttrGlobalL1CacheSupported: *v = p.globalL1CacheSupported; break;
+    case cudaDevAttrLocalL1CacheSupported: *v = p.localL1CacheSupported; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      *v = (int)p.sharedMemPerMultiprocessor; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *v = p.regsPerMultiprocessor; break;
+    case cudaDevAttrManagedMemory: *v = p.managedMemory; break;
+    case cudaDevAttrIsMultiGpuBoard: *v = p.isMultiGpuBoard; break;
+    case cudaDevAttrMultiGpuBoardGroupID: *v = p.multiGpuBoardGroupID; break;
+    case cudaDevAttrHostNativeAtomicSupported: *v = p.hostNativeAtomicSupported; break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
+      *v = p.singleToDoublePrecisionPerfRatio; break;
+    case cudaDevAttrPageableMemoryAccess: *v = p.pageableMemoryAccess; break;
+    case cudaDevAttrConcurrentManagedAccess: *v = p.concurrentManagedAccess; break;
+    case cudaDevAttrComputePreemptionSupported: *v = p.computePreemptionSupported; break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem:
+      *v = p.canUseHostPointerForRegisteredMem; break;
+    case cudaDevAttrCooperativeLaunch: *v = p.cooperativeLaunch; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = (int)p.sharedMemPerBlockOptin; break;
+    case cudaDevAttrHostRegisterSupported: *v = p.hostRegisterSupported; break;
+    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+      *v = p.pageableMemoryAccessUsesHostPageTables; break;
+    case cudaDevAttrDirectManagedMemAccessFromHost: *v = p.directManagedMemAccessFromHost; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *v = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMaxPersistingL2CacheSize: *v = p.persistingL2CacheMaxSize; break;
+    case cudaDevAttrMaxAccessPolicyWindowSize: *v = p.accessPolicyMaxWindowSize; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *v = (int)p.reservedSharedMemPerBlock; break;
+    case cudaDevAttrSparseCudaArraySupported: *v = p.sparseCudaArraySupported; break;
+    case cudaDevAttrHostRegisterReadOnlySupported: *v = p.hostRegisterReadOnlySupported; break;
+    case cudaDevAttrTimelineSemaphoreInteropSupported:
+      *v = p.timelineSemaphoreInteropSupported; break;
+    case cudaDevAttrMemoryPoolsSupported: *v = p.memoryPoolsSupported; break;
+    case cudaDevAttrGPUDirectRDMASupported: *v = p.gpuDirectRDMASupported; break;
+    case cudaDevAttrMemoryPoolSupportedHandleTypes:
+      *v = (int)p.memoryPoolSupportedHandleTypes; break;
+    case cudaDevAttrClusterLaunch: *v = p.clusterLaunch; break;
+    case cudaDevAttrDeferredMappingCudaArraySupported:
+      *v = p.deferredMappingCudaArraySupported; break;
+    case cudaDevAttrIpcEventSupport: *v = p.ipcEventSupported; break;
+    case cudaDevAttrMemSyncDomainCount: *v = 4; break;
+    case cudaDevAttrNumaId: *v = p.deviceNumaId; break;
+    case cudaDevAttrHostNumaId: *v = p.hostNumaId; break;
+    case cudaDevAttrGpuPciDeviceId: *v = (int)p.gpuPciDeviceID; break;
+    case cudaDevAttrGpuPciSubsystemId: *v = (int)p.gpuPciSubsystemID; break;
+    default:
+      if ((int)a <= 0 || a >= cudaDevAttrMax) {
+        return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+      }
+      *v = 0;  // another texture/surface limit or a feature the emulator does not have
+  }
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetP2PAttribute(int *v, cudaDeviceP2PAttr, int, int) {
+  *v = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceCanAccessPeer(int *can, int, int) {
+  *can = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceEnablePeerAccess(int, unsigned = 0) {
+  return ::cudafuse_emu::rt_error(cudaErrorInvalidDevice);
+}
+inline cudaError_t cudaDeviceDisablePeerAccess(int) {
+  return ::cudafuse_emu::rt_error(cudaErrorInvalidDevice);
+}
+inline cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int d) {
+  if (d != 0) return ::cudafuse_emu::rt_error(cudaErrorInvalidDevice);
+  snprintf(id, len, "0000:00:00.0");
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetByPCIBusId(int *d, const char *) {
+  *d = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
+  if ((unsigned)l >= 7) return ::cudafuse_emu::rt_error(cudaErrorUnsupportedLimit);
+  ::cudafuse_emu::g_limits[l] = v;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetLimit(size_t *v, cudaLimit l) {
+  if ((unsigned)l >= 7) return ::cudafuse_emu::rt_error(cudaErrorUnsupportedLimit);
+  *v = ::cudafuse_emu::g_limits[l];
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache c) {
+  ::cudafuse_emu::g_cache_config = c;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *c) {
+  *c = ::cudafuse_emu::g_cache_config;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig c) {
+  ::cudafuse_emu::g_smem_config = c;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig *c) {
+  *c = ::cudafuse_emu::g_smem_config;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDriverGetVersion(int *v) {
+  *v = 13000;
+  return cudaSuccess;
+}
+inline cudaError_t cudaRuntimeGetVersion(int *v) {
+  *v = 13000;
+  return cudaSuccess;
+}
+inline cudaError_t cudaProfilerStart() { return cudaSuccess; }
+inline cudaError_t cudaProfilerStop() { return cudaSuccess; }
+inline cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
+// Removed in CUDA 13 (the front end warns at a use); they behave as their replacements.
+inline cudaError_t cudaThreadSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaThreadExit() { return cudaDeviceReset(); }
+inline cudaError_t cudaThreadSetCacheConfig(cudaFuncCache c) { return cudaDeviceSetCacheConfig(c); }
+inline cudaError_t cudaThreadGetCacheConfig(cudaFuncCache *c) { return cudaDeviceGetCacheConfig(c); }
+inline cudaError_t cudaThreadSetLimit(cudaLimit l, size_t v) { return cudaDeviceSetLimit(l, v); }
+inline cudaError_t cudaThreadGetLimit(size_t *v, cudaLimit l) { return cudaDeviceGetLimit(v, l); }
+
+// ---- errors -----------------------------------------------------------------------------
+inline cudaError_t cudaGetLastError() {
+  cudaError_t e = ::cudafuse_emu::g_last_error;
+  ::cudafuse_emu::g_last_error = cudaSuccess;
+  return e;
+}
+inline cudaError_t cudaPeekAtLastError() { return ::cudafuse_emu::g_last_error; }
+inline const char *cudaGetErrorName(cudaError_t e) {
+  switch (e) {
+#define CF_ERR_NAME(name, value, text) case cuda##name: return "cuda" #name;
+    CF_ERRORS(CF_ERR_NAME)
+#undef CF_ERR_NAME
+    default: return "cudaErrorUnknown";
+  }
+}
+inline const char *cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+#define CF_ERR_TEXT(name, value, text) case cuda##name: return text;
+    CF_ERRORS(CF_ERR_TEXT)
+#undef CF_ERR_TEXT
+    default: return "unrecognised error code";
+  }
+}
+#undef CF_ERRORS
+
+// ---- memory -----------------------------------------------------------------------------
+inline cudaError_t cudaMalloc(void **p, size_t n) {
+  return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeDevice);
+}
+template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n);
+}
+inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = cudaMemAttachGlobal) {
+  return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeManaged);
+}
+template <class T>
+inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned f = cudaMemAttachGlobal) {
+  return cudaMallocManaged(reinterpret_cast<void **>(p), n, f);
+}
+inline cudaError_t cudaMallocHost(void **p, size_t n) {
+  return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeHost);
+}
+inline cudaError_t cudaMallocHost(void **p, size_t n, unsigned) { return cudaMallocHost(p, n); }
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n, unsigned = 0) {
+  return cudaMallocHost(reinterpret_cast<void **>(p), n);
+}
+inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMallocHost(p, n); }
+template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned) {
+  return cudaMallocHost(reinterpret_cast<void **>(p), n);
+}
+inline cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h) {
+  *pitch = (w + 511) & ~size_t(511);
+  return cudaMalloc(p, *pitch * h);
+}
+template <class T> inline cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t w, size_t h) {
+  return cudaMallocPitch(reinterpret_cast<void **>(p), pitch, w, h);
+}
+inline cudaError_t cudaMalloc3D(cudaPitchedPtr *p, cudaExtent e) {
+  size_t pitch = 0;
+  void *mem = nullptr;
+  cudaError_t r = cudaMallocPitch(&mem, &pitch, e.width, e.height * e.depth);
+  *p = make_cudaPitchedPtr(mem, pitch, e.width, e.height);
+  return r;
+}
+inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s) {
+  return cudaMallocAsync(reinterpret_cast<void **>(p), n, s);
+}
+inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t, cudaStream_t) {
+  return cudaMalloc(p, n);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s) {
+  return cudaMallocFromPoolAsync(reinterpret_cast<void **>(p), n, pool, s);
+}
+inline cudaError_t cudaFree(void *p) { return ::cudafuse_emu::rt_free(p); }
+inline cudaError_t cudaFreeHost(void *p) { return ::cudafuse_emu::rt_free(p); }
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
+inline cudaError_t cudaHostRegister(void *, size_t, unsigned) { return cudaSuccess; }
+inline cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
+inline cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned) {
+  *d = h;  // host memory is device memory
+  return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaHostGetDevicePointer(T **d, void *h, unsigned f) {
+  return cudaHostGetDevicePointer(reinterpret_cast<void **>(d), h, f);
+}
+inline cudaError_t cudaHostGetFlags(unsigned *f, void *) {
+  *f = cudaHostAllocMapped;
+  return cudaSuccess;
+}
+inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p) {
+  memset(a, 0, sizeof *a);
+  a->type = ::cudafuse_emu::rt_kind(p);
+  a->devicePointer = a->hostPointer = const_cast<void *>(p);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total) {
+  size_t all = ::cudafuse_emu::device_props().totalGlobalMem;
+  size_t used = ::cudafuse_emu::allocations().device_bytes;
+  if (free_bytes) *free_bytes = used < all ? all - used : 0;
+  if (total) *total = all;
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) {
+  if ((unsigned)k > cudaMemcpyDefault) return ::cudafuse_emu::rt_error(cudaErrorInvalidMemcpyDirection);
+  if (n) memmove(d, s, n);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k,
+                                   cudaStream_t = nullptr) {
+  return cudaMemcpy(d, s, n, k);
+}
+inline cudaError_t cudaMemcpyPeer(void *d, int, const void *s, int, size_t n) {
+  return cudaMemcpy(d, s, n, cudaMemcpyDefault);
+}
+inline cudaError_t cudaMemcpyPeerAsync(void *d, int dd, const void *s, int sd, size_t n,
+                                       cudaStream_t = nullptr) {
+  return cudaMemcpyPeer(d, dd, s, sd, n);
+}
+inline cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, size_t w,
+                                size_t h, cudaMemcpyKind k) {
+  if (w > dp || w > sp) return ::cudafuse_emu::rt_error(cudaErrorInvalidPitchValue);
+  if ((unsigned)k > cudaMemcpyDefault) return ::cudafuse_emu::rt_error(cudaErrorInvalidMemcpyDirection);
+  for (size_t r = 0; r < h; ++r)
+    memmove(static_cast<char *>(d) + r * dp, static_cast<const char *>(s) + r * sp, w);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w,
+                                     size_t h, cudaMemcpyKind k, cudaStream_t = nullptr) {
+  return cudaMemcpy2D(d, dp, s, sp, w, h, k);
+}
+inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
+  if (p->srcArray || p->dstArray) return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+  const cudaPitchedPtr &s = p->srcPtr, &d = p->dstPtr;
+  const cudaExtent &e = p->extent;
+  for (size_t z = 0; z < e.depth; ++z)
+    for (size_t y = 0; y < e.height; ++y)
+      memmove(static_cast<char *>(d.ptr) + ((p->dstPos.z + z) * d.ysize + p->dstPos.y + y) * d.pitch +
+                  p->dstPos.x,
+              static_cast<const char *>(s.ptr) +
+                  ((p->srcPos.z + z) * s.ysize + p->srcPos.y + y) * s.pitch + p->srcPos.x,
+              e.width);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t = nullptr) {
+  return cudaMemcpy3D(p);
+}
+inline cudaError_t cudaMemset(void *p, int v, size_t n) {
+  if (n) memset(p, v, n);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t = nullptr) {
+  return cudaMemset(p, v, n);
+}
+inline cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t w, size_t h) {
+  for (size_t r = 0; r < h; ++r) memset(static_cast<char *>(p) + r * pitch, v, w);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int v, size_t w, size_t h,
+                                     cudaStream_t = nullptr) {
+  return cudaMemset2D(p, pitch, v, w, h);
+}
+inline cudaError_t cudaMemset3D(cudaPitchedPtr p, int v, cudaExtent e) {
+  for (size_t z = 0; z < e.depth; ++z)
+    cudaMemset2D(static_cast<char *>(p.ptr) + z * p.ysize * p.pitch, p.pitch, v, e.width,
+                 e.height);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int v, cudaExtent e,
+                                     cudaStream_t = nullptr) {
+  return cudaMemset3D(p, v, e);
+}
+// Symbols: a __device__/__constant__ variable is an ordinary global here. The C API form
+// takes the symbol's address (`const void *`); the C++ form takes the variable itself.
+inline cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t n,
+                                      size_t off = 0, cudaMemcpyKind = cudaMemcpyHostToDevice) {
+  if (n) memmove(static_cast<char *>(const_cast<void *>(sym)) + off, src, n);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src, size_t n, size_t off = 0,
+                                      cudaMemcpyKind = cudaMemcpyHostToDevice) {
+  if (off + n > sizeof(T)) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  if (n) memmove(reinterpret_cast<char *>(const_cast<T *>(&sym)) + off, src, n);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T &sym, const void *src, size_t n,
+                                           size_t off = 0,
+                                           cudaMemcpyKind k = cudaMemcpyHostToDevice,
+                                           cudaStream_t = nullptr) {
+  return cudaMemcpyToSymbol(sym, src, n, off, k);
+}
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t n, size_t off = 0,
+                                        cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+  if (n) memmove(dst, static_cast<const char *>(sym) + off, n);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n, size_t off = 0,
+                                        cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+  if (off + n > sizeof(T)) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  if (n) memmove(dst, reinterpret_cast<const char *>(&sym) + off, n);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym, size_t n, size_t off = 0,
+                                             cudaMemcpyKind k = cudaMemcpyDeviceToHost,
+                                             cudaStream_t = nullptr) {
+  return cudaMemcpyFromSymbol(dst, sym, n, off, k);
+}
+template <class T> inline cudaError_t cudaGetSymbolAddress(void **p, const T &sym) {
+  *p = const_cast<T *>(&sym);
+  return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaGetSymbolSize(size_t *n, const T &) {
+  *n = sizeof(T);
+  return cudaSuccess;
+}
+// Unified memory hints: no-ops (all memory is the host's). CUDA 13's forms and the older ones.
+inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, cudaMemLocation, unsigned,
+                                        cudaStream_t = nullptr) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t = nullptr) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, cudaMemLocation) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) {
+  return cudaSuccess;
+}
+// Memory pools: allocations from any pool are plain allocations; attributes are stored.
+inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int) {
+  *pool = ::cudafuse_emu::default_pool();
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int d) {
+  return cudaDeviceGetDefaultMemPool(pool, d);
+}
+inline cudaError_t cudaDeviceSetMemPool(int, cudaMemPool_t) { return cudaSuccess; }
+inline cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolProps *) {
+  *pool = reinterpret_cast<cudaMemPool_t>(new ::cudafuse_emu::Pool{});
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
+  if (pool != ::cudafuse_emu::default_pool()) delete ::cudafuse_emu::pool_of(pool);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void *v) {
+  if ((unsigned)a > 8) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  if (a <= cudaMemPoolReuseAllowInternalDependencies)
+    ::cudafuse_emu::pool_of(pool)->attrs[a] = (unsigned long long)*static_cast<int *>(v);
+  else
+    ::cudafuse_emu::pool_of(pool)->attrs[a] = *static_cast<unsigned long long *>(v);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void *v) {
+  if ((unsigned)a > 8) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  if (a <= cudaMemPoolReuseAllowInternalDependencies)
+    *static_cast<int *>(v) = (int)::cudafuse_emu::pool_of(pool)->attrs[a];
+  else
+    *static_cast<unsigned long long *>(v) = ::cudafuse_emu::pool_of(pool)->attrs[a];
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolSetAccess(cudaMemPool_t, const cudaMemAccessDesc *, size_t) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags *f, cudaMemPool_t, cudaMemLocation *) {
+  *f = cudaMemAccessFlagsProtReadWrite;
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t) { return cudaSuccess; }
+// Inter-process sharing needs a driver: these fail as on a device without the feature.
+inline cudaError_t cudaMemPoolExportToShareableHandle(void *, cudaMemPool_t,
+                                                      cudaMemAllocationHandleType, unsigned) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+inline cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *, void *,
+                                                        cudaMemAllocationHandleType, unsigned) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+inline cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData *, void *) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+inline cudaError_t cudaMemPoolImportPointer(void **, cudaMemPool_t, cudaMemPoolPtrExportData *) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+inline cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *, void *) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+inline cudaError_t cudaIpcOpenMemHandle(void **, cudaIpcMemHandle_t, unsigned) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+inline cudaError_t cudaIpcCloseMemHandle(void *) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+inline cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *, cudaEvent_t) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+inline cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *, cudaIpcEventHandle_t) {
+  return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+}
+
+// ---- streams ----------------------------------------------------------------------------
+inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int priority) {
+  if (!s) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  priority = std::max(-5, std::min(0, priority));  // clamped to the device's range
+  *s = reinterpret_cast<cudaStream_t>(new ::cudafuse_emu::Stream{flags, priority, {}});
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags) {
+  return cudaStreamCreateWithPriority(s, flags, 0);
+}
+inline cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, 0); }
+inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  if (reinterpret_cast<uintptr_t>(s) <= 2) return ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
+  delete ::cudafuse_emu::stream_of(s);
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *f) {
+  *f = ::cudafuse_emu::stream_of(s)->flags;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamGetPriority(cudaStream_t s, int *p) {
+  *p = ::cudafuse_emu::stream_of(s)->priority;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamGetDevice(cudaStream_t, int *d) {
+  *d = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0,
+                                            unsigned = cudaMemAttachSingle) {
+  return cudaSuccess;
+}
+// Everything enqueued before has completed, so a callback runs at once, in program order.
+inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data,
+                                         unsigned) {
+  cb(s, cudaSuccess, data);
+  return cudaSuccess;
+}
+inline cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void *data) {
+  fn(data);
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID a,
+                                          const cudaStreamAttrValue *v) {
+  if (a == cudaLaunchAttributePriority)
+    ::cudafuse_emu::stream_of(s)->priority = std::max(-5, std::min(0, v->priority));
+  else if (a == cudaLaunchAttributeAccessPolicyWindow)
+    ::cudafuse_emu::stream_of(s)->policy = *v;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID a,
+                                          cudaStreamAttrValue *v) {
+  memset(v, 0, sizeof *v);
+  if (a == cudaLaunchAttributePriority)
+    v->priority = ::cudafuse_emu::stream_of(s)->priority;
+  else if (a == cudaLaunchAttributeAccessPolicyWindow)
+    *v = ::cudafuse_emu::stream_of(s)->policy;
+  return cudaSuccess;
+}
+
+// ---- events: the host clock when recorded (the work before them has completed) ----------
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags) {
+  if (!e) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  *e = reinterpret_cast<cudaEvent_t>(new ::cudafuse_emu::Event{flags, false, 0.0});
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+inline cudaError_t cudaEventCreate(cudaEvent_t *e, unsigned flags) {
+  return cudaEventCreateWithFlags(e, flags);
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  if (!e) return ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
+  delete ::cudafuse_emu::event_of(e);
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) {
+  if (!e) return ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
+  ::cudafuse_emu::event_of(e)->recorded = true;
+  ::cudafuse_emu::event_of(e)->ms = ::cudafuse_emu::host_ms();
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = nullptr,
+                                            unsigned = 0) {
+  return cudaEventRecord(e, s);
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  return e ? cudaSuccess : ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
+}
+inline cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t ea, cudaEvent_t eb) {
+  if (!ms) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  ::cudafuse_emu::Event *a = ::cudafuse_emu::event_of(ea), *b = ::cudafuse_emu::event_of(eb);
+  if (!a || !b || (a->flags & cudaEventDisableTiming) || (b->flags & cudaEventDisableTiming))
+    return ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
+  if (!a->recorded || !b->recorded) return ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
+  *ms = (float)(b->ms - a->ms);
+  return cudaSuccess;
+}
+
+// ---- functions and occupancy ------------------------------------------------------------
+template <class F> inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute a, int v) {
+  if (a == cudaFuncAttributeMaxDynamicSharedMemorySize &&
+      (v < 0 || size_t(v) > ::cudafuse_emu::device_props().sharedMemPerBlockOptin))
+    return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+template <class F> inline cudaError_t cudaFuncSetCacheConfig(F, cudaFuncCache) {
+  return cudaSuccess;
+}
+template <class F> inline cudaError_t cudaFuncSetSharedMemConfig(F, cudaSharedMemConfig) {
+  return cudaSuccess;
+}
+template <class F> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, F) {
+  memset(a, 0, sizeof *a);
+  a->maxThreadsPerBlock = 1024;
+  a->numRegs = 32;
+  a->ptxVersion = a->binaryVersion = 90;
+  a->maxDynamicSharedSizeBytes = 48 << 10;
+  a->preferredShmemCarveout = -1;
+  return cudaSuccess;
+}
+template <class F>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, F, int block,
+                                                                 size_t smem) {
+  *n = ::cudafuse_emu::occupancy(block, smem);
+  return cudaSuccess;
+}
+template <class F>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, F f, int block,
+                                                                          size_t smem, unsigned) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, block, smem);
+}
+// The block size (a multiple of 32, at most `limit`) with the most resident threads per SM,
+// the largest such; the grid that fills every SM with it.
+template <class S, class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *grid, int *block, F, S smem,
+                                                                  int limit = 0) {
+  if (!grid || !block) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
+  int top = limit > 0 && limit < 1024 ? limit : 1024;
+  int best = 0, best_threads = 0, best_blocks = 0;
+  for (int b = (top + 31) / 32 * 32; b >= 32; b -= 32) {
+    int size = std::min(b, top);
+    int blocks = ::cudafuse_emu::occupancy(size, size_t(smem(size)));
+    if (blocks * size > best_threads) best = size, best_threads = blocks * size, best_blocks = blocks;
+  }
+  *block = best;
+  *grid = best_blocks * ::cudafuse_emu::device_props().multiProcessorCount;
+  return cudaSuccess;
+}
+template <class S, class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *grid, int *block,
+                                                                           F f, S smem, int limit,
+                                                                           unsigned) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMem(grid, block, f, smem, limit);
+}
+template <class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *grid, int *block, F f, size_t smem = 0,
+                                                      int limit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMem(grid, block, f,
+                                                        [smem](int) { return smem; }, limit);
+}
+template <class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *grid, int *block, F f,
+                                                               size_t smem = 0, int limit = 0,
+                                                               unsigned = 0) {
+  return cudaOccupancyMaxPotentialBlockSize(grid, block, f, smem, limit);
+}
+template <class F>
+inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *smem, F, int blocks,
+                                                             int block) {
+  const cudaDeviceProp &p = ::cudafuse_emu::device_props();
+  if (blocks <= 0 || ::cudafuse_emu::occupancy(block, 0) < blocks) {
+    *smem = 0;
+    return cudaSuccess;
+  }
+  size_t per = p.sharedMemPerMultiprocessor / blocks;
+  per = per > p.reservedSharedMemPerBlock ? per - p.reservedSharedMemPerBlock : 0;
+  *smem = std::min(per, p.sharedMemPerBlockOptin);
+  return cudaSuccess;
+}

@@ -1,0 +1,68 @@
+"""What the emulator has no stand-in for, refused at the construct with file:line:col.
+
+Libraries (cuBLAS, cuFFT, Thrust, OpenGL interop, ...), the driver API and CUDA graphs
+would otherwise reach the user as g++'s "No such file or directory" or "was not declared"
+errors. Found on the main file's text (comments skipped), before parsing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
+from cudafuse.ir.source import SourceFile
+
+_INCLUDE = rb'^[ \t]*#[ \t]*include[ \t]*[<"]'
+_LIBRARIES: list[tuple[bytes, str]] = [
+    (rb"cublas\w*\.h", "cuBLAS"),
+    (rb"cufft\w*\.h", "cuFFT"),
+    (rb"cusparse\w*\.h", "cuSPARSE"),
+    (rb"cusolver\w*\.h", "cuSOLVER"),
+    (rb"curand\w*\.h", "cuRAND"),
+    (rb"npp\w*\.h", "NPP"),
+    (rb"nvjpeg\w*\.h", "nvJPEG"),
+    (rb"nvrtc\w*\.h", "NVRTC"),
+    (rb"cudla\w*\.h", "cuDLA"),
+    (rb"nvsci\w*\.h", "NvSci"),
+    (rb"cudnn\w*\.h", "cuDNN"),
+    (rb"thrust/", "Thrust"),
+    (rb"cub/", "CUB"),
+    (rb"cuda/", "libcu++ (<cuda/...>)"),
+    (rb"mma\.h", "warp matrix multiply-accumulate (mma.h)"),
+    (rb"cuda_pipeline\w*\.h|cuda_awbarrier\w*\.h", "asynchronous barriers and pipelines"),
+    (rb"cuda_gl_interop\.h|GL/|GLES\w*/|helper_gl\.h", "OpenGL interoperability"),
+    (rb"cuda_egl_interop\.h|cudaEGL\.h|EGL/", "EGL interoperability"),
+    (rb"vulkan/|cuda_d3d\w*\.h|d3d\w*\.h", "graphics interoperability (Vulkan, Direct3D)"),
+]
+_REFUSALS: list[tuple[re.Pattern[bytes], str]] = [
+    *((re.compile(_INCLUDE + pattern, re.M), f"{what} is not supported by the emulator")
+      for pattern, what in _LIBRARIES),
+    (re.compile(rb"\b(?:cudaGraph\w*|cudaStreamBeginCapture\w*|cudaStreamEndCapture)\s*\("),
+     "CUDA graphs (and stream capture) are not supported by the emulator"),
+    (re.compile(rb"\bcu(?:Init|Device[A-Z]\w*|Ctx[A-Z]\w*|Mem[A-Z]\w*|Module[A-Z]\w*|"
+                rb"LaunchKernel\w*|Stream[A-Z]\w*|Event[A-Z]\w*|Func[A-Z]\w*|"
+                rb"GetErrorName|GetErrorString|DriverGetVersion)\s*\("),
+     "the CUDA driver API (cu* calls) is not supported by the emulator"),
+]
+_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+
+
+def check_unsupported(path: str, data: bytes) -> None:
+    """Raise CudafuseError at each include of a library, graph call or driver API call."""
+    blanked = bytearray(data)
+    for m in _COMMENT_OR_STRING.finditer(data):
+        # keep the text of include paths in quotes: `#include "cufft.h"`
+        line_start = data.rfind(b"\n", 0, m.start()) + 1
+        if re.match(rb"[ \t]*#[ \t]*include", data[line_start:m.start()]):
+            continue
+        blanked[m.start():m.end()] = b" " * (m.end() - m.start())
+    source = SourceFile(path, data)
+    diags = []
+    for pattern, message in _REFUSALS:
+        for m in pattern.finditer(bytes(blanked)):
+            line, col = source.line_col(m.start())
+            diags.append(Diagnostic(Severity.ERROR, message, path, line, col,
+                                    source.line_text(line)))
+    if diags:
+        diags.sort(key=lambda d: (d.line, d.col))
+        raise CudafuseError(diags)

@@ -1,0 +1,123 @@
+"""Rewritten copies of a program's own headers, for the emulator.
+
+The front end analyses the main file only, so `rewrite` changes only its text. An
+`extern __shared__ T s[];` in a header next to it (cuda-samples keep kernels and their
+launchers in `*_kernel.cuh` files) would reach g++ as `extern static` ("conflicting
+specifiers"), and a launch there as a syntax error. Such headers, found on the text, are
+copied with those declarations made pointers into the block's dynamic shared buffer and
+the launches made emulator calls (lines kept, `#line` naming the original) into an overlay
+directory that the emu build searches before the program's directory.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_EXTERN_SHARED = re.compile(
+    rb"\bextern\s+(?:__shared__\s+([^;{}()\[\]]*?)|([^;{}()\[\]]*?)\s+__shared__\s+)"
+    rb"(\w+)\s*\[\s*\]((?:\s*\[[^\]]*\])*)\s*;")
+_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+
+
+def _declaration(elem: str, name: str, rest: str) -> str:
+    elem = " ".join(elem.split())
+    # `static`: a constant pointer, the same for every block, at any scope.
+    if rest:
+        return (f"static {elem} (*const {name}){rest} = "
+                f"reinterpret_cast<{elem} (*){rest}>(__cudafuse_dyn_smem());")
+    return f"static {elem} *const {name} = static_cast<{elem} *>(__cudafuse_dyn_smem());"
+
+
+def _callee_start(text: bytes, end: int) -> int:
+    """Where the kernel expression before `<<<` at `end` starts: a possibly qualified name
+    with template arguments (`ns::k<T, 4>`)."""
+    i = end
+    while i > 0 and text[i - 1:i].isspace():
+        i -= 1
+    if text[i - 1:i] == b">":  # template arguments
+        depth = 0
+        while i > 0:
+            i -= 1
+            c = text[i:i + 1]
+            depth += c == b">"
+            depth -= c == b"<"
+            if depth == 0:
+                break
+        while i > 0 and text[i - 1:i].isspace():
+            i -= 1
+    while i > 0 and (text[i - 1:i].isalnum() or text[i - 1:i] in (b"_", b":")):
+        i -= 1
+    return i
+
+
+def _launches(blanked: bytes, data: bytes) -> list[tuple[int, int, str]]:
+    """`k<<<cfg>>>(` becomes the emulator's launch call, as `rewrite` does for the main file
+    (with fibers: the kernel was not analysed)."""
+    edits = []
+    for m in re.finditer(rb"<<<", blanked):
+        close = blanked.find(b">>>", m.end())
+        if close < 0:
+            continue
+        paren = close + 3
+        while paren < len(blanked) and blanked[paren:paren + 1].isspace():
+            paren += 1
+        start = _callee_start(blanked, m.start())
+        callee = data[start:m.start()].decode("utf-8", "replace").strip()
+        if blanked[paren:paren + 1] != b"(" or not callee:
+            continue
+        after = paren + 1
+        while after < len(blanked) and blanked[after:after + 1].isspace():
+            after += 1
+        sep = "" if blanked[after:after + 1] == b")" else ", "
+        cfg = data[m.end():close].decode("utf-8", "replace")
+        name = callee.replace('"', "")
+        new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, true)({cfg})'
+               f".run([&](auto... cf_arg_) {{ {callee}(cf_arg_...); }}{sep}")
+        new += "\n" * data[start:paren + 1].count(b"\n")
+        edits.append((start, paren + 1, new))
+    return edits
+
+
+def rewrite_header(data: bytes) -> bytes | None:
+    """The header's text with its `extern __shared__` arrays and kernel launches rewritten,
+    or None if it has neither."""
+    blanked = bytearray(data)
+    for m in _COMMENT_OR_STRING.finditer(data):
+        blanked[m.start():m.end()] = b" " * (m.end() - m.start())
+    edits = _launches(bytes(blanked), data)
+    for m in _EXTERN_SHARED.finditer(bytes(blanked)):
+        elem = (m.group(1) or m.group(2) or b"").decode("utf-8", "replace")
+        name = m.group(3).decode()
+        rest = re.sub(r"\s+", "", (m.group(4) or b"").decode("utf-8", "replace"))
+        text = _declaration(elem, name, rest) + "\n" * data[m.start():m.end()].count(b"\n")
+        edits.append((m.start(), m.end(), text))
+    if not edits:
+        return None
+    out, pos = [], 0
+    for start, end, text in sorted(edits):
+        out += [data[pos:start], text.encode()]
+        pos = end
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def overlay(src: Path, includes: list[str]) -> dict[str, bytes]:
+    """Rewritten copies of the headers below the program's directory that need one, by
+    their path relative to that directory."""
+    root = src.resolve().parent
+    files: dict[str, bytes] = {}
+    for inc in includes:
+        path = Path(inc).resolve()
+        if path == src.resolve() or root not in path.parents:
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"__shared__" not in data and b"<<<" not in data:
+            continue
+        new = rewrite_header(data)
+        if new is not None:
+            files[str(path.relative_to(root))] = f'#line 1 "{path}"\n'.encode() + new
+    return files
