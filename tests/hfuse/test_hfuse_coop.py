@@ -28,6 +28,7 @@ LAUNCHES = {
     "cg_tile_sum": ("64", (24,), lambda: (np.zeros(48, np.int32), _ints(2), N)),
     "cg_reduce": ("128", (12,), lambda: (np.zeros(12, np.int32), np.zeros(96, np.int32),
                                          _ints(3), N)),
+    "cg_reverse": ("64", (24,), lambda: (np.zeros(N, np.int32), _ints(7), N)),
     "plain_scale": ("96", (16,), lambda: (np.zeros(N, np.int32), _ints(4), N)),
     "cg_helper_2d": ("32x4", (3, 9), lambda: (np.zeros(W * H + 27, np.int32),
                                               _ints(5, W * H), W, H)),
@@ -42,6 +43,8 @@ PAIRS = [
     # tiles' meta group ranks must count from the part's first thread)
     ("cg_reduce", "plain_scale"),
     ("plain_scale", "cg_reduce"),
+    # a part whose only collective is the block group's member sync()
+    ("plain_scale", "cg_reverse"),
     # a 2D part with a helper taking the block group; coalesced groups and tiles of tiles
     ("cg_helper_2d", "cg_coalesced"),
 ]

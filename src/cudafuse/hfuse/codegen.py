@@ -124,6 +124,13 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     for i in (1, 2) if cfg.mode == "thread" else (1,):
         g = names.grid(i)
         body.append(f"  const unsigned {names.nblocks(i)} = {g}.x * {g}.y * {g}.z;")
+    if p1.uses_coop or p2.uses_coop:
+        body += ["#ifdef __CUDAFUSE_SHIM__",
+                 "  // Read by cudafuse's front end only (never compiled): the parts' block groups",
+                 "  // wait in member functions, which the emulator's choice of fibers does not",
+                 "  // follow; this barrier, never reached, makes the kernel run as fibers there.",
+                 "  if (false) __syncthreads();",
+                 "#endif"]
     if uses_dynamic_shared(p1) or uses_dynamic_shared(p2):
         body.append(f"  extern __shared__ __align__(16) unsigned char {names.dyn}[];")
     if cfg.mode == "thread" and p2.split.needs_offset:

@@ -68,6 +68,19 @@ __global__ void cg_reduce(int *sums, int *maxes, const int *in, int n) {
   }
 }
 
+// Only the block group's member sync(), and indexing by its thread rank (a kernel reading
+// blockIdx but not threadIdx: its blocks must not be taken for one thread each).
+__global__ void cg_reverse(int *out, const int *in, int n) {
+  __shared__ int s[64];
+  cg::thread_block block = cg::this_thread_block();
+  unsigned t = block.thread_rank();
+  int i = blockIdx.x * 64 + t;
+  s[t] = i < n ? in[i] : 0;
+  block.sync();
+  int j = blockIdx.x * 64 + (63 - t);
+  if (j < n) out[j] = s[t];
+}
+
 // No cooperative groups at all.
 __global__ void plain_scale(int *out, const int *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
