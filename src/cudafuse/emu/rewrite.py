@@ -226,17 +226,35 @@ def qualified_names(unit: TranslationUnit) -> dict[str, str]:
     return out
 
 
+def _launch_edit(launch: n.KernelLaunch, fibers: bool, callee_text: str, inner: str,
+                 start: int, args_open: int) -> tuple[int, int, str]:
+    """Replace [start, args_open + 1): `callee<<<inner>>>(` up to the argument list's "(",
+    which (with the arguments and the ")") stays as written."""
+    sep = ", " if launch.args else ""
+    name = launch.kernel.replace('"', "")
+    new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {str(fibers).lower()})'
+           f"({inner}).run([&](auto... cf_arg_) {{ {callee_text}(cf_arg_...); }}{sep}")
+    return start, args_open + 1, new
+
+
 def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
-                 diags: list[Diagnostic]) -> tuple[int, int, str] | None:
+                 diags: list[Diagnostic],
+                 taken: set[int] | None = None) -> tuple[int, int, str] | None:
     src = unit.source
     cfg, callee = launch.config_span, launch.callee_span
     text = src.text(cfg) if cfg.file == unit.path else ""
     callee_text = src.text(callee) if callee.file == unit.path else ""
     if not (callee_text and text.startswith(callee_text) and text.endswith(">>>")
             and "<<<" in text):
-        diags.append(_diag(unit, launch.span, f"cannot rewrite the launch of "
-                           f"'{launch.kernel}' for emulation (is it inside a macro?)"))
-        return None
+        # Inside a macro invocation libclang reports the invocation: a launch spelled in
+        # full in one of its arguments is found on the text there.
+        edit = _macro_argument_launch(unit, launch, fibers, set() if taken is None else taken)
+        if edit is None:
+            diags.append(_diag(unit, launch.span, f"cannot rewrite the launch of "
+                               f"'{launch.kernel}' for emulation (is it inside a macro?): "
+                               "a launch written in a macro's definition is not supported, "
+                               "write it out at the call or pass it as a macro argument"))
+        return edit
     inner = text[text.index("<<<", len(callee_text)) + 3:-3]
     data = src.data
     pos = cfg.end
@@ -245,11 +263,115 @@ def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
     if data[pos:pos + 1] != b"(":
         diags.append(_diag(unit, launch.span, "cannot find the argument list of this launch"))
         return None
-    sep = ", " if launch.args else ""
-    name = launch.kernel.replace('"', "")
-    new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {str(fibers).lower()})'
-           f"({inner}).run([&](auto... cf_arg_) {{ {callee_text}(cf_arg_...); }}{sep}")
-    return cfg.start, pos + 1, new
+    return _launch_edit(launch, fibers, callee_text, inner, cfg.start, pos)
+
+
+_MACRO_CALL = re.compile(rb"([A-Za-z_]\w*)\s*\(")
+_CLOSE = {b"(": b")", b"[": b"]", b"{": b"}"}
+
+
+def _skip_literal(data: bytes, pos: int) -> int:
+    """The end of the comment or string/char literal starting at `pos`, or `pos` itself."""
+    two = data[pos:pos + 2]
+    if two == b"//":
+        end = data.find(b"\n", pos)
+        return len(data) if end < 0 else end
+    if two == b"/*":
+        end = data.find(b"*/", pos + 2)
+        return len(data) if end < 0 else end + 2
+    quote = data[pos:pos + 1]
+    if quote in (b'"', b"'"):
+        i = pos + 1
+        while i < len(data) and data[i:i + 1] != quote:
+            i += 2 if data[i:i + 1] == b"\\" else 1
+        return i + 1
+    return pos
+
+
+def _balanced_end(data: bytes, pos: int, limit: int, stop: bytes = b"") -> int:
+    """From the bracket at `pos`, the index just past its partner (stop empty), or, with
+    `stop`, the index of the first `stop` at nesting depth 0; -1 when not found before limit."""
+    depth = 0
+    i = pos
+    while i < limit:
+        skipped = _skip_literal(data, i)
+        if skipped != i:
+            i = skipped
+            continue
+        if stop and depth == 0 and data.startswith(stop, i):
+            return i
+        c = data[i:i + 1]
+        if c in _CLOSE:
+            depth += 1
+        elif c in (b")", b"]", b"}"):
+            depth -= 1
+            if depth == 0 and not stop:
+                return i + 1
+            if depth < 0:
+                return -1
+        i += 1
+    return -1
+
+
+def _callee_before(data: bytes, pos: int, lo: int) -> int:
+    """Start of `name`, `ns::name` or `name<args>` ending just before `pos` (the "<<<")."""
+    i = pos
+    while i > lo and data[i - 1:i].isspace():
+        i -= 1
+    if data[i - 1:i] == b">":  # template arguments: back to the matching "<"
+        depth = 0
+        while i > lo:
+            i -= 1
+            c = data[i:i + 1]
+            depth += c == b">"
+            depth -= c == b"<"
+            if depth == 0:
+                break
+        while i > lo and data[i - 1:i].isspace():
+            i -= 1
+    while i > lo and (data[i - 1:i].isalnum() or data[i - 1:i] in (b"_", b":")):
+        i -= 1
+    return i
+
+
+def _macro_argument_launch(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
+                           taken: set[int]) -> tuple[int, int, str] | None:
+    """The edit for a launch written out in full inside the arguments of the macro invocation
+    at launch.span (`CHECK(k<<<g, b>>>(x))`, `check((k<<<g, b>>>(x)))`, nested macros too).
+    `taken` holds the "<<<" offsets already claimed by earlier launches of the invocation.
+    None when the invocation's text has no launch of this kernel: the macro's definition
+    makes it, which is not rewritten."""
+    if launch.span.file != unit.path:
+        return None
+    data = unit.source.data
+    m = _MACRO_CALL.match(data, launch.span.start)
+    if not m:
+        return None
+    end = _balanced_end(data, m.end() - 1, len(data))
+    if end < 0:
+        return None
+    kernel = launch.kernel.partition("<")[0].rpartition("::")[2]
+    pos = m.end()
+    while (pos := data.find(b"<<<", pos, end)) >= 0:
+        here, pos = pos, pos + 3
+        if here in taken or _in_comment(data, here):
+            continue
+        start = _callee_before(data, here, m.end())
+        callee = data[start:here].strip()
+        if callee.partition(b"<")[0].rpartition(b"::")[2].decode() != kernel:
+            continue
+        close = _balanced_end(data, here + 3, end, b">>>")
+        if close < 0:
+            return None
+        args = close + 3
+        while args < end and data[args:args + 1].isspace():
+            args += 1
+        if data[args:args + 1] != b"(":
+            return None
+        taken.add(here)
+        inner = data[here + 3:close].decode()
+        return _launch_edit(launch, fibers, callee.decode(), inner, start, args)
+    return None
 
 
 def _extern_shared(unit: TranslationUnit, rw: Rewriter) -> None:
@@ -298,13 +420,14 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     rw = Rewriter(unit.source)
     diags: list[Diagnostic] = []
     fiber_kernels: set[str] = set()
+    taken: set[int] = set()  # "<<<" offsets rewritten inside macro arguments
     for launches in unit.launches.values():
-        for launch in launches:
+        for launch in sorted(launches, key=lambda la: la.span.start):
             # A kernel the front end could not see is given fibers, to be safe.
             fibers = launch.kernel in needs or launch.kernel not in known
             if fibers:
                 fiber_kernels.add(launch.kernel)
-            edit = _launch_text(unit, launch, fibers, diags)
+            edit = _launch_text(unit, launch, fibers, diags, taken)
             if edit:
                 rw.replace_range(*edit, reason=f"launch of {launch.kernel}")
     if diags:
