@@ -29,6 +29,7 @@ LAUNCHES = {
     "cg_reduce": ("128", (12,), lambda: (np.zeros(12, np.int32), np.zeros(96, np.int32),
                                          _ints(3), N)),
     "cg_reverse": ("64", (24,), lambda: (np.zeros(N, np.int32), _ints(7), N)),
+    "cg_dynamic_tile": ("96", (16,), lambda: (np.zeros(N, np.int32), _ints(8), N)),
     "plain_scale": ("96", (16,), lambda: (np.zeros(N, np.int32), _ints(4), N)),
     "cg_helper_2d": ("32x4", (3, 9), lambda: (np.zeros(W * H + 27, np.int32),
                                               _ints(5, W * H), W, H)),
@@ -45,6 +46,8 @@ PAIRS = [
     ("plain_scale", "cg_reduce"),
     # a part whose only collective is the block group's member sync()
     ("plain_scale", "cg_reverse"),
+    # dynamic tiles (thread_group) through a helper, with tiles of the other part's block
+    ("cg_tile_sum", "cg_dynamic_tile"),
     # a 2D part with a helper taking the block group; coalesced groups and tiles of tiles
     ("cg_helper_2d", "cg_coalesced"),
 ]
@@ -139,6 +142,9 @@ REFUSED = [
      "a tile of 64 threads spans several warps"),
     ("cg_block_in_macro,plain_scale", "block", "auto block = THE_BLOCK();",
      "this_thread_block() inside a macro expansion"),
+    ("plain_scale,cg_block_as_thread_group", "block", "out[threadIdx.x] = rank_plus(block, 1);",
+     "'rank_plus' takes it as 'cg::thread_group': a cooperative_groups::thread_group cannot "
+     "hold the part's block group"),
     ("cg_return_then_sync,plain_scale", "thread", "if ((int)block.thread_rank() >= n) return;",
      "a group's sync() counts as one"),
 ]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.shared_memory import code_bytes
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -93,10 +94,30 @@ def tile_size(unit: TranslationUnit, call: n.Call) -> int | None:
     return int(text, 0) if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", text) else None
 
 
+_GENERIC = re.compile(r"\bthread_group\b")
+_BLOCK_TYPE = re.compile(r"\bthread_block\b")
+
+
 def problems(unit: TranslationUnit, node: n.Node) -> list[Bad]:
     """What no edit can give the part: grid groups, calls that cannot be edited (written
-    inside a macro expansion), tiles of more than 32 threads."""
+    inside a macro expansion), tiles of more than 32 threads, the block group held in a
+    generic thread_group."""
     out: list[Bad] = []
+    graph = CallGraph(unit)
+    generic = "a cooperative_groups::thread_group cannot hold the part's block group (a type " \
+        "of the fused kernel's own); take the group by its type, or as a template parameter"
+    for x in node.walk():
+        if isinstance(x, n.VarDecl) and x.init is not None and _GENERIC.search(x.var_type) \
+                and _BLOCK_TYPE.search(x.init.type):
+            out.append(Bad(x.span, generic))
+        elif isinstance(x, n.Call) and not is_cg(x):
+            target = graph.resolve(x)
+            if target is None:
+                continue
+            for prm, arg in zip(target.params, x.args, strict=False):
+                if _GENERIC.search(prm.type) and _BLOCK_TYPE.search(arg.type):
+                    out.append(Bad(arg.span, f"'{target.name}' takes it as '{prm.type}': " +
+                                   generic))
     for call in cg_calls(node):
         name = cg_name(call)
         text = unit.source.data[call.span.start:call.span.end] \

@@ -81,6 +81,26 @@ __global__ void cg_reverse(int *out, const int *in, int n) {
   if (j < n) out[j] = s[t];
 }
 
+// Dynamic tiles of 16 (thread_groups), through a helper taking a thread_group.
+__device__ int tile_total(cg::thread_group g, int *s, int v) {
+  s[g.thread_rank()] = v;
+  g.sync();
+  int total = 0;
+  for (unsigned k = 0; k < g.size(); ++k) total += s[k];
+  g.sync();
+  return total;
+}
+
+__global__ void cg_dynamic_tile(int *out, const int *in, int n) {
+  __shared__ int s[96];
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_group tile = cg::tiled_partition(block, 16);
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned first = block.thread_rank() - tile.thread_rank();
+  int total = tile_total(tile, s + first, i < n ? in[i] : 0);
+  if (i < n) out[i] = total * 100 + (int)tile.thread_rank();
+}
+
 // No cooperative groups at all.
 __global__ void plain_scale(int *out, const int *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -143,4 +163,10 @@ __global__ void cg_return_then_sync(int *out, int n) {
   if ((int)block.thread_rank() >= n) return;
   block.sync();
   out[block.thread_rank()] = 1;
+}
+
+__device__ int rank_plus(cg::thread_group g, int v) { return v + (int)g.thread_rank(); }
+__global__ void cg_block_as_thread_group(int *out) {
+  cg::thread_block block = cg::this_thread_block();
+  out[threadIdx.x] = rank_plus(block, 1);
 }
