@@ -81,8 +81,8 @@ def _diagnostics(output: str, pattern: re.Pattern[str], has_col: bool) -> list[D
 def _defined_elsewhere(names: list[str], dirs: list[Path], main: Path) -> list[str]:
     """Source files (other than the program) in `dirs` that seem to define one of `names`."""
     bare = {re.sub(r"\(.*", "", n).split("::")[-1] for n in names}
-    found = []
-    for d in dirs:
+    found: list[str] = []
+    for d in dict.fromkeys(p.resolve() for p in dirs):
         for f in sorted(d.glob("*")) if d.is_dir() else []:
             if f.suffix not in (".c", ".cc", ".cpp", ".cxx", ".cu") or f.resolve() == main:
                 continue
@@ -90,8 +90,9 @@ def _defined_elsewhere(names: list[str], dirs: list[Path], main: Path) -> list[s
                 text = f.read_text("utf-8", "replace")
             except OSError:
                 continue
-            if any(re.search(rf"\b{re.escape(b)}\s*\([^;{{]*\)\s*(?:const\s*)?\{{", text)
-                   for b in bare):
+            defines = (re.search(rf"\b{re.escape(b)}\s*\([^;{{]*\)\s*(?:const\s*)?\{{", text)
+                       for b in bare)
+            if f.name not in found and any(defines):
                 found.append(f.name)
     return found
 
@@ -106,8 +107,10 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
         missing = sorted(set(_LINK_UNDEFINED.findall(proc.stderr)))
         if not diags and missing:
             where = _defined_elsewhere(missing, search[1], search[0]) if search else []
-            note = (f"; {', '.join(where)} seems to define it, but only the program's own file "
-                    "is built" if where else "")
+            verb = "seems" if len(where) == 1 else "seem"
+            it = "it" if len(missing) == 1 else "them"
+            note = (f"; {', '.join(where)} {verb} to define {it}, but only the program's own "
+                    "file is built" if where else "")
             raise error(f"{what}: undefined reference to {', '.join(missing[:8])} (declared "
                         f"but not defined in the program{note})")
         if not diags:
