@@ -8,8 +8,8 @@ e.g. NVIDIA/cuda-samples (pass `-I cuda-samples/Common`) and the CUDA half of Ro
 Each file is analysed as a user would, `cudafuse analyze --format json -I <its dir> -I ...`,
 and classified:
 
-    ok       exit 0 and every kernel the file spells (`__global__`, read from the text)
-             is in the analysis
+    ok       exit 0 and every kernel the file defines (`__global__` with a body, read from
+             the text) is in the analysis
     refused  exit 1 or 2: the first diagnostic's message is shown
     SILENT   exit 0 but kernels the text spells are missing (must never happen)
     CRASH    exit 3 (an internal error) or a traceback (must never happen)
@@ -52,7 +52,7 @@ def _spelled(path: Path) -> int:
     data = path.read_bytes()
     # The text alone (no preprocessor): a kernel under `#if 0` would count, so this errs
     # towards reporting a miss, never towards hiding one.
-    return len({k.name for k in spelled_kernels(data, [])})
+    return len({k.name for k in spelled_kernels(data, []) if k.defined})
 
 
 _SKIP = re.compile(r"warning: skipping '[^']*': (.*)$", re.M)

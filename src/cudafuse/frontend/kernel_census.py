@@ -23,6 +23,7 @@ from cudafuse.frontend.clang_api import _lib
 class SpelledKernel:
     name: str  # unqualified, without template arguments
     offset: int  # of the `__global__` token
+    defined: bool = True  # a body follows (False: a declaration `...);`)
 
 
 # Tokens that matter here; everything else (numbers, punctuation we do not track) is skipped.
@@ -72,9 +73,10 @@ def _skip_parens(toks: list[tuple[int, str, bytes]], i: int) -> int:
     return i
 
 
-def _name_after(toks: list[tuple[int, str, bytes]], i: int) -> str | None:
+def _name_after(toks: list[tuple[int, str, bytes]], i: int) -> tuple[str, int] | None:
     """The declarator name of the function whose `__global__` is toks[i - 1]: the last
-    identifier before the parameter list's '(' (or before a specialisation's '<')."""
+    identifier before the parameter list's '(' (or before a specialisation's '<'), and the
+    index of that bracket."""
     last = None
     while i < len(toks):
         _, kind, text = toks[i]
@@ -86,11 +88,27 @@ def _name_after(toks: list[tuple[int, str, bytes]], i: int) -> str | None:
         elif text == b"(" or text == b"<":
             if text == b"<" and last in (b"operator", None):
                 return None
-            return last.decode() if last else None
+            return (last.decode(), i) if last else None
         elif text in (b";", b"{", b"}", b"="):
             return None
         i += 1
     return None
+
+
+def _has_body(toks: list[tuple[int, str, bytes]], i: int) -> bool:
+    """Whether the declaration whose name ends before toks[i] ('(' or '<') has a body: the
+    first '{' or ';' after its parameter list."""
+    while i < len(toks) and toks[i][2] != b"(":
+        i += 1
+    i = _skip_parens(toks, i)
+    while i < len(toks):
+        text = toks[i][2]
+        if text == b"{":
+            return True
+        if text in (b";", b"}", b"="):
+            return False
+        i += 1
+    return False
 
 
 def spelled_kernels(data: bytes, skipped: list[tuple[int, int]]) -> list[SpelledKernel]:
@@ -100,9 +118,9 @@ def spelled_kernels(data: bytes, skipped: list[tuple[int, int]]) -> list[Spelled
     out = []
     for i, (start, kind, text) in enumerate(toks):
         if kind == "ident" and text == b"__global__":
-            name = _name_after(toks, i + 1)
-            if name:
-                out.append(SpelledKernel(name, start))
+            found = _name_after(toks, i + 1)
+            if found:
+                out.append(SpelledKernel(found[0], start, _has_body(toks, found[1])))
     return out
 
 
