@@ -135,18 +135,12 @@ struct dim3 {
   __host__ __device__ constexpr dim3(struct uint3 v) : x(v.x), y(v.y), z(v.z) {}
   __host__ __device__ constexpr operator uint3() const { return uint3{x, y, z}; }
 };
-struct __cudafuse_builtin_index {
-  unsigned int x, y, z;
-  __device__ operator uint3() const;
-};
-struct __cudafuse_builtin_dim {
-  unsigned int x, y, z;
-  __device__ operator dim3() const;
-};
-extern const __device__ __cudafuse_builtin_index threadIdx;
-extern const __device__ __cudafuse_builtin_index blockIdx;
-extern const __device__ __cudafuse_builtin_dim blockDim;
-extern const __device__ __cudafuse_builtin_dim gridDim;
+// The types CUDA gives them, so that code redeclaring them for a host compiler
+// (`extern const dim3 blockDim;`, as some projects' helper headers do) agrees.
+extern const __device__ uint3 threadIdx;
+extern const __device__ uint3 blockIdx;
+extern const __device__ dim3 blockDim;
+extern const __device__ dim3 gridDim;
 extern const __device__ int warpSize;
 
 
