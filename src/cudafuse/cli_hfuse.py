@@ -27,15 +27,14 @@ def _regcap(text: str) -> int | None:
 def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tuple[int, int],
                  parse_opts: ParseOptions) -> tuple[int | None, str]:
     """HFuse's register bound from the originals' ptxas figures, and how it was found."""
-    from cudafuse.hfuse.regbound import SMS, lookup, ptxas_resources, register_bound
+    from cudafuse.hfuse.regbound import SMS, lookup, native_resources, register_bound
 
     if parse_opts.arch not in SMS:
         raise error(f"--regcap auto knows {', '.join(SMS)}, not '{parse_opts.arch}'",
                     status=2)
-    found = {}
-    for f in dict.fromkeys(files):
-        found.update(ptxas_resources(f, parse_opts.arch, parse_opts.include_dirs,
-                                     parse_opts.defines))
+    pair = [files[0], files[-1]]  # one file holding both kernels, or one each
+    found = native_resources(pair, kernels, parse_opts.arch, parse_opts.include_dirs,
+                             parse_opts.defines)
     figures = [lookup(found, k) for k in kernels]
     missing = [k for k, r in zip(kernels, figures, strict=True) if r is None]
     if missing:

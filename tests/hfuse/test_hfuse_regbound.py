@@ -90,3 +90,30 @@ def test_auto_regcap_for_one_of_two_instantiations(tmp_path: Path) -> None:
                 "--block1", "128", "--block2", "64", "--regcap", "auto", "-o", str(out))
     assert res.exit_code == 0, res.output
     assert "auto from ptxas: box1d<int, 1> " in out.read_text()
+
+
+TILE_KERNEL = """\
+template <int B> __global__ void tile_shift(float *a, int n) {
+  __shared__ float s[B];
+  s[threadIdx.x % B] = a[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x < n) a[threadIdx.x] = s[(threadIdx.x + 1) % B] * B;
+}
+"""
+PLAIN_KERNEL = ("__global__ void twice(float *p, int n) {\n"
+                "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "  if (i < n) p[i] *= 2.0f;\n}\n")
+
+
+@pytest.mark.nvcc
+def test_auto_regcap_for_a_template_the_file_never_instantiates(tmp_path: Path) -> None:
+    # A file of kernels only: nothing instantiates tile_shift<16>, so ptxas had nothing to
+    # report; the instantiation --kernels names is compiled for the figures.
+    (tmp_path / "t.cu").write_text(TILE_KERNEL)
+    (tmp_path / "p.cu").write_text(PLAIN_KERNEL)
+    out = tmp_path / "o.cu"
+    res = hfuse(str(tmp_path / "t.cu"), str(tmp_path / "p.cu"), "--kernels",
+                "tile_shift<16>,twice", "--block1", "64", "--block2", "64", "--regcap", "auto",
+                "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "auto from ptxas: tile_shift<16> " in out.read_text()

@@ -132,20 +132,45 @@ def lookup(found: dict[str, Resources], kernel: str) -> Resources | None:
 
 
 def ptxas_resources(path: str, arch: str, include_dirs: tuple[str, ...],
-                    defines: tuple[str, ...]) -> dict[str, Resources]:
+                    defines: tuple[str, ...], instantiate: tuple[str, ...] = ()
+                    ) -> dict[str, Resources]:
+    """ptxas's figures for the kernels of `path`. `instantiate` names template kernels with
+    their arguments (`mm<16>`) that the file may never instantiate itself (a file of kernels
+    only): a wrapper that includes the file takes their addresses, which makes nvcc compile
+    them."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         raise error("--regcap auto needs nvcc on PATH (it reads the kernels' register counts "
                     "from ptxas)", status=2)
     with tempfile.TemporaryDirectory(prefix="cudafuse-regs-") as tmp:
-        cmd = [nvcc, f"-arch={arch}", "-cubin", "--resource-usage", path, "-o",
-               str(Path(tmp) / "k.cubin"), *(f"-I{d}" for d in include_dirs),
-               *(f"-D{d}" for d in defines)]
+        source = path
+        if instantiate:
+            source = str(Path(tmp) / "instantiate.cu")
+            Path(source).write_text(
+                f'#include "{Path(path).resolve()}"\n'
+                "void *cudafuse_instantiate[] = {"
+                + ", ".join(f"(void *)&{k}" for k in instantiate) + "};\n")
+        cmd = [nvcc, f"-arch={arch}", "-cubin", "--resource-usage", source, "-o",
+               str(Path(tmp) / "k.cubin"), f"-I{Path(path).resolve().parent}",
+               *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if res.returncode != 0:
         raise error(f"--regcap auto: nvcc could not compile the input: "
                     f"{res.stderr.strip()[:500]}", path)
     return parse_ptxas(res.stdout + res.stderr)
+
+
+def native_resources(paths: list[str], kernels: tuple[str, ...], arch: str,
+                     include_dirs: tuple[str, ...], defines: tuple[str, ...]
+                     ) -> dict[str, Resources]:
+    """ptxas's figures for `kernels[i]` of `paths[i]` (a path may repeat), each file compiled
+    once, with the template instantiations its kernels name."""
+    found: dict[str, Resources] = {}
+    for path in dict.fromkeys(paths):
+        templates = tuple(k for p, k in zip(paths, kernels, strict=True)
+                          if p == path and "<" in k)
+        found.update(ptxas_resources(path, arch, include_dirs, defines, templates))
+    return found
 
 
 def register_bound(r1: Resources, d1: int, r2: Resources, d2: int, d0: int,

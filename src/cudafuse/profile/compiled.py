@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, error
-from cudafuse.hfuse.regbound import SMS, Resources, lookup, parse_ptxas, ptxas_resources
+from cudafuse.hfuse.regbound import SMS, Resources, lookup, native_resources, parse_ptxas
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate, hfuse_bound
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 from cudafuse.profile.records import Record
@@ -65,11 +65,10 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
         raise error("compiling the candidates needs nvcc on PATH", status=2)
     if arch not in SMS:
         raise error(f"profiling knows {', '.join(SMS)}, not '{arch}'", status=2)
-    found: dict[str, object] = {}
-    paths = list(dict.fromkeys(originals))
-    phase_start(progress, "compiling the native kernels", len(paths))
-    for path in paths:
-        found.update(ptxas_resources(path, arch, include_dirs, defines))
+    pair = [originals[0], originals[-1]]  # one file holding both kernels, or one each
+    phase_start(progress, "compiling the native kernels", len(set(pair)))
+    found = native_resources(pair, tuple(kernels), arch, include_dirs, defines)
+    for path in dict.fromkeys(pair):
         phase_step(progress, Path(path).name)
     flags = [*(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
     r1, r2 = lookup(found, kernels[0]), lookup(found, kernels[1])
