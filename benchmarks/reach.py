@@ -14,7 +14,7 @@ and classified:
     SILENT   exit 0 but kernels the text spells are missing (must never happen)
     CRASH    exit 3 (an internal error) or a traceback (must never happen)
 
-With --emu, every single-file program (the only .cu of its directory, with a `main`) is also
+With --emu, every single-file program (the only source file of its directory, with a `main`) is also
 built for the emulator, as `cudafuse run` builds it, and shown as built / not built with the
 first error. The summary counts the first diagnostics by message (names abstracted).
 """
@@ -99,9 +99,14 @@ def analyse(exe: str, path: Path, includes: list[str]) -> Row:
     return Row(path, "ok", len(kernels), spelled)
 
 
+_SOURCES = ("*.cu", "*.cpp", "*.cc", "*.cxx", "*.c")
+
+
 def single_file_program(path: Path) -> bool:
-    siblings = [p for p in path.parent.glob("*.cu")]
-    return len(siblings) == 1 and re.search(rb"\bint\s+main\s*\(", path.read_bytes()) is not None
+    """A program whose whole source is this file: it has `main`, and its directory holds
+    no other source file (a `*_gold.cpp` beside it is a second translation unit)."""
+    sources = [p for pattern in _SOURCES for p in path.parent.glob(pattern)]
+    return sources == [path] and re.search(rb"\bint\s+main\s*\(", path.read_bytes()) is not None
 
 
 def emu_build(path: Path, includes: list[str]) -> str:
