@@ -139,3 +139,40 @@ def test_compare_tolerances_and_nan():
     assert c.max_abs == pytest.approx(0.5)
     ints = ArgSpec("i", np.dtype(np.int32), 3)
     assert compare(ints, np.array([1, 2, 3]), np.array([1, 2, 4]), 1.0, 1.0).mismatches == 1
+
+
+SKIPPED_HOST = """\
+__global__ void k(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] = 1.0f; }
+extern "C" void host(float *p, int n) {
+  cudaFancyNewThing_t t;
+  k<<<1, 32>>>(p, n);
+}
+extern "C" void ok(float *p, int n) { k<<<1, 32>>>(p, n); }
+"""
+SKIPPED_SPEC = """\
+entry = "ok"
+[[args]]
+name = "p"
+dtype = "float32"
+count = 32
+role = "out"
+[[args]]
+name = "n"
+value = 32
+"""
+
+
+def test_a_function_the_front_end_skipped_is_shown_before_gs_errors(tmp_path: Path) -> None:
+    # Its launches were not rewritten for the emulator: g++ alone would complain at `<<<`.
+    src, spec = tmp_path / "s.cu", tmp_path / "s.toml"
+    src.write_text(SKIPPED_HOST)
+    spec.write_text(SKIPPED_SPEC)
+    res = CliRunner().invoke(main, ["run", str(src), "--spec", str(spec)])
+    assert res.exit_code == 1
+    lines = [ln for ln in res.stderr.splitlines() if ": warning: " in ln or ": error: " in ln]
+    assert lines[0] == (f"{src}:2:17: warning: skipping 'host': unknown type name "
+                        "'cudaFancyNewThing_t' (not among cudafuse's CUDA declarations)")
+    assert lines[1] == (f"{src}: error: cannot build for the emulator: the front end skipped "
+                        "the functions above, so their code (launches included) was not "
+                        "rewritten for it; g++'s first error follows")
+    assert "cudaFancyNewThing_t" in lines[2] and len(lines) == 3

@@ -147,6 +147,9 @@ class Prepared:
     fiber_kernels: frozenset[str]
     includes: list[str]
     headers: dict[str, bytes] = field(default_factory=dict)  # emu: rewritten own headers
+    # The front end's warnings for the functions it skipped: their launches were not
+    # rewritten for the emulator, which is what a failing emu build then shows first.
+    skipped: list[Diagnostic] = field(default_factory=list)
 
 
 def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
@@ -167,7 +170,9 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     full = (f'#line 1 "{src.resolve()}"\n{text}\n#line 1 "<cudafuse trampolines>"\n'
             + trampoline.source(entries, backend, fibers))
     headers = overlay(src, unit.includes) if backend == "emu" else {}
-    return Prepared(full, entries, fibers, unit.includes, headers)
+    skipped = [Diagnostic(Severity.WARNING, why, unit.path, span.line, span.col,
+                          unit.source.line_text(span.line)) for span, why in unit.skipped]
+    return Prepared(full, entries, fibers, unit.includes, headers, skipped)
 
 
 def build(path: str, backend: str, opts: BuildOptions) -> Built:
@@ -195,8 +200,17 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
         if backend == "emu":
             guard = ["-x", "none", str(_guard_object(tool, opts.opt))] if guarded else []
             dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
-            _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
-                     (src.resolve(), dirs))
+            try:
+                _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
+                         (src.resolve(), dirs))
+            except CudafuseError as exc:
+                if not prep.skipped:
+                    raise
+                raise CudafuseError([*prep.skipped, Diagnostic(
+                    Severity.ERROR, "cannot build for the emulator: the front end skipped "
+                    "the functions above, so their code (launches included) was not "
+                    "rewritten for it; g++'s first error follows", str(src)),
+                    *exc.diagnostics[:1]]) from None
         else:
             _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
     return Built(lib, prep.entries, prep.fiber_kernels)
