@@ -198,3 +198,32 @@ def test_undefined_function_names_the_file_defining_it(tmp_path: Path) -> None:
                    "void run(float *r) { computeGold(r, 1); }\n")
     with pytest.raises(CudafuseError, match=r"computeGold.*gold\.cpp seems to define it"):
         load(src, opt="-O0")
+
+
+_OPENMP = """\
+#include <omp.h>
+__global__ void add(int *p, int v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += v;
+}
+extern "C" void run(int *p, int n, int *team) {
+  omp_set_num_threads(4);
+#pragma omp parallel
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    team[0] = nt;
+    for (int k = t; k < 4; k += nt) add<<<(n + 63) / 64, 64>>>(p, k + 1, n);
+  }
+}
+"""
+
+
+def test_openmp_host_code_runs_as_a_team_of_one(tmp_path: Path) -> None:
+    # The emulator builds without -fopenmp: the region runs once, on a team of one thread,
+    # which still performs every iteration of a loop written for any team size.
+    src = tmp_path / "omp.cu"
+    src.write_text(_OPENMP)
+    p, team = np.zeros(100, np.int32), np.zeros(1, np.int32)
+    with load(src, opt="-O0") as lib:
+        lib.call("run", p, 100, team)
+    assert team[0] == 1 and (p == 1 + 2 + 3 + 4).all()

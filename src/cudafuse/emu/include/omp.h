@@ -1,0 +1,16 @@
+// cudafuse emulator: OpenMP as one thread. Emulated programs are built without -fopenmp
+// (the emulator runs one host thread), so `#pragma omp` is ignored and every parallel
+// region runs once, on thread 0 of a team of 1, which OpenMP allows for any region.
+#pragma once
+#include <chrono>
+inline int omp_get_thread_num(void) { return 0; }
+inline int omp_get_num_threads(void) { return 1; }
+inline int omp_get_max_threads(void) { return 1; }
+inline void omp_set_num_threads(int) {}
+inline int omp_get_num_procs(void) { return 1; }
+inline int omp_in_parallel(void) { return 0; }
+inline double omp_get_wtime(void) {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+inline double omp_get_wtick(void) { return 1e-9; }
