@@ -145,6 +145,8 @@ REFUSED = [
     ("plain_scale,cg_block_as_thread_group", "block", "out[threadIdx.x] = rank_plus(block, 1);",
      "'rank_plus' takes it as 'cg::thread_group': a cooperative_groups::thread_group cannot "
      "hold the part's block group"),
+    ("cg_copy_async,plain_scale", "thread", "cg::memcpy_async(block, s,",
+     "memcpy_async on the block group"),
     ("cg_return_then_sync,plain_scale", "thread", "if ((int)block.thread_rank() >= n) return;",
      "a group's sync() counts as one"),
 ]

@@ -126,6 +126,10 @@ def problems(unit: TranslationUnit, node: n.Node) -> list[Bad]:
             out.append(Bad(call.span, f"cooperative groups' {name}() is the whole fused grid "
                            "(its ranks and sizes, and a grid-wide sync(), which also needs a "
                            "cooperative launch); grid groups are not supported"))
+        elif name == "memcpy_async" and call.args and _BLOCK_TYPE.search(call.args[0].type):
+            out.append(Bad(call.span, "memcpy_async on the block group: CUDA's accepts only "
+                           "its own group types, not the part's block group (copy with the "
+                           "part's threads and sync(), or use a tile)"))
         elif name == "this_thread_block" and not _BLOCK_CALL.match(text):
             out.append(Bad(call.span, "a this_thread_block() inside a macro expansion cannot "
                            "be given the part's block group; write it out"))

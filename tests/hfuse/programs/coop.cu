@@ -2,6 +2,7 @@
 // part's this_thread_block() must be the part's threads, its sync() the part's barrier, and
 // its tiles' meta group rank and size the part's.
 #include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 #include <cooperative_groups/reduce.h>
 
 namespace cg = cooperative_groups;
@@ -169,4 +170,12 @@ __device__ int rank_plus(cg::thread_group g, int v) { return v + (int)g.thread_r
 __global__ void cg_block_as_thread_group(int *out) {
   cg::thread_block block = cg::this_thread_block();
   out[threadIdx.x] = rank_plus(block, 1);
+}
+
+__global__ void cg_copy_async(int *out, const int *in) {
+  __shared__ int s[64];
+  cg::thread_block block = cg::this_thread_block();
+  cg::memcpy_async(block, s, in + blockIdx.x * 64, sizeof(int) * 64);
+  cg::wait(block);
+  out[blockIdx.x * 64 + block.thread_rank()] = s[63 - block.thread_rank()];
 }
