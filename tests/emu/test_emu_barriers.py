@@ -114,8 +114,9 @@ UNSUPPORTED = {
             2, "inline assembly is not supported"),
     "dynamic_parallelism": ("__global__ void c(float *a) {}\n__global__ void k(float *a) {\n"
                             "  c<<<1, 1>>>(a);\n}\n", 3, "dynamic parallelism"),
-    "texture": ("__global__ void k(cudaTextureObject_t t, float *a) {\n"
-                "  a[0] = tex1Dfetch<float>(t, 0);\n}\n", 1, "textures are not supported"),
+    "texture_reference": ("texture<float, 1, cudaReadModeElementType> tr;\n"
+                          "__global__ void k(float *a) {\n  a[0] = 1.0f;\n}\n", 1,
+                          "texture references"),
     "grid_sync": ("#include <cooperative_groups.h>\n__global__ void k(float *a) {\n"
                   "  cooperative_groups::this_grid().sync();\n}\n", 3, "grid-wide synchronisation"),
 }

@@ -41,14 +41,14 @@ CG_SYNC_CALLS = frozenset({
 # Grid-wide synchronisation: the emulator runs a grid's blocks one after another.
 _GRID_SYNC = frozenset({"sync", "barrier_arrive", "barrier_wait"})
 
+_TEXREF = ("texture references (texture<T, dim, mode>, removed in CUDA 12) are not supported "
+           "by the emulator: use texture objects (cudaTextureObject_t)")
+_SURFREF = ("surface references (surface<void, dim>, removed in CUDA 12) are not supported by "
+            "the emulator: use surface objects (cudaSurfaceObject_t)")
 _UNSUPPORTED_CALLS = {
-    **dict.fromkeys(("tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex2DLayered", "texCubemap",
-                     "tex1DLod", "tex2DLod", "tex2DGather", "cudaCreateTextureObject",
-                     "cudaBindTexture", "cudaBindTexture2D", "cudaBindTextureToArray"),
-                    "textures are not supported by the emulator"),
-    **dict.fromkeys(("surf1Dread", "surf2Dread", "surf3Dread", "surf1Dwrite", "surf2Dwrite",
-                     "surf3Dwrite", "cudaCreateSurfaceObject"),
-                    "surfaces are not supported by the emulator"),
+    **dict.fromkeys(("cudaBindTexture", "cudaBindTexture2D", "cudaBindTextureToArray",
+                     "cudaBindTextureToMipmappedArray", "cudaUnbindTexture"), _TEXREF),
+    **dict.fromkeys(("cudaBindSurfaceToArray",), _SURFREF),
     **dict.fromkeys(("cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice",
                      "this_multi_grid"),
                     "cooperative groups grid synchronisation is not supported by the emulator"),
@@ -56,10 +56,17 @@ _UNSUPPORTED_CALLS = {
 _TEXT_REFUSALS = [
     (re.compile(rb"\bcudaLaunchCooperativeKernel\w*\s*\("),
      "cooperative launches (grid synchronisation) are not supported by the emulator"),
-    (re.compile(rb"\btexture\s*<"), "texture references are not supported by the emulator"),
-    (re.compile(rb"\bcudaTextureObject_t\b|\btex(?:1D|2D|3D|1Dfetch|2DLayered|Cubemap)\s*[<(]"),
-     "textures are not supported by the emulator"),
-    (re.compile(rb"\bcudaSurfaceObject_t\b"), "surfaces are not supported by the emulator"),
+    (re.compile(rb"\btexture\s*<|\bcuda(?:Bind|Unbind)Texture\w*\s*\("), _TEXREF),
+    (re.compile(rb"\bsurface\s*<|\bcudaBindSurfaceToArray\s*\("), _SURFREF),
+    (re.compile(rb"\bcuda(?:MallocMipmappedArray|GetMipmappedArrayLevel|FreeMipmappedArray|"
+                rb"ResourceTypeMipmappedArray)\b"),
+     "mipmapped arrays are not supported by the emulator (textures and surfaces on CUDA "
+     "arrays, linear and pitched memory are)"),
+    (re.compile(rb"\b(?!(?:tex1DLod|tex2DLod|tex3DLod|tex2DGrad)\b)tex\w+(?:Lod|Grad)\s*[<(]"
+                rb"|\bsurfCubemap\w*\s*[<(]"),
+     "this texture or surface function is not supported by the emulator (of the level-of-"
+     "detail and gradient fetches it has tex1DLod, tex2DLod, tex3DLod and tex2DGrad; no "
+     "cubemap surfaces)"),
 ]
 
 

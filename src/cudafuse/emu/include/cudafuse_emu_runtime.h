@@ -677,6 +677,8 @@ inline int occupancy(int block, size_t smem) {
 }
 }  // namespace cudafuse_emu
 
+#include "cudafuse_emu_texture.h"  // CUDA arrays, texture and surface objects
+
 // ---- device management ------------------------------------------------------------------
 inline cudaError_t cudaGetDeviceCount(int *n) {
   if (!n) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
@@ -1017,7 +1019,7 @@ inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t s
   return cudaMemcpy2D(d, dp, s, sp, w, h, k);
 }
 inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
-  if (p->srcArray || p->dstArray) return ::cudafuse_emu::rt_error(cudaErrorNotSupported);
+  if (p->srcArray || p->dstArray) return ::cudafuse_emu::array_copy3d(p);
   const cudaPitchedPtr &s = p->srcPtr, &d = p->dstPtr;
   const cudaExtent &e = p->extent;
   for (size_t z = 0; z < e.depth; ++z)
