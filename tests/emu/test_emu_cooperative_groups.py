@@ -158,17 +158,17 @@ __global__ void k(int *a) {
 """
 
 
-def test_grid_sync_is_refused_at_build_time(tmp_path):
+def test_grid_sync_in_a_plain_launch_is_reported(tmp_path):
+    # grid.sync() needs a cooperative launch (tests/emu/test_emu_grid_sync.py); in an
+    # ordinary launch it is undefined on the GPU and reported here.
     src = tmp_path / "grid_sync.cu"
     src.write_text(GRID_SYNC)
-    with pytest.raises(CudafuseError) as exc:
-        load(src)
-    d = exc.value.diagnostics[0]
-    assert "grid-wide synchronisation (grid_group::sync)" in d.message
-    assert (d.line, d.col) == (6, 3)
+    with load(src) as lib, pytest.raises(KernelError, match=r"grid_sync.cu:6: grid_group::sync"
+                                         r"\(\) in a kernel launched with <<<"):
+        lib.launch("k", 2, 32, 0, (np.zeros(64, np.int32),))
 
 
-def test_grid_sync_through_a_template_fails_at_run_time(tmp_path):
+def test_grid_sync_through_a_template_is_reported_too(tmp_path):
     # g.sync() on a template parameter is not resolved by the front end: the emulator's
     # grid_group::sync reports it when it runs.
     src = tmp_path / "grid_sync_template.cu"
@@ -179,11 +179,11 @@ def test_grid_sync_through_a_template_fails_at_run_time(tmp_path):
         lib.launch("k", 2, 32, 0, (np.zeros(64, np.int32),))
 
 
-def test_cooperative_launch_is_refused(tmp_path):
-    src = tmp_path / "coop_launch.cu"
+def test_multi_grid_is_refused(tmp_path):
+    src = tmp_path / "multi_grid.cu"
     src.write_text("__global__ void k(int *a) {}\nvoid h(int *a) {\n  void *args[] = {&a};\n"
-                   "  cudaLaunchCooperativeKernel((void *)k, 1, 1, args, 0, 0);\n}\n")
-    with pytest.raises(CudafuseError, match="cooperative launches"):
+                   "  cudaLaunchCooperativeKernelMultiDevice(0, 1, 0);\n}\n")
+    with pytest.raises(CudafuseError, match="multi-device cooperative launches"):
         load(src)
 
 

@@ -38,8 +38,6 @@ CG_SYNC_CALLS = frozenset({
     "binary_partition", "labeled_partition", "wait", "wait_prior", "barrier_arrive",
     "barrier_wait",
 })
-# Grid-wide synchronisation: the emulator runs a grid's blocks one after another.
-_GRID_SYNC = frozenset({"sync", "barrier_arrive", "barrier_wait"})
 
 _TEXREF = ("texture references (texture<T, dim, mode>, removed in CUDA 12) are not supported "
            "by the emulator: use texture objects (cudaTextureObject_t)")
@@ -49,13 +47,13 @@ _UNSUPPORTED_CALLS = {
     **dict.fromkeys(("cudaBindTexture", "cudaBindTexture2D", "cudaBindTextureToArray",
                      "cudaBindTextureToMipmappedArray", "cudaUnbindTexture"), _TEXREF),
     **dict.fromkeys(("cudaBindSurfaceToArray",), _SURFREF),
-    **dict.fromkeys(("cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice",
-                     "this_multi_grid"),
-                    "cooperative groups grid synchronisation is not supported by the emulator"),
+    **dict.fromkeys(("cudaLaunchCooperativeKernelMultiDevice", "this_multi_grid"),
+                    "multi-device cooperative launches (multi_grid_group) are not supported by "
+                    "the emulator"),
 }
 _TEXT_REFUSALS = [
-    (re.compile(rb"\bcudaLaunchCooperativeKernel\w*\s*\("),
-     "cooperative launches (grid synchronisation) are not supported by the emulator"),
+    (re.compile(rb"\bcudaLaunchCooperativeKernelMultiDevice\s*\(|\bthis_multi_grid\s*\("),
+     "multi-device cooperative launches (multi_grid_group) are not supported by the emulator"),
     (re.compile(rb"\btexture\s*<|\bcuda(?:Bind|Unbind)Texture\w*\s*\("), _TEXREF),
     (re.compile(rb"\bsurface\s*<|\bcudaBindSurfaceToArray\s*\("), _SURFREF),
     (re.compile(rb"\bcuda(?:MallocMipmappedArray|GetMipmappedArrayLevel|FreeMipmappedArray|"
@@ -119,10 +117,6 @@ def check_supported(unit: TranslationUnit) -> None:
                                    f"emulator (only the {BAR_MACRO}(id, n) macro is)"))
             elif isinstance(node, n.Call) and node.callee in _UNSUPPORTED_CALLS:
                 diags.append(_diag(unit, node.span, _UNSUPPORTED_CALLS[node.callee]))
-            elif isinstance(node, n.Call) and _grid_sync(node, unit):
-                diags.append(_diag(unit, node.span, "grid-wide synchronisation (grid_group::"
-                                   f"{_call_name(node, unit)}) is not supported by the "
-                                   "emulator: it runs the blocks of a grid one after another"))
             elif isinstance(node, n.KernelLaunch) and device:
                 diags.append(_diag(unit, node.span, "dynamic parallelism (a kernel launch in "
                                    "device code) is not supported by the emulator"))
@@ -152,17 +146,6 @@ def _is_cg_collective(call: n.Call, unit: TranslationUnit) -> bool:
         return False
     decl_file = call.callee_decl.partition("@")[2]
     return not decl_file or "cooperative_groups" in decl_file
-
-
-def _grid_sync(call: n.Call, unit: TranslationUnit) -> bool:
-    """grid.sync(), cg::sync(grid), grid.barrier_arrive()/barrier_wait() on a grid_group."""
-    if _call_name(call, unit) not in _GRID_SYNC or not _is_cg_collective(call, unit):
-        return False
-    if isinstance(call.callee_expr, n.Member):
-        group_type = call.callee_expr.base.type
-    else:
-        group_type = call.args[0].type if call.args else ""
-    return "grid_group" in group_type
 
 
 def _in_comment(data: bytes, pos: int) -> bool:
@@ -442,4 +425,22 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     _extern_shared(unit, rw)
     _drop_bar_definitions(unit, rw)
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
-    return EmuSource(rw.apply().decode("utf-8"), frozenset(fiber_kernels), qualified_names(unit))
+    text = rw.apply().decode("utf-8") + _kernel_registrations(unit, needs)
+    return EmuSource(text, frozenset(fiber_kernels), qualified_names(unit))
+
+
+def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str]) -> str:
+    """CUDAFUSE_KERNEL lines after the program: cudaLaunchKernel, cudaLaunchCooperativeKernel
+    and graph kernel nodes receive a kernel as `(void *)k`, which has lost its type, and find it
+    by address (non-template kernels whose name has one definition)."""
+    defs: dict[str, int] = {}
+    for f in _bodies(unit):
+        defs[f.name] = defs.get(f.name, 0) + 1
+    names = qualified_names(unit)
+    lines = []
+    for k in unit.kernels:
+        if k.body is None or k.is_template or defs.get(k.name) != 1 or k.name not in names:
+            continue
+        fibers = "true" if k.name in needs else "false"
+        lines.append(f'CUDAFUSE_KERNEL({names[k.name]}, "{k.name}", {fibers});')
+    return "\n" + "\n".join(lines) + "\n" if lines else ""

@@ -5,8 +5,9 @@
 // of one warp whose collectives are the warp collectives over those lanes (shuffles with
 // width N, votes over the tile's mask), and a coalesced group is a mask of lanes of one
 // warp. Every collective takes the caller's file and line (default arguments) for reports.
-// Grid synchronisation cannot be emulated (blocks run one after another): grid_group::sync()
-// ends the run with a report, and the build refuses it where the front end sees it.
+// Grid synchronisation (grid_group::sync()) is a barrier across every thread of a cooperative
+// launch (cudaLaunchCooperativeKernel: cudafuse_emu_launch.h runs all of its blocks' threads
+// as fibers); in a <<<...>>> launch it ends the run with a report.
 #pragma once
 #include "cudafuse_emu.h"
 
@@ -73,10 +74,7 @@ inline void block_sync(const char *file, int line) {
   need("thread_block::sync", file, line);
   ::cudafuse_emu::bar_enter(0, 0, 1, file, line);
 }
-[[noreturn]] inline void grid_sync(const char *file, int line) {
-  fail("%s:%d: grid_group::sync(): grid-wide synchronisation is not supported by the emulator "
-       "(it runs the blocks of a grid one after another)", file, line);
-}
+inline void grid_sync(const char *file, int line) { ::cudafuse_emu::grid_barrier(file, line); }
 
 // coalesced_threads(): a thread waits (state AT_COALESCE) until no thread of the block can
 // run; then the waiting threads of each warp that called from the same place form a group.
@@ -214,20 +212,18 @@ class grid_group : public thread_group {
 
  public:
   struct arrival_token {};
-  // Only a cooperative launch (cudaLaunchCooperativeKernel) makes a grid that can synchronise,
-  // and the emulator has none.
-  bool is_valid() const { return false; }
+  // Only a cooperative launch (cudaLaunchCooperativeKernel) makes a grid that can synchronise.
+  bool is_valid() const { return ::cudafuse_emu::g_coop; }
   void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     cf_detail::grid_sync(file, line);
   }
   arrival_token barrier_arrive(const char *file = __builtin_FILE(),
                                int line = __builtin_LINE()) const {
-    cf_detail::grid_sync(file, line);
+    cf_detail::grid_sync(file, line);  // the arrival completes the barrier; the wait is free
+    return arrival_token{};
   }
-  void barrier_wait(arrival_token &&, const char *file = __builtin_FILE(),
-                    int line = __builtin_LINE()) const {
-    cf_detail::grid_sync(file, line);
-  }
+  void barrier_wait(arrival_token &&, const char * = __builtin_FILE(),
+                    int = __builtin_LINE()) const {}
   unsigned long long num_blocks() const {
     return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
   }

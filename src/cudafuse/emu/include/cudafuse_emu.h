@@ -19,6 +19,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
 #include <math.h>
 #include <stdarg.h>
 #include <string>
@@ -669,12 +673,19 @@ inline unsigned active_mask() {
 alignas(256) inline unsigned char g_dyn_smem[232448];
 inline size_t g_dyn_smem_size = 0;
 inline int g_force_fibers = -1;
+// Defined in cudafuse_emu_launch.h (cooperative grids) and cudafuse_emu_graph.h (capture).
+inline bool g_coop;
+inline void run_grid_fibers(int n, dim3 grid, size_t shared);
+inline bool stream_capturing(cudaStream_t s);
+inline void capture_launch(cudaStream_t s, const char *kernel, std::function<void()> op);
 
 struct Launch {
   Site site;
   bool fibers;
   dim3 grid, block;
   size_t shared;
+  cudaStream_t stream = nullptr;
+  bool cooperative = false;  // cudaLaunchCooperativeKernel: every block resident at once
 
   template <class F>
   void run_body(F &body) {
@@ -715,6 +726,9 @@ struct Launch {
     g_block.body = [](void *c) { (*static_cast<F *>(c))(); };
     g_block.ctx = &body;
     int n = (int)threads;
+    g_coop = cooperative;
+    if (cooperative) run_grid_fibers(n, grid, shared);
+    else
     for (unsigned bz = 0; bz < grid.z; ++bz)
       for (unsigned by = 0; by < grid.y; ++by)
         for (unsigned bx = 0; bx < grid.x; ++bx) {
@@ -730,10 +744,17 @@ struct Launch {
         }
     g_in_kernel = false;
     g_fibers = false;
+    g_coop = false;
   }
 
   template <class F, class... A>
   void run(F f, A... args) {
+    if (stream && stream_capturing(stream)) {  // recorded into the capture's graph
+      Launch self = *this;
+      self.stream = nullptr;
+      capture_launch(stream, site.kernel, [self, f, args...]() mutable { self.run(f, args...); });
+      return;
+    }
     auto body = [&]() { f(args...); };
     run_body(body);
   }
@@ -742,8 +763,8 @@ struct Launch {
 struct LaunchConfig {
   Site site;
   bool fibers;
-  Launch operator()(dim3 g, dim3 b, size_t shared = 0, cudaStream_t = nullptr) const {
-    return Launch{site, fibers, g, b, shared};
+  Launch operator()(dim3 g, dim3 b, size_t shared = 0, cudaStream_t st = nullptr) const {
+    return Launch{site, fibers, g, b, shared, st};
   }
 };
 
@@ -1247,3 +1268,6 @@ inline long long llmax(long long a, long long b) { return a > b ? a : b; }
 #define CUDART_PI 3.1415926535897931e+0
 #define CUDART_INF_F __int_as_float(0x7f800000)
 #define CUDART_NAN_F __int_as_float(0x7fffffff)
+
+#include "cudafuse_emu_launch.h"  // cudaLaunchKernel, cooperative launches and grids
+#include "cudafuse_emu_graph.h"   // CUDA graphs and stream capture

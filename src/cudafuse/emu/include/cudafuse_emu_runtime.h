@@ -6,6 +6,7 @@
 // The device is one H100-like sm_90 GPU (132 SMs, 80 GiB); memory is host memory.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -659,6 +660,17 @@ inline Stream *stream_of(cudaStream_t s) {
   return reinterpret_cast<uintptr_t>(s) <= 2 ? &null_stream : reinterpret_cast<Stream *>(s);
 }
 inline Event *event_of(cudaEvent_t e) { return reinterpret_cast<Event *>(e); }
+// Stream capture (cudafuse_emu_graph.h): work issued to a capturing stream becomes a node.
+inline bool stream_capturing(cudaStream_t s);
+inline cudaError_t capture_op(cudaStream_t s, int node_type, std::function<void()> op);
+inline cudaError_t capture_malloc(void **p, size_t n, cudaStream_t s);
+inline cudaError_t capture_free(void *p, cudaStream_t s);
+inline cudaError_t capture_event_record(cudaEvent_t e, cudaStream_t s);
+inline bool capture_wait_event(cudaStream_t s, cudaEvent_t e);
+inline bool graph_owned(void *p);
+#define CF_CAPTURED(st, type, ...) \
+  if (::cudafuse_emu::stream_capturing(st)) \
+    return ::cudafuse_emu::capture_op(st, type, [=]() { (void)(__VA_ARGS__); })
 inline Pool *pool_of(cudaMemPool_t p) { return reinterpret_cast<Pool *>(p); }
 inline cudaMemPool_t default_pool() {
   static Pool pool{};
@@ -950,7 +962,10 @@ inline cudaError_t cudaMalloc3D(cudaPitchedPtr *p, cudaExtent e) {
   *p = make_cudaPitchedPtr(mem, pitch, e.width, e.height);
   return r;
 }
-inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t) { return cudaMalloc(p, n); }
+inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s) {
+  if (::cudafuse_emu::stream_capturing(s)) return ::cudafuse_emu::capture_malloc(p, n, s);
+  return cudaMalloc(p, n);
+}
 template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s) {
   return cudaMallocAsync(reinterpret_cast<void **>(p), n, s);
 }
@@ -961,9 +976,15 @@ template <class T>
 inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s) {
   return cudaMallocFromPoolAsync(reinterpret_cast<void **>(p), n, pool, s);
 }
-inline cudaError_t cudaFree(void *p) { return ::cudafuse_emu::rt_free(p); }
+inline cudaError_t cudaFree(void *p) {
+  if (::cudafuse_emu::graph_owned(p)) return cudaSuccess;  // a graph allocation stays valid
+  return ::cudafuse_emu::rt_free(p);
+}
 inline cudaError_t cudaFreeHost(void *p) { return ::cudafuse_emu::rt_free(p); }
-inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
+  if (::cudafuse_emu::stream_capturing(s)) return ::cudafuse_emu::capture_free(p, s);
+  return cudaFree(p);
+}
 inline cudaError_t cudaHostRegister(void *, size_t, unsigned) { return cudaSuccess; }
 inline cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
 inline cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned) {
@@ -996,7 +1017,8 @@ inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k,
-                                   cudaStream_t = nullptr) {
+                                   cudaStream_t st = nullptr) {
+  CF_CAPTURED(st, 1, cudaMemcpy(d, s, n, k));
   return cudaMemcpy(d, s, n, k);
 }
 inline cudaError_t cudaMemcpyPeer(void *d, int, const void *s, int, size_t n) {
@@ -1015,7 +1037,8 @@ inline cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, si
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w,
-                                     size_t h, cudaMemcpyKind k, cudaStream_t = nullptr) {
+                                     size_t h, cudaMemcpyKind k, cudaStream_t st = nullptr) {
+  CF_CAPTURED(st, 1, cudaMemcpy2D(d, dp, s, sp, w, h, k));
   return cudaMemcpy2D(d, dp, s, sp, w, h, k);
 }
 inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
@@ -1031,14 +1054,17 @@ inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
               e.width);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t = nullptr) {
+inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t st = nullptr) {
+  cudaMemcpy3DParms c = *p;
+  CF_CAPTURED(st, 1, cudaMemcpy3D(&c));
   return cudaMemcpy3D(p);
 }
 inline cudaError_t cudaMemset(void *p, int v, size_t n) {
   if (n) memset(p, v, n);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t = nullptr) {
+inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t st = nullptr) {
+  CF_CAPTURED(st, 2, cudaMemset(p, v, n));
   return cudaMemset(p, v, n);
 }
 inline cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t w, size_t h) {
@@ -1046,7 +1072,8 @@ inline cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t w, size_t h
   return cudaSuccess;
 }
 inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int v, size_t w, size_t h,
-                                     cudaStream_t = nullptr) {
+                                     cudaStream_t st = nullptr) {
+  CF_CAPTURED(st, 2, cudaMemset2D(p, pitch, v, w, h));
   return cudaMemset2D(p, pitch, v, w, h);
 }
 inline cudaError_t cudaMemset3D(cudaPitchedPtr p, int v, cudaExtent e) {
@@ -1222,7 +1249,8 @@ inline cudaError_t cudaStreamGetDevice(cudaStream_t, int *d) {
   *d = 0;
   return cudaSuccess;
 }
-inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) {
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0) {
+  ::cudafuse_emu::capture_wait_event(s, e);  // joins a capture the event was recorded in
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0,
@@ -1232,10 +1260,12 @@ inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0,
 // Everything enqueued before has completed, so a callback runs at once, in program order.
 inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data,
                                          unsigned) {
+  CF_CAPTURED(s, 3, cb(s, cudaSuccess, data));
   cb(s, cudaSuccess, data);
   return cudaSuccess;
 }
-inline cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void *data) {
+inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data) {
+  CF_CAPTURED(s, 3, fn(data));
   fn(data);
   return cudaSuccess;
 }
@@ -1272,8 +1302,9 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
   delete ::cudafuse_emu::event_of(e);
   return cudaSuccess;
 }
-inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) {
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr) {
   if (!e) return ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
+  if (::cudafuse_emu::stream_capturing(s)) return ::cudafuse_emu::capture_event_record(e, s);
   ::cudafuse_emu::event_of(e)->recorded = true;
   ::cudafuse_emu::event_of(e)->ms = ::cudafuse_emu::host_ms();
   return cudaSuccess;

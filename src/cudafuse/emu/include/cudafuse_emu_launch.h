@@ -1,0 +1,340 @@
+// cudafuse_emu_launch.h: launches through the runtime API (cudaLaunchKernel,
+// cudaLaunchCooperativeKernel) and the cooperative grid scheduler that makes grid.sync() a
+// real barrier across every block (see docs/emulation.md, "Cooperative launches").
+//
+// Included at the end of cudafuse_emu.h. A kernel passed as `(void *)k` has lost its type, so
+// the rewrite registers every kernel of the program (address -> a thunk that calls it with
+// `void **` arguments, the parameter sizes, whether it needs fibers) with CUDAFUSE_KERNEL.
+#pragma once
+#include <map>
+
+namespace cudafuse_emu {
+
+// ---- the kernel registry ----------------------------------------------------------------
+struct KernelInfo {
+  const char *name = "";
+  bool fibers = true;
+  void (*call)(void **args) = nullptr;       // calls the kernel once (one thread)
+  std::vector<size_t> sizes;                  // parameter sizes, for copying arguments
+};
+inline std::map<const void *, KernelInfo> &kernel_registry() {
+  static std::map<const void *, KernelInfo> *r = new std::map<const void *, KernelInfo>;
+  return *r;
+}
+template <class... P, size_t... I>
+inline void call_unpacked(void (*f)(P...), void **a, std::index_sequence<I...>) {
+  f(*static_cast<std::remove_cv_t<std::remove_reference_t<P>> *>(a[I])...);
+}
+template <class... P> inline void call_with_args(void (*f)(P...), void **a) {
+  call_unpacked(f, a, std::index_sequence_for<P...>{});
+}
+template <class... P> inline std::vector<size_t> param_sizes(void (*)(P...)) {
+  return {sizeof(std::remove_cv_t<std::remove_reference_t<P>>)...};
+}
+struct KernelReg {
+  template <class... P>
+  KernelReg(void (*f)(P...), const char *name, bool fibers, void (*call)(void **)) {
+    KernelInfo &k = kernel_registry()[reinterpret_cast<const void *>(f)];
+    k.name = name;
+    k.fibers = fibers;
+    k.call = call;
+    k.sizes = param_sizes(f);
+  }
+};
+inline const KernelInfo *find_kernel(const void *f) {
+  auto it = kernel_registry().find(f);
+  return it == kernel_registry().end() ? nullptr : &it->second;
+}
+
+// ---- the cooperative grid scheduler -----------------------------------------------------
+// All blocks of a cooperative launch are resident at once, as on the GPU. Blocks still run
+// one after another, each until every live thread waits at grid.sync() (or has exited); the
+// block is then parked: its threads' used stack bytes (from the saved stack pointer to the top
+// of each fiber's stack), fiber records and dynamic shared memory are copied out, so every
+// block reuses the same blockDim fiber stacks. When every block waits, the grid barrier
+// completes and each block is resumed in turn (stacks copied back to the same addresses).
+constexpr uint8_t AT_GRID = 5;  // cooperative_groups.h's coalesced_threads uses 4
+
+
+struct ParkedBlock {
+  bool started = false, done = false;
+  int live = 0;
+  std::vector<Fiber> fibers;
+  std::vector<int> warp_live;
+  std::vector<std::vector<unsigned char>> stacks;  // per thread, [sp, top) of its stack
+  std::vector<unsigned char> smem;
+};
+inline size_t g_grid_saved = 0;  // bytes of parked stacks, against the limit
+
+inline size_t grid_limit_bytes() {
+  const char *env = getenv("CUDAFUSE_EMU_GRID_MB");
+  return (env ? strtoull(env, nullptr, 10) : 4096) << 20;
+}
+
+__attribute__((no_sanitize_address)) inline void raw_copy(void *d, const void *s, size_t n) {
+  auto *dc = static_cast<volatile unsigned char *>(d);
+  auto *sc = static_cast<const volatile unsigned char *>(s);
+  for (size_t i = 0; i < n; ++i) dc[i] = sc[i];
+}
+
+[[noreturn]] inline void grid_stuck(const std::vector<ParkedBlock> &blocks, dim3 grid) {
+  std::string waiting, exited;
+  int nw = 0, ne = 0;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    unsigned bx = b % grid.x, by = (b / grid.x) % grid.y, bz = b / (grid.x * grid.y);
+    char id[64];
+    snprintf(id, sizeof id, "(%u,%u,%u)", bx, by, bz);
+    std::string &s = blocks[b].done ? exited : waiting;
+    int &count = blocks[b].done ? ne : nw;
+    if (count < 8) s += (s.empty() ? "" : " ") + std::string(id);
+    else if (count == 8) s += " ...";
+    ++count;
+  }
+  const char *file = "", *where = "grid.sync()";
+  int line = 0;
+  for (const ParkedBlock &pb : blocks)
+    for (const Fiber &f : pb.fibers)
+      if (f.state == AT_GRID) { file = f.file; line = f.line; break; }
+  g_in_kernel = false;
+  fail("%s:%d: kernel '%s': deadlock at %s (%s:%d): %d blocks wait (%s) but %d blocks have "
+       "exited without reaching it (%s); every block of the grid must reach each grid "
+       "synchronisation",
+       g_site.file, g_site.line, g_site.kernel, where, file, line, nw, waiting.c_str(), ne,
+       exited.c_str());
+}
+
+inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
+  Block &B = g_block;
+  size_t nb = (size_t)grid.x * grid.y * grid.z;
+  std::vector<ParkedBlock> blocks(nb);
+  static std::vector<Fiber> fibers;
+  size_t limit = grid_limit_bytes();
+  g_grid_saved = 0;
+  for (int i = 0; i < n; ++i) stack_top(i);  // allocate the stacks up front
+  std::vector<int> order;
+  for (;;) {
+    size_t parked = 0, finished = 0;
+    for (size_t b = 0; b < nb; ++b) {
+      ParkedBlock &pb = blocks[b];
+      if (pb.done) { ++finished; continue; }
+      blockIdx = uint3{unsigned(b % grid.x), unsigned((b / grid.x) % grid.y),
+                       unsigned(b / ((size_t)grid.x * grid.y))};
+      B.n = n;
+      B.nwarps = (n + 31) / 32;
+      B.warp_wait.assign(16 * B.nwarps, 0);
+      for (int k = 0; k < 16; ++k) {
+        B.bar_expected[k] = B.bar_waiting[k] = 0;
+        B.bar_pred[k] = 0;
+        B.bar_pred_and[k] = 1;
+      }
+      if (!pb.started) {
+        pb.started = true;
+        fibers.assign(n, Fiber{});
+        B.f = fibers.data();
+        B.live = n;
+        B.warp_live.assign(B.nwarps, 0);
+        for (int i = 0; i < n; ++i) ++B.warp_live[i >> 5];
+        for (int i = 0; i < n; ++i) B.f[i].sp = fresh_context(i);
+      } else {  // resume after the grid barrier
+        fibers.swap(pb.fibers);
+        B.f = fibers.data();
+        B.live = pb.live;
+        B.warp_live.swap(pb.warp_live);
+        for (int i = 0; i < n; ++i) {
+          Fiber &f = B.f[i];
+          if (f.state == DONE) continue;
+          std::vector<unsigned char> &st = pb.stacks[i];
+          raw_copy(stack_top(i) - st.size(), st.data(), st.size());
+          g_grid_saved -= st.size();
+          std::vector<unsigned char>().swap(st);
+          f.state = RUN;
+        }
+        if (shared) memcpy(g_dyn_smem, pb.smem.data(), shared);
+      }
+      while (B.live) {
+        bool ran = false;
+        order.clear();
+        for (int i = 0; i < n; ++i)
+          if (B.f[i].state == RUN) order.push_back(i);
+        if (g_seed)
+          for (size_t k = order.size(); k > 1; --k)
+            std::swap(order[k - 1], order[next_rand() % k]);
+        for (int i : order) {
+          if (B.f[i].state != RUN) continue;
+          B.cur = i;
+          set_thread(i);
+          to_fiber(i);
+          ran = true;
+        }
+        if (ran) continue;
+        int at_grid = 0;
+        for (int i = 0; i < n; ++i) at_grid += B.f[i].state == AT_GRID;
+        if (at_grid == B.live) break;  // parked at the grid barrier
+        if (!(g_on_stall && g_on_stall()))
+          report_stuck("deadlock: no thread of the block can make progress");
+      }
+      if (!B.live) {
+        pb.done = true;
+        ++finished;
+        std::vector<Fiber>().swap(pb.fibers);
+        continue;
+      }
+      ++parked;
+      pb.live = B.live;
+      pb.stacks.resize(n);
+      for (int i = 0; i < n; ++i) {
+        const Fiber &f = B.f[i];
+        if (f.state == DONE) continue;
+        char *top = stack_top(i), *sp = static_cast<char *>(f.sp);
+        pb.stacks[i].resize(top - sp);
+        raw_copy(pb.stacks[i].data(), sp, top - sp);
+        g_grid_saved += top - sp;
+      }
+      if (g_grid_saved > limit)
+        fail("cooperative launch of '%s' (%s:%d): the parked blocks' fiber stacks take more "
+             "than %zu MiB (%zu blocks of %d threads); raise CUDAFUSE_EMU_GRID_MB or launch "
+             "a smaller grid",
+             g_site.kernel, g_site.file, g_site.line, limit >> 20, nb, n);
+      if (shared) pb.smem.assign(g_dyn_smem, g_dyn_smem + shared);
+      pb.fibers.swap(fibers);
+      pb.warp_live.swap(B.warp_live);
+    }
+    if (finished == nb) break;
+    if (finished) grid_stuck(blocks, grid);
+    (void)parked;  // every block waits: the grid barrier completes, the next pass resumes them
+  }
+}
+
+// grid.sync() (cooperative_groups.h): a barrier across every thread of the grid.
+inline void grid_barrier(const char *file, int line) {
+  if (!g_in_kernel) fail("%s:%d: grid_group::sync() called outside a kernel", file, line);
+  if (!g_coop)
+    fail("%s:%d: grid_group::sync() in a kernel launched with <<<...>>> (or cudaLaunchKernel): "
+         "grid synchronisation is undefined unless the kernel is launched with "
+         "cudaLaunchCooperativeKernel, which makes every block resident at once (on the GPU "
+         "this hangs or fails); the emulator does not run it",
+         file, line);
+  need_fibers("grid_group::sync", file, line);
+  Fiber &me = g_block.f[g_block.cur];
+  me.state = AT_GRID;
+  me.file = file;
+  me.line = line;
+  block_wait();
+}
+
+// ---- launches through the runtime API ---------------------------------------------------
+// Runs `call` as the kernel of a launch (the registry's thunk, or a typed function pointer).
+template <class F>
+inline cudaError_t launch_with(const char *name, bool fibers, bool coop, F call, dim3 grid,
+                               dim3 block, size_t shared, cudaStream_t stream) {
+  Launch l{Site{name, "", 0}, fibers, grid, block, shared};
+  l.stream = stream;
+  l.cooperative = coop;
+  l.run(call);
+  return cudaSuccess;
+}
+
+inline cudaError_t coop_check(dim3 grid, dim3 block, size_t shared) {
+  long long threads = (long long)block.x * block.y * block.z;
+  if (threads <= 0 || threads > 1024 || !grid.x || !grid.y || !grid.z)
+    return rt_error(cudaErrorInvalidConfiguration);
+  long long resident = (long long)occupancy((int)threads, shared) *
+                       device_props().multiProcessorCount;
+  if ((long long)grid.x * grid.y * grid.z > resident)
+    return rt_error(cudaErrorCooperativeLaunchTooLarge);
+  return cudaSuccess;
+}
+
+// Argument values copied out of a `void **` array (CUDA copies them at the call).
+struct ArgPack {
+  std::vector<unsigned char> bytes;
+  std::vector<void *> ptrs;
+  void set(const std::vector<size_t> &sizes, void **args) {
+    size_t total = 0;
+    std::vector<size_t> at;
+    for (size_t s : sizes) {
+      total = (total + 15) & ~size_t(15);
+      at.push_back(total);
+      total += s;
+    }
+    bytes.assign(total + 16, 0);
+    ptrs.resize(sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i]) memcpy(bytes.data() + at[i], args[i], sizes[i]);
+      ptrs[i] = bytes.data() + at[i];
+    }
+  }
+  ArgPack() = default;
+  ArgPack(const ArgPack &o) { *this = o; }
+  ArgPack &operator=(const ArgPack &o) {
+    bytes = o.bytes;
+    ptrs.resize(o.ptrs.size());
+    for (size_t i = 0; i < o.ptrs.size(); ++i)
+      ptrs[i] = bytes.data() + (static_cast<unsigned char *>(o.ptrs[i]) - o.bytes.data());
+    return *this;
+  }
+};
+
+inline cudaError_t launch_registered(const void *func, dim3 grid, dim3 block, void **args,
+                                     size_t shared, cudaStream_t stream, bool coop) {
+  const KernelInfo *k = find_kernel(func);
+  if (!k) return rt_error(cudaErrorInvalidDeviceFunction);
+  if (coop) {
+    cudaError_t e = coop_check(grid, block, shared);
+    if (e != cudaSuccess) return e;
+  }
+  ArgPack pack;
+  pack.set(k->sizes, args);
+  void (*call)(void **) = k->call;
+  return launch_with(k->name, k->fibers || coop, coop,
+                     [call, pack]() mutable { call(pack.ptrs.data()); }, grid, block, shared,
+                     stream);
+}
+
+}  // namespace cudafuse_emu
+
+inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                    size_t shared = 0, cudaStream_t stream = nullptr) {
+  return ::cudafuse_emu::launch_registered(func, grid, block, args, shared, stream, false);
+}
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 block, void **args,
+                                    size_t shared = 0, cudaStream_t stream = nullptr) {
+  if (::cudafuse_emu::find_kernel(reinterpret_cast<const void *>(func)))
+    return cudaLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, shared,
+                            stream);
+  ::cudafuse_emu::ArgPack pack;
+  pack.set(::cudafuse_emu::param_sizes(func), args);
+  return ::cudafuse_emu::launch_with(
+      "kernel", true, false,
+      [func, pack]() mutable { ::cudafuse_emu::call_with_args(func, pack.ptrs.data()); }, grid,
+      block, shared, stream);
+}
+inline cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+                                               void **args, size_t shared = 0,
+                                               cudaStream_t stream = nullptr) {
+  return ::cudafuse_emu::launch_registered(func, grid, block, args, shared, stream, true);
+}
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, dim3 block,
+                                               void **args, size_t shared = 0,
+                                               cudaStream_t stream = nullptr) {
+  if (::cudafuse_emu::find_kernel(reinterpret_cast<const void *>(func)))
+    return cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(func), grid, block, args,
+                                       shared, stream);
+  cudaError_t e = ::cudafuse_emu::coop_check(grid, block, shared);
+  if (e != cudaSuccess) return e;
+  ::cudafuse_emu::ArgPack pack;
+  pack.set(::cudafuse_emu::param_sizes(func), args);
+  return ::cudafuse_emu::launch_with(
+      "kernel", true, true,
+      [func, pack]() mutable { ::cudafuse_emu::call_with_args(func, pack.ptrs.data()); }, grid,
+      block, shared, stream);
+}
+
+// Registration emitted by the rewrite after the program: CUDAFUSE_KERNEL(::ns::k, "k", true).
+#define CUDAFUSE_KERNEL(fn, name, fibers)                                                  \
+  static ::cudafuse_emu::KernelReg CF_KREG_CAT(cf_kreg_, __COUNTER__)(                     \
+      &fn, name, fibers, [](void **a) { ::cudafuse_emu::call_with_args(&fn, a); })
+#define CF_KREG_CAT(a, b) CF_KREG_CAT2(a, b)
+#define CF_KREG_CAT2(a, b) a##b

@@ -1,0 +1,76 @@
+"""Cooperative launches on the emulator (cudafuse_emu_launch.h): cudaLaunchCooperativeKernel
+runs every block's threads as fibers so that grid.sync() is a barrier across the grid; the
+co-residency limit; grid.sync() in a <<<>>> launch and a block that skips the barrier are
+reported instead of hanging."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from conftest_emu import PROGRAMS
+
+from cudafuse.runtime import KernelError, load
+
+PROGRAM = PROGRAMS / "grid_sync.cu"
+
+
+@pytest.fixture(scope="module")
+def lib():
+    with load(PROGRAM, opt="-O1") as lib:
+        yield lib
+
+
+@pytest.mark.parametrize("blocks,threads", [(3, 64), (264, 256)])
+def test_grid_sync_reduction_matches_numpy(lib, blocks, threads):
+    n, rounds = 50_000, 3
+    x = np.random.default_rng(blocks).random(n, dtype=np.float32)
+    out = np.zeros(rounds * blocks, np.float32)
+    valid = np.zeros(1, np.int32)
+    assert lib.call("coop_reduce", x, out, n, blocks, threads, rounds, valid) == 0
+    assert valid[0] == 1  # is_valid(), size() and num_blocks() in a cooperative launch
+    total = x.astype(np.float64).sum()
+    # Every block read every block's partial after the barrier, in each of the rounds.
+    ref = np.repeat(np.arange(1, rounds + 1) * total, blocks)
+    np.testing.assert_allclose(out, ref, rtol=1e-4)
+
+
+def test_grid_sync_with_seeded_order(tmp_path):
+    n, blocks, threads, rounds = 5000, 8, 64, 2
+    x = np.random.default_rng(7).random(n, dtype=np.float32)
+    out = np.zeros(rounds * blocks, np.float32)
+    valid = np.zeros(1, np.int32)
+    with load(PROGRAM, seed=5) as lib:
+        assert lib.call("coop_reduce", x, out, n, blocks, threads, rounds, valid) == 0
+    ref = np.repeat(np.arange(1, rounds + 1) * x.astype(np.float64).sum(), blocks)
+    np.testing.assert_allclose(out, ref, rtol=1e-4)
+
+
+def test_too_large_grid_is_an_error(lib):
+    max_blocks = np.zeros(1, np.int32)
+    # cudaErrorCooperativeLaunchTooLarge: more blocks than occupancy x 132 SMs.
+    assert lib.call("coop_too_large", 256, max_blocks) == 720
+    assert max_blocks[0] == 8 * 132  # 256 threads and 1 KiB of shared memory: 8 per SM
+
+
+def test_grid_sync_in_a_plain_launch_is_reported(lib):
+    with pytest.raises(KernelError, match=r"grid_sync.cu:\d+: grid_group::sync\(\) in a kernel "
+                       r"launched with <<<\.\.\.>>>.*cudaLaunchCooperativeKernel"):
+        lib.call("launch_plain_grid_sync", np.zeros(64, np.int32))
+
+
+def test_block_skipping_the_grid_barrier_is_a_deadlock(lib):
+    with pytest.raises(KernelError, match=r"deadlock at grid.sync\(\).*1 blocks wait "
+                       r"\(\(0,0,0\)\) but 1 blocks have exited.*\(1,0,0\)"):
+        lib.call("launch_early_exit", np.zeros(64, np.int32))
+
+
+@pytest.mark.nvcc
+def test_program_compiles_with_nvcc(tmp_path):
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "g.o")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
