@@ -128,13 +128,14 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
     """The second input, re-parsed with the names it shares with the first renamed apart
     (hfuse/rename.py), and what was renamed."""
     from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
-    from cudafuse.hfuse.driver import _prefix, macro_clashes, type_clashes
+    from cudafuse.hfuse.driver import _prefix, macro_clashes, one_sided_macros, type_clashes
     from cudafuse.hfuse.rename import rename_apart
 
     u1, u2 = r1.unit, r2.unit
     types = type_clashes(u1, u2)
+    macros_of_2, macros_of_1 = one_sided_macros(u1, u2)
     renaming = rename_apart(u1, u2, _prefix([u1.source.data, u2.source.data]) + "_in2",
-                            types, macro_clashes(u1, u2))
+                            types, (*macro_clashes(u1, u2), *macros_of_2), macros_of_1)
     if renaming.diagnostics:
         raise CudafuseError(renaming.diagnostics)
     if not renaming.renamed:
@@ -146,9 +147,12 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
         raise error(f"renaming {', '.join(sorted(renaming.renamed))} apart from "
                     f"{u1.path}'s names does not compile ({first}); rename them in one of "
                     "the files", u2.path) from None
+    one_sided = set(macros_of_1) | set(macros_of_2)
     print_diagnostics([Diagnostic(
-        Severity.NOTE, f"'{old}' is defined in both inputs: in the output, this file's is "
-        f"'{new}'", u2.path) for old, new in renaming.renamed.items()])
+        Severity.NOTE, f"'{old}' is " + ("a macro in one input and an identifier in the other"
+                                         if old in one_sided else "defined in both inputs")
+        + f": in the output, this file's is '{new}'", u2.path)
+        for old, new in renaming.renamed.items()])
     return result, renaming.renamed
 
 

@@ -112,22 +112,6 @@ def test_two_files_with_clashing_names(tmp_path: Path) -> None:
     assert not (tmp_path / "out.cu").exists()
 
 
-@pytest.mark.parametrize("order", ["macro first", "macro second"])
-def test_a_macro_of_one_file_written_in_the_other(tmp_path: Path, order: str) -> None:
-    # The second text follows the first and the fused kernel follows both: either way, the
-    # macro would reach the other kernel's parameter N.
-    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
-    a.write_text("#define N 4\n__global__ void ka(float *o) { o[threadIdx.x] = N; }\n")
-    b.write_text("__global__ void kb(float *o, int n) {\n"
-                 "  int N = n; if (threadIdx.x < N) o[threadIdx.x] = 2.0f * N; }\n")
-    files = [str(a), str(b)] if order == "macro first" else [str(b), str(a)]
-    res = hfuse(*files, "--block1", "32", "--block2", "32", "-o", str(tmp_path / "out.cu"))
-    assert res.exit_code == 1
-    assert f"{b}:2:7: error: 'N' is a macro in {a}:1, which would expand here once both " \
-        "files are in one" in res.output, res.output
-    assert not (tmp_path / "out.cu").exists()
-
-
 @pytest.mark.parametrize("after", ["#undef K\n", "#undef K\n#define K 4.0f\n"])
 @pytest.mark.parametrize("mode", ["thread", "block"])
 def test_a_macro_changed_after_the_kernel(tmp_path: Path, after: str, mode: str) -> None:

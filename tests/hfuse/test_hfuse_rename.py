@@ -106,3 +106,70 @@ def test_macros_defined_differently_are_renamed_apart(tmp_path: Path, mode: str)
     assert "#if defined(cf_in2_USE_BIAS) && cf_in2_USE_BIAS" in text
     want = _each_alone_and_fused(out, ("f.cu", "grow"), ("g.cu", "shrink"))
     assert not np.array_equal(want[0], want[1])
+
+
+MACRO_SIDE = """\
+#define THREAD_N 64
+__global__ void spread(const float *in, float *out, int n) {
+  int i = blockIdx.x * THREAD_N + threadIdx.x;
+  if (i < n) out[i] = in[i] * THREAD_N;
+}
+"""
+IDENTIFIER_SIDE = """\
+const int THREAD_N = 3;
+struct Cfg { int THREAD_N; };
+__device__ float tripled(float v, Cfg c) { return v * THREAD_N + c.THREAD_N; }
+__global__ void triple(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  Cfg c{1};
+  if (i < n) out[i] = tripled(in[i], c);
+}
+"""
+
+
+@pytest.mark.parametrize("order", ["macro first", "macro second"])
+@pytest.mark.parametrize("mode", ["thread", "block"])
+def test_a_macro_of_one_file_that_is_an_identifier_in_the_other(tmp_path: Path, order: str,
+                                                               mode: str) -> None:
+    # cuda-samples' MonteCarlo `#define THREAD_N` beside fastWalshTransform's
+    # `const int THREAD_N`: the second file's side is renamed apart (its identifier, member
+    # included, or its macro), and each kernel computes what it did alone.
+    (tmp_path / "m.cu").write_text(MACRO_SIDE)
+    (tmp_path / "i.cu").write_text(IDENTIFIER_SIDE)
+    first, second = (("m.cu", "spread"), ("i.cu", "triple")) if order == "macro first" else \
+        (("i.cu", "triple"), ("m.cu", "spread"))
+    out = tmp_path / "out.cu"
+    res = hfuse(str(tmp_path / first[0]), str(tmp_path / second[0]), "--kernels",
+                f"{first[1]},{second[1]}", "--block1", "64", "--block2", "64", "--mode", mode,
+                "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "'THREAD_N' is a macro in one input and an identifier in the other: in the " \
+           "output, this file's is 'cf_in2_THREAD_N'" in res.output
+    text = out.read_text()
+    assert ("const int cf_in2_THREAD_N = 3;" if order == "macro first"
+            else "#define cf_in2_THREAD_N 64") in text
+    want = []
+    for src, kernel in (first, second):
+        args = _inputs()
+        with load(tmp_path / src, backend="emu") as lib:
+            lib.launch(kernel, grid=(4,), block=(64,), args=args)
+        want.append(args[1])
+    a, b = _inputs(), _inputs()
+    with load(out, backend="emu") as lib:
+        lib.call(f"{first[1]}_{second[1]}_hfused_launch", *a, *b, (4,), (4,), 0, 0, None)
+    assert np.array_equal(a[1], want[0]) and np.array_equal(b[1], want[1])
+    assert not np.array_equal(want[0], want[1])
+
+
+def test_an_identifier_a_header_also_writes_is_refused(tmp_path: Path) -> None:
+    # The header follows the first file's #define in the output: the macro would expand in
+    # it, so the name cannot be renamed apart in the second file alone.
+    (tmp_path / "m.cu").write_text(MACRO_SIDE)
+    (tmp_path / "cfg.h").write_text("const int THREAD_N = 3;\n")
+    (tmp_path / "i.cu").write_text('#include "cfg.h"\n' + IDENTIFIER_SIDE.split("\n", 1)[1])
+    res = hfuse(str(tmp_path / "m.cu"), str(tmp_path / "i.cu"), "--kernels", "spread,triple",
+                "--block1", "64", "--block2", "64", "-o", str(tmp_path / "out.cu"))
+    assert res.exit_code == 1
+    assert f"error: 'THREAD_N' is a macro in {tmp_path / 'm.cu'}, which would expand in the " \
+           f"header {tmp_path / 'cfg.h'} that this file includes" in res.output, res.output
+    assert not (tmp_path / "out.cu").exists()

@@ -159,6 +159,21 @@ def macro_clashes(u1: TranslationUnit, u2: TranslationUnit) -> tuple[str, ...]:
     return tuple(sorted(name for name in set(m1) & set(m2) if m1[name][0] != m2[name][0]))
 
 
+def one_sided_macros(u1: TranslationUnit, u2: TranslationUnit
+                     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Macros only one file defines that the other writes as an identifier (cuda-samples'
+    MonteCarlo `#define THREAD_N` beside fastWalshTransform's `const int THREAD_N`): those of
+    the second file (renamed there, with the macro), and those of the first (the second
+    file's identifier is renamed instead). Either way the second text changes, as for every
+    name renamed apart."""
+    m1, m2 = _macros(u1), _macros(u2)
+    second = tuple(sorted(n for n in set(m2) - set(m1)
+                          if identifier_tokens(u1.source.data, n, members=True)))
+    first = tuple(sorted(n for n in set(m1) - set(m2)
+                         if identifier_tokens(u2.source.data, n, members=True)))
+    return second, first
+
+
 def clashes(u1: TranslationUnit, u2: TranslationUnit) -> list[Diagnostic]:
     """Two files are emitted one after the other: what both define must not collide."""
     out = []

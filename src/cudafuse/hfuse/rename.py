@@ -131,7 +131,8 @@ def _define_offset(data: bytes, name: str) -> int:
 
 
 def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
-                 types: tuple[str, ...] = (), macros: tuple[str, ...] = ()) -> Renaming:
+                 types: tuple[str, ...] = (), macros: tuple[str, ...] = (),
+                 identifiers: tuple[str, ...] = ()) -> Renaming:
     """u2's text with the functions and variables it shares names with u1 renamed to
     `{prefix}_{name}`, and the type names in `types` (both files define them) and the macros
     in `macros` (both files define them differently) too.
@@ -141,7 +142,11 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
     other than the file's own type (a header's entity of that name) can only fail to
     compile, which the caller checks by parsing the result; it can never silently mean the
     other file's. The one way a renamed macro could change meaning is a header of u2 that
-    uses it (it would expand the other file's macro, or none): then it is not renamed."""
+    uses it (it would expand the other file's macro, or none): then it is not renamed.
+
+    `identifiers` are names u1 defines as macros and u2 writes as ordinary identifiers:
+    every token of u2 is renamed, unless a header of u2 writes the name too (the header
+    follows u1's #define in the output, which would expand there)."""
     first, second = _defined(u1), _defined(u2)
     rw = Rewriter(u2.source)
     renamed: dict[str, str] = {}
@@ -164,7 +169,20 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
         for start, end in identifier_tokens(u2.source.data, name, members=True):
             rw.replace_range(start, end, new, f"macro '{name}' renamed apart")
         renamed[name] = new
-    for name in sorted(set(first) & set(second)):
+    for name in sorted(set(identifiers) - set(renamed)):
+        header = _header_using(u2, name)
+        if header is not None:
+            line, col = u2.source.line_col(identifier_tokens(u2.source.data, name, True)[0][0])
+            diags.append(Diagnostic(
+                Severity.ERROR, f"'{name}' is a macro in {u1.path}, which would expand in the "
+                f"header {header} that this file includes; rename one of them", u2.path,
+                line, col, source_line=u2.source.line_text(line)))
+            continue
+        new = f"{prefix}_{name}"
+        for start, end in identifier_tokens(u2.source.data, name, members=True):
+            rw.replace_range(start, end, new, f"'{name}' renamed apart from a macro")
+        renamed[name] = new
+    for name in sorted(set(first) & set(second) - set(renamed)):
         spans, bad = _occurrences(u2, name, second[name])
         leftover = _leftovers(u2.source.data, name, set(spans))
         if bad or leftover:
