@@ -319,3 +319,20 @@ def test_other_undeclared_names_still_fail(tmp_path: Path) -> None:
         parse_file(path)
     assert [d.message for d in info.value.diagnostics] == [
         "use of undeclared identifier 'cudaFoo'", "use of undeclared identifier 'typo'"]
+
+
+def test_kernels_in_an_included_user_file_are_named(tmp_path: Path) -> None:
+    # Rodinia-style: main.cu #includes the .cu files that define its kernels. Only the main
+    # file's kernels are analysed, and a warning says which ones are not (not a silent "no
+    # kernels"). A system or library header with kernels would not be named.
+    write(tmp_path, "k/step_kernel.cu", "__global__ void step(float *p) { p[0] = 1; }\n"
+          "__global__ void halve(float *p);\n")
+    path = write(tmp_path, "main.cu", '#include "k/step_kernel.cu"\n'
+                 "void run(float *p) { step<<<1, 1>>>(p); }\n")
+    result = parse_file(path)
+    (warning, note) = result.diagnostics
+    assert warning.severity is Severity.WARNING and warning.file == path
+    assert warning.message == (f"kernels defined in the included file {tmp_path}/k/"
+                               "step_kernel.cu are not analysed, only this file's: 'step'; "
+                               "analyse (or fuse) the file that defines them")
+    assert note.message.startswith("no kernels")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -319,14 +320,14 @@ def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
     if not missing:
         tolerant = _only_unknown_cuda_names(tu)
-        return _finish(_lower(tu, source, [], tolerant=tolerant), tu)
+        return _finish(_lower(tu, source, [], tolerant=tolerant), tu, opts)
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     import tempfile  # rarely needed: imported here to keep start-up short
 
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
         tu = _parse(path, opts, stub_dir, text, source.data)
-        return _finish(_lower(tu, source, diags, tolerant=True), tu)
+        return _finish(_lower(tu, source, diags, tolerant=True), tu, opts)
 
 
 # A name from a CUDA library or runtime API that the shim does not declare. nvcc would know it,
@@ -341,14 +342,55 @@ def _only_unknown_cuda_names(tu: ci.TranslationUnit) -> bool:
     return bool(errors) and all(_UNKNOWN_CUDA_NAME.search(d.spelling) for d in errors)
 
 
-def _finish(result: ParseResult, tu: ci.TranslationUnit) -> ParseResult:
+def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions) -> ParseResult:
     _check_no_kernel_lost(result, tu)
+    result.diagnostics += _kernels_in_user_headers(result.unit, opts)
     # Not an error: a file of host code or device helpers is valid CUDA; every command then
     # has nothing to do, and the note says why its output is empty.
     if not result.unit.kernels:
         result.diagnostics.append(Diagnostic(Severity.NOTE, "no kernels (__global__ function "
                                              "definitions) found", result.unit.path))
     return result
+
+
+def _kernels_in_user_headers(unit: TranslationUnit, opts: ParseOptions) -> list[Diagnostic]:
+    """A warning per user header (in the main file's directory tree or an -I directory) that
+    defines kernels: only the main file's kernels are analysed, so those are not (a
+    program that #includes its kernels' .cu/.cuh file, as Rodinia's do)."""
+    roots = [Path(unit.path).resolve().parent, *(Path(d).resolve() for d in opts.include_dirs)]
+    out = []
+    for header in unit.includes:
+        p = Path(header).resolve()
+        if not any(p.is_relative_to(r) for r in roots):
+            continue
+        names = _defined_kernels(str(p))
+        if names:
+            shown = ", ".join(f"'{n}'" for n in names[:6]) + (", ..." if len(names) > 6 else "")
+            out.append(Diagnostic(Severity.WARNING, f"kernels defined in the included file "
+                                  f"{header} are not analysed, only this file's: {shown}; "
+                                  "analyse (or fuse) the file that defines them", unit.path))
+    return out
+
+
+def _defined_kernels(path: str) -> list[str]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    return _defined_kernels_of(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.cache
+def _defined_kernels_of(path: str, mtime_ns: int, size: int) -> list[str]:
+    del mtime_ns, size  # the cache key: a header that changes is read again
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return []
+    if b"__global__" not in data:
+        return []
+    # The text alone (no preprocessor): a kernel under `#if 0` there would be named too.
+    return list(dict.fromkeys(k.name for k in spelled_kernels(data, []) if k.defined))
 
 
 def _check_no_kernel_lost(result: ParseResult, tu: ci.TranslationUnit) -> None:
