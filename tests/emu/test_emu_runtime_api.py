@@ -2,8 +2,8 @@
 events timed by the host clock, streams with flags and priorities, callbacks in order, host
 and managed allocations, symbols, 2D copies, error names; user headers on -I that win over
 the stand-ins and take their `#ifdef __CUDA_RUNTIME_H__` branches; a program's own headers
-with `extern __shared__` arrays and launches; clear refusals for libraries, graphs and the
-driver API."""
+with `extern __shared__` arrays and launches; clear refusals for
+libraries, the graph calls the emulator lacks and the driver API."""
 
 from __future__ import annotations
 
@@ -178,7 +178,7 @@ def test_own_header_with_extern_shared_and_launches(tmp_path: Path) -> None:
     ('#include "cufft.h"', "cuFFT is not supported by the emulator"),
     ("#include <cuda_gl_interop.h>", "OpenGL interoperability is not supported"),
     ("#include <thrust/sort.h>", "Thrust is not supported by the emulator"),
-    ("void g() { cudaGraph_t g; cudaGraphCreate(&g, 0); }", "CUDA graphs"),
+    ("void g(cudaGraph_t g) { cudaUserObjectRelease(0, 1); }", "this CUDA graph API"),
     ("void g() { cuInit(0); }", "the CUDA driver API"),
 ])
 def test_unsupported_libraries_are_refused_at_the_line(tmp_path: Path, line: str,

@@ -1,8 +1,8 @@
 """What the emulator has no stand-in for, refused at the construct with file:line:col.
 
-Libraries (cuBLAS, cuFFT, Thrust, OpenGL interop, ...), the driver API and CUDA graphs
-would otherwise reach the user as g++'s "No such file or directory" or "was not declared"
-errors. Found on the main file's text (comments skipped), before parsing.
+Libraries (cuBLAS, cuFFT, Thrust, OpenGL interop, ...), the driver API and the few CUDA graph
+calls the emulator lacks would otherwise reach the user as g++'s "No such file or directory"
+or "was not declared" errors. Found on the main file's text (comments skipped), before parsing.
 """
 
 from __future__ import annotations
@@ -37,8 +37,11 @@ _LIBRARIES: list[tuple[bytes, str]] = [
 _REFUSALS: list[tuple[re.Pattern[bytes], str]] = [
     *((re.compile(_INCLUDE + pattern, re.M), f"{what} is not supported by the emulator")
       for pattern, what in _LIBRARIES),
-    (re.compile(rb"\b(?:cudaGraph\w*|cudaStreamBeginCapture\w*|cudaStreamEndCapture)\s*\("),
-     "CUDA graphs (and stream capture) are not supported by the emulator"),
+    (re.compile(rb"\bcudaGraph(?:AddExternalSemaphores\w*|ExternalSemaphores\w*|"
+                rb"AddMemcpyNode(?:To|From)Symbol|AddBatchMemOpNode|InstantiateWithParams|"
+                rb"AddNode_v2)\s*\(|\bcudaUserObject\w*\s*\("),
+     "this CUDA graph API is not supported by the emulator (see docs/emulation.md, \"Graphs "
+     "and stream capture\")"),
     (re.compile(rb"\bcu(?:Init|Device[A-Z]\w*|Ctx[A-Z]\w*|Mem[A-Z]\w*|Module[A-Z]\w*|"
                 rb"LaunchKernel\w*|Stream[A-Z]\w*|Event[A-Z]\w*|Func[A-Z]\w*|"
                 rb"GetErrorName|GetErrorString|DriverGetVersion)\s*\("),
@@ -48,7 +51,8 @@ _COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S
 
 
 def check_unsupported(path: str, data: bytes) -> None:
-    """Raise CudafuseError at each include of a library, graph call or driver API call."""
+    """Raise CudafuseError at each include of a library, unsupported graph call or driver API
+    call."""
     blanked = bytearray(data)
     for m in _COMMENT_OR_STRING.finditer(data):
         # keep the text of include paths in quotes: `#include "cufft.h"`

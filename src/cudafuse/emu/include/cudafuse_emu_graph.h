@@ -158,6 +158,10 @@ inline std::shared_ptr<Graph> clone_graph(const Graph &g, std::map<const GNode *
 inline void run_graph(Graph &g);
 
 inline void run_node(GNode &n) {
+  if (n.op) {  // captured work (launches, copies, sets, host functions)
+    n.op();
+    return;
+  }
   switch (n.type) {
     case cudaGraphNodeTypeKernel: {
       const KernelInfo *k = find_kernel(n.kp.func);
@@ -196,7 +200,6 @@ inline void run_node(GNode &n) {
     }
     default: break;  // empty, event wait, allocation and free (addresses fixed at creation)
   }
-  if (n.op) n.op();
 }
 
 inline void run_graph(Graph &g) {
