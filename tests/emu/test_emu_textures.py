@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from conftest_emu import PROGRAMS
 
+from cudafuse.diagnostics import CudafuseError
 from cudafuse.runtime import KernelError, load
 
 PROGRAM = PROGRAMS / "textures.cu"
@@ -292,6 +293,31 @@ def test_surface_trap_is_reported(lib):
     with pytest.raises(KernelError, match=r"surf2Dwrite at byte x 16, y 0 \(4 bytes\) is out "
                        r"of the surface's range .*cudaBoundaryModeTrap"):
         lib.call("surface_trap", 4)
+
+
+REFUSED = {
+    "texture_reference": ("texture<float, 2, cudaReadModeElementType> tr;\n", 2,
+                          "texture references (texture<T, dim, mode>, removed in CUDA 12)"),
+    "surface_reference": ("surface<void, 2> sr;\n", 2, "surface references"),
+    "mipmapped": ("void f(cudaMipmappedArray_t *m, cudaChannelFormatDesc *d) {\n"
+                  "  cudaMallocMipmappedArray(m, d, make_cudaExtent(4, 4, 0), 3);\n}\n", 3,
+                  "mipmapped arrays are not supported"),
+    "layered_lod": ("__global__ void k(cudaTextureObject_t t, float *o) {\n"
+                    "  o[0] = tex2DLayeredLod<float>(t, 0.5f, 0.5f, 0, 1.0f);\n}\n", 3,
+                    "this texture or surface function is not supported"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_with_a_precise_message(tmp_path, name):
+    text, line, needle = REFUSED[name]
+    src = tmp_path / f"{name}.cu"
+    src.write_text("#include <cuda_runtime.h>\n" + text)
+    with pytest.raises(CudafuseError) as exc:
+        load(src)
+    d = exc.value.diagnostics[0]
+    assert needle in d.message
+    assert (d.file, d.line) == (str(src), line)
 
 
 @pytest.mark.nvcc
