@@ -86,12 +86,27 @@ def expr_text(unit: TranslationUnit, e: n.Expr, parent: n.Node | None = None) ->
     if own and parent is not None:
         own = not (e.span.start <= parent.span.start and e.span.end >= parent.span.end)
     if own:
-        return unit.text(e.span)
+        text = unit.text(e.span)
+        if _spells(text, e):
+            return text
     try:
         return to_c(e)
     except Unprintable as exc:
         raise CodegenError(f"cannot re-emit an expression at line {e.span.line}: {exc}") \
             from None
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _spells(text: str, e: n.Expr) -> bool:
+    """Whether `text` can be `e`'s own spelling: inside a macro expansion the span is the
+    whole invocation (`IDX(x, y)` for the `w` of `(y) * w + (x)`), which names other
+    variables than the expression, or not all of them."""
+    words = set(_WORD.findall(text))
+    if isinstance(e, n.Ref):
+        return text.strip() == e.name
+    return all(r.name in words for r in e.walk() if isinstance(r, n.Ref))
 
 
 def _nonconst(t: str) -> str:
