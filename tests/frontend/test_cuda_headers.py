@@ -148,3 +148,26 @@ void host(float *out, cufftComplex *data, int n) {
     result = parse_file(str(path), ParseOptions(include_dirs=(str(tmp_path / "inc"),)))
     assert result.diagnostics == []
     assert [k.name for k in result.unit.kernels] == ["setup", "estimate", "scale"]
+
+
+def test_runtime_overloads_that_cuda_13_keeps_do_not_warn(tmp_path: Path) -> None:
+    # The pre-12 graph signatures are inline wrappers in CUDA 13's cuda_runtime.h (no
+    # warning from nvcc); cooperative launches and capture-dependency flags are declared.
+    path = write(tmp_path, "g.cu", """\
+#include <cuda_runtime.h>
+__global__ void k(int *p) { p[threadIdx.x] = 1; }
+void run(cudaGraph_t g, cudaStream_t s, cudaGraphNode_t n, int *p) {
+  cudaGraphExec_t e;
+  cudaGraphInstantiate(&e, g, NULL, NULL, 0);
+  cudaGraphExecUpdateResult r;
+  cudaGraphNode_t bad;
+  cudaGraphExecUpdate(e, g, &bad, &r);
+  void *args[] = {&p};
+  cudaLaunchCooperativeKernel((void *)k, dim3(1), dim3(32), args, 0, s);
+  cudaLaunchCooperativeKernel(k, dim3(1), dim3(32), args);
+  cudaStreamUpdateCaptureDependencies(s, &n, NULL, 1, cudaStreamSetCaptureDependencies);
+}
+""")
+    result = parse_file(str(path))
+    assert result.diagnostics == []
+    assert result.unit.function("run") is not None  # not skipped

@@ -413,6 +413,11 @@ cudaError_t cudaLaunchKernel(T *f, dim3 grid, dim3 block, void **args, size_t sm
 cudaError_t cudaLaunchKernel(const void *f, dim3 grid, dim3 block, void **args,
                              size_t smem = 0, cudaStream_t s = 0);
 template <class T>
+cudaError_t cudaLaunchCooperativeKernel(T *f, dim3 grid, dim3 block, void **args,
+                                        size_t smem = 0, cudaStream_t s = 0);
+cudaError_t cudaLaunchCooperativeKernel(const void *f, dim3 grid, dim3 block, void **args,
+                                        size_t smem = 0, cudaStream_t s = 0);
+template <class T>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, T f, int block,
                                                                    size_t smem, unsigned flags);
 template <class T, class F>
@@ -813,6 +818,8 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, cudaStreamCaptureStatus *st
                                      unsigned long long *id = 0, cudaGraph_t *g = 0,
                                      const cudaGraphNode_t **deps = 0,
                                      const cudaGraphEdgeData **edges = 0, size_t *n = 0);
+enum cudaStreamUpdateCaptureDependenciesFlags { cudaStreamAddCaptureDependencies = 0x0,
+                                                cudaStreamSetCaptureDependencies = 0x1 };
 cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraphNode_t *deps,
                                                 const cudaGraphEdgeData *edges, size_t n,
                                                 unsigned flags = 0);
@@ -924,16 +931,13 @@ __CUDAFUSE_REMOVED("cudaThreadSetLimit", "cudaDeviceSetLimit")
 cudaError_t cudaThreadSetLimit(cudaLimit limit, size_t value);
 __CUDAFUSE_REMOVED("cudaThreadGetLimit", "cudaDeviceGetLimit")
 cudaError_t cudaThreadGetLimit(size_t *value, cudaLimit limit);
-__CUDAFUSE_REMOVED("cudaGraphInstantiate(exec, graph, errorNode, logBuffer, size)",
-                   "cudaGraphInstantiate(exec, graph, flags)")
+#undef __CUDAFUSE_REMOVED
+// cuda_runtime.h's C++ overloads (CUDA 13 keeps the pre-12 graph signatures there as inline
+// wrappers of the new ones: not deprecated).
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, cudaGraphNode_t *errorNode,
                                  char *log, size_t logSize);
-__CUDAFUSE_REMOVED("cudaGraphExecUpdate(exec, graph, errorNode, result)",
-                   "cudaGraphExecUpdate(exec, graph, resultInfo)")
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphNode_t *errorNode,
                                 cudaGraphExecUpdateResult *result);
-#undef __CUDAFUSE_REMOVED
-// cuda_runtime.h's C++ overloads.
 cudaError_t cudaEventCreate(cudaEvent_t *e, unsigned flags);
 cudaError_t cudaMallocHost(void **p, size_t n, unsigned flags);
 // The device runtime (dynamic parallelism, cuda_device_runtime_api.h): device overloads.
