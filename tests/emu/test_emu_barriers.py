@@ -117,8 +117,10 @@ UNSUPPORTED = {
     "texture_reference": ("texture<float, 1, cudaReadModeElementType> tr;\n"
                           "__global__ void k(float *a) {\n  a[0] = 1.0f;\n}\n", 1,
                           "texture references"),
-    "grid_sync": ("#include <cooperative_groups.h>\n__global__ void k(float *a) {\n"
-                  "  cooperative_groups::this_grid().sync();\n}\n", 3, "grid-wide synchronisation"),
+    # Grid-wide sync runs (test_emu_grid_sync.py); multi-device groups do not.
+    "multi_grid": ("#include <cooperative_groups.h>\n__global__ void k(float *a) {\n"
+                   "  cooperative_groups::this_multi_grid().sync();\n}\n", 3,
+                   "multi-device cooperative launches"),
 }
 
 
