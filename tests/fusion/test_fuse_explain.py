@@ -71,3 +71,14 @@ def test_refused_edges_get_a_figure_and_fuse_all_counts_edges(tmp_path: Path) ->
         "producer/consumer edges inside groups; --fuse-all does not use the cost model"}
     assert all(line.endswith("; benefit if fused alone: 1 edge(s)")
                for line in edge_lines(text) if ": not fused: " in line)
+
+
+def test_pipeline_traffic_line_matches_the_report(tmp_path: Path) -> None:
+    text, report = plan(tmp_path, str(PIPELINE))
+    for seq in report["sequences"]:
+        t = seq["traffic"]
+        b = t["dram_bytes"]
+        assert (f"  pipeline {seq['host']}: DRAM bytes per output element {b['original']} -> "
+                f"{b['fused']} (minimum {b['minimum']}); redundant work "
+                f"x{t['redundant_work']:.2f}") in text.splitlines()
+        assert "speed" not in text  # traffic figures, not a run-time claim

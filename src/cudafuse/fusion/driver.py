@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
+from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel, elem_size
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.fusion.arch import ArchParams, arch_params
 from cudafuse.fusion.codegen import (
@@ -30,6 +30,7 @@ from cudafuse.fusion.partition import (
     count_scorer,
     make_legality,
 )
+from cudafuse.fusion.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
 from cudafuse.fusion.view import KernelView, build_view
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -77,6 +78,7 @@ class GroupNote:
     untouched: list[str]  # intermediates no longer written or read by the pipeline
     footprints: dict[str, int]
     launch_block: tuple[int, int] | None = None  # --block: the fused launch's block
+    traffic: Traffic | None = None  # DRAM bytes and operations per output element
 
 
 @dataclass
@@ -90,6 +92,9 @@ class SequencePlan:
     # What the partitions' objectives, the groups' and the edges' benefits count.
     objective_unit: str = ""
     unit_short: str = ""
+    traffic: Traffic | None = None  # DRAM bytes and operations per output element
+    model: PipelineModel | None = field(default=None, repr=False)
+    sizes: Sizes = field(default_factory=dict, repr=False)  # element bytes of each buffer
 
 
 @dataclass
@@ -212,6 +217,10 @@ class _Planner:
         chosen, results = choose_partition(model, score, legal, self.opts.partition)
         plan = SequencePlan(seq.host.name, [i.site.kernel.name for i in infos], results, chosen,
                             [i.site.index for i in infos], [], *self.objective_unit())
+        plan.model = model
+        plan.sizes = {i: {param_key(p, a): elem_size(p.pointee) for p, a in info.site.bindings
+                          if p.is_pointer and param_key(p, a) is not None}
+                      for i, info in enumerate(infos)}
         where = {v: gi for gi, g in enumerate(chosen.groups) for v in g}
         edges = []
         for (a, c), bufs in sorted(model.edges.items()):
@@ -358,6 +367,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
             plan, groups, edges = planner.plan(seq)
             result.plans.append(plan)
             result.edges.extend(edges)
+            shapes: list[GroupShape] = []
             for group, benefit in groups:
                 group.name = f"{prefix}_{host.name}_fused{counter}"
                 try:
@@ -388,6 +398,14 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                     [s.index for s in group.launches], benefit,
                     sorted(_short(k) for k in group.stored), untouched, {},
                     group.launch_block))
+                position = {id(s): i for i, s in enumerate(seq.launches)}
+                shapes.append(GroupShape(
+                    frozenset(position[id(s)] for s in group.launches),
+                    frozenset(group.stored), dict(group.tiles), group.block))
+            assert plan.model is not None
+            plan.traffic, per_group = pipeline_traffic(plan.model, shapes, plan.sizes)
+            for note, figures in zip(plan.groups, per_group, strict=True):
+                note.traffic = figures
         if emitted:
             if not wrote_prologue:
                 emitted.insert(0, prologue(prefix))
@@ -437,10 +455,12 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                            for q in p.partitions],
             "chosen": p.chosen.strategy,
             "objective_unit": p.objective_unit,
+            "traffic": p.traffic.as_dict() if p.traffic else None,
             "fused": [{"name": g.name, "kernels": g.kernels, "launches": g.launches,
                        "estimated_benefit": g.benefit, "stored_intermediates": g.stored,
                        "untouched_intermediates": g.untouched,
-                       "launch_block": list(g.launch_block) if g.launch_block else None}
+                       "launch_block": list(g.launch_block) if g.launch_block else None,
+                       "traffic": g.traffic.as_dict() if g.traffic else None}
                       for g in p.groups],
         } for p in result.plans],
         "edges": [{"host": e.host, "from": e.src, "to": e.dst, "from_launch": e.src_index,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cudafuse.fusion.driver import FuseResult
+from cudafuse.fusion.driver import FuseResult, SequencePlan
 
 
 def explain_text(result: FuseResult) -> str:
@@ -33,6 +33,8 @@ def explain_text(result: FuseResult) -> str:
                 bx, by = g.launch_block
                 lines.append(f"    launched with a {bx}x{by} block (--block), its grid "
                              "covering the image")
+        if plan.traffic is not None:
+            lines.append(traffic_line(plan))
     for e in result.edges:
         figure = "" if e.benefit is None else \
             f"; benefit if fused alone: {e.benefit:.4g} {units.get(e.host, '')}".rstrip()
@@ -41,6 +43,19 @@ def explain_text(result: FuseResult) -> str:
     for note in result.notes:
         lines.append(f"  note: {note}")
     return "\n".join(lines) + "\n"
+
+
+def traffic_line(plan: SequencePlan) -> str:
+    """`pipeline H: DRAM bytes per output element A -> B (minimum C); redundant work xR`:
+    traffic figures (fusion.traffic), not a prediction of run time."""
+    t = plan.traffic
+    assert t is not None
+    if t.original is None:
+        bytes_ = f"DRAM bytes per output element not computed ({t.unknown})"
+    else:
+        bytes_ = (f"DRAM bytes per output element {t.original} -> {t.fused} "
+                  f"(minimum {t.minimum})")
+    return f"  pipeline {plan.host}: {bytes_}; redundant work x{t.redundant_work:.2f}"
 
 
 def dot_text(result: FuseResult) -> str:

@@ -10,6 +10,8 @@
 // CODE-NEXT: cf_sep_fused0<<<dim3(((w) + 63) / 64, ((h) + 3) / 4), dim3(64, 4)>>>(out, w, h, in);
 // CODE-NOT: <<<grid, block>>>
 // DIAG: launched with a 64x4 block (--block), its grid covering the image
+// The tile is sized by the 64x4 block: hpass runs 64 * (4 + 2) / 256 = 1.5 times per pixel.
+// DIAG: pipeline sep: DRAM bytes per output element 16 -> 8 (minimum 8); redundant work x1.25
 #include <cuda_runtime.h>
 __global__ void hpass(const float *in, float *out, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
