@@ -122,6 +122,7 @@ class Evaluator:
         self.globals = {g.decl: g for g in unit.globals}
         self.accesses: list[Access] = []
         self.grid_stride: list[tuple[str, str]] = []  # (loop variable, dim)
+        self._starts: dict[str, Poly] = {}  # mutable local decl -> its initial value
         self.values: dict[str, tuple[str, Poly]] = {}  # local decl -> (name, value)
         self._unroll = 1
         self._assigned: dict[int, set[str]] = {}
@@ -183,7 +184,9 @@ class Evaluator:
         if s is None:
             return path
         if isinstance(s, n.Compound):
-            for child in s.body:
+            for j, child in enumerate(s.body):
+                if isinstance(child, n.While) and self._grid_stride_while(s.body, j, path):
+                    continue
                 path = self.stmt(child, path)
             return path
         if isinstance(s, n.DeclStmt):
@@ -238,6 +241,8 @@ class Evaluator:
                 self.expr(d.init, path)
             return
         v = self.expr(d.init, path) if d.init is not None else None
+        if d.decl in self.frame.mutable and isinstance(v, Poly):
+            self._starts[d.decl] = to_coords(v)  # a while-form grid-stride loop's start
         if d.decl in self.frame.mutable or v is None:
             env.pop(d.decl, None)
             if isinstance(v, PtrVal):
@@ -319,6 +324,49 @@ class Evaluator:
             if isinstance(v, Poly):
                 return v if inc.op == "+=" else -v
         return None
+
+    def _grid_stride_while(self, stmts: tuple[n.Stmt, ...], j: int,
+                           path: tuple[Pred, ...]) -> bool:
+        """`int i = <coordinate>; ... while (i < n) { ...; i += <whole grid>; }`: the while
+        form of a grid-stride loop, when i is written nowhere else. Evaluated like the for
+        form (the body at the thread's coordinate); False (nothing done) for other loops."""
+        s = stmts[j]
+        assert isinstance(s, n.While)
+        body = s.body
+        if s.do_while or not isinstance(body, n.Compound) or not body.body:
+            return False
+        last = body.body[-1]
+        if not (isinstance(last, n.ExprStmt) and isinstance(last.expr, n.Binary) and
+                last.expr.op == "+=" and isinstance(last.expr.lhs, n.Ref)):
+            return False
+        var = last.expr.lhs
+        start = self._starts.get(var.decl)
+        decl_at = next((k for k in range(j) if isinstance(stmts[k], n.DeclStmt) and
+                        any(d.decl == var.decl for d in stmts[k].decls)), None)
+        if start is None or decl_at is None:
+            return False
+        writes = [x for k in range(decl_at + 1, j + 1) for x in stmts[k].walk()
+                  if (isinstance(x, n.Binary) and x.is_assignment or
+                      isinstance(x, n.Unary) and x.op in ("++", "--", "&")) and
+                  isinstance(x.lhs if isinstance(x, n.Binary) else x.operand, n.Ref) and
+                  (x.lhs if isinstance(x, n.Binary) else x.operand).decl == var.decl]
+        if len(writes) != 1 or writes[0] is not last.expr:
+            return False
+        stride = self.expr(last.expr.rhs, ())
+        if not isinstance(stride, Poly):
+            return False
+        for dim in ("x", "y", "z"):
+            total = Poly.atom(builtin("blockDim", dim)) * Poly.atom(builtin("gridDim", dim))
+            if start == Poly.atom(coord(dim)) and stride == total:
+                self.grid_stride.append((var.name, dim))
+                self.forget(self.assigned(body) - {var.decl})
+                self.frame.env[var.decl] = Poly.atom(coord(dim))
+                inner = (*path, self.cond(s.cond, path))
+                for child in body.body[:-1]:
+                    inner = self.stmt(child, inner)
+                self.frame.env.pop(var.decl, None)
+                return True
+        return False
 
     def _grid_stride(self, start: Poly, stride: Poly | None, var: n.Ref, s: n.For,
                      path: tuple[Pred, ...]) -> bool:

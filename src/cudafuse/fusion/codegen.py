@@ -228,18 +228,22 @@ class GroupEmitter:
         site, out = self.produced[key]
         fn = site.kernel
         view = self.views[fn.name]
-        assert fn.body is not None and view.guard is not None
+        assert fn.body is not None and (view.guard is not None or view.grid_stride)
         if len(view.coords) not in (1, 2):
             raise CodegenError(f"'{fn.name}' is not a 1D or 2D kernel")
         body = _Slice(self.unit.source, fn.body.span)
         data = self.unit.source.data
-        for k, stmt in enumerate(view.coord_stmts):
+        if view.grid_stride:
+            self._unloop(view, body)
+        for k, stmt in enumerate(() if view.grid_stride else view.coord_stmts):
             if k == 0:
                 body.replace(stmt.span, self._coords(view))
             else:
                 body.replace_range(_line_start(data, stmt.span.start, body.span.start),
                                    _through_line(data, stmt.span.end), "")
-        if view.guard_kind == "return":
+        if view.guard is None:
+            pass
+        elif view.guard_kind == "return":
             body.replace_range(_line_start(data, view.guard.span.start, body.span.start),
                                _through_line(data, view.guard.span.end), "")
         else:
@@ -269,6 +273,23 @@ class GroupEmitter:
                 f"{group}) {{\n{aliases}\n"
                 f"  return {name}_xy({self._index_to_coords(view)}, {cf});\n}}\n"
                 + self._view_struct(key, elem, len(view.coords)))
+
+    def _unloop(self, view: KernelView, body: _Slice) -> None:
+        """A grid-stride loop's body at one element: the step variables' declarations and the
+        loop header go, the loop variable is declared from the _xy function's parameter."""
+        data = self.unit.source.data
+        loop = view.loop
+        assert loop is not None
+        for stmt in view.coord_stmts:  # the stride variable, the while form's loop variable
+            body.replace_range(_line_start(data, stmt.span.start, body.span.start),
+                               _through_line(data, stmt.span.end), "")
+        # (The while form's loop variable was declared before the loop: its declaration is
+        # among those removed, and is made here instead.)
+        body.replace_range(loop.span.start, loop.body.span.start, self._coords(view) + " ")
+        if view.loop_inc is not None:
+            inc = view.loop_inc
+            body.replace_range(_line_start(data, inc.span.start, body.span.start),
+                               _through_line(data, inc.span.end), "")
 
     def _view_struct(self, key: str, elem: str, dims: int) -> str:
         """The view: a producer's output as something a consumer can subscript. `at2` is

@@ -1,7 +1,8 @@
 """May these launches become one kernel? Each refusal says why, in words.
 
 A group is legal when, besides the structural conditions of `partition.structural_reason`:
-- every kernel but the last is a pure producer (see `view.KernelView.producer_reason`) and
+- every kernel but the last is a pure producer (see `view.KernelView.producer_reason`; a
+  1D grid-stride loop counts, and needs no covering grid) and
   not a template; the last kernel is not a template;
 - every read of an intermediate is a direct subscript classified point or stencil, with a
   recognised border handling on each dimension it offsets (so every element read lies in the
@@ -98,6 +99,8 @@ class Legality:
             if effect:
                 return f"'{name}' cannot be recomputed: {effect}"
             key = (i, "cover")
+            if info.view.grid_stride:  # a grid-stride loop covers its space with any grid
+                self._kernel[key] = None
             if key not in self._kernel:
                 params = {p.decl: a for p, a in info.site.bindings}
                 r = covers(self.resolver.with_params(params), info.site.launch.grid,
@@ -225,6 +228,8 @@ class Legality:
             why = covers(self.resolver.with_params(params), info.site.launch.grid,
                          info.site.launch.block, list(info.view.bounds)) \
                 if info.view.bounds else "it has no recognisable bounds guard"
+            if info.view.grid_stride and info.view.bounds:
+                why = None  # its loop visits every element whatever the grid
             if why:
                 return (f"'{info.site.kernel.name}' would store the group's intermediates, "
                         f"but {why}")
