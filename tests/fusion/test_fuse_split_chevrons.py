@@ -75,3 +75,33 @@ def test_alignas_after_a_space_attribute_is_swapped_in_place() -> None:
     out = swap_space_alignas(data)
     assert out == b"  alignas(alignof(float4)) __shared__ float a[4];\n  __shared__ float b[4];\n"
     assert swap_space_alignas(b"alignas(16) __shared__ float a[4];") is None
+
+
+RESPELLED = """\
+__global__ void shift(const float *in, float *out, int n) {
+  __shared__ alignas(16) float tile[64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  if (i < n) out[i] = tile[(threadIdx.x + 1) % 64];
+}
+extern "C" void go(const float *in, float *out, int n) {
+  shift << < (n + 63) / 64, 64 >> > (in, out, n);
+}
+"""
+
+
+def test_respelled_text_reaches_gxx_and_the_users_reaches_outputs(tmp_path: Path) -> None:
+    # The emulator's g++ gets the respelling (it rejects `__shared__ alignas` as clang does);
+    # a fused or unchanged output keeps the user's bytes wherever nothing was edited.
+    src = tmp_path / "r.cu"
+    src.write_text(RESPELLED)
+    n = 100
+    x, out = np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
+    with load(src, backend="emu") as lib:
+        lib.call("go", x, out, n)
+    want = np.array([x[(i // 64) * 64 + (i % 64 + 1) % 64] if (i // 64) * 64 + (i % 64 + 1) % 64
+                     < n else 0.0 for i in range(n)], np.float32)
+    np.testing.assert_array_equal(out, want)
+    result = fuse_file(src, tmp_path / "same.cu")
+    assert result.output == src.read_bytes()

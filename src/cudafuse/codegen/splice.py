@@ -51,9 +51,12 @@ class Rewriter:
                     f"[{other.start}, {other.end}) ({other.reason or 'no reason'})")
         self.edits.append(edit)
 
-    def apply(self) -> bytes:
+    def apply(self, user_bytes: bool = True) -> bytes:
+        """The edited text. Untouched bytes are the user's, even where the front end parsed
+        a respelling of them (SourceFile.original), unless `user_bytes` is False (a text
+        for g++, which rejects what clang does there too)."""
         out, pos = [], 0
-        data = self.source.data
+        data = (self.source.original if user_bytes else None) or self.source.data
         # Stable order for inserts at one offset: the order they were added in.
         ordered = sorted(enumerate(self.edits), key=lambda ie: (ie[1].start, ie[1].end, ie[0]))
         for _, e in ordered:

@@ -425,7 +425,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     _extern_shared(unit, rw)
     _drop_bar_definitions(unit, rw)
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
-    text = rw.apply().decode("utf-8") + _kernel_registrations(unit, needs)
+    text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs)
     return EmuSource(text, frozenset(fiber_kernels), qualified_names(unit))
 
 

@@ -313,7 +313,7 @@ def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
     if respelled is not None:
         # The unit carries the respelled text too: everything downstream (emulation,
         # fusion, hfuse) reads launches as `<<<...>>>`; offsets are unchanged.
-        text, source = respelled, SourceFile(path, respelled)
+        text, source = respelled, SourceFile(path, respelled, original=source.data)
     tu = _parse(path, opts, None, text, source.data)
     _unreadable_includes(tu, source, opts)
     missing = sorted({m.group(1) for d in tu.diagnostics
