@@ -227,3 +227,22 @@ def test_openmp_host_code_runs_as_a_team_of_one(tmp_path: Path) -> None:
     with load(src, opt="-O0") as lib:
         lib.call("run", p, 100, team)
     assert team[0] == 1 and (p == 1 + 2 + 3 + 4).all()
+
+
+def test_ptx_in_an_own_header_is_refused_at_its_line(tmp_path: Path) -> None:
+    # The main file's inline assembly is refused before the build; a header's reaches the
+    # host assembler, whose complaint is turned into the refusal at the header's line.
+    (tmp_path / "ptx.cuh").write_text(
+        "__device__ unsigned lane_id() {\n  unsigned r;\n"
+        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));\n  return r;\n}\n')
+    src = tmp_path / "main.cu"
+    src.write_text('#include "ptx.cuh"\n'
+                   "__global__ void k(unsigned *p) { p[threadIdx.x] = lane_id(); }\n"
+                   'extern "C" void run(unsigned *p) { k<<<1, 32>>>(p); }\n')
+    with pytest.raises(CudafuseError) as info:
+        load(src, opt="-O0")
+    (d,) = info.value.diagnostics
+    assert d.file.endswith("ptx.cuh") and d.line == 3
+    assert d.message.startswith("inline assembly is not supported by the emulator (only the "
+                                "CUDAFUSE_BAR_SYNC(id, n) macro is): the host assembler "
+                                "rejects it (")

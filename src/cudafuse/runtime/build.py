@@ -97,6 +97,21 @@ def _defined_elsewhere(names: list[str], dirs: list[Path], main: Path) -> list[s
     return found
 
 
+_ASM_ERROR = re.compile(r"^(.*?):(\d+): Error: (.*)$", re.M)
+
+
+def _assembler_refusals(stderr: str) -> list[Diagnostic]:
+    """The host assembler rejecting inline assembly that reached it: PTX in a header (the
+    main file's is refused before the build). The #line directives of the build give its
+    place in the user's file."""
+    if "Assembler messages:" not in stderr:
+        return []
+    return [Diagnostic(Severity.ERROR, "inline assembly is not supported by the emulator "
+                       "(only the CUDAFUSE_BAR_SYNC(id, n) macro is): the host assembler "
+                       f"rejects it ({m.group(3)})", m.group(1), int(m.group(2)))
+            for m in _ASM_ERROR.finditer(stderr)]
+
+
 def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
              what: str, search: tuple[Path, list[Path]] | None = None) -> None:
     tmp = out.with_name(f"{out.stem}.{os.getpid()}.tmp{out.suffix}")
@@ -113,6 +128,8 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
                     "file is built" if where else "")
             raise error(f"{what}: undefined reference to {', '.join(missing[:8])} (declared "
                         f"but not defined in the program{note})")
+        if not diags:
+            diags = _assembler_refusals(proc.stderr)
         if not diags:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-20:]
             raise error(f"{what} failed:\n" + "\n".join(tail))
