@@ -176,3 +176,26 @@ def test_a_function_the_front_end_skipped_is_shown_before_gs_errors(tmp_path: Pa
                         "the functions above, so their code (launches included) was not "
                         "rewritten for it; g++'s first error follows")
     assert "cudaFancyNewThing_t" in lines[2] and len(lines) == 3
+
+
+LIBC_NAMED = """\
+__global__ void twice(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
+}
+extern "C" void pipe(const float *in, float *out, int n) {
+  twice<<<(n + 63) / 64, 64>>>(in, out, n);
+}
+"""
+
+
+def test_an_entry_named_like_a_libc_function_runs_the_programs(tmp_path: Path) -> None:
+    # The program's `pipe` must not be interposed by libc's pipe(2), already in the process.
+    from cudafuse.runtime import load
+
+    src = tmp_path / "p.cu"
+    src.write_text(LIBC_NAMED)
+    x, out = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)
+    with load(src) as lib:
+        lib.call("pipe", x, out, 100)
+    np.testing.assert_array_equal(out, 2.0 * x)

@@ -287,8 +287,10 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
     if backend == "emu":
         # The user's -I directories before the emulator's stand-ins, as with nvcc and the
         # front end: a program's own helper_cuda.h wins over the stand-in of that name.
+        # -Bsymbolic: the program's own functions bind to themselves, not to a library's of
+        # the same name already in the process (an entry called `pipe` ran libc's pipe()).
         flags = [std, opts.opt, "-g0", "-fPIC", "-shared", "-w", "-fno-strict-aliasing",
-                 "-x", "c++", "-include", str(header_path()),
+                 "-Wl,-Bsymbolic", "-x", "c++", "-include", str(header_path()),
                  "-iquote", str(src.resolve().parent), *user_dirs, "-I", str(include_dir()),
                  *common]
         if opts.sanitize:
@@ -297,5 +299,6 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
         else:  # a function declared but never defined: fail the build, not the first call
             flags += ["-Wl,--no-undefined"]
         return flags
-    return ["-shared", "-Xcompiler", "-fPIC", f"-arch={opts.arch}", std, opts.opt,
+    return ["-shared", "-Xcompiler", "-fPIC", "-Xlinker", "-Bsymbolic", f"-arch={opts.arch}",
+            std, opts.opt,
             "-I", str(src.resolve().parent), *user_dirs, *common]
