@@ -21,3 +21,18 @@ def test_macro_indexing_fuses_and_matches(tmp_path: Path) -> None:
     assert "% (IDX(" not in text
     for w, h in ((37, 19), (64, 8), (1, 5)):
         run_both(PROGRAM, out, "pipeline", w, h)
+
+
+def test_an_expression_is_spelled_by_its_own_text_only() -> None:
+    from cudafuse.fusion.codegen import _spells
+    from cudafuse.ir import nodes as n
+
+    w, y = n.Ref("w", "param"), n.Ref("y", "local")
+    # A qualified name is its own spelling; a macro invocation is not.
+    assert _spells("cfg::W", n.Ref("W", "global"))
+    assert _spells(" ::Mode::B ", n.Ref("B", "enum"))
+    assert not _spells("IDX(x, y)", w)
+    assert not _spells("W2", n.Ref("W", "global"))
+    # A compound expression: its text must name every variable it reads.
+    assert _spells("y * w", n.Binary("*", y, w))
+    assert not _spells("IDX(x, y)", n.Binary("*", y, w))

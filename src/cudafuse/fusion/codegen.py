@@ -104,8 +104,9 @@ def _spells(text: str, e: n.Expr) -> bool:
     whole invocation (`IDX(x, y)` for the `w` of `(y) * w + (x)`), which names other
     variables than the expression, or not all of them."""
     words = set(_WORD.findall(text))
-    if isinstance(e, n.Ref):
-        return text.strip() == e.name
+    if isinstance(e, n.Ref):  # the name, perhaps qualified (`cfg::W`, `Mode::B`)
+        return re.fullmatch(rf"\s*(?:::)?(?:\w+\s*::\s*)*{re.escape(e.name)}\s*", text) \
+            is not None
     return all(r.name in words for r in e.walk() if isinstance(r, n.Ref))
 
 
