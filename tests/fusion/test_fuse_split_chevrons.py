@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from equivalence import fuse_file
 
-from cudafuse.frontend.parse import join_split_chevrons, swap_space_alignas
+from cudafuse.frontend.respell import join_split_chevrons, swap_space_alignas
 from cudafuse.runtime import load
 
 SRC = Path(__file__).parents[1] / "corpus" / "launch_split_chevrons.cu"

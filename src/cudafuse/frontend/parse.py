@@ -27,6 +27,7 @@ from cudafuse.frontend.clang_diags import (
 from cudafuse.frontend.kernel_census import skipped_ranges, spelled_kernels
 from cudafuse.frontend.lower import MAX_DEPTH, K, Lowerer, LoweringError
 from cudafuse.frontend.pch import CXX_HEADERS, discard, shim_pch
+from cudafuse.frontend.respell import clang_spelling
 from cudafuse.ir.nodes import KernelLaunch
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.ir.source import SourceFile
@@ -243,67 +244,6 @@ def effective_options(opts: ParseOptions, path: str) -> tuple[ParseOptions, list
                           (*flags.forced_includes, *opts.forced_includes),
                           (*std, *opts.extra_args), opts.arch)
     return merged, diags
-
-
-# nvcc lexes a launch's chevrons itself and accepts them split by spaces (`k << < g, b >> >
-# (args)`, as code formatters leave them); clang needs `<<<` and `>>>` whole. `<<` followed
-# by `<` can only be a launch in C++ (no expression starts with `<`).
-_OPEN = re.compile(rb"<[ \t]*<[ \t]*<(?!<)")
-_CLOSE = re.compile(rb">[ \t]*>[ \t]*>")
-
-
-def join_split_chevrons(data: bytes) -> bytes | None:
-    """`data` with each launch's split `<< <` ... `>> >` joined into `<<<` ... `>>>` and
-    padded with spaces to the same length (every offset, so every span, stays the same);
-    None when no launch is split."""
-    if b"<<<" not in data and not _OPEN.search(data):
-        return None
-    out = bytearray(data)
-    for m in _OPEN.finditer(data):
-        out[m.start():m.end()] = b"<<<".ljust(m.end() - m.start())
-        depth, i = 0, m.end()
-        while i < len(data):  # the first '>>>' (spaced or not) outside brackets
-            c = data[i]
-            if c in b"([{":
-                depth += 1
-            elif c in b")]}":
-                depth -= 1
-            elif c == ord(">") and depth == 0:
-                close = _CLOSE.match(data, i)
-                if close:
-                    out[close.start():close.end()] = b">>>".ljust(close.end() - close.start())
-                    break
-            elif c == ord(";"):
-                break
-            i += 1
-    return bytes(out) if out != data else None
-
-
-# nvcc takes `__shared__ alignas(16) float a[...]`; clang rejects a C++11 attribute after
-# the GNU attribute that __shared__ is. Swapping the two keeps the length.
-_SPACE_THEN_ALIGNAS = re.compile(
-    rb"\b(__shared__|__constant__|__device__|__managed__)([ \t]+)"
-    rb"(alignas[ \t]*\((?:[^()\n]|\([^()\n]*\))*\))")
-
-
-def swap_space_alignas(data: bytes) -> bytes | None:
-    """`alignas(...) __shared__` for each `__shared__ alignas(...)` (same length); None if
-    there is none."""
-    if b"alignas" not in data:
-        return None
-    out = _SPACE_THEN_ALIGNAS.sub(lambda m: m.group(3) + m.group(2) + m.group(1), data)
-    return out if out != data else None
-
-
-def clang_spelling(data: bytes) -> bytes | None:
-    """`data` respelled, offset for offset, where nvcc accepts what clang does not (None when
-    nothing needs it)."""
-    changed = False
-    for respell in (join_split_chevrons, swap_space_alignas):
-        new = respell(data)
-        if new is not None:
-            data, changed = new, True
-    return data if changed else None
 
 
 def _parse_source(path: str, source: SourceFile, opts: ParseOptions,

@@ -41,7 +41,7 @@ class SourceFile:
     data: bytes
     _line_starts: list[int] = field(default_factory=list, repr=False)
     # The user's bytes when `data` is a respelling of them of the same length (the front
-    # end's clang_spelling: split launch chevrons joined...): output keeps these wherever
+    # end's respell.clang_spelling: split launch chevrons joined...): output keeps these wherever
     # nothing was edited. None: `data` is the file as written.
     original: bytes | None = field(default=None, repr=False)
 
