@@ -130,7 +130,7 @@ def _abstract(message: str) -> str:
     return re.sub(r"\d+", "N", re.sub(r"'[^']*'", "'X'", message))[:110]
 
 
-def table(rows: list[Row], roots: list[Path], emu: bool) -> str:
+def table(rows: list[Row], roots: list[Path]) -> str:
     out = ["| file | result | kernels | detail |", "|---|---|---|---|"]
     for r in rows:
         rel = next((str(r.path.relative_to(root)) for root in roots
@@ -188,7 +188,7 @@ def main() -> int:
             for r, res in zip(progs, pool.map(lambda r: emu_build(r.path, includes), progs),
                               strict=True):
                 r.emu = res
-    print(table(rows, roots, args.emu))
+    print(table(rows, roots))
     text = summary(rows, args.emu) + (f"\n({len(parts)} .cu files #included by others "
                                       "not counted)")
     print()

@@ -47,7 +47,7 @@ def _tokens(data: bytes, skipped: list[tuple[int, int]]) -> list[tuple[int, str,
     cur = next(spans, None)
     for m in _TOKEN.finditer(data):
         kind = m.lastgroup
-        if kind in ("comment", "string", "directive", "delim"):
+        if kind in ("comment", "string", "directive"):
             continue
         start = m.start()
         while cur is not None and cur[1] <= start:
