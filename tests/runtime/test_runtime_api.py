@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from conftest_runtime import PROGRAMS
@@ -160,3 +164,19 @@ def test_undefined_function_fails_the_build(tmp_path):
                    "__global__ void k(float *a) { a[0] = helper(a[0]); }\n")
     with pytest.raises(CudafuseError, match="undefined reference to helper"):
         load(src, opt="-O0")
+
+
+def test_unclosed_library_leaves_no_files(tmp_path):
+    """A library still open when the interpreter exits (a test helper caching it, a user
+    forgetting close()) still stops its worker and removes its report files."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    # __del__ is not to be relied on at interpreter exit (module globals it needs may be
+    # gone already, as under pytest): here it does nothing, so the cleanup at exit is seen.
+    code = ("from cudafuse.runtime import load, library\n"
+            "library.Library.__del__ = lambda self: None\n"
+            f"KEEP = load({str(PROGRAMS / 'api.cu')!r}, opt='-O1')\n")
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TMPDIR": str(tmp)},
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name for p in tmp.iterdir()] == []

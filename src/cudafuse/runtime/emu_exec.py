@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import weakref
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,22 @@ def _status(code: int) -> str:
     return f"the emulation worker exited with status {code}"
 
 
+def _leftovers(report: list[str], procs: list[subprocess.Popen[bytes]]) -> None:
+    """What an executor never closed (a library cached until the interpreter exits, one
+    dropped without close()): stop its worker and remove its report files, which would
+    otherwise pile up in the temporary directory."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    for path in report:
+        for suffix in ("", ".bufs", ".fault"):
+            try:
+                os.unlink(path + suffix)
+            except OSError:
+                pass
+
+
 class EmuExecutor:
     def __init__(self, library: Path, env: dict[str, str], timeout: float | None):
         self._library = library
@@ -72,11 +89,17 @@ class EmuExecutor:
         self._timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
         self.manifest = ""
+        # Shared with the finalizer (which must not hold self): the current report path and
+        # worker, replaced when a worker that died is restarted.
+        self._live_report: list[str] = []
+        self._live_proc: list[subprocess.Popen[bytes]] = []
+        weakref.finalize(self, _leftovers, self._live_report, self._live_proc)
         self._start()
 
     def _start(self) -> None:
         fd, self._report = tempfile.mkstemp(prefix="cudafuse-emu-", suffix=".txt")
         os.close(fd)
+        self._live_report[:] = [self._report]
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         env = {**os.environ, **self._env, "CUDAFUSE_EMU_REPORT": self._report}
@@ -95,6 +118,7 @@ class EmuExecutor:
             [sys.executable, "-c", "from cudafuse.runtime.worker import main; main()",
              str(self._library), str(to_child_r), str(from_child_w)],
             pass_fds=(to_child_r, from_child_w), env=env, stdin=subprocess.DEVNULL)
+        self._live_proc[:] = [self._proc]
         os.close(to_child_r)
         os.close(from_child_w)
         self._tx = Connection(to_child_w, readable=False)
