@@ -1,6 +1,6 @@
 """What the emulator has no stand-in for, refused at the construct with file:line:col.
 
-Libraries (cuBLAS, cuFFT, Thrust, OpenGL interop, ...), the driver API and the few CUDA graph
+Libraries (cuBLAS, cuFFT, OpenGL interop, ...), the driver API and the few CUDA graph
 calls the emulator lacks would otherwise reach the user as g++'s "No such file or directory"
 or "was not declared" errors. Found on the main file's text (comments skipped), before parsing.
 """
@@ -25,7 +25,6 @@ _LIBRARIES: list[tuple[bytes, str]] = [
     (rb"cudla\w*\.h", "cuDLA"),
     (rb"nvsci\w*\.h", "NvSci"),
     (rb"cudnn\w*\.h", "cuDNN"),
-    (rb"thrust/", "Thrust"),
     (rb"cub/", "CUB"),
     (rb"cuda/", "libcu++ (<cuda/...>)"),
     (rb"mma\.h", "warp matrix multiply-accumulate (mma.h)"),

@@ -12,6 +12,7 @@ directory that the emu build searches before the program's directory.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 _EXTERN_SHARED = re.compile(
@@ -51,9 +52,19 @@ def _callee_start(text: bytes, end: int) -> int:
     return i
 
 
-def _launches(blanked: bytes, data: bytes) -> list[tuple[int, int, str]]:
-    """`k<<<cfg>>>(` becomes the emulator's launch call, as `rewrite` does for the main file
-    (with fibers: the kernel was not analysed)."""
+def blank_comments(data: bytes) -> bytes:
+    """`data` with comments and string literals made spaces (offsets kept)."""
+    blanked = bytearray(data)
+    for m in _COMMENT_OR_STRING.finditer(data):
+        blanked[m.start():m.end()] = b" " * (m.end() - m.start())
+    return bytes(blanked)
+
+
+def launch_edits(blanked: bytes, data: bytes,
+                 fibers: Callable[[str], bool] = lambda _: True) -> list[tuple[int, int, str]]:
+    """`k<<<cfg>>>(` becomes the emulator's launch call, as `rewrite` does for the launches the
+    front end saw; `fibers(callee)` says whether the kernel needs fibers (by default yes: it
+    was not analysed)."""
     edits = []
     for m in re.finditer(rb"<<<", blanked):
         close = blanked.find(b">>>", m.end())
@@ -72,7 +83,8 @@ def _launches(blanked: bytes, data: bytes) -> list[tuple[int, int, str]]:
         sep = "" if blanked[after:after + 1] == b")" else ", "
         cfg = data[m.end():close].decode("utf-8", "replace")
         name = callee.replace('"', "")
-        new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, true)({cfg})'
+        mode = str(fibers(callee)).lower()
+        new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {mode})({cfg})'
                f".run([&](auto... cf_arg_) {{ {callee}(cf_arg_...); }}{sep}")
         new += "\n" * data[start:paren + 1].count(b"\n")
         edits.append((start, paren + 1, new))
@@ -82,11 +94,9 @@ def _launches(blanked: bytes, data: bytes) -> list[tuple[int, int, str]]:
 def rewrite_header(data: bytes) -> bytes | None:
     """The header's text with its `extern __shared__` arrays and kernel launches rewritten,
     or None if it has neither."""
-    blanked = bytearray(data)
-    for m in _COMMENT_OR_STRING.finditer(data):
-        blanked[m.start():m.end()] = b" " * (m.end() - m.start())
-    edits = _launches(bytes(blanked), data)
-    for m in _EXTERN_SHARED.finditer(bytes(blanked)):
+    blanked = blank_comments(data)
+    edits = launch_edits(blanked, data)
+    for m in _EXTERN_SHARED.finditer(blanked):
         elem = (m.group(1) or m.group(2) or b"").decode("utf-8", "replace")
         name = m.group(3).decode()
         rest = re.sub(r"\s+", "", (m.group(4) or b"").decode("utf-8", "replace"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
+from cudafuse.emu.overlay import blank_comments, launch_edits
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
@@ -411,6 +412,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     diags: list[Diagnostic] = []
     fiber_kernels: set[str] = set()
     taken: set[int] = set()  # "<<<" offsets rewritten inside macro arguments
+    covered: list[tuple[int, int]] = []
     for launches in unit.launches.values():
         for launch in sorted(launches, key=lambda la: la.span.start):
             # A kernel the front end could not see is given fibers, to be safe.
@@ -420,13 +422,38 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
             edit = _launch_text(unit, launch, fibers, diags, taken)
             if edit:
                 rw.replace_range(*edit, reason=f"launch of {launch.kernel}")
+                covered.append(edit[:2])
     if diags:
         raise CudafuseError(diags)
+    fiber_kernels |= _unseen_launches(unit, rw, covered, needs, known)
     _extern_shared(unit, rw)
     _drop_bar_definitions(unit, rw)
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
     text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs)
     return EmuSource(text, frozenset(fiber_kernels), qualified_names(unit))
+
+
+def _unseen_launches(unit: TranslationUnit, rw: Rewriter, covered: list[tuple[int, int]],
+                     needs: frozenset[str], known: set[str]) -> set[str]:
+    """Rewrite, on the text, the launches the front end did not see, and return those given
+    fibers. It drops an expression it cannot type, a launch with it: one whose argument
+    names a library the front end lacks (`thrust::raw_pointer_cast(...)`). Such launches are
+    rewritten as in the program's own headers (overlay.py), with the kernel's fiber
+    classification when the front end saw the kernel."""
+    data = unit.source.data
+    given: set[str] = set()
+
+    def fibers(callee: str) -> bool:
+        name = callee.partition("<")[0].rpartition("::")[2].strip()
+        if name in needs or name not in known:
+            given.add(name)
+            return True
+        return False
+
+    for start, end, text in launch_edits(blank_comments(data), data, fibers):
+        if not any(s <= start < e or start <= s < end for s, e in covered):
+            rw.replace_range(start, end, text, reason="launch the front end did not see")
+    return given
 
 
 def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str]) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
-from cudafuse.emu import header_path, headers_blob, include_dir
+from cudafuse.emu import cccl, header_path, headers_blob, include_dir
 from cudafuse.emu.libraries import check_unsupported
 from cudafuse.emu.overlay import overlay
 from cudafuse.emu.rewrite import check_text, qualified_names, rewrite
@@ -167,6 +167,7 @@ class Prepared:
     # The front end's warnings for the functions it skipped: their launches were not
     # rewritten for the emulator, which is what a failing emu build then shows first.
     skipped: list[Diagnostic] = field(default_factory=list)
+    cccl: bool = False  # emu: the program or its own headers include Thrust
 
 
 def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
@@ -175,6 +176,7 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     if backend == "emu" and src.is_file():
         check_text(str(src), src.read_bytes())
         check_unsupported(str(src), src.read_bytes())
+        cccl.check(str(src), src.read_bytes())
     extra = (opts.std,) if opts.std else ()
     unit = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines,
                                              opts.forced_includes, extra, opts.arch)).unit
@@ -189,7 +191,23 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     headers = overlay(src, unit.includes) if backend == "emu" else {}
     skipped = [Diagnostic(Severity.WARNING, why, unit.path, span.line, span.col,
                           unit.source.line_text(span.line)) for span, why in unit.skipped]
-    return Prepared(full, entries, fibers, unit.includes, headers, skipped)
+    uses_cccl = backend == "emu" and _includes_cccl(src, unit.includes, opts.include_dirs)
+    return Prepared(full, entries, fibers, unit.includes, headers, skipped, uses_cccl)
+
+
+def _includes_cccl(src: Path, includes: list[str], include_dirs: tuple[str, ...]) -> bool:
+    """Whether the program or one of its own headers (below its directory or an -I one)
+    includes Thrust (emu/cccl.py)."""
+    roots = [src.resolve().parent, *(Path(d).resolve() for d in include_dirs)]
+    for path in [src.resolve(), *(Path(p).resolve() for p in includes)]:
+        if path != src.resolve() and not any(r in path.parents for r in roots):
+            continue
+        try:
+            if cccl.includes_cccl(path.read_bytes()):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def build(path: str, backend: str, opts: BuildOptions) -> Built:
@@ -199,6 +217,8 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     flags = _flags(src, backend, opts)
     if prep.headers:
         flags = _with_overlay(flags, prep.headers)
+    if prep.cccl:
+        flags = cccl.with_cccl(flags, include_dir() / cccl.PRELUDE, include_dir())
     extra = headers_blob() if backend == "emu" else b""
     guarded = backend == "emu" and not opts.sanitize
     if guarded:

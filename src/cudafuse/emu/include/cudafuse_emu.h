@@ -78,6 +78,14 @@ CF_VEC1(float, float) CF_VEC1(double, double) CF_VEC1(int, int) CF_VEC1(unsigned
 CF_VEC1(unsigned char, uchar) CF_VEC1(signed char, char) CF_VEC1(short, short)
 CF_VEC1(unsigned short, ushort) CF_VEC1(long long, longlong)
 CF_VEC1(unsigned long long, ulonglong) CF_VEC1(long, long) CF_VEC1(unsigned long, ulong)
+// CUDA 13's explicitly aligned 4-vectors of 8-byte types (libcu++'s tuple traits name them).
+#define CF_VEC4A(T, N, A) struct __attribute__((aligned(A))) N##4_##A##a { T x, y, z, w; }; \
+  inline N##4_##A##a make_##N##4_##A##a(T a, T b, T c, T d) { return N##4_##A##a{a, b, c, d}; }
+#define CF_VEC4_1632(T, N) CF_VEC4A(T, N, 16) CF_VEC4A(T, N, 32)
+CF_VEC4_1632(long, long) CF_VEC4_1632(unsigned long, ulong) CF_VEC4_1632(long long, longlong)
+CF_VEC4_1632(unsigned long long, ulonglong) CF_VEC4_1632(double, double)
+#undef CF_VEC4_1632
+#undef CF_VEC4A
 #undef CF_VEC1
 #undef CF_VEC
 #undef CF_VEC2
