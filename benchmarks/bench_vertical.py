@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from cudafuse.frontend import parse_file  # noqa: E402
-from cudafuse.fusion.driver import FuseOptions, fuse_unit  # noqa: E402
+from cudafuse.passes.vertical.driver import FuseOptions, fuse_unit  # noqa: E402
 
 SAMPLES = ["harris", "shitomasi", "sobel", "unsharp", "enhance", "night", "blur", "canny"]
 HIPACC = {"harris": 1.21, "sobel": 1.17, "unsharp": 2.52, "shitomasi": 1.21, "enhance": 1.83,

@@ -15,7 +15,7 @@ from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile
 
 if TYPE_CHECKING:
     from cudafuse.frontend.parse import ParseResult
-    from cudafuse.fusion.driver import FuseResult
+    from cudafuse.passes.vertical.driver import FuseResult
     from cudafuse.ir.program import TranslationUnit
 
 
@@ -102,7 +102,7 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
          arch: str, fuse_all: bool, tiles: str, block: str | None = None,
          outs: OutputSet | None = None) -> tuple[FuseResult, list[str]]:
     # Imported here: networkx and the analyses cost a tenth of a second at start-up.
-    from cudafuse.fusion.driver import FuseOptions, fuse_unit
+    from cudafuse.passes.vertical.driver import FuseOptions, fuse_unit
 
     result = _parsed(file, parse_opts, outs or OutputSet())
     fused = fuse_unit(result.unit, FuseOptions(partition, arch, _scratch(scratch),
@@ -137,8 +137,8 @@ def _check_reparses(file: str, parse_opts: ParseOptions, output: bytes) -> None:
 
 def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
                   dot_path: str | None) -> None:
-    from cudafuse.fusion.driver import report_dict
-    from cudafuse.fusion.render import dot_text
+    from cudafuse.passes.vertical.driver import report_dict
+    from cudafuse.passes.vertical.render import dot_text
 
     if report_path:
         outs.put(report_path, json.dumps(report_dict(fused), indent=2) + "\n")
@@ -221,7 +221,7 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
         fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
                            tiles, block, outs)
     if explain:
-        from cudafuse.fusion.render import explain_text
+        from cudafuse.passes.vertical.render import explain_text
 
         click.echo(explain_text(fused), err=True, nl=False)
     if output != "-":
@@ -245,7 +245,7 @@ def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, ti
          block: str | None, report_path: str | None, dot_path: str | None,
          parse_opts: ParseOptions) -> None:
     """Show how FILE's kernel pipelines would be fused, without writing code."""
-    from cudafuse.fusion.render import explain_text
+    from cudafuse.passes.vertical.render import explain_text
 
     outs = _outputs([file], parse_opts, ("--report", report_path), ("--dot", dot_path))
     fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
@@ -265,7 +265,7 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
     """`fuse --profile`: the measured choice among the model's variants and the unfused
     program; with --report, the fusion report of the choice plus the measurements."""
     from cudafuse.cli_specs import check_entry
-    from cudafuse.fusion.driver import FuseOptions, FuseResult, report_dict, scratch_notes
+    from cudafuse.passes.vertical.driver import FuseOptions, FuseResult, report_dict, scratch_notes
     from cudafuse.profile.cache import ResultsCache
     from cudafuse.profile.hfuse_profile import ProfileFailed
     from cudafuse.profile.measure import Target

@@ -27,7 +27,7 @@ def _regcap(text: str) -> int | None:
 def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tuple[int, int],
                  parse_opts: ParseOptions) -> tuple[int | None, str]:
     """HFuse's register bound from the originals' ptxas figures, and how it was found."""
-    from cudafuse.hfuse.regbound import SMS, lookup, native_resources, register_bound
+    from cudafuse.passes.horizontal.regbound import SMS, lookup, native_resources, register_bound
 
     if parse_opts.arch not in SMS:
         raise error(f"--regcap auto knows {', '.join(SMS)}, not '{parse_opts.arch}'",
@@ -53,8 +53,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from cudafuse.frontend.parse import ParseResult
-    from cudafuse.hfuse.parts import Shape
-    from cudafuse.hfuse.templates import KernelRef
+    from cudafuse.passes.horizontal.parts import Shape
+    from cudafuse.codegen.templates import KernelRef
     from cudafuse.ir.program import TranslationUnit
     from cudafuse.profile.apply import Applied
     from cudafuse.profile.candidates import Candidate, CandidateOptions
@@ -76,10 +76,10 @@ class Inputs:
 
 def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | None,
                    block2: str | None, parse_opts: ParseOptions) -> Inputs:
-    from cudafuse.hfuse.blocksize import default_block
-    from cudafuse.hfuse.driver import find_kernel
-    from cudafuse.hfuse.parts import Shape
-    from cudafuse.hfuse.templates import split_top
+    from cudafuse.analysis.blocksize import default_block
+    from cudafuse.passes.horizontal.driver import find_kernel
+    from cudafuse.passes.horizontal.parts import Shape
+    from cudafuse.codegen.templates import split_top
 
     if len(files) > 2:
         raise error("hfuse takes one or two input files", status=2)
@@ -128,8 +128,8 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
     """The second input, re-parsed with the names it shares with the first renamed apart
     (hfuse/rename.py), and what was renamed."""
     from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
-    from cudafuse.hfuse.driver import _prefix, macro_clashes, one_sided_macros, type_clashes
-    from cudafuse.hfuse.rename import rename_apart
+    from cudafuse.passes.horizontal.driver import _prefix, macro_clashes, one_sided_macros, type_clashes
+    from cudafuse.passes.horizontal.rename import rename_apart
 
     u1, u2 = r1.unit, r2.unit
     types = type_clashes(u1, u2)
@@ -231,9 +231,9 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     `void <k1>_<k2>_hfused_launch(<k1 params>, <k2 params>, dim3 grid1, dim3 grid2,
     size_t smem1, size_t smem2, cudaStream_t stream)`.
     """
-    from cudafuse.hfuse.driver import HFuseOptions, report_dict
-    from cudafuse.hfuse.driver import hfuse as run_hfuse
-    from cudafuse.hfuse.parts import Shape
+    from cudafuse.passes.horizontal.driver import HFuseOptions, report_dict
+    from cudafuse.passes.horizontal.driver import hfuse as run_hfuse
+    from cudafuse.passes.horizontal.parts import Shape
 
     source = click.get_current_context().get_parameter_source
     given = [o for o, p in (("--spec", "spec_path"), ("--pair", "pair_name"),
@@ -334,9 +334,9 @@ def candidate_setup(inputs: Inputs, split_step: int
     """What hfuse-plan and --profile search: the candidate options (a part whose results
     do not depend on its block size may change size), and the emitter of one configuration
     (mode and candidate, or mode alone for the unfused launchers) -> (program, fused name)."""
-    from cudafuse.hfuse.driver import HFuseOptions
-    from cudafuse.hfuse.driver import hfuse as run_hfuse
-    from cudafuse.hfuse.parts import Shape
+    from cudafuse.passes.horizontal.driver import HFuseOptions
+    from cudafuse.passes.horizontal.driver import hfuse as run_hfuse
+    from cudafuse.passes.horizontal.parts import Shape
     from cudafuse.profile.candidates import CandidateOptions
 
     (u1, u2), (k1, k2), shapes = inputs.units, inputs.refs, inputs.shapes

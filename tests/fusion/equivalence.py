@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from cudafuse.frontend import parse_file
-from cudafuse.fusion.driver import FuseOptions, FuseResult, fuse_unit
+from cudafuse.passes.vertical.driver import FuseOptions, FuseResult, fuse_unit
 from cudafuse.runtime import load
 
 

@@ -24,7 +24,7 @@ def test_macro_indexing_fuses_and_matches(tmp_path: Path) -> None:
 
 
 def test_an_expression_is_spelled_by_its_own_text_only() -> None:
-    from cudafuse.fusion.codegen import _spells
+    from cudafuse.passes.vertical.codegen import _spells
     from cudafuse.ir import nodes as n
 
     w, y = n.Ref("w", "param"), n.Ref("y", "local")

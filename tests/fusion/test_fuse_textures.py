@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cudafuse.analysis.report import build_report
 from cudafuse.frontend import parse_file
-from cudafuse.fusion.driver import FuseOptions, fuse_unit
+from cudafuse.passes.vertical.driver import FuseOptions, fuse_unit
 
 PROGRAM = Path(__file__).parent / "programs" / "texture_pipe.cu"
 

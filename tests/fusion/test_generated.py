@@ -12,7 +12,7 @@ from equivalence import run_both
 from gen import BORDERS, chains, file_source
 
 from cudafuse.frontend import parse_file
-from cudafuse.fusion.driver import FuseOptions, fuse_unit
+from cudafuse.passes.vertical.driver import FuseOptions, fuse_unit
 
 SIZES = [(11, 7), (4, 3)]
 

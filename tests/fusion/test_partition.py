@@ -6,10 +6,10 @@ import itertools
 
 import pytest
 
-from cudafuse.fusion.arch import ARCHS, arch_params
-from cudafuse.fusion.costmodel import group_cost
-from cudafuse.fusion.model import KernelCost, PipelineModel
-from cudafuse.fusion.partition import (
+from cudafuse.passes.vertical.arch import ARCHS, arch_params
+from cudafuse.passes.vertical.costmodel import group_cost
+from cudafuse.passes.vertical.model import KernelCost, PipelineModel
+from cudafuse.passes.vertical.partition import (
     choose_partition,
     cost_scorer,
     count_scorer,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hfuse_helpers import PROGRAMS, hfuse
 
-from cudafuse.hfuse.regbound import SMS, Resources, kernel_name, parse_ptxas, register_bound
+from cudafuse.passes.horizontal.regbound import SMS, Resources, kernel_name, parse_ptxas, register_bound
 
 PTXAS = """\
 ptxas info    : Compiling entry function '_Z6sum_sqPiPKii' for 'sm_90'
@@ -67,7 +67,7 @@ ptxas info    : Used 8 registers, 368 bytes cmem[0]
 
 
 def test_template_instantiations_are_told_apart() -> None:
-    from cudafuse.hfuse.regbound import _instance_name, lookup, parse_ptxas
+    from cudafuse.passes.horizontal.regbound import _instance_name, lookup, parse_ptxas
 
     assert _instance_name("void ns::box1d<float, 2>(float const*, float*, int)") == \
         "box1d<float,2>"

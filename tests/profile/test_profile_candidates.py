@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cudafuse.hfuse.regbound import SMS, Resources
+from cudafuse.passes.horizontal.regbound import SMS, Resources
 from cudafuse.profile.candidates import (
     Candidate,
     CandidateOptions,

@@ -92,8 +92,8 @@ def test_profile_under_emu_verifies_times_chooses_and_caches(tmp_path: Path,
 
 def test_a_wrong_candidate_stops_the_run_with_a_report(tmp_path: Path, no_nvcc: None) -> None:
     from cudafuse.frontend import parse_file
-    from cudafuse.hfuse.driver import HFuseOptions, find_kernel, hfuse
-    from cudafuse.hfuse.parts import Shape
+    from cudafuse.passes.horizontal.driver import HFuseOptions, find_kernel, hfuse
+    from cudafuse.passes.horizontal.parts import Shape
     from cudafuse.profile.candidates import CandidateOptions
     from cudafuse.profile.hfuse_profile import ProfileFailed, profile_pair
     from cudafuse.profile.measure import Target
@@ -261,8 +261,8 @@ def test_a_fused_winner_is_confirmed_against_streams(monkeypatch: pytest.MonkeyP
 
 def test_confirmation_times_programs_in_alternation() -> None:
     from cudafuse.frontend import parse_file
-    from cudafuse.hfuse.driver import HFuseOptions, find_kernel, hfuse
-    from cudafuse.hfuse.parts import Shape
+    from cudafuse.passes.horizontal.driver import HFuseOptions, find_kernel, hfuse
+    from cudafuse.passes.horizontal.parts import Shape
     from cudafuse.profile.measure import Program, Target, confirm
     from cudafuse.profile.records import Record
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cudafuse.hfuse.regbound import SM, Resources, register_bound
+from cudafuse.passes.horizontal.regbound import SM, Resources, register_bound
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 
 MODES = ("thread", "block")
@@ -192,7 +192,7 @@ def _thread_split_problem(t1: int, t2: int, limits: DeviceLimits) -> str:
 
 
 def hfuse_bound(r1: Resources, r2: Resources, sm: SM) -> RegcapBound:
-    """HFuse's bound (cudafuse.hfuse.regbound) for each split, from the native kernels'
+    """HFuse's bound (cudafuse.passes.horizontal.regbound) for each split, from the native kernels'
     ptxas figures. In block mode a fused block has max(threads1, threads2) threads; the
     bound keeps as many of them per SM as the natives would have, as in thread mode."""
 

@@ -81,7 +81,7 @@ class Variant:
 def variants(unit: Any, base: Any) -> list[Variant]:
     """The unfused program and each distinct fused variant; `base` is the FuseOptions
     given (the model's choice)."""
-    from cudafuse.fusion.driver import fuse_unit
+    from cudafuse.passes.vertical.driver import fuse_unit
 
     source = unit.source.data
     original = Variant(UNFUSED, source, kernels=sum(len(v) for v in unit.launches.values()))

@@ -1,6 +1,7 @@
 /* cudafuse stand-in for the parts of libcu++ (<cuda/barrier>, <cuda/pipeline>,
    <cuda/atomic>) that kernels use: declarations for the front end, never compiled. */
 #pragma once
+#include "std/cudafuse_std.h"
 namespace cuda {
 enum thread_scope { thread_scope_system = 0, thread_scope_device = 1, thread_scope_block = 2,
                     thread_scope_thread = 3 };
@@ -20,6 +21,9 @@ template <thread_scope Scope> class barrier {
   __host__ __device__ void wait(arrival_token &&t) const;
   __host__ __device__ void arrive_and_wait();
   __host__ __device__ void arrive_and_drop();
+  __host__ __device__ bool try_wait(arrival_token &&t) const;
+  __host__ __device__ void wait_parity(bool parity) const;
+  __host__ __device__ bool try_wait_parity(bool parity) const;
   static constexpr long long max() { return 0x7fffffff; }
 };
 enum class pipeline_role { producer, consumer };
@@ -29,7 +33,8 @@ template <thread_scope Scope> class pipeline {
   __host__ __device__ void producer_acquire();
   __host__ __device__ void producer_commit();
   __host__ __device__ void consumer_wait();
-  template <class Rep, class Period> __host__ __device__ bool consumer_wait_for(Rep d);
+  template <class Duration> __host__ __device__ bool consumer_wait_for(const Duration &d);
+  template <class TimePoint> __host__ __device__ bool consumer_wait_until(const TimePoint &t);
   __host__ __device__ void consumer_release();
   __host__ __device__ bool quit();
 };

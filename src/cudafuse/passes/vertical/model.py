@@ -2,7 +2,7 @@
 
 It abstracts a host function's launch sequence: kernels (nodes, in launch order) with their
 cost figures, and the buffers between them. It is built from the analyses (see
-`cudafuse.fusion.build`), and small enough to construct by hand in tests.
+`cudafuse.passes.vertical.build`), and small enough to construct by hand in tests.
 """
 
 from __future__ import annotations

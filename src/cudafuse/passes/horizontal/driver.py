@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
-from cudafuse.hfuse.blocksize import contradictions
-from cudafuse.hfuse.codegen import (
+from cudafuse.analysis.blocksize import contradictions
+from cudafuse.passes.horizontal.codegen import (
     BAR_RED_DEFINITION,
     BAR_SYNC_DEFINITION,
     Config,
@@ -17,11 +17,11 @@ from cudafuse.hfuse.codegen import (
     shared_prelude,
     streams_launcher_text,
 )
-from cudafuse.hfuse.coop import TILE_DEFINITION
-from cudafuse.hfuse.parts import Part, Shape, build_part, label_conflicts, shared_conflicts
-from cudafuse.hfuse.remap import Names, coop_text, helper_copies
-from cudafuse.hfuse.rename import identifier_tokens
-from cudafuse.hfuse.templates import KernelRef, bind, namespace_aliases, parse_kernel_ref
+from cudafuse.passes.horizontal.coop import TILE_DEFINITION
+from cudafuse.passes.horizontal.parts import Part, Shape, build_part, label_conflicts, shared_conflicts
+from cudafuse.passes.horizontal.remap import Names, coop_text, helper_copies
+from cudafuse.passes.horizontal.rename import identifier_tokens
+from cudafuse.codegen.templates import KernelRef, bind, namespace_aliases, parse_kernel_ref
 from cudafuse.ir.program import TranslationUnit
 
 UNFUSED = ("streams", "sequential")  # modes that launch the two kernels as they are

@@ -10,7 +10,7 @@ and `(w + 31) / 32` are both understood.
 
 from __future__ import annotations
 
-from cudafuse.fusion.hostview import _shape
+from cudafuse.passes.vertical.hostview import _shape
 from cudafuse.ir import nodes as n
 
 Linear = tuple[tuple[tuple[str, int], ...], int]  # ((atom, coeff) sorted, constant)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cudafuse.fusion.arch import ArchParams
-from cudafuse.fusion.model import Offset, PipelineModel
+from cudafuse.passes.vertical.arch import ArchParams
+from cudafuse.passes.vertical.model import Offset, PipelineModel
 
 EPSILON = 1.0  # the paper's epsilon: weight of an edge that must not (or need not) be fused
 DEFAULT_BLOCK = (32, 8)

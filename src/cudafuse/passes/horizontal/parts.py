@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.shared_memory import SharedReach, shared_reach
 from cudafuse.diagnostics import Diagnostic, Severity
-from cudafuse.hfuse import coop
-from cudafuse.hfuse.blocksize import block_dependence
-from cudafuse.hfuse.helpers import REDUCING, REDUCING_CALL, Copies, call_edits, helpers_to_copy
-from cudafuse.hfuse.shared_split import SharedSplit, plan_split, written_out
-from cudafuse.hfuse.templates import KernelRef
+from cudafuse.passes.horizontal import coop
+from cudafuse.analysis.blocksize import block_dependence
+from cudafuse.passes.horizontal.helpers import REDUCING, REDUCING_CALL, Copies, call_edits, helpers_to_copy
+from cudafuse.passes.horizontal.shared_split import SharedSplit, plan_split, written_out
+from cudafuse.codegen.templates import KernelRef
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationUnit
 from cudafuse.ir.source import Span

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cudafuse.fusion.driver import FuseResult, SequencePlan
+from cudafuse.passes.vertical.driver import FuseResult, SequencePlan
 
 
 def explain_text(result: FuseResult) -> str:

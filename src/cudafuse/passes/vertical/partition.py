@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from cudafuse.fusion.arch import ArchParams
-from cudafuse.fusion.costmodel import EPSILON, group_cost
-from cudafuse.fusion.model import PipelineModel
+from cudafuse.passes.vertical.arch import ArchParams
+from cudafuse.passes.vertical.costmodel import EPSILON, group_cost
+from cudafuse.passes.vertical.model import PipelineModel
 
 Group = frozenset[int]
 Legality = Callable[[Group], "str | None"]

@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass, field
 
 from cudafuse.codegen.splice import Rewriter
-from cudafuse.fusion.escape import overload_text, subscript_only
-from cudafuse.fusion.exprprint import Unprintable, to_c
-from cudafuse.fusion.hostview import LaunchSite, buffer_key, value_key
-from cudafuse.fusion.view import KernelView
+from cudafuse.passes.vertical.escape import overload_text, subscript_only
+from cudafuse.codegen.exprprint import Unprintable, to_c
+from cudafuse.passes.vertical.hostview import LaunchSite, buffer_key, value_key
+from cudafuse.passes.vertical.view import KernelView
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudafuse.codegen.splice import Rewriter
-from cudafuse.hfuse import coop
-from cudafuse.hfuse.helpers import SmemView, call_edits, copy_name, copy_text, reducing_edit
-from cudafuse.hfuse.parts import Part, Shape
-from cudafuse.hfuse.shared_split import dyn_pointer
-from cudafuse.hfuse.templates import scope_lines
+from cudafuse.passes.horizontal import coop
+from cudafuse.passes.horizontal.helpers import SmemView, call_edits, copy_name, copy_text, reducing_edit
+from cudafuse.passes.horizontal.parts import Part, Shape
+from cudafuse.passes.horizontal.shared_split import dyn_pointer
+from cudafuse.codegen.templates import scope_lines
 from cudafuse.ir.source import SourceFile
 
 

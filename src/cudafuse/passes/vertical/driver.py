@@ -7,8 +7,8 @@ from typing import Any
 
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel, elem_size
 from cudafuse.codegen.splice import Rewriter
-from cudafuse.fusion.arch import ArchParams, arch_params
-from cudafuse.fusion.codegen import (
+from cudafuse.passes.vertical.arch import ArchParams, arch_params
+from cudafuse.passes.vertical.codegen import (
     CodegenError,
     FusedGroup,
     GroupEmitter,
@@ -17,21 +17,21 @@ from cudafuse.fusion.codegen import (
     pick_prefix,
     prologue,
 )
-from cudafuse.fusion.costmodel import GroupCost, group_cost, shared_ratio_ok
-from cudafuse.fusion.coverage import Resolver, covers
-from cudafuse.fusion.hostview import Sequence, host_locals, sequences
-from cudafuse.fusion.legality import LaunchInfo, Legality
-from cudafuse.fusion.model import KernelCost, PipelineModel
-from cudafuse.fusion.opcount import count_ops
-from cudafuse.fusion.partition import (
+from cudafuse.passes.vertical.costmodel import GroupCost, group_cost, shared_ratio_ok
+from cudafuse.passes.vertical.coverage import Resolver, covers
+from cudafuse.passes.vertical.hostview import Sequence, host_locals, sequences
+from cudafuse.passes.vertical.legality import LaunchInfo, Legality
+from cudafuse.passes.vertical.model import KernelCost, PipelineModel
+from cudafuse.passes.vertical.opcount import count_ops
+from cudafuse.passes.vertical.partition import (
     Partition,
     choose_partition,
     cost_scorer,
     count_scorer,
     make_legality,
 )
-from cudafuse.fusion.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
-from cudafuse.fusion.view import KernelView, build_view
+from cudafuse.passes.vertical.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
+from cudafuse.passes.vertical.view import KernelView, build_view
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
@@ -270,8 +270,8 @@ class _Planner:
                     why = ("it uses shared memory, barriers or warp collectives, which may "
                            "assume its block")
                 if not why:
-                    from cudafuse.hfuse.blocksize import block_dependence
-                    from cudafuse.hfuse.templates import KernelRef
+                    from cudafuse.analysis.blocksize import block_dependence
+                    from cudafuse.codegen.templates import KernelRef
 
                     fn = sink.site.kernel
                     depends = [] if fn.is_template else block_dependence(

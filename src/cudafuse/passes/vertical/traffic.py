@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cudafuse.fusion.model import Offset, PipelineModel
+from cudafuse.passes.vertical.model import Offset, PipelineModel
 
 Sizes = dict[int, dict[str, int | None]]  # kernel position -> buffer key -> element bytes
 

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import analyze_kernel
 from cudafuse.diagnostics import Diagnostic, Severity, error
-from cudafuse.hfuse.templates import KernelRef, split_top
+from cudafuse.codegen.templates import KernelRef, split_top
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
 from cudafuse.runtime.spec import evaluate
 
 if TYPE_CHECKING:
-    from cudafuse.hfuse.parts import Shape
+    from cudafuse.passes.horizontal.parts import Shape
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?![\w(])[ \t]*([^\n]*)", re.M)
 # `blockDim.x / 2` or `blockDim.x >> 1`: the start of a tree reduction over the block.

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import KernelFacts
-from cudafuse.fusion.codegen import param_key
-from cudafuse.fusion.coverage import Resolver, covers
-from cudafuse.fusion.escape import subscript_only
-from cudafuse.fusion.hostview import LaunchSite, side_effect_free, value_key
-from cudafuse.fusion.model import PipelineModel
-from cudafuse.fusion.view import KernelView
+from cudafuse.passes.vertical.codegen import param_key
+from cudafuse.passes.vertical.coverage import Resolver, covers
+from cudafuse.passes.vertical.escape import subscript_only
+from cudafuse.passes.vertical.hostview import LaunchSite, side_effect_free, value_key
+from cudafuse.passes.vertical.model import PipelineModel
+from cudafuse.passes.vertical.view import KernelView
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
 
