@@ -21,6 +21,6 @@ def headers_blob() -> bytes:
     include, such as cooperative_groups.h): what an emu build's cache key depends on."""
     root = include_dir()
     parts = []
-    for p in sorted(root.rglob("*.h")):
+    for p in sorted(f for f in root.rglob("*") if f.is_file() and f.suffix in ("", ".h", ".inc")):
         parts.append(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
     return b"\0".join(parts)

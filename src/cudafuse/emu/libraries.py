@@ -10,9 +10,13 @@ from __future__ import annotations
 import re
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
+from cudafuse.emu import include_dir
 from cudafuse.ir.source import SourceFile
 
 _INCLUDE = rb'^[ \t]*#[ \t]*include[ \t]*[<"]'
+_OWN_LIBCUDACXX = b"|".join(  # the emulator's stand-ins under include/cuda: barrier, std/array...
+    re.escape(p.relative_to(include_dir() / "cuda").as_posix().encode())
+    for p in sorted((include_dir() / "cuda").rglob("*")) if p.is_file() and "." not in p.name)
 _LIBRARIES: list[tuple[bytes, str]] = [
     (rb"cublas\w*\.h", "cuBLAS"),
     (rb"cufft\w*\.h", "cuFFT"),
@@ -26,9 +30,8 @@ _LIBRARIES: list[tuple[bytes, str]] = [
     (rb"nvsci\w*\.h", "NvSci"),
     (rb"cudnn\w*\.h", "cuDNN"),
     (rb"cub/", "CUB"),
-    (rb"cuda/", "libcu++ (<cuda/...>)"),
-    (rb"mma\.h", "warp matrix multiply-accumulate (mma.h)"),
-    (rb"cuda_pipeline\w*\.h|cuda_awbarrier\w*\.h", "asynchronous barriers and pipelines"),
+    # libcu++ beyond the emulator's own <cuda/barrier>, <cuda/pipeline> and <cuda/std/...>
+    (rb"cuda/(?!(?:" + _OWN_LIBCUDACXX + rb")[>\"])", "this libcu++ header (<cuda/...>)"),
     (rb"cuda_gl_interop\.h|GL/|GLES\w*/|helper_gl\.h", "OpenGL interoperability"),
     (rb"cuda_egl_interop\.h|cudaEGL\.h|EGL/", "EGL interoperability"),
     (rb"vulkan/|cuda_d3d\w*\.h|d3d\w*\.h", "graphics interoperability (Vulkan, Direct3D)"),

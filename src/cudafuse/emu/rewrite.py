@@ -40,6 +40,16 @@ CG_SYNC_CALLS = frozenset({
     "barrier_wait",
 })
 
+# Waits of libcu++'s barriers and pipelines and of cuda_awbarrier.h (the emulator's
+# cudafuse_emu_async.h), and make_pipeline, which synchronises its group: they count when the
+# callee is declared in one of those headers (cuda/..., cuda_awbarrier.h, cuda_pipeline.h).
+ASYNC_WAIT_CALLS = frozenset({
+    "wait", "try_wait", "arrive_and_wait", "wait_parity", "try_wait_parity",
+    "producer_acquire", "consumer_wait", "consumer_wait_for", "consumer_wait_until",
+    "make_pipeline", "__mbarrier_test_wait",
+})
+_ASYNC_HEADER = re.compile(r"[/\\]cuda[/\\]|cuda_awbarrier|cuda_pipeline")
+
 _TEXREF = ("texture references (texture<T, dim, mode>, removed in CUDA 12) are not supported "
            "by the emulator: use texture objects (cudaTextureObject_t)")
 _SURFREF = ("surface references (surface<void, dim>, removed in CUDA 12) are not supported by "
@@ -149,6 +159,13 @@ def _is_cg_collective(call: n.Call, unit: TranslationUnit) -> bool:
     return not decl_file or "cooperative_groups" in decl_file
 
 
+def _is_async_wait(call: n.Call, unit: TranslationUnit) -> bool:
+    if _call_name(call, unit) not in ASYNC_WAIT_CALLS:
+        return False
+    decl_file = call.callee_decl.partition("@")[2]
+    return not decl_file or _ASYNC_HEADER.search(decl_file) is not None
+
+
 def _in_comment(data: bytes, pos: int) -> bool:
     line_start = data.rfind(b"\n", 0, pos) + 1
     if b"//" in data[line_start:pos]:
@@ -157,8 +174,8 @@ def _in_comment(data: bytes, pos: int) -> bool:
 
 
 def fiber_functions(unit: TranslationUnit) -> frozenset[str]:
-    """Names of functions that reach a barrier, warp collective (cooperative groups' too) or
-    CUDAFUSE_BAR_SYNC."""
+    """Names of functions that reach a barrier, warp collective (cooperative groups' too), an
+    arrive-wait barrier's or pipeline's wait, or CUDAFUSE_BAR_SYNC."""
     calls: dict[str, set[str]] = {}
     needs: set[str] = set()
     for fn in _bodies(unit):
@@ -167,7 +184,8 @@ def fiber_functions(unit: TranslationUnit) -> frozenset[str]:
         for node in fn.body.walk():
             if isinstance(node, n.Call):
                 out.add(node.callee)
-                if node.callee in SYNC_CALLS or _is_cg_collective(node, unit):
+                if (node.callee in SYNC_CALLS or _is_cg_collective(node, unit)
+                        or _is_async_wait(node, unit)):
                     needs.add(fn.name)
             elif isinstance(node, n.Asm) and node.text.lstrip().startswith(BAR_MACRO):
                 needs.add(fn.name)

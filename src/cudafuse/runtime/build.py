@@ -178,7 +178,12 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
         check_unsupported(str(src), src.read_bytes())
         cccl.check(str(src), src.read_bytes())
     extra = (opts.std,) if opts.std else ()
-    unit = parse_file(str(src), ParseOptions(opts.include_dirs, opts.defines,
+    # The emulator compiles kernels and host code in one pass with __CUDA_ARCH__ defined (the
+    # device code is what it runs), except with Thrust, whose CCCL headers would take their
+    # device paths (see build()); the front end must see the same branches.
+    arch = (backend == "emu" and not (src.is_file() and cccl.includes_cccl(src.read_bytes())))
+    defines = (*opts.defines, cuda_arch_define(opts.arch)) if arch else opts.defines
+    unit = parse_file(str(src), ParseOptions(opts.include_dirs, defines,
                                              opts.forced_includes, extra, opts.arch)).unit
     if backend == "emu":
         emu = rewrite(unit)
@@ -219,6 +224,7 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
         flags = _with_overlay(flags, prep.headers)
     if prep.cccl:
         flags = cccl.with_cccl(flags, include_dir() / cccl.PRELUDE, include_dir())
+        flags = [f for f in flags if not f.startswith("-D__CUDA_ARCH__=")]
     extra = headers_blob() if backend == "emu" else b""
     guarded = backend == "emu" and not opts.sanitize
     if guarded:
@@ -297,9 +303,17 @@ def _tool(backend: str) -> str:
     return found
 
 
+def cuda_arch_define(arch: str) -> str:
+    """`__CUDA_ARCH__=900` for sm_90 (and sm_90a): what nvcc defines in device passes."""
+    digits = re.sub(r"\D", "", arch) or "90"
+    return f"__CUDA_ARCH__={int(digits) * 10}"
+
+
 def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
     user_dirs = [f"-I{d}" for d in opts.include_dirs]
     common = [f"-D{d}" for d in opts.defines]
+    if backend == "emu":
+        common.append(f"-D{cuda_arch_define(opts.arch)}")
     # After the emulator's own header (emu) or the runtime's (nvcc), as nvcc -include puts
     # them after cuda_runtime.h.
     common += [a for f in opts.forced_includes for a in ("-include", str(Path(f).resolve()))]

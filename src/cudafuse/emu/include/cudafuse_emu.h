@@ -191,7 +191,9 @@ cudafuse_emu_switch:
 #error "cudafuse emulation: fibers are implemented for x86-64 only"
 #endif
 
-enum : uint8_t { RUN = 0, AT_BAR = 1, AT_WARP = 2, DONE = 3 };
+// AT_EVENT (6): waiting for an arrive-wait barrier's phase (event_wait below); 4 and 5 are
+// cooperative_groups.h's.
+enum : uint8_t { RUN = 0, AT_BAR = 1, AT_WARP = 2, DONE = 3, AT_EVENT = 6 };
 enum : uint8_t { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
 inline const char *const WOP_NAME[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync",
                                        "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
@@ -206,6 +208,7 @@ struct Fiber {
   const char *file;
   int line;
   bool counted;
+  const char *what;  // AT_EVENT: the call waited in, for reports
 };
 
 struct Block {
@@ -317,12 +320,13 @@ inline std::string ranges(const std::vector<int> &ids) {
   std::vector<bool> seen(B.n, false);
   for (int i = 0; i < B.n; ++i) {
     const Fiber &a = B.f[i];
-    if (seen[i] || (a.state != AT_BAR && a.state != AT_WARP)) continue;
+    if (seen[i] || (a.state != AT_BAR && a.state != AT_WARP && a.state != AT_EVENT)) continue;
     std::vector<int> ids;
     for (int j = i; j < B.n; ++j) {
       const Fiber &b = B.f[j];
       if (!seen[j] && b.state == a.state && b.line == a.line && b.file == a.file &&
-          b.bar == a.bar && b.wop == a.wop && b.counted == a.counted) {
+          b.bar == a.bar && b.wop == a.wop && b.counted == a.counted &&
+          (a.state != AT_EVENT || b.val == a.val)) {
         seen[j] = true;
         ids.push_back(j);
       }
@@ -334,6 +338,10 @@ inline std::string ranges(const std::vector<int> &ids) {
     else if (a.state == AT_BAR)
       snprintf(line, sizeof line, "\n  threads %s wait at __syncthreads (barrier %d, %s:%d)",
                ranges(ids).c_str(), a.bar, a.file, a.line);
+    else if (a.state == AT_EVENT)
+      snprintf(line, sizeof line, "\n  threads %s wait at %s (%s:%d) for the barrier at %p "
+               "to complete phase %llu", ranges(ids).c_str(), a.what, a.file, a.line,
+               reinterpret_cast<void *>(a.val), (unsigned long long)a.res);
     else
       snprintf(line, sizeof line, "\n  threads %s wait at %s(mask 0x%08x) (%s:%d)",
                ranges(ids).c_str(), WOP_NAME[a.wop], a.mask, a.file, a.line);
@@ -626,6 +634,33 @@ inline int bar_reduce(int pred, int kind, const char *file, int line) {
   if (kind == 0) return (int)count;
   if (kind == 1) return (int)(r >> 62 & 1);
   return count > 0;
+}
+
+// ---- arrive-wait barriers (cudafuse_emu_async.h) --------------------------------------------
+// A thread waits (state AT_EVENT, Fiber::val = the barrier's address, Fiber::res = the phase
+// it waits to see completed) until the thread completing that phase calls event_wake.
+inline void event_wait(const void *key, uint64_t phase, const char *what, const char *file,
+                       int line) {
+  need_fibers(what, file, line);
+  Block &B = g_block;
+  Fiber &me = B.f[B.cur];
+  me.state = AT_EVENT;
+  me.val = reinterpret_cast<uint64_t>(key);
+  me.res = phase;
+  me.what = what;
+  me.file = file;
+  me.line = line;
+  block_wait();
+}
+// The barrier at `key` has completed `phase`: its waiters for that phase run again.
+inline void event_wake(const void *key, uint64_t phase) {
+  if (!g_fibers || !g_in_kernel) return;
+  Block &B = g_block;
+  for (int i = 0; i < B.n; ++i) {
+    Fiber &f = B.f[i];
+    if (f.state == AT_EVENT && f.val == reinterpret_cast<uint64_t>(key) && f.res == phase)
+      f.state = RUN;
+  }
 }
 
 // ---- warp collectives -------------------------------------------------------------------

@@ -10,16 +10,18 @@ struct col_major;
 struct matrix_a;
 struct matrix_b;
 struct accumulator;
-namespace precision { struct tf32; }
+namespace precision { struct tf32 {}; }
 namespace experimental { namespace precision { struct u4; struct s4; struct b1; } }
 enum layout_t { mem_row_major, mem_col_major };
+template <class T> struct __cf_storage { typedef T type; };
+template <> struct __cf_storage<precision::tf32> { typedef float type; };
 template <class Use, int m, int n, int k, class T, class Layout = void>
 class fragment {
  public:
   enum { num_elements = 8 };
-  typedef T element_type;
-  typedef T storage_element_type;
-  T x[num_elements];
+  typedef typename __cf_storage<T>::type element_type;
+  typedef element_type storage_element_type;
+  element_type x[num_elements];
 };
 template <class Use, int m, int n, int k, class T, class Layout, class U>
 __device__ void fill_fragment(fragment<Use, m, n, k, T, Layout> &a, const U &v);
