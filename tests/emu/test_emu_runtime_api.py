@@ -177,7 +177,7 @@ def test_own_header_with_extern_shared_and_launches(tmp_path: Path) -> None:
     ("#include <cublas_v2.h>", "cuBLAS is not supported by the emulator"),
     ('#include "cufft.h"', "cuFFT is not supported by the emulator"),
     ("#include <cuda_gl_interop.h>", "OpenGL interoperability is not supported"),
-    ("#include <thrust/sort.h>", "Thrust is not supported by the emulator"),
+    ("#include <cub/cub.cuh>", "CUB is not supported by the emulator"),
     ("void g(cudaGraph_t g) { cudaUserObjectRelease(0, 1); }", "this CUDA graph API"),
     ("void g() { cuInit(0); }", "the CUDA driver API"),
 ])

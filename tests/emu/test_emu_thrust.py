@@ -59,11 +59,26 @@ def test_sort_by_key_zip_counting(lib):
 
 def test_launches_rewritten_on_the_text():
     prep = prepare(str(PROGRAM), "emu", BuildOptions())
-    assert prep.cccl
+    assert prep.thrust[:2] == ["thrust/copy.h", "thrust/device_vector.h"]
     assert "<<<" not in prep.text.partition("<cudafuse trampolines>")[0]
     # the kernel without barriers keeps its plain-loop mode, the one with them gets fibers
     assert '::cudafuse_emu::launch("square", __FILE__, __LINE__, false)' in prep.text
     assert '::cudafuse_emu::launch("block_sums", __FILE__, __LINE__, true)' in prep.text
+
+
+def test_cuda_arch_defined_after_thrust(tmp_path):
+    """A build's __CUDA_ARCH__ reaches the program's code but not Thrust's headers."""
+    stand_ins = tmp_path / "inc"
+    flags = ["-std=c++17", "-x", "c++", "-include", "emu.h", "-iquote", "prog", "-I",
+             str(stand_ins), "-D__CUDA_ARCH__=900", "-DX=1"]
+    out = cccl.with_cccl(flags, stand_ins, ["thrust/sort.h", "thrust/copy.h", "thrust/sort.h"])
+    assert not any(f.startswith("-D__CUDA_ARCH__") for f in out)
+    includes = [out[i + 1] for i, f in enumerate(out) if f == "-include"]
+    assert includes == [str(stand_ins / cccl.PRELUDE), "thrust/sort.h", "thrust/copy.h",
+                        str(stand_ins / cccl.PRELUDE_END), "emu.h"]
+    assert "-DCUDAFUSE_EMU_CUDA_ARCH=900" in out
+    at = out.index(str(stand_ins))
+    assert out[at - 3:at - 1] == ["-I", str(cccl.cccl_dir())]
 
 
 def test_cub_still_refused(tmp_path):

@@ -167,7 +167,7 @@ class Prepared:
     # The front end's warnings for the functions it skipped: their launches were not
     # rewritten for the emulator, which is what a failing emu build then shows first.
     skipped: list[Diagnostic] = field(default_factory=list)
-    cccl: bool = False  # emu: the program or its own headers include Thrust
+    thrust: list[str] = field(default_factory=list)  # emu: the Thrust headers it includes
 
 
 def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
@@ -179,9 +179,9 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
         cccl.check(str(src), src.read_bytes())
     extra = (opts.std,) if opts.std else ()
     # The emulator compiles kernels and host code in one pass with __CUDA_ARCH__ defined (the
-    # device code is what it runs), except with Thrust, whose CCCL headers would take their
-    # device paths (see build()); the front end must see the same branches.
-    arch = (backend == "emu" and not (src.is_file() and cccl.includes_cccl(src.read_bytes())))
+    # device code is what it runs; with Thrust, after Thrust's headers, see emu/cccl.py); the
+    # front end must see the same branches.
+    arch = backend == "emu"
     defines = (*opts.defines, cuda_arch_define(opts.arch)) if arch else opts.defines
     unit = parse_file(str(src), ParseOptions(opts.include_dirs, defines,
                                              opts.forced_includes, extra, opts.arch)).unit
@@ -196,23 +196,23 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     headers = overlay(src, unit.includes) if backend == "emu" else {}
     skipped = [Diagnostic(Severity.WARNING, why, unit.path, span.line, span.col,
                           unit.source.line_text(span.line)) for span, why in unit.skipped]
-    uses_cccl = backend == "emu" and _includes_cccl(src, unit.includes, opts.include_dirs)
-    return Prepared(full, entries, fibers, unit.includes, headers, skipped, uses_cccl)
+    thrust = _thrust_headers(src, unit.includes, opts.include_dirs) if backend == "emu" else []
+    return Prepared(full, entries, fibers, unit.includes, headers, skipped, thrust)
 
 
-def _includes_cccl(src: Path, includes: list[str], include_dirs: tuple[str, ...]) -> bool:
-    """Whether the program or one of its own headers (below its directory or an -I one)
-    includes Thrust (emu/cccl.py)."""
+def _thrust_headers(src: Path, includes: list[str], include_dirs: tuple[str, ...]) -> list[str]:
+    """The Thrust headers the program or its own headers (below its directory or an -I one)
+    include (emu/cccl.py)."""
     roots = [src.resolve().parent, *(Path(d).resolve() for d in include_dirs)]
+    found: list[str] = []
     for path in [src.resolve(), *(Path(p).resolve() for p in includes)]:
         if path != src.resolve() and not any(r in path.parents for r in roots):
             continue
         try:
-            if cccl.includes_cccl(path.read_bytes()):
-                return True
+            found += cccl.thrust_headers(path.read_bytes())
         except OSError:
             continue
-    return False
+    return found
 
 
 def build(path: str, backend: str, opts: BuildOptions) -> Built:
@@ -222,9 +222,8 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     flags = _flags(src, backend, opts)
     if prep.headers:
         flags = _with_overlay(flags, prep.headers)
-    if prep.cccl:
-        flags = cccl.with_cccl(flags, include_dir() / cccl.PRELUDE, include_dir())
-        flags = [f for f in flags if not f.startswith("-D__CUDA_ARCH__=")]
+    if prep.thrust:
+        flags = cccl.with_cccl(flags, include_dir(), prep.thrust)
     extra = headers_blob() if backend == "emu" else b""
     guarded = backend == "emu" and not opts.sanitize
     if guarded:
