@@ -120,7 +120,6 @@ def check_supported(unit: TranslationUnit) -> None:
     """Raise CudafuseError listing every construct the emulator would get wrong."""
     diags: list[Diagnostic] = []
     for fn in _bodies(unit):
-        device = fn.space in ("global", "device")
         assert fn.body is not None
         for node in fn.body.walk():
             if isinstance(node, n.Asm) and not node.text.lstrip().startswith(BAR_MACRO):
@@ -128,9 +127,6 @@ def check_supported(unit: TranslationUnit) -> None:
                                    f"emulator (only the {BAR_MACRO}(id, n) macro is)"))
             elif isinstance(node, n.Call) and node.callee in _UNSUPPORTED_CALLS:
                 diags.append(_diag(unit, node.span, _UNSUPPORTED_CALLS[node.callee]))
-            elif isinstance(node, n.KernelLaunch) and device:
-                diags.append(_diag(unit, node.span, "dynamic parallelism (a kernel launch in "
-                                   "device code) is not supported by the emulator"))
     if diags:
         diags.sort(key=lambda d: (d.line, d.col))
         raise CudafuseError(diags)
@@ -431,7 +427,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     fiber_kernels: set[str] = set()
     taken: set[int] = set()  # "<<<" offsets rewritten inside macro arguments
     covered: list[tuple[int, int]] = []
-    for launches in unit.launches.values():
+    for launches in _all_launches(unit):
         for launch in sorted(launches, key=lambda la: la.span.start):
             # A kernel the front end could not see is given fibers, to be safe.
             fibers = launch.kernel in needs or launch.kernel not in known
@@ -444,11 +440,50 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     if diags:
         raise CudafuseError(diags)
     fiber_kernels |= _unseen_launches(unit, rw, covered, needs, known)
+    if any(launches for launches in _kernel_launches(unit).values()):
+        _register_static_shared(unit, rw)
     _extern_shared(unit, rw)
     _drop_bar_definitions(unit, rw)
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
     text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs)
     return EmuSource(text, frozenset(fiber_kernels), qualified_names(unit))
+
+
+def _kernel_launches(unit: TranslationUnit) -> dict[str, list[n.KernelLaunch]]:
+    """Launches in kernels' bodies (dynamic parallelism), which unit.launches leaves out."""
+    out: dict[str, list[n.KernelLaunch]] = {}
+    for fn in _bodies(unit):
+        if fn.space == "global":
+            assert fn.body is not None
+            found = [x for x in fn.body.walk() if isinstance(x, n.KernelLaunch)]
+            if found:
+                out.setdefault(fn.name, []).extend(found)
+    return out
+
+
+def _all_launches(unit: TranslationUnit) -> list[list[n.KernelLaunch]]:
+    return [*unit.launches.values(), *_kernel_launches(unit).values()]
+
+
+def _register_static_shared(unit: TranslationUnit, rw: Rewriter) -> None:
+    """With dynamic parallelism, a child grid runs inside its parent's thread, and static
+    `__shared__` variables (function statics here) are the parent block's: each declaration
+    is followed by CUDAFUSE_SMEM_REG(name), which tells the emulator their addresses, so that
+    it saves and restores them around a child grid (cudafuse_emu_cdp.h)."""
+    data = unit.source.data
+    blanked = blank_comments(data)
+    after: dict[int, list[str]] = {}
+    for fn in _bodies(unit):
+        assert fn.body is not None
+        for node in fn.body.walk():
+            if (isinstance(node, n.VarDecl) and "shared" in node.storage
+                    and "extern" not in node.storage and node.span.file == unit.path):
+                end = blanked.find(b";", node.span.start)
+                if end >= 0:
+                    after.setdefault(end + 1, []).append(node.name)
+    for offset, names in sorted(after.items()):
+        text = "".join(f" CUDAFUSE_SMEM_REG({name});" for name in names)
+        rw.insert(offset, text, reason="static __shared__ registered for child grids")
 
 
 def _unseen_launches(unit: TranslationUnit, rw: Rewriter, covered: list[tuple[int, int]],

@@ -225,6 +225,7 @@ struct Block {
 };
 
 inline Block g_block;
+inline std::vector<Fiber> g_fiber_store;  // the running block's fibers (a child grid's own: cdp.h)
 inline bool g_fibers = false;       // fiber mode (false: threads run as a plain loop)
 inline void *g_sched_sp = nullptr;
 inline std::vector<char *> g_stacks;
@@ -516,7 +517,7 @@ inline bool (*g_on_stall)() = nullptr;
 
 inline void run_block_fibers(int n) {
   Block &B = g_block;
-  static std::vector<Fiber> fibers;
+  std::vector<Fiber> &fibers = g_fiber_store;
   fibers.assign(n, Fiber{});
   B.f = fibers.data();
   B.n = n;
@@ -722,6 +723,10 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared);
 inline bool stream_capturing(cudaStream_t s);
 inline void capture_launch(cudaStream_t s, const char *kernel, std::function<void()> op);
 
+}  // namespace cudafuse_emu
+#include "cudafuse_emu_cdp.h"  // launches in device code: ChildGrid, tail launches
+namespace cudafuse_emu {
+
 struct Launch {
   Site site;
   bool fibers;
@@ -745,7 +750,9 @@ struct Launch {
     if (shared > sizeof g_dyn_smem)
       fail("%s:%d: launch of '%s' asks for %zu bytes of dynamic shared memory (at most %zu)",
            site.file, site.line, site.kernel, shared, sizeof g_dyn_smem);
-    if (g_in_kernel) fail("%s:%d: kernel launch inside a kernel", site.file, site.line);
+    ChildGrid child(site);  // a launch in device code sets its parent aside until it ends
+    if (child.refused) return;
+    size_t tail_mark = g_tail.size();
     if (g_force_fibers < 0) {
       const char *env = getenv("CUDAFUSE_EMU_FIBERS");
       g_force_fibers = env && *env == '1';
@@ -788,10 +795,18 @@ struct Launch {
     g_in_kernel = false;
     g_fibers = false;
     g_coop = false;
+    run_tail_launches(tail_mark);
   }
 
   template <class F, class... A>
   void run(F f, A... args) {
+    if (stream == cudaStreamTailLaunch && g_in_kernel) {  // after the launching grid
+      Launch self = *this;
+      self.stream = nullptr;
+      g_tail.push_back([self, f, args...]() mutable { self.run(f, args...); });
+      return;
+    }
+    if (stream == cudaStreamTailLaunch || stream == cudaStreamFireAndForget) stream = nullptr;
     if (stream && stream_capturing(stream)) {  // recorded into the capture's graph
       Launch self = *this;
       self.stream = nullptr;

@@ -291,6 +291,9 @@ typedef CUstream_st *cudaStream_t;
 typedef CUevent_st *cudaEvent_t;
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+// The device runtime's streams (dynamic parallelism, cudafuse_emu_cdp.h).
+#define cudaStreamTailLaunch ((cudaStream_t)0x3)
+#define cudaStreamFireAndForget ((cudaStream_t)0x4)
 
 // Flags (driver_types.h defines these as macros too).
 #define cudaStreamDefault 0x00
@@ -654,10 +657,11 @@ struct Event {
 struct Pool {
   unsigned long long attrs[9];
 };
-// The default stream (0), cudaStreamLegacy and cudaStreamPerThread are not objects.
+// The default stream (0), cudaStreamLegacy, cudaStreamPerThread and the device runtime's
+// tail-launch and fire-and-forget streams are not objects.
 inline Stream *stream_of(cudaStream_t s) {
   static Stream null_stream{0, 0, {}};
-  return reinterpret_cast<uintptr_t>(s) <= 2 ? &null_stream : reinterpret_cast<Stream *>(s);
+  return reinterpret_cast<uintptr_t>(s) <= 4 ? &null_stream : reinterpret_cast<Stream *>(s);
 }
 inline Event *event_of(cudaEvent_t e) { return reinterpret_cast<Event *>(e); }
 // Stream capture (cudafuse_emu_graph.h): work issued to a capturing stream becomes a node.
