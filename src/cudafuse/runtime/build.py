@@ -132,9 +132,20 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
             diags = _assembler_refusals(proc.stderr)
         if not diags:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-20:]
-            raise error(f"{what} failed:\n" + "\n".join(tail))
+            raise error(f"{what} failed: {_gist(tail, proc.returncode)}\n" + "\n".join(tail))
         raise CudafuseError(diags[:20])
     os.replace(tmp, out)
+
+
+def _gist(lines: list[str], status: int) -> str:
+    """The line of a failed compiler's output that says what went wrong, for the first line of
+    the message (reach tables show only that): the first one naming an error ("collect2:
+    error: ...", "g++: fatal error: Killed signal terminated program cc1plus"), else the
+    last one, else the exit status."""
+    for line in lines:
+        if "error" in line.lower():
+            return line.strip()
+    return lines[-1].strip() if lines else f"exit status {status}, no output"
 
 
 def _key(*parts: str | bytes) -> str:
