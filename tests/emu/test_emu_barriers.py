@@ -110,7 +110,7 @@ def test_launch_config_errors(lib):
 
 
 UNSUPPORTED = {
-    "asm": ('__global__ void k(float *a) {\n  asm volatile("membar.gl;");\n}\n',
+    "asm": ('__global__ void k(float *a) {\n  asm volatile("trap;");\n}\n',
             2, "inline assembly is not supported"),
     # Dynamic parallelism runs (test_emu_dynamic_parallelism.py).
     "texture_reference": ("texture<float, 1, cudaReadModeElementType> tr;\n"

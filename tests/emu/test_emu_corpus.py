@@ -12,7 +12,7 @@ from cudafuse.runtime.build import BuildOptions, build
 
 ROOT = Path(__file__).parent.parent.parent
 FILES = sorted((ROOT / "tests" / "corpus").glob("*.cu")) + sorted((ROOT / "samples").glob("*.cu"))
-REFUSED = {"inline_asm.cu": "inline assembly is not supported"}
+REFUSED: dict[str, str] = {}
 
 
 @pytest.mark.slow

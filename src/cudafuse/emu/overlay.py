@@ -3,9 +3,10 @@
 The front end analyses the main file only, so `rewrite` changes only its text. An
 `extern __shared__ T s[];` in a header next to it (cuda-samples keep kernels and their
 launchers in `*_kernel.cuh` files) would reach g++ as `extern static` ("conflicting
-specifiers"), and a launch there as a syntax error. Such headers, found on the text, are
-copied with those declarations made pointers into the block's dynamic shared buffer and
-the launches made emulator calls (lines kept, `#line` naming the original) into an overlay
+specifiers"), a launch there as a syntax error, and inline PTX as the host assembler's. Such
+headers, found on the text, are copied with those declarations made pointers into the
+block's dynamic shared buffer, the launches made emulator calls, the PTX the emulator
+translates made calls into it (lines kept, `#line` naming the original) into an overlay
 directory that the emu build searches before the program's directory.
 """
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+
+from cudafuse.emu import inline_asm
 
 _EXTERN_SHARED = re.compile(
     rb"\bextern\s+(?:__shared__\s+([^;{}()\[\]]*?)|([^;{}()\[\]]*?)\s+__shared__\s+)"
@@ -92,10 +95,10 @@ def launch_edits(blanked: bytes, data: bytes,
 
 
 def rewrite_header(data: bytes) -> bytes | None:
-    """The header's text with its `extern __shared__` arrays and kernel launches rewritten,
-    or None if it has neither."""
+    """The header's text with its `extern __shared__` arrays, kernel launches and the inline
+    PTX the emulator translates (inline_asm.py) rewritten, or None if it has none of them."""
     blanked = blank_comments(data)
-    edits = launch_edits(blanked, data)
+    edits = launch_edits(blanked, data) + inline_asm.text_edits(blanked, data)
     for m in _EXTERN_SHARED.finditer(blanked):
         elem = (m.group(1) or m.group(2) or b"").decode("utf-8", "replace")
         name = m.group(3).decode()
@@ -125,7 +128,7 @@ def overlay(src: Path, includes: list[str]) -> dict[str, bytes]:
             data = path.read_bytes()
         except OSError:
             continue
-        if b"__shared__" not in data and b"<<<" not in data:
+        if b"__shared__" not in data and b"<<<" not in data and b"asm" not in data:
             continue
         new = rewrite_header(data)
         if new is not None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
+from cudafuse.emu import inline_asm
 from cudafuse.emu.overlay import blank_comments, launch_edits
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -122,14 +123,45 @@ def check_supported(unit: TranslationUnit) -> None:
     for fn in _bodies(unit):
         assert fn.body is not None
         for node in fn.body.walk():
-            if isinstance(node, n.Asm) and not node.text.lstrip().startswith(BAR_MACRO):
+            if isinstance(node, n.Asm) and _refused_asm(unit, fn, node):
                 diags.append(_diag(unit, node.span, "inline assembly is not supported by the "
-                                   f"emulator (only the {BAR_MACRO}(id, n) macro is)"))
+                                   f"emulator (only the {BAR_MACRO}(id, n) macro and the "
+                                   "single PTX instructions of docs/emulation.md, \"Inline "
+                                   "PTX\", are)"))
             elif isinstance(node, n.Call) and node.callee in _UNSUPPORTED_CALLS:
                 diags.append(_diag(unit, node.span, _UNSUPPORTED_CALLS[node.callee]))
     if diags:
         diags.sort(key=lambda d: (d.line, d.col))
         raise CudafuseError(diags)
+
+
+# hfuse's definition, which the emulator's own macro CUDAFUSE_BAR_RED replaces: g++ never
+# sees its inline PTX (the front end does, with __CUDA_ARCH__ defined).
+_EMULATOR_REPLACES = frozenset({"cudafuse_bar_red"})
+
+
+def _refused_asm(unit: TranslationUnit, fn: Function, node: n.Asm) -> bool:
+    if node.text.lstrip().startswith(BAR_MACRO) or fn.name in _EMULATOR_REPLACES:
+        return False
+    return node.span.file != unit.path or inline_asm.translate(node.text) is None
+
+
+def _translate_asm(unit: TranslationUnit, rw: Rewriter) -> None:
+    """The inline PTX check_supported let through becomes calls into cudafuse_emu_ptx.h."""
+    data = unit.source.data
+    for fn in _bodies(unit):
+        if fn.name in _EMULATOR_REPLACES:
+            continue
+        assert fn.body is not None
+        for node in fn.body.walk():
+            if not isinstance(node, n.Asm) or node.text.lstrip().startswith(BAR_MACRO):
+                continue
+            tr = inline_asm.translate(node.text)
+            if tr is None or node.span.file != unit.path:
+                continue
+            end = node.span.start + len(node.text[:tr.end].encode())
+            lines = data[node.span.start:end].count(b"\n")
+            rw.replace_range(node.span.start, end, tr.code + "\n" * lines, "inline PTX")
 
 
 _SPELLED_CALLEE = re.compile(r"(\w+)\s*(?:<[^()]*>)?\s*\(")
@@ -443,6 +475,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     if any(launches for launches in _kernel_launches(unit).values()):
         _register_static_shared(unit, rw)
     _extern_shared(unit, rw)
+    _translate_asm(unit, rw)
     _drop_bar_definitions(unit, rw)
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
     text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs)

@@ -107,8 +107,9 @@ def _assembler_refusals(stderr: str) -> list[Diagnostic]:
     if "Assembler messages:" not in stderr:
         return []
     return [Diagnostic(Severity.ERROR, "inline assembly is not supported by the emulator "
-                       "(only the CUDAFUSE_BAR_SYNC(id, n) macro is): the host assembler "
-                       f"rejects it ({m.group(3)})", m.group(1), int(m.group(2)))
+                       "(only the CUDAFUSE_BAR_SYNC(id, n) macro and the single PTX "
+                       "instructions of docs/emulation.md, \"Inline PTX\", are): the host "
+                       f"assembler rejects it ({m.group(3)})", m.group(1), int(m.group(2)))
             for m in _ASM_ERROR.finditer(stderr)]
 
 

@@ -1329,3 +1329,4 @@ inline long long llmax(long long a, long long b) { return a > b ? a : b; }
 
 #include "cudafuse_emu_launch.h"  // cudaLaunchKernel, cooperative launches and grids
 #include "cudafuse_emu_graph.h"   // CUDA graphs and stream capture
+#include "cudafuse_emu_ptx.h"     // what translated inline PTX calls (emu/inline_asm.py)

@@ -1,0 +1,47 @@
+// What the inline PTX the emulator translates (emu/inline_asm.py) calls: special registers
+// and the few instructions with no CUDA intrinsic of their own (see docs/emulation.md,
+// "Inline PTX").
+#pragma once
+#include <chrono>
+#include "cudafuse_emu.h"
+
+namespace cudafuse_emu {
+namespace ptx {
+template <class T, class V>
+inline void set(T &out, V v) {
+  out = (T)v;
+}
+inline unsigned thread_linear() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+inline unsigned laneid() { return thread_linear() & 31u; }
+inline unsigned warpid() { return thread_linear() >> 5; }
+inline unsigned nwarpid() { return 64; }  // sm_90's warps per SM
+// Blocks are spread over the device's 132 SMs in launch order.
+inline unsigned smid() {
+  return (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) % 132u;
+}
+inline unsigned nsmid() { return 132; }
+inline unsigned lanemask_eq() { return 1u << laneid(); }
+inline unsigned lanemask_lt() { return (1u << laneid()) - 1u; }
+inline unsigned lanemask_le() { return lanemask_lt() | lanemask_eq(); }
+inline unsigned lanemask_gt() { return ~lanemask_le(); }
+inline unsigned lanemask_ge() { return ~lanemask_lt(); }
+// %globaltimer: nanoseconds of the host's steady clock.
+inline unsigned long long globaltimer() {
+  return (unsigned long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+// bfind: the position of the most significant non-sign bit, 0xffffffff when there is none.
+inline unsigned bfind_u32(unsigned x) { return x ? 31u - (unsigned)__builtin_clz(x) : ~0u; }
+inline unsigned bfind_s32(int x) { return bfind_u32(x < 0 ? ~(unsigned)x : (unsigned)x); }
+// vabsdiff4 .add: the sum of the four bytes' absolute differences, plus c.
+inline unsigned vabsdiff4_add(unsigned a, unsigned b, unsigned c) {
+  for (int i = 0; i < 32; i += 8) {
+    int x = (int)(a >> i & 0xffu), y = (int)(b >> i & 0xffu);
+    c += (unsigned)(x > y ? x - y : y - x);
+  }
+  return c;
+}
+}  // namespace ptx
+}  // namespace cudafuse_emu

@@ -1,0 +1,180 @@
+"""Inline PTX the emulator translates: a small set of single-instruction templates, each
+replaced by a call into cudafuse_emu_ptx.h (see docs/emulation.md, "Inline PTX").
+
+`asm [volatile] ("template" : outputs : inputs : clobbers)` is read from the statement's text;
+the template's string literals are joined, whitespace is collapsed and the final `;` dropped,
+and the instruction must be one of TEMPLATES with its operands in order (`%0`, `%1`, ...).
+Anything else (several instructions, predicates, registers declared in braces, other
+instructions) is left to the caller to refuse with the statement's location.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# The instruction (operands as %N, special registers with one or two %) -> the C++ expression
+# assigned to %0 (or, with no output, the statement), over the inputs {1}, {2}, ...
+_SREG = r"%%?"
+TEMPLATES: list[tuple[str, str]] = [
+    (rf"mov\.u32 %0, {_SREG}laneid", "::cudafuse_emu::ptx::laneid()"),
+    (rf"mov\.u32 %0, {_SREG}warpid", "::cudafuse_emu::ptx::warpid()"),
+    (rf"mov\.u32 %0, {_SREG}nwarpid", "::cudafuse_emu::ptx::nwarpid()"),
+    (rf"mov\.u32 %0, {_SREG}smid", "::cudafuse_emu::ptx::smid()"),
+    (rf"mov\.u32 %0, {_SREG}nsmid", "::cudafuse_emu::ptx::nsmid()"),
+    (rf"mov\.u32 %0, {_SREG}lanemask_(eq|lt|le|gt|ge)", "::cudafuse_emu::ptx::lanemask_{m1}()"),
+    (rf"mov\.u32 %0, {_SREG}clock", "(unsigned)clock64()"),
+    (rf"mov\.u32 %0, {_SREG}clock_hi", "(unsigned)((unsigned long long)clock64() >> 32)"),
+    (rf"mov\.u64 %0, {_SREG}clock64", "(unsigned long long)clock64()"),
+    (rf"mov\.u64 %0, {_SREG}globaltimer", "::cudafuse_emu::ptx::globaltimer()"),
+    (rf"mov\.u32 %0, {_SREG}globaltimer_lo", "(unsigned)::cudafuse_emu::ptx::globaltimer()"),
+    (rf"mov\.u32 %0, {_SREG}globaltimer_hi",
+     "(unsigned)(::cudafuse_emu::ptx::globaltimer() >> 32)"),
+    (r"mov\.(?:b|u|s)(?:32|64) %0, %1", "{1}"),
+    (r"bfind\.u32 %0, %1", "::cudafuse_emu::ptx::bfind_u32((unsigned){1})"),
+    (r"bfind\.s32 %0, %1", "::cudafuse_emu::ptx::bfind_s32((int){1})"),
+    (r"brev\.b32 %0, %1", "__brev((unsigned){1})"),
+    (r"brev\.b64 %0, %1", "__brevll((unsigned long long){1})"),
+    (r"popc\.b32 %0, %1", "__popc((unsigned){1})"),
+    (r"popc\.b64 %0, %1", "__popcll((unsigned long long){1})"),
+    (r"clz\.b32 %0, %1", "__clz((int){1})"),
+    (r"clz\.b64 %0, %1", "__clzll((long long){1})"),
+    (r"prmt\.b32 %0, %1, %2, %3", "__byte_perm((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+    (r"fma\.rn\.f32 %0, %1, %2, %3", "fmaf((float){1}, (float){2}, (float){3})"),
+    (r"fma\.rn\.f64 %0, %1, %2, %3", "fma((double){1}, (double){2}, (double){3})"),
+    (r"vabsdiff4\.u32\.u32\.u32\.add %0, %1, %2, %3",
+     "::cudafuse_emu::ptx::vabsdiff4_add((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+    # no effect in the emulator: ordering and timing hints
+    (r"nanosleep\.u32 %0", ""),
+    (r"nanosleep\.u32 \d+", ""),
+    (r"membar\.(?:cta|gl|sys)", ""),
+    (r"fence\.(?:acq_rel|sc)\.(?:cta|cluster|gpu|sys)", ""),
+    (r"", ""),  # an empty template: a compiler barrier only
+]
+_COMPILED = [(re.compile(p + r"\Z"), e) for p, e in TEMPLATES]
+
+_HEAD = re.compile(r"\s*(?:asm|__asm__|__asm)\s*(?:(?:volatile|__volatile__|inline|goto)\s*)*\(")
+_STRING = re.compile(r'"((?:\\.|[^"\\])*)"')
+
+
+@dataclass(frozen=True)
+class Translation:
+    end: int  # offset in the statement's text just past the asm's closing parenthesis
+    code: str  # the expression that replaces text[:end]
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside parentheses, brackets and string literals."""
+    parts, depth, cur, i = [], 0, [], 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            m = _STRING.match(text, i)
+            j = m.end() if m else len(text)
+            cur.append(text[i:j])
+            i = j
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if c == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    parts.append("".join(cur))
+    return parts
+
+
+def _operands(section: str) -> list[tuple[str, str]] | None:
+    """[(constraint, expression)] of one operand list, or None when it cannot be read."""
+    out = []
+    for item in _split_top(section, ","):
+        item = item.strip()
+        if not item:
+            continue
+        m = re.match(r'(?:\[\w+\]\s*)?"([^"]*)"\s*\((.*)\)\Z', item, re.S)
+        if not m:
+            return None
+        out.append((m.group(1), m.group(2).strip()))
+    return out
+
+
+def _body_end(text: str, open_paren: int) -> int:
+    depth, i = 0, open_paren
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            m = _STRING.match(text, i)
+            i = m.end() if m else len(text)
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        if depth == 0:
+            return i
+        i += 1
+    return -1
+
+
+def instruction(template: str) -> str:
+    """The template as it is matched: joined, whitespace collapsed, final `;` dropped."""
+    t = re.sub(r"\s+", " ", template.replace("\\n", " ").replace("\\t", " ")).strip()
+    t = t[:-1].rstrip() if t.endswith(";") else t
+    return re.sub(r"\s*,\s*", ", ", t)
+
+
+def translate(text: str) -> Translation | None:
+    """The replacement of the asm statement at the start of `text`, or None when the
+    emulator does not translate it."""
+    head = _HEAD.match(text)
+    if not head:
+        return None
+    close = _body_end(text, head.end() - 1)
+    if close < 0:
+        return None
+    sections = _split_top(text[head.end():close], ":")
+    strings = sections[0].strip()
+    if not re.fullmatch(r'(?:"(?:\\.|[^"\\])*"\s*)+', strings):
+        return None
+    template = instruction("".join(_STRING.findall(strings)))
+    outs = _operands(sections[1]) if len(sections) > 1 else []
+    ins = _operands(sections[2]) if len(sections) > 2 else []
+    if outs is None or ins is None:
+        return None
+    if len(outs) > 1:
+        return None
+    operands = [*outs, *ins]
+    for pattern, expr in _COMPILED:
+        m = pattern.match(template)
+        if not m:
+            continue
+        if not expr:  # no effect; the operands' expressions are still evaluated
+            args = ", ".join(f"(void)({e})" for c, e in ins)
+            return Translation(close + 1, f"((void)0{', ' + args if args else ''})")
+        if not outs or "=" not in outs[0][0] and "+" not in outs[0][0]:
+            return None
+        needed = {int(k) for k in re.findall(r"\{(\d+)\}", expr)}
+        if any(k >= len(operands) for k in needed):
+            return None
+        groups = {f"m{i}": g for i, g in enumerate(m.groups(), 1)}
+        value = expr.format(*([""] + [f"({e})" for _, e in operands[1:]]), **groups)
+        return Translation(close + 1, f"::cudafuse_emu::ptx::set(({outs[0][1]}), {value})")
+    return None
+
+
+_ASM_WORD = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
+
+
+def text_edits(blanked: bytes, data: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) of each translatable asm statement found on the text of a
+    header (`blanked`: comments and strings made spaces); the replacement keeps the lines."""
+    edits = []
+    for m in _ASM_WORD.finditer(blanked):
+        tr = translate(data[m.start():].decode("utf-8", "replace"))
+        if tr is None:
+            continue
+        end = m.start() + len(data[m.start():].decode("utf-8", "replace")[:tr.end].encode())
+        edits.append((m.start(), end, tr.code + "\n" * data[m.start():end].count(b"\n")))
+    return edits
