@@ -1,8 +1,8 @@
 """Every command that writes files refuses, before writing anything, an output over one of
 its inputs (the source, a header it read, a forced include, a spec, a profiling report) or
-over another output of the same run, and an output in a directory that does not exist: exit
-status 2, an error naming the option and the path, every file left as it was (no temporary
-left behind either).
+over another output of the same run (exit status 2, a usage error), and an output in a
+directory that does not exist (exit status 1): an error naming the option and the path, every
+file left as it was (no temporary left behind either).
 
 The cases are generated: each output option of each command pointed at each input and at
 each other output of the same command line.
@@ -165,7 +165,7 @@ def test_output_in_a_missing_directory(work: Path, command: str, option: str) ->
     _, _, outputs = COMMANDS[command]
     before = snapshot(work)
     res = invoke(command_line(command, {**outputs, option: "nodir/x"}))
-    assert res.exit_code == 2, res.output
+    assert res.exit_code == 1, res.output
     assert f"error: {option} 'nodir/x': directory 'nodir' does not exist" in res.stderr
     assert snapshot(work) == before
 

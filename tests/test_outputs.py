@@ -120,12 +120,12 @@ def test_make_reads_the_depfile(tmp_path: Path) -> None:
 
 # OutputSet: the outputs of one run, checked up front and written together.
 
-def check_fails(outs: outputs.OutputSet) -> list[str]:
+def check_fails(outs: outputs.OutputSet, status: int = 2) -> list[str]:
     from cudafuse.diagnostics import CudafuseError
 
     with pytest.raises(CudafuseError) as info:
         outs.check()
-    assert info.value.status == 2
+    assert info.value.status == status
     return [d.message for d in info.value.diagnostics]
 
 
@@ -152,11 +152,19 @@ def test_output_twice_and_missing_directories(tmp_path: Path) -> None:
     outs.declare("-MF", str(tmp_path))
     (tmp_path / "file").write_text("")
     outs.declare("--save", str(tmp_path / "file" / "x.npz"))
+    # The command line's contradictions (usage errors, status 2) come first.
     assert check_fails(outs) == [
         f"--report '{tmp_path}/o.cu' is also written by -o",
-        f"--dot '{tmp_path}/no/g.dot': directory '{tmp_path}/no' does not exist",
         f"-MF '{tmp_path}' is a directory",
+        f"--dot '{tmp_path}/no/g.dot': directory '{tmp_path}/no' does not exist",
         f"--save '{tmp_path}/file/x.npz': '{tmp_path}/file' is not a directory"]
+
+
+def test_a_missing_directory_alone_is_a_plain_error(tmp_path: Path) -> None:
+    outs = outputs.OutputSet()
+    outs.declare("-o", str(tmp_path / "no" / "o.cu"))
+    assert check_fails(outs, status=1) == [
+        f"-o '{tmp_path}/no/o.cu': directory '{tmp_path}/no' does not exist"]
 
 
 def test_standard_output_only_where_allowed() -> None:

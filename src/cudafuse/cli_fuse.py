@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
-from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
 
 if TYPE_CHECKING:
     from cudafuse.frontend.parse import ParseResult
     from cudafuse.passes.vertical.driver import FuseResult
-    from cudafuse.ir.program import TranslationUnit
 
 
 def _fusion_options(fn):
@@ -83,56 +83,20 @@ def _parsed(file: str, parse_opts: ParseOptions, outs: OutputSet) -> ParseResult
     return result
 
 
-def _nothing_to_fuse(fused: FuseResult, unit: TranslationUnit, file: str) -> None:
-    """Say so when no host function launches dependent kernels: the output would be a
-    silent copy of the input (or the plan an empty line)."""
-    if fused.edges or fused.breaks:
-        return
-    print_diagnostics([Diagnostic(
-        Severity.WARNING, "nothing to fuse: no host function launches two or more dependent "
-        "kernels", file)])
-    kernels = [f.name for f in unit.functions if f.space == "global" and f.body is not None]
-    if len(kernels) >= 2:
-        print_diagnostics([Diagnostic(
-            Severity.NOTE, f"to fuse two independent kernels horizontally: cudafuse hfuse "
-            f"{file} --kernels {kernels[0]},{kernels[1]} -o OUT.cu", file)])
-
-
 def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
-         arch: str, fuse_all: bool, tiles: str, block: str | None = None,
+         fuse_all: bool, tiles: str, block: str | None = None,
          outs: OutputSet | None = None) -> tuple[FuseResult, list[str]]:
-    # Imported here: networkx and the analyses cost a tenth of a second at start-up.
-    from cudafuse.passes.vertical.driver import FuseOptions, fuse_unit
+    """The vertical pass through the API (cudafuse.api.fuse); its diagnostics shown, the
+    outputs checked against every file it read."""
+    from cudafuse import api
 
-    result = _parsed(file, parse_opts, outs or OutputSet())
-    fused = fuse_unit(result.unit, FuseOptions(partition, arch, _scratch(scratch),
-                                                  fuse_all=fuse_all, tiles=tiles,
-                                                  block=_block(block)))
-    if fused.output != result.unit.source.data:
-        _check_reparses(file, parse_opts, fused.output)
-    notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
-             for e in fused.edges if e.refused]
-    notes += [Diagnostic(Severity.NOTE, why, file, line, col)
-              for _, line, col, why in fused.breaks]
-    print_diagnostics(sorted(notes, key=lambda d: (d.line, d.col)))
-    for note in fused.notes:
-        print_diagnostics([Diagnostic(Severity.WARNING, note, file)])
-    _nothing_to_fuse(fused, result.unit, file)
-    return fused, [file, *result.unit.includes]
-
-
-def _check_reparses(file: str, parse_opts: ParseOptions, output: bytes) -> None:
-    """The fused text must parse as the input did (every kernel found): a file cudafuse's
-    own front end rejects is cudafuse's bug, reported as such, and nothing is written."""
-    try:
-        parse_file(file, parse_opts, text=output)
-    except CudafuseError as exc:
-        first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR),
-                     exc.diagnostics[0])
-        raise CudafuseError(Diagnostic(
-            Severity.ERROR, "internal error: the fused program does not parse "
-            f"(line {first.line}: {first.message}); nothing was written. Please report "
-            "this with the input file", file), status=3) from None
+    fused = api.fuse(file, partition=partition, scratch=_scratch(scratch), fuse_all=fuse_all,
+                     tiles=tiles, block=_block(block), **asdict(parse_opts))
+    print_diagnostics(fused.diagnostics)
+    outs = outs or OutputSet()
+    outs.add_inputs(fused.inputs[1:])
+    outs.check()
+    return fused.result, fused.inputs
 
 
 def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
@@ -218,8 +182,8 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
                                 _block(block), spec_path, sizes, backend, margin, cache_dir,
                                 no_cache, report_path, outs)
     else:
-        fused, deps = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
-                           tiles, block, outs)
+        fused, deps = _run(file, parse_opts, partition, scratch, fuse_all, tiles, block,
+                           outs)
     if explain:
         from cudafuse.passes.vertical.render import explain_text
 
@@ -248,8 +212,7 @@ def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, ti
     from cudafuse.passes.vertical.render import explain_text
 
     outs = _outputs([file], parse_opts, ("--report", report_path), ("--dot", dot_path))
-    fused, _ = _run(file, parse_opts, partition, scratch, parse_opts.arch, fuse_all,
-                    tiles, block, outs)
+    fused, _ = _run(file, parse_opts, partition, scratch, fuse_all, tiles, block, outs)
     _side_outputs(outs, fused, report_path, dot_path)
     outs.commit()
     text = explain_text(fused)

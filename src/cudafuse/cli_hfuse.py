@@ -3,157 +3,25 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from cudafuse.api import hfuse_inputs, hfused_result, regcap_value
 from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.diagnostics import error
-from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
-
-
-def _regcap(text: str) -> int | None:
-    if text in ("none", "auto"):
-        return None
-    if not text.isdigit() or not 16 <= int(text) <= 255:
-        raise error(f"--regcap must be 'none', 'auto' or a register count in 16-255, not "
-                    f"'{text}'", status=2)
-    return int(text)
-
-
-def _auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tuple[int, int],
-                 parse_opts: ParseOptions) -> tuple[int | None, str]:
-    """HFuse's register bound from the originals' ptxas figures, and how it was found."""
-    from cudafuse.passes.horizontal.regbound import SMS, lookup, native_resources, register_bound
-
-    if parse_opts.arch not in SMS:
-        raise error(f"--regcap auto knows {', '.join(SMS)}, not '{parse_opts.arch}'",
-                    status=2)
-    pair = [files[0], files[-1]]  # one file holding both kernels, or one each
-    found = native_resources(pair, kernels, parse_opts.arch, parse_opts.include_dirs,
-                             parse_opts.defines)
-    figures = [lookup(found, k) for k in kernels]
-    missing = [k for k, r in zip(kernels, figures, strict=True) if r is None]
-    if missing:
-        raise error(f"--regcap auto: ptxas reported no registers for {', '.join(missing)} "
-                    "(or, for a template, several instantiations and none with the arguments "
-                    "given)", files[0])
-    r1, r2 = figures[0], figures[1]
-    assert r1 is not None and r2 is not None
-    cap = register_bound(r1, threads[0], r2, threads[1], sum(threads), SMS[parse_opts.arch])
-    how = (f"auto from ptxas: {kernels[0]} {r1.registers} registers, {kernels[1]} "
-           f"{r2.registers} registers")
-    return cap, how
-
+from cudafuse.passes.horizontal.inputs import Inputs, resolve_inputs
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cudafuse.frontend.parse import ParseResult
-    from cudafuse.passes.horizontal.parts import Shape
-    from cudafuse.codegen.templates import KernelRef
-    from cudafuse.ir.program import TranslationUnit
     from cudafuse.profile.apply import Applied
     from cudafuse.profile.candidates import Candidate, CandidateOptions
     from cudafuse.profile.pairspec import PairSpec
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """The parsed inputs of an hfuse command: units, the two kernels, their block shapes
-    and where each shape came from."""
-
-    results: tuple[ParseResult, ...]
-    units: tuple[TranslationUnit, TranslationUnit]
-    refs: tuple[KernelRef, KernelRef]
-    shapes: tuple[Shape, Shape]
-    sources: tuple[str, str]
-    renamed: dict[str, str]  # the second file's names renamed apart from the first's
-
-
-def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | None,
-                   block2: str | None, parse_opts: ParseOptions) -> Inputs:
-    from cudafuse.analysis.blocksize import default_block
-    from cudafuse.passes.horizontal.driver import find_kernel
-    from cudafuse.passes.horizontal.parts import Shape
-    from cudafuse.codegen.templates import split_top
-
-    if len(files) > 2:
-        raise error("hfuse takes one or two input files", status=2)
-    names: list[str | None] = [None, None]
-    if kernels is not None:
-        parts = split_top(kernels)
-        if len(parts) != 2 or not all(p.strip() for p in parts):
-            raise error(f"--kernels takes two kernel names, A,B, not '{kernels}'", status=2)
-        names = [p.strip() for p in parts]
-    elif len(files) == 1:
-        raise error("with one input file, name the two kernels with --kernels A,B", status=2)
-    given: list[Shape | None] = []
-    for opt, text in (("--block1", block1), ("--block2", block2)):
-        try:
-            given.append(Shape.parse(text) if text is not None else None)
-        except ValueError:
-            raise error(f"{opt} takes a block shape X, XxY or XxYxZ, not '{text}'",
-                        status=2) from None
-    results = [parse_file(f, parse_opts) for f in dict.fromkeys(files)]
-    for r in results:
-        print_diagnostics(r.diagnostics)
-    renamed: dict[str, str] = {}
-    if len(results) == 2:
-        results[1], renamed = _rename_apart(results[0], results[1], parse_opts)
-        if names[1] is not None:
-            base, _, rest = names[1].partition("<")
-            if base.strip() in renamed:
-                names[1] = renamed[base.strip()] + ("<" + rest if rest else "")
-    u1, u2 = results[0].unit, results[-1].unit
-    k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
-    shapes, sources = [], []
-    for i, (unit, ref, shape) in enumerate(((u1, k1, given[0]), (u2, k2, given[1])), 1):
-        if shape is None:
-            threads, source = default_block(unit, ref, f"--block{i}")
-            shape = Shape(threads)
-        else:
-            source = f"--block{i}"
-        shapes.append(shape)
-        sources.append(source)
-    return Inputs(tuple(results), (u1, u2), (k1, k2), (shapes[0], shapes[1]),
-                  (sources[0], sources[1]), renamed)
-
-
-def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions
-                  ) -> tuple[ParseResult, dict[str, str]]:
-    """The second input, re-parsed with the names it shares with the first renamed apart
-    (hfuse/rename.py), and what was renamed."""
-    from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
-    from cudafuse.passes.horizontal.driver import _prefix, macro_clashes, one_sided_macros, type_clashes
-    from cudafuse.passes.horizontal.rename import rename_apart
-
-    u1, u2 = r1.unit, r2.unit
-    types = type_clashes(u1, u2)
-    macros_of_2, macros_of_1 = one_sided_macros(u1, u2)
-    renaming = rename_apart(u1, u2, _prefix([u1.source.data, u2.source.data]) + "_in2",
-                            types, (*macro_clashes(u1, u2), *macros_of_2), macros_of_1)
-    if renaming.diagnostics:
-        raise CudafuseError(renaming.diagnostics)
-    if not renaming.renamed:
-        return r2, {}
-    try:
-        result = parse_file(u2.path, parse_opts, text=renaming.text)
-    except CudafuseError as exc:
-        first = exc.diagnostics[0].message if exc.diagnostics else ""
-        raise error(f"renaming {', '.join(sorted(renaming.renamed))} apart from "
-                    f"{u1.path}'s names does not compile ({first}); rename them in one of "
-                    "the files", u2.path) from None
-    one_sided = set(macros_of_1) | set(macros_of_2)
-    print_diagnostics([Diagnostic(
-        Severity.NOTE, f"'{old}' is " + ("a macro in one input and an identifier in the other"
-                                         if old in one_sided else "defined in both inputs")
-        + f": in the output, this file's is '{new}'", u2.path)
-        for old, new in renaming.renamed.items()])
-    return result, renaming.renamed
 
 
 @main.command()
@@ -231,8 +99,6 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     `void <k1>_<k2>_hfused_launch(<k1 params>, <k2 params>, dim3 grid1, dim3 grid2,
     size_t smem1, size_t smem2, cudaStream_t stream)`.
     """
-    from cudafuse.passes.horizontal.driver import HFuseOptions, report_dict
-    from cudafuse.passes.horizontal.driver import hfuse as run_hfuse
     from cudafuse.passes.horizontal.parts import Shape
 
     source = click.get_current_context().get_parameter_source
@@ -256,7 +122,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
             flag = "--profile" if profile else "--from-profile"
             raise error(f"{flag} chooses {' and '.join(fixed)}; give one or the other",
                         status=2)
-    cap = _regcap(regcap)
+    cap = regcap_value(regcap)
     if name and not name.isidentifier():
         raise error(f"--name must be a C identifier, not '{name}'", status=2)
     outs = OutputSet([*files, from_profile, spec_path, *parse_opts.forced_includes])
@@ -282,8 +148,12 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         # The pair spec's native blocks, unless given on the command line.
         block1 = block1 or "x".join(map(str, pair.sides[0].block))
         block2 = block2 or "x".join(map(str, pair.sides[1].block))
-    inputs = resolve_inputs(files, kernels, block1, block2, parse_opts)
-    results, (u1, u2), (k1, k2) = inputs.results, inputs.units, inputs.refs
+    diagnostics: list = []
+    try:
+        inputs = resolve_inputs(files, kernels, block1, block2, parse_opts, diagnostics)
+    finally:
+        print_diagnostics(diagnostics)
+    results, (k1, k2) = inputs.results, inputs.refs
     outs.add_inputs([i for r in results for i in r.unit.includes])
     outs.check()
     shapes, sources = list(inputs.shapes), list(inputs.sources)
@@ -308,21 +178,19 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
                                 f"block is {shapes[i]}", origin)
                 shapes[i] = Shape(threads)
                 sources[i] = f"the profile {origin}"
-    if regcap == "auto":
-        cap, how = _auto_regcap(files, (k1.display, k2.display), (shapes[0].count, shapes[1].count),
-                                parse_opts)
-    opts = HFuseOptions(shapes[0], shapes[1], mode, cap, name, how, (sources[0], sources[1]))
-    res = run_hfuse(u1, k1, u2, k2, opts)
+    inputs = replace(inputs, shapes=(shapes[0], shapes[1]), sources=(sources[0], sources[1]))
+    res = hfuse_inputs(inputs, files, mode, "auto" if regcap == "auto" else cap, name,
+                       parse_opts, how)
+    fused = hfused_result(res, inputs, files, [])
     if explain:
         click.echo("\n".join((*profile_lines, *res.explain)), err=True)
     if output != "-":
         outs.put(output, res.output)
     if report_path and not profile:  # with --profile, the report is the profiling report
-        outs.put(report_path, json.dumps(report_dict(res), indent=2) + "\n")
+        outs.put(report_path, json.dumps(fused.report, indent=2) + "\n")
     dep_path = depfile_output(output, make_deps, depfile)[1]
     if dep_path:
-        deps = list(dict.fromkeys([*files, *(i for r in results for i in r.unit.includes)]))
-        outs.put(dep_path, depfile_text(output, deps))
+        outs.put(dep_path, depfile_text(output, fused.inputs))
     outs.commit()
     if output == "-":
         click.echo(res.output.decode("utf-8"), nl=False)

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cudafuse.cli import guarded, main, nonempty, parse_options
-from cudafuse.cli_hfuse import candidate_setup, resolve_inputs
+from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
+from cudafuse.cli_hfuse import candidate_setup
 from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready
 
@@ -56,7 +56,13 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     outs.check()
     if not no_cache:
         cache_dir_ready("--cache-dir", cache_dir)
-    inputs = resolve_inputs(files, kernels, block1, block2, parse_opts)
+    from cudafuse.passes.horizontal.inputs import resolve_inputs
+
+    diagnostics: list = []
+    try:
+        inputs = resolve_inputs(files, kernels, block1, block2, parse_opts, diagnostics)
+    finally:
+        print_diagnostics(diagnostics)
     outs.add_inputs([i for r in inputs.results for i in r.unit.includes])
     outs.check()
     (k1, k2), shapes = inputs.refs, inputs.shapes

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cudafuse.cli_run import execute, report, run_bound
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.execute import execute, report, run_bound
 from cudafuse.frontend import ParseOptions
 
 if TYPE_CHECKING:

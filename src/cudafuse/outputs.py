@@ -92,6 +92,7 @@ class OutputSet:
         problems = [f"{option} '-': only -o writes to standard output; name a file"
                     for option in self._stdout]
         problems += [f"{option} '': an empty path" for option in self._empty]
+        places: list[str] = []
         seen: dict[tuple[int, int] | str, str] = {}
         inputs: dict[tuple[int, int] | str, str] = {}
         for p in self._inputs:  # the first spelling: the user's, before the headers'
@@ -112,13 +113,17 @@ class OutputSet:
             elif device:
                 continue
             elif os.path.exists(parent) and not os.path.isdir(parent):
-                problems.append(f"{option} '{path}': '{parent}' is not a directory")
+                places.append(f"{option} '{path}': '{parent}' is not a directory")
             elif not os.path.isdir(parent):
-                problems.append(f"{option} '{path}': directory '{parent}' does not exist")
+                places.append(f"{option} '{path}': directory '{parent}' does not exist")
             elif not os.access(parent, os.W_OK | os.X_OK):
-                problems.append(f"{option} '{path}': directory '{parent}' is not writable")
-        if problems:
-            raise CudafuseError([Diagnostic(Severity.ERROR, p) for p in problems], status=2)
+                places.append(f"{option} '{path}': directory '{parent}' is not writable")
+        # A command line that contradicts itself (an output over an input or another output)
+        # is a usage error (2); a directory that is missing or not writable is the machine's
+        # state, a plain error (1).
+        if problems or places:
+            raise CudafuseError([Diagnostic(Severity.ERROR, p) for p in problems + places],
+                                status=2 if problems else 1)
 
     def put(self, path: str, data: bytes | str) -> None:
         """Stage `data` for `path` (a declared output); nothing is written before commit."""

@@ -104,7 +104,7 @@ def test_a_fused_file_that_does_not_parse_is_an_internal_error(tmp_path: Path,
     # writes nothing when cudafuse's own front end rejects it (exit 3, cudafuse's bug).
     from click.testing import CliRunner
 
-    import cudafuse.passes.vertical.driver as driver
+    import cudafuse.passes.vertical.entry as driver  # the pass entry calls fuse_unit
     from cudafuse.cli import main
 
     real = driver.fuse_unit

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 from hfuse_helpers import PROGRAMS, hfuse
 
-from cudafuse.passes.horizontal.regbound import SMS, Resources, kernel_name, parse_ptxas, register_bound
+from cudafuse.passes.horizontal.regbound import (
+    SMS,
+    Resources,
+    kernel_name,
+    parse_ptxas,
+    register_bound,
+)
 
 PTXAS = """\
 ptxas info    : Compiling entry function '_Z6sum_sqPiPKii' for 'sm_90'

@@ -358,7 +358,7 @@ def test_the_gpu_branch_of_a_run_with_stand_ins(tmp_path: Path, no_nvcc: None,
 
 def test_a_launch_that_cannot_start_is_skipped_not_wrong() -> None:
     from cudafuse.profile.measure import _launch_failure
-    from cudafuse.runtime.emu_exec import KernelError
+    from cudafuse.runtime.errors import KernelError
 
     assert "too many resources" in (_launch_failure(KernelError.cuda("call of 'f'", 7)) or "")
     assert _launch_failure(KernelError.cuda("call of 'f'", 700)) is None  # a real failure

@@ -158,7 +158,7 @@ def test_gpu_prepared_keeps_buffers_and_passes_pointers() -> None:
 
 
 def test_gpu_prepared_reports_cuda_errors() -> None:
-    from cudafuse.runtime.emu_exec import KernelError
+    from cudafuse.runtime.errors import KernelError
     from cudafuse.runtime.prepared import GpuPrepared
 
     prep = GpuPrepared(_FakeDriver(), lambda dims, shared, argv: 7, "k", "launch of 'k'", [],

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import analyze_kernel
-from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.codegen.templates import KernelRef, split_top
+from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span

@@ -17,7 +17,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, error
-from cudafuse.passes.horizontal.regbound import SMS, Resources, lookup, native_resources, parse_ptxas
+from cudafuse.passes.horizontal.regbound import (
+    SMS,
+    Resources,
+    lookup,
+    native_resources,
+    parse_ptxas,
+)
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate, hfuse_bound
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 from cudafuse.profile.records import Record

@@ -179,7 +179,7 @@ class Runner:
             ) -> tuple[Record, list[np.ndarray] | None]:
         """The program's record, verified (against `reference`; None: it is the reference)
         and, when verified, timed; and its outputs."""
-        from cudafuse.runtime.emu_exec import KernelError
+        from cudafuse.runtime.errors import KernelError
 
         lib = self.load(path)
         try:

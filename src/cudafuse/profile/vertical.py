@@ -138,7 +138,7 @@ def measure_variants(variants_: list[Variant], spec: Any, target: Target,
     """Verify and time every variant in place; the first must be the unfused program.
     `progress` gets the phases "building" and "verifying and timing"."""
     from cudafuse.runtime import load
-    from cudafuse.runtime.emu_exec import KernelError
+    from cudafuse.runtime.errors import KernelError
 
     assert variants_[0].id == UNFUSED
     with tempfile.TemporaryDirectory(prefix="cudafuse-vprofile-") as tmp:

@@ -17,28 +17,7 @@ import numpy as np
 from cudafuse.runtime import asan, guards
 from cudafuse.runtime.asan import Access
 from cudafuse.runtime.convert import Item
-
-
-class KernelError(RuntimeError):
-    """The program failed while running: an emulator report, a crash, a CUDA error (then
-    `code` is the cudaError_t it returned)."""
-
-    def __init__(self, message: str, code: int | None = None):
-        super().__init__(message)
-        self.code = code
-
-    @classmethod
-    def cuda(cls, what: str, code: int) -> KernelError:
-        return cls(f"{what}: CUDA error {code}", code)
-
-
-class BoundsError(KernelError):
-    """AddressSanitizer stopped the program at a bad access (see asan.Access); the message
-    is the report's essentials, `access` the parsed details."""
-
-    def __init__(self, message: str, access: Access):
-        super().__init__(message)
-        self.access = access
+from cudafuse.runtime.errors import BoundsError, KernelError
 
 
 def _describe(a: Access) -> str:

@@ -11,7 +11,8 @@ from typing import Any
 from cudafuse.runtime import convert
 from cudafuse.runtime.asan import STACK_FORMAT
 from cudafuse.runtime.build import BuildOptions, Built, _defines, build
-from cudafuse.runtime.emu_exec import EmuExecutor, KernelError
+from cudafuse.runtime.emu_exec import EmuExecutor
+from cudafuse.runtime.errors import KernelError
 from cudafuse.runtime.prepared import Prepared
 from cudafuse.runtime.trampoline import Signature, parse_manifest
 

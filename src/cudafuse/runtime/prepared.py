@@ -66,7 +66,7 @@ class EmuPrepared(Prepared):
         self._arrays: list[np.ndarray] = []
 
     def run(self) -> None:
-        from cudafuse.runtime.emu_exec import KernelError
+        from cudafuse.runtime.errors import KernelError
 
         rc, _, arrays = self._exec.run(self._op, self._name, self.items, self._cfg)
         if rc:
@@ -116,7 +116,7 @@ class GpuPrepared(Prepared):
         return self._ret.raw
 
     def run(self) -> None:
-        from cudafuse.runtime.emu_exec import KernelError
+        from cudafuse.runtime.errors import KernelError
 
         rc = self.invoke()
         if rc:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cudafuse.codegen.templates import alias_name, substitute
 from cudafuse.passes.horizontal.parts import Part
 from cudafuse.passes.horizontal.remap import Names, part_scope
 from cudafuse.passes.horizontal.shared_split import class_copies
-from cudafuse.codegen.templates import alias_name, substitute
 
 BAR_SYNC_DEFINITION = """\
 #ifndef CUDAFUSE_BAR_SYNC

@@ -6,8 +6,10 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.analysis.blocksize import contradictions
+from cudafuse.codegen.templates import KernelRef, bind, namespace_aliases, parse_kernel_ref
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.horizontal.codegen import (
     BAR_RED_DEFINITION,
     BAR_SYNC_DEFINITION,
@@ -18,11 +20,15 @@ from cudafuse.passes.horizontal.codegen import (
     streams_launcher_text,
 )
 from cudafuse.passes.horizontal.coop import TILE_DEFINITION
-from cudafuse.passes.horizontal.parts import Part, Shape, build_part, label_conflicts, shared_conflicts
+from cudafuse.passes.horizontal.parts import (
+    Part,
+    Shape,
+    build_part,
+    label_conflicts,
+    shared_conflicts,
+)
 from cudafuse.passes.horizontal.remap import Names, coop_text, helper_copies
 from cudafuse.passes.horizontal.rename import identifier_tokens
-from cudafuse.codegen.templates import KernelRef, bind, namespace_aliases, parse_kernel_ref
-from cudafuse.ir.program import TranslationUnit
 
 UNFUSED = ("streams", "sequential")  # modes that launch the two kernels as they are
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.shared_memory import mentioned, shared_reach
 from cudafuse.codegen.splice import Rewriter
-from cudafuse.passes.horizontal import coop
-from cudafuse.passes.horizontal.shared_split import dyn_pointer, extern_globals, shared_classes
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
+from cudafuse.passes.horizontal import coop
+from cudafuse.passes.horizontal.shared_split import dyn_pointer, extern_globals, shared_classes
 
 BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 BUILTIN_PARAMS = ("[[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const dim3 blockDim, "

@@ -10,17 +10,23 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cudafuse.analysis.blocksize import block_dependence
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.shared_memory import SharedReach, shared_reach
-from cudafuse.diagnostics import Diagnostic, Severity
-from cudafuse.passes.horizontal import coop
-from cudafuse.analysis.blocksize import block_dependence
-from cudafuse.passes.horizontal.helpers import REDUCING, REDUCING_CALL, Copies, call_edits, helpers_to_copy
-from cudafuse.passes.horizontal.shared_split import SharedSplit, plan_split, written_out
 from cudafuse.codegen.templates import KernelRef
+from cudafuse.diagnostics import Diagnostic, Severity
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationUnit
 from cudafuse.ir.source import Span
+from cudafuse.passes.horizontal import coop
+from cudafuse.passes.horizontal.helpers import (
+    REDUCING,
+    REDUCING_CALL,
+    Copies,
+    call_edits,
+    helpers_to_copy,
+)
+from cudafuse.passes.horizontal.shared_split import SharedSplit, plan_split, written_out
 
 _PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
 

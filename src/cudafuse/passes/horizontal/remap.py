@@ -16,12 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudafuse.codegen.splice import Rewriter
-from cudafuse.passes.horizontal import coop
-from cudafuse.passes.horizontal.helpers import SmemView, call_edits, copy_name, copy_text, reducing_edit
-from cudafuse.passes.horizontal.parts import Part, Shape
-from cudafuse.passes.horizontal.shared_split import dyn_pointer
 from cudafuse.codegen.templates import scope_lines
 from cudafuse.ir.source import SourceFile
+from cudafuse.passes.horizontal import coop
+from cudafuse.passes.horizontal.helpers import (
+    SmemView,
+    call_edits,
+    copy_name,
+    copy_text,
+    reducing_edit,
+)
+from cudafuse.passes.horizontal.parts import Part, Shape
+from cudafuse.passes.horizontal.shared_split import dyn_pointer
 
 
 @dataclass(frozen=True)

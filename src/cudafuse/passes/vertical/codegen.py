@@ -22,14 +22,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from cudafuse.codegen.splice import Rewriter
-from cudafuse.passes.vertical.escape import overload_text, subscript_only
 from cudafuse.codegen.exprprint import Unprintable, to_c
-from cudafuse.passes.vertical.hostview import LaunchSite, buffer_key, value_key
-from cudafuse.passes.vertical.view import KernelView
+from cudafuse.codegen.splice import Rewriter
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
+from cudafuse.passes.vertical.escape import overload_text, subscript_only
+from cudafuse.passes.vertical.hostview import LaunchSite, buffer_key, value_key
+from cudafuse.passes.vertical.view import KernelView
 
 
 class CodegenError(ValueError):

@@ -10,8 +10,8 @@ and `(w + 31) / 32` are both understood.
 
 from __future__ import annotations
 
-from cudafuse.passes.vertical.hostview import _shape
 from cudafuse.ir import nodes as n
+from cudafuse.passes.vertical.hostview import _shape
 
 Linear = tuple[tuple[tuple[str, int], ...], int]  # ((atom, coeff) sorted, constant)
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel, elem_size
 from cudafuse.codegen.splice import Rewriter
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.arch import ArchParams, arch_params
 from cudafuse.passes.vertical.codegen import (
     CodegenError,
@@ -32,8 +34,6 @@ from cudafuse.passes.vertical.partition import (
 )
 from cudafuse.passes.vertical.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
 from cudafuse.passes.vertical.view import KernelView, build_view
-from cudafuse.ir import nodes as n
-from cudafuse.ir.program import Function, TranslationUnit
 
 NOMINAL_SIZE = 1 << 20  # elements per launch when the cost model must assume a size
 

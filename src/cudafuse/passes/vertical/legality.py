@@ -23,14 +23,14 @@ from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import KernelFacts
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.codegen import param_key
 from cudafuse.passes.vertical.coverage import Resolver, covers
 from cudafuse.passes.vertical.escape import subscript_only
 from cudafuse.passes.vertical.hostview import LaunchSite, side_effect_free, value_key
 from cudafuse.passes.vertical.model import PipelineModel
 from cudafuse.passes.vertical.view import KernelView
-from cudafuse.ir import nodes as n
-from cudafuse.ir.program import TranslationUnit
 
 # Border handlings that keep every read inside the image ("interior": the kernel reads only
 # where the whole window fits; "mixed(a,b)": different reads handled differently).

@@ -1,0 +1,272 @@
+"""cudafuse as a Python library: what the `analyze`, `fuse`/`plan` and `hfuse` commands do,
+without files written or anything printed (docs/api.md).
+
+    import cudafuse
+    fused = cudafuse.fuse("pipeline.cu", include_dirs=["include"])
+    Path("pipeline.fused.cu").write_text(fused.text)
+
+Every function parses its inputs as the CLI does (the parse options below), runs the pass
+registered in cudafuse.passes, and returns a result whose `.diagnostics` are the warnings and
+notes the CLI would print. Bad input raises `cudafuse.Error` (CudafuseError) whose
+`.diagnostics` locate it (file, line, column) after any warnings given before it; `.status`
+is the exit status the CLI would use (1: bad input, 2: a bad option, 3: cudafuse's own bug).
+
+Parse options (keyword arguments of every function): include_dirs, defines ("N" or "N=V"),
+forced_includes, extra_args (more clang arguments), arch ("sm_90"), compdb (a build
+directory or compile_commands.json, as `-p`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.passes import run_pass
+
+if TYPE_CHECKING:
+    from cudafuse.ir.program import TranslationUnit
+    from cudafuse.passes.horizontal.driver import HFuseResult
+    from cudafuse.passes.horizontal.inputs import Inputs
+    from cudafuse.passes.vertical.driver import FuseResult
+
+Error = CudafuseError
+
+
+@dataclass
+class Analysis:
+    """`analyze`: `.report` is the JSON document of `analyze --format json`
+    (docs/analyze-json.md); `.text` its text rendering."""
+
+    report: dict[str, Any]
+    diagnostics: list[Diagnostic]
+    unit: TranslationUnit
+
+    @property
+    def text(self) -> str:
+        from cudafuse.analysis.render import render_text
+
+        return render_text(self.report)
+
+
+@dataclass
+class Fused:
+    """`fuse`: `.text` the fused program (the input's text when nothing was fused), `.report`
+    the `--report` document, `.explain` the `--explain` text; `.inputs` every file read (the
+    input and the headers it includes: a depfile's prerequisites)."""
+
+    text: str
+    report: dict[str, Any]
+    diagnostics: list[Diagnostic]
+    explain: str
+    inputs: list[str]
+    result: FuseResult = field(repr=False)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.result.groups)
+
+
+@dataclass
+class HFused:
+    """`hfuse`: `.text` the output (the inputs and the fused kernel and its launcher),
+    `.name` the fused kernel's name, `.report` the `--report` document, `.explain` the
+    `--explain` lines; `.inputs` every file read."""
+
+    text: str
+    name: str
+    report: dict[str, Any]
+    diagnostics: list[Diagnostic]
+    explain: list[str]
+    inputs: list[str]
+    result: HFuseResult = field(repr=False)
+
+
+def parse_options(include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
+                  forced_includes: Iterable[str] = (), extra_args: Iterable[str] = (),
+                  arch: str = "sm_90", compdb: str = "") -> ParseOptions:
+    """The front end's options from the API's keyword arguments."""
+    for name, value in (("include_dirs", include_dirs), ("defines", defines),
+                        ("forced_includes", forced_includes), ("extra_args", extra_args)):
+        if isinstance(value, str | bytes):
+            raise TypeError(f"{name} takes a list of strings, not one string")
+    return ParseOptions(tuple(map(str, include_dirs)), tuple(map(str, defines)),
+                        tuple(map(str, forced_includes)), tuple(map(str, extra_args)),
+                        arch, str(compdb))
+
+
+class _Collected:
+    """Diagnostics gathered on the way; an error raised meanwhile carries them first, so that
+    warnings given before it (a parse warning, then a refusal) are not lost."""
+
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+
+    def __enter__(self) -> list[Diagnostic]:
+        return self.items
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
+        if isinstance(exc, CudafuseError) and self.items:
+            exc.diagnostics[:0] = [d for d in self.items if d not in exc.diagnostics]
+            exc.args = ("\n".join(d.format(caret=False) for d in exc.diagnostics),)
+
+
+def analyze(path: str, **parse_opts: Any) -> Analysis:
+    """What the front end and the analyses know about `path`'s kernels and launches."""
+    from cudafuse.analysis.report import build_report
+
+    result = parse_file(str(path), parse_options(**parse_opts))
+    return Analysis(build_report(result.unit), list(result.diagnostics), result.unit)
+
+
+def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
+         fuse_all: bool = False, tiles: str = "auto", block: tuple[int, int] | None = None,
+         **parse_opts: Any) -> Fused:
+    """Vertical fusion of `path`'s launch sequences, as `cudafuse fuse` (without --profile).
+
+    partition: "auto", "mincut" or "exact"; scratch: pointer parameters of the host functions
+    whose contents callers never read afterwards; fuse_all: fuse every legal group whatever
+    the cost model says; tiles: "auto", "always" or "never"; block: (x, y), the block shape
+    of fused 2-D groups."""
+    from cudafuse.passes.vertical.driver import FuseOptions, report_dict
+    from cudafuse.passes.vertical.render import explain_text
+
+    _choice("partition", partition, ("auto", "mincut", "exact"))
+    _choice("tiles", tiles, ("auto", "always", "never"))
+    if isinstance(scratch, str):
+        scratch = [scratch]
+    options = parse_options(**parse_opts)
+    with _Collected() as diags:
+        result = parse_file(str(path), options)
+        diags.extend(result.diagnostics)
+        fused = run_pass("vertical", [result.unit], FuseOptions(
+            partition, options.arch, frozenset(scratch), fuse_all=fuse_all, tiles=tiles,
+            block=_block(block)))
+        if fused.output != result.unit.source.data:
+            _check_reparses(str(path), options, fused.output)
+        diags.extend(fuse_diagnostics(fused, result.unit, str(path)))
+    return Fused(fused.output.decode("utf-8", errors="surrogateescape"), report_dict(fused),
+                 diags, explain_text(fused), [str(path), *result.unit.includes], fused)
+
+
+def fuse_diagnostics(fused: FuseResult, unit: TranslationUnit, file: str) -> list[Diagnostic]:
+    """The notes and warnings of a vertical fusion run: every refused edge and break of a
+    sequence at its line, then the run's warnings, then 'nothing to fuse' when so."""
+    notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
+             for e in fused.edges if e.refused]
+    notes += [Diagnostic(Severity.NOTE, why, file, line, col)
+              for _, line, col, why in fused.breaks]
+    out = sorted(notes, key=lambda d: (d.line, d.col))
+    out += [Diagnostic(Severity.WARNING, note, file) for note in fused.notes]
+    if not (fused.edges or fused.breaks):
+        # The output would be a silent copy of the input (or the plan an empty line).
+        out.append(Diagnostic(Severity.WARNING, "nothing to fuse: no host function launches "
+                              "two or more dependent kernels", file))
+        kernels = [f.name for f in unit.functions if f.space == "global" and f.body is not None]
+        if len(kernels) >= 2:
+            out.append(Diagnostic(
+                Severity.NOTE, f"to fuse two independent kernels horizontally: cudafuse "
+                f"hfuse {file} --kernels {kernels[0]},{kernels[1]} -o OUT.cu", file))
+    return out
+
+
+def _check_reparses(file: str, options: ParseOptions, output: bytes) -> None:
+    """The fused text must parse as the input did (every kernel found): a file cudafuse's
+    own front end rejects is cudafuse's bug, reported as such, and nothing is written."""
+    try:
+        parse_file(file, options, text=output)
+    except CudafuseError as exc:
+        first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR),
+                     exc.diagnostics[0])
+        raise CudafuseError(Diagnostic(
+            Severity.ERROR, "internal error: the fused program does not parse "
+            f"(line {first.line}: {first.message}); nothing was written. Please report "
+            "this with the input file", file), status=3) from None
+
+
+def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str | None = None,
+          block1: str | int | None = None, block2: str | int | None = None,
+          mode: str = "thread", regcap: int | str | None = None, name: str = "",
+          **parse_opts: Any) -> HFused:
+    """Horizontal fusion of two kernels, as `cudafuse hfuse` (without --profile).
+
+    One file holding both kernels (kernels=("a", "b") or "a,b") or two files, one kernel
+    each; block1/block2: each kernel's block ("256", "32x8" or an int; default: its
+    __launch_bounds__); mode: "thread", "block", "streams" or "sequential"; regcap: a
+    register cap (16-255), "auto" (HFuse's bound from ptxas, needs nvcc) or None; name: the
+    fused kernel's name (default <k1>_<k2>_hfused)."""
+    from cudafuse.passes.horizontal.inputs import resolve_inputs
+
+    _choice("mode", mode, ("thread", "block", "streams", "sequential"))
+    if name and not name.isidentifier():
+        raise error(f"name must be a C identifier, not '{name}'", status=2)
+    files = (str(path1),) if path2 is None else (str(path1), str(path2))
+    names = ",".join(kernels) if isinstance(kernels, list | tuple) else kernels
+    options = parse_options(**parse_opts)
+    with _Collected() as diags:
+        inputs = resolve_inputs(files, names, _shape(block1), _shape(block2), options, diags)
+        res = hfuse_inputs(inputs, files, mode, regcap, name, options)
+    return hfused_result(res, inputs, files, diags)
+
+
+def hfuse_inputs(inputs: Inputs, files: tuple[str, ...], mode: str,
+                 regcap: int | str | None, name: str, options: ParseOptions,
+                 regcap_how: str = "") -> HFuseResult:
+    """The horizontal pass on resolved inputs (the CLI's path too, after --profile or
+    --from-profile may have chosen the mode, cap and blocks)."""
+    from cudafuse.passes.horizontal.driver import HFuseOptions
+    from cudafuse.passes.horizontal.inputs import auto_regcap
+
+    cap, how = regcap_value(regcap), regcap_how
+    if mode == "streams" and cap is not None:
+        raise error("a register cap applies to a fused kernel; mode 'streams' has none",
+                    status=2)
+    if regcap == "auto":
+        if mode != "thread":
+            raise error("--regcap auto is HFuse's bound for the thread split; give a number "
+                        "in block mode", status=2)
+        k1, k2 = inputs.refs
+        cap, how = auto_regcap(files, (k1.display, k2.display),
+                               (inputs.shapes[0].count, inputs.shapes[1].count), options)
+    opts = HFuseOptions(inputs.shapes[0], inputs.shapes[1], mode, cap, name, how,
+                        inputs.sources)
+    return run_pass("horizontal", inputs.units, opts, kernels=inputs.refs)
+
+
+def hfused_result(res: HFuseResult, inputs: Inputs, files: tuple[str, ...],
+            diags: list[Diagnostic]) -> HFused:
+    from cudafuse.passes.horizontal.driver import report_dict
+
+    read = list(dict.fromkeys([*files, *(i for r in inputs.results for i in r.unit.includes)]))
+    return HFused(res.output.decode("utf-8", errors="surrogateescape"), res.name,
+                  report_dict(res), diags, list(res.explain), read, res)
+
+
+def _choice(option: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise error(f"{option} must be one of {', '.join(allowed)}, not '{value}'", status=2)
+
+
+def _block(block: tuple[int, int] | None) -> tuple[int, int] | None:
+    if block is None:
+        return None
+    if len(block) != 2 or not all(isinstance(v, int) and v > 0 for v in block) or \
+            block[0] * block[1] > 1024:
+        raise error(f"block takes (x, y) with at most 1024 threads, not {block!r}", status=2)
+    return int(block[0]), int(block[1])
+
+
+def _shape(block: str | int | None) -> str | None:
+    return None if block is None else str(block)
+
+
+def regcap_value(regcap: int | str | None) -> int | None:
+    if regcap is None or regcap in ("none", "auto"):
+        return None
+    text = str(regcap)
+    if not text.isdigit() or not 16 <= int(text) <= 255:
+        raise error(f"--regcap must be 'none', 'auto' or a register count in 16-255, not "
+                    f"'{regcap}'", status=2)
+    return int(text)
