@@ -4,6 +4,12 @@ A pipeline is a list of stages; stage i reads earlier buffers (0 is the external
 `in0`, 1.. are the stages' outputs) and writes buffer i + 1. The first input of a stencil
 stage is read over a (2 rx + 1) x (2 ry + 1) window with the stage's border mode; every other
 input is read at the thread's own pixel.
+
+Stages are written in one of several styles people use (STYLES): plain `y * w + x`
+subscripts; an indexing macro `IDX(x, y)` taking `w` from the kernel's scope; the row
+computed first under other names (`row`, `col`, const); a flat index variable; a point
+stage as a 1-D grid-stride loop over the w * h pixels (`gridstride`, in a pipeline of point
+stages only, launched on a 1-D grid).
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 BORDERS = ("clamp", "mirror", "mirror101", "wrap", "constant")
+STYLES = ("plain", "macro", "rowcol", "flat")  # any stage; gridstride: point pipelines
 
 
 @dataclass(frozen=True)
@@ -21,52 +28,94 @@ class Stage:
     ry: int = 1
     border: str = "clamp"
     guard: str = "return"  # return: if (x >= w || y >= h) return;  if: if (x < w && y < h) ...
+    style: str = "plain"  # STYLES, or gridstride
 
 
-def _read(border: str, buf: str) -> str:
+def _at(style: str, buf: str, x: str, y: str) -> str:
+    """`buf` subscripted at pixel (x, y) in the stage's style."""
+    return f"{buf}[IDX({x}, {y})]" if style == "macro" else f"{buf}[{y} * w + {x}]"
+
+
+def _read(border: str, buf: str, style: str = "plain") -> str:
     xs = {"clamp": "min(max(xx, 0), w - 1)",
           "mirror": "(xx < 0 ? -xx - 1 : (xx >= w ? 2 * w - xx - 1 : xx))",
           "mirror101": "(xx < 0 ? -xx : (xx >= w ? 2 * w - xx - 2 : xx))",
           "wrap": "((xx % w + w) % w)"}
     if border == "constant":
-        return f"((xx >= 0 && xx < w && yy >= 0 && yy < h) ? {buf}[yy * w + xx] : 0.25f)"
+        return (f"((xx >= 0 && xx < w && yy >= 0 && yy < h) ? {_at(style, buf, 'xx', 'yy')} "
+                ": 0.25f)")
     xexpr = xs[border]
     yexpr = xexpr.replace("xx", "yy").replace("w", "h")
-    return f"{buf}[{yexpr} * w + {xexpr}]"
+    return _at(style, buf, xexpr, yexpr)
+
+
+_POINT_OPS = ("{v} * 0.75f + 0.125f", "sqrtf(fabsf({v})) - 0.5f", "{v} * {v} + 0.25f")
 
 
 def kernel_source(name: str, stage: Stage, index: int) -> str:
+    if stage.style == "gridstride":
+        return _gridstride_source(name, stage, index)
     params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
-    lines = [f"__global__ void {name}({params}, float *__restrict__ out, int w, int h) {{",
-             "  int x = blockIdx.x * blockDim.x + threadIdx.x;",
-             "  int y = blockIdx.y * blockDim.y + threadIdx.y;"]
+    lines = [f"__global__ void {name}({params}, float *__restrict__ out, int w, int h) {{"]
+    if stage.style == "rowcol":  # other names, the row first; x and y are macros below
+        lines += ["  const int row = blockDim.y * blockIdx.y + threadIdx.y;",
+                  "  const int col = threadIdx.x + blockIdx.x * blockDim.x;"]
+        x, y = "col", "row"
+    else:
+        lines += ["  int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                  "  int y = blockIdx.y * blockDim.y + threadIdx.y;"]
+        x, y = "x", "y"
     enclose = stage.guard == "if"
     if enclose and stage.kind == "stencil":
-        lines.append("  if (x < w && y < h) {")
+        lines.append(f"  if ({x} < w && {y} < h) {{")
     elif enclose:
-        lines.append("  if (x < w && y < h)")  # an unbraced single statement
+        lines.append(f"  if ({x} < w && {y} < h)")  # an unbraced single statement
     else:
-        lines.append("  if (x >= w || y >= h) return;")
-    extra = " + ".join(f"0.5f * s{j}[y * w + x]" for j in range(1, len(stage.inputs)))
+        lines.append(f"  if ({x} >= w || {y} >= h) return;")
+    if stage.style == "flat":
+        own, store = "s{j}[idx]", "out[idx]"
+        if enclose and stage.kind != "stencil":  # two statements now: braced
+            lines[-1] = "  if (x < w && y < h) {"
+        lines.append("  const int idx = y * w + x;")
+    else:
+        own = "s{j}[" + (f"IDX({x}, {y})" if stage.style == "macro" else f"{y} * w + {x}") + "]"
+        store = "out[" + (f"IDX({x}, {y})" if stage.style == "macro" else f"{y} * w + {x}") + "]"
+    extra = " + ".join("0.5f * " + own.format(j=j) for j in range(1, len(stage.inputs)))
     if stage.kind == "stencil":
+        read = _read(stage.border, "s0", stage.style)
         lines += ["  float acc = 0.0f;",
                   f"  for (int dy = -{stage.ry}; dy <= {stage.ry}; ++dy) {{",
                   f"    for (int dx = -{stage.rx}; dx <= {stage.rx}; ++dx) {{",
-                  "      const int xx = x + dx;",
-                  "      const int yy = y + dy;",
+                  f"      const int xx = {x} + dx;",
+                  f"      const int yy = {y} + dy;",
                   f"      const float wt = 0.0625f * (float)(dx * 3 + dy * 5 + {index + 7});",
-                  f"      acc += wt * {_read(stage.border, 's0')};",
+                  f"      acc += wt * {read};",
                   "    }",
                   "  }",
-                  f"  out[y * w + x] = acc{' + ' + extra if extra else ''};"]
+                  f"  {store} = acc{' + ' + extra if extra else ''};"]
         if enclose:
             lines.append("  }")
     else:
-        op = ["s0[y * w + x] * 0.75f + 0.125f", "sqrtf(fabsf(s0[y * w + x])) - 0.5f",
-              "s0[y * w + x] * s0[y * w + x] + 0.25f"][index % 3]
-        lines.append(f"  out[y * w + x] = {op}{' + ' + extra if extra else ''};")
+        op = _POINT_OPS[index % 3].format(v=own.format(j=0))
+        lines.append(f"  {store} = {op}{' + ' + extra if extra else ''};")
+        if stage.style == "flat" and enclose:
+            lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _gridstride_source(name: str, stage: Stage, index: int) -> str:
+    """A point stage over the w * h pixels as a 1-D grid-stride loop."""
+    assert stage.kind == "point", "grid-stride stages are point stages"
+    params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
+    extra = " + ".join(f"0.5f * s{j}[i]" for j in range(1, len(stage.inputs)))
+    op = _POINT_OPS[index % 3].format(v="s0[i]")
+    return (f"__global__ void {name}({params}, float *__restrict__ out, int w, int h) {{\n"
+            "  const int n = w * h;\n"
+            "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;\n"
+            "       i += blockDim.x * gridDim.x) {\n"
+            f"    out[i] = {op}{' + ' + extra if extra else ''};\n"
+            "  }\n}\n")
 
 
 def pipeline_source(name: str, stages: list[Stage]) -> str:
@@ -74,8 +123,13 @@ def pipeline_source(name: str, stages: list[Stage]) -> str:
     int w, int h)`."""
     parts = [kernel_source(f"{name}_k{i}", s, i) for i, s in enumerate(stages)]
     bufs = ", ".join(f"float *b{i + 1}" for i in range(len(stages)))
-    body = ["  dim3 block(8, 4);",
-            "  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);"]
+    if any(s.style == "gridstride" for s in stages):
+        # A small grid on purpose: each thread strides over several pixels.
+        body = ["  const int block = 64;",
+                "  const int grid = (w * h + 4 * block - 1) / (4 * block);"]
+    else:
+        body = ["  dim3 block(8, 4);",
+                "  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);"]
     for i, s in enumerate(stages):
         srcs = ", ".join("in0" if j == 0 else f"b{j}" for j in s.inputs)
         body.append(f"  {name}_k{i}<<<grid, block>>>({srcs}, b{i + 1}, w, h);")
@@ -85,7 +139,8 @@ def pipeline_source(name: str, stages: list[Stage]) -> str:
 
 
 def file_source(pipelines: dict[str, list[Stage]]) -> str:
-    return "#include <cuda_runtime.h>\n\n" + "\n".join(
+    # IDX takes the row width from the scope it expands in (each kernel's `w`).
+    return "#include <cuda_runtime.h>\n\n#define IDX(X, Y) ((Y) * w + (X))\n\n" + "\n".join(
         pipeline_source(name, stages) for name, stages in pipelines.items())
 
 

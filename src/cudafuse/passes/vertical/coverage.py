@@ -87,6 +87,10 @@ class Resolver:
                 return _scale(b, a[1])
             if not b[0]:
                 return _scale(a, b[1])
+            # A product of two resolved forms (`w * h` in two kernels, or `h * w`): one
+            # opaque term named by both factors, in either order; not by the kernel's text,
+            # whose parameters differ from kernel to kernel.
+            return (((repr(sorted((a, b))), 1),), 0)
         return (((_shape(e), 1),), 0)
 
 

@@ -32,6 +32,8 @@ class OwnStore:
     stmt: n.ExprStmt
     value: n.Expr
     index: n.Expr
+    op: str = "="  # or a compound assignment (+=, -=...): a read-modify-write of the element
+    nested: bool = False  # inside an if/else of the body, not a statement of its own
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,12 @@ class KernelView:
     # for the while form the trailing `i += stride;` statement.
     loop: n.For | n.While | None = None
     loop_inc: n.Stmt | None = None
+    # The guard bounds a coordinate from below too (`x >= 1 && x < w - 1`): the producer does
+    # not write every element of its rows, and a view must yield memory where it does not.
+    lower_bounded: bool = False
+    # Every own-element store per output, when one sits under an if/else (`if (v > t) out[i]
+    # = a; else out[i] = b;`): on a path that stores nothing the element keeps its contents.
+    all_stores: dict[str, tuple[OwnStore, ...]] = field(default_factory=dict)
 
     @property
     def grid_stride(self) -> bool:
@@ -121,23 +129,28 @@ def _ref_to(e: n.Expr, decls: dict[str, int]) -> int | None:
     return decls.get(e.decl) if isinstance(e, n.Ref) else None
 
 
-def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool) -> dict[int, n.Expr] | None:
+def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool,
+                 lower: dict[int, n.Expr] | None = None) -> dict[int, n.Expr] | None:
     """Upper bounds from `c >= B || ...` (negated=False, the out-of-range test) or from
-    `c < B && ...` (negated=True, the in-range test). None when the condition has another shape."""
+    `c < B && ...` (negated=True, the in-range test). None when the condition has another shape.
+    With `lower` given, lower bounds (`c >= L`, `c > L`; `c < L`, `c <= L` out of range) are
+    accepted too and recorded there, one per coordinate."""
     cond = _strip(cond)
     if isinstance(cond, n.Unary) and cond.op == "!":
-        return _bounds_from(cond.operand, decls, not negated)
+        return _bounds_from(cond.operand, decls, not negated, lower)
     if _trivial_lower(cond, decls, negated):
         return {}
     join = "&&" if negated else "||"
     if isinstance(cond, n.Binary) and cond.op == join:
-        left = _bounds_from(cond.lhs, decls, negated)
-        right = _bounds_from(cond.rhs, decls, negated)
+        left = _bounds_from(cond.lhs, decls, negated, lower)
+        right = _bounds_from(cond.rhs, decls, negated, lower)
         if left is None or right is None or set(left) & set(right):
             return None
         return {**left, **right}
     if not isinstance(cond, n.Binary):
         return None
+    if lower is not None and _lower_bound(cond, decls, negated, lower):
+        return {}
     ops = {"<", ">"} if negated else {">=", "<="}
     if cond.op not in ops:
         return None
@@ -148,6 +161,22 @@ def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool) -> dict[int
     if rhs_c is not None and cond.op != want_left:
         return {rhs_c: cond.lhs}
     return None
+
+
+def _lower_bound(cond: n.Binary, decls: dict[str, int], negated: bool,
+                 lower: dict[int, n.Expr]) -> bool:
+    """Record `c >= L`, `c > L`, `L <= c`, `L < c` (in-range form) or their negations (out of
+    range) as coordinate c's lower bound, L free of coordinates; False for anything else."""
+    lhs_c, rhs_c = _ref_to(cond.lhs, decls), _ref_to(cond.rhs, decls)
+    in_range = {">=", ">"} if negated else {"<", "<="}
+    flipped = {"<=", "<"} if negated else {">", ">="}
+    c, other = (lhs_c, cond.rhs) if lhs_c is not None and cond.op in in_range else \
+        (rhs_c, cond.lhs) if rhs_c is not None and cond.op in flipped else (None, None)
+    if c is None or other is None or c in lower or any(
+            isinstance(x, n.Ref) and x.decl in decls for x in other.walk()):
+        return False
+    lower[c] = cond
+    return True
 
 
 def _trivial_lower(cond: n.Expr, decls: dict[str, int], negated: bool) -> bool:
@@ -192,6 +221,30 @@ def _own_index(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.Expr
     return False, None
 
 
+def _bound_of_params(fn: Function, bound: n.Expr, loop: n.Stmt) -> n.Expr:
+    """`i < n` with `const int n = w * h;` declared before the loop and never assigned
+    again: the bound as its initialiser, when that reads parameters only. Compared across
+    kernels as launch arguments (legality) and printed in the fused kernel, where the
+    producer's local does not exist; anything else stays as it was (and is compared as
+    itself, so kernels with different locals do not match)."""
+    assert fn.body is not None
+    before: dict[str, n.VarDecl] = {}
+    for stmt in fn.body.body:
+        if stmt is loop:
+            break
+        if isinstance(stmt, n.DeclStmt):
+            before.update((d.decl, d) for d in stmt.decls)
+    for _ in range(8):  # a chain of such locals, not a cycle
+        e = _strip(bound)
+        d = before.get(e.decl) if isinstance(e, n.Ref) and e.kind == "local" else None
+        if d is None or d.init is None or _writes(fn.body, d.decl) or not all(
+                x.kind == "param" or x.const_value is not None or x.decl in before
+                for x in d.init.walk() if isinstance(x, n.Ref)):
+            return bound
+        bound = d.init
+    return bound
+
+
 def build_view(fn: Function) -> KernelView:
     assert fn.body is not None
     gs = _grid_stride_view(fn)
@@ -231,15 +284,16 @@ def build_view(fn: Function) -> KernelView:
                  "per dimension, declared first"
     ids = {c.decl: k for k, c in enumerate(coords)}
     guard, kind, bounds = None, "", {}
+    lower: dict[int, n.Expr] = {}
     rest = body[i:]
     if rest and isinstance(rest[0], n.If) and rest[0].else_ is None:
         cand = rest[0]
         if _returns_only(cand.then):
-            found = _bounds_from(cand.cond, ids, negated=False)
+            found = _bounds_from(cand.cond, ids, negated=False, lower=lower)
             if found is not None:
                 guard, kind, bounds = cand, "return", found
         elif len(rest) == 1:
-            found = _bounds_from(cand.cond, ids, negated=True)
+            found = _bounds_from(cand.cond, ids, negated=True, lower=lower)
             if found is not None:
                 guard, kind, bounds = cand, "enclose", found
     if reason is None and (guard is None or len(bounds) != len(coords)):
@@ -251,34 +305,94 @@ def build_view(fn: Function) -> KernelView:
         tail = rest[1:]
     else:
         tail = list(guard.then.body) if isinstance(guard.then, n.Compound) else [guard.then]
+    found_stores: list[tuple[OwnStore, tuple[tuple[int, int], ...]]] = []
+    if coords and guard:
+        _own_stores(tail, coords, locals_, pointer_params, (), found_stores)
     stores: dict[str, OwnStore] = {}
     stride: n.Expr | None = None
-    for s in tail:
-        if isinstance(s, n.DeclStmt):
-            for d in s.decls:
-                if d.init is not None:
-                    locals_[d.decl] = d.init
-        if isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and s.expr.op == "=" \
-                and isinstance(s.expr.lhs, n.Index):
-            base = _strip(s.expr.lhs.base)
-            if isinstance(base, n.Ref) and base.decl in pointer_params and coords and guard:
-                own, st = _own_index(s.expr.lhs.index, coords, locals_)
-                if own and base.name not in stores:
-                    stores[base.name] = OwnStore(base.name, s, s.expr.rhs, s.expr.lhs.index)
-                    stride = stride or st
-    reads, other = _pointer_uses(fn, pointer_params, stores)
+    for store, _ in found_stores:
+        if store.param not in stores:
+            stores[store.param] = store
+            _, st = _own_index(store.index, coords, locals_)
+            stride = stride or st
+    all_stores = {p: tuple(s for s, _ in found_stores if s.param == p) for p in stores}
+    reads, other = _pointer_uses(fn, pointer_params, stores,
+                                 tuple(s for s, _ in found_stores))
+    if reason is None:
+        reason = _store_paths(found_stores) or _self_reads(stores, reads, coords, locals_)
     if reason is None:
         reason = _impurity(fn, coord_stmts, guard, stores, other)
     return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
                       tuple(bounds[k] for k in sorted(bounds)), stride, stores, reads, other,
-                      reason, tuple(sizes[d] for d in DIM_NAMES[:len(coords)]))
+                      reason, tuple(sizes[d] for d in DIM_NAMES[:len(coords)]),
+                      lower_bounded=bool(lower) and guard is not None,
+                      all_stores=all_stores if any(
+                          len(v) > 1 or v[0].nested for v in all_stores.values()) else {})
 
 
-def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str, OwnStore]
+_COMPOUND = ("+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")
+
+
+def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str, n.Expr],
+                pointer_params: dict[str, str], path: tuple[tuple[int, int], ...],
+                out: list[tuple[OwnStore, tuple[tuple[int, int], ...]]]) -> None:
+    """Stores `p[own] = v` (or `p[own] op= v`) among `stmts` and, through if/else, inside
+    them, each with its path: the (if, branch) pairs it sits under. Loops are not entered (a
+    store there may run many times)."""
+    for s in stmts:
+        if isinstance(s, n.DeclStmt) and not path:
+            for d in s.decls:
+                if d.init is not None:
+                    locals_[d.decl] = d.init
+        if isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and \
+                s.expr.op in ("=", *_COMPOUND) and isinstance(s.expr.lhs, n.Index):
+            base = _strip(s.expr.lhs.base)
+            if isinstance(base, n.Ref) and base.decl in pointer_params:
+                own, _ = _own_index(s.expr.lhs.index, coords, locals_)
+                if own:
+                    out.append((OwnStore(base.name, s, s.expr.rhs, s.expr.lhs.index,
+                                         s.expr.op, bool(path)), path))
+        elif isinstance(s, n.If):
+            for branch, part in enumerate((s.then, s.else_)):
+                if part is not None:
+                    inner = list(part.body) if isinstance(part, n.Compound) else [part]
+                    _own_stores(inner, coords, locals_, pointer_params,
+                                (*path, (id(s), branch)), out)
+        elif isinstance(s, n.Compound) and not path:
+            _own_stores(list(s.body), coords, locals_, pointer_params, path, out)
+
+
+def _store_paths(found: list[tuple[OwnStore, tuple[tuple[int, int], ...]]]) -> str | None:
+    """Why one output may be stored twice on one path (its value at an element is then the
+    last store's, which a value-at-element function returning at the first would miss)."""
+    for j, (a, pa) in enumerate(found):
+        for b, pb in found[j + 1:]:
+            if a.param == b.param and not any(
+                    x[0] == y[0] and x[1] != y[1] for x in pa for y in pb):
+                return (f"it may store '{a.param}' twice at its element (lines "
+                        f"{a.stmt.span.line} and {b.stmt.span.line})")
+    return None
+
+
+def _self_reads(stores: dict[str, OwnStore], reads: dict[str, list[n.Index]],
+                coords: list[n.VarDecl], locals_: dict[str, n.Expr]) -> str | None:
+    """A producer may read what it writes only at its own element (`a[i] = a[i] + b[i]`):
+    another element is another thread's, written at a time the fused kernel cannot keep."""
+    for name in sorted(stores):
+        for node in reads.get(name, []):
+            if not _own_index(node.index, coords, locals_)[0]:
+                return (f"it reads '{name}' at an element other than its own (line "
+                        f"{node.span.line}), which another thread writes")
+    return None
+
+
+def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str, OwnStore],
+                  more: tuple[OwnStore, ...] = ()
                   ) -> tuple[dict[str, list[n.Index]], dict[str, str]]:
-    """Direct subscripts `p[i]` read from each pointer parameter, and any other use."""
+    """Direct subscripts `p[i]` read from each pointer parameter, and any other use (the
+    stores in `stores` and `more` are neither; a compound store also reads its element)."""
     assert fn.body is not None
-    store_lhs = {id(s.stmt.expr.lhs) for s in stores.values()}
+    store_lhs = {id(s.stmt.expr.lhs) for s in (*stores.values(), *more)}
     reads: dict[str, list[n.Index]] = {}
     other: dict[str, str] = {}
     subscript_bases: set[int] = set()
@@ -474,6 +588,8 @@ def _grid_stride_view(fn: Function) -> KernelView | None:
         skip |= {id(x) for x in s.walk()}
     ids = {var.decl: 0}
     bounds = _bounds_from(cond, ids, negated=True) if cond is not None else None
+    if bounds and 0 in bounds:
+        bounds[0] = _bound_of_params(fn, bounds[0], loop)
     reason = None
     first = tail[0] if tail else None
     nested = isinstance(first, n.For) and isinstance(first.init, n.DeclStmt) and any(

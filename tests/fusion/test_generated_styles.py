@@ -1,0 +1,69 @@
+"""Generated pipelines written in the styles people use (gen.STYLES: an indexing macro, the
+row first under other names, a flat index variable; point pipelines as 1-D grid-stride
+loops), several pipelines per file so that one emulated build checks many: every producer/consumer
+edge must fuse under --fuse-all and compute exactly what the original computes, every element.
+
+`make test` runs one batch; `make test-slow` (marker `slow`) runs CUDAFUSE_STYLE_PIPELINES
+pipelines (default 1,000) and prints how many fused and matched."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from equivalence import fuse_file, run_both
+from gen import BORDERS, STYLES, Stage, file_source
+
+PER_FILE = 25
+
+
+def random_pipeline(rng: random.Random) -> list[Stage]:
+    n = rng.randint(2, 5)
+    if rng.random() < 0.2:  # point stages only, as 1-D grid-stride loops
+        return [Stage("point", (rng.randint(0, i), *rng.sample(range(i + 1), rng.randint(0, 1))),
+                      style="gridstride") for i in range(n)]
+    stages = []
+    for i in range(n):
+        inputs = (rng.randint(0, i), *rng.sample(range(i + 1), rng.randint(0, 1)))
+        stages.append(Stage(rng.choice(("point", "stencil")), inputs, rng.randint(0, 2),
+                            rng.randint(0, 2), rng.choice(BORDERS),
+                            rng.choice(("return", "if")), rng.choice(STYLES)))
+    return stages
+
+
+def check_batch(seed: int, tmp: Path) -> int:
+    """One file of PER_FILE pipelines from `seed`: fused completely, matched at two sizes
+    (the second with intermediates dead). Returns the number of pipelines checked."""
+    rng = random.Random(seed)
+    pipelines = {f"p{seed}_{i}": random_pipeline(rng) for i in range(PER_FILE)}
+    src = tmp / f"styles_{seed}.cu"
+    src.write_text(file_source(pipelines))
+    dead = frozenset(f"b{j + 1}" for j in range(4))  # b5 is always the last stage's output
+    for live, tiles, (w, h) in ((True, "never", (13, 7)), (False, "always", (5, 11))):
+        scratch = frozenset() if live else dead
+        out = tmp / f"styles_{seed}_{tiles}.fused.cu"
+        result = fuse_file(src, out, scratch, fuse_all=True, tiles=tiles)
+        # Every producer/consumer edge fused (a stage nobody reads is a group of its own).
+        refused = [(e.host, e.src, e.dst, e.why) for e in result.edges if not e.fused]
+        assert not refused and not result.notes, (refused, result.notes)
+        assert {e.host for e in result.edges} == {
+            name for name, stages in pipelines.items() if any(
+                j > 0 for s in stages for j in s.inputs)}
+        for name, stages in pipelines.items():
+            last = f"b{len(stages)}"
+            run_both(src, out, name, w, h, skip=scratch - {last})
+    return len(pipelines)
+
+
+def test_a_batch_of_styled_pipelines(tmp_path: Path) -> None:
+    assert check_batch(1, tmp_path) == PER_FILE
+
+
+@pytest.mark.slow
+def test_many_styled_pipelines(tmp_path: Path) -> None:
+    total = int(os.environ.get("CUDAFUSE_STYLE_PIPELINES", "1000"))
+    checked = sum(check_batch(seed, tmp_path) for seed in range(100, 100 + total // PER_FILE))
+    print(f"\n{checked} generated pipelines fused completely and matched element for element")
+    assert checked >= total - PER_FILE + 1
