@@ -1,8 +1,9 @@
 """What the emulator has no stand-in for, refused at the construct with file:line:col.
 
-Libraries (cuBLAS, cuFFT, OpenGL interop, ...), the driver API and the few CUDA graph
-calls the emulator lacks would otherwise reach the user as g++'s "No such file or directory"
-or "was not declared" errors. Found on the main file's text (comments skipped), before parsing.
+Libraries without a stand-in (cuRAND, cuSOLVER, OpenGL interop, ...), the driver API and the
+few CUDA graph calls the emulator lacks would otherwise reach the user as g++'s "No such file
+or directory" or "was not declared" errors. Found on the main file's text (comments skipped),
+before parsing.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ _OWN_LIBCUDACXX = b"|".join(  # the emulator's stand-ins under include/cuda: bar
     re.escape(p.relative_to(include_dir() / "cuda").as_posix().encode())
     for p in sorted((include_dir() / "cuda").rglob("*")) if p.is_file() and "." not in p.name)
 _LIBRARIES: list[tuple[bytes, str]] = [
-    (rb"cublas\w*\.h", "cuBLAS"),
-    (rb"cufft\w*\.h", "cuFFT"),
-    (rb"cusparse\w*\.h", "cuSPARSE"),
+    # cuBLAS, cuFFT and part of cuSPARSE have stand-ins (cublas_v2.h, cufft.h, cufftXt.h,
+    # cusparse.h); not these headers
+    (rb"cublas(?:Xt|Lt)?\.h[>\"]", "this cuBLAS header (legacy, Xt or Lt API)"),
+    (rb"cufftw\.h", "cuFFTW"),
+    (rb"cusparse(?!\.h[>\"])\w*\.h", "this cuSPARSE header"),
     (rb"cusolver\w*\.h", "cuSOLVER"),
     (rb"curand\w*\.h", "cuRAND"),
     (rb"npp\w*\.h", "NPP"),

@@ -38,3 +38,12 @@ cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *in, cufftDoubleCo
 cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *in, cufftDoubleComplex *out);
 cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *in, cufftDoubleReal *out);
 cufftResult cufftGetVersion(int *version);
+cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type,
+                            size_t *work);
+cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride,
+                              int idist, int *onembed, int ostride, int odist, cufftType type,
+                              int batch, size_t *work);
+cufftResult cufftGetSize(cufftHandle plan, size_t *work);
+cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *work);
+cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate);
+cufftResult cufftSetWorkArea(cufftHandle plan, void *work);

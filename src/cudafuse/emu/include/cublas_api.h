@@ -1,0 +1,313 @@
+// Stand-in for cuBLAS (<cublas_api.h>, <cublas_v2.h>) in cudafuse emulation builds: the handle,
+// its stream and pointer mode, and level-1/2/3 routines for float and double, computed on the
+// host in column-major order as cuBLAS does, sums accumulated in double. Work on a captured
+// stream becomes a graph node. docs/emulation.md, "Libraries".
+#pragma once
+#define CUBLAS_API_H_ 1  // the real header's guard, which helper_cuda.h tests
+#include "library_types.h"
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+typedef enum {
+  CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_ALLOC_FAILED = 3,
+  CUBLAS_STATUS_INVALID_VALUE = 7, CUBLAS_STATUS_ARCH_MISMATCH = 8,
+  CUBLAS_STATUS_MAPPING_ERROR = 11, CUBLAS_STATUS_EXECUTION_FAILED = 13,
+  CUBLAS_STATUS_INTERNAL_ERROR = 14, CUBLAS_STATUS_NOT_SUPPORTED = 15,
+  CUBLAS_STATUS_LICENSE_ERROR = 16
+} cublasStatus_t;
+typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 } cublasOperation_t;
+typedef enum { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 } cublasPointerMode_t;
+typedef enum {
+  CUBLAS_DEFAULT_MATH = 0, CUBLAS_TENSOR_OP_MATH = 1, CUBLAS_PEDANTIC_MATH = 2,
+  CUBLAS_TF32_TENSOR_OP_MATH = 3, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
+} cublasMath_t;
+typedef enum { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1 } cublasFillMode_t;
+typedef enum { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 } cublasDiagType_t;
+typedef enum { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 } cublasSideMode_t;
+
+struct cublasContext {
+  cudaStream_t stream = 0;
+  cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+  cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
+};
+typedef cublasContext *cublasHandle_t;
+
+namespace cudafuse_emu {
+namespace blas {
+// A scalar argument: its value now in host pointer mode, its pointer (read when the work
+// runs) in device pointer mode, as cuBLAS does.
+template <class T> struct Scalar {
+  T value; const T *ptr;
+  Scalar(cublasHandle_t h, const T *p)
+      : value(h->pointer_mode == CUBLAS_POINTER_MODE_HOST ? *p : T()),
+        ptr(h->pointer_mode == CUBLAS_POINTER_MODE_HOST ? nullptr : p) {}
+  T get() const { return ptr ? *ptr : value; }
+};
+// Element i of a vector of n with increment inc; a negative increment walks it backwards.
+inline long at(int i, int inc, int n) { return inc >= 0 ? (long)i * inc : (long)(n - 1 - i) * -inc; }
+inline cublasStatus_t run(cublasHandle_t h, std::function<void()> op) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  library_run(h->stream, std::move(op));
+  return CUBLAS_STATUS_SUCCESS;
+}
+template <class T>
+cublasStatus_t axpy(cublasHandle_t h, int n, const T *alpha, const T *x, int incx, T *y,
+                    int incy) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  Scalar<T> a(h, alpha);
+  return run(h, [=] { T av = a.get(); for (int i = 0; i < n; i++) y[at(i, incy, n)] += av * x[at(i, incx, n)]; });
+}
+template <class T>
+cublasStatus_t dot(cublasHandle_t h, int n, const T *x, int incx, const T *y, int incy, T *r) {
+  return run(h, [=] {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += (double)x[at(i, incx, n)] * (double)y[at(i, incy, n)];
+    *r = (T)s;
+  });
+}
+template <class T> cublasStatus_t nrm2(cublasHandle_t h, int n, const T *x, int incx, T *r) {
+  return run(h, [=] {
+    double s = 0;
+    for (int i = 0; incx > 0 && i < n; i++) s += (double)x[(long)i * incx] * x[(long)i * incx];
+    *r = (T)std::sqrt(s);
+  });
+}
+template <class T> cublasStatus_t asum(cublasHandle_t h, int n, const T *x, int incx, T *r) {
+  return run(h, [=] {
+    double s = 0;
+    for (int i = 0; incx > 0 && i < n; i++) s += std::fabs((double)x[(long)i * incx]);
+    *r = (T)s;
+  });
+}
+template <class T> cublasStatus_t iamax(cublasHandle_t h, int n, const T *x, int incx, int *r) {
+  return run(h, [=] {
+    int best = 0;  // 1-based, 0 for an empty vector, the first of equal magnitudes
+    for (int i = 0; incx > 0 && i < n; i++)
+      if (!best || std::fabs(x[(long)i * incx]) > std::fabs(x[(long)(best - 1) * incx])) best = i + 1;
+    *r = best;
+  });
+}
+template <class T> cublasStatus_t scal(cublasHandle_t h, int n, const T *alpha, T *x, int incx) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  Scalar<T> a(h, alpha);
+  return run(h, [=] { T av = a.get(); for (int i = 0; incx > 0 && i < n; i++) x[(long)i * incx] *= av; });
+}
+template <class T>
+cublasStatus_t copy(cublasHandle_t h, int n, const T *x, int incx, T *y, int incy) {
+  return run(h, [=] { for (int i = 0; i < n; i++) y[at(i, incy, n)] = x[at(i, incx, n)]; });
+}
+template <class T> cublasStatus_t swap(cublasHandle_t h, int n, T *x, int incx, T *y, int incy) {
+  return run(h, [=] { for (int i = 0; i < n; i++) std::swap(y[at(i, incy, n)], x[at(i, incx, n)]); });
+}
+template <class T>
+cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const T *alpha,
+                    const T *A, int lda, const T *x, int incx, const T *beta, T *y, int incy) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (m < 0 || n < 0 || lda < std::max(1, m) || !incx || !incy) return CUBLAS_STATUS_INVALID_VALUE;
+  Scalar<T> a(h, alpha), b(h, beta);
+  return run(h, [=] {
+    T av = a.get(), bv = b.get();
+    bool t = op != CUBLAS_OP_N;
+    int ny = t ? n : m, nx = t ? m : n;
+    for (int i = 0; i < ny; i++) {
+      double s = 0;
+      for (int j = 0; j < nx; j++)
+        s += (double)(t ? A[(long)i * lda + j] : A[(long)j * lda + i]) * x[at(j, incx, nx)];
+      T &yi = y[at(i, incy, ny)];
+      yi = (T)(av * s + (bv == T(0) ? T(0) : bv * yi));  // beta 0: y is not read (NaN-safe)
+    }
+  });
+}
+template <class T>
+void gemm_now(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T av,
+              const T *A, int lda, const T *B, int ldb, T bv, T *C, int ldc) {
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      double s = 0;
+      for (int p = 0; p < k; p++)
+        s += (double)(ta == CUBLAS_OP_N ? A[(long)p * lda + i] : A[(long)i * lda + p]) *
+             (tb == CUBLAS_OP_N ? B[(long)j * ldb + p] : B[(long)p * ldb + j]);
+      T &c = C[(long)j * ldc + i];
+      c = (T)(av * s + (bv == T(0) ? T(0) : bv * c));
+    }
+}
+template <class T>
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                    int k, const T *alpha, const T *A, int lda, const T *B, int ldb,
+                    const T *beta, T *C, int ldc, long sa = 0, long sb = 0, long sc = 0,
+                    int batch = 1) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (m < 0 || n < 0 || k < 0 || batch < 0 || ldc < std::max(1, m) ||
+      lda < std::max(1, ta == CUBLAS_OP_N ? m : k) || ldb < std::max(1, tb == CUBLAS_OP_N ? k : n))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  Scalar<T> a(h, alpha), b(h, beta);
+  return run(h, [=] {
+    for (int i = 0; i < batch; i++)
+      gemm_now(ta, tb, m, n, k, a.get(), A + i * sa, lda, B + i * sb, ldb, b.get(), C + i * sc, ldc);
+  });
+}
+template <class T>
+cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                            int n, int k, const T *alpha, const T *const A[], int lda,
+                            const T *const B[], int ldb, const T *beta, T *const C[], int ldc,
+                            int batch) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  Scalar<T> a(h, alpha), b(h, beta);
+  return run(h, [=] {
+    for (int i = 0; i < batch; i++)
+      gemm_now(ta, tb, m, n, k, a.get(), A[i], lda, B[i], ldb, b.get(), C[i], ldc);
+  });
+}
+}  // namespace blas
+}  // namespace cudafuse_emu
+
+inline cublasStatus_t cublasCreate(cublasHandle_t *h) {
+  if (!h) return CUBLAS_STATUS_INVALID_VALUE;
+  *h = new cublasContext();
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasDestroy(cublasHandle_t h) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  delete h;
+  return CUBLAS_STATUS_SUCCESS;
+}
+#define cublasCreate_v2 cublasCreate
+#define cublasDestroy_v2 cublasDestroy
+inline cublasStatus_t cublasGetVersion(cublasHandle_t, int *v) { *v = 120000; return CUBLAS_STATUS_SUCCESS; }
+inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  h->stream = s;
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasGetStream(cublasHandle_t h, cudaStream_t *s) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  *s = h->stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasSetPointerMode(cublasHandle_t h, cublasPointerMode_t m) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  h->pointer_mode = m;
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasGetPointerMode(cublasHandle_t h, cublasPointerMode_t *m) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  *m = h->pointer_mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  h->math_mode = m;  // recorded only: the emulator always computes in full precision
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasGetMathMode(cublasHandle_t h, cublasMath_t *m) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  *m = h->math_mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline const char *cublasGetStatusName(cublasStatus_t s) {
+  switch (s) {
+#define CF_NAME(x) case x: return #x;
+    CF_NAME(CUBLAS_STATUS_SUCCESS) CF_NAME(CUBLAS_STATUS_NOT_INITIALIZED)
+    CF_NAME(CUBLAS_STATUS_ALLOC_FAILED) CF_NAME(CUBLAS_STATUS_INVALID_VALUE)
+    CF_NAME(CUBLAS_STATUS_ARCH_MISMATCH) CF_NAME(CUBLAS_STATUS_MAPPING_ERROR)
+    CF_NAME(CUBLAS_STATUS_EXECUTION_FAILED) CF_NAME(CUBLAS_STATUS_INTERNAL_ERROR)
+    CF_NAME(CUBLAS_STATUS_NOT_SUPPORTED) CF_NAME(CUBLAS_STATUS_LICENSE_ERROR)
+#undef CF_NAME
+  }
+  return "CUBLAS_STATUS_UNKNOWN";
+}
+inline const char *cublasGetStatusString(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "success";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "the library was not initialized";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "the resource allocation failed";
+    case CUBLAS_STATUS_INVALID_VALUE: return "an invalid numeric value was used as an argument";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "an absent device architectural feature is required";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "an access to GPU memory space failed";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "the GPU program failed to execute";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "an internal operation failed";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "the functionality requested is not supported";
+    case CUBLAS_STATUS_LICENSE_ERROR: return "an error was detected when checking the current licensing";
+  }
+  return "unknown error";
+}
+
+// Host <-> device copies of vectors and column-major matrices (one address space here).
+inline cublasStatus_t cublasSetMatrix(int rows, int cols, int elem, const void *a, int lda,
+                                      void *b, int ldb) {
+  if (rows < 0 || cols < 0 || elem <= 0 || lda < rows || ldb < rows) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int j = 0; j < cols; j++)
+    std::memcpy((char *)b + (size_t)j * ldb * elem, (const char *)a + (size_t)j * lda * elem,
+                (size_t)rows * elem);
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasGetMatrix(int rows, int cols, int elem, const void *a, int lda,
+                                      void *b, int ldb) {
+  return cublasSetMatrix(rows, cols, elem, a, lda, b, ldb);
+}
+inline cublasStatus_t cublasSetVector(int n, int elem, const void *x, int incx, void *y, int incy) {
+  if (n < 0 || elem <= 0 || incx <= 0 || incy <= 0) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 0; i < n; i++)
+    std::memcpy((char *)y + (size_t)i * incy * elem, (const char *)x + (size_t)i * incx * elem, elem);
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasGetVector(int n, int elem, const void *x, int incx, void *y, int incy) {
+  return cublasSetVector(n, elem, x, incx, y, incy);
+}
+inline cublasStatus_t cublasSetMatrixAsync(int r, int c, int e, const void *a, int lda, void *b,
+                                           int ldb, cudaStream_t) { return cublasSetMatrix(r, c, e, a, lda, b, ldb); }
+inline cublasStatus_t cublasGetMatrixAsync(int r, int c, int e, const void *a, int lda, void *b,
+                                           int ldb, cudaStream_t) { return cublasSetMatrix(r, c, e, a, lda, b, ldb); }
+inline cublasStatus_t cublasSetVectorAsync(int n, int e, const void *x, int incx, void *y,
+                                           int incy, cudaStream_t) { return cublasSetVector(n, e, x, incx, y, incy); }
+inline cublasStatus_t cublasGetVectorAsync(int n, int e, const void *x, int incx, void *y,
+                                           int incy, cudaStream_t) { return cublasSetVector(n, e, x, incx, y, incy); }
+
+// The typed entry points, S (float) and D (double), over the templates above.
+#define CF_BLAS_L1(P, p, T)                                                                    \
+  inline cublasStatus_t cublas##P##axpy(cublasHandle_t h, int n, const T *a, const T *x,      \
+                                        int incx, T *y, int incy) {                           \
+    return ::cudafuse_emu::blas::axpy(h, n, a, x, incx, y, incy); }                          \
+  inline cublasStatus_t cublas##P##dot(cublasHandle_t h, int n, const T *x, int incx,         \
+                                       const T *y, int incy, T *r) {                          \
+    return ::cudafuse_emu::blas::dot(h, n, x, incx, y, incy, r); }                           \
+  inline cublasStatus_t cublas##P##nrm2(cublasHandle_t h, int n, const T *x, int incx, T *r) { \
+    return ::cudafuse_emu::blas::nrm2(h, n, x, incx, r); }                                   \
+  inline cublasStatus_t cublas##P##asum(cublasHandle_t h, int n, const T *x, int incx, T *r) { \
+    return ::cudafuse_emu::blas::asum(h, n, x, incx, r); }                                   \
+  inline cublasStatus_t cublasI##p##amax(cublasHandle_t h, int n, const T *x, int incx, int *r) { \
+    return ::cudafuse_emu::blas::iamax(h, n, x, incx, r); }                                  \
+  inline cublasStatus_t cublas##P##scal(cublasHandle_t h, int n, const T *a, T *x, int incx) { \
+    return ::cudafuse_emu::blas::scal(h, n, a, x, incx); }                                   \
+  inline cublasStatus_t cublas##P##copy(cublasHandle_t h, int n, const T *x, int incx, T *y,  \
+                                        int incy) {                                           \
+    return ::cudafuse_emu::blas::copy(h, n, x, incx, y, incy); }                             \
+  inline cublasStatus_t cublas##P##swap(cublasHandle_t h, int n, T *x, int incx, T *y,        \
+                                        int incy) {                                           \
+    return ::cudafuse_emu::blas::swap(h, n, x, incx, y, incy); }                             \
+  inline cublasStatus_t cublas##P##gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, \
+                                        const T *a, const T *A, int lda, const T *x, int incx, \
+                                        const T *b, T *y, int incy) {                         \
+    return ::cudafuse_emu::blas::gemv(h, op, m, n, a, A, lda, x, incx, b, y, incy); }        \
+  inline cublasStatus_t cublas##P##gemm(cublasHandle_t h, cublasOperation_t ta,               \
+                                        cublasOperation_t tb, int m, int n, int k, const T *a, \
+                                        const T *A, int lda, const T *B, int ldb, const T *b,  \
+                                        T *C, int ldc) {                                      \
+    return ::cudafuse_emu::blas::gemm(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); }   \
+  inline cublasStatus_t cublas##P##gemmStridedBatched(                                        \
+      cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,      \
+      const T *a, const T *A, int lda, long long sa, const T *B, int ldb, long long sb,       \
+      const T *b, T *C, int ldc, long long sc, int batch) {                                   \
+    return ::cudafuse_emu::blas::gemm(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc,       \
+                                      (long)sa, (long)sb, (long)sc, batch); }                \
+  inline cublasStatus_t cublas##P##gemmBatched(                                               \
+      cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,      \
+      const T *a, const T *const A[], int lda, const T *const B[], int ldb, const T *b,       \
+      T *const C[], int ldc, int batch) {                                                     \
+    return ::cudafuse_emu::blas::gemm_batched(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C,    \
+                                              ldc, batch); }
+CF_BLAS_L1(S, s, float)
+CF_BLAS_L1(D, d, double)
+#undef CF_BLAS_L1
