@@ -48,6 +48,30 @@ class Launch:
     stream: str | None
     args: tuple[LaunchArg, ...]
     resolved: bool  # the kernel's body was analysed (else pointer args count as r and w)
+    loops: tuple[int, ...] = ()  # lines of the loops around it, outermost first
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop of the host function with launches in its body (at any depth)."""
+
+    line: int
+    kind: str  # for, while, do
+    launches: tuple[int, ...]
+    parent: int | None  # the line of the loop around it
+
+
+@dataclass(frozen=True)
+class CarriedDep:
+    """A dependence from one iteration of a loop to the next: src in iteration t, dst in
+    t + 1. Pointers the loop exchanges (`std::swap(a, b)`, `t = a; a = b; b = t;`) count
+    as one buffer, named `a/b`, since each names the other's memory in the next iteration."""
+
+    src: int
+    dst: int
+    kind: str
+    buffer: str
+    loop: int  # the loop's line
 
 
 @dataclass(frozen=True)
@@ -67,6 +91,8 @@ class Pipeline:
     inputs: tuple[str, ...]  # buffers read before any launch writes them
     outputs: tuple[str, ...]  # buffers written and visible after the sequence
     temporaries: tuple[str, ...]  # buffers written and not visible after the sequence
+    loops: tuple[Loop, ...] = ()
+    carried: tuple[CarriedDep, ...] = ()
 
     @property
     def graph(self) -> nx.DiGraph:
@@ -189,14 +215,81 @@ def analyze_host(unit: TranslationUnit, fn: Function,
         launches.append(Launch(i, la.kernel, la.template_args, la.span.line,
                                _text(unit, la.grid) or "", _text(unit, la.block) or "",
                                _text(unit, la.shared),
-                               _text(unit, la.stream), tuple(args), facts is not None))
+                               _text(unit, la.stream), tuple(args), facts is not None,
+                               tuple(lp.span.line for lp in _loops_around(fn, la))))
         accesses.append(acc)
     deps, inputs, last_write = _deps(accesses, display)
     live = _live_out(unit, fn, sites, last_write)
     outputs = [display[b] for b in sorted(last_write, key=lambda b: display[b]) if b in live]
     temps = [display[b] for b in sorted(last_write, key=lambda b: display[b]) if b not in live]
+    loops, carried = _carried(unit, fn, sites, accesses, display)
     return Pipeline(fn.name, fn.span.line, tuple(launches), tuple(deps), tuple(inputs),
-                    tuple(outputs), tuple(temps))
+                    tuple(outputs), tuple(temps), loops, carried)
+
+
+def _all_loops(fn: Function) -> list[n.Stmt]:
+    return [x for x in fn.body.walk() if isinstance(x, (n.For, n.While))] \
+        if fn.body is not None else []
+
+
+def _loops_around(fn: Function, node: n.Node) -> list[n.Stmt]:
+    return [lp for lp in _all_loops(fn)
+            if lp.span.start <= node.span.start < lp.span.end and lp.span.end > node.span.end - 1]
+
+
+def _carried(unit: TranslationUnit, fn: Function, sites: list[n.KernelLaunch],
+             accesses: list[dict[str, str]], display: dict[str, str]
+             ) -> tuple[tuple[Loop, ...], tuple[CarriedDep, ...]]:
+    """The loops holding launches, and the dependences from one iteration to the next:
+    the typed dependences of the loop's launches run twice, from the first run to the
+    second."""
+    bufs = _Buffers(unit, fn)
+    loops: list[Loop] = []
+    carried: list[CarriedDep] = []
+    for lp in _all_loops(fn):
+        inside = [i for i, la in enumerate(sites)
+                  if lp.span.start <= la.span.start < lp.span.end]
+        if not inside:
+            continue
+        outer = [o for o in _loops_around(fn, lp) if o is not lp]
+        kind = "do" if isinstance(lp, n.While) and lp.do_while else \
+            "while" if isinstance(lp, n.While) else "for"
+        loops.append(Loop(lp.span.line, kind, tuple(inside),
+                          outer[-1].span.line if outer else None))
+        merged = _exchanged(bufs, lp)
+        names = dict(display)
+        for group in sorted(set(merged.values())):
+            names[group] = "/".join(sorted({display.get(m, m.split("@")[0].split(":")[-1])
+                                            for m, g in merged.items() if g == group}))
+        twice = [{merged.get(b, b): m for b, m in accesses[i].items()} for i in inside] * 2
+        deps, _, _ = _deps(twice, names)
+        k = len(inside)
+        carried += [CarriedDep(inside[d.src], inside[d.dst - k], d.kind, d.buffer, lp.span.line)
+                    for d in deps if d.src < k <= d.dst]
+    carried.sort(key=lambda d: (d.loop, d.dst, d.src, d.kind, d.buffer))
+    return tuple(loops), tuple(carried)
+
+
+def _exchanged(bufs: _Buffers, loop: n.Stmt) -> dict[str, str]:
+    """Buffer ids of pointers the loop copies into each other (swaps, exchanges through a
+    temporary), each mapped to one id for its whole class."""
+    pairs: list[tuple[n.Expr, n.Expr]] = []
+    for node in loop.walk():
+        if isinstance(node, n.Call) and node.callee in ("swap", "std::swap") and \
+                len(node.args) == 2:
+            pairs.append((node.args[0], node.args[1]))
+        elif isinstance(node, n.Binary) and node.op == "=" and "*" in node.lhs.type:
+            pairs.append((node.lhs, node.rhs))
+        elif isinstance(node, n.VarDecl) and node.init is not None and "*" in node.var_type:
+            pairs.append((n.Ref(node.name, kind="local", decl=node.decl), node.init))
+    group: dict[str, set[str]] = {}
+    for x, y in pairs:
+        a = "decl:" + x.decl if isinstance(x, n.Ref) else bufs.root(x)[0]
+        b = bufs.root(y)[0]
+        merged = group.get(a, {a}) | group.get(b, {b})
+        for m in merged:
+            group[m] = merged
+    return {m: min(g) for m, g in group.items() if len(g) > 1}
 
 
 def _deps(accesses: list[dict[str, str]], display: dict[str, str]

@@ -92,13 +92,22 @@ def _host(h: dict[str, Any]) -> list[str]:
         cfg = ", ".join(x for x in (la["grid"], la["block"], la["shared"], la["stream"])
                         if x is not None)
         name = la["kernel"] + la["template_args"]
-        lines.append(f"  launch {la['index']}: {name}<<<{cfg}>>> (line {la['line']})")
+        loops = la.get("loops") or []
+        inside = f", in the loop at line {loops[-1]}" if loops else ""
+        lines.append(f"  launch {la['index']}: {name}<<<{cfg}>>> (line {la['line']}{inside})")
         for a in la["args"]:
             extra = f" [{a['buffer']}: {a['access'] or '-'}]" if a["buffer"] else ""
             lines.append(f"    {a['param'] or '?'} = {a['expr']}{extra}")
     lines.append("  edges:")
     lines += [f"    {e['src']} -> {e['dst']} {e['kind']} {e['buffer']}" for e in h["edges"]] \
         or ["    none"]
+    if h.get("loops"):
+        lines.append("  loops:")
+        lines += [f"    {lp['kind']} loop at line {lp['line']}: launches "
+                  f"{_list(lp['launches'])}" for lp in h["loops"]]
+        lines.append("  carried edges (iteration t to t + 1):")
+        lines += [f"    {e['src']} -> {e['dst']} {e['kind']} {e['buffer']} (loop at line "
+                  f"{e['loop']})" for e in h["carried_edges"]] or ["    none"]
     lines.append(f"  inputs: {_list(h['inputs'])}")
     lines.append(f"  outputs: {_list(h['outputs'])}")
     lines.append(f"  temporaries: {_list(h['temporaries'])}")
@@ -116,18 +125,31 @@ def _q(s: str) -> str:
 
 
 def render_dot(report: dict[str, Any]) -> str:
-    """One cluster per host function; raw edges solid, war/waw dashed; labels are buffers."""
+    """One cluster per host function, one inside it per loop holding launches; raw edges
+    solid, war/waw dashed; loop-carried raw edges (iteration t to t + 1) dashed and blue,
+    labelled `(carried)`; labels are buffers."""
     out = ["digraph pipelines {", "  node [shape=box];"]
     for i, h in enumerate(report["host_functions"]):
         out.append(f"  subgraph cluster_{i} {{")
         out.append(f"    label={_q(h['name'])};")
+        loops = {lp["line"]: lp for lp in h.get("loops", [])}
         for la in h["launches"]:
             label = _q(f"{la['index']}: {la['kernel']}")
             out.append(f"    h{i}_{la['index']} [label={label}];")
+        for lp in loops.values():
+            members = " ".join(f"h{i}_{x};" for x in lp["launches"])
+            out.append(f"    subgraph cluster_{i}_loop{lp['line']} {{ style=dashed; "
+                       f"label={_q(lp['kind'] + ' loop, line ' + str(lp['line']))}; "
+                       f"{members} }}")
         for e in h["edges"]:
             style = "" if e["kind"] == "raw" else ", style=dashed"
             label = e["buffer"] if e["kind"] == "raw" else f"{e['buffer']} ({e['kind']})"
             out.append(f"    h{i}_{e['src']} -> h{i}_{e['dst']} [label={_q(label)}{style}];")
+        for e in h.get("carried_edges", []):
+            if e["kind"] == "raw":
+                label = _q(f"{e['buffer']} (carried)")
+                out.append(f"    h{i}_{e['src']} -> h{i}_{e['dst']} [label={label}, "
+                           "style=dashed, color=blue, constraint=false];")
         out.append("  }")
     out.append("}")
     return "\n".join(out) + "\n"

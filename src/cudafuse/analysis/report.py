@@ -85,7 +85,7 @@ def pipeline_dict(p: Pipeline) -> dict[str, Any]:
         "launches": [{"index": la.index, "kernel": la.kernel,
                       "template_args": la.template_args, "line": la.line,
                       "grid": la.grid, "block": la.block, "shared": la.shared,
-                      "stream": la.stream, "resolved": la.resolved,
+                      "stream": la.stream, "resolved": la.resolved, "loops": list(la.loops),
                       "args": [{"param": a.param, "expr": a.expr, "buffer": a.buffer or None,
                                 "access": a.access} for a in la.args]}
                      for la in p.launches],
@@ -94,4 +94,8 @@ def pipeline_dict(p: Pipeline) -> dict[str, Any]:
         "inputs": list(p.inputs),
         "outputs": list(p.outputs),
         "temporaries": list(p.temporaries),
+        "loops": [{"line": lp.line, "kind": lp.kind, "launches": list(lp.launches),
+                   "parent": lp.parent} for lp in p.loops],
+        "carried_edges": [{"src": d.src, "dst": d.dst, "kind": d.kind, "buffer": d.buffer,
+                           "loop": d.loop} for d in p.carried],
     }

@@ -21,7 +21,13 @@ from cudafuse.passes.vertical.codegen import (
 )
 from cudafuse.passes.vertical.costmodel import GroupCost, group_cost, shared_ratio_ok
 from cudafuse.passes.vertical.coverage import Resolver, covers
-from cudafuse.passes.vertical.hostview import Sequence, host_locals, sequences
+from cudafuse.passes.vertical.hostview import (
+    Placement,
+    Sequence,
+    host_locals,
+    host_view,
+    rotations,
+)
 from cudafuse.passes.vertical.legality import LaunchInfo, Legality
 from cudafuse.passes.vertical.model import KernelCost, PipelineModel
 from cudafuse.passes.vertical.opcount import count_ops
@@ -79,6 +85,23 @@ class GroupNote:
     footprints: dict[str, int]
     launch_block: tuple[int, int] | None = None  # --block: the fused launch's block
     traffic: Traffic | None = None  # DRAM bytes and operations per output element
+    stored_why: dict[str, str] = field(default_factory=dict)  # stored -> who reads it
+
+
+@dataclass
+class LaunchNote:
+    """One launch of a host function: the sequence it is in (an index into
+    FuseResult.plans) and the group it was fused into, or why it is in no sequence."""
+
+    host: str
+    index: int
+    kernel: str
+    line: int
+    col: int
+    where: str  # the block it is a statement of ("" when none: inside an expression)
+    sequence: int | None
+    group: str | None = None
+    why: str = ""
 
 
 @dataclass
@@ -95,6 +118,8 @@ class SequencePlan:
     traffic: Traffic | None = None  # DRAM bytes and operations per output element
     model: PipelineModel | None = field(default=None, repr=False)
     sizes: Sizes = field(default_factory=dict, repr=False)  # element bytes of each buffer
+    where: str = ""  # the block the launches are statements of (a loop body, a branch)
+    live: dict[str, str] = field(default_factory=dict, repr=False)  # live-out key -> why
 
 
 @dataclass
@@ -104,6 +129,7 @@ class FuseResult:
     edges: list[EdgeNote] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     breaks: list[tuple[str, int, int, str]] = field(default_factory=list)  # host, line, col, why
+    launches: list[LaunchNote] = field(default_factory=list)  # every launch, where it went
 
     @property
     def groups(self) -> list[GroupNote]:
@@ -176,40 +202,61 @@ class _Planner:
         bx, by, bz = (d[1] for d in dims)  # type: ignore[index]
         return (bx, by) if bz == 1 and bx > 0 and by > 0 else None
 
-    def live_out(self, seq: Sequence, infos: list[LaunchInfo]) -> frozenset[str]:
+    def live_out(self, seq: Sequence, infos: list[LaunchInfo]) -> dict[str, str]:
+        """The buffers the sequence writes that something after it may read, each with
+        why: the caller, host code after the sequence, or, for a sequence in a loop body,
+        the next iteration (anything else in the loop, or a launch of the sequence reading
+        the buffer before the sequence writes it)."""
         host = seq.host
         assert host.body is not None
-        written = {k for info in infos for k in info.writes}
-        live: set[str] = set()
+        written = [k for info in infos for k in info.writes]
         params = {p.decl: p.name for p in host.params}
-        last_stmt = seq.launches[-1].stmt
-        after = False
-        later_refs: set[str] = set()
-        for stmt in host.body.body:
-            if after:
-                for node in stmt.walk():
-                    if isinstance(node, n.Call) and node.callee in ("cudaFree", "cudaFreeAsync"):
-                        break
-                    if isinstance(node, n.Ref):
-                        later_refs.add(node.decl or node.name)
-            if stmt is last_stmt:
-                after = True
+        locals_ = {d.decl for d in _local_decls(host)}
+        rotated, _ = rotations(host)
+        loops = seq.scope.loops if seq.scope is not None else ()
+        end = seq.launches[-1].stmt.span.end
+        mine = [(s.stmt.span.start, s.stmt.span.end) for s in seq.launches]
+        skip = mine + [(c.span.start, c.span.end) for c in host.body.walk()
+                       if isinstance(c, n.Call) and c.callee in ("cudaFree", "cudaFreeAsync")]
+        later: dict[str, str] = {}
+        for node in host.body.walk():
+            if not isinstance(node, n.Ref) or any(a <= node.span.start < b for a, b in skip):
+                continue
+            key = node.decl or node.name
+            loop = next((lp for lp in loops
+                         if lp.span.start <= node.span.start < lp.span.end), None)
+            if loop is not None:
+                later.setdefault(key, f"used again in the loop at line {loop.span.line}")
+            elif node.span.start >= end:
+                later.setdefault(key, "read after the sequence")
+        if loops:  # read by the sequence before it writes it: the previous iteration's value
+            seen: set[str] = set()
+            for info in infos:
+                for key in info.reads:
+                    decl = key.split(":", 1)[1]
+                    if key not in seen and key in written:
+                        later.setdefault(decl, "read by the next iteration's launch of "
+                                         f"'{info.site.kernel.name}'")
+                seen.update(info.writes)
+        live: dict[str, str] = {}
         for key in written:
             decl = key.split(":", 1)[1]
             if decl in params:
                 if params[decl] not in self.opts.scratch:
-                    live.add(key)
-            elif decl in later_refs:
-                live.add(key)
-            elif not any(decl == d.decl for d in _local_decls(host)):
-                live.add(key)  # a global or something else the caller can see
-        return frozenset(live)
+                    live[key] = "a parameter: the caller may read it"
+            elif decl in rotated:
+                live[key] = "exchanged with another pointer: it may be read under that name"
+            elif decl in later:
+                live[key] = later[decl]
+            elif decl not in locals_:
+                live[key] = "a global or something else the caller can see"
+        return live
 
     def plan(self, seq: Sequence) -> tuple[SequencePlan, list[tuple[FusedGroup, float]],
                                            list[EdgeNote]]:
         infos = self.infos(seq)
-        model = PipelineModel.from_kernels([self.cost(i) for i in infos],
-                                           self.live_out(seq, infos))
+        live = self.live_out(seq, infos)
+        model = PipelineModel.from_kernels([self.cost(i) for i in infos], frozenset(live))
         legality = Legality(self.unit, model, infos, Resolver(host_locals(seq.host)))
         legal = make_legality(model, legality)
         score = count_scorer(model) if self.opts.fuse_all else \
@@ -218,6 +265,8 @@ class _Planner:
         plan = SequencePlan(seq.host.name, [i.site.kernel.name for i in infos], results, chosen,
                             [i.site.index for i in infos], [], *self.objective_unit())
         plan.model = model
+        plan.where = seq.scope.what if seq.scope is not None else ""
+        plan.live = {_short(k): why for k, why in live.items()}
         plan.sizes = {i: {param_key(p, a): elem_size(p.pointee) for p, a in info.site.bindings
                           if p.is_pointer and param_key(p, a) is not None}
                       for i, info in enumerate(infos)}
@@ -356,7 +405,8 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                 host.name not in unit.launches:
             continue
         emitted: list[str] = []
-        seqs, breaks = sequences(unit, host)
+        seqs, breaks, places = host_view(unit, host)
+        first_plan = len(result.plans)
         for stmt, why in breaks:
             if isinstance(stmt, n.ExprStmt) and isinstance(stmt.expr, n.KernelLaunch):
                 text = f"launch of '{stmt.expr.kernel}' in '{host.name}' left as it is: {why}"
@@ -406,6 +456,9 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
             plan.traffic, per_group = pipeline_traffic(plan.model, shapes, plan.sizes)
             for note, figures in zip(plan.groups, per_group, strict=True):
                 note.traffic = figures
+                note.stored_why = {b: plan.live.get(b, "read by a launch outside the group")
+                                   for b in note.stored}
+        _place_launches(result, host, places, first_plan)
         if emitted:
             if not wrote_prologue:
                 emitted.insert(0, prologue(prefix))
@@ -416,6 +469,26 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
     result.notes.extend(planner.notes)
     result.notes.extend(scratch_notes(unit, opts.scratch))
     return result
+
+
+def _place_launches(result: FuseResult, host: Function, places: list[Placement],
+                    first_plan: int) -> None:
+    """Every launch of the host function, with its sequence and group or why it is in no
+    sequence; a launch that could have fused but is alone gets a note at its line."""
+    groups = {(p, i): g.name for p in range(first_plan, len(result.plans))
+              for g in result.plans[p].groups for i in g.launches}
+    noted = {(line, col) for h, line, col, _ in result.breaks if h == host.name}
+    for pl in places:
+        seq = None if pl.sequence is None else first_plan + pl.sequence
+        span = pl.launch.span
+        result.launches.append(LaunchNote(
+            host.name, pl.index, pl.launch.kernel, span.line, span.col,
+            pl.scope.what if pl.scope is not None else "", seq,
+            groups.get((seq, pl.index)) if seq is not None else None, pl.why))
+        if seq is None and len(places) > 1 and (span.line, span.col) not in noted:
+            result.breaks.append((host.name, span.line, span.col,
+                                  f"launch of '{pl.launch.kernel}' in '{host.name}' left as "
+                                  f"it is: {pl.why}"))
 
 
 def scratch_notes(unit: TranslationUnit, scratch: frozenset[str]) -> list[str]:
@@ -448,7 +521,7 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
     return {
         "schema": 1,
         "sequences": [{
-            "host": p.host, "kernels": p.kernels,
+            "host": p.host, "kernels": p.kernels, "where": p.where,
             "partitions": [{"strategy": q.strategy, "objective": q.objective,
                             "edge_objective": q.edge_objective,
                             "groups": [[p.kernels[i] for i in sorted(g)] for g in q.groups]}
@@ -459,6 +532,7 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
             "fused": [{"name": g.name, "kernels": g.kernels, "launches": g.launches,
                        "estimated_benefit": g.benefit, "stored_intermediates": g.stored,
                        "untouched_intermediates": g.untouched,
+                       "stored_why": g.stored_why,
                        "launch_block": list(g.launch_block) if g.launch_block else None,
                        "traffic": g.traffic.as_dict() if g.traffic else None}
                       for g in p.groups],
@@ -469,5 +543,8 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
         "notes": result.notes,
         "sequence_breaks": [{"host": h, "line": ln, "col": c, "why": w}
                             for h, ln, c, w in result.breaks],
+        "launches": [{"host": la.host, "index": la.index, "kernel": la.kernel,
+                      "line": la.line, "where": la.where or None, "sequence": la.sequence,
+                      "group": la.group, "why": la.why or None} for la in result.launches],
     }
 

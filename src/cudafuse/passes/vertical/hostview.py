@@ -42,6 +42,7 @@ class Sequence:
 
     host: Function
     launches: list[LaunchSite] = field(default_factory=list)
+    scope: Scope | None = None
 
 
 def buffer_key(e: n.Expr) -> str | None:
@@ -97,11 +98,17 @@ def _writes(stmt: n.Node) -> set[str]:
     return out
 
 
+SWAPS = frozenset({"swap", "std::swap"})
+
+
 def break_reason(stmt: n.Stmt) -> str | None:
     """Why launches before and after this host statement may not be fused across it."""
     if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
         return "it launches a kernel inside control flow"
     for node in stmt.walk():
+        if isinstance(node, n.Call) and node.callee in SWAPS and len(node.args) == 2:
+            names = [_spelled(a) for a in node.args]
+            return f"it swaps '{names[0]}' and '{names[1]}'"
         if isinstance(node, n.Call) and node.callee not in HARMLESS_CALLS:
             return f"its call to '{node.callee or '?'}' may touch device memory or variables"
         if isinstance(node, n.OtherExpr) and node.kind not in ("CXX_UNARY_EXPR",):
@@ -114,50 +121,199 @@ def break_reason(stmt: n.Stmt) -> str | None:
     return None
 
 
+def _spelled(e: n.Expr) -> str:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e.name if isinstance(e, n.Ref) else "?"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The block a sequence's launches are statements of: the host function's body, a loop
+    body or a branch. A fused group stays inside its block, so a loop body's group runs once
+    per iteration, as its launches did."""
+
+    what: str  # "the body of 'f'", "the body of the for loop at line 18", ...
+    loops: tuple[n.Stmt, ...] = ()  # enclosing loops, outermost first
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one launch of a host function went: a sequence, or why none."""
+
+    index: int
+    launch: n.KernelLaunch
+    scope: Scope | None
+    sequence: int | None = None  # position in the list `sequences` returns
+    why: str = ""
+
+
+_LOOP_NAMES = {n.For: "for loop", n.While: "while loop"}
+
+
+def _loop_name(stmt: n.Stmt) -> str:
+    if isinstance(stmt, n.While) and stmt.do_while:
+        return "do-while loop"
+    return _LOOP_NAMES.get(type(stmt), "loop")
+
+
+def _block(stmt: n.Stmt) -> tuple[n.Stmt, ...]:
+    return stmt.body if isinstance(stmt, n.Compound) else (stmt,)
+
+
+def _launches_in(stmt: n.Node) -> list[n.KernelLaunch]:
+    return [x for x in stmt.walk() if isinstance(x, n.KernelLaunch)]
+
+
+def _launch_of(stmt: n.Stmt) -> n.KernelLaunch | None:
+    return stmt.expr if isinstance(stmt, n.ExprStmt) and \
+        isinstance(stmt.expr, n.KernelLaunch) else None
+
+
+class _Splitter:
+    """Splits every block of a host function that launches kernels (the body, loop bodies,
+    branches) into sequences, and places every launch."""
+
+    def __init__(self, unit: TranslationUnit, host: Function):
+        self.unit, self.host = unit, host
+        self.index = {la.span.start: i for i, la in enumerate(
+            sorted(_launches_in(host.body), key=lambda la: la.span.start))} \
+            if host.body is not None else {}
+        self.seqs: list[Sequence] = []
+        self.breaks: list[tuple[n.Stmt, str]] = []
+        self.places: dict[int, Placement] = {}
+        self.alone: dict[int, str] = {}  # launch index -> why it may be alone
+
+    def place(self, launch: n.KernelLaunch, scope: Scope | None, why: str) -> None:
+        i = self.index[launch.span.start]
+        self.places.setdefault(i, Placement(i, launch, scope, None, why))
+
+    def nested(self, stmt: n.Stmt, scope: Scope) -> str | None:
+        """Recurse into a statement holding launches; return how it splits its block."""
+        line = stmt.span.line
+        if isinstance(stmt, (n.For, n.While)):
+            name = _loop_name(stmt)
+            self.block(_block(stmt.body), Scope(f"the body of the {name} at line {line}",
+                                                (*scope.loops, stmt)))
+            return f"it launches kernels inside a {name} (its body is a sequence of its own)"
+        if isinstance(stmt, n.If):
+            self.block(_block(stmt.then), Scope(f"the if branch at line {line}", scope.loops))
+            if stmt.else_ is not None:
+                self.block(_block(stmt.else_),
+                           Scope(f"the else branch of the if at line {line}", scope.loops))
+            return "it launches kernels inside an if (each branch is a sequence of its own)"
+        if isinstance(stmt, n.Compound):
+            self.block(stmt.body, Scope(f"the block at line {line}", scope.loops))
+            return "it launches kernels inside a nested block (a sequence of its own)"
+        where = "a lambda" if any(isinstance(x, n.OtherExpr) and x.kind == "LAMBDA_EXPR"
+                                  for x in stmt.walk()) else \
+            f"a statement cudafuse does not split ({type(stmt).__name__})"
+        for la in _launches_in(stmt):
+            self.place(la, None, f"it is inside {where}")
+        return f"it launches kernels inside {where}"
+
+    def block(self, stmts: tuple[n.Stmt, ...], scope: Scope) -> None:
+        current = Sequence(self.host, scope=scope)
+        items: list[tuple[n.Stmt, str | None]] = []  # launch statements and breaks, in order
+        for stmt in stmts:
+            launch = _launch_of(stmt)
+            if launch is None:
+                if _launches_in(stmt):
+                    why = self.nested(stmt, scope)
+                    items.append((stmt, why))
+                else:
+                    why = break_reason(stmt)
+                    if why is None:
+                        continue
+                    items.append((stmt, why))
+                if current.launches:
+                    self.seqs.append(current)
+                current = Sequence(self.host, scope=scope)
+                continue
+            kernel = self.unit.function(launch.kernel)
+            alias = pointer_alias_reason(self.host, launch)
+            index = self.index[launch.span.start]
+            if kernel is not None and kernel.body is not None and \
+                    len(launch.args) == len(kernel.params) and alias is None:
+                bindings = tuple(zip(kernel.params, launch.args, strict=True))
+                current.launches.append(LaunchSite(index, stmt, launch, kernel, bindings,
+                                                   self.host))
+                items.append((stmt, None))
+                continue
+            if kernel is None or kernel.body is None:
+                why = f"kernel '{launch.kernel}' has no definition in this file"
+            else:
+                why = alias or "its argument count does not match the kernel"
+            self.place(launch, scope, why)
+            self.breaks.append((stmt, why))
+            items.append((stmt, why))
+            if current.launches:
+                self.seqs.append(current)
+            current = Sequence(self.host, scope=scope)
+        if current.launches:
+            self.seqs.append(current)
+        self._note_breaks(items)
+        self._note_alone(items, scope)
+
+    def _note_breaks(self, items: list[tuple[n.Stmt, str | None]]) -> None:
+        """A statement other than a launch is worth a note when it separates launches of
+        this block."""
+        holds = [i for i, (s, _) in enumerate(items) if _launches_in(s)]
+        for i, (stmt, why) in enumerate(items):
+            if why is not None and _launch_of(stmt) is None and holds and \
+                    holds[0] < i < holds[-1]:
+                self.breaks.append((stmt, why))
+
+    def _note_alone(self, items: list[tuple[n.Stmt, str | None]], scope: Scope) -> None:
+        """For each launch of this block that could fuse but may end up alone: what splits
+        it from the nearest launch before or after it."""
+        holds = [i for i, (s, _) in enumerate(items) if _launches_in(s)]
+        for i, (stmt, why) in enumerate(items):
+            if why is not None:
+                continue
+            index = self.index[stmt.expr.span.start]  # type: ignore[attr-defined]
+            reason = f"it is the only launch in {scope.what}"
+            for j in sorted((h for h in holds if h != i), key=lambda h: abs(h - i)):
+                between = items[i + 1:j + 1] if j > i else items[j:i][::-1]
+                split = next(((s, w) for s, w in between if w), None)
+                if split is None:
+                    continue
+                other = _launches_in(items[j][0])[0]
+                reason = (f"line {split[0].span.line} separates it from the launch of "
+                          f"'{other.kernel}' at line {other.span.line}: {split[1]}")
+                break
+            self.alone[index] = reason
+
 def sequences(unit: TranslationUnit, host: Function
               ) -> tuple[list[Sequence], list[tuple[n.Stmt, str]]]:
-    """Split the host function's top-level statements into fusible launch sequences; also
-    return the statements that split them, with the reason."""
+    """Split the host function's blocks into fusible launch sequences; also return the
+    statements that split them, with the reason."""
+    seqs, breaks, _ = host_view(unit, host)
+    return seqs, breaks
+
+
+def host_view(unit: TranslationUnit, host: Function
+              ) -> tuple[list[Sequence], list[tuple[n.Stmt, str]], list[Placement]]:
+    """The sequences of two or more launches (in the host function's body, in loop bodies,
+    in branches), the statements that split them, and where every launch went."""
     assert host.body is not None
-    result: list[Sequence] = []
-    breaks: list[tuple[n.Stmt, str]] = []
-    current = Sequence(host)
-    count = 0
-    for stmt in host.body.body:
-        launch = stmt.expr if isinstance(stmt, n.ExprStmt) and \
-            isinstance(stmt.expr, n.KernelLaunch) else None
-        kernel = unit.function(launch.kernel) if launch is not None else None
-        alias = pointer_alias_reason(host, launch) if launch is not None else None
-        if launch is not None and kernel is not None and kernel.body is not None and \
-                len(launch.args) == len(kernel.params) and alias is None:
-            bindings = tuple(zip(kernel.params, launch.args, strict=True))
-            current.launches.append(LaunchSite(count, stmt, launch, kernel, bindings, host))
-            count += 1
-            continue
-        if launch is None:
-            why = break_reason(stmt)
-        elif kernel is None or kernel.body is None:
-            why = f"kernel '{launch.kernel}' has no definition in this file"
-        elif alias:
-            why = alias
+    sp = _Splitter(unit, host)
+    sp.block(host.body.body, Scope(f"the body of '{host.name}'"))
+    result = []
+    for seq in sorted(sp.seqs, key=lambda q: q.launches[0].index):
+        if len(seq.launches) > 1:
+            for site in seq.launches:
+                sp.places[site.index] = Placement(site.index, site.launch, seq.scope,
+                                                  len(result))
+            result.append(seq)
         else:
-            why = "its argument count does not match the kernel"
-        if why is None:
-            continue
-        if current.launches:
-            result.append(current)
-        if current.launches or launch is not None:
-            breaks.append((stmt, why))
-        current = Sequence(host)
-        count += launch is not None
-    if current.launches:
-        result.append(current)
-    # A launch left out is always worth a note; another statement only when it separates
-    # launches.
-    last = max((s.launches[-1].stmt.span.start for s in result), default=-1)
-    breaks = [(b, why) for b, why in breaks if b.span.start < last or (
-        isinstance(b, n.ExprStmt) and isinstance(b.expr, n.KernelLaunch))]
-    return [s for s in result if len(s.launches) > 1], breaks
+            site = seq.launches[0]
+            sp.places[site.index] = Placement(site.index, site.launch, seq.scope, None,
+                                              sp.alone[site.index])
+    for la in _launches_in(host.body):  # anywhere else: inside an expression
+        sp.place(la, None, "it is inside an expression cudafuse does not split")
+    breaks = sorted(sp.breaks, key=lambda b: b[0].span.start)
+    return result, breaks, [sp.places[i] for i in sorted(sp.places)]
 
 
 ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch"})
@@ -168,13 +324,28 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch) -> str | None:
     name memory another variable also names. A parameter or global is taken as its own
     buffer (distinct pointer parameters are assumed not to alias, as with __restrict__); a
     local pointer only when it is set once, by an allocation or a fresh value, never copied
-    from another pointer or offset from one."""
+    from another pointer or offset from one. Pointers only ever exchanged with each other
+    (ping-pong buffers: `std::swap(a, b)`, `t = a; a = b; b = t;`) are a permutation of
+    distinct buffers at every launch, so they qualify too (see `rotations`)."""
     assert host.body is not None
     decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    rotated, why_not = rotations(host)
     for arg in launch.args:
         while isinstance(arg, n.Cast):
             arg = arg.operand
-        if not (isinstance(arg, n.Ref) and arg.kind == "local" and arg.decl in decls):
+        if not isinstance(arg, n.Ref) or arg.kind not in ("local", "param"):
+            continue
+        if arg.decl in rotated:
+            continue
+        if arg.decl in why_not:
+            return why_not[arg.decl]
+        if arg.kind == "param":
+            if "*" in arg.type and any(
+                    isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Ref)
+                    and x.lhs.decl == arg.decl for x in host.body.walk()):
+                return f"pointer '{arg.name}' is assigned in the function"
+            continue
+        if arg.decl not in decls:
             continue
         if not arg.type.rstrip().endswith("*") and "*" not in decls[arg.decl].var_type:
             continue
@@ -192,6 +363,119 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch) -> str | None:
     return None
 
 
+def _ref(e: n.Expr | None) -> n.Ref | None:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e if isinstance(e, n.Ref) and e.kind in ("local", "param") else None
+
+
+def _swaps(host: Function) -> tuple[list[tuple[str, str]], set[int]]:
+    """Exchanges of two pointer variables: (decl, decl) pairs, and the ids of the nodes that
+    write them (so that other writes stand out)."""
+    assert host.body is not None
+    pairs: list[tuple[str, str]] = []
+    ids: set[int] = set()
+    for node in host.body.walk():
+        if isinstance(node, n.Call) and node.callee in SWAPS and len(node.args) == 2:
+            x, y = _ref(node.args[0]), _ref(node.args[1])
+            if x is not None and y is not None and x.decl != y.decl:
+                pairs.append((x.decl, y.decl))
+                ids.add(id(node))
+        if isinstance(node, n.Compound):
+            body = node.body
+            for s0, s1, s2 in zip(body, body[1:], body[2:], strict=False):
+                triple = _triple(s0, s1, s2)
+                if triple is not None:
+                    pairs.append(triple[0])
+                    ids.update(triple[1])
+    return pairs, ids
+
+
+def _assign(stmt: n.Stmt) -> tuple[n.Binary, n.Ref, n.Ref] | None:
+    if isinstance(stmt, n.ExprStmt) and isinstance(stmt.expr, n.Binary) and \
+            stmt.expr.op == "=":
+        lhs, rhs = _ref(stmt.expr.lhs), _ref(stmt.expr.rhs)
+        if lhs is not None and rhs is not None:
+            return stmt.expr, lhs, rhs
+    return None
+
+
+def _triple(s0: n.Stmt, s1: n.Stmt, s2: n.Stmt
+            ) -> tuple[tuple[str, str], list[int]] | None:
+    """`t = x; x = y; y = t;` (t declared or assigned): x and y exchanged through t."""
+    if isinstance(s0, n.DeclStmt) and len(s0.decls) == 1 and _ref(s0.decls[0].init):
+        tmp, x, first = s0.decls[0].decl, _ref(s0.decls[0].init), []
+    elif (a0 := _assign(s0)) is not None:
+        tmp, x, first = a0[1].decl, a0[2], [id(a0[0])]
+    else:
+        return None
+    a1, a2 = _assign(s1), _assign(s2)
+    if x is None or a1 is None or a2 is None:
+        return None
+    if a1[1].decl == x.decl and a2[2].decl == tmp and a2[1].decl == a1[2].decl != x.decl:
+        return (x.decl, a1[2].decl), [*first, id(a1[0]), id(a2[0])]
+    return None
+
+
+def rotations(host: Function) -> tuple[frozenset[str], dict[str, str]]:
+    """Pointer variables that are only ever exchanged with each other, and start out naming
+    distinct buffers no other launch argument names: at every launch they name distinct
+    buffers. Returns their decls, and for variables that are exchanged but do not qualify,
+    why."""
+    assert host.body is not None
+    pairs, swap_ids = _swaps(host)
+    if not pairs:
+        return frozenset(), {}
+    group = {d: {d} for pair in pairs for d in pair}
+    for x, y in pairs:
+        if group[x] is not group[y]:
+            merged = group[x] | group[y]
+            for d in merged:
+                group[d] = merged
+    decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    params = {p.decl for p in host.params}
+    names = {**{d: v.name for d, v in decls.items()}, **{p.decl: p.name for p in host.params}}
+    why: dict[str, str] = {}
+    roots: dict[str, str] = {}  # root buffer -> the rotated variable starting on it
+    for d in group:
+        if d not in params and d not in decls:
+            why[d] = f"pointer '{names.get(d, d)}' is exchanged but not a local or parameter"
+            continue
+        init = decls[d].init if d in decls else None
+        root = d if init is None or _fresh(init) else (
+            r.decl if (r := _ref(init)) is not None and r.decl not in group else "")
+        if not root:
+            why[d] = f"pointer '{names[d]}' is exchanged and initialised from an expression"
+        elif root in roots:
+            why[d] = f"pointers '{names[roots[root]]}' and '{names[d]}' start on the same buffer"
+        else:
+            roots[root] = d
+    for node in host.body.walk():
+        target = None
+        if isinstance(node, n.Binary) and node.is_assignment and id(node) not in swap_ids:
+            target = _ref(node.lhs)
+        elif isinstance(node, n.Unary) and node.op == "&":
+            target = _ref(node.operand)
+            parent_ok = any(isinstance(c, n.Call) and c.callee in ALLOCATORS and
+                            any(a is node for a in c.args)
+                            for c in host.body.walk())
+            target = None if parent_ok else target
+        if target is not None and target.decl in group:
+            why.setdefault(target.decl, f"pointer '{target.name}' is assigned other than "
+                                        "by exchanging it with another pointer")
+    for node in host.body.walk():  # a root passed directly would alias its variable
+        if isinstance(node, n.KernelLaunch):
+            for arg in node.args:
+                r = _ref(arg)
+                if r is not None and r.decl in roots and r.decl not in group:
+                    why.setdefault(roots[r.decl], f"pointer '{names[roots[r.decl]]}' starts "
+                                   f"on '{r.name}', which a launch also names")
+    bad = {d for d in group if any(e in why for e in group[d])}
+    for d in bad:
+        why.setdefault(d, next(why[e] for e in sorted(group[d]) if e in why))
+    return frozenset(d for d in group if d not in bad), why
+
+
 def _fresh(e: n.Expr) -> bool:
     """nullptr, 0, or a call (an allocation): not a copy of another pointer."""
     while isinstance(e, n.Cast):
@@ -201,12 +485,10 @@ def _fresh(e: n.Expr) -> bool:
 
 
 def host_locals(host: Function) -> dict[str, n.VarDecl]:
-    """Top-level locals of the host function that are never assigned after declaration."""
+    """Locals of the host function (at any depth: a loop body's `dim3 grid(...)` too) that
+    are never assigned after declaration. A declaration's id is unique, so one inside a loop
+    body still names one value wherever a launch of that body uses it."""
     assert host.body is not None
-    decls: dict[str, n.VarDecl] = {}
-    for stmt in host.body.body:
-        if isinstance(stmt, n.DeclStmt):
-            for d in stmt.decls:
-                decls[d.decl] = d
-    written = set().union(*(_writes(s) for s in host.body.body)) if host.body.body else set()
+    decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    written = _writes(host.body)
     return {k: v for k, v in decls.items() if k not in written}

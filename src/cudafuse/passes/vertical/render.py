@@ -9,7 +9,10 @@ def explain_text(result: FuseResult) -> str:
     lines = []
     units = {p.host: p.unit_short for p in result.plans}
     for plan in result.plans:
-        lines.append(f"{plan.host}: {len(plan.kernels)} launches: {', '.join(plan.kernels)}")
+        where = f" in {plan.where}" if plan.where.startswith("the body of the") or \
+            plan.where.startswith(("the if", "the else", "the block")) else ""
+        lines.append(f"{plan.host}: {len(plan.kernels)} launches{where}: "
+                     f"{', '.join(plan.kernels)}")
         # The unit once per sequence, in full; the figures after it say it short.
         lines.append(f"  objective unit: {plan.objective_unit} (edge weights: the paper's "
                      "Eq. 1, w_e = max(pair benefit, 1) summed inside groups, same unit)")
@@ -24,8 +27,10 @@ def explain_text(result: FuseResult) -> str:
             lines.append(f"  {g.name}: {', '.join(g.kernels)} (estimated benefit "
                          f"{g.benefit:.4g} {plan.unit_short})")
             if g.stored:
+                why = "; ".join(f"{b}: {g.stored_why[b]}" for b in g.stored
+                                if b in g.stored_why)
                 lines.append(f"    still stores {', '.join(g.stored)} (read outside the group "
-                             "or after the pipeline)")
+                             "or after the pipeline" + (f"; {why})" if why else ")"))
             if g.untouched:
                 lines.append(f"    no longer writes {', '.join(g.untouched)}: the buffer(s) "
                              "may be dropped")
@@ -42,7 +47,30 @@ def explain_text(result: FuseResult) -> str:
                      f"{e.why}{figure}")
     for note in result.notes:
         lines.append(f"  note: {note}")
+    lines += launch_lines(result)
     return "\n".join(lines) + "\n"
+
+
+def launch_lines(result: FuseResult) -> list[str]:
+    """Per host function, every launch: its sequence and group, or why it is in none.
+    Host functions with a single launch (nothing to fuse it with) are left out."""
+    lines: list[str] = []
+    hosts = list(dict.fromkeys(la.host for la in result.launches))
+    for host in hosts:
+        mine = [la for la in result.launches if la.host == host]
+        if len(mine) < 2:
+            continue
+        lines.append(f"launches of {host}:")
+        for la in mine:
+            head = f"  {la.index}: {la.kernel} (line {la.line})"
+            if la.sequence is None:
+                lines.append(f"{head}: in no sequence: {la.why}")
+                continue
+            plan = result.plans[la.sequence]
+            fate = f"fused into {la.group}" if la.group else "not fused"
+            lines.append(f"{head}: sequence {la.sequence} ({plan.where}, "
+                         f"{len(plan.kernels)} launches), {fate}")
+    return lines
 
 
 def traffic_line(plan: SequencePlan) -> str:
