@@ -27,6 +27,7 @@ from cudafuse.codegen.splice import Rewriter
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
+from cudafuse.passes.vertical.domain import keeps_guard, reads_own_output
 from cudafuse.passes.vertical.escape import overload_text, subscript_only
 from cudafuse.passes.vertical.hostview import LaunchSite, buffer_key, value_key
 from cudafuse.passes.vertical.view import KernelView
@@ -131,6 +132,19 @@ class GroupEmitter:
                         raise CodegenError(f"'{site.kernel.name}' stores through an argument "
                                            "that is not a plain buffer variable")
                     self.produced[key] = (site, p)
+        # Producers that keep their guard (see fusion.domain), and those whose function
+        # reads their own output from memory (the guard's fallback, a path with no store, a
+        # read-modify-write): their output buffer is a parameter of the group.
+        self.kept: set[str] = set()
+        self.own_memory: set[str] = set()
+        for key, (site, p) in self.produced.items():
+            view = views[site.kernel.name]
+            readers = [views[s.kernel.name] for s in group.launches if s is not site and (
+                s is self.sink or any(param_key(q, a) == key for q, a in s.bindings))]
+            if keeps_guard(view, readers):
+                self.kept.add(key)
+            if key in self.kept or reads_own_output(view, p.name):
+                self.own_memory.add(key)
         self.params = self._group_params()
 
     # ---- parameters ------------------------------------------------------------------
@@ -154,7 +168,7 @@ class GroupEmitter:
                 if self._is_view(site, p, key):
                     continue
                 if site is not self.sink and p.name in own_outputs and \
-                        key not in self.group.stored:
+                        key not in self.group.stored and key not in self.own_memory:
                     continue
                 if key in out:
                     if p.is_pointer and "const" not in p.type.split("*")[0]:
@@ -195,11 +209,11 @@ class GroupEmitter:
         values, views = [], []
         for p, arg in site.bindings:
             key = param_key(p, arg)
-            if p.name in view.stores:
+            if p.name in view.stores and key not in self.own_memory:
                 continue
             if self._is_view(site, p, key):
                 views.append(f"  [[maybe_unused]] const {self.at_name(key)}_view {p.name}"
-                             f"{self._view_init(cf, view.bounds)};")
+                             f"{self._view_init(cf, view, key)};")
             else:
                 values.append(f"  [[maybe_unused]] {_declare(p.type, p.name)} = "
                               f"{cf[index[key]]};")
@@ -242,8 +256,19 @@ class GroupEmitter:
             else:
                 body.replace_range(_line_start(data, stmt.span.start, body.span.start),
                                    _through_line(data, stmt.span.end), "")
+        kept = key in self.kept
+        load = self._own_load(view, out.name) if kept else ""
         if view.guard is None:
             pass
+        elif kept:  # elements outside the guard keep what memory holds
+            cond = expr_text(self.unit, view.guard.cond, view.guard)
+            if view.guard_kind == "return":
+                body.replace_range(_line_start(data, view.guard.span.start, body.span.start),
+                                   _through_line(data, view.guard.span.end),
+                                   f"  if ({cond}) return {load};\n")
+            else:
+                body.replace_range(view.guard.span.start, view.guard.then.span.start,
+                                   f"if (!({cond})) return {load}; ")
         elif view.guard_kind == "return":
             body.replace_range(_line_start(data, view.guard.span.start, body.span.start),
                                _through_line(data, view.guard.span.end), "")
@@ -251,15 +276,22 @@ class GroupEmitter:
             then = view.guard.then
             body.replace_range(view.guard.span.start, then.span.start, "")
         fast = self._fast_reads(site, view.bounds)
-        for name, store in view.stores.items():
-            if name == out.name:
+        stores = [st for name in view.stores
+                  for st in view.all_stores.get(name, (view.stores[name],))]
+        for store in stores:
+            if store.param == out.name:
                 value = _render(self.unit, store.value, fast) if _inside(
                     store.value.span, fn.body.span) else expr_text(self.unit, store.value)
+                if store.op != "=":  # a[i] op= v reads the element: a[i] op (v)
+                    lhs = expr_text(self.unit, store.stmt.expr.lhs, store.stmt.expr)
+                    value = f"({lhs}) {store.op[:-1]} ({value})"
                 text = f"return {self.prefix}_round({value})"
             else:
                 text = "(void)0"
             body.replace(store.stmt.span, text)
             fast = [e for e in fast if not store.stmt.span.start <= e[0] < store.stmt.span.end]
+        if kept:  # a path that stores nothing leaves the element as it was
+            body.insert(fn.body.span.end - 1, f"  return {load};\n")
         for start, end, text in fast:
             body.replace_range(start, end, text)
         elem = _nonconst(out.pointee) or "float"
@@ -274,6 +306,16 @@ class GroupEmitter:
                 f"{group}) {{\n{aliases}\n"
                 f"  return {name}_xy({self._index_to_coords(view)}, {cf});\n}}\n"
                 + self._view_struct(key, elem, len(view.coords)))
+
+    def _own_load(self, view: KernelView, out: str) -> str:
+        """The producer's output at its own element, loaded from memory (in its _xy function,
+        whose coordinates are declared from the arguments)."""
+        c = view.coords
+        if len(c) == 1:
+            return f"{out}[{c[0].name}]"
+        if view.stride is None:
+            raise CodegenError(f"'{view.fn.name}' has no row stride to load '{out}' with")
+        return f"{out}[{c[1].name} * ({expr_text(self.unit, view.stride)}) + {c[0].name}]"
 
     def _unloop(self, view: KernelView, body: _Slice) -> None:
         """A grid-stride loop's body at one element: the step variables' declarations and the
@@ -322,9 +364,15 @@ class GroupEmitter:
                 f"    return {name}_at(y * s + x, {args});\n  }}\n")
         return text + "};\n"
 
-    def _view_init(self, names: list[str], bounds: tuple[n.Expr, ...], tile: str = "") -> str:
+    def _view_init(self, names: list[str], frame: KernelView, key: str, tile: str = "") -> str:
         """Aggregate initialiser of a view: the group parameters as named in the enclosing
-        function, that function's image size, and its tile (if any)."""
+        function (whose view is `frame`), that function's image size, and its tile (if any).
+        A producer that keeps its guard gets the function's row stride as the width (equal
+        to the producer's, legality checks): its guard, not the reader's, says which
+        elements it computes."""
+        bounds = frame.bounds
+        if key in self.kept and frame.dims == 2 and frame.stride is not None:
+            bounds = (frame.stride, *bounds[1:2])
         size = [to_c_or(self.unit, b) for b in bounds[:2]] + ["0"] * (2 - len(bounds[:2]))
         t = tile or "nullptr, 0, 0, 0, 0"
         return "{" + ", ".join([*names, *size, t]) + "}"
@@ -375,7 +423,7 @@ class GroupEmitter:
         prologue_lines, tile_args = self._tile_code(tiles, knames, view.bounds)
         locals_ = prologue_lines + [
             f"  const {self.at_name(key)}_view {local}"
-            f"{self._view_init(knames, view.bounds, tile_args.get(local, ''))};"
+            f"{self._view_init(knames, view, key, tile_args.get(local, ''))};"
             for local, key in views]
         body = _Slice(self.unit.source, k.body.span)
         for start, end, text in fast:
@@ -388,7 +436,11 @@ class GroupEmitter:
             if any(isinstance(x, n.Return) and id(x) not in guard_nodes for x in k.body.walk()):
                 raise CodegenError(f"'{k.name}' may return before its store, so it cannot store "
                                    "the group's intermediates for every element")
-            first = min(view.stores.values(), key=lambda s: s.stmt.span.start)
+            unconditional = [s for s in view.stores.values() if not s.nested]
+            if not unconditional:
+                raise CodegenError(f"'{k.name}' stores only under an if/else, so it cannot "
+                                   "store the group's intermediates for every element")
+            first = min(unconditional, key=lambda s: s.stmt.span.start)
             kname_of = {gp.key: gp.kname for gp in self.params}
             idx = expr_text(self.unit, first.index, first.stmt.expr.lhs)
             # Prepended with the comma operator, so the statement stays one statement: it may
@@ -416,7 +468,7 @@ class GroupEmitter:
         sink_view = self.views[self.sink.kernel.name]
         out = []
         for local, key in views:
-            if key not in self.group.tiles or local not in sink_view.reads:
+            if key not in self.group.tiles or local not in sink_view.reads or key in self.kept:
                 continue
             needed, why = subscript_only(self.unit, self.sink.kernel, local)
             if why or needed:

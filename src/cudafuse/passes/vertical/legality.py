@@ -8,7 +8,9 @@ A group is legal when, besides the structural conditions of `partition.structura
   recognised border handling on each dimension it offsets (so every element read lies in the
   producer's iteration space);
 - all kernels have the same iteration space (guard bounds, as host values) and each
-  producer's row stride equals its width, and each producer's grid provably covers it;
+  producer's row stride equals its width, and each producer's grid provably covers it; a
+  producer that keeps its guard (domain.py) needs only its readers' row stride and, when
+  its output is stored, a last kernel whose guard contains its own;
 - nothing the fused kernel writes to memory is read from memory by a producer (a producer
   runs at other threads' elements, after they may have stored), and no two kernels of the
   group write the same buffer;
@@ -27,6 +29,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.codegen import param_key
 from cudafuse.passes.vertical.coverage import Resolver, covers
+from cudafuse.passes.vertical.domain import keeps_guard
 from cudafuse.passes.vertical.escape import subscript_only
 from cudafuse.passes.vertical.hostview import LaunchSite, side_effect_free, value_key
 from cudafuse.passes.vertical.model import PipelineModel
@@ -66,6 +69,75 @@ class Legality:
                  resolver: Resolver):
         self.unit, self.model, self.infos, self.resolver = unit, model, infos, resolver
         self._kernel: dict[int, str | None] = {}
+
+    def _stored(self, group: frozenset[int]) -> set[str]:
+        """The intermediates the fused kernel must still store (as the driver decides)."""
+        last = max(group)
+        return {key for i in group - {last} for key in self.infos[i].writes
+                if key in self.model.live_out or any(
+                    key in bufs for (a, c), bufs in self.model.edges.items()
+                    if a == i and c not in group)}
+
+    def _readers(self, group: frozenset[int], i: int, key: str) -> list[int]:
+        """The members whose views see producer i's `key` (as code generation counts them:
+        any member binding the buffer, and the last kernel)."""
+        last = max(group)
+        return [j for j in sorted(group) if j != i and (j == last or any(
+            param_key(p, a) == key for p, a in self.infos[j].site.bindings if p.is_pointer))]
+
+    def _domain_reason(self, group: frozenset[int]) -> str | None:
+        """Producers that keep their guard (domain.py): the fused code loads the elements
+        they do not write at their own row stride, which every reader must share, and the
+        last kernel, when it stores their output, must do so at every element they write."""
+        last = max(group)
+        sink = self.infos[last]
+        stored = self._stored(group)
+        for i in sorted(group - {last}):
+            src = self.infos[i]
+            name = src.site.kernel.name
+            for key, pname in sorted(src.writes.items()):
+                if pname not in src.view.stores:
+                    continue
+                readers = self._readers(group, i, key)
+                if not keeps_guard(src.view, [self.infos[j].view for j in readers]):
+                    continue
+                buf = key.split(":", 1)[1].split("@")[0]
+                for j in readers:
+                    view = self.infos[j].view
+                    if src.view.dims == 2 and view.dims == 2 and \
+                            not self._same(i, src.view.stride, j, view.stride):
+                        return (f"'{name}' and '{self.infos[j].site.kernel.name}' do not "
+                                f"provably have the same row stride ('{name}' writes only "
+                                f"part of '{buf}', whose other elements are read from memory)")
+                if key in stored and (sink.view.lower_bounded or len(sink.view.bounds) !=
+                                      len(src.view.bounds) or not all(
+                        self._at_most(i, a, last, b) for a, b in
+                        zip(src.view.bounds, sink.view.bounds, strict=True))):
+                    return (f"'{name}' and '{sink.site.kernel.name}' do not provably have the "
+                            f"same iteration space: '{sink.site.kernel.name}' must still "
+                            f"store '{buf}', but only where its own guard holds, which may "
+                            f"miss elements '{name}' writes")
+        return None
+
+    def _in_place_reason(self, group: frozenset[int], i: int, key: str) -> str:
+        """Producer i updates `key` in place (`a[i] += ...`) and the fused kernel stores it:
+        a thread that reads the element after its owner stored it sees the new value."""
+        name = self.infos[i].site.kernel.name
+        buf = key.split(":", 1)[1].split("@")[0]
+        for j in sorted(group):
+            pname = self.infos[j].reads.get(key)
+            load = next((ld for ld in self.infos[j].facts.loads if ld.pointer == pname), None)
+            if j == i or load is None or not any(lo or hi for lo, hi in load.extent):
+                continue
+            offsets = ", ".join(f"{lo:+d}..{hi:+d} in {d}" if lo != hi else f"{lo:+d} in {d}"
+                                for d, (lo, hi) in zip(load.dims, load.extent, strict=True)
+                                if (lo, hi) != (0, 0))
+            return (f"'{self.infos[j].site.kernel.name}' reads '{pname}' at offset {offsets}, "
+                    f"an element another thread of the fused kernel may already have "
+                    f"overwritten ('{name}' updates '{buf}' in place and '{buf}' must still "
+                    "be stored)")
+        return (f"'{name}' updates '{buf}' in place and the fused kernel must still store "
+                f"'{buf}': a read of it after the store would see the new value")
 
     def _stores_intermediates(self, group: frozenset[int]) -> bool:
         last = max(group)
@@ -112,7 +184,9 @@ class Legality:
             if wrong:
                 return f"'{name}' {wrong}"
             if info.view.dims == 2 and not self._same(i, info.view.stride, i,
-                                                      info.view.bounds[0]):
+                                                      info.view.bounds[0]) and \
+                    not self._at_most(i, info.view.bounds[0], i, info.view.stride):
+                # (a guard narrower than the row, x < w - 1, is kept by the view: domain.py)
                 return f"'{name}' stores rows with a stride other than its width"
         return None
 
@@ -160,6 +234,13 @@ class Legality:
         la, lb = self._lin(i, a), self._lin(j, b)
         return la is not None and la == lb
 
+    def _at_most(self, i: int, a, j: int, b) -> bool:
+        """a (in launch i's terms) <= b (in launch j's), provably: they differ by a constant."""
+        if a is None or b is None:
+            return False
+        la, lb = self._lin(i, a), self._lin(j, b)
+        return la is not None and lb is not None and la[0] == lb[0] and la[1] <= lb[1]
+
     def edge_reason(self, a: int, c: int, buffer: str) -> str | None:
         """Why consumer c cannot read `buffer` from producer a through a view."""
         src, dst = self.infos[a], self.infos[c]
@@ -182,9 +263,10 @@ class Legality:
                         f"{border} border handling: out-of-range reads cannot be reproduced")
         if src.view.stores.get(src.writes.get(buffer, "")) is None:
             return f"'{src.site.kernel.name}' does not store '{buffer}' at its own element"
-        if dst.view.dims != src.view.dims or any(
-                not self._same(a, x, c, y) for x, y in
-                zip(src.view.bounds, dst.view.bounds, strict=False)) or not dst.view.bounds:
+        if dst.view.dims != src.view.dims or not dst.view.bounds or (
+                not keeps_guard(src.view, [dst.view]) and any(
+                    not self._same(a, x, c, y) for x, y in
+                    zip(src.view.bounds, dst.view.bounds, strict=False))):
             return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the same "
                     "iteration space")
         return None
@@ -213,14 +295,28 @@ class Legality:
             if len(who) > 1:  # one value per element and buffer, or views would be ambiguous
                 names = " and ".join(f"'{self.infos[i].site.kernel.name}'" for i in who[:2])
                 return f"{names} both write '{b.split(':', 1)[1].split('@')[0]}'"
-        written = set(writers)
+        # What the fused kernel writes: the last kernel's outputs and the stored
+        # intermediates (a producer's other outputs are never written to memory).
+        stored = self._stored(group)
+        written = set(self.infos[last].writes) | stored
         for i in members[:-1]:
-            clash = sorted(b for b in self.infos[i].reads if b in written and not any(
+            info = self.infos[i]
+            # A producer reading its own output only at its own element (`a[i] += ...`)
+            # reads what it read originally, unless the fused kernel stores that buffer.
+            own = sorted(b for b, p in info.reads.items() if b in info.writes and any(
+                ld.pointer == p and ld.kind == "point" for ld in info.facts.loads))
+            if any(b in written for b in own):
+                return self._in_place_reason(group, i, next(b for b in own if b in written))
+            clash = sorted(b for b in info.reads if b not in own and (
+                b in written or b in info.writes) and not any(
                 b in self.model.edges.get((a, i), ()) for a in members))
             if clash:
                 buf = clash[0].split(":", 1)[1].split("@")[0]
                 return (f"'{self.infos[i].site.kernel.name}' reads '{buf}' from memory, which "
                         "the fused kernel writes")
+        r = self._domain_reason(group)
+        if r:
+            return r
         if self._stores_intermediates(group):
             # The last kernel's threads store them: it must cover the whole image too.
             info = self.infos[last]

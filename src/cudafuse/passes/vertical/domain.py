@@ -1,0 +1,48 @@
+"""Where a producer writes, and what a view yields where it does not.
+
+A producer whose guard covers only part of its rows (`x >= 1 && x < w - 1`), whose bounds
+differ from a reader's, or whose stores sit under an if/else does not write every element a
+consumer may read. The original program leaves such an element as it was, so the fused code
+must too: its value-at-element function keeps the producer's guard and, where the guard (or
+every store) is not taken, returns the element loaded from memory. That is exact for any
+prior contents, provided nothing in the fused kernel writes the element first (legality
+checks it). Producers that write every element a reader reads keep the original, guard-free
+functions.
+"""
+
+from __future__ import annotations
+
+from cudafuse.codegen.exprprint import Unprintable, to_c
+from cudafuse.ir import nodes as n
+from cudafuse.passes.vertical.view import KernelView
+
+
+def _text(e: n.Expr | None) -> str:
+    if e is None:
+        return ""
+    try:
+        return to_c(e)
+    except Unprintable:
+        return f"<{e.span.file}:{e.span.start}>"
+
+
+def keeps_guard(producer: KernelView, readers: list[KernelView]) -> bool:
+    """Whether the producer's value-at-element function must keep its guard and fall back to
+    memory. Decided on the text, so that both legality and code generation see the same
+    answer; legality then checks the relaxed conditions (the same row stride) with host
+    values. Grid-stride loops never do (their loop is their guard)."""
+    if producer.grid_stride or any(r.grid_stride for r in readers):
+        return False
+    if producer.lower_bounded or producer.all_stores:
+        return True
+    if producer.dims == 2 and _text(producer.stride) != _text(producer.bounds[0]):
+        return True
+    own = [_text(b) for b in producer.bounds]
+    return any(r.lower_bounded or [_text(b) for b in r.bounds] != own for r in readers)
+
+
+def reads_own_output(view: KernelView, out: str) -> bool:
+    """Whether the producer reads the buffer it writes (at its own element, `a[i] += b[i]`,
+    `e[i] = e[i] - d`: the view requires that)."""
+    stores = view.all_stores.get(out) or ((view.stores[out],) if out in view.stores else ())
+    return out in view.reads or any(s.op != "=" for s in stores)
