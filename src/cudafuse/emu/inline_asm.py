@@ -44,6 +44,15 @@ TEMPLATES: list[tuple[str, str]] = [
     (r"fma\.rn\.f64 %0, %1, %2, %3", "fma((double){1}, (double){2}, (double){3})"),
     (r"vabsdiff4\.u32\.u32\.u32\.add %0, %1, %2, %3",
      "::cudafuse_emu::ptx::vabsdiff4_add((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+    # loads and stores with memory-order qualifiers (flags between blocks, as in
+    # multi-block barriers): atomic accesses of the width named; {o2}, {o3}: the operands
+    # the template's %N name, in whatever order the user numbered them
+    (r"ld\.(acquire|relaxed|volatile)(?:\.(?:cta|cluster|gpu|sys))?\.global"
+     r"\.([usb](?:8|16|32|64)) %0, \[%(1)\]",
+     "::cudafuse_emu::ptx::load<::cudafuse_emu::ptx::{m2}_t>({o3}, {m1q})"),
+    (r"st\.(release|relaxed|volatile)(?:\.(?:cta|cluster|gpu|sys))?\.global"
+     r"\.([usb](?:8|16|32|64)) \[%(\d)\], %(\d)",
+     "!::cudafuse_emu::ptx::store<::cudafuse_emu::ptx::{m2}_t>({o3}, {o4}, {m1q})"),
     # no effect in the emulator: ordering and timing hints
     (r"nanosleep\.u32 %0", ""),
     (r"nanosleep\.u32 \d+", ""),
@@ -52,6 +61,8 @@ TEMPLATES: list[tuple[str, str]] = [
     (r"", ""),  # an empty template: a compiler barrier only
 ]
 _COMPILED = [(re.compile(p + r"\Z"), e) for p, e in TEMPLATES]
+_ORDERS = {"acquire": "__ATOMIC_ACQUIRE", "release": "__ATOMIC_RELEASE",
+           "relaxed": "__ATOMIC_RELAXED", "volatile": "__ATOMIC_RELAXED"}
 
 _HEAD = re.compile(r"\s*(?:asm|__asm__|__asm)\s*(?:(?:volatile|__volatile__|inline|goto)\s*)*\(")
 _STRING = re.compile(r'"((?:\\.|[^"\\])*)"')
@@ -153,12 +164,23 @@ def translate(text: str) -> Translation | None:
         if not expr:  # no effect; the operands' expressions are still evaluated
             args = ", ".join(f"(void)({e})" for c, e in ins)
             return Translation(close + 1, f"((void)0{', ' + args if args else ''})")
+        groups = {f"m{i}": g for i, g in enumerate(m.groups(), 1)}
+        # {oN}: the operand the template's Nth group numbers; {mNq}: group N's memory order
+        for i, g in enumerate(m.groups(), 1):
+            if g is not None and g.isdigit():
+                if int(g) >= len(operands):
+                    return None
+                groups[f"o{i}"] = f"({operands[int(g)][1]})"
+            groups[f"m{i}q"] = _ORDERS.get(g or "", "")
+        if expr.startswith("!"):  # a statement with inputs only
+            if outs:
+                return None
+            return Translation(close + 1, f"({expr[1:].format(**groups)})")
         if not outs or "=" not in outs[0][0] and "+" not in outs[0][0]:
             return None
         needed = {int(k) for k in re.findall(r"\{(\d+)\}", expr)}
         if any(k >= len(operands) for k in needed):
             return None
-        groups = {f"m{i}": g for i, g in enumerate(m.groups(), 1)}
         value = expr.format(*([""] + [f"({e})" for _, e in operands[1:]]), **groups)
         return Translation(close + 1, f"::cudafuse_emu::ptx::set(({outs[0][1]}), {value})")
     return None

@@ -149,6 +149,7 @@ def _refused_asm(unit: TranslationUnit, fn: Function, node: n.Asm) -> bool:
 def _translate_asm(unit: TranslationUnit, rw: Rewriter) -> None:
     """The inline PTX check_supported let through becomes calls into cudafuse_emu_ptx.h."""
     data = unit.source.data
+    seen: set[int] = set()  # the main file's asm statements the IR holds
     for fn in _bodies(unit):
         if fn.name in _EMULATOR_REPLACES:
             continue
@@ -156,12 +157,20 @@ def _translate_asm(unit: TranslationUnit, rw: Rewriter) -> None:
         for node in fn.body.walk():
             if not isinstance(node, n.Asm) or node.text.lstrip().startswith(BAR_MACRO):
                 continue
+            if node.span.file == unit.path:
+                seen.add(node.span.start)
             tr = inline_asm.translate(node.text)
             if tr is None or node.span.file != unit.path:
                 continue
             end = node.span.start + len(node.text[:tr.end].encode())
             lines = data[node.span.start:end].count(b"\n")
             rw.replace_range(node.span.start, end, tr.code + "\n" * lines, "inline PTX")
+    # Functions the IR does not hold (member functions of a class the front end skipped):
+    # their translatable PTX found on the text, as in a header; the rest reaches g++, whose
+    # assembler error is reported at its line (build.py).
+    for start, end, code in inline_asm.text_edits(blank_comments(data), data):
+        if start not in seen and not any(e.start < end and start < e.end for e in rw.edits):
+            rw.replace_range(start, end, code, "inline PTX")
 
 
 _SPELLED_CALLEE = re.compile(r"(\w+)\s*(?:<[^()]*>)?\s*\(")

@@ -60,11 +60,49 @@ def swap_space_alignas(data: bytes) -> bytes | None:
     return out if out != data else None
 
 
+# nvcc takes an inline-assembly operand list without a comma between two operands
+# (`:: "r"(v) "l"(p)`); clang and g++ do not. After an operand's closing parenthesis only `,`,
+# `:` or the statement's `)` may follow, so a constraint string there is the next operand:
+# the whitespace before it becomes the comma.
+_ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b[ \t]*(?:(?:volatile|__volatile__|inline|goto)"
+                  rb"[ \t]*)*\(")
+_MISSING_COMMA = re.compile(rb'\)([ \t\r\n])(\s*)(?=(?:\[\w+\]\s*)?"[^"\n]*"\s*\()')
+
+
+def comma_between_asm_operands(data: bytes) -> bytes | None:
+    """Each asm statement's operands separated by commas where nvcc let them touch (same
+    length: a whitespace character becomes the comma); None when none is missing."""
+    if b"asm" not in data:
+        return None
+    out = bytearray(data)
+    for m in _ASM.finditer(data):
+        depth, i, colon = 0, m.end() - 1, False
+        while i < len(data):  # to the statement's closing parenthesis, strings skipped
+            c = data[i]
+            if c == ord('"'):
+                j = i + 1
+                while j < len(data) and data[j] != ord('"'):
+                    j += 2 if data[j] == ord("\\") else 1
+                i = j + 1
+                continue
+            depth += c == ord("(")
+            depth -= c == ord(")")
+            colon = colon or (c == ord(":") and depth == 1)
+            if depth == 0:
+                break
+            if c == ord(")") and depth == 1 and colon:
+                gap = _MISSING_COMMA.match(data, i)
+                if gap:
+                    out[gap.start(1)] = ord(",")
+            i += 1
+    return bytes(out) if out != data else None
+
+
 def clang_spelling(data: bytes) -> bytes | None:
     """`data` respelled, offset for offset, where nvcc accepts what clang does not (None when
     nothing needs it)."""
     changed = False
-    for respell in (join_split_chevrons, swap_space_alignas):
+    for respell in (join_split_chevrons, swap_space_alignas, comma_between_asm_operands):
         new = respell(data)
         if new is not None:
             data, changed = new, True

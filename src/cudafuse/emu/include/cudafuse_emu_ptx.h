@@ -5,6 +5,7 @@
 #include <chrono>
 #include "cudafuse_emu.h"
 
+#include <stdint.h>
 namespace cudafuse_emu {
 namespace ptx {
 template <class T, class V>
@@ -42,6 +43,28 @@ inline unsigned vabsdiff4_add(unsigned a, unsigned b, unsigned c) {
     c += (unsigned)(x > y ? x - y : y - x);
   }
   return c;
+}
+// ld/st with a memory order (.acquire, .release, .relaxed, .volatile) on global memory:
+// atomic accesses of the PTX type's width; the address may come as a pointer or an integer.
+typedef unsigned char u8_t;
+typedef unsigned short u16_t;
+typedef unsigned int u32_t;
+typedef unsigned long long u64_t;
+typedef signed char s8_t;
+typedef short s16_t;
+typedef int s32_t;
+typedef long long s64_t;
+typedef unsigned char b8_t;
+typedef unsigned short b16_t;
+typedef unsigned int b32_t;
+typedef unsigned long long b64_t;
+template <typename T, typename A>
+inline T load(A address, int order) {
+  return __atomic_load_n((T *)(uintptr_t)address, order);
+}
+template <typename T, typename A, typename V>
+inline void store(A address, V value, int order) {
+  __atomic_store_n((T *)(uintptr_t)address, (T)value, order);
 }
 }  // namespace ptx
 }  // namespace cudafuse_emu
