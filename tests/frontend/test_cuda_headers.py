@@ -171,3 +171,28 @@ void run(cudaGraph_t g, cudaStream_t s, cudaGraphNode_t n, int *p) {
     result = parse_file(str(path))
     assert result.diagnostics == []
     assert result.unit.function("run") is not None  # not skipped
+
+
+@pytest.mark.parametrize("header", ["cooperative_groups.h", "cooperative_groups/reduce.h",
+                                    "cuda/barrier", "cuda/pipeline", "cuda/std/type_traits",
+                                    "cuda/std/limits"])
+def test_headers_that_bring_half_and_bfloat16(tmp_path: Path, header: str) -> None:
+    # CUDA 13's cooperative_groups.h and libcu++ headers include cuda_fp16.h and cuda_bf16.h
+    # (llm.c's layernorm_backward.cu uses __nv_bfloat16 with only these included).
+    path = write(tmp_path, "k.cu", f"""\
+#include <{header}>
+__global__ void k(const __nv_bfloat16 *x, const __half *y, float *o) {{
+  o[threadIdx.x] = __bfloat162float(x[threadIdx.x]) + __half2float(y[threadIdx.x]);
+}}
+""")
+    result = parse_file(str(path))
+    assert [k.name for k in result.unit.kernels] == ["k"]
+    assert not [d for d in result.diagnostics if d.severity != Severity.NOTE]
+
+
+def test_headers_that_do_not_bring_bfloat16(tmp_path: Path) -> None:
+    # cuda_runtime.h does not, with nvcc either: the kernel is refused, not analysed.
+    path = write(tmp_path, "k.cu", "#include <cuda_runtime.h>\n"
+                 "__global__ void k(__nv_bfloat16 *x) { x[0] = x[1]; }\n")
+    with pytest.raises(CudafuseError, match="could not be analysed"):
+        parse_file(str(path))

@@ -9,6 +9,10 @@
 // launch (cudaLaunchCooperativeKernel: cudafuse_emu_launch.h runs all of its blocks' threads
 // as fibers); in a <<<...>>> launch it ends the run with a report.
 #pragma once
+// CUDA 13's header brings __half and __nv_bfloat16 with it (through libcu++'s type traits);
+// code that uses them without including cuda_bf16.h compiles with nvcc.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include "cudafuse_emu.h"
 
 namespace cooperative_groups {

@@ -5,6 +5,10 @@
 // cuda::memcpy_async with a barrier or a pipeline. Copies are done at the call; waits switch
 // to the block's other threads until the phase they wait for completes.
 #pragma once
+// CUDA 13's header brings __half and __nv_bfloat16 with it (through libcu++'s type traits);
+// code that uses them without including cuda_bf16.h compiles with nvcc.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include <cstddef>
 #include <cstdint>
 #include <limits>

@@ -4,6 +4,10 @@
    member functions and free templates of namespace cooperative_groups; analyses see them as
    calls whose declaration lies in this directory. */
 #pragma once
+// CUDA 13's header brings __half and __nv_bfloat16 with it (through libcu++'s type traits);
+// code that uses them without including cuda_bf16.h compiles with nvcc.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 
 namespace cooperative_groups {
 

@@ -1,6 +1,10 @@
 /* cudafuse stand-in for the parts of libcu++ (<cuda/barrier>, <cuda/pipeline>,
    <cuda/atomic>) that kernels use: declarations for the front end, never compiled. */
 #pragma once
+// CUDA 13's header brings __half and __nv_bfloat16 with it (through libcu++'s type traits);
+// code that uses them without including cuda_bf16.h compiles with nvcc.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include "std/cudafuse_std.h"
 namespace cuda {
 enum thread_scope { thread_scope_system = 0, thread_scope_device = 1, thread_scope_block = 2,
