@@ -336,3 +336,20 @@ def test_kernels_in_an_included_user_file_are_named(tmp_path: Path) -> None:
                                "step_kernel.cu are not analysed, only this file's: 'step'; "
                                "analyse (or fuse) the file that defines them")
     assert note.message.startswith("no kernels")
+
+
+def test_kernels_in_branches_not_taken_are_named(tmp_path: Path) -> None:
+    # llm.c's dev/cuda files define a kernel under #ifndef ENABLE_BF16 after defining it: the
+    # kernel is not analysed, and a note says so (not a kernel that silently went missing).
+    path = write(tmp_path, "b.cu", "#define ENABLE_BF16\n"
+                 "__global__ void both(float *p) { p[0] = 0; }\n"
+                 "#ifndef ENABLE_BF16\n__global__ void fp32_only(float *p) { p[0] = 1; }\n"
+                 "#else\n__global__ void both(float *p, int n);\n#endif\n"
+                 "#if 0\n__global__ void off(float *p) {}\n__global__ void off(int *p) {}\n"
+                 "#endif\n")
+    result = parse_file(path)
+    assert [k.name for k in result.unit.kernels] == ["both"]
+    (note,) = result.diagnostics
+    assert note.severity is Severity.NOTE and (note.line, note.col) == (4, 1)
+    assert note.message == ("2 kernels defined only in preprocessor branches not taken, not "
+                            "analysed: 'fp32_only' (line 4), 'off' (line 9)")

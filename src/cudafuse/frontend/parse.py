@@ -285,12 +285,39 @@ def _only_unknown_cuda_names(tu: ci.TranslationUnit) -> bool:
 def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions) -> ParseResult:
     _check_no_kernel_lost(result, tu)
     result.diagnostics += _kernels_in_user_headers(result.unit, opts)
+    result.diagnostics += _kernels_preprocessed_out(result.unit, tu)
     # Not an error: a file of host code or device helpers is valid CUDA; every command then
     # has nothing to do, and the note says why its output is empty.
     if not result.unit.kernels:
         result.diagnostics.append(Diagnostic(Severity.NOTE, "no kernels (__global__ function "
                                              "definitions) found", result.unit.path))
     return result
+
+
+def _kernels_preprocessed_out(unit: TranslationUnit, tu: ci.TranslationUnit
+                              ) -> list[Diagnostic]:
+    """A note naming the kernels the main file defines only in branches the preprocessor did
+    not take (`#ifdef ENABLE_BF16 ... #else`, `#if 0`): they are not analysed, and a user who
+    counts the file's `__global__` functions should see why (a -D would select them)."""
+    skipped = skipped_ranges(tu, unit.path)
+    if not skipped:
+        return []
+    seen = {f.name.rsplit("::", 1)[-1] for f in unit.functions if f.is_kernel}
+    taken = {k.name for k in spelled_kernels(unit.source.data, skipped)}
+    out = []
+    for k in spelled_kernels(unit.source.data, []):
+        if k.defined and k.name not in seen | taken:
+            seen.add(k.name)  # the first definition of each name
+            out.append(k)
+    if not out:
+        return []
+    src = unit.source
+    line, col = src.line_col(out[0].offset)
+    shown = ", ".join(f"'{k.name}' (line {src.line_col(k.offset)[0]})" for k in out[:8])
+    more = f" and {len(out) - 8} more" if len(out) > 8 else ""
+    return [Diagnostic(Severity.NOTE, f"{len(out)} kernel{'s' if len(out) > 1 else ''} "
+                       f"defined only in preprocessor branches not taken, not analysed: "
+                       f"{shown}{more}", unit.path, line, col, src.line_text(line))]
 
 
 def _kernels_in_user_headers(unit: TranslationUnit, opts: ParseOptions) -> list[Diagnostic]:
