@@ -1,5 +1,5 @@
 """CUDA 13's cooperative_groups.h and libcu++ headers bring cuda_fp16.h and cuda_bf16.h with
-them; the emulator's stand-ins do too, so a program that uses __nv_bfloat16 with only those
+them, and so does cublas_api.h; the emulator's stand-ins do too, so a program that uses __nv_bfloat16 with only those
 included (llm.c's dev/cuda style) builds and runs."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from cudafuse.runtime import load
 
 PROGRAM = """\
 #include <{header}>
-namespace cg = cooperative_groups;
 __global__ void widen(const __nv_bfloat16 *x, const __half *y, float *out, int n) {{
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = __bfloat162float(x[i]) + __half2float(y[i]);
@@ -21,7 +20,8 @@ __global__ void widen(const __nv_bfloat16 *x, const __half *y, float *out, int n
 """
 
 
-@pytest.mark.parametrize("header", ["cooperative_groups.h", "cooperative_groups/reduce.h"])
+@pytest.mark.parametrize("header", ["cooperative_groups.h", "cooperative_groups/reduce.h",
+                                    "cublas_v2.h"])
 def test_bfloat16_through_cooperative_groups(tmp_path: Path, header: str) -> None:
     path = tmp_path / "widen.cu"
     path.write_text(PROGRAM.format(header=header))

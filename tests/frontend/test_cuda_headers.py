@@ -196,3 +196,11 @@ def test_headers_that_do_not_bring_bfloat16(tmp_path: Path) -> None:
                  "__global__ void k(__nv_bfloat16 *x) { x[0] = x[1]; }\n")
     with pytest.raises(CudafuseError, match="could not be analysed"):
         parse_file(str(path))
+
+
+def test_cublas_brings_half_and_bfloat16(tmp_path: Path) -> None:
+    # cublas_api.h includes cuda_fp16.h and cuda_bf16.h (llm.c's gelu_forward.cu relies on it)
+    path = write(tmp_path, "k.cu", "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n"
+                 "typedef __nv_bfloat16 floatX;\n"
+                 "__global__ void k(floatX *x, const __half *y) { x[0] = __half2float(y[0]); }\n")
+    assert [k.name for k in parse_file(str(path)).unit.kernels] == ["k"]

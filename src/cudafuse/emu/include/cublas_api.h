@@ -5,6 +5,8 @@
 #pragma once
 #define CUBLAS_API_H_ 1  // the real header's guard, which helper_cuda.h tests
 #include "library_types.h"
+#include <cuda_fp16.h>  // the real header includes both
+#include <cuda_bf16.h>
 #include <cmath>
 #include <cstring>
 #include <vector>

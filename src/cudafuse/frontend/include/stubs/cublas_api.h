@@ -1,6 +1,8 @@
 /* cudafuse stand-in for cublas_api.h: cuBLAS's types and host API, declared for the front end. */
 #pragma once
 #define CUBLAS_API_H_ 1  /* the real header's guard, which users test (helper_cuda.h) */
+#include <cuda_fp16.h>  // the real header includes both
+#include <cuda_bf16.h>
 typedef enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1,
   CUBLAS_STATUS_ALLOC_FAILED = 3, CUBLAS_STATUS_INVALID_VALUE = 7,
   CUBLAS_STATUS_ARCH_MISMATCH = 8, CUBLAS_STATUS_MAPPING_ERROR = 11,
