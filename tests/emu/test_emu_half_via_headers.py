@@ -1,6 +1,6 @@
 """CUDA 13's cooperative_groups.h and libcu++ headers bring cuda_fp16.h and cuda_bf16.h with
-them, and so does cublas_api.h; the emulator's stand-ins do too, so a program that uses __nv_bfloat16 with only those
-included (llm.c's dev/cuda style) builds and runs."""
+them, and so does cublas_api.h; the emulator's stand-ins do too, so a program that uses
+__nv_bfloat16 with only those included (llm.c's dev/cuda style) builds and runs."""
 
 from __future__ import annotations
 
