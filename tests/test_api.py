@@ -37,8 +37,8 @@ def test_fuse_text_and_report_are_what_the_cli_writes(tmp_path: Path) -> None:
 
 
 def test_fuse_options_reach_the_pass() -> None:
-    never = cudafuse.fuse(str(SAMPLES / "blur.cu"), tiles="never", fuse_all=True)
-    always = cudafuse.fuse(str(SAMPLES / "blur.cu"), tiles="always", fuse_all=True)
+    never = cudafuse.fuse(str(SAMPLES / "canny.cu"), tiles="never", fuse_all=True)
+    always = cudafuse.fuse(str(SAMPLES / "canny.cu"), tiles="always", fuse_all=True)
     assert never.text != always.text and "__shared__" in always.text
 
 
