@@ -17,7 +17,7 @@
 // CODE: __global__ void cf_gs_fused0(float *out, int n, const float *cf_p2) {
 // CODE-NEXT: const cf_gs_fused0_1_smooth_b_view b{
 // CODE: for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-// CODE-NEXT: out[i] = b[i] * b[i];
+// CODE-NEXT: { const float cf_e0 = b[i]; out[i] = cf_e0 * cf_e0; }
 // CODE: cf_gs_fused0<<<2, 32>>>(out, n, in);
 // CODE-NOT: cf_half_fused
 // CODE-NOT: cf_scan_fused

@@ -4,7 +4,8 @@
 // CODE: template <class cfV0>
 // CODE-NEXT: __device__ __forceinline__ float tap(const cfV0 &p, int x, int y, int w, int h)
 // CODE: __global__ void cf_two_fused0(float *out, int w, int h, const float *cf_p3, float *cf_p4)
-// CODE: cf_p4[y * w + x] = t[y * w + x], out[y * w + x] =
+// CODE: const float cf_e0 = t.at2(0 + (x), (y), (w));
+// CODE-NEXT: cf_p4[y * w + x] = cf_e0, out[y * w + x] =
 // CODE: cf_two_fused0<<<g, b>>>(out, w, h, in, t);
 // DIAG-NOT: note:
 #include <cuda_runtime.h>

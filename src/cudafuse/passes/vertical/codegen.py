@@ -30,7 +30,8 @@ from cudafuse.ir.source import SourceFile, Span
 from cudafuse.passes.vertical.domain import keeps_guard, reads_own_output
 from cudafuse.passes.vertical.escape import overload_text, subscript_only
 from cudafuse.passes.vertical.hostview import LaunchSite, buffer_key, value_key
-from cudafuse.passes.vertical.view import KernelView
+from cudafuse.passes.vertical.ownvalue import OwnScope, in_loop, own_reads, own_scope
+from cudafuse.passes.vertical.view import KernelView, OwnStore
 
 
 class CodegenError(ValueError):
@@ -426,8 +427,18 @@ class GroupEmitter:
             f"{self._view_init(knames, view, key, tile_args.get(local, ''))};"
             for local, key in views]
         body = _Slice(self.unit.source, k.body.span)
-        for start, end, text in fast:
+        unconditional = [s for s in view.stores.values() if not s.nested]
+        first = min(unconditional, key=lambda s: s.stmt.span.start) if unconditional else None
+        scope, own, served = self._own_values(view, views, view_local, first)
+        served_at = {start for start, _, _ in served}
+        for start, end, text in sorted(served + [e for e in fast if e[0] not in served_at]):
             body.replace_range(start, end, text)
+        if scope is not None and own:
+            assert first is not None
+            decls = "".join(f"{self._own_decl(key, name, view_local[key], view, scope, first)};"
+                            f"{scope.indent}" for key, name in own.items())
+            body.insert(scope.at if scope.close is None else first.stmt.span.start,
+                        decls if scope.close is None else "{ " + decls)
         if self.group.stored:
             if not view.stores:
                 raise CodegenError(f"'{k.name}' has no store at its own element before which "
@@ -436,18 +447,19 @@ class GroupEmitter:
             if any(isinstance(x, n.Return) and id(x) not in guard_nodes for x in k.body.walk()):
                 raise CodegenError(f"'{k.name}' may return before its store, so it cannot store "
                                    "the group's intermediates for every element")
-            unconditional = [s for s in view.stores.values() if not s.nested]
-            if not unconditional:
+            if first is None:
                 raise CodegenError(f"'{k.name}' stores only under an if/else, so it cannot "
                                    "store the group's intermediates for every element")
-            first = min(unconditional, key=lambda s: s.stmt.span.start)
             kname_of = {gp.key: gp.kname for gp in self.params}
             idx = expr_text(self.unit, first.index, first.stmt.expr.lhs)
             # Prepended with the comma operator, so the statement stays one statement: it may
             # be the unbraced body of an `if` (`if (i < n) out[i] = ...;`).
-            stores = "".join(f"{kname_of[key]}[{idx}] = {view_local[key]}[{idx}], "
+            stores = "".join(f"{kname_of[key]}[{idx}] = "
+                             f"{own.get(key) or view_local[key] + '[' + idx + ']'}, "
                              for key in sorted(self.group.stored))
             body.insert(first.stmt.span.start, stores)
+        if scope is not None and own and scope.close is not None:
+            body.insert(scope.close, " }")
         bounds = f"__launch_bounds__({k.launch_bounds}) " if k.launch_bounds else ""
         if self.group.launch_block is not None:
             bx, by = self.group.launch_block
@@ -456,6 +468,48 @@ class GroupEmitter:
         return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"
                 + "\n".join(locals_) + f"\n  {body.text()}\n}}\n")
+
+    def _own_values(self, view: KernelView, views: list[tuple[str, str]],
+                    view_local: dict[str, str], first: OwnStore | None
+                    ) -> tuple[OwnScope | None, dict[str, str], list[tuple[int, int, str]]]:
+        """The producers the last kernel evaluates once at its own element (see ownvalue):
+        those it stores, and those it reads there twice or in a loop. Returns where, the
+        local per buffer key, and the edits serving its reads at that element from them."""
+        scope = own_scope(self.unit.source.data, view, first) if first is not None else None
+        assert view.fn.body is not None
+        names = {x.name for x in view.fn.body.walk() if isinstance(x, n.VarDecl)}
+        if scope is None or names & set(view_local.values()):
+            return None, {}, []
+        reads: dict[str, list[n.Index]] = {}
+        for local, key in views:
+            reads.setdefault(key, []).extend(
+                r for r in own_reads(scope, view, local) if _own_span(self.unit, r))
+        own: dict[str, str] = {}
+        served: list[tuple[int, int, str]] = []
+        for key in sorted(view_local, key=lambda k: self.produced[k][0].index):
+            mine = reads.get(key, [])
+            if key not in self.group.stored and len(mine) < 2 and \
+                    not any(in_loop(view, r, scope) for r in mine):
+                continue
+            own[key] = f"{self.prefix}_e{len(own)}"
+            served += [(r.span.start, r.span.end, own[key]) for r in mine]
+        return scope, own, served
+
+    def _own_decl(self, key: str, name: str, local: str, view: KernelView, scope: OwnScope,
+                  first: OwnStore) -> str:
+        """`const T cf_e0 = l.at2(x, y, w)`: the producer of `key` at the element `first`
+        stores, through the view's division-free path when the index is written y * S + x."""
+        site, out = self.produced[key]
+        elem = _nonconst(out.pointee) or "float"
+        idx = expr_text(self.unit, first.index, first.stmt.expr.lhs)
+        init = f"{local}[{idx}]"
+        if self.views[site.kernel.name].dims == 2 and view.bounds:
+            index = scope.spelled(first.index)
+            split = split_row_index(index, to_c_or(self.unit, view.bounds[0])) \
+                if index is not None and _own_span(self.unit, first.stmt.expr.lhs) else None
+            if split is not None:
+                init = f"{local}.at2({split[0]}, {split[1]}, {split[2]})"
+        return f"const {elem} {name} = {init}"
 
     def _tileable(self, views: list[tuple[str, str]], fast: list[tuple[int, int, str]]
                   ) -> list[tuple[str, str]]:

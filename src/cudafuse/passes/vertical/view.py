@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
+from cudafuse.passes.vertical.channels import several_stores_reason
 
 DIM_NAMES = ("x", "y", "z")
 _COLLECTIVES = ("__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
@@ -320,6 +321,9 @@ def build_view(fn: Function) -> KernelView:
                                  tuple(s for s, _ in found_stores))
     if reason is None:
         reason = _store_paths(found_stores) or _self_reads(stores, reads, coords, locals_)
+    if reason is None and guard is not None and (other or not stores):
+        reason = several_stores_reason(fn.body, tuple(coords), tuple(
+            bounds[k] for k in sorted(bounds)), pointer_params)
     if reason is None:
         reason = _impurity(fn, coord_stmts, guard, stores, other)
     return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
