@@ -19,9 +19,9 @@ _OWN_LIBCUDACXX = b"|".join(  # the emulator's stand-ins under include/cuda: bar
     re.escape(p.relative_to(include_dir() / "cuda").as_posix().encode())
     for p in sorted((include_dir() / "cuda").rglob("*")) if p.is_file() and "." not in p.name)
 _LIBRARIES: list[tuple[bytes, str]] = [
-    # cuBLAS, cuFFT and part of cuSPARSE have stand-ins (cublas_v2.h, cufft.h, cufftXt.h,
-    # cusparse.h); not these headers
-    (rb"cublas(?:Xt|Lt)?\.h[>\"]", "this cuBLAS header (legacy, Xt or Lt API)"),
+    # cuBLAS, cuBLASLt, cuFFT and part of cuSPARSE have stand-ins (cublas_v2.h, cublasLt.h,
+    # cufft.h, cufftXt.h, cusparse.h); not these headers
+    (rb"cublas(?:Xt)?\.h[>\"]", "this cuBLAS header (legacy or Xt API)"),
     (rb"cufftw\.h", "cuFFTW"),
     (rb"cusparse(?!\.h[>\"])\w*\.h", "this cuSPARSE header"),
     (rb"cusolver\w*\.h", "cuSOLVER"),

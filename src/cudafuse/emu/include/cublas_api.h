@@ -28,6 +28,19 @@ typedef enum { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1 } cublasFi
 typedef enum { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 } cublasDiagType_t;
 typedef enum { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 } cublasSideMode_t;
 
+// The compute types and algorithms of the *Ex routines (their values as cuBLAS 12 has them).
+typedef enum {
+  CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_16F_PEDANTIC = 65, CUBLAS_COMPUTE_32F = 68,
+  CUBLAS_COMPUTE_32F_PEDANTIC = 69, CUBLAS_COMPUTE_32F_FAST_16F = 74,
+  CUBLAS_COMPUTE_32F_FAST_16BF = 75, CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+  CUBLAS_COMPUTE_64F = 70, CUBLAS_COMPUTE_64F_PEDANTIC = 71, CUBLAS_COMPUTE_32I = 72,
+  CUBLAS_COMPUTE_32I_PEDANTIC = 73
+} cublasComputeType_t;
+typedef enum {
+  CUBLAS_GEMM_DFALT = -1, CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_ALGO0 = 0,
+  CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99, CUBLAS_GEMM_DFALT_TENSOR_OP = 99
+} cublasGemmAlgo_t;
+
 struct cublasContext {
   cudaStream_t stream = 0;
   cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
@@ -162,8 +175,82 @@ cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperat
       gemm_now(ta, tb, m, n, k, a.get(), A[i], lda, B[i], ldb, b.get(), C[i], ldc);
   });
 }
+// The *Ex routines: A, B and C of any of the real types, the product accumulated in double
+// and rounded once to C's type; alpha and beta are of the compute type (double for 64F,
+// half for 16F, float otherwise).
+inline bool ex_type(cudaDataType t) {
+  return t == CUDA_R_32F || t == CUDA_R_64F || t == CUDA_R_16F || t == CUDA_R_16BF;
+}
+inline double ex_load(const void *p, long i, cudaDataType t) {
+  switch (t) {
+    case CUDA_R_64F: return ((const double *)p)[i];
+    case CUDA_R_16F: return (double)__half2float(((const __half *)p)[i]);
+    case CUDA_R_16BF: return (double)__bfloat162float(((const __nv_bfloat16 *)p)[i]);
+    default: return ((const float *)p)[i];
+  }
+}
+inline void ex_store(void *p, long i, cudaDataType t, double v) {
+  switch (t) {
+    case CUDA_R_64F: ((double *)p)[i] = v; break;
+    case CUDA_R_16F: ((__half *)p)[i] = __float2half((float)v); break;
+    case CUDA_R_16BF: ((__nv_bfloat16 *)p)[i] = __float2bfloat16((float)v); break;
+    default: ((float *)p)[i] = (float)v;
+  }
+}
+inline double ex_scalar(const void *p, cublasComputeType_t c) {
+  if (c == CUBLAS_COMPUTE_64F || c == CUBLAS_COMPUTE_64F_PEDANTIC) return *(const double *)p;
+  if (c == CUBLAS_COMPUTE_16F || c == CUBLAS_COMPUTE_16F_PEDANTIC)
+    return (double)__half2float(*(const __half *)p);
+  return *(const float *)p;
+}
+inline cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                              int m, int n, int k, const void *alpha, const void *A,
+                              cudaDataType at, int lda, long long sa, const void *B,
+                              cudaDataType bt, int ldb, long long sb, const void *beta, void *C,
+                              cudaDataType ct, int ldc, long long sc, int batch,
+                              cublasComputeType_t comp) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!ex_type(at) || !ex_type(bt) || !ex_type(ct) || comp == CUBLAS_COMPUTE_32I ||
+      comp == CUBLAS_COMPUTE_32I_PEDANTIC)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (m < 0 || n < 0 || k < 0 || batch < 0 || ldc < std::max(1, m) ||
+      lda < std::max(1, ta == CUBLAS_OP_N ? m : k) || ldb < std::max(1, tb == CUBLAS_OP_N ? k : n))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  const bool host = h->pointer_mode == CUBLAS_POINTER_MODE_HOST;
+  const double av = host ? ex_scalar(alpha, comp) : 0, bv = host ? ex_scalar(beta, comp) : 0;
+  return run(h, [=] {
+    const double a = host ? av : ex_scalar(alpha, comp), b = host ? bv : ex_scalar(beta, comp);
+    for (int q = 0; q < batch; q++)
+      for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+          double s = 0;
+          for (int p = 0; p < k; p++)
+            s += ex_load(A, q * sa + (ta == CUBLAS_OP_N ? (long)p * lda + i : (long)i * lda + p), at) *
+                 ex_load(B, q * sb + (tb == CUBLAS_OP_N ? (long)j * ldb + p : (long)p * ldb + j), bt);
+          const long c = q * sc + (long)j * ldc + i;
+          ex_store(C, c, ct, a * s + (b == 0 ? 0 : b * ex_load(C, c, ct)));
+        }
+  });
+}
 }  // namespace blas
 }  // namespace cudafuse_emu
+
+inline cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                                   int m, int n, int k, const void *alpha, const void *A,
+                                   cudaDataType at, int lda, const void *B, cudaDataType bt,
+                                   int ldb, const void *beta, void *C, cudaDataType ct, int ldc,
+                                   cublasComputeType_t comp, cublasGemmAlgo_t) {
+  return ::cudafuse_emu::blas::gemm_ex(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0,
+                                       beta, C, ct, ldc, 0, 1, comp);
+}
+inline cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+    const void *alpha, const void *A, cudaDataType at, int lda, long long sa, const void *B,
+    cudaDataType bt, int ldb, long long sb, const void *beta, void *C, cudaDataType ct, int ldc,
+    long long sc, int batch, cublasComputeType_t comp, cublasGemmAlgo_t) {
+  return ::cudafuse_emu::blas::gemm_ex(h, ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb,
+                                       sb, beta, C, ct, ldc, sc, batch, comp);
+}
 
 inline cublasStatus_t cublasCreate(cublasHandle_t *h) {
   if (!h) return CUBLAS_STATUS_INVALID_VALUE;

@@ -1,6 +1,7 @@
 /* cudafuse stand-in for cublas_api.h: cuBLAS's types and host API, declared for the front end. */
 #pragma once
 #define CUBLAS_API_H_ 1  /* the real header's guard, which users test (helper_cuda.h) */
+#include <library_types.h>
 #include <cuda_fp16.h>  // the real header includes both
 #include <cuda_bf16.h>
 typedef enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1,
@@ -12,8 +13,24 @@ typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 } cublasOperati
 typedef enum { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 } cublasPointerMode_t;
 typedef enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_TENSOR_OP_MATH = 1, CUBLAS_PEDANTIC_MATH = 2,
   CUBLAS_TF32_TENSOR_OP_MATH = 3 } cublasMath_t;
+typedef enum { CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_16F_PEDANTIC = 65,
+  CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_PEDANTIC = 69, CUBLAS_COMPUTE_32F_FAST_16F = 74,
+  CUBLAS_COMPUTE_32F_FAST_16BF = 75, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70,
+  CUBLAS_COMPUTE_64F_PEDANTIC = 71, CUBLAS_COMPUTE_32I = 72,
+  CUBLAS_COMPUTE_32I_PEDANTIC = 73 } cublasComputeType_t;
+typedef enum { CUBLAS_GEMM_DFALT = -1, CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_ALGO0 = 0,
+  CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99, CUBLAS_GEMM_DFALT_TENSOR_OP = 99 } cublasGemmAlgo_t;
 struct cublasContext;
 typedef struct cublasContext *cublasHandle_t;
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+  int n, int k, const void *alpha, const void *A, cudaDataType at, int lda, const void *B,
+  cudaDataType bt, int ldb, const void *beta, void *C, cudaDataType ct, int ldc,
+  cublasComputeType_t comp, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta,
+  cublasOperation_t tb, int m, int n, int k, const void *alpha, const void *A, cudaDataType at,
+  int lda, long long sa, const void *B, cudaDataType bt, int ldb, long long sb,
+  const void *beta, void *C, cudaDataType ct, int ldc, long long sc, int batch,
+  cublasComputeType_t comp, cublasGemmAlgo_t algo);
 cublasStatus_t cublasCreate(cublasHandle_t *h);
 cublasStatus_t cublasDestroy(cublasHandle_t h);
 cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s);
