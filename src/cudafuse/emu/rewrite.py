@@ -478,6 +478,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
             if edit:
                 rw.replace_range(*edit, reason=f"launch of {launch.kernel}")
                 covered.append(edit[:2])
+                _null_arguments(unit, launch, rw)
     if diags:
         raise CudafuseError(diags)
     fiber_kernels |= _unseen_launches(unit, rw, covered, needs, known)
@@ -489,6 +490,29 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
     text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs)
     return EmuSource(text, frozenset(fiber_kernels), qualified_names(unit))
+
+
+def _null_arguments(unit: TranslationUnit, launch: n.KernelLaunch, rw: Rewriter) -> None:
+    """`k<<<g, b>>>(NULL, 0, p)`: the launch forwards its arguments through a generic call,
+    where NULL and a literal 0 become integers that no longer convert to the kernel's pointer
+    parameters (nvcc converts them at the call). Each such argument, written at the launch,
+    is cast to its parameter's type, read from the kernel's own declaration."""
+    kernels = [f for f in unit.functions if f.name == launch.kernel and f.space == "global"]
+    callee = unit.source.text(launch.callee_span) if launch.callee_span.file == unit.path else ""
+    if len({len(f.params) for f in kernels}) != 1 or not callee or "<" in callee and \
+            not launch.template_args:
+        return  # unknown or overloaded: left as written
+    params = kernels[0].params
+    for i, arg in enumerate(launch.args[:len(params)]):
+        null = (isinstance(arg, n.OtherExpr) and arg.kind == "GNU_NULL_EXPR") or (
+            isinstance(arg, n.IntLit) and arg.value == 0)
+        if not null or not params[i].is_pointer or arg.span.file != unit.path:
+            continue
+        text = unit.source.text(arg.span)
+        if text.strip() not in ("NULL", "0", "0L", "__null"):
+            continue  # spelled through a macro of the program's own: left as written
+        rw.replace(arg.span, f"((::cudafuse_emu::nth_param_t<decltype(&{callee}), {i}>)"
+                             f"({text}))", "null pointer argument")
 
 
 def _kernel_launches(unit: TranslationUnit) -> dict[str, list[n.KernelLaunch]]:

@@ -724,6 +724,9 @@ inline bool stream_capturing(cudaStream_t s);
 inline void capture_launch(cudaStream_t s, const char *kernel, std::function<void()> op);
 
 }  // namespace cudafuse_emu
+// __trap() stops the kernel on a GPU (the launch fails): here the run stops with a message.
+[[noreturn]] inline void __trap() { ::cudafuse_emu::fail("a kernel called __trap()"); }
+[[noreturn]] inline void __brkpt() { ::cudafuse_emu::fail("a kernel called __brkpt()"); }
 #include "cudafuse_emu_cdp.h"  // launches in device code: ChildGrid, tail launches
 namespace cudafuse_emu {
 

@@ -8,7 +8,18 @@
 #pragma once
 #include <map>
 
+#include <tuple>
+
 namespace cudafuse_emu {
+// The type of a kernel's I-th parameter: a null pointer constant (NULL, 0) passed to a
+// pointer parameter is cast to it at the launch, since forwarding it through the launch's
+// generic call would turn it into an integer (emu/rewrite.py, _null_arguments).
+template <class F, int I> struct nth_param;
+template <class... P, int I> struct nth_param<void (*)(P...), I> {
+  using type = typename std::tuple_element<I, std::tuple<P...>>::type;
+};
+template <class F, int I> using nth_param_t = typename nth_param<F, I>::type;
+
 
 // ---- the kernel registry ----------------------------------------------------------------
 struct KernelInfo {
