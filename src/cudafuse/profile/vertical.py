@@ -49,6 +49,9 @@ ALTERNATIVES: tuple[tuple[str, dict[str, object]], ...] = (
     ("exact", {"partition": "exact"}),
     ("fuse-all", {"fuse_all": True}),
     ("fuse-all-recompute", {"fuse_all": True, "tiles": "never"}),
+    # Sibling fusion (independent launches as one) off, and every legal pair fused.
+    ("siblings-never", {"siblings": "never"}),
+    ("siblings-always", {"siblings": "always"}),
     # Block shapes for the fused launches (2D groups whose kernels read blockDim).
     ("block-32x8", {"block": (32, 8)}),
     ("block-64x4", {"block": (64, 4)}),

@@ -51,6 +51,7 @@ class HFuseResult:
     options: HFuseOptions
     name: str
     explain: list[str] = field(default_factory=list)
+    generated: bytes = b""  # what follows the inputs: the fused kernel and its launcher
 
 
 def _same_file(a: TranslationUnit, b: TranslationUnit) -> bool:
@@ -292,7 +293,8 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
                 shared_prelude(p2, names, opts.mode) + helpers +
                 kernel_text(p1, p2, names, cfg) + "\n" + launcher_text(p1, p2, names, cfg))
     body.append(tail.encode())
-    return HFuseResult(b"".join(body), (p1, p2), opts, name, explain_lines(p1, p2, opts, name))
+    return HFuseResult(b"".join(body), (p1, p2), opts, name, explain_lines(p1, p2, opts, name),
+                       tail.encode())
 
 
 def _header(p1: Part, p2: Part, opts: HFuseOptions, one_file: bool) -> str:

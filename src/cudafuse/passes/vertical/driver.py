@@ -38,6 +38,7 @@ from cudafuse.passes.vertical.partition import (
     count_scorer,
     make_legality,
 )
+from cudafuse.passes.vertical.sibling_codegen import SiblingEmitter, sibling_pass
 from cudafuse.passes.vertical.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
 from cudafuse.passes.vertical.view import KernelView, build_view
 
@@ -53,6 +54,7 @@ class FuseOptions:
     fuse_all: bool = False  # ignore the cost model: fuse every legal group
     tiles: str = "auto"  # shared-memory tiles: auto (cost model), always, never
     block: tuple[int, int] | None = None  # launch fused 2D groups with this block shape
+    siblings: str = "auto"  # independent launches as one: auto (cost model), always, never
 
 
 @dataclass
@@ -120,6 +122,7 @@ class SequencePlan:
     sizes: Sizes = field(default_factory=dict, repr=False)  # element bytes of each buffer
     where: str = ""  # the block the launches are statements of (a loop body, a branch)
     live: dict[str, str] = field(default_factory=dict, repr=False)  # live-out key -> why
+    siblings: list[Any] = field(default_factory=list)  # siblings.SiblingNote, pairs considered
 
 
 @dataclass
@@ -400,6 +403,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
     counter = 0
     overloads: set[tuple[str, frozenset[int]]] = set()
     wrote_prologue = False
+    siblings = SiblingEmitter(unit, prefix)
     for host in unit.functions:
         if host.body is None or host.space == "global" or host.is_template or \
                 host.name not in unit.launches:
@@ -458,6 +462,9 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                 note.traffic = figures
                 note.stored_why = {b: plan.live.get(b, "read by a launch outside the group")
                                    for b in note.stored}
+            if opts.siblings != "never":  # vertical groups first, then siblings (siblings.py)
+                code, plan.siblings = sibling_pass(planner, seq, plan, siblings, rewriter)
+                emitted.extend(code)
         _place_launches(result, host, places, first_plan)
         if emitted:
             if not wrote_prologue:
@@ -477,6 +484,9 @@ def _place_launches(result: FuseResult, host: Function, places: list[Placement],
     sequence; a launch that could have fused but is alone gets a note at its line."""
     groups = {(p, i): g.name for p in range(first_plan, len(result.plans))
               for g in result.plans[p].groups for i in g.launches}
+    groups.update({(p, i): s.name for p in range(first_plan, len(result.plans))
+                   for s in result.plans[p].siblings if s.fused
+                   for i in (s.first_index, s.second_index)})
     noted = {(line, col) for h, line, col, _ in result.breaks if h == host.name}
     for pl in places:
         seq = None if pl.sequence is None else first_plan + pl.sequence
@@ -536,6 +546,11 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                        "launch_block": list(g.launch_block) if g.launch_block else None,
                        "traffic": g.traffic.as_dict() if g.traffic else None}
                       for g in p.groups],
+            "siblings": [{"kernels": [s.first, s.second],
+                          "launches": [s.first_index, s.second_index], "fused": s.fused,
+                          "form": s.form or None, "name": s.name or None, "why": s.why,
+                          "estimated_benefit": s.benefit,
+                          "shared_inputs": list(s.shared_inputs)} for s in p.siblings],
         } for p in result.plans],
         "edges": [{"host": e.host, "from": e.src, "to": e.dst, "from_launch": e.src_index,
                    "to_launch": e.dst_index, "buffers": list(e.buffers), "fused": e.fused,

@@ -40,6 +40,13 @@ def explain_text(result: FuseResult) -> str:
                              "covering the image")
         if plan.traffic is not None:
             lines.append(traffic_line(plan))
+        for s in plan.siblings:
+            figure = "" if s.benefit is None or s.fused else \
+                f"; benefit if fused: {s.benefit:.4g} cycles"
+            shared = f"; shared input(s) {', '.join(s.shared_inputs)} read once" \
+                if s.shared_inputs else ""
+            lines.append(f"  siblings {s.first} + {s.second} (launches {s.first_index}, "
+                         f"{s.second_index}): {s.why}{shared}{figure}")
     for e in result.edges:
         figure = "" if e.benefit is None else \
             f"; benefit if fused alone: {e.benefit:.4g} {units.get(e.host, '')}".rstrip()
