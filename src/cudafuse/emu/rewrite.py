@@ -146,6 +146,9 @@ def _refused_asm(unit: TranslationUnit, fn: Function, node: n.Asm) -> bool:
     return node.span.file != unit.path or inline_asm.translate(node.text) is None
 
 
+_DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
+
+
 def _translate_asm(unit: TranslationUnit, rw: Rewriter) -> None:
     """The inline PTX check_supported let through becomes calls into cudafuse_emu_ptx.h."""
     data = unit.source.data
@@ -168,7 +171,11 @@ def _translate_asm(unit: TranslationUnit, rw: Rewriter) -> None:
     # Functions the IR does not hold (member functions of a class the front end skipped):
     # their translatable PTX found on the text, as in a header; the rest reaches g++, whose
     # assembler error is reported at its line (build.py).
-    for start, end, code in inline_asm.text_edits(blank_comments(data), data):
+    # Directives are left alone: a macro's definition (hfuse's CUDAFUSE_BAR_SYNC, dropped
+    # below) is translated, or not, where it expands.
+    blanked = _DIRECTIVE.sub(lambda m: re.sub(rb"[^\n]", b" ", m.group(0)),
+                             blank_comments(data))
+    for start, end, code in inline_asm.text_edits(blanked, data):
         if start not in seen and not any(e.start < end and start < e.end for e in rw.edits):
             rw.replace_range(start, end, code, "inline PTX")
 
