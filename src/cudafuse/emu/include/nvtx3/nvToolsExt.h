@@ -50,3 +50,12 @@ inline int nvtxRangePop() {
 }
 inline void nvtxNameOsThreadA(uint32_t, const char *) {}
 inline void nvtxNameCategoryA(uint32_t, const char *) {}
+
+// The unsuffixed names are the ASCII forms, as NVTX defines them without UNICODE.
+#ifndef UNICODE
+#define nvtxMark nvtxMarkA
+#define nvtxRangeStart nvtxRangeStartA
+#define nvtxRangePush nvtxRangePushA
+#define nvtxNameOsThread nvtxNameOsThreadA
+#define nvtxNameCategory nvtxNameCategoryA
+#endif

@@ -10,3 +10,8 @@ inline void nvtxNameCudaStreamA(cudaStream_t, const char *) {}
 inline void nvtxNameCudaStreamW(cudaStream_t, const wchar_t *) {}
 inline void nvtxNameCudaEventA(cudaEvent_t, const char *) {}
 inline void nvtxNameCudaEventW(cudaEvent_t, const wchar_t *) {}
+#ifndef UNICODE
+#define nvtxNameCudaDevice nvtxNameCudaDeviceA
+#define nvtxNameCudaStream nvtxNameCudaStreamA
+#define nvtxNameCudaEvent nvtxNameCudaEventA
+#endif
