@@ -123,18 +123,20 @@ def analyze(path: str, **parse_opts: Any) -> Analysis:
 
 def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
          fuse_all: bool = False, tiles: str = "auto", block: tuple[int, int] | None = None,
-         **parse_opts: Any) -> Fused:
+         siblings: str = "auto", **parse_opts: Any) -> Fused:
     """Vertical fusion of `path`'s launch sequences, as `cudafuse fuse` (without --profile).
 
     partition: "auto", "mincut" or "exact"; scratch: pointer parameters of the host functions
     whose contents callers never read afterwards; fuse_all: fuse every legal group whatever
     the cost model says; tiles: "auto", "always" or "never"; block: (x, y), the block shape
-    of fused 2-D groups."""
+    of fused 2-D groups; siblings: "auto", "always" or "never", independent launches of a
+    sequence run as one launch (as the cost model decides, whenever legal, or not at all)."""
     from cudafuse.passes.vertical.driver import FuseOptions, report_dict
     from cudafuse.passes.vertical.render import explain_text
 
     _choice("partition", partition, ("auto", "mincut", "exact"))
     _choice("tiles", tiles, ("auto", "always", "never"))
+    _choice("siblings", siblings, ("auto", "always", "never"))
     if isinstance(scratch, str):
         scratch = [scratch]
     options = parse_options(**parse_opts)
@@ -143,7 +145,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
         diags.extend(result.diagnostics)
         fused = run_pass("vertical", [result.unit], FuseOptions(
             partition, options.arch, frozenset(scratch), fuse_all=fuse_all, tiles=tiles,
-            block=_block(block)))
+            block=_block(block), siblings=siblings))
         if fused.output != result.unit.source.data:
             _check_reparses(str(path), options, fused.output)
         diags.extend(fuse_diagnostics(fused, result.unit, str(path)))

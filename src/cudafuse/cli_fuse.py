@@ -37,6 +37,11 @@ def _fusion_options(fn):
                       help="Launch each fused 2D group with this block shape (its grid "
                            "rebuilt to cover the image) instead of its last kernel's; groups "
                            "whose kernels assume a block size keep theirs, with a note.")(fn)
+    fn = click.option("--siblings", type=click.Choice(["auto", "always", "never"]),
+                      default="auto", show_default=True,
+                      help="Run independent launches of a sequence as one launch (one thread "
+                           "runs both bodies, or a block split when their shapes differ): as "
+                           "the cost model decides, whenever legal, or never.")(fn)
     fn = click.option("--fuse-all", is_flag=True,
                       help="Fuse every legal group whatever the cost model estimates.")(fn)
     fn = click.option("--report", "report_path", type=click.Path(),
@@ -85,13 +90,14 @@ def _parsed(file: str, parse_opts: ParseOptions, outs: OutputSet) -> ParseResult
 
 def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str, ...],
          fuse_all: bool, tiles: str, block: str | None = None,
-         outs: OutputSet | None = None) -> tuple[FuseResult, list[str]]:
+         outs: OutputSet | None = None, siblings: str = "auto") -> tuple[FuseResult, list[str]]:
     """The vertical pass through the API (cudafuse.api.fuse); its diagnostics shown, the
     outputs checked against every file it read."""
     from cudafuse import api
 
     fused = api.fuse(file, partition=partition, scratch=_scratch(scratch), fuse_all=fuse_all,
-                     tiles=tiles, block=_block(block), **asdict(parse_opts))
+                     tiles=tiles, block=_block(block), siblings=siblings,
+                     **asdict(parse_opts))
     print_diagnostics(fused.diagnostics)
     outs = outs or OutputSet()
     outs.add_inputs(fused.inputs[1:])
@@ -146,7 +152,7 @@ def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
 @guarded
 def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | None,
          partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
-         block: str | None,
+         block: str | None, siblings: str,
          report_path: str | None, dot_path: str | None, profile: bool, spec_path: str | None,
          spec_sizes: tuple[str, ...], backend: str, margin: float, cache_dir: str | None,
          no_cache: bool, parse_opts: ParseOptions) -> None:
@@ -180,10 +186,10 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
             sizes[name.strip()] = int(value)
         fused, deps = _profiled(file, parse_opts, partition, scratch, fuse_all, tiles,
                                 _block(block), spec_path, sizes, backend, margin, cache_dir,
-                                no_cache, report_path, outs)
+                                no_cache, report_path, outs, siblings)
     else:
         fused, deps = _run(file, parse_opts, partition, scratch, fuse_all, tiles, block,
-                           outs)
+                           outs, siblings)
     if explain:
         from cudafuse.passes.vertical.render import explain_text
 
@@ -206,13 +212,14 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
 @parse_options
 @guarded
 def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
-         block: str | None, report_path: str | None, dot_path: str | None,
+         block: str | None, siblings: str, report_path: str | None, dot_path: str | None,
          parse_opts: ParseOptions) -> None:
     """Show how FILE's kernel pipelines would be fused, without writing code."""
     from cudafuse.passes.vertical.render import explain_text
 
     outs = _outputs([file], parse_opts, ("--report", report_path), ("--dot", dot_path))
-    fused, _ = _run(file, parse_opts, partition, scratch, fuse_all, tiles, block, outs)
+    fused, _ = _run(file, parse_opts, partition, scratch, fuse_all, tiles, block, outs,
+                    siblings)
     _side_outputs(outs, fused, report_path, dot_path)
     outs.commit()
     text = explain_text(fused)
@@ -224,7 +231,8 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
               fuse_all: bool, tiles: str, block: tuple[int, int] | None, spec_path: str,
               sizes: dict[str, int],
               backend: str, margin: float, cache_dir: str | None, no_cache: bool,
-              report_path: str | None, outs: OutputSet) -> tuple[FuseResult, list[str]]:
+              report_path: str | None, outs: OutputSet, siblings: str = "auto"
+              ) -> tuple[FuseResult, list[str]]:
     """`fuse --profile`: the measured choice among the model's variants and the unfused
     program; with --report, the fusion report of the choice plus the measurements."""
     from cudafuse.cli_specs import check_entry
@@ -240,7 +248,7 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
     spec = load_spec(spec_path, sizes)
     check_entry(spec, result.unit)
     base = FuseOptions(partition, parse_opts.arch, _scratch(scratch), fuse_all=fuse_all,
-                       tiles=tiles, block=block)
+                       tiles=tiles, block=block, siblings=siblings)
     print_diagnostics([Diagnostic(Severity.WARNING, note, file)
                        for note in scratch_notes(result.unit, base.scratch)])
     # The variants are built away from the input: its own directory must stay on the path.

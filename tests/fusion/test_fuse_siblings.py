@@ -170,3 +170,21 @@ def test_profile_measures_siblings_never_slower(tmp_path: Path) -> None:
         base = Summary.from_json(variants["unfused"]["timing"])
         best = Summary.from_json(variants[chosen]["timing"])
         assert clearly_faster(best, base, prof["options"].get("margin", 0.03))
+
+
+def test_the_siblings_option_on_the_command_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from cudafuse.cli import main
+
+    outs = {}
+    for mode in ("never", "auto", "always"):
+        out = tmp_path / f"{mode}.cu"
+        res = CliRunner().invoke(main, ["fuse", str(PROGRAM), "-o", str(out), "--siblings", mode])
+        assert res.exit_code == 0, res.output
+        outs[mode] = out.read_text()
+    assert outs["never"] == PROGRAM.read_text()
+    sibs = {m: outs[m].count("__global__ void cf_") for m in outs}
+    assert 0 == sibs["never"] < sibs["auto"] < sibs["always"]
+    res = CliRunner().invoke(main, ["plan", str(PROGRAM), "--siblings", "sometimes"])
+    assert res.exit_code == 2
