@@ -118,3 +118,23 @@ def test_the_build_script_of_the_docs_runs(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert f"{src / 'bad.cu'}:1:" in proc.stderr and "error:" in proc.stderr
     assert (out / "blur.cu").read_text() == cudafuse.fuse(str(src / "blur.cu")).text
+
+
+def test_launches_in_code_not_analysed_are_named(tmp_path: Path) -> None:
+    src = tmp_path / "cls.cu"
+    src.write_text(
+        "__global__ void a(float *y, int n) { int i = threadIdx.x; if (i < n) y[i] = 2; }\n"
+        "__global__ void b(const float *y, float *z, int n) {\n"
+        "  int i = threadIdx.x; if (i < n) z[i] = y[i] + 1; }\n"
+        "// k<<<1, 1>>>() in a comment and in a macro are not launches of this file's code\n"
+        "#define LAUNCH(k, ...) k<<<1, 32>>>(__VA_ARGS__)\n"
+        "struct Solver {\n  float *y, *z; int n;\n  void run();\n};\n"
+        "void Solver::run() {\n  a<<<1, 32>>>(y, n);\n  b<<<1, 32>>>(y, z, n);\n}\n"
+        "void host(float *y, float *z, int n) { a<<<1, 32>>>(y, n); b<<<1, 32>>>(y, z, n); }\n")
+    fused = cudafuse.fuse(str(src))
+    notes = [d for d in fused.diagnostics if "does not analyse" in d.message]
+    assert [(d.line, d.message.split(" kernel")[0]) for d in notes] == [(11, "2")]
+    src.write_text(src.read_text().replace("void Solver::run() {\n  a<<<1, 32>>>(y, n);\n"
+                                           "  b<<<1, 32>>>(y, z, n);\n}\n", ""))
+    assert not [d for d in cudafuse.fuse(str(src)).diagnostics
+                if "does not analyse" in d.message]

@@ -162,6 +162,7 @@ def fuse_diagnostics(fused: FuseResult, unit: TranslationUnit, file: str) -> lis
               for _, line, col, why in fused.breaks]
     out = sorted(notes, key=lambda d: (d.line, d.col))
     out += [Diagnostic(Severity.WARNING, note, file) for note in fused.notes]
+    out += _unanalysed_launches(unit, file)
     if not (fused.edges or fused.breaks):
         # The output would be a silent copy of the input (or the plan an empty line).
         out.append(Diagnostic(Severity.WARNING, "nothing to fuse: no host function launches "
@@ -172,6 +173,24 @@ def fuse_diagnostics(fused: FuseResult, unit: TranslationUnit, file: str) -> lis
                 Severity.NOTE, f"to fuse two independent kernels horizontally: cudafuse "
                 f"hfuse {file} --kernels {kernels[0]},{kernels[1]} -o OUT.cu", file))
     return out
+
+
+def _unanalysed_launches(unit: TranslationUnit, file: str) -> list[Diagnostic]:
+    """Launches the text spells outside every function the front end lowered (member
+    functions, lambdas at namespace scope; a macro's definition is a directive, not counted):
+    fusion never saw them, which the user must hear rather than only 'nothing to fuse'."""
+    from cudafuse.frontend.kernel_census import spelled_launches
+
+    bodies = [(f.span.start, f.span.end) for f in unit.functions
+              if f.body is not None and f.span.file == unit.path]
+    unseen = [o for o in spelled_launches(unit.source.data)
+              if not any(a <= o < b for a, b in bodies)]
+    if not unseen:
+        return []
+    line, col = unit.source.line_col(unseen[0])
+    return [Diagnostic(Severity.NOTE, f"{len(unseen)} kernel launch(es) of this file are in code "
+                       "cudafuse does not analyse for fusion (a member function or a lambda "
+                       "outside a function) and were not considered", file, line, col)]
 
 
 def _check_reparses(file: str, options: ParseOptions, output: bytes) -> None:

@@ -152,3 +152,16 @@ def skipped_ranges(tu: ci.TranslationUnit, path: str) -> list[tuple[int, int]]:
                 for i in range(lst.contents.count)]
     finally:
         lib.clang_disposeSourceRangeList(lst)
+
+
+def spelled_launches(data: bytes, skipped: list[tuple[int, int]] | None = None) -> list[int]:
+    """Offsets of each launch's `<<<` the text spells (outside comments, strings, directives
+    and `skipped` ranges): what the IR's launches can be compared with, as kernels are."""
+    toks = _tokens(data, skipped or [])
+    out = []
+    for i in range(len(toks) - 2):
+        start = toks[i][0]
+        if all(toks[i + k][2] == b"<" and toks[i + k][0] == start + k for k in range(3)) and \
+                not (i and toks[i - 1][2] == b"<" and toks[i - 1][0] == start - 1):
+            out.append(start)
+    return out
