@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -65,3 +66,18 @@ def test_passes_live_in_passes() -> None:
     for info in REGISTRY.values():
         assert info.entry.startswith(f"cudafuse.passes.{info.name}.")
         assert (pkg / "passes" / info.name / "__init__.py").is_file()
+
+
+def test_package_data_ships_every_stand_in_header() -> None:
+    """A non-editable install carries what the front end and the emulator include: nested
+    (nvtx3/, cuda/std/) and extension-less (<cuda/barrier>) headers too."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    pyproject = tomllib.loads((SRC.parent / "pyproject.toml").read_text())
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["cudafuse"]
+    pkg = SRC / "cudafuse"
+    shipped = {p for pat in patterns for p in pkg.glob(pat) if p.is_file()}
+    for root in ("frontend/include", "emu/include"):
+        wanted = {p for p in (pkg / root).rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts}
+        assert wanted - shipped == set()
