@@ -1,0 +1,61 @@
+// cuBLASLt's types (<cublasLt.h>): the enums, opaque descriptors and results, shared by the
+// emulator's cublasLt.h (which defines the functions) and the front end's stand-in (which
+// declares them and includes this file by its path in the package). Needs cublas_api.h.
+#pragma once
+#include <cstdint>
+
+typedef enum {
+  CUBLASLT_MATMUL_DESC_COMPUTE_TYPE = 0, CUBLASLT_MATMUL_DESC_SCALE_TYPE = 1,
+  CUBLASLT_MATMUL_DESC_POINTER_MODE = 2, CUBLASLT_MATMUL_DESC_TRANSA = 3,
+  CUBLASLT_MATMUL_DESC_TRANSB = 4, CUBLASLT_MATMUL_DESC_TRANSC = 5,
+  CUBLASLT_MATMUL_DESC_FILL_MODE = 6, CUBLASLT_MATMUL_DESC_EPILOGUE = 7,
+  CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE = 10,
+  CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 11, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 12,
+  CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE = 13,
+  CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26
+} cublasLtMatmulDescAttributes_t;
+typedef enum {
+  CUBLASLT_MATRIX_LAYOUT_TYPE = 0, CUBLASLT_MATRIX_LAYOUT_ORDER = 1,
+  CUBLASLT_MATRIX_LAYOUT_ROWS = 2, CUBLASLT_MATRIX_LAYOUT_COLS = 3,
+  CUBLASLT_MATRIX_LAYOUT_LD = 4, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5,
+  CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6
+} cublasLtMatrixLayoutAttribute_t;
+typedef enum { CUBLASLT_ORDER_COL = 0, CUBLASLT_ORDER_ROW = 1 } cublasLtOrder_t;
+typedef enum {
+  CUBLASLT_EPILOGUE_DEFAULT = 1, CUBLASLT_EPILOGUE_RELU = 2, CUBLASLT_EPILOGUE_BIAS = 4,
+  CUBLASLT_EPILOGUE_RELU_BIAS = 6, CUBLASLT_EPILOGUE_GELU = 32, CUBLASLT_EPILOGUE_GELU_BIAS = 36,
+  // declared for programs that name them; cublasLtMatmul does not compute them
+  CUBLASLT_EPILOGUE_RELU_AUX = 130, CUBLASLT_EPILOGUE_RELU_AUX_BIAS = 134,
+  CUBLASLT_EPILOGUE_DRELU = 136, CUBLASLT_EPILOGUE_DRELU_BGRAD = 152,
+  CUBLASLT_EPILOGUE_GELU_AUX = 160, CUBLASLT_EPILOGUE_GELU_AUX_BIAS = 164,
+  CUBLASLT_EPILOGUE_DGELU = 192, CUBLASLT_EPILOGUE_DGELU_BGRAD = 208,
+  CUBLASLT_EPILOGUE_BGRADA = 256, CUBLASLT_EPILOGUE_BGRADB = 512
+} cublasLtEpilogue_t;
+typedef enum {
+  CUBLASLT_MATMUL_PREF_SEARCH_MODE = 0, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1
+} cublasLtMatmulPreferenceAttributes_t;
+
+struct cublasLtContext { int unused; };
+typedef cublasLtContext *cublasLtHandle_t;
+struct cublasLtMatmulDescOpaque_t {
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  cudaDataType scale = CUDA_R_32F;
+  int32_t trans_a = CUBLAS_OP_N, trans_b = CUBLAS_OP_N;
+  int32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void *bias = nullptr;
+  int32_t bias_type = -1;  // D's type unless set
+  int32_t pointer_mode = 0;
+};
+typedef cublasLtMatmulDescOpaque_t *cublasLtMatmulDesc_t;
+struct cublasLtMatrixLayoutOpaque_t {
+  cudaDataType type; uint64_t rows, cols; int64_t ld;
+  int32_t order = CUBLASLT_ORDER_COL, batch = 1; int64_t batch_stride = 0;
+};
+typedef cublasLtMatrixLayoutOpaque_t *cublasLtMatrixLayout_t;
+struct cublasLtMatmulPreferenceOpaque_t { uint64_t workspace = 0; };
+typedef cublasLtMatmulPreferenceOpaque_t *cublasLtMatmulPreference_t;
+typedef struct { uint64_t data[8]; } cublasLtMatmulAlgo_t;
+typedef struct {
+  cublasLtMatmulAlgo_t algo; size_t workspaceSize; cublasStatus_t state; float wavesCount;
+  int reserved[4];
+} cublasLtMatmulHeuristicResult_t;
