@@ -1,10 +1,27 @@
 // A producer storing one buffer at several offsets of its element (planar or interleaved
-// channels) is not fused yet: the note names the layout and channels found, and the file is
-// left as it was.
+// channels) is fused: one value-at-element function per channel, the consumer's reads of a
+// constant channel at its own element call it directly, and a live intermediate is stored
+// channel by channel, each channel evaluated once (issue 15).
 // RUN: fuse %s -o - --fuse-all
-// CODE-NOT: cudafuse
-// DIAG: note: to_planar -> luma: not fused: 'to_planar' cannot be recomputed: it stores 'p' at several offsets of its element (planar (c * plane + i) channels, c = 0, 1, 2); several stores per element are not fused yet
-// DIAG: note: gain3 -> pick: not fused: 'gain3' cannot be recomputed: it stores 'q' at several offsets of its element (interleaved (i * 3 + c) channels, c = 0, 1, 2); several stores per element are not fused yet
+// CODE: float cf_planar_fused0_0_to_planar_p_c0_xy(
+// CODE: return cf_round(rgb[i * 3 + 0] * 0.5f);
+// CODE-NEXT: (void)0;
+// CODE-NEXT: (void)0;
+// CODE: float cf_planar_fused0_0_to_planar_p_c2_xy(
+// CODE: (void)0;
+// CODE-NEXT: (void)0;
+// CODE-NEXT: return cf_round(rgb[i * 3 + 2] * 2.0f);
+// CODE: const long long cf_c = i / cf_n, cf_e = i - cf_c * cf_n;
+// CODE: __global__ void cf_planar_fused0(
+// CODE: const float cf_e0 = p.c0_xy(x, y);
+// CODE-NEXT: const float cf_e1 = p.c1_xy(x, y);
+// CODE-NEXT: const float cf_e2 = p.c2_xy(x, y);
+// CODE-NEXT: cf_p4[(long long)0 * (long long)((w)) * (long long)((h)) + (i)] = cf_e0, cf_p4[(long long)1 * (long long)((w)) * (long long)((h)) + (i)] = cf_e1, cf_p4[(long long)2 * (long long)((w)) * (long long)((h)) + (i)] = cf_e2, out[i] = 0.299f * cf_e0 + 0.587f * cf_e1 + 0.114f * cf_e2;
+// CODE: const long long cf_c = i % 3, cf_e = i / 3;
+// CODE: __global__ void cf_interleaved_fused1(
+// CODE: cf_p4[(y * w + x) * 3 + 0] = cf_e0, cf_p4[(y * w + x) * 3 + 1] = cf_e1, cf_p4[(y * w + x) * 3 + 2] = cf_e2, out[y * w + x] = cf_e1;
+// CODE: cf_interleaved_fused1<<<g, b>>>(out, w, h, rgb, q);
+// DIAG-NOT: note:
 #include <cuda_runtime.h>
 __global__ void to_planar(const float *rgb, float *p, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;

@@ -1,8 +1,5 @@
 """Several stores per thread: one buffer holding several "channels" of a producer's element.
 
-Today this module only recognises such producers, so that their refusal names the layout
-(`several_stores_reason`); fusing them is the design below, not done yet.
-
 A kernel may store more than one value per element into one buffer, at constant offsets of
 its element: planar channels (`p[c * w * h + i]`, c = 0, 1, 2: an RGB-to-planar kernel) or
 interleaved ones (`q[(y * w + x) * 3 + c]`). Each store is then its own output channel: the
@@ -17,6 +14,13 @@ the iteration space's size (the product of the guard's bounds, the row stride be
 width), so channels never overlap; the interleaved factor is a constant K > 1 with every
 channel in 0..K-1. A consumer's read maps to a channel only at its own element, with a
 constant channel the producer stores; anything else is refused with the reason.
+
+`find_channels` recognises such producers (every store of the buffer a statement of the
+body, unconditional, `=`, one layout, each channel once); `classify` maps a reader's
+subscript to (layout, channel) at the reader's own element. Code generation (codegen.py)
+emits one value-at-element function per channel; a view's subscript decodes the channel
+from the index, and reads at the own element with a constant channel call the channel's
+function directly.
 """
 
 from __future__ import annotations
@@ -116,7 +120,10 @@ def decompose(q: Poly, own: Poly, plane: Poly) -> tuple[Layout, int] | None:
 
 
 def _locals(fn: n.Node) -> dict[str, n.Expr]:
-    """Locals declared with an initialiser and never assigned again."""
+    """Locals declared with an initialiser and never assigned again, whose initialisers read
+    nothing that is assigned (so the local and its initialiser agree wherever it is seen;
+    a grid-stride loop's variable, stepped only between iterations, is the caller's to
+    remove)."""
     written = set()
     decls: dict[str, n.Expr] = {}
     for x in fn.walk():
@@ -129,44 +136,145 @@ def _locals(fn: n.Node) -> dict[str, n.Expr]:
     return {d: e for d, e in decls.items() if d not in written}
 
 
-def several_stores_reason(body: n.Node, coords: tuple[n.VarDecl, ...],
-                          bounds: tuple[n.Expr, ...], pointers: dict[str, str]) -> str | None:
-    """Why a kernel that stores one buffer at several offsets of its element (channels) is
-    not a producer yet, naming the layout found; None when it has no such store."""
+@dataclass(frozen=True)
+class Frame:
+    """A kernel's own element and plane as polynomials, and the locals they see through."""
+
+    own: Poly
+    plane: Poly
+    locals_: dict[str, n.Expr]
+
+
+def frame(body: n.Node, coords: tuple[n.VarDecl, ...], bounds: tuple[n.Expr, ...]
+          ) -> Frame | None:
+    """The frame of a 1D (`i`, plane n) or 2D (`y * w + x`, plane w * h) kernel, or None."""
     locals_ = _locals(body)
     for c in coords:
         locals_.pop(c.decl, None)
-    own: Poly | None = {(coords[0].decl,): 1} if coords else None
-    plane = poly(bounds[0], locals_) if bounds else None
-    if own is not None and len(coords) == 2 and len(bounds) == 2:
+    if not coords or len(coords) > 2 or len(bounds) != len(coords):
+        return None
+    own: Poly = {(coords[0].decl,): 1}
+    plane = poly(bounds[0], locals_)
+    if plane is None:
+        return None
+    if len(coords) == 2:
         b1 = poly(bounds[1], locals_)
-        own = None if plane is None else _add(own, _mul({(coords[1].decl,): 1}, plane))
-        plane = None if plane is None or b1 is None else _mul(plane, b1)
-    found: dict[str, list[tuple[Layout, int] | None]] = {}
-    plain: set[str] = set()
+        if b1 is None:
+            return None
+        own = _add(own, _mul({(coords[1].decl,): 1}, plane))
+        plane = _mul(plane, b1)
+    return Frame(own, plane, locals_)
+
+
+def classify(index: n.Expr, fr: Frame) -> tuple[Layout | None, int] | None:
+    """(None, 0) for the own element itself, (layout, channel) for a channel of it, None
+    for anything else."""
+    q = poly(index, fr.locals_)
+    if q is None:
+        return None
+    if q == fr.own:
+        return None, 0
+    return decompose(q, fr.own, fr.plane)
+
+
+@dataclass(frozen=True)
+class ChannelStore:
+    channel: int
+    stmt: n.ExprStmt
+    value: n.Expr
+    index: n.Expr
+
+
+@dataclass(frozen=True)
+class Channels:
+    layout: Layout
+    stores: tuple[ChannelStore, ...]  # ascending channel
+
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        return tuple(s.channel for s in self.stores)
+
+    def describe(self) -> str:
+        return (f"{self.layout.describe()} channels, c = "
+                f"{', '.join(map(str, self.numbers))}")
+
+
+def _base(lhs: n.Index, pointers: dict[str, str]) -> str | None:
+    base = lhs.base
+    while isinstance(base, n.Cast):
+        base = base.operand
+    return base.name if isinstance(base, n.Ref) and base.decl in pointers else None
+
+
+def find_channels(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, ...],
+                  bounds: tuple[n.Expr, ...], pointers: dict[str, str]
+                  ) -> tuple[dict[str, Channels], str | None]:
+    """The buffers this kernel stores as channels of its element, or why one that stores a
+    buffer at several offsets of its element cannot be fused (naming the layout). `tail` is
+    the statement list after the guard, where each channel's store must be a statement."""
+    fr = frame(body, coords, bounds)
+    writes: dict[str, list[n.Binary]] = {}
     for x in body.walk():
-        if not (isinstance(x, n.Binary) and x.op == "=" and isinstance(x.lhs, n.Index)):
-            continue
-        base = x.lhs.base
-        while isinstance(base, n.Cast):
-            base = base.operand
-        if not (isinstance(base, n.Ref) and base.decl in pointers):
-            continue
-        q = poly(x.lhs.index, locals_)
-        if q is None or own is None or plane is None:
-            found.setdefault(base.name, []).append(None)
-        elif q == own:
-            plain.add(base.name)
-        else:
-            found.setdefault(base.name, []).append(decompose(q, own, plane))
-    for name, stores in sorted(found.items()):
-        layouts = {w[0] for w in stores if w is not None}
-        if len(layouts) != 1 or None in stores:
-            continue
+        if isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Index):
+            name = _base(x.lhs, pointers)
+            if name is not None:
+                writes.setdefault(name, []).append(x)
+        elif isinstance(x, n.Unary) and x.op in ("++", "--") and isinstance(x.operand, n.Index):
+            name = _base(x.operand, pointers)
+            if name is not None:
+                writes.setdefault(name, []).append(x)  # type: ignore[arg-type]
+    top = {id(s.expr): s for s in tail if isinstance(s, n.ExprStmt)}
+    looped = {id(x) for loop in body.walk() if isinstance(loop, (n.For, n.While))
+              for x in loop.walk()}
+    out: dict[str, Channels] = {}
+    for name, ws in sorted(writes.items()):
+        w = next((w for w in ws if id(w) in looped), None)
+        if w is not None:
+            return {}, (f"it stores '{name}' in a loop (line {w.span.line}), which may store "
+                        "several elements per thread; channels are fused when each is a "
+                        "statement of its own")
+        kinds = [classify(w.lhs.index, fr) if fr is not None and isinstance(w, n.Binary)
+                 else None for w in ws]
+        layouts = {k[0] for k in kinds if k is not None and k[0] is not None}
+        if not layouts:
+            continue  # no channel store: a plain producer (or not one at all)
+        if len(layouts) > 1 or None in kinds:
+            return {}, (f"it stores '{name}' at several offsets of its element that are not "
+                        "one layout of channels (c * plane + i or i * K + c)")
         layout = next(iter(layouts))
-        chans = sorted({w[1] for w in stores if w is not None} | (
-            {0} if name in plain and layout.kind == "planar" else set()))
-        return (f"it stores '{name}' at several offsets of its element ({layout.describe()} "
-                f"channels, c = {', '.join(map(str, chans))}); several stores per element "
-                "are not fused yet")
+        chans = [k[1] for k in kinds if k is not None]
+        what = f"it stores '{name}' as {layout.describe()} channels"
+        if any(k[0] is None for k in kinds if k is not None) and layout.kind != "planar":
+            return {}, f"{what} and also at its plain element"
+        if len(set(chans)) != len(chans):
+            return {}, f"{what} and may store one channel twice"
+        for w in ws:
+            if not isinstance(w, n.Binary) or w.op != "=" or id(w) not in top:
+                return {}, (f"{what}, one of them (line {w.span.line}) under a condition, in "
+                            "a loop or as a compound assignment; channels are fused only as "
+                            "unconditional statements of the kernel's body")
+        stores = sorted((ChannelStore(c, top[id(w)], w.rhs, w.lhs.index)
+                         for w, c in zip(ws, chans, strict=True)), key=lambda s: s.channel)
+        out[name] = Channels(layout, tuple(stores))
+    return out, None
+
+
+def channel_reads_reason(reader: str, pname: str, reads: list[n.Index], fr: Frame | None,
+                         channels: Channels) -> str | None:
+    """Why a reader's subscripts of a channel buffer are not each its own element at a
+    channel the producer stores (None when they all are)."""
+    if fr is None:
+        return (f"'{reader}' reads channels of '{pname}' but its own element is not "
+                "recognised (no coordinate mapping and bounds)")
+    for node in reads:
+        k = classify(node.index, fr)
+        if k is None:
+            return (f"'{reader}' reads '{pname}' (line {node.span.line}) other than at a "
+                    f"constant channel of its own element ({channels.describe()})")
+        layout, c = k
+        if layout is None:
+            layout = Layout("planar") if channels.layout.kind == "planar" else None
+        if layout != channels.layout or c not in channels.numbers:
+            return (f"'{reader}' reads '{pname}' (line {node.span.line}) at a channel its "
+                    f"producer does not store ({channels.describe()})")
     return None

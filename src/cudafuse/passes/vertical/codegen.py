@@ -27,6 +27,7 @@ from cudafuse.codegen.splice import Rewriter
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
+from cudafuse.passes.vertical.channels import Channels, Layout, classify, frame
 from cudafuse.passes.vertical.domain import keeps_guard, reads_own_output
 from cudafuse.passes.vertical.escape import overload_text, subscript_only
 from cudafuse.passes.vertical.hostview import LaunchSite, buffer_key, value_key
@@ -242,6 +243,19 @@ class GroupEmitter:
 
     def at_function(self, key: str) -> str:
         site, out = self.produced[key]
+        view = self.views[site.kernel.name]
+        channels = view.channels.get(out.name)
+        if channels is None:
+            return self._xy_and_at(key, None) + self._view_struct(
+                key, _nonconst(out.pointee) or "float", len(view.coords))
+        return "".join(self._xy_and_at(key, c) for c in channels.numbers) + \
+            self._channel_view_struct(key)
+
+    def _xy_and_at(self, key: str, channel: int | None) -> str:
+        """The producer's value-at-element functions (`_xy`, `_at`) for output `key`, or for
+        one channel of it (suffix `_c<channel>`): the body with that store turned into
+        `return` and every other store into nothing."""
+        site, out = self.produced[key]
         fn = site.kernel
         view = self.views[fn.name]
         assert fn.body is not None and (view.guard is not None or view.grid_stride)
@@ -277,10 +291,16 @@ class GroupEmitter:
             then = view.guard.then
             body.replace_range(view.guard.span.start, then.span.start, "")
         fast = self._fast_reads(site, view.bounds)
-        stores = [st for name in view.stores
+        stores = [st for name in view.stores if name not in view.channels
                   for st in view.all_stores.get(name, (view.stores[name],))]
+        target = None
+        for name, chans in view.channels.items():
+            for cs in chans.stores:
+                stores.append(OwnStore(name, cs.stmt, cs.value, cs.index))
+                if name == out.name and cs.channel == channel:
+                    target = cs.stmt
         for store in stores:
-            if store.param == out.name:
+            if store.param == out.name and (target is None or store.stmt is target):
                 value = _render(self.unit, store.value, fast) if _inside(
                     store.value.span, fn.body.span) else expr_text(self.unit, store.value)
                 if store.op != "=":  # a[i] op= v reads the element: a[i] op (v)
@@ -296,7 +316,7 @@ class GroupEmitter:
         for start, end, text in fast:
             body.replace_range(start, end, text)
         elem = _nonconst(out.pointee) or "float"
-        name = self.at_name(key)
+        name = self.at_name(key) + ("" if channel is None else f"_c{channel}")
         group = self._decls(self._cf_names())
         cf = ", ".join(self._cf_names())
         xy_params = ", ".join(f"long long {self.prefix}_{d}" for d in "xy"[:len(view.coords)])
@@ -305,8 +325,7 @@ class GroupEmitter:
                 f"{aliases}\n  {body.text()}\n}}\n"
                 f"__device__ __forceinline__ {elem} {name}_at(long long {self.prefix}_i, "
                 f"{group}) {{\n{aliases}\n"
-                f"  return {name}_xy({self._index_to_coords(view)}, {cf});\n}}\n"
-                + self._view_struct(key, elem, len(view.coords)))
+                f"  return {name}_xy({self._index_to_coords(view)}, {cf});\n}}\n")
 
     def _own_load(self, view: KernelView, out: str) -> str:
         """The producer's output at its own element, loaded from memory (in its _xy function,
@@ -365,6 +384,43 @@ class GroupEmitter:
                 f"    return {name}_at(y * s + x, {args});\n  }}\n")
         return text + "};\n"
 
+    def _channel_view_struct(self, key: str) -> str:
+        """The view of a buffer holding channels: a subscript decodes the channel from the
+        index (legality admits only reads at a channel the producer stores, so the last
+        branch is never a guess), and `c<k>_xy(x, y)` / `c<k>_at(i)` give channel k at an
+        element directly: reads at the reader's own element with a constant channel are
+        rewritten to them (see _channel_reads), with no division."""
+        site, out = self.produced[key]
+        chans = self.views[site.kernel.name].channels[out.name]
+        elem = _nonconst(out.pointee) or "float"
+        p = self.prefix
+        members = "\n".join(f"  {_declare(gp.type, f'm{j}')};" for j, gp in
+                            enumerate(self.params))
+        args = ", ".join(f"m{j}" for j in range(len(self.params)))
+        name = self.at_name(key)
+        dims = self.views[site.kernel.name].dims
+        xy = ", ".join(f"long long {p}_{d}" for d in "xy"[:dims])
+        xy_args = ", ".join(f"{p}_{d}" for d in "xy"[:dims])
+        if chans.layout.kind == "planar":
+            decode = (f"    const long long {p}_n = {p}_s * ({p}_h > 0 ? {p}_h : 1);\n"
+                      f"    const long long {p}_c = i / {p}_n, {p}_e = i - {p}_c * {p}_n;\n")
+        else:
+            k = chans.layout.factor
+            decode = f"    const long long {p}_c = i % {k}, {p}_e = i / {k};\n"
+        *first, last = chans.numbers
+        cases = "".join(f"    if ({p}_c == {c}) return {name}_c{c}_at({p}_e, {args});\n"
+                        for c in first)
+        text = (f"struct {name}_view {{\n{members}\n"
+                f"  long long {p}_s, {p}_h;  // the image's width and height: the plane\n"
+                f"  const {elem} *{p}_tile;  // unused: channels are not tiled\n"
+                f"  long long {p}_tx0, {p}_ty0, {p}_tw, {p}_th;\n"
+                f"  __device__ __forceinline__ {elem} operator[](long long i) const {{\n"
+                f"{decode}{cases}    return {name}_c{last}_at({p}_e, {args});\n  }}\n")
+        for c in chans.numbers:
+            text += (f"  __device__ __forceinline__ {elem} c{c}_xy({xy}) const "
+                     f"{{ return {name}_c{c}_xy({xy_args}, {args}); }}\n")
+        return text + "};\n"
+
     def _view_init(self, names: list[str], frame: KernelView, key: str, tile: str = "") -> str:
         """Aggregate initialiser of a view: the group parameters as named in the enclosing
         function (whose view is `frame`), that function's image size, and its tile (if any).
@@ -382,13 +438,13 @@ class GroupEmitter:
                     ) -> list[tuple[int, int, str]]:
         """Edits turning `v[Y * S + X]` on 2D views into `v.at2(X, Y, S)` (see _view_struct)."""
         view = self.views[site.kernel.name]
-        edits: list[tuple[int, int, str]] = []
+        edits: list[tuple[int, int, str]] = self._channel_reads(site)
         if not bounds:
             return edits
         width = to_c_or(self.unit, bounds[0])
         for p, arg in site.bindings:
             key = param_key(p, arg)
-            if not self._is_view(site, p, key):
+            if not self._is_view(site, p, key) or self._channels(key) is not None:
                 continue
             producer = self.views[self.produced[key][0].kernel.name]
             if len(producer.coords) != 2:
@@ -400,6 +456,36 @@ class GroupEmitter:
                 xs, ys, ss = split
                 edits.append((node.span.start, node.span.end, f"{p.name}.at2({xs}, {ys}, {ss})"))
         return sorted(edits)
+
+    def _channels(self, key: str | None) -> Channels | None:
+        if key not in self.produced:
+            return None
+        site, out = self.produced[key]
+        return self.views[site.kernel.name].channels.get(out.name)
+
+    def _channel_reads(self, site: LaunchSite) -> list[tuple[int, int, str]]:
+        """Edits turning a read of a channel view at the reader's own element with a
+        constant channel, `p[c * plane + i]` or `p[i * K + c]`, into `p.c<c>_xy(x, y)`: the
+        channel's function at the reader's coordinates (legality proved the element the
+        same). Reads of another shape keep the subscript, which decodes the channel."""
+        view = self.views[site.kernel.name]
+        edits: list[tuple[int, int, str]] = []
+        if view.fn.body is None or not view.coords:
+            return edits
+        fr = frame(view.fn.body, view.coords, view.bounds)
+        coords = ", ".join(c.name for c in view.coords)
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            chans = self._channels(key) if self._is_view(site, p, key) else None
+            if chans is None or fr is None:
+                continue
+            for node in view.reads.get(p.name, []):
+                k = classify(node.index, fr)
+                if k is None or not _own_span(self.unit, node) or k[1] not in chans.numbers \
+                        or (k[0] or Layout("planar")) != chans.layout:
+                    continue
+                edits.append((node.span.start, node.span.end, f"{p.name}.c{k[1]}_xy({coords})"))
+        return edits
 
     # ---- the fused kernel ----------------------------------------------------------------
 
@@ -435,8 +521,8 @@ class GroupEmitter:
             body.replace_range(start, end, text)
         if scope is not None and own:
             assert first is not None
-            decls = "".join(f"{self._own_decl(key, name, view_local[key], view, scope, first)};"
-                            f"{scope.indent}" for key, name in own.items())
+            decls = "".join(f"{self._own_decl(key, c, name, view_local[key], view, scope, first)};"
+                            f"{scope.indent}" for (key, c), name in own.items())
             body.insert(scope.at if scope.close is None else first.stmt.span.start,
                         decls if scope.close is None else "{ " + decls)
         if self.group.stored:
@@ -451,12 +537,16 @@ class GroupEmitter:
                 raise CodegenError(f"'{k.name}' stores only under an if/else, so it cannot "
                                    "store the group's intermediates for every element")
             kname_of = {gp.key: gp.kname for gp in self.params}
-            idx = expr_text(self.unit, first.index, first.stmt.expr.lhs)
+            idx = self._own_index_text(view, first)
             # Prepended with the comma operator, so the statement stays one statement: it may
             # be the unbraced body of an `if` (`if (i < n) out[i] = ...;`).
-            stores = "".join(f"{kname_of[key]}[{idx}] = "
-                             f"{own.get(key) or view_local[key] + '[' + idx + ']'}, "
-                             for key in sorted(self.group.stored))
+            stores = "".join(
+                self._store_channels(kname_of[key], view_local[key], view, idx, chans, {
+                    c: name for (k, c), name in own.items() if k == key})
+                if (chans := self._channels(key)) is not None else
+                f"{kname_of[key]}[{idx}] = "
+                f"{own.get((key, None)) or view_local[key] + '[' + idx + ']'}, "
+                for key in sorted(self.group.stored))
             body.insert(first.stmt.span.start, stores)
         if scope is not None and own and scope.close is not None:
             body.insert(scope.close, " }")
@@ -468,6 +558,32 @@ class GroupEmitter:
         return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"
                 + "\n".join(locals_) + f"\n  {body.text()}\n}}\n")
+
+    def _own_index_text(self, view: KernelView, first: OwnStore) -> str:
+        """The last kernel's own element as C text: its first store's index, or, when that
+        store is a channel's, the element the channels belong to."""
+        if first.param not in view.channels:
+            return expr_text(self.unit, first.index, first.stmt.expr.lhs)
+        c = view.coords
+        if len(c) == 1:
+            return c[0].name
+        if view.stride is None:
+            raise CodegenError(f"'{view.fn.name}' has no row stride for its own element")
+        return f"(long long){c[1].name} * ({expr_text(self.unit, view.stride)}) + {c[0].name}"
+
+    def _store_channels(self, buf: str, local: str, view: KernelView, idx: str,
+                        chans: Channels, own: dict[int | None, str]) -> str:
+        """Stores of every channel of an intermediate at the last kernel's element `idx`
+        (comma-terminated, like the other stores): the channel's own value where the kernel
+        declared one (`own`), else its function."""
+        coords = ", ".join(c.name for c in view.coords)
+        if chans.layout.kind == "planar":
+            plane = " * ".join(f"(long long)({to_c_or(self.unit, b)})" for b in view.bounds)
+            at = [f"(long long){c} * {plane} + ({idx})" for c in chans.numbers]
+        else:
+            at = [f"({idx}) * {chans.layout.factor} + {c}" for c in chans.numbers]
+        return "".join(f"{buf}[{a}] = {own.get(c) or f'{local}.c{c}_xy({coords})'}, "
+                       for a, c in zip(at, chans.numbers, strict=True))
 
     def _own_values(self, view: KernelView, views: list[tuple[str, str]],
                     view_local: dict[str, str], first: OwnStore | None
@@ -484,23 +600,39 @@ class GroupEmitter:
         for local, key in views:
             reads.setdefault(key, []).extend(
                 r for r in own_reads(scope, view, local) if _own_span(self.unit, r))
-        own: dict[str, str] = {}
+        own: dict[tuple[str, int | None], str] = {}
         served: list[tuple[int, int, str]] = []
+        fr = frame(view.fn.body, view.coords, view.bounds)
         for key in sorted(view_local, key=lambda k: self.produced[k][0].index):
-            mine = reads.get(key, [])
-            if key not in self.group.stored and len(mine) < 2 and \
-                    not any(in_loop(view, r, scope) for r in mine):
-                continue
-            own[key] = f"{self.prefix}_e{len(own)}"
-            served += [(r.span.start, r.span.end, own[key]) for r in mine]
+            chans = self._channels(key)
+            if chans is None:
+                per: dict[int | None, list[n.Index]] = {None: reads.get(key, [])}
+            else:  # each channel a value of its own, read at a constant channel
+                per = {c: [] for c in chans.numbers}
+                for local in (lc for lc, k in views if k == key):
+                    for r in view.reads.get(local, []):
+                        k = classify(r.index, fr) if fr is not None else None
+                        if k is not None and k[1] in per and scope.at <= r.span.start and \
+                                r.span.end <= scope.end and _own_span(self.unit, r) and \
+                                (k[0] or Layout("planar")) == chans.layout:
+                            per[k[1]].append(r)
+            for c, mine in per.items():
+                if key not in self.group.stored and len(mine) < 2 and \
+                        not any(in_loop(view, r, scope) for r in mine):
+                    continue
+                own[(key, c)] = f"{self.prefix}_e{len(own)}"
+                served += [(r.span.start, r.span.end, own[(key, c)]) for r in mine]
         return scope, own, served
 
-    def _own_decl(self, key: str, name: str, local: str, view: KernelView, scope: OwnScope,
-                  first: OwnStore) -> str:
+    def _own_decl(self, key: str, channel: int | None, name: str, local: str,
+                  view: KernelView, scope: OwnScope, first: OwnStore) -> str:
         """`const T cf_e0 = l.at2(x, y, w)`: the producer of `key` at the element `first`
         stores, through the view's division-free path when the index is written y * S + x."""
         site, out = self.produced[key]
         elem = _nonconst(out.pointee) or "float"
+        if channel is not None:  # (the channel's function at K's coordinates: no division)
+            return (f"const {elem} {name} = "
+                    f"{local}.c{channel}_xy({', '.join(c.name for c in view.coords)})")
         idx = expr_text(self.unit, first.index, first.stmt.expr.lhs)
         init = f"{local}[{idx}]"
         if self.views[site.kernel.name].dims == 2 and view.bounds:
@@ -522,7 +654,8 @@ class GroupEmitter:
         sink_view = self.views[self.sink.kernel.name]
         out = []
         for local, key in views:
-            if key not in self.group.tiles or local not in sink_view.reads or key in self.kept:
+            if key not in self.group.tiles or local not in sink_view.reads or \
+                    key in self.kept or self._channels(key) is not None:
                 continue
             needed, why = subscript_only(self.unit, self.sink.kernel, local)
             if why or needed:

@@ -40,7 +40,7 @@ from cudafuse.passes.vertical.partition import (
 )
 from cudafuse.passes.vertical.sibling_codegen import SiblingEmitter, sibling_pass
 from cudafuse.passes.vertical.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
-from cudafuse.passes.vertical.view import KernelView, build_view
+from cudafuse.passes.vertical.view import KernelView, build_view, elements_per_item
 
 NOMINAL_SIZE = 1 << 20  # elements per launch when the cost model must assume a size
 
@@ -270,7 +270,9 @@ class _Planner:
         plan.model = model
         plan.where = seq.scope.what if seq.scope is not None else ""
         plan.live = {_short(k): why for k, why in live.items()}
-        plan.sizes = {i: {param_key(p, a): elem_size(p.pointee) for p, a in info.site.bindings
+        plan.sizes = {i: {param_key(p, a): _times(elem_size(p.pointee),
+                                                  elements_per_item(info.view, p.name))
+                          for p, a in info.site.bindings
                           if p.is_pointer and param_key(p, a) is not None}
                       for i, info in enumerate(infos)}
         where = {v: gi for gi, g in enumerate(chosen.groups) for v in g}
@@ -386,6 +388,10 @@ class _Planner:
                 if (x0, x1, y0, y1) != (0, 0, 0, 0):
                     out[key] = (max(-x0, x1, 0), max(-y0, y1, 0))
         return out
+
+
+def _times(size: int | None, count: int) -> int | None:
+    return None if size is None else size * count
 
 
 def _local_decls(host: Function) -> list[n.VarDecl]:

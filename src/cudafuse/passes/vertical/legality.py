@@ -27,6 +27,7 @@ from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import KernelFacts
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
+from cudafuse.passes.vertical.channels import Channels, channel_reads_reason, frame
 from cudafuse.passes.vertical.codegen import param_key
 from cudafuse.passes.vertical.coverage import Resolver, covers
 from cudafuse.passes.vertical.domain import keeps_guard
@@ -253,6 +254,9 @@ class Legality:
             return why
         if buffer in dst.writes:
             return f"'{cname}' also writes '{pname}'"
+        channels = src.view.channels.get(src.writes.get(buffer, ""))
+        if channels is not None:
+            return self._channel_edge_reason(a, c, pname, channels)
         load = next((ld for ld in dst.facts.loads if ld.pointer == pname), None)
         if load is None or load.kind not in ("point", "stencil"):
             why = load.reason if load is not None else "no load classification"
@@ -269,6 +273,29 @@ class Legality:
                     zip(src.view.bounds, dst.view.bounds, strict=False))):
             return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the same "
                     "iteration space")
+        return None
+
+    def _channel_edge_reason(self, a: int, c: int, pname: str, channels: Channels
+                             ) -> str | None:
+        """A consumer of a producer's channels reads each at its own element, at a constant
+        channel the producer stores, directly in its body, over the same iteration space."""
+        src, dst = self.infos[a], self.infos[c]
+        cname = dst.site.kernel.name
+        needed, _ = subscript_only(self.unit, dst.site.kernel, pname)
+        if needed:
+            return (f"'{cname}' hands '{pname}', which holds channels, to a helper "
+                    f"('{sorted(needed)[0][0]}'), where its reads cannot be mapped to channels")
+        view = dst.view
+        assert view.fn.body is not None
+        fr = frame(view.fn.body, view.coords, view.bounds) if view.coords else None
+        why = channel_reads_reason(cname, pname, view.reads.get(pname, []), fr, channels)
+        if why:
+            return why
+        if view.dims != src.view.dims or len(view.bounds) != len(src.view.bounds) or any(
+                not self._same(a, x, c, y) for x, y in
+                zip(src.view.bounds, view.bounds, strict=True)):
+            return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the same "
+                    "iteration space (the channels' plane is its size)")
         return None
 
     def __call__(self, group: frozenset[int]) -> str | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
-from cudafuse.passes.vertical.channels import several_stores_reason
+from cudafuse.passes.vertical.channels import Channels, Layout, classify, find_channels, frame
 
 DIM_NAMES = ("x", "y", "z")
 _COLLECTIVES = ("__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
@@ -62,6 +62,9 @@ class KernelView:
     # Every own-element store per output, when one sits under an if/else (`if (v > t) out[i]
     # = a; else out[i] = b;`): on a path that stores nothing the element keeps its contents.
     all_stores: dict[str, tuple[OwnStore, ...]] = field(default_factory=dict)
+    # Outputs stored as several channels of the element (see channels.py); their entry in
+    # `stores` is the lowest channel's store.
+    channels: dict[str, Channels] = field(default_factory=dict)
 
     @property
     def grid_stride(self) -> bool:
@@ -309,6 +312,12 @@ def build_view(fn: Function) -> KernelView:
     found_stores: list[tuple[OwnStore, tuple[tuple[int, int], ...]]] = []
     if coords and guard:
         _own_stores(tail, coords, locals_, pointer_params, (), found_stores)
+    channels: dict[str, Channels] = {}
+    channel_reason = None
+    if coords and guard and len(bounds) == len(coords):
+        channels, channel_reason = find_channels(fn.body, tail, tuple(coords), tuple(
+            bounds[k] for k in sorted(bounds)), pointer_params)
+    found_stores = [(s, p) for s, p in found_stores if s.param not in channels]
     stores: dict[str, OwnStore] = {}
     stride: n.Expr | None = None
     for store, _ in found_stores:
@@ -317,13 +326,17 @@ def build_view(fn: Function) -> KernelView:
             _, st = _own_index(store.index, coords, locals_)
             stride = stride or st
     all_stores = {p: tuple(s for s, _ in found_stores if s.param == p) for p in stores}
+    channel_stores = tuple(OwnStore(name, s.stmt, s.value, s.index)
+                           for name, ch in channels.items() for s in ch.stores)
+    for store in channel_stores:
+        stores.setdefault(store.param, store)
+    if channels and len(coords) == 2:
+        stride = stride or bounds[0]  # a channel's own element is y * w + x (channels.frame)
     reads, other = _pointer_uses(fn, pointer_params, stores,
-                                 tuple(s for s, _ in found_stores))
+                                 tuple(s for s, _ in found_stores) + channel_stores)
     if reason is None:
-        reason = _store_paths(found_stores) or _self_reads(stores, reads, coords, locals_)
-    if reason is None and guard is not None and (other or not stores):
-        reason = several_stores_reason(fn.body, tuple(coords), tuple(
-            bounds[k] for k in sorted(bounds)), pointer_params)
+        reason = _store_paths(found_stores) or channel_reason or _channel_limits(
+            channels, reads, lower, all_stores) or _self_reads(stores, reads, coords, locals_)
     if reason is None:
         reason = _impurity(fn, coord_stmts, guard, stores, other)
     return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
@@ -331,7 +344,44 @@ def build_view(fn: Function) -> KernelView:
                       reason, tuple(sizes[d] for d in DIM_NAMES[:len(coords)]),
                       lower_bounded=bool(lower) and guard is not None,
                       all_stores=all_stores if any(
-                          len(v) > 1 or v[0].nested for v in all_stores.values()) else {})
+                          len(v) > 1 or v[0].nested for v in all_stores.values()) else {},
+                      channels=channels)
+
+
+def elements_per_item(view: KernelView, pname: str) -> int:
+    """How many elements of buffer `pname` the kernel touches per element of its iteration
+    space: its channels when it stores them, the distinct constant channels of its own
+    element it reads (`rgb[3 * i]`, `rgb[3 * i + 1]`...), else one (a stencil's neighbours
+    come from the caches). The traffic figures count bytes with it."""
+    if pname in view.channels:
+        return len(view.channels[pname].numbers)
+    reads = view.reads.get(pname, [])
+    fr = frame(view.fn.body, view.coords, view.bounds) \
+        if reads and view.fn.body is not None and view.coords else None
+    if fr is None:
+        return 1
+    found = {classify(r.index, fr) for r in reads}
+    if None in found:
+        return 1
+    # (the plain element is planar channel 0: `planes[i]` beside `planes[plane + i]`)
+    return len({(k[0] or Layout("planar"), k[1]) for k in found if k is not None})
+
+
+def _channel_limits(channels: dict[str, Channels], reads: dict[str, list[n.Index]],
+                    lower: dict[int, n.Expr], all_stores: dict[str, tuple[OwnStore, ...]]
+                    ) -> str | None:
+    """What a producer of channels may not do yet: read its own channels, write only part
+    of its rows, or store other outputs under an if/else (each needs the memory fallback,
+    which channel functions do not have)."""
+    for name, ch in sorted(channels.items()):
+        what = f"it stores '{name}' as {ch.describe()}"
+        if name in reads:
+            return f"{what} and reads it too"
+        if lower:
+            return f"{what} and its guard bounds a coordinate from below"
+        if any(len(v) > 1 or v[0].nested for v in all_stores.values()):
+            return f"{what} and stores another output under an if/else"
+    return None
 
 
 _COMPOUND = ("+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")
