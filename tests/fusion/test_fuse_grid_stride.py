@@ -72,7 +72,10 @@ __global__ void k(const float *in, float *out, int n) {
      "i < n; i += s) out[i] = in[i] + s;", "step variable is used"),
     ("for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < n; y += blockDim.y * gridDim.y)"
      " for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < n; "
-     "x += blockDim.x * gridDim.x) out[y * n + x] = in[y * n + x];", "2D grid-stride"),
+     "x += blockDim.x * gridDim.x) out[y * n + x] = in[y * n + x];", None),  # 2D: see _2d
+    ("float acc = 0.0f; for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+     "i += blockDim.x * gridDim.x) { acc += in[i]; out[i] = acc; }",
+     "writes 'acc', declared outside the loop"),
     ("int i = blockIdx.x * blockDim.x + threadIdx.x; while (i < n) { out[i] = in[i]; "
      "i += blockDim.x * gridDim.x; }", None),
 ])
