@@ -128,3 +128,39 @@ def test_grid_stride_2d_producer_shape(tmp_path: Path, body: str, why: str | Non
     else:
         assert view.producer_reason is not None and why in view.producer_reason, \
             view.producer_reason
+
+
+PITCHED = r"""
+#include <cuda_runtime.h>
+
+__global__ void pitched(const float *in, float *a, int w, int h, int p) {
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += blockDim.y * gridDim.y)
+    for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < w; x += blockDim.x * gridDim.x)
+      a[y * p + x] = in[y * w + x] + 1.0f;
+}
+
+__global__ void reader(const float *a, float *out, int w, int h, int p) {
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += blockDim.y * gridDim.y)
+    for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < w; x += blockDim.x * gridDim.x)
+      out[y * w + x] = a[y * p + x] * 2.0f;
+}
+
+void pitch(const float *in, float *out, int w, int h) {
+  float *a;
+  cudaMalloc(&a, (w + 1) * h * sizeof(float));
+  pitched<<<dim3(2, 2), dim3(8, 8)>>>(in, a, w, h, w + 1);
+  reader<<<dim3(2, 2), dim3(8, 8)>>>(a, out, w, h, w + 1);
+  cudaFree(a);
+}
+"""
+
+
+def test_grid_stride_2d_rows_wider_than_the_loop_are_refused(tmp_path: Path) -> None:
+    """A grid-stride producer keeps no guard: rows wider than its x bound (a pitch) would
+    have their padding computed instead of left as it was."""
+    src = tmp_path / "pitch.cu"
+    src.write_text(PITCHED)
+    result = fuse_file(src, tmp_path / "pitch.fused.cu", fuse_all=True)
+    assert not result.groups
+    assert [e.why for e in result.edges] == [
+        "not fused: 'pitched' stores rows with a stride other than its width"]
