@@ -104,6 +104,9 @@ STORE = "out[y * w + x] = in[y * w + x];"
     (Y + X + "{ " + STORE + " y += 1; }", "writes the loop variable 'y'"),
     ("float acc = 0.0f; " + Y + X + "{ acc += in[y * w + x]; out[y * w + x] = acc; }",
      "writes 'acc', declared outside the loop"),
+    (Y + "{ float row = 0.0f; " + X + "{ row += in[y * w + x]; out[y * w + x] = row; } }",
+     "writes 'row', declared outside the loop"),
+    (Y + "{ const float k = 0.5f * h; " + X + "out[y * w + x] = in[y * w + x] * k; }", None),
     (Y + "for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < y; "
      "x += blockDim.x * gridDim.x) " + STORE, "bound changes in the loop ('y')"),
     (Y + X + "{ if (in[y * w + x] < 0) break; " + STORE + " }", "break or continue"),

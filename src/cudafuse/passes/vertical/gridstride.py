@@ -242,8 +242,9 @@ def _common_reason(fn: Function, loops: list[_Loop], stride_vars: dict[str, str]
     # A variable declared outside the loops and written in them carries a value from one
     # element to the next (`acc += in[i]; out[i] = acc;`): the value at an element is then
     # not the body at that element alone.
+    # (In 2D, one declared in the outer body carries it along a row.)
     outermost = loops[0].stmt
-    inside_decls = {x.decl for x in outermost.walk() if isinstance(x, n.VarDecl)}
+    inside_decls = {x.decl for x in loops[-1].stmt.walk() if isinstance(x, n.VarDecl)}
     loop_vars = {lp.var.decl for lp in loops}
     for x in outermost.walk():
         target = x.lhs if isinstance(x, n.Binary) and x.is_assignment else \
