@@ -9,7 +9,8 @@ Stages are written in one of several styles people use (STYLES): plain `y * w + 
 subscripts; an indexing macro `IDX(x, y)` taking `w` from the kernel's scope; the row
 computed first under other names (`row`, `col`, const); a flat index variable; a point
 stage as a 1-D grid-stride loop over the w * h pixels (`gridstride`, in a pipeline of point
-stages only, launched on a 1-D grid).
+stages only, launched on a 1-D grid); any stage as a 2-D grid-stride loop (`gridstride2d`,
+y or x outside, launched on a grid covering about a quarter of the image).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 BORDERS = ("clamp", "mirror", "mirror101", "wrap", "constant")
-STYLES = ("plain", "macro", "rowcol", "flat")  # any stage; gridstride: point pipelines
+STYLES = ("plain", "macro", "rowcol", "flat", "gridstride2d")  # any stage
+# gridstride: point pipelines only
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ _POINT_OPS = ("{v} * 0.75f + 0.125f", "sqrtf(fabsf({v})) - 0.5f", "{v} * {v} + 0
 def kernel_source(name: str, stage: Stage, index: int) -> str:
     if stage.style == "gridstride":
         return _gridstride_source(name, stage, index)
+    if stage.style == "gridstride2d":
+        return _gridstride2d_source(name, stage, index)
     params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
     lines = [f"__global__ void {name}({params}, float *__restrict__ out, int w, int h) {{"]
     if stage.style == "rowcol":  # other names, the row first; x and y are macros below
@@ -118,6 +122,37 @@ def _gridstride_source(name: str, stage: Stage, index: int) -> str:
             "  }\n}\n")
 
 
+def _gridstride2d_source(name: str, stage: Stage, index: int) -> str:
+    """A stage as a 2-D grid-stride loop over the image (y outside for even stages, x for
+    odd ones), the steps in variables; no guard (the loops are the bounds)."""
+    params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
+    loops = ["for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += sy)",
+             "for (int x = threadIdx.x + blockIdx.x * blockDim.x; x < w; x += sx)"]
+    outer, inner = loops if index % 2 == 0 else loops[::-1]
+    extra = " + ".join(f"0.5f * s{j}[y * w + x]" for j in range(1, len(stage.inputs)))
+    tail = f" + {extra}" if extra else ""
+    lines = [f"__global__ void {name}({params}, float *__restrict__ out, int w, int h) {{",
+             "  const int sx = blockDim.x * gridDim.x;",
+             "  const int sy = gridDim.y * blockDim.y;",
+             f"  {outer} {{", f"    {inner} {{"]
+    if stage.kind == "stencil":
+        lines += ["      float acc = 0.0f;",
+                  f"      for (int dy = -{stage.ry}; dy <= {stage.ry}; ++dy) {{",
+                  f"        for (int dx = -{stage.rx}; dx <= {stage.rx}; ++dx) {{",
+                  "          const int xx = x + dx;",
+                  "          const int yy = y + dy;",
+                  f"          const float wt = 0.0625f * (float)(dx * 3 + dy * 5 + {index + 7});",
+                  f"          acc += wt * {_read(stage.border, 's0')};",
+                  "        }",
+                  "      }",
+                  f"      out[y * w + x] = acc{tail};"]
+    else:
+        op = _POINT_OPS[index % 3].format(v="s0[y * w + x]")
+        lines.append(f"      out[y * w + x] = {op}{tail};")
+    lines += ["    }", "  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def pipeline_source(name: str, stages: list[Stage]) -> str:
     """Kernels `<name>_k<i>` and `extern "C" void <name>(const float *in0, float *b1, ...,
     int w, int h)`."""
@@ -130,9 +165,12 @@ def pipeline_source(name: str, stages: list[Stage]) -> str:
     else:
         body = ["  dim3 block(8, 4);",
                 "  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);"]
+        if any(s.style == "gridstride2d" for s in stages):  # each thread loops in x and y
+            body.append("  dim3 quarter((w + 15) / 16, (h + 7) / 8);")
     for i, s in enumerate(stages):
         srcs = ", ".join("in0" if j == 0 else f"b{j}" for j in s.inputs)
-        body.append(f"  {name}_k{i}<<<grid, block>>>({srcs}, b{i + 1}, w, h);")
+        grid = "quarter" if s.style == "gridstride2d" else "grid"
+        body.append(f"  {name}_k{i}<<<{grid}, block>>>({srcs}, b{i + 1}, w, h);")
     parts.append(f'extern "C" void {name}(const float *in0, {bufs}, int w, int h) {{\n'
                  + "\n".join(body) + "\n}\n")
     return "\n".join(parts)

@@ -72,7 +72,10 @@ __global__ void k(const float *in, float *out, int n) {
      "i < n; i += s) out[i] = in[i] + s;", "step variable is used"),
     ("for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < n; y += blockDim.y * gridDim.y)"
      " for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < n; "
-     "x += blockDim.x * gridDim.x) out[y * n + x] = in[y * n + x];", "2D grid-stride"),
+     "x += blockDim.x * gridDim.x) out[y * n + x] = in[y * n + x];", None),  # 2D: see _2d
+    ("float acc = 0.0f; for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+     "i += blockDim.x * gridDim.x) { acc += in[i]; out[i] = acc; }",
+     "writes 'acc', declared outside the loop"),
     ("int i = blockIdx.x * blockDim.x + threadIdx.x; while (i < n) { out[i] = in[i]; "
      "i += blockDim.x * gridDim.x; }", None),
 ])
@@ -87,3 +90,41 @@ def test_grid_stride_producer_shape(tmp_path: Path, body: str, why: str | None) 
     else:
         assert view.producer_reason is not None and why in view.producer_reason, \
             view.producer_reason
+
+
+PARTIAL = r"""
+#include <cuda_runtime.h>
+
+__global__ void inner(const float *in, float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 1 || i >= n) return;
+  a[i] = in[i] + 0.5f;
+}
+
+__global__ void triple(const float *a, float *out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    out[i] = a[i] * 3.0f;
+}
+
+void partial(const float *in, float *out, int w, int h) {
+  int n = w * h;
+  float *a;
+  cudaMalloc(&a, n * sizeof(float));
+  cudaMemset(a, 0, n * sizeof(float));
+  inner<<<(n + 63) / 64, 64>>>(in, a, n);
+  triple<<<2, 32>>>(a, out, n);
+  cudaFree(a);
+}
+"""
+
+
+def test_partial_producer_read_by_a_grid_stride_loop(tmp_path: Path) -> None:
+    """A producer that skips element 0 keeps its guard when a grid-stride loop reads it: the
+    fused value there is the buffer's, as in the original (it was computed before)."""
+    src = tmp_path / "partial.cu"
+    src.write_text(PARTIAL)
+    out = tmp_path / "partial.fused.cu"
+    result = fuse_file(src, out, fuse_all=True)
+    assert [g.kernels for g in result.groups] == [["inner", "triple"]]
+    for w, h in ((13, 7), (1, 5)):
+        run_both(src, out, "partial", w, h)

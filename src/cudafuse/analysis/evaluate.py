@@ -362,7 +362,10 @@ class Evaluator:
                 self.forget(self.assigned(body) - {var.decl})
                 self.frame.env[var.decl] = Poly.atom(coord(dim))
                 inner = (*path, self.cond(s.cond, path))
-                for child in body.body[:-1]:
+                rest = body.body[:-1]
+                for k, child in enumerate(rest):  # a nested while form (2D) is one too
+                    if isinstance(child, n.While) and self._grid_stride_while(rest, k, inner):
+                        continue
                     inner = self.stmt(child, inner)
                 self.frame.env.pop(var.decl, None)
                 return True

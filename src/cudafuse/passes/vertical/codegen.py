@@ -339,7 +339,7 @@ class GroupEmitter:
 
     def _unloop(self, view: KernelView, body: _Slice) -> None:
         """A grid-stride loop's body at one element: the step variables' declarations and the
-        loop header go, the loop variable is declared from the _xy function's parameter."""
+        loop headers go, the loop variables are declared from the _xy function's parameters."""
         data = self.unit.source.data
         loop = view.loop
         assert loop is not None
@@ -349,10 +349,15 @@ class GroupEmitter:
         # (The while form's loop variable was declared before the loop: its declaration is
         # among those removed, and is made here instead.)
         body.replace_range(loop.span.start, loop.body.span.start, self._coords(view) + " ")
-        if view.loop_inc is not None:
-            inc = view.loop_inc
-            body.replace_range(_line_start(data, inc.span.start, body.span.start),
-                               _through_line(data, inc.span.end), "")
+        # A 2D loop's inner header goes too (its while form's variable, declared in the
+        # outer body, is among coord_stmts), leaving the inner body as a nested block.
+        inner = view.inner_loop
+        if inner is not None:
+            body.replace_range(inner.span.start, inner.body.span.start, "")
+        for inc in (view.loop_inc, view.inner_inc):
+            if inc is not None:
+                body.replace_range(_line_start(data, inc.span.start, body.span.start),
+                                   _through_line(data, inc.span.end), "")
 
     def _view_struct(self, key: str, elem: str, dims: int) -> str:
         """The view: a producer's output as something a consumer can subscript. `at2` is

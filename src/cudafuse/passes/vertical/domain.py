@@ -30,8 +30,9 @@ def keeps_guard(producer: KernelView, readers: list[KernelView]) -> bool:
     """Whether the producer's value-at-element function must keep its guard and fall back to
     memory. Decided on the text, so that both legality and code generation see the same
     answer; legality then checks the relaxed conditions (the same row stride) with host
-    values. Grid-stride loops never do (their loop is their guard)."""
-    if producer.grid_stride or any(r.grid_stride for r in readers):
+    values. A grid-stride producer never does (its loop is its guard, and legality asks its
+    rows to be as wide as its x bound); a grid-stride reader does not change the answer."""
+    if producer.grid_stride:
         return False
     if producer.lower_bounded or producer.all_stores:
         return True

@@ -375,6 +375,8 @@ class _Planner:
         key -> halo (rx, ry) of the last kernel's reads."""
         sink = infos[max(group)]
         out: dict[str, tuple[int, int]] = {}
+        if sink.view.grid_stride:  # its threads loop past the block's tile: no use for one
+            return out
         for node, strategy in sorted(cost.strategies.items()):
             direct = {c for (a, c) in model.edges if a == node and c in group} == {max(group)}
             if mode == "never" or not (strategy == "tile" or (mode == "always" and direct)):

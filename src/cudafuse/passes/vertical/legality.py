@@ -185,9 +185,11 @@ class Legality:
             if wrong:
                 return f"'{name}' {wrong}"
             if info.view.dims == 2 and not self._same(i, info.view.stride, i,
-                                                      info.view.bounds[0]) and \
-                    not self._at_most(i, info.view.bounds[0], i, info.view.stride):
-                # (a guard narrower than the row, x < w - 1, is kept by the view: domain.py)
+                                                      info.view.bounds[0]) and (
+                    info.view.grid_stride or
+                    not self._at_most(i, info.view.bounds[0], i, info.view.stride)):
+                # (a guard narrower than the row, x < w - 1, is kept by the view: domain.py;
+                # a grid-stride loop keeps none)
                 return f"'{name}' stores rows with a stride other than its width"
         return None
 

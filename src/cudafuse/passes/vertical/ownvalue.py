@@ -104,7 +104,8 @@ def own_scope(data: bytes, view: KernelView, store: OwnStore) -> OwnScope | None
     # The grid-stride loop's own step (in its header, or the while form's last statement)
     # is the one write of the coordinate that does not change the element within an
     # iteration; the scope ends before the while form's.
-    step = {id(x) for part in (getattr(view.loop, "inc", None), view.loop_inc)
+    step = {id(x) for part in (getattr(view.loop, "inc", None), view.loop_inc,
+                               getattr(view.inner_loop, "inc", None), view.inner_inc)
             if part is not None for x in part.walk()}
 
     def written(decl: str) -> bool:
@@ -146,8 +147,8 @@ def own_scope(data: bytes, view: KernelView, store: OwnStore) -> OwnScope | None
     line = data.rfind(b"\n", 0, at) + 1
     lead = data[line:at]
     indent = "\n" + lead.decode("utf-8") if not lead.strip() else " "
-    end = view.loop_inc.span.start if view.loop_inc is not None and \
-        parent.span.start <= view.loop_inc.span.start < parent.span.end else parent.span.end
+    end = next((inc.span.start for inc in (view.inner_inc, view.loop_inc) if inc is not None
+                and parent.span.start <= inc.span.start < parent.span.end), parent.span.end)
     return OwnScope(at, indent, None, end, _text(stride), view.coords, locals_,
                     _declared(view))
 
@@ -172,6 +173,7 @@ def in_loop(view: KernelView, node: n.Node, scope: OwnScope) -> bool:
     assert view.fn.body is not None
     for x in view.fn.body.walk():
         if isinstance(x, (n.For, n.While)) and scope.at <= x.span.start and \
-                x.span.start <= node.span.start < x.span.end and x is not view.loop:
+                x.span.start <= node.span.start < x.span.end and x is not view.loop and \
+                x is not view.inner_loop:
             return True
     return False

@@ -7,8 +7,8 @@ A kernel can be fused as a *producer* when its body has the shape
     <statements>                         ...
     out[<own index>] = <value>;          out[y * w + x] = v;  (one store per output buffer)
 
-and does nothing else with memory, threads or control flow; or, in 1D, a grid-stride loop
-whose body has that shape after its header (see `_grid_stride_view`). Anything outside that shape
+and does nothing else with memory, threads or control flow; or a 1D or 2D grid-stride loop
+whose body has that shape after its header (see gridstride.py). Anything outside that shape
 makes `producer_reason` say why, in words; such a kernel can still be the last kernel (the
 body the fused kernel keeps) of a group.
 """
@@ -56,6 +56,9 @@ class KernelView:
     # for the while form the trailing `i += stride;` statement.
     loop: n.For | n.While | None = None
     loop_inc: n.Stmt | None = None
+    # A 2D grid-stride loop (see gridstride.py): `loop` is the outer loop, these the inner.
+    inner_loop: n.For | n.While | None = None
+    inner_inc: n.Stmt | None = None
     # The guard bounds a coordinate from below too (`x >= 1 && x < w - 1`): the producer does
     # not write every element of its rows, and a view must yield memory where it does not.
     lower_bounded: bool = False
@@ -521,39 +524,7 @@ def _impurity(fn: Function, coord_stmts: list[n.Stmt],
     return None
 
 
-# ---- grid-stride loops -----------------------------------------------------------------
-
-_2D_GRID_STRIDE = "it is a 2D grid-stride loop (nested loops over y and x), not fused yet"
-
-
-def _grid_total(e: n.Expr, stride_vars: dict[str, str]) -> str | None:
-    """'x' for blockDim.x * gridDim.x (either order, or a variable holding it), else None."""
-    e = _strip(e)
-    if isinstance(e, n.Ref) and e.decl in stride_vars:
-        return stride_vars[e.decl]
-    if not (isinstance(e, n.Binary) and e.op == "*"):
-        return None
-    a, b = _strip(e.lhs), _strip(e.rhs)
-    for d in DIM_NAMES:
-        if (_is(a, "blockDim", d) and _is(b, "gridDim", d)) or \
-                (_is(a, "gridDim", d) and _is(b, "blockDim", d)):
-            return d
-    return None
-
-
-def _step(inc: n.Expr | None, var: str) -> n.Expr | None:
-    """S of `i += S` (or `i = i + S`) on the variable with declaration id `var`."""
-    if isinstance(inc, n.Binary) and inc.op == "+=" and _ref_to(inc.lhs, {var: 0}) == 0:
-        return inc.rhs
-    if isinstance(inc, n.Binary) and inc.op == "=" and _ref_to(inc.lhs, {var: 0}) == 0:
-        rhs = _strip(inc.rhs)
-        if isinstance(rhs, n.Binary) and rhs.op == "+":
-            if _ref_to(rhs.lhs, {var: 0}) == 0:
-                return rhs.rhs
-            if _ref_to(rhs.rhs, {var: 0}) == 0:
-                return rhs.lhs
-    return None
-
+# ---- grid-stride loops (gridstride.py) ------------------------------------------------
 
 def _writes(node: n.Node, decl: str) -> list[n.Node]:
     out = []
@@ -567,123 +538,6 @@ def _writes(node: n.Node, decl: str) -> list[n.Node]:
 
 
 def _grid_stride_view(fn: Function) -> KernelView | None:
-    """The view of a kernel whose body is a 1D grid-stride loop,
-
-        [int s = blockDim.x * gridDim.x;]
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += <whole grid>) { ... }
-    or
-        int i = blockIdx.x * blockDim.x + threadIdx.x;
-        while (i < n) { ...; i += <whole grid>; }
-
-    None when the body does not end in such a loop (the plain shape is tried instead). The
-    thread's element is the loop variable; the loop condition is the guard."""
-    assert fn.body is not None
-    body = list(fn.body.body)
-    k = 0
-    while k < len(body) and isinstance(body[k], n.DeclStmt):
-        k += 1
-    if k != len(body) - 1 or not isinstance(body[k], (n.For, n.While)):
-        return None
-    loop = body[k]
-    stride_vars: dict[str, str] = {}
-    coord_decls: dict[str, tuple[n.VarDecl, n.DeclStmt, tuple[str, int | None]]] = {}
-    mixed = False
-    removable: list[n.Stmt] = []
-    for s in body[:k]:
-        kinds = []
-        for d in s.decls:
-            if d.init is not None and _grid_total(d.init, {}) is not None:
-                stride_vars[d.decl] = _grid_total(d.init, {}) or ""
-                kinds.append(True)
-            elif d.init is not None and coordinate(d.init) is not None:
-                coord_decls[d.decl] = (d, s, coordinate(d.init))  # type: ignore[assignment]
-                kinds.append(True)
-            else:
-                kinds.append(False)
-        if all(kinds):
-            removable.append(s)
-        elif any(kinds):
-            mixed = True
-    inc_stmt: n.Stmt | None = None
-    if isinstance(loop, n.For):
-        init = loop.init
-        if not (isinstance(init, n.DeclStmt) and len(init.decls) == 1 and
-                init.decls[0].init is not None and coordinate(init.decls[0].init)):
-            return None
-        var = init.decls[0]
-        found = coordinate(var.init)  # type: ignore[arg-type]
-        step = _step(loop.inc, var.decl)
-        cond = loop.cond
-        header = {id(x) for part in (init, loop.cond, loop.inc) if part is not None
-                  for x in part.walk()}
-        var_writes = _writes(loop.body, var.decl)
-        tail = list(loop.body.body) if isinstance(loop.body, n.Compound) else [loop.body]
-    else:
-        if loop.do_while or not isinstance(loop.cond, n.Binary):
-            return None
-        cand = [c for c in coord_decls.values() if _ref_to(loop.cond.lhs, {c[0].decl: 0}) == 0]
-        if not cand:
-            return None
-        var, _, found = cand[0]
-        removable = [s for s in removable if s is not cand[0][1] or len(s.decls) == 1]
-        stmts = list(loop.body.body) if isinstance(loop.body, n.Compound) else []
-        last = stmts[-1] if stmts else None
-        step = _step(last.expr, var.decl) if isinstance(last, n.ExprStmt) else None
-        if step is None:
-            return None
-        inc_stmt, cond, tail = last, loop.cond, stmts[:-1]
-        header = {id(x) for part in (loop.cond, last) for x in part.walk()}
-        var_writes = [w for w in _writes(loop.body, var.decl) if id(w) not in header]
-    # Other coordinate declarations than the loop variable stay (and are refused below).
-    removable = [s for s in removable if all(d.decl in stride_vars or d.decl == var.decl
-                                             for d in s.decls)]
-    skip = set(header)
-    for s in removable:
-        skip |= {id(x) for x in s.walk()}
-    ids = {var.decl: 0}
-    bounds = _bounds_from(cond, ids, negated=True) if cond is not None else None
-    if bounds and 0 in bounds:
-        bounds[0] = _bound_of_params(fn, bounds[0], loop)
-    reason = None
-    first = tail[0] if tail else None
-    nested = isinstance(first, n.For) and isinstance(first.init, n.DeclStmt) and any(
-        d.init is not None and coordinate(d.init) for d in first.init.decls)
-    if found is None or found[0] != "x" or nested:
-        reason = _2D_GRID_STRIDE
-    elif found[1] is not None:
-        reason = "its grid-stride loop's start assumes a block size (a constant instead " \
-                 "of blockDim.x)"
-    elif step is None or _grid_total(step, stride_vars) != "x":
-        reason = "its grid-stride loop's step is not the whole grid (blockDim.x * gridDim.x)"
-    elif mixed:
-        reason = "it declares its grid-stride variables together with other variables"
-    elif bounds is None or 0 not in bounds:
-        reason = "its grid-stride loop's condition is not a bound on the loop variable (i < n)"
-    elif var_writes:
-        reason = f"its grid-stride loop's body writes the loop variable '{var.name}'"
-    elif any(isinstance(x, (n.Break, n.Continue)) for s in tail for x in s.walk()):
-        reason = "its grid-stride loop's body uses break or continue"
-    elif any(isinstance(x, n.Ref) and x.decl in stride_vars and id(x) not in skip
-             for x in fn.body.walk()):
-        reason = "its grid-stride step variable is used other than as the loop's step"
-    pointer_params = {p.decl: p.name for p in fn.params if p.is_pointer}
-    stores: dict[str, OwnStore] = {}
-    locals_: dict[str, n.Expr] = {}
-    for s in tail:
-        if isinstance(s, n.DeclStmt):
-            for d in s.decls:
-                if d.init is not None:
-                    locals_[d.decl] = d.init
-        if isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and s.expr.op == "=" \
-                and isinstance(s.expr.lhs, n.Index):
-            base = _strip(s.expr.lhs.base)
-            if isinstance(base, n.Ref) and base.decl in pointer_params:
-                own, _ = _own_index(s.expr.lhs.index, [var], locals_)
-                if own and base.name not in stores:
-                    stores[base.name] = OwnStore(base.name, s, s.expr.rhs, s.expr.lhs.index)
-    reads, other = _pointer_uses(fn, pointer_params, stores)
-    if reason is None:
-        reason = _impurity(fn, [], None, stores, other, frozenset(skip))
-    return KernelView(fn, (var,), tuple(removable), None, "gridstride",
-                      (bounds[0],) if bounds and 0 in bounds else (), None, stores, reads,
-                      other, reason, (None,), loop, inc_stmt)
+    """The view of a kernel whose body is a 1D or 2D grid-stride loop (gridstride.py)."""
+    from cudafuse.passes.vertical.gridstride import grid_stride_view
+    return grid_stride_view(fn)
