@@ -83,6 +83,9 @@ DOWN = "its grid does not cover the iteration space in x: its x size "
     ("r_one_short", "grid * block can fall 1 short of the bound"),
     ("r_other_block", "it divides by something other than its block's size"),
     ("r_opaque", "it calls 'opaque_blocks', whose body is not one return"),
+    ("r_const_grid", "its x size 4096 / 256 covers 4096 elements, a constant, and its bound n is "
+     "not one"),
+    ("r_not_exact_const", "grid * block can fall 232 short of the bound"),
 ])
 def test_other_spellings_are_refused_with_the_reason(spellings: TranslationUnit, host: str,
                                                      note: str) -> None:

@@ -156,6 +156,17 @@ def _shown(e: n.Expr, resolver: Resolver) -> n.Expr:
     return e
 
 
+def _source(resolver: Resolver, e: n.Expr) -> str:
+    """The expression's text in the file, when it can be read there."""
+    unit = resolver.unit
+    if unit is not None and e.span.file == unit.path and e.span.end > e.span.start:
+        try:
+            return " ".join(unit.text(e.span).split())
+        except (IndexError, ValueError):
+            pass
+    return text(e)
+
+
 def _covers_dim(resolver: Resolver, gi: n.Expr, bi: n.Expr, bound: n.Expr, dim: str
                 ) -> str | None:
     bl = resolver.linear(bi)
@@ -180,6 +191,10 @@ def _covers_dim(resolver: Resolver, gi: n.Expr, bi: n.Expr, bound: n.Expr, dim: 
         if not extra[0]:
             return (f"its grid does not cover the iteration space in {dim}: grid * block can "
                     f"fall {-extra[1]} short of the bound")
+        if not case.low[0] and bnd[0]:
+            return (f"its grid does not provably cover the iteration space in {dim}: its {dim} "
+                    f"size {shown} covers {case.low[1]} elements, a constant, and its bound "
+                    f"{_source(resolver, bound)} is not one")
         return f"its grid does not provably cover the iteration space in {dim}"
     for case in cases:
         for num in case.nonneg:
