@@ -355,8 +355,8 @@ def inline_helper(fn_params: tuple, body_expr: n.Expr, args: tuple[n.Expr, ...],
     (converted to the parameters' types, as the call does)."""
     m = {}
     for p, a in zip(fn_params, args, strict=True):
-        if float_bits(p.type) is not None and float_bits(a.type) is None:
-            a = n.Cast(a, explicit=False, type=p.type)
+        if (float_bits(p.type) is None) != (float_bits(a.type) is None):
+            a = n.Cast(a, explicit=False, type=p.type)  # int <-> float, as the call converts
         m[p.decl] = a
     out = _subst(body_expr, m)
     assert isinstance(out, n.Expr)
