@@ -4,7 +4,7 @@
 // DIAG: refusals.cu:{{[0-9]+}}:3: note: hist -> use_hist: not fused: 'hist' cannot be recomputed: it calls 'atomicAdd'
 // DIAG: note: gather_src -> gather: not fused: 'gather' reads 't' in a way cudafuse cannot map: data-dependent index
 // DIAG: note: blur_src -> unguarded: not fused: 'unguarded' reads 't' at offsets 0..1 in x with unguarded border handling
-// DIAG: note: half_grid -> consumer_hg: not fused: 'half_grid': its grid does not provably cover the iteration space in x
+// DIAG: note: half_grid -> consumer_hg: not fused: 'half_grid': its grid does not cover the iteration space in x: its x size w / 32 rounds down, leaving out the last w % 32 elements whenever that is not 0
 // DIAG: note: tiled -> after_tiled: not fused: 'tiled' cannot be recomputed: it declares shared variable 'tile'
 // DIAG: note: launches in 'copy_between' are not fused across this statement: its call to 'cudaMemcpy' may touch device memory or variables
 // DIAG: note: inplace_src -> inplace_dst: not fused: 'inplace_src' reads 'img' from memory, which the fused kernel writes

@@ -260,7 +260,8 @@ class _Planner:
         infos = self.infos(seq)
         live = self.live_out(seq, infos)
         model = PipelineModel.from_kernels([self.cost(i) for i in infos], frozenset(live))
-        legality = Legality(self.unit, model, infos, Resolver(host_locals(seq.host)))
+        legality = Legality(self.unit, model, infos,
+                            Resolver(host_locals(seq.host), unit=self.unit))
         legal = make_legality(model, legality)
         score = count_scorer(model) if self.opts.fuse_all else \
             cost_scorer(model, self.arch, tiles=self.opts.tiles != "never")
@@ -336,7 +337,8 @@ class _Planner:
                 if not why:
                     # The new grid covers the whole guard: the original launch must have.
                     params = {p.decl: a for p, a in sink.site.bindings}
-                    cover = covers(Resolver(host_locals(seq.host)).with_params(params),
+                    host = Resolver(host_locals(seq.host), unit=self.unit)
+                    cover = covers(host.with_params(params),
                                    sink.site.launch.grid, sink.site.launch.block,
                                    list(sink.view.bounds))
                     if cover:
