@@ -73,14 +73,15 @@ IO = frozenset({"printf", "fprintf", "puts", "putchar", "fputs", "fflush", "perr
 
 TIMERS = frozenset({
     "sdkCreateTimer", "sdkStartTimer", "sdkStopTimer", "sdkResetTimer", "sdkGetTimerValue",
-    "sdkGetAverageTimerValue", "clock", "time", "gettimeofday", "clock_gettime",
+    "sdkGetAverageTimerValue", "sdkDeleteTimer", "clock", "time", "gettimeofday", "clock_gettime",
 })
 
 KNOWN = CUDA_HARMLESS | MATH | IO | TIMERS | {"dim3"}
 STREAMS = frozenset({"cout", "cerr", "clog"})
 # Expression kinds the IR leaves unmodelled that compute nothing: sizeof/alignof, a default
 # argument (an UNEXPOSED_EXPR without children or text), nullptr.
-_QUIET = frozenset({"CXX_UNARY_EXPR", "CXX_NULL_PTR_LITERAL_EXPR"})
+_QUIET = frozenset({"CXX_UNARY_EXPR", "CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR",
+                    "STRING_LITERAL", "CHARACTER_LITERAL"})
 MAX_DEPTH = 6
 
 
@@ -96,6 +97,17 @@ def _quiet(node: n.OtherExpr) -> bool:
 
 def _file(decl: str) -> str:
     return decl.partition("@")[2].rpartition(":")[0]
+
+
+def _default_construction(call: n.Call) -> bool:
+    """`struct timeval tv;`: the implicit default constructor of a system header's type."""
+    f = _file(call.callee_decl)
+    return not call.args and call.type.split()[-1:] == [call.callee] and (
+        f.startswith("/usr/") or "/include/c++/" in f)
+
+
+def _known(call: n.Call) -> bool:
+    return call.callee in KNOWN or _default_construction(call)
 
 
 class HostStatements:
@@ -122,7 +134,7 @@ class HostStatements:
                     "timing, or for another stream waiting on the event), which fusion removes")
         fn = self._definition(call.callee_decl)
         in_file = fn is not None and _file(call.callee_decl) == self.unit.path
-        if not in_file and (name in KNOWN or self._stream_print(call)):
+        if not in_file and (_known(call) or self._stream_print(call)):
             return None
         if fn is not None:
             why = self.function_reason(fn, 0, ())
@@ -168,8 +180,7 @@ class HostStatements:
         for node in fn.body.walk():
             if isinstance(node, n.KernelLaunch):
                 return f"'{fn.name}' launches a kernel"
-            if isinstance(node, n.OtherExpr) and not _quiet(node) and \
-                    node.kind not in ("STRING_LITERAL", "CHARACTER_LITERAL"):
+            if isinstance(node, n.OtherExpr) and not _quiet(node):
                 return f"'{fn.name}' contains an expression cudafuse does not model"
             base = _deref_base(node)
             if base is not None and not (isinstance(base, n.Ref) and base.decl in arrays):
@@ -182,11 +193,11 @@ class HostStatements:
                     return f"'{fn.name}' records an event"
                 inner = self._definition(node.callee_decl)
                 if inner is not None and _file(node.callee_decl) == self.unit.path or \
-                        inner is not None and node.callee not in KNOWN:
+                        inner is not None and not _known(node):
                     why = self._function_reason(inner, depth + 1, (*stack, fn.decl))
                     if why is not None:
                         return why
-                elif node.callee not in KNOWN and not self._stream_print(node):
+                elif not _known(node) and not self._stream_print(node):
                     return f"'{fn.name}' calls '{node.callee or '?'}'"
         return None
 
