@@ -24,6 +24,7 @@ from cudafuse.frontend.clang_diags import (
     line_of,
     to_diagnostic,
 )
+from cudafuse.frontend.header_callees import header_callees
 from cudafuse.frontend.kernel_census import skipped_ranges, spelled_kernels
 from cudafuse.frontend.lower import MAX_DEPTH, K, Lowerer, LoweringError
 from cudafuse.frontend.pch import CXX_HEADERS, discard, shim_pch
@@ -447,6 +448,7 @@ def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
     used: set[int] = set()
     with _recursion_limit(4 * MAX_DEPTH + 1000):
         _lower_all(tu, unit, lowerer, errors, used, diags)
+        unit.header_functions = header_callees(tu, unit, lowerer, str(include_dir()))
     # Errors outside every function and global (a struct, a typedef, a user header): the
     # declarations involved are unusable, which the skipped functions already show; say so.
     for i, (err, _) in enumerate(errors):

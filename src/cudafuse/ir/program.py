@@ -87,6 +87,10 @@ class TranslationUnit:
     # Member functions of the file's classes (Function.parent set), kept apart so that
     # `functions` and lookups by name see free functions only.
     methods: list[Function] = field(default_factory=list)
+    # Host functions of the user's headers that the file's host code calls (an error-check
+    # helper's definition): only for judging what a call between launches does
+    # (frontend/header_callees.py); not part of the file.
+    header_functions: list[Function] = field(default_factory=list)
 
     @property
     def kernels(self) -> list[Function]:

@@ -3,8 +3,8 @@
 Fusion moves a producer's work from its own launch to the launch of the group's last kernel.
 That is only sound if nothing in between changes what the producer would have computed: no
 host statement between them may write a variable the launches use, or call anything that
-might touch device memory. Launch arguments must be free of side effects, since they are
-evaluated once, at the fused launch.
+might touch device memory (hoststmts.py decides which statements are harmless). Launch
+arguments must be free of side effects, since they are evaluated once, at the fused launch.
 """
 
 from __future__ import annotations
@@ -13,13 +13,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
-
-# Calls a host statement between fused launches may make: they touch no device buffer and
-# no variable of the program's.
-HARMLESS_CALLS = frozenset({
-    "dim3", "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
-    "cudaStreamSynchronize", "cudaGetErrorString", "printf", "fprintf", "puts", "exit", "abort",
-})
+from cudafuse.passes.vertical.hoststmts import HostStatements
 
 
 @dataclass(frozen=True)
@@ -101,32 +95,6 @@ def _writes(stmt: n.Node) -> set[str]:
 SWAPS = frozenset({"swap", "std::swap"})
 
 
-def break_reason(stmt: n.Stmt) -> str | None:
-    """Why launches before and after this host statement may not be fused across it."""
-    if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
-        return "it launches a kernel inside control flow"
-    for node in stmt.walk():
-        if isinstance(node, n.Call) and node.callee in SWAPS and len(node.args) == 2:
-            names = [_spelled(a) for a in node.args]
-            return f"it swaps '{names[0]}' and '{names[1]}'"
-        if isinstance(node, n.Call) and node.callee not in HARMLESS_CALLS:
-            return f"its call to '{node.callee or '?'}' may touch device memory or variables"
-        if isinstance(node, n.OtherExpr) and node.kind not in ("CXX_UNARY_EXPR",):
-            return "it contains an expression cudafuse does not model"
-    if isinstance(stmt, n.DeclStmt):
-        return None  # a new variable cannot change values computed before it
-    written = _writes(stmt)
-    if written:
-        return f"it assigns '{sorted(w.split('@')[0] for w in written)[0]}'"
-    return None
-
-
-def _spelled(e: n.Expr) -> str:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e.name if isinstance(e, n.Ref) else "?"
-
-
 @dataclass(frozen=True)
 class Scope:
     """The block a sequence's launches are statements of: the host function's body, a loop
@@ -183,6 +151,7 @@ class _Splitter:
         self.breaks: list[tuple[n.Stmt, str]] = []
         self.places: dict[int, Placement] = {}
         self.alone: dict[int, str] = {}  # launch index -> why it may be alone
+        self.stmts = HostStatements(unit, host)
 
     def place(self, launch: n.KernelLaunch, scope: Scope | None, why: str) -> None:
         i = self.index[launch.span.start]
@@ -222,7 +191,8 @@ class _Splitter:
                     why = self.nested(stmt, scope)
                     items.append((stmt, why))
                 else:
-                    why = break_reason(stmt)
+                    why = self.stmts.statement_reason(
+                        stmt, (s.launch for s in current.launches), SWAPS)
                     if why is None:
                         continue
                     items.append((stmt, why))

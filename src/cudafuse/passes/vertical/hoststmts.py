@@ -1,0 +1,333 @@
+"""Which host statements between two launches a launch sequence may continue across.
+
+Fusing a group moves every launch of it to the position of its last launch: the fused launch
+replaces the last one, the others disappear, and the statements between them stay where they
+are. So a statement S between launches L1 and L2 of a group now runs *before* L1's work, and
+L1's configuration and arguments are evaluated after S. That is harmless when S
+
+* neither reads nor writes memory a launch may use (device buffers, managed memory), and
+* assigns no variable that a launch before it in the sequence reads (its arguments would
+  then see the new value); variables only later launches read keep their order (each such
+  launch is in turn "before" the statements after it, up to the group's last launch).
+
+What S observes changes only in ways that do not touch the outputs: error checks after a
+removed launch check nothing (the fused launch's errors are reported by the checks after
+it), synchronisation waits for less, host timers time a different split of the same work.
+
+The rules, per kind of statement (`statement_break` returns why S splits, or None):
+
+* Calls. A call is harmless when its callee is
+  - a CUDA runtime call that only synchronises or reports errors (`cudaDeviceSynchronize`,
+    its deprecated alias `cudaThreadSynchronize`, `cudaStreamSynchronize`,
+    `cudaEventSynchronize`, `cudaGetLastError`, `cudaPeekAtLastError`,
+    `cudaGetErrorString/Name`, `cudaEventElapsedTime`),
+  - a C/C++ math function (`sqrtf`, `std::sqrt`, `fminf`, `expf`, ...), printing (`printf`,
+    `fprintf`, `puts`, `std::cout << ...`), `exit`/`abort`/`assert`,
+  - a host timer (`sdkStartTimer`/`sdkStopTimer`/... of the cuda-samples' helper_timer.h,
+    `clock`, `gettimeofday`, `std::chrono::...::now`),
+  - or a host function whose definition cudafuse sees (in the file, or in a user header:
+    frontend/header_callees.py) and whose body only makes harmless calls, writes only its
+    own locals and by-value parameters, dereferences no pointer and launches no kernel: an
+    error-check wrapper such as cuda-samples' `check()` behind `checkCudaErrors(...)`,
+    `__getLastCudaError` behind `getLastCudaError(msg)`, a `gpuAssert`, a `cudaCheck`.
+  The call's arguments are part of the statement, so `checkCudaErrors(cudaMemcpy(...))`
+  still splits (cudaMemcpy is not harmless), as does any call given a pointer a launch of
+  the function uses.
+  `cudaEventRecord` splits: the event marks the point between the launches (for timing, and
+  for other streams that wait on it), which fusion would remove.
+* Memory through a pointer (`p[i]`, `*p`, `p->f`, read or written): only through a local
+  array, or a pointer no launch of the host function is given that is a parameter or a
+  local set once, from an allocation (host memory no kernel of the function can touch).
+  Reading a device or managed buffer between the launches is a real dependence.
+* Assignments (`x = ...`, `x += ...`, `++x`, `&x` passed to a harmless call): to a local,
+  a parameter or a host global, never through a reference, and only when no launch
+  earlier in the sequence reads the variable.
+* Declarations: as their initialisers (a new variable changes no earlier value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+
+# CUDA runtime calls that only synchronise with the device or report errors.
+CUDA_HARMLESS = frozenset({
+    "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
+    "cudaThreadSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+    "cudaGetErrorString", "cudaGetErrorName", "cudaEventElapsedTime",
+})
+
+MATH = frozenset(
+    f"{base}{suffix}" for base in (
+        "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
+        "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "fabs",
+        "fmin", "fmax", "floor", "ceil", "round", "lround", "trunc", "fmod", "erf", "erfc",
+        "hypot", "rint", "lrint", "nearbyint", "copysign", "fdim", "fma", "ldexp")
+    for suffix in ("", "f", "l")) | frozenset({
+        "abs", "labs", "llabs", "min", "max", "isnan", "isinf", "isfinite", "signbit"})
+
+IO = frozenset({"printf", "fprintf", "puts", "putchar", "fputs", "fflush", "perror",
+                "exit", "abort", "_Exit", "__assert_fail", "__assert_rtn", "_assert"})
+
+TIMERS = frozenset({
+    "sdkCreateTimer", "sdkStartTimer", "sdkStopTimer", "sdkResetTimer", "sdkGetTimerValue",
+    "sdkGetAverageTimerValue", "sdkDeleteTimer", "clock", "time", "gettimeofday", "clock_gettime",
+})
+
+KNOWN = CUDA_HARMLESS | MATH | IO | TIMERS | {"dim3"}
+STREAMS = frozenset({"cout", "cerr", "clog"})
+# Expression kinds the IR leaves unmodelled that compute nothing: sizeof/alignof, a default
+# argument (an UNEXPOSED_EXPR without children or text), nullptr.
+_QUIET = frozenset({"CXX_UNARY_EXPR", "CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR",
+                    "STRING_LITERAL", "CHARACTER_LITERAL"})
+MAX_DEPTH = 6
+
+
+def _strip(e: n.Expr | None) -> n.Expr | None:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def _quiet(node: n.OtherExpr) -> bool:
+    return node.kind in _QUIET or (node.kind == "UNEXPOSED_EXPR" and not node.items)
+
+
+def _file(decl: str) -> str:
+    return decl.partition("@")[2].rpartition(":")[0]
+
+
+def _default_construction(call: n.Call) -> bool:
+    """`struct timeval tv;`: the implicit default constructor of a system header's type."""
+    f = _file(call.callee_decl)
+    return not call.args and call.type.split()[-1:] == [call.callee] and (
+        f.startswith("/usr/") or "/include/c++/" in f)
+
+
+def _known(call: n.Call) -> bool:
+    return call.callee in KNOWN or _default_construction(call)
+
+
+class HostStatements:
+    """Judges the statements of one host function (see the module docstring)."""
+
+    def __init__(self, unit: TranslationUnit, host: Function):
+        assert host.body is not None
+        self.unit, self.host = unit, host
+        self.launches = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)]
+        self.buffers = {r.decl for la in self.launches for a in la.args
+                        if (r := _root(a)) is not None and _is_pointer(r)}
+        self.decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+        self.assigned = {r.decl for node in host.body.walk() for r in _assigned(node)}
+        self.globals = {g.decl: g for g in unit.globals}
+        self._functions: dict[str, str | None] = {}
+
+    # ---- calls ----------------------------------------------------------------------------
+
+    def call_reason(self, call: n.Call) -> str | None:
+        """Why this call (not its arguments) may matter to the launches around it."""
+        name = call.callee or "?"
+        if name == "cudaEventRecord":
+            return ("its call to 'cudaEventRecord' marks the point between the launches (for "
+                    "timing, or for another stream waiting on the event), which fusion removes")
+        fn = self._definition(call.callee_decl)
+        in_file = fn is not None and _file(call.callee_decl) == self.unit.path
+        if not in_file and (_known(call) or self._stream_print(call)):
+            return None
+        if fn is not None:
+            why = self.function_reason(fn, 0, ())
+            if why is None:
+                return None
+            return f"its call to '{name}' may touch device memory or variables ({why})"
+        return f"its call to '{name}' may touch device memory or variables"
+
+    def _stream_print(self, call: n.Call) -> bool:
+        """`std::cout << ...` (any chain of << on cout/cerr/clog), or a manipulator."""
+        if call.callee != "operator<<" or not call.args:
+            return False
+        first = _strip(call.args[0])
+        while isinstance(first, n.Call) and first.callee == "operator<<" and first.args:
+            first = _strip(first.args[0])
+        return isinstance(first, n.Ref) and first.name in STREAMS
+
+    def _definition(self, decl: str) -> Function | None:
+        if not decl:
+            return None
+        return self.unit.callee(decl) or next(
+            (f for f in self.unit.header_functions if f.decl == decl), None)
+
+    def function_reason(self, fn: Function, depth: int, stack: tuple[str, ...]
+                        ) -> str | None:
+        """Why a called host function is not harmless, or None."""
+        if fn.decl in self._functions and depth == 0:
+            return self._functions[fn.decl]
+        why = self._function_reason(fn, depth, stack)
+        if depth == 0:
+            self._functions[fn.decl] = why
+        return why
+
+    def _function_reason(self, fn: Function, depth: int, stack: tuple[str, ...]
+                         ) -> str | None:
+        if fn.space == "global" or fn.body is None:
+            return f"'{fn.name}' is not a host function cudafuse can see"
+        if fn.decl in stack or depth > MAX_DEPTH:
+            return f"'{fn.name}' calls itself or nests too deeply"
+        own = {p.decl for p in fn.params if not p.is_reference} | {
+            d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+        arrays = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl) and d.array_dims}
+        for node in fn.body.walk():
+            if isinstance(node, n.KernelLaunch):
+                return f"'{fn.name}' launches a kernel"
+            if isinstance(node, n.OtherExpr) and not _quiet(node):
+                return f"'{fn.name}' contains an expression cudafuse does not model"
+            base = _deref_base(node)
+            if base is not None and not (isinstance(base, n.Ref) and base.decl in arrays):
+                return f"'{fn.name}' reads or writes memory through a pointer"
+            for r in _assigned(node):
+                if r.decl not in own:
+                    return f"'{fn.name}' assigns '{r.name}'"
+            if isinstance(node, n.Call):
+                if node.callee == "cudaEventRecord":
+                    return f"'{fn.name}' records an event"
+                inner = self._definition(node.callee_decl)
+                if inner is not None and _file(node.callee_decl) == self.unit.path or \
+                        inner is not None and not _known(node):
+                    why = self._function_reason(inner, depth + 1, (*stack, fn.decl))
+                    if why is not None:
+                        return why
+                elif not _known(node) and not self._stream_print(node):
+                    return f"'{fn.name}' calls '{node.callee or '?'}'"
+        return None
+
+    # ---- memory and variables ---------------------------------------------------------------
+
+    def deref_reason(self, node: n.Node) -> str | None:
+        base = _deref_base(node)
+        if base is None:
+            return None
+        if isinstance(base, n.Ref) and self._host_memory(base):
+            return None
+        name = base.name if isinstance(base, n.Ref) else "?"
+        return (f"it reads or writes memory through '{name}', which may be a buffer the "
+                "launches use")
+
+    def _host_memory(self, r: n.Ref) -> bool:
+        """Memory no launch of the host function can reach through this variable."""
+        d = self.decls.get(r.decl)
+        if d is not None and d.array_dims:
+            return True
+        if r.decl in self.buffers or r.kind not in ("local", "param"):
+            return False
+        if r.kind == "param":
+            return True  # distinct pointer parameters do not alias (as for the launches)
+        if d is None or r.decl in self.assigned:
+            return False
+        init = _strip(d.init)
+        return init is None or isinstance(init, (n.Call, n.IntLit)) or (
+            isinstance(init, n.OtherExpr) and init.kind in (
+                "CXX_NEW_EXPR", "CXX_NULL_PTR_LITERAL_EXPR"))
+
+    def passes_buffer(self, call: n.Call) -> str | None:
+        for a in call.args:
+            a = _strip(a)
+            if isinstance(a, n.Unary) and a.op == "&":
+                a = _strip(a.operand)
+            r = _root(a) if a is not None else None
+            if r is not None and r.decl in self.buffers:
+                return (f"it passes '{r.name}', a buffer the launches use, to "
+                        f"'{call.callee or '?'}'")
+        return None
+
+    def assign_reason(self, r: n.Ref, before: Iterable[n.KernelLaunch]) -> str | None:
+        d = self.decls.get(r.decl)
+        if r.kind == "global":
+            g = self.globals.get(r.decl)
+            if g is None or g.space != "host":
+                return f"it assigns '{r.name}', which is not a host variable"
+        elif r.kind not in ("local", "param"):
+            return f"it assigns '{r.name}'"
+        if "&" in r.type or (d is not None and "&" in d.var_type) or any(
+                p.decl == r.decl and p.is_reference for p in self.host.params):
+            return f"it assigns '{r.name}', a reference"
+        for la in before:
+            if any(isinstance(x, n.Ref) and x.decl == r.decl for x in la.walk()):
+                return (f"it assigns '{r.name}', which the launch of '{la.kernel}' at line "
+                        f"{la.span.line} reads (a fused launch evaluates its arguments at "
+                        "the group's last launch)")
+        return None
+
+    # ---- statements -----------------------------------------------------------------------
+
+    def statement_reason(self, stmt: n.Stmt, before: Iterable[n.KernelLaunch],
+                         swaps: frozenset[str]) -> str | None:
+        """Why launches before and after this host statement may not be fused across it;
+        `before`: the launches of the sequence so far."""
+        before = list(before)
+        if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
+            return "it launches a kernel inside control flow"
+        for node in stmt.walk():
+            if isinstance(node, n.Call) and node.callee in swaps and len(node.args) == 2:
+                names = [(_strip(a).name if isinstance(_strip(a), n.Ref) else "?")  # type: ignore[union-attr]
+                         for a in node.args]
+                return f"it swaps '{names[0]}' and '{names[1]}'"
+            if isinstance(node, n.Call):
+                why = self.call_reason(node) or self.passes_buffer(node)
+                if why is not None:
+                    return why
+            if isinstance(node, n.OtherExpr) and not _quiet(node):
+                return "it contains an expression cudafuse does not model"
+            why = self.deref_reason(node)
+            if why is not None:
+                return why
+        for node in stmt.walk():
+            for r in _assigned(node):
+                why = self.assign_reason(r, before)
+                if why is not None:
+                    return why
+        return None
+
+
+def _is_pointer(r: n.Ref) -> bool:
+    return "*" in r.type or "[" in r.type
+
+
+def _root(e: n.Expr) -> n.Ref | None:
+    e = _strip(e)
+    while isinstance(e, n.Binary) and e.op in ("+", "-"):  # p + offset
+        e = _strip(e.lhs)
+    return e if isinstance(e, n.Ref) and e.kind in ("local", "param", "global") else None
+
+
+def _deref_base(node: n.Node) -> n.Expr | None:
+    """The pointer or array a memory access goes through, if the node is one."""
+    if isinstance(node, n.Index):
+        return _root(node.base) or _strip(node.base)
+    if isinstance(node, n.Unary) and node.op == "*":
+        return _root(node.operand) or _strip(node.operand)
+    if isinstance(node, n.Member) and node.arrow:
+        return _root(node.base) or _strip(node.base)
+    return None
+
+
+def _assigned(node: n.Node) -> list[n.Ref]:
+    """Variables the node itself writes (`x = `, `x.f += `, `++x`, `&x`), not memory written
+    through a pointer (the dereference is judged on its own)."""
+    target = None
+    if isinstance(node, n.Binary) and node.is_assignment:
+        target = node.lhs
+    elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+        target = node.operand
+    else:
+        return []
+    while True:
+        target = _strip(target)
+        if isinstance(target, n.Member) and not target.arrow:
+            target = target.base
+        elif isinstance(target, n.Index) and isinstance(_strip(target.base), n.Ref) and \
+                "[" in (_strip(target.base).type or ""):  # type: ignore[union-attr]
+            target = target.base  # an element of an array variable
+        else:
+            break
+    return [target] if isinstance(target, n.Ref) else []
