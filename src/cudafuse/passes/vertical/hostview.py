@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
+from cudafuse.passes.vertical.members import is_this, member_alias_reason, this_member
 
 # Calls a host statement between fused launches may make: they touch no device buffer and
 # no variable of the program's.
@@ -46,13 +47,16 @@ class Sequence:
 
 
 def buffer_key(e: n.Expr) -> str | None:
-    """A host pointer argument's identity: the variable it names. None for anything else
-    (pointer arithmetic, calls), which fusion then treats as unknown memory."""
+    """A host pointer argument's identity: the variable it names, or the data member of
+    `this` (`this->tmp_`, spelled `tmp_` or `this->tmp_`; members.py says when a member
+    may be one). None for anything else (pointer arithmetic, calls), which fusion
+    then treats as unknown memory."""
     while isinstance(e, n.Cast):
         e = e.operand
     if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
         return e.decl or e.name
-    return None
+    field_name = this_member(e)
+    return None if field_name is None else f"this->{field_name}"
 
 
 def value_key(e: n.Expr, type_: str) -> str:
@@ -62,6 +66,9 @@ def value_key(e: n.Expr, type_: str) -> str:
 
 
 def _shape(e: n.Node) -> str:
+    field_name = this_member(e) if isinstance(e, n.Member) else None
+    if field_name is not None:  # `w_` and `this->w_` are one value
+        return f"Member|this->{field_name}()"
     parts = [type(e).__name__]
     for attr in ("value", "name", "decl", "op", "field_name", "callee", "postfix"):
         if hasattr(e, attr):
@@ -78,7 +85,7 @@ def side_effect_free(e: n.Expr) -> bool:
             return False
         if isinstance(node, n.Unary) and node.op in ("++", "--"):
             return False
-        if isinstance(node, (n.OtherExpr, n.KernelLaunch)):
+        if isinstance(node, (n.OtherExpr, n.KernelLaunch)) and not is_this(node):
             return False
     return True
 
@@ -92,6 +99,11 @@ def _writes(stmt: n.Node) -> set[str]:
         elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
             target = node.operand
         while isinstance(target, (n.Member, n.Index, n.Cast)):
+            field_name = this_member(target)
+            if field_name is not None:  # `this->a_ = ...`, `a_[i] = ...`
+                out.add(f"this->{field_name}")
+                target = None
+                break
             target = target.base if not isinstance(target, n.Cast) else target.operand
         if isinstance(target, n.Ref):
             out.add(target.decl or target.name)
@@ -111,11 +123,12 @@ def break_reason(stmt: n.Stmt) -> str | None:
             return f"it swaps '{names[0]}' and '{names[1]}'"
         if isinstance(node, n.Call) and node.callee not in HARMLESS_CALLS:
             return f"its call to '{node.callee or '?'}' may touch device memory or variables"
-        if isinstance(node, n.OtherExpr) and node.kind not in ("CXX_UNARY_EXPR",):
+        if isinstance(node, n.OtherExpr) and node.kind not in ("CXX_UNARY_EXPR",
+                                                               "CXX_THIS_EXPR"):
             return "it contains an expression cudafuse does not model"
-    if isinstance(stmt, n.DeclStmt):
-        return None  # a new variable cannot change values computed before it
     written = _writes(stmt)
+    if isinstance(stmt, n.DeclStmt) and not written:
+        return None  # a new variable cannot change values computed before it
     if written:
         return f"it assigns '{sorted(w.split('@')[0] for w in written)[0]}'"
     return None
@@ -231,7 +244,8 @@ class _Splitter:
                 current = Sequence(self.host, scope=scope)
                 continue
             kernel = self.unit.function(launch.kernel)
-            alias = pointer_alias_reason(self.host, launch)
+            alias = pointer_alias_reason(self.host, launch) or \
+                member_alias_reason(self.unit, self.host, launch)
             index = self.index[launch.span.start]
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and alias is None:
