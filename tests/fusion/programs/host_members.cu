@@ -129,3 +129,26 @@ void member_called(const float *in, float *out, float *a, float *b, int w, int h
   Swapper s(a, b, w, h);
   s.called(in, out);
 }
+
+// Launches in a lambda: its body is a sequence of its own, run at each call.
+void lambda_chain(const float *in, float *out, float *tmp, int w, int h) {
+  dim3 block(16, 16);
+  dim3 grid((w + 15) / 16, (h + 15) / 16);
+  auto run = [&]() {
+    hm_blur<<<grid, block>>>(in, tmp, w, h);
+    hm_offset<<<grid, block>>>(tmp, out, w, h);
+  };
+  run();
+  run();
+}
+
+// A lambda's pointer parameters may name any buffer: its launches are left alone.
+void lambda_params(const float *in, float *out, float *tmp, int w, int h) {
+  dim3 block(16, 16);
+  dim3 grid((w + 15) / 16, (h + 15) / 16);
+  auto twice = [&](const float *src, float *mid, float *dst) {
+    hm_blur<<<grid, block>>>(src, mid, w, h);
+    hm_scale<<<grid, block>>>(mid, dst, w, h);
+  };
+  twice(in, tmp, out);
+}

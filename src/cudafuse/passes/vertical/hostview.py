@@ -147,7 +147,8 @@ class Scope:
     per iteration, as its launches did."""
 
     what: str  # "the body of 'f'", "the body of the for loop at line 18", ...
-    loops: tuple[n.Stmt, ...] = ()  # enclosing loops, outermost first
+    # Enclosing loops, outermost first; a lambda counts as one (it may be called again).
+    loops: tuple[n.Node, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,36 @@ def _block(stmt: n.Stmt) -> tuple[n.Stmt, ...]:
 
 def _launches_in(stmt: n.Node) -> list[n.KernelLaunch]:
     return [x for x in stmt.walk() if isinstance(x, n.KernelLaunch)]
+
+
+def _lambda_bodies(stmt: n.Node) -> list[tuple[n.OtherExpr, n.Compound]]:
+    """The outermost lambdas in a statement that launch kernels, with their bodies."""
+    out: list[tuple[n.OtherExpr, n.Compound]] = []
+
+    def visit(node: n.Node) -> None:
+        if isinstance(node, n.OtherExpr) and node.kind == "LAMBDA_EXPR":
+            body = next((c for c in node.children() if isinstance(c, n.Compound)), None)
+            if body is not None and _launches_in(body):
+                out.append((node, body))
+            return
+        for c in node.children():
+            if c is not None:
+                visit(c)
+
+    visit(stmt)
+    return out
+
+
+def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
+    """A pointer argument that is a parameter of a lambda, not of the host function: the
+    caller of the lambda may pass any buffer, another argument's included."""
+    params = {p.decl for p in host.params}
+    for arg in launch.args:
+        r = _ref(arg)
+        if r is not None and r.kind == "param" and r.decl not in params and \
+                ("*" in r.type or "[" in r.type):
+            return f"pointer '{r.name}' is a parameter of a lambda (it may name any buffer)"
+    return None
 
 
 def _launch_of(stmt: n.Stmt) -> n.KernelLaunch | None:
@@ -218,8 +249,16 @@ class _Splitter:
         if isinstance(stmt, n.Compound):
             self.block(stmt.body, Scope(f"the block at line {line}", scope.loops))
             return "it launches kernels inside a nested block (a sequence of its own)"
-        where = "a lambda" if any(isinstance(x, n.OtherExpr) and x.kind == "LAMBDA_EXPR"
-                                  for x in stmt.walk()) else \
+        lambdas = _lambda_bodies(stmt)
+        if lambdas and {id(la) for la in _launches_in(stmt)} <= {
+                id(la) for _, body in lambdas for la in _launches_in(body)}:
+            # Each lambda's body is a block of its own, run whenever the lambda is called:
+            # like a loop body, what it writes may be read by its next run.
+            for lam, body in lambdas:
+                self.block(body.body, Scope(f"the body of the lambda at line {lam.span.line}",
+                                            (*scope.loops, lam)))
+            return "it defines a lambda that launches kernels (its body is a sequence of its own)"
+        where = "a lambda" if lambdas else \
             f"a statement cudafuse does not split ({type(stmt).__name__})"
         for la in _launches_in(stmt):
             self.place(la, None, f"it is inside {where}")
@@ -245,7 +284,8 @@ class _Splitter:
                 continue
             kernel = self.unit.function(launch.kernel)
             alias = pointer_alias_reason(self.host, launch) or \
-                member_alias_reason(self.unit, self.host, launch)
+                member_alias_reason(self.unit, self.host, launch) or \
+                _foreign_param(self.host, launch)
             index = self.index[launch.span.start]
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and alias is None:
