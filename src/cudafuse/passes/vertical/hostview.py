@@ -9,6 +9,7 @@ evaluated once, at the fused launch.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from cudafuse.ir import nodes as n
@@ -198,15 +199,20 @@ def _lambda_bodies(stmt: n.Node) -> list[tuple[n.OtherExpr, n.Compound]]:
 
 
 def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
-    """A pointer argument that is a parameter of a lambda, not of the host function: the
-    caller of the lambda may pass any buffer, another argument's included."""
+    """An argument that is a parameter of a lambda, not of the host function, and may be a
+    pointer (a generic lambda's `auto` too): the caller of the lambda may pass any buffer,
+    another argument's included."""
     params = {p.decl for p in host.params}
     for arg in launch.args:
         r = _ref(arg)
         if r is not None and r.kind == "param" and r.decl not in params and \
-                ("*" in r.type or "[" in r.type):
+                not _SCALAR.fullmatch(r.type):
             return f"pointer '{r.name}' is a parameter of a lambda (it may name any buffer)"
     return None
+
+
+_SCALAR = re.compile(r"(?:const\s+)?(?:(?:unsigned|signed|short|long|int|char|bool|float|"
+                     r"double|size_t|std::size_t)\s*)+(?:const\s*)?")
 
 
 def _launch_of(stmt: n.Stmt) -> n.KernelLaunch | None:
