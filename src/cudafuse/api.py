@@ -181,7 +181,7 @@ def _unanalysed_launches(unit: TranslationUnit, file: str) -> list[Diagnostic]:
     fusion never saw them, which the user must hear rather than only 'nothing to fuse'."""
     from cudafuse.frontend.kernel_census import spelled_launches
 
-    bodies = [(f.span.start, f.span.end) for f in unit.functions
+    bodies = [(f.span.start, f.span.end) for f in (*unit.functions, *unit.method_hosts)
               if f.body is not None and f.span.file == unit.path]
     unseen = [o for o in spelled_launches(unit.source.data)
               if not any(a <= o < b for a, b in bodies)]
@@ -189,8 +189,9 @@ def _unanalysed_launches(unit: TranslationUnit, file: str) -> list[Diagnostic]:
         return []
     line, col = unit.source.line_col(unseen[0])
     return [Diagnostic(Severity.NOTE, f"{len(unseen)} kernel launch(es) of this file are in code "
-                       "cudafuse does not analyse for fusion (a member function or a lambda "
-                       "outside a function) and were not considered", file, line, col)]
+                       "cudafuse does not analyse for fusion (a member function of a class "
+                       "template, a lambda outside a function) and were not considered", file,
+                       line, col)]
 
 
 def _check_reparses(file: str, options: ParseOptions, output: bytes) -> None:

@@ -3,8 +3,9 @@
 A buffer is named by the host-side declaration behind a pointer argument: `d_tmp`, `d_tmp + n`
 and `&d_tmp[n]` all name `d_tmp` (an offset is conservatively taken to alias the whole
 allocation), and a host local initialised from another pointer (`float* p = d_tmp + 4;`,
-never reassigned) names the same buffer. Arguments that are not rooted in a declaration (a
-struct member, a call) are named by their source text.
+never reassigned) names the same buffer. In a member function, a data member of `this`
+names a buffer however it is spelled (`tmp_`, `this->tmp_`). Other arguments that are not
+rooted in a declaration (another object's member, a call) are named by their source text.
 
 Edges: `raw` (flow: writes that may still be read, to a later launch that reads them), `war`
 (reads to a later overwrite) and `waw` (writes to a later write). Passing the buffer itself
@@ -149,8 +150,16 @@ class _Buffers:
         if isinstance(e, n.Unary) and e.op == "&" and isinstance(e.operand, n.Index):
             ident, name, _ = self.root_whole(e.operand.base, depth)
             return ident, name, False
+        if isinstance(e, n.Member) and _is_this(e.base):
+            return "member:" + e.field_name, e.field_name, True
         text = " ".join(self.unit.text(e.span).split())
         return "text:" + text, text, True
+
+
+def _is_this(e: n.Expr) -> bool:
+    """`this`, written or implied (as passes.vertical.members.is_this)."""
+    return (isinstance(e, n.OtherExpr) and e.kind == "CXX_THIS_EXPR") or (
+        isinstance(e, n.Ref) and e.name == "this" and e.kind == "other" and not e.decl)
 
 
 def _held_pointers(bufs: _Buffers, e: n.Expr) -> list[tuple[str, str]]:
@@ -337,7 +346,7 @@ def _live_out(unit: TranslationUnit, fn: Function, sites: list[n.KernelLaunch],
     for b in last_write:
         kind = b.split(":", 1)[0]
         decl = b.split(":", 1)[1]
-        if kind == "text":
+        if kind in ("text", "member"):
             live.add(b)  # a member or expression: assume the caller sees it
             continue
         if any(p.decl == decl for p in fn.params) or any(g.decl == decl for g in unit.globals):

@@ -18,8 +18,7 @@ def analyze_unit(unit: TranslationUnit) -> tuple[list[KernelFacts], list[Pipelin
     """Facts for every kernel and the pipeline of every host function that launches one."""
     graph = CallGraph(unit)
     facts = {k.decl: analyze_kernel(unit, k, graph) for k in unit.kernels}
-    pipes = [analyze_host(unit, f, facts) for f in unit.functions
-             if f.body is not None and f.name in unit.launches and f.space != "global"]
+    pipes = [analyze_host(unit, f, facts) for f in unit.hosts()]
     return list(facts.values()), pipes
 
 

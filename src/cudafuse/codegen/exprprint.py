@@ -23,7 +23,11 @@ def to_c(e: n.Expr) -> str:
     if isinstance(e, n.Ref):
         return e.name
     if isinstance(e, n.Member):
-        return f"{to_c(e.base)}{'->' if e.arrow else '.'}{e.field_name}"
+        base = e.base
+        if (isinstance(base, n.Ref) and base.name == "this" and not base.decl) or (
+                isinstance(base, n.OtherExpr) and base.kind == "CXX_THIS_EXPR"):
+            return f"this->{e.field_name}"  # `tmp_` (implied `this`) or `this->tmp_`
+        return f"{to_c(base)}{'->' if e.arrow else '.'}{e.field_name}"
     if isinstance(e, n.Binary):
         return f"({to_c(e.lhs)} {e.op} {to_c(e.rhs)})"
     if isinstance(e, n.Unary):

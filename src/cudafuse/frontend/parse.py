@@ -27,6 +27,7 @@ from cudafuse.frontend.clang_diags import (
 from cudafuse.frontend.header_callees import header_callees
 from cudafuse.frontend.kernel_census import skipped_ranges, spelled_kernels
 from cudafuse.frontend.lower import MAX_DEPTH, K, Lowerer, LoweringError
+from cudafuse.frontend.methods import add_method_host
 from cudafuse.frontend.pch import CXX_HEADERS, discard, shim_pch
 from cudafuse.frontend.respell import clang_spelling
 from cudafuse.ir.nodes import KernelLaunch
@@ -503,6 +504,7 @@ def _lower_all(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lowerer,
             continue
         if fn.parent:
             unit.methods.append(fn)
+            add_method_host(unit, lowerer, cursor, fn)
             continue
         unit.functions.append(fn)
         if fn.body is not None and fn.space != "global":

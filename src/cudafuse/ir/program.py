@@ -91,10 +91,27 @@ class TranslationUnit:
     # helper's definition): only for judging what a call between launches does
     # (frontend/header_callees.py); not part of the file.
     header_functions: list[Function] = field(default_factory=list)
+    # Member functions that launch kernels, as host functions named `Class::method`
+    # (frontend/methods.py), and where code generated for a host function must go when
+    # not before its definition (a method defined in its class's body: before the class).
+    method_hosts: list[Function] = field(default_factory=list)
+    anchors: dict[str, int] = field(default_factory=dict)
+    derived: set[str] = field(default_factory=set)  # classes with member functions and bases
 
     @property
     def kernels(self) -> list[Function]:
         return [f for f in self.functions if f.is_kernel and f.body is not None]
+
+    def hosts(self) -> list[Function]:
+        """Host functions whose launches are analysed (free functions and method_hosts
+        that launch kernels, defined, not kernels), in source order."""
+        found = [f for f in (*self.functions, *self.method_hosts)
+                 if f.body is not None and f.space != "global" and f.name in self.launches]
+        return sorted(found, key=lambda f: f.span.start)
+
+    def anchor(self, host: Function) -> int:
+        """Where code generated for `host` may be inserted (at namespace scope)."""
+        return self.anchors.get(host.name, host.span.start)
 
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name and f.body is not None), None)

@@ -178,7 +178,7 @@ void carried(const float *in, float *out, int w, int h, int steps) {
   cudaFree(mix);
 }
 
-// A lambda holding the loop body: its launches are left alone, with a note.
+// A lambda holding the loop body: its body is a sequence of its own.
 void in_lambda(const float *in, float *out, float *a, int w, int h, int steps) {
   dim3 block(16, 16);
   auto step = [&]() {

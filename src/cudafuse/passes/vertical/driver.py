@@ -414,9 +414,8 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
     overloads: set[tuple[str, frozenset[int]]] = set()
     wrote_prologue = False
     siblings = SiblingEmitter(unit, prefix)
-    for host in unit.functions:
-        if host.body is None or host.space == "global" or host.is_template or \
-                host.name not in unit.launches:
+    for host in unit.hosts():
+        if host.is_template:
             continue
         emitted: list[str] = []
         seqs, breaks, places = host_view(unit, host)
@@ -433,7 +432,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
             result.edges.extend(edges)
             shapes: list[GroupShape] = []
             for group, benefit in groups:
-                group.name = f"{prefix}_{host.name}_fused{counter}"
+                group.name = f"{prefix}_{host.name.replace('::', '_')}_fused{counter}"
                 try:
                     late = [s.kernel.name for s in group.launches
                             if s.kernel.span.end > host.span.start]
@@ -516,9 +515,7 @@ def scratch_notes(unit: TranslationUnit, scratch: frozenset[str]) -> list[str]:
     changes nothing: most likely a typo, which would otherwise go unnoticed."""
     import difflib
 
-    known = sorted({p.name for host in unit.functions
-                    if host.body is not None and host.space != "global"
-                    and not host.is_template and host.name in unit.launches
+    known = sorted({p.name for host in unit.hosts() if not host.is_template
                     for p in host.params if p.is_pointer})
     notes = []
     for name in sorted(scratch - set(known)):
@@ -532,9 +529,10 @@ def scratch_notes(unit: TranslationUnit, scratch: frozenset[str]) -> list[str]:
 
 def _insertion_point(unit: TranslationUnit, host: Function) -> int:
     """Start of the line where the host function's declaration begins (before `extern "C"`
-    or `static` written on that line)."""
+    or `static` written on that line); for a member function defined in its class's body,
+    where the class begins."""
     data = unit.source.data
-    return data.rfind(b"\n", 0, host.span.start) + 1
+    return data.rfind(b"\n", 0, unit.anchor(host)) + 1
 
 
 def report_dict(result: FuseResult) -> dict[str, Any]:

@@ -51,6 +51,7 @@ from collections.abc import Iterable
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.members import this_member
 
 # CUDA runtime calls that only synchronise with the device or report errors.
 CUDA_HARMLESS = frozenset({
@@ -81,7 +82,7 @@ STREAMS = frozenset({"cout", "cerr", "clog"})
 # Expression kinds the IR leaves unmodelled that compute nothing: sizeof/alignof, a default
 # argument (an UNEXPOSED_EXPR without children or text), nullptr.
 _QUIET = frozenset({"CXX_UNARY_EXPR", "CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR",
-                    "STRING_LITERAL", "CHARACTER_LITERAL"})
+                    "STRING_LITERAL", "CHARACTER_LITERAL", "CXX_THIS_EXPR"})
 MAX_DEPTH = 6
 
 
@@ -282,6 +283,9 @@ class HostStatements:
             if why is not None:
                 return why
         for node in stmt.walk():
+            member = _member_assigned(node)
+            if member is not None:  # (a member is shared with every other method's code)
+                return f"it assigns 'this->{member}'"
             for r in _assigned(node):
                 why = self.assign_reason(r, before)
                 if why is not None:
@@ -308,6 +312,19 @@ def _deref_base(node: n.Node) -> n.Expr | None:
         return _root(node.operand) or _strip(node.operand)
     if isinstance(node, n.Member) and node.arrow:
         return _root(node.base) or _strip(node.base)
+    return None
+
+
+def _member_assigned(node: n.Node) -> str | None:
+    """The data member of `this` the node writes (`b_ = `, `this->w_ += `, `++n_`), if any."""
+    target = node.lhs if isinstance(node, n.Binary) and node.is_assignment else \
+        node.operand if isinstance(node, n.Unary) and node.op in ("++", "--", "&") else None
+    while target is not None:
+        field_name = this_member(target)
+        if field_name is not None:
+            return field_name
+        target = target.operand if isinstance(target, n.Cast) else \
+            target.base if isinstance(target, (n.Member, n.Index)) else None
     return None
 
 

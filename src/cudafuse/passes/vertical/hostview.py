@@ -9,11 +9,13 @@ arguments must be free of side effects, since they are evaluated once, at the fu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.passes.vertical.hoststmts import HostStatements
+from cudafuse.passes.vertical.members import is_this, member_alias_reason, this_member
 
 
 @dataclass(frozen=True)
@@ -40,13 +42,16 @@ class Sequence:
 
 
 def buffer_key(e: n.Expr) -> str | None:
-    """A host pointer argument's identity: the variable it names. None for anything else
-    (pointer arithmetic, calls), which fusion then treats as unknown memory."""
+    """A host pointer argument's identity: the variable it names, or the data member of
+    `this` (`this->tmp_`, spelled `tmp_` or `this->tmp_`; members.py says when a member
+    may be one). None for anything else (pointer arithmetic, calls), which fusion
+    then treats as unknown memory."""
     while isinstance(e, n.Cast):
         e = e.operand
     if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
         return e.decl or e.name
-    return None
+    field_name = this_member(e)
+    return None if field_name is None else f"this->{field_name}"
 
 
 def value_key(e: n.Expr, type_: str) -> str:
@@ -56,6 +61,9 @@ def value_key(e: n.Expr, type_: str) -> str:
 
 
 def _shape(e: n.Node) -> str:
+    field_name = this_member(e) if isinstance(e, n.Member) else None
+    if field_name is not None:  # `w_` and `this->w_` are one value
+        return f"Member|this->{field_name}()"
     parts = [type(e).__name__]
     for attr in ("value", "name", "decl", "op", "field_name", "callee", "postfix"):
         if hasattr(e, attr):
@@ -72,7 +80,7 @@ def side_effect_free(e: n.Expr) -> bool:
             return False
         if isinstance(node, n.Unary) and node.op in ("++", "--"):
             return False
-        if isinstance(node, (n.OtherExpr, n.KernelLaunch)):
+        if isinstance(node, (n.OtherExpr, n.KernelLaunch)) and not is_this(node):
             return False
     return True
 
@@ -86,6 +94,11 @@ def _writes(stmt: n.Node) -> set[str]:
         elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
             target = node.operand
         while isinstance(target, (n.Member, n.Index, n.Cast)):
+            field_name = this_member(target)
+            if field_name is not None:  # `this->a_ = ...`, `a_[i] = ...`
+                out.add(f"this->{field_name}")
+                target = None
+                break
             target = target.base if not isinstance(target, n.Cast) else target.operand
         if isinstance(target, n.Ref):
             out.add(target.decl or target.name)
@@ -102,7 +115,8 @@ class Scope:
     per iteration, as its launches did."""
 
     what: str  # "the body of 'f'", "the body of the for loop at line 18", ...
-    loops: tuple[n.Stmt, ...] = ()  # enclosing loops, outermost first
+    # Enclosing loops, outermost first; a lambda counts as one (it may be called again).
+    loops: tuple[n.Node, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +145,41 @@ def _block(stmt: n.Stmt) -> tuple[n.Stmt, ...]:
 
 def _launches_in(stmt: n.Node) -> list[n.KernelLaunch]:
     return [x for x in stmt.walk() if isinstance(x, n.KernelLaunch)]
+
+
+def _lambda_bodies(stmt: n.Node) -> list[tuple[n.OtherExpr, n.Compound]]:
+    """The outermost lambdas in a statement that launch kernels, with their bodies."""
+    out: list[tuple[n.OtherExpr, n.Compound]] = []
+
+    def visit(node: n.Node) -> None:
+        if isinstance(node, n.OtherExpr) and node.kind == "LAMBDA_EXPR":
+            body = next((c for c in node.children() if isinstance(c, n.Compound)), None)
+            if body is not None and _launches_in(body):
+                out.append((node, body))
+            return
+        for c in node.children():
+            if c is not None:
+                visit(c)
+
+    visit(stmt)
+    return out
+
+
+def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
+    """An argument that is a parameter of a lambda, not of the host function, and may be a
+    pointer (a generic lambda's `auto` too): the caller of the lambda may pass any buffer,
+    another argument's included."""
+    params = {p.decl for p in host.params}
+    for arg in launch.args:
+        r = _ref(arg)
+        if r is not None and r.kind == "param" and r.decl not in params and \
+                not _SCALAR.fullmatch(r.type):
+            return f"pointer '{r.name}' is a parameter of a lambda (it may name any buffer)"
+    return None
+
+
+_SCALAR = re.compile(r"(?:const\s+)?(?:(?:unsigned|signed|short|long|int|char|bool|float|"
+                     r"double|size_t|std::size_t)\s*)+(?:const\s*)?")
 
 
 def _launch_of(stmt: n.Stmt) -> n.KernelLaunch | None:
@@ -174,8 +223,16 @@ class _Splitter:
         if isinstance(stmt, n.Compound):
             self.block(stmt.body, Scope(f"the block at line {line}", scope.loops))
             return "it launches kernels inside a nested block (a sequence of its own)"
-        where = "a lambda" if any(isinstance(x, n.OtherExpr) and x.kind == "LAMBDA_EXPR"
-                                  for x in stmt.walk()) else \
+        lambdas = _lambda_bodies(stmt)
+        if lambdas and {id(la) for la in _launches_in(stmt)} <= {
+                id(la) for _, body in lambdas for la in _launches_in(body)}:
+            # Each lambda's body is a block of its own, run whenever the lambda is called:
+            # like a loop body, what it writes may be read by its next run.
+            for lam, body in lambdas:
+                self.block(body.body, Scope(f"the body of the lambda at line {lam.span.line}",
+                                            (*scope.loops, lam)))
+            return "it defines a lambda that launches kernels (its body is a sequence of its own)"
+        where = "a lambda" if lambdas else \
             f"a statement cudafuse does not split ({type(stmt).__name__})"
         for la in _launches_in(stmt):
             self.place(la, None, f"it is inside {where}")
@@ -201,7 +258,9 @@ class _Splitter:
                 current = Sequence(self.host, scope=scope)
                 continue
             kernel = self.unit.function(launch.kernel)
-            alias = pointer_alias_reason(self.host, launch)
+            alias = pointer_alias_reason(self.host, launch) or \
+                member_alias_reason(self.unit, self.host, launch) or \
+                _foreign_param(self.host, launch)
             index = self.index[launch.span.start]
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and alias is None:

@@ -122,7 +122,7 @@ class SiblingEmitter:
             if not self.unit.text(callee).startswith(info.site.kernel.name.rsplit("::", 1)[-1]):
                 raise CodegenError(f"the launch of '{info.site.kernel.name}' is written inside "
                                    "a macro invocation")
-        name = f"{self.prefix}_{host.name}_sib{self.count}"
+        name = f"{self.prefix}_{host.name.replace('::', '_')}_sib{self.count}"
         kept, gone = (pair.b, pair.a) if pair.at_second else (pair.a, pair.b)
         applied = len(rw.edits)
         try:
