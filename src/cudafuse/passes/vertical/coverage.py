@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.gridsize import GridBound, NotShown, inline_helper, text
 from cudafuse.passes.vertical.hostview import _shape
+from cudafuse.passes.vertical.linear import Linear
+from cudafuse.passes.vertical.linear import add as _add
+from cudafuse.passes.vertical.linear import scale as _scale
 
 if TYPE_CHECKING:
     from cudafuse.ir.program import TranslationUnit
 
-Linear = tuple[tuple[tuple[str, int], ...], int]  # ((atom, coeff) sorted, constant)
 
 
 def _strip(e: n.Expr) -> n.Expr:
@@ -114,17 +116,6 @@ class Resolver:
             # whose parameters differ from kernel to kernel.
             return (((repr(sorted((a, b))), 1),), 0)
         return (((_shape(e), 1),), 0)
-
-
-def _add(a: Linear, b: Linear, sign: int) -> Linear:
-    acc = dict(a[0])
-    for k, c in b[0]:
-        acc[k] = acc.get(k, 0) + sign * c
-    return tuple(sorted((k, c) for k, c in acc.items() if c)), a[1] + sign * b[1]
-
-
-def _scale(a: Linear, s: int) -> Linear:
-    return tuple(sorted((k, c * s) for k, c in a[0] if c * s)), a[1] * s
 
 
 def covers(resolver: Resolver, grid: n.Expr, block: n.Expr, bounds: list[n.Expr]

@@ -38,9 +38,10 @@ from cudafuse.passes.vertical.partition import (
     count_scorer,
     make_legality,
 )
+from cudafuse.passes.vertical.recognise import build_view
 from cudafuse.passes.vertical.sibling_codegen import SiblingEmitter, sibling_pass
 from cudafuse.passes.vertical.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
-from cudafuse.passes.vertical.view import KernelView, build_view, elements_per_item
+from cudafuse.passes.vertical.view import KernelView, elements_per_item
 
 NOMINAL_SIZE = 1 << 20  # elements per launch when the cost model must assume a size
 

@@ -30,9 +30,12 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from cudafuse.ir import nodes as n
+from cudafuse.passes.vertical.linear import Linear
+from cudafuse.passes.vertical.linear import add as _add
+from cudafuse.passes.vertical.linear import scale as _scale
 
 if TYPE_CHECKING:
-    from cudafuse.passes.vertical.coverage import Linear, Resolver
+    from cudafuse.passes.vertical.coverage import Resolver
 
 FLOAT_BITS = {"float": 24, "double": 53, "long double": 64}
 CEILS = ("ceil", "ceilf", "ceill", "std::ceil", "__builtin_ceil", "__builtin_ceilf")
@@ -158,7 +161,6 @@ class GridBound:
     # -- integer expressions: grid * block >= result -------------------------------------------
 
     def _times_block(self, v: Linear) -> Linear:
-        from cudafuse.passes.vertical.coverage import _scale
         if not v[0]:
             return _scale(self.block, v[1])
         if not self.block[0]:
@@ -172,7 +174,6 @@ class GridBound:
         return lin
 
     def _low(self, e: n.Expr, facts: dict[Linear, bool], case: Case, depth: int) -> Linear:
-        from cudafuse.passes.vertical.coverage import _add, _scale
         if depth > 30:
             raise NotShown("it is nested too deeply")
         d = depth + 1
@@ -277,7 +278,6 @@ class GridBound:
 
     def _trunc(self, x: n.Expr, facts: dict[Linear, bool], case: Case, depth: int) -> Linear:
         """grid * block >= result for grid = (integer) x, x floating."""
-        from cudafuse.passes.vertical.coverage import _add
         bits = 64
         while isinstance(x, n.Cast) and float_bits(x.type) is not None and \
                 float_bits(x.operand.type) is not None:

@@ -252,11 +252,10 @@ def _bound_of_params(fn: Function, bound: n.Expr, loop: n.Stmt) -> n.Expr:
     return bound
 
 
-def build_view(fn: Function) -> KernelView:
+def plain_view(fn: Function) -> KernelView:
+    """The view of a kernel of the plain shape (coordinates, guard, stores); grid-stride
+    loops are gridstride.py's (recognise.build_view tries them first)."""
     assert fn.body is not None
-    gs = _grid_stride_view(fn)
-    if gs is not None:
-        return gs
     body = list(fn.body.body)
     coords: list[n.VarDecl] = []
     coord_stmts: list[n.Stmt] = []
@@ -536,8 +535,3 @@ def _writes(node: n.Node, decl: str) -> list[n.Node]:
             out.append(x)
     return out
 
-
-def _grid_stride_view(fn: Function) -> KernelView | None:
-    """The view of a kernel whose body is a 1D or 2D grid-stride loop (gridstride.py)."""
-    from cudafuse.passes.vertical.gridstride import grid_stride_view
-    return grid_stride_view(fn)
