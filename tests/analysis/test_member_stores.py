@@ -61,6 +61,8 @@ READS = [
     ("member_array", "arr", "o[i] = p[i].f[2];"),
     ("const_reference_helper", "px", "o[i] = get(p[i]);"),
     ("member_address_read", "px", "const float *q = &p[i].g; o[i] = *q;"),
+    ("ldg_member_address", "px", "o[i] = __ldg(&p[i].r);"),
+    ("math_call", "float2", "o[i] = sqrtf(p[i].x) + fminf(p[i].y, 1.0f);"),
 ]
 
 

@@ -605,8 +605,9 @@ class Evaluator:
         """An lvalue bound to a reference that may be written (`px &q = p[i]`, an argument
         for a helper's `px &` parameter): a store of the element, recorded with a note, since
         what the reference is used for is not followed."""
-        if isinstance(_strip_casts(e), n.Ref):
-            return  # a variable of the function, not memory reached through a pointer
+        x = _strip_casts(e)
+        if not (isinstance(x, (n.Index, n.Member)) or isinstance(x, n.Unary) and x.op == "*"):
+            return  # a variable of the function, or no lvalue (`&p[i]`, `a + b`)
         ptr = self.lvalue(e, path)
         if isinstance(ptr, PtrVal):
             self.record(PtrVal(ptr.base, ptr.name, ptr.kind, ptr.offset, ptr.note or
