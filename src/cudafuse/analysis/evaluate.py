@@ -41,6 +41,28 @@ _MINMAX = {"min": "min", "max": "max", "umin": "min", "umax": "max", "imin": "mi
 _LOADS = {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 _FRESH_KINDS = {"var", "load", "call", "loopvar", "bigloop", "ptrvar"}
+MEMBER_NOTE = "stores through a member of its element (p[i].x = v), not whole elements"
+
+
+def partial_store(note: str) -> bool:
+    """Whether an access's note says it stores part of an element, or an element handed to
+    a reference whose stores are not followed (see `Evaluator.write` and `Evaluator.bind`)."""
+    return note == MEMBER_NOTE or note.startswith("element ")
+
+
+def mutable_reference(t: str) -> bool:
+    """Whether a (parameter or variable) type is a reference through which the referenced
+    object may be written: `px &`, `float &&`, `float *&`; not `const px &`."""
+    if "&" not in t:
+        return False
+    head = t[:t.index("&")]
+    return "*" in head or not re.search(r"\bconst\b", head)
+
+
+def _strip_casts(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
 
 
 @dataclass(frozen=True)
@@ -120,6 +142,8 @@ class Evaluator:
         self.by_decl = {f.decl: f for f in unit.functions if f.body is not None}
         self.by_name = {f.name: f for f in unit.functions if f.body is not None}
         self.globals = {g.decl: g for g in unit.globals}
+        self.declared = {f.decl: f for f in unit.functions}
+        self.declared.update(self.by_decl)
         self.accesses: list[Access] = []
         self.grid_stride: list[tuple[str, str]] = []  # (loop variable, dim)
         self._starts: dict[str, Poly] = {}  # mutable local decl -> its initial value
@@ -241,6 +265,8 @@ class Evaluator:
                 self.expr(d.init, path)
             return
         v = self.expr(d.init, path) if d.init is not None else None
+        if d.init is not None and mutable_reference(d.var_type):
+            self.bind(d.init, path, f"bound to reference '{d.name}'")  # px &q = p[i];
         if d.decl in self.frame.mutable and isinstance(v, Poly):
             self._starts[d.decl] = to_coords(v)  # a while-form grid-stride loop's start
         if d.decl in self.frame.mutable or v is None:
@@ -539,12 +565,67 @@ class Evaluator:
             if isinstance(rhs, PtrVal):
                 self.escape(rhs, path, e.span)  # p = other: reads through p now reach other
             return self.fresh("var", target.name)
-        if isinstance(target, n.Member) and target.arrow:
-            self.escape(self.expr(target.base, path), path, e.span)
-        else:
-            self.expr(target, path)
+        self.write(target, e.op != "=", path, e.span)
         self.escape(rhs, path, e.span)  # a pointer stored to memory
         return rhs
+
+    def write(self, target: n.Expr, reads: bool, path: tuple[Pred, ...], span: Span) -> None:
+        """A store (reads: a read-modify-write) through an lvalue other than `p[i]`, `*p` or
+        a variable: a member `p[i].x`, `(p + i)->x`, `p[i].f[k]`, or anything else. Recorded
+        against the pointer the lvalue is rooted at, with a note when the store covers part
+        of an element; an lvalue it cannot follow counts as an escape of every pointer in it."""
+        ptr = self.lvalue(target, path)
+        if isinstance(ptr, PtrVal):
+            if reads:
+                self.record(ptr, "load", path, span)
+            self.record(ptr, "store", path, span)
+        elif ptr is None:
+            self.escape_all(target, path, span)
+
+    def lvalue(self, e: n.Expr, path: tuple[Pred, ...]) -> PtrVal | None | bool:
+        """The memory an lvalue designates, as a pointer to its element (a note says when
+        only a member of the element is meant); False for a variable of the function (a
+        local struct, not memory a pointer reaches); None when it cannot tell."""
+        if isinstance(e, n.Cast):
+            return self.lvalue(e.operand, path)
+        if isinstance(e, n.Ref):
+            # A reference variable's writes were counted where it was bound (see `bind`).
+            return False if e.kind in ("local", "param") else None
+        if isinstance(e, (n.Index, n.Unary)) and not (isinstance(e, n.Unary) and e.op != "*"):
+            v = self.address(e, path)
+            return v if isinstance(v, PtrVal) else None
+        if isinstance(e, n.Member):
+            if isinstance(e.base, n.Ref) and e.base.kind == "builtin":
+                return None
+            base = self.expr(e.base, path) if e.arrow else self.lvalue(e.base, path)
+            if isinstance(base, PtrVal):
+                return PtrVal(base.base, base.name, base.kind, base.offset,
+                              base.note or MEMBER_NOTE)
+            return base if isinstance(base, bool) else None
+        return None
+
+    def bind(self, e: n.Expr, path: tuple[Pred, ...], how: str) -> None:
+        """An lvalue bound to a reference that may be written (`px &q = p[i]`, an argument
+        for a helper's `px &` parameter): a store of the element, recorded with a note, since
+        what the reference is used for is not followed."""
+        x = _strip_casts(e)
+        if not (isinstance(x, (n.Index, n.Member)) or isinstance(x, n.Unary) and x.op == "*"):
+            return  # a variable of the function, or no lvalue (`&p[i]`, `a + b`)
+        ptr = self.lvalue(e, path)
+        if isinstance(ptr, PtrVal):
+            self.record(PtrVal(ptr.base, ptr.name, ptr.kind, ptr.offset, ptr.note or
+                               f"element {how}: its stores there are not followed"),
+                        "store", path, e.span)
+        elif ptr is None:
+            self.escape_all(e, path, e.span)
+
+    def escape_all(self, e: n.Expr, path: tuple[Pred, ...], span: Span) -> None:
+        """Every pointer an expression names escapes (an lvalue it cannot follow)."""
+        for node in e.walk():
+            if isinstance(node, n.Ref):
+                self.escape(self.frame.env.get(node.decl, ZERO), path, span)
+        if not isinstance(e, n.Ref):
+            self.escape(self.expr(e, path), path, span)
 
     def unary(self, e: n.Unary, path: tuple[Pred, ...]) -> Value:
         op = e.op
@@ -553,6 +634,10 @@ class Evaluator:
         if op == "&":
             if isinstance(e.operand, n.Index):
                 return self.address(e.operand, path)
+            if isinstance(e.operand, n.Member):  # &p[i].x, &(p + i)->x
+                ptr = self.lvalue(e.operand, path)
+                if isinstance(ptr, PtrVal):
+                    return ptr
             v = self.expr(e.operand, path)
             return v if isinstance(v, PtrVal) else opaque("opaque", "address")
         if op in ("++", "--"):
@@ -560,8 +645,11 @@ class Evaluator:
                 self.load(e.operand, path, "load")
                 self.load(e.operand, path, "store")
                 return opaque("opaque", "increment")
+            if not isinstance(e.operand, n.Ref):
+                self.write(e.operand, True, path, e.span)  # p[i].x++
+                return opaque("opaque", "increment")
             self.expr(e.operand, path)
-            return self.fresh("var", e.operand.name if isinstance(e.operand, n.Ref) else "?")
+            return self.fresh("var", e.operand.name)
         v = self.expr(e.operand, path)
         if not isinstance(v, Poly):
             return opaque("opaque", "pointer " + op)
@@ -577,6 +665,11 @@ class Evaluator:
         """The pointer `&base[index]` (or `*p` as an lvalue), without reading memory."""
         if isinstance(e, n.Unary):
             return self.expr(e.operand, path)
+        member = _strip_casts(e.base)
+        if isinstance(member, n.Member) and "[" in member.type:
+            base = self.lvalue(member, path)  # p[i].f[k]: an array member of the element
+            self.expr(e.index, path)
+            return base if isinstance(base, PtrVal) else opaque("opaque", "address")
         if isinstance(e.base, n.Index) and "[" in e.base.type:
             base = self.address(e.base, path)  # a row of a multi-dimensional array
             self.expr(e.index, path)
@@ -599,8 +692,10 @@ class Evaluator:
         return self.fresh("load", "?")
 
     def record(self, ptr: PtrVal, mode: str, path: tuple[Pred, ...], span: Span) -> None:
+        # Reading a member reads (part of) the element: a load at its index like any other.
+        note = "" if mode == "load" and ptr.note == MEMBER_NOTE else ptr.note
         self.accesses.append(Access(ptr.base, ptr.name, ptr.kind, mode, ptr.offset, path,
-                                    span, ptr.note))
+                                    span, note))
 
     def call(self, e: n.Call, path: tuple[Pred, ...]) -> Value:
         name = e.callee.split("::")[-1]
@@ -614,6 +709,18 @@ class Evaluator:
             # an assignment of a class type (float4, a struct): clang makes it a call
             return self.assign(n.Binary(name[8:], e.args[0], e.args[1], span=e.span), path)
         args = [self.expr(x, path) for x in e.args]
+        callee = self.declared.get(e.callee_decl) if e.callee_decl else None
+        if callee is None and not e.callee_decl:
+            callee = self.by_name.get(name)
+        for k, x in enumerate(e.args):
+            # An argument for a reference parameter may be written by the callee (a helper
+            # inlined below does not follow its reference parameters).
+            p = callee.params[k] if callee is not None and k < len(callee.params) else None
+            if p is not None and (p.is_reference or "&" in p.type) and \
+                    mutable_reference(p.type):
+                self.bind(x, path, f"passed by reference to '{callee.name}'")
+            elif p is None and callee is None and not _declared_by_cuda(e):
+                self.bind(x, path, f"passed to '{name or '?'}', a call it cannot see")
         if name.startswith("atomic") and args and isinstance(args[0], PtrVal):
             self.record(args[0], "atomic", path, e.span)
             return opaque("call", name)
@@ -724,6 +831,13 @@ def _fold(op: str, a: int, b: int) -> int | None:
     return None
 
 
+def _declared_by_cuda(call: n.Call) -> bool:
+    """A call of a function cudafuse's CUDA declarations declare (math, intrinsics): they take
+    their arguments by value or through pointers, never by non-const reference."""
+    path = call.callee_decl.partition("@")[2]
+    return "/frontend/include/" in path or "/emu/include/" in path
+
+
 def _pointee(t: str) -> str:
     base = t.split("*")[0]
     for word in ("const", "volatile", "__restrict", "restrict"):
@@ -731,4 +845,5 @@ def _pointee(t: str) -> str:
     return " ".join(base.split())
 
 
-__all__ = ["ONE", "Access", "Evaluator", "PtrVal", "Value", "arith", "assigned_decls", "exits"]
+__all__ = ["MEMBER_NOTE", "ONE", "Access", "Evaluator", "PtrVal", "Value", "arith",
+           "assigned_decls", "exits", "mutable_reference", "partial_store"]

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.analysis.evaluate import partial_store
 from cudafuse.analysis.kernel_facts import KernelFacts
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
@@ -168,7 +169,7 @@ class Legality:
         if as_producer:
             if info.view.producer_reason:
                 return f"'{name}' cannot be recomputed: {info.view.producer_reason}"
-            effect = self._helper_effects(info)
+            effect = self._unseen_writes(info) or self._helper_effects(info)
             if effect:
                 return f"'{name}' cannot be recomputed: {effect}"
             key = (i, "cover")
@@ -191,6 +192,25 @@ class Legality:
                 # (a guard narrower than the row, x < w - 1, is kept by the view: domain.py;
                 # a grid-stride loop keeps none)
                 return f"'{name}' stores rows with a stride other than its width"
+        return None
+
+    def _unseen_writes(self, info: LaunchInfo) -> str | None:
+        """Writes the analysis finds, in the body or its helpers, that are not the view's
+        own-element stores: a pointer stored to only through a member or a reference (a
+        helper's `px &q` parameter), a store the view takes for whole elements that the
+        analysis finds partial, or a non-const pointer handed where it cannot follow."""
+        params = {p.decl: p for p in info.site.kernel.params if p.is_pointer}
+        for a in info.facts.accesses:
+            p = params.get(a.base)
+            if p is None or a.mode == "load" or a.mode == "escape" and p.pointee_const:
+                continue
+            name = p.name
+            if partial_store(a.note):
+                return f"it writes '{name}' through a member of its element or a " \
+                       f"reference (line {a.span.line}): {a.note}"
+            if name not in info.view.stores:
+                return f"it writes '{name}' (line {a.span.line}) other than by a store " \
+                       "at its own element"
         return None
 
     def _helper_effects(self, info: LaunchInfo) -> str | None:

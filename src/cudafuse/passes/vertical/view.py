@@ -462,6 +462,9 @@ def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str
                 isinstance(node.operand, n.Index):
             written.add(id(node.operand))
     for node in fn.body.walk():
+        for name, line, how in _member_writes(node, pointer_params, written):
+            other.setdefault(name, f"{how} (line {line})")
+    for node in fn.body.walk():
         if isinstance(node, n.Index):
             base = _strip(node.base)
             if isinstance(base, n.Ref) and base.decl in pointer_params:
@@ -477,14 +480,70 @@ def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str
     return reads, other
 
 
+MEMBER_WRITE = "is written through a member of its element"
+MEMBER_ADDRESS = "has the address of a member of its element taken"
+
+
+def _lvalue_spine(e: n.Expr) -> list[n.Expr]:
+    """The nodes an lvalue (or address) expression designates memory through, outermost
+    first: `p[i].f[k]` gives the Index p[i].f[k], the Member p[i].f, the Index p[i] and p;
+    index expressions are not part of it."""
+    out: list[n.Expr] = []
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        out.append(x)
+        if isinstance(x, n.Cast):
+            todo.append(x.operand)
+        elif isinstance(x, (n.Member, n.Index)):
+            todo.append(x.base)
+        elif isinstance(x, n.Unary) and x.op in ("*", "&"):
+            todo.append(x.operand)
+        elif isinstance(x, n.Binary) and x.op in ("+", "-"):  # (p + i)->x
+            todo += [y for y in (x.lhs, x.rhs) if "*" in y.type or "[" in y.type]
+    return out
+
+
+def _member_writes(node: n.Node, pointer_params: dict[str, str], written: set[int]
+                   ) -> list[tuple[str, int, str]]:
+    """(pointer, line, how) for a store, increment or address-of whose target is a member
+    of an element a pointer parameter reaches: `p[i].x = v`, `p[i].x++`, `(p + i)->x += v`,
+    `p[i].f[k] = v`, `&p[i].x`. The subscripts on the way (p[i]) are added to `written`."""
+    if isinstance(node, n.Binary) and node.is_assignment:
+        target, how = node.lhs, MEMBER_WRITE
+    elif isinstance(node, n.Unary) and node.op in ("++", "--"):
+        target, how = node.operand, MEMBER_WRITE
+    elif isinstance(node, n.Unary) and node.op == "&":
+        target, how = node.operand, MEMBER_ADDRESS
+    else:
+        return []
+    spine = _lvalue_spine(target)
+    if not any(isinstance(x, n.Member) and not (isinstance(x.base, n.Ref) and
+                                                 x.base.kind == "builtin") for x in spine):
+        return []
+    out = []
+    for x in spine:
+        if isinstance(x, n.Index) and how == MEMBER_WRITE:
+            written.add(id(x))
+        if isinstance(x, n.Ref) and x.decl in pointer_params:
+            out.append((x.name, node.span.line, how))
+    return out
+
+
 def _impurity(fn: Function, coord_stmts: list[n.Stmt],
               guard: n.If | None, stores: dict[str, OwnStore], other: dict[str, str],
               skip_extra: frozenset[int] = frozenset()) -> str | None:
     """Why this kernel's value at an element is not a pure function of that element."""
     assert fn.body is not None
+    const = {p.name for p in fn.params if p.pointee_const}
+    for name, why in sorted(other.items()):
+        # A store to part of an element is no value at the element a view could return.
+        if why.startswith(MEMBER_WRITE) or why.startswith(MEMBER_ADDRESS) and \
+                name not in const:
+            return f"pointer '{name}' {why}: a store to part of an element is not a " \
+                   "value a consumer can recompute"
     if not stores:
         return "it stores no value at the thread's own element (out[y * w + x] = ...)"
-    const = {p.name for p in fn.params if p.pointee_const}
     for name, why in sorted(other.items()):
         if "written" in why or name not in const:  # a non-const pointer handed on may be written
             return f"pointer '{name}' {why}"
