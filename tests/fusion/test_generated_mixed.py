@@ -310,7 +310,8 @@ def test_many_mixed_pipelines(chunk: int) -> None:
     for k in range(0, len(pipes), per_file):
         check_batch({f"m{k + i}": s for i, s in enumerate(pipes[k:k + per_file])}, tally)
     print(f"\nchunk {chunk}: {len(pipes)} generated mixed-style pipelines matched element for "
-          f"element, each fused twice (every buffer live; all but the last scratch): "
-          f"{tally['fused']} fused completely, {tally['refusals']} with a predicted refusal, "
-          f"{tally['notes']} left unfused by an if/else store")
+          f"element, each fused twice (every buffer live; all but the last scratch); of the "
+          f"{tally['pipelines']} fusions, {tally['fused']} fused completely, "
+          f"{tally['refusals']} had a predicted refusal, {tally['notes']} were left unfused "
+          f"by an if/else store")
     assert len(pipes) >= count and tally["pipelines"] == 2 * len(pipes)
