@@ -42,10 +42,12 @@ PAD = 64
 CANARY = -12345.0
 
 
-def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0):
+def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0,
+                  garbage: bool = False):
     """Arguments for an image pipeline `entry(ptrs..., int w, int h, ...)`: const pointers
-    get seeded random images, other pointers zeros (plus canaries), ints w and h, floats
-    0.5."""
+    get seeded random images, other pointers zeros (plus canaries), or with `garbage` seeded
+    random values in [-3, 4) (what a kernel that skips elements must leave there), ints w
+    and h, floats 0.5."""
     unit = _unit(str(path), path.stat().st_mtime)
     fn = unit.function(entry)
     assert fn is not None, entry
@@ -58,6 +60,8 @@ def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0):
                 args.append(rng.random(w * h, dtype=np.float32))
             else:
                 buf = np.zeros(w * h + PAD, np.float32)
+                if garbage:
+                    buf[:w * h] = rng.random(w * h, dtype=np.float32) * 7.0 - 3.0
                 buf[w * h:] = CANARY
                 args.append(buf)
                 outputs.append(p.name)
@@ -69,9 +73,11 @@ def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0):
 
 
 def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
-             skip: frozenset[str] = frozenset(), seed: int = 0) -> dict[str, float]:
-    """Run both programs; assert every element of every compared output is identical."""
-    fn, args, outputs = pipeline_args(original, entry, w, h, seed)
+             skip: frozenset[str] = frozenset(), seed: int = 0,
+             garbage: bool = False) -> dict[str, float]:
+    """Run both programs on the same arguments (pipeline_args); assert every element of
+    every compared output is identical."""
+    fn, args, outputs = pipeline_args(original, entry, w, h, seed, garbage)
     results = []
     for path in (original, fused):
         call_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]

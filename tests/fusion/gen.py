@@ -11,6 +11,13 @@ computed first under other names (`row`, `col`, const); a flat index variable; a
 stage as a 1-D grid-stride loop over the w * h pixels (`gridstride`, in a pipeline of point
 stages only, launched on a 1-D grid); any stage as a 2-D grid-stride loop (`gridstride2d`,
 y or x outside, launched on a grid covering about a quarter of the image).
+
+Orthogonal to the indexing style, a stage's guard (GUARDS) may write only part of the image
+(PARTIAL_GUARDS: interior only, lower bounds in x or y, as enclosing ifs or early returns;
+the elements it skips keep the buffer's previous contents), and its store (STORES) may be an
+if/else at the own element (`ifelse`) or an in-place update of its first input (`inplace`:
+`a[i] = a[i] * 0.5f + ...`, `addto`: `a[i] += ...`), in which case the stage writes that
+buffer and has no output of its own (`written`).
 """
 
 from __future__ import annotations
@@ -20,6 +27,27 @@ from dataclasses import dataclass
 BORDERS = ("clamp", "mirror", "mirror101", "wrap", "constant")
 STYLES = ("plain", "macro", "rowcol", "flat", "gridstride2d")  # any stage
 # gridstride: point pipelines only
+
+# Guard name -> (form, condition over {x} and {y}): `return` is an early return when the
+# condition holds, `enclose` an if around the body.
+GUARDS = {
+    "return": ("return", "{x} >= w || {y} >= h"),
+    "if": ("enclose", "{x} < w && {y} < h"),
+    "interior": ("enclose", "{x} >= 1 && {x} < w - 1 && {y} >= 1 && {y} < h - 1"),
+    "interior_gt": ("enclose", "{x} > 0 && {x} < w - 1 && {y} > 0 && {y} < h - 1"),
+    "interior_return": ("return", "{x} < 1 || {x} >= w - 1 || {y} < 1 || {y} >= h - 1"),
+    "lower_x": ("enclose", "{x} >= 1 && {x} < w && {y} < h"),
+    "lower_y": ("enclose", "{y} > 0 && {y} < h && {x} < w"),
+    "lower_x_return": ("return", "{x} < 1 || {x} >= w || {y} >= h"),
+}
+PARTIAL_GUARDS = tuple(g for g in GUARDS if g not in ("return", "if"))
+STORES = ("plain", "ifelse", "inplace", "addto")  # inplace, addto: point stages only
+IN_PLACE = ("inplace", "addto")
+IO = -1  # buffer `io0`: an extra read-write parameter of the pipeline for in-place updates
+
+
+def buffer_name(j: int) -> str:
+    return "in0" if j == 0 else "io0" if j == IO else f"b{j}"
 
 
 @dataclass(frozen=True)
@@ -31,6 +59,16 @@ class Stage:
     border: str = "clamp"
     guard: str = "return"  # return: if (x >= w || y >= h) return;  if: if (x < w && y < h) ...
     style: str = "plain"  # STYLES, or gridstride
+    store: str = "plain"  # STORES; in place: the stage updates buffer inputs[0] (not in0)
+
+    @property
+    def in_place(self) -> bool:
+        return self.store in IN_PLACE
+
+
+def written(stages: list[Stage], i: int) -> int:
+    """The buffer stage i writes: its own (i + 1), or the one it updates in place."""
+    return stages[i].inputs[0] if stages[i].in_place else i + 1
 
 
 def _at(style: str, buf: str, x: str, y: str) -> str:
@@ -59,8 +97,7 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
         return _gridstride_source(name, stage, index)
     if stage.style == "gridstride2d":
         return _gridstride2d_source(name, stage, index)
-    params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
-    lines = [f"__global__ void {name}({params}, float *__restrict__ out, int w, int h) {{"]
+    lines = [_signature(name, stage)]
     if stage.style == "rowcol":  # other names, the row first; x and y are macros below
         lines += ["  const int row = blockDim.y * blockIdx.y + threadIdx.y;",
                   "  const int col = threadIdx.x + blockIdx.x * blockDim.x;"]
@@ -69,43 +106,81 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
         lines += ["  int x = blockIdx.x * blockDim.x + threadIdx.x;",
                   "  int y = blockIdx.y * blockDim.y + threadIdx.y;"]
         x, y = "x", "y"
-    enclose = stage.guard == "if"
-    if enclose and stage.kind == "stencil":
-        lines.append(f"  if ({x} < w && {y} < h) {{")
-    elif enclose:
-        lines.append(f"  if ({x} < w && {y} < h)")  # an unbraced single statement
-    else:
-        lines.append(f"  if ({x} >= w || {y} >= h) return;")
+    body = []  # the statements under the guard
     if stage.style == "flat":
         own, store = "s{j}[idx]", "out[idx]"
-        if enclose and stage.kind != "stencil":  # two statements now: braced
-            lines[-1] = "  if (x < w && y < h) {"
-        lines.append("  const int idx = y * w + x;")
+        body.append("  const int idx = y * w + x;")
     else:
         own = "s{j}[" + (f"IDX({x}, {y})" if stage.style == "macro" else f"{y} * w + {x}") + "]"
         store = "out[" + (f"IDX({x}, {y})" if stage.style == "macro" else f"{y} * w + {x}") + "]"
     extra = " + ".join("0.5f * " + own.format(j=j) for j in range(1, len(stage.inputs)))
     if stage.kind == "stencil":
         read = _read(stage.border, "s0", stage.style)
-        lines += ["  float acc = 0.0f;",
-                  f"  for (int dy = -{stage.ry}; dy <= {stage.ry}; ++dy) {{",
-                  f"    for (int dx = -{stage.rx}; dx <= {stage.rx}; ++dx) {{",
-                  f"      const int xx = {x} + dx;",
-                  f"      const int yy = {y} + dy;",
-                  f"      const float wt = 0.0625f * (float)(dx * 3 + dy * 5 + {index + 7});",
-                  f"      acc += wt * {read};",
-                  "    }",
-                  "  }",
-                  f"  {store} = acc{' + ' + extra if extra else ''};"]
-        if enclose:
-            lines.append("  }")
+        body += ["  float acc = 0.0f;",
+                 f"  for (int dy = -{stage.ry}; dy <= {stage.ry}; ++dy) {{",
+                 f"    for (int dx = -{stage.rx}; dx <= {stage.rx}; ++dx) {{",
+                 f"      const int xx = {x} + dx;",
+                 f"      const int yy = {y} + dy;",
+                 f"      const float wt = 0.0625f * (float)(dx * 3 + dy * 5 + {index + 7});",
+                 f"      acc += wt * {read};",
+                 "    }",
+                 "  }"]
+        value = f"acc{' + ' + extra if extra else ''}"
     else:
-        op = _POINT_OPS[index % 3].format(v=own.format(j=0))
-        lines.append(f"  {store} = {op}{' + ' + extra if extra else ''};")
-        if stage.style == "flat" and enclose:
-            lines.append("  }")
+        value = f"{_POINT_OPS[index % 3].format(v=own.format(j=0))}{' + ' + extra if extra else ''}"
+    body += _STORE_WRITERS[stage.store](stage, store, value, own.format(j=0), extra)
+    lines += _guarded(stage, x, y, body)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _signature(name: str, stage: Stage) -> str:
+    """An in-place stage's first parameter is the buffer it updates; it has no `out`."""
+    params = [f"const float *__restrict__ s{j}" for j in range(len(stage.inputs))]
+    if stage.in_place:
+        assert stage.kind == "point" and stage.inputs[0] != 0, stage
+        params[0] = "float *__restrict__ s0"
+    else:
+        params.append("float *__restrict__ out")
+    return f"__global__ void {name}({', '.join(params)}, int w, int h) {{"
+
+
+def _guarded(stage: Stage, x: str, y: str, body: list[str]) -> list[str]:
+    """`body` under the stage's guard: after an early return, or in an if (unbraced when the
+    body is a single line)."""
+    form, cond = GUARDS[stage.guard]
+    cond = cond.format(x=x, y=y)
+    if form == "return":
+        return [f"  if ({cond}) return;", *body]
+    if len(body) == 1:
+        return [f"  if ({cond})", *body]
+    return [f"  if ({cond}) {{", *body, "  }"]
+
+
+def _store_plain(stage: Stage, store: str, value: str, own: str, extra: str) -> list[str]:
+    return [f"  {store} = {value};"]
+
+
+def _store_ifelse(stage: Stage, store: str, value: str, own: str, extra: str) -> list[str]:
+    """Both branches store the own element (the condition on the stage's own input, or on
+    the stencil's sum)."""
+    cond = "acc > 1.0f" if stage.kind == "stencil" else f"{own} > 0.5f"
+    alt = "acc * 0.5f - 0.25f" if stage.kind == "stencil" else f"{own} * -0.5f + 1.0f"
+    return [f"  if ({cond})", f"    {store} = {value};", "  else", f"    {store} = {alt};"]
+
+
+def _store_inplace(stage: Stage, store: str, value: str, own: str, extra: str) -> list[str]:
+    """`a[i] = a[i] * 0.75f + 0.125f + 0.5f * b[i]`: the first input updated in place."""
+    return [f"  {own} = {value};"]
+
+
+def _store_addto(stage: Stage, store: str, value: str, own: str, extra: str) -> list[str]:
+    """`a[i] += ...`: the first input updated in place."""
+    return [f"  {own} += {extra or own + ' * 0.25f'};"]
+
+
+_STORE_WRITERS = {"plain": _store_plain, "ifelse": _store_ifelse, "inplace": _store_inplace,
+                  "addto": _store_addto}
 
 
 def _gridstride_source(name: str, stage: Stage, index: int) -> str:
@@ -155,9 +230,11 @@ def _gridstride2d_source(name: str, stage: Stage, index: int) -> str:
 
 def pipeline_source(name: str, stages: list[Stage]) -> str:
     """Kernels `<name>_k<i>` and `extern "C" void <name>(const float *in0, float *b1, ...,
-    int w, int h)`."""
+    int w, int h)` (no b<i + 1> for a stage i that updates a buffer in place; `float *io0`
+    after in0 when a stage reads or updates it)."""
     parts = [kernel_source(f"{name}_k{i}", s, i) for i, s in enumerate(stages)]
-    bufs = ", ".join(f"float *b{i + 1}" for i in range(len(stages)))
+    bufs = ", ".join(["float *io0"] * any(IO in s.inputs for s in stages)
+                     + [f"float *b{i + 1}" for i, s in enumerate(stages) if not s.in_place])
     if any(s.style == "gridstride" for s in stages):
         # A small grid on purpose: each thread strides over several pixels.
         body = ["  const int block = 64;",
@@ -168,9 +245,10 @@ def pipeline_source(name: str, stages: list[Stage]) -> str:
         if any(s.style == "gridstride2d" for s in stages):  # each thread loops in x and y
             body.append("  dim3 quarter((w + 15) / 16, (h + 7) / 8);")
     for i, s in enumerate(stages):
-        srcs = ", ".join("in0" if j == 0 else f"b{j}" for j in s.inputs)
+        args = [buffer_name(j) for j in s.inputs]
+        args += [] if s.in_place else [f"b{i + 1}"]
         grid = "quarter" if s.style == "gridstride2d" else "grid"
-        body.append(f"  {name}_k{i}<<<{grid}, block>>>({srcs}, b{i + 1}, w, h);")
+        body.append(f"  {name}_k{i}<<<{grid}, block>>>({', '.join(args)}, w, h);")
     parts.append(f'extern "C" void {name}(const float *in0, {bufs}, int w, int h) {{\n'
                  + "\n".join(body) + "\n}\n")
     return "\n".join(parts)
