@@ -64,3 +64,34 @@ def test_fused_file_compiles(fused: Path, tmp_path: Path) -> None:
     res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(fused), "-o", str(tmp_path / "o.o")],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
+
+
+CHAIN = Path(__file__).parent / "programs" / "own_value_chain.cu"
+
+
+def test_chain_of_stored_intermediates_matches(tmp_path: Path) -> None:
+    out = tmp_path / "chain.cu"
+    result = fuse_file(CHAIN, out)
+    assert [g.kernels for g in result.groups] == [["p1", "p2", "k"]]
+    for w, h in SIZES:
+        run_both(CHAIN, out, "pipe", w, h)
+
+
+@pytest.mark.nvcc
+def test_chain_evaluates_each_producer_once_in_machine_code(tmp_path: Path) -> None:
+    """p1 is read by p2 (twice, at p2's element), stored, and read by k; p2 is stored and
+    read by k. The rounding barrier after each producer is an empty asm that nvcc may merge
+    (not volatile), so the fused kernel's PTX computes p1's square root once, loads its
+    input once, and stores a, b and out once each."""
+    out = tmp_path / "chain.cu"
+    fuse_file(CHAIN, out)
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    ptx = tmp_path / "chain.ptx"
+    res = subprocess.run([nvcc, "-arch=sm_90", "-ptx", str(out), "-o", str(ptx)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    text = ptx.read_text()
+    fused = text[text.index(".entry _Z14cf_pipe_fused0"):]
+    fused = fused[:fused.index("\n}\n")]
+    assert fused.count("sqrt.rn.f32") == 1, fused
+    assert fused.count("ld.global") == 1 and fused.count("st.global") == 3, fused

@@ -883,17 +883,18 @@ def prologue(prefix: str) -> str:
     """Definitions every fused file needs once, before the first fused kernel."""
     return f"""// cudafuse: a producer's result is rounded to its type when the original stored it;
 // the empty asm keeps nvcc from contracting it into a consumer's multiply-add (which would
-// change the last bit of the result), at no cost in instructions.
+// change the last bit of the result), at no cost in instructions. It is not volatile, so
+// nvcc may still merge two evaluations of a producer at one element into one.
 template <class T> __device__ __forceinline__ T {prefix}_round(T v) {{ return v; }}
 __device__ __forceinline__ float {prefix}_round(float v) {{
 #ifdef __CUDA_ARCH__
-  asm volatile("" : "+f"(v));
+  asm("" : "+f"(v));
 #endif
   return v;
 }}
 __device__ __forceinline__ double {prefix}_round(double v) {{
 #ifdef __CUDA_ARCH__
-  asm volatile("" : "+d"(v));
+  asm("" : "+d"(v));
 #endif
   return v;
 }}
