@@ -11,9 +11,9 @@
 // DIAG: note: narrow_src -> narrow_dst: not fused: 'narrow_src' and 'narrow_dst' do not provably have the same iteration space
 // DIAG: note: arith_src -> arith_dst: not fused: 'arith_dst' uses 't' other than by subscripting (p[i])
 // DIAG: note: arith_src -> narrow_src: not fused: its launches use different streams
+// DIAG: note: arith_src -> early_sink: not fused: 'early_sink' may return before its store, so it cannot store the group's intermediates for every element
 // DIAG: note: launch of 'narrow_src' in 'p_alias' left as it is: pointer 'u' is initialised from another pointer
 // DIAG: note: counting_src -> narrow_src: not fused: 'counting_src' cannot be recomputed: its helper 'counted' writes global 'g_count'
-// DIAG: warning: p_early: group ['arith_src', 'early_sink'] left unfused: 'early_sink' may return before its store, so it cannot store the group's intermediates for every element
 #include <cuda_runtime.h>
 #define GUARD2D                                                        \
   int x = blockIdx.x * blockDim.x + threadIdx.x;                       \

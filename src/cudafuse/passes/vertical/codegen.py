@@ -31,7 +31,13 @@ from cudafuse.passes.vertical.channels import Channels, Layout, classify, frame
 from cudafuse.passes.vertical.domain import keeps_guard, reads_own_output
 from cudafuse.passes.vertical.escape import overload_text, subscript_only
 from cudafuse.passes.vertical.hostview import LaunchSite, buffer_key, value_key
-from cudafuse.passes.vertical.ownvalue import OwnScope, in_loop, own_reads, own_scope
+from cudafuse.passes.vertical.ownvalue import (
+    OwnScope,
+    in_loop,
+    own_reads,
+    own_scope,
+    store_anchor,
+)
 from cudafuse.passes.vertical.view import KernelView, OwnStore
 
 
@@ -531,18 +537,11 @@ class GroupEmitter:
             body.insert(scope.at if scope.close is None else first.stmt.span.start,
                         decls if scope.close is None else "{ " + decls)
         if self.group.stored:
-            if not view.stores:
-                raise CodegenError(f"'{k.name}' has no store at its own element before which "
-                                   "the group's intermediates could be stored")
-            guard_nodes = {id(x) for x in view.guard.walk()} if view.guard else set()
-            if any(isinstance(x, n.Return) and id(x) not in guard_nodes for x in k.body.walk()):
-                raise CodegenError(f"'{k.name}' may return before its store, so it cannot store "
-                                   "the group's intermediates for every element")
-            if first is None:
-                raise CodegenError(f"'{k.name}' stores only under an if/else, so it cannot "
-                                   "store the group's intermediates for every element")
+            anchor, why = store_anchor(view)
+            if why:
+                raise CodegenError(why)
             kname_of = {gp.key: gp.kname for gp in self.params}
-            idx = self._own_index_text(view, first)
+            idx = self._own_index_text(view, first if anchor is None else None)
             # Prepended with the comma operator, so the statement stays one statement: it may
             # be the unbraced body of an `if` (`if (i < n) out[i] = ...;`).
             stores = "".join(
@@ -552,7 +551,11 @@ class GroupEmitter:
                 f"{kname_of[key]}[{idx}] = "
                 f"{own.get((key, None)) or view_local[key] + '[' + idx + ']'}, "
                 for key in sorted(self.group.stored))
-            body.insert(first.stmt.span.start, stores)
+            if anchor is None:
+                assert first is not None
+                body.insert(first.stmt.span.start, stores)
+            else:  # stores under an if/else: before the statement holding it
+                body.insert(anchor.span.start, stores[:-2] + "; ")
         if scope is not None and own and scope.close is not None:
             body.insert(scope.close, " }")
         bounds = f"__launch_bounds__({k.launch_bounds}) " if k.launch_bounds else ""
@@ -564,10 +567,11 @@ class GroupEmitter:
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"
                 + "\n".join(locals_) + f"\n  {body.text()}\n}}\n")
 
-    def _own_index_text(self, view: KernelView, first: OwnStore) -> str:
+    def _own_index_text(self, view: KernelView, first: OwnStore | None) -> str:
         """The last kernel's own element as C text: its first store's index, or, when that
-        store is a channel's, the element the channels belong to."""
-        if first.param not in view.channels:
+        store is a channel's (or there is none outside an if/else), the element from the
+        coordinates."""
+        if first is not None and first.param not in view.channels:
             return expr_text(self.unit, first.index, first.stmt.expr.lhs)
         c = view.coords
         if len(c) == 1:

@@ -35,6 +35,7 @@ from cudafuse.passes.vertical.domain import keeps_guard
 from cudafuse.passes.vertical.escape import subscript_only
 from cudafuse.passes.vertical.hostview import LaunchSite, side_effect_free, value_key
 from cudafuse.passes.vertical.model import PipelineModel
+from cudafuse.passes.vertical.ownvalue import store_anchor
 from cudafuse.passes.vertical.view import KernelView
 
 # Border handlings that keep every read inside the image ("interior": the kernel reads only
@@ -367,7 +368,12 @@ class Legality:
         if r:
             return r
         if self._stores_intermediates(group):
-            # The last kernel's threads store them: it must cover the whole image too.
+            # The last kernel's threads store them, before its own store (or the statement
+            # holding its if/else stores): that place must exist for every element...
+            _, why = store_anchor(self.infos[last].view)
+            if why:
+                return why
+            # ...and it must cover the whole image too.
             info = self.infos[last]
             params = {p.decl: a for p, a in info.site.bindings}
             why = covers(self.resolver.with_params(params), info.site.launch.grid,

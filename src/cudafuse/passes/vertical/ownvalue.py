@@ -177,3 +177,50 @@ def in_loop(view: KernelView, node: n.Node, scope: OwnScope) -> bool:
                 x is not view.inner_loop:
             return True
     return False
+
+
+def _statement_lists(view: KernelView) -> list[n.Compound]:
+    """The statement lists of the kernel's own element: the body after its guard, the
+    guard's braced body, a grid-stride loop's (innermost) braced body."""
+    assert view.fn.body is not None
+    lists = [view.fn.body]
+    if view.guard is not None and isinstance(view.guard.then, n.Compound):
+        lists.append(view.guard.then)
+    for loop in (view.loop, getattr(view, "inner_loop", None)):
+        if loop is not None and isinstance(loop.body, n.Compound):
+            lists.append(loop.body)
+    return lists
+
+
+def store_anchor(view: KernelView) -> tuple[n.Stmt | None, str | None]:
+    """Where the last kernel stores the group's intermediates, and why it cannot when it
+    cannot: before its first unconditional own store (None here: the caller uses that
+    store), or, when it stores only under an if/else, before the statement of its own
+    statement list that holds that if (every thread of the guard runs it, whichever branch
+    stores)."""
+    body = view.fn.body
+    assert body is not None
+    name = view.fn.name
+    if not view.stores:
+        return None, (f"'{name}' has no store at its own element before which the group's "
+                      "intermediates could be stored")
+    guard_nodes = {id(x) for x in view.guard.walk()} if view.guard else set()
+    if any(isinstance(x, n.Return) and id(x) not in guard_nodes for x in body.walk()):
+        return None, (f"'{name}' may return before its store, so it cannot store the group's "
+                      "intermediates for every element")
+    if any(not s.nested for s in view.stores.values()):
+        return None, None
+    nested = min((s for s in view.stores.values()), key=lambda s: s.stmt.span.start)
+    lists = _statement_lists(view)
+    node: n.Node = nested.stmt
+    while True:
+        parent = _parent(body, node)
+        if parent is None or isinstance(parent, (n.For, n.While)) and \
+                parent not in (view.loop, getattr(view, "inner_loop", None)):
+            break
+        if any(parent is lst for lst in lists) and isinstance(node, n.Stmt) and \
+                not any(x is view.guard for x in node.walk()):
+            return node, None
+        node = parent
+    return None, (f"'{name}' stores only under an if/else that is not a statement of its "
+                  "body, so it cannot store the group's intermediates for every element")
