@@ -228,7 +228,10 @@ def find_channels(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl,
               for x in loop.walk()}
     out: dict[str, Channels] = {}
     for name, ws in sorted(writes.items()):
-        w = next((w for w in ws if id(w) in looped), None)
+        # (a loop updating the own element itself is an accumulation: accumulate.py)
+        w = next((w for w in ws if id(w) in looped and not (
+            fr is not None and isinstance(w, n.Binary) and classify(w.lhs.index, fr) == (None, 0))
+            ), None)
         if w is not None:
             return {}, (f"it stores '{name}' in a loop (line {w.span.line}), which may store "
                         "several elements per thread; channels are fused when each is a "

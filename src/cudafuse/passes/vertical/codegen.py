@@ -271,9 +271,12 @@ class GroupEmitter:
         data = self.unit.source.data
         if view.grid_stride:
             self._unloop(view, body)
+        acc = self._accumulator_locals(view, fn)
+        hoisted, hoist_edits = ("", []) if view.grid_stride else self._hoisted_reads(site)
         for k, stmt in enumerate(() if view.grid_stride else view.coord_stmts):
             if k == 0:
-                body.replace(stmt.span, self._coords(view))
+                body.replace(stmt.span, self._coords(view) + "".join(
+                    f" {t} {local};" for _, (local, t) in sorted(acc.items())) + hoisted)
             else:
                 body.replace_range(_line_start(data, stmt.span.start, body.span.start),
                                    _through_line(data, stmt.span.end), "")
@@ -297,6 +300,8 @@ class GroupEmitter:
             then = view.guard.then
             body.replace_range(view.guard.span.start, then.span.start, "")
         fast = self._fast_reads(site, view.bounds)
+        taken = {start for start, _, _ in hoist_edits}
+        fast = sorted(hoist_edits + [e for e in fast if e[0] not in taken])
         stores = [st for name in view.stores if name not in view.channels
                   for st in view.all_stores.get(name, (view.stores[name],))]
         target = None
@@ -305,6 +310,20 @@ class GroupEmitter:
                 stores.append(OwnStore(name, cs.stmt, cs.value, cs.index))
                 if name == out.name and cs.channel == channel:
                     target = cs.stmt
+        acc_edits: list[tuple[int, int, str]] = []
+        for name, (local, _) in acc.items():  # every p[own] is the thread's local
+            for node in fn.body.walk():
+                if isinstance(node, n.Index) and isinstance(b := _strip(node.base), n.Ref) \
+                        and b.name == name:
+                    if any(s < node.span.end and node.span.start < e for s, e, _ in fast):
+                        raise CodegenError(f"'{fn.name}' reads '{name}' inside another "
+                                           "intermediate's subscript")
+                    acc_edits.append((node.span.start, node.span.end, local))
+        fast = sorted(fast + acc_edits)
+        stores = [st for st in stores if st.param not in acc]
+        if out.name in acc:
+            body.insert(fn.body.span.end - 1,
+                        f"  return {self.prefix}_round({acc[out.name][0]});\n")
         for store in stores:
             if store.param == out.name and (target is None or store.stmt is target):
                 value = _render(self.unit, store.value, fast) if _inside(
@@ -332,6 +351,50 @@ class GroupEmitter:
                 f"__device__ __forceinline__ {elem} {name}_at(long long {self.prefix}_i, "
                 f"{group}) {{\n{aliases}\n"
                 f"  return {name}_xy({self._index_to_coords(view)}, {cf});\n}}\n")
+
+    def _hoisted_reads(self, site: LaunchSite) -> tuple[str, list[tuple[int, int, str]]]:
+        """A producer's reads of another producer at its own element, evaluated once at the
+        top of its function (`const float cf_o0 = mean[j];`) when it reads it there twice or
+        in a loop (an accumulation's loop would otherwise recompute it every iteration).
+        Returns the declarations and the edits serving those reads."""
+        view = self.views[site.kernel.name]
+        body = view.fn.body
+        if body is None or not view.coords:
+            return "", []
+        fr = frame(body, view.coords, view.bounds)
+        if fr is None:
+            return "", []
+        loops = [x for x in body.walk() if isinstance(x, (n.For, n.While))]
+        coords = [c.name for c in view.coords]
+        decls, edits = [], []
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            if not self._is_view(site, p, key) or self._channels(key) is not None:
+                continue
+            mine = [r for r in view.reads.get(p.name, [])
+                    if classify(r.index, fr) == (None, 0) and _own_span(self.unit, r)]
+            if len(mine) < 2 and not any(lp.span.start <= r.span.start < lp.span.end
+                                         for r in mine for lp in loops):
+                continue
+            producer = self.views[self.produced[key][0].kernel.name]
+            if len(coords) == 2 and producer.dims == 2:
+                width = to_c_or(self.unit, view.bounds[0])
+                init = f"{p.name}.at2({coords[0]}, {coords[1]}, {width})"
+            elif len(coords) == 1:
+                init = f"{p.name}[{coords[0]}]"
+            else:
+                continue
+            name = f"{self.prefix}_o{len(decls)}"
+            elem = _nonconst(self.produced[key][1].pointee) or "float"
+            decls.append(f" const {elem} {name} = {init};")
+            edits += [(r.span.start, r.span.end, name) for r in mine]
+        return "".join(decls), edits
+
+    def _accumulator_locals(self, view: KernelView, fn) -> dict[str, tuple[str, str]]:
+        """Per accumulated output (accumulate.py): its local's name and type."""
+        types = {p.name: _nonconst(p.pointee) or "float" for p in fn.params}
+        return {name: (f"{self.prefix}_acc{j}", types[name])
+                for j, name in enumerate(sorted(view.accumulators))}
 
     def _own_load(self, view: KernelView, out: str) -> str:
         """The producer's output at its own element, loaded from memory (in its _xy function,
@@ -911,6 +974,12 @@ def _find_args(src: SourceFile, start: int, end: int) -> tuple[int, int]:
     if open_ < 0 or src.data[end - 1:end] != b")":
         raise CodegenError("cannot find the launch's argument list")
     return open_, end
+
+
+def _strip(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
 
 
 def _declare(type_: str, name: str) -> str:

@@ -354,11 +354,13 @@ class Legality:
             # A producer reading its own output only at its own element (`a[i] += ...`)
             # reads what it read originally, unless the fused kernel stores that buffer.
             own = sorted(b for b, p in info.reads.items() if b in info.writes and any(
-                ld.pointer == p and ld.kind == "point" for ld in info.facts.loads))
+                ld.pointer == p and ld.kind == "point" for ld in info.facts.loads)
+                and p not in info.view.accumulators)  # (those read a local, not memory)
             if any(b in written for b in own):
                 return self._in_place_reason(group, i, next(b for b in own if b in written))
             clash = sorted(b for b in info.reads if b not in own and (
-                b in written or b in info.writes) and not any(
+                b in written or b in info.writes) and
+                info.reads[b] not in info.view.accumulators and not any(
                 b in self.model.edges.get((a, i), ()) for a in members))
             if clash:
                 buf = clash[0].split(":", 1)[1].split("@")[0]

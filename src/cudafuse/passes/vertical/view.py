@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
+from cudafuse.passes.vertical.accumulate import accumulators
 from cudafuse.passes.vertical.channels import Channels, Layout, classify, find_channels, frame
 
 DIM_NAMES = ("x", "y", "z")
@@ -68,6 +69,9 @@ class KernelView:
     # Outputs stored as several channels of the element (see channels.py); their entry in
     # `stores` is the lowest channel's store.
     channels: dict[str, Channels] = field(default_factory=dict)
+    # Outputs the kernel builds in memory at its own element (accumulate.py): every access
+    # is at the own element, the first an unconditional store; `stores` holds that one.
+    accumulators: frozenset[str] = frozenset()
 
     @property
     def grid_stride(self) -> bool:
@@ -320,6 +324,15 @@ def plain_view(fn: Function) -> KernelView:
         channels, channel_reason = find_channels(fn.body, tail, tuple(coords), tuple(
             bounds[k] for k in sorted(bounds)), pointer_params)
     found_stores = [(s, p) for s, p in found_stores if s.param not in channels]
+    accum = accumulators(fn.body, tail, tuple(coords), tuple(
+        bounds[k] for k in sorted(bounds)), pointer_params) \
+        if coords and guard and len(bounds) == len(coords) else frozenset()
+    acc_writes = _accumulator_writes(fn.body, accum)
+    # An accumulated output's first store stands for all of them (accumulate.py).
+    found_stores = [(s, p) for s, p in found_stores
+                    if s.param not in accum or s is min(
+                        (t for t, _ in found_stores if t.param == s.param),
+                        key=lambda t: t.stmt.span.start)]
     stores: dict[str, OwnStore] = {}
     stride: n.Expr | None = None
     for store, _ in found_stores:
@@ -335,10 +348,13 @@ def plain_view(fn: Function) -> KernelView:
     if channels and len(coords) == 2:
         stride = stride or bounds[0]  # a channel's own element is y * w + x (channels.frame)
     reads, other = _pointer_uses(fn, pointer_params, stores,
-                                 tuple(s for s, _ in found_stores) + channel_stores)
+                                 tuple(s for s, _ in found_stores) + channel_stores + acc_writes)
     if reason is None:
         reason = _store_paths(found_stores) or channel_reason or _channel_limits(
             channels, reads, lower, all_stores) or _self_reads(stores, reads, coords, locals_)
+    if reason is None and accum and lower:
+        reason = (f"it accumulates '{sorted(accum)[0]}' at its element and its guard bounds a "
+                  "coordinate from below")
     if reason is None:
         reason = _impurity(fn, coord_stmts, guard, stores, other)
     return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
@@ -347,7 +363,19 @@ def plain_view(fn: Function) -> KernelView:
                       lower_bounded=bool(lower) and guard is not None,
                       all_stores=all_stores if any(
                           len(v) > 1 or v[0].nested for v in all_stores.values()) else {},
-                      channels=channels)
+                      channels=channels, accumulators=accum)
+
+
+def _accumulator_writes(body: n.Compound, accum: frozenset[str]) -> tuple[OwnStore, ...]:
+    """Every store statement of an accumulated output (none is a use of another kind)."""
+    out = []
+    for s in body.walk():
+        x = s.expr if isinstance(s, n.ExprStmt) else None
+        if isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Index):
+            base = _strip(x.lhs.base)
+            if isinstance(base, n.Ref) and base.name in accum:
+                out.append(OwnStore(base.name, s, x.rhs, x.lhs.index, x.op))
+    return tuple(out)
 
 
 def elements_per_item(view: KernelView, pname: str) -> int:
