@@ -20,6 +20,7 @@ its element, right before K's own store.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cudafuse.codegen.exprprint import Unprintable, to_c
@@ -796,9 +797,11 @@ class GroupEmitter:
                  sorted(self.produced, key=lambda k: self.produced[k][0].index)]
         return "\n".join(parts + [self.kernel()])
 
-    def launch_config(self) -> str:
+    def launch_config(self, arg_text: Callable[[str], str] | None = None,
+                      launch: n.KernelLaunch | None = None) -> str:
         """`<<<grid, block[, shared[, stream]]>>>` for the group's launch block: the grid
-        covers the sink's guard bounds (checked by launch_block_problem)."""
+        covers the sink's guard bounds (checked by launch_block_problem). `arg_text` and
+        `launch`: the sink's arguments and launch in other terms (a wrapper's)."""
         assert self.group.launch_block is not None
         bx, by = self.group.launch_block
         view = self.views[self.sink.kernel.name]
@@ -807,8 +810,8 @@ class GroupEmitter:
             assert isinstance(bound, n.Ref)
             arg = self.sink.arg_for(bound.name)
             assert arg is not None
-            size.append(f"({expr_text(self.unit, arg)})")
-        launch = self.sink.launch
+            size.append(f"({arg_text(bound.name) if arg_text else expr_text(self.unit, arg)})")
+        launch = launch or self.sink.launch
         extra = [expr_text(self.unit, e) for e in (launch.shared, launch.stream) if e is not None]
         if launch.stream is not None and launch.shared is None:
             extra.insert(0, "0")

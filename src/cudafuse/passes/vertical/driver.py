@@ -42,6 +42,9 @@ from cudafuse.passes.vertical.recognise import build_view
 from cudafuse.passes.vertical.sibling_codegen import SiblingEmitter, sibling_pass
 from cudafuse.passes.vertical.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
 from cudafuse.passes.vertical.view import KernelView, elements_per_item
+from cudafuse.passes.vertical.wrapper_codegen import host_edits as wrapper_host_edits
+from cudafuse.passes.vertical.wrapper_codegen import launcher
+from cudafuse.passes.vertical.wrappers import hosts_with_wrappers
 
 NOMINAL_SIZE = 1 << 20  # elements per launch when the cost model must assume a size
 
@@ -415,7 +418,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
     overloads: set[tuple[str, frozenset[int]]] = set()
     wrote_prologue = False
     siblings = SiblingEmitter(unit, prefix)
-    for host in unit.hosts():
+    for host in hosts_with_wrappers(unit):
         if host.is_template:
             continue
         emitted: list[str] = []
@@ -441,9 +444,16 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                         raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
                     emitter = GroupEmitter(unit, planner.views, group, prefix, overloads)
                     code = emitter.emit()
+                    extra = None
+                    if emitter.sink.wrapper is not None:  # started by a launcher function
+                        text, extra = launcher(emitter)
+                        code += "\n" + text
                     applied = len(rewriter.edits)
                     try:
-                        emitter.host_edits(rewriter)
+                        if extra is None:
+                            emitter.host_edits(rewriter)
+                        else:
+                            wrapper_host_edits(emitter, rewriter, extra)
                     except CodegenError:
                         del rewriter.edits[applied:]  # a group is rewritten whole or not at all
                         raise

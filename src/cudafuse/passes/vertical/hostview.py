@@ -14,8 +14,12 @@ from dataclasses import dataclass, field
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
+from cudafuse.passes.vertical.hostexprs import _writes
+from cudafuse.passes.vertical.hostexprs import buffer_key as buffer_key
+from cudafuse.passes.vertical.hostexprs import side_effect_free as side_effect_free
 from cudafuse.passes.vertical.hoststmts import HostStatements
-from cudafuse.passes.vertical.members import is_this, member_alias_reason, this_member
+from cudafuse.passes.vertical.members import member_alias_reason, this_member
+from cudafuse.passes.vertical.wrappers import WrapperCall, Wrappers
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,7 @@ class LaunchSite:
     kernel: Function
     bindings: tuple[tuple[Param, n.Expr], ...]  # kernel parameter -> host argument
     host: Function
+    wrapper: WrapperCall | None = None  # a call of a one-launch wrapper (wrappers.py)
 
     def arg_for(self, param_name: str) -> n.Expr | None:
         return next((a for p, a in self.bindings if p.name == param_name), None)
@@ -39,19 +44,6 @@ class Sequence:
     host: Function
     launches: list[LaunchSite] = field(default_factory=list)
     scope: Scope | None = None
-
-
-def buffer_key(e: n.Expr) -> str | None:
-    """A host pointer argument's identity: the variable it names, or the data member of
-    `this` (`this->tmp_`, spelled `tmp_` or `this->tmp_`; members.py says when a member
-    may be one). None for anything else (pointer arithmetic, calls), which fusion
-    then treats as unknown memory."""
-    while isinstance(e, n.Cast):
-        e = e.operand
-    if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
-        return e.decl or e.name
-    field_name = this_member(e)
-    return None if field_name is None else f"this->{field_name}"
 
 
 def value_key(e: n.Expr, type_: str) -> str:
@@ -70,39 +62,6 @@ def _shape(e: n.Node) -> str:
             parts.append(f"{attr}={getattr(e, attr)!r}")
     inner = ",".join(_shape(c) for c in e.children() if c is not None)
     return f"{'|'.join(parts)}({inner})"
-
-
-def side_effect_free(e: n.Expr) -> bool:
-    for node in e.walk():
-        if isinstance(node, n.Call) and node.callee not in ("dim3",):
-            return False
-        if isinstance(node, n.Binary) and node.is_assignment:
-            return False
-        if isinstance(node, n.Unary) and node.op in ("++", "--"):
-            return False
-        if isinstance(node, (n.OtherExpr, n.KernelLaunch)) and not is_this(node):
-            return False
-    return True
-
-
-def _writes(stmt: n.Node) -> set[str]:
-    out: set[str] = set()
-    for node in stmt.walk():
-        target = None
-        if isinstance(node, n.Binary) and node.is_assignment:
-            target = node.lhs
-        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
-            target = node.operand
-        while isinstance(target, (n.Member, n.Index, n.Cast)):
-            field_name = this_member(target)
-            if field_name is not None:  # `this->a_ = ...`, `a_[i] = ...`
-                out.add(f"this->{field_name}")
-                target = None
-                break
-            target = target.base if not isinstance(target, n.Cast) else target.operand
-        if isinstance(target, n.Ref):
-            out.add(target.decl or target.name)
-    return out
 
 
 SWAPS = frozenset({"swap", "std::swap"})
@@ -193,14 +152,22 @@ class _Splitter:
 
     def __init__(self, unit: TranslationUnit, host: Function):
         self.unit, self.host = unit, host
-        self.index = {la.span.start: i for i, la in enumerate(
-            sorted(_launches_in(host.body), key=lambda la: la.span.start))} \
+        self.wrappers = Wrappers(unit, host)  # calls of wrappers count as launches
+        self.index = {la.span.start: i for i, la in enumerate(self._held(host.body))} \
             if host.body is not None else {}
         self.seqs: list[Sequence] = []
         self.breaks: list[tuple[n.Stmt, str]] = []
         self.places: dict[int, Placement] = {}
         self.alone: dict[int, str] = {}  # launch index -> why it may be alone
         self.stmts = HostStatements(unit, host)
+        self.stmts.buffers |= self.wrappers.buffers
+
+    def _held(self, node: n.Node) -> list[n.KernelLaunch]:
+        return sorted(_launches_in(node) + self.wrappers.launches_in(node),
+                      key=lambda la: la.span.start)
+
+    def _launch(self, stmt: n.Stmt) -> n.KernelLaunch | None:
+        return _launch_of(stmt) or self.wrappers.launch_of(stmt)
 
     def place(self, launch: n.KernelLaunch, scope: Scope | None, why: str) -> None:
         i = self.index[launch.span.start]
@@ -224,8 +191,8 @@ class _Splitter:
             self.block(stmt.body, Scope(f"the block at line {line}", scope.loops))
             return "it launches kernels inside a nested block (a sequence of its own)"
         lambdas = _lambda_bodies(stmt)
-        if lambdas and {id(la) for la in _launches_in(stmt)} <= {
-                id(la) for _, body in lambdas for la in _launches_in(body)}:
+        if lambdas and {id(la) for la in self._held(stmt)} <= {
+                id(la) for _, body in lambdas for la in self._held(body)}:
             # Each lambda's body is a block of its own, run whenever the lambda is called:
             # like a loop body, what it writes may be read by its next run.
             for lam, body in lambdas:
@@ -234,7 +201,7 @@ class _Splitter:
             return "it defines a lambda that launches kernels (its body is a sequence of its own)"
         where = "a lambda" if lambdas else \
             f"a statement cudafuse does not split ({type(stmt).__name__})"
-        for la in _launches_in(stmt):
+        for la in self._held(stmt):
             self.place(la, None, f"it is inside {where}")
         return f"it launches kernels inside {where}"
 
@@ -242,16 +209,18 @@ class _Splitter:
         current = Sequence(self.host, scope=scope)
         items: list[tuple[n.Stmt, str | None]] = []  # launch statements and breaks, in order
         for stmt in stmts:
-            launch = _launch_of(stmt)
+            launch = self._launch(stmt)
             if launch is None:
-                if _launches_in(stmt):
+                if self._held(stmt):
                     why = self.nested(stmt, scope)
                     items.append((stmt, why))
                 else:
-                    why = self.stmts.statement_reason(
+                    why = self.wrappers.refused.get(id(stmt)) or self.stmts.statement_reason(
                         stmt, (s.launch for s in current.launches), SWAPS)
                     if why is None:
                         continue
+                    if id(stmt) in self.wrappers.refused:  # a launch of its own: always noted
+                        self.breaks.append((stmt, why))
                     items.append((stmt, why))
                 if current.launches:
                     self.seqs.append(current)
@@ -266,7 +235,7 @@ class _Splitter:
                     len(launch.args) == len(kernel.params) and alias is None:
                 bindings = tuple(zip(kernel.params, launch.args, strict=True))
                 current.launches.append(LaunchSite(index, stmt, launch, kernel, bindings,
-                                                   self.host))
+                                                   self.host, self.wrappers.wrapper_of(stmt)))
                 items.append((stmt, None))
                 continue
             if kernel is None or kernel.body is None:
@@ -287,16 +256,16 @@ class _Splitter:
     def _note_breaks(self, items: list[tuple[n.Stmt, str | None]]) -> None:
         """A statement other than a launch is worth a note when it separates launches of
         this block."""
-        holds = [i for i, (s, _) in enumerate(items) if _launches_in(s)]
+        holds = [i for i, (s, _) in enumerate(items) if self._held(s)]
         for i, (stmt, why) in enumerate(items):
-            if why is not None and _launch_of(stmt) is None and holds and \
-                    holds[0] < i < holds[-1]:
+            if why is not None and self._launch(stmt) is None and holds and \
+                    holds[0] < i < holds[-1] and id(stmt) not in self.wrappers.refused:
                 self.breaks.append((stmt, why))
 
     def _note_alone(self, items: list[tuple[n.Stmt, str | None]], scope: Scope) -> None:
         """For each launch of this block that could fuse but may end up alone: what splits
         it from the nearest launch before or after it."""
-        holds = [i for i, (s, _) in enumerate(items) if _launches_in(s)]
+        holds = [i for i, (s, _) in enumerate(items) if self._held(s)]
         for i, (stmt, why) in enumerate(items):
             if why is not None:
                 continue
@@ -307,7 +276,7 @@ class _Splitter:
                 split = next(((s, w) for s, w in between if w), None)
                 if split is None:
                     continue
-                other = _launches_in(items[j][0])[0]
+                other = self._held(items[j][0])[0]
                 reason = (f"line {split[0].span.line} separates it from the launch of "
                           f"'{other.kernel}' at line {other.span.line}: {split[1]}")
                 break
@@ -339,7 +308,7 @@ def host_view(unit: TranslationUnit, host: Function
             site = seq.launches[0]
             sp.places[site.index] = Placement(site.index, site.launch, seq.scope, None,
                                               sp.alone[site.index])
-    for la in _launches_in(host.body):  # anywhere else: inside an expression
+    for la in sp._held(host.body):  # anywhere else: inside an expression
         sp.place(la, None, "it is inside an expression cudafuse does not split")
     breaks = sorted(sp.breaks, key=lambda b: b[0].span.start)
     return result, breaks, [sp.places[i] for i in sorted(sp.places)]

@@ -128,6 +128,8 @@ def kernel_reason(unit: TranslationUnit, info: LaunchInfo) -> str | None:
         return f"'{name}' is a template (not supported yet)"
     if info.facts.textures:
         return f"'{name}' uses a texture or surface object ('{info.facts.textures[0].name}')"
+    if info.site.wrapper is not None:
+        return f"'{name}' is launched by a call of '{info.site.wrapper.fn.name}'"
     for p, arg in info.site.bindings:
         if not p.name:
             return f"'{name}' has an unnamed parameter"

@@ -1,0 +1,53 @@
+"""Small facts about host expressions, shared by the host view (hostview.py) and the
+wrapper calls it sees as launches (wrappers.py)."""
+
+from __future__ import annotations
+
+from cudafuse.ir import nodes as n
+from cudafuse.passes.vertical.members import is_this, this_member
+
+
+def buffer_key(e: n.Expr) -> str | None:
+    """A host pointer argument's identity: the variable it names, or the data member of
+    `this` (`this->tmp_`, spelled `tmp_` or `this->tmp_`; members.py says when a member
+    may be one). None for anything else (pointer arithmetic, calls), which fusion
+    then treats as unknown memory."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
+        return e.decl or e.name
+    field_name = this_member(e)
+    return None if field_name is None else f"this->{field_name}"
+
+
+def side_effect_free(e: n.Expr) -> bool:
+    for node in e.walk():
+        if isinstance(node, n.Call) and node.callee not in ("dim3",):
+            return False
+        if isinstance(node, n.Binary) and node.is_assignment:
+            return False
+        if isinstance(node, n.Unary) and node.op in ("++", "--"):
+            return False
+        if isinstance(node, (n.OtherExpr, n.KernelLaunch)) and not is_this(node):
+            return False
+    return True
+
+
+def _writes(stmt: n.Node) -> set[str]:
+    out: set[str] = set()
+    for node in stmt.walk():
+        target = None
+        if isinstance(node, n.Binary) and node.is_assignment:
+            target = node.lhs
+        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+            target = node.operand
+        while isinstance(target, (n.Member, n.Index, n.Cast)):
+            field_name = this_member(target)
+            if field_name is not None:  # `this->a_ = ...`, `a_[i] = ...`
+                out.add(f"this->{field_name}")
+                target = None
+                break
+            target = target.base if not isinstance(target, n.Cast) else target.operand
+        if isinstance(target, n.Ref):
+            out.add(target.decl or target.name)
+    return out
