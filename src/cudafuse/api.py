@@ -171,7 +171,8 @@ def fuse_diagnostics(fused: FuseResult, unit: TranslationUnit, file: str) -> lis
         # The output would be a silent copy of the input (or the plan an empty line).
         out.append(Diagnostic(Severity.WARNING, "nothing to fuse: no host function launches "
                               "two or more dependent kernels", file))
-        kernels = [f.name for f in unit.functions if f.space == "global" and f.body is not None]
+        kernels = [f.name for f in unit.functions if f.space == "global" and f.body is not None
+                   and f.span.file == unit.path]  # (hfuse takes the file's own kernels only)
         if len(kernels) >= 2:
             out.append(Diagnostic(
                 Severity.NOTE, f"to fuse two independent kernels horizontally: cudafuse "

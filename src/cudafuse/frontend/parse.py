@@ -350,8 +350,11 @@ def _kernels_in_user_headers(unit: TranslationUnit, opts: ParseOptions) -> list[
             names = [n for n in names if n not in done]
         if names:
             shown = ", ".join(f"'{n}'" for n in names[:6]) + (", ..." if len(names) > 6 else "")
+            why = ("not analysed (see the notes at them, if any; a kernel the preprocessor "
+                   "left out has none): " if opts.included_kernels else
+                   "not analysed, only this file's: ")
             out.append(Diagnostic(Severity.WARNING, f"kernels defined in the included file "
-                                  f"{header} are not analysed, only this file's: {shown}; "
+                                  f"{header} are {why}{shown}; "
                                   "analyse (or fuse) the file that defines them", unit.path))
     return out
 
