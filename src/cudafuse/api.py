@@ -18,6 +18,7 @@ directory or compile_commands.json, as `-p`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -86,7 +87,8 @@ class HFused:
 
 def parse_options(include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
                   forced_includes: Iterable[str] = (), extra_args: Iterable[str] = (),
-                  arch: str = "sm_90", compdb: str = "") -> ParseOptions:
+                  arch: str = "sm_90", compdb: str = "",
+                  included_kernels: bool = False) -> ParseOptions:
     """The front end's options from the API's keyword arguments."""
     for name, value in (("include_dirs", include_dirs), ("defines", defines),
                         ("forced_includes", forced_includes), ("extra_args", extra_args)):
@@ -94,7 +96,7 @@ def parse_options(include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
             raise TypeError(f"{name} takes a list of strings, not one string")
     return ParseOptions(tuple(map(str, include_dirs)), tuple(map(str, defines)),
                         tuple(map(str, forced_includes)), tuple(map(str, extra_args)),
-                        arch, str(compdb))
+                        arch, str(compdb), bool(included_kernels))
 
 
 class _Collected:
@@ -117,7 +119,9 @@ def analyze(path: str, **parse_opts: Any) -> Analysis:
     """What the front end and the analyses know about `path`'s kernels and launches."""
     from cudafuse.analysis.report import build_report
 
-    result = parse_file(str(path), parse_options(**parse_opts))
+    # Kernels of the user's included files are analysed as the file's own (as by fuse).
+    result = parse_file(str(path), dataclasses.replace(parse_options(**parse_opts),
+                                                       included_kernels=True))
     return Analysis(build_report(result.unit), list(result.diagnostics), result.unit)
 
 
@@ -139,7 +143,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
     _choice("siblings", siblings, ("auto", "always", "never"))
     if isinstance(scratch, str):
         scratch = [scratch]
-    options = parse_options(**parse_opts)
+    options = dataclasses.replace(parse_options(**parse_opts), included_kernels=True)
     with _Collected() as diags:
         result = parse_file(str(path), options)
         diags.extend(result.diagnostics)
@@ -167,7 +171,8 @@ def fuse_diagnostics(fused: FuseResult, unit: TranslationUnit, file: str) -> lis
         # The output would be a silent copy of the input (or the plan an empty line).
         out.append(Diagnostic(Severity.WARNING, "nothing to fuse: no host function launches "
                               "two or more dependent kernels", file))
-        kernels = [f.name for f in unit.functions if f.space == "global" and f.body is not None]
+        kernels = [f.name for f in unit.functions if f.space == "global" and f.body is not None
+                   and f.span.file == unit.path]  # (hfuse takes the file's own kernels only)
         if len(kernels) >= 2:
             out.append(Diagnostic(
                 Severity.NOTE, f"to fuse two independent kernels horizontally: cudafuse "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import click
 
@@ -24,7 +25,7 @@ def analyze(file: str, fmt: str, parse_opts: ParseOptions) -> None:
 
     Extra clang arguments may follow `--`.
     """
-    result = parse_file(file, parse_opts)
+    result = parse_file(file, replace(parse_opts, included_kernels=True))
     print_diagnostics(result.diagnostics)
     report = build_report(result.unit)
     if fmt == "json":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,7 +81,7 @@ def _outputs(inputs: list[str | None], parse_opts: ParseOptions,
 def _parsed(file: str, parse_opts: ParseOptions, outs: OutputSet) -> ParseResult:
     """FILE parsed, its diagnostics shown, and the outputs checked again against the
     headers it read (a --report over an included header)."""
-    result = parse_file(file, parse_opts)
+    result = parse_file(file, replace(parse_opts, included_kernels=True))
     print_diagnostics(result.diagnostics)
     outs.add_inputs(result.unit.includes)
     outs.check()

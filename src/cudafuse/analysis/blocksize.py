@@ -32,7 +32,9 @@ _INT_SUFFIX = re.compile(r"\b(\d+)[uUlL]+\b")
 
 
 def _object_macros(unit: TranslationUnit) -> dict[str, str]:
-    text = unit.source.data.decode("utf-8", "replace")
+    # The main file's, and those of the included files whose kernels were lowered.
+    text = b"\n".join([*(s.data for s in unit.sources.values()), unit.source.data]).decode(
+        "utf-8", "replace")
     return {m.group(1): re.sub(r"//.*|/\*.*?\*/", "", m.group(2)).strip()
             for m in _DEFINE.finditer(text)}
 
@@ -93,10 +95,10 @@ def block_dependence(unit: TranslationUnit, ref: KernelRef, threads: int) -> lis
                     "extern" not in node.storage:
                 out.append(f"__shared__ '{node.name}' (line {node.span.line}) has a size fixed "
                            "at compile time, which may be the block's")
-    text = unit.source.data.decode("utf-8", "replace")
     for body in bodies:
-        if body.span.file != unit.path:
+        if not unit.owns(body.span):
             continue
+        text = unit.source_of(body.span.file).data.decode("utf-8", "replace")
         m = _HALVING.search(text, body.span.start, body.span.end)
         if m is not None:
             line = text.count("\n", 0, m.start()) + 1
@@ -162,29 +164,31 @@ def _with(block: Shape, dim: str, value: int) -> str:
 
 def _error(unit: TranslationUnit, span: Span, msg: str) -> Diagnostic:
     return Diagnostic(Severity.ERROR, msg, span.file or unit.path, span.line, span.col,
-                      unit.source.line_text(span.line) if span.file == unit.path else "")
+                      unit.source_of(span.file).line_text(span.line) if unit.owns(span) else "")
 
 
 def _bounds_span(unit: TranslationUnit, fn: Function) -> Span:
     """Where `__launch_bounds__` is written in the declaration (else the kernel's name)."""
-    if fn.span.file == unit.path:
-        pos = unit.source.data.find(b"__launch_bounds__", fn.span.start, fn.name_span.start)
+    if unit.owns(fn.span):
+        src = unit.source_of(fn.span.file)
+        pos = src.data.find(b"__launch_bounds__", fn.span.start, fn.name_span.start)
         if pos >= 0:
-            return unit.source.span(pos, pos + len("__launch_bounds__"))
+            return src.span(pos, pos + len("__launch_bounds__"))
     return fn.name_span
 
 
 def _literal_span(unit: TranslationUnit, fn: Function, value: int, dim: str) -> Span | None:
     """The integer literal `value` in the kernel's body where it multiplies blockIdx.<dim>
     (else the first one)."""
-    if fn.body_span.file != unit.path:
+    if not unit.owns(fn.body_span):
         return None
-    text, lit = unit.source.data, rb"(?<![\w.])(%d)[uUlL]*\b" % value
+    src = unit.source_of(fn.body_span.file)
+    text, lit = src.data, rb"(?<![\w.])(%d)[uUlL]*\b" % value
     block = rb"blockIdx\s*\.\s*" + dim.encode()
     for pattern in (block + rb"\s*\*\s*" + lit, lit + rb"\s*\*\s*" + block, lit):
         m = re.compile(pattern).search(text, fn.body_span.start, fn.body_span.end)
         if m:
-            return unit.source.span(m.start(1), m.end(1))
+            return src.span(m.start(1), m.end(1))
     return None
 
 
@@ -199,10 +203,10 @@ def _written_for(unit: TranslationUnit, fn: Function, count: int) -> str:
                     isinstance(d, n.IntLit) and d.value == count for d in node.array_dims):
                 return (f"__shared__ '{node.name}' (line {node.span.line}) has {count} "
                         "elements, one per thread")
-    text = unit.source.data.decode("utf-8", "replace")
     loop = re.compile(rf"\bfor\s*\([^;]*;[^;]*<=?\s*\(?\s*{count}[uUlL]*\b")
     for f in bodies:
-        if f.body_span.file == unit.path:
+        if unit.owns(f.body_span):
+            text = unit.source_of(f.body_span.file).data.decode("utf-8", "replace")
             m = loop.search(text, f.body_span.start, f.body_span.end)
             if m is not None:
                 return f"a loop runs to {count} (line {text.count(chr(10), 0, m.start()) + 1})"

@@ -42,7 +42,8 @@ def _load(c: dict[str, Any]) -> str:
 
 def _kernel(k: dict[str, Any]) -> list[str]:
     m = k["mapping"]
-    lines = [f"kernel {k['name']} (line {k['line']})", "  params:"]
+    where = f"line {k['line']}" + (f" of {k['file']}" if "file" in k else "")
+    lines = [f"kernel {k['name']} ({where})", "  params:"]
     lines += [_param(p) for p in k["params"]] or ["    none"]
     lines.append(f"  builtins: {_list(k['builtins'])}")
     dims = m["dims"]

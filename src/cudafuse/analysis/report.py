@@ -24,8 +24,12 @@ def analyze_unit(unit: TranslationUnit) -> tuple[list[KernelFacts], list[Pipelin
 
 def build_report(unit: TranslationUnit) -> dict[str, Any]:
     kernels, pipes = analyze_unit(unit)
+    dicts = [kernel_dict(k) for k in kernels]
+    for d, fn in zip(dicts, unit.kernels, strict=True):
+        if fn.span.file != unit.path:  # defined in an included file (its "line" is there)
+            d["file"] = fn.span.file
     return {"schema": SCHEMA, "file": unit.path,
-            "kernels": [kernel_dict(k) for k in kernels],
+            "kernels": dicts,
             "host_functions": [pipeline_dict(p) for p in pipes]}
 
 

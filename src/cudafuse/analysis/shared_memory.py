@@ -78,9 +78,9 @@ def _macros(data: bytes) -> dict[bytes, set[bytes]]:
 def mentioned(unit: TranslationUnit, span: Span) -> set[str]:
     """Identifiers written in `span` of the unit's file, and in the macros and type aliases
     they stand for (transitively)."""
-    if span.file != unit.path:
+    if not unit.owns(span):
         return set()
-    data = unit.source.data
+    data = unit.source_of(span.file).data
     macros = _macros(data)
     names = set(_IDENT.findall(code_bytes(data[span.start:span.end])))
     todo = [x for x in names if x in macros]

@@ -43,6 +43,9 @@ class ParseOptions:
     extra_args: tuple[str, ...] = ()
     arch: str = "sm_90"
     compdb: str = ""  # -p: a build directory or compile_commands.json (see compdb.py)
+    # Lower the kernels of the user's included files as the file's own (included_kernels.py):
+    # for analyze, plan and fuse; the emulator and hfuse take the main file's only.
+    included_kernels: bool = False
 
 
 @dataclass
@@ -244,7 +247,8 @@ def effective_options(opts: ParseOptions, path: str) -> tuple[ParseOptions, list
     merged = ParseOptions((*flags.include_dirs, *opts.include_dirs),
                           (*flags.defines, *opts.defines),
                           (*flags.forced_includes, *opts.forced_includes),
-                          (*std, *opts.extra_args), opts.arch)
+                          (*std, *opts.extra_args), opts.arch,
+                          included_kernels=opts.included_kernels)
     return merged, diags
 
 
@@ -286,6 +290,12 @@ def _only_unknown_cuda_names(tu: ci.TranslationUnit) -> bool:
 
 def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions) -> ParseResult:
     _check_no_kernel_lost(result, tu)
+    if opts.included_kernels:
+        from cudafuse.frontend.included_kernels import lower_included
+
+        with _recursion_limit(4 * MAX_DEPTH + 1000):
+            result.diagnostics += lower_included(tu, result.unit, opts.include_dirs,
+                                                 str(include_dir()))
     result.diagnostics += _kernels_in_user_headers(result.unit, opts)
     result.diagnostics += _kernels_preprocessed_out(result.unit, tu)
     # Not an error: a file of host code or device helpers is valid CUDA; every command then
@@ -333,10 +343,18 @@ def _kernels_in_user_headers(unit: TranslationUnit, opts: ParseOptions) -> list[
         if not any(p.is_relative_to(r) for r in roots):
             continue
         names = _defined_kernels(str(p))
+        if unit.sources:  # those lowered as the file's own are analysed
+            from cudafuse.frontend.included_kernels import lowered_kernels
+
+            done = lowered_kernels(unit, header)
+            names = [n for n in names if n not in done]
         if names:
             shown = ", ".join(f"'{n}'" for n in names[:6]) + (", ..." if len(names) > 6 else "")
+            why = ("not analysed (see the notes at them, if any; a kernel the preprocessor "
+                   "left out has none): " if opts.included_kernels else
+                   "not analysed, only this file's: ")
             out.append(Diagnostic(Severity.WARNING, f"kernels defined in the included file "
-                                  f"{header} are not analysed, only this file's: {shown}; "
+                                  f"{header} are {why}{shown}; "
                                   "analyse (or fuse) the file that defines them", unit.path))
     return out
 

@@ -97,6 +97,10 @@ class TranslationUnit:
     method_hosts: list[Function] = field(default_factory=list)
     anchors: dict[str, int] = field(default_factory=dict)
     derived: set[str] = field(default_factory=set)  # classes with member functions and bases
+    # The user's included files whose kernels (and device code) are lowered as the file's own
+    # (frontend/included_kernels.py), by the name their spans carry: their text, for reading.
+    sources: dict[str, SourceFile] = field(default_factory=dict)
+    included_at: dict[str, int] = field(default_factory=dict)  # each one's #include's offset
 
     @property
     def kernels(self) -> list[Function]:
@@ -117,7 +121,21 @@ class TranslationUnit:
         return next((f for f in self.functions if f.name == name and f.body is not None), None)
 
     def text(self, span: Span) -> str:
-        return self.source.text(span)
+        return self.source_of(span.file).text(span)
+
+    def source_of(self, file: str) -> SourceFile:
+        """The text spans of `file` index: an included file's whose code was lowered, else
+        the main file's."""
+        return self.sources.get(file, self.source) if file != self.path else self.source
+
+    def main_end(self, span: Span) -> int:
+        """Where the text of `span` ends in the main file: for a lowered included file, at
+        the #include that brings it in (the main file's)."""
+        return span.end if span.file == self.path else self.included_at.get(span.file, span.end)
+
+    def owns(self, span: Span) -> bool:
+        """Whether `span` lies in text the unit holds (the main file or a lowered header)."""
+        return span.file == self.path or span.file in self.sources
 
     def callee(self, decl: str) -> Function | None:
         """The definition (free function or method) a Call.callee_decl / Ref.decl names."""

@@ -92,7 +92,7 @@ def expr_text(unit: TranslationUnit, e: n.Expr, parent: n.Node | None = None) ->
 
     Inside a macro expansion libclang gives every node the invocation's span: a node whose
     span is empty, or as wide as its parent's, did not come from text of its own."""
-    own = e.span.file == unit.path and e.span.end > e.span.start
+    own = unit.owns(e.span) and e.span.end > e.span.start
     if own and parent is not None:
         own = not (e.span.start <= parent.span.start and e.span.end >= parent.span.end)
     if own:
@@ -268,8 +268,8 @@ class GroupEmitter:
         assert fn.body is not None and (view.guard is not None or view.grid_stride)
         if len(view.coords) not in (1, 2):
             raise CodegenError(f"'{fn.name}' is not a 1D or 2D kernel")
-        body = _Slice(self.unit.source, fn.body.span)
-        data = self.unit.source.data
+        body = _Slice(self.unit.source_of(fn.span.file), fn.body.span)
+        data = self.unit.source_of(fn.span.file).data
         if view.grid_stride:
             self._unloop(view, body)
         acc = self._accumulator_locals(view, fn)
@@ -410,7 +410,7 @@ class GroupEmitter:
     def _unloop(self, view: KernelView, body: _Slice) -> None:
         """A grid-stride loop's body at one element: the step variables' declarations and the
         loop headers go, the loop variables are declared from the _xy function's parameters."""
-        data = self.unit.source.data
+        data = self.unit.source_of(view.fn.span.file).data
         loop = view.loop
         assert loop is not None
         for stmt in view.coord_stmts:  # the stride variable, the while form's loop variable
@@ -587,7 +587,7 @@ class GroupEmitter:
             f"  const {self.at_name(key)}_view {local}"
             f"{self._view_init(knames, view, key, tile_args.get(local, ''))};"
             for local, key in views]
-        body = _Slice(self.unit.source, k.body.span)
+        body = _Slice(self.unit.source_of(k.span.file), k.body.span)
         unconditional = [s for s in view.stores.values() if not s.nested]
         first = min(unconditional, key=lambda s: s.stmt.span.start) if unconditional else None
         scope, own, served = self._own_values(view, views, view_local, first)
@@ -664,7 +664,8 @@ class GroupEmitter:
         """The producers the last kernel evaluates once at its own element (see ownvalue):
         those it stores, and those it reads there twice or in a loop. Returns where, the
         local per buffer key, and the edits serving its reads at that element from them."""
-        scope = own_scope(self.unit.source.data, view, first) if first is not None else None
+        data = self.unit.source_of(view.fn.span.file).data
+        scope = own_scope(data, view, first) if first is not None else None
         assert view.fn.body is not None
         names = {x.name for x in view.fn.body.walk() if isinstance(x, n.VarDecl)}
         if scope is None or names & set(view_local.values()):
@@ -927,7 +928,7 @@ def _inside(span: Span, outer: Span) -> bool:
 def _render(unit: TranslationUnit, e: n.Expr, edits: list[tuple[int, int, str]]) -> str:
     """The text of `e` with the edits that fall inside it applied."""
     out, pos = [], e.span.start
-    data = unit.source.data
+    data = unit.source_of(e.span.file).data
     for start, end, text in edits:
         if e.span.start <= start and end <= e.span.end:
             out.append(data[pos:start].decode("utf-8"))

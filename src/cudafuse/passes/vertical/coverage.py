@@ -150,7 +150,7 @@ def _shown(e: n.Expr, resolver: Resolver) -> n.Expr:
 def _source(resolver: Resolver, e: n.Expr) -> str:
     """The expression's text in the file, when it can be read there."""
     unit = resolver.unit
-    if unit is not None and e.span.file == unit.path and e.span.end > e.span.start:
+    if unit is not None and unit.owns(e.span) and e.span.end > e.span.start:
         try:
             return " ".join(unit.text(e.span).split())
         except (IndexError, ValueError):

@@ -9,6 +9,7 @@ from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel, elem_siz
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import SourceFile
 from cudafuse.passes.vertical.arch import ArchParams, arch_params
 from cudafuse.passes.vertical.codegen import (
     CodegenError,
@@ -413,7 +414,9 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
     planner = _Planner(unit, opts)
     result = FuseResult(b"")
     rewriter = Rewriter(unit.source)
-    prefix = pick_prefix(unit.source)
+    # (Fused code follows the #include of lowered files: their names count too.)
+    prefix = pick_prefix(SourceFile(unit.path, b"\n".join(
+        [unit.source.data, *(s.data for s in unit.sources.values())])))
     counter = 0
     overloads: set[tuple[str, frozenset[int]]] = set()
     wrote_prologue = False
@@ -439,7 +442,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                 group.name = f"{prefix}_{host.name.replace('::', '_')}_fused{counter}"
                 try:
                     late = [s.kernel.name for s in group.launches
-                            if s.kernel.span.end > host.span.start]
+                            if unit.main_end(s.kernel.span) > host.span.start]
                     if late:
                         raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
                     emitter = GroupEmitter(unit, planner.views, group, prefix, overloads)

@@ -114,7 +114,7 @@ class SiblingEmitter:
         """The code to insert before the host function and the fused kernel's (or
         launcher's) name; the host edits go into `rw`, whole or not at all."""
         late = [i.site.kernel.name for i in (pair.a, pair.b)
-                if i.site.kernel.span.end > host.span.start]
+                if self.unit.main_end(i.site.kernel.span) > host.span.start]
         if late:
             raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
         for info in (pair.a, pair.b):
