@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.analysis.symbolic import (
     ONE,
     TRUE,
@@ -719,7 +720,8 @@ class Evaluator:
             if p is not None and (p.is_reference or "&" in p.type) and \
                     mutable_reference(p.type):
                 self.bind(x, path, f"passed by reference to '{callee.name}'")
-            elif p is None and callee is None and not _declared_by_cuda(e):
+            elif p is None and callee is None and not _declared_by_cuda(e) and \
+                    name not in MATH:  # (by value: `sqrt(sd[j])` writes nothing)
                 self.bind(x, path, f"passed to '{name or '?'}', a call it cannot see")
         if name.startswith("atomic") and args and isinstance(args[0], PtrVal):
             self.record(args[0], "atomic", path, e.span)

@@ -2,6 +2,7 @@
 // loops): every access at the thread's own element, the first an unconditional store. They
 // fuse as producers; the element is a local of the value-at-element function (issue 15).
 #include <cuda_runtime.h>
+#include <math.h>
 
 __global__ void col_mean(const float *data, float *mean, int m, int n) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -19,7 +20,7 @@ __global__ void col_std(const float *data, const float *mean, float *sd, int m, 
     for (int i = 0; i < n; i++)
       sd[j] += (data[i * m + j] - mean[j]) * (data[i * m + j] - mean[j]);
     sd[j] /= (float)n;
-    sd[j] = sqrtf(sd[j]);
+    sd[j] = sqrt(sd[j]);  // <math.h>: by value, not a write of sd
     if (sd[j] <= 0.1f) sd[j] = 1.0f;
   }
 }

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.members import this_member
@@ -59,15 +60,6 @@ CUDA_HARMLESS = frozenset({
     "cudaThreadSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
     "cudaGetErrorString", "cudaGetErrorName", "cudaEventElapsedTime",
 })
-
-MATH = frozenset(
-    f"{base}{suffix}" for base in (
-        "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
-        "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "fabs",
-        "fmin", "fmax", "floor", "ceil", "round", "lround", "trunc", "fmod", "erf", "erfc",
-        "hypot", "rint", "lrint", "nearbyint", "copysign", "fdim", "fma", "ldexp")
-    for suffix in ("", "f", "l")) | frozenset({
-        "abs", "labs", "llabs", "min", "max", "isnan", "isinf", "isfinite", "signbit"})
 
 IO = frozenset({"printf", "fprintf", "puts", "putchar", "fputs", "fflush", "perror",
                 "exit", "abort", "_Exit", "__assert_fail", "__assert_rtn", "_assert"})
