@@ -153,3 +153,15 @@ def test_channels_fused_compiles(fused, tmp_path: Path) -> None:
     res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "o.o")],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("name", ["channels_interior_reader.cu", "channels_loop_reader.cu"])
+def test_partial_readers_without_a_row_stride_are_refused(tmp_path: Path, name: str) -> None:
+    """A reader with an interior guard whose stores are all channels (or in a loop) has no
+    own-element store, so no row stride to compare with its partial producer's: refused with
+    the note (this crashed legality, found by the generator)."""
+    src = Path(__file__).parent / "programs" / name
+    result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
+    assert not result.groups
+    assert any("do not provably have the same row stride" in e.why for e in result.edges)
+    assert (tmp_path / "out.cu").read_bytes() == src.read_bytes()

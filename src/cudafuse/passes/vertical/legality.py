@@ -251,6 +251,8 @@ class Legality:
         return None
 
     def _lin(self, i: int, e):
+        if e is None:  # (a reader with no own-element store has no row stride)
+            return None
         params = {p.decl: a for p, a in self.infos[i].site.bindings}
         return self.resolver.with_params(params).linear(e)
 
