@@ -43,11 +43,12 @@ CANARY = -12345.0
 
 
 def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0,
-                  garbage: bool = False):
+                  garbage: bool = False, sizes: dict[str, int] | None = None):
     """Arguments for an image pipeline `entry(ptrs..., int w, int h, ...)`: const pointers
     get seeded random images, other pointers zeros (plus canaries), or with `garbage` seeded
     random values in [-3, 4) (what a kernel that skips elements must leave there), ints w
-    and h, floats 0.5."""
+    and h, floats 0.5. A buffer named in `sizes` holds that many images (its channels),
+    the canaries past them."""
     unit = _unit(str(path), path.stat().st_mtime)
     fn = unit.function(entry)
     assert fn is not None, entry
@@ -59,10 +60,11 @@ def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0,
             if p.pointee_const:
                 args.append(rng.random(w * h, dtype=np.float32))
             else:
-                buf = np.zeros(w * h + PAD, np.float32)
+                n = (sizes or {}).get(p.name, 1) * w * h
+                buf = np.zeros(n + PAD, np.float32)
                 if garbage:
-                    buf[:w * h] = rng.random(w * h, dtype=np.float32) * 7.0 - 3.0
-                buf[w * h:] = CANARY
+                    buf[:n] = rng.random(n, dtype=np.float32) * 7.0 - 3.0
+                buf[n:] = CANARY
                 args.append(buf)
                 outputs.append(p.name)
         elif "int" in p.type:
@@ -74,10 +76,11 @@ def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0,
 
 def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
              skip: frozenset[str] = frozenset(), seed: int = 0,
-             garbage: bool = False) -> dict[str, float]:
+             garbage: bool = False, sizes: dict[str, int] | None = None
+             ) -> dict[str, float]:
     """Run both programs on the same arguments (pipeline_args); assert every element of
-    every compared output is identical."""
-    fn, args, outputs = pipeline_args(original, entry, w, h, seed, garbage)
+    every compared output (every channel of a buffer in `sizes`) is identical."""
+    fn, args, outputs = pipeline_args(original, entry, w, h, seed, garbage, sizes)
     results = []
     for path in (original, fused):
         call_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
@@ -86,7 +89,8 @@ def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
     report = {}
     for name in outputs:
         a, b = results[0][name], results[1][name]
-        if not (b[w * h:] == CANARY).all():
+        n = (sizes or {}).get(name, 1) * w * h
+        if not (b[n:] == CANARY).all():
             raise AssertionError(f"{name}: the fused program wrote past the image")
         if name in skip:
             continue
@@ -94,6 +98,6 @@ def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
             bad = np.flatnonzero(~((a == b) | (np.isnan(a) & np.isnan(b))))
             i = int(bad[0])
             raise AssertionError(f"{name}: {bad.size} elements differ; first at x={i % w}, "
-                                 f"y={i // w}: {a[i]!r} != {b[i]!r}")
+                                 f"y={i // w % h}, image {i // (w * h)}: {a[i]!r} != {b[i]!r}")
         report[name] = float(np.abs(a).sum())
     return report

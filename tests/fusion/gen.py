@@ -18,10 +18,20 @@ the elements it skips keep the buffer's previous contents), and its store (STORE
 if/else at the own element (`ifelse`) or an in-place update of its first input (`inplace`:
 `a[i] = a[i] * 0.5f + ...`, `addto`: `a[i] += ...`), in which case the stage writes that
 buffer and has no output of its own (`written`).
+
+A stage may store K (2..4) channels of its element instead of one value (`channels`, issue
+15), planar (`out[c * w * h + i]`) or interleaved (`out[i * K + c]`), spelled in one of
+several ways (LAYOUTS), each channel a different function of the stage's value (channel 0
+the value itself), perhaps leaving one channel unstored (`skip`), or all of them in a loop
+over c (`loop`: the tool refuses it as a producer). A stage reads a buffer of channels at
+constant channels of its own element (`reads`: for each input, the layout spelling and the
+channels, in any order and with repetition) or, as a stencil's first input, over one plane
+(the tool refuses both that and a read of an unstored channel).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 BORDERS = ("clamp", "mirror", "mirror101", "wrap", "constant")
@@ -43,7 +53,26 @@ GUARDS = {
 PARTIAL_GUARDS = tuple(g for g in GUARDS if g not in ("return", "if"))
 STORES = ("plain", "ifelse", "inplace", "addto")  # inplace, addto: point stages only
 IN_PLACE = ("inplace", "addto")
+# Layout spelling -> kind. With i the stage's own element (`y * w + x`, `IDX(x, y)`...):
+# planar: c * w * h + i; planar_local: c * plane + i (a `const int plane = w * h` local);
+# planar_macro: PLANE(c, i); planar_after: i + c * w * h; interleaved: (i) * K + c;
+# interleaved_k: K * (i) + c; interleaved_c: c + (i) * K. Channel 0 is spelled plainly
+# (`i`, `(i) * K`) except through the macro.
+LAYOUTS = {"planar": "planar", "planar_local": "planar", "planar_macro": "planar",
+           "planar_after": "planar", "interleaved": "interleaved",
+           "interleaved_k": "interleaved", "interleaved_c": "interleaved"}
 IO = -1  # buffer `io0`: an extra read-write parameter of the pipeline for in-place updates
+
+
+@dataclass(frozen=True)
+class ChannelRead:
+    """How a stage reads one input that holds channels: in `layout`'s spelling of the
+    producer's layout (K channels), channels `chans` at its own element (a stencil's first
+    input: plane chans[0] over the window)."""
+
+    layout: str
+    k: int
+    chans: tuple[int, ...]
 
 
 def buffer_name(j: int) -> str:
@@ -60,10 +89,23 @@ class Stage:
     guard: str = "return"  # return: if (x >= w || y >= h) return;  if: if (x < w && y < h) ...
     style: str = "plain"  # STYLES, or gridstride
     store: str = "plain"  # STORES; in place: the stage updates buffer inputs[0] (not in0)
+    channels: int = 0  # K > 1: the stage stores K channels of its element (LAYOUTS)
+    layout: str = "planar"  # the spelling of its channels' indices
+    skip: int = -1  # a channel it leaves unstored (-1: none)
+    loop: bool = False  # it stores every channel in a loop over c
+    reads: tuple[ChannelRead | None, ...] = ()  # per input: None (or absent) read plainly
 
     @property
     def in_place(self) -> bool:
         return self.store in IN_PLACE
+
+    def read_of(self, j: int) -> ChannelRead | None:
+        return self.reads[j] if j < len(self.reads) else None
+
+    @property
+    def stored(self) -> tuple[int, ...]:
+        """The channels it stores (none: one value per element)."""
+        return tuple(c for c in range(self.channels) if c != self.skip or self.loop)
 
 
 def written(stages: list[Stage], i: int) -> int:
@@ -71,25 +113,50 @@ def written(stages: list[Stage], i: int) -> int:
     return stages[i].inputs[0] if stages[i].in_place else i + 1
 
 
-def _at(style: str, buf: str, x: str, y: str) -> str:
-    """`buf` subscripted at pixel (x, y) in the stage's style."""
-    return f"{buf}[IDX({x}, {y})]" if style == "macro" else f"{buf}[{y} * w + {x}]"
+def _at(style: str, buf: str, x: str, y: str, plane: ChannelRead | None = None) -> str:
+    """`buf` subscripted at pixel (x, y) in the stage's style (in `plane`'s first channel)."""
+    own = f"IDX({x}, {y})" if style == "macro" else f"{y} * w + {x}"
+    if plane is not None:
+        own = channel_index(plane.layout, plane.k, plane.chans[0], own)
+    return f"{buf}[{own}]"
 
 
-def _read(border: str, buf: str, style: str = "plain") -> str:
+def channel_index(layout: str, k: int, c: int | str, own: str) -> str:
+    """The index of channel `c` (a number, or a loop variable's name) of element `own`."""
+    paren = own if re.fullmatch(r"\w+(\(.*\))?", own) else f"({own})"
+    zero = c == 0
+    return {
+        "planar": own if zero else f"w * h + {own}" if c == 1 else f"{c} * w * h + {own}",
+        "planar_local": own if zero else f"plane + {own}" if c == 1 else f"{c} * plane + {own}",
+        "planar_macro": f"PLANE({c}, {own})",
+        "planar_after": own if zero else f"{own} + {c} * w * h",
+        "interleaved": f"{paren} * {k}" if zero else f"{paren} * {k} + {c}",
+        "interleaved_k": f"{k} * {paren}" if zero else f"{k} * {paren} + {c}",
+        "interleaved_c": f"{paren} * {k}" if zero else f"{c} + {paren} * {k}",
+    }[layout]
+
+
+def _read(border: str, buf: str, style: str = "plain", plane: ChannelRead | None = None
+          ) -> str:
     xs = {"clamp": "min(max(xx, 0), w - 1)",
           "mirror": "(xx < 0 ? -xx - 1 : (xx >= w ? 2 * w - xx - 1 : xx))",
           "mirror101": "(xx < 0 ? -xx : (xx >= w ? 2 * w - xx - 2 : xx))",
           "wrap": "((xx % w + w) % w)"}
     if border == "constant":
-        return (f"((xx >= 0 && xx < w && yy >= 0 && yy < h) ? {_at(style, buf, 'xx', 'yy')} "
-                ": 0.25f)")
+        return (f"((xx >= 0 && xx < w && yy >= 0 && yy < h) ? "
+                f"{_at(style, buf, 'xx', 'yy', plane)} : 0.25f)")
     xexpr = xs[border]
     yexpr = xexpr.replace("xx", "yy").replace("w", "h")
-    return _at(style, buf, xexpr, yexpr)
+    return _at(style, buf, xexpr, yexpr, plane)
 
 
 _POINT_OPS = ("{v} * 0.75f + 0.125f", "sqrtf(fabsf({v})) - 0.5f", "{v} * {v} + 0.25f")
+
+
+_COEFS = ("", "0.5f * ", "0.25f * ", "0.75f * ")  # of the channels a stage reads, in turn
+# Channel c of a channel stage: a function of its value v and u, its first input's own
+# element.
+_CHANNEL_OPS = ("{v}", "{v} * 0.5f + 0.25f", "sqrtf(fabsf({v})) - {u}", "0.75f - {v} * {u}")
 
 
 def kernel_source(name: str, stage: Stage, index: int) -> str:
@@ -106,16 +173,28 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
         lines += ["  int x = blockIdx.x * blockDim.x + threadIdx.x;",
                   "  int y = blockIdx.y * blockDim.y + threadIdx.y;"]
         x, y = "x", "y"
+    spellings = {r.layout for r in stage.reads if r is not None}
+    if stage.channels:
+        spellings.add(stage.layout)
+    if "planar_local" in spellings:
+        lines.append("  const int plane = w * h;")
     body = []  # the statements under the guard
     if stage.style == "flat":
-        own, store = "s{j}[idx]", "out[idx]"
         body.append("  const int idx = y * w + x;")
-    else:
-        own = "s{j}[" + (f"IDX({x}, {y})" if stage.style == "macro" else f"{y} * w + {x}") + "]"
-        store = "out[" + (f"IDX({x}, {y})" if stage.style == "macro" else f"{y} * w + {x}") + "]"
-    extra = " + ".join("0.5f * " + own.format(j=j) for j in range(1, len(stage.inputs)))
+    idx = own_index(stage.style)
+    store = f"out[{idx}]"
+
+    def own(j: int) -> str:
+        """Input j at the own element: plainly, or a sum of the channels the stage reads."""
+        r = stage.read_of(j)
+        if r is None:
+            return f"s{j}[{idx}]"
+        return "(" + " + ".join(f"{_COEFS[m % 4]}s{j}[{channel_index(r.layout, r.k, c, idx)}]"
+                                for m, c in enumerate(r.chans)) + ")"
+
+    extra = " + ".join("0.5f * " + own(j) for j in range(1, len(stage.inputs)))
     if stage.kind == "stencil":
-        read = _read(stage.border, "s0", stage.style)
+        read = _read(stage.border, "s0", stage.style, stage.read_of(0))
         body += ["  float acc = 0.0f;",
                  f"  for (int dy = -{stage.ry}; dy <= {stage.ry}; ++dy) {{",
                  f"    for (int dx = -{stage.rx}; dx <= {stage.rx}; ++dx) {{",
@@ -127,11 +206,34 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
                  "  }"]
         value = f"acc{' + ' + extra if extra else ''}"
     else:
-        value = f"{_POINT_OPS[index % 3].format(v=own.format(j=0))}{' + ' + extra if extra else ''}"
-    body += _STORE_WRITERS[stage.store](stage, store, value, own.format(j=0), extra)
+        value = f"{_POINT_OPS[index % 3].format(v=own(0))}{' + ' + extra if extra else ''}"
+    if stage.channels:
+        assert stage.store == "plain", stage
+        body += _channel_stores(stage, idx, value, own(0))
+    else:
+        body += _STORE_WRITERS[stage.store](stage, store, value, own(0), extra)
     lines += _guarded(stage, x, y, body)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def own_index(style: str) -> str:
+    """A stage's own element, as its style spells it."""
+    return {"flat": "idx", "macro": "IDX(x, y)", "rowcol": "row * w + col"}.get(style,
+                                                                            "y * w + x")
+
+
+def _channel_stores(stage: Stage, idx: str, value: str, u: str) -> list[str]:
+    """The stage's value v in a local, then its channels' stores: one statement each (in
+    ascending order), or one in a loop over c."""
+    k, layout = stage.channels, stage.layout
+    out = [f"  const float v = {value};"]
+    if stage.loop:
+        return out + [f"  for (int c = 0; c < {k}; ++c)",
+                      f"    out[{channel_index(layout, k, 'c', idx)}] = "
+                      f"v * (0.5f + 0.25f * c) + {u};"]
+    return out + [f"  out[{channel_index(layout, k, c, idx)}] = "
+                  f"{_CHANNEL_OPS[c].format(v='v', u=u)};" for c in stage.stored]
 
 
 def _signature(name: str, stage: Stage) -> str:
@@ -186,6 +288,7 @@ _STORE_WRITERS = {"plain": _store_plain, "ifelse": _store_ifelse, "inplace": _st
 def _gridstride_source(name: str, stage: Stage, index: int) -> str:
     """A point stage over the w * h pixels as a 1-D grid-stride loop."""
     assert stage.kind == "point", "grid-stride stages are point stages"
+    assert not stage.channels and not any(stage.reads), "grid-stride stages read no channels"
     params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
     extra = " + ".join(f"0.5f * s{j}[i]" for j in range(1, len(stage.inputs)))
     op = _POINT_OPS[index % 3].format(v="s0[i]")
@@ -200,6 +303,7 @@ def _gridstride_source(name: str, stage: Stage, index: int) -> str:
 def _gridstride2d_source(name: str, stage: Stage, index: int) -> str:
     """A stage as a 2-D grid-stride loop over the image (y outside for even stages, x for
     odd ones), the steps in variables; no guard (the loops are the bounds)."""
+    assert not stage.channels and not any(stage.reads), "grid-stride stages read no channels"
     params = ", ".join(f"const float *__restrict__ s{j}" for j in range(len(stage.inputs)))
     loops = ["for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += sy)",
              "for (int x = threadIdx.x + blockIdx.x * blockDim.x; x < w; x += sx)"]
@@ -256,7 +360,9 @@ def pipeline_source(name: str, stages: list[Stage]) -> str:
 
 def file_source(pipelines: dict[str, list[Stage]]) -> str:
     # IDX takes the row width from the scope it expands in (each kernel's `w`).
-    return "#include <cuda_runtime.h>\n\n#define IDX(X, Y) ((Y) * w + (X))\n\n" + "\n".join(
+    # PLANE(c, i): channel c of element i of a planar buffer (w and h from the scope too).
+    return ("#include <cuda_runtime.h>\n\n#define IDX(X, Y) ((Y) * w + (X))\n"
+            "#define PLANE(c, i) ((c) * w * h + (i))\n\n") + "\n".join(
         pipeline_source(name, stages) for name, stages in pipelines.items())
 
 
