@@ -128,16 +128,17 @@ def channels_of(draw, stage: Stage, chan: dict[int, Stage]) -> Stage:
     k = draw(st.sampled_from((0, 0, 2, 3, 4))) if stage.store == "plain" else 0
     layout, skip, loop = "planar", -1, False
     if k:
-        # KNOWN CRASH (not generated): a stage with an interior-only guard storing channels
-        # none of which is its plain element (interleaved, PLANE(c, i), planar without
-        # channel 0) crashes the tool when it consumes another stage (AttributeError in
-        # hostview._shape): it stores planar channels with channel 0 spelled plainly.
+        # Not generated: a stage with an interior-only guard storing channels none of which
+        # is its plain element (interleaved, PLANE(c, i), planar without channel 0) that
+        # consumes another stage. It has no row stride, and the pair is refused for that
+        # (it crashed legality once; test_fuse_channels.py has the case), a refusal these
+        # predictions do not model: it stores planar channels with channel 0 spelled plainly.
         plain0 = stage.guard in INTERIOR and any(b != 0 for b in stage.inputs)
         layout = draw(st.sampled_from(sorted(x for x in LAYOUTS if not plain0 or x in (
             "planar", "planar_local", "planar_after"))))
-        # KNOWN CRASH (not generated): a stage storing channels in a loop under a partial
-        # guard, or reading an in-place updated buffer, crashes the tool as a consumer (the
-        # same AttributeError): a loop stage reads only in0.
+        # Not generated, for the same reason: a stage storing channels in a loop under a
+        # partial guard, or reading an in-place updated buffer, as a consumer (refused for
+        # its missing row stride): a loop stage reads only in0.
         loop = stage.inputs == (0,) and not draw(st.integers(0, 3))
         if k >= 3 and not loop and not draw(st.integers(0, 2)):
             skip = draw(st.integers(1 if plain0 else 0, k - 1))
