@@ -378,6 +378,10 @@ class GroupEmitter:
                                          for r in mine for lp in loops):
                 continue
             producer = self.views[self.produced[key][0].kernel.name]
+            if len(coords) == 2 and any(isinstance(x, n.Ref) and x.kind not in (
+                    "param", "global", "function") and x.const_value is None
+                    for x in view.bounds[0].walk()):
+                continue  # (a local bound is not declared yet where the value goes)
             if len(coords) == 2 and producer.dims == 2:
                 width = to_c_or(self.unit, view.bounds[0])
                 init = f"{p.name}.at2({coords[0]}, {coords[1]}, {width})"
@@ -462,9 +466,9 @@ class GroupEmitter:
     def _channel_view_struct(self, key: str) -> str:
         """The view of a buffer holding channels: a subscript decodes the channel from the
         index (legality admits only reads at a channel the producer stores, so the last
-        branch is never a guess), and `c<k>_xy(x, y)` / `c<k>_at(i)` give channel k at an
-        element directly: reads at the reader's own element with a constant channel are
-        rewritten to them (see _channel_reads), with no division."""
+        branch is never a guess), and `c<k>_xy(x, y)` gives channel k at an element
+        directly: reads at the reader's own element with a constant channel are rewritten to
+        it (see _channel_reads), with no division."""
         site, out = self.produced[key]
         chans = self.views[site.kernel.name].channels[out.name]
         elem = _nonconst(out.pointee) or "float"
