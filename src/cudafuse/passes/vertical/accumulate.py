@@ -18,13 +18,7 @@ not matter and no neighbour's store can be seen.
 from __future__ import annotations
 
 from cudafuse.ir import nodes as n
-from cudafuse.passes.vertical.channels import classify, frame
-
-
-def _base(e: n.Expr, pointers: dict[str, str]) -> str | None:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e.name if isinstance(e, n.Ref) and e.decl in pointers else None
+from cudafuse.passes.vertical.channels import classify, frame, pointer_name
 
 
 def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, ...],
@@ -40,7 +34,7 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
     writes: dict[str, list[n.Node]] = {}
     for x in body.walk():
         if isinstance(x, n.Index):
-            name = _base(x.base, pointers)
+            name = pointer_name(x.base, pointers)
             if name is not None:
                 access.setdefault(name, []).append(x)
                 b = x.base
@@ -48,11 +42,11 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
                     b = b.operand
                 indexed.add(id(b))
         if isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Index):
-            name = _base(x.lhs.base, pointers)
+            name = pointer_name(x.lhs.base, pointers)
             if name is not None:
                 writes.setdefault(name, []).append(x)
         if isinstance(x, n.Unary) and x.op in ("++", "--", "&") and isinstance(x.operand, n.Index):
-            name = _base(x.operand.base, pointers)
+            name = pointer_name(x.operand.base, pointers)
             if name is not None:
                 bare.add(name)  # p[i]++ or &p[i]: not followed
     for x in body.walk():
@@ -66,12 +60,12 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
         if any(classify(a.index, fr) != (None, 0) for a in access[name]):
             continue
         first = next((s for s in tail if any(isinstance(x, n.Index) and
-                                             _base(x.base, pointers) == name
+                                             pointer_name(x.base, pointers) == name
                                              for x in s.walk())), None)
         if not (isinstance(first, n.ExprStmt) and isinstance(first.expr, n.Binary) and
                 first.expr.op == "=" and isinstance(first.expr.lhs, n.Index) and
-                _base(first.expr.lhs.base, pointers) == name and not any(
-                    isinstance(x, n.Index) and _base(x.base, pointers) == name
+                pointer_name(first.expr.lhs.base, pointers) == name and not any(
+                    isinstance(x, n.Index) and pointer_name(x.base, pointers) == name
                     for x in first.expr.rhs.walk())):
             continue
         out.add(name)

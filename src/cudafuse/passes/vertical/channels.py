@@ -199,8 +199,8 @@ class Channels:
                 f"{', '.join(map(str, self.numbers))}")
 
 
-def _base(lhs: n.Index, pointers: dict[str, str]) -> str | None:
-    base = lhs.base
+def pointer_name(base: n.Expr, pointers: dict[str, str]) -> str | None:
+    """The pointer parameter a subscript's base names (through casts), if any."""
     while isinstance(base, n.Cast):
         base = base.operand
     return base.name if isinstance(base, n.Ref) and base.decl in pointers else None
@@ -216,11 +216,11 @@ def find_channels(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl,
     writes: dict[str, list[n.Binary]] = {}
     for x in body.walk():
         if isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Index):
-            name = _base(x.lhs, pointers)
+            name = pointer_name(x.lhs.base, pointers)
             if name is not None:
                 writes.setdefault(name, []).append(x)
         elif isinstance(x, n.Unary) and x.op in ("++", "--") and isinstance(x.operand, n.Index):
-            name = _base(x.operand, pointers)
+            name = pointer_name(x.operand.base, pointers)
             if name is not None:
                 writes.setdefault(name, []).append(x)  # type: ignore[arg-type]
     top = {id(s.expr): s for s in tail if isinstance(s, n.ExprStmt)}

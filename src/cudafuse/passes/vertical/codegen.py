@@ -39,7 +39,7 @@ from cudafuse.passes.vertical.ownvalue import (
     own_scope,
     store_anchor,
 )
-from cudafuse.passes.vertical.view import KernelView, OwnStore
+from cudafuse.passes.vertical.view import KernelView, OwnStore, _strip
 
 
 class CodegenError(ValueError):
@@ -439,15 +439,10 @@ class GroupEmitter:
         the row, the coordinates are (x, y) with no division; a shared-memory tile, when
         present, serves the elements it holds. Anything else goes through the index."""
         p = self.prefix
-        members = "\n".join(f"  {_declare(gp.type, f'm{j}')};" for j, gp in
-                            enumerate(self.params))
         args = ", ".join(f"m{j}" for j in range(len(self.params)))
         name = self.at_name(key)
-        text = (f"struct {name}_view {{\n{members}\n"
-                f"  long long {p}_s, {p}_h;  // the image's width and height\n"
-                f"  const {elem} *{p}_tile;  // a shared-memory tile of this producer, or null\n"
-                f"  long long {p}_tx0, {p}_ty0, {p}_tw, {p}_th;\n"
-                f"  __device__ __forceinline__ {elem} operator[](long long i) const "
+        text = (self._view_head(name, elem, "a shared-memory tile of this producer, or null")
+                + f"  __device__ __forceinline__ {elem} operator[](long long i) const "
                 f"{{ return {name}_at(i, {args}); }}\n")
         if dims == 2:
             u = "unsigned long long"
@@ -463,6 +458,17 @@ class GroupEmitter:
                 f"    return {name}_at(y * s + x, {args});\n  }}\n")
         return text + "};\n"
 
+    def _view_head(self, name: str, elem: str, tile: str) -> str:
+        """A view's members, as _view_init fills them: the group parameters, the image's
+        width and height, and a tile (with what the tile is for this view)."""
+        p = self.prefix
+        members = "\n".join(f"  {_declare(gp.type, f'm{j}')};" for j, gp in
+                            enumerate(self.params))
+        return (f"struct {name}_view {{\n{members}\n"
+                f"  long long {p}_s, {p}_h;  // the image's width and height\n"
+                f"  const {elem} *{p}_tile;  // {tile}\n"
+                f"  long long {p}_tx0, {p}_ty0, {p}_tw, {p}_th;\n")
+
     def _channel_view_struct(self, key: str) -> str:
         """The view of a buffer holding channels: a subscript decodes the channel from the
         index (legality admits only reads at a channel the producer stores, so the last
@@ -473,8 +479,6 @@ class GroupEmitter:
         chans = self.views[site.kernel.name].channels[out.name]
         elem = _nonconst(out.pointee) or "float"
         p = self.prefix
-        members = "\n".join(f"  {_declare(gp.type, f'm{j}')};" for j, gp in
-                            enumerate(self.params))
         args = ", ".join(f"m{j}" for j in range(len(self.params)))
         name = self.at_name(key)
         dims = self.views[site.kernel.name].dims
@@ -489,11 +493,8 @@ class GroupEmitter:
         *first, last = chans.numbers
         cases = "".join(f"    if ({p}_c == {c}) return {name}_c{c}_at({p}_e, {args});\n"
                         for c in first)
-        text = (f"struct {name}_view {{\n{members}\n"
-                f"  long long {p}_s, {p}_h;  // the image's width and height: the plane\n"
-                f"  const {elem} *{p}_tile;  // unused: channels are not tiled\n"
-                f"  long long {p}_tx0, {p}_ty0, {p}_tw, {p}_th;\n"
-                f"  __device__ __forceinline__ {elem} operator[](long long i) const {{\n"
+        text = (self._view_head(name, elem, "unused: channels are not tiled")
+                + f"  __device__ __forceinline__ {elem} operator[](long long i) const {{\n"
                 f"{decode}{cases}    return {name}_c{last}_at({p}_e, {args});\n  }}\n")
         for c in chans.numbers:
             text += (f"  __device__ __forceinline__ {elem} c{c}_xy({xy}) const "
@@ -982,12 +983,6 @@ def _find_args(src: SourceFile, start: int, end: int) -> tuple[int, int]:
     if open_ < 0 or src.data[end - 1:end] != b")":
         raise CodegenError("cannot find the launch's argument list")
     return open_, end
-
-
-def _strip(e: n.Expr) -> n.Expr:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _declare(type_: str, name: str) -> str:
