@@ -137,6 +137,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
     sequence run as one launch (as the cost model decides, whenever legal, or not at all)."""
     from cudafuse.passes.vertical.driver import FuseOptions, report_dict
     from cudafuse.passes.vertical.render import explain_text
+    from cudafuse.passes.vertical.respell_coords import parse_for_fusion
 
     _choice("partition", partition, ("auto", "mincut", "exact"))
     _choice("tiles", tiles, ("auto", "always", "never"))
@@ -145,12 +146,15 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
         scratch = [scratch]
     options = dataclasses.replace(parse_options(**parse_opts), included_kernels=True)
     with _Collected() as diags:
-        result = parse_file(str(path), options)
+        result, as_written = parse_for_fusion(str(path), options)
         diags.extend(result.diagnostics)
         fused = run_pass("vertical", [result.unit], FuseOptions(
             partition, options.arch, frozenset(scratch), fuse_all=fuse_all, tiles=tiles,
             block=_block(block), siblings=siblings))
-        if fused.output != result.unit.source.data:
+        if as_written is not None and fused.output in (result.unit.source.data,
+                                                       result.unit.source.original):
+            fused = dataclasses.replace(fused, output=as_written)  # nothing fused
+        elif fused.output != result.unit.source.data:
             _check_reparses(str(path), options, fused.output)
         diags.extend(fuse_diagnostics(fused, result.unit, str(path)))
     return Fused(fused.output.decode("utf-8", errors="surrogateescape"), report_dict(fused),

@@ -11,7 +11,7 @@ import click
 
 from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.diagnostics import Diagnostic, Severity, error
-from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
 
 if TYPE_CHECKING:
@@ -81,7 +81,9 @@ def _outputs(inputs: list[str | None], parse_opts: ParseOptions,
 def _parsed(file: str, parse_opts: ParseOptions, outs: OutputSet) -> ParseResult:
     """FILE parsed, its diagnostics shown, and the outputs checked again against the
     headers it read (a --report over an included header)."""
-    result = parse_file(file, replace(parse_opts, included_kernels=True))
+    from cudafuse.passes.vertical.respell_coords import parse_for_fusion
+
+    result, _ = parse_for_fusion(file, replace(parse_opts, included_kernels=True))
     print_diagnostics(result.diagnostics)
     outs.add_inputs(result.unit.includes)
     outs.check()

@@ -51,6 +51,9 @@ class DimAccess:
     border: str  # none, clamp, mirror, mirror101, wrap, constant, unguarded
     stride: str
     bound: str = ""  # the extent the border handling refers to (w), when known
+    # A gather: the offset is not a constant (a loop with run-time bounds, a run-time
+    # radius) but the coordinate is clamped into [0, bound) on both sides; `offset` is 0.
+    spread: bool = False
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,7 @@ def shape_of(index: Poly, path: tuple[Pred, ...] = ()) -> Shape | str:
     path = tuple(pred_coords(p) for p in path)
     reason = bad_atom_reason(index)
     if reason:
-        return reason
+        return _spread_shape(index) or reason
     factors: dict[Atom, Poly] = {}
     rest = Poly()
     for m, c in index.terms:
@@ -286,3 +289,56 @@ def guarded_by(dim: str, off: int, path: tuple[Pred, ...]) -> bool:
     """Whether `path` (raw, as recorded) keeps D + off inside [0, B) on the side(s) it leaves."""
     lo, hi, _ = _guarded(dim, off, tuple(pred_coords(p) for p in path))
     return (lo or off >= 0) and (hi or off <= 0)
+
+
+def _spread_shape(index: Poly) -> Shape | None:
+    """A gather whose every coordinate term is clamped into the image on both sides,
+    `min(max(D + r, 0), B - 1) * stride` with any r free of coordinates (a loop variable of
+    a loop with run-time bounds, a run-time radius): which element is read is unknown, but
+    it is one of the image's. None for anything else (the caller's reason stands)."""
+    dims: dict[str, DimAccess] = {}
+    for m, c in index.terms:
+        coords = [a for a in m if atom_dims(a)]
+        if len(coords) != 1:
+            return None  # a term with no coordinate is an offset outside the clamps
+        others = list(m)
+        others.remove(coords[0])
+        stride = Poly(((tuple(others), c),))
+        clamped = _clamped(coords[0])
+        if clamped is None or bad_atom_reason(stride) or clamped[0] in dims:
+            return None
+        dim, bound = clamped
+        dims[dim] = DimAccess(dim, 0, "clamp", str(stride), str(bound), spread=True)
+    return Shape(tuple(dims[d] for d in sorted(dims))) if dims else None
+
+
+def _clamped(a: Atom) -> tuple[str, Poly] | None:
+    """(dim, B) for min(max(D + r, 0), B - 1) or max(min(D + r, B - 1), 0), operands in
+    either order, r and B free of coordinates."""
+    lo, hi = False, None
+    cur = Poly.atom(a)
+    for _ in range(2):
+        at = cur.single_atom()
+        if at is None or at.kind not in ("min", "max") or len(at.args) != 2:
+            return None
+        free = [x for x in at.args if not coord_dims(x)]
+        inner = [x for x in at.args if coord_dims(x)]
+        if len(free) != 1 or len(inner) != 1 or bad_atom_reason(free[0]):
+            return None
+        if at.kind == "max":
+            if lo or free[0] != Poly.const(0):
+                return None
+            lo = True
+        else:
+            if hi is not None:
+                return None
+            hi = free[0] + ONE
+        cur = inner[0]
+    dims = coord_dims(cur)
+    if not lo or hi is None or len(dims) != 1:
+        return None
+    dim = dims.pop()
+    c = coord(dim)
+    if not any(m == (c,) and k == 1 for m, k in cur.terms) or coord_dims(cur - Poly.atom(c)):
+        return None
+    return dim, hi

@@ -18,7 +18,7 @@ from cudafuse.analysis.evaluate import Access
 @dataclass(frozen=True)
 class LoadClass:
     pointer: str
-    kind: str  # point, stencil, other
+    kind: str  # point, stencil, gather, other
     reason: str = ""
     dims: tuple[str, ...] = ()
     window: tuple[tuple[int, ...], ...] = ()
@@ -115,7 +115,8 @@ def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: 
     if hazard:
         return LoadClass(pointer, "other", hazard, lines=lines)
     window = tuple(sorted({s.offsets for s in shapes}, key=lambda o: (o[::-1])))
-    if writes and any(any(o) for o in window):
+    gather = any(d.spread for s in shapes for d in s.dims)
+    if writes and (gather or any(any(o) for o in window)):
         return LoadClass(pointer, "other", "reads neighbours of a buffer it also writes",
                          lines=lines)
     names = tuple(d.dim for d in shapes[0].dims)
@@ -133,7 +134,10 @@ def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: 
             mode = "interior"
         borders.append(mode)
         bounds.append(next((s.dims[i].bound for s in shapes if s.dims[i].bound), ""))
-    kind = "point" if window == (tuple(0 for _ in names),) else "stencil"
+    # A gather reads elements it cannot name (clamped into the image, see access.py):
+    # its window and extent are only those of its constant-offset reads.
+    kind = "gather" if gather else "point" if window == (tuple(0 for _ in names),) \
+        else "stencil"
     layout = tuple(d.stride for d in shapes[0].dims)
     return LoadClass(pointer, kind, "", names, window, extent, tuple(borders), tuple(bounds),
                      layout, lines)

@@ -37,6 +37,8 @@ def _load(c: dict[str, Any]) -> str:
     out = f"{head} layout {layout}"
     if c["class"] == "stencil":
         out += f" window {window} extent {extent} border {border}"
+    elif c["class"] == "gather":  # offsets known only at run time, clamped into the image
+        out += f" at run-time offsets, border {border}"
     return out
 
 

@@ -330,7 +330,7 @@ class GroupEmitter:
                 value = _render(self.unit, store.value, fast) if _inside(
                     store.value.span, fn.body.span) else expr_text(self.unit, store.value)
                 if store.op != "=":  # a[i] op= v reads the element: a[i] op (v)
-                    lhs = expr_text(self.unit, store.stmt.expr.lhs, store.stmt.expr)
+                    lhs = expr_text(self.unit, store.target, store.stmt.expr)
                     value = f"({lhs}) {store.op[:-1]} ({value})"
                 text = f"return {self.prefix}_round({value})"
             else:
@@ -641,7 +641,7 @@ class GroupEmitter:
         store is a channel's (or there is none outside an if/else), the element from the
         coordinates."""
         if first is not None and first.param not in view.channels:
-            return expr_text(self.unit, first.index, first.stmt.expr.lhs)
+            return expr_text(self.unit, first.index, first.target)
         c = view.coords
         if len(c) == 1:
             return c[0].name
@@ -712,12 +712,12 @@ class GroupEmitter:
         if channel is not None:  # (the channel's function at K's coordinates: no division)
             return (f"const {elem} {name} = "
                     f"{local}.c{channel}_xy({', '.join(c.name for c in view.coords)})")
-        idx = expr_text(self.unit, first.index, first.stmt.expr.lhs)
+        idx = expr_text(self.unit, first.index, first.target)
         init = f"{local}[{idx}]"
         if self.views[site.kernel.name].dims == 2 and view.bounds:
             index = scope.spelled(first.index)
             split = split_row_index(index, to_c_or(self.unit, view.bounds[0])) \
-                if index is not None and _own_span(self.unit, first.stmt.expr.lhs) else None
+                if index is not None and _own_span(self.unit, first.target) else None
             if split is not None:
                 init = f"{local}.at2({split[0]}, {split[1]}, {split[2]})"
         return f"const {elem} {name} = {init}"

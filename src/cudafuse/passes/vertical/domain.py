@@ -12,6 +12,7 @@ functions.
 
 from __future__ import annotations
 
+from cudafuse.analysis.classify import LoadClass
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.view import KernelView
@@ -49,3 +50,25 @@ def reads_own_output(view: KernelView, out: str) -> bool:
         return False
     stores = view.all_stores.get(out) or ((view.stores[out],) if out in view.stores else ())
     return out in view.reads or any(s.op != "=" for s in stores)
+
+
+def gather_reason(reader: KernelView, load: LoadClass) -> str | None:
+    """Why a gather (run-time offsets clamped into [0, B), analysis/access.py) may read
+    an element outside the reader's own image, where a producer over the same iteration
+    space wrote nothing: each clamp's B must be the reader's bound in that dimension, and
+    the row stride its own stores' (None when it is both)."""
+    bounds = [_text(b) for b in reader.bounds]
+    if list(load.dims) != ["x", "y"][:len(bounds)]:
+        return "at run-time offsets in dimensions other than its own coordinates"
+    for k, dim in enumerate(load.dims):
+        if _flat(load.bounds[k]) != _flat(bounds[k]):
+            return (f"at run-time offsets clamped to {dim} < {load.bounds[k]}, not provably "
+                    f"inside its image ({dim} < {bounds[k]})")
+    if len(bounds) == 2 and _flat(load.layout[1]) != _flat(_text(reader.stride)):
+        return (f"at run-time offsets with row stride {load.layout[1]}, not that of its own "
+                f"stores ({_text(reader.stride)})")
+    return None
+
+
+def _flat(text: str) -> str:
+    return "".join(text.split()).strip("()")

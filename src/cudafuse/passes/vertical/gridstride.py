@@ -49,6 +49,7 @@ from cudafuse.passes.vertical.view import (
     _strip,
     _writes,
     coordinate,
+    store_parts,
 )
 
 
@@ -276,13 +277,14 @@ def _stores(fn: Function, tail: list[n.Stmt], coords: list[n.VarDecl]
             for d in s.decls:
                 if d.init is not None:
                     locals_[d.decl] = d.init
-        if isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and s.expr.op == "=" \
-                and isinstance(s.expr.lhs, n.Index):
-            base = _strip(s.expr.lhs.base)
+        parts = store_parts(s.expr) if isinstance(s, n.ExprStmt) else None
+        if parts is not None and parts[2] == "=":
+            target, value, _ = parts
+            base = _strip(target.base)
             if isinstance(base, n.Ref) and base.decl in pointer_params:
-                own, st = _own_index(s.expr.lhs.index, coords, locals_)
+                own, st = _own_index(target.index, coords, locals_)
                 if own and base.name not in stores:
-                    stores[base.name] = OwnStore(base.name, s, s.expr.rhs, s.expr.lhs.index)
+                    stores[base.name] = OwnStore(base.name, s, value, target.index)
                     stride = stride or st
     return stores, stride
 

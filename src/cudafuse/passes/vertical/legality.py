@@ -31,7 +31,7 @@ from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.channels import Channels, channel_reads_reason, frame
 from cudafuse.passes.vertical.codegen import param_key
 from cudafuse.passes.vertical.coverage import Resolver, covers
-from cudafuse.passes.vertical.domain import keeps_guard
+from cudafuse.passes.vertical.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.escape import subscript_only
 from cudafuse.passes.vertical.hostview import LaunchSite, side_effect_free, value_key
 from cudafuse.passes.vertical.model import PipelineModel
@@ -130,7 +130,14 @@ class Legality:
         for j in sorted(group):
             pname = self.infos[j].reads.get(key)
             load = next((ld for ld in self.infos[j].facts.loads if ld.pointer == pname), None)
-            if j == i or load is None or not any(lo or hi for lo, hi in load.extent):
+            if j == i or load is None:
+                continue
+            if load.kind == "gather":
+                return (f"'{self.infos[j].site.kernel.name}' reads '{pname}' at run-time "
+                        "offsets, elements another thread of the fused kernel may already "
+                        f"have overwritten ('{name}' updates '{buf}' in place and '{buf}' "
+                        "must still be stored)")
+            if not any(lo or hi for lo, hi in load.extent):
                 continue
             offsets = ", ".join(f"{lo:+d}..{hi:+d} in {d}" if lo != hi else f"{lo:+d} in {d}"
                                 for d, (lo, hi) in zip(load.dims, load.extent, strict=True)
@@ -283,9 +290,13 @@ class Legality:
         if channels is not None:
             return self._channel_edge_reason(a, c, pname, channels)
         load = next((ld for ld in dst.facts.loads if ld.pointer == pname), None)
-        if load is None or load.kind not in ("point", "stencil"):
+        if load is None or load.kind not in ("point", "stencil", "gather"):
             why = load.reason if load is not None else "no load classification"
             return f"'{cname}' reads '{pname}' in a way cudafuse cannot map: {why}"
+        if load.kind == "gather":
+            why = gather_reason(dst.view, load)
+            if why:
+                return f"'{cname}' reads '{pname}' {why}"
         for d, (lo, hi), border in zip(load.dims, load.extent, load.border, strict=True):
             if (lo, hi) != (0, 0) and not handled(border):
                 return (f"'{cname}' reads '{pname}' at offsets {lo}..{hi} in {d} with "

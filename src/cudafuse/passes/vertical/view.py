@@ -37,6 +37,24 @@ class OwnStore:
     op: str = "="  # or a compound assignment (+=, -=...): a read-modify-write of the element
     nested: bool = False  # inside an if/else of the body, not a statement of its own
 
+    @property
+    def target(self) -> n.Index:
+        """The stored element, `p[i]`."""
+        parts = store_parts(self.stmt.expr)
+        assert parts is not None
+        return parts[0]
+
+
+def store_parts(e: n.Expr) -> tuple[n.Index, n.Expr, str] | None:
+    """(element, value, operator) of `p[i] = v` or `p[i] op= v`, and of the copy of a whole
+    struct element (`out[i] = px` with a uchar4 `px` is a call of uchar4's operator=)."""
+    if isinstance(e, n.Binary) and e.op in ("=", *_COMPOUND) and isinstance(e.lhs, n.Index):
+        return e.lhs, e.rhs, e.op
+    if isinstance(e, n.Call) and e.callee == "operator=" and len(e.args) == 2 and \
+            isinstance(e.args[0], n.Index):
+        return e.args[0], e.args[1], "="
+    return None
+
 
 @dataclass(frozen=True)
 class KernelView:
@@ -288,6 +306,12 @@ def plain_view(fn: Function) -> KernelView:
         if dim not in by_dim:
             break
         coords.append(by_dim[dim])
+    # A local declared with the coordinates and never assigned (`const int i = y * w + x;`
+    # before the guard) may index the own-element stores, as one declared after it can.
+    for stmt in body[:i]:
+        if isinstance(stmt, n.DeclStmt) and stmt not in coord_stmts:
+            locals_.update((d.decl, d.init) for d in stmt.decls
+                           if d.init is not None and not _writes(fn.body, d.decl))
     reason = None
     if not coords or len(coords) != len(by_dim):
         reason = "its thread-to-element mapping is not blockIdx * blockDim + threadIdx " \
@@ -428,14 +452,15 @@ def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str,
             for d in s.decls:
                 if d.init is not None:
                     locals_[d.decl] = d.init
-        if isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and \
-                s.expr.op in ("=", *_COMPOUND) and isinstance(s.expr.lhs, n.Index):
-            base = _strip(s.expr.lhs.base)
+        parts = store_parts(s.expr) if isinstance(s, n.ExprStmt) else None
+        if parts is not None:
+            target, value, op = parts
+            base = _strip(target.base)
             if isinstance(base, n.Ref) and base.decl in pointer_params:
-                own, _ = _own_index(s.expr.lhs.index, coords, locals_)
+                own, _ = _own_index(target.index, coords, locals_)
                 if own:
-                    out.append((OwnStore(base.name, s, s.expr.rhs, s.expr.lhs.index,
-                                         s.expr.op, bool(path)), path))
+                    out.append((OwnStore(base.name, s, value, target.index, op, bool(path)),
+                                path))
         elif isinstance(s, n.If):
             for branch, part in enumerate((s.then, s.else_)):
                 if part is not None:
@@ -476,7 +501,7 @@ def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str
     """Direct subscripts `p[i]` read from each pointer parameter, and any other use (the
     stores in `stores` and `more` are neither; a compound store also reads its element)."""
     assert fn.body is not None
-    store_lhs = {id(s.stmt.expr.lhs) for s in (*stores.values(), *more)}
+    store_lhs = {id(s.target) for s in (*stores.values(), *more)}
     reads: dict[str, list[n.Index]] = {}
     other: dict[str, str] = {}
     subscript_bases: set[int] = set()
@@ -486,6 +511,8 @@ def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str
             subscript_bases.add(id(_strip(node.base)))
         if isinstance(node, n.Binary) and node.is_assignment and isinstance(node.lhs, n.Index):
             written.add(id(node.lhs))
+        if isinstance(node, n.Call) and (parts := store_parts(node)) is not None:
+            written.add(id(parts[0]))
         if isinstance(node, n.Unary) and node.op in ("++", "--") and \
                 isinstance(node.operand, n.Index):
             written.add(id(node.operand))
