@@ -304,12 +304,22 @@ def _spread_shape(index: Poly) -> Shape | None:
         others = list(m)
         others.remove(coords[0])
         stride = Poly(((tuple(others), c),))
+        if bad_atom_reason(stride):
+            return None
+        bare = next((d for d in ("x", "y", "z") if coords[0] == coord(d)), None)
+        if bare is not None:  # this dimension is read at the thread's own coordinate
+            if bare in dims:
+                return None
+            dims[bare] = DimAccess(bare, 0, "none", str(stride))
+            continue
         clamped = _clamped(coords[0])
-        if clamped is None or bad_atom_reason(stride) or clamped[0] in dims:
+        if clamped is None or clamped[0] in dims:
             return None
         dim, bound = clamped
         dims[dim] = DimAccess(dim, 0, "clamp", str(stride), str(bound), spread=True)
-    return Shape(tuple(dims[d] for d in sorted(dims))) if dims else None
+    if not any(d.spread for d in dims.values()):
+        return None
+    return Shape(tuple(dims[d] for d in sorted(dims)))
 
 
 def _clamped(a: Atom) -> tuple[str, Poly] | None:

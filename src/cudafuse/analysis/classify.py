@@ -120,6 +120,9 @@ def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: 
         return LoadClass(pointer, "other", "reads neighbours of a buffer it also writes",
                          lines=lines)
     names = tuple(d.dim for d in shapes[0].dims)
+    if gather and any(len({s.dims[i].bound for s in shapes if s.dims[i].border != "none"}) > 1
+                      for i in range(len(names))):
+        return LoadClass(pointer, "other", "reads clamped to different bounds", lines=lines)
     extent = tuple((min(o[i] for o in window), max(o[i] for o in window))
                    for i in range(len(names)))
     borders, bounds = [], []

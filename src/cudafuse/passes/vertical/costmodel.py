@@ -99,7 +99,9 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
         redo = size * (evals - 1) * cost_once
         strategy = "once" if evals == 1 else "recompute"
         consumers = {c for (a, c) in model.edges if a == node and c in group}
-        if evals > 1 and allow_tiles and consumers == {sink}:
+        gathered = any(b in model.kernels[c].gathers for (a, c), bufs in model.edges.items()
+                       if a == node and c in group for b in bufs)
+        if evals > 1 and allow_tiles and consumers == {sink} and not gathered:
             rx, ry = _extent(points)
             halo = ((bx + 2 * rx) * (by + 2 * ry)) / (bx * by)
             tile = size * ((halo - 1) * cost_once + evals * arch.t_shared + arch.barrier)

@@ -61,6 +61,8 @@ def gather_reason(reader: KernelView, load: LoadClass) -> str | None:
     if list(load.dims) != ["x", "y"][:len(bounds)]:
         return "at run-time offsets in dimensions other than its own coordinates"
     for k, dim in enumerate(load.dims):
+        if load.border[k] == "none":
+            continue  # read at the thread's own coordinate in this dimension
         if _flat(load.bounds[k]) != _flat(bounds[k]):
             return (f"at run-time offsets clamped to {dim} < {load.bounds[k]}, not provably "
                     f"inside its image ({dim} < {bounds[k]})")

@@ -144,6 +144,11 @@ class FuseResult:
         return [g for p in self.plans for g in p.groups]
 
 
+# The cost model's stand-in for a gather's reads (a loop with run-time bounds over clamped
+# neighbours, analysis/access.py): a 5x5 window, a typical run-time filter's size.
+GATHER_WINDOW = frozenset((dx, dy) for dx in range(-2, 3) for dy in range(-2, 3))
+
+
 def _short(key: str) -> str:
     return key.split(":", 1)[-1].split("@")[0]
 
@@ -185,9 +190,13 @@ class _Planner:
 
     def cost(self, info: LaunchInfo) -> KernelCost:
         reads: dict[str, frozenset[tuple[int, int]]] = {}
+        gathers = set()
         for key, pname in info.reads.items():
             load = next((ld for ld in info.facts.loads if ld.pointer == pname), None)
-            if load is not None and load.kind in ("point", "stencil") and load.window:
+            if load is not None and load.kind == "gather":
+                offs = GATHER_WINDOW  # how many elements it reads is known at run time only
+                gathers.add(key)
+            elif load is not None and load.kind in ("point", "stencil") and load.window:
                 offs = frozenset((o[0], o[1] if len(o) > 1 else 0) for o in load.window)
             else:
                 offs = frozenset({(0, 0)})
@@ -196,7 +205,7 @@ class _Planner:
         alu, sfu = count_ops(self.unit, fn.body) if fn.body else (1, 0)
         shared = sum(s.size_bytes or 0 for s in info.facts.shared)
         return KernelCost(fn.name, reads, tuple(info.writes), max(alu, 1), sfu, shared,
-                          self.opts.size, self.block_shape(info))
+                          self.opts.size, self.block_shape(info), frozenset(gathers))
 
     def block_shape(self, info: LaunchInfo) -> tuple[int, int] | None:
         """The launch's block as constants (bx, by), when it is one and z is 1."""
@@ -288,6 +297,10 @@ class _Planner:
             benefit = None
             if fused:
                 why = f"fused (group of {len(chosen.groups[where[a]])} kernels)"
+                gathered = [b for b in bufs if b in model.kernels[c].gathers]
+                if gathered:
+                    why += (f"; '{model.kernels[c].name}' reads {_short(gathered[0])} at "
+                            "run-time offsets: recomputed per read, costed as a 5x5 window")
             else:
                 pair = frozenset((a, c))
                 reason = legal(pair)

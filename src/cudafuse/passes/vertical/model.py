@@ -25,6 +25,9 @@ class KernelCost:
     shared_bytes: int = 0
     size: int = 1  # iteration space (elements), the paper's IS
     block: tuple[int, int] | None = None  # the launch's 2D block shape, when constant
+    # Buffers read at run-time offsets (gathers): `reads` holds a nominal window for them,
+    # and no shared-memory tile can stage their producer (its extent is unknown).
+    gathers: frozenset[str] = frozenset()
 
     @property
     def pattern(self) -> str:
