@@ -19,6 +19,7 @@ from cudafuse.passes.vertical.hostexprs import buffer_key as buffer_key
 from cudafuse.passes.vertical.hostexprs import side_effect_free as side_effect_free
 from cudafuse.passes.vertical.hoststmts import HostStatements
 from cudafuse.passes.vertical.members import member_alias_reason, this_member
+from cudafuse.passes.vertical.settled import settled_locals
 from cudafuse.passes.vertical.wrappers import WrapperCall, Wrappers
 
 
@@ -489,4 +490,6 @@ def host_locals(host: Function) -> dict[str, n.VarDecl]:
     assert host.body is not None
     decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
     written = _writes(host.body)
-    return {k: v for k, v in decls.items() if k not in written}
+    # ... or assigned only right after it, to settle its value (settled.py)
+    return {k: v for k, v in decls.items() if k not in written} | \
+        settled_locals(host.body, written)
