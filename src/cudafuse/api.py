@@ -137,7 +137,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
     sequence run as one launch (as the cost model decides, whenever legal, or not at all)."""
     from cudafuse.passes.vertical.driver import FuseOptions, report_dict
     from cudafuse.passes.vertical.render import explain_text
-    from cudafuse.passes.vertical.respell_coords import parse_for_fusion
+    from cudafuse.passes.vertical.respell import parse_for_fusion
 
     _choice("partition", partition, ("auto", "mincut", "exact"))
     _choice("tiles", tiles, ("auto", "always", "never"))

@@ -81,7 +81,7 @@ def _outputs(inputs: list[str | None], parse_opts: ParseOptions,
 def _parsed(file: str, parse_opts: ParseOptions, outs: OutputSet) -> ParseResult:
     """FILE parsed, its diagnostics shown, and the outputs checked again against the
     headers it read (a --report over an included header)."""
-    from cudafuse.passes.vertical.respell_coords import parse_for_fusion
+    from cudafuse.passes.vertical.respell import parse_for_fusion
 
     result, _ = parse_for_fusion(file, replace(parse_opts, included_kernels=True))
     print_diagnostics(result.diagnostics)

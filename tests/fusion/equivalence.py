@@ -101,3 +101,39 @@ def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
                                  f"y={i // w % h}, image {i // (w * h)}: {a[i]!r} != {b[i]!r}")
         report[name] = float(np.abs(a).sum())
     return report
+
+
+def compare_entry(original: Path, fused: Path, entry: str, sizes: dict[str, int],
+                  seed: int = 1, extra: dict[str, int] | None = None) -> None:
+    """Run `entry` of both programs on the same garbage: every pointer gets seeded random
+    contents (bytes for char and vector types, floats else) sized from `sizes` (the image
+    is numCols/w x numRows/h, or n; a buffer named in `extra` gets that many elements), ints
+    by name from `sizes`, floats 0.75; every byte of every buffer must match afterwards."""
+    fn = _unit(str(original), original.stat().st_mtime).function(entry)
+    assert fn is not None, entry
+    rng = np.random.default_rng(seed)
+    w = sizes.get("numCols", sizes.get("w", sizes.get("n", 1)))
+    h = sizes.get("numRows", sizes.get("h", 1))
+    args: list = []
+    for p in fn.params:
+        lanes = int(p.pointee[-1]) if p.pointee[-1:] in ("2", "3", "4") else 1  # float4
+        count = (extra or {}).get(p.name, w * h) * lanes
+        if p.is_pointer and any(t in p.pointee for t in ("float", "double")):
+            args.append((rng.standard_normal(count + PAD) * 0.2).astype(
+                np.float64 if "double" in p.pointee else np.float32))
+        elif p.is_pointer:  # char and integer elements, as bytes (8 each is room enough)
+            size = 1 if "char" in p.pointee else 8
+            args.append(rng.integers(0, 256, size * count + PAD, dtype=np.uint8))
+        elif "float" in p.type or "double" in p.type:
+            args.append(0.75)
+        else:
+            args.append(sizes[p.name])
+    results = []
+    for path in (original, fused):
+        call = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        library(path).call(entry, *call)
+        results.append(call)
+    for p, a, b in zip(fn.params, *results, strict=True):
+        if isinstance(a, np.ndarray):
+            bad = np.flatnonzero(a != b)
+            assert bad.size == 0, f"{entry} {sizes}: {p.name}[{bad[0]}] {a[bad[0]]} != {b[bad[0]]}"

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
-from equivalence import library
+from equivalence import compare_entry
 
 from cudafuse import api
 from cudafuse.analysis.kernel_facts import analyze_kernel
 from cudafuse.frontend import parse_file
-from cudafuse.passes.vertical.respell_coords import respelled
+from cudafuse.passes.vertical.respell import respelled
 
 PROGRAM = Path(__file__).parent / "programs" / "cs344_style.cu"
-PAD = 64
 
 
 @pytest.fixture(scope="module")
@@ -32,37 +30,8 @@ def fused(tmp_path_factory: pytest.TempPathFactory):
     return out, result
 
 
-def _args(path: Path, entry: str, sizes: dict[str, int], seed: int):
-    fn = parse_file(str(path)).unit.function(entry)
-    assert fn is not None
-    rng = np.random.default_rng(seed)
-    w, h = sizes.get("numCols", sizes.get("n", 1)), sizes.get("numRows", 1)
-    args = []
-    for p in fn.params:
-        if p.is_pointer and "float" in p.type:
-            n = 81 if p.name == "d_filter" else w * h
-            args.append((rng.standard_normal(n + PAD) * 0.2).astype(np.float32))
-        elif p.is_pointer:  # unsigned char and uchar4 buffers, as bytes
-            n = (4 if "uchar4" in p.type else 1) * w * h
-            args.append(rng.integers(0, 256, n + PAD, dtype=np.uint8))
-        elif "float" in p.type:
-            args.append(0.75)
-        else:
-            args.append(sizes[p.name])
-    return fn, args
-
-
 def _run_both(fused: Path, entry: str, sizes: dict[str, int], seed: int = 1) -> None:
-    fn, args = _args(PROGRAM, entry, sizes, seed)
-    results = []
-    for path in (PROGRAM, fused):
-        call = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        library(path).call(entry, *call)
-        results.append(call)
-    for p, a, b in zip(fn.params, *results, strict=True):
-        if isinstance(a, np.ndarray):
-            bad = np.flatnonzero(a != b)
-            assert bad.size == 0, f"{entry} {sizes}: {p.name}[{bad[0]}] {a[bad[0]]} != {b[bad[0]]}"
+    compare_entry(PROGRAM, fused, entry, sizes, seed, extra={"d_filter": 81})
 
 
 def test_the_course_pipeline_fuses_whole(fused) -> None:

@@ -104,7 +104,7 @@ class Lowerer:
         self._refs: dict[tuple[int, int, int], tuple[str, str, str, int | float | None]] = {}
         self._decls: dict[tuple[int, int], str] = {}
         self._var_types: dict[tuple[int, int], tuple[str, bool, tuple[int, ...]]] = {}
-        self._param_types: dict[tuple[int, int], tuple[str, bool, str, bool, bool]] = {}
+        self._param_types: dict[tuple[int, int], tuple[str, bool, str, bool, bool, bool]] = {}
         self.span = self.spans.span  # bound once: called for every IR node
         self._type_spelling = self.spans.type_spelling
         self._depth = 0
@@ -435,13 +435,13 @@ class Lowerer:
                              default)
 
     def param(self, c: ci.Cursor) -> Param:
-        spelled, is_ptr, pointee_name, pointee_const, is_ref = self._param_type(c.type)
+        spelled, is_ptr, pointee_name, pointee_const, is_ref, holds = self._param_type(c.type)
         return Param(spelling(c), spelled, self.decl(c), self.span(c), is_ptr, pointee_name,
-                     pointee_const, "restrict" in spelled, is_ref)
+                     pointee_const, "restrict" in spelled, is_ref, holds)
 
-    def _param_type(self, t: ci.Type) -> tuple[str, bool, str, bool, bool]:
-        """(spelling, is pointer, pointee without cv, pointee const, is reference), per type:
-        kernels repeat a few parameter types many times."""
+    def _param_type(self, t: ci.Type) -> tuple[str, bool, str, bool, bool, bool]:
+        """(spelling, is pointer, pointee without cv, pointee const, is reference, holds
+        pointers), per type: kernels repeat a few parameter types many times."""
         key = (t._kind_id, t.data[0])
         got = self._param_types.get(key)
         if got is None:
@@ -455,7 +455,8 @@ class Lowerer:
                 pointee_name = re.sub(r"\b(const|volatile)\b", "", p.spelling).strip()
             got = self._param_types[key] = (
                 t.spelling, is_ptr, pointee_name,
-                bool(pointee is not None and pointee.is_const_qualified()), is_ref)
+                bool(pointee is not None and pointee.is_const_qualified()), is_ref,
+                not is_ptr and _holds_pointers(canon, 0))
         return got
 
     def global_var(self, c: ci.Cursor) -> GlobalVar:
@@ -463,3 +464,28 @@ class Lowerer:
         space = next((s for s in ("constant", "shared", "device") if s in attrs), "host")
         return GlobalVar(c.spelling, c.type.spelling, space, self.span(c),
                          c.storage_class == ci.StorageClass.EXTERN, self.decl(c))
+
+
+_PLAIN_KINDS = frozenset(k for k in (getattr(ci.TypeKind, name, None) for name in (
+    "BOOL", "CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHORT", "UINT", "ULONG", "ULONGLONG",
+    "UINT128", "CHAR_S", "SCHAR", "WCHAR", "SHORT", "INT", "LONG", "LONGLONG", "INT128",
+    "FLOAT", "DOUBLE", "LONGDOUBLE", "HALF", "FLOAT16", "BFLOAT16", "ENUM")) if k is not None)
+
+
+def _holds_pointers(t: ci.Type, depth: int) -> bool:
+    """Whether a by-value parameter of canonical type `t` may carry a pointer (a struct with a
+    pointer member, a reference, a type the front end cannot see into): its accesses are
+    then memory the analyses do not follow."""
+    if t.kind in _PLAIN_KINDS:
+        return False
+    if t.kind == ci.TypeKind.CONSTANTARRAY:
+        return _holds_pointers(t.element_type.get_canonical(), depth + 1)
+    if t.kind == ci.TypeKind.RECORD and depth < 8:
+        fields = list(t.get_fields())
+        decl = t.get_declaration()
+        if not fields and not decl.is_definition():
+            return True  # incomplete: nothing is known of it
+        bases = [b for b in decl.get_children() if b.kind == ci.CursorKind.CXX_BASE_SPECIFIER]
+        return any(_holds_pointers(f.type.get_canonical(), depth + 1) for f in fields) or \
+            any(_holds_pointers(b.type.get_canonical(), depth + 1) for b in bases)
+    return True  # pointers, references, member pointers, dependent and unknown types

@@ -19,6 +19,9 @@ class Param:
     pointee_const: bool = False
     restrict: bool = False
     is_reference: bool = False
+    # Not a pointer, but may carry one (a struct with a pointer member, a reference, a type
+    # the front end cannot see into): what the kernel reaches through it is not followed.
+    holds_pointers: bool = False
 
 
 @dataclass(frozen=True)

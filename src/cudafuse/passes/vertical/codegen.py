@@ -120,6 +120,26 @@ def _spells(text: str, e: n.Expr) -> bool:
     return all(r.name in words for r in e.walk() if isinstance(r, n.Ref))
 
 
+def _as_long_long(text: str, ctype: str) -> str:
+    """`text` as an initialiser of a long long member: a 64-bit unsigned value (size_t)
+    would narrow, which a braced initialiser rejects."""
+    if not re.search(r"unsigned long|size_t|uint64|ulong", ctype):
+        return text
+    return f"(long long){text}" if _one_group(text) else f"(long long)({text})"
+
+
+def _one_group(text: str) -> bool:
+    """Whether `text` is one parenthesised group, `(a + b)` but not `(a) + (b)`."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and k < len(text) - 1:
+            return False
+    return True
+
+
 def _nonconst(t: str) -> str:
     return re.sub(r"^\s*const\s+", "", t)
 
@@ -510,7 +530,10 @@ class GroupEmitter:
         bounds = frame.bounds
         if key in self.kept and frame.dims == 2 and frame.stride is not None:
             bounds = (frame.stride, *bounds[1:2])
-        size = [to_c_or(self.unit, b) for b in bounds[:2]] + ["0"] * (2 - len(bounds[:2]))
+        # (long long) spelled out: a braced initialiser may not narrow a size_t or unsigned
+        # long bound into the view's long long members.
+        size = [_as_long_long(to_c_or(self.unit, b), b.type) for b in bounds[:2]] + \
+            ["0"] * (2 - len(bounds[:2]))
         t = tile or "nullptr, 0, 0, 0, 0"
         return "{" + ", ".join([*names, *size, t]) + "}"
 

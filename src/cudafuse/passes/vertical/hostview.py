@@ -138,6 +138,17 @@ def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
     return None
 
 
+def _hidden_memory(kernel: Function | None) -> str | None:
+    """A parameter that carries pointers inside it (a struct of buffers, a reference): the
+    memory the kernel reaches through them is not tracked, so no launch may move across it
+    or be merged with it."""
+    p = next((p for p in kernel.params if p.holds_pointers), None) if kernel else None
+    if p is None:
+        return None
+    return (f"kernel '{kernel.name}' takes '{p.name}' ({p.type}), which may carry pointers: "
+            "the memory it reaches through them is not followed")
+
+
 _SCALAR = re.compile(r"(?:const\s+)?(?:(?:unsigned|signed|short|long|int|char|bool|float|"
                      r"double|size_t|std::size_t)\s*)+(?:const\s*)?")
 
@@ -230,7 +241,7 @@ class _Splitter:
             kernel = self.unit.function(launch.kernel)
             alias = pointer_alias_reason(self.host, launch) or \
                 member_alias_reason(self.unit, self.host, launch) or \
-                _foreign_param(self.host, launch)
+                _foreign_param(self.host, launch) or _hidden_memory(kernel)
             index = self.index[launch.span.start]
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and alias is None:

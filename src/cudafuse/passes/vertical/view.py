@@ -15,6 +15,7 @@ body the fused kernel keeps) of a group.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
@@ -108,6 +109,23 @@ def _is(e: n.Expr, base: str, dim: str) -> bool:
         e.base.kind == "builtin" and e.field_name == dim
 
 
+def retyped(base: n.Expr, ref: n.Ref) -> str | None:
+    """The type a subscript's pointer is explicitly cast to when the cast changes what it
+    points to (`reinterpret_cast<int *>(p)[i]`): the element is then not read or stored as
+    the parameter's type, so it is no value of that type at the element."""
+    own = _pointee(ref.type)
+    while isinstance(base, n.Cast):
+        if base.explicit and _pointee(base.type) != own:
+            return base.type
+        base = base.operand
+    return None
+
+
+def _pointee(t: str) -> str:
+    t = re.sub(r"\b(?:const|volatile|__restrict__|__restrict|restrict)\b", " ", t)
+    return " ".join(t.replace("*", " * ").split())
+
+
 def _strip(e: n.Expr) -> n.Expr:
     while isinstance(e, n.Cast):
         e = e.operand
@@ -180,15 +198,32 @@ def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool,
         return None
     if lower is not None and _lower_bound(cond, decls, negated, lower):
         return {}
+    lhs_c, rhs_c = _ref_to(cond.lhs, decls), _ref_to(cond.rhs, decls)
+    # `x > w - 1` out of range, `x <= w - 1` in range (and mirrored): the bound is w.
+    inclusive = "<=" if negated else ">"
+    if lhs_c is not None and cond.op == inclusive and (b := _less_one(cond.rhs)) is not None:
+        return {lhs_c: b}
+    if rhs_c is not None and cond.op == {"<=": ">=", ">": "<"}[inclusive] and \
+            (b := _less_one(cond.lhs)) is not None:
+        return {rhs_c: b}
     ops = {"<", ">"} if negated else {">=", "<="}
     if cond.op not in ops:
         return None
-    lhs_c, rhs_c = _ref_to(cond.lhs, decls), _ref_to(cond.rhs, decls)
     want_left = ">=" if not negated else "<"
     if lhs_c is not None and cond.op == want_left:
         return {lhs_c: cond.rhs}
     if rhs_c is not None and cond.op != want_left:
         return {rhs_c: cond.lhs}
+    return None
+
+
+def _less_one(e: n.Expr) -> n.Expr | None:
+    """B for `B - 1` computed in a signed type (unsigned, B = 0 would wrap to the largest
+    value, and `x <= B - 1` would hold for every x)."""
+    e = _strip(e)
+    if isinstance(e, n.Binary) and e.op == "-" and _const_int(e.rhs) == 1 and \
+            not re.search(r"unsigned|size_t|uint|char16|char32|bool", e.type):
+        return e.lhs
     return None
 
 
@@ -456,7 +491,8 @@ def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str,
         if parts is not None:
             target, value, op = parts
             base = _strip(target.base)
-            if isinstance(base, n.Ref) and base.decl in pointer_params:
+            if isinstance(base, n.Ref) and base.decl in pointer_params and \
+                    retyped(target.base, base) is None:
                 own, _ = _own_index(target.index, coords, locals_)
                 if own:
                     out.append((OwnStore(base.name, s, value, target.index, op, bool(path)),
@@ -523,6 +559,11 @@ def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str
         if isinstance(node, n.Index):
             base = _strip(node.base)
             if isinstance(base, n.Ref) and base.decl in pointer_params:
+                cast = retyped(node.base, base)
+                if cast is not None:
+                    other.setdefault(base.name, f"is accessed as '{cast}' (line "
+                                     f"{node.span.line}), not as its own element type")
+                    continue
                 if id(node) in store_lhs:
                     continue
                 if id(node) in written:
@@ -597,6 +638,9 @@ def _impurity(fn: Function, coord_stmts: list[n.Stmt],
                 name not in const:
             return f"pointer '{name}' {why}: a store to part of an element is not a " \
                    "value a consumer can recompute"
+    for name, why in sorted(other.items()):
+        if why.startswith("is accessed as"):
+            return f"pointer '{name}' {why}"
     if not stores:
         return "it stores no value at the thread's own element (out[y * w + x] = ...)"
     for name, why in sorted(other.items()):

@@ -1,5 +1,5 @@
-"""Thread coordinates written in shapes the fusion view does not read, respelled into the one
-it does, before vertical fusion (fuse, plan, fuse --profile) parses the file again.
+"""Kernel code written in shapes the fusion view does not read, respelled into the ones it
+does, before vertical fusion (fuse, plan, fuse --profile) parses the file again.
 
 Two spellings are common in real code and mean exactly a plain coordinate declaration:
 
@@ -12,6 +12,14 @@ Two spellings are common in real code and mean exactly a plain coordinate declar
     every read of `tx` becomes `((int)threadIdx.x)` (the copy's type, so arithmetic on it
     keeps its signedness) and the copies' declaration goes; done only where it turns a later
     declaration into a coordinate.
+
+Two more mean exactly a plain guard and plain subscripts:
+
+  * two early returns in a row, `if (x >= w) return; if (y >= h) return;`, are one
+    `if ((x >= w) || (y >= h)) return;`;
+  * `__ldg(&p[i])`, `__ldg(p + i)` and `*(p + i)` on a pointer parameter are `p[i]` (__ldg
+    promises the element does not change while the kernel runs, so a plain load reads the
+    same value).
 
 Each rewrite keeps the statement's lines (missing line breaks are appended), so every line
 number stays the user's. The text is checked against the tree before anything is changed:
@@ -53,7 +61,8 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
     for fn in unit.kernels:
         if fn.span.file != unit.path or fn.body is None:
             continue
-        for found, note in (_vectors(unit, fn, data), _copies(unit, fn, data)):
+        for found, note in (_vectors(unit, fn, data), _copies(unit, fn, data),
+                            _guards(fn, data), _loads(fn, data)):
             if found:
                 edits += found
                 line, col = unit.source.line_col(found[0].start)
@@ -183,6 +192,116 @@ def _copies(unit: TranslationUnit, fn: Function, data: bytes) -> tuple[list[_Edi
     names = ", ".join(f"'{d.name}'" for d, _ in copies.values())
     return edits, (f"copies of the thread and block indices ({names}) read as the built-ins, "
                    f"so that '{helped[0].name}' is recognised as its thread coordinate")
+
+
+def _guards(fn: Function, data: bytes) -> tuple[list[_Edit], str]:
+    """`if (A) return; if (B) return;` at the top of the body, right after the declarations
+    (where a guard stands), as one `if ((A) || (B)) return;`."""
+    assert fn.body is not None
+    body = list(fn.body.body)
+    k = 0
+    while k < len(body) and isinstance(body[k], n.DeclStmt):
+        k += 1
+    run = []
+    while k < len(body) and _early_return(body[k], data):
+        run.append(body[k])
+        k += 1
+    if len(run) < 2:
+        return [], ""
+    conds = [_own(data, s.cond) for s in run]  # type: ignore[attr-defined]
+    end = run[-1].span.end
+    semi = re.match(rb"\s*;", data[end:])  # (an if's extent may stop before its `;`)
+    end += semi.end() if semi else 0
+    old = data[run[0].span.start:end].decode("utf-8", errors="replace")
+    text = "if (" + " || ".join(f"({c})" for c in conds) + ") return;"
+    return [_Edit(run[0].span.start, end, _keep_lines(old, text))], \
+        f"{len(run)} early returns in a row read as one bounds guard"
+
+
+def _early_return(s: n.Stmt, data: bytes) -> bool:
+    """`if (c) return;` (braced or not, no else), its condition spelled in the file."""
+    if not (isinstance(s, n.If) and s.else_ is None):
+        return False
+    then = s.then.body[0] if isinstance(s.then, n.Compound) and len(s.then.body) == 1 \
+        else s.then
+    if any(isinstance(x, (n.Index, n.Call)) or isinstance(x, n.Unary) and x.op == "*"
+           for x in s.cond.walk()):
+        return False  # a test of data, not of bounds: it stays a statement of its own
+    cond = _own(data, s.cond)
+    return isinstance(then, n.Return) and then.value is None and bool(cond.strip()) and \
+        re.fullmatch(r"if\s*\(\s*" + re.escape(cond) + r"\s*\)[\s\S]*", _own(data, s)) is not None
+
+
+def _loads(fn: Function, data: bytes) -> tuple[list[_Edit], str]:
+    """`__ldg(&p[i])`, `__ldg(p + i)`, `*(p + i)` on a pointer parameter p, as `p[i]`."""
+    assert fn.body is not None
+    params = {p.decl for p in fn.params if p.is_pointer}
+    edits: list[_Edit] = []
+    for node in fn.body.walk():
+        found = _plain_load(node, params)
+        if found is None:
+            continue
+        ref, terms = found
+        text = _own(data, node)
+        if not text or any(e.start <= node.span.start < e.end for e in edits):
+            continue  # (inside one already respelled: the outer one keeps its text)
+        if _own(data, ref) != ref.name or not all(_own(data, t) for _, t in terms):
+            continue  # spelled through a macro
+        index = _own(data, terms[0][1]) if len(terms) == 1 and not terms[0][0] else \
+            " ".join(f"{'-' if neg else '+' if k else ''} ({_own(data, t)})".strip()
+                     for k, (neg, t) in enumerate(terms))
+        edits.append(_Edit(node.span.start, node.span.end, f"{ref.name}[{index}]"))
+    # Outermost first so that nested ones are skipped above; apply order is by offset.
+    names = sorted({e.text.split("[")[0] for e in edits})
+    note = (f"accesses of {', '.join(repr(x) for x in names)} through __ldg or pointer "
+            "arithmetic read as subscripts") if edits else ""
+    return edits, note
+
+
+Terms = list[tuple[bool, n.Expr]]  # (subtracted, term) of an index written as a sum
+
+
+def _plain_load(node: n.Node, params: set[str]) -> tuple[n.Ref, Terms] | None:
+    """(p, terms of i) when `node` is `__ldg(&p[i])`, `__ldg(p + i)` or `*(p + i)`, the
+    offset any sum and difference of integers around p (`p + y * w + x - 1`)."""
+    if isinstance(node, n.Call) and node.callee == "__ldg" and len(node.args) == 1:
+        arg = _bare(node.args[0])
+        if isinstance(arg, n.Unary) and arg.op == "&" and isinstance(
+                idx := _bare(arg.operand), n.Index):
+            base = _bare(idx.base)
+            if isinstance(base, n.Ref) and base.decl in params:
+                return base, [(False, idx.index)]
+            return None
+        return _sum(arg, params)
+    if isinstance(node, n.Unary) and node.op == "*" and not node.postfix:
+        return _sum(_bare(node.operand), params)
+    return None
+
+
+def _sum(e: n.Expr, params: set[str]) -> tuple[n.Ref, Terms] | None:
+    terms: Terms = []
+    _flatten(e, False, terms)
+    ptrs = [t for neg, t in terms if isinstance(t, n.Ref) and t.decl in params]
+    if len(ptrs) != 1 or len(terms) < 2 or any(
+            neg for neg, t in terms if t is ptrs[0]) or any(
+            _bare(t).type.endswith("*") for _, t in terms if t is not ptrs[0]):
+        return None
+    return ptrs[0], [(neg, t) for neg, t in terms if t is not ptrs[0]]
+
+
+def _flatten(e: n.Expr, neg: bool, out: Terms) -> None:
+    e = _bare(e)
+    if isinstance(e, n.Binary) and e.op in ("+", "-") and e.type.endswith("*"):
+        _flatten(e.lhs, neg, out)  # pointer arithmetic: the chain goes on
+        _flatten(e.rhs, neg != (e.op == "-"), out)
+    else:
+        out.append((neg, e))
+
+
+def _bare(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast) and not e.explicit:
+        e = e.operand
+    return e
 
 
 def _builtin(d: n.VarDecl) -> str:

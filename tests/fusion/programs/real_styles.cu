@@ -1,0 +1,94 @@
+// Guards, loads and parameters as third-party code writes them: two early returns in a row,
+// bounds written `x > w - 1`, __ldg and pointer arithmetic, size_t sizes; and what must stay
+// as written: a struct that carries the buffers, a store through a cast to another type.
+#include <cstddef>
+
+__global__ void gain(const float *in, float *tmp, int w, int h, float k)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w) return;
+  if (y >= h)
+    return;
+  *(tmp + y * w + x) = k * __ldg(&in[y * w + x]);
+}
+
+__global__ void box3(const float *__restrict__ tmp, float *__restrict__ out, int w, int h)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > w - 1 || y > h - 1) return;
+  float s = 0.f;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+      s += __ldg(tmp + min(max(y + dy, 0), h - 1) * w + min(max(x + dx, 0), w - 1));
+  out[y * w + x] = s / 9.f;
+}
+
+__global__ void square_in_range(const float *tmp, float *out, int w, int h)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x <= w - 1 && y <= h - 1) {
+    float v = *(tmp + (y * w + x));
+    out[y * w + x] = v * v;
+  }
+}
+
+void styles(const float *d_in, float *d_tmp, float *d_out, float *d_sq, int w, int h)
+{
+  dim3 block(16, 8);
+  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
+  gain<<<grid, block>>>(d_in, d_tmp, w, h, 1.5f);
+  box3<<<grid, block>>>(d_tmp, d_out, w, h);
+  square_in_range<<<grid, block>>>(d_tmp, d_sq, w, h);
+}
+
+__global__ void expk(const float *x, float *t, size_t n)
+{
+  size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = expf(x[i]);
+}
+
+__global__ void halve(const float *t, float *out, size_t n)
+{
+  size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] * 0.5f + 1.0f;
+}
+
+void sizes(const float *d_x, float *d_t, float *d_out, size_t n)
+{
+  expk<<<(n + 255) / 256, 256>>>(d_x, d_t, n);
+  halve<<<(n + 255) / 256, 256>>>(d_t, d_out, n);
+}
+
+struct Planes { const float *src; float *dst; };
+
+__global__ void scale_planes(Planes p, int w, int h)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  p.dst[y * w + x] = p.src[y * w + x] * 2.0f;
+}
+
+__global__ void bits(const float *in, float *tmp, int w, int h)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  reinterpret_cast<int *>(tmp)[y * w + x] = __float_as_int(in[y * w + x] * 2.0f);
+}
+
+// Nothing here may fuse: `scale_planes` writes d_tmp through the struct, unseen, so it is
+// neither box3's producer nor anyone's sibling; `bits` stores a float's bits as an int.
+void refused(const float *d_in, float *d_tmp, float *d_out, float *d_sq, int w, int h)
+{
+  dim3 block(16, 8);
+  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
+  Planes p = {d_in, d_tmp};
+  scale_planes<<<grid, block>>>(p, w, h);
+  box3<<<grid, block>>>(d_tmp, d_out, w, h);
+  bits<<<grid, block>>>(d_in, d_tmp, w, h);
+  box3<<<grid, block>>>(d_tmp, d_sq, w, h);
+}

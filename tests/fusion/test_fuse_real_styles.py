@@ -1,0 +1,75 @@
+"""Guards, loads and parameters as third-party code writes them (programs/real_styles.cu):
+two early returns in a row, bounds written `x > w - 1` / `x <= w - 1`, `__ldg(&p[i])`,
+`__ldg(p + i)` and `*(p + i)`, size_t sizes (whose view initialiser must not narrow). They
+fuse through `api.fuse`, and the original and fused programs run under emulation on the
+same garbage, every byte compared. A struct that carries buffers and a store through a
+cast to another type must stay as written (both once produced wrong output: the struct's
+writes were invisible, so its launch was paired as a sibling; the cast store's int bits
+were returned as a float value)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from equivalence import compare_entry
+
+from cudafuse import api
+from cudafuse.frontend import parse_file
+from cudafuse.passes.vertical.respell import respelled
+
+PROGRAM = Path(__file__).parent / "programs" / "real_styles.cu"
+
+
+@pytest.fixture(scope="module")
+def fused(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("styles") / "fused.cu"
+    result = api.fuse(str(PROGRAM), fuse_all=True)
+    out.write_text(result.text)
+    return out, result
+
+
+def test_the_styles_fuse(fused) -> None:
+    groups = sorted(tuple(g.kernels) for g in fused[1].result.groups)
+    assert groups == [("expk", "halve"), ("gain", "box3", "square_in_range")]
+
+
+@pytest.mark.parametrize("w, h", [(37, 19), (16, 8), (1, 5), (65, 3)])
+def test_the_styles_match(fused, w: int, h: int) -> None:
+    compare_entry(PROGRAM, fused[0], "styles", {"w": w, "h": h})
+    compare_entry(PROGRAM, fused[0], "refused", {"w": w, "h": h})
+
+
+@pytest.mark.parametrize("n", [1, 255, 256, 1000])
+def test_size_t_sizes_match(fused, n: int) -> None:
+    compare_entry(PROGRAM, fused[0], "sizes", {"n": n})
+
+
+def test_what_stays_as_written_says_why(fused) -> None:
+    result = fused[1].result
+    assert not any(g.host == "refused" for g in result.groups)
+    assert not [p for p in result.plans if p.host == "refused" for s in p.siblings if s.fused]
+    breaks = " | ".join(why for host, _, _, why in result.breaks if host == "refused")
+    assert "kernel 'scale_planes' takes 'p' (Planes), which may carry pointers" in breaks
+    edges = " | ".join(e.why for e in result.edges if e.host == "refused")
+    assert "pointer 'tmp' is accessed as 'int *' (line 80), not as its own element type" \
+        in edges
+
+
+def test_the_respellings(fused) -> None:
+    text = respelled(parse_file(str(PROGRAM)).unit)[0].decode()
+    assert text.count("\n") == PROGRAM.read_text().count("\n")
+    assert "if ((x >= w) || (y >= h)) return;" in text
+    assert "tmp[(y * w) + (x)] = k * in[y * w + x];" in text
+    assert "s += tmp[(min(max(y + dy, 0), h - 1) * w) + (min(max(x + dx, 0), w - 1))];" in text
+    assert "float v = tmp[y * w + x];" in text
+    assert "if (t[" not in text  # (a data test is no bounds guard: see the golden refusals)
+    notes = [d.message for d in fused[1].diagnostics]
+    assert "kernel 'gain': 2 early returns in a row read as one bounds guard" in notes
+
+
+def test_parameters_that_carry_pointers() -> None:
+    unit = parse_file(str(PROGRAM)).unit
+    held = {(k.name, p.name): p.holds_pointers for k in unit.kernels for p in k.params}
+    assert held[("scale_planes", "p")] and not held[("scale_planes", "w")]
+    assert not held[("box3", "tmp")]  # a pointer is tracked, not hidden
