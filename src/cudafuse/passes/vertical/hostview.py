@@ -138,15 +138,51 @@ def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
     return None
 
 
-def _hidden_memory(kernel: Function | None) -> str | None:
-    """A parameter that carries pointers inside it (a struct of buffers, a reference): the
-    memory the kernel reaches through them is not tracked, so no launch may move across it
-    or be merged with it."""
-    p = next((p for p in kernel.params if p.holds_pointers), None) if kernel else None
-    if p is None:
+def _hidden_memory(unit: TranslationUnit, kernel: Function | None) -> str | None:
+    """Memory the kernel reaches other than through its pointer parameters: pointers carried
+    inside a parameter (a struct of buffers, a reference, a `float **`), or a global
+    pointer variable (`__constant__ float *c_src`, set with cudaMemcpyToSymbol) read or
+    written by it or a function it calls. Which buffers those are is not tracked, so no
+    launch may move across such a launch or be merged with it."""
+    if kernel is None or kernel.body is None:
         return None
-    return (f"kernel '{kernel.name}' takes '{p.name}' ({p.type}), which may carry pointers: "
-            "the memory it reaches through them is not followed")
+    for p in kernel.params:
+        if p.holds_pointers or p.is_pointer and p.pointee.rstrip().endswith("*"):
+            return (f"kernel '{kernel.name}' takes '{p.name}' ({p.type}), which may carry "
+                    "pointers: the memory it reaches through them is not followed")
+    from cudafuse.analysis.callgraph import CallGraph  # (rarely needed: kept lazy)
+
+    shared = {g.decl for g in unit.globals if g.space == "shared"}
+    for fn in (kernel, *CallGraph(unit).transitive(kernel)):
+        where = f" (in '{fn.name}')" if fn is not kernel else ""
+        for node in fn.body.walk() if fn.body is not None else ():
+            if isinstance(node, n.Ref) and node.kind == "global" and (
+                    node.type.rstrip().endswith("*") or "*" in node.type and "[" in node.type):
+                return (f"kernel '{kernel.name}' reaches memory through global pointer "
+                        f"'{node.name}'{where}, which may be any buffer")
+            target = _written_root(node)
+            if target is not None and target.kind == "global" and target.decl not in shared:
+                return (f"kernel '{kernel.name}' writes global '{target.name}'{where}, which "
+                        "other launches may read: no launch moves across it")
+    return None
+
+
+def _written_root(node: n.Node) -> n.Ref | None:
+    """The variable an assignment, increment or address-of writes (through subscripts,
+    members and casts), if any."""
+    target = None
+    if isinstance(node, n.Binary) and node.is_assignment:
+        target = node.lhs
+    elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+        target = node.operand
+    elif isinstance(node, n.Call) and node.callee.startswith("atomic") and node.args:
+        target = node.args[0]  # atomicAdd(&g_count, 1)
+        while isinstance(target, (n.Unary, n.Cast)) and (
+                not isinstance(target, n.Unary) or target.op == "&"):
+            target = target.operand
+    while isinstance(target, (n.Member, n.Index, n.Cast)):
+        target = target.operand if isinstance(target, n.Cast) else target.base
+    return target if isinstance(target, n.Ref) else None
 
 
 _SCALAR = re.compile(r"(?:const\s+)?(?:(?:unsigned|signed|short|long|int|char|bool|float|"
@@ -241,7 +277,7 @@ class _Splitter:
             kernel = self.unit.function(launch.kernel)
             alias = pointer_alias_reason(self.host, launch) or \
                 member_alias_reason(self.unit, self.host, launch) or \
-                _foreign_param(self.host, launch) or _hidden_memory(kernel)
+                _foreign_param(self.host, launch) or _hidden_memory(self.unit, kernel)
             index = self.index[launch.span.start]
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and alias is None:

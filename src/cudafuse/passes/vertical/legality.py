@@ -286,6 +286,11 @@ class Legality:
             return why
         if buffer in dst.writes:
             return f"'{cname}' also writes '{pname}'"
+        wrote = next((p for p, _ in src.site.bindings if p.name == src.writes.get(buffer)), None)
+        read = next((p for p, _ in dst.site.bindings if p.name == pname), None)
+        if wrote is not None and read is not None and wrote.pointee != read.pointee:
+            return (f"'{cname}' reads '{pname}' as '{read.pointee}', which "
+                    f"'{src.site.kernel.name}' writes as '{wrote.pointee}'")
         channels = src.view.channels.get(src.writes.get(buffer, ""))
         if channels is not None:
             return self._channel_edge_reason(a, c, pname, channels)
