@@ -9,6 +9,8 @@ reason."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -136,3 +138,12 @@ def test_a_clamped_run_time_offset_is_a_gather() -> None:
     assert loads["in"].border == ("clamp", "clamp")
     assert loads["in"].bounds == ("numCols", "numRows")
     assert loads["filter"].kind == "other"
+
+
+@pytest.mark.nvcc
+def test_the_fused_program_compiles(fused, tmp_path: Path) -> None:
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(fused[0]), "-o", str(tmp_path / "o.o")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr

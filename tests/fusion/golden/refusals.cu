@@ -13,7 +13,7 @@
 // DIAG: note: arith_src -> narrow_src: not fused: its launches use different streams
 // DIAG: note: arith_src -> early_sink: not fused: 'early_sink' may return before its store, so it cannot store the group's intermediates for every element
 // DIAG: note: launch of 'narrow_src' in 'p_alias' left as it is: pointer 'u' is initialised from another pointer
-// DIAG: note: counting_src -> narrow_src: not fused: 'counting_src' cannot be recomputed: its helper 'counted' writes global 'g_count'
+// DIAG: note: launch of 'counting_src' in 'p_helper_effect' left as it is: kernel 'counting_src' writes global 'g_count' (in 'counted'), which other launches may read: no launch moves across it
 #include <cuda_runtime.h>
 #define GUARD2D                                                        \
   int x = blockIdx.x * blockDim.x + threadIdx.x;                       \
@@ -166,8 +166,8 @@ __global__ void arith_dst(const float *t, float *out, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
-  const float *row = t + y * w;
-  out[y * w + x] = row[x];
+  const float *row = t + y * w;  // (only subscripted, a row pointer would be respelled)
+  out[y * w + x] = *(row + x);
 }
 extern "C" void p_arith(const float *in, float *t, float *out, int w, int h) {
   dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);

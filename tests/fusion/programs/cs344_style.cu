@@ -64,7 +64,7 @@ __global__ void blur_other(const unsigned char* const in, unsigned char* const o
   out[pos.y * numCols + pos.x] = (unsigned char)(sum / (2 * radius + 1));
 }
 
-__device__ int flat(int2 p, int cols) { return p.y * cols + p.x; }
+__device__ int flat(int2 p, int cols) { int row = p.y * cols; return row + p.x; }
 
 // The position is handed whole to a helper: left as written, and refused as a producer.
 __global__ void separate_whole(const uchar4* const rgba, int numRows, int numCols,

@@ -92,3 +92,93 @@ void refused(const float *d_in, float *d_tmp, float *d_out, float *d_sq, int w, 
   bits<<<grid, block>>>(d_in, d_tmp, w, h);
   box3<<<grid, block>>>(d_tmp, d_sq, w, h);
 }
+
+// Helpers whose body is one return: an index, a clamp, a bounds test, a read.
+__device__ __forceinline__ int idx2(int x, int y, int w) { return y * w + x; }
+__device__ __forceinline__ int clampi(int v, int lo, int hi)
+{ return v < lo ? lo : (v > hi ? hi : v); }
+__device__ inline bool inside(int x, int y, int w, int h) { return x < w && y < h; }
+__device__ float fetch(const float *img, int x, int y, int w, int h)
+{ return img[idx2(clampi(x, 0, w - 1), clampi(y, 0, h - 1), w)]; }
+
+__global__ void offset_rows(const float *in, float *tmp, int w, int h)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= w) return;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (y >= h) return;
+  float *row = tmp + y * w;
+  row[x] = in[idx2(x, y, w)] - 0.25f;
+}
+
+__global__ void cross5(const float *tmp, float *out, int w, int h)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (!inside(x, y, w, h)) return;
+  float s = fetch(tmp, x, y, w, h) + fetch(tmp, x - 1, y, w, h) + fetch(tmp, x + 1, y, w, h)
+      + fetch(tmp, x, y - 1, w, h) + fetch(tmp, x, y + 1, w, h);
+  out[idx2(x, y, w)] = 0.2f * s;
+}
+
+void helpers(const float *d_in, float *d_tmp, float *d_out, int w, int h)
+{
+  dim3 block(16, 8);
+  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
+  offset_rows<<<grid, block>>>(d_in, d_tmp, w, h);
+  cross5<<<grid, block>>>(d_tmp, d_out, w, h);
+}
+
+// A 1-D pointwise kernel over n = w * h next to 2-D ones, both ways round.
+__global__ void gray(const unsigned char *rgb, float *g, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    g[i] = 0.299f * rgb[3 * i] + 0.587f * rgb[3 * i + 1] + 0.114f * rgb[3 * i + 2];
+}
+
+__global__ void threshold(const float *s, float *mask, int n, float t)
+{
+  int i = threadIdx.x + blockIdx.x * blockDim.x;
+  if (i >= n) return;
+  mask[i] = s[i] > t ? 1.0f : 0.0f;
+}
+
+void mixed(const unsigned char *d_rgb, float *d_gray, float *d_blur, float *d_mask, int w,
+           int h)
+{
+  int n = w * h;
+  gray<<<(n + 255) / 256, 256>>>(d_rgb, d_gray, n);
+  dim3 block(16, 8);
+  dim3 grid((w + 15) / 16, (h + 7) / 8);
+  box3<<<grid, block>>>(d_gray, d_blur, w, h);
+  threshold<<<(w * h + 127) / 128, 128>>>(d_blur, d_mask, w * h, 0.4f);
+}
+
+// The 1-D kernel covers one element fewer: its reads reach past what it wrote.
+void mixed_short(const unsigned char *d_rgb, float *d_gray, float *d_blur, int w, int h)
+{
+  int n = w * h - 1;
+  gray<<<(n + 255) / 256, 256>>>(d_rgb, d_gray, n);
+  dim3 block(16, 8);
+  dim3 grid((w + 15) / 16, (h + 7) / 8);
+  box3<<<grid, block>>>(d_gray, d_blur, w, h);
+}
+
+template <typename T>
+__global__ void fill_value(T *buf, T v, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) buf[i] = v;
+}
+
+// A template launched with a scalar T between two kernels that fuse across it.
+void around_template(const float *d_in, float *d_tmp, float *d_out, float *d_other, int w,
+                     int h)
+{
+  dim3 block(16, 8);
+  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
+  gain<<<grid, block>>>(d_in, d_tmp, w, h, 0.5f);
+  fill_value<float><<<(w * h + 255) / 256, 256>>>(d_other, 2.0f, w * h);
+  box3<<<grid, block>>>(d_tmp, d_out, w, h);
+}

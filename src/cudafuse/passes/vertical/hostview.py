@@ -138,7 +138,8 @@ def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
     return None
 
 
-def _hidden_memory(unit: TranslationUnit, kernel: Function | None) -> str | None:
+def _hidden_memory(unit: TranslationUnit, kernel: Function | None,
+                   launch: n.KernelLaunch) -> str | None:
     """Memory the kernel reaches other than through its pointer parameters: pointers carried
     inside a parameter (a struct of buffers, a reference, a `float **`), or a global
     pointer variable (`__constant__ float *c_src`, set with cudaMemcpyToSymbol) read or
@@ -146,7 +147,9 @@ def _hidden_memory(unit: TranslationUnit, kernel: Function | None) -> str | None
     launch may move across such a launch or be merged with it."""
     if kernel is None or kernel.body is None:
         return None
-    for p in kernel.params:
+    for p, arg in zip(kernel.params, launch.args, strict=False):
+        if kernel.is_template and p.holds_pointers and _SCALAR.fullmatch(arg.type):
+            continue  # a template's `T k` instantiated with a scalar here
         if p.holds_pointers or p.is_pointer and p.pointee.rstrip().endswith("*"):
             return (f"kernel '{kernel.name}' takes '{p.name}' ({p.type}), which may carry "
                     "pointers: the memory it reaches through them is not followed")
@@ -277,7 +280,7 @@ class _Splitter:
             kernel = self.unit.function(launch.kernel)
             alias = pointer_alias_reason(self.host, launch) or \
                 member_alias_reason(self.unit, self.host, launch) or \
-                _foreign_param(self.host, launch) or _hidden_memory(self.unit, kernel)
+                _foreign_param(self.host, launch) or _hidden_memory(self.unit, kernel, launch)
             index = self.index[launch.span.start]
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and alias is None:

@@ -112,10 +112,11 @@ class Legality:
                         return (f"'{name}' and '{self.infos[j].site.kernel.name}' do not "
                                 f"provably have the same row stride ('{name}' writes only "
                                 f"part of '{buf}', whose other elements are read from memory)")
-                if key in stored and (sink.view.lower_bounded or len(sink.view.bounds) !=
-                                      len(src.view.bounds) or not all(
-                        self._at_most(i, a, last, b) for a, b in
-                        zip(src.view.bounds, sink.view.bounds, strict=True))):
+                if key in stored and (sink.view.lower_bounded or (
+                        not self._flat_same(i, last) if sink.view.dims != src.view.dims
+                        else len(sink.view.bounds) != len(src.view.bounds) or not all(
+                            self._at_most(i, a, last, b) for a, b in
+                            zip(src.view.bounds, sink.view.bounds, strict=True)))):
                     return (f"'{name}' and '{sink.site.kernel.name}' do not provably have the "
                             f"same iteration space: '{sink.site.kernel.name}' must still "
                             f"store '{buf}', but only where its own guard holds, which may "
@@ -267,6 +268,19 @@ class Legality:
         la, lb = self._lin(i, a), self._lin(j, b)
         return la is not None and la == lb
 
+    def _flat_same(self, i: int, j: int) -> bool:
+        """Launches i and j, one 1-D over n and one 2-D over w x h, cover the same elements:
+        n = w * h provably (host values), and the 2-D kernel writes its rows whole and as
+        wide as w (its own element y * w + x is then element i of the 1-D one)."""
+        one, two = (i, j) if self.infos[i].view.dims == 1 else (j, i)
+        v1, v2 = self.infos[one].view, self.infos[two].view
+        if v1.dims != 1 or v2.dims != 2 or len(v1.bounds) != 1 or len(v2.bounds) != 2 or \
+                v1.lower_bounded or v2.lower_bounded or v2.stride is None or \
+                not self._same(two, v2.stride, two, v2.bounds[0]):
+            return False
+        area = n.Binary("*", v2.bounds[0], v2.bounds[1], type=v2.bounds[0].type)
+        return self._same(one, v1.bounds[0], two, area)
+
     def _at_most(self, i: int, a, j: int, b) -> bool:
         """a (in launch i's terms) <= b (in launch j's), provably: they differ by a constant."""
         if a is None or b is None:
@@ -308,7 +322,12 @@ class Legality:
                         f"{border} border handling: out-of-range reads cannot be reproduced")
         if src.view.stores.get(src.writes.get(buffer, "")) is None:
             return f"'{src.site.kernel.name}' does not store '{buffer}' at its own element"
-        if dst.view.dims != src.view.dims or not dst.view.bounds or (
+        if dst.view.dims != src.view.dims:
+            if not self._flat_same(a, c):
+                return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the "
+                        "same iteration space (a 1-D kernel's bound must be the 2-D one's "
+                        "width times height, its rows as wide as its width)")
+        elif not dst.view.bounds or (
                 not keeps_guard(src.view, [dst.view]) and any(
                     not self._same(a, x, c, y) for x, y in
                     zip(src.view.bounds, dst.view.bounds, strict=False))):

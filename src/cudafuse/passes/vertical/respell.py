@@ -62,7 +62,11 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
         if fn.span.file != unit.path or fn.body is None:
             continue
         for found, note in (_vectors(unit, fn, data), _copies(unit, fn, data),
-                            _guards(fn, data), _loads(fn, data)):
+                            _guards(fn, data), _loads(fn, data), _helpers(unit, fn, data),
+                            _rows(fn, data)):
+            if found and any(a.start < b.end and b.start < a.end
+                             for a in found for b in edits):
+                continue  # it overlaps one taken: the next round (parse_for_fusion) does it
             if found:
                 edits += found
                 line, col = unit.source.line_col(found[0].start)
@@ -183,8 +187,8 @@ def _copies(unit: TranslationUnit, fn: Function, data: bytes) -> tuple[list[_Edi
     if any(_written(u, parents) or _own(data, u) != u.name for u in uses):
         return [], ""
     helped = [d for stmt in fn.body.body if isinstance(stmt, n.DeclStmt) for d in stmt.decls
-              if d.init is not None and coordinate(d.init) is None and
-              coordinate(_substitute(d.init, copies)) is not None]
+              if d.init is not None and _coordinates(d.init) is None and
+              _coordinates(_substitute(d.init, copies)) is not None]
     if not helped:
         return [], ""
     edits = [_Edit(s.span.start, s.span.end, _keep_lines(_own(data, s), "")) for s in stmts]
@@ -202,9 +206,11 @@ def _guards(fn: Function, data: bytes) -> tuple[list[_Edit], str]:
     k = 0
     while k < len(body) and isinstance(body[k], n.DeclStmt):
         k += 1
-    run = []
-    while k < len(body) and _early_return(body[k], data):
-        run.append(body[k])
+    run: list[n.Stmt] = []
+    decls: list[n.Stmt] = []  # coordinate declarations between the returns: moved above
+    while k < len(body) and (_early_return(body[k], data) or run and _coordinate_decl(
+            body[k]) and k + 1 < len(body) and _early_return(body[k + 1], data)):
+        (run if isinstance(body[k], n.If) else decls).append(body[k])
         k += 1
     if len(run) < 2:
         return [], ""
@@ -213,9 +219,17 @@ def _guards(fn: Function, data: bytes) -> tuple[list[_Edit], str]:
     semi = re.match(rb"\s*;", data[end:])  # (an if's extent may stop before its `;`)
     end += semi.end() if semi else 0
     old = data[run[0].span.start:end].decode("utf-8", errors="replace")
-    text = "if (" + " || ".join(f"({c})" for c in conds) + ") return;"
+    text = "".join(_own(data, d) + " " for d in decls) + \
+        "if (" + " || ".join(f"({c})" for c in conds) + ") return;"
+    moved = ", the coordinates declared between them first" if decls else ""
     return [_Edit(run[0].span.start, end, _keep_lines(old, text))], \
-        f"{len(run)} early returns in a row read as one bounds guard"
+        f"{len(run)} early returns in a row read as one bounds guard{moved}"
+
+
+def _coordinate_decl(s: n.Stmt) -> bool:
+    """A declaration of coordinates only (no side effects: it may move up)."""
+    return isinstance(s, n.DeclStmt) and all(
+        d.init is not None and coordinate(d.init) is not None for d in s.decls)
 
 
 def _early_return(s: n.Stmt, data: bytes) -> bool:
@@ -304,6 +318,198 @@ def _bare(e: n.Expr) -> n.Expr:
     return e
 
 
+def _rows(fn: Function, data: bytes) -> tuple[list[_Edit], str]:
+    """`float *row = p + y * w; ... row[x]` with p a pointer parameter, the local never
+    written, only subscripted, and its offset reading only parameters and locals that are
+    never written: every `row[e]` becomes `p[(y * w) + (e)]` and the declaration goes."""
+    assert fn.body is not None
+    params = {p.decl for p in fn.params if p.is_pointer}
+    parents = _parents(fn)
+    written = {r.decl for x in fn.body.walk() for r in [_written_ref(x)] if r is not None}
+    edits: list[_Edit] = []
+    names: list[str] = []
+    for stmt in fn.body.walk():
+        if not (isinstance(stmt, n.DeclStmt) and len(stmt.decls) == 1):
+            continue
+        d = stmt.decls[0]
+        found = _sum(_bare(d.init), params) if d.init is not None and \
+            d.var_type.rstrip().endswith("*") else None
+        if found is None or d.decl in written:
+            continue
+        base, terms = found
+        if any(isinstance(r, n.Ref) and r.kind == "local" and r.decl in written
+               for _, t in terms for r in t.walk()) or any(_impure(t) for _, t in terms):
+            continue
+        uses = [x for x in fn.body.walk() if isinstance(x, n.Ref) and x.decl == d.decl]
+        subs = [parents.get(id(u)) for u in uses]
+        if not uses or not all(isinstance(i, n.Index) and _bare(i.base) is u and
+                               _own(data, u) == u.name and _own(data, i.index)
+                               for u, i in zip(uses, subs, strict=True)):
+            continue
+        if not all(_own(data, t) for _, t in terms) or _own(data, base) != base.name:
+            continue
+        offset = " ".join(f"{'-' if neg else '+' if k else ''} ({_own(data, t)})".strip()
+                          for k, (neg, t) in enumerate(terms))
+        edits.append(_Edit(stmt.span.start, stmt.span.end, _keep_lines(_own(data, stmt), "")))
+        for i in subs:
+            assert isinstance(i, n.Index)
+            edits.append(_Edit(i.span.start, i.span.end,
+                               f"{base.name}[({offset}) + ({_own(data, i.index)})]"))
+        names.append(d.name)
+    note = (f"row pointers {', '.join(repr(x) for x in names)} read as subscripts of the "
+            "buffers they point into") if names else ""
+    return edits, note
+
+
+def _written_ref(x: n.Node) -> n.Ref | None:
+    target = None
+    if isinstance(x, n.Binary) and x.is_assignment:
+        target = x.lhs
+    elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
+        target = x.operand
+    target = _bare(target) if target is not None else None
+    return target if isinstance(target, n.Ref) else None
+
+
+_PURE = frozenset(("min", "max", "abs", "fminf", "fmaxf", "fabsf", "fmin", "fmax", "fabs",
+                   "umin", "umax", "llmin", "llmax"))
+
+
+def _helpers(unit: TranslationUnit, fn: Function, data: bytes) -> tuple[list[_Edit], str]:
+    """Calls of device helpers whose body is one `return e;` (an index `idx(x, y, w)`, a
+    clamp inside one, a bounds test `inside(x, y, w, h)`), as `e` over
+    the call's arguments: `((int)((y) * (w) + (x)))`. Only where that means the same: the
+    arguments have no side effects, e names nothing the kernel declares again, and the
+    helper takes its parameters by value."""
+    assert fn.body is not None
+    mine = {d.name for d in fn.body.walk() if isinstance(d, n.VarDecl)} | \
+        {p.name for p in fn.params}
+    pointers = {p.decl for p in fn.params if p.is_pointer}
+    parents = _parents(fn)
+    edits: list[_Edit] = []
+    names: list[str] = []
+    for node in fn.body.walk():
+        if not isinstance(node, n.Call) or not node.callee_decl or \
+                any(e.start <= node.span.start < e.end for e in edits) or \
+                not _where_it_matters(node, fn, parents, pointers):
+            continue
+        text = _inlined(unit, node, data, mine)
+        if text is not None:
+            edits.append(_Edit(node.span.start, node.span.end, text))
+            names.append(node.callee)
+    note = (f"calls of {', '.join(repr(x) for x in sorted(set(names)))} read as the "
+            "expressions they return") if edits else ""
+    return edits, note
+
+
+def _where_it_matters(call: n.Call, fn: Function, parents: dict[int, n.Node],
+                      pointers: set[str]) -> bool:
+    """Only calls the fusion rules must see through are inlined (a helper computing a value,
+    `clampf(v)`, stays a call; one handed a pointer, `fetch(tmp, x, y)`, gets an overload
+    taking the view, see codegen): those in the subscript of a pointer parameter
+    (`tmp[idx(x, y, w)]`) and in the condition of an early return at the top of the body
+    (`if (!inside(x, y, w, h)) return;`)."""
+    assert fn.body is not None
+    child: n.Node = call
+    node = parents.get(id(call))
+    while node is not None:
+        if isinstance(node, n.Index) and child is node.index and \
+                isinstance(b := _bare(node.base), n.Ref) and b.decl in pointers:
+            return True
+        if isinstance(node, n.If) and child is node.cond:
+            return any(node is s for s in fn.body.body) and _returns(node.then)
+        child, node = node, parents.get(id(node))
+    return False
+
+
+def _returns(s: n.Stmt) -> bool:
+    if isinstance(s, n.Compound) and len(s.body) == 1:
+        s = s.body[0]
+    return isinstance(s, n.Return) and s.value is None
+
+
+def _inlined(unit: TranslationUnit, call: n.Call, data: bytes, mine: set[str]) -> str | None:
+    helper = unit.callee(call.callee_decl)
+    if helper is None or helper.body is None or helper.is_template or \
+            helper.space not in ("device", "host_device") or len(helper.body.body) != 1 or \
+            len(helper.params) != len(call.args) or "&" in helper.return_type or \
+            any(p.is_reference or p.holds_pointers for p in helper.params):
+        return None
+    ret = helper.body.body[0]
+    if not isinstance(ret, n.Return) or ret.value is None or not unit.owns(ret.value.span):
+        return None
+    src = unit.source_of(ret.value.span.file).data
+    params = {p.decl: k for k, p in enumerate(helper.params)}
+    subs: list[tuple[int, int, int]] = []
+    for x in ret.value.walk():
+        if isinstance(x, (n.Binary, n.Unary)) and (
+                isinstance(x, n.Binary) and x.is_assignment or
+                isinstance(x, n.Unary) and x.op in ("++", "--")):
+            return None
+        if isinstance(x, n.Call) and x.callee not in _PURE and unit.callee(x.callee_decl) is None:
+            return None  # (a call of a helper stays a call, inlined in the next round)
+        if isinstance(x, n.Ref) and x.decl in params:
+            if _own_of(src, x) != x.name:
+                return None
+            subs.append((x.span.start, x.span.end, params[x.decl]))
+        elif isinstance(x, n.Ref) and x.kind not in ("function", "builtin") and x.name in mine:
+            return None  # the kernel declares that name again: it would capture it
+    args = [_own(data, a) for a in call.args]
+    if not all(args) or any(_impure(a) for a in call.args):
+        return None
+    body = src[ret.value.span.start:ret.value.span.end].decode("utf-8", errors="replace")
+    base = ret.value.span.start
+    for start, end, k in sorted(subs, reverse=True):
+        # The argument converted to the parameter's type, as the call converts it (a
+        # pointer converts implicitly, to the same elements).
+        p = helper.params[k]
+        arg = _paren(args[k])
+        if not p.is_pointer and _plain(p.type) != _plain(_bare(call.args[k]).type):
+            arg = f"(({_plain(p.type)}){arg})"
+        body = body[:start - base] + arg + body[end - base:]
+    if "\n" in body or "#" in body:
+        return None  # (a multi-line or macro-laden body is left as a call)
+    if _plain(helper.return_type) == _plain(_bare(ret.value).type):
+        return f"({body})"
+    return f"(({_plain(helper.return_type)})({body}))"
+
+
+def _plain(t: str) -> str:
+    """A type without its top-level const, spaces normalised."""
+    return " ".join(re.sub(r"^const\s+|\s+const$", "", t.strip()).split())
+
+
+def _paren(text: str) -> str:
+    """`text` as an operand: bare when it is a name or a number, else parenthesised."""
+    return text if re.fullmatch(r"[A-Za-z_]\w*|\d+(\.\d*)?[fFuUlL]*", text.strip()) \
+        else f"({text})"
+
+
+def _own_of(src: bytes, node: n.Node) -> str:
+    return src[node.span.start:node.span.end].decode("utf-8", errors="replace")
+
+
+def _impure(e: n.Expr) -> bool:
+    """Whether evaluating `e` twice could differ from once (an assignment, an increment, a
+    call other than of a pure function)."""
+    for x in e.walk():
+        if isinstance(x, n.Binary) and x.is_assignment or \
+                isinstance(x, n.Unary) and x.op in ("++", "--"):
+            return True
+        if isinstance(x, n.Call) and x.callee not in _PURE:
+            return True
+    return False
+
+
+def _coordinates(e: n.Expr) -> object | None:
+    """A coordinate, or a make_int2(...) of coordinates (see _vectors), else None."""
+    while isinstance(e, n.Cast) and not e.explicit:
+        e = e.operand
+    if isinstance(e, n.Call) and e.callee.startswith("make_") and e.args:
+        return e if all(coordinate(a) for a in e.args) else None
+    return coordinate(e)
+
+
 def _builtin(d: n.VarDecl) -> str:
     """'threadIdx.x' when `d` is an integral copy of that built-in, else ''."""
     e = d.init
@@ -330,6 +536,8 @@ def _substitute(e: n.Expr, copies: dict[str, tuple[n.VarDecl, str]]) -> n.Expr:
         return replace(e, lhs=_substitute(e.lhs, copies), rhs=_substitute(e.rhs, copies))
     if isinstance(e, n.Cast):
         return replace(e, operand=_substitute(e.operand, copies))
+    if isinstance(e, n.Call):
+        return replace(e, args=tuple(_substitute(a, copies) for a in e.args))
     return e
 
 
@@ -338,10 +546,16 @@ def parse_for_fusion(path: str, options: ParseOptions) -> tuple[ParseResult, byt
     needs it. The second value is the file as written when it was respelled: the output to
     keep if nothing is fused after all (a respelling alone is no reason to touch a file)."""
     result = parse_file(path, options)
-    found = respelled(result.unit)
-    if found is None:
+    as_written = result.unit.source.original or result.unit.source.data
+    notes: list[Diagnostic] = []
+    for _ in range(4):  # (a helper inlined may call another: one more round each)
+        found = respelled(result.unit)
+        if found is None:
+            break
+        text, more = found
+        notes += more
+        result = parse_file(path, options, text=text)
+    if not notes:
         return result, None
-    text, notes = found
-    again = parse_file(path, options, text=text)
-    again.diagnostics += notes
-    return again, result.unit.source.original or result.unit.source.data
+    result.diagnostics += notes
+    return result, as_written
