@@ -36,21 +36,25 @@ def test_the_styles_fuse(fused) -> None:
     assert groups == [("around_template", ("gain", "box3")),
                       ("helpers", ("offset_rows", "cross5")),
                       ("mixed", ("gray", "box3", "threshold")),
+                      ("mixed_taps", ("gain", "box3", "taps1d")),
                       ("sizes", ("expk", "halve")),
                       ("styles", ("gain", "box3", "square_in_range"))]
 
 
 @pytest.mark.parametrize("entry", ["styles", "refused", "helpers", "mixed", "mixed_short",
-                                   "around_template"])
+                                   "around_template", "mixed_taps", "mixed_pitched"])
 @pytest.mark.parametrize("w, h", [(37, 19), (16, 8), (1, 5), (65, 3)])
 def test_the_styles_match(fused, entry: str, w: int, h: int) -> None:
     if entry == "mixed_short" and w * h == 1:
         pytest.skip("n = 0: the original launches an empty grid")
-    compare_entry(PROGRAM, fused[0], entry, {"w": w, "h": h}, extra={"d_rgb": 3 * w * h})
+    compare_entry(PROGRAM, fused[0], entry, {"w": w, "h": h},
+                  extra={"d_rgb": 3 * w * h, "d_gray": (w + 3) * h, "d_out": (w + 3) * h})
 
 
-def test_mixed_dimensions_need_equal_sizes(fused) -> None:
-    why = next(e.why for e in fused[1].result.edges if e.host == "mixed_short")
+@pytest.mark.parametrize("host", ["mixed_short", "mixed_pitched"])
+def test_mixed_dimensions_need_equal_sizes(fused, host: str) -> None:
+    """n = w * h - 1, or rows of w + 3 elements: the elements differ, so no fusion."""
+    why = next(e.why for e in fused[1].result.edges if e.host == host)
     assert "do not provably have the same iteration space (a 1-D kernel's bound must be " \
            "the 2-D one's width times height" in why
 

@@ -182,3 +182,39 @@ void around_template(const float *d_in, float *d_tmp, float *d_out, float *d_oth
   fill_value<float><<<(w * h + 255) / 256, 256>>>(d_other, 2.0f, w * h);
   box3<<<grid, block>>>(d_tmp, d_out, w, h);
 }
+
+// A 1-D three-tap filter over a 2-D kernel's output: its neighbours cross rows, as the
+// original's do.
+__global__ void taps1d(const float *s, float *out, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = 0.25f * s[max(i - 1, 0)] + 0.5f * s[i] + 0.25f * s[min(i + 1, n - 1)];
+}
+
+// Rows of `pitch` elements: the 1-D kernel's element i is not (i % w, i / w) there.
+__global__ void box3_pitched(const float *tmp, float *out, int w, int h, int pitch)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * pitch + x] = (tmp[y * pitch + max(x - 1, 0)] + tmp[y * pitch + x]
+                        + tmp[y * pitch + min(x + 1, w - 1)]) / 3.f;
+}
+
+void mixed_taps(const float *d_in, float *d_tmp, float *d_blur, float *d_out, int w, int h)
+{
+  dim3 block(16, 8);
+  dim3 grid((w + 15) / 16, (h + 7) / 8);
+  gain<<<grid, block>>>(d_in, d_tmp, w, h, 2.0f);
+  box3<<<grid, block>>>(d_tmp, d_blur, w, h);
+  taps1d<<<(w * h + 63) / 64, 64>>>(d_blur, d_out, w * h);
+}
+
+void mixed_pitched(const unsigned char *d_rgb, float *d_gray, float *d_out, int w, int h)
+{
+  dim3 block(16, 8);
+  dim3 grid((w + 15) / 16, (h + 7) / 8);
+  gray<<<(w * h + 255) / 256, 256>>>(d_rgb, d_gray, w * h);
+  box3_pitched<<<grid, block>>>(d_gray, d_out, w, h, w + 3);
+}
