@@ -9,6 +9,7 @@ directories (and packages coming and going), `from conftest import ...` is ambig
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -47,6 +48,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="nvcc not on PATH"))
         if "gpu" in item.keywords and not have_gpu():
             item.add_marker(pytest.mark.skip(reason="no GPU (PyCUDA cannot create a context)"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _build_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """One emulator build cache for the whole run (CUDAFUSE_CACHE_DIR), shared by the xdist
+    workers, whose base temporary directories are siblings in the run's: a program that
+    tests on both workers load (a sample, a program of tests/*/programs) is compiled once,
+    not once per worker, and no run reads or fills ~/.cache. Builds land under a temporary
+    name and are renamed into place (runtime/build.py), so two workers building one key
+    at once only compile it twice. CUDAFUSE_TEST_KEEP_CACHE keeps the environment's cache."""
+    if "CUDAFUSE_TEST_KEEP_CACHE" in os.environ:
+        return
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    path = root / "cudafuse-cache"
+    path.mkdir(exist_ok=True)
+    os.environ["CUDAFUSE_CACHE_DIR"] = str(path)
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,2 @@
-"""Fixtures for the emulator tests: a private build cache and shared, module-scoped builds."""
-
-from __future__ import annotations
-
-import os
-
-import pytest
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    if "CUDAFUSE_TEST_KEEP_CACHE" not in os.environ:
-        os.environ["CUDAFUSE_CACHE_DIR"] = str(tmp_path_factory.mktemp("cudafuse-cache"))
+"""The emulator tests build into the run's shared cache (tests/conftest.py, _build_cache);
+their program paths are in conftest_emu.py (conftest.py cannot be imported)."""

@@ -24,7 +24,13 @@ def _fuse(src: Path, out: Path, scratch: frozenset[str], tiles: str):
     return result
 
 
-@pytest.mark.parametrize("border", BORDERS)
+# `make test` runs three border modes here (the generated batches of test_generated_styles.py
+# and test_generated_mixed.py draw all five); `make test-slow` mirror and wrap too.
+SLICE = ("clamp", "mirror101", "constant")
+
+
+@pytest.mark.parametrize("border", [b if b in SLICE else pytest.param(b, marks=pytest.mark.slow)
+                                    for b in BORDERS])
 def test_chains_fuse_completely_and_match(border: str, tmp_path: Path) -> None:
     pipelines = chains(border)
     src = tmp_path / f"chains_{border}.cu"

@@ -24,7 +24,13 @@ def _intermediates(path: Path, entry: str) -> frozenset[str]:
                      if p.is_pointer and not p.pointee_const and p.name != "out")
 
 
-@pytest.mark.parametrize("name", NAMES)
+# `make test` runs these four samples here (every sample is fused with --fuse-all and compared
+# in test_fuse_block.py's test_samples_with_another_block); `make test-slow` the other four.
+SLICE = ("harris", "unsharp", "blur", "canny")
+
+
+@pytest.mark.parametrize("name", [n if n in SLICE else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in NAMES])
 def test_sample_fused_equals_original(name: str, tmp_path: Path) -> None:
     src = SAMPLES / f"{name}.cu"
     entry = f"{name}_pipeline"

@@ -127,19 +127,27 @@ __global__ void triple(const float *in, float *out, int n) {
 """
 
 
+@pytest.fixture(scope="module")
+def sides(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Both sides written once for the module (no test changes them): each original is
+    built once, not once per test."""
+    path = tmp_path_factory.mktemp("sides")
+    (path / "m.cu").write_text(MACRO_SIDE)
+    (path / "i.cu").write_text(IDENTIFIER_SIDE)
+    return path
+
+
 @pytest.mark.parametrize("order", ["macro first", "macro second"])
 @pytest.mark.parametrize("mode", ["thread", "block"])
-def test_a_macro_of_one_file_that_is_an_identifier_in_the_other(tmp_path: Path, order: str,
-                                                               mode: str) -> None:
+def test_a_macro_of_one_file_that_is_an_identifier_in_the_other(tmp_path: Path, sides: Path,
+                                                               order: str, mode: str) -> None:
     # cuda-samples' MonteCarlo `#define THREAD_N` beside fastWalshTransform's
     # `const int THREAD_N`: the second file's side is renamed apart (its identifier, member
     # included, or its macro), and each kernel computes what it did alone.
-    (tmp_path / "m.cu").write_text(MACRO_SIDE)
-    (tmp_path / "i.cu").write_text(IDENTIFIER_SIDE)
     first, second = (("m.cu", "spread"), ("i.cu", "triple")) if order == "macro first" else \
         (("i.cu", "triple"), ("m.cu", "spread"))
     out = tmp_path / "out.cu"
-    res = hfuse(str(tmp_path / first[0]), str(tmp_path / second[0]), "--kernels",
+    res = hfuse(str(sides / first[0]), str(sides / second[0]), "--kernels",
                 f"{first[1]},{second[1]}", "--block1", "64", "--block2", "64", "--mode", mode,
                 "-o", str(out))
     assert res.exit_code == 0, res.output
@@ -151,7 +159,7 @@ def test_a_macro_of_one_file_that_is_an_identifier_in_the_other(tmp_path: Path, 
     want = []
     for src, kernel in (first, second):
         args = _inputs()
-        with load(tmp_path / src, backend="emu") as lib:
+        with load(sides / src, backend="emu") as lib:
             lib.launch(kernel, grid=(4,), block=(64,), args=args)
         want.append(args[1])
     a, b = _inputs(), _inputs()

@@ -36,10 +36,17 @@ def invoke(*args: object) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
+@pytest.fixture(scope="module")
+def prog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The original, one file for the module (no test changes it): its builds, plain and
+    with AddressSanitizer, are made once, not once per test."""
+    path = tmp_path_factory.mktemp("bounds") / "prog.cu"
+    path.write_text(PROG)
+    return path
+
+
 @pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    prog = tmp_path / "prog.cu"
-    prog.write_text(PROG)
+def files(tmp_path: Path, prog: Path) -> dict[str, Path]:
     fused = tmp_path / "fused.cu"  # a correct "transformation": the same program
     fused.write_text(PROG)
     small_in, small_out = tmp_path / "small_in.toml", tmp_path / "small_out.toml"

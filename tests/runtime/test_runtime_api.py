@@ -114,7 +114,10 @@ def test_unknown_function_and_wrong_kind(lib):
         lib.call("fill", np.zeros(1, np.float32), 1.0, 1)
 
 
-def test_builds_are_cached_by_content(tmp_path):
+def test_builds_are_cached_by_content(tmp_path, monkeypatch):
+    # A cache of its own: the run's is shared with the other xdist worker, which may add
+    # libraries between the two listings.
+    monkeypatch.setenv("CUDAFUSE_CACHE_DIR", str(tmp_path / "cache"))
     src = tmp_path / "k.cu"
     src.write_text("__global__ void k(int *a) { a[threadIdx.x] = threadIdx.x; }\n")
     before = set(cache_dir().glob("emu-*.so"))
