@@ -7,14 +7,17 @@ from pathlib import Path
 
 import numpy as np
 
-from cudafuse.frontend import parse_file
+from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.passes.vertical.driver import FuseOptions, FuseResult, fuse_unit
+from cudafuse.passes.vertical.respell import parse_for_fusion
 from cudafuse.runtime import load
 
 
 def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw
               ) -> FuseResult:
-    unit = parse_file(str(src)).unit
+    """`src` fused as `cudafuse fuse` parses it (respelled first, passes/vertical/respell.py)
+    and written to `out`."""
+    unit = parse_for_fusion(str(src), ParseOptions())[0].unit
     result = fuse_unit(unit, FuseOptions(scratch=scratch, **kw))
     out.write_bytes(result.output)
     return result

@@ -37,6 +37,10 @@ from dataclasses import dataclass
 BORDERS = ("clamp", "mirror", "mirror101", "wrap", "constant")
 STYLES = ("plain", "macro", "rowcol", "flat", "gridstride2d")  # any stage
 # gridstride: point pipelines only
+# Spellings `cudafuse fuse` respells before planning (passes/vertical/respell.py): int2
+# coordinates (`const int2 p = make_int2(...)`, used as p.x and p.y), and copies of the
+# built-ins (`int tx = threadIdx.x; ... int x = bx * blockDim.x + tx;`).
+RESPELLED_STYLES = ("int2", "copies")
 
 # Guard name -> (form, condition over {x} and {y}): `return` is an early return when the
 # condition holds, `enclose` an if around the body.
@@ -49,8 +53,12 @@ GUARDS = {
     "lower_x": ("enclose", "{x} >= 1 && {x} < w && {y} < h"),
     "lower_y": ("enclose", "{y} > 0 && {y} < h && {x} < w"),
     "lower_x_return": ("return", "{x} < 1 || {x} >= w || {y} >= h"),
+    # two early returns (respelled into one guard), and the bounds written `w - 1`
+    "return_split": ("split", "{x} > w - 1|{y} >= h"),
+    "if_le": ("enclose", "{x} <= w - 1 && {y} <= h - 1"),
 }
-PARTIAL_GUARDS = tuple(g for g in GUARDS if g not in ("return", "if"))
+WHOLE_GUARDS = ("return", "if", "return_split", "if_le")  # every element of the image
+PARTIAL_GUARDS = tuple(g for g in GUARDS if g not in WHOLE_GUARDS)
 STORES = ("plain", "ifelse", "inplace", "addto")  # inplace, addto: point stages only
 IN_PLACE = ("inplace", "addto")
 # Layout spelling -> kind. With i the stage's own element (`y * w + x`, `IDX(x, y)`...):
@@ -169,6 +177,17 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
         lines += ["  const int row = blockDim.y * blockIdx.y + threadIdx.y;",
                   "  const int col = threadIdx.x + blockIdx.x * blockDim.x;"]
         x, y = "col", "row"
+    elif stage.style == "int2":
+        lines += ["  const int2 p = make_int2(blockIdx.x * blockDim.x + threadIdx.x,",
+                  "                           blockIdx.y * blockDim.y + threadIdx.y);"]
+        x, y = "p.x", "p.y"
+    elif stage.style == "copies":
+        lines += ["  int tx = threadIdx.x, ty = threadIdx.y;",
+                  "  int bx = blockIdx.x;",
+                  "  int by = blockIdx.y;",
+                  "  int x = bx * blockDim.x + tx;",
+                  "  int y = by * blockDim.y + ty;"]
+        x, y = "x", "y"
     else:
         lines += ["  int x = blockIdx.x * blockDim.x + threadIdx.x;",
                   "  int y = blockIdx.y * blockDim.y + threadIdx.y;"]
@@ -219,8 +238,8 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
 
 def own_index(style: str) -> str:
     """A stage's own element, as its style spells it."""
-    return {"flat": "idx", "macro": "IDX(x, y)", "rowcol": "row * w + col"}.get(style,
-                                                                            "y * w + x")
+    return {"flat": "idx", "macro": "IDX(x, y)", "rowcol": "row * w + col",
+            "int2": "p.y * w + p.x"}.get(style, "y * w + x")
 
 
 def _channel_stores(stage: Stage, idx: str, value: str, u: str) -> list[str]:
@@ -254,6 +273,8 @@ def _guarded(stage: Stage, x: str, y: str, body: list[str]) -> list[str]:
     cond = cond.format(x=x, y=y)
     if form == "return":
         return [f"  if ({cond}) return;", *body]
+    if form == "split":
+        return [f"  if ({c}) return;" for c in cond.split("|")] + body
     if len(body) == 1:
         return [f"  if ({cond})", *body]
     return [f"  if ({cond}) {{", *body, "  }"]

@@ -147,3 +147,19 @@ def test_the_fused_program_compiles(fused, tmp_path: Path) -> None:
     res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(fused[0]), "-o", str(tmp_path / "o.o")],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+def test_a_respelled_file_with_nothing_fused_is_written_as_it_was(tmp_path: Path) -> None:
+    """A respelling is no reason to touch a file: when nothing fuses, the output is the
+    input, byte for byte (not the respelled text)."""
+    src = tmp_path / "alone.cu"
+    src.write_text("__global__ void k(float *out, int w, int h) {\n"
+                   "  const int2 p = make_int2(blockIdx.x * blockDim.x + threadIdx.x,\n"
+                   "                           blockIdx.y * blockDim.y + threadIdx.y);\n"
+                   "  if (p.x >= w) return;\n  if (p.y >= h) return;\n"
+                   "  out[p.y * w + p.x] = 1.0f;\n}\n"
+                   "void run(float *d, int w, int h) {\n"
+                   "  k<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(d, w, h);\n}\n")
+    result = api.fuse(str(src), fuse_all=True)
+    assert any("read as one variable per dimension" in d.message for d in result.diagnostics)
+    assert result.text == src.read_text()

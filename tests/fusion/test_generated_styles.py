@@ -1,7 +1,9 @@
 """Generated pipelines written in the styles people use (gen.STYLES: an indexing macro, the
 row first under other names, a flat index variable; point pipelines as 1-D grid-stride
-loops), several pipelines per file so that one emulated build checks many: every producer/consumer
-edge must fuse under --fuse-all and compute exactly what the original computes, every element.
+loops; gen.RESPELLED_STYLES: int2 coordinates and copies of the built-ins; guards split in
+two or written with `w - 1`), fused as `cudafuse fuse` does (respelled first), several
+pipelines per file so that one emulated build checks many: every producer/consumer edge must
+fuse under --fuse-all and compute exactly what the original computes, every element.
 
 `make test` runs one batch; `make test-slow` (marker `slow`) runs CUDAFUSE_STYLE_PIPELINES
 pipelines (default 1,000) and prints how many fused and matched."""
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from equivalence import fuse_file, run_both
-from gen import BORDERS, STYLES, Stage, file_source
+from gen import BORDERS, RESPELLED_STYLES, STYLES, WHOLE_GUARDS, Stage, file_source
 
 PER_FILE = 25
 
@@ -29,7 +31,8 @@ def random_pipeline(rng: random.Random) -> list[Stage]:
         inputs = (rng.randint(0, i), *rng.sample(range(i + 1), rng.randint(0, 1)))
         stages.append(Stage(rng.choice(("point", "stencil")), inputs, rng.randint(0, 2),
                             rng.randint(0, 2), rng.choice(BORDERS),
-                            rng.choice(("return", "if")), rng.choice(STYLES)))
+                            rng.choice(WHOLE_GUARDS),
+                            rng.choice(STYLES + RESPELLED_STYLES)))
     return stages
 
 
