@@ -15,7 +15,7 @@ from cudafuse.runtime import load
 
 def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw
               ) -> FuseResult:
-    """`src` fused as `cudafuse fuse` parses it (respelled first, passes/vertical/respell.py)
+    """`src` fused as `cudafuse fuse` parses it (respelled first, passes/vertical/respell/)
     and written to `out`."""
     unit = parse_for_fusion(str(src), ParseOptions())[0].unit
     result = fuse_unit(unit, FuseOptions(scratch=scratch, **kw))

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 BORDERS = ("clamp", "mirror", "mirror101", "wrap", "constant")
 STYLES = ("plain", "macro", "rowcol", "flat", "gridstride2d")  # any stage
 # gridstride: point pipelines only
-# Spellings `cudafuse fuse` respells before planning (passes/vertical/respell.py): int2
+# Spellings `cudafuse fuse` respells before planning (passes/vertical/respell/): int2
 # coordinates (`const int2 p = make_int2(...)`, used as p.x and p.y), and copies of the
 # built-ins (`int tx = threadIdx.x; ... int x = bx * blockDim.x + tx;`).
 RESPELLED_STYLES = ("int2", "copies")
