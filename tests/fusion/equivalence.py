@@ -140,3 +140,26 @@ def compare_entry(original: Path, fused: Path, entry: str, sizes: dict[str, int]
         if isinstance(a, np.ndarray):
             bad = np.flatnonzero(a != b)
             assert bad.size == 0, f"{entry} {sizes}: {p.name}[{bad[0]}] {a[bad[0]]} != {b[bad[0]]}"
+
+
+def fuse_with_api(src: Path, folder: Path):
+    """`src` fused as `cudafuse fuse --fuse-all` does (cudafuse.api.fuse): (output path, the
+    api's Fused)."""
+    from cudafuse import api
+
+    out = folder / "fused.cu"
+    result = api.fuse(str(src), fuse_all=True)
+    out.write_text(result.text)
+    return out, result
+
+
+def nvcc_error(path: Path, tmp: Path) -> str:
+    """nvcc's complaints compiling `path` for sm_90 ('' when it compiles)."""
+    import shutil
+    import subprocess
+
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(path), "-o", str(tmp / "o.o")],
+                         capture_output=True, text=True)
+    return "" if res.returncode == 0 else res.stderr or "nvcc failed"

@@ -9,12 +9,10 @@ reason."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from equivalence import compare_entry
+from equivalence import compare_entry, fuse_with_api, nvcc_error
 
 from cudafuse import api
 from cudafuse.analysis.kernel_facts import analyze_kernel
@@ -26,10 +24,7 @@ PROGRAM = Path(__file__).parent / "programs" / "cs344_style.cu"
 
 @pytest.fixture(scope="module")
 def fused(tmp_path_factory: pytest.TempPathFactory):
-    out = tmp_path_factory.mktemp("cs344") / "fused.cu"
-    result = api.fuse(str(PROGRAM), fuse_all=True)
-    out.write_text(result.text)
-    return out, result
+    return fuse_with_api(PROGRAM, tmp_path_factory.mktemp("cs344"))
 
 
 def _run_both(fused: Path, entry: str, sizes: dict[str, int], seed: int = 1) -> None:
@@ -142,11 +137,7 @@ def test_a_clamped_run_time_offset_is_a_gather() -> None:
 
 @pytest.mark.nvcc
 def test_the_fused_program_compiles(fused, tmp_path: Path) -> None:
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(fused[0]), "-o", str(tmp_path / "o.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert nvcc_error(fused[0], tmp_path) == ""
 
 
 def test_a_respelled_file_with_nothing_fused_is_written_as_it_was(tmp_path: Path) -> None:

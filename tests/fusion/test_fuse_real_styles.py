@@ -9,14 +9,11 @@ were returned as a float value)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from equivalence import compare_entry
+from equivalence import compare_entry, fuse_with_api, nvcc_error
 
-from cudafuse import api
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.passes.vertical.respell import parse_for_fusion, respelled
 
@@ -25,10 +22,7 @@ PROGRAM = Path(__file__).parent / "programs" / "real_styles.cu"
 
 @pytest.fixture(scope="module")
 def fused(tmp_path_factory: pytest.TempPathFactory):
-    out = tmp_path_factory.mktemp("styles") / "fused.cu"
-    result = api.fuse(str(PROGRAM), fuse_all=True)
-    out.write_text(result.text)
-    return out, result
+    return fuse_with_api(PROGRAM, tmp_path_factory.mktemp("styles"))
 
 
 def test_the_styles_fuse(fused) -> None:
@@ -105,8 +99,4 @@ def test_parameters_that_carry_pointers() -> None:
 
 @pytest.mark.nvcc
 def test_the_fused_program_compiles(fused, tmp_path: Path) -> None:
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(fused[0]), "-o", str(tmp_path / "o.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert nvcc_error(fused[0], tmp_path) == ""

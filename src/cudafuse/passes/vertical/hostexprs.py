@@ -33,14 +33,27 @@ def side_effect_free(e: n.Expr) -> bool:
     return True
 
 
+def write_target(node: n.Node) -> n.Expr | None:
+    """The lvalue `node` writes when it is an assignment, an increment or an address-of (a
+    variable whose address is taken may be written through it), else None."""
+    if isinstance(node, n.Binary) and node.is_assignment:
+        return node.lhs
+    if isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+        return node.operand
+    return None
+
+
+def root_variable(target: n.Expr | None) -> n.Ref | None:
+    """The variable under an lvalue's subscripts, members and casts (`g[i].x` -> g)."""
+    while isinstance(target, (n.Member, n.Index, n.Cast)):
+        target = target.operand if isinstance(target, n.Cast) else target.base
+    return target if isinstance(target, n.Ref) else None
+
+
 def _writes(stmt: n.Node) -> set[str]:
     out: set[str] = set()
     for node in stmt.walk():
-        target = None
-        if isinstance(node, n.Binary) and node.is_assignment:
-            target = node.lhs
-        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
-            target = node.operand
+        target = write_target(node)
         while isinstance(target, (n.Member, n.Index, n.Cast)):
             field_name = this_member(target)
             if field_name is not None:  # `this->a_ = ...`, `a_[i] = ...`

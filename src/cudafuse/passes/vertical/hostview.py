@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
-from cudafuse.passes.vertical.hostexprs import _writes
+from cudafuse.passes.vertical.hostexprs import _writes, root_variable, write_target
 from cudafuse.passes.vertical.hostexprs import buffer_key as buffer_key
 from cudafuse.passes.vertical.hostexprs import side_effect_free as side_effect_free
 from cudafuse.passes.vertical.hoststmts import HostStatements
@@ -171,21 +171,15 @@ def _hidden_memory(unit: TranslationUnit, kernel: Function | None,
 
 
 def _written_root(node: n.Node) -> n.Ref | None:
-    """The variable an assignment, increment or address-of writes (through subscripts,
-    members and casts), if any."""
-    target = None
-    if isinstance(node, n.Binary) and node.is_assignment:
-        target = node.lhs
-    elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
-        target = node.operand
-    elif isinstance(node, n.Call) and node.callee.startswith("atomic") and node.args:
+    """The variable an assignment, increment, address-of or atomic writes (through
+    subscripts, members and casts), if any."""
+    target = write_target(node)
+    if isinstance(node, n.Call) and node.callee.startswith("atomic") and node.args:
         target = node.args[0]  # atomicAdd(&g_count, 1)
         while isinstance(target, (n.Unary, n.Cast)) and (
                 not isinstance(target, n.Unary) or target.op == "&"):
             target = target.operand
-    while isinstance(target, (n.Member, n.Index, n.Cast)):
-        target = target.operand if isinstance(target, n.Cast) else target.base
-    return target if isinstance(target, n.Ref) else None
+    return root_variable(target)
 
 
 _SCALAR = re.compile(r"(?:const\s+)?(?:(?:unsigned|signed|short|long|int|char|bool|float|"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cudafuse.ir import nodes as n
+from cudafuse.passes.vertical.hostexprs import root_variable, write_target
 
 _FIELDS = ("x", "y", "z")
 
@@ -146,13 +147,7 @@ def _write_nodes(body: n.Node) -> dict[str, list[n.Node]]:
     """Every write of each local (as hostexprs._writes sees writes), by declaration."""
     out: dict[str, list[n.Node]] = {}
     for node in body.walk():
-        target = None
-        if isinstance(node, n.Binary) and node.is_assignment:
-            target = node.lhs
-        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
-            target = node.operand
-        while isinstance(target, (n.Member, n.Index, n.Cast)):
-            target = target.base if not isinstance(target, n.Cast) else target.operand
-        if isinstance(target, n.Ref):
-            out.setdefault(target.decl or target.name, []).append(node)
+        ref = root_variable(write_target(node))
+        if ref is not None:
+            out.setdefault(ref.decl or ref.name, []).append(node)
     return out

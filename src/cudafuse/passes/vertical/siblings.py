@@ -41,6 +41,7 @@ from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.arch import ArchParams
 from cudafuse.passes.vertical.codegen import param_key
 from cudafuse.passes.vertical.coverage import Resolver
+from cudafuse.passes.vertical.hostexprs import root_variable, write_target
 from cudafuse.passes.vertical.hostview import host_locals, side_effect_free, value_key
 from cudafuse.passes.vertical.legality import LaunchInfo, _stream_key
 from cudafuse.passes.vertical.model import KernelCost
@@ -110,14 +111,8 @@ def _global_write(unit: TranslationUnit, info: LaunchInfo) -> str | None:
         if fn.body is None:
             continue
         for node in fn.body.walk():
-            target = None
-            if isinstance(node, n.Binary) and node.is_assignment:
-                target = node.lhs
-            elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
-                target = node.operand
-            while isinstance(target, (n.Index, n.Member, n.Cast)):
-                target = target.operand if isinstance(target, n.Cast) else target.base
-            if isinstance(target, n.Ref) and target.kind == "global":
+            target = root_variable(write_target(node))
+            if target is not None and target.kind == "global":
                 return f"'{info.site.kernel.name}' writes global '{target.name}'"
     return None
 
