@@ -32,11 +32,13 @@ def test_the_styles_fuse(fused) -> None:
                       ("mixed", ("gray", "box3", "threshold")),
                       ("mixed_taps", ("gain", "box3", "taps1d")),
                       ("sizes", ("expk", "halve")),
-                      ("styles", ("gain", "box3", "square_in_range"))]
+                      ("styles", ("gain", "box3", "square_in_range")),
+                      ("zero_border", ("gain", "sobel_zero_border"))]
 
 
 @pytest.mark.parametrize("entry", ["styles", "refused", "helpers", "mixed", "mixed_short",
-                                   "around_template", "mixed_taps", "mixed_pitched"])
+                                   "around_template", "mixed_taps", "mixed_pitched",
+                                   "zero_border"])
 @pytest.mark.parametrize("w, h", [(37, 19), (16, 8), (1, 5), (65, 3)])
 def test_the_styles_match(fused, entry: str, w: int, h: int) -> None:
     if entry == "mixed_short" and w * h == 1:

@@ -177,19 +177,33 @@ def _cond_layer(pred: Pred, then: Poly, other: Poly) -> tuple[Poly, list[_Side]]
 
 
 def _guarded(dim: str, k: int, path: tuple[Pred, ...]) -> tuple[bool, bool, Poly | None]:
-    """Whether the path checks D + k >= 0 and D + k < B (returns lo, hi, B)."""
-    t = Poly.atom(coord(dim)) + Poly.const(k)
+    """Whether the path checks D + k >= 0 and D + k < B (returns lo, hi, B).
+
+    One step from the edge is also checked by an inequality, as a zero border writes it
+    (`if (x == 0 || x == w - 1) { out[i] = 0; return; }`): D >= 0 always, so D != 0 gives
+    D - 1 >= 0; with D < B known, D != B - 1 gives D + 1 < B."""
+    d = Poly.atom(coord(dim))
+    t = d + Poly.const(k)
     lo = hi = False
     bound = None
-    for p in path:
-        for c in p.conjuncts():
-            if c.op != "ge" or c.poly is None:
-                continue
-            if c.poly == t:
-                lo = True
-            b = c.poly + t + ONE  # B - t - 1 >= 0 is t < B
-            # An extent is a name (w) or a constant: `y < h` does not check y + 1 < h + 1.
-            if not coord_dims(b) and (b.is_const or b.constant_term == 0):
+    facts = [c for p in path for c in p.conjuncts() if c.poly is not None]
+    for c in facts:
+        if c.op != "ge":
+            continue
+        if c.poly == t:
+            lo = True
+        b = c.poly + t + ONE  # B - t - 1 >= 0 is t < B
+        # An extent is a name (w) or a constant: `y < h` does not check y + 1 < h + 1.
+        if not coord_dims(b) and (b.is_const or b.constant_term == 0):
+            hi, bound = True, b
+    unequal = [c.poly for c in facts if c.op == "ne"]
+    if k == -1 and not lo and any(u == d or u == -d for u in unequal):
+        lo = True
+    if k == 1 and not hi:
+        for c in facts:  # D < B, and D != B - 1
+            b = c.poly + d + ONE if c.op == "ge" else None
+            if b is not None and not coord_dims(b) and (b.is_const or b.constant_term == 0) \
+                    and any(u == d - b + ONE or u == b - ONE - d for u in unequal):
                 hi, bound = True, b
     return lo, hi, bound
 

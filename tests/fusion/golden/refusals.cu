@@ -11,7 +11,6 @@
 // DIAG: note: narrow_src -> narrow_dst: not fused: 'narrow_src' and 'narrow_dst' do not provably have the same iteration space
 // DIAG: note: arith_src -> arith_dst: not fused: 'arith_dst' uses 't' other than by subscripting (p[i])
 // DIAG: note: arith_src -> narrow_src: not fused: its launches use different streams
-// DIAG: note: arith_src -> early_sink: not fused: 'early_sink' may return before its store, so it cannot store the group's intermediates for every element
 // DIAG: note: launch of 'narrow_src' in 'p_alias' left as it is: pointer 'u' is initialised from another pointer
 // DIAG: note: launch of 'counting_src' in 'p_helper_effect' left as it is: kernel 'counting_src' writes global 'g_count' (in 'counted'), which other launches may read: no launch moves across it
 #include <cuda_runtime.h>
@@ -180,19 +179,6 @@ extern "C" void p_streams(const float *in, float *t, float *out, int w, int h,
   dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
   arith_src<<<g, b, 0, s1>>>(in, t, w, h);
   narrow_src<<<g, b, 0, s2>>>(t, out, w, h);
-}
-
-__global__ void early_sink(const float *t, float *out, int w, int h) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h) return;
-  if (t[y * w + x] < 0.0f) return;  // t stays live: the fused kernel would skip storing it
-  out[y * w + x] = t[y * w + x];
-}
-extern "C" void p_early(const float *in, float *t, float *out, int w, int h) {
-  dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
-  arith_src<<<g, b>>>(in, t, w, h);
-  early_sink<<<g, b>>>(t, out, w, h);
 }
 
 extern "C" void p_alias(const float *in, float *t, float *out, int w, int h) {

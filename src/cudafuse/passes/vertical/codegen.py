@@ -634,19 +634,22 @@ class GroupEmitter:
                 raise CodegenError(why)
             kname_of = {gp.key: gp.kname for gp in self.params}
             idx = self._own_index_text(view, first if anchor is None else None)
+            # Before the statement holding an if/else or an early return the own values may
+            # not be declared yet: the stores there evaluate the producers themselves.
+            mine = own if anchor is None else {}
             # Prepended with the comma operator, so the statement stays one statement: it may
             # be the unbraced body of an `if` (`if (i < n) out[i] = ...;`).
             stores = "".join(
                 self._store_channels(kname_of[key], view_local[key], view, idx, chans, {
-                    c: name for (k, c), name in own.items() if k == key})
+                    c: name for (k, c), name in mine.items() if k == key})
                 if (chans := self._channels(key)) is not None else
                 f"{kname_of[key]}[{idx}] = "
-                f"{own.get((key, None)) or view_local[key] + '[' + idx + ']'}, "
+                f"{mine.get((key, None)) or view_local[key] + '[' + idx + ']'}, "
                 for key in sorted(self.group.stored))
             if anchor is None:
                 assert first is not None
                 body.insert(first.stmt.span.start, stores)
-            else:  # stores under an if/else: before the statement holding it
+            else:  # stores under an if/else, or an early return: before the statement
                 body.insert(anchor.span.start, stores[:-2] + "; ")
         if scope is not None and own and scope.close is not None:
             body.insert(scope.close, " }")

@@ -192,6 +192,25 @@ def _statement_lists(view: KernelView) -> list[n.Compound]:
     return lists
 
 
+def _before_returns(view: KernelView, returns: list[n.Return]) -> n.Stmt | None:
+    """A last kernel that returns early past its guard (a zero border: `if (x == 0 || ...)
+    { out[i] = 0; return; }`) stores the intermediates before the first statement of its
+    own statement list (after the guard) that holds a return or a store; None when a return
+    lies elsewhere (in a statement every thread of the guard does not reach first)."""
+    home = _statement_lists(view)[-1]
+    stmts = list(home.body)
+    if view.guard is not None and any(s is view.guard for s in stmts):
+        stmts = stmts[next(k for k, s in enumerate(stmts) if s is view.guard) + 1:]
+    stores = {id(s.stmt) for s in view.stores.values()}
+    first = next((s for s in stmts if any(isinstance(x, n.Return) or id(x) in stores
+                                          for x in s.walk())), None)
+    if first is None:
+        return None
+    after = stmts[stmts.index(first):]
+    inside = {id(x) for s in after for x in s.walk()}
+    return first if all(id(r) in inside for r in returns) else None
+
+
 def store_anchor(view: KernelView) -> tuple[n.Stmt | None, str | None]:
     """Where the last kernel stores the group's intermediates, and why it cannot when it
     cannot: before its first unconditional own store (None here: the caller uses that
@@ -205,9 +224,13 @@ def store_anchor(view: KernelView) -> tuple[n.Stmt | None, str | None]:
         return None, (f"'{name}' has no store at its own element before which the group's "
                       "intermediates could be stored")
     guard_nodes = {id(x) for x in view.guard.walk()} if view.guard else set()
-    if any(isinstance(x, n.Return) and id(x) not in guard_nodes for x in body.walk()):
-        return None, (f"'{name}' may return before its store, so it cannot store the group's "
-                      "intermediates for every element")
+    returns = [x for x in body.walk() if isinstance(x, n.Return) and id(x) not in guard_nodes]
+    if returns:
+        anchor = _before_returns(view, returns)
+        if anchor is None:
+            return None, (f"'{name}' may return before its store, so it cannot store the "
+                          "group's intermediates for every element")
+        return anchor, None
     if any(not s.nested for s in view.stores.values()):
         return None, None
     nested = min((s for s in view.stores.values()), key=lambda s: s.stmt.span.start)
