@@ -66,6 +66,11 @@ def test_what_stays_as_written_says_why(fused) -> None:
     assert not [p for p in result.plans if p.host == "refused" for s in p.siblings if s.fused]
     breaks = " | ".join(why for host, _, _, why in result.breaks if host == "refused")
     assert "kernel 'scale_planes' takes 'p' (Planes), which may carry pointers" in breaks
+    hidden = " | ".join(why for host, _, _, why in result.breaks if host == "hidden")
+    assert "kernel 'blur_symbol' reaches memory through global pointer 'c_src'" in hidden
+    assert "kernel 'scale_planes_pp' takes 'planes' (float **), which may carry" in hidden
+    assert not any(g.host == "hidden" for g in result.groups)
+    assert not [p for p in result.plans if p.host == "hidden" for s in p.siblings if s.fused]
     edges = " | ".join(e.why for e in result.edges if e.host == "refused")
     assert "pointer 'tmp' is accessed as 'int *' (line 80), not as its own element type" \
         in edges

@@ -73,11 +73,12 @@ def _returns(s: n.Stmt) -> bool:
 
 def _inlined(unit: TranslationUnit, call: n.Call, data: bytes, mine: set[str]) -> str | None:
     helper = unit.callee(call.callee_decl)
-    if helper is None or helper.body is None or helper.is_template or \
+    if helper is None or helper.body is None or helper.is_template or helper.parent or \
             helper.space not in ("device", "host_device") or len(helper.body.body) != 1 or \
-            len(helper.params) != len(call.args) or "&" in helper.return_type or \
+            len(helper.params) != len(call.args) or \
+            re.search(r"&|\bauto\b|decltype", helper.return_type) or \
             any(p.is_reference or p.holds_pointers for p in helper.params):
-        return None
+        return None  # (a member function's body names its object's members: not inlined)
     ret = helper.body.body[0]
     if not isinstance(ret, n.Return) or ret.value is None or not unit.owns(ret.value.span):
         return None
