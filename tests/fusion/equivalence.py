@@ -77,6 +77,17 @@ def pipeline_args(path: Path, entry: str, w: int, h: int, seed: int = 0,
     return fn, args, outputs
 
 
+def call_both(original: Path, fused: Path, entry: str, args: list) -> list[list]:
+    """`entry` of each program called on its own copy of `args`: the two argument lists
+    afterwards (buffers as the programs left them)."""
+    out = []
+    for path in (original, fused):
+        call = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        library(path).call(entry, *call)
+        out.append(call)
+    return out
+
+
 def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
              skip: frozenset[str] = frozenset(), seed: int = 0,
              garbage: bool = False, sizes: dict[str, int] | None = None
@@ -84,11 +95,8 @@ def run_both(original: Path, fused: Path, entry: str, w: int, h: int,
     """Run both programs on the same arguments (pipeline_args); assert every element of
     every compared output (every channel of a buffer in `sizes`) is identical."""
     fn, args, outputs = pipeline_args(original, entry, w, h, seed, garbage, sizes)
-    results = []
-    for path in (original, fused):
-        call_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        library(path).call(entry, *call_args)
-        results.append({p.name: a for p, a in zip(fn.params, call_args, strict=True)})
+    results = [{p.name: a for p, a in zip(fn.params, call, strict=True)}
+               for call in call_both(original, fused, entry, args)]
     report = {}
     for name in outputs:
         a, b = results[0][name], results[1][name]
@@ -131,12 +139,7 @@ def compare_entry(original: Path, fused: Path, entry: str, sizes: dict[str, int]
             args.append(0.75)
         else:
             args.append(sizes[p.name])
-    results = []
-    for path in (original, fused):
-        call = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        library(path).call(entry, *call)
-        results.append(call)
-    for p, a, b in zip(fn.params, *results, strict=True):
+    for p, a, b in zip(fn.params, *call_both(original, fused, entry, args), strict=True):
         if isinstance(a, np.ndarray):
             bad = np.flatnonzero(a != b)
             assert bad.size == 0, f"{entry} {sizes}: {p.name}[{bad[0]}] {a[bad[0]]} != {b[bad[0]]}"

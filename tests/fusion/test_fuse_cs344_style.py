@@ -16,7 +16,7 @@ from equivalence import compare_entry, fuse_with_api, nvcc_error
 
 from cudafuse import api
 from cudafuse.analysis.kernel_facts import analyze_kernel
-from cudafuse.frontend import parse_file
+from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.passes.vertical.respell import respelled
 
 PROGRAM = Path(__file__).parent / "programs" / "cs344_style.cu"
@@ -154,3 +154,16 @@ def test_a_respelled_file_with_nothing_fused_is_written_as_it_was(tmp_path: Path
     result = api.fuse(str(src), fuse_all=True)
     assert any("read as one variable per dimension" in d.message for d in result.diagnostics)
     assert result.text == src.read_text()
+
+
+def test_a_respelling_the_front_end_rejects_is_not_applied(monkeypatch, tmp_path: Path) -> None:
+    """Should a respelling ever produce text that does not parse, fusion goes on with the
+    file as written (no error of cudafuse's making reaches the user)."""
+    from cudafuse.passes.vertical import respell
+
+    real = respell.respelled
+    monkeypatch.setattr(respell, "respelled",
+                        lambda unit: (b"__global__ void broken( {\n", real(unit)[1]))
+    result, as_written = respell.parse_for_fusion(str(PROGRAM), ParseOptions())
+    assert as_written is None and result.unit.source.data == PROGRAM.read_bytes()
+    assert not any("read as one variable" in d.message for d in result.diagnostics)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from equivalence import _unit, fuse_file, library
+from equivalence import _unit, call_both, fuse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "partial_domains.cu"
 SIZES = ((37, 19), (1, 23), (23, 1), (64, 8), (2, 2))
@@ -35,12 +35,7 @@ def run_garbage(original: Path, fused: Path, entry: str, w: int, h: int,
             args.append(rng.random(w * h, dtype=np.float32) * 7.0 - 3.0)
         else:
             args.append(next(ints))
-    results = []
-    for path in (original, fused):
-        call = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        library(path).call(entry, *call)
-        results.append(call)
-    for p, a, b in zip(fn.params, *results, strict=True):
+    for p, a, b in zip(fn.params, *call_both(original, fused, entry, args), strict=True):
         if p.is_pointer and p.name not in skip and not np.array_equal(a, b):
             bad = np.flatnonzero(a != b)
             i = int(bad[0])

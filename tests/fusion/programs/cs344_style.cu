@@ -47,7 +47,7 @@ __global__ void recombine(const unsigned char* const red, const unsigned char* c
   if (pos.x >= numCols || pos.y >= numRows)
     return;
   uchar4 px = make_uchar4(red[m], green[m], 0, 255);
-  rgba[m] = px;
+  rgba[pos.y * numCols + pos.x] = px;  // (the element is operator='s callee too)
 }
 
 // Clamps to another image's size: its reads may leave the image the producer wrote.

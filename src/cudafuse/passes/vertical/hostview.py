@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.passes.vertical.hostexprs import _writes, root_variable, write_target
@@ -138,7 +139,7 @@ def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
     return None
 
 
-def _hidden_memory(unit: TranslationUnit, kernel: Function | None,
+def _hidden_memory(unit: TranslationUnit, calls: CallGraph, kernel: Function | None,
                    launch: n.KernelLaunch) -> str | None:
     """Memory the kernel reaches other than through its pointer parameters: pointers carried
     inside a parameter (a struct of buffers, a reference, a `float **`), or a global
@@ -153,10 +154,8 @@ def _hidden_memory(unit: TranslationUnit, kernel: Function | None,
         if p.holds_pointers or p.is_pointer and p.pointee.rstrip().endswith("*"):
             return (f"kernel '{kernel.name}' takes '{p.name}' ({p.type}), which may carry "
                     "pointers: the memory it reaches through them is not followed")
-    from cudafuse.analysis.callgraph import CallGraph  # (rarely needed: kept lazy)
-
     shared = {g.decl for g in unit.globals if g.space == "shared"}
-    for fn in (kernel, *CallGraph(unit).transitive(kernel)):
+    for fn in (kernel, *calls.transitive(kernel)):
         where = f" (in '{fn.name}')" if fn is not kernel else ""
         for node in fn.body.walk() if fn.body is not None else ():
             if isinstance(node, n.Ref) and node.kind == "global" and (
@@ -197,6 +196,7 @@ class _Splitter:
 
     def __init__(self, unit: TranslationUnit, host: Function):
         self.unit, self.host = unit, host
+        self.calls = CallGraph(unit)  # (built once per host: each launch's kernel asks it)
         self.wrappers = Wrappers(unit, host)  # calls of wrappers count as launches
         self.index = {la.span.start: i for i, la in enumerate(self._held(host.body))} \
             if host.body is not None else {}
@@ -274,7 +274,8 @@ class _Splitter:
             kernel = self.unit.function(launch.kernel)
             alias = pointer_alias_reason(self.host, launch) or \
                 member_alias_reason(self.unit, self.host, launch) or \
-                _foreign_param(self.host, launch) or _hidden_memory(self.unit, kernel, launch)
+                _foreign_param(self.host, launch) or \
+                _hidden_memory(self.unit, self.calls, kernel, launch)
             index = self.index[launch.span.start]
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and alias is None:

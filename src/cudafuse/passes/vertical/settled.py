@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.hostexprs import root_variable, write_target
+from cudafuse.passes.vertical.view import _strip
 
 _FIELDS = ("x", "y", "z")
 
@@ -107,8 +108,7 @@ def _defaulted(e: n.Expr) -> bool:
 
 
 def _is_ref(e: n.Expr, d: n.VarDecl) -> bool:
-    while isinstance(e, n.Cast):
-        e = e.operand
+    e = _strip(e)
     return isinstance(e, n.Ref) and e.decl == d.decl
 
 
@@ -129,18 +129,12 @@ def _increments(s: n.Stmt, d: n.VarDecl) -> bool:
     if isinstance(e, n.Unary) and e.op == "++":
         return _is_ref(e.operand, d)
     if isinstance(e, n.Binary) and e.op == "+=":
-        return _is_ref(e.lhs, d) and one(_bare(e.rhs))
+        return _is_ref(e.lhs, d) and one(_strip(e.rhs))
     if isinstance(e, n.Binary) and e.op == "=" and _is_ref(e.lhs, d):
-        r = _bare(e.rhs)
+        r = _strip(e.rhs)
         return isinstance(r, n.Binary) and r.op == "+" and (
-            _is_ref(r.lhs, d) and one(_bare(r.rhs)) or _is_ref(r.rhs, d) and one(_bare(r.lhs)))
+            _is_ref(r.lhs, d) and one(_strip(r.rhs)) or _is_ref(r.rhs, d) and one(_strip(r.lhs)))
     return False
-
-
-def _bare(e: n.Expr) -> n.Expr:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _write_nodes(body: n.Node) -> dict[str, list[n.Node]]:

@@ -33,7 +33,7 @@ parse_for_fusion parses again after each, up to four times (a helper calling a h
 
 from __future__ import annotations
 
-from cudafuse.diagnostics import Diagnostic, Severity
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.frontend.parse import ParseOptions, ParseResult, parse_file
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.respell.access import loads, rows
@@ -55,6 +55,11 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
         for found, note in (vectors(unit, fn, data), copies(unit, fn, data),
                             guards(fn, data), loads(fn, data), helpers(unit, fn, data),
                             rows(fn, data)):
+            # One edit per place: a node reached twice in the tree (the element of a struct
+            # store is also its operator='s callee) gives the same edit twice.
+            found = sorted(set(found), key=lambda e: (e.start, e.end))
+            if any(a.end > b.start for a, b in zip(found, found[1:], strict=False)):
+                continue  # its own edits overlap: left as written
             if found and any(a.start < b.end and b.start < a.end
                              for a in found for b in edits):
                 continue  # it overlaps one taken: the next round (parse_for_fusion) does it
@@ -83,9 +88,20 @@ def parse_for_fusion(path: str, options: ParseOptions) -> tuple[ParseResult, byt
         if found is None:
             break
         text, more = found
+        try:
+            again = parse_file(path, options, text=text)
+        except CudafuseError:
+            break  # a respelling the front end rejects is cudafuse's mistake: not applied
+        if _errors(again) > _errors(result) or \
+                len(again.unit.kernels) != len(result.unit.kernels):
+            break
         notes += more
-        result = parse_file(path, options, text=text)
+        result = again
     if not notes:
         return result, None
     result.diagnostics += notes
     return result, as_written
+
+
+def _errors(result: ParseResult) -> int:
+    return sum(d.severity is Severity.ERROR for d in result.diagnostics)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
+from cudafuse.passes.vertical.hostexprs import write_target
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,14 @@ def is_written(ref: n.Node, parents: dict[int, n.Node]) -> bool:
     return isinstance(parent, n.Unary) and parent.op in ("++", "--", "&")
 
 
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
+
+
 def fresh_name(name: str, data: bytes) -> str:
-    while re.search(rb"\b" + re.escape(name.encode()) + rb"\b", data):
+    """`name`, with underscores appended while the file's code (comments aside, where a
+    name collides with nothing) already uses it."""
+    code = _COMMENT.sub(b" ", data)
+    while re.search(rb"\b" + re.escape(name.encode()) + rb"\b", code):
         name += "_"
     return name
 
@@ -60,11 +67,8 @@ def bare(e: n.Expr) -> n.Expr:
 
 
 def written_ref(x: n.Node) -> n.Ref | None:
-    target = None
-    if isinstance(x, n.Binary) and x.is_assignment:
-        target = x.lhs
-    elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
-        target = x.operand
+    """The variable itself (not an element or member of it) that `x` writes, if any."""
+    target = write_target(x)
     target = bare(target) if target is not None else None
     return target if isinstance(target, n.Ref) else None
 
