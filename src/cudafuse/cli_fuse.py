@@ -210,12 +210,14 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False), callback=nonempty)
 @_fusion_options
+@click.option("--explain", is_flag=True, help="Accepted as in `fuse --explain`: plan always "
+              "prints the explanation (on stdout).")
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)
 @parse_options
 @guarded
 def plan(file: str, partition: str, scratch: tuple[str, ...], fuse_all: bool, tiles: str,
          block: str | None, siblings: str, report_path: str | None, dot_path: str | None,
-         parse_opts: ParseOptions) -> None:
+         explain: bool, parse_opts: ParseOptions) -> None:
     """Show how FILE's kernel pipelines would be fused, without writing code."""
     from cudafuse.passes.vertical.render import explain_text
 

@@ -104,7 +104,7 @@ class Lowerer:
         self._refs: dict[tuple[int, int, int], tuple[str, str, str, int | float | None]] = {}
         self._decls: dict[tuple[int, int], str] = {}
         self._var_types: dict[tuple[int, int], tuple[str, bool, tuple[int, ...]]] = {}
-        self._param_types: dict[tuple[int, int], tuple[str, bool, str, bool, bool, bool]] = {}
+        self._param_types: dict[tuple[int, int], tuple[str, bool, str, bool, bool, bool, str]] = {}
         self.span = self.spans.span  # bound once: called for every IR node
         self._type_spelling = self.spans.type_spelling
         self._depth = 0
@@ -435,13 +435,15 @@ class Lowerer:
                              default)
 
     def param(self, c: ci.Cursor) -> Param:
-        spelled, is_ptr, pointee_name, pointee_const, is_ref, holds = self._param_type(c.type)
+        spelled, is_ptr, pointee_name, pointee_const, is_ref, holds, canonical = \
+            self._param_type(c.type)
         return Param(spelling(c), spelled, self.decl(c), self.span(c), is_ptr, pointee_name,
-                     pointee_const, "restrict" in spelled, is_ref, holds)
+                     pointee_const, "restrict" in spelled, is_ref, holds, canonical)
 
-    def _param_type(self, t: ci.Type) -> tuple[str, bool, str, bool, bool, bool]:
+    def _param_type(self, t: ci.Type) -> tuple[str, bool, str, bool, bool, bool, str]:
         """(spelling, is pointer, pointee without cv, pointee const, is reference, holds
-        pointers), per type: kernels repeat a few parameter types many times."""
+        pointers, canonical pointee without cv), per type: kernels repeat a few parameter
+        types many times."""
         key = (t._kind_id, t.data[0])
         got = self._param_types.get(key)
         if got is None:
@@ -449,14 +451,16 @@ class Lowerer:
             is_ptr = canon.kind == ci.TypeKind.POINTER
             is_ref = canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
             pointee = canon.get_pointee() if is_ptr else None
-            pointee_name = ""
+            pointee_name = canonical = ""
             if pointee is not None:
                 p = t.get_pointee() if t.kind == ci.TypeKind.POINTER else pointee
                 pointee_name = re.sub(r"\b(const|volatile)\b", "", p.spelling).strip()
+                canonical = re.sub(r"\b(const|volatile)\b", "",
+                                   pointee.get_canonical().spelling).strip()
             got = self._param_types[key] = (
                 t.spelling, is_ptr, pointee_name,
                 bool(pointee is not None and pointee.is_const_qualified()), is_ref,
-                not is_ptr and _holds_pointers(canon, 0))
+                not is_ptr and _holds_pointers(canon, 0), canonical)
         return got
 
     def global_var(self, c: ci.Cursor) -> GlobalVar:

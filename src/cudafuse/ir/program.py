@@ -22,6 +22,8 @@ class Param:
     # Not a pointer, but may carry one (a struct with a pointer member, a reference, a type
     # the front end cannot see into): what the kernel reaches through it is not followed.
     holds_pointers: bool = False
+    # The pointee's canonical type without cv (`uint8_t` -> `unsigned char`), for sizes.
+    pointee_canonical: str = ""
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,8 @@ class _Planner:
         plan.model = model
         plan.where = seq.scope.what if seq.scope is not None else ""
         plan.live = {_short(k): why for k, why in live.items()}
-        plan.sizes = {i: {param_key(p, a): _times(elem_size(p.pointee),
+        plan.sizes = {i: {param_key(p, a): _times(elem_size(p.pointee) or
+                                                  elem_size(p.pointee_canonical),
                                                   elements_per_item(info.view, p.name))
                           for p, a in info.site.bindings
                           if p.is_pointer and param_key(p, a) is not None}
