@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cudafuse.cli import guarded, main, parse_options
+from cudafuse.cli import guarded, main, parse_options, print_diagnostics
 from cudafuse.diagnostics import error
 from cudafuse.execute import report, run_reference, run_spec, summarise
 from cudafuse.frontend import ParseOptions
@@ -112,13 +112,14 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
         originals = original
         assert spec_path is not None
         spec = load_spec(spec_path)
+        print_diagnostics(spec.warnings)
         if not any(a.is_output for a in spec.args):
             raise error("the spec marks no argument as an output (role = \"out\" or "
                         "\"inout\")", spec_path)
         want = run_reference(original, spec, backend, parse_opts, timeout, sanitize)
         got = run_spec(fused, spec, backend, parse_opts, timeout, sanitize)
         ok = report([(a, w, g) for a, w, g in zip(spec.args, want, got, strict=True)
-                     if a.is_output], spec.rtol, spec.atol)
+                     if a.is_output], spec.rtol, spec.atol, spec_path)
     if not ok:
         click.echo(f"{fused}: outputs differ from {originals}", err=True)
         click.get_current_context().exit(1)

@@ -84,7 +84,7 @@ def run_with(tmp_path: Path, prog: Path, spec_text: str | bytes) -> tuple[Result
     ('entry = "pipeline"\nsizes = [1]\n', "sizes: expected a table"),
     ('entry = "pipeline"\nargs = [1, 2]\n', "args: expected [[args]] tables"),
     ('entry = "pipeline"\nseed = "x"\n', "seed: expected a non-negative integer"),
-    ('entry = "pipeline"\n[sizes]\nn = 4\n' + IN + IN, "the name 'in' is also args[0] 'in''s"),
+    ('entry = "pipeline"\n[sizes]\nn = 4\n' + IN + IN, "the name 'in' is already given to args[0]"),
 ])
 def test_spec_mistakes_are_diagnostics(tmp_path, prog, text, needle):
     res, spec = run_with(tmp_path, prog, text)

@@ -8,6 +8,7 @@ dtype, an element count, an initialiser and a role; scalars with a value.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import re
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from cudafuse.diagnostics import CudafuseError, error
+from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.runtime.spec_values import (  # noqa: F401 - make_value: API
     ArgSpec,
     check_memory,
@@ -61,7 +62,7 @@ def _checked(op: type, a: Any, b: Any, where: str) -> Any:
 def evaluate(expr: Any, sizes: dict[str, Any], where: str) -> Any:
     """A number, or an arithmetic expression over the named sizes (C-like / on ints)."""
     if isinstance(expr, (int, float)) and not isinstance(expr, bool):
-        return expr
+        return finite(expr, where)
     if not isinstance(expr, str):
         raise ValueError(f"{where}: expected a number or an expression, got {expr!r}")
 
@@ -90,9 +91,19 @@ def evaluate(expr: Any, sizes: dict[str, Any], where: str) -> Any:
     except SyntaxError:
         raise ValueError(f"{where}: cannot parse expression {expr!r}") from None
     try:
-        return ev(tree)
+        value = ev(tree)
     except (OverflowError, TypeError) as exc:  # float overflow, int(inf), min() of one number
         raise ValueError(f"{where}: cannot evaluate {expr!r}: {exc}") from None
+    return finite(value, where, expr)
+
+
+def finite(value: Any, where: str, expr: Any = None) -> Any:
+    """`value`, unless it is an infinite or NaN float: no key of a spec takes one (a count,
+    a dimension or a scalar argument that is not a number would make the run meaningless)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        source = f" (from {expr!r})" if isinstance(expr, str) else ""
+        raise ValueError(f"{where}: {value!r} is not a finite number{source}")
+    return value
 
 
 def integer(expr: Any, sizes: dict[str, Any], where: str, low: int = 0) -> int:
@@ -120,6 +131,7 @@ class Spec:
     shared: int = 0
     rtol: float = 1e-5
     atol: float = 1e-6
+    warnings: list[Diagnostic] = field(default_factory=list)  # shown by verify
 
     def inputs(self) -> list[Any]:
         """Fresh, deterministic argument values (new arrays on every call)."""
@@ -183,11 +195,19 @@ def _table(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     return value
 
 
-def _number(raw: dict[str, Any], key: str, default: float, where: str) -> float:
+def _tolerance(raw: dict[str, Any], key: str, default: float) -> float:
+    """rtol or atol: a finite, non-negative number (a NaN would make every comparison pass,
+    infinity every element match)."""
     v = raw.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-        raise ValueError(f"{where}: expected a non-negative number, got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or \
+            v < 0:
+        raise ValueError(f"{key}: expected a finite, non-negative number, got {v!r}")
     return float(v)
+
+
+# A relative tolerance this large lets any value of the right sign and order pass: the
+# comparison says little (the spec may mean a percentage).
+VACUOUS_RTOL = 1.0
 
 
 def _seed(v: Any, where: str) -> int:
@@ -203,8 +223,11 @@ def _spec(path: str, raw: dict[str, Any]) -> Spec:
         raise ValueError(f"unknown key(s) {', '.join(sorted(unknown))}; "
                          f"expected {', '.join(sorted(known))}")
     entry = raw.get("entry")
-    if not isinstance(entry, str) or not entry:
+    if entry is None:
         raise ValueError("missing 'entry' (the host function or kernel to run)")
+    if not isinstance(entry, str) or not entry:
+        raise ValueError(f"entry: expected the name of a host function or kernel (a string), "
+                         f"got {type(entry).__name__} {entry!r}")
     sizes: dict[str, Any] = {}
     for k, v in _table(raw, "sizes", "sizes").items():
         sizes[k] = evaluate(v, sizes, f"sizes.{k}")
@@ -213,14 +236,19 @@ def _spec(path: str, raw: dict[str, Any]) -> Spec:
     if not isinstance(tables, list) or not all(isinstance(a, dict) for a in tables):
         raise ValueError("args: expected [[args]] tables, one per parameter")
     args = [_arg(i, a, sizes, base_seed) for i, a in enumerate(tables)]
-    seen: dict[str, str] = {}
-    for a in args:
+    seen: dict[str, int] = {}
+    for i, a in enumerate(args):
         if a.named and a.name in seen:
-            raise ValueError(f"{a.key}: the name '{a.name}' is also {seen[a.name]}'s")
-        seen[a.name] = a.key
+            raise ValueError(f"{a.key}: the name '{a.name}' is already given to "
+                             f"args[{seen[a.name]}]; each parameter takes one [[args]] table")
+        seen[a.name] = i
     check_memory(args)
-    spec = Spec(path, entry, args, sizes, rtol=_number(raw, "rtol", 1e-5, "rtol"),
-                atol=_number(raw, "atol", 1e-6, "atol"))
+    spec = Spec(path, entry, args, sizes, rtol=_tolerance(raw, "rtol", 1e-5),
+                atol=_tolerance(raw, "atol", 1e-6))
+    if spec.rtol >= VACUOUS_RTOL:
+        spec.warnings.append(Diagnostic(
+            Severity.WARNING, f"rtol: {spec.rtol:g} accepts an error as large as the expected "
+            "value itself: the comparison can hardly fail (a fraction: 0.01 is 1%)", path))
     if "launch" in raw:
         launch = _table(raw, "launch", "launch")
         extra = set(launch) - {"grid", "block", "shared"}
@@ -313,11 +341,15 @@ def compare(arg: ArgSpec, expected: np.ndarray, actual: np.ndarray, rtol: float,
     a = expected.astype(wide[expected.dtype.kind]) if expected.dtype.kind in wide else expected
     b = actual.astype(wide[actual.dtype.kind]) if actual.dtype.kind in wide else actual
     if a.dtype.kind in "fc":
-        both_nan = np.isnan(a) & np.isnan(b)
-        diff = np.where(both_nan, 0.0, np.abs(a - b))
-        diff = np.where(np.isnan(diff), np.inf, diff)
-        rel = diff / np.maximum(np.abs(a), np.finfo(np.float64).tiny)
-        bad = diff > atol + rtol * np.abs(np.where(np.isnan(a), 0.0, a))
+        with np.errstate(all="ignore"):  # inf - inf, inf / inf: settled below, not warned
+            same = (a == b) | (np.isnan(a) & np.isnan(b))  # inf == inf is no error
+            diff = np.where(same, 0.0, np.abs(a - b))
+            diff = np.where(np.isnan(diff), np.inf, diff)  # a NaN on one side only
+            rel = diff / np.maximum(np.abs(a), np.finfo(np.float64).tiny)
+            rel = np.where(np.isnan(rel), np.inf, rel)  # inf against another inf or finite
+            # An infinite expected value allows no error: only the same infinity matches.
+            size = np.where(np.isfinite(a), np.abs(a), 0.0)
+            bad = ~same & ~(diff <= atol + rtol * size)
     else:
         diff = np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
         rel = diff / np.maximum(np.abs(a.astype(np.float64)), 1.0)
@@ -331,3 +363,15 @@ def compare(arg: ArgSpec, expected: np.ndarray, actual: np.ndarray, rtol: float,
                  f"got {actual[i].item()!r}")
     return Comparison(arg.name, float(diff.max(initial=0.0)), float(rel.max(initial=0.0)),
                       count, first)
+
+
+def vacuous_atol(expected: np.ndarray, atol: float) -> float | None:
+    """The largest finite |value| of a floating output when `atol` is at least that large
+    (and the output not all zero): any result of the same magnitude then passes."""
+    if expected.dtype.kind not in "fc" or not expected.size:
+        return None
+    with np.errstate(all="ignore"):
+        size = np.abs(expected.astype(np.complex128 if expected.dtype.kind == "c"
+                                      else np.float64))
+    top = float(size[np.isfinite(size)].max(initial=0.0))
+    return top if 0.0 < top <= atol else None

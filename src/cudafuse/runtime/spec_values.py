@@ -132,8 +132,9 @@ def parse_init(a: ArgSpec) -> tuple[str, list[float]]:
     if len(params) not in arity[kind]:
         raise ValueError(f"{where}: {kind} takes {' or '.join(map(str, arity[kind]))} "
                          f"parameter(s), got {len(params)} in {a.init!r}")
-    if not all(np.isfinite(params)) and a.dtype.kind != "f":
-        raise ValueError(f"{where}: {a.init!r}: not a finite number for {a.dtype}")
+    for v in params:  # an infinite or NaN initial value makes every output meaningless
+        if not np.isfinite(v):
+            raise ValueError(f"{where}: {a.init!r}: {v!r} is not a finite number")
     if kind == "uniform" and params[0] > params[1]:
         raise ValueError(f"{where}: {a.init!r}: the low end exceeds the high end")
     if a.dtype.kind in "iu" and kind in ("const", "uniform"):
@@ -141,7 +142,25 @@ def parse_init(a: ArgSpec) -> tuple[str, list[float]]:
         for v in params:
             if v != int(v) or not info.min <= v <= info.max:
                 raise ValueError(f"{where}: {a.init!r}: {v:g} is not a {a.dtype} value")
+    if a.dtype.kind in "fc":
+        _fits_float(a, kind, params, where)
     return kind, params
+
+
+def _fits_float(a: ArgSpec, kind: str, params: list[float], where: str) -> None:
+    """Every value the initialiser makes is finite in the array's dtype (1e300 is infinite
+    as float32; a ramp may grow past the largest value on its last element)."""
+    assert a.dtype is not None
+    top = float(np.finfo(a.dtype).max)
+    ends = [(v, "the value") for v in params]
+    if kind == "ramp":
+        start, step = (params + [0.0, 1.0][len(params):])[:2]
+        last = start + step * max(a.count - 1, 0)
+        ends = [(start, "the start"), (last, f"element {a.count - 1}")]
+    for v, what in ends:
+        if not abs(v) <= top:
+            raise ValueError(f"{where}: {a.init!r}: {what} is {v:g}: not finite as "
+                             f"{a.dtype} (largest {top:g})")
 
 
 def make_value(a: ArgSpec) -> Any:
@@ -164,7 +183,10 @@ def make_value(a: ArgSpec) -> Any:
         lo, hi = params
         if dt.kind in "iu":
             return rng.integers(int(lo), int(hi), n, endpoint=True).astype(dt)
-        return rng.uniform(lo, hi, n).astype(dt)
+        if np.isfinite(hi - lo):
+            return rng.uniform(lo, hi, n).astype(dt)
+        u = rng.random(n)  # hi - lo overflows float64 (numpy refuses): mix the two ends
+        return (lo * (1.0 - u) + hi * u).astype(dt)
     if dt.kind in "iu":  # random
         hi = min(np.iinfo(dt).max, 255)
         return rng.integers(0, hi, n, endpoint=True).astype(dt)
