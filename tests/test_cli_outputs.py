@@ -265,3 +265,22 @@ def test_profile_failure_writes_the_report_only(work: Path, monkeypatch: pytest.
     assert "error: a candidate computed wrong values" in res.stderr
     assert sorted(set(snapshot(work)) - set(FILES)) == ["r.json"]
     assert '"failed": true' in (work / "r.json").read_text()
+
+
+@pytest.mark.parametrize("outputs, failing", [
+    (["-o", "out.cu", "--report", "/dev/full", "--dot", "g.dot", "-MD"], "--report '/dev/full'"),
+    (["-o", "/dev/full", "--report", "r.json", "--dot", "g.dot"], "-o '/dev/full'"),
+    (["-o", "out.cu", "--report", "r.json", "--dot", "/proc/cudafuse-g.dot"],
+     "--dot '/proc/cudafuse-g.dot'"),
+])
+def test_one_output_that_cannot_be_written_writes_none(work: Path, outputs: list[str],
+                                                       failing: str) -> None:
+    """A device that refuses the data, a directory nothing can be created in: exit 1, the
+    error names the option, and no other output (nor a temporary) appears."""
+    (work / "out.cu").write_text("previous output\n")
+    before = snapshot(work)
+    res = invoke(["fuse", "chain.cu", *outputs])
+    assert res.exit_code == 1, res.output
+    assert f"error: {failing}: cannot write: " in res.stderr
+    assert "no output of this run was written" in res.stderr
+    assert snapshot(work) == before

@@ -216,7 +216,8 @@ def test_commit_failure_replaces_no_target(tmp_path: Path,
         outs.commit()
     assert info.value.status == 1
     assert info.value.diagnostics[0].message == (
-        f"--report '{second}': cannot write: No space left on device")
+        f"--report '{second}': cannot write: No space left on device; no output of this "
+        "run was written")
     assert first.read_text() == "old" and not second.exists() and leftovers(tmp_path) == []
 
 
@@ -228,3 +229,70 @@ def test_devices_are_written_in_place() -> None:
     outs.put("/dev/null", "x")
     outs.commit()
     assert Path("/dev/null").is_char_device()
+
+
+def test_a_device_that_fails_replaces_no_file(tmp_path: Path) -> None:
+    """--report /dev/full beside -o x.cu: the device is written before any rename."""
+    from cudafuse.diagnostics import CudafuseError
+
+    target = tmp_path / "x.cu"
+    target.write_text("old")
+    outs = outputs.OutputSet()
+    outs.declare("-o", str(target))
+    outs.declare("--report", "/dev/full")
+    outs.check()
+    outs.put(str(target), "new")
+    outs.put("/dev/full", "report")
+    with pytest.raises(CudafuseError) as info:
+        outs.commit()
+    assert info.value.diagnostics[0].message.startswith("--report '/dev/full': cannot write")
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["x.cu"]
+
+
+@pytest.mark.parametrize("exc", [OSError(13, "Permission denied"), KeyboardInterrupt()])
+def test_a_failed_rename_puts_back_what_was_renamed(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    exc: BaseException) -> None:
+    """The third rename fails: the first target (it existed) has its old content and mode
+    again, the second (new) is removed, the third is untouched; no temporary or backup is
+    left."""
+    from cudafuse.diagnostics import CudafuseError
+
+    old, new, third = tmp_path / "a.cu", tmp_path / "b.json", tmp_path / "c.dot"
+    old.write_text("old a")
+    old.chmod(0o640)
+    third.write_text("old c")
+    outs = outputs.OutputSet()
+    for option, path in (("-o", old), ("--report", new), ("--dot", third)):
+        outs.declare(option, str(path))
+        outs.put(str(path), f"new {path.name}")
+    real = os.replace
+    calls: list[str] = []
+
+    def fail_third(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if str(dst) == str(third):
+            raise exc
+        calls.append(str(dst))
+        real(src, dst)
+
+    monkeypatch.setattr(outputs.os, "replace", fail_third)
+    with pytest.raises(CudafuseError if isinstance(exc, OSError) else KeyboardInterrupt) as info:
+        outs.commit()
+    if isinstance(exc, OSError):
+        assert info.value.diagnostics[0].message == (
+            f"--dot '{third}': cannot write: Permission denied; no output of this run was "
+            "written")
+    assert calls[:2] == [str(old), str(new)]  # both were renamed, then put back
+    assert old.read_text() == "old a" and old.stat().st_mode & 0o777 == 0o640
+    assert not new.exists() and third.read_text() == "old c"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.cu", "c.dot"]
+
+
+def test_replaced_targets_keep_no_backup(tmp_path: Path) -> None:
+    target = tmp_path / "a.cu"
+    target.write_text("old")
+    outs = outputs.OutputSet()
+    outs.declare("-o", str(target))
+    outs.put(str(target), "new")
+    outs.commit()
+    assert target.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["a.cu"]

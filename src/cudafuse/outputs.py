@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -132,32 +133,96 @@ class OutputSet:
         self._staged[path] = data.encode("utf-8") if isinstance(data, str) else data
 
     def commit(self) -> None:
-        """Write every staged file: all temporaries first, then the renames, then the
-        targets that are devices or pipes. A file that cannot be written (disk full, a
-        permission lost since `check`) is an error naming its option; no target is then
-        replaced unless every temporary was written."""
-        staged: list[tuple[str, Path]] = []
+        """Write every staged file, all or none: the temporaries first, then the targets
+        that are devices or pipes (/dev/full fails here, before any file is replaced), then
+        the renames. A file that cannot be written (disk full, a permission lost since
+        `check`) is an error naming its option; if a rename fails, the targets already
+        renamed get their old contents back (or are removed when they were new), so make
+        never sees a target of a failed step."""
         special = [p for p in self._staged if _is_special(p)]
+        temps: list[tuple[str, Path]] = []
         path = ""
         try:
             for path, data in self._staged.items():
                 if path not in special:
-                    staged.append((path, _write_temp(path, data)))
-            for path, tmp in staged:
-                os.replace(tmp, _target(path))
-            staged.clear()
+                    temps.append((path, _write_temp(path, data)))
             for path in special:
                 with open(path, "wb") as fh:
                     fh.write(self._staged[path])
-        except OSError as exc:
-            from cudafuse.diagnostics import error
-
-            option = next((o for o, p in self._outputs if p == path), "output")
-            raise error(f"{option} '{path}': cannot write: {exc.strerror or exc}") from None
-        finally:
-            for _, tmp in staged:
+            path = ""
+            _rename_all(temps)
+        except BaseException as exc:  # an interrupt too: no temporary is left behind
+            for _, tmp in temps:
                 tmp.unlink(missing_ok=True)
+            if isinstance(exc, _RenameError):
+                self._fail(exc.path, exc.cause)
+            if isinstance(exc, OSError):
+                self._fail(path, exc)
+            raise
         self._staged.clear()
+
+    def _fail(self, path: str, exc: OSError) -> None:
+        from cudafuse.diagnostics import error
+
+        option = next((o for o, p in self._outputs if p == path), "output")
+        raise error(f"{option} '{path}': cannot write: {exc.strerror or exc}; no output "
+                    "of this run was written") from None
+
+
+class _RenameError(Exception):
+    def __init__(self, path: str, cause: OSError):
+        super().__init__(path)
+        self.path, self.cause = path, cause
+
+
+def _rename_all(temps: list[tuple[str, Path]]) -> None:
+    """Rename each temporary over its target; on a failure, put back what was renamed. An
+    existing target is first hard-linked to a backup beside it (a copy where the file system
+    has no hard links), which restores it."""
+    done: list[tuple[Path, Path | None]] = []  # (target, its backup or None if it was new)
+    try:
+        for path, tmp in temps:
+            target = _target(path)
+            try:
+                backup = _backup(target)
+                try:
+                    os.replace(tmp, target)
+                except BaseException:
+                    if backup is not None:
+                        backup.unlink(missing_ok=True)
+                    raise
+            except OSError as exc:
+                raise _RenameError(path, exc) from None
+            done.append((target, backup))
+    except BaseException:
+        for target, backup in reversed(done):
+            try:
+                if backup is None:
+                    target.unlink(missing_ok=True)
+                else:
+                    os.replace(backup, target)
+            except OSError:
+                pass  # nothing more can be done; the error below still fails the run
+        for _, tmp in temps:
+            tmp.unlink(missing_ok=True)
+        raise
+    for _, backup in done:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+
+
+def _backup(target: Path) -> Path | None:
+    if not target.exists():
+        return None
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".bak", dir=target.parent)
+    os.close(fd)
+    backup = Path(name)
+    try:
+        backup.unlink()
+        os.link(target, backup)
+    except OSError:
+        shutil.copy2(target, backup)
+    return backup
 
 
 def cache_dir_ready(option: str, path: str | None) -> None:
