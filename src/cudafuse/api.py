@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
@@ -135,6 +136,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
     the cost model says; tiles: "auto", "always" or "never"; block: (x, y), the block shape
     of fused 2-D groups; siblings: "auto", "always" or "never", independent launches of a
     sequence run as one launch (as the cost model decides, whenever legal, or not at all)."""
+    from cudafuse.codegen.compile_check import nvcc_check
     from cudafuse.passes.vertical.driver import FuseOptions, report_dict
     from cudafuse.passes.vertical.render import explain_text
     from cudafuse.passes.vertical.respell import parse_for_fusion
@@ -156,6 +158,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
             fused = dataclasses.replace(fused, output=as_written)  # nothing fused
         elif fused.output != result.unit.source.data:
             _check_reparses(str(path), options, fused.output)
+            diags.extend(nvcc_check(fused.output, str(path), options, inputs=[str(path)]))
         diags.extend(fuse_diagnostics(fused, result.unit, str(path)))
     return Fused(fused.output.decode("utf-8", errors="surrogateescape"), report_dict(fused),
                  diags, explain_text(fused), [str(path), *result.unit.includes], fused)
@@ -220,15 +223,18 @@ def _check_reparses(file: str, options: ParseOptions, output: bytes) -> None:
 def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str | None = None,
           block1: str | int | None = None, block2: str | int | None = None,
           mode: str = "thread", regcap: int | str | None = None, name: str = "",
-          **parse_opts: Any) -> HFused:
+          output: str | None = None, **parse_opts: Any) -> HFused:
     """Horizontal fusion of two kernels, as `cudafuse hfuse` (without --profile).
 
     One file holding both kernels (kernels=("a", "b") or "a,b") or two files, one kernel
     each; block1/block2: each kernel's block ("256", "32x8" or an int; default: its
     __launch_bounds__); mode: "thread", "block", "streams" or "sequential"; regcap: a
     register cap (16-255), "auto" (HFuse's bound from ptxas, needs nvcc) or None; name: the
-    fused kernel's name (default <k1>_<k2>_hfused)."""
-    from cudafuse.passes.horizontal.inputs import resolve_inputs
+    fused kernel's name (default <k1>_<k2>_hfused); output: where the text will be written
+    (its relative #includes are rewritten for that folder and it is compiled there; default:
+    beside the first file)."""
+    from cudafuse.passes.horizontal.driver import emitted_names
+    from cudafuse.passes.horizontal.inputs import check_emitted, resolve_inputs
 
     _choice("mode", mode, ("thread", "block", "streams", "sequential"))
     if name and not name.isidentifier():
@@ -238,13 +244,16 @@ def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str 
     options = parse_options(**parse_opts)
     with _Collected() as diags:
         inputs = resolve_inputs(files, names, _shape(block1), _shape(block2), options, diags)
-        res = hfuse_inputs(inputs, files, mode, regcap, name, options)
+        where = str(output) if output else str(Path(path1).parent / f"{name or 'hfused'}.cu")
+        res = hfuse_inputs(inputs, files, mode, regcap, name, options,
+                           out_dir=str(Path(where).parent))
+        diags.extend(check_emitted(res.output, emitted_names(res), inputs, where, options))
     return hfused_result(res, inputs, files, diags)
 
 
 def hfuse_inputs(inputs: Inputs, files: tuple[str, ...], mode: str,
                  regcap: int | str | None, name: str, options: ParseOptions,
-                 regcap_how: str = "") -> HFuseResult:
+                 regcap_how: str = "", out_dir: str = "") -> HFuseResult:
     """The horizontal pass on resolved inputs (the CLI's path too, after --profile or
     --from-profile may have chosen the mode, cap and blocks)."""
     from cudafuse.passes.horizontal.driver import HFuseOptions
@@ -262,7 +271,7 @@ def hfuse_inputs(inputs: Inputs, files: tuple[str, ...], mode: str,
         cap, how = auto_regcap(files, (k1.display, k2.display),
                                (inputs.shapes[0].count, inputs.shapes[1].count), options)
     opts = HFuseOptions(inputs.shapes[0], inputs.shapes[1], mode, cap, name, how,
-                        inputs.sources)
+                        inputs.sources, out_dir)
     return run_pass("horizontal", inputs.units, opts, kernels=inputs.refs)
 
 

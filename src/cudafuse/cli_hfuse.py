@@ -14,7 +14,8 @@ from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnosti
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
-from cudafuse.passes.horizontal.inputs import Inputs, resolve_inputs
+from cudafuse.passes.horizontal.driver import emitted_names
+from cudafuse.passes.horizontal.inputs import Inputs, check_emitted, resolve_inputs
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -179,8 +180,13 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
                 shapes[i] = Shape(threads)
                 sources[i] = f"the profile {origin}"
     inputs = replace(inputs, shapes=(shapes[0], shapes[1]), sources=(sources[0], sources[1]))
+    # Never an output that does not compile: parsed again as the file it will be, and
+    # compiled with nvcc where it is on PATH (codegen/compile_check.py).
+    where = output if output != "-" else str(Path.cwd() / "hfused.cu")
     res = hfuse_inputs(inputs, files, mode, "auto" if regcap == "auto" else cap, name,
-                       parse_opts, how)
+                       parse_opts, how, out_dir=str(Path(where).parent))
+    print_diagnostics(check_emitted(res.output, emitted_names(res), inputs, where,
+                                    parse_opts))
     fused = hfused_result(res, inputs, files, [])
     if explain:
         click.echo("\n".join((*profile_lines, *res.explain)), err=True)

@@ -42,6 +42,9 @@ class HFuseOptions:
     name: str = ""  # default <k1>_<k2>_hfused
     regcap_how: str = ""  # how --regcap auto chose the cap (for the header and report)
     block_sources: tuple[str, str] = ("--block1", "--block2")  # where each shape came from
+    # The folder the output is written to ("": the first input's): relative #includes of
+    # the inputs are rewritten to resolve from there.
+    out_dir: str = ""
 
 
 @dataclass
@@ -295,6 +298,12 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     body.append(tail.encode())
     return HFuseResult(b"".join(body), (p1, p2), opts, name, explain_lines(p1, p2, opts, name),
                        tail.encode())
+
+
+def emitted_names(res: HFuseResult) -> tuple[str, ...]:
+    """The functions the output defines that the inputs did not."""
+    launcher = f"{res.name}_launch"
+    return (launcher,) if res.options.mode in UNFUSED else (res.name, launcher)
 
 
 def _header(p1: Part, p2: Part, opts: HFuseOptions, one_file: bool) -> str:

@@ -142,3 +142,16 @@ def auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tuple
     how = (f"auto from ptxas: {kernels[0]} {r1.registers} registers, {kernels[1]} "
            f"{r2.registers} registers")
     return cap, how
+
+
+def check_emitted(output: bytes, generated: tuple[str, ...], inputs: Inputs, where: str,
+                  parse_opts: ParseOptions) -> list[Diagnostic]:
+    """The emitted program, as the file `where` it will be written to, compiles (the front
+    end, then nvcc where it is on PATH: codegen/compile_check.py); raises a located error
+    otherwise. Returns the warnings worth showing."""
+    from cudafuse.codegen.compile_check import check_output
+
+    files = list(dict.fromkeys(r.unit.path for r in inputs.results))
+    known = [d for r in inputs.results for d in r.diagnostics]
+    return check_output(output, where, parse_opts, inputs=files, known=known,
+                        generated=generated, what="fused output")
