@@ -36,7 +36,21 @@ def _lib() -> ctypes.CDLL:
     lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
     lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
     lib.clang_Location_isFromMainFile.restype = ctypes.c_int
+    lib.clang_Cursor_isInlineNamespace.argtypes = [ci.Cursor]
+    lib.clang_Cursor_isInlineNamespace.restype = ctypes.c_uint
     return lib
+
+
+def namespaces(cursor: ci.Cursor) -> tuple[tuple[str, bool], ...]:
+    """The namespaces a declaration is a member of, outermost first: (name, inline), name
+    '' for an anonymous namespace (its semantic scope: an out-of-line definition
+    `void a::f() {}` is in `a`)."""
+    out = []
+    parent = cursor.semantic_parent
+    while parent is not None and parent.kind == ci.CursorKind.NAMESPACE:
+        out.append((parent.spelling, bool(_lib().clang_Cursor_isInlineNamespace(parent))))
+        parent = parent.semantic_parent
+    return tuple(reversed(out))
 
 
 _BINARY: dict[int, str] = {}

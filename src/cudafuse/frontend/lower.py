@@ -19,6 +19,9 @@ from cudafuse.frontend.clang_api import (
     spelling,
     unary_op,
 )
+from cudafuse.frontend.clang_api import (
+    namespaces as clang_namespaces,
+)
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, Param, TemplateParam
 from cudafuse.ir.source import SourceFile, Span
@@ -79,6 +82,9 @@ def _class_of(c: ci.Cursor) -> str:
     """The class a member function belongs to ('' for free functions)."""
     parent = c.semantic_parent
     return parent.spelling if parent is not None and parent.kind in _CLASS_KINDS else ""
+
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
 class LoweringError(Exception):
@@ -411,7 +417,8 @@ class Lowerer:
         body = self.stmt(body_cursor) if body_cursor is not None else None
         sp, nsp = self.span(c), self.name_span(c)
         head = self.source.data[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
-        bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", head)
+        # A commented-out /* __launch_bounds__(256, 3) */ is no attribute clang sees.
+        bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", _COMMENTS.sub(" ", head))
         tparams = tuple(self.template_param(k) for k in children(c) if k.kind in (
             K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER,
             K.TEMPLATE_TEMPLATE_PARAMETER))
@@ -422,7 +429,8 @@ class Lowerer:
             c.spelling, space, params, c.result_type.spelling, body, sp, nsp,
             self.span(body_cursor) if body_cursor is not None else Span("", 0, 0),
             c.kind == K.FUNCTION_TEMPLATE, tparams, extern_c,
-            bounds.group(1).strip() if bounds else "", head, self.decl(c), _class_of(c))
+            bounds.group(1).strip() if bounds else "", head, self.decl(c), _class_of(c),
+            clang_namespaces(c))
 
     def template_param(self, c: ci.Cursor) -> TemplateParam:
         kind = {K.TEMPLATE_TYPE_PARAMETER: "type", K.TEMPLATE_NON_TYPE_PARAMETER: "value"}.get(

@@ -59,6 +59,8 @@ class Function:
     attributes_text: str = ""  # text between the start of the declaration and the name
     decl: str = ""
     parent: str = ""  # the class of a member function; '' for free functions
+    # The namespaces it is a member of, outermost first: (name, inline); '' is anonymous.
+    namespaces: tuple[tuple[str, bool], ...] = ()
 
     @property
     def is_kernel(self) -> bool:
