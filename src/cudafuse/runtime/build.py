@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.emu import cccl, header_path, headers_blob, include_dir
 from cudafuse.emu.libraries import check_unsupported
 from cudafuse.emu.overlay import overlay
-from cudafuse.emu.rewrite import check_text, qualified_names, rewrite
+from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.runtime import trampoline
 from cudafuse.runtime.trampoline import Entry
@@ -23,7 +25,8 @@ from cudafuse.runtime.trampoline import Entry
 _GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
 _LINK_UNDEFINED = re.compile(r"undefined reference to `([^']+)'")
 _NVCC_DIAG = re.compile(r"^(.*?)\((\d+)\): error: (.*)$")
-BUILD_VERSION = "2"  # bump when the generated code changes shape
+BUILD_VERSION = "3"  # bump when the generated code changes shape
+TRAMPOLINES = "<cudafuse trampolines>"  # the file name g++ gives the trampolines' lines
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class Built:
     library: Path
     entries: list[Entry]
     fiber_kernels: frozenset[str] = field(default_factory=frozenset)
+    # Functions left without a trampoline (g++ rejected theirs): why, at the definition.
+    uncallable: dict[str, Diagnostic] = field(default_factory=dict)
 
 
 def cache_dir() -> Path:
@@ -113,6 +118,14 @@ def _assembler_refusals(stderr: str) -> list[Diagnostic]:
             for m in _ASM_ERROR.finditer(stderr)]
 
 
+class CompileFailed(CudafuseError):
+    """A compiler's errors, with its whole output (to find the trampolines it names)."""
+
+    def __init__(self, diagnostics: list[Diagnostic], output: str):
+        super().__init__(diagnostics)
+        self.output = output
+
+
 def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
              what: str, search: tuple[Path, list[Path]] | None = None) -> None:
     tmp = out.with_name(f"{out.stem}.{os.getpid()}.tmp{out.suffix}")
@@ -134,7 +147,7 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
         if not diags:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-20:]
             raise error(f"{what} failed: {_gist(tail, proc.returncode)}\n" + "\n".join(tail))
-        raise CudafuseError(diags[:20])
+        raise CompileFailed(diags[:20], proc.stderr + proc.stdout)
     os.replace(tmp, out)
 
 
@@ -180,6 +193,14 @@ class Prepared:
     # rewritten for the emulator, which is what a failing emu build then shows first.
     skipped: list[Diagnostic] = field(default_factory=list)
     thrust: list[str] = field(default_factory=list)  # emu: the Thrust headers it includes
+    program: str = ""  # the text before the trampolines
+    backend: str = ""
+    owned: dict[str, list[int]] = field(default_factory=dict)  # trampoline lines per entry
+
+    def with_entries(self, entries: list[Entry]) -> Prepared:
+        """The same program with other trampolines (some named by type, some left out)."""
+        text, owned = trampoline.source(entries, self.backend, self.fiber_kernels)
+        return replace(self, text=self.program + text, entries=entries, owned=owned)
 
 
 def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
@@ -202,14 +223,16 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
         text, fibers, qualified = emu.text, emu.fiber_kernels, emu.qualified
     else:
         text, fibers, qualified = unit.source.data.decode(), frozenset(), qualified_names(unit)
-    entries = trampoline.entries(unit, qualified)
-    full = (f'#line 1 "{src.resolve()}"\n{text}\n#line 1 "<cudafuse trampolines>"\n'
-            + trampoline.source(entries, backend, fibers))
+    entries = trampoline.entries(unit, qualified, namespaces(unit.source.data),
+                                 with_main=backend == "emu")
+    program = f'#line 1 "{src.resolve()}"\n{text}\n#line 1 "{TRAMPOLINES}"\n'
+    tramp, owned = trampoline.source(entries, backend, fibers)
     headers = overlay(src, unit.includes) if backend == "emu" else {}
     skipped = [Diagnostic(Severity.WARNING, why, unit.path, span.line, span.col,
                           unit.source.line_text(span.line)) for span, why in unit.skipped]
     thrust = _thrust_headers(src, unit.includes, opts.include_dirs) if backend == "emu" else []
-    return Prepared(full, entries, fibers, unit.includes, headers, skipped, thrust)
+    return Prepared(program + tramp, entries, fibers, unit.includes, headers, skipped, thrust,
+                    program, backend, owned)
 
 
 def _thrust_headers(src: Path, includes: list[str], include_dirs: tuple[str, ...]) -> list[str]:
@@ -245,29 +268,135 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
                _includes_blob(prep.includes))
     root = cache_dir()
     lib = root / f"{backend}-{key}.so"
-    if not lib.exists():
-        suffix = ".cpp" if backend == "emu" else ".cu"
-        src_copy = root / f"{backend}-{key}{suffix}"
+    left_out = root / f"{backend}-{key}.uncallable.json"
+    if lib.exists():
+        entries, uncallable = _left_out(prep, left_out)
+        return Built(lib, entries, prep.fiber_kernels, uncallable)
+    suffix = ".cpp" if backend == "emu" else ".cu"
+    src_copy = root / f"{backend}-{key}{suffix}"
+    dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
+    guard = ["-x", "none", str(_guard_object(tool, opts.opt))] if guarded else []
+    if backend == "emu":
+        flags = [*flags, *trampoline.EMU_LINK_FLAGS]
+
+    def compile_(text: str) -> None:
         with tempfile.NamedTemporaryFile("w", dir=root, suffix=suffix, delete=False) as fh:
-            fh.write(prep.text)
+            fh.write(text)
         os.replace(fh.name, src_copy)
         if backend == "emu":
-            guard = ["-x", "none", str(_guard_object(tool, opts.opt))] if guarded else []
-            dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
-            try:
-                _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
-                         (src.resolve(), dirs))
-            except CudafuseError as exc:
-                if not prep.skipped:
-                    raise
-                raise CudafuseError([*prep.skipped, Diagnostic(
-                    Severity.ERROR, "cannot build for the emulator: the front end skipped "
-                    "the functions above, so their code (launches included) was not "
-                    "rewritten for it; g++'s first error follows", str(src)),
-                    *exc.diagnostics[:1]]) from None
+            _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
+                     (src.resolve(), dirs))
         else:
             _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
-    return Built(lib, prep.entries, prep.fiber_kernels)
+
+    try:
+        prep, uncallable = _compile_trampolines(prep, compile_)
+    except CudafuseError as exc:
+        if backend != "emu" or not prep.skipped:
+            raise
+        raise CudafuseError([*prep.skipped, Diagnostic(
+            Severity.ERROR, "cannot build for the emulator: the front end skipped "
+            "the functions above, so their code (launches included) was not "
+            "rewritten for it; g++'s first error follows", str(src)),
+            *exc.diagnostics[:1]]) from None
+    typed = [e.name for e in prep.entries if e.typed and not e.symbol]
+    if typed or uncallable:
+        left_out.write_text(json.dumps({"typed": typed, "uncallable": {
+            name: d.message for name, d in uncallable.items()}}))
+    return Built(lib, prep.entries, prep.fiber_kernels, uncallable)
+
+
+_TRAMPOLINE_LINE = re.compile(rf"{re.escape(TRAMPOLINES)}(?::|\()(\d+)|"
+                              rf"at line (\d+) of {re.escape(TRAMPOLINES)}")
+_NVCC_SAME_FILE = re.compile(r"at line (\d+)$")  # nvcc: a line of the error's own file
+
+
+def _blamed(prep: Prepared, output: str) -> dict[str, str]:
+    """The entries (by symbol) whose trampolines the compiler's errors point at, each with
+    the first error message: an error in the shared templates is blamed on the entries
+    whose lines its "required from" notes (g++, before the error) or "at line" notes
+    (nvcc, after it) name."""
+    owner = {line: sym for sym, lines in prep.owned.items() for line in lines}
+    blamed: dict[str, str] = {}
+    pending: set[str] = set()
+    message, in_trampolines = "", False
+    for line in output.splitlines():
+        nums = [int(a or b) for a, b in _TRAMPOLINE_LINE.findall(line)]
+        same = _NVCC_SAME_FILE.search(line.rstrip())
+        if same and in_trampolines:
+            nums.append(int(same.group(1)))
+        syms = {owner[n] for n in nums if n in owner}
+        if "In instantiation of" in line or "In function" in line:
+            pending = set()
+        m = re.search(r"\berror\b:? (.*)$", line)
+        if m:
+            message = m.group(1).strip()
+            in_trampolines = line.startswith(TRAMPOLINES)
+            for sym in pending | syms:
+                blamed.setdefault(sym, message)
+            pending = set()
+        elif "at line" in line and message:  # nvcc names the instantiation after the error
+            for sym in syms:
+                blamed.setdefault(sym, message)
+        else:  # g++ names it before
+            pending |= syms
+    return blamed
+
+
+def _compile_trampolines(prep: Prepared, compile_: Callable[[str], None]
+                         ) -> tuple[Prepared, dict[str, Diagnostic]]:
+    """Compile the program with every entry's trampoline; an entry whose trampoline the
+    compiler rejects is named through its spelled type next (`&name` may be ambiguous),
+    then left out with a warning at its definition: a function Python cannot call never
+    stops the build of the program."""
+    uncallable: dict[str, Diagnostic] = {}
+    for _ in range(3):
+        try:
+            compile_(prep.text)
+            return prep, uncallable
+        except CompileFailed as exc:
+            blamed = _blamed(prep, exc.output)
+            if not blamed:
+                raise
+            entries = []
+            for e in prep.entries:
+                if e.sym not in blamed:
+                    entries.append(e)
+                elif not e.typed:
+                    entries.append(e.spelled())
+                else:
+                    uncallable[e.name] = _uncallable(e, blamed[e.sym])
+            prep = prep.with_entries(entries)
+    compile_(prep.text)
+    return prep, uncallable
+
+
+def _uncallable(e: Entry, why: str, message: str = "") -> Diagnostic:
+    file, line, col = e.where
+    text = ""
+    try:
+        text = Path(file).read_text("utf-8", "replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        pass
+    message = message or (f"'{e.name}' cannot be called from Python or a spec: the "
+                          f"compiler rejects its trampoline ({why})")
+    return Diagnostic(Severity.WARNING, message, file, line, col, text)
+
+
+
+def _left_out(prep: Prepared, path: Path) -> tuple[list[Entry], dict[str, Diagnostic]]:
+    """The entries of a cached build: those the build that made it named by type or left
+    out (recorded beside the library)."""
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return prep.entries, {}
+    typed, dropped = set(record.get("typed", ())), record.get("uncallable", {})
+    entries = [e.spelled() if e.name in typed else e for e in prep.entries
+               if e.name not in dropped]
+    uncallable = {e.name: _uncallable(e, "", dropped[e.name]) for e in prep.entries
+                  if e.name in dropped}
+    return entries, uncallable
 
 
 def _with_overlay(flags: list[str], headers: dict[str, bytes]) -> list[str]:

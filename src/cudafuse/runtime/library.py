@@ -28,10 +28,19 @@ class Library:
         self.backend = backend
         self.built = built
         self._exec = executor
-        self.signatures: dict[str, Signature] = parse_manifest(executor.manifest)
+        self.signatures: dict[str, Signature] = parse_manifest(
+            executor.manifest, {e.sym: e.name for e in built.entries})
 
     def _sig(self, name: str, kind: str) -> Signature:
         sig = self.signatures.get(name)
+        if sig is None and name in self.built.uncallable:
+            d = self.built.uncallable[name]
+            raise KeyError(f"{d.file}:{d.line}:{d.col}: {d.message}")
+        if sig is None and any(
+                s.name.startswith(name + "(") for s in self.signatures.values()):
+            have = sorted(s.name for s in self.signatures.values()
+                          if s.name.startswith(name + "("))
+            raise KeyError(f"{self.path}: '{name}' is overloaded: name one of {', '.join(have)}")
         if sig is None or sig.kind != kind:
             have = sorted(s.name for s in self.signatures.values() if s.kind == kind)
             other = " (it is a kernel: use launch)" if sig and kind == "host" else \
@@ -43,11 +52,15 @@ class Library:
     def call(self, name: str, *args: Any) -> Any:
         sig = self._sig(name, "host")
         items = convert.convert(sig, args)
-        rc, ret, arrays = self._exec.run("h", name, items, None)
+        rc, ret, arrays = self._exec.run("h", sig.symbol or name, items, None)
         convert.copy_back(args, items, arrays)
         if rc:
             raise KernelError.cuda(f"call of '{name}'", rc)
-        return convert.decode(sig.ret, ret)
+        value = convert.decode(sig.ret, ret)
+        if name == "main" and value:  # a program's failure, as its exit status says
+            raise KernelError(f"{self.path}: main returned {value} (the program failed; "
+                              "it ran with argc 1, no arguments)")
+        return value
 
     def launch(self, name: str, grid: Any, block: Any, shared: int = 0,
                args: Sequence[Any] = ()) -> None:
@@ -58,7 +71,7 @@ class Library:
         if not isinstance(shared, int) or shared < 0:
             raise convert.ArgumentError(f"{name}: shared must be a non-negative int")
         cfg = (*memoryview(g).cast("I"), *memoryview(b).cast("I"), shared)
-        rc, _, arrays = self._exec.run("k", name, items, cfg)
+        rc, _, arrays = self._exec.run("k", sig.symbol or name, items, cfg)
         convert.copy_back(args, items, arrays)
         if rc:
             raise KernelError.cuda(f"launch of '{name}'", rc)
@@ -79,7 +92,7 @@ class Library:
             cfg = (*memoryview(g).cast("I"), *memoryview(b).cast("I"), shared)
             op, label = "k", f"launch of '{name}'"
         items = convert.convert(sig, args)
-        return self._exec.prepare(op, name, label, args, items, cfg)
+        return self._exec.prepare(op, sig.symbol or name, label, args, items, cfg)
 
     def close(self) -> None:
         self._exec.close()

@@ -10,17 +10,27 @@ parameter types (typedefs, enums and template aliases resolved by the compiler, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cudafuse.ir.program import Function, TranslationUnit
 
 _HELPERS = r"""
+#include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 namespace cudafuse_rt {
+template <class CfR, class... CfP> using fn_ptr = CfR (*)(CfP...);
 template <class CfT, class = void> struct complete : std::false_type {};
 template <class CfT> struct complete<CfT, std::void_t<decltype(sizeof(CfT))>> : std::true_type {};
+// A value Python can pass or receive as bytes: copied with memcpy, at most 16 bytes back.
+template <class CfU> constexpr bool plain() {
+  if constexpr (std::is_void_v<CfU> || std::is_function_v<CfU> || std::is_array_v<CfU>)
+    return false;
+  else if constexpr (!complete<CfU>::value) return false;
+  else return std::is_trivially_copyable_v<CfU>;
+}
 template <class CfU> std::string scalar_code() {
   if constexpr (std::is_same_v<CfU, dim3>) return "D";
   else if constexpr (std::is_same_v<CfU, bool>) return "b1";
@@ -31,8 +41,8 @@ template <class CfU> std::string scalar_code() {
   else if constexpr (std::is_integral_v<CfU>)
     return (std::is_signed_v<CfU> ? "i" : "u") + std::to_string(sizeof(CfU));
   else if constexpr (std::is_pointer_v<CfU>) return "q8";
-  else if constexpr (complete<CfU>::value) return "s" + std::to_string(sizeof(CfU));
-  else return "x0";
+  else if constexpr (plain<CfU>()) return "s" + std::to_string(sizeof(CfU));
+  else return "x0";  // incomplete, or a class bytes cannot make (std::vector, std::string)
 }
 template <class CfT> std::string code() {
   using CfU = std::remove_cv_t<std::remove_reference_t<CfT>>;
@@ -42,18 +52,33 @@ template <class CfT> std::string code() {
     else return "p" + scalar_code<CfP>();
   } else return scalar_code<CfU>();
 }
+// A result Python receives: by value or through a reference, plain and at most 16 bytes
+// (the caller's buffer); any other is computed and dropped ("v").
+template <class CfR> constexpr bool returned() {
+  using CfU = std::remove_cv_t<std::remove_reference_t<CfR>>;
+  if constexpr (std::is_void_v<CfR>) return false;
+  else if constexpr (plain<CfU>()) return sizeof(CfU) <= 16;
+  else return false;
+}
 template <class CfR, class... CfP> std::string signature(CfR (*)(CfP...)) {
   std::string cf_s;
-  if constexpr (std::is_void_v<CfR>) cf_s = "v"; else cf_s = code<CfR>();
+  if constexpr (returned<CfR>()) cf_s = code<CfR>(); else cf_s = "v";
   ((cf_s += "," + code<CfP>()), ...);
   return cf_s;
 }
+// Each argument as its parameter's own kind of value: an lvalue for T&, an xvalue for T&&
+// and by-value parameters (moved from the argument's buffer).
+template <class CfP> CfP &&arg(void *cf_p) {
+  return static_cast<CfP &&>(*static_cast<std::remove_reference_t<CfP> *>(cf_p));
+}
 template <class CfR, class... CfP, std::size_t... CfI>
 void invoke_(CfR (*cf_f)(CfP...), void **cf_a, void *cf_r, std::index_sequence<CfI...>) {
-  if constexpr (std::is_void_v<CfR>)
-    cf_f(*static_cast<std::remove_reference_t<CfP> *>(cf_a[CfI])...);
-  else
-    *static_cast<CfR *>(cf_r) = cf_f(*static_cast<std::remove_reference_t<CfP> *>(cf_a[CfI])...);
+  if constexpr (returned<CfR>()) {
+    auto &&cf_v = cf_f(arg<CfP>(cf_a[CfI])...);
+    std::memcpy(cf_r, std::addressof(cf_v), sizeof(std::remove_reference_t<CfR>));
+  } else {
+    cf_f(arg<CfP>(cf_a[CfI])...);
+  }
 }
 template <class CfR, class... CfP> void invoke(CfR (*cf_f)(CfP...), void **cf_a, void *cf_r) {
   invoke_(cf_f, cf_a, cf_r, std::index_sequence_for<CfP...>{});
@@ -99,63 +124,183 @@ int launch_async(void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh, 
 """
 
 
+_EMU_MAIN = r"""
+namespace cudafuse_rt {
+struct exit_called { int status; };
+inline thread_local bool in_main = false;
+// `main` run as an entry, with argc 1 (the program's name): its call of exit() (the linker
+// sends it here, -Wl,--wrap=exit) returns the status instead of ending the worker.
+template <class CfR, class... CfP> int run_main(CfR (*cf_m)(CfP...), const char *cf_prog) {
+  static std::string cf_name;
+  static char *cf_argv[2];
+  cf_name = cf_prog;
+  cf_argv[0] = cf_name.data();
+  cf_argv[1] = nullptr;
+  in_main = true;
+  int cf_rc = 0;
+  try {
+    if constexpr (sizeof...(CfP) == 0) cf_rc = cf_m();
+    else if constexpr (sizeof...(CfP) == 2) cf_rc = cf_m(1, cf_argv);
+    else cf_rc = cf_m(1, cf_argv, nullptr);
+  } catch (const exit_called &cf_e) {
+    cf_rc = cf_e.status;
+  }
+  in_main = false;
+  return cf_rc;
+}
+}  // namespace cudafuse_rt
+extern "C" [[noreturn]] void __real_exit(int);
+extern "C" [[noreturn]] void __wrap_exit(int cf_status) {
+  if (cudafuse_rt::in_main) throw cudafuse_rt::exit_called{cf_status};
+  __real_exit(cf_status);
+}
+"""
+
+# Linker flags the emu build needs for the `main` entry (see _EMU_MAIN).
+EMU_LINK_FLAGS = ("-Wl,--wrap=exit",)
+
+
 @dataclass(frozen=True)
 class Entry:
-    """A function Python can call: its name, kind ('host' or 'kernel') and parameter names."""
+    """A function Python can call: its name (as Python and specs name it), kind ('host' or
+    'kernel'), parameter names, the C++ expression naming it, and the suffix of its
+    trampoline's symbol. An overloaded name's definitions are `name(T1, T2)` each, named
+    through their spelled type (`pointer_type`) inside their namespaces (`scope`), where
+    the types' spellings mean what they meant at the definition."""
 
     name: str
     kind: str
     params: tuple[str, ...]
     cxx_name: str
+    symbol: str = ""
+    pointer_type: str = ""  # cudafuse_rt::fn_ptr<R, P...> of the spelled types
+    scope: tuple[str, ...] = ()  # enclosing namespaces, "" for an anonymous one
+    where: tuple[str, int, int] = ("", 0, 0)  # the definition: file, line, column
+    typed: bool = False  # named through pointer_type, not by `&name` alone
+
+    @property
+    def sym(self) -> str:
+        return self.symbol or self.name
+
+    def spelled(self) -> Entry:
+        """This entry named through its spelled type: `&name` alone is ambiguous when a
+        header declares another function of the name (`round(double, int)` and libm's)."""
+        return replace(self, typed=True)
 
 
-def entries(unit: TranslationUnit, qualified: dict[str, str]) -> list[Entry]:
-    """Host functions and kernels with one definition, no templates, and a C-callable shape."""
+def _pointer_type(f: Function) -> str:
+    return "cudafuse_rt::fn_ptr<" + ", ".join([f.return_type, *(p.type for p in f.params)]) + ">"
+
+
+def _scope(regions: list[tuple[int, int, str]], f: Function) -> tuple[str, ...]:
+    outer = sorted((r for r in regions if r[0] <= f.span.start < r[1]), key=lambda r: r[0])
+    return tuple(r[2] for r in outer)
+
+
+def entries(unit: TranslationUnit, qualified: dict[str, str],
+            regions: list[tuple[int, int, str]] | None = None,
+            with_main: bool = False) -> list[Entry]:
+    """Host functions and non-template kernels defined in the program (templates have no
+    instance to name). An overloaded name gives one entry per definition, `name(T1, T2)`;
+    `main` is an entry only when `with_main` (the emulator, where exit() returns)."""
     defs: dict[str, list[Function]] = {}
     for f in unit.functions:
         if f.body is not None:
             defs.setdefault(f.name, []).append(f)
     out = []
     for name, fns in defs.items():
-        if len(fns) != 1 or name == "main":
+        if name == "main":
+            f = fns[0]
+            if with_main and len(fns) == 1 and len(f.params) in (0, 2, 3):
+                out.append(Entry("main", "main", (), "::main", where=_where(unit, f)))
             continue
-        f = fns[0]
-        if f.is_template or f.space == "device" or "operator" in name:
-            continue
-        kind = "kernel" if f.is_kernel else "host"
-        out.append(Entry(name, kind, tuple(p.name or f"arg{i}" for i, p in enumerate(f.params)),
-                         qualified.get(name, name)))
+        fns = [f for f in fns if not (f.is_template or f.space == "device"
+                                      or "operator" in name)]
+        overloaded = len(fns) > 1
+        for i, f in enumerate(fns):
+            kind = "kernel" if f.is_kernel else "host"
+            params = tuple(p.name or f"arg{i}" for i, p in enumerate(f.params))
+            scope = _scope(regions or [], f)
+            if not overloaded:
+                out.append(Entry(name, kind, params, qualified.get(name, "::" + name), "",
+                                 _pointer_type(f), scope, _where(unit, f)))
+                continue
+            shown = f"{name}({', '.join(' '.join(p.type.split()) for p in f.params)})"
+            cxx = "::" + "::".join([*(s for s in scope if s), name])
+            out.append(Entry(shown, kind, params, cxx, f"{name}__cf{i}", _pointer_type(f),
+                             scope, _where(unit, f), typed=True))
     return out
 
 
-def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]) -> str:
-    parts = [_HELPERS, _EMU_LAUNCH if backend == "emu" else _GPU_LAUNCH]
+def _where(unit: TranslationUnit, f: Function) -> tuple[str, int, int]:
+    return (unit.path, f.name_span.line, f.name_span.col)
+
+
+def _named(e: Entry) -> tuple[str, str]:
+    """The expression of `e`'s address, and the declaration that expression needs first."""
+    if not e.typed:
+        return f"&{e.cxx_name}", ""
+    bare = e.cxx_name.rsplit("::", 1)[-1]
+    var = f"cudafuse_fp_{e.sym}"
+    decl = f"static const {e.pointer_type} {var} = &{bare};"
+    for ns in reversed(e.scope):
+        decl = f"namespace {ns} {{ {decl} }}"
+    return "::" + "::".join([*(s for s in e.scope if s), var]), decl
+
+
+def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
+           ) -> tuple[str, dict[str, list[int]]]:
+    """The trampolines' text, and for each entry (by symbol) the lines of it that name the
+    entry: a build whose errors point there can leave that entry out (build.py)."""
+    lines: list[str] = []
+    for part in (_HELPERS, _EMU_LAUNCH if backend == "emu" else _GPU_LAUNCH):
+        lines += part.splitlines()
+    if backend == "emu" and any(e.kind == "main" for e in entries_):
+        lines += _EMU_MAIN.splitlines()
+    owned: dict[str, list[int]] = {}
+
+    def add(e: Entry, text: str) -> None:
+        lines.append(text)
+        owned.setdefault(e.sym, []).append(len(lines))
+
     manifest = []
     for e in entries_:
+        addr, decl = _named(e)
+        if decl:
+            add(e, decl)
+        if e.kind == "main":
+            prog = e.where[0].rsplit("/", 1)[-1].replace("\\", "").replace('"', "")
+            add(e, f'extern "C" int cudafuse_h_main(void **, void *cf_r) {{ int cf_s = '
+                f'cudafuse_rt::run_main({addr}, "{prog}"); std::memcpy(cf_r, &cf_s, '
+                "sizeof cf_s); return 0; }")
+            manifest.append((e, 'cf_s += "host main i4 \\n";'))
+            continue
         if e.kind == "host":
             sync = "" if backend == "emu" else "return (int)cudaDeviceSynchronize();"
-            parts.append(f'extern "C" int cudafuse_h_{e.name}(void **cf_a, void *cf_r) {{ '
-                         f"cudafuse_rt::invoke(&{e.cxx_name}, cf_a, cf_r); {sync} return 0; }}")
+            add(e, f'extern "C" int cudafuse_h_{e.sym}(void **cf_a, void *cf_r) {{ '
+                f"cudafuse_rt::invoke({addr}, cf_a, cf_r); {sync} return 0; }}")
             if backend != "emu":  # the same without waiting, for timing (runtime.prepared)
-                parts.append(f'extern "C" int cudafuse_ha_{e.name}(void **cf_a, void *cf_r) '
-                             f"{{ cudafuse_rt::invoke(&{e.cxx_name}, cf_a, cf_r); "
-                             "return (int)cudaGetLastError(); }")
+                add(e, f'extern "C" int cudafuse_ha_{e.sym}(void **cf_a, void *cf_r) '
+                    f"{{ cudafuse_rt::invoke({addr}, cf_a, cf_r); "
+                    "return (int)cudaGetLastError(); }")
         else:
-            fib = "true" if e.name in fiber_kernels else "false"
-            parts.append(f'extern "C" int cudafuse_k_{e.name}(const unsigned *cf_c, '
-                         f"std::size_t cf_sh, void **cf_a) {{ return cudafuse_rt::launch("
-                         f'"{e.name}", {fib}, &{e.cxx_name}, cf_c, cf_sh, cf_a); }}')
+            fib = "true" if e.cxx_name.rsplit("::", 1)[-1] in fiber_kernels else "false"
+            add(e, f'extern "C" int cudafuse_k_{e.sym}(const unsigned *cf_c, '
+                f"std::size_t cf_sh, void **cf_a) {{ return cudafuse_rt::launch("
+                f'"{e.name}", {fib}, {addr}, cf_c, cf_sh, cf_a); }}')
             if backend != "emu":
-                parts.append(f'extern "C" int cudafuse_ka_{e.name}(const unsigned *cf_c, '
-                             f"std::size_t cf_sh, void **cf_a) {{ return "
-                             f"cudafuse_rt::launch_async(&{e.cxx_name}, cf_c, cf_sh, cf_a); }}")
+                add(e, f'extern "C" int cudafuse_ka_{e.sym}(const unsigned *cf_c, '
+                    f"std::size_t cf_sh, void **cf_a) {{ return "
+                    f"cudafuse_rt::launch_async({addr}, cf_c, cf_sh, cf_a); }}")
         names = "|".join(e.params)
-        manifest.append(f'  cf_s += std::string("{e.kind} {e.name} ") + '
-                        f'cudafuse_rt::signature(&{e.cxx_name}) + " {names}\\n";')
-    parts.append('extern "C" const char *cudafuse_manifest() {\n'
-                 "  static std::string cf_s;\n  if (!cf_s.empty()) return cf_s.c_str();\n"
-                 + "\n".join(manifest) + "\n  cf_s += \"end\\n\";\n  return cf_s.c_str();\n}\n")
-    return "\n".join(parts)
+        manifest.append((e, f'cf_s += std::string("{e.kind} {e.sym} ") + '
+                            f'cudafuse_rt::signature({addr}) + " {names}\\n";'))
+    lines += ['extern "C" const char *cudafuse_manifest() {', "  static std::string cf_s;",
+              "  if (!cf_s.empty()) return cf_s.c_str();"]
+    for e, text in manifest:
+        add(e, "  " + text)
+    lines += ['  cf_s += "end\\n";', "  return cf_s.c_str();", "}", ""]
+    return "\n".join(lines), owned
 
 
 @dataclass(frozen=True)
@@ -165,15 +310,20 @@ class Signature:
     ret: str
     codes: tuple[str, ...]
     params: tuple[str, ...]
+    symbol: str = ""  # the trampoline's suffix, when it is not the name (an overload)
 
 
-def parse_manifest(text: str) -> dict[str, Signature]:
+def parse_manifest(text: str, names: dict[str, str] | None = None) -> dict[str, Signature]:
+    """The signatures a library reports, by name; `names` maps the manifest's symbols to
+    the names Python uses where they differ (the overloads, `name(T1, T2)`)."""
     out: dict[str, Signature] = {}
     for line in text.splitlines():
         if line == "end" or not line.strip():
             continue
-        kind, name, sig, *rest = line.split(" ")
+        kind, sym, sig, *rest = line.split(" ")
         codes = sig.split(",")
-        names = tuple(rest[0].split("|")) if rest and rest[0] else ()
-        out[name] = Signature(kind, name, codes[0], tuple(codes[1:]), names)
+        params = tuple(rest[0].split("|")) if rest and rest[0] else ()
+        name = (names or {}).get(sym, sym)
+        out[name] = Signature(kind, name, codes[0], tuple(codes[1:]), params,
+                              sym if sym != name else "")
     return out
