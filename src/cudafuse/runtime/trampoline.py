@@ -255,7 +255,7 @@ def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
     lines: list[str] = []
     for part in (_HELPERS, _EMU_LAUNCH if backend == "emu" else _GPU_LAUNCH):
         lines += part.splitlines()
-    if backend == "emu" and any(e.kind == "main" for e in entries_):
+    if backend == "emu":  # always: the build links with --wrap=exit
         lines += _EMU_MAIN.splitlines()
     owned: dict[str, list[int]] = {}
 
