@@ -43,19 +43,23 @@ def _balanced(text: str) -> bool:
 
 
 def parse_kernel_ref(text: str) -> tuple[str, list[str] | None]:
-    """'name' -> ('name', None); 'name<float, 4>' -> ('name', ['float', '4'])."""
+    """'name' -> ('name', None); 'name<float, 4>' -> ('name', ['float', '4']); a qualified
+    name keeps its qualifier: 'at::native::k<float>' -> ('at::native::k', ['float'])."""
     text = text.strip()
-    m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:<(.*)>)?", text, re.S)
+    m = re.fullmatch(r"((?:::\s*)?(?:[A-Za-z_]\w*\s*::\s*)*[A-Za-z_]\w*)\s*(?:<(.*)>)?",
+                     text, re.S)
     if m is None or not _balanced(m.group(2) or ""):
-        raise error(f"'{text}' is not a kernel name (NAME or NAME<ARGS>)", status=2)
+        raise error(f"'{text}' is not a kernel name ([NS::]NAME or [NS::]NAME<ARGS>)",
+                    status=2)
+    name = re.sub(r"\s+", "", m.group(1))
     if m.group(2) is None:
-        return m.group(1), None
+        return name, None
     args = [a.strip() for a in split_top(m.group(2))]
     if args == [""]:
         args = []
     if any(not a for a in args):
         raise error(f"'{text}': an empty template argument", status=2)
-    return m.group(1), args
+    return name, args
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from cudafuse.codegen.templates import alias_name, substitute
 from cudafuse.passes.horizontal.parts import Part
 from cudafuse.passes.horizontal.remap import Names, part_scope
+from cudafuse.passes.horizontal.scopes import Namespaces, named, qualifier
 from cudafuse.passes.horizontal.shared_split import class_copies
 
 BAR_SYNC_DEFINITION = """\
@@ -70,14 +71,26 @@ class Config:
     mode: str  # thread | block
     regcap: int | None
     name: str
+    space: Namespaces = ()  # the namespaces the fused kernel and launcher are members of
 
 
-def _param_text(part: Part, names: Names) -> list[str]:
-    """The kernel's parameter declarations, renamed apart (user's text where it is its own)."""
+def foreign(part: Part, space: Namespaces) -> bool:
+    """The part's kernel is a member of other namespaces than the fused kernel (anonymous
+    ones aside, scopes.named)."""
+    return named(part.fn.namespaces) != space
+
+
+def _param_text(part: Part, names: Names, space: Namespaces = ()) -> list[str]:
+    """The kernel's parameter declarations, renamed apart (user's text where it is its own;
+    a kernel of other namespaces: its parameter types as the compiler sees them there)."""
     out = []
     unit = part.unit
     for k, prm in enumerate(part.fn.params):
         new = names.param(part.index, prm.name or f"unnamed{k}")
+        if foreign(part, space):
+            out.append(f"typename {names.prefix}_param<{k}, decltype(&"
+                       f"{kernel_ref(part, names.prefix, space)})>::type {new}")
+            continue
         text = unit.text(prm.span) if prm.span.file == unit.path else ""
         pos = text.rfind(prm.name) if prm.name else -1
         if pos >= 0 and text[pos:].strip() == prm.name:
@@ -108,7 +121,7 @@ def shared_prelude(p2: Part, names: Names, mode: str) -> str:
 
 
 def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
-    params = [*_param_text(p1, names), *_param_text(p2, names),
+    params = [*_param_text(p1, names, cfg.space), *_param_text(p2, names, cfg.space),
               f"dim3 {names.grid(1)}", f"dim3 {names.grid(2)}"]
     if cfg.mode == "thread":
         params.append(f"unsigned {names.off2}")
@@ -140,16 +153,16 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
                  "  __syncthreads();"]
     n1, n2 = p1.block.count, p2.block.count
     if cfg.mode == "thread":
-        s1 = part_scope(p1, names, "thread", 0, "0", "      ")
-        s2 = part_scope(p2, names, "thread", n1, "0", "      ")
+        s1 = part_scope(p1, names, "thread", 0, "0", "      ", cfg.space)
+        s2 = part_scope(p2, names, "thread", n1, "0", "      ", cfg.space)
         body += [f"  if ({names.tid} < {n1}u) {{",
                  f"    if ({names.bid} < {names.nblocks(1)}) {{", s1.rstrip("\n"), "    }",
                  "  } else {",
                  f"    if ({names.bid} < {names.nblocks(2)}) {{", s2.rstrip("\n"), "    }",
                  "  }"]
     else:
-        s1 = part_scope(p1, names, "block", 0, "0", "    ")
-        s2 = part_scope(p2, names, "block", 0, names.nblocks(1), "    ")
+        s1 = part_scope(p1, names, "block", 0, "0", "    ", cfg.space)
+        s2 = part_scope(p2, names, "block", 0, names.nblocks(1), "    ", cfg.space)
         body += [f"  if ({names.bid} < {names.nblocks(1)}) {{",
                  f"    if ({names.tid} >= {n1}u) return;  // surplus threads of a smaller "
                  "block: exiting releases __syncthreads", s1.rstrip("\n"),
@@ -158,18 +171,18 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     return sig + " {\n" + "\n".join(body) + "\n}\n"
 
 
-def _launcher_params(p1: Part, p2: Part, names: Names) -> list[str]:
+def _launcher_params(p1: Part, p2: Part, names: Names, space: Namespaces) -> list[str]:
     """The launcher's parameters: both kernels', then the two launches' configurations."""
     # __grid_constant__ is for kernel parameters only.
     host = [" ".join(t.replace("__grid_constant__", "").split())
-            for t in (*_param_text(p1, names), *_param_text(p2, names))]
+            for t in (*_param_text(p1, names, space), *_param_text(p2, names, space))]
     return [*host, "dim3 grid1", "dim3 grid2", "size_t smem1", "size_t smem2",
             "cudaStream_t stream"]
 
 
 def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     p = names.prefix
-    params = _launcher_params(p1, p2, names)
+    params = _launcher_params(p1, p2, names, cfg.space)
     args = [names.param(i, prm.name or f"unnamed{k}")
             for i, part in ((1, p1), (2, p2)) for k, prm in enumerate(part.fn.params)]
     args += ["grid1", "grid2"]
@@ -202,12 +215,14 @@ def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     return sig + " {\n" + "\n".join(lines) + "\n}\n"
 
 
-def _kernel_ref(part: Part, prefix: str) -> str:
-    """The original kernel as the launcher names it (a template with the part's aliases)."""
+def kernel_ref(part: Part, prefix: str, space: Namespaces = ()) -> str:
+    """The original kernel as code in `space` names it (a template with the part's
+    aliases, which are members of the kernel's namespaces)."""
+    qual = qualifier(part.fn.namespaces) if foreign(part, space) else ""
     if not part.bindings:
-        return part.fn.name
-    args = ", ".join(alias_name(prefix, part.index, p.name) for p, _ in part.bindings)
-    return f"{part.fn.name}<{args}>"
+        return qual + part.fn.name
+    args = ", ".join(qual + alias_name(prefix, part.index, p.name) for p, _ in part.bindings)
+    return f"{qual}{part.fn.name}<{args}>"
 
 
 def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config,
@@ -215,7 +230,7 @@ def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config,
     """The unfused launcher: the two kernels as they are, on two streams (the native
     baseline a user would write) or, `sequential`, one after the other on `stream`."""
     p = names.prefix
-    params = _launcher_params(p1, p2, names)
+    params = _launcher_params(p1, p2, names, cfg.space)
     lines = [] if sequential else [
         "  // Created once and kept for the process: a non-blocking stream, so that it does not",
         "  // wait for the legacy default stream implicitly (the events below order it instead).",
@@ -230,7 +245,7 @@ def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config,
     second = "stream" if sequential else f"{p}_side"
     for part, grid, smem, stream in ((p1, "grid1", "smem1", "stream"),
                                      (p2, "grid2", "smem2", second)):
-        kernel = _kernel_ref(part, p)
+        kernel = kernel_ref(part, p, cfg.space)
         b = part.block
         args = ", ".join(names.param(part.index, prm.name or f"unnamed{k}")
                          for k, prm in enumerate(part.fn.params))

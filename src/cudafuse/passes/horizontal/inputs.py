@@ -65,8 +65,10 @@ def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | No
         results[1], renamed = _rename_apart(results[0], results[1], parse_opts, diagnostics)
         if names[1] is not None:
             base, _, rest = names[1].partition("<")
-            if base.strip() in renamed:
-                names[1] = renamed[base.strip()] + ("<" + rest if rest else "")
+            qual, _, base = base.strip().rpartition("::")
+            if base in renamed:
+                names[1] = (qual + "::" if qual else "") + renamed[base] + \
+                    ("<" + rest if rest else "")
     u1, u2 = results[0].unit, results[-1].unit
     k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
     shapes, sources = [], []

@@ -27,6 +27,7 @@ from cudafuse.passes.horizontal.helpers import (
     reducing_edit,
 )
 from cudafuse.passes.horizontal.parts import Part, Shape
+from cudafuse.passes.horizontal.scopes import Namespaces, named, using_directive, wrapped
 from cudafuse.passes.horizontal.shared_split import dyn_pointer
 
 
@@ -94,8 +95,10 @@ def _split_grid(linear: str, grid: str) -> str:
 
 
 def part_scope(part: Part, names: Names, mode: str, thread_offset: int, block_offset: str,
-               indent: str) -> str:
-    """The block statement that runs part `part` for the current thread."""
+               indent: str, space: Namespaces = ()) -> str:
+    """The block statement that runs part `part` for the current thread (the fused kernel
+    is a member of `space`; a kernel of other namespaces finds their names through a
+    using-directive, scopes.py)."""
     fn = part.fn
     unit = part.unit
     i = part.index
@@ -105,7 +108,9 @@ def part_scope(part: Part, names: Names, mode: str, thread_offset: int, block_of
     b = f"{p}_b{i}"
     tid = names.tid if not thread_offset else f"{names.tid} - {thread_offset}u"
     bid = names.bid if block_offset == "0" else f"{names.bid} - {block_offset}"
+    directive = using_directive(fn.namespaces) if named(fn.namespaces) != space else ""
     lines = [
+        *([directive] if directive else []),
         *scope_lines(part.bindings, p, i),
         f"const unsigned {t} = {tid};",
         f"const unsigned {b} = {bid};",
@@ -167,9 +172,11 @@ def helper_copies(part: Part, names: Names, mode: str) -> str:
         if mode == "thread" and part.index == 2 else None
     for h, why in zip(part.copies.functions, part.copies.reasons, strict=True):
         reducing = (part.index, part.block.count) if mode == "thread" else None
+        # A copy is a member of its helper's namespaces: its body finds names as there.
         out.append(f"// '{h.name}' for part {part.index} ('{part.display}'): it {why}\n" +
-                   copy_text(part.unit, h, copies[h.decl], copies, barrier, reducing, smem,
-                             names.coop(part.index) if part.uses_coop else "") + "\n")
+                   wrapped(h.namespaces, copy_text(
+                       part.unit, h, copies[h.decl], copies, barrier, reducing, smem,
+                       names.coop(part.index) if part.uses_coop else "")) + "\n")
     return "\n".join(out)
 
 

@@ -1,0 +1,95 @@
+"""Kernels as PyTorch's ATen writes them (tests/hfuse/programs/aten/, written for these tests
+in that style): templates in `namespace at { namespace native {`, a file's own `min` in an
+anonymous namespace, a kernel in `at::cuda` with an enum template parameter and a default,
+a shared `#pragma once` header. Fused from two files with qualified `--kernels`, in thread
+and block mode, and compared under the emulator with the originals (each launched by its
+own host function in the same output) on the same inputs, every element; threads in order
+and in a seeded random order."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hfuse_helpers import PROGRAMS, hfuse, library
+
+ATEN = PROGRAMS / "aten"
+
+IM2COL = "at::native::im2col_kernel<float>"
+MAXPOOL = "max_pool_forward_nchw<float, float>"
+HIST = "at::cuda::kernelHistogram1D<int, float, int>"
+
+
+def _fuse(tmp_path: Path, a: str, b: str, kernels: str, mode: str, block2: str = "256") -> Path:
+    out = tmp_path / "out" / f"{mode}.cu"  # another folder: the includes must follow
+    out.parent.mkdir(exist_ok=True)
+    res = hfuse(str(ATEN / a), str(ATEN / b), "--kernels", kernels, "--block1", "128",
+                "--block2", block2, "--mode", mode, "-o", str(out))
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def _im2col_args(rng: np.random.Generator) -> tuple:
+    c, h, w, k, pad, stride = 3, 11, 9, 3, 1, 2
+    hc, wc = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+    im = rng.standard_normal(c * h * w).astype(np.float32)
+    col = np.full(c * k * k * hc * wc, -7, np.float32)
+    n = c * hc * wc
+    kernel = (n, im, h, w, k, k, pad, pad, stride, stride, hc, wc, col)
+    host = (im, c, h, w, k, k, pad, stride, col)
+    return kernel, host, (n + 127) // 128
+
+
+def _maxpool_args(rng: np.random.Generator) -> tuple:
+    b, c, h, w, k, s, pad = 2, 3, 13, 10, 3, 2, 1
+    ph, pw = (h + 2 * pad - k) // s + 1, (w + 2 * pad - k) // s + 1
+    x = rng.standard_normal(b * c * h * w).astype(np.float32)
+    out, idx = np.zeros(b * c * ph * pw, np.float32), np.zeros(b * c * ph * pw, np.int64)
+    count = b * c * ph * pw
+    kernel = (count, x, c, h, w, ph, pw, k, k, s, s, pad, pad, out, idx)
+    host = (x, b, c, h, w, k, s, pad, out, idx)
+    return kernel, host, (count + 255) // 256
+
+
+def _hist_args(rng: np.random.Generator) -> tuple:
+    n, bins = 3000, 17
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    hist = np.zeros(bins, np.int32)
+    kernel = (hist, x, bins, np.float32(-0.8), np.float32(0.9), n)
+    host = (x, n, bins, np.float32(-0.8), np.float32(0.9), hist)
+    return kernel, host, (n + 255) // 256, bins * 4
+
+
+def _check(out: Path, seed: int | None, first: tuple, second: tuple, launcher: str) -> None:
+    """first/second: (host function, its args, kernel args, grid, smem)."""
+    lib = library(out, seed)
+    copies = [tuple(a.copy() if isinstance(a, np.ndarray) else a for a in kargs)
+              for _, _, kargs, _, _ in (first, second)]
+    for host, hargs, _, _, _ in (first, second):
+        lib.call(host, *hargs)
+    lib.call(launcher, *copies[0], *copies[1], (first[3],), (second[3],), first[4],
+             second[4], None)
+    for (_, _, kargs, _, _), got in zip((first, second), copies, strict=True):
+        for want, g in zip(kargs, got, strict=True):
+            if isinstance(want, np.ndarray):
+                np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("thread", None), ("thread", 5), ("block", 7)])
+def test_im2col_and_maxpool_in_at_native(tmp_path: Path, mode: str, seed: int | None) -> None:
+    out = _fuse(tmp_path, "im2col.cu", "maxpool.cu", f"{IM2COL},{MAXPOOL}", mode)
+    text = out.read_text()
+    # The fused kernel is a member of at::native: maxpool's min is the file's own.
+    assert "namespace native {\n__global__ void __launch_bounds__" in text
+    moved = os.path.relpath(ATEN / "aten_common.cuh", out.parent)
+    assert text.count(f'#include "{moved}"') == 2 and '"aten_common.cuh"' not in text
+    rng = np.random.default_rng(1)
+    k1, h1, g1 = _im2col_args(rng)
+    k2, h2, g2 = _maxpool_args(rng)
+    # The host functions fill the originals' outputs; the launcher fills the copies.
+    _check(out, seed, ("im2col_float", h1, k1, g1, 0),
+           ("max_pool_float", h2, k2, g2, 0),
+           "im2col_kernel_max_pool_forward_nchw_hfused_launch")
+
