@@ -95,6 +95,11 @@ def parse_options(include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
                         ("forced_includes", forced_includes), ("extra_args", extra_args)):
         if isinstance(value, str | bytes):
             raise TypeError(f"{name} takes a list of strings, not one string")
+    from cudafuse.cli import CLANG_ARCHS  # the list --arch checks against
+
+    if arch not in CLANG_ARCHS:
+        raise error(f"arch '{arch}' is not one of {', '.join(CLANG_ARCHS)} (the architectures "
+                    "clang 18 parses CUDA for; for a newer GPU, sm_90 or sm_90a)", status=2)
     return ParseOptions(tuple(map(str, include_dirs)), tuple(map(str, defines)),
                         tuple(map(str, forced_includes)), tuple(map(str, extra_args)),
                         arch, str(compdb), bool(included_kernels))
@@ -146,6 +151,14 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
     _choice("siblings", siblings, ("auto", "always", "never"))
     if isinstance(scratch, str):
         scratch = [scratch]
+    try:
+        scratch = list(scratch)
+    except TypeError:
+        scratch = [scratch]
+    odd = [s for s in scratch if not isinstance(s, str)]
+    if odd:
+        raise error(f"scratch takes names of pointer parameters (strings), not {odd[0]!r}",
+                    status=2)
     options = dataclasses.replace(parse_options(**parse_opts), included_kernels=True)
     with _Collected() as diags:
         result, as_written = parse_for_fusion(str(path), options)
@@ -169,8 +182,9 @@ def fuse_diagnostics(fused: FuseResult, unit: TranslationUnit, file: str) -> lis
     sequence at its line, then the run's warnings, then 'nothing to fuse' when so."""
     notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
              for e in fused.edges if e.refused]
-    notes += [Diagnostic(Severity.NOTE, why, file, line, col)
-              for _, line, col, why in fused.breaks]
+    notes += [Diagnostic(Severity.NOTE, why, file, line, col,
+                         detail=_aside(fused, host, line, why))
+              for host, line, col, why in fused.breaks]
     out = sorted(notes, key=lambda d: (d.line, d.col))
     out += [Diagnostic(Severity.WARNING, note, file) for note in fused.notes]
     out += _unanalysed_launches(unit, file)
@@ -185,6 +199,16 @@ def fuse_diagnostics(fused: FuseResult, unit: TranslationUnit, file: str) -> lis
                 Severity.NOTE, f"to fuse two independent kernels horizontally: cudafuse "
                 f"hfuse {file} --kernels {kernels[0]},{kernels[1]} -o OUT.cu", file))
     return out
+
+
+def _aside(fused: FuseResult, host: str, line: int, why: str) -> bool:
+    """A statement that ends no pipeline: no launch of its host function both before and
+    after it (`main` calling the function that launches). Its note is a detail, shown with
+    -v or --explain; a launch's own note never is."""
+    if not why.startswith("launches in "):  # the driver's words for a statement break
+        return False
+    lines = [ln.line for ln in fused.launches if ln.host == host]
+    return not (any(ln < line for ln in lines) and any(ln > line for ln in lines))
 
 
 def _unanalysed_launches(unit: TranslationUnit, file: str) -> list[Diagnostic]:

@@ -16,9 +16,21 @@ from cudafuse.diagnostics import CudafuseError, Diagnostic
 from cudafuse.frontend import ParseOptions
 
 
+def _verbose() -> bool:
+    """-v (before or after the subcommand), or the subcommand's --explain."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return True
+    return bool(ctx.find_root().params.get("verbose") or ctx.params.get("explain"))
+
+
 def print_diagnostics(diags: list[Diagnostic]) -> None:
     color = sys.stderr.isatty()
+    sys.stdout.flush()  # what the command printed so far comes first, as it happened
+    verbose = _verbose()
     for d in diags:
+        if d.detail and not verbose:
+            continue
         text = d.format()
         if color:
             first, _, rest = text.partition("\n")
@@ -142,9 +154,21 @@ class LazyGroup(click.Group):
         # The group's own flags are taken after the subcommand too (`cudafuse fuse x.cu -o
         # y --debug`, as the internal-error hint suggests), up to a `--`.
         end = args.index("--") if "--" in args else len(args)
-        moved = [a for a in args[:end] if a == "--debug"]
-        rest = [a for a in args[:end] if a != "--debug"] + args[end:]
+        group = ("--debug", "-v", "--verbose")
+        moved = [a for a in args[:end] if a in group]
+        rest = [a for a in args[:end] if a not in group] + args[end:]
         return super().parse_args(ctx, moved + rest)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # An interrupt exits with 130 (128 + SIGINT), as shells and make expect, not with
+        # click's 1 ("Aborted!"), which reads like bad input. Outputs are written only at
+        # the end (outputs.OutputSet), so nothing is left half-written.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            sys.stdout.flush()
+            click.echo("cudafuse: interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self.MODULES))
@@ -165,11 +189,15 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cudafuse")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks for internal errors.")
-def main(debug: bool) -> None:
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also show notes beside the request (statements of a host function that "
+                   "no launch sequence crosses); --explain shows them too.")
+def main(debug: bool, verbose: bool) -> None:
     """cudafuse: a source-to-source CUDA compiler that fuses kernels.
 
     Bad input is reported as FILE:LINE:COL: error: ... with exit status 1; usage errors exit
-    with 2; internal errors with 3. --debug may also follow the subcommand.
+    with 2; internal errors with 3; an interrupt (Ctrl-C) with 130. --debug and -v may also
+    follow the subcommand.
     """
     # One short run that builds a large, acyclic IR: the cyclic collector's frequent young
     # generation passes over it find nothing, and cost a few percent of `analyze`.

@@ -20,6 +20,9 @@ class Diagnostic:
     line: int = 0
     col: int = 0
     source_line: str = ""  # the offending line, for the caret display; empty to omit it
+    # A note beside the user's request (a statement of `main` that no launch sequence
+    # crosses): shown with --explain or -v only.
+    detail: bool = False
 
     def format(self, caret: bool = True) -> str:
         where = self.file or "cudafuse"

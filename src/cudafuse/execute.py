@@ -46,11 +46,31 @@ def execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
     except BoundsError as exc:
         raise bounds_error(path, exc.access, slots, kinds) from None
     except KernelError as exc:
-        raise error(str(exc), path) from None
+        raise located(as_spelled(str(exc), path), path) from None
     except MemoryError:
         need = sum(s[0].nbytes for s in slots if s)
         raise error(f"out of memory running with the spec's arrays ({need} bytes, each "
                     "copied about three times)", path) from None
+
+
+def as_spelled(message: str, path: str) -> str:
+    """An emulator message names the program as the build saw it (its resolved, absolute
+    path); the user gave `path`, relative perhaps: say it their way."""
+    import os
+
+    resolved = os.path.realpath(path)
+    return message.replace(resolved, path) if resolved != path else message
+
+
+def located(message: str, path: str) -> CudafuseError:
+    """The error at the program; when the emulator's message starts with a place in it
+    (`g.cu:2: launch of 'k' with an empty grid`), at that line."""
+    import re
+
+    m = re.match(rf"{re.escape(path)}:(\d+): (.*)", message, re.S)
+    if m:
+        return error(m.group(2), path, int(m.group(1)))
+    return error(message, path)
 
 
 def run_bound(path: str, spec: Spec, backend: str, opts: ParseOptions,

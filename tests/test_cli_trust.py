@@ -1,0 +1,120 @@
+"""Messages a user must be able to trust (issue 27): an interrupt is exit 130 with nothing
+written; notes beside the request only with -v or --explain; the API refuses what the CLI
+refuses, with the same words; an emulator error names the program as the user spelled it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import cudafuse
+from cudafuse.cli import CLANG_ARCHS, main
+
+CHAIN = """__global__ void a(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = 2.0f * i;
+}
+__global__ void b(const float *p, float *q, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = p[i] + 1.0f;
+}
+void run(float *p, float *q, int n) {
+  a<<<(n + 255) / 256, 256>>>(p, n);
+  b<<<(n + 255) / 256, 256>>>(p, q, n);
+}
+int main() {
+  float *p, *q;
+  int n = 1000;
+  cudaMalloc(&p, n * 4);
+  cudaMalloc(&q, n * 4);
+  run(p, q, n);
+  cudaDeviceSynchronize();
+  return 0;
+}
+"""
+BREAK = "note: launches in 'main' are not fused across this statement"
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "chain.cu").write_text(CHAIN)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_an_interrupt_exits_130_and_writes_nothing(work: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("cudafuse.api.fuse", interrupted)
+    res = CliRunner().invoke(main, ["fuse", "chain.cu", "-o", "out.cu", "--report", "r.json"])
+    assert res.exit_code == 130, res.output
+    assert res.stderr == "cudafuse: interrupted\n"
+    assert sorted(p.name for p in work.iterdir()) == ["chain.cu"]
+
+
+@pytest.mark.parametrize("flags, shown", [([], False), (["-v"], True), (["--explain"], True)])
+def test_statements_of_main_are_noted_only_on_request(work: Path, flags: list[str],
+                                                      shown: bool) -> None:
+    """`run(p, q, n)` in main launches through a function: main's statements are no part of
+    the pipeline the user asked to fuse (run's), so their notes are details."""
+    res = CliRunner().invoke(main, ["fuse", "chain.cu", "-o", "out.cu", *flags])
+    assert res.exit_code == 0, res.output
+    assert (BREAK in res.stderr) is shown, res.stderr
+    assert Path("out.cu").exists()
+
+
+def test_verbose_may_precede_the_subcommand(work: Path) -> None:
+    res = CliRunner().invoke(main, ["-v", "plan", "chain.cu"])
+    assert res.exit_code == 0, res.output
+    assert BREAK in res.stderr
+
+
+def test_api_refuses_an_arch_as_the_cli_does(work: Path) -> None:
+    with pytest.raises(cudafuse.Error) as info:
+        cudafuse.fuse("chain.cu", arch="sm_100")
+    assert info.value.status == 2
+    message = info.value.diagnostics[0].message
+    assert message.startswith("arch 'sm_100' is not one of sm_20, ")
+    assert all(a in message for a in CLANG_ARCHS)
+    res = CliRunner().invoke(main, ["fuse", "chain.cu", "-o", "o.cu", "--arch", "sm_100"])
+    assert res.exit_code == 2 and "'sm_100' is not one of sm_20, " in res.output
+
+
+@pytest.mark.parametrize("scratch", [[1], 1, [None], ["p", b"q"]])
+def test_api_scratch_must_be_names(work: Path, scratch: object) -> None:
+    with pytest.raises(cudafuse.Error) as info:
+        cudafuse.fuse("chain.cu", scratch=scratch)  # type: ignore[arg-type]
+    assert info.value.status == 2
+    assert info.value.diagnostics[0].message.startswith(
+        "scratch takes names of pointer parameters (strings), not ")
+
+
+EMPTY_GRID = """__global__ void k(float *p) { p[threadIdx.x] = 1; }
+void run(float *p, int n) { k<<<n / 1024, 256>>>(p); }
+"""
+EMPTY_SPEC = """entry = "run"
+[[args]]
+name = "p"
+dtype = "float32"
+count = 256
+role = "out"
+[[args]]
+name = "n"
+value = 1
+"""
+
+
+def test_emulator_errors_name_the_program_as_spelled(work: Path) -> None:
+    """An empty grid: at the launch's line of `sub/../sub/g.cu` as given, never the
+    resolved absolute path the build used."""
+    (work / "sub").mkdir()
+    (work / "sub" / "g.cu").write_text(EMPTY_GRID)
+    (work / "g.toml").write_text(EMPTY_SPEC)
+    res = CliRunner().invoke(main, ["run", "sub/../sub/g.cu", "--spec", "g.toml"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr == ("sub/../sub/g.cu:2: error: launch of 'k' with an empty grid (0,1,1) "
+                          "or block (256,1,1)\n")
