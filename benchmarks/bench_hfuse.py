@@ -13,6 +13,11 @@ For each pair of samples/hfuse/pairs.toml:
 The paper's speedups (HFuse over native streams, 1080Ti / V100, without and with the
 register cap) are printed beside ours.
 
+Each pair's row, its sizes and its whole --profile report are appended to --jsonl as they
+are measured, and a run skips the pairs already there (a run stopped part-way is resumed by
+running it again); --md rewrites a table of every row after each one. A pair whose
+profiling fails gets a row saying so, and the others still run (exit status 1 at the end).
+
     python benchmarks/bench_hfuse.py                      # on a GPU machine: the table
     python benchmarks/bench_hfuse.py --write docs/benchmarks.md
     python benchmarks/bench_hfuse.py --backend emu --no-calibrate --pairs histogram+maxpool2d
@@ -99,7 +104,9 @@ def pair_spec(pair: dict, sizes: tuple[dict, dict], directory: Path) -> Path:
 
 
 def profile(pair: dict, spec: Path, backend: str, defines: list[str], directory: Path,
-            extra: list[str]) -> tuple[dict, float]:
+            extra: list[str]) -> tuple[dict | None, float, str]:
+    """The --profile report (None when the command failed), the seconds it took, and the
+    end of its error output."""
     s1, s2 = _side(pair, 1), _side(pair, 2)
     report = directory / f"{spec.stem}.json"
     exe = Path(sys.executable).parent / "cudafuse"
@@ -111,9 +118,11 @@ def profile(pair: dict, spec: Path, backend: str, defines: list[str], directory:
     start = time.perf_counter()
     res = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    if res.returncode != 0:
-        raise SystemExit(f"{pair['name']}: cudafuse hfuse --profile failed:\n{res.stderr}")
-    return json.loads(report.read_text()), seconds
+    if res.returncode != 0 or not report.exists():
+        print(f"{pair['name']}: cudafuse hfuse --profile failed:\n{res.stderr}",
+              file=sys.stderr, flush=True)
+        return None, seconds, res.stderr.strip()[-300:]
+    return json.loads(report.read_text()), seconds, ""
 
 
 def row(pair: dict, report: dict, seconds: float, alone: tuple[float, float] | None) -> str:
@@ -161,30 +170,105 @@ def write_section(doc: Path, text: str) -> None:
     os.replace(tmp, doc)
 
 
+def failed_row(pair: dict, why: str) -> str:
+    gist = " ".join(why.split())[:160].replace("|", "/") or "no report"
+    return f"| {pair['name']} | failed: {gist} |" + " |" * 10
+
+
+def read_done(path: Path | None, backend: str) -> dict[str, dict]:
+    """The pairs measured so far with this backend (the last record of each)."""
+    done: dict[str, dict] = {}
+    if path is None or not path.exists():
+        return done
+    for line in path.read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:  # a line cut short when a run was stopped
+            continue
+        if rec.get("backend") == backend and not rec.get("error"):
+            done[rec["pair"]] = rec
+    return done
+
+
+def table(rows: list[str], device: str, note: str, backend: str, sizes_note: str) -> str:
+    date = datetime.date.today().isoformat()
+    how = ("CUDA events, L2 flushed before each run" if backend == "nvcc" else
+           "host clock around emulated runs: these figures say nothing about a GPU")
+    where = f"{device}{f'; {note}' if note else ''}"
+    return (f"Measured {date} on {where} ({backend} backend; {sizes_note}; median ms per "
+            f"configuration, {how}). Command: `python benchmarks/bench_hfuse.py"
+            f"{' --backend emu' if backend == 'emu' else ''}`.\n\n{HEADER}\n"
+            + "\n".join(rows))
+
+
+def plan(pair: dict, defines: list[str], split_step: int) -> str:
+    """`cudafuse hfuse-plan` on the pair (every candidate emitted and compiled by nvcc, no
+    GPU): a line saying how many candidates it built, or why it failed."""
+    s1, s2 = _side(pair, 1), _side(pair, 2)
+    exe = Path(sys.executable).parent / "cudafuse"
+    with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-plan-") as tmp:
+        report = Path(tmp) / "plan.json"
+        cmd = [str(exe) if exe.exists() else "cudafuse", "hfuse-plan",
+               str(SAMPLES / s1["file"]), str(SAMPLES / s2["file"]), "--kernels",
+               f"{s1['kernel']},{s2['kernel']}", "--block1", "x".join(map(str, s1["block"])),
+               "--block2", "x".join(map(str, s2["block"])), "--split-step", str(split_step),
+               "--no-cache", "--report", str(report), "-q", *(f"-D{d}" for d in defines)]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0 or not report.exists():
+            raise SystemExit(f"{pair['name']}: cudafuse hfuse-plan failed:\n{res.stderr}")
+        doc = json.loads(report.read_text())
+    cands = doc.get("candidates", doc) if isinstance(doc, dict) else doc
+    return f"{pair['name']}: {len(cands)} candidates planned and compiled"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", choices=["nvcc", "emu"], default="nvcc")
-    ap.add_argument("--pairs", help="comma-separated pair names (default: all 16)")
+    ap.add_argument("--pairs", help="comma-separated pair names, measured in this order "
+                    "(default: all 16, in pairs.toml's order)")
     ap.add_argument("--target-ms", type=float, default=0.5,
                     help="grow each kernel until it alone takes this long (GPU)")
     ap.add_argument("--no-calibrate", action="store_true", help="use the samples' sizes")
     ap.add_argument("--split-step", type=int, default=128)
+    ap.add_argument("--jsonl", type=Path, help="append each pair here; skip pairs already there")
+    ap.add_argument("--md", type=Path, help="rewrite this file with the table after each pair")
+    ap.add_argument("--note", default="", help="added to the table's header (the driver)")
     ap.add_argument("--write", type=Path, help="replace the table in this markdown file")
+    ap.add_argument("--plan-only", action="store_true", help="only `cudafuse hfuse-plan` on "
+                    "each pair: every candidate emitted and compiled by nvcc (no GPU)")
     args = ap.parse_args()
     raw = tomllib.loads((SAMPLES / "pairs.toml").read_text())
     pairs = raw["pair"]
     if args.pairs:
         wanted = args.pairs.split(",")
-        pairs = [p for p in pairs if p["name"] in wanted]
-        if len(pairs) != len(wanted):
-            raise SystemExit(f"unknown pair among {args.pairs}")
+        by_name = {p["name"]: p for p in pairs}
+        unknown = [w for w in wanted if w not in by_name]
+        if unknown:
+            raise SystemExit(f"unknown pair(s): {', '.join(unknown)}")
+        pairs = [by_name[w] for w in wanted]
     defines = list(raw.get("defines", []))
+    if args.plan_only:
+        for pair in pairs:
+            print(plan(pair, defines, args.split_step), flush=True)
+        return 0
     calibrate_sizes = args.backend == "nvcc" and not args.no_calibrate
+    done = read_done(args.jsonl, args.backend)
+    # Kernels sized by an earlier run keep their sizes: a resumed run calibrates no kernel
+    # twice, and its pairs are measured at the sizes the first part used.
     sized: dict[str, tuple[dict, float]] = {}
-    rows = []
-    device = ""
+    for rec in done.values():
+        for i in (1, 2):
+            if rec.get("alone"):
+                sized[rec[f"kernel{i}"]] = (rec["sizes"][i - 1], rec["alone"][i - 1])
+    rows = [done[p["name"]]["row"] for p in pairs if p["name"] in done]
+    device = next((str(r["device"]) for r in done.values()), "")
+    sizes_note = ("each kernel grown until it alone takes about "
+                  f"{args.target_ms:g} ms" if calibrate_sizes else "the samples' sizes")
+    failures = 0
     with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-") as tmp:
         for pair in pairs:
+            if pair["name"] in done:
+                continue
             sizes: list[dict] = [{}, {}]
             alone = None
             if calibrate_sizes:
@@ -195,24 +279,33 @@ def main() -> int:
                     sizes[i - 1] = sized[side["kernel"]][0]
                 alone = (sized[pair["kernel1"]][1], sized[pair["kernel2"]][1])
             spec = pair_spec(pair, (sizes[0], sizes[1]), Path(tmp))
-            report, seconds = profile(pair, spec, args.backend, defines, Path(tmp),
-                                      ["--split-step", str(args.split_step)])
-            device = report["device"]["name"]
-            rows.append(row(pair, report, seconds, alone))
+            report, seconds, why = profile(pair, spec, args.backend, defines, Path(tmp),
+                                           ["--split-step", str(args.split_step)])
+            rec = {"backend": args.backend, "pair": pair["name"], "kernel1": pair["kernel1"],
+                   "kernel2": pair["kernel2"], "sizes": sizes, "alone": alone,
+                   "seconds": seconds, "date": datetime.date.today().isoformat()}
+            if report is None:
+                failures += 1
+                rec.update(error=why, row=failed_row(pair, why))
+            else:
+                device = report["device"]["name"]
+                rec.update(device=device, row=row(pair, report, seconds, alone),
+                           report=report)
+            rows.append(str(rec["row"]))
+            if args.jsonl is not None:
+                with args.jsonl.open("a") as f:
+                    f.write(json.dumps(rec) + "\n")
+            if args.md is not None:
+                args.md.write_text(table(rows, device, args.note, args.backend, sizes_note)
+                                   + "\n")
             print(rows[-1], flush=True)
-    date = datetime.date.today().isoformat()
-    sizes_note = ("each kernel grown until it alone takes about "
-                  f"{args.target_ms:g} ms" if calibrate_sizes else "the samples' sizes")
-    how = ("CUDA events, L2 flushed before each run" if args.backend == "nvcc" else
-           "host clock around emulated runs: these figures say nothing about a GPU")
-    text = (f"Measured {date} on {device} ({args.backend} backend; {sizes_note}; median ms "
-            f"per configuration, {how}). Command: `python "
-            f"benchmarks/bench_hfuse.py{' --backend emu' if args.backend == 'emu' else ''}`."
-            f"\n\n{HEADER}\n" + "\n".join(rows))
+    text = table(rows, device, args.note, args.backend, sizes_note)
     print(text)
+    if args.md is not None:
+        args.md.write_text(text + "\n")
     if args.write:
         write_section(args.write, text)
-    return 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -6,23 +6,35 @@ does) as the cost model chooses and, per size, as `cudafuse fuse --profile` choo
 size, generates a small CUDA harness per variant that allocates the buffers, warms up, times
 the pipeline with CUDA events (median of --iters runs) and hashes the outputs, and measures a
 device-to-device copy's bandwidth. The roofline time is the pipeline's unavoidable DRAM traffic
-(every input read once, every live output written once) at that bandwidth.
+(every input read once, every live output written once) at that bandwidth; the achieved
+bandwidth is that traffic over the fused pipeline's time.
+
+Rows are appended to --jsonl as they are measured and a run skips the (sample, size) rows
+already there, so a run stopped part-way is resumed by running it again; --md rewrites a
+table of every row after each one.
 
     python benchmarks/bench_vertical.py                 # on a GPU machine: prints the table
     python benchmarks/bench_vertical.py --write docs/benchmarks.md
     python benchmarks/bench_vertical.py --compile-only  # anywhere nvcc is: build the harnesses
     python benchmarks/bench_vertical.py --no-profile    # without the fuse --profile column
+    python benchmarks/bench_vertical.py --backend emu --sizes 64 --no-profile
+        # anywhere: the same rows under the CPU emulator (host clock; the figures mean nothing)
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
+import json
+import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +110,10 @@ int main(int argc, char **argv) {{
   }}
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
   printf("device %s\\n", prop.name);
+  printf("driver %d\\n", driver);
   cudaEvent_t a, b;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
@@ -143,27 +158,45 @@ int main(int argc, char **argv) {{
 """
 
 
-def build(name: str, work: Path, nvcc: str, arch: str) -> dict[str, Path]:
+def fuse_sample(name: str, work: Path, arch: str) -> Path:
+    """The sample fused as the cost model chooses (its intermediates scratch)."""
     src = ROOT / "samples" / f"{name}.cu"
-    scratch = scratch_of(name)
     fused = work / f"{name}.fused.cu"
     unit = parse_file(str(src)).unit
-    fused.write_bytes(fuse_unit(unit, FuseOptions(scratch=scratch, arch=arch)).output)
-    exes = {}
-    for variant, path in (("unfused", src), ("fused", fused)):
-        h = work / f"bench_{name}_{variant}.cu"
-        h.write_text(harness(path, f"{name}_pipeline", scratch))
-        exe = work / f"bench_{name}_{variant}"
-        cmd = [nvcc, "-O3", f"-arch={arch}", "-I", str(ROOT / "samples"), str(h), "-o", str(exe)]
-        subprocess.run(cmd, check=True)
-        exes[variant] = exe
+    fused.write_bytes(fuse_unit(unit, FuseOptions(scratch=scratch_of(name), arch=arch)).output)
+    return fused
+
+
+def compile_harness(source: Path, name: str, exe: Path, nvcc: str, arch: str) -> Path:
+    h = exe.with_suffix(".cu")
+    h.write_text(harness(source, f"{name}_pipeline", scratch_of(name)))
+    cmd = [nvcc, "-O3", f"-arch={arch}", "-I", str(ROOT / "samples"), str(h), "-o", str(exe)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit(f"{h}: nvcc failed:\n{res.stderr}")
+    return exe
+
+
+def build_all(names: list[str], work: Path, nvcc: str, arch: str, jobs: int
+              ) -> dict[str, dict[str, Path]]:
+    """Every sample's unfused and fused harness: fused here one after the other (libclang),
+    compiled by nvcc in parallel (each compile is a few seconds of one core)."""
+    sources = {name: {"unfused": ROOT / "samples" / f"{name}.cu",
+                      "fused": fuse_sample(name, work, arch)} for name in names}
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        futures = {(name, v): pool.submit(compile_harness, path, name,
+                                          work / f"bench_{name}_{v}", nvcc, arch)
+                   for name, variants in sources.items() for v, path in variants.items()}
+        exes: dict[str, dict[str, Path]] = {name: {} for name in names}
+        for (name, v), fut in futures.items():
+            exes[name][v] = fut.result()
     return exes
 
 
-def build_profiled(name: str, size: int, work: Path, nvcc: str, arch: str
-                   ) -> tuple[Path, dict[str, object]]:
-    """`cudafuse fuse --profile` at this size (needs the GPU), and the harness of its
-    choice; returns the executable and the profile report."""
+def build_profiled(name: str, size: int, work: Path, nvcc: str | None, arch: str,
+                   backend: str) -> tuple[Path, dict[str, object]]:
+    """`cudafuse fuse --profile` at this size, and (nvcc) the harness of its choice;
+    returns the fused source or executable and the profile report."""
     src = ROOT / "samples" / f"{name}.cu"
     out = work / f"{name}.profiled.{size}.cu"
     report = work / f"{name}.profiled.{size}.json"
@@ -171,16 +204,13 @@ def build_profiled(name: str, size: int, work: Path, nvcc: str, arch: str
     cmd = [str(exe) if exe.exists() else "cudafuse", "fuse", str(src), "-o", str(out),
            "--profile", "--spec", str(ROOT / "samples" / f"{name}.toml"), "--spec-size",
            f"w={size}", "--spec-size", f"h={size}", "--no-cache", "--report", str(report),
-           "--arch", arch, *(a for s in sorted(scratch_of(name)) for a in ("--scratch", s))]
+           "--arch", arch, "--backend", backend,
+           *(a for s in sorted(scratch_of(name)) for a in ("--scratch", s))]
     subprocess.run(cmd, check=True)
-    h = work / f"bench_{name}_profiled_{size}.cu"
-    h.write_text(harness(out, f"{name}_pipeline", scratch_of(name)))
-    binary = work / f"bench_{name}_profiled_{size}"
-    subprocess.run([nvcc, "-O3", f"-arch={arch}", "-I", str(ROOT / "samples"), str(h), "-o",
-                    str(binary)], check=True)
-    import json
-
-    return binary, json.loads(report.read_text())["profile"]
+    prof = json.loads(report.read_text())["profile"]
+    if backend == "emu" or nvcc is None:
+        return out, prof
+    return compile_harness(out, name, work / f"bench_{name}_profiled_{size}", nvcc, arch), prof
 
 
 def run(exe: Path, w: int, h: int, iters: int) -> dict[str, object]:
@@ -197,10 +227,79 @@ def run(exe: Path, w: int, h: int, iters: int) -> dict[str, object]:
             res["gbps"] = float(rest)
         elif key == "device":
             res["device"] = rest
+        elif key == "driver":
+            res["driver"] = int(rest)
         elif key == "inputs":
             fields = rest.split()
             res["inputs"], res["outputs"] = int(fields[0]), int(fields[2])
+    if "ms" not in res:
+        raise SystemExit(f"{exe}: no timing in its output:\n{out}")
     return res
+
+
+def run_emu(source: Path, name: str, size: int, iters: int) -> dict[str, object]:
+    """The pipeline under the CPU emulator at size x size, on the sample spec's inputs: host
+    clock around each call (median), and the live outputs' bytes (for the equality check)."""
+    from cudafuse.runtime import load
+    from cudafuse.runtime.spec import load_spec
+
+    spec = load_spec(str(ROOT / "samples" / f"{name}.toml"), {"w": size, "h": size})
+    unit = parse_file(str(source)).unit
+    fn = unit.function(f"{name}_pipeline")
+    assert fn is not None, name
+    ptrs = [p for p in fn.params if p.is_pointer]
+    live = {p.name for p in ptrs if not p.pointee_const and p.name not in scratch_of(name)}
+    times, outputs = [], b""
+    with load(source, backend="emu", defines={"CUDAFUSE_NO_MAIN": "1"}) as lib:
+        for _ in range(max(1, iters)):
+            args = spec.inputs()
+            start = time.perf_counter()
+            lib.call(spec.entry, *args)
+            times.append((time.perf_counter() - start) * 1e3)
+            outputs = b"".join(v.tobytes() for a, v in zip(spec.args, args, strict=True)
+                               if a.name in live)
+    return {"ms": [statistics.median(times), min(times), max(times)],
+            "hash": [hashlib.sha256(outputs).hexdigest()],
+            "inputs": sum(1 for p in ptrs if p.pointee_const), "outputs": len(live),
+            "device": "CPU emulator", "driver": None, "gbps": None}
+
+
+def read_rows(path: Path | None, backend: str) -> dict[tuple[str, int], dict]:
+    """The rows measured so far (this backend's), model and profile records merged."""
+    rows: dict[tuple[str, int], dict] = {}
+    if path is None or not path.exists():
+        return rows
+    for line in path.read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:  # a line cut short when a run was stopped
+            continue
+        if rec.get("backend") != backend:
+            continue
+        rows.setdefault((rec["sample"], rec["size"]), {}).update(rec)
+    return rows
+
+
+def append_row(path: Path | None, rec: dict) -> None:
+    if path is not None:
+        with path.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+
+
+def model_row(name: str, size: int, base: dict, fused: dict, equal: bool, backend: str
+              ) -> dict[str, object]:
+    # Unavoidable traffic: each input read once, each live output written once.
+    traffic = (int(base["inputs"]) + int(base["outputs"])) * size * size * 4
+    b_ms, f_ms = base["ms"][0], fused["ms"][0]
+    gbps = base["gbps"]
+    return {"kind": "model", "backend": backend, "sample": name, "size": size,
+            "unfused_ms": b_ms, "fused_ms": f_ms, "speedup": b_ms / f_ms,
+            "traffic_bytes": traffic, "copy_gbps": gbps,
+            "roofline_ms": traffic / (gbps * 1e6) if gbps else None,
+            "fused_gbps": traffic / (f_ms * 1e6) if backend == "nvcc" else None,
+            "equal": equal, "unfused_hash": base["hash"], "device": base["device"],
+            "driver": base.get("driver"),
+            "date": datetime.date.today().isoformat()}
 
 
 def main() -> int:
@@ -209,78 +308,144 @@ def main() -> int:
     ap.add_argument("--sizes", nargs="*", type=int, default=[4096, 8192])
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--backend", choices=["nvcc", "emu"], default="nvcc",
+                    help="nvcc: the harnesses on the GPU; emu: the pipelines under the CPU "
+                         "emulator (host clock)")
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "bench-vertical")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="parallel nvcc compiles")
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--no-profile", action="store_true",
                     help="skip the `fuse --profile` column (it measures every variant)")
+    ap.add_argument("--profile-only", action="store_true",
+                    help="only the `fuse --profile` column, for rows measured before")
+    ap.add_argument("--jsonl", type=Path, help="append each row here; skip rows already there")
+    ap.add_argument("--md", type=Path, help="rewrite this file with the table after each row")
+    ap.add_argument("--note", default="", help="added to the table's header line (the "
+                    "driver as nvidia-smi names it, say)")
     ap.add_argument("--write", type=Path, help="replace the table in this markdown file")
     args = ap.parse_args()
     nvcc = shutil.which("nvcc")
-    if nvcc is None:
+    if nvcc is None and (args.backend == "nvcc" or args.compile_only):
         print("nvcc not found", file=sys.stderr)
         return 1
     args.work.mkdir(parents=True, exist_ok=True)
-    rows, device = [], ""
-    for name in args.samples:
-        exes = build(name, args.work, nvcc, args.arch)
-        if args.compile_only:
-            print(f"{name}: built {', '.join(str(e) for e in exes.values())}")
-            continue
-        for size in args.sizes:
-            base, fused = (run(exes[v], size, size, args.iters) for v in ("unfused", "fused"))
-            device = str(base["device"])
-            # Unavoidable traffic: each input read once, each live output written once.
-            traffic = (base["inputs"] + base["outputs"]) * size * size * 4  # type: ignore
-            roof_ms = traffic / (float(base["gbps"]) * 1e6)  # type: ignore[arg-type]
-            ok = base["hash"] == fused["hash"]
-            b_ms, f_ms = base["ms"][0], fused["ms"][0]  # type: ignore[index]
-            p_ms, choice, model_best = None, "-", None
-            if not args.no_profile:
-                exe, prof = build_profiled(name, size, args.work, nvcc, args.arch)
-                profiled = run(exe, size, size, args.iters)
-                ok = ok and profiled["hash"] == base["hash"]
-                p_ms = profiled["ms"][0]  # type: ignore[index]
-                choice = str(prof["choice"]["id"])  # type: ignore[index]
-                model_best = prof["choice"]["model_was_fastest"]  # type: ignore[index]
-            rows.append((name, size, b_ms, f_ms, b_ms / f_ms, p_ms, choice, model_best,
-                         roof_ms, f_ms / roof_ms, float(base["gbps"]), ok,  # type: ignore
-                         HIPACC.get(name)))
-            print(f"{name} {size}: unfused {b_ms:.3f} ms, fused {f_ms:.3f} ms, "
-                  f"x{b_ms / f_ms:.2f}, roofline {roof_ms:.3f} ms, outputs equal: {ok}")
     if args.compile_only:
+        for name, exes in build_all(args.samples, args.work, nvcc, args.arch,  # type: ignore
+                                    args.jobs).items():
+            print(f"{name}: built {', '.join(str(e) for e in exes.values())}")
         return 0
-    table = _table(rows, device)
-    print(table)
+    rows = read_rows(args.jsonl, args.backend)
+    cmd = "python benchmarks/bench_vertical.py" + (
+        " --backend emu" if args.backend == "emu" else "")
+
+    def publish() -> None:
+        if args.md is not None:
+            args.md.write_text(table(rows, args.note, cmd) + "\n")
+
+    if not args.profile_only:
+        todo = [n for n in args.samples if any((n, s) not in rows for s in args.sizes)]
+        sources: dict[str, dict[str, Path]] = {}
+        if args.backend == "nvcc" and todo:
+            sources = build_all(todo, args.work, nvcc, args.arch, args.jobs)  # type: ignore
+        elif todo:
+            sources = {n: {"unfused": ROOT / "samples" / f"{n}.cu",
+                           "fused": fuse_sample(n, args.work, args.arch)} for n in todo}
+        for name in todo:
+            for size in args.sizes:
+                if (name, size) in rows:
+                    continue
+                if args.backend == "nvcc":
+                    base, fused = (run(sources[name][v], size, size, args.iters)
+                                   for v in ("unfused", "fused"))
+                else:
+                    base, fused = (run_emu(sources[name][v], name, size, args.iters)
+                                   for v in ("unfused", "fused"))
+                equal = base["hash"] == fused["hash"]
+                rec = model_row(name, size, base, fused, equal, args.backend)
+                append_row(args.jsonl, rec)
+                rows[(name, size)] = rec
+                publish()
+                print(f"{name} {size}: unfused {rec['unfused_ms']:.3f} ms, fused "
+                      f"{rec['fused_ms']:.3f} ms, x{rec['speedup']:.2f}, outputs equal: "
+                      f"{equal}", flush=True)
+    if not args.no_profile:
+        for name in args.samples:
+            for size in args.sizes:
+                row = rows.get((name, size))
+                if row is None or "profile_ms" in row:
+                    continue  # no unfused figure to set it beside yet, or done
+                target, prof = build_profiled(name, size, args.work, nvcc, args.arch,
+                                              args.backend)
+                measured = run(target, size, size, args.iters) if args.backend == "nvcc" \
+                    else run_emu(target, name, size, args.iters)
+                equal = measured["hash"] == row["unfused_hash"]
+                choice = prof["choice"]  # type: ignore[index]
+                rec = {"kind": "profile", "backend": args.backend, "sample": name,
+                       "size": size, "profile_ms": measured["ms"][0],  # type: ignore[index]
+                       "profile_choice": str(choice["id"]),
+                       "model_fastest": choice["model_was_fastest"],
+                       "profile_equal": equal}
+                append_row(args.jsonl, rec)
+                rows[(name, size)].update(rec)
+                publish()
+                print(f"{name} {size}: fuse --profile chose {rec['profile_choice']}, "
+                      f"{rec['profile_ms']:.3f} ms", flush=True)
+    text = table(rows, args.note, cmd)
+    print(text)
+    publish()
     if args.write:
-        text = args.write.read_text()
-        if MARK in text:
-            head, _, rest = text.partition(MARK)
+        doc = args.write.read_text()
+        if MARK in doc:
+            head, _, rest = doc.partition(MARK)
             _, _, tail = rest.partition(MARK)
-            text = f"{head}{MARK}\n{table}\n{MARK}{tail}"
+            doc = f"{head}{MARK}\n{text}\n{MARK}{tail}"
         else:
-            text += f"\n{MARK}\n{table}\n{MARK}\n"
-        args.write.write_text(text)
+            doc += f"\n{MARK}\n{text}\n{MARK}\n"
+        args.write.write_text(doc)
     return 0
 
 
-def _table(rows: list[tuple], device: str) -> str:
-    date = datetime.date.today().isoformat()
-    lines = [f"Device: {device}; date: {date}; `python benchmarks/bench_vertical.py` "
-             "(median of the timed runs; float32 images).", "",
+def _ms(v: object) -> str:
+    return f"{v:.3f}" if isinstance(v, (int, float)) else "-"
+
+
+def table(rows: dict[tuple[str, int], dict], note: str = "",
+          command: str = "python benchmarks/bench_vertical.py") -> str:
+    """The markdown table of every measured row, in SAMPLES order, with where and when."""
+    ordered = sorted(rows.values(), key=lambda r: (
+        SAMPLES.index(r["sample"]) if r["sample"] in SAMPLES else len(SAMPLES), r["size"]))
+    devices = sorted({str(r["device"]) for r in ordered if r.get("device")})
+    drivers = sorted({str(r["driver"]) for r in ordered if r.get("driver")})
+    dates = sorted({str(r["date"]) for r in ordered if r.get("date")})
+    where = f"Device: {', '.join(devices) or '-'}"
+    if drivers:
+        where += f"; CUDA driver API {', '.join(drivers)}"
+    if note:
+        where += f"; {note}"
+    lines = [f"{where}; date: {', '.join(dates) or datetime.date.today().isoformat()}; "
+             f"`{command}` (median of the timed runs; float32 images).", "",
              "| pipeline | size | unfused ms | fused (model) ms | speed-up | fused (profile) "
-             "ms | profile's choice | model's choice fastest | roofline ms | fused / "
-             "roofline | copy GB/s | outputs equal | Hipacc speed-up |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, size, b, f, s, p, choice, best, r, fr, bw, ok, paper in rows:
-        lines.append(f"| {name} | {size}^2 | {b:.3f} | {f:.3f} | {s:.2f} | "
-                     f"{f'{p:.3f}' if p is not None else '-'} | {choice} | "
-                     f"{'-' if best is None else 'yes' if best else 'no'} | {r:.3f} | "
-                     f"{fr:.2f} | {bw:.0f} | {'yes' if ok else 'NO'} | "
-                     f"{paper if paper else '-'} |")
-    speedups = [r[4] for r in rows]
+             "ms | profile's choice | model's choice fastest | roofline ms | achieved GB/s "
+             "| % of copy | copy GB/s | outputs equal | Hipacc speed-up |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in ordered:
+        best = r.get("model_fastest")
+        gbps, copy = r.get("fused_gbps"), r.get("copy_gbps")
+        equal = r.get("equal") and r.get("profile_equal", True) is not False
+        lines.append(
+            f"| {r['sample']} | {r['size']}^2 | {_ms(r.get('unfused_ms'))} | "
+            f"{_ms(r.get('fused_ms'))} | {r['speedup']:.2f} | {_ms(r.get('profile_ms'))} | "
+            f"{r.get('profile_choice', '-')} | "
+            f"{'-' if best is None else 'yes' if best else 'no'} | "
+            f"{_ms(r.get('roofline_ms'))} | {f'{gbps:.0f}' if gbps else '-'} | "
+            f"{f'{100 * gbps / copy:.0f}%' if gbps and copy else '-'} | "
+            f"{f'{copy:.0f}' if copy else '-'} | {'yes' if equal else 'NO'} | "
+            f"{HIPACC.get(r['sample'], '-')} |")
+    speedups = [r["speedup"] for r in ordered if r.get("speedup")]
     if speedups:
         lines += ["", f"Geometric-mean speed-up: {statistics.geometric_mean(speedups):.2f}"]
-    judged = [r[7] for r in rows if r[7] is not None]
+    judged = [r["model_fastest"] for r in ordered if r.get("model_fastest") is not None]
     if judged:
         lines.append(f"The cost model's own choice was the measured fastest in "
                      f"{sum(judged)} of {len(judged)} runs.")
