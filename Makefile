@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo test test-slow lint bench bench-analyze bench-emu bench-vertical \
-	bench-hfuse clean
+	bench-hfuse gpu-session gpu-session-dry clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -60,6 +60,18 @@ bench-hfuse: $(STAMP)
 
 # Every GPU benchmark, each writing its table into docs/benchmarks.md.
 bench: bench-vertical bench-hfuse
+
+# On a fresh, offline GPU machine (docs/gpu-session.md): installs what it needs from the
+# wheels in .device-wheels (no network, no $(STAMP)), then, within 8 minutes, the device's
+# figures, bench-vertical, pytest -m gpu, bench-hfuse and the fuse --profile column, every
+# table with device, driver and date in $OUT (else build/gpu-session). Run it again to go on.
+gpu-session:
+	$(PY) benchmarks/gpu_session.py
+
+# The same steps on the CPU: every harness built, the emulator path timed at small sizes,
+# the GPU tests collected and skipped (results in build/gpu-session-dry).
+gpu-session-dry: $(STAMP)
+	$(BIN)/python benchmarks/gpu_session.py --dry
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache
