@@ -72,8 +72,9 @@ def test_what_fuses(fused) -> None:
 
 def test_refusals_name_the_cause(fused) -> None:
     why = {(e.host, e.src, e.dst): e.why for e in fused["live"][1].edges if e.refused}
-    assert "'interior_sink' must still store 't', but only where its own guard holds" in \
-        why[("p_cols", "cols_only", "interior_sink")]
+    assert "'interior_sink' writes only the interior, so the fused kernel must store 't' " \
+        "before its guard, at every element 'cols_only' writes: 'cols_only' too writes only " \
+        "part of its elements" in why[("p_cols", "cols_only", "interior_sink")]
     assert "'diff1' reads 'a' at offset -1..+1 in x" in why[("p_select", "accumulate", "diff1")]
     assert "'update_e' updates 'a'" not in why[("p_select", "accumulate", "diff1")]
     assert "'update_h' reads 'e' at offset +0..+1 in x, an element another thread" in \

@@ -140,7 +140,10 @@ class Evaluator:
         threadIdx.d or blockDim.d): one thread per block along d, assuming blockDim.d == 1."""
         self.unit = unit
         self.block_coords = block_coords
-        self.by_decl = {f.decl: f for f in unit.functions if f.body is not None}
+        # Helpers defined in the user's headers (frontend/header_callees.py) are inlined like
+        # the file's own: only their IR is read, never their text.
+        self.by_decl = {f.decl: f for f in (*unit.header_functions, *unit.functions)
+                        if f.body is not None}
         self.by_name = {f.name: f for f in unit.functions if f.body is not None}
         self.globals = {g.decl: g for g in unit.globals}
         self.declared = {f.decl: f for f in unit.functions}
@@ -515,6 +518,9 @@ class Evaluator:
 
     def ref(self, e: n.Ref) -> Value:
         env = self.frame.env
+        if e.kind == "param" and isinstance(e.const_value, int) and \
+                not isinstance(e.const_value, bool):
+            return Poly.const(e.const_value)  # the constant every launch passes (constargs)
         if e.decl in env:
             return env[e.decl]
         if e.kind == "builtin":

@@ -5,9 +5,12 @@ template, cuda-samples' `getLastCudaError(msg)` expanding to `__getLastCudaError
 project's `utils.h`) are usually defined in a header next to the program. Only the main
 file's functions are lowered, so the launch-sequence splitter (passes/vertical/hoststmts.py)
 could not see what such a helper does. Here the definitions of those callees (and of what
-they call in turn, a few levels deep) are lowered too, for that analysis only: they are kept
-in `TranslationUnit.header_functions`, apart from `functions`, so nothing else treats them as
-part of the file. System headers and cudafuse's own stand-ins are left out (their functions
+they call in turn, a few levels deep) are lowered too, and so are the `__device__` helpers
+the file's kernels call from such headers (`__device__ float sq(float)` in a `utils.h`), so
+that the kernel evaluator (analysis/evaluate.py) sees through them as through the file's own
+helpers. They are kept in `TranslationUnit.header_functions`, apart from `functions`, so
+nothing else treats them as part of the file. System headers and cudafuse's own stand-ins
+are left out (their functions
 are known by name).
 """
 
@@ -27,7 +30,7 @@ _FUNCTIONS = (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)
 
 
 def _calls(fn: Function) -> list[str]:
-    if fn.body is None or fn.space == "global":
+    if fn.body is None:
         return []
     return [x.callee_decl for x in fn.body.walk() if isinstance(x, n.Call) and x.callee_decl]
 

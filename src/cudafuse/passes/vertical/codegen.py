@@ -23,11 +23,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
+from cudafuse.ir.substitute import replace_nodes
 from cudafuse.passes.vertical.channels import Channels, Layout, classify, frame
 from cudafuse.passes.vertical.domain import keeps_guard, reads_own_output
 from cudafuse.passes.vertical.escape import overload_text, subscript_only
@@ -532,8 +534,8 @@ class GroupEmitter:
             bounds = (frame.stride, *bounds[1:2])
         # (long long) spelled out: a braced initialiser may not narrow a size_t or unsigned
         # long bound into the view's long long members.
-        size = [_as_long_long(to_c_or(self.unit, b), b.type) for b in bounds[:2]] + \
-            ["0"] * (2 - len(bounds[:2]))
+        size = [_as_long_long(_bound_text(self.unit, frame, b), b.type) for b in bounds[:2]] \
+            + ["0"] * (2 - len(bounds[:2]))
         t = tile or "nullptr, 0, 0, 0, 0"
         return "{" + ", ".join([*names, *size, t]) + "}"
 
@@ -628,7 +630,10 @@ class GroupEmitter:
                             f"{scope.indent}" for (key, c), name in own.items())
             body.insert(scope.at if scope.close is None else first.stmt.span.start,
                         decls if scope.close is None else "{ " + decls)
-        if self.group.stored:
+        if self.group.stored and view.lower_bounded:
+            assert view.guard is not None
+            body.insert(view.guard.span.start, self._domain_stores(view, view_local))
+        elif self.group.stored:
             anchor, why = store_anchor(view)
             if why:
                 raise CodegenError(why)
@@ -661,6 +666,59 @@ class GroupEmitter:
         return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"
                 + "\n".join(locals_) + f"\n  {body.text()}\n}}\n")
+
+    def _domain_stores(self, view: KernelView, view_local: dict[str, str]) -> str:
+        """The intermediates stored before the guard of a last kernel that writes only the
+        interior (legality._union_reason): each at the thread's element under its producer's
+        own bounds, so every element the producer writes is stored, borders included."""
+        kname_of = {gp.key: gp.kname for gp in self.params}
+        coords = [c.name for c in view.coords]
+        out = []
+        for key in sorted(self.group.stored):
+            if self._channels(key) is not None:
+                raise CodegenError("an intermediate with channels stored before the guard")
+            site, _ = self.produced[key]
+            pview = self.views[site.kernel.name]
+            bounds = [self._group_text(site, b) for b in pview.bounds]
+            cond = " && ".join(f"({c}) < {b}" for c, b in zip(coords, bounds, strict=True))
+            if pview.dims == 2:
+                assert pview.stride is not None
+                stride = self._group_text(site, pview.stride)
+                idx = f"(long long)({coords[1]}) * {stride} + ({coords[0]})"
+                value = f"{view_local[key]}.at2({coords[0]}, {coords[1]}, {stride})"
+            else:
+                idx = coords[0]
+                value = f"{view_local[key]}[{idx}]"
+            out.append(f"if ({cond}) {kname_of[key]}[{idx}] = {value};")
+        return " ".join(out) + " "
+
+    def _group_text(self, site: LaunchSite, e: n.Expr) -> str:
+        """A producer's expression over its parameters (a bound, a stride) as C text in the
+        fused kernel's parameter names."""
+        names = {}
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            gp = next((g for g in self.params if g.key == key), None)
+            if gp is not None:
+                names[p.decl] = gp.kname
+
+        def change(x: n.Node) -> n.Node | None:
+            if isinstance(x, n.Ref) and x.kind == "param" and x.decl in names:
+                return n.Ref(names[x.decl], "param", x.decl, x.const_value, type=x.type)
+            return None
+
+        renamed = replace_nodes(e, change)
+        assert isinstance(renamed, n.Expr)
+        if any(isinstance(x, n.Ref) and x.kind not in ("param", "global", "function", "enum")
+               and x.const_value is None for x in renamed.walk()) or any(
+                isinstance(x, n.Ref) and x.kind == "param" and x.decl not in names
+                for x in renamed.walk()):
+            raise CodegenError(f"'{site.kernel.name}''s bound is not an expression of its "
+                               "parameters")
+        try:
+            return "(" + to_c(renamed) + ")"
+        except Unprintable as exc:
+            raise CodegenError(f"'{site.kernel.name}''s bound cannot be printed: {exc}") from exc
 
     def _own_index_text(self, view: KernelView, first: OwnStore | None) -> str:
         """The last kernel's own element as C text: its first store's index, or, when that
@@ -891,6 +949,43 @@ def launch_block_problem(view: KernelView, launch: n.KernelLaunch,
     if launch.config_span.end <= launch.callee_span.end:
         return "its launch configuration is not written out"
     return ""
+
+
+def _bound_text(unit: TranslationUnit, frame: KernelView, bound: n.Expr) -> str:
+    """A guard bound as C text where the fused kernel builds its views, before the body
+    declares anything: a local it reads (`int r = k / 2; ... x >= w - r`) is replaced by its
+    initialiser when that local is declared before the guard, never written, and reads only
+    parameters and constants (a few levels deep)."""
+    if not any(isinstance(x, n.Ref) and x.kind == "local" and x.const_value is None
+               for x in bound.walk()):
+        return to_c_or(unit, bound)
+    assert frame.fn.body is not None
+    written = assigned_decls(frame.fn.body)
+    inits: dict[str, n.Expr] = {}
+    for stmt in frame.fn.body.body:
+        if stmt is frame.guard:
+            break
+        if isinstance(stmt, n.DeclStmt):
+            inits.update((d.decl, d.init) for d in stmt.decls
+                         if d.init is not None and d.decl not in written)
+
+    def change(x: n.Node) -> n.Node | None:
+        if isinstance(x, n.Ref) and x.kind == "local" and x.decl in inits:
+            return inits[x.decl]
+        return None
+
+    e = bound
+    for _ in range(4):
+        e = replace_nodes(e, change)  # type: ignore[assignment]
+    left = next((x.name for x in e.walk() if isinstance(x, n.Ref) and x.kind not in (
+        "param", "global", "function", "enum") and x.const_value is None), None)
+    try:
+        if left is None:
+            return "(" + to_c(e) + ")"
+    except Unprintable:
+        pass
+    raise CodegenError(f"'{frame.fn.name}' bounds its guard by its local '{left or '?'}', "
+                       "which the fused kernel's views cannot use")
 
 
 def to_c_or(unit: TranslationUnit, e: n.Expr) -> str:

@@ -20,6 +20,7 @@ from cudafuse.passes.vertical.codegen import (
     pick_prefix,
     prologue,
 )
+from cudafuse.passes.vertical.constargs import with_launch_constants
 from cudafuse.passes.vertical.costmodel import GroupCost, group_cost, shared_ratio_ok
 from cudafuse.passes.vertical.coverage import Resolver, covers
 from cudafuse.passes.vertical.hostview import (
@@ -136,6 +137,8 @@ class FuseResult:
     plans: list[SequencePlan] = field(default_factory=list)
     edges: list[EdgeNote] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # What the analyses took as given, shown by --explain only (constargs.py).
+    assumed: list[str] = field(default_factory=list)
     breaks: list[tuple[str, int, int, str]] = field(default_factory=list)  # host, line, col, why
     launches: list[LaunchNote] = field(default_factory=list)  # every launch, where it went
 
@@ -161,15 +164,29 @@ class _Planner:
         self.facts: dict[str, KernelFacts] = {}
         self.notes: list[str] = []
 
+    # Keyed by declaration: overloaded kernels share a name.
     def view(self, fn: Function) -> KernelView:
-        if fn.name not in self.views:
-            self.views[fn.name] = build_view(fn)
-        return self.views[fn.name]
+        key = fn.decl or fn.name
+        if key not in self.views:
+            self.views[key] = build_view(fn)
+        return self.views[key]
 
     def fact(self, fn: Function) -> KernelFacts:
-        if fn.name not in self.facts:
-            self.facts[fn.name] = analyze_kernel(self.unit, fn)
-        return self.facts[fn.name]
+        key = fn.decl or fn.name
+        if key not in self.facts:
+            self.facts[key] = analyze_kernel(self.unit, fn)
+        return self.facts[key]
+
+    def group_views(self, group: FusedGroup) -> dict[str, KernelView]:
+        """The views of a group's kernels by name, as code generation looks them up."""
+        out: dict[str, KernelView] = {}
+        decls: dict[str, str] = {}
+        for site in group.launches:
+            fn = site.kernel
+            if decls.setdefault(fn.name, fn.decl) != fn.decl:
+                raise CodegenError(f"two overloads of '{fn.name}' are in the group")
+            out[fn.name] = self.view(fn)
+        return out
 
     def infos(self, seq: Sequence) -> list[LaunchInfo]:
         out = []
@@ -337,6 +354,10 @@ class _Planner:
             if self.opts.block is not None:
                 sink = infos[members[-1]]
                 why = launch_block_problem(sink.view, sink.site.launch, sink.site.bindings)
+                if not why and stored and sink.view.lower_bounded:
+                    # (its grid was checked to cover the producers' bounds, not a new one)
+                    why = ("it writes only the interior and stores the group's "
+                           "intermediates over its producers' bounds")
                 # Defensive: legality does not fuse into a last kernel that uses shared
                 # memory or barriers today, but a block of another shape would break it.
                 facts = sink.facts
@@ -425,6 +446,7 @@ def _local_decls(host: Function) -> list[n.VarDecl]:
 def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseResult:
     """Fuse every launch sequence of every host function; the result's output is the new
     file (byte-identical to the input where nothing was fused)."""
+    unit, const_notes = with_launch_constants(unit)
     planner = _Planner(unit, opts)
     result = FuseResult(b"")
     rewriter = Rewriter(unit.source)
@@ -459,7 +481,8 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                             if unit.main_end(s.kernel.span) > host.span.start]
                     if late:
                         raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
-                    emitter = GroupEmitter(unit, planner.views, group, prefix, overloads)
+                    emitter = GroupEmitter(unit, planner.group_views(group), group, prefix,
+                                           overloads)
                     code = emitter.emit()
                     extra = None
                     if emitter.sink.wrapper is not None:  # started by a launcher function
@@ -511,6 +534,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                             f"fused kernels for {host.name}")
     result.output = rewriter.apply()
     result.notes.extend(planner.notes)
+    result.assumed.extend(const_notes)
     result.notes.extend(scratch_notes(unit, opts.scratch))
     return result
 

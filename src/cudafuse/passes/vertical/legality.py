@@ -95,6 +95,15 @@ class Legality:
         last = max(group)
         sink = self.infos[last]
         stored = self._stored(group)
+        if sink.view.lower_bounded:  # its intermediates are stored before its guard
+            for i in sorted(group - {last}):
+                for key in sorted(k for k in self.infos[i].writes if k in stored):
+                    why = self._union_reason(i, last)
+                    if why:
+                        buf = key.split(":", 1)[1].split("@")[0]
+                        return (f"'{sink.site.kernel.name}' writes only the interior, so the "
+                                f"fused kernel must store '{buf}' before its guard, at every "
+                                f"element '{self.infos[i].site.kernel.name}' writes: {why}")
         for i in sorted(group - {last}):
             src = self.infos[i]
             name = src.site.kernel.name
@@ -112,16 +121,41 @@ class Legality:
                         return (f"'{name}' and '{self.infos[j].site.kernel.name}' do not "
                                 f"provably have the same row stride ('{name}' writes only "
                                 f"part of '{buf}', whose other elements are read from memory)")
-                if key in stored and (sink.view.lower_bounded or (
+                if key in stored and not sink.view.lower_bounded and (
                         not self._flat_same(i, last) if sink.view.dims != src.view.dims
                         else len(sink.view.bounds) != len(src.view.bounds) or not all(
                             self._at_most(i, a, last, b) for a, b in
-                            zip(src.view.bounds, sink.view.bounds, strict=True)))):
+                            zip(src.view.bounds, sink.view.bounds, strict=True))):
                     return (f"'{name}' and '{sink.site.kernel.name}' do not provably have the "
                             f"same iteration space: '{sink.site.kernel.name}' must still "
                             f"store '{buf}', but only where its own guard holds, which may "
                             f"miss elements '{name}' writes")
         return None
+
+    def _union_reason(self, i: int, last: int) -> str | None:
+        """Why the last kernel cannot store producer i's `key` over the producer's own domain
+        when its own guard is narrower (an interior stencil after a whole-image stage): the
+        fused kernel then stores it before that guard, under the producer's bounds
+        (codegen.GroupEmitter._domain_stores), so every thread of the last kernel's grid
+        must be one of the producer's, at the same element: same dimensions, plain
+        coordinates, one row stride, and a grid that covers the producer's bounds."""
+        src, sink = self.infos[i], self.infos[last]
+        if src.view.lower_bounded:
+            return f"'{src.site.kernel.name}' too writes only part of its elements"
+        if sink.view.grid_stride or src.view.grid_stride or sink.view.guard is None or \
+                src.view.dims != sink.view.dims or src.view.dims not in (1, 2) or \
+                src.view.channels or sink.view.channels or \
+                any(sink.view.block_sizes) or any(src.view.block_sizes):
+            return ("the two kernels do not map threads to elements alike (dimensions, "
+                    "grid-stride loops, channels or fixed block sizes differ)")
+        if src.view.dims == 2 and (src.view.stride is None or sink.view.stride is None or
+                                   not self._same(i, src.view.stride, last,
+                                                  sink.view.stride)):
+            return "their row strides are not provably equal"
+        params = {p.decl: a for p, a in src.site.bindings}
+        r = covers(self.resolver.with_params(params), sink.site.launch.grid,
+                   sink.site.launch.block, list(src.view.bounds))
+        return r or None
 
     def _in_place_reason(self, group: frozenset[int], i: int, key: str) -> str:
         """Producer i updates `key` in place (`a[i] += ...`) and the fused kernel stores it:
@@ -406,7 +440,9 @@ class Legality:
         r = self._domain_reason(group)
         if r:
             return r
-        if self._stores_intermediates(group):
+        if self._stores_intermediates(group) and not self.infos[last].view.lower_bounded:
+            # (A last kernel bounded from below stores them before its guard, where each
+            # producer's grid coverage is checked: _domain_reason.)
             # The last kernel's threads store them, before its own store (or the statement
             # holding its if/else stores): that place must exist for every element...
             _, why = store_anchor(self.infos[last].view)

@@ -54,6 +54,7 @@ def explain_text(result: FuseResult) -> str:
                      f"{e.why}{figure}")
     for note in result.notes:
         lines.append(f"  note: {note}")
+    lines += [f"  assumed: {a}" for a in result.assumed]
     lines += launch_lines(result)
     return "\n".join(lines) + "\n"
 

@@ -38,7 +38,7 @@ from cudafuse.frontend.parse import ParseOptions, ParseResult, parse_file
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.respell.access import loads, rows
 from cudafuse.passes.vertical.respell.coords import copies, vectors
-from cudafuse.passes.vertical.respell.guards import guards
+from cudafuse.passes.vertical.respell.guards import guards, nested
 from cudafuse.passes.vertical.respell.helpers import helpers
 from cudafuse.passes.vertical.respell.text import Edit
 
@@ -53,7 +53,8 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
         if fn.span.file != unit.path or fn.body is None:
             continue
         for found, note in (vectors(unit, fn, data), copies(unit, fn, data),
-                            guards(fn, data), loads(fn, data), helpers(unit, fn, data),
+                            guards(fn, data), nested(fn, data), loads(fn, data),
+                            helpers(unit, fn, data),
                             rows(fn, data)):
             # One edit per place: a node reached twice in the tree (the element of a struct
             # store is also its operator='s callee) gives the same edit twice.

@@ -58,3 +58,60 @@ def _early_return(s: n.Stmt, data: bytes) -> bool:
     spelled = re.fullmatch(r"if\s*\(\s*" + re.escape(cond) + r"\s*\)[\s\S]*", own_text(data, s))
     return isinstance(then, n.Return) and then.value is None and bool(cond.strip()) and \
         spelled is not None
+
+
+def nested(fn: Function, data: bytes) -> tuple[list[Edit], str]:
+    """`if (A) { if (B) { ... } }` where a guard stands (the first statement after the
+    declarations), each if with nothing else in it and no else, as `if ((A) && (B)) { ... }`:
+    C runs the body under exactly that condition. Conditions that read data stay as they are
+    (a test of data, not of bounds)."""
+    assert fn.body is not None
+    body = list(fn.body.body)
+    k = 0
+    while k < len(body) and isinstance(body[k], n.DeclStmt):
+        k += 1
+    if k >= len(body):
+        return [], ""
+    outer = body[k]
+    conds: list[str] = []
+    closes: list[int] = []
+    node: n.Stmt = outer
+    while _bounds_test(node, data):
+        assert isinstance(node, n.If)
+        conds.append(own_text(data, node.cond))
+        then = node.then
+        inner = then.body[0] if isinstance(then, n.Compound) and len(then.body) == 1 else then
+        if not _bounds_test(inner, data):
+            break
+        if isinstance(then, n.Compound):
+            if data[then.span.end - 1:then.span.end] != b"}":
+                return [], ""
+            closes.append(then.span.end - 1)
+        node = inner
+    if len(conds) < 2:
+        return [], ""
+    assert isinstance(node, n.If)
+    start, stop = outer.span.start, node.then.span.start
+    old = data[start:stop].decode("utf-8", errors="replace")
+    text = "if (" + " && ".join(f"({c})" for c in conds) + ")"
+    breaks = old.count("\n")
+    # The lines the ifs took stay (line numbers are the user's): as blank lines in the body.
+    if data[stop:stop + 1] == b"{":
+        stop += 1
+        text += " {"
+    text += "\n" * breaks if breaks else " "
+    edits = [Edit(start, stop, text)]
+    edits += [Edit(c, c + 1, "") for c in closes]
+    return edits, f"{len(conds)} nested ifs read as one bounds guard"
+
+
+def _bounds_test(s: n.Stmt, data: bytes) -> bool:
+    """`if (c) ...` with no else, c spelled in the file and reading no data."""
+    if not (isinstance(s, n.If) and s.else_ is None):
+        return False
+    if any(isinstance(x, (n.Index, n.Call)) or isinstance(x, n.Unary) and x.op == "*"
+           for x in s.cond.walk()):
+        return False
+    cond = own_text(data, s.cond)
+    return bool(cond.strip()) and re.fullmatch(
+        r"if\s*\(\s*" + re.escape(cond) + r"\s*\)[\s\S]*", own_text(data, s)) is not None

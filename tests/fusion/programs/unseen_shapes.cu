@@ -1,0 +1,134 @@
+// Pipelines in shapes written by others (issue 25): guards as nested ifs, filter sizes
+// passed as literals at the launch, interior stencils after whole-image stages, helpers from
+// an included header. Every entry is `entry(const float *in, float *..., int w, int h)`.
+#include "unseen_shapes.cuh"
+
+#define RADIUS_ARG 1
+
+// ---- guards as nested ifs ----------------------------------------------------------------
+__global__ void nested_scale(const float *in, float *t, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w) {
+        if (y < h) {
+            int i = y * w + x;
+            t[i] = 0.5f * in[i] + 0.25f;
+        }
+    }
+}
+
+__global__ void nested_blur(const float *t, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (y < h)
+        if (x < w) {
+            float s = 0.f;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    int xx = min(max(x + dx, 0), w - 1);
+                    int yy = min(max(y + dy, 0), h - 1);
+                    s += t[yy * w + xx];
+                }
+            out[y * w + x] = s / 9.f;
+        }
+}
+
+void p_nested(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 b(16, 8), g((w + 15) / 16, (h + 7) / 8);
+    nested_scale<<<g, b>>>(in, t, w, h);
+    nested_blur<<<g, b>>>(t, out, w, h);
+}
+
+// ---- a filter size passed as a literal, an interior-only consumer -------------------------
+__global__ void gray(const float *in, float *t, int width, int height)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    t[y * width + x] = in[y * width + x] * 0.5f + 0.1f;
+}
+
+__global__ void sobel(const float *t, float *out, int width, int height, int kernel_size)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int r = kernel_size / 2;
+    if (x < r || y < r || x >= width - r || y >= height - r) return;
+    float gx = t[y * width + x + 1] - t[y * width + x - 1];
+    float gy = t[(y + 1) * width + x] - t[(y - 1) * width + x];
+    out[y * width + x] = sqrtf(gx * gx + gy * gy);
+}
+
+void p_literal(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(32, 8);
+    dim3 grid((w + 31) / 32, (h + 7) / 8);
+    gray<<<grid, block>>>(in, t, w, h);
+    sobel<<<grid, block>>>(t, out, w, h, 2 * RADIUS_ARG + 1);
+}
+
+__global__ void laplace(const float *t, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
+    out[y * w + x] = 4.f * t[y * w + x] - t[y * w + x - 1] - t[y * w + x + 1]
+                   - t[(y - 1) * w + x] - t[(y + 1) * w + x];
+}
+
+void p_interior(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(16, 16);
+    dim3 grid((w + 15) / 16, (h + 15) / 16);
+    gray<<<grid, block>>>(in, t, w, h);
+    laplace<<<grid, block>>>(t, out, w, h);
+}
+
+// The grid covers only the interior: the fused kernel could not store all of 't'.
+void p_interior_short_grid(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(16, 16);
+    gray<<<dim3((w + 15) / 16, (h + 15) / 16), block>>>(in, t, w, h);
+    laplace<<<dim3((w - 1) / 16, (h + 15) / 16), block>>>(t, out, w, h);
+}
+
+// ---- a by-value helper from an included header --------------------------------------------
+__global__ void square(const float *in, float *t, int w, int h)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < w * h) t[i] = sq(in[i]);
+}
+
+__global__ void square_plus(const float *t, float *out, int w, int h)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < w * h) out[i] = sq(t[i]) + 1.0f;
+}
+
+void p_header_helper(const float *in, float *t, float *out, int w, int h)
+{
+    int n = w * h;
+    square<<<(n + 127) / 128, 128>>>(in, t, w, h);
+    square_plus<<<(n + 127) / 128, 128>>>(t, out, w, h);
+}
+
+// ---- a parameter that differs between launches stays a parameter --------------------------
+__global__ void shift(const float *t, float *out, int w, int h, int k)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < k || y >= h || x >= w - k) return;
+    out[y * w + x] = t[y * w + x + 1];
+}
+
+void p_varying(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(16, 16);
+    dim3 grid((w + 15) / 16, (h + 15) / 16);
+    gray<<<grid, block>>>(in, t, w, h);
+    shift<<<grid, block>>>(t, out, w, h, 1);
+    shift<<<grid, block>>>(t, out, w, h, 0);
+}

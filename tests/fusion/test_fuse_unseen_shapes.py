@@ -1,0 +1,67 @@
+"""Pipelines in shapes written by others (issue 25): guards written as nested ifs, filter
+sizes passed as literals at the launch (the kernel analysed with that constant), interior
+stencils after whole-image stages (the intermediate stored before the last kernel's guard,
+over its producer's bounds), and by-value helpers from an included header. Each fused
+program is compared with the original under emulation, every element of every buffer (the
+intermediates too: they are not scratch), on odd sizes, with garbage in every buffer; the
+cases that must stay unfused say why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from equivalence import fuse_file
+from test_fuse_partial_domains import run_garbage
+
+PROGRAM = Path(__file__).parent / "programs" / "unseen_shapes.cu"
+SIZES = ((37, 19), (1, 23), (23, 1), (3, 3), (64, 8))
+FUSED = {"p_nested": ("nested_scale", "nested_blur"), "p_literal": ("gray", "sobel"),
+         "p_interior": ("gray", "laplace"), "p_header_helper": ("square", "square_plus")}
+
+
+@pytest.fixture(scope="module")
+def fused(tmp_path_factory: pytest.TempPathFactory):
+    path = tmp_path_factory.mktemp("unseen") / "fused.cu"
+    return path, fuse_file(PROGRAM, path)
+
+
+def test_what_fuses(fused) -> None:
+    _, result = fused
+    assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == sorted(
+        (host, kernels) for host, kernels in FUSED.items())
+    assert any("kernel 'sobel' is launched with kernel_size = 3" in a for a in result.assumed)
+    assert not any("'shift'" in a for a in result.assumed)  # launched with 1 and with 0
+
+
+def test_refusals_say_why(fused) -> None:
+    _, result = fused
+    why = {(e.host, e.dst): e.why for e in result.edges if e.refused}
+    assert "its grid does not cover the iteration space in x" in \
+        why[("p_interior_short_grid", "laplace")]
+    assert "'laplace' writes only the interior, so the fused kernel must store 't' before " \
+        "its guard" in why[("p_interior_short_grid", "laplace")]
+    assert any("unguarded border handling" in e.why for e in result.edges
+               if e.host == "p_varying" and e.refused)
+
+
+@pytest.mark.parametrize("entry", sorted(FUSED))
+def test_fused_equals_original(fused, entry: str, tmp_path: Path) -> None:
+    path, _ = fused
+    # The fused file includes the helper header by its relative name: keep them together.
+    local = tmp_path / "fused.cu"
+    local.write_bytes(path.read_bytes())
+    (tmp_path / "unseen_shapes.cuh").write_bytes(
+        (PROGRAM.parent / "unseen_shapes.cuh").read_bytes())
+    for w, h in SIZES:
+        run_garbage(PROGRAM, local, entry, w, h)
+
+
+def test_interior_stores_before_the_guard(fused) -> None:
+    """The intermediate of p_interior is stored under gray's bounds before laplace's guard
+    returns for the border threads."""
+    path, _ = fused
+    text = path.read_text()
+    kernel = text[text.index("void cf_p_interior_fused"):]
+    store = kernel.index("if ((x) < (w) && (y) < (h))")
+    assert store < kernel.index("if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;")
