@@ -77,7 +77,9 @@ def _check(out: Path, seed: int | None, first: tuple, second: tuple, launcher: s
                 np.testing.assert_array_equal(g, want)
 
 
-@pytest.mark.parametrize(("mode", "seed"), [("thread", None), ("thread", 5), ("block", 7)])
+@pytest.mark.parametrize(("mode", "seed"), [
+    ("thread", None), pytest.param("thread", 5, marks=pytest.mark.slow),
+    pytest.param("block", 7, marks=pytest.mark.slow)])
 def test_im2col_and_maxpool_in_at_native(tmp_path: Path, mode: str, seed: int | None) -> None:
     out = _fuse(tmp_path, "im2col.cu", "maxpool.cu", f"{IM2COL},{MAXPOOL}", mode)
     text = out.read_text()
@@ -93,3 +95,58 @@ def test_im2col_and_maxpool_in_at_native(tmp_path: Path, mode: str, seed: int | 
            ("max_pool_float", h2, k2, g2, 0),
            "im2col_kernel_max_pool_forward_nchw_hfused_launch")
 
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["thread", "block"])
+def test_im2col_and_histogram_in_other_namespaces(tmp_path: Path, mode: str) -> None:
+    # at::native and at::cuda: the second part finds at::cuda's names (its enum, getBin)
+    # through a using-directive and declares its parameters by their types there.
+    out = _fuse(tmp_path, "im2col.cu", "histogram.cu", f"{IM2COL},{HIST}", mode)
+    assert "using namespace ::at::cuda;" in out.read_text()
+    rng = np.random.default_rng(2)
+    k1, h1, g1 = _im2col_args(rng)
+    k2, h2, g2, smem = _hist_args(rng)
+    _check(out, 3, ("im2col_float", h1, k1, g1, 0), ("histc_float", h2, k2, g2, smem),
+           "im2col_kernel_kernelHistogram1D_hfused_launch")
+
+
+CRYPTO = PROGRAMS / "crypto"
+
+
+def test_a_commented_out_launch_bounds_is_no_attribute(tmp_path: Path) -> None:
+    res = hfuse(str(CRYPTO / "blakeish.cu"), str(ATEN / "maxpool.cu"), "--kernels",
+                f"blake_hash,{MAXPOOL}", "--block2", "256", "-o", str(tmp_path / "x.cu"))
+    assert res.exit_code == 2 and "has no __launch_bounds__" in res.output  # not 256
+
+
+@pytest.mark.slow
+def test_global_hash_kernel_with_an_at_native_kernel(tmp_path: Path) -> None:
+    # A ccminer-style kernel (global namespace) with one of at::native: the fused kernel
+    # goes into at::native, where maxpool's own min hides CUDA's (from the global namespace
+    # the call would be ambiguous).
+    out = tmp_path / "f.cu"
+    res = hfuse(str(CRYPTO / "blakeish.cu"), str(ATEN / "maxpool.cu"), "--kernels",
+                f"blake_hash,{MAXPOOL}", "--block1", "128", "--block2", "256", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "typename cf_param<0, decltype(&::blake_hash)>::type cf_p1_threads" in \
+        out.read_text()
+    rng = np.random.default_rng(6)
+    threads = 1000
+    data = rng.integers(0, 2**32, 16, dtype=np.uint32)
+    res1 = np.zeros(threads, np.uint32)
+    k1 = (np.uint32(threads), np.uint32(77), data, res1)
+    k2, h2, g2 = _maxpool_args(rng)
+    _check(out, None, ("blake_run", k1, k1, (threads + 127) // 128, 0),
+           ("max_pool_float", h2, k2, g2, 0), "blake_hash_max_pool_forward_nchw_hfused_launch")
+
+
+def test_a_helper_block_copied_under_one_guard_is_never_exit_0(tmp_path: Path) -> None:
+    # Both files hold the block of `#ifndef CUDA_HELPER_H` (the second as its own copy):
+    # the second copy is inactive in the output. Not fused yet (its names are renamed apart
+    # inside the skipped block), but the compile check refuses the output: exit 1, located.
+    out = tmp_path / "f.cu"
+    res = hfuse(str(CRYPTO / "blakeish.cu"), str(CRYPTO / "shaish.cu"), "--block1", "128",
+                "--block2", "128", "-o", str(out))
+    assert res.exit_code == 1 and not out.exists()
+    assert "f.cu:" in res.output and "the fused output does not compile" in res.output

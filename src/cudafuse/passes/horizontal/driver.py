@@ -30,8 +30,8 @@ from cudafuse.passes.horizontal.parts import (
 )
 from cudafuse.passes.horizontal.remap import Names, coop_text, helper_copies
 from cudafuse.passes.horizontal.rename import identifier_tokens
+from cudafuse.passes.horizontal.scopes import encloses, param_trait, wrapped
 from cudafuse.passes.horizontal.scopes import named as named_spaces
-from cudafuse.passes.horizontal.scopes import param_trait, wrapped
 
 UNFUSED = ("streams", "sequential")  # modes that launch the two kernels as they are
 
@@ -301,7 +301,12 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     units = [u1] if one_file else [u1, u2]
     texts = [_rehomed_includes(u.path, t, opts.out_dir or os.path.dirname(u1.path))
              for u, t in zip(units, texts, strict=True)]
-    space = named_spaces(p1.fn.namespaces)  # where the fused kernel and launcher go (scopes.py)
+    # Where the fused kernel and launcher go (scopes.py): the first kernel's namespaces, or
+    # the second's when they lie inside the first's (a global kernel's names are found from
+    # at::native; at::native's own `min` is not found from the global namespace).
+    space = named_spaces(p1.fn.namespaces)
+    if encloses(space, named_spaces(p2.fn.namespaces)):
+        space = named_spaces(p2.fn.namespaces)
     cfg = Config(opts.mode, opts.regcap, name, space)
     header = _header(p1, p2, opts, one_file)
     body = [header.encode(), *(t if t.endswith(b"\n") else t + b"\n" for t in texts)]
@@ -314,7 +319,7 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
                                               "CUDAFUSE_BAR_RED(" in helpers)
     aliases = "".join(wrapped(p.fn.namespaces, namespace_aliases(p.bindings, names.prefix,
                                                                  p.index)) for p in (p1, p2))
-    if foreign(p2, space):
+    if foreign(p1, space) or foreign(p2, space):
         aliases = param_trait(names.prefix) + aliases
     if aliases:
         aliases = "// The template arguments of the two kernels.\n" + aliases + "\n"
