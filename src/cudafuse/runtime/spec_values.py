@@ -132,9 +132,15 @@ def parse_init(a: ArgSpec) -> tuple[str, list[float]]:
     if len(params) not in arity[kind]:
         raise ValueError(f"{where}: {kind} takes {' or '.join(map(str, arity[kind]))} "
                          f"parameter(s), got {len(params)} in {a.init!r}")
-    for v in params:  # an infinite or NaN initial value makes every output meaningless
-        if not np.isfinite(v):
-            raise ValueError(f"{where}: {a.init!r}: {v!r} is not a finite number")
+    # An infinite or NaN parameter makes every value meaningless, except const(nan) for a
+    # float array: a poison value (a scratch buffer that nothing may read before writing).
+    poison = kind == "const" and a.dtype.kind in "fc" and np.isnan(params[0]) \
+        if params else False
+    for v in params:
+        if not np.isfinite(v) and not poison:
+            extra = " (NaN only as const(nan), a float array's poison value)" \
+                if np.isnan(v) else ""
+            raise ValueError(f"{where}: {a.init!r}: {v!r} is not a finite number{extra}")
     if kind == "uniform" and params[0] > params[1]:
         raise ValueError(f"{where}: {a.init!r}: the low end exceeds the high end")
     if a.dtype.kind in "iu" and kind in ("const", "uniform"):
@@ -152,6 +158,7 @@ def _fits_float(a: ArgSpec, kind: str, params: list[float], where: str) -> None:
     as float32; a ramp may grow past the largest value on its last element)."""
     assert a.dtype is not None
     top = float(np.finfo(a.dtype).max)
+    params = [v for v in params if not np.isnan(v)]  # const(nan): the poison value
     ends = [(v, "the value") for v in params]
     if kind == "ramp":
         start, step = (params + [0.0, 1.0][len(params):])[:2]
