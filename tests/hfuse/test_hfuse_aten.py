@@ -141,12 +141,30 @@ def test_global_hash_kernel_with_an_at_native_kernel(tmp_path: Path) -> None:
            ("max_pool_float", h2, k2, g2, 0), "blake_hash_max_pool_forward_nchw_hfused_launch")
 
 
-def test_a_helper_block_copied_under_one_guard_is_never_exit_0(tmp_path: Path) -> None:
-    # Both files hold the block of `#ifndef CUDA_HELPER_H` (the second as its own copy):
-    # the second copy is inactive in the output. Not fused yet (its names are renamed apart
-    # inside the skipped block), but the compile check refuses the output: exit 1, located.
+@pytest.mark.parametrize("mode", ["thread", pytest.param("block", marks=pytest.mark.slow)])
+def test_a_helper_block_under_the_same_guard_is_one_copy(tmp_path: Path, mode: str) -> None:
+    # blakeish.cu includes cuda_helper.h; shaish.cu carries the same block pasted in: in the
+    # output the second copy is skipped, and nothing in it is renamed apart.
     out = tmp_path / "f.cu"
     res = hfuse(str(CRYPTO / "blakeish.cu"), str(CRYPTO / "shaish.cu"), "--block1", "128",
-                "--block2", "128", "-o", str(out))
-    assert res.exit_code == 1 and not out.exists()
-    assert "f.cu:" in res.output and "the fused output does not compile" in res.output
+                "--block2", "128", "--mode", mode, "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "cf_in2_" not in out.read_text()
+    rng = np.random.default_rng(8)
+    n1, n2 = 900, 700
+    data1 = rng.integers(0, 2**32, 16, dtype=np.uint32)
+    data2 = rng.integers(0, 2**32, 8, dtype=np.uint32)
+    k1 = (np.uint32(n1), np.uint32(5), data1, np.zeros(n1, np.uint32))
+    k2 = (np.uint32(n2), np.uint32(9), data2, np.zeros(n2, np.uint32))
+    _check(out, None, ("blake_run", k1, k1, (n1 + 127) // 128, 0),
+           ("sha256d_run", k2, k2, (n2 + 127) // 128, 0), "blake_hash_sha256d_hash_hfused_launch")
+
+
+def test_a_block_under_the_same_guard_that_differs_is_refused(tmp_path: Path) -> None:
+    changed = tmp_path / "sha2.cu"
+    changed.write_text((CRYPTO / "shaish.cu").read_text().replace("0xff000000u", "0xff00ff00u")
+                       .replace('#include "', '#include "' + str(CRYPTO) + "/"))
+    res = hfuse(str(CRYPTO / "blakeish.cu"), str(changed), "--block1", "128", "--block2",
+                "128", "-o", str(tmp_path / "f.cu"))
+    assert res.exit_code == 1 and not (tmp_path / "f.cu").exists()
+    assert f"{changed}:3:1: error: this block is guarded by 'CUDA_HELPER_H'" in res.output

@@ -21,6 +21,7 @@ from cudafuse.passes.horizontal.codegen import (
     streams_launcher_text,
 )
 from cudafuse.passes.horizontal.coop import TILE_DEFINITION
+from cudafuse.passes.horizontal.guards import shared_guards
 from cudafuse.passes.horizontal.parts import (
     Part,
     Shape,
@@ -134,7 +135,7 @@ def type_clashes(u1: TranslationUnit, u2: TranslationUnit) -> tuple[str, ...]:
     defined = {f.name for u in (u1, u2) for f in u.functions} | \
         {g.name for u in (u1, u2) for g in u.globals}
     t1, t2 = _type_names(u1), _type_names(u2)
-    return tuple(sorted((set(t1) & set(t2)) - defined))
+    return tuple(sorted((set(t1) & set(t2)) - defined - shared_guards(u1, u2).names))
 
 
 def _type_names(unit: TranslationUnit) -> dict[str, int]:
@@ -194,7 +195,9 @@ def stale_macros(p: Part) -> list[Diagnostic]:
 def macro_clashes(u1: TranslationUnit, u2: TranslationUnit) -> tuple[str, ...]:
     """Macros both files #define, with different bodies."""
     m1, m2 = _macros(u1), _macros(u2)
-    return tuple(sorted(name for name in set(m1) & set(m2) if m1[name][0] != m2[name][0]))
+    skip = shared_guards(u1, u2).names
+    return tuple(sorted(name for name in set(m1) & set(m2) - skip
+                        if m1[name][0] != m2[name][0]))
 
 
 def one_sided_macros(u1: TranslationUnit, u2: TranslationUnit
@@ -205,9 +208,10 @@ def one_sided_macros(u1: TranslationUnit, u2: TranslationUnit
     file's identifier is renamed instead). Either way the second text changes, as for every
     name renamed apart."""
     m1, m2 = _macros(u1), _macros(u2)
-    second = tuple(sorted(n for n in set(m2) - set(m1)
+    skip = shared_guards(u1, u2).names
+    second = tuple(sorted(n for n in set(m2) - set(m1) - skip
                           if identifier_tokens(u1.source.data, n, members=True)))
-    first = tuple(sorted(n for n in set(m1) - set(m2)
+    first = tuple(sorted(n for n in set(m1) - set(m2) - skip
                          if identifier_tokens(u2.source.data, n, members=True)))
     return second, first
 
@@ -215,20 +219,24 @@ def one_sided_macros(u1: TranslationUnit, u2: TranslationUnit
 def clashes(u1: TranslationUnit, u2: TranslationUnit) -> list[Diagnostic]:
     """Two files are emitted one after the other: what both define must not collide."""
     out = []
+    # Definitions in a block the first file's include guard skips are one copy (guards.py).
+    shared = shared_guards(u1, u2)
+    out += shared.diagnostics
+    skip = shared.names
     n1, n2 = _top_level_names(u1), _top_level_names(u2)
-    for name in sorted(set(n1) & set(n2), key=lambda s: n2[s]):
+    for name in sorted(set(n1) & set(n2) - skip, key=lambda s: n2[s]):
         out.append(Diagnostic(Severity.ERROR, f"'{name}' is defined in both inputs (first in "
                               f"{u1.path}:{n1[name]}); horizontal fusion of two files needs "
                               "distinct top-level names", u2.path, n2[name]))
     m1, m2 = _macros(u1), _macros(u2)
-    for name in sorted(set(m1) & set(m2), key=lambda s: m2[s][1]):
+    for name in sorted(set(m1) & set(m2) - skip, key=lambda s: m2[s][1]):
         if m1[name][0] != m2[name][0]:
             out.append(Diagnostic(Severity.ERROR, f"macro '{name}' is defined differently in "
                                   f"{u1.path}:{m1[name][1]}", u2.path, m2[name][1]))
     # A macro only one file defines reaches the other file's code in the output: the second
     # text follows the first, and the fused kernel (both bodies) follows both.
     for ua, ma, ub, mb in ((u1, m1, u2, m2), (u2, m2, u1, m1)):
-        for name in sorted(set(ma) - set(mb)):
+        for name in sorted(set(ma) - set(mb) - skip):
             used = identifier_tokens(ub.source.data, name, members=True)
             if used:
                 line, col = ub.source.line_col(used[0][0])

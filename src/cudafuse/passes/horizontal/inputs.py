@@ -94,15 +94,18 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions,
         one_sided_macros,
         type_clashes,
     )
+    from cudafuse.passes.horizontal.guards import shared_guards
     from cudafuse.passes.horizontal.rename import rename_apart
 
     u1, u2 = r1.unit, r2.unit
     types = type_clashes(u1, u2)
     macros_of_2, macros_of_1 = one_sided_macros(u1, u2)
+    shared = shared_guards(u1, u2)
     renaming = rename_apart(u1, u2, _prefix([u1.source.data, u2.source.data]) + "_in2",
-                            types, (*macro_clashes(u1, u2), *macros_of_2), macros_of_1)
-    if renaming.diagnostics:
-        raise CudafuseError(renaming.diagnostics)
+                            types, (*macro_clashes(u1, u2), *macros_of_2), macros_of_1,
+                            shared.names)
+    if shared.diagnostics or renaming.diagnostics:
+        raise CudafuseError([*shared.diagnostics, *renaming.diagnostics])
     if not renaming.renamed:
         return r2, {}
     try:

@@ -132,7 +132,8 @@ def _define_offset(data: bytes, name: str) -> int:
 
 def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
                  types: tuple[str, ...] = (), macros: tuple[str, ...] = (),
-                 identifiers: tuple[str, ...] = ()) -> Renaming:
+                 identifiers: tuple[str, ...] = (), shared: frozenset[str] = frozenset()
+                 ) -> Renaming:
     """u2's text with the functions and variables it shares names with u1 renamed to
     `{prefix}_{name}`, and the type names in `types` (both files define them) and the macros
     in `macros` (both files define them differently) too.
@@ -146,8 +147,12 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
 
     `identifiers` are names u1 defines as macros and u2 writes as ordinary identifiers:
     every token of u2 is renamed, unless a header of u2 writes the name too (the header
-    follows u1's #define in the output, which would expand there)."""
+    follows u1's #define in the output, which would expand there). `shared` names are
+    defined in a block of u2 that u1's include guard skips in the output (guards.py): one
+    copy, never renamed."""
     first, second = _defined(u1), _defined(u2)
+    for name in shared:
+        second.pop(name, None)
     rw = Rewriter(u2.source)
     renamed: dict[str, str] = {}
     diags: list[Diagnostic] = []
