@@ -99,6 +99,15 @@ def decl_id(cursor: ci.Cursor, locations: Locations | None = None) -> str:
     return f"{cursor.spelling}@{fname}:{offset}"
 
 
+def _unresolved_name(c: ci.Cursor) -> str:
+    """The name a call left unresolved in a template names (`cudaGetErrorString(err)` with
+    `err` of a template type: a reference to an overload set, spelled by its child)."""
+    for k in c.get_children():
+        if k.kind == K.OVERLOADED_DECL_REF:
+            return spelling(k)
+    return ""
+
+
 class Lowerer:
     """Lowers the cursors of one main file. Spans refer to `source` (the main file)."""
 
@@ -253,7 +262,7 @@ class Lowerer:
         # A call that depends on a template parameter has no referenced declaration yet; its
         # name is still spelled by the callee expression (an overloaded/unresolved name).
         callee = spelling(d) if d is not None else spelling(c) or (
-            spelling(kids[0]) if kids else "")
+            spelling(kids[0]) or _unresolved_name(kids[0]) if kids else "")
         decl = self.decl(d) if d is not None else ""
         callee_expr = None
         if kids and (d is None or d.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)):

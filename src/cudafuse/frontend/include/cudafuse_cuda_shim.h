@@ -1057,8 +1057,13 @@ void *memset(void *, int, size_t);
 void exit(int);
 }
 #endif
-#define __CUDAFUSE_F1(n) __device__ float n##f(float); __device__ double n(double);
-#define __CUDAFUSE_F2(n) __device__ float n##f(float, float); __device__ double n(double, double);
+// Each is also brought into std (as clang's __clang_cuda_cmath.h does): <cmath>'s `using
+// ::sqrt;` ran before these existed, so std::sqrt(double) in device code would otherwise see
+// only the constexpr (host and device) float and long double overloads: "ambiguous".
+#define __CUDAFUSE_F1(n) __device__ float n##f(float); __device__ double n(double); \
+  namespace std { using ::n; using ::n##f; }
+#define __CUDAFUSE_F2(n) __device__ float n##f(float, float); \
+  __device__ double n(double, double); namespace std { using ::n; using ::n##f; }
 __CUDAFUSE_F1(sqrt) __CUDAFUSE_F1(rsqrt) __CUDAFUSE_F1(cbrt) __CUDAFUSE_F1(exp) __CUDAFUSE_F1(exp2)
 __CUDAFUSE_F1(exp10) __CUDAFUSE_F1(expm1) __CUDAFUSE_F1(log) __CUDAFUSE_F1(log2)
 __CUDAFUSE_F1(log10) __CUDAFUSE_F1(log1p) __CUDAFUSE_F1(sin) __CUDAFUSE_F1(cos) __CUDAFUSE_F1(tan)
@@ -1072,6 +1077,7 @@ __CUDAFUSE_F2(hypot) __CUDAFUSE_F2(copysign) __CUDAFUSE_F2(fdim) __CUDAFUSE_F2(r
 #undef __CUDAFUSE_F2
 __device__ float fmaf(float, float, float);
 __device__ double fma(double, double, double);
+namespace std { using ::fma; using ::fmaf; }
 __device__ void sincosf(float, float *, float *);
 __device__ void sincos(double, double *, double *);
 __device__ int abs(int);
@@ -1216,8 +1222,13 @@ __device__ int __double2hiint(double);
 __device__ int __double2loint(double);
 __device__ double __hiloint2double(int hi, int lo);
 // More math (math_functions.h): device overloads next to the C library's host ones.
-#define __CUDAFUSE_F1(n) __device__ float n##f(float); __device__ double n(double);
-#define __CUDAFUSE_F2(n) __device__ float n##f(float, float); __device__ double n(double, double);
+// Each is also brought into std (as clang's __clang_cuda_cmath.h does): <cmath>'s `using
+// ::sqrt;` ran before these existed, so std::sqrt(double) in device code would otherwise see
+// only the constexpr (host and device) float and long double overloads: "ambiguous".
+#define __CUDAFUSE_F1(n) __device__ float n##f(float); __device__ double n(double); \
+  namespace std { using ::n; using ::n##f; }
+#define __CUDAFUSE_F2(n) __device__ float n##f(float, float); \
+  __device__ double n(double, double); namespace std { using ::n; using ::n##f; }
 __CUDAFUSE_F1(rcbrt) __CUDAFUSE_F1(sinpi) __CUDAFUSE_F1(cospi) __CUDAFUSE_F1(asinh)
 __CUDAFUSE_F1(acosh) __CUDAFUSE_F1(atanh) __CUDAFUSE_F1(erfinv) __CUDAFUSE_F1(erfcinv)
 __CUDAFUSE_F1(erfcx) __CUDAFUSE_F1(normcdfinv) __CUDAFUSE_F1(logb) __CUDAFUSE_F1(nearbyint)

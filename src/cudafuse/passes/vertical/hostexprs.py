@@ -4,7 +4,34 @@ wrapper calls it sees as launches (wrappers.py)."""
 from __future__ import annotations
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.members import is_this, this_member
+
+
+def launched_kernel(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | None:
+    """The kernel definition a launch starts: the one clang resolved the launch to (its
+    referenced declaration, so the right one of overloaded kernels); by name only when that
+    declaration names no definition of the file and the name is not overloaded (a template
+    kernel's specialisation)."""
+    if launch.kernel_decl:
+        fn = unit.callee(launch.kernel_decl)
+        if fn is not None and fn.space == "global":
+            return fn
+    named = [f for f in unit.functions if f.name == launch.kernel and f.body is not None]
+    return named[0] if len(named) == 1 else None
+
+
+def shared_variables(unit: TranslationUnit, fns: list[Function]) -> set[str]:
+    """Decls of the `__shared__` variables the functions may name: namespace-scope ones and
+    those declared in their bodies (`extern __shared__ float data[];` included, which clang
+    names as a global). Shared memory belongs to one block of one launch: writing it is no
+    write other launches can see."""
+    out = {g.decl for g in unit.globals if g.space == "shared"}
+    for fn in fns:
+        for node in fn.body.walk() if fn.body is not None else ():
+            if isinstance(node, n.VarDecl) and "shared" in node.storage:
+                out.add(node.decl)
+    return out
 
 
 def buffer_key(e: n.Expr) -> str | None:

@@ -61,8 +61,10 @@ CUDA_HARMLESS = frozenset({
     "cudaGetErrorString", "cudaGetErrorName", "cudaEventElapsedTime",
 })
 
+# Printing, and ending the process (std::exit and std::abort are spelled exit and abort).
 IO = frozenset({"printf", "fprintf", "puts", "putchar", "fputs", "fflush", "perror",
-                "exit", "abort", "_Exit", "__assert_fail", "__assert_rtn", "_assert"})
+                "exit", "abort", "_Exit", "_exit", "quick_exit", "terminate",
+                "__assert_fail", "__assert_rtn", "_assert"})
 
 TIMERS = frozenset({
     "sdkCreateTimer", "sdkStartTimer", "sdkStopTimer", "sdkResetTimer", "sdkGetTimerValue",
@@ -170,10 +172,11 @@ class HostStatements:
         own = {p.decl for p in fn.params if not p.is_reference} | {
             d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
         arrays = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl) and d.array_dims}
-        for node in fn.body.walk():
+        for node, thrown in _nodes(fn.body):
             if isinstance(node, n.KernelLaunch):
                 return f"'{fn.name}' launches a kernel"
-            if isinstance(node, n.OtherExpr) and not _quiet(node):
+            if isinstance(node, n.OtherExpr) and not _quiet(node) and \
+                    not (thrown and node.kind != "LAMBDA_EXPR"):
                 return f"'{fn.name}' contains an expression cudafuse does not model"
             base = _deref_base(node)
             if base is not None and not (isinstance(base, n.Ref) and base.decl in arrays):
@@ -184,15 +187,32 @@ class HostStatements:
             if isinstance(node, n.Call):
                 if node.callee == "cudaEventRecord":
                     return f"'{fn.name}' records an event"
-                inner = self._definition(node.callee_decl)
-                if inner is not None and _file(node.callee_decl) == self.unit.path or \
-                        inner is not None and not _known(node):
-                    why = self._function_reason(inner, depth + 1, (*stack, fn.decl))
-                    if why is not None:
-                        return why
-                elif not _known(node) and not self._stream_print(node):
-                    return f"'{fn.name}' calls '{node.callee or '?'}'"
+                why = self._inner_call(fn, node, thrown, depth, stack)
+                if why is not None:
+                    return why
         return None
+
+    def _inner_call(self, fn: Function, call: n.Call, thrown: bool, depth: int,
+                    stack: tuple[str, ...]) -> str | None:
+        """Why a call in the body of the called host function `fn` is not harmless."""
+        inner = self._definition(call.callee_decl)
+        if inner is not None and _file(call.callee_decl) == self.unit.path or \
+                inner is not None and not _known(call):
+            return self._function_reason(inner, depth + 1, (*stack, fn.decl))
+        if _known(call) or self._stream_print(call) or thrown and _system(call):
+            return None
+        if not call.callee_decl and call.callee:
+            # A call a template left unresolved (its argument's type is a parameter): it
+            # will call one of the functions of that name; harmless when all of them are.
+            named = self._named(call.callee)
+            if named and all(self._function_reason(f, depth + 1, (*stack, fn.decl)) is None
+                             for f in named):
+                return None
+        return f"'{fn.name}' calls '{call.callee or '?'}'"
+
+    def _named(self, name: str) -> list[Function]:
+        return [f for f in (*self.unit.functions, *self.unit.header_functions)
+                if f.name == name and f.body is not None]
 
     # ---- memory and variables ---------------------------------------------------------------
 
@@ -260,16 +280,18 @@ class HostStatements:
         before = list(before)
         if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
             return "it launches a kernel inside control flow"
-        for node in stmt.walk():
+        for node, thrown in _nodes(stmt):
             if isinstance(node, n.Call) and node.callee in swaps and len(node.args) == 2:
                 names = [(_strip(a).name if isinstance(_strip(a), n.Ref) else "?")  # type: ignore[union-attr]
                          for a in node.args]
                 return f"it swaps '{names[0]}' and '{names[1]}'"
             if isinstance(node, n.Call):
-                why = self.call_reason(node) or self.passes_buffer(node)
+                why = (None if thrown and _system(node) else self.call_reason(node)) or \
+                    self.passes_buffer(node)
                 if why is not None:
                     return why
-            if isinstance(node, n.OtherExpr) and not _quiet(node):
+            if isinstance(node, n.OtherExpr) and not _quiet(node) and \
+                    not (thrown and node.kind != "LAMBDA_EXPR"):
                 return "it contains an expression cudafuse does not model"
             why = self.deref_reason(node)
             if why is not None:
@@ -283,6 +305,28 @@ class HostStatements:
                 if why is not None:
                     return why
         return None
+
+
+def _nodes(root: n.Node) -> list[tuple[n.Node, bool]]:
+    """Every node under `root` (itself included), and whether it is part of a `throw`.
+    A throw runs only on its error path and leaves the function: the exception object it
+    builds (`std::runtime_error(std::string("...") + cudaGetErrorString(e))`) is judged as
+    printing an error is, while what it reads and writes is judged as anywhere else."""
+    out: list[tuple[n.Node, bool]] = []
+    todo: list[tuple[n.Node, bool]] = [(root, False)]
+    while todo:
+        node, thrown = todo.pop()
+        thrown = thrown or isinstance(node, n.OtherExpr) and node.kind == "CXX_THROW_EXPR"
+        out.append((node, thrown))
+        todo.extend((c, thrown) for c in reversed(node.children()) if c is not None)
+    return out
+
+
+def _system(call: n.Call) -> bool:
+    """A function of the C or C++ library (constructing a std::string or an exception):
+    what it may touch is its arguments, judged on their own."""
+    f = _file(call.callee_decl)
+    return f.startswith("/usr/") or "/include/c++/" in f
 
 
 def _is_pointer(r: n.Ref) -> bool:

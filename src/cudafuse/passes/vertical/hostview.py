@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
-from cudafuse.passes.vertical.hostexprs import _writes, root_variable, write_target
+from cudafuse.passes.vertical.hostexprs import (
+    _writes,
+    launched_kernel,
+    root_variable,
+    shared_variables,
+    write_target,
+)
 from cudafuse.passes.vertical.hostexprs import buffer_key as buffer_key
 from cudafuse.passes.vertical.hostexprs import side_effect_free as side_effect_free
 from cudafuse.passes.vertical.hoststmts import HostStatements
@@ -154,8 +160,9 @@ def _hidden_memory(unit: TranslationUnit, calls: CallGraph, kernel: Function | N
         if p.holds_pointers or p.is_pointer and p.pointee.rstrip().endswith("*"):
             return (f"kernel '{kernel.name}' takes '{p.name}' ({p.type}), which may carry "
                     "pointers: the memory it reaches through them is not followed")
-    shared = {g.decl for g in unit.globals if g.space == "shared"}
-    for fn in (kernel, *calls.transitive(kernel)):
+    fns = [kernel, *calls.transitive(kernel)]
+    shared = shared_variables(unit, fns)
+    for fn in fns:
         where = f" (in '{fn.name}')" if fn is not kernel else ""
         for node in fn.body.walk() if fn.body is not None else ():
             if isinstance(node, n.Ref) and node.kind == "global" and (
@@ -271,7 +278,7 @@ class _Splitter:
                     self.seqs.append(current)
                 current = Sequence(self.host, scope=scope)
                 continue
-            kernel = self.unit.function(launch.kernel)
+            kernel = launched_kernel(self.unit, launch)
             alias = pointer_alias_reason(self.host, launch) or \
                 member_alias_reason(self.unit, self.host, launch) or \
                 _foreign_param(self.host, launch) or \

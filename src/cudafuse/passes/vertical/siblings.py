@@ -41,7 +41,7 @@ from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.arch import ArchParams
 from cudafuse.passes.vertical.codegen import param_key
 from cudafuse.passes.vertical.coverage import Resolver
-from cudafuse.passes.vertical.hostexprs import root_variable, write_target
+from cudafuse.passes.vertical.hostexprs import root_variable, shared_variables, write_target
 from cudafuse.passes.vertical.hostview import host_locals, side_effect_free, value_key
 from cudafuse.passes.vertical.legality import LaunchInfo, _stream_key
 from cudafuse.passes.vertical.model import KernelCost
@@ -107,12 +107,13 @@ def _global_write(unit: TranslationUnit, info: LaunchInfo) -> str | None:
     from cudafuse.analysis.callgraph import CallGraph
 
     fns = [info.site.kernel, *CallGraph(unit).transitive(info.site.kernel)]
+    shared = shared_variables(unit, fns)
     for fn in fns:
         if fn.body is None:
             continue
         for node in fn.body.walk():
             target = root_variable(write_target(node))
-            if target is not None and target.kind == "global":
+            if target is not None and target.kind == "global" and target.decl not in shared:
                 return f"'{info.site.kernel.name}' writes global '{target.name}'"
     return None
 

@@ -35,7 +35,12 @@ from dataclasses import dataclass
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import NO_SPAN
-from cudafuse.passes.vertical.hostexprs import _writes, buffer_key, side_effect_free
+from cudafuse.passes.vertical.hostexprs import (
+    _writes,
+    buffer_key,
+    launched_kernel,
+    side_effect_free,
+)
 from cudafuse.passes.vertical.hoststmts import HostStatements, _assigned, _file
 
 
@@ -141,7 +146,7 @@ class Wrappers:
         if len(call.args) != len(fn.params):
             return f"the call leaves parameters of '{fn.name}' to their defaults"
         launch = _launches(fn.body)[0]
-        kernel = self.unit.function(launch.kernel)
+        kernel = launched_kernel(self.unit, launch)
         env: dict[str, n.Expr] = {p.decl: a for p, a in zip(fn.params, call.args, strict=True)}
         if kernel is not None:
             for kp, arg in zip(kernel.params, launch.args, strict=False):
