@@ -178,19 +178,29 @@ def compile_harness(source: Path, name: str, exe: Path, nvcc: str, arch: str) ->
 
 
 def build_all(names: list[str], work: Path, nvcc: str, arch: str, jobs: int
-              ) -> dict[str, dict[str, Path]]:
+              ) -> tuple[dict[str, dict[str, Path]], list[str]]:
     """Every sample's unfused and fused harness: fused here one after the other (libclang),
-    compiled by nvcc in parallel (each compile is a few seconds of one core)."""
-    sources = {name: {"unfused": ROOT / "samples" / f"{name}.cu",
-                      "fused": fuse_sample(name, work, arch)} for name in names}
+    compiled by nvcc in parallel (each compile is a few seconds of one core). A sample that
+    fails is left out, with why: the others are still measured."""
+    sources: dict[str, dict[str, Path]] = {}
+    failures: list[str] = []
+    for name in names:
+        try:
+            sources[name] = {"unfused": ROOT / "samples" / f"{name}.cu",
+                             "fused": fuse_sample(name, work, arch)}
+        except Exception as exc:  # noqa: BLE001 - reported, and the next sample goes on
+            failures.append(f"{name}: fusing failed: {exc}")
+    exes: dict[str, dict[str, Path]] = {}
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         futures = {(name, v): pool.submit(compile_harness, path, name,
                                           work / f"bench_{name}_{v}", nvcc, arch)
                    for name, variants in sources.items() for v, path in variants.items()}
-        exes: dict[str, dict[str, Path]] = {name: {} for name in names}
         for (name, v), fut in futures.items():
-            exes[name][v] = fut.result()
-    return exes
+            try:
+                exes.setdefault(name, {})[v] = fut.result()
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - as above
+                failures.append(f"{name} ({v}): {exc}")
+    return {n: e for n, e in exes.items() if len(e) == 2}, failures
 
 
 def build_profiled(name: str, size: int, work: Path, nvcc: str | None, arch: str,
@@ -331,10 +341,13 @@ def main() -> int:
         return 1
     args.work.mkdir(parents=True, exist_ok=True)
     if args.compile_only:
-        for name, exes in build_all(args.samples, args.work, nvcc, args.arch,  # type: ignore
-                                    args.jobs).items():
+        built, failures = build_all(args.samples, args.work, nvcc, args.arch,  # type: ignore
+                                    args.jobs)
+        for name, exes in built.items():
             print(f"{name}: built {', '.join(str(e) for e in exes.values())}")
-        return 0
+        for line in failures:
+            print(line, file=sys.stderr)
+        return 1 if failures else 0
     rows = read_rows(args.jsonl, args.backend)
     cmd = "python benchmarks/bench_vertical.py" + (
         " --backend emu" if args.backend == "emu" else "")
@@ -343,24 +356,43 @@ def main() -> int:
         if args.md is not None:
             args.md.write_text(table(rows, args.note, cmd) + "\n")
 
+    failures: list[str] = []
+
+    def failed(what: str, exc: BaseException) -> None:
+        failures.append(f"{what}: {exc}")
+        print(f"{what}: failed: {exc}", file=sys.stderr, flush=True)
+
     if not args.profile_only:
         todo = [n for n in args.samples if any((n, s) not in rows for s in args.sizes)]
         sources: dict[str, dict[str, Path]] = {}
         if args.backend == "nvcc" and todo:
-            sources = build_all(todo, args.work, nvcc, args.arch, args.jobs)  # type: ignore
-        elif todo:
+            sources, failures = build_all(todo, args.work, nvcc, args.arch,  # type: ignore
+                                          args.jobs)
+            for line in failures:
+                print(line, file=sys.stderr)
+        else:
             sources = {n: {"unfused": ROOT / "samples" / f"{n}.cu",
-                           "fused": fuse_sample(n, args.work, args.arch)} for n in todo}
-        for name in todo:
+                           "fused": args.work / f"{n}.fused.cu"} for n in todo}
+        for name in sources:
+            if args.backend == "emu":
+                try:
+                    fuse_sample(name, args.work, args.arch)
+                except Exception as exc:  # noqa: BLE001 - the rest still run
+                    failed(name, exc)
+                    continue
             for size in args.sizes:
                 if (name, size) in rows:
                     continue
-                if args.backend == "nvcc":
-                    base, fused = (run(sources[name][v], size, size, args.iters)
-                                   for v in ("unfused", "fused"))
-                else:
-                    base, fused = (run_emu(sources[name][v], name, size, args.iters)
-                                   for v in ("unfused", "fused"))
+                try:
+                    if args.backend == "nvcc":
+                        base, fused = (run(sources[name][v], size, size, args.iters)
+                                       for v in ("unfused", "fused"))
+                    else:
+                        base, fused = (run_emu(sources[name][v], name, size, args.iters)
+                                       for v in ("unfused", "fused"))
+                except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
+                    failed(f"{name} {size}", exc)
+                    continue
                 equal = base["hash"] == fused["hash"]
                 rec = model_row(name, size, base, fused, equal, args.backend)
                 append_row(args.jsonl, rec)
@@ -375,10 +407,14 @@ def main() -> int:
                 row = rows.get((name, size))
                 if row is None or "profile_ms" in row:
                     continue  # no unfused figure to set it beside yet, or done
-                target, prof = build_profiled(name, size, args.work, nvcc, args.arch,
-                                              args.backend)
-                measured = run(target, size, size, args.iters) if args.backend == "nvcc" \
-                    else run_emu(target, name, size, args.iters)
+                try:
+                    target, prof = build_profiled(name, size, args.work, nvcc, args.arch,
+                                                  args.backend)
+                    measured = run(target, size, size, args.iters) \
+                        if args.backend == "nvcc" else run_emu(target, name, size, args.iters)
+                except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
+                    failed(f"{name} {size} (fuse --profile)", exc)
+                    continue
                 equal = measured["hash"] == row["unfused_hash"]
                 choice = prof["choice"]  # type: ignore[index]
                 rec = {"kind": "profile", "backend": args.backend, "sample": name,
@@ -403,7 +439,7 @@ def main() -> int:
         else:
             doc += f"\n{MARK}\n{text}\n{MARK}\n"
         args.write.write_text(doc)
-    return 0
+    return 1 if failures else 0
 
 
 def _ms(v: object) -> str:

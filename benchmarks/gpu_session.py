@@ -279,13 +279,13 @@ def step_install(s: Session) -> str:
         if rc != 0:
             return "failed"
     venv = s.work / "venv"
-    paths = ([] if s.dry else [str(SITE)]) + [str(ROOT / "src")] + _site_dirs()
-    python = _make_venv(s, venv, paths)
+    paths = ([] if s.dry else [str(SITE)]) + [str(ROOT / "src")]
+    python = _make_venv(s, venv, paths, _site_dirs())
     if python is None:  # no venv module: the running interpreter with PYTHONPATH
         s.say("falling back to this interpreter with PYTHONPATH (tests that run the "
               "`cudafuse` command will skip)")
         python = sys.executable
-        s.env["PYTHONPATH"] = os.pathsep.join(paths)
+        s.env["PYTHONPATH"] = os.pathsep.join(paths + _site_dirs())
         bindir = s.work / "bin"
         bindir.mkdir(exist_ok=True)
         _write_script(bindir / "cudafuse", python)
@@ -305,9 +305,11 @@ def step_install(s: Session) -> str:
 
 
 def _site_dirs() -> list[str]:
-    dirs = list(site.getsitepackages())
-    user = site.getusersitepackages()
-    return [d for d in dict.fromkeys([*dirs, user]) if Path(d).is_dir()]
+    """Where this interpreter finds its packages: its site-packages, and those its own
+    environment reaches beyond them (a venv made with --system-site-packages)."""
+    found = [*site.getsitepackages(), site.getusersitepackages(),
+             *(p for p in sys.path if Path(p).name in ("site-packages", "dist-packages"))]
+    return [d for d in dict.fromkeys(found) if Path(d).is_dir()]
 
 
 def _imports(s: Session, python: str, modules: list[str], extra_path: str | None,
@@ -326,7 +328,9 @@ def _imports(s: Session, python: str, modules: list[str], extra_path: str | None
     return res.returncode == 0
 
 
-def _make_venv(s: Session, venv: Path, paths: list[str]) -> str | None:
+def _make_venv(s: Session, venv: Path, paths: list[str], sites: list[str]) -> str | None:
+    """The venv's python, seeing `paths` first and then `sites` as site directories (their
+    own .pth files processed, as in the environment they belong to)."""
     python = venv / "bin" / "python"
     if not python.exists():
         rc, _ = s.sh([sys.executable, "-m", "venv", "--without-pip", str(venv)], 60)
@@ -338,7 +342,8 @@ def _make_venv(s: Session, venv: Path, paths: list[str]) -> str | None:
         return None
     pth = Path(purelib.stdout.strip()) / "cudafuse_gpu_session.pth"
     pth.parent.mkdir(parents=True, exist_ok=True)
-    pth.write_text("\n".join(paths) + "\n")
+    pth.write_text("".join(f"{p}\n" for p in paths) +
+                   "".join(f"import site; site.addsitedir({d!r})\n" for d in sites))
     _write_script(venv / "bin" / "cudafuse", str(python))
     return str(python)
 
@@ -453,7 +458,8 @@ def _bench_status(rc: int, stopped: bool) -> str:
 
 
 def step_pytest(s: Session) -> str:
-    jobs = 0 if s.dry else max(1, min(8, (os.cpu_count() or 2) // 2))
+    # The GPU tests are mostly nvcc builds (one core each) and short runs: many workers.
+    jobs = 0 if s.dry else max(1, min(12, (os.cpu_count() or 2) - 2))
     log = s.out / "pytest-gpu.txt"
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     log.write_text(f"# pytest -m gpu, {now}, {s.state.get('note', '')}\n")

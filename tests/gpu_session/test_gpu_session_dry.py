@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import time
@@ -245,6 +246,10 @@ def test_the_whole_dry_run(tmp_path: Path) -> None:
     assert all(v["status"] == "done" for v in state["steps"].values()), state["steps"]
     assert len(state["steps"]) == 6
     out = tmp_path / "out"
+    # What the device tool brings back from $OUT: at most 8 plain files, plain names.
+    files = sorted(p.name for p in out.iterdir())
+    assert len(files) <= 8 and all(re.fullmatch(r"[A-Za-z0-9._-]+", f) for f in files), files
+    assert all((out / f).is_file() and (out / f).stat().st_size < 16 << 20 for f in files)
     assert "| sobel | 64^2 |" in (out / "vertical.md").read_text()
     assert "| histogram+maxpool2d |" in (out / "hfuse.md").read_text()
     assert "skipped" in (out / "pytest-gpu.txt").read_text()
