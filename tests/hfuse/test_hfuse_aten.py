@@ -141,7 +141,8 @@ def test_global_hash_kernel_with_an_at_native_kernel(tmp_path: Path) -> None:
            ("max_pool_float", h2, k2, g2, 0), "blake_hash_max_pool_forward_nchw_hfused_launch")
 
 
-@pytest.mark.parametrize("mode", ["thread", pytest.param("block", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["thread", "block"])
 def test_a_helper_block_under_the_same_guard_is_one_copy(tmp_path: Path, mode: str) -> None:
     # blakeish.cu includes cuda_helper.h; shaish.cu carries the same block pasted in: in the
     # output the second copy is skipped, and nothing in it is renamed apart.
@@ -168,3 +169,38 @@ def test_a_block_under_the_same_guard_that_differs_is_refused(tmp_path: Path) ->
                 "128", "-o", str(tmp_path / "f.cu"))
     assert res.exit_code == 1 and not (tmp_path / "f.cu").exists()
     assert f"{changed}:3:1: error: this block is guarded by 'CUDA_HELPER_H'" in res.output
+
+
+def test_the_guarded_copy_is_not_renamed_and_the_output_parses(tmp_path: Path) -> None:
+    # The fast half of the test above: hfuse parses its output again before writing it.
+    out = tmp_path / "f.cu"
+    res = hfuse(str(CRYPTO / "blakeish.cu"), str(CRYPTO / "shaish.cu"), "--block1", "128",
+                "--block2", "128", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert "cf_in2_" not in text and text.count("#ifndef CUDA_HELPER_H") == 1
+
+
+BATCHNORM = "batch_norm_collect_statistics_kernel<InvStd, float, float, int>"
+
+
+@pytest.mark.parametrize(("mode", "seed"), [
+    ("thread", 4), pytest.param("block", None, marks=pytest.mark.slow)])
+def test_template_template_parameter_with_a_kernel_of_at_cuda(tmp_path: Path, mode: str,
+                                                              seed: int | None) -> None:
+    # VarTransform (a template template parameter) is an alias template at namespace
+    # scope, named in the body instead; BLOCK (int, defaulted) is bound to 128.
+    out = _fuse(tmp_path, "batchnorm.cu", "histogram.cu", f"{BATCHNORM},{HIST}", mode)
+    text = out.read_text()
+    assert "template <class... cf_A> using cf_tp1_VarTransform = InvStd<cf_A...>;" in text
+    assert "cf_tp1_VarTransform<stat_accscalar_t>{}(shared_sq[0] / n, epsilon)" in text
+    rng = np.random.default_rng(9)
+    batch, channels, plane = 3, 5, 37
+    x = rng.standard_normal(batch * channels * plane).astype(np.float32)
+    mean, invstd = np.zeros(channels, np.float32), np.zeros(channels, np.float32)
+    k1 = (x, batch, channels, plane, np.float32(1e-5), mean, invstd)
+    k2, h2, g2, smem = _hist_args(rng)
+    _check(out, seed, ("batch_norm_stats_float", k1, k1, channels, 0),
+           ("histc_float", h2, k2, g2, smem),
+           "batch_norm_collect_statistics_kernel_kernelHistogram1D_hfused_launch")
+    assert np.all(invstd > 0)  # the originals ran

@@ -103,10 +103,6 @@ def bind(fn: Function, args: list[str] | None, path: str) -> KernelRef:
             raise error(f"kernel '{fn.name}': no argument for template parameter '{p.name}' "
                         f"(it takes <{wanted}>)", path, status=2)
         bound.append(p.default)
-    bad = next((p for p in params if p.kind == "template"), None)
-    if bad is not None:
-        raise error(f"kernel '{fn.name}': template template parameter '{bad.name}' is not "
-                    "supported", path, status=2)
     return KernelRef(fn, tuple(zip(params, bound, strict=True)))
 
 
@@ -133,7 +129,9 @@ def namespace_aliases(bindings: tuple[tuple[TemplateParam, str], ...], prefix: s
     for p, arg in bindings:
         new = alias_name(prefix, part, p.name)
         arg = substitute(arg, bindings, prefix, part)
-        if p.kind == "type":
+        if p.kind == "template":  # a template template parameter: an alias template
+            lines.append(f"template <class... {prefix}_A> using {new} = {arg}<{prefix}_A...>;")
+        elif p.kind == "type":
             lines.append(f"using {new} = {arg};")
         else:
             lines.append(f"constexpr {substitute(p.type, bindings, prefix, part)} {new} = "
@@ -143,10 +141,21 @@ def namespace_aliases(bindings: tuple[tuple[TemplateParam, str], ...], prefix: s
 
 def scope_lines(bindings: tuple[tuple[TemplateParam, str], ...], prefix: str,
                 part: int) -> list[str]:
-    """Declarations that give the part's body its template parameters' names back."""
+    """Declarations that give the part's body its template parameters' names back (a
+    template template parameter cannot be declared in a block: template_names() are
+    respelled in the body instead)."""
     out = []
     for p, _ in bindings:
+        if p.kind == "template":
+            continue
         new = alias_name(prefix, part, p.name)
         out.append(f"using {p.name} = {new};" if p.kind == "type" else
                    f"[[maybe_unused]] constexpr decltype({new}) {p.name} = {new};")
     return out
+
+
+def template_names(bindings: tuple[tuple[TemplateParam, str], ...], prefix: str,
+                   part: int) -> dict[str, str]:
+    """Template template parameters -> the alias templates that the body names instead."""
+    return {p.name: alias_name(prefix, part, p.name) for p, _ in bindings
+            if p.kind == "template"}

@@ -221,7 +221,11 @@ def kernel_ref(part: Part, prefix: str, space: Namespaces = ()) -> str:
     qual = qualifier(part.fn.namespaces) if foreign(part, space) else ""
     if not part.bindings:
         return qual + part.fn.name
-    args = ", ".join(qual + alias_name(prefix, part.index, p.name) for p, _ in part.bindings)
+    # A template template argument is passed as written (an alias template may not match
+    # the parameter's kind before C++17's relaxed matching).
+    args = ", ".join(arg if p.kind == "template" else qual + alias_name(prefix, part.index,
+                                                                         p.name)
+                     for p, arg in part.bindings)
     return f"{qual}{part.fn.name}<{args}>"
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudafuse.codegen.splice import Rewriter
-from cudafuse.codegen.templates import scope_lines
+from cudafuse.codegen.templates import scope_lines, template_names
 from cudafuse.ir.source import SourceFile
 from cudafuse.passes.horizontal import coop
 from cudafuse.passes.horizontal.helpers import (
@@ -27,6 +27,7 @@ from cudafuse.passes.horizontal.helpers import (
     reducing_edit,
 )
 from cudafuse.passes.horizontal.parts import Part, Shape
+from cudafuse.passes.horizontal.rename import identifier_tokens
 from cudafuse.passes.horizontal.scopes import Namespaces, named, using_directive, wrapped
 from cudafuse.passes.horizontal.shared_split import dyn_pointer
 
@@ -159,6 +160,11 @@ def _edited_body(part: Part, names: Names, mode: str, base: str) -> str:
         rw.replace_range(decl.span.start - span.start, decl.span.end - span.start,
                          dyn_pointer(decl.var_type, decl.name, base),
                          "extern __shared__ -> the part's region")
+    # A template template parameter has no block-scope declaration: its uses (tokens of
+    # code, not comments, strings or members) name the namespace-scope alias template.
+    for old, new in template_names(part.bindings, names.prefix, part.index).items():
+        for start, end in identifier_tokens(rw.source.data, old):
+            rw.replace_range(start, end, new, "template template parameter -> its alias")
     return rw.apply().decode("utf-8")
 
 
