@@ -121,6 +121,25 @@ def test_a_call_resumes_from_results_carried_back(tmp_path: Path,
     assert "resumed from" in (second / "log.txt").read_text()
 
 
+def test_under_out_the_checkouts_build_gpu_session_is_resumed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The documented second call: $OUT set by the device tool, no options, the first call's
+    # files put back into build/gpu-session and carried.
+    gs = _module("gpu_session")
+    calls: list[str] = []
+    monkeypatch.setattr(gs, "STEPS", _fake_steps(gs, calls, {}))
+    monkeypatch.setattr(gs, "ROOT", tmp_path)
+    prior = tmp_path / "build" / "gpu-session"
+    prior.mkdir(parents=True)
+    (prior / "session.json").write_text(json.dumps({"mode": "gpu", "steps": {
+        "vertical": {"status": "done"}, "pytest": {"status": "partial"}}}))
+    monkeypatch.setenv("OUT", str(tmp_path / "OUT"))
+    assert gs.main(["--work", str(tmp_path / "w")]) == 0
+    assert calls == ["install", "device", "pytest", "hfuse", "vertical-profile"]
+    state = json.loads((tmp_path / "OUT" / "session.json").read_text())
+    assert all(v["status"] == "done" for v in state["steps"].values())
+
+
 def test_budgets_leave_time_for_later_steps_and_stop_in_time(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gs = _module("gpu_session")
