@@ -263,7 +263,8 @@ def main() -> int:
     rows = [done[p["name"]]["row"] for p in pairs if p["name"] in done]
     device = next((str(r["device"]) for r in done.values()), "")
     sizes_note = ("each kernel grown until it alone takes about "
-                  f"{args.target_ms:g} ms" if calibrate_sizes else "the samples' sizes")
+                  f"{args.target_ms:g} ms" if calibrate_sizes else "the samples' sizes") + \
+        f"; thread splits in steps of {args.split_step}"
     failures = 0
     with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-") as tmp:
         for pair in pairs:

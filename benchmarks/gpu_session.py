@@ -69,6 +69,11 @@ DRY_SIZES = (64,)
 FIRST_PAIRS = ("batchnorm_stats+histogram", "maxpool2d+upsample_bilinear2d",
                "im2col+maxpool2d", "blake2b+ethash_like", "blake256+sha256")
 DRY_PAIR = "histogram+maxpool2d"
+# Thread splits in steps of 256 threads, not HFuse's 128: at 128 a pair of tunable kernels
+# has about 28 splits (each compiled for ptxas, built and timed, some with four register
+# caps), a minute or more a pair, and 16 pairs would not fit in a session; at 256 about a
+# quarter of that. `bench_hfuse.py --split-step 128` is the full search, for a longer lease.
+HFUSE_SPLIT_STEP = 256
 RESULTS = ("session.json", "log.txt", "pytest-gpu.txt", "vertical.jsonl", "vertical.md",
            "hfuse.jsonl", "hfuse.md")
 
@@ -493,7 +498,7 @@ def step_hfuse(s: Session) -> str:
         cmd += ["--backend", "emu", "--no-calibrate", "--split-step", "1024", "--pairs",
                 DRY_PAIR]
     else:
-        cmd += ["--pairs", ",".join(_pair_order())]
+        cmd += ["--pairs", ",".join(_pair_order()), "--split-step", str(HFUSE_SPLIT_STEP)]
     rc, stopped = s.sh(cmd, s.left())
     return _bench_status(rc, stopped)
 
