@@ -10,6 +10,7 @@ from cudafuse.passes.vertical.arch import ARCHS, arch_params
 from cudafuse.passes.vertical.costmodel import group_cost
 from cudafuse.passes.vertical.model import KernelCost, PipelineModel
 from cudafuse.passes.vertical.partition import (
+    SearchLimits,
     choose_partition,
     cost_scorer,
     count_scorer,
@@ -191,3 +192,73 @@ def test_count_scorer_fuses_every_legal_edge():
     part = exact_partition(m, count_scorer(m), legal)
     assert part.groups == (frozenset(range(9)),)
     assert part.objective == len(m.edges)
+
+
+def chain_model(n: int) -> PipelineModel:
+    """A 3x3 stencil followed by two point kernels, repeated (the bench's model chain)."""
+    ks = [(local if i % 3 == 0 else point)(f"k{i}", ["in" if i == 0 else f"t{i - 1}"], f"t{i}",
+                                           alu=9 if i % 3 == 0 else 4) for i in range(n)]
+    return PipelineModel.from_kernels(ks, frozenset({f"t{n - 1}"}))
+
+
+def interval_optimum(model: PipelineModel, score) -> float:
+    """On a chain every group is an interval: the O(n^2) DP over prefixes, by hand."""
+    n = len(model.kernels)
+    best = [0.0] * (n + 1)
+    for j in range(1, n + 1):
+        best[j] = max(best[i] + (score(frozenset(range(i, j))) if j - i > 1 else 0.0)
+                      for i in range(j) if j - i == 1 or score(frozenset(range(i, j))) > 0)
+    return best[n]
+
+
+@pytest.mark.parametrize("n", [16, 32])
+def test_exact_is_proven_optimal_on_chains_up_to_32(n):
+    m = chain_model(n)
+    score = cost_scorer(m, ARCH)
+    chosen, results = choose_partition(m, score, make_legality(m, always), "exact")
+    assert chosen.proven and chosen.gap == 0.0 and "optimal" in chosen.search
+    assert chosen.objective == pytest.approx(interval_optimum(m, score))
+    # Groups larger than pairs: the point kernels ride along with their stencil.
+    assert max(len(g) for g in chosen.groups) > 2
+
+
+def test_auto_keeps_long_chains_in_groups_larger_than_pairs():
+    m = chain_model(64)
+    score = cost_scorer(m, ARCH)
+    chosen, results = choose_partition(m, score, make_legality(m, always), "auto")
+    assert len(chosen.groups) <= 22
+    cut = next(r for r in results if r.strategy == "mincut")
+    assert chosen.objective >= cut.objective
+    assert chosen.proven  # 64 kernels: every interval is enumerated with the default limits
+
+
+def test_exact_never_refuses_a_size_and_states_its_bound():
+    import time
+
+    m = chain_model(300)
+    score = cost_scorer(m, ARCH)
+    start = time.perf_counter()
+    part = exact_partition(m, score, make_legality(m, always),
+                           SearchLimits(work=20_000, states=50))
+    assert time.perf_counter() - start < 20
+    assert not part.proven and part.gap is None
+    assert "groups of at most" in part.search and "gap to the unrestricted optimum unknown" \
+        in part.search
+    assert sorted(v for g in part.groups for v in g) == list(range(300))
+    assert len(part.groups) <= 300 // 3 + 1  # every stencil keeps its point kernels
+
+
+def test_beam_truncation_is_reported_and_partition_stays_valid():
+    # Eight independent two-kernel chains: 3^8 placements of the first kernels.
+    ks = []
+    for j in range(8):
+        ks += [point(f"a{j}", ["in"], f"u{j}"), point(f"b{j}", [f"u{j}"], f"o{j}")]
+    m = PipelineModel.from_kernels(ks, frozenset(f"o{j}" for j in range(8)))
+    score = cost_scorer(m, ARCH)
+    legal = make_legality(m, always)
+    narrow = exact_partition(m, score, legal, SearchLimits(states=3))
+    wide = exact_partition(m, score, legal)
+    assert wide.proven and len(wide.groups) == 8
+    assert "placements per step" in narrow.search and not narrow.proven
+    assert narrow.objective <= wide.objective + 1e-6
+    assert all(legal(g) is None for g in narrow.groups)

@@ -13,9 +13,11 @@ cost of recomputing producers, plus the launch term gamma) and goes past it in t
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from cudafuse.passes.vertical.arch import ArchParams
+from cudafuse.passes.vertical.footprint import EMPTY, ORIGIN, Footprint
 from cudafuse.passes.vertical.model import Offset, PipelineModel
 
 EPSILON = 1.0  # the paper's epsilon: weight of an edge that must not (or need not) be fused
@@ -44,22 +46,27 @@ def _writer_of(model: PipelineModel, group: frozenset[int]) -> dict[str, int]:
 def _needed_outside(model: PipelineModel, group: frozenset[int], node: int, buf: str) -> bool:
     if buf in model.live_out:
         return True
-    return any(buf in bufs for (a, c), bufs in model.edges.items() if a == node and c not in group)
+    return any(buf in bufs for c, bufs in model.consumers(node) if c not in group)
 
 
-def eval_cost(model: PipelineModel, group: frozenset[int], node: int, arch: ArchParams) -> float:
+def eval_cost(model: PipelineModel, group: frozenset[int], node: int, arch: ArchParams,
+              inner: dict[str, int] | None = None) -> float:
     """Cycles to evaluate `node` once inside the group: its arithmetic plus the loads of
-    buffers not produced inside the group (neighbours' loads mostly hit the caches)."""
+    buffers not produced inside the group (neighbours' loads mostly hit the caches).
+    `inner`: the group's buffer -> writer map, when the caller has it."""
     k = model.kernels[node]
-    inner = _writer_of(model, group)
+    inner = _writer_of(model, group) if inner is None else inner
     ext_loads = sum(len(offs) for b, offs in k.reads.items() if b not in inner)
     return arch.c_alu * k.n_alu + arch.c_sfu * k.n_sfu + ext_loads * arch.t_cached
 
 
-def _extent(offsets: set[Offset]) -> tuple[int, int]:
-    rx = max((abs(dx) for dx, _ in offsets), default=0)
-    ry = max((abs(dy) for _, dy in offsets), default=0)
-    return rx, ry
+@functools.cache
+def _window_of(offsets: frozenset[Offset]) -> Footprint:
+    return Footprint.of(offsets)
+
+
+def _window(model: PipelineModel, consumer: int, buf: str) -> Footprint:
+    return _window_of(model.kernels[consumer].window(buf))
 
 
 def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
@@ -76,45 +83,44 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     block = block or DEFAULT_BLOCK
     inner = _writer_of(model, group)
     size = max(model.kernels[i].size for i in group)
-    foot: dict[int, set[Offset]] = {}
+    foot: dict[int, Footprint] = {}
     strategies: dict[int, str] = {}
     recompute = 0.0
     shared = sum(model.kernels[i].shared_bytes for i in group)
     bx, by = block
     for node in sorted(group, reverse=True):  # consumers come later in launch order
         k = model.kernels[node]
-        points: set[Offset] = set()
-        root = any(_needed_outside(model, group, node, b) for b in k.writes) or not any(
-            c in group and a == node for (a, c) in model.edges)
+        points = EMPTY
+        inside = [(c, bufs) for c, bufs in model.consumers(node) if c in group]
+        root = any(_needed_outside(model, group, node, b) for b in k.writes) or not inside
         if root:
-            points.add((0, 0))
-        for (a, c), bufs in model.edges.items():
-            if a != node or c not in group:
-                continue
+            points = ORIGIN
+        for c, bufs in inside:
             for b in bufs:
-                for f in foot.get(c, {(0, 0)}):
-                    points |= {(f[0] + o[0], f[1] + o[1]) for o in model.kernels[c].window(b)}
+                window = _window(model, c, b)
+                points = points.union(foot.get(c, ORIGIN).plus(window))
         evals = len(points)
-        cost_once = eval_cost(model, group, node, arch)
+        cost_once = eval_cost(model, group, node, arch, inner)
         redo = size * (evals - 1) * cost_once
         strategy = "once" if evals == 1 else "recompute"
-        consumers = {c for (a, c) in model.edges if a == node and c in group}
-        gathered = any(b in model.kernels[c].gathers for (a, c), bufs in model.edges.items()
-                       if a == node and c in group for b in bufs)
+        consumers = {c for c, _ in inside}
+        gathered = any(b in model.kernels[c].gathers for c, bufs in inside for b in bufs)
         if evals > 1 and allow_tiles and consumers == {sink} and not gathered:
-            rx, ry = _extent(points)
+            rx, ry = points.extent()
             halo = ((bx + 2 * rx) * (by + 2 * ry)) / (bx * by)
             tile = size * ((halo - 1) * cost_once + evals * arch.t_shared + arch.barrier)
             if tile < redo:
                 redo, strategy = tile, "tile"
                 shared += (bx + 2 * rx) * (by + 2 * ry) * 4
-                points = {(0, 0)}  # upstream producers are evaluated per tile element
+                points = ORIGIN  # upstream producers are evaluated per tile element
         foot[node] = points
         strategies[node] = strategy
         recompute += redo
     saved = 0.0
-    for (a, c), bufs in model.edges.items():
-        if a in group and c in group:
+    for a in sorted(group):
+        for c, bufs in model.consumers(a):
+            if c not in group:
+                continue
             for b in bufs:
                 window = model.kernels[c].window(b)
                 saved += size * (arch.t_global + (len(window) - 1) * arch.t_cached)

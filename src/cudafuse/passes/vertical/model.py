@@ -49,6 +49,11 @@ class PipelineModel:
     # dependences (B overwrites what A reads, or both write) are in `order_edges`.
     edges: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
     order_edges: set[tuple[int, int]] = field(default_factory=set)
+    # Per-node views of `edges` for the searches, which cost thousands of groups: built on
+    # first use and rebuilt whenever the edges change size (they are only ever added to).
+    _adjacency: tuple[int, dict[int, list[tuple[int, tuple[str, ...]]]],
+                      dict[int, list[tuple[int, tuple[str, ...]]]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_kernels(cls, kernels: list[KernelCost], live_out: frozenset[str]) -> PipelineModel:
@@ -72,6 +77,25 @@ class PipelineModel:
                 last_writer[buf] = i
                 readers[buf] = []
         return model
+
+    def _adj(self) -> tuple[dict[int, list[tuple[int, tuple[str, ...]]]],
+                            dict[int, list[tuple[int, tuple[str, ...]]]]]:
+        if self._adjacency is None or self._adjacency[0] != len(self.edges):
+            out: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
+            inn: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
+            for (a, c), bufs in sorted(self.edges.items()):
+                out.setdefault(a, []).append((c, bufs))
+                inn.setdefault(c, []).append((a, bufs))
+            self._adjacency = (len(self.edges), out, inn)
+        return self._adjacency[1], self._adjacency[2]
+
+    def consumers(self, node: int) -> list[tuple[int, tuple[str, ...]]]:
+        """(consumer, buffers) of every true dependence leaving `node`, consumers ascending."""
+        return self._adj()[0].get(node, [])
+
+    def producers(self, node: int) -> list[tuple[int, tuple[str, ...]]]:
+        """(producer, buffers) of every true dependence entering `node`."""
+        return self._adj()[1].get(node, [])
 
     def all_edges(self) -> set[tuple[int, int]]:
         return set(self.edges) | self.order_edges
