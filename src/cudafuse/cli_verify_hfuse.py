@@ -70,8 +70,13 @@ def _only_kernel(path: str, opts: ParseOptions, backend: str, spec_path: str) ->
     return kernels[0]
 
 
+def _base(kernel: str) -> str:
+    """`at::native::im2col_kernel<float>` -> `im2col_kernel` (what hfuse names after)."""
+    return kernel.split("<", 1)[0].rsplit("::", 1)[-1].strip()
+
+
 def _launcher(signatures: dict[str, Any], k1: str, k2: str, fused: str) -> Any:
-    want = f"{k1}_{k2}_hfused_launch"
+    want = f"{_base(k1)}_{_base(k2)}_hfused_launch"
     found = [s for s in signatures.values() if s.kind == "host" and
              s.name.endswith("_hfused_launch")]
     exact = [s for s in found if s.name == want]
@@ -88,12 +93,16 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
                  sanitize: bool, opts: ParseOptions) -> bool:
     """Run both originals and the fused launcher; print one line per output; True when all
     match."""
+    import tempfile
+
     first, second, fused = files
     s1, s2 = _sides((first, second), spec_path, pair, spec1, spec2, opts, backend)
     want, orders = [], []
     for side in (s1, s2):
         try:
-            values, order = run_bound(side.file, side.spec, backend, opts, timeout, sanitize)
+            with tempfile.TemporaryDirectory(prefix="cudafuse-verify-") as tmp:
+                path, spec = _runnable(side, opts, tmp)
+                values, order = run_bound(path, spec, backend, opts, timeout, sanitize)
         except CudafuseError as exc:
             exc.diagnostics.append(Diagnostic(
                 Severity.NOTE, f"the original kernel '{side.spec.entry}' fails with its "
@@ -129,6 +138,42 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
         raise error("neither spec marks an argument as an output (role = \"out\" or "
                     "\"inout\")", spec_path or spec1 or "")
     return report(outputs, max(s1.spec.rtol, s2.spec.rtol), max(s1.spec.atol, s2.spec.atol))
+
+
+def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
+    """The program and spec that run the side's kernel. A template instantiation or a
+    kernel named with its namespaces (`at::native::im2col_kernel<float>`) is launched, as
+    the spec says, by a host function appended to a copy of the file, in the kernel's
+    namespaces, its parameters typed as the instantiation's: the kernel itself unchanged."""
+    from pathlib import Path
+
+    from cudafuse.codegen.templates import parse_kernel_ref
+    from cudafuse.frontend import parse_file
+    from cudafuse.passes.horizontal.driver import find_kernel, rehomed_includes
+    from cudafuse.passes.horizontal.scopes import named, param_trait, wrapped
+
+    spec = side.spec
+    if "<" not in spec.entry and "::" not in spec.entry:
+        return side.file, spec
+    unit = parse_file(side.file, opts).unit
+    ref = find_kernel(unit, spec.entry)
+    name, args = parse_kernel_ref(spec.entry)
+    kernel = ref.fn.name + (f"<{', '.join(args)}>" if args is not None else "")
+    wrapper = f"cudafuse_verify_{ref.fn.name}"
+    params = [p.name or f"arg{i}" for i, p in enumerate(ref.fn.params)]
+    decls = ", ".join(f"typename cudafuse_param<{i}, decltype(&{kernel})>::type {p}"
+                      for i, p in enumerate(params))
+    assert spec.grid is not None and spec.block is not None
+    grid, block = (", ".join(map(str, d)) for d in (spec.grid, spec.block))
+    text = (f"void {wrapper}({decls}) {{\n  {kernel}<<<dim3({grid}), dim3({block}), "
+            f"{spec.shared}>>>({', '.join(params)});\n}}\n")
+    data = rehomed_includes(side.file, unit.source.data, tmp)
+    data += b"\n// ---- appended by cudafuse verify --hfuse\n" + \
+        param_trait("cudafuse").encode() + wrapped(named(ref.fn.namespaces), text).encode()
+    path = Path(tmp) / Path(side.file).name
+    path.write_bytes(data)
+    return str(path), dataclasses.replace(spec, entry=wrapper, grid=None, block=None,
+                                          shared=0)
 
 
 def _files(files: tuple[str, ...]) -> str:

@@ -204,3 +204,35 @@ def test_template_template_parameter_with_a_kernel_of_at_cuda(tmp_path: Path, mo
            ("histc_float", h2, k2, g2, smem),
            "batch_norm_collect_statistics_kernel_kernelHistogram1D_hfused_launch")
     assert np.all(invstd > 0)  # the originals ran
+
+
+def test_verify_runs_a_template_kernel_by_a_launching_host_function(tmp_path: Path) -> None:
+    # verify --hfuse's original side: a copy of the file with a host function in the
+    # kernel's namespaces that launches the instantiation the spec names, as it says.
+    from cudafuse.cli_verify_hfuse import Side, _runnable
+    from cudafuse.codegen.compile_check import reparse
+    from cudafuse.frontend import ParseOptions
+    from cudafuse.runtime.spec import load_spec
+
+    spec = load_spec(str(ATEN / "histogram.toml"))
+    path, run = _runnable(Side(str(ATEN / "histogram.cu"), spec), ParseOptions(),
+                          str(tmp_path))
+    text = Path(path).read_text()
+    assert run.entry == "cudafuse_verify_kernelHistogram1D" and run.grid is None
+    assert ("kernelHistogram1D<int, float, int><<<dim3(12), dim3(256), 68>>>(a, b, nbins, "
+            "minvalue, maxvalue, totalElements);") in text
+    reparse(Path(path).read_bytes(), path, ParseOptions(), generated=(run.entry,))
+
+
+@pytest.mark.slow
+def test_verify_hfuse_with_template_kernels(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from cudafuse.cli import main
+
+    out = _fuse(tmp_path, "im2col.cu", "histogram.cu", f"{IM2COL},{HIST}", "thread")
+    res = CliRunner().invoke(main, [
+        "verify", "--hfuse", str(ATEN / "im2col.cu"), str(ATEN / "histogram.cu"), str(out),
+        "--spec1", str(ATEN / "im2col.toml"), "--spec2", str(ATEN / "histogram.toml")])
+    assert res.exit_code == 0, res.output
+    assert "at::cuda::kernelHistogram1D<int, float, int>.a: max abs err 0" in res.output

@@ -307,7 +307,7 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     texts = [u1.source.data] if one_file else [u1.source.data, u2.source.data]
     names = Names(_prefix(texts))
     units = [u1] if one_file else [u1, u2]
-    texts = [_rehomed_includes(u.path, t, opts.out_dir or os.path.dirname(u1.path))
+    texts = [rehomed_includes(u.path, t, opts.out_dir or os.path.dirname(u1.path))
              for u, t in zip(units, texts, strict=True)]
     # Where the fused kernel and launcher go (scopes.py): the first kernel's namespaces, or
     # the second's when they lie inside the first's (a global kernel's names are found from
@@ -352,7 +352,7 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
 _QUOTE_INCLUDE = re.compile(rb'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 
 
-def _rehomed_includes(path: str, text: bytes, out_dir: str) -> bytes:
+def rehomed_includes(path: str, text: bytes, out_dir: str) -> bytes:
     """`text` with each `#include "x"` that finds x beside `path` (not through -I) naming
     it from `out_dir` instead, so the output compiles from its own folder."""
     here = os.path.dirname(os.path.abspath(path))
