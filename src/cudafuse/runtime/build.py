@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
-from cudafuse.emu import cccl, header_path, headers_blob, include_dir
+from cudafuse.emu import cccl, header_path, headers_blob, include_dir, toolkit
 from cudafuse.emu.libraries import check_unsupported
 from cudafuse.emu.overlay import overlay
 from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
@@ -467,6 +467,9 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
                  "-Wl,-Bsymbolic", "-x", "c++", "-include", str(header_path()),
                  "-iquote", str(src.resolve().parent), *user_dirs, "-I", str(include_dir()),
                  *common]
+        as_is = toolkit.as_is_dir(cache_dir())
+        if as_is is not None:  # host-only toolkit headers, as NVIDIA ships them
+            flags += ["-idirafter", str(as_is)]
         if opts.sanitize:
             # -g: the report's stack names file:line:col of the faulting access
             flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]

@@ -594,15 +594,87 @@ inline Allocations &allocations() {
   static Allocations *a = new Allocations;  // never destroyed: frees may come from destructors
   return *a;
 }
-inline cudaError_t rt_alloc(void **p, size_t n, cudaMemoryType type) {
+// Fresh memory of cudaMalloc & co. holds whatever a GPU left there. The emulator fills it
+// with one byte, CUDAFUSE_EMU_FILL (default 0), so that a run is reproducible; `verify`
+// runs the original with two fills, and a program whose outputs change with the fill reads
+// memory that nothing wrote (what compute-sanitizer's initcheck reports).
+inline int fill_byte() {
+  static const int b = [] {
+    const char *s = getenv("CUDAFUSE_EMU_FILL");
+    return s ? int(strtol(s, nullptr, 0) & 0xff) : 0;
+  }();
+  return b;
+}
+
+// Where each allocation was made (cudaMalloc's caller), for the unwritten-bytes report.
+struct AllocSite {
+  const char *file;
+  int line;
+};
+inline std::map<const char *, AllocSite> &alloc_sites() {
+  static auto *m = new std::map<const char *, AllocSite>;  // guarded by allocations().mu
+  return *m;
+}
+
+// With CUDAFUSE_EMU_UNWRITTEN=PATH, every allocation that still holds fill bytes when it is
+// freed (or at exit) is a line of PATH: "file<TAB>line<TAB>size<TAB>ranges", the ranges
+// "start+length" of fill bytes, comma-separated (the first 64; a final "..." says there are
+// more). A byte equal to the fill may have been written with that value: only the bytes
+// that hold the fill in runs with two different fills were never written (runtime/uninit.py).
+inline void note_unwritten(const char *mem, size_t n, AllocSite site) {
+  static const char *path = getenv("CUDAFUSE_EMU_UNWRITTEN");
+  if (!path || !n) return;
+  const unsigned char fill = (unsigned char)fill_byte();
+  const unsigned char *b = reinterpret_cast<const unsigned char *>(mem);
+  std::string ranges;
+  int listed = 0;
+  for (size_t i = 0; i < n;) {
+    if (b[i] != fill) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < n && b[j] == fill) ++j;
+    if (listed == 64) {
+      ranges += ",...";
+      break;
+    }
+    ranges += (listed++ ? "," : "") + std::to_string(i) + "+" + std::to_string(j - i);
+    i = j;
+  }
+  if (ranges.empty()) return;
+  if (FILE *f = fopen(path, "a")) {
+    fprintf(f, "%s\t%d\t%zu\t%s\n", site.file ? site.file : "", site.line, n, ranges.c_str());
+    fclose(f);
+  }
+}
+inline void note_unwritten_at_exit() {
+  Allocations &a = allocations();
+  std::lock_guard<std::mutex> lock(a.mu);
+  for (auto &[mem, info] : a.live) {
+    auto it = alloc_sites().find(mem);
+    if (info.second != cudaMemoryTypeHost && it != alloc_sites().end())
+      note_unwritten(mem, info.first, it->second);
+  }
+}
+
+inline cudaError_t rt_alloc(void **p, size_t n, cudaMemoryType type, const char *file = nullptr,
+                            int line = 0) {
   if (!p) return rt_error(cudaErrorInvalidValue);
   *p = nullptr;
   if (n > device_props().totalGlobalMem) return rt_error(cudaErrorMemoryAllocation);
   void *mem = aligned_alloc(256, (n + 255) & ~size_t(255));
   if (!mem && n) return rt_error(cudaErrorMemoryAllocation);
+  if (mem) memset(mem, fill_byte(), n);
+  static const bool reporting = [] {
+    if (getenv("CUDAFUSE_EMU_UNWRITTEN")) std::atexit(note_unwritten_at_exit);
+    return true;
+  }();
+  (void)reporting;
   Allocations &a = allocations();
   std::lock_guard<std::mutex> lock(a.mu);
   a.live[static_cast<const char *>(mem)] = {n, type};
+  if (file) alloc_sites()[static_cast<const char *>(mem)] = {file, line};
   if (type != cudaMemoryTypeHost) a.device_bytes += n;
   *p = mem;
   return cudaSuccess;
@@ -614,6 +686,12 @@ inline cudaError_t rt_free(void *p) {
     std::lock_guard<std::mutex> lock(a.mu);
     auto it = a.live.find(static_cast<const char *>(p));
     if (it == a.live.end()) return rt_error(cudaErrorInvalidValue);
+    auto site = alloc_sites().find(it->first);
+    if (site != alloc_sites().end()) {
+      if (it->second.second != cudaMemoryTypeHost)
+        note_unwritten(it->first, it->second.first, site->second);
+      alloc_sites().erase(site);
+    }
     if (it->second.second != cudaMemoryTypeHost) a.device_bytes -= it->second.first;
     a.live.erase(it);
   }
@@ -928,18 +1006,27 @@ inline const char *cudaGetErrorString(cudaError_t e) {
 #undef CF_ERRORS
 
 // ---- memory -----------------------------------------------------------------------------
-inline cudaError_t cudaMalloc(void **p, size_t n) {
-  return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeDevice);
-}
-template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) {
-  return cudaMalloc(reinterpret_cast<void **>(p), n);
-}
-inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = cudaMemAttachGlobal) {
-  return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeManaged);
+// The caller's place is recorded (default arguments are evaluated where the call is) for
+// the report of bytes that nothing wrote.
+inline cudaError_t cudaMalloc(void **p, size_t n, const char *file = __builtin_FILE(),
+                              int line = __builtin_LINE()) {
+  return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeDevice, file, line);
 }
 template <class T>
-inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned f = cudaMemAttachGlobal) {
-  return cudaMallocManaged(reinterpret_cast<void **>(p), n, f);
+inline cudaError_t cudaMalloc(T **p, size_t n, const char *file = __builtin_FILE(),
+                              int line = __builtin_LINE()) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n, file, line);
+}
+inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = cudaMemAttachGlobal,
+                                     const char *file = __builtin_FILE(),
+                                     int line = __builtin_LINE()) {
+  return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeManaged, file, line);
+}
+template <class T>
+inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned f = cudaMemAttachGlobal,
+                                     const char *file = __builtin_FILE(),
+                                     int line = __builtin_LINE()) {
+  return cudaMallocManaged(reinterpret_cast<void **>(p), n, f, file, line);
 }
 inline cudaError_t cudaMallocHost(void **p, size_t n) {
   return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeHost);
@@ -954,7 +1041,7 @@ template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned) {
 }
 inline cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h) {
   *pitch = (w + 511) & ~size_t(511);
-  return cudaMalloc(p, *pitch * h);
+  return cudaMalloc(p, *pitch * h, nullptr, 0);  // no site: its padding is never written
 }
 template <class T> inline cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t w, size_t h) {
   return cudaMallocPitch(reinterpret_cast<void **>(p), pitch, w, h);
@@ -966,15 +1053,22 @@ inline cudaError_t cudaMalloc3D(cudaPitchedPtr *p, cudaExtent e) {
   *p = make_cudaPitchedPtr(mem, pitch, e.width, e.height);
   return r;
 }
-inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s) {
+inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s,
+                                   const char *file = __builtin_FILE(),
+                                   int line = __builtin_LINE()) {
   if (::cudafuse_emu::stream_capturing(s)) return ::cudafuse_emu::capture_malloc(p, n, s);
-  return cudaMalloc(p, n);
+  return cudaMalloc(p, n, file, line);
 }
-template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s) {
-  return cudaMallocAsync(reinterpret_cast<void **>(p), n, s);
+template <class T>
+inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s,
+                                   const char *file = __builtin_FILE(),
+                                   int line = __builtin_LINE()) {
+  return cudaMallocAsync(reinterpret_cast<void **>(p), n, s, file, line);
 }
-inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t, cudaStream_t) {
-  return cudaMalloc(p, n);
+inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t, cudaStream_t,
+                                           const char *file = __builtin_FILE(),
+                                           int line = __builtin_LINE()) {
+  return cudaMalloc(p, n, file, line);
 }
 template <class T>
 inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s) {

@@ -1,0 +1,3 @@
+// Stand-in for <driver_functions.h> in cudafuse emulation builds: everything is in cudafuse_emu.h.
+#pragma once
+#include "cudafuse_emu.h"

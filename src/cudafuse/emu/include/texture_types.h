@@ -1,0 +1,3 @@
+// Stand-in for <texture_types.h> in cudafuse emulation builds: everything is in cudafuse_emu.h.
+#pragma once
+#include "cudafuse_emu.h"
