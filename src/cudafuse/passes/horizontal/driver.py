@@ -421,6 +421,9 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
             count = len(p.barriers) + p.helper_barriers
             bars = (f"{count} __syncthreads() -> bar.sync {p.index}, {n}"
                     if count else "no barriers")
+            if p.group_waits:  # a block group's sync() is the part's barrier too (coop.py)
+                bars = ("" if bars == "no barriers" else bars + "; ") + (
+                    f"{p.group_waits} cooperative-groups sync() -> bar.sync {p.index}, {n}")
             if p.reducing_count:
                 bars = ("" if bars == "no barriers" else bars + "; ") + (
                     f"{p.reducing_count} __syncthreads_count/_and/_or -> bar.red "
@@ -429,6 +432,8 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
         else:
             rng = "the first grid's blocks" if p.index == 1 else "the blocks after those"
             bars = f"{len(p.barriers)} __syncthreads() kept (block-wide)"
+            if p.group_waits:
+                bars += f"; {p.group_waits} cooperative-groups sync() kept (block-wide)"
         out.append(f"  part {p.index}: '{p.display}' ({where}) runs {rng} as a {p.block} "
                    f"block; {bars}")
         extra = []
@@ -486,10 +491,12 @@ def report_dict(res: HFuseResult) -> dict[str, object]:
             "block_size_tunable": not p.block_dependence,
             "block_size_dependence": list(p.block_dependence),
             "barriers": len(p.barriers) + p.helper_barriers,
+            "group_syncs": p.group_waits,
             "reducing_barriers": p.reducing_count,
             "barrier": ({"id": p.index, "count": p.block.count}
                         if res.options.mode == "thread" and (p.barriers or p.helper_barriers
-                                                             or p.reducing_count)
+                                                             or p.reducing_count
+                                                             or p.group_waits)
                         else None),
             "dynamic_shared": _dynamic(p),
             "early_returns": len(p.returns), "warp_collectives": p.warp_ops,

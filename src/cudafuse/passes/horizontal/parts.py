@@ -26,6 +26,7 @@ from cudafuse.passes.horizontal.helpers import (
     call_edits,
     helpers_to_copy,
 )
+from cudafuse.passes.horizontal.per_block import per_block_stores
 from cudafuse.passes.horizontal.shared_split import SharedSplit, plan_split, written_out
 
 _PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
@@ -85,6 +86,7 @@ class Part:
     # The part's code uses cooperative groups' block group (or tiled_partition): it gets a
     # block-group type of its own (coop.py).
     uses_coop: bool = False
+    group_waits: int = 0  # cooperative groups' sync() (and friends) in the body and helpers
 
     @property
     def reducing_count(self) -> int:
@@ -191,7 +193,7 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
     split = plan_split(unit, fn, index, mode, reach, copies.functions, refuse)
     dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
     static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
-    dependence = block_dependence(unit, ref, block.count) + [
+    dependence = block_dependence(unit, ref, block.count) + per_block_stores(fn) + [
         f"file-scope __shared__ '{g.name}' has a size fixed at compile time, which may be the "
         "block's" for g in static_globals]
     helper_reducing = sum(1 for c in helper_barriers if c.callee.split("::")[-1] in REDUCING)
@@ -199,7 +201,7 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                 static_globals, copies, len(helper_barriers) - helper_reducing,
                 tuple(returns), warp, ref.bindings, tuple(dependence),
                 block_source or f"--block{index}", tuple(reducing), helper_reducing,
-                reach, split, uses_coop)
+                reach, split, uses_coop, len(waits) + len(helper_waits))
     return part, diags
 
 
