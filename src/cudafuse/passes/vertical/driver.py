@@ -26,6 +26,7 @@ from cudafuse.passes.vertical.coverage import Resolver, covers
 from cudafuse.passes.vertical.hostview import (
     Placement,
     Sequence,
+    alias_roots,
     host_locals,
     host_view,
     rotations,
@@ -253,10 +254,12 @@ class _Planner:
         skip = mine + [(c.span.start, c.span.end) for c in host.body.walk()
                        if isinstance(c, n.Call) and c.callee in ("cudaFree", "cudaFreeAsync")]
         later: dict[str, str] = {}
+        aliases = alias_roots(host)  # a mention of `p` in `float *p = tmp;` is one of tmp
         for node in host.body.walk():
             if not isinstance(node, n.Ref) or any(a <= node.span.start < b for a, b in skip):
                 continue
             key = node.decl or node.name
+            key = aliases.get(key, key)
             loop = next((lp for lp in loops
                          if lp.span.start <= node.span.start < lp.span.end), None)
             if loop is not None:

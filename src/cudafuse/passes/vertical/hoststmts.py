@@ -52,7 +52,9 @@ from collections.abc import Iterable
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.hostexprs import launched_kernel
 from cudafuse.passes.vertical.members import this_member
+from cudafuse.passes.vertical.pointsto import ALLOCATORS, PointsTo, Roots
 
 # CUDA runtime calls that only synchronise with the device or report errors.
 CUDA_HARMLESS = frozenset({
@@ -72,6 +74,22 @@ TIMERS = frozenset({
 })
 
 KNOWN = CUDA_HARMLESS | MATH | IO | TIMERS | {"dim3"}
+
+# CUDA runtime calls that touch memory only through their arguments: the argument positions
+# they write and read. An allocation writes only the pointer whose address it is given (an
+# assignment of that variable, judged as such); a transfer, a memset or a free touches the
+# buffers its pointer arguments may name (pointsto.py), or a symbol's global.
+MEMORY_CALLS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    **{name: ((), ()) for name in ALLOCATORS},
+    **{name: ((0,), (1,)) for name in (
+        "cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync",
+        "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync")},
+    **{name: ((0,), (2,)) for name in ("cudaMemcpy2D", "cudaMemcpy2DAsync", "cudaMemcpyPeer",
+                                      "cudaMemcpyPeerAsync")},
+    **{name: ((0,), ()) for name in ("cudaMemset", "cudaMemsetAsync", "cudaMemset2D",
+                                    "cudaMemset2DAsync", "cudaFree", "cudaFreeAsync",
+                                    "cudaFreeHost")},
+}
 STREAMS = frozenset({"cout", "cerr", "clog"})
 # Expression kinds the IR leaves unmodelled that compute nothing: sizeof/alignof, a default
 # argument (an UNEXPOSED_EXPR without children or text), nullptr.
@@ -108,9 +126,15 @@ def _known(call: n.Call) -> bool:
 class HostStatements:
     """Judges the statements of one host function (see the module docstring)."""
 
-    def __init__(self, unit: TranslationUnit, host: Function):
+    def __init__(self, unit: TranslationUnit, host: Function, memory_calls: bool = True):
+        """`memory_calls`: whether runtime calls that touch memory (MEMORY_CALLS) may be
+        harmless, by the buffers they touch; not in a wrapper's body, which goes away
+        with an earlier member's call."""
         assert host.body is not None
         self.unit, self.host = unit, host
+        self.memory_calls = memory_calls
+        self.points = PointsTo(host)
+        self._kernel_globals: dict[str, Roots] = {}
         self.launches = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)]
         self.buffers = {r.decl for la in self.launches for a in la.args
                         if (r := _root(a)) is not None and _is_pointer(r)}
@@ -233,14 +257,19 @@ class HostStatements:
             return True
         if r.decl in self.buffers or r.kind not in ("local", "param"):
             return False
-        if r.kind == "param":
-            return True  # distinct pointer parameters do not alias (as for the launches)
-        if d is None or r.decl in self.assigned:
-            return False
-        init = _strip(d.init)
-        return init is None or isinstance(init, (n.Call, n.IntLit)) or (
-            isinstance(init, n.OtherExpr) and init.kind in (
-                "CXX_NEW_EXPR", "CXX_NULL_PTR_LITERAL_EXPR"))
+        # What it may point to (pointsto.py): distinct pointer parameters do not alias (as
+        # for the launches); a local copied from a launch's buffer, or set to something
+        # the analysis cannot follow, may be that buffer.
+        roots = self.points.sets.get(r.decl)
+        return roots is not None and not roots & self.buffer_roots()
+
+    def buffer_roots(self) -> Roots:
+        """What the pointers the launches are given may point to (those the analysis
+        follows)."""
+        out: set[str] = set()
+        for d in self.buffers:
+            out |= self.points.sets.get(d) or frozenset({d})
+        return frozenset(out)
 
     def passes_buffer(self, call: n.Call) -> str | None:
         for a in call.args:
@@ -248,10 +277,54 @@ class HostStatements:
             if isinstance(a, n.Unary) and a.op == "&":
                 a = _strip(a.operand)
             r = _root(a) if a is not None else None
-            if r is not None and r.decl in self.buffers:
+            if r is not None and (r.decl in self.buffers or
+                                  (self.points.sets.get(r.decl) or frozenset()) &
+                                  self.buffer_roots()):
                 return (f"it passes '{r.name}', a buffer the launches use, to "
                         f"'{call.callee or '?'}'")
         return None
+
+    def memory_reason(self, call: n.Call, before: list[n.KernelLaunch]) -> str | None:
+        """Why a runtime call that touches memory matters to the launches of the sequence
+        before it, whose work fusion moves past it: it touches a buffer one of them may
+        use (a transfer into or out of it, a memset, a free). Launches after it keep their
+        place after it."""
+        writes, reads = MEMORY_CALLS[call.callee]
+        touched: list[tuple[n.Expr, Roots | None]] = [
+            (a, self.points.roots(a)) for i, a in enumerate(call.args)
+            if i in writes or i in reads]
+        for la in before:
+            used = self.launch_roots(la)
+            for arg, roots in touched:
+                if roots is None or used is None or roots & used:
+                    what = _text(self.unit, arg)
+                    return (f"its call to '{call.callee}' touches '{what}', which may be a "
+                            f"buffer the launch of '{la.kernel}' at line {la.span.line} uses")
+        return None
+
+    def launch_roots(self, la: n.KernelLaunch) -> Roots | None:
+        """The buffers a launch may use: what its pointer arguments may name, and the
+        globals its kernel (or a function it calls) names; None when not known."""
+        out: set[str] = set()
+        for a in la.args:
+            if "*" in a.type or "[" in a.type or not a.type:
+                roots = self.points.roots(a)
+                if roots is None:
+                    return None
+                out |= roots
+        kernel = launched_kernel(self.unit, la)
+        if kernel is None:
+            return None
+        if kernel.decl not in self._kernel_globals:
+            from cudafuse.analysis.callgraph import CallGraph
+
+            found: set[str] = set()
+            for fn in (kernel, *CallGraph(self.unit).transitive(kernel)):
+                for node in fn.body.walk() if fn.body is not None else ():
+                    if isinstance(node, n.Ref) and node.kind == "global":
+                        found.add(node.decl or node.name)
+            self._kernel_globals[kernel.decl] = frozenset(found)
+        return frozenset(out) | self._kernel_globals[kernel.decl]
 
     def assign_reason(self, r: n.Ref, before: Iterable[n.KernelLaunch]) -> str | None:
         d = self.decls.get(r.decl)
@@ -285,7 +358,11 @@ class HostStatements:
                 names = [(_strip(a).name if isinstance(_strip(a), n.Ref) else "?")  # type: ignore[union-attr]
                          for a in node.args]
                 return f"it swaps '{names[0]}' and '{names[1]}'"
-            if isinstance(node, n.Call):
+            if isinstance(node, n.Call) and self.memory_calls and node.callee in MEMORY_CALLS:
+                why = self.memory_reason(node, before)
+                if why is not None:
+                    return why
+            elif isinstance(node, n.Call):
                 why = (None if thrown and _system(node) else self.call_reason(node)) or \
                     self.passes_buffer(node)
                 if why is not None:
@@ -305,6 +382,12 @@ class HostStatements:
                 if why is not None:
                     return why
         return None
+
+
+def _text(unit: TranslationUnit, e: n.Expr) -> str:
+    if e.span.file == unit.path and e.span.end > e.span.start:
+        return unit.text(e.span)
+    return e.name if isinstance(e, n.Ref) else "?"
 
 
 def _nodes(root: n.Node) -> list[tuple[n.Node, bool]]:

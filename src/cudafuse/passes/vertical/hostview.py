@@ -9,6 +9,7 @@ arguments must be free of side effects, since they are evaluated once, at the fu
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from cudafuse.passes.vertical.hostexprs import buffer_key as buffer_key
 from cudafuse.passes.vertical.hostexprs import side_effect_free as side_effect_free
 from cudafuse.passes.vertical.hoststmts import HostStatements
 from cudafuse.passes.vertical.members import member_alias_reason, this_member
+from cudafuse.passes.vertical.pointsto import PointsTo, parity_pairs
 from cudafuse.passes.vertical.settled import settled_locals
 from cudafuse.passes.vertical.wrappers import WrapperCall, Wrappers
 
@@ -213,6 +215,8 @@ class _Splitter:
         self.alone: dict[int, str] = {}  # launch index -> why it may be alone
         self.stmts = HostStatements(unit, host)
         self.stmts.buffers |= self.wrappers.buffers
+        self.points = self.stmts.points
+        self.parity = parity_pairs(self.points)
 
     def _held(self, node: n.Node) -> list[n.KernelLaunch]:
         return sorted(_launches_in(node) + self.wrappers.launches_in(node),
@@ -279,16 +283,21 @@ class _Splitter:
                 current = Sequence(self.host, scope=scope)
                 continue
             kernel = launched_kernel(self.unit, launch)
-            alias = pointer_alias_reason(self.host, launch) or \
+            alias = pointer_alias_reason(self.host, launch, self.points, self.parity) or \
                 member_alias_reason(self.unit, self.host, launch) or \
                 _foreign_param(self.host, launch) or \
                 _hidden_memory(self.unit, self.calls, kernel, launch)
             index = self.index[launch.span.start]
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and alias is None:
-                bindings = tuple(zip(kernel.params, launch.args, strict=True))
-                current.launches.append(LaunchSite(index, stmt, launch, kernel, bindings,
-                                                   self.host, self.wrappers.wrapper_of(stmt)))
+                bindings = tuple((p, self._aliased(a)) for p, a in
+                                 zip(kernel.params, launch.args, strict=True))
+                site = LaunchSite(index, stmt, launch, kernel, bindings, self.host,
+                                  self.wrappers.wrapper_of(stmt))
+                if current.launches and self._may_alias(current, site):
+                    self.seqs.append(current)  # the launches before it go on their own
+                    current = Sequence(self.host, scope=scope)
+                current.launches.append(site)
                 items.append((stmt, None))
                 continue
             if kernel is None or kernel.body is None:
@@ -305,6 +314,45 @@ class _Splitter:
             self.seqs.append(current)
         self._note_breaks(items)
         self._note_alone(items, scope)
+
+    def _aliased(self, arg: n.Expr) -> n.Expr:
+        """A pointer argument that is a stable alias of another variable (`const float
+        *src = in;`, pointsto.py) as that variable, so that both spellings are one buffer;
+        its span is kept, so the emitted code still spells it as written (the same value)."""
+        root = self.points.stable_alias(arg)
+        if root is None:
+            return arg
+        inner = arg
+        while isinstance(inner, n.Cast):
+            inner = inner.operand
+        assert isinstance(inner, n.Ref)
+        swapped = dataclasses.replace(inner, name=root.name, decl=root.decl, kind=root.kind)
+        return swapped if inner is arg else _replace_inner(arg, swapped)
+
+    def _may_alias(self, current: Sequence, site: LaunchSite) -> str | None:
+        """Buffers are keyed by variable, and distinct keys are taken as distinct buffers.
+        A pointer rotated by parity (pointsto.parity_pairs) may name different buffers at
+        different steps: it is distinct from its partner there, and from any variable
+        whose buffers it provably never names; with anything else, no fusion."""
+        paired = {d: pair for pair, (a, b) in self.parity.items()
+                  if a <= site.launch.span.start < b for d in pair}
+        if not paired:
+            return None
+        keys: dict[str, n.Expr] = {}
+        for s_ in (*current.launches, site):
+            for p, a in s_.bindings:
+                k = buffer_key(a) if p.is_pointer else None
+                if k is not None:
+                    keys.setdefault(k, a)
+        for k, a in keys.items():
+            if k not in paired:
+                continue
+            for k2, a2 in keys.items():
+                if k2 == k or k2 in paired.get(k, ()) and k in paired.get(k2, ()):
+                    continue
+                if not self.points.disjoint(a, a2):
+                    return f"'{a.name if isinstance(a, n.Ref) else k}' may name the same buffer"
+        return None
 
     def _note_breaks(self, items: list[tuple[n.Stmt, str | None]]) -> None:
         """A statement other than a launch is worth a note when it separates launches of
@@ -370,7 +418,31 @@ def host_view(unit: TranslationUnit, host: Function
 ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch"})
 
 
-def pointer_alias_reason(host: Function, launch: n.KernelLaunch) -> str | None:
+def _replace_inner(e: n.Expr, ref: n.Ref) -> n.Expr:
+    if isinstance(e, n.Cast):
+        return dataclasses.replace(e, operand=_replace_inner(e.operand, ref))
+    return ref
+
+
+def alias_roots(host: Function) -> dict[str, str]:
+    """Each local pointer that is a stable alias of another variable (pointsto.py): its
+    decl -> that variable's decl (one buffer under two names)."""
+    assert host.body is not None
+    points = PointsTo(host)
+    out = {}
+    for d in host.body.walk():
+        if isinstance(d, n.VarDecl) and d.init is not None:
+            ref = n.Ref(name=d.name, kind="local", decl=d.decl, type=d.var_type)
+            root = points.stable_alias(ref)
+            if root is not None:
+                out[d.decl] = root.decl
+    return out
+
+
+def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
+                         points: PointsTo | None = None,
+                         parity: dict[frozenset[str], tuple[int, int]] | None = None
+                         ) -> str | None:
     """Buffers are identified by the host variable passed, so a pointer variable must not
     name memory another variable also names. A parameter or global is taken as its own
     buffer (distinct pointer parameters are assumed not to alias, as with __restrict__); a
@@ -379,14 +451,19 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch) -> str | None:
     (ping-pong buffers: `std::swap(a, b)`, `t = a; a = b; b = t;`) are a permutation of
     distinct buffers at every launch, so they qualify too (see `rotations`)."""
     assert host.body is not None
+    points = points if points is not None else PointsTo(host)
+    parity = parity if parity is not None else parity_pairs(points)
     decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
     rotated, why_not = rotations(host)
+    paired = {d for pair, (a, b) in parity.items() if a <= launch.span.start < b
+              for d in pair}
     for arg in launch.args:
         while isinstance(arg, n.Cast):
             arg = arg.operand
         if not isinstance(arg, n.Ref) or arg.kind not in ("local", "param"):
             continue
-        if arg.decl in rotated:
+        if arg.decl in rotated or arg.decl in paired or \
+                points.stable_alias(arg) is not None:
             continue
         if arg.decl in why_not:
             return why_not[arg.decl]

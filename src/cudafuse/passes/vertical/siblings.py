@@ -42,6 +42,7 @@ from cudafuse.passes.vertical.arch import ArchParams
 from cudafuse.passes.vertical.codegen import param_key
 from cudafuse.passes.vertical.coverage import Resolver
 from cudafuse.passes.vertical.hostexprs import root_variable, shared_variables, write_target
+from cudafuse.passes.vertical.hoststmts import MEMORY_CALLS
 from cudafuse.passes.vertical.hostview import host_locals, side_effect_free, value_key
 from cudafuse.passes.vertical.legality import LaunchInfo, _stream_key
 from cudafuse.passes.vertical.model import KernelCost
@@ -214,7 +215,8 @@ class SiblingPlanner:
         if first is None:
             return True, None
         last = next((k for k in between if conflict(self.infos[k], self.infos[j])), None)
-        if last is None and not self._declared_between(i, j):
+        if last is None and not self._declared_between(i, j) and \
+                not self._host_between(i, j):
             return False, None
         k = first
         return True, (f"the launch of '{self.infos[k].site.kernel.name}' between them "
@@ -230,6 +232,25 @@ class SiblingPlanner:
                  if isinstance(d, n.VarDecl) and lo <= d.span.start < hi}
         return any(isinstance(r, n.Ref) and r.decl in decls
                    for r in self.infos[j].site.launch.walk())
+
+    def _host_between(self, i: int, j: int) -> bool:
+        """Is there a host statement between launches i and j that launch j's work may not
+        move before: one that writes a variable launch j names, or a runtime call that
+        touches memory (a sequence continues across those only for the launches before
+        them, hoststmts.py)?"""
+        host = self.infos[i].site.host
+        assert host.body is not None
+        lo, hi = self.infos[i].site.stmt.span.end, self.infos[j].site.stmt.span.start
+        names = {r.decl for r in self.infos[j].site.launch.walk() if isinstance(r, n.Ref)}
+        for node in host.body.walk():
+            if not lo <= node.span.start < hi:
+                continue
+            if isinstance(node, n.Call) and node.callee in MEMORY_CALLS:
+                return True
+            target = root_variable(write_target(node))
+            if target is not None and target.decl in names:
+                return True
+        return False
 
     def shared_point_inputs(self, a: LaunchInfo, b: LaunchInfo) -> tuple[str, ...]:
         """Buffers both read at their own element only: one read serves both bodies."""

@@ -202,7 +202,7 @@ class Wrappers:
         top = [s for s in body if isinstance(s, n.ExprStmt) and s.expr is launches[0]]
         if not top:
             return f"'{name}' launches its kernel inside control flow"
-        stmts = HostStatements(self.unit, fn)
+        stmts = HostStatements(self.unit, fn, memory_calls=False)
         own = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
         before: list[n.KernelLaunch] = []
         for s in body:

@@ -1,0 +1,340 @@
+"""What each host pointer variable may point to: a small may-point-to dataflow over one host
+function.
+
+Buffers are *roots*: a pointer parameter (distinct parameters are assumed not to alias, as
+with `__restrict__`), a global, a data member of `this`, or the memory a local pointer is
+given by an allocation (`cudaMalloc(&t, ...)`, `t = new float[n]`, `malloc`: a fresh buffer,
+named by the local). A pointer variable may point to the roots of every value it is ever
+given: its initialiser, assignments (`?:` gives both sides' roots, `p + off` the roots of
+`p`), and `std::swap` with another pointer. The analysis ignores the order of statements,
+so its sets hold at every point of the function (loops and rotations included); a value
+it cannot follow (a call's result other than an allocation, a field, an element of an
+array of pointers, an address passed to a function that may store through it) makes the
+variable's set unknown (None).
+
+Two pointer expressions provably name different buffers when both sets are known and
+disjoint. A variable set once from another whose value never changes afterwards
+(`const float *src = in;`) is a *stable alias*: at every launch it names exactly that
+variable's buffer.
+"""
+
+from __future__ import annotations
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function
+
+ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch",
+                        "cudaMallocHost", "cudaHostAlloc", "cudaMallocFromPoolAsync",
+                        "cudaMalloc3D"})
+# Calls whose result is fresh memory.
+FRESH_CALLS = frozenset({"malloc", "calloc", "aligned_alloc", "operator new",
+                         "operator new[]"})
+SWAPS = frozenset({"swap", "std::swap"})
+
+Roots = frozenset[str]
+
+
+def _strip(e: n.Expr | None) -> n.Expr | None:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def _var(e: n.Expr | None) -> n.Ref | None:
+    e = _strip(e)
+    return e if isinstance(e, n.Ref) and e.kind in ("local", "param") else None
+
+
+def is_pointer_type(t: str) -> bool:
+    return "*" in t or "[" in t
+
+
+class PointsTo:
+    """May-point-to sets of one host function's pointer variables (see the module text)."""
+
+    def __init__(self, host: Function):
+        assert host.body is not None
+        self.host = host
+        body = host.body
+        self.decls = {d.decl: d for d in body.walk() if isinstance(d, n.VarDecl)}
+        self.params = {p.decl: p for p in host.params}
+        # decl -> expressions it is given (None: something the analysis cannot follow)
+        self.given: dict[str, list[n.Expr | None]] = {}
+        self.fresh: set[str] = set()  # locals given an allocation
+        self.swapped: list[tuple[str, str]] = []
+        self.writes: dict[str, list[n.Node]] = {}  # decl -> nodes writing it
+        for d in self.decls.values():
+            if d.init is not None:
+                self.given.setdefault(d.decl, []).append(d.init)
+        for node in body.walk():
+            self._collect(node)
+        self.sets = self._solve()
+
+    # ---- facts ------------------------------------------------------------------------------
+
+    def _collect(self, node: n.Node) -> None:
+        if isinstance(node, n.Binary) and node.is_assignment:
+            v = _var(node.lhs)
+            if v is not None:
+                self.writes.setdefault(v.decl, []).append(node)
+                if node.op != "+=" and node.op != "-=":  # p += off: still its buffer
+                    self.given.setdefault(v.decl, []).append(
+                        node.rhs if node.op == "=" else None)
+        elif isinstance(node, n.Unary) and node.op in ("++", "--"):
+            v = _var(node.operand)
+            if v is not None:  # p++: still inside its buffer
+                self.writes.setdefault(v.decl, []).append(node)
+        elif isinstance(node, n.Call):
+            if node.callee in SWAPS and len(node.args) == 2:
+                a, b = _var(node.args[0]), _var(node.args[1])
+                if a is not None and b is not None:
+                    self.swapped.append((a.decl, b.decl))
+                    self.writes.setdefault(a.decl, []).append(node)
+                    self.writes.setdefault(b.decl, []).append(node)
+                    return
+            for i, arg in enumerate(node.args):
+                arg = _strip(arg)
+                if isinstance(arg, n.Unary) and arg.op == "&":
+                    v = _var(arg.operand)
+                    if v is None or not is_pointer_type(v.type):
+                        continue
+                    self.writes.setdefault(v.decl, []).append(node)
+                    if node.callee in ALLOCATORS and i == 0:
+                        self.fresh.add(v.decl)
+                    else:  # the callee may store any pointer there
+                        self.given.setdefault(v.decl, []).append(None)
+
+    def _solve(self) -> dict[str, Roots | None]:
+        sets: dict[str, Roots | None] = {}
+        for d in self.params:
+            sets[d] = frozenset({d})
+        for d in self.decls:
+            sets[d] = frozenset({d}) if d in self.fresh else frozenset()
+        for _ in range(len(sets) + 2):  # monotone: at most one change per variable and root
+            changed = False
+            for d, values in self.given.items():
+                acc = sets.get(d, frozenset())
+                for e in values:
+                    got = None if e is None or acc is None else self._eval(e, sets)
+                    acc = None if got is None or acc is None else acc | got
+                if acc != sets.get(d):
+                    sets[d], changed = acc, True
+            for a, b in self.swapped:
+                sa, sb = sets.get(a), sets.get(b)
+                both = None if sa is None or sb is None else sa | sb
+                if both != sa or both != sb:
+                    sets[a] = sets[b] = both
+                    changed = True
+            if not changed:
+                break
+        return sets
+
+    def _eval(self, e: n.Expr, sets: dict[str, Roots | None]) -> Roots | None:
+        e = _strip(e)
+        if isinstance(e, n.Ref):
+            if e.kind in ("local", "param"):
+                if e.decl in self.decls and self.decls[e.decl].array_dims:
+                    return frozenset({e.decl})  # a local array is its own buffer
+                return sets.get(e.decl, frozenset())
+            if e.kind == "global":
+                return frozenset({e.decl or e.name})
+            return None
+        if isinstance(e, n.Cond):
+            a, b = self._eval(e.then, sets), self._eval(e.else_, sets)
+            return None if a is None or b is None else a | b
+        if isinstance(e, n.Binary) and e.op in ("+", "-"):
+            if is_pointer_type(_strip(e.lhs).type if _strip(e.lhs) else ""):
+                return self._eval(e.lhs, sets)
+            if e.op == "+" and is_pointer_type(_strip(e.rhs).type if _strip(e.rhs) else ""):
+                return self._eval(e.rhs, sets)
+            return None
+        if isinstance(e, n.Binary) and e.op == ",":
+            return self._eval(e.rhs, sets)
+        if isinstance(e, n.IntLit) and e.value == 0:
+            return frozenset()
+        if isinstance(e, n.OtherExpr) and e.kind in ("CXX_NULL_PTR_LITERAL_EXPR",
+                                                     "GNU_NULL_EXPR"):
+            return frozenset()
+        if isinstance(e, (n.Call, n.OtherExpr)) and self._allocation(e):
+            return frozenset({f"new@{e.span.start}"})
+        return None
+
+    @staticmethod
+    def _allocation(e: n.Expr) -> bool:
+        return isinstance(e, n.Call) and e.callee in FRESH_CALLS or (
+            isinstance(e, n.OtherExpr) and e.kind == "CXX_NEW_EXPR")
+
+    # ---- questions ----------------------------------------------------------------------------
+
+    def roots(self, e: n.Expr) -> Roots | None:
+        """The buffers a pointer expression may name (None: unknown)."""
+        e = _strip(e)
+        if isinstance(e, n.Unary) and e.op == "&":
+            v = _var(e.operand)  # the variable itself: host memory of its own
+            return frozenset({f"&{v.decl}"}) if v is not None else None
+        return self._eval(e, self.sets) if e is not None else None
+
+    def disjoint(self, a: n.Expr, b: n.Expr) -> bool:
+        ra, rb = self.roots(a), self.roots(b)
+        return ra is not None and rb is not None and not ra & rb
+
+    def stable_alias(self, e: n.Expr) -> n.Ref | None:
+        """The variable a local pointer is a stable alias of (see the module text), through
+        chains of them; None when `e` is not one."""
+        v = _var(e)
+        seen: set[str] = set()
+        found = None
+        while v is not None and v.kind == "local" and v.decl not in seen:
+            seen.add(v.decl)
+            d = self.decls.get(v.decl)
+            if d is None or self.writes.get(d.decl) or d.array_dims:
+                break
+            src = _var(d.init)
+            if src is None or not is_pointer_type(src.type) or \
+                    any(w.span.start >= d.span.start or self._in_loop_around(w, d)
+                        for w in self.writes.get(src.decl, [])):
+                break
+            found = v = src
+        return found
+
+    def _in_loop_around(self, w: n.Node, d: n.VarDecl) -> bool:
+        """Is the write inside a loop that also holds the declaration (the next iteration
+        writes the variable after the alias was taken)?"""
+        assert self.host.body is not None
+        return any(isinstance(lp, (n.For, n.While)) and
+                   lp.span.start <= w.span.start < lp.span.end and
+                   lp.span.start <= d.span.start < lp.span.end
+                   for lp in self.host.body.walk())
+
+
+# ---- rotation by parity ---------------------------------------------------------------------
+
+def _counter(loop: n.For) -> str | None:
+    """The counter a for loop steps by exactly one (`t++`, `++t`, `t += 1`, `t = t + 1`)."""
+    inc = _strip(loop.inc)
+    one = (lambda x: isinstance(_strip(x), n.IntLit) and _strip(x).value == 1)  # noqa: E731
+    if isinstance(inc, n.Unary) and inc.op == "++":
+        v = _var(inc.operand)
+    elif isinstance(inc, n.Binary) and inc.op == "+=" and one(inc.rhs):
+        v = _var(inc.lhs)
+    elif isinstance(inc, n.Binary) and inc.op == "=" and isinstance(_strip(inc.rhs), n.Binary):
+        r = _strip(inc.rhs)
+        assert isinstance(r, n.Binary)
+        v = _var(inc.lhs)
+        if not (v is not None and r.op == "+" and (
+                (_var(r.lhs) is not None and _var(r.lhs).decl == v.decl and one(r.rhs)) or  # type: ignore[union-attr]
+                (_var(r.rhs) is not None and _var(r.rhs).decl == v.decl and one(r.lhs)))):  # type: ignore[union-attr]
+            v = None
+    else:
+        v = None
+    return v.decl if v is not None else None
+
+
+def _parity_of(e: n.Expr | None, t: str) -> bool:
+    """`t % 2`, `t & 1`, or either compared with 0 or 1: true on every other value of t."""
+    e = _strip(e)
+    if isinstance(e, n.Binary) and e.op in ("==", "!=") and isinstance(_strip(e.rhs), n.IntLit) \
+            and _strip(e.rhs).value in (0, 1):  # type: ignore[union-attr]
+        e = _strip(e.lhs)
+    if isinstance(e, n.Binary) and e.op in ("%", "&"):
+        v, k = _var(e.lhs), _strip(e.rhs)
+        want = 2 if e.op == "%" else 1
+        return v is not None and v.decl == t and isinstance(k, n.IntLit) and k.value == want
+    return False
+
+
+def parity_pairs(points: PointsTo) -> dict[frozenset[str], tuple[int, int]]:
+    """Pointer pairs a time loop rotates by the parity of its counter:
+
+        const float *src = in;                       // src set right before the loop
+        for (int t = 0; t < steps; ++t) {
+            float *dst = t % 2 ? out : buf;          // out and buf distinct, neither in
+            ... launches reading src, writing dst ...
+            src = dst;                               // src's only write in the loop
+        }
+
+    At step t, dst is the buffer of t's parity and src the previous step's (or `in`), so
+    the two are distinct buffers at every launch between dst's and src's assignments.
+    Returns {frozenset((src, dst)): (start, end)}: the source range where that holds."""
+    host = points.host
+    assert host.body is not None
+    out: dict[frozenset[str], tuple[int, int]] = {}
+    for lst in (x for x in host.body.walk() if isinstance(x, n.Compound)):
+        for k, loop in enumerate(lst.body):
+            if not isinstance(loop, n.For) or not isinstance(loop.body, n.Compound):
+                continue
+            t = _counter(loop)
+            if t is None or any(loop.body.span.start <= w.span.start < loop.body.span.end
+                                for w in points.writes.get(t, [])) or \
+                    any(isinstance(x, (n.Continue, n.OtherStmt)) for x in loop.body.walk()):
+                continue
+            found = _parity_pair(points, lst.body[:k], loop, t)
+            if found is not None:
+                out[found[0]] = found[1]
+    return out
+
+
+def _parity_pair(points: PointsTo, before: tuple[n.Stmt, ...], loop: n.For, t: str
+                 ) -> tuple[frozenset[str], tuple[int, int]] | None:
+    body = loop.body.body  # type: ignore[attr-defined]
+    for i, stmt in enumerate(body):
+        got = _selection(stmt)
+        if got is None:
+            continue
+        dst, cond, a, b = got
+        ra, rb = points.roots(a), points.roots(b)
+        if not _parity_of(cond, t) or ra is None or rb is None or ra & rb or \
+                len(points.writes.get(dst.decl, [])) > (0 if isinstance(stmt, n.DeclStmt)
+                                                        else 1):
+            continue
+        for j in range(i + 1, len(body)):
+            e = body[j].expr if isinstance(body[j], n.ExprStmt) else None
+            src = _var(e.lhs) if isinstance(e, n.Binary) and e.op == "=" else None
+            if src is None or _var(e.rhs) is None or _var(e.rhs).decl != dst.decl:  # type: ignore[union-attr]
+                continue
+            start = _initial(points, before, src.decl, loop)
+            if start is None or start & (ra | rb):
+                break
+            return frozenset((src.decl, dst.decl)), (stmt.span.end, body[j].span.start)
+    return None
+
+
+def _selection(stmt: n.Stmt) -> tuple[n.Ref, n.Expr, n.Expr, n.Expr] | None:
+    """`p = c ? a : b;` or `T *p = c ? a : b;`: (p, c, a, b)."""
+    if isinstance(stmt, n.DeclStmt) and len(stmt.decls) == 1:
+        d = stmt.decls[0]
+        init = _strip(d.init)
+        if isinstance(init, n.Cond):
+            return n.Ref(name=d.name, kind="local", decl=d.decl, type=d.var_type), \
+                init.cond, init.then, init.else_
+    e = stmt.expr if isinstance(stmt, n.ExprStmt) else None
+    if isinstance(e, n.Binary) and e.op == "=" and isinstance(_strip(e.rhs), n.Cond):
+        v = _var(e.lhs)
+        c = _strip(e.rhs)
+        assert isinstance(c, n.Cond)
+        if v is not None:
+            return v, c.cond, c.then, c.else_
+    return None
+
+
+def _initial(points: PointsTo, before: tuple[n.Stmt, ...], src: str, loop: n.For
+             ) -> Roots | None:
+    """What `src` names when the loop starts, when every write of it but the loop's last
+    one is its declaration or an assignment among the statements right before the loop
+    (so each time the loop starts, src was just set)."""
+    writes = [w for w in points.writes.get(src, [])
+              if not loop.span.start <= w.span.start < loop.span.end]
+    d = points.decls.get(src)
+    value = None
+    if d is not None and any(s.span.start <= d.span.start < s.span.end for s in before):
+        value = d.init
+    elif d is not None:
+        return None  # declared elsewhere: its value when the loop starts is not known here
+    if src in points.params:
+        return None
+    for w in writes:
+        if not any(s.span.start <= w.span.start < s.span.end for s in before) or \
+                not (isinstance(w, n.Binary) and w.op == "="):
+            return None
+        value = w.rhs  # (in order: the last one before the loop wins)
+    return points.roots(value) if value is not None else None

@@ -1,0 +1,175 @@
+// Host code as third parties write it, between the launches of a pipeline: error checks
+// that exit or throw (macros, templates, functors, helpers), allocations and transfers of
+// buffers the earlier launches do not use, pointer variables (aliases, a time loop rotating
+// its buffers by parity), a shared-memory kernel launched in between. Every entry fuses.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <cuda_runtime.h>
+
+#define CHECK_EXIT(call)                                                      \
+  do {                                                                        \
+    cudaError_t e_ = (call);                                                  \
+    if (e_ != cudaSuccess) {                                                  \
+      fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      _exit(-1);                                                              \
+    }                                                                         \
+  } while (0)
+
+template <typename T>
+void check(T err, const char *const func, const char *const file, const int line) {
+  if (err != cudaSuccess) {
+    std::cerr << "CUDA error at " << file << ":" << line << " " << cudaGetErrorString(err)
+              << " " << func << std::endl;
+    std::exit(EXIT_FAILURE);
+  }
+}
+#define checkCuda(val) check((val), #val, __FILE__, __LINE__)
+
+inline void throw_if_kernel_failed() {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("kernel failed: ") + cudaGetErrorString(e));
+}
+
+struct Checker {
+  void operator()(cudaError_t e) const {
+    if (e != cudaSuccess) {
+      fprintf(stderr, "%s\n", cudaGetErrorString(e));
+      std::quick_exit(2);
+    }
+  }
+};
+
+__global__ void hf_scale(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f - 0.5f;
+}
+__global__ void hf_mix(const float *t, const float *b, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] * b[i] + 1.0f;
+}
+__global__ void hf_neg(const float *a, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = -a[i];
+}
+// Stages through dynamic shared memory (one block's own scratch, no global write).
+__global__ void hf_staged(const float *a, float *out, int n) {
+  extern __shared__ float stage[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  stage[threadIdx.x] = i < n ? a[i] : 0.0f;
+  __syncthreads();
+  if (i < n) out[i] = stage[threadIdx.x] * 3.0f;
+}
+
+void hf_exit_macro(const float *in, const float *b, float *t, float *out, int n) {
+  hf_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  CHECK_EXIT(cudaGetLastError());
+  CHECK_EXIT(cudaDeviceSynchronize());
+  hf_mix<<<(n + 127) / 128, 128>>>(t, b, out, n);
+  CHECK_EXIT(cudaGetLastError());
+}
+
+void hf_template_check(const float *in, const float *b, float *t, float *out, int n) {
+  hf_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  checkCuda(cudaGetLastError());
+  checkCuda(cudaDeviceSynchronize());
+  hf_mix<<<(n + 127) / 128, 128>>>(t, b, out, n);
+}
+
+void hf_throwing(const float *in, const float *b, float *t, float *out, int n) {
+  Checker chk;
+  hf_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  throw_if_kernel_failed();
+  if (cudaDeviceSynchronize() != cudaSuccess) throw std::runtime_error("scale failed");
+  chk(cudaGetLastError());
+  hf_mix<<<(n + 127) / 128, 128>>>(t, b, out, n);
+}
+
+// A scratch buffer allocated between the launches, a buffer neither launch uses cleared and
+// filled, and the second launch's other input uploaded after the first launch.
+void hf_buffers_between(const float *in, const float *host_b, float *b, float *spare,
+                        float *out, int n) {
+  float *t = nullptr;
+  cudaMalloc(&t, n * sizeof(float));
+  hf_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  float *scratch;
+  checkCuda(cudaMalloc((void **)&scratch, n * sizeof(float)));
+  cudaMemset(spare, 0, n * sizeof(float));
+  cudaMemcpy(b, host_b, n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(scratch, b, n * sizeof(float), cudaMemcpyDeviceToDevice);
+  hf_mix<<<(n + 127) / 128, 128>>>(t, b, out, n);
+  cudaMemcpy(spare, scratch, n * sizeof(float), cudaMemcpyDeviceToDevice);
+  cudaFree(scratch);
+  cudaFree(t);
+}
+
+// Independent launches around an upload: the second reads what the upload writes.
+void hf_sibling_upload(const float *in, const float *host_b, float *b, float *t,
+                       float *out, int n) {
+  hf_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaMemcpy(b, host_b, n * sizeof(float), cudaMemcpyHostToDevice);
+  hf_neg<<<(n + 127) / 128, 128>>>(b, out, n);
+}
+
+// A kernel using dynamic shared memory between a producer and its consumer.
+void hf_shared_between(const float *in, const float *b, float *t, float *u, float *out,
+                       int n) {
+  hf_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  hf_staged<<<(n + 127) / 128, 128, 128 * sizeof(float)>>>(b, u, n);
+  hf_mix<<<(n + 127) / 128, 128>>>(t, u, out, n);
+}
+
+// Pointer variables: aliases set once from a parameter or an allocation.
+void hf_aliases(const float *in, const float *b, float *t, float *out, int n) {
+  const float *src = in;
+  float *mid = t;
+  const float *mid_read = mid;
+  hf_scale<<<(n + 127) / 128, 128>>>(src, mid, n);
+  hf_mix<<<(n + 127) / 128, 128>>>(mid_read, b, out, n);
+}
+
+__global__ void hf_lap(const float *src, float *tmp, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  int xl = x > 0 ? x - 1 : x, xr = x < w - 1 ? x + 1 : x;
+  int yu = y > 0 ? y - 1 : y, yd = y < h - 1 ? y + 1 : y;
+  tmp[y * w + x] = src[y * w + xl] + src[y * w + xr] + src[yu * w + x] + src[yd * w + x] -
+                   4.0f * src[y * w + x];
+}
+__global__ void hf_step(float *dst, const float *tmp, const float *src, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  dst[y * w + x] = src[y * w + x] + 0.2f * tmp[y * w + x];
+}
+
+// A time loop whose buffers rotate through pointer variables by the step's parity.
+void hf_heat(const float *in, float *out, float *buf, float *tmp, int w, int h, int steps) {
+  dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);
+  const float *src = in;
+  for (int t = 0; t < steps; ++t) {
+    float *dst = t % 2 ? out : buf;
+    hf_lap<<<grid, block>>>(src, tmp, w, h);
+    hf_step<<<grid, block>>>(dst, tmp, src, w, h);
+    src = dst;
+  }
+}
+
+// The same rotation spelled with an assignment and `(t & 1) == 0`.
+void hf_heat_and(const float *in, float *out, float *buf, float *tmp, int w, int h,
+                 int steps) {
+  dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);
+  const float *src;
+  float *dst;
+  src = in;
+  for (int t = 0; t < steps; t++) {
+    dst = (t & 1) == 0 ? buf : out;
+    hf_lap<<<grid, block>>>(src, tmp, w, h);
+    checkCuda(cudaGetLastError());
+    hf_step<<<grid, block>>>(dst, tmp, src, w, h);
+    src = dst;
+  }
+}

@@ -1,0 +1,207 @@
+"""Host facts by meaning (issue 25): error checks that exit or throw, from macros,
+templates, functors and helpers (hoststmts.py); runtime calls judged by the buffers they
+touch (cudaMalloc of a new buffer, transfers and memsets of buffers the earlier launches do
+not use); pointer variables by what they may point to (pointsto.py: aliases, a time loop
+rotating its buffers by parity); a kernel using `extern __shared__` memory in between.
+Every pipeline of programs/host_facts.cu fuses and matches the original under emulation,
+every buffer pre-filled with garbage; what is a real dependence still splits, with why."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from equivalence import compare_entry, fuse_file, fuse_with_api, nvcc_error
+
+PROGRAM = Path(__file__).parent / "programs" / "host_facts.cu"
+ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_between",
+         "hf_sibling_upload", "hf_shared_between", "hf_aliases"]
+HEAT = ["hf_heat", "hf_heat_and"]
+
+
+@pytest.fixture(scope="module")
+def fused(tmp_path_factory: pytest.TempPathFactory):
+    return fuse_with_api(PROGRAM, tmp_path_factory.mktemp("hf"))
+
+
+def test_every_pipeline_fuses(fused) -> None:
+    _, api = fused
+    groups = {g.host: g.kernels for g in api.result.groups}
+    pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
+                                      "hf_buffers_between", "hf_shared_between",
+                                      "hf_aliases"],
+             ("hf_lap", "hf_step"): HEAT}
+    for kernels, hosts in pairs.items():
+        for host in hosts:
+            assert tuple(groups.get(host, ())) == kernels, host
+    siblings = [s for p in api.result.plans for s in p.siblings if s.fused]
+    assert [(s.host, s.first, s.second) for s in siblings] == [
+        ("hf_sibling_upload", "hf_scale", "hf_neg")]
+    assert not api.result.breaks
+
+
+def test_statements_stay_in_place(fused) -> None:
+    out, _ = fused
+    text = out.read_text()
+    body = text.split("void hf_buffers_between(")[1].split("\n}\n")[0]
+    order = ["cudaMalloc(&t", "cudaMalloc((void **)&scratch", "cudaMemset(spare",
+             "cudaMemcpy(b, host_b", "cudaMemcpy(scratch, b", "<<<", "cudaFree(t)"]
+    at = [body.index(s) for s in order]
+    assert at == sorted(at)
+    # The sibling pair stands after the upload (the second launch reads what it writes).
+    body = text.split("void hf_sibling_upload(")[1].split("\n}\n")[0]
+    assert body.index("cudaMemcpy(b, host_b") < body.index("<<<")
+    heat = text.split("void hf_heat(")[1].split("\n}\n")[0]
+    assert heat.count("<<<") == 1 and "(dst, src, w, h, tmp)" in heat
+
+
+@pytest.mark.parametrize("entry", ONE_D)
+def test_fused_matches_original(fused, entry: str) -> None:
+    out, _ = fused
+    for n in (1, 37, 300):
+        compare_entry(PROGRAM, out, entry, {"n": n})
+
+
+@pytest.mark.parametrize("entry", HEAT)
+def test_rotating_time_loop_matches_original(fused, entry: str) -> None:
+    out, _ = fused
+    for w, h, steps in ((13, 7, 0), (13, 7, 1), (13, 7, 4), (20, 17, 3)):
+        compare_entry(PROGRAM, out, entry, {"w": w, "h": h, "steps": steps})
+
+
+SPLITS = r"""
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <cuda_runtime.h>
+__device__ int g_calls;
+__global__ void ka(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f;
+}
+__global__ void kb(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+__global__ void counted(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) g_calls++;
+  if (i < n) b[i] = a[i];
+}
+static int errors = 0;
+void log_error(cudaError_t e) { if (e) errors++; }
+template <typename T> void tcheck(T e) { log_error(e); }
+void upload_input(float *in, const float *h, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaMemcpy(in, h, n * sizeof(float), cudaMemcpyHostToDevice);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void download_mid(const float *in, float *h, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaMemcpy(h, t, n * sizeof(float), cudaMemcpyDeviceToHost);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void free_input(const float *in, float *t, float *out, int n) {
+  float *tmp2;
+  cudaMalloc(&tmp2, n * sizeof(float));
+  ka<<<(n + 127) / 128, 128>>>(tmp2, t, n);
+  cudaFree(tmp2);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void realloc_mid(const float *in, float *out, int n) {
+  float *t;
+  cudaMalloc(&t, n * sizeof(float));
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaMalloc(&t, n * sizeof(float));
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void alias_copy(const float *in, float *t, float *out, float *h, int n) {
+  float *view = t;
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaMemcpy(h, view, n * sizeof(float), cudaMemcpyDeviceToHost);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void throw_reads(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  if (cudaGetLastError()) throw std::runtime_error(std::to_string(t[0]));
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void template_logs(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  tcheck(cudaGetLastError());
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void global_writer(const float *in, float *t, float *u, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  counted<<<(n + 127) / 128, 128>>>(in, u, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void stale_alias(const float *in, float *out, int n) {
+  float *t;
+  cudaMalloc(&t, n * sizeof(float));
+  float *p = t;
+  cudaMalloc(&t, n * sizeof(float));
+  ka<<<(n + 127) / 128, 128>>>(in, p, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void same_start(float *in, float *out, float *tmp, int n, int steps) {
+  float *src = out;
+  for (int s = 0; s < steps; ++s) {
+    float *dst = s % 2 ? out : in;
+    ka<<<(n + 127) / 128, 128>>>(src, tmp, n);
+    kb<<<(n + 127) / 128, 128>>>(tmp, dst, n);
+    src = dst;
+  }
+}
+void not_parity(float *in, float *out, float *buf, float *tmp, int n, int steps) {
+  const float *src = in;
+  for (int s = 0; s < steps; ++s) {
+    float *dst = s % 3 ? out : buf;
+    ka<<<(n + 127) / 128, 128>>>(src, tmp, n);
+    kb<<<(n + 127) / 128, 128>>>(tmp, dst, n);
+    src = dst;
+  }
+}
+"""
+
+WHY = {
+    "upload_input": "its call to 'cudaMemcpy' touches 'in', which may be a buffer the launch "
+                    "of 'ka' at line 24 uses",
+    "download_mid": "its call to 'cudaMemcpy' touches 't', which may be a buffer the launch "
+                    "of 'ka' at line 29 uses",
+    "free_input": "its call to 'cudaFree' touches 'tmp2', which may be a buffer the launch "
+                  "of 'ka' at line 36 uses",
+    "realloc_mid": "it assigns 't', which the launch of 'ka' at line 43 reads (a fused launch "
+                   "evaluates its arguments at the group's last launch)",
+    "alias_copy": "its call to 'cudaMemcpy' touches 'view', which may be a buffer the launch "
+                  "of 'ka' at line 49 uses",
+    "throw_reads": "it reads or writes memory through 't', which may be a buffer the "
+                   "launches use",
+    "template_logs": "its call to 'tcheck' may touch device memory or variables ('tcheck' "
+                     "calls 'log_error')",
+    "global_writer": "kernel 'counted' writes global 'g_calls', which other launches may "
+                     "read: no launch moves across it",
+    "stale_alias": "pointer 'p' is initialised from another pointer",
+    "same_start": "pointer 'src' is initialised from another pointer",
+    "not_parity": "pointer 'src' is initialised from another pointer",
+}
+
+
+def test_real_dependences_still_split(tmp_path: Path) -> None:
+    src = tmp_path / "splits.cu"
+    src.write_text(SPLITS)
+    result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
+    assert not result.groups
+    assert not [s for p in result.plans for s in p.siblings if s.fused]
+    first = {la.host: la.why for la in result.launches if la.index == 0}
+    for host, why in WHY.items():
+        assert first[host].endswith(why), (host, first[host])
+    assert result.output == src.read_bytes()
+
+
+@pytest.mark.nvcc
+def test_fused_compiles(fused, tmp_path: Path) -> None:
+    assert shutil.which("nvcc")
+    out, _ = fused
+    assert nvcc_error(out, tmp_path) == ""
