@@ -257,7 +257,6 @@ def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str 
     fused kernel's name (default <k1>_<k2>_hfused); output: where the text will be written
     (its relative #includes are rewritten for that folder and it is compiled there; default:
     beside the first file)."""
-    from cudafuse.passes.horizontal.driver import emitted_names
     from cudafuse.passes.horizontal.inputs import check_emitted, resolve_inputs
 
     _choice("mode", mode, ("thread", "block", "streams", "sequential"))
@@ -271,7 +270,7 @@ def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str 
         where = str(output) if output else str(Path(path1).parent / f"{name or 'hfused'}.cu")
         res = hfuse_inputs(inputs, files, mode, regcap, name, options,
                            out_dir=str(Path(where).parent))
-        diags.extend(check_emitted(res.output, emitted_names(res), inputs, where, options))
+        diags.extend(check_emitted(res, inputs, where, options))
     return hfused_result(res, inputs, files, diags)
 
 

@@ -14,7 +14,6 @@ from cudafuse.cli import guarded, main, nonempty, parse_options, print_diagnosti
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
-from cudafuse.passes.horizontal.driver import emitted_names
 from cudafuse.passes.horizontal.inputs import Inputs, check_emitted, resolve_inputs
 
 if TYPE_CHECKING:
@@ -185,7 +184,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     where = output if output != "-" else str(Path.cwd() / "hfused.cu")
     res = hfuse_inputs(inputs, files, mode, "auto" if regcap == "auto" else cap, name,
                        parse_opts, how, out_dir=str(Path(where).parent))
-    print_diagnostics(check_emitted(res.output, emitted_names(res), inputs, where,
+    print_diagnostics(check_emitted(res, inputs, where,
                                     parse_opts))
     fused = hfused_result(res, inputs, files, [])
     if explain:

@@ -236,3 +236,20 @@ def test_verify_hfuse_with_template_kernels(tmp_path: Path) -> None:
         "--spec1", str(ATEN / "im2col.toml"), "--spec2", str(ATEN / "histogram.toml")])
     assert res.exit_code == 0, res.output
     assert "at::cuda::kernelHistogram1D<int, float, int>.a: max abs err 0" in res.output
+
+
+def test_a_call_that_would_bind_to_another_overload_is_refused(tmp_path: Path) -> None:
+    # kb (global) calls ::f(long); inside A, where the fused kernel goes, f(int) would win:
+    # it compiles, so only comparing the calls' targets with the originals' finds it.
+    src = tmp_path / "k.cu"
+    src.write_text("__device__ int f(long v) { return (int)v * 2; }\n"
+                   "namespace A {\n__device__ int f(int v) { return v + 1; }\n"
+                   "__global__ void ka(int *o) { o[threadIdx.x] = f((int)threadIdx.x); }\n"
+                   "}  // namespace A\n"
+                   "__global__ void kb(int *o) { o[threadIdx.x] = f((int)threadIdx.x); }\n")
+    out = tmp_path / "f.cu"
+    res = hfuse(str(src), "--kernels", "A::ka,kb", "--block1", "32", "--block2", "32", "-o",
+                str(out))
+    assert res.exit_code == 1 and not out.exists()
+    assert "'f' would call the function declared at '__device__ int f(int v)" in res.output
+    assert "kernel 'kb' calls in its own file ('__device__ int f(long v)" in res.output

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.ir.program import TranslationUnit
 
 ENV_SKIP = "CUDAFUSE_NO_NVCC_CHECK"
 _TIMEOUT_S = 300
@@ -55,8 +56,9 @@ def _located(where: str, text: bytes, line: int, col: int, message: str) -> Diag
 
 def reparse(text: bytes, where: str, options: ParseOptions, *,
             known: Iterable[Diagnostic] = (), generated: Iterable[str] = (),
-            what: str = "output") -> None:
-    """The front end's verdict on `text` as the file `where` (see the module's docstring)."""
+            what: str = "output") -> TranslationUnit:
+    """The front end's verdict on `text` as the file `where` (see the module's docstring);
+    the parsed output, for checks of its meaning."""
     head = f"the {what} does not compile (nothing was written)"
     try:
         result = parse_file(where, options, text=text)
@@ -80,6 +82,7 @@ def reparse(text: bytes, where: str, options: ParseOptions, *,
     if lost:
         raise CudafuseError(Diagnostic(Severity.ERROR, f"{head}: the front end does not find "
                                        f"the generated {', '.join(lost)}", where))
+    return result.unit
 
 
 def _gist(message: str) -> str:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from cudafuse.codegen.templates import KernelRef
     from cudafuse.frontend.parse import ParseResult
     from cudafuse.ir.program import TranslationUnit
+    from cudafuse.passes.horizontal.driver import HFuseResult
     from cudafuse.passes.horizontal.parts import Shape
 
 
@@ -149,14 +150,25 @@ def auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tuple
     return cap, how
 
 
-def check_emitted(output: bytes, generated: tuple[str, ...], inputs: Inputs, where: str,
+def check_emitted(res: HFuseResult, inputs: Inputs, where: str,
                   parse_opts: ParseOptions) -> list[Diagnostic]:
     """The emitted program, as the file `where` it will be written to, compiles (the front
-    end, then nvcc where it is on PATH: codegen/compile_check.py); raises a located error
-    otherwise. Returns the warnings worth showing."""
-    from cudafuse.codegen.compile_check import check_output
+    end, then nvcc where it is on PATH: codegen/compile_check.py) and its calls bind as in
+    the inputs (bindings.py); raises a located error otherwise. Returns the warnings worth
+    showing."""
+    from cudafuse.codegen.compile_check import nvcc_check, reparse
+    from cudafuse.passes.horizontal.bindings import mismatches
+    from cudafuse.passes.horizontal.driver import UNFUSED, emitted_names
 
     files = list(dict.fromkeys(r.unit.path for r in inputs.results))
     known = [d for r in inputs.results for d in r.diagnostics]
-    return check_output(output, where, parse_opts, inputs=files, known=known,
-                        generated=generated, what="fused output")
+    what = "fused output"
+    out = reparse(res.output, where, parse_opts, known=known, generated=emitted_names(res),
+                  what=what)
+    if res.options.mode not in UNFUSED:
+        markers = [res.output.find(f"{{  // part {i}: kernel".encode()) for i in (1, 2)]
+        if min(markers) >= 0:
+            wrong = mismatches(out, res.name, [(p.unit, p.fn) for p in res.parts], markers)
+            if wrong:
+                raise CudafuseError(wrong)
+    return nvcc_check(res.output, where, parse_opts, inputs=files, what=what)
