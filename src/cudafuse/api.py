@@ -144,6 +144,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
     from cudafuse.codegen.compile_check import nvcc_check
     from cudafuse.passes.vertical.driver import FuseOptions, report_dict
     from cudafuse.passes.vertical.render import explain_text
+    from cudafuse.passes.vertical.resources import annotate as annotate_resources
     from cudafuse.passes.vertical.respell import parse_for_fusion
 
     _choice("partition", partition, ("auto", "mincut", "exact"))
@@ -172,6 +173,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
         elif fused.output != result.unit.source.data:
             _check_reparses(str(path), options, fused.output)
             diags.extend(nvcc_check(fused.output, str(path), options, inputs=[str(path)]))
+        annotate_resources(fused, str(path), options.arch, options)  # ptxas figures per group
         diags.extend(fuse_diagnostics(fused, result.unit, str(path)))
     return Fused(fused.output.decode("utf-8", errors="surrogateescape"), report_dict(fused),
                  diags, explain_text(fused), [str(path), *result.unit.includes], fused)

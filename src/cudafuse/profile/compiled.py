@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
+from cudafuse.analysis.ptxas import compile_figures
 from cudafuse.diagnostics import CudafuseError, error
 from cudafuse.passes.horizontal.regbound import (
     SMS,
@@ -40,18 +39,14 @@ def parse_figures(text: str, kernel: str) -> Resources | None:
 Emit = Callable[[Candidate], tuple[bytes, str]]
 
 
-def _compile(source: bytes, kernel: str, arch: str, flags: list[str], tmp: Path,
-             index: int) -> Resources | str:
-    src = tmp / f"c{index}.cu"
-    src.write_bytes(source)
-    # Device code only (-cubin): ptxas's figures without compiling the host side, which
-    # takes more than half of a full -c.
-    cmd = ["nvcc", f"-arch={arch}", "-cubin", "--resource-usage", str(src), "-o",
-           str(tmp / f"c{index}.cubin"), *flags]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    if res.returncode != 0:
-        return "nvcc failed: " + " ".join(res.stderr.split())[:300]
-    figures = parse_figures(res.stdout + res.stderr, kernel)
+def _compile(source: bytes, kernel: str, arch: str, flags: list[str], index: int
+             ) -> Resources | str:
+    # Device code only, cached by content (analysis.ptxas): a candidate compiled before
+    # (hfuse-plan, then hfuse --profile) is not compiled again.
+    got = compile_figures(source, arch, tuple(flags), f"c{index}.cu")
+    if isinstance(got, str):
+        return got
+    figures = got.get(kernel)
     return figures if figures is not None else f"ptxas reported no figures for {kernel}"
 
 
@@ -95,9 +90,8 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
         phase_step(progress, cand.id)
     phase_start(progress, "compiling candidates", len(emitted))
     results: list[Resources | str] = [""] * len(emitted)
-    with tempfile.TemporaryDirectory(prefix="cudafuse-candidates-") as tmp, \
-            ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        futures = {pool.submit(_compile, source, name, arch, flags, Path(tmp), i): i
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        futures = {pool.submit(_compile, source, name, arch, flags, i): i
                    for i, (_, source, name) in enumerate(emitted)}
         # Counted here, in the calling thread, as each compile finishes (in any order).
         for future in as_completed(futures):

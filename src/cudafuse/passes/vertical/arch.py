@@ -9,6 +9,12 @@ measurement (--profile) is what decides on a GPU.
 - c_alu / c_sfu: average issue cost of an arithmetic / special-function (exp, sqrt...) op.
 - launch: the launch-plus-drain overhead of one kernel (the paper's gamma term), in cycles.
 - shared_ratio: the c_Mshared threshold of the paper's Eq. (2).
+- occupancy_knee: the theoretical occupancy a memory-bound kernel needs to keep DRAM busy;
+  below it the model stretches the kernel's time by knee / occupancy (resources.py).
+- spill_access: cycles per spilled 4-byte word per thread (a local-memory access that
+  mostly hits L1).
+None of these constants has been calibrated against a GPU yet (no GPU was lent to the
+sessions that wrote them); docs/fusion.md says how they are meant to be.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ class ArchParams:
     max_shared_per_block: int
     max_regs_per_thread: int
     barrier: float  # one __syncthreads, per thread
+    occupancy_knee: float = 0.5
+    spill_access: float = 32.0
 
 
 ARCHS: dict[str, ArchParams] = {

@@ -95,6 +95,7 @@ class GroupNote:
     launch_block: tuple[int, int] | None = None  # --block: the fused launch's block
     traffic: Traffic | None = None  # DRAM bytes and operations per output element
     stored_why: dict[str, str] = field(default_factory=dict)  # stored -> who reads it
+    resources: Any = None  # resources.GroupResources: ptxas figures, occupancy (annotate)
 
 
 @dataclass
@@ -596,7 +597,8 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
         "sequences": [{
             "host": p.host, "kernels": p.kernels, "where": p.where,
             "partitions": [{"strategy": q.strategy, "objective": q.objective,
-                            "edge_objective": q.edge_objective,
+                            "edge_objective": q.edge_objective, "search": q.search,
+                            "proven_optimal": q.proven, "gap": q.gap,
                             "groups": [[p.kernels[i] for i in sorted(g)] for g in q.groups]}
                            for q in p.partitions],
             "chosen": p.chosen.strategy,
@@ -607,7 +609,8 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                        "untouched_intermediates": g.untouched,
                        "stored_why": g.stored_why,
                        "launch_block": list(g.launch_block) if g.launch_block else None,
-                       "traffic": g.traffic.as_dict() if g.traffic else None}
+                       "traffic": g.traffic.as_dict() if g.traffic else None,
+                       "resources": g.resources.as_dict() if g.resources else None}
                       for g in p.groups],
             "siblings": [{"kernels": [s.first, s.second],
                           "launches": [s.first_index, s.second_index], "fused": s.fused,

@@ -343,7 +343,7 @@ def exact_partition(model: PipelineModel, score: Scorer, legal: Legality,
         state = prev
     proven = found.complete and not dropped
     if proven:
-        search = (f"exact: dynamic programming over {len(cands)} legal groups "
+        search = (f"exact: dynamic programming over {len(cands)} legal group(s) "
                   f"(every connected group, {found.scored} looked at); optimal")
     else:
         bounds = []
@@ -386,6 +386,8 @@ def choose_partition(model: PipelineModel, score: Scorer, legal: Legality,
         results.append(dp)
     chosen = max(results, key=lambda p: (p.objective, p.strategy == "mincut"))
     if chosen is not dp and dp is not None and dp.proven:
-        chosen = replace(chosen, gap=max(dp.objective - chosen.objective, 0.0),
-                         search=chosen.search + "; as good as the proven optimum")
+        at = results.index(chosen)
+        chosen = results[at] = replace(chosen, gap=max(dp.objective - chosen.objective, 0.0),
+                                       search=chosen.search + "; as good as the proven "
+                                       "optimum (the exact search's)")
     return chosen, results

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cudafuse.passes.vertical.driver import FuseResult, SequencePlan
+from cudafuse.passes.vertical.resources import GroupResources, KernelFigures
 
 
 def explain_text(result: FuseResult) -> str:
@@ -23,6 +24,9 @@ def explain_text(result: FuseResult) -> str:
             lines.append(f"  partition {part.strategy}{mark}: objective {part.objective:.4g} "
                          f"{plan.unit_short}, edge weights {part.edge_objective:.4g} "
                          f"{plan.unit_short}: {groups}")
+            if part.search:
+                gap = "" if part.gap is None else f" (gap {part.gap:.4g} {plan.unit_short})"
+                lines.append(f"    search: {part.search}{gap}")
         for g in plan.groups:
             lines.append(f"  {g.name}: {', '.join(g.kernels)} (estimated benefit "
                          f"{g.benefit:.4g} {plan.unit_short})")
@@ -34,6 +38,8 @@ def explain_text(result: FuseResult) -> str:
             if g.untouched:
                 lines.append(f"    no longer writes {', '.join(g.untouched)}: the buffer(s) "
                              "may be dropped")
+            if g.resources is not None:
+                lines += resource_lines(g.resources)
             if g.launch_block:
                 bx, by = g.launch_block
                 lines.append(f"    launched with a {bx}x{by} block (--block), its grid "
@@ -57,6 +63,26 @@ def explain_text(result: FuseResult) -> str:
     lines += [f"  assumed: {a}" for a in result.assumed]
     lines += launch_lines(result)
     return "\n".join(lines) + "\n"
+
+
+def resource_lines(res: GroupResources) -> list[str]:
+    """The fused kernel next to the kernels it replaces: registers, spills, shared memory,
+    occupancy (ptxas or estimated, said once per line), redundant work, DRAM bytes."""
+    def src(f: KernelFigures) -> str:
+        return "" if f.source == "ptxas" else f" [{f.source}]"
+
+    f = res.fused
+    out = [f"    fused kernel: {f.short()} at {f.threads} threads{src(f)}"]
+    members = "; ".join(f"{m.name} {m.short()}" for m in res.members)
+    estimated = {m.source for m in res.members if m.source != "ptxas"}
+    out.append(f"    replaces: {members}" + (f" [{', '.join(sorted(estimated))}]"
+                                            if estimated else ""))
+    work = "" if res.redundant_work is None else f"redundant work x{res.redundant_work:.2f}"
+    before, after = res.dram_bytes
+    dram = "" if before is None else f"DRAM bytes per element {before} -> {after}"
+    figures = ", ".join(x for x in (work, dram) if x)
+    out.append(f"    {figures + '; ' if figures else ''}{res.note}")
+    return out
 
 
 def launch_lines(result: FuseResult) -> list[str]:

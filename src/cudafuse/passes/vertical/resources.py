@@ -1,0 +1,236 @@
+"""What the compiler makes of a fused group: registers, spills and shared memory (ptxas),
+the theoretical occupancy they allow at the launch block, and what the cost model charges
+for losing occupancy or spilling.
+
+Figures come from ptxas on the emitted file (analysis.ptxas: `nvcc -cubin
+--resource-usage`, cached by content) for the fused kernels and the kernels they replace
+alike; where nvcc is absent or fails (or CUDAFUSE_NO_PTXAS=1, which the test suite sets),
+from an estimate, and every figure says which. The estimate is coarse (see
+`estimate_registers`); docs/benchmarks.md compares it with ptxas on the samples.
+
+The charge is the model's, not a measurement: a memory-bound kernel is taken to need
+`occupancy_knee` of the SM's warps to hide DRAM latency; below that its time grows as
+knee / occupancy. The fused kernel's time is priced as its DRAM traffic plus its arithmetic
+(each member counted once per evaluation), and it pays only for the occupancy its members
+did not already lack. Spills cost one local-memory access per spilled word per element.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cudafuse.analysis.occupancy import DeviceLimits, occupancy
+from cudafuse.passes.vertical.arch import ArchParams, arch_params
+from cudafuse.passes.vertical.model import PipelineModel
+
+if TYPE_CHECKING:
+    from cudafuse.frontend import ParseOptions
+    from cudafuse.passes.vertical.driver import FuseResult, GroupNote, SequencePlan
+
+ENV_SKIP = "CUDAFUSE_NO_PTXAS"
+DEFAULT_THREADS = 256  # when a launch's block is not a constant
+ESTIMATE_CAP = 32  # a plain kernel's estimate: ptxas keeps the samples' kernels under 32
+
+
+@dataclass(frozen=True)
+class KernelFigures:
+    name: str
+    registers: int
+    spill_bytes: int  # spill stores + loads, bytes per thread
+    shared_bytes: int  # static, per block
+    threads: int  # per block, at the launch (DEFAULT_THREADS when not a constant)
+    occupancy: float  # theoretical, at `threads`; 0 when a block does not fit
+    source: str  # "ptxas", or "estimate (why)"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "registers": self.registers, "spill_bytes": self.spill_bytes,
+                "shared_bytes": self.shared_bytes, "threads": self.threads,
+                "occupancy": round(self.occupancy, 4), "source": self.source}
+
+    def short(self) -> str:
+        spills = f", {self.spill_bytes} B spilled" if self.spill_bytes else ""
+        shared = f", {self.shared_bytes} B shared" if self.shared_bytes else ""
+        return f"{self.registers} regs{spills}{shared}, occupancy {self.occupancy:.2f}"
+
+
+@dataclass(frozen=True)
+class GroupResources:
+    fused: KernelFigures
+    members: tuple[KernelFigures, ...]
+    redundant_work: float | None  # operations fused / original (traffic.Traffic)
+    dram_bytes: tuple[int | None, int | None]  # per element: the members', the fused kernel's
+    benefit: float  # the cost model's estimate, cycles (before the charge below)
+    charge: float  # cycles the model charges for lost occupancy and spills
+    note: str  # what the figures mean for the choice
+
+    @property
+    def net(self) -> float:
+        return self.benefit - self.charge
+
+    @property
+    def loses_occupancy(self) -> bool:
+        return self.fused.occupancy + 1e-9 < min(m.occupancy for m in self.members)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"fused": self.fused.as_dict(), "members": [m.as_dict() for m in self.members],
+                "redundant_work": self.redundant_work,
+                "dram_bytes_per_element": {"members": self.dram_bytes[0],
+                                           "fused": self.dram_bytes[1]},
+                "estimated_benefit": self.benefit, "resource_charge": self.charge,
+                "net_benefit": self.net, "note": self.note}
+
+
+def limits_for(arch: str) -> DeviceLimits:
+    """The SM limits of `arch`, or of the nearest older arch with published figures."""
+    try:
+        return DeviceLimits.for_arch(arch)
+    except ValueError:
+        return DeviceLimits.for_arch(arch_params(arch).name)
+
+
+def estimate_registers(model: PipelineModel, members: list[int]) -> int:
+    """Registers per thread without ptxas: a kernel keeps about two per value it loads on
+    top of ten for indices and pointers (capped at ESTIMATE_CAP); a fused kernel keeps its
+    largest member's plus four per other member (values live across the inlined bodies).
+    Against ptxas on the samples (docs/benchmarks.md) it is within a few registers for
+    most groups and far below for some (shitomasi --fuse-all: 96)."""
+    own = [min(10 + 2 * model.kernels[i].n_loads, ESTIMATE_CAP) for i in members]
+    return min(max(own) + 4 * (len(members) - 1), 255)
+
+
+def _figures(name: str, regs: int, spills: int, shared: int, block: tuple[int, int] | None,
+             limits: DeviceLimits, source: str) -> KernelFigures:
+    threads = block[0] * block[1] if block else DEFAULT_THREADS
+    occ = occupancy(limits, threads, regs, shared)
+    return KernelFigures(name, regs, spills, shared, threads, occ.fraction, source)
+
+
+def occupancy_charge(fused_cycles: float, fused_occ: float, members_occ: float,
+                     arch: ArchParams) -> float:
+    """Cycles the model adds to a fused kernel of `fused_cycles` for running at
+    `fused_occ` where its members ran at `members_occ` (their lowest)."""
+    if fused_occ <= 0:
+        return float("inf")  # a block does not fit: the launch fails
+
+    def stretch(occ: float) -> float:
+        return max(1.0, arch.occupancy_knee / occ) if occ > 0 else 1.0
+
+    return fused_cycles * max(0.0, stretch(fused_occ) - stretch(members_occ))
+
+
+def fused_cycles(size: int, dram_bytes: int | None, operations: float,
+                 arch: ArchParams) -> float:
+    """The fused kernel's time as the model prices it: its DRAM traffic (4-byte words at
+    t_global) and its arithmetic (traffic.Traffic's operations per element: every member
+    once per evaluation, at c_alu), over the iteration space."""
+    return size * ((dram_bytes or 0) / 4 * arch.t_global + operations * arch.c_alu)
+
+
+def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
+                    ptxas: dict[str, Any] | str) -> GroupResources:
+    """The figures of one fused group. `ptxas`: analysis.ptxas's figures for the emitted
+    file (fused kernels and originals), or why there are none."""
+    from cudafuse.passes.horizontal.regbound import lookup
+
+    model = plan.model
+    assert model is not None
+    arch = arch_params(arch_name)
+    limits = limits_for(arch_name)
+    members = sorted(_positions(plan, note))
+    sink_block = note.launch_block or model.kernels[members[-1]].block
+    why = ptxas if isinstance(ptxas, str) else ""
+    found = ptxas if isinstance(ptxas, dict) else {}
+    mine = []
+    for i in members:
+        k = model.kernels[i]
+        got = lookup(found, k.name)
+        if got is not None:
+            mine.append(_figures(k.name, got.registers, got.spill_stores + got.spill_loads,
+                                 got.static_shared, k.block, limits, "ptxas"))
+        else:
+            mine.append(_figures(k.name, estimate_registers(model, [i]), 0, k.shared_bytes,
+                                 k.block, limits, f"estimate ({why or 'not in ptxas output'})"))
+    got = found.get(note.name)
+    if got is not None:
+        fused = _figures(note.name, got.registers, got.spill_stores + got.spill_loads,
+                         got.static_shared, sink_block, limits, "ptxas")
+    else:
+        shared = sum(model.kernels[i].shared_bytes for i in members)
+        fused = _figures(note.name, estimate_registers(model, members), 0, shared, sink_block,
+                         limits, f"estimate ({why or 'not in ptxas output'})")
+    traffic = note.traffic
+    size = max(model.kernels[i].size for i in members)
+    dram = (traffic.original, traffic.fused) if traffic is not None else (None, None)
+    work = traffic.work_fused if traffic is not None else float(
+        sum(model.kernels[i].n_alu + model.kernels[i].n_sfu for i in members))
+    time = fused_cycles(size, dram[1], work, arch)
+    members_occ = min(m.occupancy for m in mine)
+    charge = occupancy_charge(time, fused.occupancy, members_occ, arch)
+    charge += size * fused.spill_bytes / 4 * arch.spill_access
+    res = GroupResources(fused, tuple(mine),
+                         traffic.redundant_work if traffic is not None else None, dram,
+                         note.benefit, charge, "")
+    return _with_note(res, plan.unit_short)
+
+
+def _positions(plan: SequencePlan, note: GroupNote) -> list[int]:
+    where = {li: i for i, li in enumerate(plan.launch_indices)}
+    return [where[li] for li in note.launches]
+
+
+def _with_note(res: GroupResources, unit: str) -> GroupResources:
+    worse = []
+    if res.fused.spill_bytes:
+        worse.append(f"spills {res.fused.spill_bytes} bytes")
+    if res.loses_occupancy:
+        worse.append(f"lowers occupancy to {res.fused.occupancy:.2f} from its members' "
+                     f"{min(m.occupancy for m in res.members):.2f}")
+    if not worse:
+        text = "no spills, occupancy kept"
+    elif unit != "cycles":  # --fuse-all: the partition did not ask the cost model
+        text = (f"{' and '.join(worse)}; --fuse-all fused it without the cost model, which "
+                f"would charge {res.charge:.4g} cycles for it")
+    elif res.net > 0:
+        text = (f"{' and '.join(worse)}; the model says it still wins: benefit "
+                f"{res.benefit:.4g} - charge {res.charge:.4g} = {res.net:.4g} cycles")
+    else:
+        text = (f"{' and '.join(worse)}; the model says it loses: benefit {res.benefit:.4g} "
+                f"- charge {res.charge:.4g} = {res.net:.4g} cycles")
+    biggest = max(m.registers for m in res.members)
+    if res.fused.registers > 2 * biggest:
+        text += (f"; {res.fused.registers} registers, more than twice its members' largest "
+                 f"({biggest})")
+    return GroupResources(res.fused, res.members, res.redundant_work, res.dram_bytes,
+                          res.benefit, res.charge, text)
+
+
+def compile_flags(source_path: str, options: ParseOptions | None) -> tuple[str, ...]:
+    flags = ["-std=c++17", f"-I{Path(source_path).resolve().parent}"]
+    if options is not None:
+        flags += [f"-I{Path(d).resolve()}" for d in options.include_dirs]
+        flags += [f"-D{d}" for d in options.defines]
+        for f in options.forced_includes:
+            flags += ["-include", str(Path(f).resolve())]
+    return tuple(flags)
+
+
+def annotate(result: FuseResult, source_path: str, arch: str,
+             options: ParseOptions | None = None) -> None:
+    """Set `resources` on every fused group of `result` (ptxas on the emitted file, one
+    cached compile, else estimates that say why)."""
+    notes = [(p, g) for p in result.plans for g in p.groups]
+    if not notes:
+        return
+    ptxas: dict[str, Any] | str
+    if os.environ.get(ENV_SKIP):
+        ptxas = f"{ENV_SKIP} is set"
+    else:
+        from cudafuse.analysis.ptxas import compile_figures
+
+        ptxas = compile_figures(result.output, arch, compile_flags(source_path, options),
+                                Path(source_path).name)
+    for plan, note in notes:
+        note.resources = group_resources(plan, note, arch, ptxas)
