@@ -2,9 +2,12 @@
 templates, functors and helpers (hoststmts.py); runtime calls judged by the buffers they
 touch (cudaMalloc of a new buffer, transfers and memsets of buffers the earlier launches do
 not use); pointer variables by what they may point to (pointsto.py: aliases, a time loop
-rotating its buffers by parity); a kernel using `extern __shared__` memory in between.
-Every pipeline of programs/host_facts.cu fuses and matches the original under emulation,
-every buffer pre-filled with garbage; what is a real dependence still splits, with why."""
+rotating its buffers by parity); a kernel using `extern __shared__` memory in between;
+overloaded kernels, each launch matched to the overload clang resolved (hostexprs.
+launched_kernel); `std::sqrt(double)` and other std:: math in kernels (the front end's
+shim). Every pipeline of programs/host_facts.cu fuses and matches the original under
+emulation, every buffer pre-filled with garbage; what is a real dependence still splits,
+with why. (One program, so that the emulator builds it and its fused version once.)"""
 
 from __future__ import annotations
 
@@ -14,9 +17,12 @@ from pathlib import Path
 import pytest
 from equivalence import compare_entry, fuse_file, fuse_with_api, nvcc_error
 
+from cudafuse.frontend import parse_file
+
 PROGRAM = Path(__file__).parent / "programs" / "host_facts.cu"
 ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_between",
-         "hf_sibling_upload", "hf_shared_between", "hf_aliases"]
+         "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_ov_double",
+         "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math"]
 HEAT = ["hf_heat", "hf_heat_and"]
 
 
@@ -31,7 +37,10 @@ def test_every_pipeline_fuses(fused) -> None:
     pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
                                       "hf_buffers_between", "hf_shared_between",
                                       "hf_aliases"],
-             ("hf_lap", "hf_step"): HEAT}
+             ("hf_lap", "hf_step"): HEAT,
+             ("hf_ov_scale", "hf_ov_offset"): ["hf_ov_double", "hf_ov_float"],
+             ("hf_ov_step", "hf_ov_offset", "hf_ov_scale"): ["hf_ov_arity"],
+             ("hf_polar", "hf_mix_d"): ["hf_std_math"]}
     for kernels, hosts in pairs.items():
         for host in hosts:
             assert tuple(groups.get(host, ())) == kernels, host
@@ -39,6 +48,22 @@ def test_every_pipeline_fuses(fused) -> None:
     assert [(s.host, s.first, s.second) for s in siblings] == [
         ("hf_sibling_upload", "hf_scale", "hf_neg")]
     assert not api.result.breaks
+    assert not any("argument count" in la.why for la in api.result.launches)
+
+
+def test_two_overloads_in_one_group_are_left_unfused(fused) -> None:
+    out, api = fused
+    assert any("hf_ov_same_name" in note and "two overloads of 'hf_ov_step'" in note
+               for note in api.result.notes)
+    body = out.read_text().split("void hf_ov_same_name(")[1]
+    assert body.count("hf_ov_step<<<") == 2
+
+
+def test_std_math_parses(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_text("#include <math.h>\n__global__ void k(double *p) { p[0] = std::sqrt(p[1]);"
+                   " p[2] = std::atan2(p[3], p[4]); p[5] = std::abs(p[6]); }\n")
+    assert [k.name for k in parse_file(str(src)).unit.kernels] == ["k"]
 
 
 def test_statements_stay_in_place(fused) -> None:

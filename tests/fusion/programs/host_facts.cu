@@ -1,9 +1,12 @@
 // Host code as third parties write it, between the launches of a pipeline: error checks
 // that exit or throw (macros, templates, functors, helpers), allocations and transfers of
 // buffers the earlier launches do not use, pointer variables (aliases, a time loop rotating
-// its buffers by parity), a shared-memory kernel launched in between. Every entry fuses.
+// its buffers by parity), a shared-memory kernel launched in between; overloaded kernels;
+// std:: math in kernels. Every entry fuses.
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
+#include <math.h>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -172,4 +175,75 @@ void hf_heat_and(const float *in, float *out, float *buf, float *tmp, int w, int
     hf_step<<<grid, block>>>(dst, tmp, src, w, h);
     src = dst;
   }
+}
+
+// ---- overloaded kernels ------------------------------------------------------------
+
+__global__ void hf_ov_scale(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f;
+}
+__global__ void hf_ov_scale(const double *in, double *t, double f, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * f - 1.0;
+}
+__global__ void hf_ov_offset(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+__global__ void hf_ov_offset(const double *t, double *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] * t[i] + 0.25;
+}
+// One name, two arities over the same element type.
+__global__ void hf_ov_step(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] - 3.0f;
+}
+__global__ void hf_ov_step(const float *in, float *out, float k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * k;
+}
+
+// The second overloads, declared after the first: matched by what clang resolved.
+void hf_ov_double(const double *in, double *t, double *out, int n) {
+  hf_ov_scale<<<(n + 127) / 128, 128>>>(in, t, 3.0, n);
+  hf_ov_offset<<<(n + 63) / 64, 64>>>(t, out, n);
+}
+void hf_ov_float(const float *in, float *t, float *out, int n) {
+  hf_ov_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  hf_ov_offset<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void hf_ov_arity(const float *in, float *t, float *u, float *out, int n) {
+  hf_ov_step<<<(n + 127) / 128, 128>>>(in, t, 0.5f, n);
+  hf_ov_offset<<<(n + 127) / 128, 128>>>(t, u, n);
+  hf_ov_scale<<<(n + 127) / 128, 128>>>(u, out, n);
+}
+// Two overloads of one name in one chain: code generation keys kernels by name, so the
+// pair is left unfused (with a note), the rest of the chain fused.
+void hf_ov_same_name(const float *in, float *t, float *out, int n) {
+  hf_ov_step<<<(n + 127) / 128, 128>>>(in, t, n);
+  hf_ov_step<<<(n + 127) / 128, 128>>>(t, out, 0.25f, n);
+}
+
+// ---- std:: math on doubles in kernels ----------------------------------------------
+__global__ void hf_polar(const double *re, const double *im, double *mag, double *ang, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  mag[i] = std::sqrt(re[i] * re[i] + im[i] * im[i]);
+  ang[i] = std::atan2(im[i], re[i]);
+}
+__global__ void hf_mix_d(const double *mag, const double *ang, double *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = std::pow(std::fabs(mag[i]), 0.5) + std::exp(-std::fabs(ang[i])) + std::fmax(std::floor(ang[i]), std::hypot(mag[i], 1.0));
+}
+__global__ void hf_mixf(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = std::sqrt(a[i] * a[i] + 1.0f) + std::atan2(a[i], 2.0f) + std::fma(a[i], 2.0f, 1.0f);
+}
+void hf_std_math(const double *re, const double *im, double *mag, double *ang, double *out, const float *a, float *b, int n) {
+  hf_polar<<<(n + 63) / 64, 64>>>(re, im, mag, ang, n);
+  hf_mix_d<<<(n + 63) / 64, 64>>>(mag, ang, out, n);
+  hf_mixf<<<(n + 63) / 64, 64>>>(a, b, n);
 }
