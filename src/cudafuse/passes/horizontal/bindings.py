@@ -78,6 +78,7 @@ def mismatches(out: TranslationUnit, fused: str, parts: list[tuple[TranslationUn
             # A call of a template's body with an argument of a dependent type is resolved
             # only at instantiation: what the front end names for it proves nothing.
             if w is None or any(not a.type or "dependent" in a.type or
+                                "type-parameter" in a.type or
                                 any(re.search(rf"\b{re.escape(t)}\b", a.type)
                                     for t in tparams) for a in c.args):
                 unknown.add(name)

@@ -46,8 +46,8 @@ class HFuseOptions:
     name: str = ""  # default <k1>_<k2>_hfused
     regcap_how: str = ""  # how --regcap auto chose the cap (for the header and report)
     block_sources: tuple[str, str] = ("--block1", "--block2")  # where each shape came from
-    # The folder the output is written to ("": the first input's): relative #includes of
-    # the inputs are rewritten to resolve from there.
+    # The folder the output is written to: relative #includes of the inputs are rewritten
+    # to resolve from there ("": left as they are).
     out_dir: str = ""
 
 
@@ -307,8 +307,9 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     texts = [u1.source.data] if one_file else [u1.source.data, u2.source.data]
     names = Names(_prefix(texts))
     units = [u1] if one_file else [u1, u2]
-    texts = [rehomed_includes(u.path, t, opts.out_dir or os.path.dirname(u1.path))
-             for u, t in zip(units, texts, strict=True)]
+    if opts.out_dir:  # (profiling's candidates are built with the inputs' folders on -I)
+        texts = [rehomed_includes(u.path, t, opts.out_dir)
+                 for u, t in zip(units, texts, strict=True)]
     # Where the fused kernel and launcher go (scopes.py): the first kernel's namespaces, or
     # the second's when they lie inside the first's (a global kernel's names are found from
     # at::native; at::native's own `min` is not found from the global namespace).
