@@ -20,10 +20,11 @@ if TYPE_CHECKING:
 
 
 def execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
-            sanitize: bool, body: Callable[[Any, list[Slot]], None]) -> None:
+            sanitize: bool, body: Callable[[Any, list[Slot]], None], **emu: Any) -> None:
     """Build `path` and run `body(lib, slots)`; `body` fills `slots` (the spec argument
     behind each parameter of what it calls) before calling, so that a bad access or a
-    value that does not fit is reported at the spec's key."""
+    value that does not fit is reported at the spec's key. `emu`: the emulator's `fill`
+    and `unwritten` (runtime.load)."""
     from cudafuse.runtime import ArgumentError, KernelError, load
     from cudafuse.runtime.errors import BoundsError
     from cudafuse.runtime.spec_bind import argument_error, bounds_error
@@ -37,7 +38,8 @@ def execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
     try:
         with load(path, backend, include_dirs=opts.include_dirs, defines=opts.defines,
                   forced_includes=opts.forced_includes, std_args=opts.extra_args,
-                  timeout=timeout, arch=opts.arch, sanitize=sanitize) as lib:
+                  timeout=timeout, arch=opts.arch, sanitize=sanitize,
+                  **(emu if backend == "emu" else {})) as lib:
             kinds = {n: sig.kind for n, sig in lib.signatures.items()}
             try:
                 body(lib, slots)
@@ -74,7 +76,8 @@ def located(message: str, path: str) -> CudafuseError:
 
 
 def run_bound(path: str, spec: Spec, backend: str, opts: ParseOptions,
-              timeout: float | None, sanitize: bool = False) -> tuple[list[Any], list[int]]:
+              timeout: float | None, sanitize: bool = False, **emu: Any
+              ) -> tuple[list[Any], list[int]]:
     """Build `path`, call the spec's entry on fresh inputs; the argument values (in the
     spec's order) and, for each parameter, the index of the spec argument passed to it."""
     from cudafuse.runtime.spec_bind import bind, entry_signature, ordered
@@ -95,13 +98,13 @@ def run_bound(path: str, spec: Spec, backend: str, opts: ParseOptions,
         else:
             lib.call(spec.entry, *args)
 
-    execute(path, backend, opts, timeout, sanitize, body)
+    execute(path, backend, opts, timeout, sanitize, body, **emu)
     return values, order
 
 
 def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
-             timeout: float | None, sanitize: bool = False) -> list[Any]:
-    return run_bound(path, spec, backend, opts, timeout, sanitize)[0]
+             timeout: float | None, sanitize: bool = False, **emu: Any) -> list[Any]:
+    return run_bound(path, spec, backend, opts, timeout, sanitize, **emu)[0]
 
 
 def summarise(name: str, v: Any) -> str:
@@ -127,15 +130,71 @@ def summarise(name: str, v: Any) -> str:
 
 def run_reference(original: str, spec: Spec, backend: str, opts: ParseOptions,
                   timeout: float | None, sanitize: bool) -> list[Any]:
-    """The original's run; when it fails, the transformation is not what is wrong."""
+    """The original's run; when it fails, the transformation is not what is wrong. Under
+    the emulator it runs twice, fresh device memory filled differently: outputs that
+    differ mean it reads memory nothing wrote, an error at the original (never a mismatch
+    blamed on the transformation)."""
+    import tempfile
+
+    from cudafuse.runtime import uninit
+
     try:
-        return run_spec(original, spec, backend, opts, timeout, sanitize)
+        if backend != "emu":
+            return run_spec(original, spec, backend, opts, timeout, sanitize)
+        with tempfile.TemporaryDirectory(prefix="cudafuse-uninit-") as tmp:
+            reports = [f"{tmp}/{fill:02x}.txt" for fill in uninit.FILLS]
+            runs = [run_spec(original, spec, backend, opts, timeout, sanitize, fill=fill,
+                             unwritten=report)
+                    for fill, report in zip(uninit.FILLS, reports, strict=True)]
+            sites = uninit.in_both(*(uninit.read(r) for r in reports))
+        _same_with_both_fills(original, spec, runs, sites)
+        return runs[0]
     except CudafuseError as exc:
         exc.diagnostics.append(Diagnostic(
             Severity.NOTE, "the original program fails with this spec, so the transformed "
             "program was not checked: the spec (array counts, sizes, launch) or the original "
             "is at fault, not the transformation", original))
         raise
+
+
+def _same_with_both_fills(original: str, spec: Spec, runs: list[list[Any]],
+                          sites: list[Any]) -> None:
+    """An error at the original when an output of its two runs differs anywhere (NaN equal
+    to NaN), with a note at each allocation that kept bytes nothing wrote."""
+    import numpy as np
+
+    from cudafuse.runtime.spec import where_text
+    from cudafuse.runtime.uninit import FILLS
+
+    for arg, a, b in zip(spec.args, *runs, strict=True):
+        if not arg.is_output:
+            continue
+        x, y = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+        differ = x != y
+        if x.dtype.kind in "fc":
+            differ &= ~(np.isnan(x) & np.isnan(y))
+        if not differ.any():
+            continue
+        i = int(np.argmax(differ))
+        diags = [Diagnostic(
+            Severity.ERROR, f"the original's output '{arg.name}' depends on device memory "
+            f"that nothing wrote: {int(differ.sum())} of its {x.size} elements differ between "
+            f"two runs whose fresh allocations hold 0x{FILLS[0]:02x} and 0x{FILLS[1]:02x} "
+            f"bytes (first at {where_text(i, arg.shape)} (element {i}): {x[i].item()!r} vs "
+            f"{y[i].item()!r}); on a GPU it would depend on what the memory held before",
+            original)]
+        for u in sites:
+            some = "all" if u.count == u.size else f"{u.count}"
+            diags.append(Diagnostic(
+                Severity.NOTE, f"allocated here: {some} of its {u.size} bytes were never "
+                f"written (the first at byte {u.first}); cudaMemset it, or store every element "
+                "before a kernel reads it", as_spelled(u.file, original), u.line))
+        if not sites:
+            diags.append(Diagnostic(
+                Severity.NOTE, "no cudaMalloc'd buffer kept bytes nothing wrote at its "
+                "cudaFree or the end of the run: a buffer written only after it was read?",
+                original))
+        raise CudafuseError(diags)
 
 
 def report(outputs: list[tuple[Any, Any, Any]], rtol: float, atol: float,

@@ -120,14 +120,17 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
          include_dirs: Sequence[str] = (), defines: Mapping[str, object] | Sequence[str] | None
          = None, opt: str = "-O2", sanitize: bool = False, seed: int | None = None,
          fibers: bool = False, timeout: float | None = None, arch: str = "sm_90",
-         forced_includes: Sequence[str] = (), std_args: Sequence[str] = ()) -> Library:
+         forced_includes: Sequence[str] = (), std_args: Sequence[str] = (),
+         fill: int | None = None, unwritten: str | None = None) -> Library:
     """Build `path` for `backend` ("emu": g++ and the emulator; "nvcc": the GPU).
 
     emu only: `seed` runs the threads of each block in a seeded random order between
     barriers (to expose races); `fibers` runs every kernel on fibers; `sanitize` builds with
     AddressSanitizer; `timeout` (seconds) stops a call that does not finish.
     `forced_includes` are included before the source (as -include); of `std_args` (extra
-    front-end arguments) a -std= is passed to the compiler too.
+    front-end arguments) a -std= is passed to the compiler too. emu only: `fill` is the
+    byte fresh cudaMalloc memory holds (default 0); `unwritten` a file that gets a line per
+    allocation still holding fill bytes when freed or at exit (runtime/uninit.py).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -148,6 +151,10 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
         env["CUDAFUSE_EMU_SEED"] = str(seed)
     if fibers:
         env["CUDAFUSE_EMU_FIBERS"] = "1"
+    if fill is not None:
+        env["CUDAFUSE_EMU_FILL"] = str(fill & 0xFF)
+    if unwritten is not None:
+        env["CUDAFUSE_EMU_UNWRITTEN"] = unwritten
     if sanitize:
         asan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
                               text=True).stdout.strip()

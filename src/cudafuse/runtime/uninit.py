@@ -1,0 +1,81 @@
+"""Reads of device memory that nothing wrote, found by running a program twice.
+
+The emulator fills fresh cudaMalloc memory with one byte (CUDAFUSE_EMU_FILL); a program whose
+outputs differ between a run with 0x00 and one with 0xff read memory that nothing stored,
+memset or copied: on a GPU its result depends on what the memory held before (what
+compute-sanitizer's initcheck reports). With CUDAFUSE_EMU_UNWRITTEN each run lists, for each
+allocation that still holds fill bytes when freed or at exit, its cudaMalloc's place and the
+ranges of those bytes; a byte that holds the fill in both runs was never written (written
+data equal to one fill is not equal to the other).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+# The two fills: every byte differs, and 0xff is a NaN as float or double, -1 as an integer.
+FILLS = (0x00, 0xFF)
+
+Ranges = list[tuple[int, int]]  # (start, end) byte offsets, sorted, disjoint
+
+
+@dataclass(frozen=True)
+class Unwritten:
+    """An allocation with bytes nothing wrote: its cudaMalloc's place, its size, how many of
+    its bytes (at least: the emulator lists the first 64 ranges) and the first of them."""
+
+    file: str
+    line: int
+    size: int
+    count: int
+    first: int
+
+
+def read(path: str | Path) -> dict[tuple[str, int, int], list[Ranges]]:
+    """One run's report: for each allocation place and size, the fill-byte ranges of each
+    allocation made there. Empty when the program left none or the file is missing."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return {}
+    out: dict[tuple[str, int, int], list[Ranges]] = {}
+    for row in text.splitlines():
+        parts = row.split("\t")
+        if len(parts) != 4 or not parts[1].isdigit() or not parts[2].isdigit():
+            continue
+        ranges = []
+        for item in parts[3].split(","):
+            start, plus, length = item.partition("+")
+            if plus and start.isdigit() and length.isdigit():
+                ranges.append((int(start), int(start) + int(length)))
+        out.setdefault((parts[0], int(parts[1]), int(parts[2])), []).append(ranges)
+    return out
+
+
+def _overlap(a: Ranges, b: Ranges) -> Ranges:
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if lo < hi:
+            out.append((lo, hi))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def in_both(first: dict[tuple[str, int, int], list[Ranges]],
+            second: dict[tuple[str, int, int], list[Ranges]]) -> list[Unwritten]:
+    """The allocations whose bytes held the fill in both runs (the n-th allocation of a place
+    in one run against the n-th in the other), in the order of the second report."""
+    out = []
+    for key, allocations in second.items():
+        for a, b in zip(first.get(key, []), allocations, strict=False):
+            both = _overlap(a, b)
+            if both:
+                out.append(Unwritten(key[0], key[1], key[2], sum(e - s for s, e in both),
+                                     both[0][0]))
+                break  # one note per place
+    return out

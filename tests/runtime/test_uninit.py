@@ -1,0 +1,84 @@
+"""Device memory that nothing wrote (issue 27): the emulator fills fresh cudaMalloc memory
+with CUDAFUSE_EMU_FILL, and `verify` runs the original with two fills; an original whose
+outputs change (a min/max buffer updated with atomicMin/atomicMax but never initialised, as
+in a third-party Canny) is an error at the original naming the allocation, never a mismatch
+blamed on the transformed file."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest_runtime import PROGRAMS
+
+from cudafuse.cli import main
+from cudafuse.runtime import load, uninit
+
+SPEC = """entry = "run"
+[[args]]
+name = "in"
+dtype = "float32"
+count = 1000
+init = "uniform(10, 200)"
+[[args]]
+name = "out"
+dtype = "float32"
+count = 1000
+role = "out"
+[[args]]
+name = "n"
+value = 1000
+"""
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copy(PROGRAMS / "minmax_uninit.cu", tmp_path / "mm.cu")
+    (tmp_path / "mm.toml").write_text(SPEC)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_an_original_that_reads_unwritten_memory_is_blamed(work: Path) -> None:
+    shutil.copy("mm.cu", "fused.cu")
+    res = CliRunner().invoke(main, ["verify", "mm.cu", "fused.cu", "--spec", "mm.toml"])
+    assert res.exit_code == 1, res.output
+    lines = res.stderr.splitlines()
+    assert lines[0].startswith(
+        "mm.cu: error: the original's output 'out' depends on device memory that nothing "
+        "wrote: 1000 of its 1000 elements differ between two runs whose fresh allocations "
+        "hold 0x00 and 0xff bytes (first at [0] (element 0): ")
+    # `lo` (line 15): atomicMin of values >= 10 never changes 0x00 or 0xff...; `hi` is
+    # written by atomicMax in both runs, the copies of `in` and `out` everywhere.
+    assert lines[1] == ("mm.cu:15: note: allocated here: all of its 4 bytes were never "
+                        "written (the first at byte 0); cudaMemset it, or store every element "
+                        "before a kernel reads it")
+    assert "outputs differ" not in res.output and "MISMATCH" not in res.output
+    assert not any(line.startswith("fused.cu") for line in lines)
+
+
+@pytest.mark.parametrize("fill", [pytest.param(0, marks=pytest.mark.slow), 0xFF])
+def test_fresh_memory_holds_the_fill(work: Path, fill: int) -> None:
+    """What `lo` ends as (the report lists it), and the outputs, follow the fill."""
+    report = work / f"u{fill}.txt"
+    values = np.linspace(10, 200, 1000, dtype=np.float32)
+    out = np.zeros(1000, np.float32)
+    with load("mm.cu", fill=fill, unwritten=str(report)) as lib:
+        lib.call("run", values, out, 1000)
+    lo = 0 if fill == 0 else -1  # atomicMin of values >= 10 keeps what the memory held
+    np.testing.assert_allclose(out, (values - lo) / np.float32(200 - lo + 1), rtol=1e-6)
+    # One run cannot tell written bytes equal to the fill (the zero bytes of hi = 200, of
+    # the copies of `in` and `out`) from unwritten ones; `lo` (line 15) is unwritten whole.
+    found = {k[1:]: v for k, v in uninit.read(report).items()}
+    assert found[(15, 4)] == [[(0, 4)]]
+    assert found.get((16, 4)) == ([[(1, 4)]] if fill == 0 else None)
+
+
+def test_bytes_unwritten_in_both_runs() -> None:
+    a = {("f.cu", 3, 16): [[(0, 4), (8, 12)]], ("f.cu", 9, 8): [[(2, 3)]]}
+    b = {("f.cu", 3, 16): [[(2, 10)]], ("f.cu", 9, 8): [[(5, 6)]],
+         ("f.cu", 12, 4): [[(0, 4)]]}
+    assert uninit.in_both(a, b) == [uninit.Unwritten("f.cu", 3, 16, 4, 2)]
