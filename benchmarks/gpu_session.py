@@ -33,8 +33,9 @@ call's files back there and carry that folder).
 
 --dry runs the same steps on the CPU: the environment built the same way (the wheels
 checked for Python 3.12 on x86-64 instead of installed), every harness built with nvcc,
-the emulator path timed at small sizes, the GPU tests collected and skipped, and PyCUDA
-shown to load only when a GPU path runs.
+the emulator path timed at small sizes, the programs the GPU tests load built by nvcc and
+their entries and arguments checked (gpu_preflight.py), the GPU tests collected and
+skipped, and PyCUDA shown to load only when a GPU path runs.
 """
 
 from __future__ import annotations
@@ -468,6 +469,12 @@ def step_pytest(s: Session) -> str:
     log = s.out / "pytest-gpu.txt"
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     log.write_text(f"# pytest -m gpu, {now}, {s.state.get('note', '')}\n")
+    if s.dry and shutil.which("nvcc"):
+        # What the GPU tests load, built for the GPU and loaded without one: entries and
+        # argument shapes (gpu_preflight.py); on a GPU the tests themselves do this.
+        rc, stopped = s.sh([s.python, str(BENCH / "gpu_preflight.py")], s.left(), tee=log)
+        if rc != 0:
+            return "partial" if stopped else "failed"
     rc, stopped = s.sh([s.python, "-m", "pytest", "-m", "gpu", "-q", "-rfEs", "-n", str(jobs),
                         "-p", "no:cacheprovider", "--durations=15", "tests"], s.left(), tee=log)
     text = log.read_text()

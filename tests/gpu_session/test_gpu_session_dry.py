@@ -272,3 +272,22 @@ def test_the_whole_dry_run(tmp_path: Path) -> None:
     assert "| sobel | 64^2 |" in (out / "vertical.md").read_text()
     assert "| histogram+maxpool2d |" in (out / "hfuse.md").read_text()
     assert "skipped" in (out / "pytest-gpu.txt").read_text()
+
+
+def test_preflight_checks_fail_on_a_missing_entry_or_wrong_arguments() -> None:
+    pre = _module("gpu_preflight")
+
+    class Sig:
+        def __init__(self, kind: str) -> None:
+            self.kind, self.symbol = kind, ""
+
+    with pytest.raises(KeyError, match="no host function 'p'"):
+        pre.host_call("p", [])({"p": Sig("kernel")}, None)
+    with pytest.raises(KeyError, match="no kernel 'k'"):
+        pre.kernel_launch("k", [], (1,), (1,))({}, None)
+
+    class Lib:  # has the synchronising entry, not the queueing one timing needs
+        cudafuse_h_p = object()
+
+    with pytest.raises(AttributeError, match="cudafuse_ha_p"):
+        pre.entry_points(Lib(), "h", "p")
