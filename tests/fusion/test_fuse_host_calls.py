@@ -127,13 +127,15 @@ void print_buffer(const float *in, float *t, float *out, int n) {
 """
 
 WHY = {
-    "copy_between": "its call to 'cudaMemcpy' may touch device memory or variables",
+    "copy_between": "its call to 'cudaMemcpy' touches 't', which may be a buffer the launch "
+                    "of 'ka' at line 18 uses",
     "host_read": "it reads or writes memory through 't', which may be a buffer the launches "
                  "use",
     "size_changed": "it assigns 'n', which the launch of 'ka' at line 31 reads (a fused launch "
                     "evaluates its arguments at the group's last launch)",
     "pointer_changed": "pointer 't' is assigned in the function",
-    "checked_copy": "its call to 'cudaMemset' may touch device memory or variables",
+    "checked_copy": "its call to 'cudaMemset' touches 't', which may be a buffer the launch "
+                    "of 'ka' at line 41 uses",
     "global_helper": "its call to 'bump' may touch device memory or variables ('bump' assigns "
                      "'calls')",
     "header_global_helper": "its call to 'counted_check' may touch device memory or variables "
