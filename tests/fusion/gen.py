@@ -56,8 +56,10 @@ GUARDS = {
     # two early returns (respelled into one guard), and the bounds written `w - 1`
     "return_split": ("split", "{x} > w - 1|{y} >= h"),
     "if_le": ("enclose", "{x} <= w - 1 && {y} <= h - 1"),
+    # nested ifs, one bound each (respelled into one guard)
+    "nested": ("nested", "{y} < h|{x} < w"),
 }
-WHOLE_GUARDS = ("return", "if", "return_split", "if_le")  # every element of the image
+WHOLE_GUARDS = ("return", "if", "return_split", "if_le", "nested")  # every element of the image
 PARTIAL_GUARDS = tuple(g for g in GUARDS if g not in WHOLE_GUARDS)
 STORES = ("plain", "ifelse", "inplace", "addto")  # inplace, addto: point stages only
 IN_PLACE = ("inplace", "addto")
@@ -275,6 +277,9 @@ def _guarded(stage: Stage, x: str, y: str, body: list[str]) -> list[str]:
         return [f"  if ({cond}) return;", *body]
     if form == "split":
         return [f"  if ({c}) return;" for c in cond.split("|")] + body
+    if form == "nested":
+        outer, inner = cond.split("|")
+        return [f"  if ({outer}) {{", f"   if ({inner}) {{", *body, "   }", "  }"]
     if len(body) == 1:
         return [f"  if ({cond})", *body]
     return [f"  if ({cond}) {{", *body, "  }"]

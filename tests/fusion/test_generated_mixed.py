@@ -198,6 +198,11 @@ def expected(host: str, stages_: list[Stage], scratch: frozenset[str], text: str
                            f"the same iteration space: '{k}' must still store '({live})', but "
                            f"only where its own guard holds, which may miss elements "
                            f"'{kname(host, j)}' writes$" for j in range(i))
+            # Bounded from below, it stores them before its guard over each producer's
+            # bounds (legality._union_reason) unless the shapes or the producer prevent it.
+            reasons.extend(f"^not fused: '{k}' writes only the interior, so the fused kernel "
+                           f"must store '({live})' before its guard, at every element "
+                           f"'{kname(host, j)}' writes: .+$" for j in range(i))
         if s.in_place and writers.get(b):
             # It updates a buffer an earlier stage of the pipeline wrote.
             reasons.append(f"^not fused: '{k}' writes through 's0'$")

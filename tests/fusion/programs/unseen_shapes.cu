@@ -132,3 +132,59 @@ void p_varying(const float *in, float *t, float *out, int w, int h)
     shift<<<grid, block>>>(t, out, w, h, 1);
     shift<<<grid, block>>>(t, out, w, h, 0);
 }
+
+// ---- guards spelled otherwise: scaled by a constant channel count, negated, moved ----------
+__global__ void scaled_copy(const float *in, float *t, int w, int h, int channels)
+{
+    int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid * channels < w * h * channels)
+        t[tid] = in[tid] * 2.0f;
+}
+
+__global__ void scaled_add(const float *t, float *out, int w, int h, int channels)
+{
+    int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid * channels < w * h * channels)
+        out[tid] = t[tid] + 1.0f;
+}
+
+void p_scaled(const float *in, float *t, float *out, int w, int h)
+{
+    int n = w * h;
+    scaled_copy<<<(n + 127) / 128, 128>>>(in, t, w, h, 3);
+    scaled_add<<<(n + 127) / 128, 128>>>(t, out, w, h, 3);
+}
+
+__global__ void odd_guard(const float *t, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (!(x >= w) && y - h < 0) {
+        float v = t[y * w + x];
+        out[y * w + x] = v * v;
+    }
+}
+
+void p_odd_guard(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(16, 16);
+    dim3 grid((w + 15) / 16, (h + 15) / 16);
+    gray<<<grid, block>>>(in, t, w, h);
+    odd_guard<<<grid, block>>>(t, out, w, h);
+}
+
+// A scale that is not a known positive constant: `tid * h < w * h * h` is not `tid < w * h`
+// (h = 0 stores nothing).
+__global__ void scaled_by_param(const float *in, float *t, int w, int h)
+{
+    int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid * h < w * h * h)
+        t[tid] = in[tid] * 2.0f;
+}
+
+void p_scaled_by_param(const float *in, float *t, float *out, int w, int h)
+{
+    int n = w * h;
+    scaled_by_param<<<(n + 127) / 128, 128>>>(in, t, w, h);
+    scaled_add<<<(n + 127) / 128, 128>>>(t, out, w, h, 3);
+}

@@ -23,6 +23,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.accumulate import accumulators
 from cudafuse.passes.vertical.channels import Channels, Layout, classify, find_channels, frame
+from cudafuse.passes.vertical.guardmeaning import guard_bounds
 
 DIM_NAMES = ("x", "y", "z")
 _COLLECTIVES = ("__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
@@ -217,6 +218,16 @@ def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool,
     return None
 
 
+def _by_meaning(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool
+                ) -> dict[int, n.Expr] | None:
+    """The guard's bounds read by what the condition means (guardmeaning.py), when its
+    spelling is not the plain one; upper bounds only."""
+    if not coords:
+        return None
+    found = guard_bounds(fn, cond, coords, in_range)
+    return dict(enumerate(found)) if found is not None else None
+
+
 def _less_one(e: n.Expr) -> n.Expr | None:
     """B for `B - 1` computed in a signed type (unsigned, B = 0 would wrap to the largest
     value, and `x <= B - 1` would hold for every x)."""
@@ -357,14 +368,16 @@ def plain_view(fn: Function) -> KernelView:
     rest = body[i:]
     if rest and isinstance(rest[0], n.If) and rest[0].else_ is None:
         cand = rest[0]
-        if _returns_only(cand.then):
-            found = _bounds_from(cand.cond, ids, negated=False, lower=lower)
+        early = _returns_only(cand.then)
+        if early or len(rest) == 1:
+            found = _bounds_from(cand.cond, ids, negated=not early, lower=lower)
+            if found is None or len(found) != len(coords):
+                meant = _by_meaning(fn, cand.cond, coords, in_range=not early)
+                if meant is not None:
+                    found = meant
+                    lower.clear()  # (a partial reading's lower bounds: the meaning has none)
             if found is not None:
-                guard, kind, bounds = cand, "return", found
-        elif len(rest) == 1:
-            found = _bounds_from(cand.cond, ids, negated=True, lower=lower)
-            if found is not None:
-                guard, kind, bounds = cand, "enclose", found
+                guard, kind, bounds = cand, "return" if early else "enclose", found
     if reason is None and (guard is None or len(bounds) != len(coords)):
         reason = "it has no recognisable bounds guard (if (x >= w || y >= h) return;) " \
                  "covering every coordinate"
