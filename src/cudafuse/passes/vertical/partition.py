@@ -15,6 +15,7 @@ import networkx as nx
 from cudafuse.passes.vertical.arch import ArchParams
 from cudafuse.passes.vertical.costmodel import EPSILON, group_cost
 from cudafuse.passes.vertical.model import PipelineModel
+from cudafuse.passes.vertical.resources import estimated_charge
 
 Group = frozenset[int]
 Legality = Callable[[Group], "str | None"]
@@ -33,11 +34,13 @@ class Partition:
 
 
 def cost_scorer(model: PipelineModel, arch: ArchParams, tiles: bool = True) -> Scorer:
-    """The cost model's benefit (fusion.costmodel.group_cost)."""
+    """The cost model's benefit (costmodel.group_cost), less what it charges for the
+    occupancy the group's estimated registers lose (resources.estimated_charge)."""
 
     @functools.cache
     def score(group: Group) -> float:
-        return group_cost(model, group, arch, allow_tiles=tiles).benefit
+        cost = group_cost(model, group, arch, allow_tiles=tiles)
+        return cost.benefit - estimated_charge(model, group, cost.footprints, arch)
 
     return score
 
@@ -206,11 +209,12 @@ class SearchLimits:
     work: the kernels of the connected groups scored, summed (scoring a group costs about
     its size); groups are enumerated smallest first, a size whole or not at all. A chain of
     n kernels has n(n+1)/2 groups, n^3/6 kernels in all: the default covers every group
-    of chains up to about 90 kernels, and groups of up to 30-40 kernels on 200.
+    of chains up to about 75 kernels, groups of up to about 28 kernels on 200 and 12 on
+    1,000.
     states: placements kept per count of kernels placed (a chain has one).
     """
 
-    work: int = 120_000
+    work: int = 80_000
     states: int = 2000
 
 

@@ -17,6 +17,7 @@ did not already lack. Spills cost one local-memory access per spilled word per e
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,8 +98,13 @@ def estimate_registers(model: PipelineModel, members: list[int]) -> int:
     largest member's plus four per other member (values live across the inlined bodies).
     Against ptxas on the samples (docs/benchmarks.md) it is within a few registers for
     most groups and far below for some (shitomasi --fuse-all: 96)."""
-    own = [min(10 + 2 * model.kernels[i].n_loads, ESTIMATE_CAP) for i in members]
-    return min(max(own) + 4 * (len(members) - 1), 255)
+    return fused_estimate([min(10 + 2 * model.kernels[i].n_loads, ESTIMATE_CAP)
+                           for i in members])
+
+
+def fused_estimate(own: list[int]) -> int:
+    """A fused kernel's estimated registers from its members' (estimate_registers)."""
+    return min(max(own) + 4 * (len(own) - 1), 255)
 
 
 def _figures(name: str, regs: int, spills: int, shared: int, block: tuple[int, int] | None,
@@ -127,6 +133,38 @@ def fused_cycles(size: int, dram_bytes: int | None, operations: float,
     t_global) and its arithmetic (traffic.Traffic's operations per element: every member
     once per evaluation, at c_alu), over the iteration space."""
     return size * ((dram_bytes or 0) / 4 * arch.t_global + operations * arch.c_alu)
+
+
+@functools.cache
+def _fraction(arch: str, threads: int, regs: int, shared: int) -> float:
+    return occupancy(limits_for(arch), threads, regs, shared).fraction
+
+
+def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: dict[int, int],
+                     arch: ArchParams) -> float:
+    """The charge of `occupancy_charge` for a candidate group during the partition search,
+    from estimated registers (no compile per candidate: thousands are scored). `footprints`:
+    evaluations per element of each member (costmodel.GroupCost.footprints)."""
+    members = sorted(group)
+    sink = model.kernels[members[-1]]
+
+    def occ(regs: int, block: tuple[int, int] | None, shared: int) -> float:
+        threads = block[0] * block[1] if block else DEFAULT_THREADS
+        return _fraction(arch.name, threads, regs, shared)
+
+    own = {i: estimate_registers(model, [i]) for i in members}
+    fused = occ(fused_estimate(list(own.values())), sink.block,
+                sum(model.kernels[i].shared_bytes for i in members))
+    alone = min(occ(own[i], model.kernels[i].block, model.kernels[i].shared_bytes)
+                for i in members)
+    if fused >= alone or fused >= arch.occupancy_knee:
+        return 0.0
+    written = {b for i in members for b in model.kernels[i].writes}
+    words = len({b for i in members for b in model.kernels[i].reads if b not in written})
+    words += len(sink.writes)
+    ops = sum(footprints.get(i, 1) * (model.kernels[i].n_alu + model.kernels[i].n_sfu)
+              for i in members)
+    return occupancy_charge(fused_cycles(sink.size, words * 4, ops, arch), fused, alone, arch)
 
 
 def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
@@ -173,7 +211,7 @@ def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
     res = GroupResources(fused, tuple(mine),
                          traffic.redundant_work if traffic is not None else None, dram,
                          note.benefit, charge, "")
-    return _with_note(res, plan.unit_short)
+    return with_note(res, plan.unit_short)
 
 
 def _positions(plan: SequencePlan, note: GroupNote) -> list[int]:
@@ -181,7 +219,7 @@ def _positions(plan: SequencePlan, note: GroupNote) -> list[int]:
     return [where[li] for li in note.launches]
 
 
-def _with_note(res: GroupResources, unit: str) -> GroupResources:
+def with_note(res: GroupResources, unit: str) -> GroupResources:
     worse = []
     if res.fused.spill_bytes:
         worse.append(f"spills {res.fused.spill_bytes} bytes")

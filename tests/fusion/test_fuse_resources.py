@@ -1,0 +1,116 @@
+"""Registers, spills, shared memory and occupancy of each fused kernel next to the kernels
+it replaces (passes/vertical/resources.py): from ptxas where nvcc is on PATH, estimated
+(and said so) where not, with the cost model's charge for what the group loses."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cudafuse import api
+from cudafuse.analysis.occupancy import DeviceLimits, occupancy
+from cudafuse.passes.vertical.arch import arch_params
+from cudafuse.passes.vertical.render import resource_lines
+from cudafuse.passes.vertical.resources import (
+    GroupResources,
+    KernelFigures,
+    occupancy_charge,
+    with_note,
+)
+
+ROOT = Path(__file__).parents[2]
+CANNY = ROOT / "samples" / "canny.cu"
+SM90 = DeviceLimits.for_arch("sm_90")
+
+
+def figures(name: str, regs: int, spills: int = 0, threads: int = 256) -> KernelFigures:
+    return KernelFigures(name, regs, spills, 0, threads,
+                         occupancy(SM90, threads, regs).fraction, "ptxas")
+
+
+def test_estimates_say_so_and_agree_with_the_occupancy_arithmetic() -> None:
+    fused = api.fuse(str(CANNY))  # the suite sets CUDAFUSE_NO_PTXAS: estimates
+    (group,) = fused.report["sequences"][0]["fused"]
+    res = group["resources"]
+    for fig in [res["fused"], *res["members"]]:
+        assert fig["source"] == "estimate (CUDAFUSE_NO_PTXAS is set)"
+        expect = occupancy(SM90, fig["threads"], fig["registers"], fig["shared_bytes"])
+        assert fig["occupancy"] == round(expect.fraction, 4)
+    assert [m["name"] for m in res["members"]] == group["kernels"]
+    assert res["redundant_work"] == group["traffic"]["redundant_work"]
+    assert res["dram_bytes_per_element"]["fused"] == group["traffic"]["dram_bytes"]["fused"]
+    assert res["net_benefit"] == pytest.approx(res["estimated_benefit"] -
+                                               res["resource_charge"])
+    lines = fused.explain.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("    fused kernel: "))
+    assert "[estimate (CUDAFUSE_NO_PTXAS is set)]" in lines[at]
+    assert lines[at + 1].startswith("    replaces: sobel_grad ")
+
+
+def test_a_group_that_loses_occupancy_or_spills_says_the_models_figure() -> None:
+    arch = arch_params("sm_90")
+    members = (figures("a", 28), figures("b", 18))
+    kept = with_note(GroupResources(figures("f", 32), members, 1.0, (24, 16), 1e9, 0.0, ""),
+                      "cycles")
+    assert kept.note == "no spills, occupancy kept"
+    low = figures("f", 128)  # 0.25 of the warps: below the 0.5 knee
+    charge = occupancy_charge(1e9, low.occupancy, 1.0, arch)
+    assert charge == pytest.approx(1e9 * (arch.occupancy_knee / low.occupancy - 1))
+    wins = with_note(GroupResources(low, members, 1.0, (24, 16), 5e9, charge, ""), "cycles")
+    assert "lowers occupancy to 0.25 from its members' 1.00" in wins.note
+    assert f"still wins: benefit 5e+09 - charge {charge:.4g} = {5e9 - charge:.4g}" in wins.note
+    assert "more than twice its members' largest (28)" in wins.note
+    loses = with_note(GroupResources(figures("f", 32, spills=64), members, 1.0, (24, 16),
+                                      1e6, 5e6, ""), "cycles")
+    assert loses.note.startswith("spills 64 bytes; the model says it loses: ")
+    everything = with_note(GroupResources(low, members, 1.0, (24, 16), 2.0, charge, ""),
+                            "edge(s)")
+    assert "--fuse-all fused it without the cost model" in everything.note
+    text = "\n".join(resource_lines(wins))
+    assert "fused kernel: 128 regs, occupancy 0.25 at 256 threads" in text
+    assert "replaces: a 28 regs, occupancy 1.00; b 18 regs, occupancy 1.00" in text
+    assert "redundant work x1.00, DRAM bytes per element 24 -> 16" in text
+
+
+def test_occupancy_charge_counts_only_what_the_members_did_not_already_lack() -> None:
+    arch = arch_params("sm_90")
+    assert occupancy_charge(1e9, 0.5, 1.0, arch) == 0.0  # at the knee: latency still hidden
+    assert occupancy_charge(1e9, 0.25, 0.25, arch) == 0.0
+    assert occupancy_charge(1e9, 0.0, 1.0, arch) == float("inf")  # a block does not fit
+
+
+def _ptxas_registers(source: Path, kernel: str) -> tuple[int, int]:
+    """Registers and spill bytes of `kernel`, read straight from nvcc's own output."""
+    res = subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-std=c++17", "--resource-usage",
+                          str(source), "-o", str(source.with_suffix(".cubin")),
+                          f"-I{ROOT / 'samples'}"], capture_output=True, text=True, check=True)
+    text = res.stdout + res.stderr
+    block = text[text.index(kernel):]
+    regs = int(re.search(r"Used (\d+) registers", block).group(1))
+    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", block)
+    return regs, int(spills.group(1)) + int(spills.group(2))
+
+
+@pytest.mark.nvcc
+def test_ptxas_figures_of_the_emitted_kernels(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    fused = api.fuse(str(CANNY))
+    (group,) = fused.report["sequences"][0]["fused"]
+    res = group["resources"]
+    out = tmp_path / "canny.fused.cu"
+    out.write_text(fused.text)
+    regs, spills = _ptxas_registers(out, group["name"])
+    assert (res["fused"]["registers"], res["fused"]["spill_bytes"]) == (regs, spills)
+    assert res["fused"]["source"] == "ptxas"
+    for m in res["members"]:
+        assert m["source"] == "ptxas"
+        assert m["registers"] == _ptxas_registers(out, m["name"])[0]
+    lost = res["fused"]["occupancy"] < min(m["occupancy"] for m in res["members"])
+    assert ("lowers occupancy" in res["note"]) == lost
+    if lost:  # the default plan says what the model thinks of it
+        assert re.search(r"the model says it (still wins|loses): benefit \S+ - charge \S+ = ",
+                         res["note"])
