@@ -148,8 +148,14 @@ def _type_names(unit: TranslationUnit) -> dict[str, int]:
     return names
 
 
+def _code(text: str) -> str:
+    """`text` with its comments blanked (offsets and lines kept): a commented-out #define
+    is no macro."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
 def _macros(unit: TranslationUnit) -> dict[str, tuple[str, int]]:
-    text = unit.source.data.decode("utf-8", "replace")
+    text = _code(unit.source.data.decode("utf-8", "replace"))
     return {m.group(1): (" ".join(m.group(2).split()), text.count("\n", 0, m.start()) + 1)
             for m in _DEFINE.finditer(text)}
 
@@ -171,7 +177,9 @@ def _macro_state(text: bytes, name: str, upto: int) -> bytes | None:
 def stale_macros(p: Part) -> list[Diagnostic]:
     """The fused kernel (and the helpers a part copies) follow the input texts: a macro the
     kernel uses that the file later #undefs or redefines would mean something else there."""
-    text = p.unit.source.data
+    # Comments blanked byte for byte (offsets are the IR's).
+    text = re.sub(rb"//[^\n]*|/\*.*?\*/", lambda m: re.sub(rb"[^\n]", b" ", m.group()),
+                  p.unit.source.data, flags=re.S)
     names = {m.group(2).decode() for m in _DIRECTIVE.finditer(text)}
     out = []
     for fn in (p.fn, *p.copies.functions):
