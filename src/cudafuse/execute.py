@@ -192,8 +192,8 @@ def _same_with_both_fills(original: str, spec: Spec, runs: list[list[Any]],
         if not sites:
             diags.append(Diagnostic(
                 Severity.NOTE, "no cudaMalloc'd buffer kept bytes nothing wrote at its "
-                "cudaFree or the end of the run: a buffer written only after it was read?",
-                original))
+                "cudaFree or the end of the run: shared memory read before a thread wrote "
+                "it, or a buffer written only after it was read?", original))
         raise CudafuseError(diags)
 
 

@@ -755,6 +755,12 @@ struct Launch {
            site.file, site.line, site.kernel, shared, sizeof g_dyn_smem);
     ChildGrid child(site);  // a launch in device code sets its parent aside until it ends
     if (child.refused) return;
+    // Dynamic shared memory holds what nothing wrote: bytes that follow the fill of fresh
+    // device memory (verify's two runs with different fills then tell a read of them), and
+    // past the launch's size they are a canary: a kernel that writes there (extern
+    // __shared__ with too small a third <<<>>> argument) is an error, as it faults on a GPU.
+    const unsigned char canary = (unsigned char)(fill_byte() ^ 0x5A);
+    memset(g_dyn_smem, canary, sizeof g_dyn_smem);
     size_t tail_mark = g_tail.size();
     if (g_force_fibers < 0) {
       const char *env = getenv("CUDAFUSE_EMU_FIBERS");
@@ -798,6 +804,11 @@ struct Launch {
     g_in_kernel = false;
     g_fibers = false;
     g_coop = false;
+    for (size_t i = shared; i < sizeof g_dyn_smem; ++i)
+      if (g_dyn_smem[i] != canary)
+        fail("%s:%d: kernel '%s' wrote dynamic shared memory (extern __shared__) at byte %zu, "
+             "past the %zu bytes its launch gives (the third <<<>>> argument): on a GPU the "
+             "launch fails", site.file, site.line, site.kernel, i, shared);
     run_tail_launches(tail_mark);
   }
 
