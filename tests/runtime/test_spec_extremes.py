@@ -200,3 +200,13 @@ def test_verify_warns_of_a_vacuous_atol(capsys: pytest.CaptureFixture[str]) -> N
                    "(largest 2): any result of that size passes\n")
     assert not report([(arg, want, want + 1)], 1e-5, 1e-6, "s.toml")
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("code, value", [("f4", 1e308), ("f4", 2 ** 256), ("f8", 10 ** 400)])
+def test_a_scalar_past_its_type_is_an_argument_error(code: str, value: object) -> None:
+    """Found by the generated run: struct's OverflowError used to be an internal error."""
+    from cudafuse.runtime.convert import ArgumentError, scalar_bytes
+
+    with pytest.raises(ArgumentError, match=r"^run\(\): parameter 4 's' \(.*\): .* does not "
+                       "fit (float|double)$"):
+        scalar_bytes(code, value, "run(): parameter 4 's' (float)")

@@ -82,7 +82,10 @@ def scalar_bytes(code: str, value: Any, where: str) -> bytes:
                 value, (int, float, np.integer, np.floating)):
             raise ArgumentError(f"{where}: expected a number for {describe(code)}, "
                                 f"got {type(value).__name__}")
-        return struct.pack("<" + _FLOAT_FMT[int(code[1:])], float(value))
+        try:  # 1e308 for a float, an int past every double: not a value of the parameter
+            return struct.pack("<" + _FLOAT_FMT[int(code[1:])], float(value))
+        except OverflowError:
+            raise ArgumentError(f"{where}: {value!r} does not fit {describe(code)}") from None
     if kind in "iu":
         return _int_bytes(code, value, where)
     if kind == "b":
