@@ -176,13 +176,15 @@ def _same_with_both_fills(original: str, spec: Spec, runs: list[list[Any]],
         if not differ.any():
             continue
         i = int(np.argmax(differ))
+        cause = "it reads device memory that nothing wrote, which on a GPU holds whatever " \
+            "was there before" if sites else "it reads memory that nothing wrote, or is not " \
+            "deterministic"
         diags = [Diagnostic(
-            Severity.ERROR, f"the original's output '{arg.name}' depends on device memory "
-            f"that nothing wrote: {int(differ.sum())} of its {x.size} elements differ between "
-            f"two runs whose fresh allocations hold 0x{FILLS[0]:02x} and 0x{FILLS[1]:02x} "
-            f"bytes (first at {where_text(i, arg.shape)} (element {i}): {x[i].item()!r} vs "
-            f"{y[i].item()!r}); on a GPU it would depend on what the memory held before",
-            original)]
+            Severity.ERROR, f"the original's output '{arg.name}' differs between two runs on "
+            f"the same inputs, fresh device memory holding 0x{FILLS[0]:02x} bytes in one and "
+            f"0x{FILLS[1]:02x} in the other: {int(differ.sum())} of its {x.size} elements "
+            f"(first at {where_text(i, arg.shape)} (element {i}): {x[i].item()!r} vs "
+            f"{y[i].item()!r}); {cause}", original)]
         for u in sites:
             some = "all" if u.count == u.size else f"{u.count}"
             diags.append(Diagnostic(
@@ -193,7 +195,8 @@ def _same_with_both_fills(original: str, spec: Spec, runs: list[list[Any]],
             diags.append(Diagnostic(
                 Severity.NOTE, "no cudaMalloc'd buffer kept bytes nothing wrote at its "
                 "cudaFree or the end of the run: shared memory read before a thread wrote "
-                "it, or a buffer written only after it was read?", original))
+                "it, a buffer written only after it was read, or a result that varies by "
+                "itself (clock(), rand(), a race between blocks)?", original))
         raise CudafuseError(diags)
 
 

@@ -48,9 +48,11 @@ def test_an_original_that_reads_unwritten_memory_is_blamed(work: Path) -> None:
     assert res.exit_code == 1, res.output
     lines = res.stderr.splitlines()
     assert lines[0].startswith(
-        "mm.cu: error: the original's output 'out' depends on device memory that nothing "
-        "wrote: 1000 of its 1000 elements differ between two runs whose fresh allocations "
-        "hold 0x00 and 0xff bytes (first at [0] (element 0): ")
+        "mm.cu: error: the original's output 'out' differs between two runs on the same "
+        "inputs, fresh device memory holding 0x00 bytes in one and 0xff in the other: 1000 "
+        "of its 1000 elements (first at [0] (element 0): ")
+    assert lines[0].endswith("; it reads device memory that nothing wrote, which on a GPU "
+                             "holds whatever was there before")
     # `lo` (line 15): atomicMin of values >= 10 never changes 0x00 or 0xff...; `hi` is
     # written by atomicMax in both runs, the copies of `in` and `out` everywhere.
     assert lines[1] == ("mm.cu:15: note: allocated here: all of its 4 bytes were never "
