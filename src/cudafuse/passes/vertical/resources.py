@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 ENV_SKIP = "CUDAFUSE_NO_PTXAS"
 DEFAULT_THREADS = 256  # when a launch's block is not a constant
 ESTIMATE_CAP = 32  # a plain kernel's estimate: ptxas keeps the samples' kernels under 32
+REPLANS = 4  # plans again with ptxas figures, at most (one pass and one cached compile each)
 
 
 @dataclass(frozen=True)
@@ -140,31 +143,45 @@ def _fraction(arch: str, threads: int, regs: int, shared: int) -> float:
     return occupancy(limits_for(arch), threads, regs, shared).fraction
 
 
+# ptxas's figures of groups already emitted and compiled in this run, by their kernels'
+# names in launch order: (registers, spill bytes). `annotate` fills it before planning
+# again, so that the search prices those groups with what the compiler made of them.
+_MEASURED: ContextVar[dict[tuple[str, ...], tuple[int, int]] | None] = ContextVar(
+    "cudafuse_measured_groups", default=None)
+
+
 def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: dict[int, int],
                      arch: ArchParams) -> float:
-    """The charge of `occupancy_charge` for a candidate group during the partition search,
-    from estimated registers (no compile per candidate: thousands are scored). `footprints`:
-    evaluations per element of each member (costmodel.GroupCost.footprints)."""
+    """The charge of `occupancy_charge` (plus spills) for a candidate group during the
+    partition search: from ptxas's figures where this run compiled the same group before
+    (`annotate`), else from estimated registers (thousands of groups are scored, none
+    compiled). `footprints`: evaluations per element of each member
+    (costmodel.GroupCost.footprints)."""
     members = sorted(group)
     sink = model.kernels[members[-1]]
+    measured = _MEASURED.get() or {}
 
     def occ(regs: int, block: tuple[int, int] | None, shared: int) -> float:
         threads = block[0] * block[1] if block else DEFAULT_THREADS
         return _fraction(arch.name, threads, regs, shared)
 
-    own = {i: estimate_registers(model, [i]) for i in members}
-    fused = occ(fused_estimate(list(own.values())), sink.block,
-                sum(model.kernels[i].shared_bytes for i in members))
+    own = {i: measured.get((model.kernels[i].name,), (estimate_registers(model, [i]), 0))[0]
+           for i in members}
+    regs, spills = measured.get(tuple(model.kernels[i].name for i in members),
+                                (fused_estimate(list(own.values())), 0))
+    fused = occ(regs, sink.block, sum(model.kernels[i].shared_bytes for i in members))
     alone = min(occ(own[i], model.kernels[i].block, model.kernels[i].shared_bytes)
                 for i in members)
+    spill = sink.size * spills / 4 * arch.spill_access
     if fused >= alone or fused >= arch.occupancy_knee:
-        return 0.0
+        return spill
     written = {b for i in members for b in model.kernels[i].writes}
     words = len({b for i in members for b in model.kernels[i].reads if b not in written})
     words += len(sink.writes)
     ops = sum(footprints.get(i, 1) * (model.kernels[i].n_alu + model.kernels[i].n_sfu)
               for i in members)
-    return occupancy_charge(fused_cycles(sink.size, words * 4, ops, arch), fused, alone, arch)
+    return spill + occupancy_charge(fused_cycles(sink.size, words * 4, ops, arch), fused,
+                                    alone, arch)
 
 
 def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
@@ -256,12 +273,48 @@ def compile_flags(source_path: str, options: ParseOptions | None) -> tuple[str, 
 
 
 def annotate(result: FuseResult, source_path: str, arch: str,
-             options: ParseOptions | None = None) -> None:
+             options: ParseOptions | None = None,
+             rerun: Callable[[], FuseResult] | None = None) -> FuseResult:
     """Set `resources` on every fused group of `result` (ptxas on the emitted file, one
-    cached compile, else estimates that say why)."""
+    cached compile, else estimates that say why) and return it. With `rerun` (the pass
+    again, same options): when ptxas's figures make a group chosen by the cost model lose
+    under it (its charge for lost occupancy and spills at least its benefit), plan again
+    with those figures (the search then weighs smaller groups), at most REPLANS times; the new
+    result carries a note per group given up."""
+    given_up: list[str] = []
+    measured = dict(_MEASURED.get() or {})
+    replanned: set[tuple[str, ...]] = set()
+    for attempt in range(REPLANS + 1):
+        losers = _annotate_once(result, source_path, arch, options)
+        fresh = {tuple(g.kernels) for _, g in losers} - replanned
+        if not fresh or rerun is None or attempt == REPLANS:
+            break  # (a group planned with its own figures and kept again stays)
+        for _, note in [(p, g) for p in result.plans for g in p.groups]:
+            res = note.resources
+            if res is not None and res.fused.source == "ptxas":
+                measured[tuple(note.kernels)] = (res.fused.registers, res.fused.spill_bytes)
+                measured.update({(m.name,): (m.registers, m.spill_bytes) for m in res.members})
+        for plan, note in losers:
+            assert note.resources is not None
+            given_up.append(f"{plan.host}: group {', '.join(note.kernels)} planned again: "
+                            f"ptxas gives its fused kernel {note.resources.fused.short()}, "
+                            f"and {note.resources.note.split('; ', 1)[-1]}")
+        replanned |= fresh
+        token = _MEASURED.set(measured)
+        try:
+            result = rerun()
+        finally:
+            _MEASURED.reset(token)
+    result.notes.extend(given_up)
+    return result
+
+
+def _annotate_once(result: FuseResult, source_path: str, arch: str,
+                   options: ParseOptions | None) -> list[tuple[SequencePlan, GroupNote]]:
+    """Figures for every group; the groups the cost model chose that they make lose."""
     notes = [(p, g) for p in result.plans for g in p.groups]
     if not notes:
-        return
+        return []
     ptxas: dict[str, Any] | str
     if os.environ.get(ENV_SKIP):
         ptxas = f"{ENV_SKIP} is set"
@@ -270,5 +323,10 @@ def annotate(result: FuseResult, source_path: str, arch: str,
 
         ptxas = compile_figures(result.output, arch, compile_flags(source_path, options),
                                 Path(source_path).name)
+    losers = []
     for plan, note in notes:
         note.resources = group_resources(plan, note, arch, ptxas)
+        if plan.unit_short == "cycles" and note.resources.fused.source == "ptxas" and \
+                note.resources.net <= 0:
+            losers.append((plan, note))
+    return losers
