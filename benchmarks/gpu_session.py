@@ -239,7 +239,8 @@ class Session:
 
 def _git_head() -> str | None:
     try:
-        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+        # -dirty: the device tool copies the working tree, uncommitted changes included.
+        return subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
                               capture_output=True, text=True, timeout=10).stdout.strip() or None
     except (OSError, subprocess.TimeoutExpired):
         return None  # a copy without git
@@ -674,8 +675,9 @@ def publish(folder: Path, doc: Path) -> int:
         if not path.exists():
             continue
         steps = ", ".join(f"{k}: {v['status']}" for k, v in state["steps"].items())
-        text = (path.read_text().rstrip() + f"\n\nFrom `python3 benchmarks/gpu_session.py` "
-                f"at checkout {state.get('checkout')} ({steps}).")
+        at = f" at checkout {state['checkout']}" if state.get("checkout") else ""
+        text = (path.read_text().rstrip() + f"\n\nFrom `python3 benchmarks/gpu_session.py`"
+                f"{at} ({steps}).")
         body = doc.read_text()
         start, end = body.find(mark), body.rfind(mark)
         if start < 0 or start == end:
