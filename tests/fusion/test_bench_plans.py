@@ -1,0 +1,40 @@
+"""benchmarks/bench_plans.py on a generated chain: the plan keeps groups larger than pairs,
+the search proves it optimal, and `plan --partition exact` takes a chain of any length."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "bench_plans.py"
+
+
+def test_bench_plans_on_a_40_kernel_chain(tmp_path: Path) -> None:
+    res = subprocess.run([sys.executable, str(SCRIPT), "--no-ptxas", "--sizes", "40",
+                          "--model", "0", "--samples", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    row = next(ln for ln in res.stdout.splitlines() if ln.startswith("| chain40 |"))
+    before, after = map(int, re.search(r"\| (\d+) -> (\d+) \|", row).groups())
+    assert before == 40 and after <= 40 * 22 // 64  # the issue's bar: 64 -> at most 22
+    assert "| exact (optimal) |" in row
+    groups = [ln for ln in res.stdout.splitlines() if ln.startswith("|  | | cf_chain_")]
+    assert len(groups) >= 2 and all("(estimate)" in ln for ln in groups)
+
+
+def test_plan_exact_takes_a_chain_longer_than_the_old_limit(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("bench_plans", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    src = tmp_path / "chain24.cu"
+    src.write_text(bench.chain_source(24))  # the exact search used to stop at 16 (exit 3)
+    res = subprocess.run([sys.executable, "-m", "cudafuse", "plan", str(src), "--partition",
+                          "exact"], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert "    search: exact: dynamic programming over " in res.stdout
+    assert "; optimal" in res.stdout
