@@ -291,3 +291,31 @@ def test_preflight_checks_fail_on_a_missing_entry_or_wrong_arguments() -> None:
 
     with pytest.raises(AttributeError, match="cudafuse_ha_p"):
         pre.entry_points(Lib(), "h", "p")
+
+
+def _fake_harness(path: Path, values: list[float]) -> Path:
+    # Stands in for a compiled harness: prints its timing line and, given a dump prefix,
+    # writes its one live output (buffer 1) as the real one does.
+    text = ",".join(map(str, values))
+    path.write_text(f"#!{sys.executable}\nimport sys\nimport numpy as np\n"
+                    "print('ms 1.0 1.0 1.0')\n"
+                    f"if len(sys.argv) > 4: np.array({text!r}.split(','), "
+                    "np.float32)"
+                    ".tofile(sys.argv[4] + '.1.bin')\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_outputs_that_differ_are_compared_within_the_specs_tolerance(tmp_path: Path) -> None:
+    bv = _module("bench_vertical")
+    a = _fake_harness(tmp_path / "a", [1.0, 2.0, float("nan")])
+    near = _fake_harness(tmp_path / "b", [1.0, 2.0 + 1e-6, float("nan")])
+    far = _fake_harness(tmp_path / "c", [1.0, 2.5, float("nan")])
+    ok, worst = bv.compare_outputs(a, near, "sobel", 64, tmp_path)
+    assert ok and 0 < worst < 1e-5
+    ok, worst = bv.compare_outputs(a, far, "sobel", 64, tmp_path)
+    assert not ok and worst == pytest.approx(0.5)
+    assert not list(tmp_path.glob("dump_*"))  # the dumps are removed
+    assert bv._verdict(True, None, None) == "yes"
+    assert bv._verdict(False, True, 2e-6) == "within tolerance (max 2.0e-06)"
+    assert bv._verdict(False, False, 0.5) == bv._verdict(False, None, None) == "NO"
