@@ -135,8 +135,8 @@ void reads_other(const float *a, float *o1, float *rs, int w, int h) {
   sb_rowsum<<<2, 64>>>(o1, rs, w, h);
 }
 
-// Never siblings: the branches of an if, and launches a host statement touching their
-// buffers separates.
+// Never siblings: the branches of an if, and launches a host statement touching the
+// earlier one's buffers separates (a memset of a buffer only the later one uses would not).
 void separated(const float *a, float *o1, float *o2, int w, int h) {
   dim3 block(16, 16);
   dim3 grid((w + 15) / 16, (h + 15) / 16);
@@ -145,6 +145,6 @@ void separated(const float *a, float *o1, float *o2, int w, int h) {
   else
     sb_square<<<grid, block>>>(a, o2, w, h);
   sb_scale<<<grid, block>>>(a, o1, w, h);
-  cudaMemset(o2, 0, sizeof(float) * w * h);
+  cudaMemset(o1, 0, sizeof(float) * w * h);
   sb_square<<<grid, block>>>(a, o2, w, h);
 }
