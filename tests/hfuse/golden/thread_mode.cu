@@ -67,7 +67,7 @@ __global__ void copy2d(float *out, const float *in, int w, int h) {
 // DIAG: reduce_copy2d_hfused: mode thread, regcap 64
 // DIAG-NEXT: part 1: 'reduce' ({{.*}}thread_mode.cu:6) runs threads 0-127 of each block as a 128 block; 2 __syncthreads() -> bar.sync 1, 128
 // DIAG-NEXT: dynamic shared memory at offset 0
-// DIAG-NEXT: block 128 from --block1; its results may depend on the block size (it halves blockDim.x (line 11), a tree reduction that needs a power-of-two block): it runs as a 128 block, and profiling does not change that size
+// DIAG-NEXT: block 128 from --block1; its results may depend on the block size (it halves blockDim.x (line 11), a tree reduction that needs a power-of-two block; it stores one result per block (line 15): how many, and what each covers, is set by the number of blocks, which the caller derives from the block size): it runs as a 128 block, and profiling does not change that size
 // DIAG-NEXT: part 2: 'copy2d' ({{.*}}thread_mode.cu:18) runs threads 128-191 of each block as a 16x4 block; no barriers
 // DIAG-NEXT: 1 early return(s) (no counted barrier waits on them)
 // DIAG-NEXT: block 16x4 from --block2; no dependence on the block size found (it reads blockDim): profiling may run it with another size

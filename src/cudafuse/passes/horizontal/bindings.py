@@ -9,7 +9,8 @@ function of the input's own text, the function it calls must be one the same cal
 reached in the original kernel. Functions are compared by where they are written (the line
 of their declaration in the input's text, or file and offset in a header), since offsets in
 the output differ. Calls the original left unresolved (dependent on a template parameter)
-are not compared; calls of generated names (helper copies, builtins' shadows) are skipped.
+are not compared; calls of generated names (helper copies, builtins' shadows) and of member
+functions are skipped.
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ def _read(path: str, mtime: int) -> bytes:
 def _calls(fn: Function | None, start: int = 0, end: int | None = None) -> list[n.Call]:
     if fn is None or fn.body is None:
         return []
+    # Member functions are found through the object's class, not by the scopes the code
+    # sits in (and a part's block group is another class on purpose: coop.py).
     return [c for c in fn.body.walk() if isinstance(c, n.Call) and c.callee_decl and
+            not isinstance(c.callee_expr, n.Member) and
             start <= c.span.start and (end is None or c.span.start < end)]
 
 
