@@ -21,7 +21,7 @@ from cudafuse.frontend import parse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "host_facts.cu"
 ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_between",
-         "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_ov_double",
+         "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_chosen", "hf_ov_double",
          "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math"]
 HEAT = ["hf_heat", "hf_heat_and"]
 
@@ -36,7 +36,7 @@ def test_every_pipeline_fuses(fused) -> None:
     groups = {g.host: g.kernels for g in api.result.groups}
     pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
                                       "hf_buffers_between", "hf_shared_between",
-                                      "hf_aliases"],
+                                      "hf_aliases", "hf_chosen"],
              ("hf_lap", "hf_step"): HEAT,
              ("hf_ov_scale", "hf_ov_offset"): ["hf_ov_double", "hf_ov_float"],
              ("hf_ov_step", "hf_ov_offset", "hf_ov_scale"): ["hf_ov_arity"],
@@ -84,7 +84,7 @@ def test_statements_stay_in_place(fused) -> None:
 @pytest.mark.parametrize("entry", ONE_D)
 def test_fused_matches_original(fused, entry: str) -> None:
     out, _ = fused
-    for n in (1, 37, 300):
+    for n in (1, 37, 300):  # (37 % 3 == 1: hf_chosen writes `out`, else `alt`)
         compare_entry(PROGRAM, out, entry, {"n": n})
 
 
@@ -179,6 +179,11 @@ void same_start(float *in, float *out, float *tmp, int n, int steps) {
     src = dst;
   }
 }
+void chosen_overlap(const float *in, float *t, float *out, int n, int flip) {
+  float *mid = flip ? out : t;
+  ka<<<(n + 127) / 128, 128>>>(in, mid, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
 void not_parity(float *in, float *out, float *buf, float *tmp, int n, int steps) {
   const float *src = in;
   for (int s = 0; s < steps; ++s) {
@@ -209,6 +214,8 @@ WHY = {
                      "read: no launch moves across it",
     "stale_alias": "pointer 'p' is initialised from another pointer",
     "same_start": "pointer 'src' is initialised from another pointer",
+    "chosen_overlap": "the launches of 'ka' at line 87 and 'kb' at line 88 are not fused: "
+                      "pointer 'mid' may name the same buffer as 't'",
     "not_parity": "pointer 'src' is initialised from another pointer",
 }
 

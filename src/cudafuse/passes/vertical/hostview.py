@@ -213,6 +213,7 @@ class _Splitter:
         self.breaks: list[tuple[n.Stmt, str]] = []
         self.places: dict[int, Placement] = {}
         self.alone: dict[int, str] = {}  # launch index -> why it may be alone
+        self.cut: dict[int, str] = {}  # launch index -> why its sequence was cut there
         self.stmts = HostStatements(unit, host)
         self.stmts.buffers |= self.wrappers.buffers
         self.points = self.stmts.points
@@ -294,7 +295,14 @@ class _Splitter:
                                  zip(kernel.params, launch.args, strict=True))
                 site = LaunchSite(index, stmt, launch, kernel, bindings, self.host,
                                   self.wrappers.wrapper_of(stmt))
-                if current.launches and self._may_alias(current, site):
+                cut = self._may_alias(current, site) if current.launches else None
+                if cut:
+                    prev = current.launches[-1].launch
+                    why = (f"the launches of '{prev.kernel}' at line {prev.span.line} and "
+                           f"'{launch.kernel}' at line {launch.span.line} are not fused: "
+                           f"{cut}")
+                    self.cut.setdefault(current.launches[-1].index, why)
+                    self.cut.setdefault(index, why)
                     self.seqs.append(current)  # the launches before it go on their own
                     current = Sequence(self.host, scope=scope)
                 current.launches.append(site)
@@ -333,9 +341,17 @@ class _Splitter:
         """Buffers are keyed by variable, and distinct keys are taken as distinct buffers.
         A pointer rotated by parity (pointsto.parity_pairs) may name different buffers at
         different steps: it is distinct from its partner there, and from any variable
-        whose buffers it provably never names; with anything else, no fusion."""
-        paired = {d: pair for pair, (a, b) in self.parity.items()
-                  if a <= site.launch.span.start < b for d in pair}
+        whose buffers it provably never names; with anything else, no fusion. So is a
+        pointer set once to a choice (`float *dst = flip ? out : buf;`): one buffer, but
+        which one is known only at run time."""
+        paired: dict[str, frozenset[str]] = {
+            d: pair for pair, (a, b) in self.parity.items()
+            if a <= site.launch.span.start < b for d in pair}
+        for s_ in (*current.launches, site):
+            for p, a in s_.bindings:
+                r = _ref(a)
+                if p.is_pointer and r is not None and self.points.selection(r):
+                    paired.setdefault(r.decl, frozenset())
         if not paired:
             return None
         keys: dict[str, n.Expr] = {}
@@ -351,7 +367,9 @@ class _Splitter:
                 if k2 == k or k2 in paired.get(k, ()) and k in paired.get(k2, ()):
                     continue
                 if not self.points.disjoint(a, a2):
-                    return f"'{a.name if isinstance(a, n.Ref) else k}' may name the same buffer"
+                    names = [x.name if isinstance(x, n.Ref) else "?" for x in (a, a2)]
+                    return (f"pointer '{names[0]}' may name the same buffer as "
+                            f"'{names[1]}'")
         return None
 
     def _note_breaks(self, items: list[tuple[n.Stmt, str | None]]) -> None:
@@ -371,7 +389,7 @@ class _Splitter:
             if why is not None:
                 continue
             index = self.index[stmt.expr.span.start]  # type: ignore[attr-defined]
-            reason = f"it is the only launch in {scope.what}"
+            reason = self.cut.get(index, f"it is the only launch in {scope.what}")
             for j in sorted((h for h in holds if h != i), key=lambda h: abs(h - i)):
                 between = items[i + 1:j + 1] if j > i else items[j:i][::-1]
                 split = next(((s, w) for s, w in between if w), None)
@@ -463,8 +481,8 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
         if not isinstance(arg, n.Ref) or arg.kind not in ("local", "param"):
             continue
         if arg.decl in rotated or arg.decl in paired or \
-                points.stable_alias(arg) is not None:
-            continue
+                points.stable_alias(arg) is not None or points.selection(arg):
+            continue  # (a rotated or chosen pointer: _Splitter._may_alias)
         if arg.decl in why_not:
             return why_not[arg.decl]
         if arg.kind == "param":

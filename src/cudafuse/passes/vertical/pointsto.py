@@ -197,6 +197,18 @@ class PointsTo:
             found = v = src
         return found
 
+    def selection(self, e: n.Expr) -> bool:
+        """A local pointer set once, by its initialiser, to one of several known buffers
+        (`float *dst = flip ? out : buf;`): one buffer at every launch after it, which one
+        known only at run time."""
+        v = _var(e)
+        d = self.decls.get(v.decl) if v is not None and v.kind == "local" else None
+        if d is None or d.init is None or self.writes.get(d.decl) or d.array_dims or \
+                not is_pointer_type(d.var_type):
+            return False
+        roots = self.roots(d.init)
+        return roots is not None and len(roots) > 1
+
     def _in_loop_around(self, w: n.Node, d: n.VarDecl) -> bool:
         """Is the write inside a loop that also holds the declaration (the next iteration
         writes the variable after the alias was taken)?"""
