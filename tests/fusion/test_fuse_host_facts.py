@@ -232,6 +232,42 @@ def test_real_dependences_still_split(tmp_path: Path) -> None:
     assert result.output == src.read_bytes()
 
 
+SIBLINGS = r"""
+#include <cuda_runtime.h>
+__global__ void ka(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f;
+}
+__global__ void gather(const float *t, const int *idx, float *u, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) u[i] = t[idx[i]];
+}
+__global__ void neg(const float *b, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = -b[i];
+}
+void upload_between(const float *in, const int *idx, const float *h, float *t, float *u,
+                    float *b, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  gather<<<(n + 63) / 64, 64>>>(t, idx, u, n);
+  cudaMemcpy(b, h, n * sizeof(float), cudaMemcpyHostToDevice);
+  neg<<<(n + 127) / 128, 128>>>(b, out, n);
+}
+"""
+
+
+def test_siblings_do_not_move_a_launch_before_an_upload(tmp_path: Path) -> None:
+    """ka and neg are independent, but the fused launch cannot stand at neg's place (gather
+    depends on ka), and at ka's place neg would read b before the upload."""
+    src = tmp_path / "sib.cu"
+    src.write_text(SIBLINGS)
+    result = fuse_file(src, tmp_path / "out.cu")
+    notes = {(s.first, s.second): s for p in result.plans for s in p.siblings}
+    pair = notes[("ka", "neg")]
+    assert not pair.fused
+    assert "the launch of 'gather' between them depends on 'ka'" in pair.why
+
+
 @pytest.mark.nvcc
 def test_fused_compiles(fused, tmp_path: Path) -> None:
     assert shutil.which("nvcc")
