@@ -125,6 +125,8 @@ int launch_async(void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh, 
 
 
 _EMU_MAIN = r"""
+#include <tuple>
+#include <unistd.h>
 namespace cudafuse_rt {
 struct exit_called { int status; };
 inline thread_local bool in_main = false;
@@ -139,9 +141,13 @@ template <class CfR, class... CfP> int run_main(CfR (*cf_m)(CfP...), const char 
   in_main = true;
   int cf_rc = 0;
   try {
-    if constexpr (sizeof...(CfP) == 0) cf_rc = cf_m();
-    else if constexpr (sizeof...(CfP) == 2) cf_rc = cf_m(1, cf_argv);
-    else cf_rc = cf_m(1, cf_argv, nullptr);
+    if constexpr (sizeof...(CfP) == 0) {
+      cf_rc = cf_m();
+    } else {  // char **, const char **, char *const *...: as the program declares argv
+      using CfV = std::tuple_element_t<1, std::tuple<CfP...>>;
+      if constexpr (sizeof...(CfP) == 2) cf_rc = cf_m(1, (CfV)cf_argv);
+      else cf_rc = cf_m(1, (CfV)cf_argv, (std::tuple_element_t<2, std::tuple<CfP...>>)environ);
+    }
   } catch (const exit_called &cf_e) {
     cf_rc = cf_e.status;
   }

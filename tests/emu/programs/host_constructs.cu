@@ -58,7 +58,7 @@ void apply_gain(float *out, const float *in, int n) {
 
 int helpers() { return twice(2) + offset(1) + tripler(1) + clamp_to(300); }
 
-int main(int argc, char **argv) {
+int main(int argc, const char *argv[]) {  // const: argv converted to the declared type
   if (argc != 1 || argv[1] != nullptr) return 2;
   const int n = 100;
   float *d_in, *d_out, h[n];
