@@ -103,20 +103,20 @@ class SearchClock:
 
 def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool) -> list[str]:
     from cudafuse import api
-    from cudafuse.passes.vertical.resources import annotate
+    from cudafuse.passes.vertical.resources import estimate_registers
 
     os.environ["CUDAFUSE_NO_PTXAS"] = "1"
     os.environ["CUDAFUSE_NO_NVCC_CHECK"] = "1"
     start = time.perf_counter()
-    with SearchClock() as clock:
+    with SearchClock() as clock:  # parse, plan, emit: no nvcc
         fused = api.fuse(str(path), fuse_all=fuse_all, arch=arch)
     total = time.perf_counter() - start
-    result = fused.result
-    if ptxas:
+    if ptxas:  # as a user's run: ptxas figures, and planning again where they say so
         del os.environ["CUDAFUSE_NO_PTXAS"]
-        annotate(result, str(path), arch)
+        fused = api.fuse(str(path), fuse_all=fuse_all, arch=arch)
+    result = fused.result
     mode = "fuse-all" if fuse_all else "default"
-    rows = []
+    rows = [f"|  | | note: {n} | | | | | |" for n in result.notes if "planned again" in n]
     for plan in result.plans:
         n = len(plan.kernels)
         after = n - sum(len(g.kernels) - 1 for g in plan.groups)
@@ -133,6 +133,11 @@ def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool) -> 
             members = ", ".join(f"{m.name} {m.registers}/{m.spill_bytes}/{m.occupancy:.2f}"
                                 for m in r.members)
             src = "" if r.fused.source == "ptxas" else " (estimate)"
+            if r.fused.source == "ptxas":  # how far the search's estimate is from ptxas
+                assert plan.model is not None
+                where = {li: i for i, li in enumerate(plan.launch_indices)}
+                guess = estimate_registers(plan.model, sorted(where[li] for li in g.launches))
+                src = f" (estimated {guess})"
             rows.append(f"|  | | {g.name}{src} | {r.fused.registers}/{r.fused.spill_bytes}/"
                         f"{r.fused.occupancy:.2f} vs {members} | x{r.redundant_work or 1:.2f} "
                         f"| {r.note} | | |")
