@@ -1,6 +1,7 @@
 """Pipelines in shapes written by others (issue 25): guards written as nested ifs or read by
 meaning (scaled by a constant channel count, negated), filter sizes passed as literals at the
-launch (the kernel analysed with that constant), interior stencils after whole-image stages
+launch (the kernel analysed with that constant), 2-D images walked by a 1-D grid (x = i % w,
+y = i / w: read as the 2-D accesses they make), interior stencils after whole-image stages
 (the intermediate stored before the last kernel's guard, over its producer's bounds), and
 by-value helpers from an included header. Each fused program is compared with the original
 under emulation, every element of every buffer (the intermediates too: they are not
@@ -19,7 +20,8 @@ PROGRAM = Path(__file__).parent / "programs" / "unseen_shapes.cu"
 SIZES = ((37, 19), (1, 23), (3, 3))
 FUSED = {"p_nested": ("nested_scale", "nested_blur"), "p_literal": ("gray", "sobel"),
          "p_interior": ("gray", "laplace"), "p_header_helper": ("square", "square_plus"),
-         "p_scaled": ("scaled_copy", "scaled_add"), "p_odd_guard": ("gray", "odd_guard")}
+         "p_scaled": ("scaled_copy", "scaled_add"), "p_odd_guard": ("gray", "odd_guard"),
+         "p_linear": ("square", "box_linear"), "p_linear_after_2d": ("gray", "box_linear")}
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +47,8 @@ def test_refusals_say_why(fused) -> None:
         "its guard" in why[("p_interior_short_grid", "laplace")]
     assert any("unguarded border handling" in e.why for e in result.edges
                if e.host == "p_varying" and e.refused)
+    assert "'next_linear' reads 't' at offsets 1..1 in x with unguarded border handling" in \
+        why[("p_linear_unguarded", "next_linear")]
     assert "'scaled_by_param' cannot be recomputed: it has no recognisable bounds guard" in \
         why[("p_scaled_by_param", "scaled_add")]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cudafuse.analysis.delinearise import delinearise
 from cudafuse.analysis.symbolic import (
     ONE,
     Atom,
@@ -209,10 +210,15 @@ def _guarded(dim: str, k: int, path: tuple[Pred, ...]) -> tuple[bool, bool, Poly
 
 
 @lru_cache(maxsize=1 << 14)
-def shape_of(index: Poly, path: tuple[Pred, ...] = ()) -> Shape | str:
-    """The per-dimension shape of an access, or the reason it has none."""
+def shape_of(index: Poly, path: tuple[Pred, ...] = (), width: Poly | None = None
+             ) -> Shape | str:
+    """The per-dimension shape of an access, or the reason it has none. With `width`, the
+    kernel walks a 2-D image of that width with a 1-D grid (delinearise.py): the access is
+    read over x = X % width and y = X / width."""
     index = to_coords(index)
     path = tuple(pred_coords(p) for p in path)
+    if width is not None:
+        index, path = delinearise(index, path, width)
     reason = bad_atom_reason(index)
     if reason:
         return _spread_shape(index) or reason
@@ -299,9 +305,13 @@ def coords_pred(p: Pred) -> Pred:
     return pred_coords(p)
 
 
-def guarded_by(dim: str, off: int, path: tuple[Pred, ...]) -> bool:
-    """Whether `path` (raw, as recorded) keeps D + off inside [0, B) on the side(s) it leaves."""
-    lo, hi, _ = _guarded(dim, off, tuple(pred_coords(p) for p in path))
+def guarded_by(dim: str, off: int, path: tuple[Pred, ...], width: Poly | None = None) -> bool:
+    """Whether `path` (raw, as recorded) keeps D + off inside [0, B) on the side(s) it leaves
+    (over x = X % width and y = X / width with `width`, see shape_of)."""
+    path = tuple(pred_coords(p) for p in path)
+    if width is not None:
+        path = delinearise(Poly(), path, width)[1]
+    lo, hi, _ = _guarded(dim, off, path)
     return (lo or off >= 0) and (hi or off <= 0)
 
 

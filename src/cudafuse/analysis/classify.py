@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from cudafuse.analysis.access import Shape, guarded_by, shape_of
 from cudafuse.analysis.evaluate import Access
+from cudafuse.analysis.symbolic import Poly
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,13 @@ def _check_layout(shape: Shape, dims: set[str]) -> str:
     return ""
 
 
-def _shapes(accesses: list[Access], dims: set[str]) -> list[Shape] | str:
+def _shapes(accesses: list[Access], dims: set[str], width: Poly | None = None
+            ) -> list[Shape] | str:
     out: list[Shape] = []
     for a in accesses:
         if a.note:
             return a.note
-        s = shape_of(a.index, a.path)
+        s = shape_of(a.index, a.path, width)
         if isinstance(s, str):
             return s
         bad = _check_layout(s, dims)
@@ -74,13 +76,14 @@ def _shapes(accesses: list[Access], dims: set[str]) -> list[Shape] | str:
     return out
 
 
-def classify_store(pointer: str, accesses: list[Access], dims: set[str]) -> StoreClass:
+def classify_store(pointer: str, accesses: list[Access], dims: set[str],
+                   width: Poly | None = None) -> StoreClass:
     lines = tuple(sorted({a.span.line for a in accesses}))
     if any(a.mode == "escape" for a in accesses):
         return StoreClass(pointer, False, ESCAPE, lines=lines)
     if any(a.mode == "atomic" for a in accesses):
         return StoreClass(pointer, False, "atomic updates", lines=lines)
-    shapes = _shapes([a for a in accesses if a.mode == "store"], dims)
+    shapes = _shapes([a for a in accesses if a.mode == "store"], dims, width)
     if isinstance(shapes, str):
         return StoreClass(pointer, False, shapes, lines=lines)
     for s in shapes:
@@ -92,7 +95,8 @@ def classify_store(pointer: str, accesses: list[Access], dims: set[str]) -> Stor
 
 
 def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: bool,
-                  hazard: str, stores: list[Access] | None = None) -> LoadClass:
+                  hazard: str, stores: list[Access] | None = None,
+                  width: Poly | None = None) -> LoadClass:
     """The verdict for the loads through one pointer (accesses: its loads/atomics/escapes).
 
     `stores` are the kernel's stores: when every one of them is made only where an offset read
@@ -105,11 +109,11 @@ def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: 
         return LoadClass(pointer, "other", "atomic updates", lines=lines)
     if not dims:
         for a in accesses:
-            s = a.note or shape_of(a.index, a.path)
+            s = a.note or shape_of(a.index, a.path, width)
             if isinstance(s, str):
                 return LoadClass(pointer, "other", s, lines=lines)
         return LoadClass(pointer, "other", "no thread-to-data mapping recognised", lines=lines)
-    shapes = _shapes(accesses, dims)
+    shapes = _shapes(accesses, dims, width)
     if isinstance(shapes, str):
         return LoadClass(pointer, "other", shapes, lines=lines)
     if hazard:
@@ -133,7 +137,7 @@ def classify_load(pointer: str, accesses: list[Access], dims: set[str], writes: 
         if "unguarded" in modes:
             mode = "unguarded"  # some offset is read with no handling at all
         if mode == "constant" and stores and all(
-                guarded_by(names[i], o[i], st.path) for st in stores for o in window):
+                guarded_by(names[i], o[i], st.path, width) for st in stores for o in window):
             mode = "interior"
         borders.append(mode)
         bounds.append(next((s.dims[i].bound for s in shapes if s.dims[i].bound), ""))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from cudafuse.analysis.access import bad_atom_reason, coords_pred
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.classify import LoadClass, StoreClass, classify_load, classify_store
+from cudafuse.analysis.delinearise import kernel_width
 from cudafuse.analysis.evaluate import Access, Evaluator, exits
 from cudafuse.analysis.shared_memory import shared_reach
 from cudafuse.analysis.symbolic import (
@@ -16,6 +17,7 @@ from cudafuse.analysis.symbolic import (
     block_size_assumptions,
     coord,
     coord_dims,
+    pred_coords,
     to_coords,
 )
 from cudafuse.ir import nodes as n
@@ -225,7 +227,8 @@ def _early_returns(body: n.Compound) -> list[int]:
     return [s.span.line for s in body.walk() if isinstance(s, n.Return) and s is not last]
 
 
-def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[Access]) -> Mapping:
+def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[Access],
+             width: Poly | None = None) -> Mapping:
     variables: list[tuple[str, str]] = []
     for name, value in ev.values.values():
         v = to_coords(value)
@@ -238,6 +241,8 @@ def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[
             dims |= coord_dims(v)
     for _, d in ev.grid_stride:
         dims.add(d)
+    if width is not None:  # a 2-D image walked by a 1-D grid (analysis/delinearise.py)
+        dims.add("y")
     for a in accesses:
         if a.base_kind == "param":
             idx = to_coords(a.index)
@@ -309,7 +314,9 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
                         if g.space == "constant" and g.decl in sc.globals_used})
     barriers, warp, atomics, asm, builtins = sc.barriers, sc.warp, sc.atomics, sc.asm, \
         sc.builtins
-    mapping = _mapping(unit, fn, ev, accesses)
+    width = kernel_width([(to_coords(a.index), tuple(pred_coords(p) for p in a.path))
+                          for a in accesses if a.base_kind == "param"])
+    mapping = _mapping(unit, fn, ev, accesses, width)
     dims = set(mapping.dims)
     hazard = ""
     shared_ids = sc.shared_decls | {g.decl for g in unit.globals if g.space == "shared"}
@@ -332,9 +339,10 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
         reads = [a for a in mine if a.mode != "store"]
         writes = [a for a in mine if a.mode in ("store", "atomic", "escape")]
         if reads:
-            loads.append(classify_load(p.name, reads, dims, bool(writes), hazard, all_stores))
+            loads.append(classify_load(p.name, reads, dims, bool(writes), hazard, all_stores,
+                                       width))
         if writes:
-            stores.append(classify_store(p.name, writes, dims))
+            stores.append(classify_store(p.name, writes, dims, width))
     return KernelFacts(
         fn.name, fn.span.line, tuple(params), tuple(sorted(builtins)), mapping,
         tuple(shared), tuple(barriers), tuple(warp), tuple(atomics),

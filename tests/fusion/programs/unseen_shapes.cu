@@ -188,3 +188,47 @@ void p_scaled_by_param(const float *in, float *t, float *out, int w, int h)
     scaled_by_param<<<(n + 127) / 128, 128>>>(in, t, w, h);
     scaled_add<<<(n + 127) / 128, 128>>>(t, out, w, h, 3);
 }
+
+// ---- a 2-D image walked by a 1-D grid (x = i % w, y = i / w) --------------------------------
+__global__ void box_linear(const float *t, float *out, int w, int h)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < w * h) {
+        int x = i % w;
+        int y = i / w;
+        int xl = x > 0 ? x - 1 : 0;
+        int xr = x < w - 1 ? x + 1 : w - 1;
+        int yu = max(y - 1, 0);
+        out[y * w + x] = t[y * w + xl] + t[i] + t[y * w + xr] + t[yu * w + x];
+    }
+}
+
+void p_linear(const float *in, float *t, float *out, int w, int h)
+{
+    int n = w * h;
+    square<<<(n + 255) / 256, 256>>>(in, t, w, h);
+    box_linear<<<(n + 255) / 256, 256>>>(t, out, w, h);
+}
+
+void p_linear_after_2d(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(16, 16);
+    gray<<<dim3((w + 15) / 16, (h + 15) / 16), block>>>(in, t, w, h);
+    box_linear<<<(w * h + 127) / 128, 128>>>(t, out, w, h);
+}
+
+// Reads the next element with no check: past the row's end, past the image's last.
+__global__ void next_linear(const float *t, float *out, int w, int h)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= w * h) return;
+    int x = i % w, y = i / w;
+    out[y * w + x] = t[y * w + x + 1];
+}
+
+void p_linear_unguarded(const float *in, float *t, float *out, int w, int h)
+{
+    int n = w * h;
+    square<<<(n + 255) / 256, 256>>>(in, t, w, h);
+    next_linear<<<(n + 255) / 256, 256>>>(t, out, w, h);
+}

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 
-from cudafuse.analysis.symbolic import ONE, Atom, Poly, Pred, compare
+from cudafuse.analysis.delinearise import delinearise, kernel_width
+from cudafuse.analysis.symbolic import ONE, Atom, Poly, Pred, compare, coord
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 
@@ -166,3 +167,48 @@ def _expr(p: Poly, params: dict[str, str], types: dict[str, str]) -> n.Expr:
         else:
             out = n.Binary("-" if c < 0 else "+", out, term, type="int")
     return out if out is not None else n.IntLit(0, type="int")
+
+
+def linear_own(index: n.Expr, coord_decl: n.VarDecl, locals_: dict[str, n.Expr]) -> bool:
+    """Whether a 1-D kernel's store index is its own element spelled through the 2-D
+    coordinates it derives from its linear one (`int x = i % w, y = i / w; out[y * w + x]`):
+    with x = i % w and y = i / w, y * w + x is i (analysis/delinearise.py)."""
+    try:
+        poly = _linear_poly(index, coord_decl, locals_, 8)
+    except _Unread:
+        return False
+    x = Poly.atom(coord("x"))
+    width = kernel_width([(poly, ())])
+    if width is None:
+        return poly == x
+    return delinearise(poly, (), width)[0] == delinearise(x, (), width)[0]
+
+
+def _linear_poly(e: n.Expr, coord_decl: n.VarDecl, locals_: dict[str, n.Expr],
+                 depth: int) -> Poly:
+    while isinstance(e, n.Cast):
+        if e.explicit and not _integral(e.type):
+            raise _Unread
+        e = e.operand
+    if isinstance(e, n.IntLit):
+        return Poly.const(e.value)
+    if isinstance(e, n.Ref):
+        if e.decl == coord_decl.decl:
+            return Poly.atom(coord("x"))
+        if isinstance(e.const_value, int) and not isinstance(e.const_value, bool):
+            return Poly.const(e.const_value)
+        if e.decl in locals_ and depth > 0:
+            return _linear_poly(locals_[e.decl], coord_decl, locals_, depth - 1)
+        if e.kind == "param" and _integral(e.type):
+            return Poly.atom(Atom("param", e.decl))
+        raise _Unread
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*", "/", "%"):
+        a = _linear_poly(e.lhs, coord_decl, locals_, depth)
+        b = _linear_poly(e.rhs, coord_decl, locals_, depth)
+        if e.op in ("/", "%"):
+            if _unsigned(e.type):
+                raise _Unread
+            return Poly.atom(Atom("div" if e.op == "/" else "mod",
+                                  "div" if e.op == "/" else "mod", (a, b)))
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    raise _Unread

@@ -23,7 +23,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.accumulate import accumulators
 from cudafuse.passes.vertical.channels import Channels, Layout, classify, find_channels, frame
-from cudafuse.passes.vertical.guardmeaning import guard_bounds
+from cudafuse.passes.vertical.guardmeaning import guard_bounds, linear_own
 
 DIM_NAMES = ("x", "y", "z")
 _COLLECTIVES = ("__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
@@ -282,7 +282,7 @@ def _own_index(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.Expr
         index = _strip(locals_[index.decl])
     ids = {c.decl: i for i, c in enumerate(coords)}
     if len(coords) == 1:
-        return _ref_to(index, ids) == 0, None
+        return _ref_to(index, ids) == 0 or linear_own(index, coords[0], locals_), None
     if len(coords) != 2 or not (isinstance(index, n.Binary) and index.op == "+"):
         return False, None
     for a, b in ((index.lhs, index.rhs), (index.rhs, index.lhs)):
