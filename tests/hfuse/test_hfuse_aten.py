@@ -129,8 +129,9 @@ def test_global_hash_kernel_with_an_at_native_kernel(tmp_path: Path) -> None:
     res = hfuse(str(CRYPTO / "blakeish.cu"), str(ATEN / "maxpool.cu"), "--kernels",
                 f"blake_hash,{MAXPOOL}", "--block1", "128", "--block2", "256", "-o", str(out))
     assert res.exit_code == 0, res.output
-    assert "typename cf_param<0, decltype(&::blake_hash)>::type cf_p1_threads" in \
-        out.read_text()
+    text = out.read_text()
+    assert "using cf_pt1_0 = uint32_t;" in text and ":: cf_pt1_0 cf_p1_threads" not in text
+    assert "::cf_pt1_0 cf_p1_threads" in text
     rng = np.random.default_rng(6)
     threads = 1000
     data = rng.integers(0, 2**32, 16, dtype=np.uint32)

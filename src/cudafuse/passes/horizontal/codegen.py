@@ -80,26 +80,40 @@ def foreign(part: Part, space: Namespaces) -> bool:
     return named(part.fn.namespaces) != space
 
 
-def _param_text(part: Part, names: Names, space: Namespaces = ()) -> list[str]:
-    """The kernel's parameter declarations, renamed apart (user's text where it is its own;
-    a kernel of other namespaces: its parameter types as the compiler sees them there)."""
+def _declared_types(part: Part, names: Names) -> list[str]:
+    """Each parameter's declaration without its name, as written (the kernel's template
+    parameters named by their namespace-scope aliases)."""
     out = []
     unit = part.unit
-    for k, prm in enumerate(part.fn.params):
-        new = names.param(part.index, prm.name or f"unnamed{k}")
-        if foreign(part, space):
-            out.append(f"typename {names.prefix}_param<{k}, decltype(&"
-                       f"{kernel_ref(part, names.prefix, space)})>::type {new}")
-            continue
+    for prm in part.fn.params:
         text = unit.text(prm.span) if prm.span.file == unit.path else ""
         pos = text.rfind(prm.name) if prm.name else -1
         if pos >= 0 and text[pos:].strip() == prm.name:
             decl = text[:pos]
         else:
             decl = prm.type if prm.type.endswith("*") else prm.type + " "
-        # A template kernel's parameter types name its template parameters: use the
-        # namespace-scope aliases of the part's arguments.
-        out.append(substitute(decl, part.bindings, names.prefix, part.index) + new)
+        out.append(substitute(decl, part.bindings, names.prefix, part.index))
+    return out
+
+
+def param_type_aliases(part: Part, names: Names) -> str:
+    """For a kernel of other namespaces than the fused kernel: its parameter types as
+    aliases declared in its own namespaces, where their written text means what it meant
+    (`using cf_pt2_0 = const T *;`); the fused kernel names them qualified."""
+    return "".join(f"using {names.prefix}_pt{part.index}_{k} = {decl.strip()};\n"
+                   for k, decl in enumerate(_declared_types(part, names)))
+
+
+def _param_text(part: Part, names: Names, space: Namespaces = ()) -> list[str]:
+    """The kernel's parameter declarations, renamed apart (user's text where it is its own;
+    a kernel of other namespaces: the aliases of param_type_aliases)."""
+    out = []
+    qual = qualifier(part.fn.namespaces)
+    for k, decl in enumerate(_declared_types(part, names)):
+        new = names.param(part.index, part.fn.params[k].name or f"unnamed{k}")
+        if foreign(part, space):
+            decl = f"{qual}{names.prefix}_pt{part.index}_{k} "
+        out.append(decl + new)
     return out
 
 

@@ -10,9 +10,10 @@ its own helper's. When the second kernel is a member of other namespaces:
   their names (a using-directive in a block makes them visible there; a name the first
   kernel's namespaces declare too would hide it, which the compile check after emission
   finds as an unresolved or mismatched name rather than letting it through);
-- its parameters are declared in the fused kernel's signature by their types as the
-  compiler sees them in its own namespace: `cf_param<k, decltype(&::ns::kernel<...>)>::type`
-  (the written text would be looked up in the wrong namespace);
+- its parameters are declared in the fused kernel's signature through aliases of their
+  written types declared in its own namespaces (`namespace at { namespace cuda { using
+  cf_pt2_0 = const T *; } }`, then `::at::cuda::cf_pt2_0 cf_p2_x`): the text means there what
+  it meant (in the fused kernel's namespace it could name something else, or nothing);
 - its template arguments' aliases are declared in its own namespaces (a default argument's
   text is written there) and named qualified from elsewhere.
 
