@@ -142,3 +142,32 @@ def test_a_group_ptxas_makes_lose_is_planned_again(monkeypatch: pytest.MonkeyPat
     for group in final:  # what is still fused says what the figures mean for it
         assert group["resources"]["fused"]["registers"] == 200
         assert "the model says it" in group["resources"]["note"]
+
+
+@pytest.mark.parametrize("spills", [0, 48])
+def test_a_register_cap_is_weighed_for_a_group_that_loses_occupancy(
+        monkeypatch: pytest.MonkeyPatch, spills: int) -> None:
+    """Stand-in figures: the fused kernel takes 50 registers (canny's, occupancy 0.50 at
+    32x8 threads); capped at R it takes R, spilling `spills` bytes. The cap that restores
+    the members' occupancy (32 registers) is compiled and its figures reported."""
+    import cudafuse.analysis.ptxas as ptxas
+    from cudafuse.passes.horizontal.regbound import Resources
+
+    def fake(source: bytes, arch: str, flags: tuple[str, ...] = (), name: str = "") -> dict:
+        text = source.decode()
+        out = {n: Resources(20, 0) for n in re.findall(r"__global__\s+void\s+(\w+)", text)}
+        for cap, n in re.findall(r"__global__\s+void\s+__maxnreg__\((\d+)\)\s+(\w+)", text):
+            out[n] = Resources(int(cap), 0, spills // 2, spills - spills // 2)
+        out.update({n: Resources(50, 0) for n in out if n.startswith("cf_") and
+                    "__maxnreg__" not in text})
+        return out
+
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", fake)
+    (group,) = api.fuse(str(CANNY)).report["sequences"][0]["fused"]
+    res = group["resources"]
+    assert res["fused"]["registers"] == 50 and res["fused"]["occupancy"] == 0.5
+    assert res["register_caps"] == [{"cap": 32, "spill_bytes": spills, "occupancy": 1.0}]
+    said = ("ptxas meets it without spills (not emitted: cudafuse writes no caps yet)"
+            if not spills else f"ptxas spills {spills} bytes to meet it")
+    assert res["note"].endswith(f"; a __maxnreg__(32) cap (occupancy 1.00): {said}")

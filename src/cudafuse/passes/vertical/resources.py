@@ -69,6 +69,9 @@ class GroupResources:
     benefit: float  # the cost model's estimate, cycles (before the charge below)
     charge: float  # cycles the model charges for lost occupancy and spills
     note: str  # what the figures mean for the choice
+    # __maxnreg__ caps weighed for a group that loses occupancy: (cap, spill bytes ptxas
+    # needs to meet it, occupancy at the cap). Measured only; cudafuse emits no cap yet.
+    caps: tuple[tuple[int, int, float], ...] = ()
 
     @property
     def net(self) -> float:
@@ -84,7 +87,9 @@ class GroupResources:
                 "dram_bytes_per_element": {"members": self.dram_bytes[0],
                                            "fused": self.dram_bytes[1]},
                 "estimated_benefit": self.benefit, "resource_charge": self.charge,
-                "net_benefit": self.net, "note": self.note}
+                "net_benefit": self.net, "note": self.note,
+                "register_caps": [{"cap": c, "spill_bytes": sp, "occupancy": round(o, 4)}
+                                  for c, sp, o in self.caps]}
 
 
 def limits_for(arch: str) -> DeviceLimits:
@@ -326,7 +331,59 @@ def _annotate_once(result: FuseResult, source_path: str, arch: str,
     losers = []
     for plan, note in notes:
         note.resources = group_resources(plan, note, arch, ptxas)
+        if isinstance(ptxas, dict) and note.resources.fused.source == "ptxas" and \
+                note.resources.loses_occupancy:
+            note.resources = weigh_caps(note.resources, result.output, arch,
+                                        compile_flags(source_path, options),
+                                        Path(source_path).name)
         if plan.unit_short == "cycles" and note.resources.fused.source == "ptxas" and \
                 note.resources.net <= 0:
             losers.append((plan, note))
     return losers
+
+
+def cap_for(limits: DeviceLimits, threads: int, shared: int, target: float) -> int | None:
+    """The largest register count (a multiple of 8, as registers are allocated) at which a
+    kernel of `threads` and `shared` bytes still reaches `target` occupancy."""
+    for regs in range(255 // 8 * 8, 15, -8):
+        if occupancy(limits, threads, regs, shared).fraction + 1e-9 >= target:
+            return regs
+    return None
+
+
+def weigh_caps(res: GroupResources, output: bytes, arch: str, flags: tuple[str, ...],
+               name: str) -> GroupResources:
+    """A group that loses occupancy: would a `__maxnreg__` cap restoring its members'
+    occupancy (or the model's knee, if lower) compile without spills? Each cap is one
+    compile of the output with the cap on the fused kernel (cached by content), for
+    measurement only. The note says what ptxas needed."""
+    from cudafuse.analysis.ptxas import compile_figures
+
+    limits = limits_for(arch)
+    fused = res.fused
+    head = f"__global__ void {fused.name}(".encode()
+    if output.count(head) != 1:  # already bounded (__launch_bounds__): nvcc takes one only
+        return res
+    targets = {min(m.occupancy for m in res.members), arch_params(arch).occupancy_knee}
+    caps = sorted({c for t in targets if t > fused.occupancy
+                   if (c := cap_for(limits, fused.threads, fused.shared_bytes, t)) is not None
+                   and c < fused.registers}, reverse=True)
+    tried = []
+    for cap in caps:
+        text = output.replace(head, f"__global__ void __maxnreg__({cap}) {fused.name}(".encode())
+        got = compile_figures(text, arch, flags, name)
+        figures = got.get(fused.name) if isinstance(got, dict) else None
+        if figures is None:
+            continue
+        spills = figures.spill_stores + figures.spill_loads
+        occ = occupancy(limits, fused.threads, figures.registers,
+                        figures.static_shared).fraction
+        tried.append((cap, spills, occ))
+    if not tried:
+        return res
+    said = "; ".join(f"a __maxnreg__({c}) cap (occupancy {o:.2f}): "
+                     + (f"ptxas spills {sp} bytes to meet it" if sp else
+                        "ptxas meets it without spills (not emitted: cudafuse writes no caps "
+                        "yet)") for c, sp, o in tried)
+    return GroupResources(res.fused, res.members, res.redundant_work, res.dram_bytes,
+                          res.benefit, res.charge, f"{res.note}; {said}", tuple(tried))
