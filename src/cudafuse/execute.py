@@ -187,10 +187,15 @@ def _same_with_both_fills(original: str, spec: Spec, runs: list[list[Any]],
             f"{y[i].item()!r}); {cause}", original)]
         for u in sites:
             some = "all" if u.count == u.size else f"{u.count}"
+            given = ""
+            if u.kernel:
+                at = as_spelled(u.launch_file, original)
+                given = f"; kernel '{u.kernel}' (launched at {at}:{u.launch_line}) was the " \
+                    "first given it unwritten"
             diags.append(Diagnostic(
                 Severity.NOTE, f"allocated here: {some} of its {u.size} bytes were never "
-                f"written (the first at byte {u.first}); cudaMemset it, or store every element "
-                "before a kernel reads it", as_spelled(u.file, original), u.line))
+                f"written (the first at byte {u.first}){given}; cudaMemset it, or store every "
+                "element before a kernel reads it", as_spelled(u.file, original), u.line))
         if not sites:
             diags.append(Diagnostic(
                 Severity.NOTE, "no cudaMalloc'd buffer kept bytes nothing wrote at its "

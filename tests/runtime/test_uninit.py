@@ -56,8 +56,9 @@ def test_an_original_that_reads_unwritten_memory_is_blamed(work: Path) -> None:
     # `lo` (line 15): atomicMin of values >= 10 never changes 0x00 or 0xff...; `hi` is
     # written by atomicMax in both runs, the copies of `in` and `out` everywhere.
     assert lines[1] == ("mm.cu:15: note: allocated here: all of its 4 bytes were never "
-                        "written (the first at byte 0); cudaMemset it, or store every element "
-                        "before a kernel reads it")
+                        "written (the first at byte 0); kernel 'minmax' (launched at mm.cu:20) "
+                        "was the first given it unwritten; cudaMemset it, or store every "
+                        "element before a kernel reads it")
     assert "outputs differ" not in res.output and "MISMATCH" not in res.output
     assert not any(line.startswith("fused.cu") for line in lines)
 
@@ -75,12 +76,24 @@ def test_fresh_memory_holds_the_fill(work: Path, fill: int) -> None:
     # One run cannot tell written bytes equal to the fill (the zero bytes of hi = 200, of
     # the copies of `in` and `out`) from unwritten ones; `lo` (line 15) is unwritten whole.
     found = {k[1:]: v for k, v in uninit.read(report).items()}
-    assert found[(15, 4)] == [[(0, 4)]]
-    assert found.get((16, 4)) == ([[(1, 4)]] if fill == 0 else None)
+    assert [r.ranges for r in found[(15, 4)]] == [[(0, 4)]]
+    assert found[(15, 4)][0].kernel[0::2] == ("minmax", 20)
+    assert found[(15, 4)][0].kernel[1].endswith("mm.cu")
+    assert [r.ranges for r in found.get((16, 4), [])] == ([[(1, 4)]] if fill == 0 else [])
 
 
 def test_bytes_unwritten_in_both_runs() -> None:
-    a = {("f.cu", 3, 16): [[(0, 4), (8, 12)]], ("f.cu", 9, 8): [[(2, 3)]]}
-    b = {("f.cu", 3, 16): [[(2, 10)]], ("f.cu", 9, 8): [[(5, 6)]],
-         ("f.cu", 12, 4): [[(0, 4)]]}
-    assert uninit.in_both(a, b) == [uninit.Unwritten("f.cu", 3, 16, 4, 2)]
+    R = uninit.Report
+    a = {("f.cu", 3, 16): [R([(0, 4), (8, 12)])], ("f.cu", 9, 8): [R([(2, 3)])]}
+    b = {("f.cu", 3, 16): [R([(2, 10)], ("k", "f.cu", 20))], ("f.cu", 9, 8): [R([(5, 6)])],
+         ("f.cu", 12, 4): [R([(0, 4)])]}
+    assert uninit.in_both(a, b) == [uninit.Unwritten("f.cu", 3, 16, 4, 2, "k", "f.cu", 20)]
+
+
+def test_reports_are_read_with_or_without_a_kernel(tmp_path: Path) -> None:
+    path = tmp_path / "u.txt"
+    path.write_text("a.cu\t3\t16\t0+4,8+2,...\tk\ta.cu\t9\nb.cu\t5\t8\t1+1\nbad\n")
+    assert uninit.read(path) == {
+        ("a.cu", 3, 16): [uninit.Report([(0, 4), (8, 10)], ("k", "a.cu", 9))],
+        ("b.cu", 5, 8): [uninit.Report([(1, 2)])]}
+    assert uninit.read(tmp_path / "missing.txt") == {}

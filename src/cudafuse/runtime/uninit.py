@@ -30,26 +30,41 @@ class Unwritten:
     size: int
     count: int
     first: int
+    kernel: str = ""  # the first kernel launched with it while it held fill bytes
+    launch_file: str = ""
+    launch_line: int = 0
 
 
-def read(path: str | Path) -> dict[tuple[str, int, int], list[Ranges]]:
-    """One run's report: for each allocation place and size, the fill-byte ranges of each
-    allocation made there. Empty when the program left none or the file is missing."""
+@dataclass(frozen=True)
+class Report:
+    """One allocation of a run's report: its fill-byte ranges and the first kernel launched
+    with a pointer into it while it held fill bytes (kernel, file, line; empty if none)."""
+
+    ranges: Ranges
+    kernel: tuple[str, str, int] = ("", "", 0)
+
+
+def read(path: str | Path) -> dict[tuple[str, int, int], list[Report]]:
+    """One run's report: for each allocation place and size, one Report per allocation made
+    there. Empty when the program left none or the file is missing."""
     try:
         text = Path(path).read_text(errors="replace")
     except OSError:
         return {}
-    out: dict[tuple[str, int, int], list[Ranges]] = {}
+    out: dict[tuple[str, int, int], list[Report]] = {}
     for row in text.splitlines():
         parts = row.split("\t")
-        if len(parts) != 4 or not parts[1].isdigit() or not parts[2].isdigit():
+        if len(parts) not in (4, 7) or not parts[1].isdigit() or not parts[2].isdigit():
             continue
         ranges = []
         for item in parts[3].split(","):
             start, plus, length = item.partition("+")
             if plus and start.isdigit() and length.isdigit():
                 ranges.append((int(start), int(start) + int(length)))
-        out.setdefault((parts[0], int(parts[1]), int(parts[2])), []).append(ranges)
+        kernel = (parts[4], parts[5], int(parts[6])) if len(parts) == 7 and \
+            parts[6].isdigit() else ("", "", 0)
+        out.setdefault((parts[0], int(parts[1]), int(parts[2])), []).append(
+            Report(ranges, kernel))
     return out
 
 
@@ -66,16 +81,16 @@ def _overlap(a: Ranges, b: Ranges) -> Ranges:
     return out
 
 
-def in_both(first: dict[tuple[str, int, int], list[Ranges]],
-            second: dict[tuple[str, int, int], list[Ranges]]) -> list[Unwritten]:
+def in_both(first: dict[tuple[str, int, int], list[Report]],
+            second: dict[tuple[str, int, int], list[Report]]) -> list[Unwritten]:
     """The allocations whose bytes held the fill in both runs (the n-th allocation of a place
     in one run against the n-th in the other), in the order of the second report."""
     out = []
     for key, allocations in second.items():
         for a, b in zip(first.get(key, []), allocations, strict=False):
-            both = _overlap(a, b)
+            both = _overlap(a.ranges, b.ranges)
             if both:
                 out.append(Unwritten(key[0], key[1], key[2], sum(e - s for s, e in both),
-                                     both[0][0]))
+                                     both[0][0], *b.kernel))
                 break  # one note per place
     return out

@@ -827,8 +827,15 @@ struct Launch {
       capture_launch(stream, site.kernel, [self, f, args...]() mutable { self.run(f, args...); });
       return;
     }
+    (note_argument(args), ...);  // for verify's report of memory nothing wrote
     auto body = [&]() { f(args...); };
     run_body(body);
+  }
+
+  template <class T>
+  void note_argument(const T &value) {
+    if constexpr (std::is_pointer_v<T> && std::is_object_v<std::remove_pointer_t<T>>)
+      note_passed(site.kernel, site.file, site.line, static_cast<const void *>(value));
   }
 };
 

@@ -610,6 +610,10 @@ inline int fill_byte() {
 struct AllocSite {
   const char *file;
   int line;
+  // The first kernel launched with a pointer into the allocation while it still held fill
+  // bytes (a reader, when the bytes stay unwritten to the end).
+  const char *kernel = nullptr, *launch_file = nullptr;
+  int launch_line = 0;
 };
 inline std::map<const char *, AllocSite> &alloc_sites() {
   static auto *m = new std::map<const char *, AllocSite>;  // guarded by allocations().mu
@@ -644,9 +648,36 @@ inline void note_unwritten(const char *mem, size_t n, AllocSite site) {
   }
   if (ranges.empty()) return;
   if (FILE *f = fopen(path, "a")) {
-    fprintf(f, "%s\t%d\t%zu\t%s\n", site.file ? site.file : "", site.line, n, ranges.c_str());
+    fprintf(f, "%s\t%d\t%zu\t%s", site.file ? site.file : "", site.line, n, ranges.c_str());
+    if (site.kernel)
+      fprintf(f, "\t%s\t%s\t%d", site.kernel, site.launch_file ? site.launch_file : "",
+              site.launch_line);
+    fprintf(f, "\n");
     fclose(f);
   }
+}
+// A launch's pointer argument: the first kernel given an allocation that holds fill bytes
+// is recorded (only while the report is asked for: it scans the allocation).
+inline void note_passed(const char *kernel, const char *file, int line, const void *p) {
+  static const bool on = getenv("CUDAFUSE_EMU_UNWRITTEN") != nullptr;
+  if (!on || !p) return;
+  Allocations &a = allocations();
+  std::lock_guard<std::mutex> lock(a.mu);
+  auto it = a.live.upper_bound(static_cast<const char *>(p));
+  if (it == a.live.begin()) return;
+  --it;
+  if (static_cast<const char *>(p) >= it->first + it->second.first) return;
+  auto site = alloc_sites().find(it->first);
+  if (site == alloc_sites().end() || site->second.kernel) return;
+  const unsigned char fill = (unsigned char)fill_byte();
+  const unsigned char *b = reinterpret_cast<const unsigned char *>(it->first);
+  for (size_t i = 0; i < it->second.first; ++i)
+    if (b[i] == fill) {
+      site->second.kernel = kernel;
+      site->second.launch_file = file;
+      site->second.launch_line = line;
+      return;
+    }
 }
 inline void note_unwritten_at_exit() {
   Allocations &a = allocations();
