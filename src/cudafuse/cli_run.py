@@ -94,7 +94,9 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
     every output. With --hfuse, FILES are A.cu B.cu FUSED.cu.
 
     Exits with 1 and names the first differing element when an output differs by more than
-    the spec's tolerance (atol + rtol * |expected|; integers must match exactly)."""
+    the spec's tolerance (atol + rtol * |expected|; integers must match exactly). Under emu
+    the original runs twice, fresh device memory filled with 0x00 and 0xff: an original
+    whose outputs differ reads memory nothing wrote, an error at the original."""
     from cudafuse.cli_verify_hfuse import check_usage, verify_hfuse
     from cudafuse.runtime.spec import load_spec
 
