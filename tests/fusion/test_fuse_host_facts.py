@@ -21,7 +21,8 @@ from cudafuse.frontend import parse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "host_facts.cu"
 ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_between",
-         "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_chosen", "hf_ov_double",
+         "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_alias_read_after", "hf_chosen",
+         "hf_ov_double",
          "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math"]
 HEAT = ["hf_heat", "hf_heat_and"]
 
@@ -36,7 +37,7 @@ def test_every_pipeline_fuses(fused) -> None:
     groups = {g.host: g.kernels for g in api.result.groups}
     pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
                                       "hf_buffers_between", "hf_shared_between",
-                                      "hf_aliases", "hf_chosen"],
+                                      "hf_aliases", "hf_alias_read_after", "hf_chosen"],
              ("hf_lap", "hf_step"): HEAT,
              ("hf_ov_scale", "hf_ov_offset"): ["hf_ov_double", "hf_ov_float"],
              ("hf_ov_step", "hf_ov_offset", "hf_ov_scale"): ["hf_ov_arity"],
@@ -49,6 +50,9 @@ def test_every_pipeline_fuses(fused) -> None:
         ("hf_sibling_upload", "hf_scale", "hf_neg")]
     assert not api.result.breaks
     assert not any("argument count" in la.why for la in api.result.launches)
+    stored = {g.host: g.stored_why for g in api.result.groups}
+    assert stored["hf_alias_read_after"] == {"t": "read after the sequence"}
+    assert stored["hf_aliases"] == {"t": "a parameter: the caller may read it"}
 
 
 def test_two_overloads_in_one_group_are_left_unfused(fused) -> None:

@@ -135,6 +135,17 @@ void hf_aliases(const float *in, const float *b, float *t, float *out, int n) {
   hf_mix<<<(n + 127) / 128, 128>>>(mid_read, b, out, n);
 }
 
+// The intermediate is read after the pipeline through an alias: it is still stored.
+void hf_alias_read_after(const float *in, const float *b, float *out, float *h, int n) {
+  float *t;
+  cudaMalloc(&t, n * sizeof(float));
+  const float *view = t;
+  hf_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  hf_mix<<<(n + 127) / 128, 128>>>(t, b, out, n);
+  cudaMemcpy(h, view, n * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(t);
+}
+
 // A pointer chosen once between two buffers no other launch argument names.
 void hf_chosen(const float *in, const float *b, float *t, float *out, float *alt, int n) {
   float *dst = n % 3 == 1 ? out : alt;
