@@ -1,7 +1,10 @@
-"""Choosing fusion groups: the Hipacc recursive min-cut, and an exact search.
+"""Choosing fusion groups: the Hipacc recursive min-cut, and a dynamic programming search
+(PolyMage's grouping DP, bounded) that is exact where its limits allow and says so.
 
-Both maximise the same objective, the sum of `group_cost(...).benefit` over the groups, and
-both only ever return groups that `legal` accepts. `legal(group)` returns None or a reason.
+Both maximise the same objective, the sum of the scorer's group benefits (the cost model's,
+less its estimated occupancy charge), and both only ever return groups that `legal`
+accepts. `legal(group)` returns None or a reason. docs/fusion.md, "Searching for the best
+partition", says why a DP and what its limits mean.
 """
 
 from __future__ import annotations
@@ -234,8 +237,9 @@ class _Enumeration:
 def _enumerate(model: PipelineModel, bits: _Bits, score: Scorer, legal: Legality,
                budget: int) -> _Enumeration:
     """Connected groups grown one neighbour at a time, level by level (size 2, 3, ...),
-    until there are none left or `budget` of them have been looked at; a level is looked at
-    whole or not at all, so the result covers every group up to some size."""
+    until there are none left or the next level would take the kernels scored past
+    `budget`; a level is looked at whole or not at all, so the result covers every group up
+    to some size."""
     n = len(model.kernels)
     level = {1 << i for i in range(n)}
     good: list[Group] = []
