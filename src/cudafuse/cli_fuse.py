@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 def _fusion_options(fn):
     fn = click.option("--partition", type=click.Choice(["auto", "mincut", "exact"]),
                       default="auto", show_default=True,
-                      help="Partitioning strategy: Hipacc's recursive min-cut, an exact "
-                           "search, or both keeping the better.")(fn)
+                      help="Partitioning strategy: Hipacc's recursive min-cut, a dynamic "
+                           "programming search (exact where its limits allow; --explain "
+                           "says), or both keeping the better.")(fn)
     fn = click.option("--scratch", multiple=True, metavar="NAME[,NAME...]",
                       help="Pointer parameters of the host function whose contents the "
                            "caller does not read afterwards (repeatable, or a comma list); "
