@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cudafuse.archs import arch_problem
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.passes import run_pass
@@ -95,11 +96,9 @@ def parse_options(include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
                         ("forced_includes", forced_includes), ("extra_args", extra_args)):
         if isinstance(value, str | bytes):
             raise TypeError(f"{name} takes a list of strings, not one string")
-    from cudafuse.cli import CLANG_ARCHS  # the list --arch checks against
-
-    if arch not in CLANG_ARCHS:
-        raise error(f"arch '{arch}' is not one of {', '.join(CLANG_ARCHS)} (the architectures "
-                    "clang 18 parses CUDA for; for a newer GPU, sm_90 or sm_90a)", status=2)
+    problem = arch_problem(arch)  # what the CLI's --arch says, before libclang fails
+    if problem:
+        raise error(f"arch {problem}", status=2)
     return ParseOptions(tuple(map(str, include_dirs)), tuple(map(str, defines)),
                         tuple(map(str, forced_includes)), tuple(map(str, extra_args)),
                         arch, str(compdb), bool(included_kernels))

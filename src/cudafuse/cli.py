@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from cudafuse import __version__
+from cudafuse.archs import CLANG_ARCHS, arch_problem  # noqa: F401 - CLANG_ARCHS: API
 from cudafuse.diagnostics import CudafuseError, Diagnostic
 from cudafuse.frontend import ParseOptions
 
@@ -79,18 +80,10 @@ def nonempty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
-# The GPU architectures clang 18 (the bundled libclang) accepts in --cuda-gpu-arch; any
-# other name fails the whole parse with no diagnostic worth showing.
-CLANG_ARCHS = ("sm_20", "sm_21", "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52",
-               "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80",
-               "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a")
-
-
 def _check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    if value not in CLANG_ARCHS:
-        raise click.BadParameter(
-            f"'{value}' is not one of {', '.join(CLANG_ARCHS)} (the architectures clang 18 "
-            "parses CUDA for; for a newer GPU, sm_90 or sm_90a)", ctx, param)
+    problem = arch_problem(value)
+    if problem:
+        raise click.BadParameter(problem, ctx, param)
     return value
 
 
