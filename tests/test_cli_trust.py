@@ -118,3 +118,26 @@ def test_emulator_errors_name_the_program_as_spelled(work: Path) -> None:
     assert res.exit_code == 1, res.output
     assert res.stderr == ("sub/../sub/g.cu:2: error: launch of 'k' with an empty grid (0,1,1) "
                           "or block (256,1,1)\n")
+
+
+def test_a_real_sigint_exits_130(work: Path) -> None:
+    """The signal itself (not a raised KeyboardInterrupt): sent once the command is busy."""
+    import signal
+    import subprocess
+    import sys
+
+    script = ("import time, cudafuse.api as api\n"
+              "def busy(*a, **k):\n"
+              "    print('busy', flush=True)\n"
+              "    time.sleep(60)\n"
+              "api.fuse = busy\n"
+              "from cudafuse.cli import main\n"
+              "main(['fuse', 'chain.cu', '-o', 'out.cu', '--report', 'r.json'])\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "busy\n"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err == "cudafuse: interrupted\n"
+    assert sorted(p.name for p in work.iterdir()) == ["chain.cu"]
