@@ -8,7 +8,13 @@ import click
 
 from cudafuse.cli import guarded, main, parse_options, print_diagnostics
 from cudafuse.diagnostics import error
-from cudafuse.execute import report, run_reference, run_spec, summarise
+from cudafuse.execute import (
+    report,
+    run_reference,
+    run_spec,
+    run_with_both_fills,
+    summarise,
+)
 from cudafuse.frontend import ParseOptions
 
 if TYPE_CHECKING:
@@ -41,10 +47,14 @@ _sanitize = click.option("--sanitize/--no-sanitize", default=False, show_default
 @_sanitize
 @click.option("--save", type=click.Path(dir_okay=False),
               help="Write the outputs to this file (numpy .npz format, the name as given).")
+@click.option("--initcheck", is_flag=True,
+              help="emu: run twice, fresh device memory filled with 0x00 and 0xff; outputs "
+                   "that differ are an error naming the allocation nothing wrote (as verify "
+                   "does for the original).")
 @parse_options
 @guarded
 def run_cmd(file: str, spec_path: str, backend: str, timeout: float, sanitize: bool,
-            save: str | None, parse_opts: ParseOptions) -> None:
+            save: str | None, initcheck: bool, parse_opts: ParseOptions) -> None:
     """Run FILE's entry function on the inputs SPEC describes and summarise its outputs."""
     import io
 
@@ -56,8 +66,15 @@ def run_cmd(file: str, spec_path: str, backend: str, timeout: float, sanitize: b
     outputs_set = OutputSet([file, spec_path, *parse_opts.forced_includes])
     outputs_set.declare("--save", save)
     outputs_set.check()
+    if initcheck and backend != "emu":
+        raise error("--initcheck fills fresh device memory of emulated runs (--backend emu); "
+                    "on the GPU use compute-sanitizer --tool initcheck", status=2)
     spec = load_spec(spec_path)
-    values = run_spec(file, spec, backend, parse_opts, timeout, sanitize)
+    if initcheck:
+        values = run_with_both_fills(file, spec, parse_opts, timeout, sanitize,
+                                     "the program's")
+    else:
+        values = run_spec(file, spec, backend, parse_opts, timeout, sanitize)
     outputs = {a.name: v for a, v in zip(spec.args, values, strict=True) if a.is_output}
     for name, v in outputs.items():
         click.echo(summarise(name, v))

@@ -134,21 +134,10 @@ def run_reference(original: str, spec: Spec, backend: str, opts: ParseOptions,
     the emulator it runs twice, fresh device memory filled differently: outputs that
     differ mean it reads memory nothing wrote, an error at the original (never a mismatch
     blamed on the transformation)."""
-    import tempfile
-
-    from cudafuse.runtime import uninit
-
     try:
         if backend != "emu":
             return run_spec(original, spec, backend, opts, timeout, sanitize)
-        with tempfile.TemporaryDirectory(prefix="cudafuse-uninit-") as tmp:
-            reports = [f"{tmp}/{fill:02x}.txt" for fill in uninit.FILLS]
-            runs = [run_spec(original, spec, backend, opts, timeout, sanitize, fill=fill,
-                             unwritten=report)
-                    for fill, report in zip(uninit.FILLS, reports, strict=True)]
-            sites = uninit.in_both(*(uninit.read(r) for r in reports))
-        _same_with_both_fills(original, spec, runs, sites)
-        return runs[0]
+        return run_with_both_fills(original, spec, opts, timeout, sanitize)
     except CudafuseError as exc:
         exc.diagnostics.append(Diagnostic(
             Severity.NOTE, "the original program fails with this spec, so the transformed "
@@ -157,8 +146,26 @@ def run_reference(original: str, spec: Spec, backend: str, opts: ParseOptions,
         raise
 
 
+def run_with_both_fills(path: str, spec: Spec, opts: ParseOptions, timeout: float | None,
+                        sanitize: bool, whose: str = "the original's") -> list[Any]:
+    """Run `path` (emu) with fresh device memory filled with 0x00, then 0xff; the first
+    run's values, or an error at `path` when an output differs between the two."""
+    import tempfile
+
+    from cudafuse.runtime import uninit
+
+    with tempfile.TemporaryDirectory(prefix="cudafuse-uninit-") as tmp:
+        reports = [f"{tmp}/{fill:02x}.txt" for fill in uninit.FILLS]
+        runs = [run_spec(path, spec, "emu", opts, timeout, sanitize, fill=fill,
+                         unwritten=report)
+                for fill, report in zip(uninit.FILLS, reports, strict=True)]
+        sites = uninit.in_both(*(uninit.read(r) for r in reports))
+    _same_with_both_fills(path, spec, runs, sites, whose)
+    return runs[0]
+
+
 def _same_with_both_fills(original: str, spec: Spec, runs: list[list[Any]],
-                          sites: list[Any]) -> None:
+                          sites: list[Any], whose: str) -> None:
     """An error at the original when an output of its two runs differs anywhere (NaN equal
     to NaN), with a note at each allocation that kept bytes nothing wrote."""
     import numpy as np
@@ -180,7 +187,7 @@ def _same_with_both_fills(original: str, spec: Spec, runs: list[list[Any]],
             "was there before" if sites else "it reads memory that nothing wrote, or is not " \
             "deterministic"
         diags = [Diagnostic(
-            Severity.ERROR, f"the original's output '{arg.name}' differs between two runs on "
+            Severity.ERROR, f"{whose} output '{arg.name}' differs between two runs on "
             f"the same inputs, fresh device memory holding 0x{FILLS[0]:02x} bytes in one and "
             f"0x{FILLS[1]:02x} in the other: {int(differ.sum())} of its {x.size} elements "
             f"(first at {where_text(i, arg.shape)} (element {i}): {x[i].item()!r} vs "

@@ -97,3 +97,16 @@ def test_reports_are_read_with_or_without_a_kernel(tmp_path: Path) -> None:
         ("a.cu", 3, 16): [uninit.Report([(0, 4), (8, 10)], ("k", "a.cu", 9))],
         ("b.cu", 5, 8): [uninit.Report([(1, 2)])]}
     assert uninit.read(tmp_path / "missing.txt") == {}
+
+
+def test_run_initcheck(work: Path) -> None:
+    res = CliRunner().invoke(main, ["run", "mm.cu", "--spec", "mm.toml", "--initcheck"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith("mm.cu: error: the program's output 'out' differs between "
+                                 "two runs on the same inputs")
+    assert "mm.cu:15: note: allocated here: all of its 4 bytes were never written" in \
+        res.stderr
+    res = CliRunner().invoke(main, ["run", "mm.cu", "--spec", "mm.toml", "--initcheck",
+                                    "--backend", "nvcc"])
+    assert res.exit_code == 2 and "--initcheck fills fresh device memory of emulated runs" \
+        in res.stderr
