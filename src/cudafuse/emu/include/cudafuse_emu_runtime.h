@@ -696,7 +696,9 @@ inline cudaError_t rt_alloc(void **p, size_t n, cudaMemoryType type, const char 
   if (n > device_props().totalGlobalMem) return rt_error(cudaErrorMemoryAllocation);
   void *mem = aligned_alloc(256, (n + 255) & ~size_t(255));
   if (!mem && n) return rt_error(cudaErrorMemoryAllocation);
-  if (mem) memset(mem, fill_byte(), n);
+  // glibc serves blocks above its largest mmap threshold (32 MiB) with fresh, zeroed pages:
+  // a zero fill there would only commit the memory of a large pool the program barely uses.
+  if (mem && (fill_byte() != 0 || n < (size_t(32) << 20))) memset(mem, fill_byte(), n);
   static const bool reporting = [] {
     if (getenv("CUDAFUSE_EMU_UNWRITTEN")) std::atexit(note_unwritten_at_exit);
     return true;
