@@ -59,6 +59,7 @@ def test_nvcc_rejects_what_the_front_end_accepts(tmp_path: Path,
 
 
 @pytest.mark.nvcc
+@pytest.mark.slow
 def test_hfuse_compiles_its_output_with_nvcc(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from hfuse_helpers import PROGRAMS, hfuse
