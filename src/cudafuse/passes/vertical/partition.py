@@ -53,7 +53,7 @@ def count_scorer(model: PipelineModel) -> Scorer:
     (--fuse-all, and tests that want fusion to happen whatever the cost model thinks.)"""
 
     def score(group: Group) -> float:
-        return float(sum(1 for (a, b) in model.edges if a in group and b in group))
+        return float(sum(1 for a in group for c, _ in model.consumers(a) if c in group))
 
     return score
 
