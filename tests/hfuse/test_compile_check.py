@@ -72,3 +72,18 @@ def test_hfuse_compiles_its_output_with_nvcc(tmp_path: Path,
                 "--block1", "128", "--block2", "256", "-o", str(out))
     assert res.exit_code == 0, res.output
     assert out.exists()
+
+
+@pytest.mark.nvcc
+@pytest.mark.slow
+def test_vertical_fuse_runs_the_nvcc_check(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import cudafuse
+
+    monkeypatch.delenv(compile_check.ENV_SKIP, raising=False)
+    monkeypatch.setenv("CUDAFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    fused = cudafuse.fuse(str(samples / "blur.cu"))
+    assert fused.changed  # something was fused, so the check ran on new text
+    assert not [d for d in fused.diagnostics if "nvcc" in d.message]
+    assert list((tmp_path / "cache" / "compile_check").glob("*.txt"))  # it compiled
