@@ -171,3 +171,9 @@ def test_a_register_cap_is_weighed_for_a_group_that_loses_occupancy(
     said = ("ptxas meets it without spills (not emitted: cudafuse writes no caps yet)"
             if not spills else f"ptxas spills {spills} bytes to meet it")
     assert res["note"].endswith(f"; a __maxnreg__(32) cap (occupancy 1.00): {said}")
+
+
+def test_an_arch_without_built_in_sm_limits_says_whose_it_uses() -> None:
+    (group,) = api.fuse(str(CANNY), arch="sm_75").report["sequences"][0]["fused"]
+    assert group["resources"]["note"].endswith(
+        "; occupancy with sm_80's SM limits (none built in for sm_75)")

@@ -21,7 +21,7 @@ import functools
 import os
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,11 +93,22 @@ class GroupResources:
 
 
 def limits_for(arch: str) -> DeviceLimits:
-    """The SM limits of `arch`, or of the nearest older arch with published figures."""
+    """The SM limits of `arch`, or of the arch whose cost-model parameters it takes
+    (arch_params: the nearest older one known, else the oldest: sm_80 for sm_75)."""
     try:
         return DeviceLimits.for_arch(arch)
     except ValueError:
         return DeviceLimits.for_arch(arch_params(arch).name)
+
+
+def limits_note(arch: str) -> str:
+    """'' when `arch` has SM limits of its own, else which arch's are used."""
+    try:
+        DeviceLimits.for_arch(arch)
+        return ""
+    except ValueError:
+        return (f"occupancy with {arch_params(arch).name}'s SM limits (none built in for "
+                f"{arch})")
 
 
 def estimate_registers(model: PipelineModel, members: list[int]) -> int:
@@ -233,7 +244,9 @@ def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
     res = GroupResources(fused, tuple(mine),
                          traffic.redundant_work if traffic is not None else None, dram,
                          note.benefit, charge, "")
-    return with_note(res, plan.unit_short)
+    res = with_note(res, plan.unit_short)
+    other = limits_note(arch_name)
+    return replace(res, note=f"{res.note}; {other}") if other else res
 
 
 def _positions(plan: SequencePlan, note: GroupNote) -> list[int]:
