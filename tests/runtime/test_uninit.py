@@ -34,16 +34,24 @@ value = 1000
 """
 
 
+@pytest.fixture(scope="module")
+def shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One directory for the module: the build of mm.cu (keyed by its path too) is made
+    once."""
+    root = tmp_path_factory.mktemp("uninit")
+    shutil.copy(PROGRAMS / "memory_checks.cu", root / "mm.cu")
+    shutil.copy(PROGRAMS / "memory_checks.cu", root / "fused.cu")
+    (root / "mm.toml").write_text(SPEC)
+    return root
+
+
 @pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copy(PROGRAMS / "minmax_uninit.cu", tmp_path / "mm.cu")
-    (tmp_path / "mm.toml").write_text(SPEC)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+def work(shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(shared_dir)
+    return shared_dir
 
 
 def test_an_original_that_reads_unwritten_memory_is_blamed(work: Path) -> None:
-    shutil.copy("mm.cu", "fused.cu")
     res = CliRunner().invoke(main, ["verify", "mm.cu", "fused.cu", "--spec", "mm.toml"])
     assert res.exit_code == 1, res.output
     lines = res.stderr.splitlines()
@@ -67,6 +75,7 @@ def test_an_original_that_reads_unwritten_memory_is_blamed(work: Path) -> None:
 def test_fresh_memory_holds_the_fill(work: Path, fill: int) -> None:
     """What `lo` ends as (the report lists it), and the outputs, follow the fill."""
     report = work / f"u{fill}.txt"
+    report.unlink(missing_ok=True)
     values = np.linspace(10, 200, 1000, dtype=np.float32)
     out = np.zeros(1000, np.float32)
     with load("mm.cu", fill=fill, unwritten=str(report)) as lib:
@@ -110,3 +119,21 @@ def test_run_initcheck(work: Path) -> None:
                                     "--backend", "nvcc"])
     assert res.exit_code == 2 and "--initcheck fills fresh device memory of emulated runs" \
         in res.stderr
+
+
+def test_the_launch_size_bounds_extern_shared(work: Path) -> None:
+    """A kernel that writes `extern __shared__` memory past the size its launch gives (the
+    third <<<>>> argument) is an error at the launch, as the launch fails on a GPU."""
+    from cudafuse.runtime import KernelError
+
+    values = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    with load("mm.cu") as lib:
+        lib.call("run_rev", values, out, 256, 256)  # 64 floats a block: what it uses
+        np.testing.assert_array_equal(out.reshape(4, 64), values.reshape(4, 64)[:, ::-1])
+        for shared in (0, 128):
+            with pytest.raises(KernelError) as info:
+                lib.call("run_rev", values, out, 256, shared)
+            assert f"mm.cu:37: kernel 'rev' wrote dynamic shared memory (extern __shared__) " \
+                f"at byte {shared}, past the {shared} bytes its launch gives (the third <<<>>> " \
+                "argument): on a GPU the launch fails" in str(info.value)
