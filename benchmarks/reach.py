@@ -19,6 +19,16 @@ With --emu, every single-file program (a file with `main` whose directory's othe
 have their own `main`, so none is a part of it) is also
 built for the emulator, as `cudafuse run` builds it, and shown as built / not built with the
 first error. The summary counts the first diagnostics by message (names abstracted).
+
+    python benchmarks/reach.py --manifest benchmarks/third_party.toml [--cache DIR]
+                               [--populate MIRRORS] --emu
+
+adds the programs a manifest lists (repository, commit, path: single-file programs from
+individuals' repositories, whose text stays out of this one) from a cache of checkouts,
+CACHE/owner+name@commit (default ~/.cache/cudafuse/third_party; `--populate MIRRORS` fills it
+from git mirrors MIRRORS/owner+name/repo). With --emu each is built, then run as a user runs
+it: `cudafuse run FILE --spec S` with S naming `main` (argc 1, no arguments), and shown as
+ran / run failed (with what the program or cudafuse said) / not built (the first error).
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MARK = "<!-- reach -->"
+MARK_MANIFEST = "<!-- reach: third-party manifest -->"
 _ERROR = re.compile(r"^(?:\S*?:\d+(?::\d+)?: |\S+: )?error: (.*)$", re.M)
 
 
@@ -46,6 +57,8 @@ class Row:
     spelled: int
     detail: str = ""
     emu: str = ""  # "", "built", or "not built: ..."
+    run: str = ""  # manifest programs under --emu: "", "ran", "run failed: ...", "not run"
+    nvcc_rejects: bool = False  # a manifest program nvcc does not compile either
 
 
 def _spelled(path: Path) -> int:
@@ -123,20 +136,130 @@ def single_file_program(path: Path) -> bool:
     return path in sources and all(_MAIN.search(p.read_bytes()) is not None for p in sources)
 
 
-def emu_build(path: Path, includes: list[str]) -> str:
+def emu_build(path: Path, includes: list[str], opt: str = "-O0") -> str:
     from cudafuse.diagnostics import CudafuseError
     from cudafuse.runtime.build import BuildOptions, build
 
     try:
         build(str(path), "emu", BuildOptions(include_dirs=(str(path.parent), *includes),
-                                             opt="-O0"))
+                                             opt=opt))
     except CudafuseError as exc:
-        first = next((d for d in exc.diagnostics if d.severity.value == "error"),
-                     exc.diagnostics[0] if exc.diagnostics else None)
+        errors = [d for d in exc.diagnostics if d.severity.value == "error"]
+        if len(errors) > 1 and errors[0].message.startswith("cannot build for the emulator"):
+            errors = errors[1:]  # g++'s error says what is missing (an include, a name)
+        first = errors[0] if errors else exc.diagnostics[0] if exc.diagnostics else None
         return "not built: " + (first.message.splitlines()[0] if first else "?")
     except Exception as exc:  # noqa: BLE001 - a crash is a finding, reported as such
         return f"not built: CRASH {type(exc).__name__}: {exc}"
     return "built"
+
+
+def load_manifest(manifest: Path) -> list[dict[str, str]]:
+    import tomllib
+
+    programs = tomllib.loads(manifest.read_text())["program"]
+    for p in programs:
+        if not {"repo", "commit", "path"} <= p.keys():
+            raise SystemExit(f"{manifest}: every [[program]] needs repo, commit and path: {p}")
+    return programs
+
+
+def checkout(cache: Path, program: dict[str, str]) -> Path:
+    return cache / f"{program['repo'].replace('/', '+')}@{program['commit']}"
+
+
+def populate(cache: Path, mirrors: Path, programs: list[dict[str, str]]) -> None:
+    """Each program's repository at its commit, extracted from a git mirror into the cache."""
+    for p in programs:
+        target = checkout(cache, p)
+        if target.is_dir():
+            continue
+        name = p["repo"].replace("/", "+")
+        git_dir = next((d for d in (mirrors / name / "repo", mirrors / name / ".git",
+                                    mirrors / name, mirrors / f"{name}.git")
+                        if (d / "HEAD").is_file()), None)
+        if git_dir is None:
+            print(f"no mirror of {p['repo']} under {mirrors}", file=sys.stderr)
+            continue
+        tmp = target.with_name(target.name + ".part")
+        tmp.mkdir(parents=True, exist_ok=True)
+        _extract_sources(git_dir, p["commit"], tmp)
+        tmp.rename(target)
+
+
+_SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".c", ".cc",
+                    ".cpp", ".cxx", ".tcc")
+
+
+def _extract_sources(git_dir: Path, commit: str, into: Path) -> None:
+    """The source and header files of `commit` (a mirror may lack large blobs: images, data;
+    what a build reads is text)."""
+    git = ["git", "--git-dir", str(git_dir)]
+    names = subprocess.run([*git, "ls-tree", "-r", "--name-only", commit], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    names = [n for n in names if n.lower().endswith(_SOURCE_SUFFIXES)]
+    query = "".join(f"{commit}:{n}\n" for n in names).encode()
+    out = subprocess.run([*git, "cat-file", "--batch"], input=query, capture_output=True,
+                         check=True).stdout
+    at = 0
+    for name in names:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or header[1] != b"blob":  # "<object> missing"
+            continue
+        size = int(header[2])
+        dest = into / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(out[at:at + size])
+        at += size + 1
+
+
+_SPEC_MAIN = 'entry = "main"\n'
+
+
+def nvcc_check(path: Path, includes: list[str]) -> str:
+    """Whether nvcc compiles the program (`nvcc -c`, no GPU needed): "" or its first error."""
+    cmd = ["nvcc", "-c", "-std=c++17", "-arch=sm_90", "-I", str(path.parent)]
+    for d in includes:
+        cmd += ["-I", d]
+    try:
+        proc = subprocess.run([*cmd, str(path), "-o", os.devnull], capture_output=True,
+                              text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"nvcc did not run: {exc}"
+    if proc.returncode == 0:
+        return ""
+    err = next((ln for ln in proc.stderr.splitlines() if "error" in ln), "")
+    return re.sub(r"^.*?(?:\(\d+\)|:\d+:\d+): (?:fatal )?", "", err).strip()[:120]
+
+
+def emu_run(exe: str, path: Path, includes: list[str], timeout: float) -> str:
+    """`cudafuse run` on the program's main: "ran", or why not, with the last line the
+    program itself wrote to stderr when cudafuse's message does not say it (a usage line,
+    a file it could not open)."""
+    spec = path.with_name(f".{path.stem}.cudafuse-main.toml")
+    spec.write_text(_SPEC_MAIN)
+    cmd = [exe, "run", str(path), "--spec", str(spec), "--timeout", str(timeout)]
+    for d in [str(path.parent), *includes]:
+        cmd += ["-I", d]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 120)
+    except subprocess.TimeoutExpired:
+        return f"run failed: no answer in {timeout + 120:.0f} s"
+    finally:
+        spec.unlink(missing_ok=True)
+    if proc.returncode == 0:
+        return "ran"
+    lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+    ours = [ln for ln in lines if _ERROR.match(ln)]
+    said = [ln for ln in lines if not _ERROR.match(ln) and not ln.startswith(("Traceback",
+                                                                              "  "))]
+    why = _ERROR.match(ours[-1]).group(1) if ours else (lines[-1] if lines else
+                                                          f"exit status {proc.returncode}")
+    if said and "main returned" in why:
+        why += f"; the program said: {said[-1][:100]}"
+    return f"run failed: {why[:220]}"
 
 
 def _abstract(message: str) -> str:
@@ -149,7 +272,8 @@ def table(rows: list[Row], roots: list[Path]) -> str:
     for r in rows:
         rel = next((str(r.path.relative_to(root)) for root in roots
                     if r.path.is_relative_to(root)), str(r.path))
-        detail = r.detail + (f" [emu: {r.emu}]" if r.emu else "")
+        detail = r.detail + (f" [emu: {r.emu}]" if r.emu else "") + \
+            (f" [run: {r.run}]" if r.run else "")
         out.append(f"| {rel} | {r.status} | {r.kernels}/{r.spelled} | {detail} |")
     return "\n".join(out)
 
@@ -165,6 +289,14 @@ def summary(rows: list[Row], emu: bool) -> str:
         built = sum(r.emu == "built" for r in progs)
         lines.append(f"single-file programs: {len(progs)}; built for the emulator: {built} "
                      f"({100 * built / max(len(progs), 1):.1f}%)")
+        runs = [r for r in rows if r.run]
+        if runs:
+            ran = sum(r.run == "ran" for r in runs)
+            valid = [r for r in runs if not r.nvcc_rejects]
+            lines.append(f"manifest programs: {len(runs)}, of which nvcc compiles "
+                         f"{len(valid)}; built: {sum(r.emu == 'built' for r in valid)}; built "
+                         f"and ran (main, exit status 0): {ran} "
+                         f"({100 * ran / max(len(valid), 1):.1f}% of those nvcc compiles)")
     refusals = collections.Counter(_abstract(r.detail) for r in rows if r.status != "ok")
     if refusals:
         lines.append("first diagnostics of the files not analysed:")
@@ -175,12 +307,24 @@ def summary(rows: list[Row], emu: bool) -> str:
         if fails:
             lines.append("first errors of the programs not built:")
             lines += [f"  {c:3d}  {m}" for m, c in fails.most_common(15)]
+        failed = [r for r in rows if r.run and r.run != "ran" and r.emu == "built"]
+        if failed:
+            lines.append("why the built manifest programs did not run to exit status 0:")
+            lines += [f"  {r.path.name}: {r.run}" for r in failed]
     return "\n".join(lines)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("corpora", nargs="+", type=Path, help="directories searched for *.cu")
+    ap.add_argument("corpora", nargs="*", type=Path, help="directories searched for *.cu")
+    ap.add_argument("--manifest", type=Path, help="third-party programs (repo, commit, path, "
+                    "and includes: the program's own -I directories, from the repository's "
+                    "root)")
+    ap.add_argument("--cache", type=Path, help="checkouts of the manifest's repositories "
+                    "(default ~/.cache/cudafuse/third_party)")
+    ap.add_argument("--populate", type=Path, metavar="MIRRORS",
+                    help="fill the cache from git mirrors MIRRORS/owner+name/repo first")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run of main")
     ap.add_argument("-I", dest="includes", action="append", default=[],
                     help="include directory for every file (e.g. cuda-samples/Common)")
     ap.add_argument("--emu", action="store_true", help="also build single-file programs")
@@ -192,16 +336,54 @@ def main() -> int:
     every = sorted(p for root in roots for p in root.rglob("*.cu"))
     parts = fragments(every)
     files = [p for p in every if p not in parts]
+    listed: list[Path] = []
+    own_includes: dict[Path, list[str]] = {}  # a manifest program's own -I (its build's)
+    if args.manifest:
+        programs = load_manifest(args.manifest)
+        cache = (args.cache or Path.home() / ".cache" / "cudafuse" / "third_party").resolve()
+        cache.mkdir(parents=True, exist_ok=True)
+        if args.populate:
+            populate(cache, args.populate, programs)
+        for p in programs:
+            path = checkout(cache, p) / p["path"]
+            own_includes[path] = [str(checkout(cache, p) / d) for d in p.get("includes", [])]
+            if path.is_file():
+                listed.append(path)
+            else:
+                print(f"not in the cache: {p['repo']}@{p['commit'][:12]} {p['path']}",
+                      file=sys.stderr)
+        roots.append(cache)
+        files += listed
     print(f"{len(every)} .cu files; {len(parts)} of them are #included by another and not "
           "analysed alone", file=sys.stderr)
     includes = [str(Path(d).resolve()) for d in args.includes]
     with ThreadPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(lambda p: analyse(exe, p, includes), files))
         if args.emu:
-            progs = [r for r in rows if single_file_program(r.path)]
+            progs = [r for r in rows if r.path not in listed and single_file_program(r.path)]
             for r, res in zip(progs, pool.map(lambda r: emu_build(r.path, includes), progs),
                               strict=True):
                 r.emu = res
+            mine = [r for r in rows if r.path in listed]
+
+            def inc(r: Row) -> list[str]:
+                return [*own_includes.get(r.path, []), *includes]
+
+            # Built as `cudafuse run` builds (-O2), so that its run finds the build cached.
+            for r, res in zip(mine, pool.map(lambda r: emu_build(r.path, inc(r), "-O2"),
+                                             mine), strict=True):
+                r.emu = res
+            for r, res in zip(mine, pool.map(
+                    lambda r: emu_run(exe, r.path, inc(r), args.timeout)
+                    if r.emu == "built" else "not run", mine), strict=True):
+                r.run = res
+            # A program the emulator does not build: does nvcc build it?
+            for r, res in zip(mine, pool.map(
+                    lambda r: nvcc_check(r.path, inc(r)) if r.emu != "built" else "", mine),
+                    strict=True):
+                if res:
+                    r.emu += f" (nvcc rejects it too: {res})"
+                    r.nvcc_rejects = True
     print(table(rows, roots))
     text = summary(rows, args.emu) + (f"\n({len(parts)} .cu files #included by others "
                                       "not counted)")
@@ -209,14 +391,17 @@ def main() -> int:
     print(text)
     if args.write:
         doc = args.write.read_text()
-        names = ", ".join(c.name for c in roots)
+        names = ", ".join([*(c.name for c in args.corpora),
+                           *([f"{args.manifest} ({len(listed)} programs)"] if args.manifest
+                             else [])])
         block = f"Corpora: {names}.\n\n```\n{text}\n```"
-        if MARK in doc:
-            head, _, rest = doc.partition(MARK)
-            _, _, tail = rest.partition(MARK)
-            doc = f"{head}{MARK}\n{block}\n{MARK}{tail}"
+        mark = MARK if args.corpora else MARK_MANIFEST  # a block of its own
+        if mark in doc:
+            head, _, rest = doc.partition(mark)
+            _, _, tail = rest.partition(mark)
+            doc = f"{head}{mark}\n{block}\n{mark}{tail}"
         else:
-            doc += f"\n{MARK}\n{block}\n{MARK}\n"
+            doc += f"\n{mark}\n{block}\n{mark}\n"
         args.write.write_text(doc)
     return 0
 

@@ -1,0 +1,81 @@
+"""benchmarks/reach.py's third-party manifest: a program is taken from a repository at the
+commit named, and its main runs under `cudafuse run` (issue 31)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROGRAM = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#include "check.h"
+
+__global__ void box3(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.0f;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      int xx = min(max(x + dx, 0), w - 1), yy = min(max(y + dy, 0), h - 1);
+      s += in[yy * w + xx];
+    }
+  out[y * w + x] = s / 9.0f;
+}
+
+int main() {
+  const int w = 40, h = 24;
+  float img[w * h], res[w * h];
+  for (int i = 0; i < w * h; ++i) img[i] = 2.0f;
+  float *d_in, *d_out;
+  CHECK(cudaMalloc(&d_in, sizeof img));
+  CHECK(cudaMalloc(&d_out, sizeof img));
+  CHECK(cudaMemcpy(d_in, img, sizeof img, cudaMemcpyHostToDevice));
+  box3<<<dim3((w + 15) / 16, (h + 7) / 8), dim3(16, 8)>>>(d_in, d_out, w, h);
+  CHECK(cudaMemcpy(res, d_out, sizeof res, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < w * h; ++i)
+    if (res[i] < 1.999f || res[i] > 2.001f) { printf("wrong at %d\n", i); return 1; }
+  printf("ok\n");
+  return 0;
+}
+"""
+
+
+def _reach():
+    spec = importlib.util.spec_from_file_location("reach", ROOT / "benchmarks" / "reach.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["reach"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_manifest_program_is_fetched_at_its_commit_and_its_main_runs(tmp_path):
+    reach = _reach()
+    repo = tmp_path / "mirrors" / "someone+filters"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "box.cu").write_text(PROGRAM)
+    (repo / "src" / "check.h").write_text(
+        "#define CHECK(x) do { if ((x) != cudaSuccess) { fprintf(stderr, \"%s\\n\", "
+        "cudaGetErrorString(x)); exit(1); } } while (0)\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "box"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    (repo / "src" / "box.cu").write_text("not this version\n")  # only the commit counts
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(f'[[program]]\nrepo = "someone/filters"\ncommit = "{commit}"\n'
+                        'path = "src/box.cu"\n')
+    programs = reach.load_manifest(manifest)
+    cache = tmp_path / "cache"
+    reach.populate(cache, tmp_path / "mirrors", programs)
+    path = reach.checkout(cache, programs[0]) / "src" / "box.cu"
+    assert "box3" in path.read_text()
+    exe = str(Path(sys.executable).parent / "cudafuse")
+    assert reach.emu_run(exe, path, [], 120) == "ran"
