@@ -87,6 +87,7 @@ class Program:
 class Mode:
     reach: int = 0
     fused: int = 0
+    siblings: int = 0
     verified: str = "-"
     causes: list[str] = field(default_factory=list)
     error: str = ""
@@ -112,6 +113,14 @@ def load(manifest: Path, cache: Path) -> tuple[list[Program], list[Judgement]]:
             flags += ["-D", d]
         for f in p.get("force_includes", []):
             flags += ["-include", str(cache / f)]
+        if p.get("empty_headers"):
+            # headers the program includes but does not use (OpenCV in a file whose cv:: code is
+            # commented out): empty stand-ins so the emulator can build it
+            stubs = cache / "survey-wrappers" / "empty-headers" / p["name"]
+            for h in p["empty_headers"]:
+                (stubs / h).parent.mkdir(parents=True, exist_ok=True)
+                (stubs / h).write_text("")
+            flags += ["-I", str(stubs)]
         spec = manifest.parent / p.get("spec", f"specs/{p['name']}.toml")
         progs.append(Program(p["name"], p["project"], path, p["entry"], spec, flags,
                              p.get("kind", ""), p.get("wrapper", "")))
@@ -163,6 +172,8 @@ def survey(prog: Program, verify: bool) -> Row:
                 edges = [e for e in doc.get("edges", []) if e["host"] == prog.entry]
                 m.reach = len({(e["from_launch"], e["to_launch"]) for e in edges})
                 m.fused = len({(e["from_launch"], e["to_launch"]) for e in edges if e["fused"]})
+                m.siblings = sum(1 for q in doc.get("sequences", []) if q["host"] == prog.entry
+                                 for pair in q.get("siblings", []) if pair["fused"])
                 m.causes = [cause(e["why"]) for e in edges if not e["fused"] and e["why"]]
                 m.causes += [cause(b["why"]) for b in doc.get("sequence_breaks", [])
                              if b["host"] == prog.entry]
@@ -218,8 +229,12 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma list of program names")
     ap.add_argument("--no-verify", action="store_true")
     ap.add_argument("--json", type=Path, help="also write one JSON object per program")
+    ap.add_argument("--from-json", type=Path,
+                    help="print the results a --json run wrote (judged by the manifest now)")
     args = ap.parse_args()
     progs, judged = load(args.manifest, args.cache)
+    if args.from_json:
+        return report(_read_rows(args.from_json, progs), judged)
     if args.only:
         keep = set(args.only.split(","))
         progs = [p for p in progs if p.name in keep]
@@ -230,9 +245,13 @@ def main() -> int:
 
     def one(p: Program) -> Row:
         try:
-            return survey(p, not args.no_verify)
+            row = survey(p, not args.no_verify)
         except subprocess.TimeoutExpired as e:
-            return Row(p, error=f"timed out: {e.cmd[3] if len(e.cmd) > 3 else e.cmd}")
+            row = Row(p, error=f"timed out: {e.cmd[3] if len(e.cmd) > 3 else e.cmd}")
+        modes = " ".join(f"{k}: {m.reach}/{m.fused} {m.verified}" for k, m in row.modes.items())
+        print(f"[survey] {p.name}: edges {row.edges} {modes} {row.error}", file=sys.stderr,
+              flush=True)
+        return row
 
     with ThreadPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(one, progs))
@@ -242,16 +261,32 @@ def main() -> int:
                 f.write(json.dumps({"name": r.prog.name, "project": r.prog.project,
                                     "edges": r.edges, "error": r.error,
                                     "modes": {k: vars(v) for k, v in r.modes.items()}}) + "\n")
-    print(f"{'program':34} {'project':30} {'edges':>5} | {'reach':>5} {'fused':>5} "
-          f"{'verified':>13} | {'all:reach':>9} {'fused':>5} {'verified':>13}")
+    return report(rows, judged)
+
+
+def _read_rows(path: Path, progs: list[Program]) -> list[Row]:
+    by_name = {p.name: p for p in progs}
+    rows = []
+    for line in path.read_text().splitlines():
+        d = json.loads(line)
+        if d["name"] not in by_name:
+            continue
+        rows.append(Row(by_name[d["name"]], d["edges"], d["error"],
+                        {k: Mode(**v) for k, v in d["modes"].items()}))
+    return rows
+
+
+def report(rows: list[Row], judged: list[Judgement]) -> int:
+    print(f"{'program':34} {'project':30} {'edges':>5} | {'reach':>5} {'fused':>5} {'sib':>3} "
+          f"{'verified':>13} | {'all:reach':>9} {'fused':>5} {'sib':>3} {'verified':>13}")
     for r in rows:
         line = f"{r.prog.name[:34]:34} {r.prog.project[:30]:30} {r.edges:>5} |"
         for mode in MODES:
             m = r.modes.get(mode)
             if m is None:
-                line += f" {'':>5} {'':>5} {'':>13} |"
+                line += f" {'':>5} {'':>5} {'':>3} {'':>13} |"
             else:
-                line += f" {m.reach:>5} {m.fused:>5} {m.verified[:13]:>13} |"
+                line += f" {m.reach:>5} {m.fused:>5} {m.siblings:>3} {m.verified[:13]:>13} |"
         print(line.rstrip(" |") + (f"  {r.error}" if r.error else ""))
         for mode in MODES:
             m = r.modes.get(mode)
@@ -266,7 +301,8 @@ def main() -> int:
         reach, fused = sum(m.reach for m in ms), sum(m.fused for m in ms)
         ver = collections.Counter(m.verified for m in ms)
         print(f"  {mode:9}: reach {reach}, fused {fused} ({100 * fused / max(reach, 1):.0f}% "
-              f"of reach), programs with a fused edge {sum(1 for m in ms if m.fused)}; "
+              f"of reach), programs with a fused edge {sum(1 for m in ms if m.fused)}, sibling "
+              f"pairs fused {sum(m.siblings for m in ms)}; "
               f"verified: " + ", ".join(f"{k} {v}" for k, v in sorted(ver.items())))
     mismatches = [r.prog.name for r in rows for m in r.modes.values() if m.verified == "MISMATCH"]
     print(f"  MISMATCH: {', '.join(mismatches) if mismatches else 'none'}")
@@ -285,6 +321,17 @@ def main() -> int:
             tag = f"{j.verdict}: {j.why}" if j else "unjudged"
             print(f"  {k:4} {len(progs_of[c]):3}  [{tag}] {c}  (e.g. {sorted(progs_of[c])[0]})")
         print("  by judgement: " + ", ".join(f"{k} {v}" for k, v in verdicts.most_common()))
+        grouped: collections.Counter[tuple[str, str]] = collections.Counter()
+        grouped_progs = collections.defaultdict(set)
+        for c, k in per_reason.items():
+            j = judge(c, judged)
+            key = (j.verdict, j.why) if j else ("unjudged", c[:60])
+            grouped[key] += k
+            grouped_progs[key] |= progs_of[c]
+        print(f"  by judged reason ({mode}): count, programs, example")
+        for (verdict, why), k in grouped.most_common():
+            print(f"    {k:4} {len(grouped_progs[verdict, why]):3}  {verdict}: {why}"
+                  f"  (e.g. {sorted(grouped_progs[verdict, why])[0]})")
     return 1 if mismatches else 0
 
 
