@@ -4,10 +4,13 @@ the search proves it optimal, and `plan --partition exact` takes a chain of any 
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "bench_plans.py"
@@ -26,11 +29,16 @@ def test_bench_plans_on_a_40_kernel_chain(tmp_path: Path) -> None:
     assert len(groups) >= 2 and all("(estimate)" in ln for ln in groups)
 
 
-def test_plan_exact_takes_a_chain_longer_than_the_old_limit(tmp_path: Path) -> None:
+def _bench():
     spec = importlib.util.spec_from_file_location("bench_plans", SCRIPT)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_plan_exact_takes_a_chain_longer_than_the_old_limit(tmp_path: Path) -> None:
+    bench = _bench()
     src = tmp_path / "chain24.cu"
     src.write_text(bench.chain_source(24))  # the exact search used to stop at 16 (exit 3)
     res = subprocess.run([sys.executable, "-m", "cudafuse", "plan", str(src), "--partition",
@@ -38,3 +46,50 @@ def test_plan_exact_takes_a_chain_longer_than_the_old_limit(tmp_path: Path) -> N
     assert res.returncode == 0, res.stderr
     assert "    search: exact: dynamic programming over " in res.stdout
     assert "; optimal" in res.stdout
+
+
+SPEC = """entry = "chain"
+seed = 1
+[sizes]
+w = 131
+h = 77
+[[args]]
+name = "in"
+dtype = "float32"
+count = "w * h"
+shape = ["h", "w"]
+init = "uniform(0.1, 0.9)"
+role = "in"
+[[args]]
+name = "out"
+dtype = "float32"
+count = "w * h"
+shape = ["h", "w"]
+role = "out"
+[[args]]
+name = "w"
+value = "w"
+[[args]]
+name = "h"
+value = "h"
+"""
+
+
+@pytest.mark.slow
+def test_the_chains_long_groups_compute_what_the_chain_does(tmp_path: Path) -> None:
+    """The groups the search keeps on a long chain (up to six kernels, two stencils each)
+    fuse and match the original at every element under the emulator."""
+    bench = _bench()
+    src, out, spec = tmp_path / "chain24.cu", tmp_path / "chain24.fused.cu", tmp_path / "s.toml"
+    src.write_text(bench.chain_source(24))
+    spec.write_text(SPEC)
+    fused = subprocess.run([sys.executable, "-m", "cudafuse", "fuse", str(src), "-o", str(out),
+                            "--report", str(tmp_path / "r.json")], capture_output=True,
+                           text=True, timeout=600)
+    assert fused.returncode == 0, fused.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert max(len(g["kernels"]) for g in report["sequences"][0]["fused"]) >= 5
+    res = subprocess.run([sys.executable, "-m", "cudafuse", "verify", str(src), str(out),
+                          "--spec", str(spec)], capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "all outputs match" in res.stdout + res.stderr
