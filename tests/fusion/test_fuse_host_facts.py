@@ -217,10 +217,12 @@ WHY = {
     "global_writer": "kernel 'counted' writes global 'g_calls', which other launches may "
                      "read: no launch moves across it",
     "stale_alias": "pointer 'p' is initialised from another pointer",
-    "same_start": "pointer 'src' is initialised from another pointer",
+    "same_start": "pointer 'src' is initialised from another pointer, and may name 'in' "
+                  "or 'out'",
     "chosen_overlap": "the launches of 'ka' at line 87 and 'kb' at line 88 are not fused: "
                       "pointer 'mid' may name the same buffer as 't'",
-    "not_parity": "pointer 'src' is initialised from another pointer",
+    "not_parity": "pointer 'src' is initialised from another pointer, and may name 'buf', "
+                  "'in' or 'out'",
 }
 
 

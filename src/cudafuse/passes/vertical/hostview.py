@@ -497,7 +497,8 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
             continue
         d = decls[arg.decl]
         if d.init is not None and not _fresh(d.init):
-            return f"pointer '{d.name}' is initialised from another pointer"
+            return f"pointer '{d.name}' is initialised from another pointer" + \
+                _may_name(points, d.decl)
         for node in host.body.walk():
             if isinstance(node, n.Binary) and node.is_assignment and \
                     isinstance(node.lhs, n.Ref) and node.lhs.decl == d.decl:
@@ -507,6 +508,16 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
                     and a.operand.decl == d.decl for a in node.args):
                 return f"the address of pointer '{d.name}' is passed to '{node.callee}'"
     return None
+
+
+def _may_name(points: PointsTo, decl: str) -> str:
+    """`, and may name 'in', 'out' or 'buf'`: what the pointer may point to, when that is
+    more than one buffer (a rotation or choice cudafuse did not prove distinct)."""
+    roots = points.sets.get(decl)
+    if roots is None or len(roots) < 2:
+        return ""
+    names = sorted(f"'{r.split('@')[0]}'" for r in roots)
+    return f", and may name {', '.join(names[:-1])} or {names[-1]}"
 
 
 def _ref(e: n.Expr | None) -> n.Ref | None:
