@@ -22,7 +22,7 @@ from cudafuse.frontend import parse_file
 PROGRAM = Path(__file__).parent / "programs" / "host_facts.cu"
 ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_between",
          "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_alias_read_after", "hf_chosen",
-         "hf_ov_double",
+         "hf_symbol_between", "hf_ov_double",
          "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math"]
 HEAT = ["hf_heat", "hf_heat_and"]
 
@@ -38,6 +38,7 @@ def test_every_pipeline_fuses(fused) -> None:
     pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
                                       "hf_buffers_between", "hf_shared_between",
                                       "hf_aliases", "hf_alias_read_after", "hf_chosen"],
+             ("hf_scale", "hf_weigh"): ["hf_symbol_between"],
              ("hf_lap", "hf_step"): HEAT,
              ("hf_ov_scale", "hf_ov_offset"): ["hf_ov_double", "hf_ov_float"],
              ("hf_ov_step", "hf_ov_offset", "hf_ov_scale"): ["hf_ov_arity"],
@@ -188,6 +189,16 @@ void chosen_overlap(const float *in, float *t, float *out, int n, int flip) {
   ka<<<(n + 127) / 128, 128>>>(in, mid, n);
   kb<<<(n + 127) / 128, 128>>>(t, out, n);
 }
+__constant__ float c_k[2];
+__global__ void kc(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * c_k[0];
+}
+void symbol_read_before(const float *in, const float *h, float *t, float *out, int n) {
+  kc<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaMemcpyToSymbol(c_k, h, 2 * sizeof(float));
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
 void not_parity(float *in, float *out, float *buf, float *tmp, int n, int steps) {
   const float *src = in;
   for (int s = 0; s < steps; ++s) {
@@ -221,6 +232,8 @@ WHY = {
                   "or 'out'",
     "chosen_overlap": "the launches of 'ka' at line 87 and 'kb' at line 88 are not fused: "
                       "pointer 'mid' may name the same buffer as 't'",
+    "symbol_read_before": "its call to 'cudaMemcpyToSymbol' touches 'c_k', which may be a "
+                          "buffer the launch of 'kc' at line 96 uses",
     "not_parity": "pointer 'src' is initialised from another pointer, and may name 'buf', "
                   "'in' or 'out'",
 }
