@@ -46,5 +46,6 @@ __global__ void tiled(const float *in, float *out, int n) {
 // CHECK-LABEL: kernel tiled
 // CHECK: shared: t: float 512 bytes
 // CHECK: barriers: __syncthreads (line 30)
-// CHECK-NOT: in: point
-// CHECK: in: other: threads exchange data through shared memory
+// Its own reads of `in` are at its element whoever exchanges what through `t` (the
+// exchange makes it no producer a consumer could recompute: the fusion view says so).
+// CHECK: in: point layout x*1

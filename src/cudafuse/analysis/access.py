@@ -49,7 +49,8 @@ class DimAccess:
 
     dim: str
     offset: int
-    border: str  # none, clamp, mirror, mirror101, wrap, constant, unguarded
+    border: str  # none, clamp, mirror, mirror101, wrap, constant, unguarded, staged (a
+    # clamped read at a block-local element, as shared-memory staging makes: _staged_term)
     stride: str
     bound: str = ""  # the extent the border handling refers to (w), when known
     # A gather: the offset is not a constant (a loop with run-time bounds, a run-time
@@ -323,8 +324,14 @@ def _spread_shape(index: Poly) -> Shape | None:
     dims: dict[str, DimAccess] = {}
     for m, c in index.terms:
         coords = [a for a in m if atom_dims(a)]
+        if not coords:
+            staged = _staged_term(m, c)
+            if staged is None or staged.dim in dims:
+                return None  # a term with no coordinate is an offset outside the clamps
+            dims[staged.dim] = staged
+            continue
         if len(coords) != 1:
-            return None  # a term with no coordinate is an offset outside the clamps
+            return None
         others = list(m)
         others.remove(coords[0])
         stride = Poly(((tuple(others), c),))
@@ -344,6 +351,46 @@ def _spread_shape(index: Poly) -> Shape | None:
     if not any(d.spread for d in dims.values()):
         return None
     return Shape(tuple(dims[d] for d in sorted(dims)))
+
+
+def _staged_term(m: tuple[Atom, ...], c: int) -> DimAccess | None:
+    """A term `stride * min(max(E, 0), B - 1)` whose E names no global coordinate (a tile's
+    element from blockIdx, threadIdx and a loop, as shared-memory staging loads it): it is
+    inside [0, B) whatever E is. Its dimension is told by its stride: 1 is x, any other
+    (a row stride) y."""
+    clamps = [a for a in m if _bounded(a) is not None]
+    if len(clamps) != 1:
+        return None
+    others = list(m)
+    others.remove(clamps[0])
+    stride = Poly(((tuple(others), c),))
+    if bad_atom_reason(stride) or coord_dims(stride):
+        return None
+    dim = "x" if stride == ONE else "y"
+    if dim == "y" and stride.is_const:
+        return None  # (a constant row stride is not told from a second unit-stride term)
+    bound = _bounded(clamps[0])
+    assert bound is not None
+    return DimAccess(dim, 0, "staged", str(stride), str(bound), spread=True)
+
+
+def _bounded(a: Atom) -> Poly | None:
+    """B for min(max(E, 0), B - 1) or max(min(E, B - 1), 0) (operands in either order) with
+    B free of coordinates and of what cannot be followed; E may be anything."""
+    if a.kind not in ("min", "max") or len(a.args) != 2:
+        return None
+    for inner_atom_first in (0, 1):
+        inner, free = a.args[inner_atom_first], a.args[1 - inner_atom_first]
+        nested = inner.single_atom()
+        if nested is None or nested.kind not in ("min", "max") or nested.kind == a.kind or \
+                len(nested.args) != 2:
+            continue
+        for k in (0, 1):
+            nfree = nested.args[1 - k]
+            hi, lo = (free, nfree) if a.kind == "min" else (nfree, free)
+            if lo == Poly.const(0) and not coord_dims(hi) and not bad_atom_reason(hi):
+                return hi + ONE
+    return None
 
 
 def _clamped(a: Atom) -> tuple[str, Poly] | None:

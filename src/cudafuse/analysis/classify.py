@@ -87,6 +87,8 @@ def classify_store(pointer: str, accesses: list[Access], dims: set[str],
     if isinstance(shapes, str):
         return StoreClass(pointer, False, shapes, lines=lines)
     for s in shapes:
+        if any(d.spread for d in s.dims):
+            return StoreClass(pointer, False, "writes at run-time offsets", lines=lines)
         if any(s.offsets):
             offs = ", ".join(f"d{d.dim}={d.offset}" for d in s.dims if d.offset)
             return StoreClass(pointer, False, f"writes at an offset ({offs})", lines=lines)

@@ -339,8 +339,11 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
         reads = [a for a in mine if a.mode != "store"]
         writes = [a for a in mine if a.mode in ("store", "atomic", "escape")]
         if reads:
-            loads.append(classify_load(p.name, reads, dims, bool(writes), hazard, all_stores,
-                                       width))
+            # Threads exchanging data make a kernel's values no function of its element
+            # (its view refuses it as a producer), but each thread's own reads of a buffer
+            # it does not write read the same elements whoever computed them.
+            loads.append(classify_load(p.name, reads, dims, bool(writes),
+                                       hazard if writes else "", all_stores, width))
         if writes:
             stores.append(classify_store(p.name, writes, dims, width))
     return KernelFacts(

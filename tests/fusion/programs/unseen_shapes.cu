@@ -232,3 +232,72 @@ void p_linear_unguarded(const float *in, float *t, float *out, int w, int h)
     square<<<(n + 255) / 256, 256>>>(in, t, w, h);
     next_linear<<<(n + 255) / 256, 256>>>(t, out, w, h);
 }
+
+// ---- a stencil staged in shared memory (tile and halo, a barrier, then the guard) -----------
+#define TBW 16
+#define TBH 8
+#define TR 1
+
+__global__ void blur_staged(const float *t, float *out, int w, int h)
+{
+    __shared__ float tile[TBH + 2 * TR][TBW + 2 * TR];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int x = blockIdx.x * TBW + tx;
+    int y = blockIdx.y * TBH + ty;
+    for (int dy = ty; dy < TBH + 2 * TR; dy += TBH)
+        for (int dx = tx; dx < TBW + 2 * TR; dx += TBW) {
+            int gx = min(max((int)(blockIdx.x * TBW) + dx - TR, 0), w - 1);
+            int gy = min(max((int)(blockIdx.y * TBH) + dy - TR, 0), h - 1);
+            tile[dy][dx] = t[gy * w + gx];
+        }
+    __syncthreads();
+    if (x < w && y < h) {
+        float s = 0.f;
+        for (int j = -TR; j <= TR; ++j)
+            for (int i = -TR; i <= TR; ++i)
+                s += tile[ty + TR + j][tx + TR + i];
+        out[y * w + x] = s / 9.f;
+    }
+}
+
+void p_staged(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(TBW, TBH);
+    dim3 grid((w + TBW - 1) / TBW, (h + TBH - 1) / TBH);
+    gray<<<grid, block>>>(in, t, w, h);
+    blur_staged<<<grid, block>>>(t, out, w, h);
+}
+
+// Staged as a producer: its value at an element depends on other threads' loads.
+void p_staged_producer(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(TBW, TBH);
+    dim3 grid((w + TBW - 1) / TBW, (h + TBH - 1) / TBH);
+    blur_staged<<<grid, block>>>(in, t, w, h);
+    gray<<<grid, block>>>(t, out, w, h);
+}
+
+// The halo read with zero padding by a test instead of a clamp: elements it cannot name,
+// not provably inside the image.
+__global__ void blur_staged_zero(const float *t, float *out, int w, int h)
+{
+    __shared__ float tile[TBH + 2][TBW + 2];
+    int x = blockIdx.x * TBW + threadIdx.x;
+    int y = blockIdx.y * TBH + threadIdx.y;
+    for (int dy = threadIdx.y; dy < TBH + 2; dy += TBH)
+        for (int dx = threadIdx.x; dx < TBW + 2; dx += TBW) {
+            int gx = (int)(blockIdx.x * TBW) + dx - 1, gy = (int)(blockIdx.y * TBH) + dy - 1;
+            tile[dy][dx] = gx >= 0 && gx < w && gy >= 0 && gy < h ? t[gy * w + gx] : 0.f;
+        }
+    __syncthreads();
+    if (x < w && y < h)
+        out[y * w + x] = tile[threadIdx.y + 1][threadIdx.x] + tile[threadIdx.y + 1][threadIdx.x + 2];
+}
+
+void p_staged_zero(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(TBW, TBH);
+    dim3 grid((w + TBW - 1) / TBW, (h + TBH - 1) / TBH);
+    gray<<<grid, block>>>(in, t, w, h);
+    blur_staged_zero<<<grid, block>>>(t, out, w, h);
+}

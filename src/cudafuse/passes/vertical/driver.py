@@ -212,7 +212,12 @@ class _Planner:
         gathers = set()
         for key, pname in info.reads.items():
             load = next((ld for ld in info.facts.loads if ld.pointer == pname), None)
-            if load is not None and load.kind == "gather":
+            if load is not None and load.kind == "gather" and all(
+                    b in ("none", "staged") for b in load.border):
+                # A tile staged in shared memory: each element (and a thin halo) read once
+                # per block, not a window per thread.
+                offs = frozenset({(0, 0)})
+            elif load is not None and load.kind == "gather":
                 offs = GATHER_WINDOW  # how many elements it reads is known at run time only
                 gathers.add(key)
             elif load is not None and load.kind in ("point", "stencil") and load.window:

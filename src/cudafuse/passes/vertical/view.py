@@ -378,9 +378,27 @@ def plain_view(fn: Function) -> KernelView:
                     lower.clear()  # (a partial reading's lower bounds: the meaning has none)
             if found is not None:
                 guard, kind, bounds = cand, "return" if early else "enclose", found
+    staged = None
+    if guard is None and coords and len(rest) > 1 and isinstance(rest[-1], n.If) and \
+            rest[-1].else_ is None and not _returns_only(rest[-1].then):
+        # Work before the guard (a tile and its halo staged in shared memory, a barrier),
+        # then `if (x < w && y < h) { ... }` as the last statement: such a kernel can end a
+        # group (its body is kept, its reads served by views); it cannot be recomputed.
+        cand = rest[-1]
+        found = _bounds_from(cand.cond, ids, negated=True, lower=lower)
+        if found is None or len(found) != len(coords):
+            found = _by_meaning(fn, cand.cond, coords, in_range=True)
+            lower.clear()
+        if found is not None and len(found) == len(coords) and not lower:
+            guard, kind, bounds, staged = cand, "enclose", found, rest[:-1]
+        lower.clear()
     if reason is None and (guard is None or len(bounds) != len(coords)):
         reason = "it has no recognisable bounds guard (if (x >= w || y >= h) return;) " \
                  "covering every coordinate"
+    if reason is None and staged:
+        reason = (f"it does work before its bounds guard (line {staged[0].span.line}), such "
+                  "as staging a tile in shared memory: it can only be the last kernel of a "
+                  "group")
     if guard is None:
         tail = rest
     elif kind == "return":
