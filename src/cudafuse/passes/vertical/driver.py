@@ -428,6 +428,8 @@ class _Planner:
         out: dict[str, tuple[int, int]] = {}
         if sink.view.grid_stride:  # its threads loop past the block's tile: no use for one
             return out
+        if sink.facts.shared or sink.facts.barriers:  # it stages its own (and syncs on it)
+            return out
         for node, strategy in sorted(cost.strategies.items()):
             direct = {c for (a, c) in model.edges if a == node and c in group} == {max(group)}
             if mode == "never" or not (strategy == "tile" or (mode == "always" and direct)):
