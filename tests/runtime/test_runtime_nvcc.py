@@ -100,3 +100,14 @@ def test_emu_matches_gpu(case):
             np.testing.assert_allclose(g, e, rtol=2e-5, atol=1e-5)
         else:
             np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.nvcc
+def test_nvcc_trampolines_of_host_constructs_match_the_emulators():
+    """References, overloads, a name libm also declares, a function no trampoline can call:
+    the nvcc build names and leaves out the same functions as the emu build."""
+    program = PROGRAMS.parent.parent / "emu" / "programs" / "host_constructs.cu"
+    built = build(str(program), "nvcc", BuildOptions(opt="-O0"))
+    assert {e.name for e in built.entries if e.typed} == {"scale(int)", "scale(float)", "round"}
+    assert list(built.uncallable) == ["pinned_value"]
+    assert "main" not in {e.name for e in built.entries}  # emu only
