@@ -106,7 +106,7 @@ def test_emu_matches_gpu(case):
 def test_nvcc_trampolines_of_host_constructs_match_the_emulators():
     """References, overloads, a name libm also declares, a function no trampoline can call:
     the nvcc build names and leaves out the same functions as the emu build."""
-    program = PROGRAMS.parent.parent / "emu" / "programs" / "host_constructs.cu"
+    program = EMU_PROGRAMS / "host_constructs.cu"
     built = build(str(program), "nvcc", BuildOptions(opt="-O0"))
     assert {e.name for e in built.entries if e.typed} == {"scale(int)", "scale(float)", "round"}
     assert list(built.uncallable) == ["pinned_value"]
