@@ -229,10 +229,14 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma list of program names")
     ap.add_argument("--no-verify", action="store_true")
     ap.add_argument("--json", type=Path, help="also write one JSON object per program")
+    ap.add_argument("--check", action="store_true",
+                    help="only check the manifest: specs, their entries, judgements")
     ap.add_argument("--from-json", type=Path,
                     help="print the results a --json run wrote (judged by the manifest now)")
     args = ap.parse_args()
     progs, judged = load(args.manifest, args.cache)
+    if args.check:
+        return check(progs, judged)
     if args.from_json:
         return report(_read_rows(args.from_json, progs), judged)
     if args.only:
@@ -262,6 +266,30 @@ def main() -> int:
                                     "edges": r.edges, "error": r.error,
                                     "modes": {k: vars(v) for k, v in r.modes.items()}}) + "\n")
     return report(rows, judged)
+
+
+def check(progs: list[Program], judged: list[Judgement]) -> int:
+    """The manifest's own consistency, without the programs: exit 1 on a problem."""
+    problems = []
+    names = [p.name for p in progs]
+    problems += [f"program name '{n}' used twice" for n in set(names) if names.count(n) > 1]
+    for p in progs:
+        if not p.spec.exists():
+            problems.append(f"{p.name}: no spec {p.spec}")
+            continue
+        entry = tomllib.loads(p.spec.read_text()).get("entry")
+        want = "cf_survey_entry" if p.wrapper else p.entry
+        if entry != want:
+            problems.append(f"{p.name}: the spec's entry is '{entry}', expected '{want}'")
+        if p.wrapper and "cf_survey_entry" not in p.wrapper:
+            problems.append(f"{p.name}: its wrapper defines no cf_survey_entry")
+    problems += [f"judgement '{j.pattern.pattern}': verdict '{j.verdict}' is not right or gap"
+                 for j in judged if j.verdict not in ("right", "gap")]
+    for msg in problems:
+        print(msg, file=sys.stderr)
+    print(f"{len(progs)} programs from {len({p.project for p in progs})} projects, "
+          f"{len(judged)} judgements: {'ok' if not problems else f'{len(problems)} problems'}")
+    return 1 if problems else 0
 
 
 def _read_rows(path: Path, progs: list[Program]) -> list[Row]:
