@@ -36,7 +36,9 @@ from dataclasses import dataclass
 
 BORDERS = ("clamp", "mirror", "mirror101", "wrap", "constant")
 STYLES = ("plain", "macro", "rowcol", "flat", "gridstride2d")  # any stage
-# gridstride: point pipelines only
+# gridstride: point pipelines only. linear: a 1-D grid over the w * h pixels taking x = i % w,
+# y = i / w (analysis/delinearise.py), its guard i < w * h whatever GUARDS says (whole only).
+LINEAR_STYLES = ("linear",)
 # Spellings `cudafuse fuse` respells before planning (passes/vertical/respell/): int2
 # coordinates (`const int2 p = make_int2(...)`, used as p.x and p.y), and copies of the
 # built-ins (`int tx = threadIdx.x; ... int x = bx * blockDim.x + tx;`).
@@ -183,6 +185,12 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
         lines += ["  const int2 p = make_int2(blockIdx.x * blockDim.x + threadIdx.x,",
                   "                           blockIdx.y * blockDim.y + threadIdx.y);"]
         x, y = "p.x", "p.y"
+    elif stage.style == "linear":  # a 1-D grid over the w * h pixels, x and y derived
+        lines += ["  const int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                  "  if (i >= w * h) return;",
+                  "  const int x = i % w;",
+                  "  const int y = i / w;"]
+        x, y = "x", "y"
     elif stage.style == "copies":
         lines += ["  int tx = threadIdx.x, ty = threadIdx.y;",
                   "  int bx = blockIdx.x;",
@@ -233,7 +241,7 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
         body += _channel_stores(stage, idx, value, own(0))
     else:
         body += _STORE_WRITERS[stage.store](stage, store, value, own(0), extra)
-    lines += _guarded(stage, x, y, body)
+    lines += body if stage.style == "linear" else _guarded(stage, x, y, body)
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -378,7 +386,10 @@ def pipeline_source(name: str, stages: list[Stage]) -> str:
         args = [buffer_name(j) for j in s.inputs]
         args += [] if s.in_place else [f"b{i + 1}"]
         grid = "quarter" if s.style == "gridstride2d" else "grid"
-        body.append(f"  {name}_k{i}<<<{grid}, block>>>({', '.join(args)}, w, h);")
+        if s.style == "linear":
+            body.append(f"  {name}_k{i}<<<(w * h + 127) / 128, 128>>>({', '.join(args)}, w, h);")
+        else:
+            body.append(f"  {name}_k{i}<<<{grid}, block>>>({', '.join(args)}, w, h);")
     parts.append(f'extern "C" void {name}(const float *in0, {bufs}, int w, int h) {{\n'
                  + "\n".join(body) + "\n}\n")
     return "\n".join(parts)

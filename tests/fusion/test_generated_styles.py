@@ -16,7 +16,15 @@ from pathlib import Path
 
 import pytest
 from equivalence import fuse_file, run_both
-from gen import BORDERS, RESPELLED_STYLES, STYLES, WHOLE_GUARDS, Stage, file_source
+from gen import (
+    BORDERS,
+    LINEAR_STYLES,
+    RESPELLED_STYLES,
+    STYLES,
+    WHOLE_GUARDS,
+    Stage,
+    file_source,
+)
 
 PER_FILE = 25
 
@@ -32,7 +40,7 @@ def random_pipeline(rng: random.Random) -> list[Stage]:
         stages.append(Stage(rng.choice(("point", "stencil")), inputs, rng.randint(0, 2),
                             rng.randint(0, 2), rng.choice(BORDERS),
                             rng.choice(WHOLE_GUARDS),
-                            rng.choice(STYLES + RESPELLED_STYLES)))
+                            rng.choice(STYLES + RESPELLED_STYLES + LINEAR_STYLES)))
     return stages
 
 
