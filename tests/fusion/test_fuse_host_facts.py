@@ -22,7 +22,7 @@ from cudafuse.frontend import parse_file
 PROGRAM = Path(__file__).parent / "programs" / "host_facts.cu"
 ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_between",
          "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_alias_read_after", "hf_chosen",
-         "hf_symbol_between", "hf_ov_double",
+         "hf_symbol_between", "hf_dim3_assigned", "hf_ov_double",
          "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math"]
 HEAT = ["hf_heat", "hf_heat_and"]
 
@@ -37,7 +37,8 @@ def test_every_pipeline_fuses(fused) -> None:
     groups = {g.host: g.kernels for g in api.result.groups}
     pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
                                       "hf_buffers_between", "hf_shared_between",
-                                      "hf_aliases", "hf_alias_read_after", "hf_chosen"],
+                                      "hf_aliases", "hf_alias_read_after", "hf_chosen",
+                                      "hf_dim3_assigned"],
              ("hf_scale", "hf_weigh"): ["hf_symbol_between"],
              ("hf_lap", "hf_step"): HEAT,
              ("hf_ov_scale", "hf_ov_offset"): ["hf_ov_double", "hf_ov_float"],
@@ -199,6 +200,13 @@ void symbol_read_before(const float *in, const float *h, float *t, float *out, i
   cudaMemcpyToSymbol(c_k, h, 2 * sizeof(float));
   kb<<<(n + 127) / 128, 128>>>(t, out, n);
 }
+void dim3_reassigned(const float *in, float *t, float *out, int n) {
+  dim3 g((n + 127) / 128), bl(128);
+  ka<<<g, bl>>>(in, t, n);
+  g = dim3((n + 63) / 64);
+  bl = dim3(64);
+  kb<<<g, bl>>>(t, out, n);
+}
 void not_parity(float *in, float *out, float *buf, float *tmp, int n, int steps) {
   const float *src = in;
   for (int s = 0; s < steps; ++s) {
@@ -234,6 +242,8 @@ WHY = {
                       "pointer 'mid' may name the same buffer as 't'",
     "symbol_read_before": "its call to 'cudaMemcpyToSymbol' touches 'c_k', which may be a "
                           "buffer the launch of 'kc' at line 96 uses",
+    "dim3_reassigned": "it assigns 'g', which the launch of 'ka' at line 102 reads (a fused "
+                       "launch evaluates its arguments at the group's last launch)",
     "not_parity": "pointer 'src' is initialised from another pointer, and may name 'buf', "
                   "'in' or 'out'",
 }

@@ -159,6 +159,15 @@ void hf_symbol_between(const float *in, float *t, float *out, int n) {
   hf_weigh<<<(n + 127) / 128, 128>>>(t, out, n);
 }
 
+// A grid assigned (dim3's operator=) between the launches, read only by the second.
+void hf_dim3_assigned(const float *in, const float *b, float *t, float *out, int n) {
+  dim3 block(128);
+  dim3 grid;
+  hf_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+  grid = dim3((n + 127) / 128);
+  hf_mix<<<grid, block>>>(t, b, out, n);
+}
+
 // A pointer chosen once between two buffers no other launch argument names.
 void hf_chosen(const float *in, const float *b, float *t, float *out, float *alt, int n) {
   float *dst = n % 3 == 1 ? out : alt;

@@ -67,7 +67,17 @@ def write_target(node: n.Node) -> n.Expr | None:
         return node.lhs
     if isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
         return node.operand
+    if isinstance(node, n.Call) and is_assign_operator(node):
+        return node.args[0]  # `grid = dim3(...)`: a class's operator=
     return None
+
+
+def is_assign_operator(call: n.Call) -> bool:
+    """A call of a class's (compound) assignment operator: `grid = dim3(...)` is the call
+    operator=(grid, dim3(...)), an assignment of its first argument."""
+    name = call.callee
+    return bool(call.args) and name.startswith("operator") and name.endswith("=") and \
+        name not in ("operator==", "operator!=", "operator<=", "operator>=")
 
 
 def root_variable(target: n.Expr | None) -> n.Ref | None:

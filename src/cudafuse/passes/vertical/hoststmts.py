@@ -52,7 +52,7 @@ from collections.abc import Iterable
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
-from cudafuse.passes.vertical.hostexprs import launched_kernel
+from cudafuse.passes.vertical.hostexprs import is_assign_operator, launched_kernel
 from cudafuse.passes.vertical.members import this_member
 from cudafuse.passes.vertical.pointsto import ALLOCATORS, PointsTo, Roots
 
@@ -120,7 +120,15 @@ def _default_construction(call: n.Call) -> bool:
 
 
 def _known(call: n.Call) -> bool:
-    return call.callee in KNOWN or _default_construction(call)
+    return call.callee in KNOWN or _default_construction(call) or _copy_assignment(call)
+
+
+def _copy_assignment(call: n.Call) -> bool:
+    """`grid = dim3(...)`: the assignment operator of a CUDA or system type (the shim's
+    dim3, a std:: type), which writes only its first argument (judged as an assignment)."""
+    f = _file(call.callee_decl)
+    return is_assign_operator(call) and (
+        f.endswith("cudafuse_cuda_shim.h") or f.startswith("/usr/") or "/include/c++/" in f)
 
 
 class HostStatements:
@@ -455,6 +463,8 @@ def _assigned(node: n.Node) -> list[n.Ref]:
         target = node.lhs
     elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
         target = node.operand
+    elif isinstance(node, n.Call) and is_assign_operator(node):
+        target = node.args[0]
     else:
         return []
     while True:

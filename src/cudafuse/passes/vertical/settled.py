@@ -53,9 +53,12 @@ def settled_locals(body: n.Compound, written: set[str]) -> dict[str, n.VarDecl]:
 
 def _settle(d: n.VarDecl, after: list[n.Stmt]) -> tuple[n.Expr, list[n.Stmt]] | None:
     vtype = d.var_type.replace("const ", "").strip()
-    if vtype == "dim3":
-        return _members(d, after)
     value, used = d.init, []
+    if vtype == "dim3":
+        got = _members(d, after)
+        if got is not None or not _default_dim3(d):
+            return got
+        value = None  # `dim3 grid; grid = dim3(...);`
     rest = _unrelated(after, d)
     if value is None and rest and (v := _assigned(rest[0], d)) is not None:
         value, used = v, [rest[0]]
@@ -102,6 +105,13 @@ def _members(d: n.VarDecl, after: list[n.Stmt]) -> tuple[n.Expr, list[n.Stmt]] |
     return n.Call("dim3", args, type="dim3"), used
 
 
+def _default_dim3(d: n.VarDecl) -> bool:
+    """`dim3 grid;`: constructed with no value of its own."""
+    return d.init is None or isinstance(d.init, n.OtherExpr) or (
+        isinstance(d.init, n.Call) and d.init.callee == "dim3" and
+        all(_defaulted(a) for a in d.init.args))
+
+
 def _defaulted(e: n.Expr) -> bool:
     """A default argument: an expression with no text of its own."""
     return isinstance(e, n.OtherExpr) and not e.items and e.span.end == e.span.start
@@ -114,9 +124,14 @@ def _is_ref(e: n.Expr, d: n.VarDecl) -> bool:
 
 def _assigned(s: n.Stmt, d: n.VarDecl) -> n.Expr | None:
     e = s.expr if isinstance(s, n.ExprStmt) else None
-    if isinstance(e, n.Binary) and e.op == "=" and _is_ref(e.lhs, d) and \
-            not any(_is_ref(x, d) for x in e.rhs.walk() if isinstance(x, n.Expr)):
-        return e.rhs
+    if isinstance(e, n.Call) and e.callee == "operator=" and len(e.args) == 2:
+        lhs, rhs = e.args  # `grid = dim3(...)`: dim3's operator=
+    elif isinstance(e, n.Binary) and e.op == "=":
+        lhs, rhs = e.lhs, e.rhs
+    else:
+        return None
+    if _is_ref(lhs, d) and not any(_is_ref(x, d) for x in rhs.walk() if isinstance(x, n.Expr)):
+        return rhs
     return None
 
 
