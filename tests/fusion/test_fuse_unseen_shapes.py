@@ -18,12 +18,12 @@ from equivalence import fuse_file
 from test_fuse_partial_domains import run_garbage
 
 PROGRAM = Path(__file__).parent / "programs" / "unseen_shapes.cu"
-SIZES = ((37, 19), (1, 23))
+SIZES = ((37, 19), (1, 41))  # (p_polybench works on 40 elements)
 FUSED = {"p_nested": ("nested_scale", "nested_blur"), "p_literal": ("gray", "sobel"),
          "p_interior": ("gray", "laplace"), "p_header_helper": ("square", "square_plus"),
          "p_scaled": ("scaled_copy", "scaled_add"), "p_odd_guard": ("gray", "odd_guard"),
          "p_linear": ("square", "box_linear"), "p_linear_after_2d": ("gray", "box_linear"),
-         "p_staged": ("gray", "blur_staged")}
+         "p_staged": ("gray", "blur_staged"), "p_polybench": ("pb_scale", "pb_shift")}
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +37,7 @@ def test_what_fuses(fused) -> None:
     assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == sorted(
         (host, kernels) for host, kernels in FUSED.items())
     assert any("kernel 'sobel' is launched with kernel_size = 3" in a for a in result.assumed)
+    assert any("kernel 'pb_shift' is launched with n = 40" in a for a in result.assumed)
     assert not any("'shift'" in a for a in result.assumed)  # launched with 1 and with 0
 
 

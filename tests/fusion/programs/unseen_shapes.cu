@@ -301,3 +301,26 @@ void p_staged_zero(const float *in, float *t, float *out, int w, int h)
     gray<<<grid, block>>>(in, t, w, h);
     blur_staged_zero<<<grid, block>>>(t, out, w, h);
 }
+
+// ---- PolyBench's way: the size a macro, passed to the kernel's bound, the grid from ceil ----
+#define PB_N 40
+__global__ void pb_scale(int n, const float *a, float *b)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) b[i] = a[i] * 2.0f;
+}
+
+__global__ void pb_shift(int n, const float *b, float *c)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = b[i] + b[i > 0 ? i - 1 : 0];
+}
+
+// (w and h unused: the entries share one signature)
+void p_polybench(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 block(32, 1);
+    dim3 grid((size_t)(ceil(((float)PB_N) / ((float)block.x))), 1);
+    pb_scale<<<grid, block>>>(PB_N, in, t);
+    pb_shift<<<grid, block>>>(PB_N, t, out);
+}
