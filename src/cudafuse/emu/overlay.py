@@ -18,14 +18,19 @@ from pathlib import Path
 
 from cudafuse.emu import inline_asm
 
+# (the element type may carry an alignment, `extern __shared__ __align__(16) unsigned char
+# s[];`, as cudafuse's own sibling kernels declare theirs)
+_ELEM = rb"((?:[^;{}()\[\]]|__align__\s*\(\s*\d+\s*\))*?)"
 _EXTERN_SHARED = re.compile(
-    rb"\bextern\s+(?:__shared__\s+([^;{}()\[\]]*?)|([^;{}()\[\]]*?)\s+__shared__\s+)"
+    rb"\bextern\s+(?:__shared__\s+" + _ELEM + rb"|" + _ELEM + rb"\s+__shared__\s+)"
     rb"(\w+)\s*\[\s*\]((?:\s*\[[^\]]*\])*)\s*;")
+_ALIGN = re.compile(r"__align__\s*\(\s*\d+\s*\)")
 _COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 
 
 def _declaration(elem: str, name: str, rest: str) -> str:
-    elem = " ".join(elem.split())
+    # (the buffer's alignment is the emulator's: a pointer into it carries none)
+    elem = " ".join(_ALIGN.sub(" ", elem).split())
     # `static`: a constant pointer, the same for every block, at any scope.
     if rest:
         return (f"static {elem} (*const {name}){rest} = "
