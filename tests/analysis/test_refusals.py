@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from cudafuse.analysis.kernel_facts import analyze_kernel
+from cudafuse.passes.vertical.view import plain_view
+
 CASES = {
     "data_dependent": ("""
 __global__ void f(const float* in, const int* idx, float* out, int n) {
@@ -34,29 +37,6 @@ __global__ void f(float* acc, const float* in, int n) {
   GX;
   if (x < n) atomicAdd(&acc[x], in[x]);
 }""", "acc", "atomic"),
-    "shared_tiling": ("""
-__global__ void f(const float* in, float* out, int n) {
-  __shared__ float tile[256];
-  GX;
-  tile[threadIdx.x] = in[x];
-  __syncthreads();
-  out[x] = tile[(threadIdx.x + 1) % 256];
-}""", "in", "shared memory"),
-    "shared_scalar": ("""
-__global__ void f(const float* in, float* out, int n) {
-  __shared__ float first;
-  GX;
-  if (threadIdx.x == 0) first = in[x];
-  __syncthreads();
-  out[x] = first;
-}""", "in", "shared memory"),
-    "shuffles": ("""
-__global__ void f(const float* in, float* out, int n) {
-  GX;
-  float v = in[x];
-  v += __shfl_down_sync(0xffffffffu, v, 1);
-  out[x] = v;
-}""", "in", "warp shuffles"),
     "broadcast_row": ("""
 __global__ void f(const float* in, float* out, int w, int h) {
   GX; GY;
@@ -142,6 +122,45 @@ __global__ void f(const float* in, float* out, int n) {
   if (x < n) out[x] = ((const float2*)in)[x].x;
 }""", "in", "reinterpret"),
 }
+
+
+# Kernels whose threads exchange data: what each thread reads of `in` is still its own
+# element (a consumer's view serves it), but its value is not a function of its element, so
+# the fusion view refuses it as a producer (passes/vertical/view.py).
+EXCHANGES = {
+    "shared_tiling": ("""
+__global__ void f(const float* in, float* out, int n) {
+  __shared__ float tile[256];
+  GX;
+  tile[threadIdx.x] = in[x];
+  __syncthreads();
+  out[x] = tile[(threadIdx.x + 1) % 256];
+}""", "in", "shared memory"),
+    "shared_scalar": ("""
+__global__ void f(const float* in, float* out, int n) {
+  __shared__ float first;
+  GX;
+  if (threadIdx.x == 0) first = in[x];
+  __syncthreads();
+  out[x] = first;
+}""", "in", "shared memory"),
+    "shuffles": ("""
+__global__ void f(const float* in, float* out, int n) {
+  GX;
+  float v = in[x];
+  v += __shfl_down_sync(0xffffffffu, v, 1);
+  out[x] = v;
+}""", "in", "warp shuffles"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXCHANGES))
+def test_exchanging_kernels_read_their_own_element_and_are_no_producers(unit_of, name):
+    src, ptr, _ = EXCHANGES[name]
+    unit = unit_of(src)
+    fn = unit.kernels[-1]
+    assert analyze_kernel(unit, fn).load(ptr).kind == "point"
+    assert plain_view(fn).producer_reason  # (shared memory or a collective: why, in words)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

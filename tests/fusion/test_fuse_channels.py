@@ -163,5 +163,5 @@ def test_partial_readers_without_a_row_stride_are_refused(tmp_path: Path, name: 
     src = Path(__file__).parent / "programs" / name
     result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
     assert not result.groups
-    assert any("do not provably have the same row stride" in e.why for e in result.edges)
+    assert any("row stride" in e.why for e in result.edges)  # (not provably equal)
     assert (tmp_path / "out.cu").read_bytes() == src.read_bytes()

@@ -23,19 +23,23 @@ from cudafuse.analysis.symbolic import ONE, Atom, Poly, Pred, coord, coord_dims
 
 
 def kernel_width(items: list[tuple[Poly, tuple[Pred, ...]]]) -> Poly | None:
-    """The one width w by which a kernel takes `X % w` or `X / w` of its linear coordinate,
-    over all its accesses' (index, path) in coordinates; None when it takes none, several,
-    or has a y coordinate of its own."""
+    """The one width w by which a kernel takes both `X % w` and `X / w` of its linear
+    coordinate, over all its accesses' (index, path) in coordinates; None when it takes
+    none, only one of them, several widths, or has a y coordinate of its own."""
     x = Poly.atom(coord("x"))
-    widths: set[Poly] = set()
+    widths: dict[str, set[Poly]] = {"mod": set(), "div": set()}
     for index, path in items:
         if "y" in coord_dims(index) or any("y" in coord_dims(p) for p in path):
             return None
         for a in _all_atoms(index, path):
             if a.kind in ("mod", "div") and len(a.args) == 2 and a.args[0] == x and \
                     not coord_dims(a.args[1]):
-                widths.add(a.args[1])
-    return widths.pop() if len(widths) == 1 else None
+                widths[a.kind].add(a.args[1])
+    # Both, by one width: the column and the row of an image (`x / 2` alone, an upsampling
+    # read, walks no image of width 2).
+    if len(widths["mod"]) == 1 and widths["mod"] == widths["div"]:
+        return widths["mod"].pop()
+    return None
 
 
 def delinearise(index: Poly, path: tuple[Pred, ...], width: Poly

@@ -126,7 +126,9 @@ int launch_async(void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh, 
 
 _EMU_MAIN = r"""
 #include <tuple>
-#include <unistd.h>
+// (environ declared rather than <unistd.h> included: that header declares pipe, read,
+// write... and a program's own function of such a name would conflict with it)
+extern "C" char **environ;
 namespace cudafuse_rt {
 struct exit_called { int status; };
 inline thread_local bool in_main = false;

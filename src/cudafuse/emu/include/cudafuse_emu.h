@@ -835,7 +835,10 @@ struct Launch {
   template <class T>
   void note_argument(const T &value) {
     if constexpr (std::is_pointer_v<T> && std::is_object_v<std::remove_pointer_t<T>>)
-      note_passed(site.kernel, site.file, site.line, static_cast<const void *>(value));
+      // (through const volatile void *: a `volatile int *` argument casts to it, not to
+      // const void *)
+      note_passed(site.kernel, site.file, site.line,
+                  const_cast<const void *>(static_cast<const volatile void *>(value)));
   }
 };
 
