@@ -30,7 +30,13 @@ def _check(name: str, tmp_path: Path, block: tuple[int, int], tiles: str) -> Non
         run_both(src, out, entry, w, h, skip=scratch)
 
 
-@pytest.mark.parametrize("name", NAMES)
+# A slice in `make test` (a corner detector, the deepest pipeline, a blur with a point stage);
+# every sample at this block and at four more shapes runs under `slow`.
+BLOCK_SLICE = ("harris", "canny", "unsharp")
+
+
+@pytest.mark.parametrize("name", [n if n in BLOCK_SLICE else pytest.param(
+    n, marks=pytest.mark.slow) for n in NAMES])
 def test_samples_with_another_block(name: str, tmp_path: Path) -> None:
     _check(name, tmp_path, (64, 4), "always")
 
