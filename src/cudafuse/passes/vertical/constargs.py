@@ -19,17 +19,13 @@ the kernel writes or whose address it takes.
 from __future__ import annotations
 
 import dataclasses
-import re
 
-from cudafuse.analysis.evaluate import assigned_decls
+from cudafuse.analysis.evaluate import arith, assigned_decls
+from cudafuse.analysis.symbolic import Poly
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.substitute import replace_nodes
-
-_INTEGRAL = re.compile(r"^(?:const\s+)?(?:(?:unsigned|signed)\s+)?(?:int|long|long long|short|"
-                       r"unsigned|size_t|int32_t|uint32_t|int64_t|uint64_t|ptrdiff_t)"
-                       r"(?:\s+int)?(?:\s+const)?$")
-_UNSIGNED = re.compile(r"unsigned|size_t|uint")
+from cudafuse.passes.vertical.gridsize import is_integral, is_unsigned
 
 
 def _constant(e: n.Expr) -> int | None:
@@ -43,24 +39,12 @@ def _constant(e: n.Expr) -> int | None:
     if isinstance(e, n.Unary) and e.op in ("-", "+"):
         inner = _constant(e.operand)
         return None if inner is None else -inner if e.op == "-" else inner
-    if isinstance(e, n.Binary) and e.op in _FOLD:
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*", "/", "%", "<<", ">>"):
         a, b = _constant(e.lhs), _constant(e.rhs)
-        if a is None or b is None or e.op in ("/", "%") and b == 0:
+        if a is None or b is None:
             return None
-        if e.op in ("<<", ">>") and not 0 <= b < 63:
-            return None
-        return _FOLD[e.op](a, b)
+        return arith(e.op, Poly.const(a), Poly.const(b)).const_value  # C's folding
     return None
-
-
-def _cdiv(a: int, b: int) -> int:
-    q = abs(a) // abs(b)  # C truncates toward zero
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-_FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-         "/": _cdiv, "%": lambda a, b: a - _cdiv(a, b) * b,
-         "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b}
 
 
 def _bodies(unit: TranslationUnit) -> list[n.Node]:
@@ -101,8 +85,8 @@ def launch_constants(unit: TranslationUnit) -> dict[str, dict[str, int]]:
         types = {p.decl: p.type for p in fn.params if not p.is_pointer and not p.is_reference}
         consts = {p: v for p, v in values.items()
                   if v is not None and p in types and p not in written
-                  and _INTEGRAL.match(" ".join(types[p].split()))
-                  and not (v < 0 and _UNSIGNED.search(types[p]))}
+                  and is_integral(types[p]) and "bool" not in types[p]
+                  and not (v < 0 and is_unsigned(types[p]))}
         if consts:
             out[decl] = consts
     return out

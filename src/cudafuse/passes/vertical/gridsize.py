@@ -79,6 +79,11 @@ def is_integral(t: str) -> bool:
                                               "unsigned", "bool")))
 
 
+def is_unsigned(t: str) -> bool:
+    """Whether arithmetic in integer type `t` wraps around instead of going negative."""
+    return any(w in _base_type(t) for w in ("unsigned", "size_t", "uint"))
+
+
 @dataclasses.dataclass
 class Case:
     """One case of a grid size: grid * block >= low, under the recorded conditions."""

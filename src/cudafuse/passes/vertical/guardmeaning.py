@@ -15,11 +15,14 @@ arguments and code generation prints it, like a bound written out.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from cudafuse.analysis.delinearise import delinearise, kernel_width
+from cudafuse.analysis.evaluate import arith
 from cudafuse.analysis.symbolic import ONE, Atom, Poly, Pred, compare, coord
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
+from cudafuse.passes.vertical.gridsize import is_integral, is_unsigned
 
 _CMP = ("<", "<=", ">", ">=")
 
@@ -28,7 +31,13 @@ class _Unread(Exception):
     pass
 
 
-def _poly(e: n.Expr, coords: dict[str, int], params: dict[str, str]) -> Poly:
+Leaf = Callable[[n.Ref], Poly | None]
+
+
+def _poly(e: n.Expr, leaf: Leaf, divide: bool = False) -> Poly:
+    """`e` as a polynomial: literals, constants, + - * (and / % with `divide`, as the
+    evaluator's div and mod atoms, constants folded with C semantics); a name is what `leaf`
+    makes of it. _Unread for anything else."""
     while isinstance(e, n.Cast):
         if e.explicit and not _integral(e.type):
             raise _Unread
@@ -38,44 +47,39 @@ def _poly(e: n.Expr, coords: dict[str, int], params: dict[str, str]) -> Poly:
     if isinstance(e, n.Ref):
         if isinstance(e.const_value, int) and not isinstance(e.const_value, bool):
             return Poly.const(e.const_value)
-        if e.decl in coords:
-            return Poly.atom(Atom("coord", f"c{coords[e.decl]}"))
-        if e.kind == "param" and e.decl in params and _integral(e.type):
-            return Poly.atom(Atom("param", e.decl))
-        raise _Unread
+        got = leaf(e)
+        if got is None:
+            raise _Unread
+        return got
     if isinstance(e, n.Unary) and e.op == "-":
-        return -_poly(e.operand, coords, params)
-    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
-        a, b = _poly(e.lhs, coords, params), _poly(e.rhs, coords, params)
-        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+        return -_poly(e.operand, leaf, divide)
+    if isinstance(e, n.Binary) and e.op in (("+", "-", "*", "/", "%") if divide else
+                                            ("+", "-", "*")):
+        if e.op in ("/", "%") and is_unsigned(e.type):
+            raise _Unread
+        return arith(e.op, _poly(e.lhs, leaf, divide), _poly(e.rhs, leaf, divide))
     raise _Unread
 
 
 def _integral(t: str) -> bool:
-    t = t.replace("const", " ")
-    return not any(w in t for w in ("float", "double", "*", "&", "bool", "half")) and \
-        any(w in t for w in ("int", "long", "short", "size_t", "unsigned", "char"))
+    return is_integral(t) and "bool" not in t and "&" not in t
 
 
-def _pred(e: n.Expr, coords: dict[str, int], params: dict[str, str]) -> Pred:
+def _pred(e: n.Expr, leaf: Leaf) -> Pred:
     while isinstance(e, n.Cast):
         e = e.operand
     if isinstance(e, n.Unary) and e.op == "!":
-        return _pred(e.operand, coords, params).negate()
+        return _pred(e.operand, leaf).negate()
     if isinstance(e, n.Binary) and e.op in ("&&", "||"):
-        parts = (_pred(e.lhs, coords, params), _pred(e.rhs, coords, params))
+        parts = (_pred(e.lhs, leaf), _pred(e.rhs, leaf))
         return Pred("and" if e.op == "&&" else "or", parts=parts)
     if isinstance(e, n.Binary) and e.op in _CMP:
         if not (_integral(e.lhs.type or "int") and _integral(e.rhs.type or "int")):
             raise _Unread
-        if _unsigned(e.lhs.type) or _unsigned(e.rhs.type):
+        if is_unsigned(e.lhs.type) or is_unsigned(e.rhs.type):
             raise _Unread  # (unsigned wrap-around is not integer arithmetic)
-        return compare(e.op, _poly(e.lhs, coords, params), _poly(e.rhs, coords, params))
+        return compare(e.op, _poly(e.lhs, leaf), _poly(e.rhs, leaf))
     raise _Unread
-
-
-def _unsigned(t: str) -> bool:
-    return any(w in t for w in ("unsigned", "size_t", "uint"))
 
 
 def _conjuncts(p: Pred) -> list[Pred] | None:
@@ -97,8 +101,16 @@ def guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: 
     None when the condition means anything else or cannot be read."""
     ids = {c.decl: k for k, c in enumerate(coords)}
     params = {p.decl: p.name for p in fn.params if not p.is_pointer}
+
+    def leaf(r: n.Ref) -> Poly | None:
+        if r.decl in ids:
+            return Poly.atom(Atom("coord", f"c{ids[r.decl]}"))
+        if r.kind == "param" and r.decl in params and _integral(r.type):
+            return Poly.atom(Atom("param", r.decl))
+        return None
+
     try:
-        pred = _pred(cond, ids, params)
+        pred = _pred(cond, leaf)
     except _Unread:
         return None
     parts = _conjuncts(pred if in_range else pred.negate())
@@ -173,8 +185,17 @@ def linear_own(index: n.Expr, coord_decl: n.VarDecl, locals_: dict[str, n.Expr])
     """Whether a 1-D kernel's store index is its own element spelled through the 2-D
     coordinates it derives from its linear one (`int x = i % w, y = i / w; out[y * w + x]`):
     with x = i % w and y = i / w, y * w + x is i (analysis/delinearise.py)."""
+    def leaf(r: n.Ref, depth: int = 8) -> Poly | None:
+        if r.decl == coord_decl.decl:
+            return Poly.atom(coord("x"))
+        if r.decl in locals_ and depth > 0:  # a local's initialiser, a few levels deep
+            return _poly(locals_[r.decl], lambda q: leaf(q, depth - 1), divide=True)
+        if r.kind == "param" and _integral(r.type):
+            return Poly.atom(Atom("param", r.decl))
+        return None
+
     try:
-        poly = _linear_poly(index, coord_decl, locals_, 8)
+        poly = _poly(index, leaf, divide=True)
     except _Unread:
         return False
     x = Poly.atom(coord("x"))
@@ -182,33 +203,3 @@ def linear_own(index: n.Expr, coord_decl: n.VarDecl, locals_: dict[str, n.Expr])
     if width is None:
         return poly == x
     return delinearise(poly, (), width)[0] == delinearise(x, (), width)[0]
-
-
-def _linear_poly(e: n.Expr, coord_decl: n.VarDecl, locals_: dict[str, n.Expr],
-                 depth: int) -> Poly:
-    while isinstance(e, n.Cast):
-        if e.explicit and not _integral(e.type):
-            raise _Unread
-        e = e.operand
-    if isinstance(e, n.IntLit):
-        return Poly.const(e.value)
-    if isinstance(e, n.Ref):
-        if e.decl == coord_decl.decl:
-            return Poly.atom(coord("x"))
-        if isinstance(e.const_value, int) and not isinstance(e.const_value, bool):
-            return Poly.const(e.const_value)
-        if e.decl in locals_ and depth > 0:
-            return _linear_poly(locals_[e.decl], coord_decl, locals_, depth - 1)
-        if e.kind == "param" and _integral(e.type):
-            return Poly.atom(Atom("param", e.decl))
-        raise _Unread
-    if isinstance(e, n.Binary) and e.op in ("+", "-", "*", "/", "%"):
-        a = _linear_poly(e.lhs, coord_decl, locals_, depth)
-        b = _linear_poly(e.rhs, coord_decl, locals_, depth)
-        if e.op in ("/", "%"):
-            if _unsigned(e.type):
-                raise _Unread
-            return Poly.atom(Atom("div" if e.op == "/" else "mod",
-                                  "div" if e.op == "/" else "mod", (a, b)))
-        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
-    raise _Unread

@@ -218,6 +218,21 @@ def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool,
     return None
 
 
+def _guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool
+                  ) -> tuple[dict[int, n.Expr] | None, dict[int, n.Expr]]:
+    """A guard condition's upper bounds per coordinate and its lower bounds: the plain
+    reading (`_bounds_from`), or, where that does not bound every coordinate, what the
+    condition means (upper bounds only)."""
+    ids = {c.decl: k for k, c in enumerate(coords)}
+    lower: dict[int, n.Expr] = {}
+    found = _bounds_from(cond, ids, negated=in_range, lower=lower)
+    if found is None or len(found) != len(coords):
+        meant = _by_meaning(fn, cond, coords, in_range)
+        if meant is not None:
+            return meant, {}
+    return found, lower
+
+
 def _by_meaning(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool
                 ) -> dict[int, n.Expr] | None:
     """The guard's bounds read by what the condition means (guardmeaning.py), when its
@@ -362,7 +377,6 @@ def plain_view(fn: Function) -> KernelView:
     if not coords or len(coords) != len(by_dim):
         reason = "its thread-to-element mapping is not blockIdx * blockDim + threadIdx " \
                  "per dimension, declared first"
-    ids = {c.decl: k for k, c in enumerate(coords)}
     guard, kind, bounds = None, "", {}
     lower: dict[int, n.Expr] = {}
     rest = body[i:]
@@ -370,14 +384,10 @@ def plain_view(fn: Function) -> KernelView:
         cand = rest[0]
         early = _returns_only(cand.then)
         if early or len(rest) == 1:
-            found = _bounds_from(cand.cond, ids, negated=not early, lower=lower)
-            if found is None or len(found) != len(coords):
-                meant = _by_meaning(fn, cand.cond, coords, in_range=not early)
-                if meant is not None:
-                    found = meant
-                    lower.clear()  # (a partial reading's lower bounds: the meaning has none)
+            found, low = _guard_bounds(fn, cand.cond, coords, in_range=not early)
             if found is not None:
                 guard, kind, bounds = cand, "return" if early else "enclose", found
+                lower.update(low)
     staged = None
     if guard is None and coords and len(rest) > 1 and isinstance(rest[-1], n.If) and \
             rest[-1].else_ is None and not _returns_only(rest[-1].then):
@@ -385,13 +395,9 @@ def plain_view(fn: Function) -> KernelView:
         # then `if (x < w && y < h) { ... }` as the last statement: such a kernel can end a
         # group (its body is kept, its reads served by views); it cannot be recomputed.
         cand = rest[-1]
-        found = _bounds_from(cand.cond, ids, negated=True, lower=lower)
-        if found is None or len(found) != len(coords):
-            found = _by_meaning(fn, cand.cond, coords, in_range=True)
-            lower.clear()
-        if found is not None and len(found) == len(coords) and not lower:
+        found, low = _guard_bounds(fn, cand.cond, coords, in_range=True)
+        if found is not None and len(found) == len(coords) and not low:
             guard, kind, bounds, staged = cand, "enclose", found, rest[:-1]
-        lower.clear()
     if reason is None and (guard is None or len(bounds) != len(coords)):
         reason = "it has no recognisable bounds guard (if (x >= w || y >= h) return;) " \
                  "covering every coordinate"
