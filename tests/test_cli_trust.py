@@ -11,20 +11,10 @@ from click.testing import CliRunner
 
 import cudafuse
 from cudafuse.cli import CLANG_ARCHS, main
+from test_cli_specs import CHAIN as SPEC_CHAIN
 
-CHAIN = """__global__ void a(float *p, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = 2.0f * i;
-}
-__global__ void b(const float *p, float *q, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) q[i] = p[i] + 1.0f;
-}
-void run(float *p, float *q, int n) {
-  a<<<(n + 255) / 256, 256>>>(p, n);
-  b<<<(n + 255) / 256, 256>>>(p, q, n);
-}
-int main() {
+# The chain of test_cli_specs, with a main that runs it.
+CHAIN = SPEC_CHAIN + """int main() {
   float *p, *q;
   int n = 1000;
   cudaMalloc(&p, n * 4);
