@@ -8,6 +8,9 @@ from pathlib import Path
 
 from hfuse_helpers import hfuse
 
+from cudafuse.frontend import parse_file
+from cudafuse.ir.code_text import code_only
+
 
 def test_a_commented_out_define_is_no_macro(tmp_path: Path) -> None:
     a, b = tmp_path / "a.cu", tmp_path / "b.cu"
@@ -23,3 +26,28 @@ def test_a_commented_out_define_is_no_macro(tmp_path: Path) -> None:
     res = hfuse(str(a), str(b), "--block1", "32", "--block2", "32", "-o", str(out))
     assert res.exit_code == 0 and "'M' is defined in both inputs" in res.output
     assert "cf_in2_M" in out.read_text()
+
+
+def test_code_only_blanks_comments_and_skipped_branches_keeping_offsets() -> None:
+    data = (b'#if 0\n__syncthreads();\n#endif\nint s = 1; // __shared__ float t[4];\n'
+            b'const char *u = "http://x /* not a comment */";\n#ifdef NOPE\nint a;\n#else\n'
+            b'int b;\n#endif\n')
+    skipped = [(0, data.index(b"#endif") + 6),
+               (data.index(b"#ifdef"), data.index(b"#else") + 5)]
+    code = code_only(data, skipped)
+    assert len(code) == len(data) and code.count(b"\n") == data.count(b"\n")
+    assert b"__syncthreads" not in code and b"__shared__" not in code and b"int a;" not in code
+    # The directives at the ends of each skipped range stay: conditionals still pair up.
+    assert code.count(b"#if") == 2 and code.count(b"#endif") == 2 and b"#else" in code
+    assert b'"http://x /* not a comment */"' in code and b"int b;" in code
+
+
+def test_launch_bounds_under_if_0_is_not_the_kernels(tmp_path: Path) -> None:
+    a = tmp_path / "a.cu"
+    a.write_text("__global__ void\n#if 0\n__launch_bounds__(64)\n#else\n"
+                 "__launch_bounds__(128)\n#endif\nka(float *x) { x[threadIdx.x] = 1; }\n"
+                 "__global__ void\n#ifdef OLD\n__launch_bounds__(96)\n#endif\n"
+                 "kb(float *x) { x[threadIdx.x] = 2; }\n")
+    unit = parse_file(str(a)).unit
+    assert {f.name: f.launch_bounds for f in unit.kernels} == {"ka": "128", "kb": ""}
+    assert b"96" not in unit.code and b"(64)" not in unit.code

@@ -22,7 +22,9 @@ from cudafuse.frontend.clang_api import (
 from cudafuse.frontend.clang_api import (
     namespaces as clang_namespaces,
 )
+from cudafuse.frontend.kernel_census import skipped_ranges
 from cudafuse.ir import nodes as n
+from cudafuse.ir.code_text import code_only
 from cudafuse.ir.program import Function, GlobalVar, Param, TemplateParam
 from cudafuse.ir.source import SourceFile, Span
 
@@ -84,9 +86,6 @@ def _class_of(c: ci.Cursor) -> str:
     return parent.spelling if parent is not None and parent.kind in _CLASS_KINDS else ""
 
 
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-
-
 class LoweringError(Exception):
     def __init__(self, message: str, span: Span):
         super().__init__(message)
@@ -123,8 +122,20 @@ class Lowerer:
         self.span = self.spans.span  # bound once: called for every IR node
         self._type_spelling = self.spans.type_spelling
         self._depth = 0
+        self._tu = tu
+        self._code: bytes | None = None
 
     # ---- helpers -----------------------------------------------------------------------
+
+    def code(self) -> bytes:
+        """The source as clang reads it: comments and skipped branches blanked."""
+        if self._code is None:
+            # The main file's only: a header entered twice has its whole guarded body
+            # skipped the second time, which says nothing about its code.
+            main = self._tu is not None and self._tu.spelling == self.source.path
+            inactive = skipped_ranges(self._tu, self.source.path) if main else []
+            self._code = code_only(self.source.data, inactive)
+        return self._code
 
     def decl(self, cursor: ci.Cursor) -> str:
         # Functions and globals may be declared before they are defined (a kernel prototype
@@ -426,8 +437,10 @@ class Lowerer:
         body = self.stmt(body_cursor) if body_cursor is not None else None
         sp, nsp = self.span(c), self.name_span(c)
         head = self.source.data[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
-        # A commented-out /* __launch_bounds__(256, 3) */ is no attribute clang sees.
-        bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", _COMMENTS.sub(" ", head))
+        # A commented-out /* __launch_bounds__(256, 3) */, or one under #if 0, is no
+        # attribute clang sees: read the head as clang does.
+        code = self.code()[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
+        bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", code)
         tparams = tuple(self.template_param(k) for k in children(c) if k.kind in (
             K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER,
             K.TEMPLATE_TEMPLATE_PARAMETER))

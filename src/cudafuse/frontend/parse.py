@@ -463,6 +463,7 @@ def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
         raise _fail(errors, diags)
     unit = TranslationUnit(path, source)
     unit.includes = _includes(tu, path)
+    unit.inactive = skipped_ranges(tu, path)
     lowerer = Lowerer(source, tu)
     used: set[int] = set()
     with _recursion_limit(4 * MAX_DEPTH + 1000):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
+from cudafuse.ir.code_text import code_only
 from cudafuse.ir.nodes import Compound, KernelLaunch
 from cudafuse.ir.source import NO_SPAN, SourceFile, Span
 
@@ -108,6 +110,14 @@ class TranslationUnit:
     # (frontend/included_kernels.py), by the name their spans carry: their text, for reading.
     sources: dict[str, SourceFile] = field(default_factory=dict)
     included_at: dict[str, int] = field(default_factory=dict)  # each one's #include's offset
+    # Byte ranges of the main file the preprocessor skipped (clang's skipped ranges).
+    inactive: list[tuple[int, int]] = field(default_factory=list)
+
+    @functools.cached_property
+    def code(self) -> bytes:
+        """The main file's bytes as clang reads them: comments and skipped branches blanked
+        (offsets kept; ir/code_text.py). Text checks read this, never `source.data`."""
+        return code_only(self.source.data, self.inactive)
 
     @property
     def kernels(self) -> list[Function]:
