@@ -2,8 +2,13 @@
 
 Running user code in its own process turns an emulator report (deadlock, divergence), a
 segmentation fault or a stack overflow into a Python exception in the caller, instead of the
-end of the caller's process. Started as
-`python -c 'from cudafuse.runtime.worker import main; main()' LIB READ_FD WRITE_FD`.
+end of the caller's process. Started by emu_exec.py as
+`python -I -c 'import runpy, sys; runpy.run_path(sys.argv[1], run_name="__main__")' THIS_FILE
+LIB READ_FD WRITE_FD`: run as a file, with the standard library only (no numpy, not the
+cudafuse package, whose runtime imports the front end), a worker starts in about 50 ms
+instead of 400 ms and holds a fraction of the memory; verify starts three, the test suite
+thousands. Array arguments travel as bytes and come back as bytes (emu_exec.py turns them
+back into arrays).
 """
 
 from __future__ import annotations
@@ -15,19 +20,24 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-import numpy as np
+
+def _numpy_copy(value: Any) -> Any:
+    import numpy as np  # noqa: PLC0415 - the worker itself never needs numpy
+
+    return np.array(value, copy=True, order="C")
 
 
-def pack_args(items: list[tuple[str, Any]], place: Callable[[np.ndarray], int]
-              ) -> tuple[Any, list[Any]]:
+def pack_args(items: list[tuple[str, Any]], place: Callable[[Any], int],
+              stage: Callable[[Any], Any] = _numpy_copy) -> tuple[Any, list[Any]]:
     """The void** argument vector of a trampoline call, and the buffers it points into (keep
-    them alive while it is used). `place` receives a fresh C-ordered copy of each array
-    argument and returns the address to pass (the copy's own, or a device buffer's)."""
+    them alive while it is used). `place` receives `stage` of each array argument (by
+    default a fresh C-ordered numpy copy) and returns the address to pass (the copy's own,
+    or a device buffer's)."""
     keep: list[Any] = []
     ptrs: list[int] = []
     for kind, value in items:
         if kind == "a":
-            buf: Any = ctypes.c_void_p(place(np.array(value, copy=True, order="C")))
+            buf: Any = ctypes.c_void_p(place(stage(value)))
         elif kind == "same":
             buf = ctypes.c_void_p(keep[value].value)
         else:
@@ -37,67 +47,57 @@ def pack_args(items: list[tuple[str, Any]], place: Callable[[np.ndarray], int]
     return (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs), keep
 
 
-def _argv(items: list[tuple[str, Any]]) -> tuple[Any, list[Any], list[np.ndarray]]:
-    arrays: list[np.ndarray] = []
-
-    def host(arr: np.ndarray) -> int:
-        arrays.append(arr)
-        return int(arr.ctypes.data)
-
-    argv, keep = pack_args(items, host)
-    return argv, keep, arrays
-
-
 class ExactBuffers:
-    """Under AddressSanitizer: each array argument in a malloc'ed block of exactly its size
-    (ASan's malloc, preloaded), so that one element past the end is a reported overflow; the
-    blocks' addresses are written to `table` before the call ("index start nbytes" lines,
-    index = the argument's position) for the runtime to tell which argument a report is
-    about."""
+    """Each array argument (bytes) in a malloc'ed block of exactly its size; under
+    AddressSanitizer (ASan's malloc, preloaded) one element past the end is then a reported
+    overflow. The blocks' addresses are written to `table`, when there is one, before the
+    call ("index start nbytes" lines, index = the argument's position) for the runtime to
+    tell which argument a report is about."""
 
-    def __init__(self, table: str, libc: Any):
+    def __init__(self, table: str | None, libc: Any):
         self._table, self._libc = table, libc
         self._libc.malloc.restype = ctypes.c_void_p
         self._libc.malloc.argtypes = [ctypes.c_size_t]
         self._libc.free.argtypes = [ctypes.c_void_p]
-        self._blocks: list[tuple[int, np.ndarray]] = []
+        self._blocks: list[tuple[int, int]] = []  # address, size in bytes
 
     def argv(self, items: list[tuple[str, Any]]) -> tuple[Any, list[Any]]:
         extra: list[str] = []
 
-        def place(arr: np.ndarray) -> int:
-            addr, more = self._place(arr)
-            ctypes.memmove(addr, arr.ctypes.data, arr.nbytes)
-            self._blocks.append((addr, arr))
+        def place(data: bytes) -> int:
+            addr, more = self._place(len(data))
+            ctypes.memmove(addr, data, len(data))
+            self._blocks.append((addr, len(data)))
             extra.append(more)
             return int(addr)
 
         try:
-            argv, keep = pack_args(items, place)
+            argv, keep = pack_args(items, place, bytes)
         except MemoryError:
             self.results()  # release what was placed
             raise
-        index = [i for i, (kind, _) in enumerate(items) if kind == "a"]
-        with open(self._table, "w") as fh:
-            for i, (addr, arr), more in zip(index, self._blocks, extra, strict=True):
-                fh.write(f"{i} {addr} {arr.nbytes} {more}".rstrip() + "\n")
+        if self._table:
+            index = [i for i, (kind, _) in enumerate(items) if kind == "a"]
+            with open(self._table, "w") as fh:
+                for i, (addr, nbytes), more in zip(index, self._blocks, extra, strict=True):
+                    fh.write(f"{i} {addr} {nbytes} {more}".rstrip() + "\n")
         return argv, keep
 
-    def _place(self, arr: np.ndarray) -> tuple[int, str]:
-        addr = self._libc.malloc(max(arr.nbytes, 1))
+    def _place(self, nbytes: int) -> tuple[int, str]:
+        addr = self._libc.malloc(max(nbytes, 1))
         if not addr:
-            raise MemoryError(f"cannot allocate {arr.nbytes} bytes for an argument")
+            raise MemoryError(f"cannot allocate {nbytes} bytes for an argument")
         return int(addr), ""
 
     def release(self, addr: int) -> None:
         self._libc.free(addr)
 
-    def results(self) -> list[np.ndarray]:
+    def results(self) -> list[bytes]:
+        """Each array argument's bytes after the call, in order; the blocks released."""
         out = []
-        for addr, arr in self._blocks:
-            ctypes.memmove(arr.ctypes.data, addr, arr.nbytes)
+        for addr, nbytes in self._blocks:
+            out.append(ctypes.string_at(addr, nbytes))
             self.release(addr)
-            out.append(arr)
         self._blocks = []
         return out
 
@@ -123,8 +123,8 @@ class GuardedBuffers(ExactBuffers):
         libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
         self._maps: list[tuple[int, int]] = []
 
-    def _place(self, arr: np.ndarray) -> tuple[int, str]:
-        pages = -(-arr.nbytes // PAGE) * PAGE
+    def _place(self, nbytes: int) -> tuple[int, str]:
+        pages = -(-nbytes // PAGE) * PAGE
         total = PAGE + pages + GUARD_AFTER
         # PROT_NONE reservation (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE), then the
         # array's pages made accessible.
@@ -133,14 +133,14 @@ class GuardedBuffers(ExactBuffers):
             raise MemoryError(f"cannot map {total} bytes for an argument")
         if pages and self._libc.mprotect(base + PAGE, pages, 0x1 | 0x2) != 0:
             raise MemoryError(f"cannot map {pages} bytes for an argument")
-        start = base + PAGE + pages - arr.nbytes
+        start = base + PAGE + pages - nbytes
         self._maps.append((base, total))
         return start, f"{base} {base + total}"
 
     def release(self, addr: int) -> None:
         pass
 
-    def results(self) -> list[np.ndarray]:
+    def results(self) -> list[bytes]:
         out = super().results()
         for base, total in self._maps:
             self._libc.munmap(base, total)
@@ -158,7 +158,7 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
     libc = ctypes.CDLL(None)
     table = os.environ.get("CUDAFUSE_EMU_BUFFERS")
     kind = GuardedBuffers if os.environ.get("CUDAFUSE_EMU_GUARDS") else ExactBuffers
-    placement = kind(table, libc) if table else None
+    placement = kind(table, libc)
     tx.send(("ready", lib.cudafuse_manifest().decode()))
     while True:
         try:
@@ -166,10 +166,7 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
         except EOFError:
             return
         try:
-            if placement is not None:
-                argv, keep = placement.argv(items)
-            else:
-                argv, keep, arrays = _argv(items)
+            argv, keep = placement.argv(items)
         except MemoryError as exc:  # an answer, not a traceback on stderr
             tx.send(("error", f"out of memory for the arguments: {exc}"))
             continue
@@ -183,9 +180,7 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
             rc = fn(dims, ctypes.c_size_t(cfg[6]), argv)
         libc.fflush(None)
         del keep
-        if placement is not None:
-            arrays = placement.results()
-        tx.send(("ok", rc, ret.raw, arrays))
+        tx.send(("ok", rc, ret.raw, placement.results()))
 
 
 def main() -> None:
