@@ -103,7 +103,7 @@ class SearchClock:
 
 def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool) -> list[str]:
     from cudafuse import api
-    from cudafuse.passes.vertical.resources import estimate_registers
+    from cudafuse.passes.vertical.plan.resources import estimate_registers
 
     os.environ["CUDAFUSE_NO_PTXAS"] = "1"
     os.environ["CUDAFUSE_NO_NVCC_CHECK"] = "1"
@@ -145,9 +145,9 @@ def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool) -> 
 
 
 def model_chain_time(n: int, arch: str) -> str:
-    from cudafuse.passes.vertical.arch import arch_params
-    from cudafuse.passes.vertical.model import KernelCost, PipelineModel
-    from cudafuse.passes.vertical.partition import choose_partition, cost_scorer, make_legality
+    from cudafuse.passes.vertical.plan.arch import arch_params
+    from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
+    from cudafuse.passes.vertical.plan.partition import choose_partition, cost_scorer, make_legality
 
     point = frozenset({(0, 0)})
     w3 = frozenset((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1))

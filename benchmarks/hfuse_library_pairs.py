@@ -47,7 +47,7 @@ MODES = ("thread", "block")
 
 def run_pair(a: str, b: str, mode: str, tmp: Path) -> str:
     import cudafuse
-    from cudafuse.cli_verify_hfuse import verify_hfuse
+    from cudafuse.cli.verify_hfuse import verify_hfuse
     from cudafuse.diagnostics import CudafuseError
     from cudafuse.frontend import ParseOptions
 

@@ -25,7 +25,7 @@ CORPUS = Path(__file__).parent / "corpus"
 # Every emitted file is compiled with nvcc before it is written (codegen/compile_check.py):
 # hundreds of emitted files would cost the suite minutes. Tests of that check clear this.
 os.environ.setdefault("CUDAFUSE_NO_NVCC_CHECK", "1")
-# Likewise the ptxas figures of fused groups (passes/vertical/resources.py): estimates
+# Likewise the ptxas figures of fused groups (passes/vertical/plan/resources.py): estimates
 # instead; tests of the ptxas path clear it.
 os.environ.setdefault("CUDAFUSE_NO_PTXAS", "1")
 

@@ -192,7 +192,7 @@ def test_internal_error_exits_3_without_traceback(monkeypatch: pytest.MonkeyPatc
                                                  tmp_path: Path) -> None:
     src = tmp_path / "k.cu"
     src.write_text(KERNEL)
-    monkeypatch.setattr("cudafuse.cli_analyze.parse_file", _boom)
+    monkeypatch.setattr("cudafuse.cli.analyze.parse_file", _boom)
     result = CliRunner().invoke(main, ["analyze", str(src)])
     assert result.exit_code == 3
     assert "internal error: RuntimeError: simulated bug" in result.stderr
@@ -203,7 +203,7 @@ def test_internal_error_with_debug_shows_traceback(monkeypatch: pytest.MonkeyPat
                                                    tmp_path: Path) -> None:
     src = tmp_path / "k.cu"
     src.write_text(KERNEL)
-    monkeypatch.setattr("cudafuse.cli_analyze.parse_file", _boom)
+    monkeypatch.setattr("cudafuse.cli.analyze.parse_file", _boom)
     result = CliRunner().invoke(main, ["--debug", "analyze", str(src)])
     assert result.exit_code == 3
     assert "Traceback" in result.stderr and "internal error" in result.stderr

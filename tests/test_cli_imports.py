@@ -7,7 +7,7 @@ import sys
 
 
 def test_backend_names_match_the_runtime() -> None:
-    from cudafuse.cli_run import BACKEND_NAMES
+    from cudafuse.cli.run import BACKEND_NAMES
     from cudafuse.runtime import BACKENDS
 
     assert tuple(BACKEND_NAMES) == tuple(BACKENDS)
@@ -24,13 +24,14 @@ def test_cli_start_up_does_not_import_numpy_or_networkx() -> None:
 def test_subcommand_modules_load_on_demand() -> None:
     # Each name the lazy group lists is the command its module registers, and analyze
     # does not import the modules of the other commands.
-    code = ("import sys; from cudafuse.cli import LazyGroup, main; import click; "
+    code = ("import sys; from cudafuse.cli.group import LazyGroup, main; import click; "
             "ctx = click.Context(main); "
-            "before = sorted(m for m in sys.modules if m.startswith('cudafuse.cli_')); "
+            "cmds = lambda: sorted(m for m in sys.modules if m.startswith('cudafuse.cli.') "
+            "and m != 'cudafuse.cli.group'); before = cmds(); "
             "main.get_command(ctx, 'analyze'); "
-            "after = sorted(m for m in sys.modules if m.startswith('cudafuse.cli_')); "
+            "after = cmds(); "
             "ok = all(main.get_command(ctx, n).name == n for n in LazyGroup.MODULES); "
             "print(before, after, ok)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
-    assert out == "[] ['cudafuse.cli_analyze'] True"
+    assert out == "[] ['cudafuse.cli.analyze'] True"

@@ -105,7 +105,7 @@ def _boom(*args: object, **kwargs: object) -> None:
 def test_debug_after_the_subcommand_shows_the_traceback(work: Path,
                                                        monkeypatch: pytest.MonkeyPatch
                                                        ) -> None:
-    monkeypatch.setattr("cudafuse.cli_analyze.parse_file", _boom)
+    monkeypatch.setattr("cudafuse.cli.analyze.parse_file", _boom)
     res = invoke("analyze", "chain.cu", "--debug")
     assert res.exit_code == 3
     assert "Traceback" in res.stderr and "internal error: RuntimeError" in res.stderr
@@ -115,7 +115,7 @@ def test_debug_after_double_dash_goes_to_clang(work: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """After `--` everything is clang's: --debug is not the group's flag there."""
     seen = []
-    monkeypatch.setattr("cudafuse.cli_analyze.parse_file",
+    monkeypatch.setattr("cudafuse.cli.analyze.parse_file",
                         lambda path, opts: seen.append(opts.extra_args) or _boom())
     res = invoke("analyze", "chain.cu", "--", "--debug")
     assert res.exit_code == 3 and seen == [("--debug",)]

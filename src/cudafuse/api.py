@@ -142,9 +142,9 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
     sequence run as one launch (as the cost model decides, whenever legal, or not at all)."""
     from cudafuse.codegen.compile_check import nvcc_check
     from cudafuse.passes.vertical.driver import FuseOptions, report_dict
-    from cudafuse.passes.vertical.render import explain_text
-    from cudafuse.passes.vertical.resources import annotate as annotate_resources
-    from cudafuse.passes.vertical.respell import parse_for_fusion
+    from cudafuse.passes.vertical.emit.render import explain_text
+    from cudafuse.passes.vertical.kernel.respell import parse_for_fusion
+    from cudafuse.passes.vertical.plan.resources import annotate as annotate_resources
 
     _choice("partition", partition, ("auto", "mincut", "exact"))
     _choice("tiles", tiles, ("auto", "always", "never"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cudafuse.analysis.kernel_facts import analyze_kernel
-from cudafuse.passes.vertical.view import plain_view
+from cudafuse.passes.vertical.kernel.view import plain_view
 
 CASES = {
     "data_dependent": ("""
@@ -126,7 +126,7 @@ __global__ void f(const float* in, float* out, int n) {
 
 # Kernels whose threads exchange data: what each thread reads of `in` is still its own
 # element (a consumer's view serves it), but its value is not a function of its element, so
-# the fusion view refuses it as a producer (passes/vertical/view.py).
+# the fusion view refuses it as a producer (passes/vertical/kernel/view.py).
 EXCHANGES = {
     "shared_tiling": ("""
 __global__ void f(const float* in, float* out, int n) {

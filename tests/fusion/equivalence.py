@@ -9,13 +9,13 @@ import numpy as np
 
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.passes.vertical.driver import FuseOptions, FuseResult, fuse_unit
-from cudafuse.passes.vertical.respell import parse_for_fusion
+from cudafuse.passes.vertical.kernel.respell import parse_for_fusion
 from cudafuse.runtime import load
 
 
 def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw
               ) -> FuseResult:
-    """`src` fused as `cudafuse fuse` parses it (respelled first, passes/vertical/respell/)
+    """`src` fused as `cudafuse fuse` parses it (respelled first, passes/vertical/kernel/respell/)
     and written to `out`."""
     unit = parse_for_fusion(str(src), ParseOptions())[0].unit
     result = fuse_unit(unit, FuseOptions(scratch=scratch, **kw))

@@ -39,7 +39,7 @@ STYLES = ("plain", "macro", "rowcol", "flat", "gridstride2d")  # any stage
 # gridstride: point pipelines only. linear: a 1-D grid over the w * h pixels taking x = i % w,
 # y = i / w (analysis/delinearise.py), its guard i < w * h whatever GUARDS says (whole only).
 LINEAR_STYLES = ("linear",)
-# Spellings `cudafuse fuse` respells before planning (passes/vertical/respell/): int2
+# Spellings `cudafuse fuse` respells before planning (passes/vertical/kernel/respell/): int2
 # coordinates (`const int2 p = make_int2(...)`, used as p.x and p.y), and copies of the
 # built-ins (`int tx = threadIdx.x; ... int x = bx * blockDim.x + tx;`).
 RESPELLED_STYLES = ("int2", "copies")

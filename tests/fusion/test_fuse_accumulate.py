@@ -14,7 +14,7 @@ import pytest
 from equivalence import fuse_file, run_both
 
 from cudafuse.frontend import parse_file
-from cudafuse.passes.vertical.recognise import build_view
+from cudafuse.passes.vertical.kernel.recognise import build_view
 
 PROGRAM = Path(__file__).parent / "programs" / "accumulate.cu"
 SIZES = ((37, 19), (1, 5), (64, 3))

@@ -17,7 +17,7 @@ from equivalence import compare_entry, fuse_with_api, nvcc_error
 from cudafuse import api
 from cudafuse.analysis.kernel_facts import analyze_kernel
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.passes.vertical.respell import respelled
+from cudafuse.passes.vertical.kernel.respell import respelled
 
 PROGRAM = Path(__file__).parent / "programs" / "cs344_style.cu"
 

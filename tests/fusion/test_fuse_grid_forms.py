@@ -21,8 +21,8 @@ from equivalence import fuse_file, run_both
 from cudafuse.frontend import parse_file
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
-from cudafuse.passes.vertical.coverage import Resolver, covers
-from cudafuse.passes.vertical.hostview import host_locals
+from cudafuse.passes.vertical.host.coverage import Resolver, covers
+from cudafuse.passes.vertical.host.hostview import host_locals
 
 PROGRAMS = Path(__file__).parent / "programs"
 SPELLINGS = PROGRAMS / "grid_spellings.cu"

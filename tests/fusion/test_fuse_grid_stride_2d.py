@@ -15,7 +15,7 @@ import pytest
 from equivalence import fuse_file, run_both
 
 from cudafuse.frontend import parse_file
-from cudafuse.passes.vertical.recognise import build_view
+from cudafuse.passes.vertical.kernel.recognise import build_view
 
 PROGRAM = Path(__file__).parent / "programs" / "grid_stride_2d.cu"
 SIZES = ((37, 19), (16, 8), (1, 5), (23, 1))

@@ -25,7 +25,7 @@ def test_macro_indexing_fuses_and_matches(tmp_path: Path) -> None:
 
 def test_an_expression_is_spelled_by_its_own_text_only() -> None:
     from cudafuse.ir import nodes as n
-    from cudafuse.passes.vertical.codegen import _spells
+    from cudafuse.passes.vertical.emit.codegen import _spells
 
     w, y = n.Ref("w", "param"), n.Ref("y", "local")
     # A qualified name is its own spelling; a macro invocation is not.

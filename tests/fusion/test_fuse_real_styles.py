@@ -15,7 +15,7 @@ import pytest
 from equivalence import compare_entry, fuse_with_api, nvcc_error
 
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.passes.vertical.respell import parse_for_fusion, respelled
+from cudafuse.passes.vertical.kernel.respell import parse_for_fusion, respelled
 
 PROGRAM = Path(__file__).parent / "programs" / "real_styles.cu"
 

@@ -1,5 +1,5 @@
 """Registers, spills, shared memory and occupancy of each fused kernel next to the kernels
-it replaces (passes/vertical/resources.py): from ptxas where nvcc is on PATH, estimated
+it replaces (passes/vertical/plan/resources.py): from ptxas where nvcc is on PATH, estimated
 (and said so) where not, with the cost model's charge for what the group loses."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 
 from cudafuse import api
 from cudafuse.analysis.occupancy import DeviceLimits, occupancy
-from cudafuse.passes.vertical.arch import arch_params
-from cudafuse.passes.vertical.render import resource_lines
-from cudafuse.passes.vertical.resources import (
+from cudafuse.passes.vertical.emit.render import resource_lines
+from cudafuse.passes.vertical.plan.arch import arch_params
+from cudafuse.passes.vertical.plan.resources import (
     GroupResources,
     KernelFigures,
     occupancy_charge,

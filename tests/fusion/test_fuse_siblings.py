@@ -105,7 +105,7 @@ def test_refusals_say_why(fused) -> None:
 
 def test_explain_and_report(tmp_path: Path) -> None:
     from cudafuse.passes.vertical.driver import report_dict
-    from cudafuse.passes.vertical.render import explain_text
+    from cudafuse.passes.vertical.emit.render import explain_text
 
     result = fuse_file(PROGRAM, tmp_path / "f.cu")
     text = explain_text(result)

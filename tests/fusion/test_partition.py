@@ -6,10 +6,10 @@ import itertools
 
 import pytest
 
-from cudafuse.passes.vertical.arch import ARCHS, arch_params
-from cudafuse.passes.vertical.costmodel import group_cost
-from cudafuse.passes.vertical.model import KernelCost, PipelineModel
-from cudafuse.passes.vertical.partition import (
+from cudafuse.passes.vertical.plan.arch import ARCHS, arch_params
+from cudafuse.passes.vertical.plan.costmodel import group_cost
+from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
+from cudafuse.passes.vertical.plan.partition import (
     SearchLimits,
     choose_partition,
     cost_scorer,

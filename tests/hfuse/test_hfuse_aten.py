@@ -216,7 +216,7 @@ def test_template_template_parameter_with_a_kernel_of_at_cuda(tmp_path: Path, mo
 def test_verify_runs_a_template_kernel_by_a_launching_host_function(tmp_path: Path) -> None:
     # verify --hfuse's original side: a copy of the file with a host function in the
     # kernel's namespaces that launches the instantiation the spec names, as it says.
-    from cudafuse.cli_verify_hfuse import Side, _runnable
+    from cudafuse.cli.verify_hfuse import Side, _runnable
     from cudafuse.codegen.compile_check import reparse
     from cudafuse.frontend import ParseOptions
     from cudafuse.runtime.spec import load_spec

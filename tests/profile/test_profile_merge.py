@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cudafuse.cli_hfuse_plan import table
+from cudafuse.cli.hfuse_plan import table
 from cudafuse.profile.compiled import merge_same
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 from cudafuse.profile.records import Record

@@ -1,6 +1,6 @@
 """The C and C++ standard library's math functions (and their float/long double forms): pure,
 and taking their arguments by value, never through a non-const reference. Host statements
-calling them between launches are harmless (passes/vertical/hoststmts.py), and an element
+calling them between launches are harmless (passes/vertical/host/hoststmts.py), and an element
 passed to one is not written (analysis/evaluate.py), wherever the declaration comes from.
 """
 

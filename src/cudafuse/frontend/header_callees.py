@@ -3,7 +3,7 @@
 The error-check helpers between launches (`checkCudaErrors(...)` expanding to a `check`
 template, cuda-samples' `getLastCudaError(msg)` expanding to `__getLastCudaError`, a
 project's `utils.h`) are usually defined in a header next to the program. Only the main
-file's functions are lowered, so the launch-sequence splitter (passes/vertical/hoststmts.py)
+file's functions are lowered, so the launch-sequence splitter (passes/vertical/host/hoststmts.py)
 could not see what such a helper does. Here the definitions of those callees (and of what
 they call in turn, a few levels deep) are lowered too, and so are the `__device__` helpers
 the file's kernels call from such headers (`__device__ float sq(float)` in a `utils.h`), so

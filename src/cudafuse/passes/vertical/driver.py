@@ -10,8 +10,7 @@ from cudafuse.codegen.splice import Rewriter
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import SourceFile
-from cudafuse.passes.vertical.arch import ArchParams, arch_params
-from cudafuse.passes.vertical.codegen import (
+from cudafuse.passes.vertical.emit.codegen import (
     CodegenError,
     FusedGroup,
     GroupEmitter,
@@ -20,10 +19,11 @@ from cudafuse.passes.vertical.codegen import (
     pick_prefix,
     prologue,
 )
-from cudafuse.passes.vertical.constargs import with_launch_constants
-from cudafuse.passes.vertical.costmodel import GroupCost, group_cost, shared_ratio_ok
-from cudafuse.passes.vertical.coverage import Resolver, covers
-from cudafuse.passes.vertical.hostview import (
+from cudafuse.passes.vertical.emit.sibling_codegen import SiblingEmitter, sibling_pass
+from cudafuse.passes.vertical.emit.wrapper_codegen import host_edits as wrapper_host_edits
+from cudafuse.passes.vertical.emit.wrapper_codegen import launcher
+from cudafuse.passes.vertical.host.coverage import Resolver, covers
+from cudafuse.passes.vertical.host.hostview import (
     Placement,
     Sequence,
     alias_roots,
@@ -31,23 +31,23 @@ from cudafuse.passes.vertical.hostview import (
     host_view,
     rotations,
 )
-from cudafuse.passes.vertical.legality import LaunchInfo, Legality
-from cudafuse.passes.vertical.model import KernelCost, PipelineModel
-from cudafuse.passes.vertical.opcount import count_ops
-from cudafuse.passes.vertical.partition import (
+from cudafuse.passes.vertical.host.wrappers import hosts_with_wrappers
+from cudafuse.passes.vertical.kernel.constargs import with_launch_constants
+from cudafuse.passes.vertical.kernel.recognise import build_view
+from cudafuse.passes.vertical.kernel.view import KernelView, elements_per_item
+from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
+from cudafuse.passes.vertical.plan.costmodel import GroupCost, group_cost, shared_ratio_ok
+from cudafuse.passes.vertical.plan.legality import LaunchInfo, Legality
+from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
+from cudafuse.passes.vertical.plan.opcount import count_ops
+from cudafuse.passes.vertical.plan.partition import (
     Partition,
     choose_partition,
     cost_scorer,
     count_scorer,
     make_legality,
 )
-from cudafuse.passes.vertical.recognise import build_view
-from cudafuse.passes.vertical.sibling_codegen import SiblingEmitter, sibling_pass
-from cudafuse.passes.vertical.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
-from cudafuse.passes.vertical.view import KernelView, elements_per_item
-from cudafuse.passes.vertical.wrapper_codegen import host_edits as wrapper_host_edits
-from cudafuse.passes.vertical.wrapper_codegen import launcher
-from cudafuse.passes.vertical.wrappers import hosts_with_wrappers
+from cudafuse.passes.vertical.plan.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
 
 NOMINAL_SIZE = 1 << 20  # elements per launch when the cost model must assume a size
 

@@ -1,0 +1,197 @@
+"""The command line: parses options, runs a pipeline, prints. No compiler logic lives here."""
+
+from __future__ import annotations
+
+import functools
+import gc
+import importlib
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from cudafuse import __version__
+from cudafuse.archs import CLANG_ARCHS, arch_problem  # noqa: F401 - CLANG_ARCHS: API
+from cudafuse.diagnostics import CudafuseError, Diagnostic
+from cudafuse.frontend import ParseOptions
+
+
+def _verbose() -> bool:
+    """-v (before or after the subcommand), or the subcommand's --explain."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return True
+    return bool(ctx.find_root().params.get("verbose") or ctx.params.get("explain"))
+
+
+def print_diagnostics(diags: list[Diagnostic]) -> None:
+    color = sys.stderr.isatty()
+    sys.stdout.flush()  # what the command printed so far comes first, as it happened
+    verbose = _verbose()
+    for d in diags:
+        if d.detail and not verbose:
+            continue
+        text = d.format()
+        if color:
+            first, _, rest = text.partition("\n")
+            tag = f"{d.severity.value}:"
+            shade = {"error": "red", "warning": "magenta", "note": "cyan"}[d.severity.value]
+            first = first.replace(tag, click.style(tag, fg=shade, bold=True), 1)
+            text = first + ("\n" + rest if rest else "")
+        click.echo(text, err=True)
+
+
+def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn CudafuseError into diagnostics + exit status, and any other exception into an
+    'internal error' line (the traceback only with --debug)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        try:
+            return fn(*args, **kwargs)
+        except CudafuseError as exc:
+            print_diagnostics(exc.diagnostics)
+            ctx.exit(exc.status)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last line of defence for users
+            if ctx.find_root().params.get("debug"):
+                _print_traceback()
+            click.echo(f"cudafuse: internal error: {type(exc).__name__}: {exc} "
+                       "(rerun with --debug for a traceback)", err=True)
+            ctx.exit(3)
+
+    return wrapper
+
+
+def _print_traceback() -> None:
+    import traceback  # only for --debug: a noticeable share of start-up otherwise
+
+    traceback.print_exc()
+
+
+def nonempty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """An input path that is '' (an unset shell variable) is a usage error, not 'no such
+    file' or, as the current directory, 'is a directory'."""
+    if value == "" or (isinstance(value, tuple) and "" in value):
+        raise click.BadParameter("an empty path", ctx, param)
+    return value
+
+
+def _check_arch(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    problem = arch_problem(value)
+    if problem:
+        raise click.BadParameter(problem, ctx, param)
+    return value
+
+
+# Source files clang would take as a second translation unit, which libclang cannot parse.
+_SOURCE_SUFFIXES = (".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp")
+# clang options whose value is the next argument and may name a header or source file.
+_FILE_VALUED = ("-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-I", "-x",
+                "-Xclang")
+
+
+def _check_clang_args(extra: tuple[str, ...]) -> None:
+    """Extra clang arguments are options (`-- -std=c++20 -isystem DIR`); a bare file name
+    there is almost always a second input (`analyze a.cu b.cu`), which the command does not
+    take: say so instead of letting clang fail on two translation units."""
+    for i, arg in enumerate(extra):
+        prev = extra[i - 1] if i else ""
+        if arg.startswith("-"):
+            continue
+        if not prev.startswith("-") or (arg.endswith(_SOURCE_SUFFIXES) and
+                                        prev not in _FILE_VALUED):
+            raise click.UsageError(
+                f"unexpected argument '{arg}': this command takes one FILE (extra clang "
+                "arguments follow `--` and are options, e.g. `-- -std=c++20`)")
+
+
+def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """-I/-D/-include and extra clang arguments after `--`, folded into `parse_opts`."""
+
+    @click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include dir.")
+    @click.option("-D", "defines", multiple=True, metavar="NAME[=V]", help="Define a macro.")
+    @click.option("-include", "--include", "forced", multiple=True, metavar="FILE",
+                  help="Include FILE before the source (as clang -include).")
+    @click.option("--arch", default="sm_90", show_default=True, callback=_check_arch,
+                  help="GPU architecture: sm_20 to sm_90a (those clang 18 parses CUDA for).")
+    @click.option("-p", "compdb", metavar="BUILD_DIR", default="",
+                  help="Take each input's -I/-D/-include/-std from the build's "
+                       "compile_commands.json (in BUILD_DIR, or the file itself), before the "
+                       "command line's.")
+    @functools.wraps(fn)
+    def wrapper(*args: Any, include_dirs: tuple[str, ...], defines: tuple[str, ...],
+                forced: tuple[str, ...], arch: str, compdb: str, **kwargs: Any) -> Any:
+        extra = tuple(kwargs.pop("clang_args", ()) or ())
+        _check_clang_args(extra)
+        kwargs["parse_opts"] = ParseOptions(include_dirs, defines, forced, extra, arch, compdb)
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+class LazyGroup(click.Group):
+    """Imports a subcommand's module when that subcommand is asked for: `cudafuse analyze`
+    does not pay for importing what fuse, hfuse and run need (the modules register their
+    commands on `main` when imported)."""
+
+    MODULES = {"analyze": "cudafuse.cli.analyze", "plan": "cudafuse.cli.fuse",
+               "fuse": "cudafuse.cli.fuse", "hfuse": "cudafuse.cli.hfuse",
+               "hfuse-plan": "cudafuse.cli.hfuse_plan", "run": "cudafuse.cli.run",
+               "verify": "cudafuse.cli.run"}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # The group's own flags are taken after the subcommand too (`cudafuse fuse x.cu -o
+        # y --debug`, as the internal-error hint suggests), up to a `--`.
+        end = args.index("--") if "--" in args else len(args)
+        group = ("--debug", "-v", "--verbose")
+        moved = [a for a in args[:end] if a in group]
+        rest = [a for a in args[:end] if a not in group] + args[end:]
+        return super().parse_args(ctx, moved + rest)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # An interrupt exits with 130 (128 + SIGINT), as shells and make expect, not with
+        # click's 1 ("Aborted!"), which reads like bad input. Outputs are written only at
+        # the end (outputs.OutputSet), so nothing is left half-written.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            sys.stdout.flush()
+            click.echo("cudafuse: interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(self.MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.MODULES:
+            try:
+                importlib.import_module(self.MODULES[cmd_name])
+            except ImportError as exc:  # a broken installation, not the user's input
+                if ctx.find_root().params.get("debug"):
+                    _print_traceback()
+                click.echo(f"cudafuse: internal error: cannot load the '{cmd_name}' command: "
+                           f"{exc} (rerun with --debug for a traceback)", err=True)
+                ctx.exit(3)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="cudafuse")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks for internal errors.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also show notes beside the request (statements of a host function that "
+                   "no launch sequence crosses); --explain shows them too.")
+def main(debug: bool, verbose: bool) -> None:
+    """cudafuse: a source-to-source CUDA compiler that fuses kernels.
+
+    Bad input is reported as FILE:LINE:COL: error: ... with exit status 1; usage errors exit
+    with 2; internal errors with 3; an interrupt (Ctrl-C) with 130. --debug and -v may also
+    follow the subcommand.
+    """
+    # One short run that builds a large, acyclic IR: the cyclic collector's frequent young
+    # generation passes over it find nothing, and cost a few percent of `analyze`.
+    gc.set_threshold(max(gc.get_threshold()[0], 20000), 50, 100)

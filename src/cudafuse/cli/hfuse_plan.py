@@ -1,0 +1,136 @@
+"""`cudafuse hfuse-plan`: the candidates `--profile` would time, compiled (no GPU needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from cudafuse.cli.group import guarded, main, nonempty, parse_options, print_diagnostics
+from cudafuse.cli.hfuse import candidate_setup
+from cudafuse.frontend import ParseOptions
+from cudafuse.outputs import OutputSet, cache_dir_ready
+
+if TYPE_CHECKING:
+    from cudafuse.profile.candidates import Candidate
+    from cudafuse.profile.records import Record
+
+
+@main.command("hfuse-plan")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False),
+                callback=nonempty)
+@click.option("--kernels", metavar="A,B", help="The two kernels, as for hfuse.")
+@click.option("--block1", metavar="X[xY[xZ]]", help="As for hfuse (default: launch bounds).")
+@click.option("--block2", metavar="X[xY[xZ]]", help="As for hfuse.")
+@click.option("--split-step", default=128, show_default=True,
+              help="Thread-count step for the parts whose block size may change.")
+@click.option("--jobs", type=click.IntRange(min=0), default=0,
+              help="Parallel nvcc runs (default: CPUs).")
+@click.option("--report", "report_path", type=click.Path(),
+              help="Write the candidates as JSON.")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="Results cache (default: as for --profile, ~/.cache/cudafuse/profile).")
+@click.option("--no-cache", is_flag=True, help="Compile even if this plan is cached.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+@parse_options
+@guarded
+def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
+               block2: str | None, split_step: int, jobs: int, report_path: str | None,
+               cache_dir: str | None, no_cache: bool, quiet: bool,
+               parse_opts: ParseOptions) -> None:
+    """List the configurations `hfuse --profile` would measure for two kernels: thread
+    splits (only parts with no block-size dependence change size) x register caps around
+    HFuse's bound, and block mode; each emitted and compiled with nvcc for --arch, with its
+    registers, static shared memory, spills and theoretical occupancy, or why it is skipped.
+    Needs nvcc, no GPU. The result is cached like --profile's (--cache-dir, --no-cache)."""
+    from cudafuse.profile.cache import ResultsCache
+    from cudafuse.profile.compiled import compiled_records
+    from cudafuse.profile.hfuse_profile import _nvcc_version
+    from cudafuse.profile.plancache import cached_plan, plan_key_inputs
+    from cudafuse.progress import Progress
+
+    outs = OutputSet([*files, *parse_opts.forced_includes])
+    outs.declare("--report", report_path)
+    outs.check()
+    if not no_cache:
+        cache_dir_ready("--cache-dir", cache_dir)
+    from cudafuse.passes.horizontal.inputs import resolve_inputs
+
+    diagnostics: list = []
+    try:
+        inputs = resolve_inputs(files, kernels, block1, block2, parse_opts, diagnostics)
+    finally:
+        print_diagnostics(diagnostics)
+    outs.add_inputs([i for r in inputs.results for i in r.unit.includes])
+    outs.check()
+    (k1, k2), shapes = inputs.refs, inputs.shapes
+    options, emit_config = candidate_setup(inputs, split_step)
+    tunable = (options.tunable1, options.tunable2)
+
+    def emit(c: Candidate) -> tuple[bytes, str]:
+        return emit_config(c.mode, c)
+
+    progress = Progress("hfuse-plan", quiet=quiet)
+    # Everything that changes the plan (profile.plancache): the files parsed, includes too.
+    texts = [Path(f).read_bytes() for f in dict.fromkeys(
+        [*files, *parse_opts.forced_includes,
+         *sorted({i for r in inputs.results for i in r.unit.includes})])]
+    key = plan_key_inputs(sources=texts, options={
+        "candidates": options.to_json(), "kernels": [k1.display, k2.display],
+        "shapes": [str(shapes[0]), str(shapes[1])], "arch": parse_opts.arch,
+        "include_dirs": list(parse_opts.include_dirs), "defines": list(parse_opts.defines),
+        "extra_args": list(parse_opts.extra_args), "nvcc": _nvcc_version()})
+    try:
+        records, hit = cached_plan(
+            None if no_cache else ResultsCache(cache_dir), key,
+            lambda: compiled_records(options, emit, tuple(files), (k1.display, k2.display),
+                                     parse_opts.arch, parse_opts.include_dirs,
+                                     parse_opts.defines, jobs or None, progress=progress))
+    finally:
+        progress.end()  # an error's message starts a line of its own
+    if hit is not None:
+        progress.line(f"results from the cache, nothing compiled ({hit})")
+    else:
+        progress.close(f"{sum(1 for r in records if r.skip is None)} candidates listed")
+    click.echo(f"{k1.display} ({shapes[0]}, {'tunable' if tunable[0] else 'keeps its size'}) "
+               f"+ {k2.display} ({shapes[1]}, "
+               f"{'tunable' if tunable[1] else 'keeps its size'}), {parse_opts.arch}:")
+    for line in table(records):
+        click.echo(line)
+    if report_path:
+        doc = {"kernels": [k1.display, k2.display], "arch": parse_opts.arch,
+               "options": options.to_json(), "candidates": [r.to_json() for r in records]}
+        outs.put(report_path, json.dumps(doc, indent=2) + "\n")
+        outs.commit()
+
+
+def table(records: list[Record]) -> list[str]:
+    """The plan as text: a row per candidate, skipped ones with the reason. A register cap
+    that buys nothing over another candidate of its split (`same_as`) gets no row of its
+    own: the row it adds nothing to names it, and a last line counts them."""
+    merged: dict[str, list[str]] = {}
+    for r in records:
+        if r.same_as is not None:
+            merged.setdefault(r.same_as, []).append(f"r{r.regcap}")
+    lines = [f"  {'candidate':<24} {'regs':>4} {'smem':>6} {'spill':>5} {'blocks/SM':>9} "
+             f"{'occupancy':>9}  limit / skipped (smem: static bytes)"]
+    for r in records:
+        if r.same_as is not None:
+            continue
+        if r.occupancy is None or r.skip:
+            lines.append(f"  {r.id:<24} {'-':>4} {'-':>6} {'-':>5} {'-':>9} {'-':>9}  "
+                         f"{r.skip}")
+            continue
+        occ = r.occupancy
+        also = f" (also {', '.join(merged[r.id])})" if r.id in merged else ""
+        lines.append(f"  {r.id:<24} {r.registers:>4} {r.shared_bytes:>6} "
+                     f"{(r.spill_stores or 0) + (r.spill_loads or 0):>5} "
+                     f"{occ.blocks_per_sm:>9} {occ.fraction:>9.0%}  {occ.limit}{also}")
+    count = sum(len(v) for v in merged.values())
+    if count:
+        lines.append(f"  (also rN: {count} register cap(s) folded into the row they add "
+                     "nothing to: the same blocks per SM and no fewer spills; not timed by "
+                     "--profile; --report lists them with same_as)")
+    return lines

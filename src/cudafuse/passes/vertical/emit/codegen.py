@@ -1,0 +1,1137 @@
+"""Emitting a fused kernel: value-at-element functions, views, the kernel, the host edits.
+
+For a group with last kernel K and producers P1..Pm (launch order), cudafuse emits, before
+the host function:
+
+    T  <g>_<P>_<buf>_at(long long i, <group params>)   P's body, evaluated at element i:
+                                                      coordinates from i, no guard, and the
+                                                      store of <buf> turned into `return`
+    struct <g>_<P>_<buf>_view { <group params>; T operator[](long long i) const; }
+    __global__ void <g>(<group params>)                 K's body, verbatim, in a scope where
+                                                      each intermediate pointer is a view
+
+A consumer's `tmp[index]` then calls the producer at exactly the element the original read,
+whatever the index expression, macro or border handling: border semantics are preserved by
+construction, for chains of any depth (a producer's own reads of an intermediate go through
+a view too). An intermediate still needed outside the group is stored by the thread that owns
+its element, right before K's own store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cudafuse.analysis.evaluate import assigned_decls
+from cudafuse.codegen.exprprint import Unprintable, to_c
+from cudafuse.codegen.splice import Rewriter
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Param, TranslationUnit
+from cudafuse.ir.source import SourceFile, Span
+from cudafuse.ir.substitute import replace_nodes
+from cudafuse.passes.vertical.host.hostview import LaunchSite, buffer_key, value_key
+from cudafuse.passes.vertical.kernel.channels import Channels, Layout, classify, frame
+from cudafuse.passes.vertical.kernel.domain import keeps_guard, reads_own_output
+from cudafuse.passes.vertical.kernel.escape import overload_text, subscript_only
+from cudafuse.passes.vertical.kernel.ownvalue import (
+    OwnScope,
+    in_loop,
+    own_reads,
+    own_scope,
+    store_anchor,
+)
+from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore, _strip
+
+
+class CodegenError(ValueError):
+    """The group cannot be emitted; the message says why (it is reported, not raised)."""
+
+
+@dataclass
+class GroupParam:
+    key: str
+    type: str
+    host_arg: n.Expr
+    kname: str = ""  # its name inside the fused kernel
+
+
+@dataclass
+class FusedGroup:
+    name: str
+    launches: list[LaunchSite]  # launch order; the last is K
+    stored: set[str]  # intermediate buffer keys that must still be written to memory
+    tiles: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> halo (rx, ry)
+    block: tuple[int, int] | None = None  # K's block shape, needed for tiles
+    # Launch the fused kernel with this block (and a grid covering the image) instead of
+    # K's launch configuration: FuseOptions.block, for groups that allow it.
+    launch_block: tuple[int, int] | None = None
+
+
+def param_key(p: Param, arg: n.Expr) -> str | None:
+    if p.is_pointer:
+        k = buffer_key(arg)
+        return None if k is None else f"buf:{k}"
+    return f"val:{value_key(arg, p.type)}"
+
+
+_COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"', re.S)
+
+
+def pick_prefix(source: SourceFile) -> str:
+    """A prefix for generated names that no identifier of the file's code starts with
+    (comments and strings do not count)."""
+    text = _COMMENT.sub(" ", source.data.decode("utf-8", "replace"))
+    for i in range(100):
+        prefix = "cf" if i == 0 else f"cf{i}"
+        if not re.search(rf"\b{prefix}_", text):
+            return prefix
+    raise CodegenError("cannot find a free prefix for generated names")
+
+
+def expr_text(unit: TranslationUnit, e: n.Expr, parent: n.Node | None = None) -> str:
+    """The original text of `e` when its span is its own, else the expression printed back.
+
+    Inside a macro expansion libclang gives every node the invocation's span: a node whose
+    span is empty, or as wide as its parent's, did not come from text of its own."""
+    own = unit.owns(e.span) and e.span.end > e.span.start
+    if own and parent is not None:
+        own = not (e.span.start <= parent.span.start and e.span.end >= parent.span.end)
+    if own:
+        text = unit.text(e.span)
+        if _spells(text, e):
+            return text
+    try:
+        return to_c(e)
+    except Unprintable as exc:
+        raise CodegenError(f"cannot re-emit an expression at line {e.span.line}: {exc}") \
+            from None
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _spells(text: str, e: n.Expr) -> bool:
+    """Whether `text` can be `e`'s own spelling: inside a macro expansion the span is the
+    whole invocation (`IDX(x, y)` for the `w` of `(y) * w + (x)`), which names other
+    variables than the expression, or not all of them."""
+    words = set(_WORD.findall(text))
+    if isinstance(e, n.Ref):  # the name, perhaps qualified (`cfg::W`, `Mode::B`)
+        return re.fullmatch(rf"\s*(?:::)?(?:\w+\s*::\s*)*{re.escape(e.name)}\s*", text) \
+            is not None
+    return all(r.name in words for r in e.walk() if isinstance(r, n.Ref))
+
+
+def _as_long_long(text: str, ctype: str) -> str:
+    """`text` as an initialiser of a long long member: a 64-bit unsigned value (size_t)
+    would narrow, which a braced initialiser rejects."""
+    if not re.search(r"unsigned long|size_t|uint64|ulong", ctype):
+        return text
+    return f"(long long){text}" if _one_group(text) else f"(long long)({text})"
+
+
+def _one_group(text: str) -> bool:
+    """Whether `text` is one parenthesised group, `(a + b)` but not `(a) + (b)`."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and k < len(text) - 1:
+            return False
+    return True
+
+
+def _nonconst(t: str) -> str:
+    return re.sub(r"^\s*const\s+", "", t)
+
+
+class GroupEmitter:
+    def __init__(self, unit: TranslationUnit, views: dict[str, KernelView], group: FusedGroup,
+                 prefix: str, emitted_overloads: set[tuple[str, frozenset[int]]] | None = None):
+        self.unit, self.views, self.group, self.prefix = unit, views, group, prefix
+        self.emitted_overloads = emitted_overloads if emitted_overloads is not None else set()
+        self.sink = group.launches[-1]
+        # buffer key -> (producer launch, its output parameter)
+        self.produced: dict[str, tuple[LaunchSite, Param]] = {}
+        for site in group.launches[:-1]:
+            view = views[site.kernel.name]
+            for p, arg in site.bindings:
+                if p.name in view.stores:
+                    key = param_key(p, arg)
+                    if key is None:
+                        raise CodegenError(f"'{site.kernel.name}' stores through an argument "
+                                           "that is not a plain buffer variable")
+                    self.produced[key] = (site, p)
+        # Producers that keep their guard (see fusion.domain), and those whose function
+        # reads their own output from memory (the guard's fallback, a path with no store, a
+        # read-modify-write): their output buffer is a parameter of the group.
+        self.kept: set[str] = set()
+        self.own_memory: set[str] = set()
+        for key, (site, p) in self.produced.items():
+            view = views[site.kernel.name]
+            readers = [views[s.kernel.name] for s in group.launches if s is not site and (
+                s is self.sink or any(param_key(q, a) == key for q, a in s.bindings))]
+            if keeps_guard(view, readers):
+                self.kept.add(key)
+            if key in self.kept or reads_own_output(view, p.name):
+                self.own_memory.add(key)
+        self.params = self._group_params()
+
+    # ---- parameters ------------------------------------------------------------------
+
+    def _is_view(self, site: LaunchSite, p: Param, key: str | None) -> bool:
+        """A pointer parameter served by a view: it names a buffer produced in the group,
+        and `site` is not that buffer's producer."""
+        return key in self.produced and self.produced[key][0] is not site
+
+    def _group_params(self) -> list[GroupParam]:
+        out: dict[str, GroupParam] = {}
+        order = [self.sink] + self.group.launches[:-1]
+        for site in order:
+            own_outputs = {p.name for p in site.kernel.params
+                           if p.name in self.views[site.kernel.name].stores}
+            for p, arg in site.bindings:
+                key = param_key(p, arg)
+                if key is None:
+                    raise CodegenError(f"argument '{expr_text(self.unit, arg)}' of "
+                                       f"'{site.kernel.name}' is not a plain buffer variable")
+                if self._is_view(site, p, key):
+                    continue
+                if site is not self.sink and p.name in own_outputs and \
+                        key not in self.group.stored and key not in self.own_memory:
+                    continue
+                if key in out:
+                    if p.is_pointer and "const" not in p.type.split("*")[0]:
+                        out[key].type = p.type
+                    continue
+                out[key] = GroupParam(key, p.type, arg)
+        for key in sorted(self.group.stored):
+            if key not in out:
+                site, p = self.produced[key]
+                out[key] = GroupParam(key, _nonconst(p.type), site.arg_for(p.name))
+        params = list(out.values())
+        sink_names = {param_key(p, a): p.name for p, a in self.sink.bindings}
+        view_names = {p.name for p, a in self.sink.bindings
+                      if self._is_view(self.sink, p, param_key(p, a))}
+        for j, gp in enumerate(params):
+            name = sink_names.get(gp.key)
+            gp.kname = name if name and name not in view_names else f"{self.prefix}_p{j}"
+        return params
+
+    def _decls(self, names: list[str]) -> str:
+        return ", ".join(_declare(gp.type, nm) for gp, nm in zip(self.params, names, strict=True))
+
+    def _cf_names(self) -> list[str]:
+        return [f"{self.prefix}_p{j}" for j in range(len(self.params))]
+
+    # ---- producers ---------------------------------------------------------------------
+
+    def at_name(self, key: str) -> str:
+        site, p = self.produced[key]
+        return f"{self.group.name}_{site.index}_{site.kernel.name}_{p.name}"
+
+    def _aliases(self, site: LaunchSite) -> str:
+        """Declarations of the producer's parameters from the group parameters: values first,
+        then views (whose initialisers use the image size, which is among the values)."""
+        view = self.views[site.kernel.name]
+        index = {gp.key: j for j, gp in enumerate(self.params)}
+        cf = self._cf_names()
+        values, views = [], []
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            if p.name in view.stores and key not in self.own_memory:
+                continue
+            if self._is_view(site, p, key):
+                views.append(f"  [[maybe_unused]] const {self.at_name(key)}_view {p.name}"
+                             f"{self._view_init(cf, view, key)};")
+            else:
+                values.append(f"  [[maybe_unused]] {_declare(p.type, p.name)} = "
+                              f"{cf[index[key]]};")
+        return "\n".join(values + views)
+
+    def _coords(self, view: KernelView) -> str:
+        """Declarations of the producer's coordinates from the _xy function's parameters."""
+        names = (f"{self.prefix}_x", f"{self.prefix}_y")
+        return " ".join(f"{c.var_type} {c.name} = ({_nonconst(c.var_type)})({v});"
+                        for c, v in zip(view.coords, names, strict=False))
+
+    def _index_to_coords(self, view: KernelView) -> str:
+        """Arguments of _xy from a linear element index `cf_i`. Arithmetic in the coordinates'
+        own type: a 64-bit division is far slower on a GPU, and an element index that fits
+        the kernel's own index type fits it here too."""
+        i = f"{self.prefix}_i"
+        c = view.coords
+        if len(c) == 1:
+            return i
+        if len(c) == 2 and view.stride is not None:
+            s = expr_text(self.unit, view.stride)
+            t0, t1 = _nonconst(c[0].var_type), _nonconst(c[1].var_type)
+            return f"({t0}){i} % ({s}), ({t1}){i} / ({s})"
+        raise CodegenError(f"'{view.fn.name}' has no element layout cudafuse can invert")
+
+    def at_function(self, key: str) -> str:
+        site, out = self.produced[key]
+        view = self.views[site.kernel.name]
+        channels = view.channels.get(out.name)
+        if channels is None:
+            return self._xy_and_at(key, None) + self._view_struct(
+                key, _nonconst(out.pointee) or "float", len(view.coords))
+        return "".join(self._xy_and_at(key, c) for c in channels.numbers) + \
+            self._channel_view_struct(key)
+
+    def _xy_and_at(self, key: str, channel: int | None) -> str:
+        """The producer's value-at-element functions (`_xy`, `_at`) for output `key`, or for
+        one channel of it (suffix `_c<channel>`): the body with that store turned into
+        `return` and every other store into nothing."""
+        site, out = self.produced[key]
+        fn = site.kernel
+        view = self.views[fn.name]
+        assert fn.body is not None and (view.guard is not None or view.grid_stride)
+        if len(view.coords) not in (1, 2):
+            raise CodegenError(f"'{fn.name}' is not a 1D or 2D kernel")
+        body = _Slice(self.unit.source_of(fn.span.file), fn.body.span)
+        data = self.unit.source_of(fn.span.file).data
+        if view.grid_stride:
+            self._unloop(view, body)
+        acc = self._accumulator_locals(view, fn)
+        hoisted, hoist_edits = ("", []) if view.grid_stride else self._hoisted_reads(site)
+        for k, stmt in enumerate(() if view.grid_stride else view.coord_stmts):
+            if k == 0:
+                body.replace(stmt.span, self._coords(view) + "".join(
+                    f" {t} {local};" for _, (local, t) in sorted(acc.items())) + hoisted)
+            else:
+                body.replace_range(_line_start(data, stmt.span.start, body.span.start),
+                                   _through_line(data, stmt.span.end), "")
+        kept = key in self.kept
+        load = self._own_load(view, out.name) if kept else ""
+        if view.guard is None:
+            pass
+        elif kept:  # elements outside the guard keep what memory holds
+            cond = expr_text(self.unit, view.guard.cond, view.guard)
+            if view.guard_kind == "return":
+                body.replace_range(_line_start(data, view.guard.span.start, body.span.start),
+                                   _through_line(data, view.guard.span.end),
+                                   f"  if ({cond}) return {load};\n")
+            else:
+                body.replace_range(view.guard.span.start, view.guard.then.span.start,
+                                   f"if (!({cond})) return {load}; ")
+        elif view.guard_kind == "return":
+            body.replace_range(_line_start(data, view.guard.span.start, body.span.start),
+                               _through_line(data, view.guard.span.end), "")
+        else:
+            then = view.guard.then
+            body.replace_range(view.guard.span.start, then.span.start, "")
+        fast = self._fast_reads(site, view.bounds)
+        taken = {start for start, _, _ in hoist_edits}
+        fast = sorted(hoist_edits + [e for e in fast if e[0] not in taken])
+        stores = [st for name in view.stores if name not in view.channels
+                  for st in view.all_stores.get(name, (view.stores[name],))]
+        target = None
+        for name, chans in view.channels.items():
+            for cs in chans.stores:
+                stores.append(OwnStore(name, cs.stmt, cs.value, cs.index))
+                if name == out.name and cs.channel == channel:
+                    target = cs.stmt
+        acc_edits: list[tuple[int, int, str]] = []
+        for name, (local, _) in acc.items():  # every p[own] is the thread's local
+            for node in fn.body.walk():
+                if isinstance(node, n.Index) and isinstance(b := _strip(node.base), n.Ref) \
+                        and b.name == name:
+                    if any(s < node.span.end and node.span.start < e for s, e, _ in fast):
+                        raise CodegenError(f"'{fn.name}' reads '{name}' inside another "
+                                           "intermediate's subscript")
+                    acc_edits.append((node.span.start, node.span.end, local))
+        fast = sorted(fast + acc_edits)
+        stores = [st for st in stores if st.param not in acc]
+        if out.name in acc:
+            body.insert(fn.body.span.end - 1,
+                        f"  return {self.prefix}_round({acc[out.name][0]});\n")
+        for store in stores:
+            if store.param == out.name and (target is None or store.stmt is target):
+                value = _render(self.unit, store.value, fast) if _inside(
+                    store.value.span, fn.body.span) else expr_text(self.unit, store.value)
+                if store.op != "=":  # a[i] op= v reads the element: a[i] op (v)
+                    lhs = expr_text(self.unit, store.target, store.stmt.expr)
+                    value = f"({lhs}) {store.op[:-1]} ({value})"
+                text = f"return {self.prefix}_round({value})"
+            else:
+                text = "(void)0"
+            body.replace(store.stmt.span, text)
+            fast = [e for e in fast if not store.stmt.span.start <= e[0] < store.stmt.span.end]
+        if kept:  # a path that stores nothing leaves the element as it was
+            body.insert(fn.body.span.end - 1, f"  return {load};\n")
+        for start, end, text in fast:
+            body.replace_range(start, end, text)
+        elem = _nonconst(out.pointee) or "float"
+        name = self.at_name(key) + ("" if channel is None else f"_c{channel}")
+        group = self._decls(self._cf_names())
+        cf = ", ".join(self._cf_names())
+        xy_params = ", ".join(f"long long {self.prefix}_{d}" for d in "xy"[:len(view.coords)])
+        aliases = self._aliases(site)
+        return (f"__device__ __forceinline__ {elem} {name}_xy({xy_params}, {group}) {{\n"
+                f"{aliases}\n  {body.text()}\n}}\n"
+                f"__device__ __forceinline__ {elem} {name}_at(long long {self.prefix}_i, "
+                f"{group}) {{\n{aliases}\n"
+                f"  return {name}_xy({self._index_to_coords(view)}, {cf});\n}}\n")
+
+    def _hoisted_reads(self, site: LaunchSite) -> tuple[str, list[tuple[int, int, str]]]:
+        """A producer's reads of another producer at its own element, evaluated once at the
+        top of its function (`const float cf_o0 = mean[j];`) when it reads it there twice or
+        in a loop (an accumulation's loop would otherwise recompute it every iteration).
+        Returns the declarations and the edits serving those reads."""
+        view = self.views[site.kernel.name]
+        body = view.fn.body
+        if body is None or not view.coords:
+            return "", []
+        fr = frame(body, view.coords, view.bounds)
+        if fr is None:
+            return "", []
+        loops = [x for x in body.walk() if isinstance(x, (n.For, n.While))]
+        coords = [c.name for c in view.coords]
+        decls, edits = [], []
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            if not self._is_view(site, p, key) or self._channels(key) is not None:
+                continue
+            mine = [r for r in view.reads.get(p.name, [])
+                    if classify(r.index, fr) == (None, 0) and _own_span(self.unit, r)]
+            if len(mine) < 2 and not any(lp.span.start <= r.span.start < lp.span.end
+                                         for r in mine for lp in loops):
+                continue
+            producer = self.views[self.produced[key][0].kernel.name]
+            if len(coords) == 2 and any(isinstance(x, n.Ref) and x.kind not in (
+                    "param", "global", "function") and x.const_value is None
+                    for x in view.bounds[0].walk()):
+                continue  # (a local bound is not declared yet where the value goes)
+            if len(coords) == 2 and producer.dims == 2:
+                width = to_c_or(self.unit, view.bounds[0])
+                init = f"{p.name}.at2({coords[0]}, {coords[1]}, {width})"
+            elif len(coords) == 1:
+                init = f"{p.name}[{coords[0]}]"
+            else:
+                continue
+            name = f"{self.prefix}_o{len(decls)}"
+            elem = _nonconst(self.produced[key][1].pointee) or "float"
+            decls.append(f" const {elem} {name} = {init};")
+            edits += [(r.span.start, r.span.end, name) for r in mine]
+        return "".join(decls), edits
+
+    def _accumulator_locals(self, view: KernelView, fn) -> dict[str, tuple[str, str]]:
+        """Per accumulated output (accumulate.py): its local's name and type."""
+        types = {p.name: _nonconst(p.pointee) or "float" for p in fn.params}
+        return {name: (f"{self.prefix}_acc{j}", types[name])
+                for j, name in enumerate(sorted(view.accumulators))}
+
+    def _own_load(self, view: KernelView, out: str) -> str:
+        """The producer's output at its own element, loaded from memory (in its _xy function,
+        whose coordinates are declared from the arguments)."""
+        c = view.coords
+        if len(c) == 1:
+            return f"{out}[{c[0].name}]"
+        if view.stride is None:
+            raise CodegenError(f"'{view.fn.name}' has no row stride to load '{out}' with")
+        return f"{out}[{c[1].name} * ({expr_text(self.unit, view.stride)}) + {c[0].name}]"
+
+    def _unloop(self, view: KernelView, body: _Slice) -> None:
+        """A grid-stride loop's body at one element: the step variables' declarations and the
+        loop headers go, the loop variables are declared from the _xy function's parameters."""
+        data = self.unit.source_of(view.fn.span.file).data
+        loop = view.loop
+        assert loop is not None
+        for stmt in view.coord_stmts:  # the stride variable, the while form's loop variable
+            body.replace_range(_line_start(data, stmt.span.start, body.span.start),
+                               _through_line(data, stmt.span.end), "")
+        # (The while form's loop variable was declared before the loop: its declaration is
+        # among those removed, and is made here instead.)
+        body.replace_range(loop.span.start, loop.body.span.start, self._coords(view) + " ")
+        # A 2D loop's inner header goes too (its while form's variable, declared in the
+        # outer body, is among coord_stmts), leaving the inner body as a nested block.
+        inner = view.inner_loop
+        if inner is not None:
+            body.replace_range(inner.span.start, inner.body.span.start, "")
+        for inc in (view.loop_inc, view.inner_inc):
+            if inc is not None:
+                body.replace_range(_line_start(data, inc.span.start, body.span.start),
+                                   _through_line(data, inc.span.end), "")
+
+    def _view_struct(self, key: str, elem: str, dims: int) -> str:
+        """The view: a producer's output as something a consumer can subscript. `at2` is
+        the fast path for reads written y * s + x: when s is the image width and x lies in
+        the row, the coordinates are (x, y) with no division; a shared-memory tile, when
+        present, serves the elements it holds. Anything else goes through the index."""
+        p = self.prefix
+        args = ", ".join(f"m{j}" for j in range(len(self.params)))
+        name = self.at_name(key)
+        text = (self._view_head(name, elem, "a shared-memory tile of this producer, or null")
+                + f"  __device__ __forceinline__ {elem} operator[](long long i) const "
+                f"{{ return {name}_at(i, {args}); }}\n")
+        if dims == 2:
+            u = "unsigned long long"
+            text += (
+                f"  __device__ __forceinline__ {elem} at2(long long x, long long y, "
+                f"long long s) const {{\n"
+                f"    if (s == {p}_s && ({u})x < ({u}){p}_s && ({u})y < ({u}){p}_h) {{\n"
+                f"      if ({p}_tile && ({u})(x - {p}_tx0) < ({u}){p}_tw &&\n"
+                f"          ({u})(y - {p}_ty0) < ({u}){p}_th)\n"
+                f"        return {p}_tile[(y - {p}_ty0) * {p}_tw + (x - {p}_tx0)];\n"
+                f"      return {name}_xy(x, y, {args});\n"
+                f"    }}\n"
+                f"    return {name}_at(y * s + x, {args});\n  }}\n")
+        return text + "};\n"
+
+    def _view_head(self, name: str, elem: str, tile: str) -> str:
+        """A view's members, as _view_init fills them: the group parameters, the image's
+        width and height, and a tile (with what the tile is for this view)."""
+        p = self.prefix
+        members = "\n".join(f"  {_declare(gp.type, f'm{j}')};" for j, gp in
+                            enumerate(self.params))
+        return (f"struct {name}_view {{\n{members}\n"
+                f"  long long {p}_s, {p}_h;  // the image's width and height\n"
+                f"  const {elem} *{p}_tile;  // {tile}\n"
+                f"  long long {p}_tx0, {p}_ty0, {p}_tw, {p}_th;\n")
+
+    def _channel_view_struct(self, key: str) -> str:
+        """The view of a buffer holding channels: a subscript decodes the channel from the
+        index (legality admits only reads at a channel the producer stores, so the last
+        branch is never a guess), and `c<k>_xy(x, y)` gives channel k at an element
+        directly: reads at the reader's own element with a constant channel are rewritten to
+        it (see _channel_reads), with no division."""
+        site, out = self.produced[key]
+        chans = self.views[site.kernel.name].channels[out.name]
+        elem = _nonconst(out.pointee) or "float"
+        p = self.prefix
+        args = ", ".join(f"m{j}" for j in range(len(self.params)))
+        name = self.at_name(key)
+        dims = self.views[site.kernel.name].dims
+        xy = ", ".join(f"long long {p}_{d}" for d in "xy"[:dims])
+        xy_args = ", ".join(f"{p}_{d}" for d in "xy"[:dims])
+        if chans.layout.kind == "planar":
+            decode = (f"    const long long {p}_n = {p}_s * ({p}_h > 0 ? {p}_h : 1);\n"
+                      f"    const long long {p}_c = i / {p}_n, {p}_e = i - {p}_c * {p}_n;\n")
+        else:
+            k = chans.layout.factor
+            decode = f"    const long long {p}_c = i % {k}, {p}_e = i / {k};\n"
+        *first, last = chans.numbers
+        cases = "".join(f"    if ({p}_c == {c}) return {name}_c{c}_at({p}_e, {args});\n"
+                        for c in first)
+        text = (self._view_head(name, elem, "unused: channels are not tiled")
+                + f"  __device__ __forceinline__ {elem} operator[](long long i) const {{\n"
+                f"{decode}{cases}    return {name}_c{last}_at({p}_e, {args});\n  }}\n")
+        for c in chans.numbers:
+            text += (f"  __device__ __forceinline__ {elem} c{c}_xy({xy}) const "
+                     f"{{ return {name}_c{c}_xy({xy_args}, {args}); }}\n")
+        return text + "};\n"
+
+    def _view_init(self, names: list[str], frame: KernelView, key: str, tile: str = "") -> str:
+        """Aggregate initialiser of a view: the group parameters as named in the enclosing
+        function (whose view is `frame`), that function's image size, and its tile (if any).
+        A producer that keeps its guard gets the function's row stride as the width (equal
+        to the producer's, legality checks): its guard, not the reader's, says which
+        elements it computes."""
+        bounds = frame.bounds
+        if key in self.kept and frame.dims == 2 and frame.stride is not None:
+            bounds = (frame.stride, *bounds[1:2])
+        # (long long) spelled out: a braced initialiser may not narrow a size_t or unsigned
+        # long bound into the view's long long members.
+        size = [_as_long_long(_bound_text(self.unit, frame, b), b.type) for b in bounds[:2]] \
+            + ["0"] * (2 - len(bounds[:2]))
+        t = tile or "nullptr, 0, 0, 0, 0"
+        return "{" + ", ".join([*names, *size, t]) + "}"
+
+    def _fast_reads(self, site: LaunchSite, bounds: tuple[n.Expr, ...]
+                    ) -> list[tuple[int, int, str]]:
+        """Edits turning `v[Y * S + X]` on 2D views into `v.at2(X, Y, S)` (see _view_struct)."""
+        view = self.views[site.kernel.name]
+        edits: list[tuple[int, int, str]] = self._channel_reads(site)
+        if not bounds:
+            return edits
+        width = to_c_or(self.unit, bounds[0])
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            if not self._is_view(site, p, key) or self._channels(key) is not None:
+                continue
+            producer = self.views[self.produced[key][0].kernel.name]
+            if len(producer.coords) != 2:
+                continue
+            for node in view.reads.get(p.name, []):
+                split = split_row_index(node.index, width)
+                if split is None or not _own_span(self.unit, node):
+                    continue
+                xs, ys, ss = split
+                edits.append((node.span.start, node.span.end, f"{p.name}.at2({xs}, {ys}, {ss})"))
+        return sorted(edits)
+
+    def _channels(self, key: str | None) -> Channels | None:
+        if key not in self.produced:
+            return None
+        site, out = self.produced[key]
+        return self.views[site.kernel.name].channels.get(out.name)
+
+    def _channel_reads(self, site: LaunchSite) -> list[tuple[int, int, str]]:
+        """Edits turning a read of a channel view at the reader's own element with a
+        constant channel, `p[c * plane + i]` or `p[i * K + c]`, into `p.c<c>_xy(x, y)`: the
+        channel's function at the reader's coordinates (legality proved the element the
+        same). Reads of another shape keep the subscript, which decodes the channel."""
+        view = self.views[site.kernel.name]
+        edits: list[tuple[int, int, str]] = []
+        if view.fn.body is None or not view.coords:
+            return edits
+        fr = frame(view.fn.body, view.coords, view.bounds)
+        coords = ", ".join(c.name for c in view.coords)
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            chans = self._channels(key) if self._is_view(site, p, key) else None
+            if chans is None or fr is None:
+                continue
+            for node in view.reads.get(p.name, []):
+                k = classify(node.index, fr)
+                if k is None or not _own_span(self.unit, node) or k[1] not in chans.numbers \
+                        or (k[0] or Layout("planar")) != chans.layout:
+                    continue
+                edits.append((node.span.start, node.span.end, f"{p.name}.c{k[1]}_xy({coords})"))
+        return edits
+
+    # ---- the fused kernel ----------------------------------------------------------------
+
+    def kernel(self) -> str:
+        k = self.sink.kernel
+        view = self.views[k.name]
+        assert k.body is not None
+        knames = [gp.kname for gp in self.params]
+        views: list[tuple[str, str]] = []  # (local name, buffer key); one per parameter
+        for p, arg in self.sink.bindings:
+            key = param_key(p, arg)
+            if self._is_view(self.sink, p, key):
+                views.append((p.name, key))
+        for key in sorted(self.produced):
+            if key in self.group.stored and all(k != key for _, k in views):
+                views.append((f"{self.prefix}_v{len(views)}", key))
+        view_local: dict[str, str] = {}
+        for local, key in views:
+            view_local.setdefault(key, local)
+        fast = self._fast_reads(self.sink, view.bounds)
+        tiles = self._tileable(views, fast)
+        prologue_lines, tile_args = self._tile_code(tiles, knames, view.bounds)
+        locals_ = prologue_lines + [
+            f"  const {self.at_name(key)}_view {local}"
+            f"{self._view_init(knames, view, key, tile_args.get(local, ''))};"
+            for local, key in views]
+        body = _Slice(self.unit.source_of(k.span.file), k.body.span)
+        unconditional = [s for s in view.stores.values() if not s.nested]
+        first = min(unconditional, key=lambda s: s.stmt.span.start) if unconditional else None
+        scope, own, served = self._own_values(view, views, view_local, first)
+        served_at = {start for start, _, _ in served}
+        for start, end, text in sorted(served + [e for e in fast if e[0] not in served_at]):
+            body.replace_range(start, end, text)
+        if scope is not None and own:
+            assert first is not None
+            decls = "".join(f"{self._own_decl(key, c, name, view_local[key], view, scope, first)};"
+                            f"{scope.indent}" for (key, c), name in own.items())
+            body.insert(scope.at if scope.close is None else first.stmt.span.start,
+                        decls if scope.close is None else "{ " + decls)
+        if self.group.stored and view.lower_bounded:
+            assert view.guard is not None
+            body.insert(view.guard.span.start, self._domain_stores(view, view_local))
+        elif self.group.stored:
+            anchor, why = store_anchor(view)
+            if why:
+                raise CodegenError(why)
+            kname_of = {gp.key: gp.kname for gp in self.params}
+            idx = self._own_index_text(view, first if anchor is None else None)
+            # Before the statement holding an if/else or an early return the own values may
+            # not be declared yet: the stores there evaluate the producers themselves.
+            mine = own if anchor is None else {}
+            # Prepended with the comma operator, so the statement stays one statement: it may
+            # be the unbraced body of an `if` (`if (i < n) out[i] = ...;`).
+            stores = "".join(
+                self._store_channels(kname_of[key], view_local[key], view, idx, chans, {
+                    c: name for (k, c), name in mine.items() if k == key})
+                if (chans := self._channels(key)) is not None else
+                f"{kname_of[key]}[{idx}] = "
+                f"{mine.get((key, None)) or view_local[key] + '[' + idx + ']'}, "
+                for key in sorted(self.group.stored))
+            if anchor is None:
+                assert first is not None
+                body.insert(first.stmt.span.start, stores)
+            else:  # stores under an if/else, or an early return: before the statement
+                body.insert(anchor.span.start, stores[:-2] + "; ")
+        if scope is not None and own and scope.close is not None:
+            body.insert(scope.close, " }")
+        bounds = f"__launch_bounds__({k.launch_bounds}) " if k.launch_bounds else ""
+        if self.group.launch_block is not None:
+            bx, by = self.group.launch_block
+            bounds = f"__launch_bounds__({bx * by}) "
+        names = ", ".join(s.kernel.name for s in self.group.launches)
+        return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
+                f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"
+                + "\n".join(locals_) + f"\n  {body.text()}\n}}\n")
+
+    def _domain_stores(self, view: KernelView, view_local: dict[str, str]) -> str:
+        """The intermediates stored before the guard of a last kernel that writes only the
+        interior (legality._union_reason): each at the thread's element under its producer's
+        own bounds, so every element the producer writes is stored, borders included."""
+        kname_of = {gp.key: gp.kname for gp in self.params}
+        coords = [c.name for c in view.coords]
+        out = []
+        for key in sorted(self.group.stored):
+            if self._channels(key) is not None:
+                raise CodegenError("an intermediate with channels stored before the guard")
+            site, _ = self.produced[key]
+            pview = self.views[site.kernel.name]
+            bounds = [self._group_text(site, b) for b in pview.bounds]
+            cond = " && ".join(f"({c}) < {b}" for c, b in zip(coords, bounds, strict=True))
+            if pview.dims == 2:
+                assert pview.stride is not None
+                stride = self._group_text(site, pview.stride)
+                idx = f"(long long)({coords[1]}) * {stride} + ({coords[0]})"
+                value = f"{view_local[key]}.at2({coords[0]}, {coords[1]}, {stride})"
+            else:
+                idx = coords[0]
+                value = f"{view_local[key]}[{idx}]"
+            out.append(f"if ({cond}) {kname_of[key]}[{idx}] = {value};")
+        return " ".join(out) + " "
+
+    def _group_text(self, site: LaunchSite, e: n.Expr) -> str:
+        """A producer's expression over its parameters (a bound, a stride) as C text in the
+        fused kernel's parameter names."""
+        names = {}
+        for p, arg in site.bindings:
+            key = param_key(p, arg)
+            gp = next((g for g in self.params if g.key == key), None)
+            if gp is not None:
+                names[p.decl] = gp.kname
+
+        def change(x: n.Node) -> n.Node | None:
+            if isinstance(x, n.Ref) and x.kind == "param" and x.decl in names:
+                return n.Ref(names[x.decl], "param", x.decl, x.const_value, type=x.type)
+            return None
+
+        renamed = replace_nodes(e, change)
+        assert isinstance(renamed, n.Expr)
+        if any(isinstance(x, n.Ref) and x.kind not in ("param", "global", "function", "enum")
+               and x.const_value is None for x in renamed.walk()) or any(
+                isinstance(x, n.Ref) and x.kind == "param" and x.decl not in names
+                for x in renamed.walk()):
+            raise CodegenError(f"'{site.kernel.name}''s bound is not an expression of its "
+                               "parameters")
+        try:
+            return "(" + to_c(renamed) + ")"
+        except Unprintable as exc:
+            raise CodegenError(f"'{site.kernel.name}''s bound cannot be printed: {exc}") from exc
+
+    def _own_index_text(self, view: KernelView, first: OwnStore | None) -> str:
+        """The last kernel's own element as C text: its first store's index, or, when that
+        store is a channel's (or there is none outside an if/else), the element from the
+        coordinates."""
+        if first is not None and first.param not in view.channels:
+            return expr_text(self.unit, first.index, first.target)
+        c = view.coords
+        if len(c) == 1:
+            return c[0].name
+        if view.stride is None:
+            raise CodegenError(f"'{view.fn.name}' has no row stride for its own element")
+        return f"(long long){c[1].name} * ({expr_text(self.unit, view.stride)}) + {c[0].name}"
+
+    def _store_channels(self, buf: str, local: str, view: KernelView, idx: str,
+                        chans: Channels, own: dict[int | None, str]) -> str:
+        """Stores of every channel of an intermediate at the last kernel's element `idx`
+        (comma-terminated, like the other stores): the channel's own value where the kernel
+        declared one (`own`), else its function."""
+        coords = ", ".join(c.name for c in view.coords)
+        if chans.layout.kind == "planar":
+            plane = " * ".join(f"(long long)({to_c_or(self.unit, b)})" for b in view.bounds)
+            at = [f"(long long){c} * {plane} + ({idx})" for c in chans.numbers]
+        else:
+            at = [f"({idx}) * {chans.layout.factor} + {c}" for c in chans.numbers]
+        return "".join(f"{buf}[{a}] = {own.get(c) or f'{local}.c{c}_xy({coords})'}, "
+                       for a, c in zip(at, chans.numbers, strict=True))
+
+    def _own_values(self, view: KernelView, views: list[tuple[str, str]],
+                    view_local: dict[str, str], first: OwnStore | None
+                    ) -> tuple[OwnScope | None, dict[str, str], list[tuple[int, int, str]]]:
+        """The producers the last kernel evaluates once at its own element (see ownvalue):
+        those it stores, and those it reads there twice or in a loop. Returns where, the
+        local per buffer key, and the edits serving its reads at that element from them."""
+        data = self.unit.source_of(view.fn.span.file).data
+        scope = own_scope(data, view, first) if first is not None else None
+        assert view.fn.body is not None
+        names = {x.name for x in view.fn.body.walk() if isinstance(x, n.VarDecl)}
+        if scope is None or names & set(view_local.values()):
+            return None, {}, []
+        reads: dict[str, list[n.Index]] = {}
+        for local, key in views:
+            reads.setdefault(key, []).extend(
+                r for r in own_reads(scope, view, local) if _own_span(self.unit, r))
+        own: dict[tuple[str, int | None], str] = {}
+        served: list[tuple[int, int, str]] = []
+        fr = frame(view.fn.body, view.coords, view.bounds)
+        for key in sorted(view_local, key=lambda k: self.produced[k][0].index):
+            chans = self._channels(key)
+            if chans is None:
+                per: dict[int | None, list[n.Index]] = {None: reads.get(key, [])}
+            else:  # each channel a value of its own, read at a constant channel
+                per = {c: [] for c in chans.numbers}
+                for local in (lc for lc, k in views if k == key):
+                    for r in view.reads.get(local, []):
+                        k = classify(r.index, fr) if fr is not None else None
+                        if k is not None and k[1] in per and scope.at <= r.span.start and \
+                                r.span.end <= scope.end and _own_span(self.unit, r) and \
+                                (k[0] or Layout("planar")) == chans.layout:
+                            per[k[1]].append(r)
+            for c, mine in per.items():
+                if key not in self.group.stored and len(mine) < 2 and \
+                        not any(in_loop(view, r, scope) for r in mine):
+                    continue
+                own[(key, c)] = f"{self.prefix}_e{len(own)}"
+                served += [(r.span.start, r.span.end, own[(key, c)]) for r in mine]
+        return scope, own, served
+
+    def _own_decl(self, key: str, channel: int | None, name: str, local: str,
+                  view: KernelView, scope: OwnScope, first: OwnStore) -> str:
+        """`const T cf_e0 = l.at2(x, y, w)`: the producer of `key` at the element `first`
+        stores, through the view's division-free path when the index is written y * S + x."""
+        site, out = self.produced[key]
+        elem = _nonconst(out.pointee) or "float"
+        if channel is not None:  # (the channel's function at K's coordinates: no division)
+            return (f"const {elem} {name} = "
+                    f"{local}.c{channel}_xy({', '.join(c.name for c in view.coords)})")
+        idx = expr_text(self.unit, first.index, first.target)
+        init = f"{local}[{idx}]"
+        if self.views[site.kernel.name].dims == 2 and view.bounds:
+            index = scope.spelled(first.index)
+            split = split_row_index(index, to_c_or(self.unit, view.bounds[0])) \
+                if index is not None and _own_span(self.unit, first.target) else None
+            if split is not None:
+                init = f"{local}.at2({split[0]}, {split[1]}, {split[2]})"
+        return f"const {elem} {name} = {init}"
+
+    def _tileable(self, views: list[tuple[str, str]], fast: list[tuple[int, int, str]]
+                  ) -> list[tuple[str, str]]:
+        """The (local, key) views to back with a shared-memory tile: those the cost model
+        chose, when every read of them in the last kernel takes the at2 path (other reads
+        would recompute, which stays correct but wastes the tile)."""
+        if not self.group.tiles or self.group.block is None:
+            return []
+        rewritten = {start for start, _, _ in fast}
+        sink_view = self.views[self.sink.kernel.name]
+        out = []
+        for local, key in views:
+            if key not in self.group.tiles or local not in sink_view.reads or \
+                    key in self.kept or self._channels(key) is not None:
+                continue
+            needed, why = subscript_only(self.unit, self.sink.kernel, local)
+            if why or needed:
+                continue
+            if all(node.span.start in rewritten for node in sink_view.reads[local]):
+                out.append((local, key))
+        return out
+
+    def _tile_code(self, tiles: list[tuple[str, str]], knames: list[str],
+                   bounds: tuple[n.Expr, ...]) -> tuple[list[str], dict[str, str]]:
+        """Shared-memory tiles (block plus halo), filled by the whole block before the last
+        kernel's body runs: each element evaluates its producer once, at its own in-image
+        coordinates. The view serves reads that land in the tile and recomputes the rest."""
+        if not tiles:
+            return [], {}
+        assert self.group.block is not None
+        bx, by = self.group.block
+        p = self.prefix
+        width, height = (to_c_or(self.unit, b) for b in bounds[:2])
+        lines, args = [], {}
+        for j, (local, key) in enumerate(tiles):
+            rx, ry = self.group.tiles[key]
+            tw, th = bx + 2 * rx, by + 2 * ry
+            site, out = self.produced[key]
+            elem = _nonconst(out.pointee) or "float"
+            t = f"{p}_tile{j}"
+            lines += [
+                f"  __shared__ {elem} {t}[{tw * th}];  // {local}: {bx}x{by} block + halo "
+                f"{rx},{ry}",
+                f"  const long long {t}_x0 = (long long)blockIdx.x * {bx} - {rx}, "
+                f"{t}_y0 = (long long)blockIdx.y * {by} - {ry};",
+                f"  for (int {p}_k = threadIdx.y * {bx} + threadIdx.x; {p}_k < {tw * th}; "
+                f"{p}_k += {bx * by}) {{",
+                f"    const long long {p}_u = {t}_x0 + {p}_k % {tw}, "
+                f"{p}_v = {t}_y0 + {p}_k / {tw};",
+                f"    if ({p}_u >= 0 && {p}_u < {width} && {p}_v >= 0 && {p}_v < {height})",
+                f"      {t}[{p}_k] = {self.at_name(key)}_xy({p}_u, {p}_v, {', '.join(knames)});",
+                "  }"]
+            args[local] = f"{t}, {t}_x0, {t}_y0, {tw}, {th}"
+        lines.append("  __syncthreads();")
+        return lines, args
+
+    def overloads(self) -> list[str]:
+        """Template overloads of helpers that receive a view (see fusion.escape)."""
+        wanted: dict[str, set[int]] = {}
+        for site in self.group.launches:
+            for p, arg in site.bindings:
+                if self._is_view(site, p, param_key(p, arg)):
+                    needed, why = subscript_only(self.unit, site.kernel, p.name)
+                    if why:
+                        raise CodegenError(why)
+                    for callee, pos in needed:
+                        wanted.setdefault(callee, set()).add(pos)
+        out = []
+        for callee, positions in sorted(wanted.items()):
+            key = (callee, frozenset(positions))
+            helper = self.unit.function(callee)
+            if key in self.emitted_overloads or helper is None:
+                continue
+            self.emitted_overloads.add(key)
+            out.append(overload_text(self.unit, helper, positions, self.prefix))
+        return out
+
+    def emit(self) -> str:
+        parts = self.overloads() + [self.at_function(key) for key in
+                 sorted(self.produced, key=lambda k: self.produced[k][0].index)]
+        return "\n".join(parts + [self.kernel()])
+
+    def launch_config(self, arg_text: Callable[[str], str] | None = None,
+                      launch: n.KernelLaunch | None = None) -> str:
+        """`<<<grid, block[, shared[, stream]]>>>` for the group's launch block: the grid
+        covers the sink's guard bounds (checked by launch_block_problem). `arg_text` and
+        `launch`: the sink's arguments and launch in other terms (a wrapper's)."""
+        assert self.group.launch_block is not None
+        bx, by = self.group.launch_block
+        view = self.views[self.sink.kernel.name]
+        size = []
+        for bound in view.bounds[:2]:
+            assert isinstance(bound, n.Ref)
+            arg = self.sink.arg_for(bound.name)
+            assert arg is not None
+            size.append(f"({arg_text(bound.name) if arg_text else expr_text(self.unit, arg)})")
+        launch = launch or self.sink.launch
+        extra = [expr_text(self.unit, e) for e in (launch.shared, launch.stream) if e is not None]
+        if launch.stream is not None and launch.shared is None:
+            extra.insert(0, "0")
+        tail = "".join(f", {e}" for e in extra)
+        return (f"<<<dim3(({size[0]} + {bx - 1}) / {bx}, ({size[1]} + {by - 1}) / {by}), "
+                f"dim3({bx}, {by}){tail}>>>")
+
+    def host_edits(self, rw: Rewriter) -> None:
+        launch = self.sink.launch
+        src = self.unit.source
+        for site in self.group.launches:
+            # Inside a macro's expansion libclang locates a launch at the macro's name: its
+            # text cannot be rewritten in place (`CHECK(k<<<g, b>>>(x))`).
+            callee = site.launch.callee_span
+            if not self.unit.text(callee).startswith(site.kernel.name.rsplit("::", 1)[-1]):
+                raise CodegenError(f"the launch of '{site.kernel.name}' is written inside "
+                                   "a macro invocation")
+        rw.replace(launch.callee_span, self.group.name, "fused launch")
+        args = ", ".join(expr_text(self.unit, gp.host_arg) for gp in self.params)
+        close = _find_args(src, launch.config_span.end, launch.span.end)
+        rw.replace_range(close[0], close[1], f"({args})", "fused launch arguments")
+        if self.group.launch_block is not None:
+            opened = src.data.find(b"<<<", launch.callee_span.end, launch.config_span.end)
+            rw.replace_range(opened, launch.config_span.end, self.launch_config(),
+                             "fused launch with the chosen block")
+        for site in self.group.launches[:-1]:
+            rw.replace(site.stmt.span,
+                       f"/* cudafuse: {site.kernel.name} fused into {self.group.name} */",
+                       f"launch of {site.kernel.name} fused")
+
+
+def launch_block_problem(view: KernelView, launch: n.KernelLaunch,
+                         bindings: tuple[tuple[Param, n.Expr], ...]) -> str:
+    """Why the fused launch of a group whose last kernel is `view` cannot take another block
+    shape ('' when it can): the grid is rebuilt from the guard's bounds, which must be
+    parameters bound to host expressions, and the mapping must read blockDim."""
+    if view.dims != 2:
+        return "only 2D groups are relaunched with another block"
+    if any(b is not None for b in view.block_sizes):
+        return "its mapping assumes a block size (a constant instead of blockDim)"
+    for bound in view.bounds[:2]:
+        if not (isinstance(bound, n.Ref) and bound.kind == "param" and
+                any(p.name == bound.name for p, _ in bindings)):
+            return "the image size in its guard is not a kernel parameter"
+    if launch.config_span.end <= launch.callee_span.end:
+        return "its launch configuration is not written out"
+    return ""
+
+
+def _bound_text(unit: TranslationUnit, frame: KernelView, bound: n.Expr) -> str:
+    """A guard bound as C text where the fused kernel builds its views, before the body
+    declares anything: a local it reads (`int r = k / 2; ... x >= w - r`) is replaced by its
+    initialiser when that local is declared before the guard, never written, and reads only
+    parameters and constants (a few levels deep)."""
+    if not any(isinstance(x, n.Ref) and x.kind == "local" and x.const_value is None
+               for x in bound.walk()):
+        return to_c_or(unit, bound)
+    assert frame.fn.body is not None
+    written = assigned_decls(frame.fn.body)
+    inits: dict[str, n.Expr] = {}
+    for stmt in frame.fn.body.body:
+        if stmt is frame.guard:
+            break
+        if isinstance(stmt, n.DeclStmt):
+            inits.update((d.decl, d.init) for d in stmt.decls
+                         if d.init is not None and d.decl not in written)
+
+    def change(x: n.Node) -> n.Node | None:
+        if isinstance(x, n.Ref) and x.kind == "local" and x.decl in inits:
+            return inits[x.decl]
+        return None
+
+    e = bound
+    for _ in range(4):
+        e = replace_nodes(e, change)  # type: ignore[assignment]
+    left = next((x.name for x in e.walk() if isinstance(x, n.Ref) and x.kind not in (
+        "param", "global", "function", "enum") and x.const_value is None), None)
+    try:
+        if left is None:
+            return "(" + to_c(e) + ")"
+    except Unprintable:
+        pass
+    raise CodegenError(f"'{frame.fn.name}' bounds its guard by its local '{left or '?'}', "
+                       "which the fused kernel's views cannot use")
+
+
+def to_c_or(unit: TranslationUnit, e: n.Expr) -> str:
+    try:
+        return "(" + to_c(e) + ")"
+    except Unprintable:
+        return expr_text(unit, e)
+
+
+def _terms(e: n.Expr, sign: int = 1) -> list[tuple[int, n.Expr]]:
+    """The signed terms of a sum."""
+    while isinstance(e, n.Cast) and not e.explicit:
+        e = e.operand
+    if isinstance(e, n.Binary) and e.op in ("+", "-"):
+        return _terms(e.lhs, sign) + _terms(e.rhs, sign if e.op == "+" else -sign)
+    return [(sign, e)]
+
+
+def split_row_index(index: n.Expr, width: str) -> tuple[str, str, str] | None:
+    """(X, Y, S) as C text for an index written Y * S + X, preferring S equal to `width`.
+    None when the index has no single product term. Any split is correct at run time (the
+    view checks it); choosing S = width is what makes the fast path fire."""
+    terms = _terms(index)
+    products = [(i, t) for i, (sg, t) in enumerate(terms)
+                if sg == 1 and isinstance(t, n.Binary) and t.op == "*"]
+    if len(products) != 1:
+        return None
+    i, prod = products[0]
+    try:
+        lhs, rhs = "(" + to_c(prod.lhs) + ")", "(" + to_c(prod.rhs) + ")"
+        rest = [("+" if sg == 1 else "-") + " (" + to_c(t) + ")"
+                for j, (sg, t) in enumerate(terms) if j != i]
+    except Unprintable:
+        return None
+    y, stride = (rhs, lhs) if lhs == width else (lhs, rhs)
+    x = "0 " + " ".join(rest) if rest else "0"
+    return x, y, stride
+
+
+def _line_start(data: bytes, start: int, floor: int) -> int:
+    """`start` moved back over the indentation before it (not before `floor`)."""
+    pos = start
+    while pos > floor and data[pos - 1:pos] in (b" ", b"\t"):
+        pos -= 1
+    return pos if pos > floor and data[pos - 1:pos] == b"\n" else start
+
+
+def _through_line(data: bytes, end: int) -> int:
+    """`end` moved past a following `;` and the rest of its line when that is blank, so that
+    removing a statement leaves no stray `;` or empty line behind."""
+    pos = end
+    while pos < len(data) and data[pos:pos + 1] in (b" ", b"\t"):
+        pos += 1
+    if data[pos:pos + 1] == b";":
+        pos += 1
+    rest = pos
+    while rest < len(data) and data[rest:rest + 1] in (b" ", b"\t", b"\r"):
+        rest += 1
+    return rest + 1 if data[rest:rest + 1] == b"\n" else pos
+
+
+def _inside(span: Span, outer: Span) -> bool:
+    return span.end > span.start and outer.start <= span.start and span.end <= outer.end
+
+
+def _render(unit: TranslationUnit, e: n.Expr, edits: list[tuple[int, int, str]]) -> str:
+    """The text of `e` with the edits that fall inside it applied."""
+    out, pos = [], e.span.start
+    data = unit.source_of(e.span.file).data
+    for start, end, text in edits:
+        if e.span.start <= start and end <= e.span.end:
+            out.append(data[pos:start].decode("utf-8"))
+            out.append(text)
+            pos = end
+    out.append(data[pos:e.span.end].decode("utf-8"))
+    return "".join(out)
+
+
+def _own_span(unit: TranslationUnit, node: n.Index) -> bool:
+    """Is `node` spelled in the file as base[...] (not produced by a macro)?"""
+    base = node.base
+    while isinstance(base, n.Cast) and not base.explicit:
+        base = base.operand
+    if not isinstance(base, n.Ref) or node.span.end <= node.span.start:
+        return False
+    text = unit.text(node.span)
+    return text.startswith(base.name) and text.rstrip().endswith("]") and \
+        base.span.start == node.span.start and base.span.end > base.span.start
+
+
+def prologue(prefix: str) -> str:
+    """Definitions every fused file needs once, before the first fused kernel."""
+    return f"""// cudafuse: a producer's result is rounded to its type when the original stored it;
+// the empty asm keeps nvcc from contracting it into a consumer's multiply-add (which would
+// change the last bit of the result), at no cost in instructions. It is not volatile, so
+// nvcc may still merge two evaluations of a producer at one element into one.
+template <class T> __device__ __forceinline__ T {prefix}_round(T v) {{ return v; }}
+__device__ __forceinline__ float {prefix}_round(float v) {{
+#ifdef __CUDA_ARCH__
+  asm("" : "+f"(v));
+#endif
+  return v;
+}}
+__device__ __forceinline__ double {prefix}_round(double v) {{
+#ifdef __CUDA_ARCH__
+  asm("" : "+d"(v));
+#endif
+  return v;
+}}
+"""
+
+
+def _find_args(src: SourceFile, start: int, end: int) -> tuple[int, int]:
+    """The byte range of the launch's parenthesised argument list."""
+    open_ = src.data.find(b"(", start, end)
+    if open_ < 0 or src.data[end - 1:end] != b")":
+        raise CodegenError("cannot find the launch's argument list")
+    return open_, end
+
+
+def _declare(type_: str, name: str) -> str:
+    """`float *__restrict name`, `int name`: a declaration from clang's type spelling."""
+    if "(*)" in type_ or "[" in type_:
+        raise CodegenError(f"cannot declare a parameter of type '{type_}'")
+    return f"{type_} {name}" if not type_.endswith("*") else f"{type_}{name}"
+
+
+class _Slice:
+    """Edits confined to one span of the source; text() returns the edited span."""
+
+    def __init__(self, source: SourceFile, span: Span):
+        self.span = span
+        self.rw = Rewriter(SourceFile(source.path, source.data[span.start:span.end]))
+
+    def replace(self, span: Span, text: str) -> None:
+        self.replace_range(span.start, span.end, text)
+
+    def replace_range(self, start: int, end: int, text: str) -> None:
+        if not (self.span.start <= start <= end <= self.span.end):
+            raise CodegenError("an edit falls outside the kernel body (a macro?)")
+        self.rw.replace_range(start - self.span.start, end - self.span.start, text)
+
+    def insert(self, offset: int, text: str) -> None:
+        self.replace_range(offset, offset, text)
+
+    def text(self) -> str:
+        return self.rw.apply().decode("utf-8")
+
+

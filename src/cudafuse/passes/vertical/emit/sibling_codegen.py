@@ -1,0 +1,216 @@
+"""Emitting sibling pairs (siblings.py): the fused kernel or launcher, and the host edits.
+
+Thread form: each kernel's body becomes a `__device__ __forceinline__` function of its own
+parameters, verbatim (so a `return` ends that body only), and the fused kernel calls both
+with its parameters, one per distinct host argument: an input both read is passed once.
+The fused kernel's pointer parameters are `__restrict__` (siblings write nothing the other
+touches, and distinct buffers are assumed not to alias, as for vertical fusion), so nvcc may
+keep a load common to both bodies at the same element in a register instead of loading it
+twice.
+
+Block form: the horizontal pass's block split (`cudafuse hfuse --mode block`), run through
+passes.run_pass; its fused kernel and launcher go before the host function, and the host
+calls the launcher with both launches' arguments, grids and dynamic shared memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cudafuse.codegen.splice import Rewriter
+from cudafuse.codegen.templates import KernelRef
+from cudafuse.diagnostics import CudafuseError
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.emit.codegen import CodegenError, _declare, expr_text, param_key
+from cudafuse.passes.vertical.host.hostview import Sequence
+from cudafuse.passes.vertical.plan.legality import LaunchInfo
+from cudafuse.passes.vertical.plan.model import KernelCost
+from cudafuse.passes.vertical.plan.siblings import SiblingNote, SiblingPair, SiblingPlanner
+
+
+def _restrict(type_: str) -> str:
+    if "restrict" in type_ or not type_.rstrip().endswith("*"):
+        return type_
+    return type_.rstrip() + "__restrict__"
+
+
+def _pointee(type_: str) -> str:
+    return " ".join(type_.replace("const", " ").replace("*", " ").split())
+
+
+class SiblingEmitter:
+    """Per-file state: names of fused kernels, helper copies the block split made."""
+
+    def __init__(self, unit: TranslationUnit, prefix: str):
+        self.unit, self.prefix = unit, prefix
+        self.count = 0
+        self.copied: set[str] = set()
+
+    def thread_code(self, pair: SiblingPair, name: str) -> tuple[str, list[n.Expr]]:
+        """The part functions and the fused kernel; the host arguments, in order."""
+        params: dict[str, list] = {}  # key -> [type, host arg]
+        for info in (pair.a, pair.b):
+            for p, arg in info.site.bindings:
+                key = param_key(p, arg)
+                assert key is not None
+                if key not in params:
+                    params[key] = [p.type, arg]
+                elif p.is_pointer:
+                    if _pointee(p.type) != _pointee(params[key][0]):
+                        raise CodegenError(f"'{expr_text(self.unit, arg)}' is passed as "
+                                           f"'{params[key][0]}' and as '{p.type}'")
+                    if "const" not in p.type.split("*")[0]:
+                        params[key][0] = p.type
+        keys = list(params)
+        knames = {k: f"{self.prefix}_p{j}" for j, k in enumerate(keys)}
+        parts, calls = [], []
+        for k, info in enumerate((pair.a, pair.b)):
+            fn = info.site.kernel
+            assert fn.body is not None
+            part = f"{name}_{k}_{fn.name}"
+            decls = ", ".join(_declare(p.type, p.name) for p in fn.params)
+            parts.append(f"__device__ __forceinline__ void {part}({decls})\n"
+                         f"{self.unit.text(fn.body.span)}\n")
+            args = ", ".join(knames[param_key(p, a)] for p, a in info.site.bindings)  # type: ignore[index]
+            calls.append(f"  {part}({args});")
+        sig = ", ".join(_declare(_restrict(params[k][0]) if params[k][0].rstrip().endswith("*")
+                                 else params[k][0], knames[k]) for k in keys)
+        bounds = pair.a.site.kernel.launch_bounds or pair.b.site.kernel.launch_bounds
+        lb = f"__launch_bounds__({bounds}) " if bounds else ""
+        text = (f"// cudafuse: sibling launches of {pair.a.site.kernel.name} and "
+                f"{pair.b.site.kernel.name}, one thread runs both (see cudafuse fuse "
+                "--explain)\n" + "".join(parts) +
+                f"__global__ void {lb}{name}({sig}) {{\n" + "\n".join(calls) + "\n}\n")
+        return text, [params[k][1] for k in keys]
+
+    def block_code(self, pair: SiblingPair, planner: SiblingPlanner, name: str) -> str:
+        from cudafuse.passes import run_pass
+        from cudafuse.passes.horizontal.driver import HFuseOptions
+        from cudafuse.passes.horizontal.parts import Shape
+
+        shapes = []
+        for info in (pair.a, pair.b):
+            dims = planner.constant_dim3(info.site.launch.block)
+            assert dims is not None
+            shapes.append(Shape(*dims))
+        opts = HFuseOptions(shapes[0], shapes[1], mode="block", name=name,
+                            block_sources=("its launch", "its launch"))
+        try:
+            res = run_pass("horizontal", [self.unit, self.unit], opts,
+                           kernels=(KernelRef(pair.a.site.kernel), KernelRef(pair.b.site.kernel)))
+        except CudafuseError as exc:
+            first = exc.diagnostics[0].message if getattr(exc, "diagnostics", None) else str(exc)
+            raise CodegenError(f"the block split refuses it: {first}") from None
+        copies = {f"{p.index}:{h.name}" for p in res.parts for h in p.copies.functions}
+        if copies & self.copied or (any(p.uses_coop for p in res.parts) and "coop" in self.copied):
+            raise CodegenError("another block split in this file already copies the same "
+                               "helpers (their copies would clash)")
+        self.copied |= copies | ({"coop"} if any(p.uses_coop for p in res.parts) else set())
+        return res.generated.decode("utf-8").lstrip("\n")
+
+    def emit(self, pair: SiblingPair, planner: SiblingPlanner, host: Function,
+             rw: Rewriter) -> tuple[str, str]:
+        """The code to insert before the host function and the fused kernel's (or
+        launcher's) name; the host edits go into `rw`, whole or not at all."""
+        late = [i.site.kernel.name for i in (pair.a, pair.b)
+                if self.unit.main_end(i.site.kernel.span) > host.span.start]
+        if late:
+            raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
+        for info in (pair.a, pair.b):
+            callee = info.site.launch.callee_span
+            if not self.unit.text(callee).startswith(info.site.kernel.name.rsplit("::", 1)[-1]):
+                raise CodegenError(f"the launch of '{info.site.kernel.name}' is written inside "
+                                   "a macro invocation")
+        name = f"{self.prefix}_{host.name.replace('::', '_')}_sib{self.count}"
+        kept, gone = (pair.b, pair.a) if pair.at_second else (pair.a, pair.b)
+        applied = len(rw.edits)
+        try:
+            if pair.form == "thread":
+                code, host_args = self.thread_code(pair, name)
+                launch = kept.site.launch
+                rw.replace(launch.callee_span, name, "sibling launch")
+                data = self.unit.source.data
+                open_ = data.find(b"(", launch.config_span.end, launch.span.end)
+                if open_ < 0 or data[launch.span.end - 1:launch.span.end] != b")":
+                    raise CodegenError("cannot find the launch's argument list")
+                args = ", ".join(expr_text(self.unit, a) for a in host_args)
+                rw.replace_range(open_, launch.span.end, f"({args})", "sibling arguments")
+                shown = name
+            else:
+                code = self.block_code(pair, planner, name)
+                call = self._launcher_call(pair, name)
+                rw.replace(kept.site.launch.span, call, "sibling launcher")
+                shown = f"{name}_launch"
+            rw.replace(gone.site.stmt.span, f"/* cudafuse: {gone.site.kernel.name} fused "
+                       f"into {shown} (siblings) */", f"launch of {gone.site.kernel.name} fused")
+        except CodegenError:
+            del rw.edits[applied:]
+            raise
+        self.count += 1
+        return code, shown
+
+    def _launcher_call(self, pair: SiblingPair, name: str) -> str:
+        args = [expr_text(self.unit, a) for info in (pair.a, pair.b)
+                for _, a in info.site.bindings]
+        args += [expr_text(self.unit, info.site.launch.grid) for info in (pair.a, pair.b)]
+        for info in (pair.a, pair.b):
+            s = info.site.launch.shared
+            args.append("0" if s is None else expr_text(self.unit, s))
+        stream = pair.a.site.launch.stream
+        args.append("0" if stream is None else expr_text(self.unit, stream))
+        return f"{name}_launch({', '.join(args)})"
+
+
+def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[KernelCost],
+                  taken: set[int], planner: SiblingPlanner, host: Function, rw: Rewriter
+                  ) -> tuple[list[str], list[SiblingNote]]:
+    """Pair the launches of a sequence that no fused group took (positions not in `taken`),
+    in launch order, each with the first later one it may fuse with; emit each pair."""
+    free = [i for i in range(len(infos)) if i not in taken]
+    done: set[int] = set()
+    code: list[str] = []
+    notes: list[SiblingNote] = []
+    for x, i in enumerate(free):
+        if i in done:
+            continue
+        for j in free[x + 1:]:
+            if j in done:
+                continue
+            pair, why, benefit = planner.pair(i, j)
+            a, b = infos[i], infos[j]
+            note = SiblingNote(host.name, a.site.kernel.name, b.site.kernel.name,
+                               a.site.index, b.site.index, False, why, "", "", benefit,
+                               (), b.site.launch.span.line, b.site.launch.span.col)
+            notes.append(note)
+            if pair is None:
+                continue
+            try:
+                text, shown = emitter.emit(pair, planner, host, rw)
+            except CodegenError as exc:
+                note.why = f"not fused: {exc}"
+                continue
+            note.fused, note.form, note.name = True, pair.form, shown
+            note.shared_inputs = tuple(k.split(":", 1)[-1].split("@")[0] for k in pair.shared)
+            how = ("one thread runs both bodies" if pair.form == "thread" else
+                   "a block split: the first grid's blocks run the first kernel, the rest "
+                   "the second")
+            note.why = f"fused into {shown} ({how}" + (f"; {why})" if why else ")")
+            code.append(text)
+            done |= {i, j}
+            break
+    return code, notes
+
+
+def sibling_pass(planner: Any, seq: Sequence, plan: Any, emitter: SiblingEmitter,
+                 rw: Rewriter) -> tuple[list[str], list[SiblingNote]]:
+    """Siblings among the launches of `seq` that the plan's fused groups left alone
+    (`planner`, `plan`: the vertical driver's _Planner and SequencePlan)."""
+    infos = planner.infos(seq)
+    costs = [planner.cost(i) for i in infos]
+    position = {li: k for k, li in enumerate(plan.launch_indices)}
+    taken = {position[i] for g in plan.groups for i in g.launches}
+    opts = planner.opts
+    sp = SiblingPlanner(planner.unit, infos, planner.arch, opts.size, opts.siblings,
+                        opts.fuse_all, costs)
+    return fuse_siblings(emitter, infos, costs, taken, sp, seq.host, rw)

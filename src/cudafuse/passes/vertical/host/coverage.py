@@ -1,0 +1,204 @@
+"""Does a launch's grid cover its kernel's iteration space?
+
+A producer is recomputed at every element its consumers read; that equals the original only if
+the original launch computed (and stored) every element of the iteration space. With a guard
+`if (x >= w) return;` that holds when gridDim.x * blockDim.x >= w. The check is symbolic over
+the host function's never-reassigned locals, so `dim3 block(32, 8); dim3 grid((w + block.x -
+1) / block.x, ...)` and `(w + 31) / 32` are both understood; gridsize.py reads the grid's
+other usual spellings (`(w - 1) / b + 1`, `w / b + (w % b != 0)`, `ceil((float)w / b)`,
+helpers such as `iDivUp`) as lower bounds on grid * block, one per remainder case.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cudafuse.ir import nodes as n
+from cudafuse.passes.vertical.host.gridsize import GridBound, NotShown, inline_helper, text
+from cudafuse.passes.vertical.host.hostview import _shape
+from cudafuse.passes.vertical.host.linear import Linear
+from cudafuse.passes.vertical.host.linear import add as _add
+from cudafuse.passes.vertical.host.linear import scale as _scale
+
+if TYPE_CHECKING:
+    from cudafuse.ir.program import TranslationUnit
+
+
+
+def _strip(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+class Resolver:
+    def __init__(self, host_locals: dict[str, n.VarDecl],
+                 params: dict[str, n.Expr] | None = None,
+                 unit: TranslationUnit | None = None):
+        self.locals = host_locals
+        self.params = params or {}  # kernel parameter decl -> host argument
+        self.unit = unit  # for the bodies of helpers a grid calls (div_up(n, b))
+
+    def with_params(self, params: dict[str, n.Expr]) -> Resolver:
+        return Resolver(self.locals, params, self.unit)
+
+    def inline(self, call: n.Call) -> n.Expr | None:
+        """A call of a helper whose body is `return e;`, as e over the call's arguments."""
+        fn = self.unit.callee(call.callee_decl) if self.unit and call.callee_decl else None
+        if fn is None or fn.body is None or fn.is_template or len(fn.body.body) != 1 or \
+                len(fn.params) != len(call.args):
+            return None
+        ret = fn.body.body[0]
+        if not isinstance(ret, n.Return) or ret.value is None:
+            return None
+        if any(isinstance(x, n.Call) and x.callee_decl == fn.decl for x in ret.value.walk()):
+            return None
+        return inline_helper(fn.params, ret.value, call.args, fn.return_type)
+
+    def dim3(self, e: n.Expr) -> list[n.Expr] | None:
+        """The x, y, z components of a dim3-valued (or integer) host expression."""
+        e = _strip(e)
+        if isinstance(e, n.Ref) and e.decl in self.locals:
+            d = self.locals[e.decl]
+            if d.init is None:
+                return None
+            if d.var_type.replace("const ", "").strip() != "dim3":
+                return [e]
+            return self.dim3(d.init)
+        if isinstance(e, n.Call) and e.callee == "dim3":
+            comps = list(e.args)
+        elif isinstance(e, n.InitList):
+            comps = list(e.items)
+        elif e.type.replace("const ", "").strip() == "dim3":
+            return None
+        else:
+            comps = [e]
+        # An omitted dim3 argument shows up as a default-argument expression with no text.
+        comps = [n.IntLit(1) if isinstance(c, n.OtherExpr) and not c.items and
+                 c.span.end == c.span.start else c for c in comps]
+        return comps + [n.IntLit(1)] * (3 - len(comps))
+
+    def linear(self, e: n.Expr, depth: int = 0) -> Linear | None:
+        e = _strip(e)
+        if depth > 20:
+            return None
+        if isinstance(e, n.IntLit):
+            return ((), e.value)
+        if isinstance(e, n.Ref) and e.kind == "param" and e.decl in self.params:
+            return Resolver(self.locals).linear(self.params[e.decl], depth + 1)
+        if isinstance(e, n.Ref):
+            if e.const_value is not None and isinstance(e.const_value, int):
+                return ((), e.const_value)
+            d = self.locals.get(e.decl)
+            if d is not None and d.init is not None and \
+                    d.var_type.replace("const ", "").strip() != "dim3":
+                return self.linear(d.init, depth + 1)
+            return (((e.decl or e.name, 1),), 0)
+        if isinstance(e, n.Member) and e.field_name in ("x", "y", "z"):
+            comps = self.dim3(e.base)
+            if comps is not None:
+                return self.linear(comps["xyz".index(e.field_name)], depth + 1)
+        if isinstance(e, n.Binary) and e.op in ("+", "-"):
+            a, b = self.linear(e.lhs, depth + 1), self.linear(e.rhs, depth + 1)
+            if a is None or b is None:
+                return None
+            return _add(a, b, 1 if e.op == "+" else -1)
+        if isinstance(e, n.Binary) and e.op == "*":
+            a, b = self.linear(e.lhs, depth + 1), self.linear(e.rhs, depth + 1)
+            if a is None or b is None:
+                return None
+            if not a[0]:
+                return _scale(b, a[1])
+            if not b[0]:
+                return _scale(a, b[1])
+            # A product of two resolved forms (`w * h` in two kernels, or `h * w`): one
+            # opaque term named by both factors, in either order; not by the kernel's text,
+            # whose parameters differ from kernel to kernel.
+            return (((repr(sorted((a, b))), 1),), 0)
+        return (((_shape(e), 1),), 0)
+
+
+def covers(resolver: Resolver, grid: n.Expr, block: n.Expr, bounds: list[n.Expr]
+           ) -> str | None:
+    """None when grid * block >= bound in every dimension, else the reason it is not shown."""
+    g, b = resolver.dim3(grid), resolver.dim3(block)
+    if g is None or b is None:
+        return "its grid or block size is not a dim3 built in the host function"
+    for i, bound in enumerate(bounds):
+        why = _covers_dim(resolver, g[i], b[i], bound, "xyz"[i])
+        if why:
+            return why
+    return None
+
+
+def _shown(e: n.Expr, resolver: Resolver) -> n.Expr:
+    """The grid size as the note shows it: a local's initialiser rather than its name."""
+    seen = 0
+    while seen < 8:
+        seen += 1
+        inner = e
+        while isinstance(inner, n.Cast) and not inner.explicit:
+            inner = inner.operand
+        if isinstance(inner, n.Ref) and inner.decl in resolver.locals and \
+                resolver.locals[inner.decl].init is not None:
+            e = resolver.locals[inner.decl].init  # type: ignore[assignment]
+            continue
+        break
+    return e
+
+
+def _source(resolver: Resolver, e: n.Expr) -> str:
+    """The expression's text in the file, when it can be read there."""
+    unit = resolver.unit
+    if unit is not None and unit.owns(e.span) and e.span.end > e.span.start:
+        try:
+            return " ".join(unit.text(e.span).split())
+        except (IndexError, ValueError):
+            pass
+    return text(e)
+
+
+def _covers_dim(resolver: Resolver, gi: n.Expr, bi: n.Expr, bound: n.Expr, dim: str
+                ) -> str | None:
+    bl = resolver.linear(bi)
+    bnd = resolver.linear(bound)
+    if bl is None or bnd is None:
+        return f"its {dim} block size or bound is not a simple expression"
+    shown = text(_shown(gi, resolver))
+    try:
+        cases = GridBound(resolver, bl).cases(gi)
+    except NotShown as e:
+        return (f"its grid's {dim} size {shown} is not a rounded-up division (w + b - 1) / b "
+                f"by its block's {dim} size: {e}")
+    for case in cases:
+        extra = _add(case.low, bnd, -1)  # grid * block - bound >= extra
+        if not extra[0] and extra[1] >= 0:
+            continue
+        for num, num_text, den_text, div_text in case.floors:
+            if _add(num, bnd, -1) == ((), 0):
+                return (f"its grid does not cover the iteration space in {dim}: its {dim} size "
+                        f"{div_text} rounds down, leaving out the last {num_text} % {den_text} "
+                        "elements whenever that is not 0")
+        if not extra[0]:
+            return (f"its grid does not cover the iteration space in {dim}: grid * block can "
+                    f"fall {-extra[1]} short of the bound")
+        if not case.low[0] and bnd[0]:
+            return (f"its grid does not provably cover the iteration space in {dim}: its {dim} "
+                    f"size {shown} covers {case.low[1]} elements, a constant, and its bound "
+                    f"{_source(resolver, bound)} is not one")
+        return f"its grid does not provably cover the iteration space in {dim}"
+    for case in cases:
+        for num in case.nonneg:
+            # The bound matters only when >= 1; a numerator >= bound - 1 is then >= 0.
+            low = _add(num, bnd, -1)
+            if low[0] or low[1] < -1:
+                return (f"its grid's {dim} size {shown} covers only where its numerator is "
+                        "not negative, which cudafuse cannot show")
+        for num, bits, int_bits, expr in case.exact:
+            if (not num[0] and abs(num[1]) <= 2 ** bits) or (num[0] and int_bits <= bits):
+                continue
+            kind = {24: "float", 53: "double"}.get(bits, f"a {bits}-bit significand")
+            return (f"its grid's {dim} size {shown} rounds a quotient in {kind}: it covers "
+                    f"{text(expr)} only while {text(expr)} <= {2 ** bits} (2^{bits}), which "
+                    "cudafuse cannot show")
+    return None

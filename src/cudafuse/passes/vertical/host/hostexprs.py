@@ -1,0 +1,103 @@
+"""Small facts about host expressions, shared by the host view (hostview.py) and the
+wrapper calls it sees as launches (wrappers.py)."""
+
+from __future__ import annotations
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.host.members import is_this, this_member
+
+
+def launched_kernel(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | None:
+    """The kernel definition a launch starts: the one clang resolved the launch to (its
+    referenced declaration, so the right one of overloaded kernels); by name only when that
+    declaration names no definition of the file and the name is not overloaded (a template
+    kernel's specialisation)."""
+    if launch.kernel_decl:
+        fn = unit.callee(launch.kernel_decl)
+        if fn is not None and fn.space == "global":
+            return fn
+    named = [f for f in unit.functions if f.name == launch.kernel and f.body is not None]
+    return named[0] if len(named) == 1 else None
+
+
+def shared_variables(unit: TranslationUnit, fns: list[Function]) -> set[str]:
+    """Decls of the `__shared__` variables the functions may name: namespace-scope ones and
+    those declared in their bodies (`extern __shared__ float data[];` included, which clang
+    names as a global). Shared memory belongs to one block of one launch: writing it is no
+    write other launches can see."""
+    out = {g.decl for g in unit.globals if g.space == "shared"}
+    for fn in fns:
+        for node in fn.body.walk() if fn.body is not None else ():
+            if isinstance(node, n.VarDecl) and "shared" in node.storage:
+                out.add(node.decl)
+    return out
+
+
+def buffer_key(e: n.Expr) -> str | None:
+    """A host pointer argument's identity: the variable it names, or the data member of
+    `this` (`this->tmp_`, spelled `tmp_` or `this->tmp_`; members.py says when a member
+    may be one). None for anything else (pointer arithmetic, calls), which fusion
+    then treats as unknown memory."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
+        return e.decl or e.name
+    field_name = this_member(e)
+    return None if field_name is None else f"this->{field_name}"
+
+
+def side_effect_free(e: n.Expr) -> bool:
+    for node in e.walk():
+        if isinstance(node, n.Call) and node.callee not in ("dim3",):
+            return False
+        if isinstance(node, n.Binary) and node.is_assignment:
+            return False
+        if isinstance(node, n.Unary) and node.op in ("++", "--"):
+            return False
+        if isinstance(node, (n.OtherExpr, n.KernelLaunch)) and not is_this(node):
+            return False
+    return True
+
+
+def write_target(node: n.Node) -> n.Expr | None:
+    """The lvalue `node` writes when it is an assignment, an increment or an address-of (a
+    variable whose address is taken may be written through it), else None."""
+    if isinstance(node, n.Binary) and node.is_assignment:
+        return node.lhs
+    if isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+        return node.operand
+    if isinstance(node, n.Call) and is_assign_operator(node):
+        return node.args[0]  # `grid = dim3(...)`: a class's operator=
+    return None
+
+
+def is_assign_operator(call: n.Call) -> bool:
+    """A call of a class's (compound) assignment operator: `grid = dim3(...)` is the call
+    operator=(grid, dim3(...)), an assignment of its first argument."""
+    name = call.callee
+    return bool(call.args) and name.startswith("operator") and name.endswith("=") and \
+        name not in ("operator==", "operator!=", "operator<=", "operator>=")
+
+
+def root_variable(target: n.Expr | None) -> n.Ref | None:
+    """The variable under an lvalue's subscripts, members and casts (`g[i].x` -> g)."""
+    while isinstance(target, (n.Member, n.Index, n.Cast)):
+        target = target.operand if isinstance(target, n.Cast) else target.base
+    return target if isinstance(target, n.Ref) else None
+
+
+def _writes(stmt: n.Node) -> set[str]:
+    out: set[str] = set()
+    for node in stmt.walk():
+        target = write_target(node)
+        while isinstance(target, (n.Member, n.Index, n.Cast)):
+            field_name = this_member(target)
+            if field_name is not None:  # `this->a_ = ...`, `a_[i] = ...`
+                out.add(f"this->{field_name}")
+                target = None
+                break
+            target = target.base if not isinstance(target, n.Cast) else target.operand
+        if isinstance(target, n.Ref):
+            out.add(target.decl or target.name)
+    return out

@@ -1,0 +1,479 @@
+"""Which host statements between two launches a launch sequence may continue across.
+
+Fusing a group moves every launch of it to the position of its last launch: the fused launch
+replaces the last one, the others disappear, and the statements between them stay where they
+are. So a statement S between launches L1 and L2 of a group now runs *before* L1's work, and
+L1's configuration and arguments are evaluated after S. That is harmless when S
+
+* neither reads nor writes memory a launch may use (device buffers, managed memory), and
+* assigns no variable that a launch before it in the sequence reads (its arguments would
+  then see the new value); variables only later launches read keep their order (each such
+  launch is in turn "before" the statements after it, up to the group's last launch).
+
+What S observes changes only in ways that do not touch the outputs: error checks after a
+removed launch check nothing (the fused launch's errors are reported by the checks after
+it), synchronisation waits for less, host timers time a different split of the same work.
+
+The rules, per kind of statement (`statement_break` returns why S splits, or None):
+
+* Calls. A call is harmless when its callee is
+  - a CUDA runtime call that only synchronises or reports errors (`cudaDeviceSynchronize`,
+    its deprecated alias `cudaThreadSynchronize`, `cudaStreamSynchronize`,
+    `cudaEventSynchronize`, `cudaGetLastError`, `cudaPeekAtLastError`,
+    `cudaGetErrorString/Name`, `cudaEventElapsedTime`),
+  - a C/C++ math function (`sqrtf`, `std::sqrt`, `fminf`, `expf`, ...), printing (`printf`,
+    `fprintf`, `puts`, `std::cout << ...`), `exit`/`abort`/`assert`,
+  - a host timer (`sdkStartTimer`/`sdkStopTimer`/... of the cuda-samples' helper_timer.h,
+    `clock`, `gettimeofday`, `std::chrono::...::now`),
+  - or a host function whose definition cudafuse sees (in the file, or in a user header:
+    frontend/header_callees.py) and whose body only makes harmless calls, writes only its
+    own locals and by-value parameters, dereferences no pointer and launches no kernel: an
+    error-check wrapper such as cuda-samples' `check()` behind `checkCudaErrors(...)`,
+    `__getLastCudaError` behind `getLastCudaError(msg)`, a `gpuAssert`, a `cudaCheck`.
+  The call's arguments are part of the statement, so `checkCudaErrors(cudaMemcpy(...))`
+  still splits (cudaMemcpy is not harmless), as does any call given a pointer a launch of
+  the function uses.
+  `cudaEventRecord` splits: the event marks the point between the launches (for timing, and
+  for other streams that wait on it), which fusion would remove.
+* Memory through a pointer (`p[i]`, `*p`, `p->f`, read or written): only through a local
+  array, or a pointer no launch of the host function is given that is a parameter or a
+  local set once, from an allocation (host memory no kernel of the function can touch).
+  Reading a device or managed buffer between the launches is a real dependence.
+* Assignments (`x = ...`, `x += ...`, `++x`, `&x` passed to a harmless call): to a local,
+  a parameter or a host global, never through a reference, and only when no launch
+  earlier in the sequence reads the variable.
+* Declarations: as their initialisers (a new variable changes no earlier value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cudafuse.analysis.mathfuncs import MATH
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, launched_kernel
+from cudafuse.passes.vertical.host.members import this_member
+from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo, Roots
+
+# CUDA runtime calls that only synchronise with the device or report errors.
+CUDA_HARMLESS = frozenset({
+    "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
+    "cudaThreadSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+    "cudaGetErrorString", "cudaGetErrorName", "cudaEventElapsedTime",
+})
+
+# Printing, and ending the process (std::exit and std::abort are spelled exit and abort).
+IO = frozenset({"printf", "fprintf", "puts", "putchar", "fputs", "fflush", "perror",
+                "exit", "abort", "_Exit", "_exit", "quick_exit", "terminate",
+                "__assert_fail", "__assert_rtn", "_assert"})
+
+TIMERS = frozenset({
+    "sdkCreateTimer", "sdkStartTimer", "sdkStopTimer", "sdkResetTimer", "sdkGetTimerValue",
+    "sdkGetAverageTimerValue", "sdkDeleteTimer", "clock", "time", "gettimeofday", "clock_gettime",
+})
+
+KNOWN = CUDA_HARMLESS | MATH | IO | TIMERS | {"dim3"}
+
+# CUDA runtime calls that touch memory only through their arguments: the argument positions
+# they write and read. An allocation writes only the pointer whose address it is given (an
+# assignment of that variable, judged as such); a transfer, a memset or a free touches the
+# buffers its pointer arguments may name (pointsto.py), or a symbol's global.
+MEMORY_CALLS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    **{name: ((), ()) for name in ALLOCATORS},
+    **{name: ((0,), (1,)) for name in (
+        "cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync",
+        "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync")},
+    **{name: ((0,), (2,)) for name in ("cudaMemcpy2D", "cudaMemcpy2DAsync", "cudaMemcpyPeer",
+                                      "cudaMemcpyPeerAsync")},
+    **{name: ((0,), ()) for name in ("cudaMemset", "cudaMemsetAsync", "cudaMemset2D",
+                                    "cudaMemset2DAsync", "cudaFree", "cudaFreeAsync",
+                                    "cudaFreeHost")},
+}
+STREAMS = frozenset({"cout", "cerr", "clog"})
+# Expression kinds the IR leaves unmodelled that compute nothing: sizeof/alignof, a default
+# argument (an UNEXPOSED_EXPR without children or text), nullptr.
+_QUIET = frozenset({"CXX_UNARY_EXPR", "CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR",
+                    "STRING_LITERAL", "CHARACTER_LITERAL", "CXX_THIS_EXPR"})
+MAX_DEPTH = 6
+
+
+def _strip(e: n.Expr | None) -> n.Expr | None:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def _quiet(node: n.OtherExpr) -> bool:
+    return node.kind in _QUIET or (node.kind == "UNEXPOSED_EXPR" and not node.items)
+
+
+def _file(decl: str) -> str:
+    return decl.partition("@")[2].rpartition(":")[0]
+
+
+def _default_construction(call: n.Call) -> bool:
+    """`struct timeval tv;`: the implicit default constructor of a system header's type."""
+    f = _file(call.callee_decl)
+    return not call.args and call.type.split()[-1:] == [call.callee] and (
+        f.startswith("/usr/") or "/include/c++/" in f)
+
+
+def _known(call: n.Call) -> bool:
+    return call.callee in KNOWN or _default_construction(call) or _copy_assignment(call)
+
+
+def _copy_assignment(call: n.Call) -> bool:
+    """`grid = dim3(...)`: the assignment operator of a CUDA or system type (the shim's
+    dim3, a std:: type), which writes only its first argument (judged as an assignment)."""
+    f = _file(call.callee_decl)
+    return is_assign_operator(call) and (
+        f.endswith("cudafuse_cuda_shim.h") or f.startswith("/usr/") or "/include/c++/" in f)
+
+
+class HostStatements:
+    """Judges the statements of one host function (see the module docstring)."""
+
+    def __init__(self, unit: TranslationUnit, host: Function, memory_calls: bool = True):
+        """`memory_calls`: whether runtime calls that touch memory (MEMORY_CALLS) may be
+        harmless, by the buffers they touch; not in a wrapper's body, which goes away
+        with an earlier member's call."""
+        assert host.body is not None
+        self.unit, self.host = unit, host
+        self.memory_calls = memory_calls
+        self.points = PointsTo(host)
+        self._kernel_globals: dict[str, Roots] = {}
+        self.launches = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)]
+        self.buffers = {r.decl for la in self.launches for a in la.args
+                        if (r := _root(a)) is not None and _is_pointer(r)}
+        self.decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+        self.assigned = {r.decl for node in host.body.walk() for r in _assigned(node)}
+        self.globals = {g.decl: g for g in unit.globals}
+        self._functions: dict[str, str | None] = {}
+
+    # ---- calls ----------------------------------------------------------------------------
+
+    def call_reason(self, call: n.Call) -> str | None:
+        """Why this call (not its arguments) may matter to the launches around it."""
+        name = call.callee or "?"
+        if name == "cudaEventRecord":
+            return ("its call to 'cudaEventRecord' marks the point between the launches (for "
+                    "timing, or for another stream waiting on the event), which fusion removes")
+        fn = self._definition(call.callee_decl)
+        in_file = fn is not None and _file(call.callee_decl) == self.unit.path
+        if not in_file and (_known(call) or self._stream_print(call)):
+            return None
+        if fn is not None:
+            why = self.function_reason(fn, 0, ())
+            if why is None:
+                return None
+            return f"its call to '{name}' may touch device memory or variables ({why})"
+        return f"its call to '{name}' may touch device memory or variables"
+
+    def _stream_print(self, call: n.Call) -> bool:
+        """`std::cout << ...` (any chain of << on cout/cerr/clog), or a manipulator."""
+        if call.callee != "operator<<" or not call.args:
+            return False
+        first = _strip(call.args[0])
+        while isinstance(first, n.Call) and first.callee == "operator<<" and first.args:
+            first = _strip(first.args[0])
+        return isinstance(first, n.Ref) and first.name in STREAMS
+
+    def _definition(self, decl: str) -> Function | None:
+        if not decl:
+            return None
+        return self.unit.callee(decl) or next(
+            (f for f in self.unit.header_functions if f.decl == decl), None)
+
+    def function_reason(self, fn: Function, depth: int, stack: tuple[str, ...]
+                        ) -> str | None:
+        """Why a called host function is not harmless, or None."""
+        if fn.decl in self._functions and depth == 0:
+            return self._functions[fn.decl]
+        why = self._function_reason(fn, depth, stack)
+        if depth == 0:
+            self._functions[fn.decl] = why
+        return why
+
+    def _function_reason(self, fn: Function, depth: int, stack: tuple[str, ...]
+                         ) -> str | None:
+        if fn.space == "global" or fn.body is None:
+            return f"'{fn.name}' is not a host function cudafuse can see"
+        if fn.decl in stack or depth > MAX_DEPTH:
+            return f"'{fn.name}' calls itself or nests too deeply"
+        own = {p.decl for p in fn.params if not p.is_reference} | {
+            d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+        arrays = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl) and d.array_dims}
+        for node, thrown in _nodes(fn.body):
+            if isinstance(node, n.KernelLaunch):
+                return f"'{fn.name}' launches a kernel"
+            if isinstance(node, n.OtherExpr) and not _quiet(node) and \
+                    not (thrown and node.kind != "LAMBDA_EXPR"):
+                return f"'{fn.name}' contains an expression cudafuse does not model"
+            base = _deref_base(node)
+            if base is not None and not (isinstance(base, n.Ref) and base.decl in arrays):
+                return f"'{fn.name}' reads or writes memory through a pointer"
+            for r in _assigned(node):
+                if r.decl not in own:
+                    return f"'{fn.name}' assigns '{r.name}'"
+            if isinstance(node, n.Call):
+                if node.callee == "cudaEventRecord":
+                    return f"'{fn.name}' records an event"
+                why = self._inner_call(fn, node, thrown, depth, stack)
+                if why is not None:
+                    return why
+        return None
+
+    def _inner_call(self, fn: Function, call: n.Call, thrown: bool, depth: int,
+                    stack: tuple[str, ...]) -> str | None:
+        """Why a call in the body of the called host function `fn` is not harmless."""
+        inner = self._definition(call.callee_decl)
+        if inner is not None and _file(call.callee_decl) == self.unit.path or \
+                inner is not None and not _known(call):
+            return self._function_reason(inner, depth + 1, (*stack, fn.decl))
+        if _known(call) or self._stream_print(call) or thrown and _system(call):
+            return None
+        if not call.callee_decl and call.callee:
+            # A call a template left unresolved (its argument's type is a parameter): it
+            # will call one of the functions of that name; harmless when all of them are.
+            named = self._named(call.callee)
+            if named and all(self._function_reason(f, depth + 1, (*stack, fn.decl)) is None
+                             for f in named):
+                return None
+        return f"'{fn.name}' calls '{call.callee or '?'}'"
+
+    def _named(self, name: str) -> list[Function]:
+        return [f for f in (*self.unit.functions, *self.unit.header_functions)
+                if f.name == name and f.body is not None]
+
+    # ---- memory and variables ---------------------------------------------------------------
+
+    def deref_reason(self, node: n.Node) -> str | None:
+        base = _deref_base(node)
+        if base is None:
+            return None
+        if isinstance(base, n.Ref) and self._host_memory(base):
+            return None
+        name = base.name if isinstance(base, n.Ref) else "?"
+        return (f"it reads or writes memory through '{name}', which may be a buffer the "
+                "launches use")
+
+    def _host_memory(self, r: n.Ref) -> bool:
+        """Memory no launch of the host function can reach through this variable."""
+        d = self.decls.get(r.decl)
+        if d is not None and d.array_dims:
+            return True
+        if r.decl in self.buffers or r.kind not in ("local", "param"):
+            return False
+        # What it may point to (pointsto.py): distinct pointer parameters do not alias (as
+        # for the launches); a local copied from a launch's buffer, or set to something
+        # the analysis cannot follow, may be that buffer.
+        roots = self.points.sets.get(r.decl)
+        return roots is not None and not roots & self.buffer_roots()
+
+    def buffer_roots(self) -> Roots:
+        """What the pointers the launches are given may point to (those the analysis
+        follows)."""
+        out: set[str] = set()
+        for d in self.buffers:
+            out |= self.points.sets.get(d) or frozenset({d})
+        return frozenset(out)
+
+    def passes_buffer(self, call: n.Call) -> str | None:
+        for a in call.args:
+            a = _strip(a)
+            if isinstance(a, n.Unary) and a.op == "&":
+                a = _strip(a.operand)
+            r = _root(a) if a is not None else None
+            if r is not None and (r.decl in self.buffers or
+                                  (self.points.sets.get(r.decl) or frozenset()) &
+                                  self.buffer_roots()):
+                return (f"it passes '{r.name}', a buffer the launches use, to "
+                        f"'{call.callee or '?'}'")
+        return None
+
+    def memory_reason(self, call: n.Call, before: list[n.KernelLaunch]) -> str | None:
+        """Why a runtime call that touches memory matters to the launches of the sequence
+        before it, whose work fusion moves past it: it touches a buffer one of them may
+        use (a transfer into or out of it, a memset, a free). Launches after it keep their
+        place after it."""
+        writes, reads = MEMORY_CALLS[call.callee]
+        touched: list[tuple[n.Expr, Roots | None]] = [
+            (a, self.points.roots(a)) for i, a in enumerate(call.args)
+            if i in writes or i in reads]
+        for la in before:
+            used = self.launch_roots(la)
+            for arg, roots in touched:
+                if roots is None or used is None or roots & used:
+                    what = _text(self.unit, arg)
+                    return (f"its call to '{call.callee}' touches '{what}', which may be a "
+                            f"buffer the launch of '{la.kernel}' at line {la.span.line} uses")
+        return None
+
+    def launch_roots(self, la: n.KernelLaunch) -> Roots | None:
+        """The buffers a launch may use: what its pointer arguments may name, and the
+        globals its kernel (or a function it calls) names; None when not known."""
+        out: set[str] = set()
+        for a in la.args:
+            if "*" in a.type or "[" in a.type or not a.type:
+                roots = self.points.roots(a)
+                if roots is None:
+                    return None
+                out |= roots
+        kernel = launched_kernel(self.unit, la)
+        if kernel is None:
+            return None
+        if kernel.decl not in self._kernel_globals:
+            from cudafuse.analysis.callgraph import CallGraph
+
+            found: set[str] = set()
+            for fn in (kernel, *CallGraph(self.unit).transitive(kernel)):
+                for node in fn.body.walk() if fn.body is not None else ():
+                    if isinstance(node, n.Ref) and node.kind == "global":
+                        found.add(node.decl or node.name)
+            self._kernel_globals[kernel.decl] = frozenset(found)
+        return frozenset(out) | self._kernel_globals[kernel.decl]
+
+    def assign_reason(self, r: n.Ref, before: Iterable[n.KernelLaunch]) -> str | None:
+        d = self.decls.get(r.decl)
+        if r.kind == "global":
+            g = self.globals.get(r.decl)
+            if g is None or g.space != "host":
+                return f"it assigns '{r.name}', which is not a host variable"
+        elif r.kind not in ("local", "param"):
+            return f"it assigns '{r.name}'"
+        if "&" in r.type or (d is not None and "&" in d.var_type) or any(
+                p.decl == r.decl and p.is_reference for p in self.host.params):
+            return f"it assigns '{r.name}', a reference"
+        for la in before:
+            if any(isinstance(x, n.Ref) and x.decl == r.decl for x in la.walk()):
+                return (f"it assigns '{r.name}', which the launch of '{la.kernel}' at line "
+                        f"{la.span.line} reads (a fused launch evaluates its arguments at "
+                        "the group's last launch)")
+        return None
+
+    # ---- statements -----------------------------------------------------------------------
+
+    def statement_reason(self, stmt: n.Stmt, before: Iterable[n.KernelLaunch],
+                         swaps: frozenset[str]) -> str | None:
+        """Why launches before and after this host statement may not be fused across it;
+        `before`: the launches of the sequence so far."""
+        before = list(before)
+        if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
+            return "it launches a kernel inside control flow"
+        for node, thrown in _nodes(stmt):
+            if isinstance(node, n.Call) and node.callee in swaps and len(node.args) == 2:
+                names = [(_strip(a).name if isinstance(_strip(a), n.Ref) else "?")  # type: ignore[union-attr]
+                         for a in node.args]
+                return f"it swaps '{names[0]}' and '{names[1]}'"
+            if isinstance(node, n.Call) and self.memory_calls and node.callee in MEMORY_CALLS:
+                why = self.memory_reason(node, before)
+                if why is not None:
+                    return why
+            elif isinstance(node, n.Call):
+                why = (None if thrown and _system(node) else self.call_reason(node)) or \
+                    self.passes_buffer(node)
+                if why is not None:
+                    return why
+            if isinstance(node, n.OtherExpr) and not _quiet(node) and \
+                    not (thrown and node.kind != "LAMBDA_EXPR"):
+                return "it contains an expression cudafuse does not model"
+            why = self.deref_reason(node)
+            if why is not None:
+                return why
+        for node in stmt.walk():
+            member = _member_assigned(node)
+            if member is not None:  # (a member is shared with every other method's code)
+                return f"it assigns 'this->{member}'"
+            for r in _assigned(node):
+                why = self.assign_reason(r, before)
+                if why is not None:
+                    return why
+        return None
+
+
+def _text(unit: TranslationUnit, e: n.Expr) -> str:
+    if e.span.file == unit.path and e.span.end > e.span.start:
+        return unit.text(e.span)
+    return e.name if isinstance(e, n.Ref) else "?"
+
+
+def _nodes(root: n.Node) -> list[tuple[n.Node, bool]]:
+    """Every node under `root` (itself included), and whether it is part of a `throw`.
+    A throw runs only on its error path and leaves the function: the exception object it
+    builds (`std::runtime_error(std::string("...") + cudaGetErrorString(e))`) is judged as
+    printing an error is, while what it reads and writes is judged as anywhere else."""
+    out: list[tuple[n.Node, bool]] = []
+    todo: list[tuple[n.Node, bool]] = [(root, False)]
+    while todo:
+        node, thrown = todo.pop()
+        thrown = thrown or isinstance(node, n.OtherExpr) and node.kind == "CXX_THROW_EXPR"
+        out.append((node, thrown))
+        todo.extend((c, thrown) for c in reversed(node.children()) if c is not None)
+    return out
+
+
+def _system(call: n.Call) -> bool:
+    """A function of the C or C++ library (constructing a std::string or an exception):
+    what it may touch is its arguments, judged on their own."""
+    f = _file(call.callee_decl)
+    return f.startswith("/usr/") or "/include/c++/" in f
+
+
+def _is_pointer(r: n.Ref) -> bool:
+    return "*" in r.type or "[" in r.type
+
+
+def _root(e: n.Expr) -> n.Ref | None:
+    e = _strip(e)
+    while isinstance(e, n.Binary) and e.op in ("+", "-"):  # p + offset
+        e = _strip(e.lhs)
+    return e if isinstance(e, n.Ref) and e.kind in ("local", "param", "global") else None
+
+
+def _deref_base(node: n.Node) -> n.Expr | None:
+    """The pointer or array a memory access goes through, if the node is one."""
+    if isinstance(node, n.Index):
+        return _root(node.base) or _strip(node.base)
+    if isinstance(node, n.Unary) and node.op == "*":
+        return _root(node.operand) or _strip(node.operand)
+    if isinstance(node, n.Member) and node.arrow:
+        return _root(node.base) or _strip(node.base)
+    return None
+
+
+def _member_assigned(node: n.Node) -> str | None:
+    """The data member of `this` the node writes (`b_ = `, `this->w_ += `, `++n_`), if any."""
+    target = node.lhs if isinstance(node, n.Binary) and node.is_assignment else \
+        node.operand if isinstance(node, n.Unary) and node.op in ("++", "--", "&") else None
+    while target is not None:
+        field_name = this_member(target)
+        if field_name is not None:
+            return field_name
+        target = target.operand if isinstance(target, n.Cast) else \
+            target.base if isinstance(target, (n.Member, n.Index)) else None
+    return None
+
+
+def _assigned(node: n.Node) -> list[n.Ref]:
+    """Variables the node itself writes (`x = `, `x.f += `, `++x`, `&x`), not memory written
+    through a pointer (the dereference is judged on its own)."""
+    target = None
+    if isinstance(node, n.Binary) and node.is_assignment:
+        target = node.lhs
+    elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+        target = node.operand
+    elif isinstance(node, n.Call) and is_assign_operator(node):
+        target = node.args[0]
+    else:
+        return []
+    while True:
+        target = _strip(target)
+        if isinstance(target, n.Member) and not target.arrow:
+            target = target.base
+        elif isinstance(target, n.Index) and isinstance(_strip(target.base), n.Ref) and \
+                "[" in (_strip(target.base).type or ""):  # type: ignore[union-attr]
+            target = target.base  # an element of an array variable
+        else:
+            break
+    return [target] if isinstance(target, n.Ref) else []

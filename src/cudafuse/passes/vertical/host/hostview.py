@@ -1,0 +1,653 @@
+"""The host side of a pipeline: straight-line launch sequences and what may move.
+
+Fusion moves a producer's work from its own launch to the launch of the group's last kernel.
+That is only sound if nothing in between changes what the producer would have computed: no
+host statement between them may write a variable the launches use, or call anything that
+might touch device memory (hoststmts.py decides which statements are harmless). Launch
+arguments must be free of side effects, since they are evaluated once, at the fused launch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+
+from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, Param, TranslationUnit
+from cudafuse.passes.vertical.host.hostexprs import (
+    _writes,
+    launched_kernel,
+    root_variable,
+    shared_variables,
+    write_target,
+)
+from cudafuse.passes.vertical.host.hostexprs import buffer_key as buffer_key
+from cudafuse.passes.vertical.host.hostexprs import side_effect_free as side_effect_free
+from cudafuse.passes.vertical.host.hoststmts import HostStatements
+from cudafuse.passes.vertical.host.members import member_alias_reason, this_member
+from cudafuse.passes.vertical.host.pointsto import PointsTo, parity_pairs
+from cudafuse.passes.vertical.host.settled import settled_locals
+from cudafuse.passes.vertical.host.wrappers import WrapperCall, Wrappers
+
+
+@dataclass(frozen=True)
+class LaunchSite:
+    index: int  # position in the host function's sequence
+    stmt: n.ExprStmt
+    launch: n.KernelLaunch
+    kernel: Function
+    bindings: tuple[tuple[Param, n.Expr], ...]  # kernel parameter -> host argument
+    host: Function
+    wrapper: WrapperCall | None = None  # a call of a one-launch wrapper (wrappers.py)
+
+    def arg_for(self, param_name: str) -> n.Expr | None:
+        return next((a for p, a in self.bindings if p.name == param_name), None)
+
+
+@dataclass
+class Sequence:
+    """Launches that may be fused with each other (same host block, nothing in between
+    that could observe or change their effects)."""
+
+    host: Function
+    launches: list[LaunchSite] = field(default_factory=list)
+    scope: Scope | None = None
+
+
+def value_key(e: n.Expr, type_: str) -> str:
+    """Identity of a scalar argument: its expression, printed structurally, and the type it
+    converts to (the same host value passed as int and as float are different values)."""
+    return f"{_shape(e)}::{type_}"
+
+
+def _shape(e: n.Node) -> str:
+    field_name = this_member(e) if isinstance(e, n.Member) else None
+    if field_name is not None:  # `w_` and `this->w_` are one value
+        return f"Member|this->{field_name}()"
+    parts = [type(e).__name__]
+    for attr in ("value", "name", "decl", "op", "field_name", "callee", "postfix"):
+        if hasattr(e, attr):
+            parts.append(f"{attr}={getattr(e, attr)!r}")
+    inner = ",".join(_shape(c) for c in e.children() if c is not None)
+    return f"{'|'.join(parts)}({inner})"
+
+
+SWAPS = frozenset({"swap", "std::swap"})
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The block a sequence's launches are statements of: the host function's body, a loop
+    body or a branch. A fused group stays inside its block, so a loop body's group runs once
+    per iteration, as its launches did."""
+
+    what: str  # "the body of 'f'", "the body of the for loop at line 18", ...
+    # Enclosing loops, outermost first; a lambda counts as one (it may be called again).
+    loops: tuple[n.Node, ...] = ()
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one launch of a host function went: a sequence, or why none."""
+
+    index: int
+    launch: n.KernelLaunch
+    scope: Scope | None
+    sequence: int | None = None  # position in the list `sequences` returns
+    why: str = ""
+
+
+_LOOP_NAMES = {n.For: "for loop", n.While: "while loop"}
+
+
+def _loop_name(stmt: n.Stmt) -> str:
+    if isinstance(stmt, n.While) and stmt.do_while:
+        return "do-while loop"
+    return _LOOP_NAMES.get(type(stmt), "loop")
+
+
+def _block(stmt: n.Stmt) -> tuple[n.Stmt, ...]:
+    return stmt.body if isinstance(stmt, n.Compound) else (stmt,)
+
+
+def _launches_in(stmt: n.Node) -> list[n.KernelLaunch]:
+    return [x for x in stmt.walk() if isinstance(x, n.KernelLaunch)]
+
+
+def _lambda_bodies(stmt: n.Node) -> list[tuple[n.OtherExpr, n.Compound]]:
+    """The outermost lambdas in a statement that launch kernels, with their bodies."""
+    out: list[tuple[n.OtherExpr, n.Compound]] = []
+
+    def visit(node: n.Node) -> None:
+        if isinstance(node, n.OtherExpr) and node.kind == "LAMBDA_EXPR":
+            body = next((c for c in node.children() if isinstance(c, n.Compound)), None)
+            if body is not None and _launches_in(body):
+                out.append((node, body))
+            return
+        for c in node.children():
+            if c is not None:
+                visit(c)
+
+    visit(stmt)
+    return out
+
+
+def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
+    """An argument that is a parameter of a lambda, not of the host function, and may be a
+    pointer (a generic lambda's `auto` too): the caller of the lambda may pass any buffer,
+    another argument's included."""
+    params = {p.decl for p in host.params}
+    for arg in launch.args:
+        r = _ref(arg)
+        if r is not None and r.kind == "param" and r.decl not in params and \
+                not _SCALAR.fullmatch(r.type):
+            return f"pointer '{r.name}' is a parameter of a lambda (it may name any buffer)"
+    return None
+
+
+def _hidden_memory(unit: TranslationUnit, calls: CallGraph, kernel: Function | None,
+                   launch: n.KernelLaunch) -> str | None:
+    """Memory the kernel reaches other than through its pointer parameters: pointers carried
+    inside a parameter (a struct of buffers, a reference, a `float **`), or a global
+    pointer variable (`__constant__ float *c_src`, set with cudaMemcpyToSymbol) read or
+    written by it or a function it calls. Which buffers those are is not tracked, so no
+    launch may move across such a launch or be merged with it."""
+    if kernel is None or kernel.body is None:
+        return None
+    for p, arg in zip(kernel.params, launch.args, strict=False):
+        if kernel.is_template and p.holds_pointers and _SCALAR.fullmatch(arg.type):
+            continue  # a template's `T k` instantiated with a scalar here
+        if p.holds_pointers or p.is_pointer and p.pointee.rstrip().endswith("*"):
+            return (f"kernel '{kernel.name}' takes '{p.name}' ({p.type}), which may carry "
+                    "pointers: the memory it reaches through them is not followed")
+    fns = [kernel, *calls.transitive(kernel)]
+    shared = shared_variables(unit, fns)
+    for fn in fns:
+        where = f" (in '{fn.name}')" if fn is not kernel else ""
+        for node in fn.body.walk() if fn.body is not None else ():
+            if isinstance(node, n.Ref) and node.kind == "global" and (
+                    node.type.rstrip().endswith("*") or "*" in node.type and "[" in node.type):
+                return (f"kernel '{kernel.name}' reaches memory through global pointer "
+                        f"'{node.name}'{where}, which may be any buffer")
+            target = _written_root(node)
+            if target is not None and target.kind == "global" and target.decl not in shared:
+                return (f"kernel '{kernel.name}' writes global '{target.name}'{where}, which "
+                        "other launches may read: no launch moves across it")
+    return None
+
+
+def _written_root(node: n.Node) -> n.Ref | None:
+    """The variable an assignment, increment, address-of or atomic writes (through
+    subscripts, members and casts), if any."""
+    target = write_target(node)
+    if isinstance(node, n.Call) and node.callee.startswith("atomic") and node.args:
+        target = node.args[0]  # atomicAdd(&g_count, 1)
+        while isinstance(target, (n.Unary, n.Cast)) and (
+                not isinstance(target, n.Unary) or target.op == "&"):
+            target = target.operand
+    return root_variable(target)
+
+
+_SCALAR = re.compile(r"(?:const\s+)?(?:(?:unsigned|signed|short|long|int|char|bool|float|"
+                     r"double|size_t|std::size_t)\s*)+(?:const\s*)?")
+
+
+def _launch_of(stmt: n.Stmt) -> n.KernelLaunch | None:
+    return stmt.expr if isinstance(stmt, n.ExprStmt) and \
+        isinstance(stmt.expr, n.KernelLaunch) else None
+
+
+class _Splitter:
+    """Splits every block of a host function that launches kernels (the body, loop bodies,
+    branches) into sequences, and places every launch."""
+
+    def __init__(self, unit: TranslationUnit, host: Function):
+        self.unit, self.host = unit, host
+        self.calls = CallGraph(unit)  # (built once per host: each launch's kernel asks it)
+        self.wrappers = Wrappers(unit, host)  # calls of wrappers count as launches
+        self.index = {la.span.start: i for i, la in enumerate(self._held(host.body))} \
+            if host.body is not None else {}
+        self.seqs: list[Sequence] = []
+        self.breaks: list[tuple[n.Stmt, str]] = []
+        self.places: dict[int, Placement] = {}
+        self.alone: dict[int, str] = {}  # launch index -> why it may be alone
+        self.cut: dict[int, str] = {}  # launch index -> why its sequence was cut there
+        self.stmts = HostStatements(unit, host)
+        self.stmts.buffers |= self.wrappers.buffers
+        self.points = self.stmts.points
+        self.parity = parity_pairs(self.points)
+
+    def _held(self, node: n.Node) -> list[n.KernelLaunch]:
+        return sorted(_launches_in(node) + self.wrappers.launches_in(node),
+                      key=lambda la: la.span.start)
+
+    def _launch(self, stmt: n.Stmt) -> n.KernelLaunch | None:
+        return _launch_of(stmt) or self.wrappers.launch_of(stmt)
+
+    def place(self, launch: n.KernelLaunch, scope: Scope | None, why: str) -> None:
+        i = self.index[launch.span.start]
+        self.places.setdefault(i, Placement(i, launch, scope, None, why))
+
+    def nested(self, stmt: n.Stmt, scope: Scope) -> str | None:
+        """Recurse into a statement holding launches; return how it splits its block."""
+        line = stmt.span.line
+        if isinstance(stmt, (n.For, n.While)):
+            name = _loop_name(stmt)
+            self.block(_block(stmt.body), Scope(f"the body of the {name} at line {line}",
+                                                (*scope.loops, stmt)))
+            return f"it launches kernels inside a {name} (its body is a sequence of its own)"
+        if isinstance(stmt, n.If):
+            self.block(_block(stmt.then), Scope(f"the if branch at line {line}", scope.loops))
+            if stmt.else_ is not None:
+                self.block(_block(stmt.else_),
+                           Scope(f"the else branch of the if at line {line}", scope.loops))
+            return "it launches kernels inside an if (each branch is a sequence of its own)"
+        if isinstance(stmt, n.Compound):
+            self.block(stmt.body, Scope(f"the block at line {line}", scope.loops))
+            return "it launches kernels inside a nested block (a sequence of its own)"
+        lambdas = _lambda_bodies(stmt)
+        if lambdas and {id(la) for la in self._held(stmt)} <= {
+                id(la) for _, body in lambdas for la in self._held(body)}:
+            # Each lambda's body is a block of its own, run whenever the lambda is called:
+            # like a loop body, what it writes may be read by its next run.
+            for lam, body in lambdas:
+                self.block(body.body, Scope(f"the body of the lambda at line {lam.span.line}",
+                                            (*scope.loops, lam)))
+            return "it defines a lambda that launches kernels (its body is a sequence of its own)"
+        where = "a lambda" if lambdas else \
+            f"a statement cudafuse does not split ({type(stmt).__name__})"
+        for la in self._held(stmt):
+            self.place(la, None, f"it is inside {where}")
+        return f"it launches kernels inside {where}"
+
+    def block(self, stmts: tuple[n.Stmt, ...], scope: Scope) -> None:
+        current = Sequence(self.host, scope=scope)
+        items: list[tuple[n.Stmt, str | None]] = []  # launch statements and breaks, in order
+        for stmt in stmts:
+            launch = self._launch(stmt)
+            if launch is None:
+                if self._held(stmt):
+                    why = self.nested(stmt, scope)
+                    items.append((stmt, why))
+                else:
+                    why = self.wrappers.refused.get(id(stmt)) or self.stmts.statement_reason(
+                        stmt, (s.launch for s in current.launches), SWAPS)
+                    if why is None:
+                        continue
+                    if id(stmt) in self.wrappers.refused:  # a launch of its own: always noted
+                        self.breaks.append((stmt, why))
+                    items.append((stmt, why))
+                if current.launches:
+                    self.seqs.append(current)
+                current = Sequence(self.host, scope=scope)
+                continue
+            kernel = launched_kernel(self.unit, launch)
+            alias = pointer_alias_reason(self.host, launch, self.points, self.parity) or \
+                member_alias_reason(self.unit, self.host, launch) or \
+                _foreign_param(self.host, launch) or \
+                _hidden_memory(self.unit, self.calls, kernel, launch)
+            index = self.index[launch.span.start]
+            if kernel is not None and kernel.body is not None and \
+                    len(launch.args) == len(kernel.params) and alias is None:
+                bindings = tuple((p, self._aliased(a)) for p, a in
+                                 zip(kernel.params, launch.args, strict=True))
+                site = LaunchSite(index, stmt, launch, kernel, bindings, self.host,
+                                  self.wrappers.wrapper_of(stmt))
+                cut = self._may_alias(current, site) if current.launches else None
+                if cut:
+                    prev = current.launches[-1].launch
+                    why = (f"the launches of '{prev.kernel}' at line {prev.span.line} and "
+                           f"'{launch.kernel}' at line {launch.span.line} are not fused: "
+                           f"{cut}")
+                    self.cut.setdefault(current.launches[-1].index, why)
+                    self.cut.setdefault(index, why)
+                    self.seqs.append(current)  # the launches before it go on their own
+                    current = Sequence(self.host, scope=scope)
+                current.launches.append(site)
+                items.append((stmt, None))
+                continue
+            if kernel is None or kernel.body is None:
+                why = f"kernel '{launch.kernel}' has no definition in this file"
+            else:
+                why = alias or "its argument count does not match the kernel"
+            self.place(launch, scope, why)
+            self.breaks.append((stmt, why))
+            items.append((stmt, why))
+            if current.launches:
+                self.seqs.append(current)
+            current = Sequence(self.host, scope=scope)
+        if current.launches:
+            self.seqs.append(current)
+        self._note_breaks(items)
+        self._note_alone(items, scope)
+
+    def _aliased(self, arg: n.Expr) -> n.Expr:
+        """A pointer argument that is a stable alias of another variable (`const float
+        *src = in;`, pointsto.py) as that variable, so that both spellings are one buffer;
+        its span is kept, so the emitted code still spells it as written (the same value)."""
+        root = self.points.stable_alias(arg)
+        if root is None:
+            return arg
+        inner = arg
+        while isinstance(inner, n.Cast):
+            inner = inner.operand
+        assert isinstance(inner, n.Ref)
+        swapped = dataclasses.replace(inner, name=root.name, decl=root.decl, kind=root.kind)
+        return swapped if inner is arg else _replace_inner(arg, swapped)
+
+    def _may_alias(self, current: Sequence, site: LaunchSite) -> str | None:
+        """Buffers are keyed by variable, and distinct keys are taken as distinct buffers.
+        A pointer rotated by parity (pointsto.parity_pairs) may name different buffers at
+        different steps: it is distinct from its partner there, and from any variable
+        whose buffers it provably never names; with anything else, no fusion. So is a
+        pointer set once to a choice (`float *dst = flip ? out : buf;`): one buffer, but
+        which one is known only at run time."""
+        paired: dict[str, frozenset[str]] = {
+            d: pair for pair, (a, b) in self.parity.items()
+            if a <= site.launch.span.start < b for d in pair}
+        for s_ in (*current.launches, site):
+            for p, a in s_.bindings:
+                r = _ref(a)
+                if p.is_pointer and r is not None and self.points.selection(r):
+                    paired.setdefault(r.decl, frozenset())
+        if not paired:
+            return None
+        keys: dict[str, n.Expr] = {}
+        for s_ in (*current.launches, site):
+            for p, a in s_.bindings:
+                k = buffer_key(a) if p.is_pointer else None
+                if k is not None:
+                    keys.setdefault(k, a)
+        for k, a in keys.items():
+            if k not in paired:
+                continue
+            for k2, a2 in keys.items():
+                if k2 == k or k2 in paired.get(k, ()) and k in paired.get(k2, ()):
+                    continue
+                if not self.points.disjoint(a, a2):
+                    names = [x.name if isinstance(x, n.Ref) else "?" for x in (a, a2)]
+                    return (f"pointer '{names[0]}' may name the same buffer as "
+                            f"'{names[1]}'")
+        return None
+
+    def _note_breaks(self, items: list[tuple[n.Stmt, str | None]]) -> None:
+        """A statement other than a launch is worth a note when it separates launches of
+        this block."""
+        holds = [i for i, (s, _) in enumerate(items) if self._held(s)]
+        for i, (stmt, why) in enumerate(items):
+            if why is not None and self._launch(stmt) is None and holds and \
+                    holds[0] < i < holds[-1] and id(stmt) not in self.wrappers.refused:
+                self.breaks.append((stmt, why))
+
+    def _note_alone(self, items: list[tuple[n.Stmt, str | None]], scope: Scope) -> None:
+        """For each launch of this block that could fuse but may end up alone: what splits
+        it from the nearest launch before or after it."""
+        holds = [i for i, (s, _) in enumerate(items) if self._held(s)]
+        for i, (stmt, why) in enumerate(items):
+            if why is not None:
+                continue
+            index = self.index[stmt.expr.span.start]  # type: ignore[attr-defined]
+            reason = self.cut.get(index, f"it is the only launch in {scope.what}")
+            for j in sorted((h for h in holds if h != i), key=lambda h: abs(h - i)):
+                between = items[i + 1:j + 1] if j > i else items[j:i][::-1]
+                split = next(((s, w) for s, w in between if w), None)
+                if split is None:
+                    continue
+                other = self._held(items[j][0])[0]
+                reason = (f"line {split[0].span.line} separates it from the launch of "
+                          f"'{other.kernel}' at line {other.span.line}: {split[1]}")
+                break
+            self.alone[index] = reason
+
+def sequences(unit: TranslationUnit, host: Function
+              ) -> tuple[list[Sequence], list[tuple[n.Stmt, str]]]:
+    """Split the host function's blocks into fusible launch sequences; also return the
+    statements that split them, with the reason."""
+    seqs, breaks, _ = host_view(unit, host)
+    return seqs, breaks
+
+
+def host_view(unit: TranslationUnit, host: Function
+              ) -> tuple[list[Sequence], list[tuple[n.Stmt, str]], list[Placement]]:
+    """The sequences of two or more launches (in the host function's body, in loop bodies,
+    in branches), the statements that split them, and where every launch went."""
+    assert host.body is not None
+    sp = _Splitter(unit, host)
+    sp.block(host.body.body, Scope(f"the body of '{host.name}'"))
+    result = []
+    for seq in sorted(sp.seqs, key=lambda q: q.launches[0].index):
+        if len(seq.launches) > 1:
+            for site in seq.launches:
+                sp.places[site.index] = Placement(site.index, site.launch, seq.scope,
+                                                  len(result))
+            result.append(seq)
+        else:
+            site = seq.launches[0]
+            sp.places[site.index] = Placement(site.index, site.launch, seq.scope, None,
+                                              sp.alone[site.index])
+    for la in sp._held(host.body):  # anywhere else: inside an expression
+        sp.place(la, None, "it is inside an expression cudafuse does not split")
+    breaks = sorted(sp.breaks, key=lambda b: b[0].span.start)
+    return result, breaks, [sp.places[i] for i in sorted(sp.places)]
+
+
+ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch"})
+
+
+def _replace_inner(e: n.Expr, ref: n.Ref) -> n.Expr:
+    if isinstance(e, n.Cast):
+        return dataclasses.replace(e, operand=_replace_inner(e.operand, ref))
+    return ref
+
+
+def alias_roots(host: Function) -> dict[str, str]:
+    """Each local pointer that is a stable alias of another variable (pointsto.py): its
+    decl -> that variable's decl (one buffer under two names)."""
+    assert host.body is not None
+    points = PointsTo(host)
+    out = {}
+    for d in host.body.walk():
+        if isinstance(d, n.VarDecl) and d.init is not None:
+            ref = n.Ref(name=d.name, kind="local", decl=d.decl, type=d.var_type)
+            root = points.stable_alias(ref)
+            if root is not None:
+                out[d.decl] = root.decl
+    return out
+
+
+def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
+                         points: PointsTo | None = None,
+                         parity: dict[frozenset[str], tuple[int, int]] | None = None
+                         ) -> str | None:
+    """Buffers are identified by the host variable passed, so a pointer variable must not
+    name memory another variable also names. A parameter or global is taken as its own
+    buffer (distinct pointer parameters are assumed not to alias, as with __restrict__); a
+    local pointer only when it is set once, by an allocation or a fresh value, never copied
+    from another pointer or offset from one. Pointers only ever exchanged with each other
+    (ping-pong buffers: `std::swap(a, b)`, `t = a; a = b; b = t;`) are a permutation of
+    distinct buffers at every launch, so they qualify too (see `rotations`)."""
+    assert host.body is not None
+    points = points if points is not None else PointsTo(host)
+    parity = parity if parity is not None else parity_pairs(points)
+    decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    rotated, why_not = rotations(host)
+    paired = {d for pair, (a, b) in parity.items() if a <= launch.span.start < b
+              for d in pair}
+    for arg in launch.args:
+        while isinstance(arg, n.Cast):
+            arg = arg.operand
+        if not isinstance(arg, n.Ref) or arg.kind not in ("local", "param"):
+            continue
+        if arg.decl in rotated or arg.decl in paired or \
+                points.stable_alias(arg) is not None or points.selection(arg):
+            continue  # (a rotated or chosen pointer: _Splitter._may_alias)
+        if arg.decl in why_not:
+            return why_not[arg.decl]
+        if arg.kind == "param":
+            if "*" in arg.type and any(
+                    isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Ref)
+                    and x.lhs.decl == arg.decl for x in host.body.walk()):
+                return f"pointer '{arg.name}' is assigned in the function"
+            continue
+        if arg.decl not in decls:
+            continue
+        if not arg.type.rstrip().endswith("*") and "*" not in decls[arg.decl].var_type:
+            continue
+        d = decls[arg.decl]
+        if d.init is not None and not _fresh(d.init):
+            return f"pointer '{d.name}' is initialised from another pointer" + \
+                _may_name(points, d.decl)
+        for node in host.body.walk():
+            if isinstance(node, n.Binary) and node.is_assignment and \
+                    isinstance(node.lhs, n.Ref) and node.lhs.decl == d.decl:
+                return f"pointer '{d.name}' is assigned after its declaration"
+            if isinstance(node, n.Call) and node.callee not in ALLOCATORS and any(
+                    isinstance(a, n.Unary) and a.op == "&" and isinstance(a.operand, n.Ref)
+                    and a.operand.decl == d.decl for a in node.args):
+                return f"the address of pointer '{d.name}' is passed to '{node.callee}'"
+    return None
+
+
+def _may_name(points: PointsTo, decl: str) -> str:
+    """`, and may name 'in', 'out' or 'buf'`: what the pointer may point to, when that is
+    more than one buffer (a rotation or choice cudafuse did not prove distinct)."""
+    roots = points.sets.get(decl)
+    if roots is None or len(roots) < 2:
+        return ""
+    names = sorted(f"'{r.split('@')[0]}'" for r in roots)
+    return f", and may name {', '.join(names[:-1])} or {names[-1]}"
+
+
+def _ref(e: n.Expr | None) -> n.Ref | None:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e if isinstance(e, n.Ref) and e.kind in ("local", "param") else None
+
+
+def _swaps(host: Function) -> tuple[list[tuple[str, str]], set[int]]:
+    """Exchanges of two pointer variables: (decl, decl) pairs, and the ids of the nodes that
+    write them (so that other writes stand out)."""
+    assert host.body is not None
+    pairs: list[tuple[str, str]] = []
+    ids: set[int] = set()
+    for node in host.body.walk():
+        if isinstance(node, n.Call) and node.callee in SWAPS and len(node.args) == 2:
+            x, y = _ref(node.args[0]), _ref(node.args[1])
+            if x is not None and y is not None and x.decl != y.decl:
+                pairs.append((x.decl, y.decl))
+                ids.add(id(node))
+        if isinstance(node, n.Compound):
+            body = node.body
+            for s0, s1, s2 in zip(body, body[1:], body[2:], strict=False):
+                triple = _triple(s0, s1, s2)
+                if triple is not None:
+                    pairs.append(triple[0])
+                    ids.update(triple[1])
+    return pairs, ids
+
+
+def _assign(stmt: n.Stmt) -> tuple[n.Binary, n.Ref, n.Ref] | None:
+    if isinstance(stmt, n.ExprStmt) and isinstance(stmt.expr, n.Binary) and \
+            stmt.expr.op == "=":
+        lhs, rhs = _ref(stmt.expr.lhs), _ref(stmt.expr.rhs)
+        if lhs is not None and rhs is not None:
+            return stmt.expr, lhs, rhs
+    return None
+
+
+def _triple(s0: n.Stmt, s1: n.Stmt, s2: n.Stmt
+            ) -> tuple[tuple[str, str], list[int]] | None:
+    """`t = x; x = y; y = t;` (t declared or assigned): x and y exchanged through t."""
+    if isinstance(s0, n.DeclStmt) and len(s0.decls) == 1 and _ref(s0.decls[0].init):
+        tmp, x, first = s0.decls[0].decl, _ref(s0.decls[0].init), []
+    elif (a0 := _assign(s0)) is not None:
+        tmp, x, first = a0[1].decl, a0[2], [id(a0[0])]
+    else:
+        return None
+    a1, a2 = _assign(s1), _assign(s2)
+    if x is None or a1 is None or a2 is None:
+        return None
+    if a1[1].decl == x.decl and a2[2].decl == tmp and a2[1].decl == a1[2].decl != x.decl:
+        return (x.decl, a1[2].decl), [*first, id(a1[0]), id(a2[0])]
+    return None
+
+
+def rotations(host: Function) -> tuple[frozenset[str], dict[str, str]]:
+    """Pointer variables that are only ever exchanged with each other, and start out naming
+    distinct buffers no other launch argument names: at every launch they name distinct
+    buffers. Returns their decls, and for variables that are exchanged but do not qualify,
+    why."""
+    assert host.body is not None
+    pairs, swap_ids = _swaps(host)
+    if not pairs:
+        return frozenset(), {}
+    group = {d: {d} for pair in pairs for d in pair}
+    for x, y in pairs:
+        if group[x] is not group[y]:
+            merged = group[x] | group[y]
+            for d in merged:
+                group[d] = merged
+    decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    params = {p.decl for p in host.params}
+    names = {**{d: v.name for d, v in decls.items()}, **{p.decl: p.name for p in host.params}}
+    why: dict[str, str] = {}
+    roots: dict[str, str] = {}  # root buffer -> the rotated variable starting on it
+    for d in group:
+        if d not in params and d not in decls:
+            why[d] = f"pointer '{names.get(d, d)}' is exchanged but not a local or parameter"
+            continue
+        init = decls[d].init if d in decls else None
+        root = d if init is None or _fresh(init) else (
+            r.decl if (r := _ref(init)) is not None and r.decl not in group else "")
+        if not root:
+            why[d] = f"pointer '{names[d]}' is exchanged and initialised from an expression"
+        elif root in roots:
+            why[d] = f"pointers '{names[roots[root]]}' and '{names[d]}' start on the same buffer"
+        else:
+            roots[root] = d
+    for node in host.body.walk():
+        target = None
+        if isinstance(node, n.Binary) and node.is_assignment and id(node) not in swap_ids:
+            target = _ref(node.lhs)
+        elif isinstance(node, n.Unary) and node.op == "&":
+            target = _ref(node.operand)
+            parent_ok = any(isinstance(c, n.Call) and c.callee in ALLOCATORS and
+                            any(a is node for a in c.args)
+                            for c in host.body.walk())
+            target = None if parent_ok else target
+        if target is not None and target.decl in group:
+            why.setdefault(target.decl, f"pointer '{target.name}' is assigned other than "
+                                        "by exchanging it with another pointer")
+    for node in host.body.walk():  # a root passed directly would alias its variable
+        if isinstance(node, n.KernelLaunch):
+            for arg in node.args:
+                r = _ref(arg)
+                if r is not None and r.decl in roots and r.decl not in group:
+                    why.setdefault(roots[r.decl], f"pointer '{names[roots[r.decl]]}' starts "
+                                   f"on '{r.name}', which a launch also names")
+    bad = {d for d in group if any(e in why for e in group[d])}
+    for d in bad:
+        why.setdefault(d, next(why[e] for e in sorted(group[d]) if e in why))
+    return frozenset(d for d in group if d not in bad), why
+
+
+def _fresh(e: n.Expr) -> bool:
+    """nullptr, 0, or a call (an allocation): not a copy of another pointer."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return isinstance(e, (n.IntLit, n.Call)) or (
+        isinstance(e, n.OtherExpr) and e.kind == "CXX_NULL_PTR_LITERAL_EXPR")
+
+
+def host_locals(host: Function) -> dict[str, n.VarDecl]:
+    """Locals of the host function (at any depth: a loop body's `dim3 grid(...)` too) that
+    are never assigned after declaration. A declaration's id is unique, so one inside a loop
+    body still names one value wherever a launch of that body uses it."""
+    assert host.body is not None
+    decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    written = _writes(host.body)
+    # ... or assigned only right after it, to settle its value (settled.py)
+    return {k: v for k, v in decls.items() if k not in written} | \
+        settled_locals(host.body, written)

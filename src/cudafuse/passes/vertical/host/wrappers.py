@@ -1,0 +1,275 @@
+"""Calls to host wrapper functions that each launch one kernel, as launches of the caller.
+
+Many programs compose a pipeline from host functions that each launch one kernel:
+
+    void blur(const float *in, float *out, int w, int h) { dim3 b(16, 16), g(...);
+                                                           blur_k<<<g, b>>>(in, out, w, h); }
+    void pipeline(...) { blur(src, tmp, w, h); sharpen(tmp, dst, w, h); }
+
+A call statement `w(args);` is a launch of the caller's sequence when `w` is a *wrapper*:
+
+* a free, non-template, non-overloaded host function of the file, returning void, that
+  does not call itself, whose call passes every parameter (no default arguments);
+* whose body is, at its top level, exactly one kernel launch, declarations of locals and
+  statements that are harmless between launches (hoststmts.py: error checks,
+  synchronisation, printing); nothing else launches a kernel, and there is no loop, no
+  `return` (but a last bare `return;`), no goto;
+* that writes none of its parameters and none of the locals the launch uses;
+* whose launch passes each pointer parameter of the kernel a parameter of the wrapper (or a
+  global), and whose call passes that parameter a plain variable of the caller (`tmp`, not
+  `tmp + 1` or `img.data`): buffers are keyed by the caller's variables.
+
+The launch is then seen in the caller's terms: its grid, block and arguments with the
+wrapper's parameters replaced by the call's arguments and the locals it uses by their
+initialisers (a tree with no source span of its own, so code generation prints it). Its
+span is the call's, so notes point at the caller's line.
+
+Code generation: wrapper_codegen.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import NO_SPAN
+from cudafuse.passes.vertical.host.hostexprs import (
+    _writes,
+    buffer_key,
+    launched_kernel,
+    side_effect_free,
+)
+from cudafuse.passes.vertical.host.hoststmts import HostStatements, _assigned, _file
+
+
+@dataclass(frozen=True)
+class WrapperCall:
+    """A call statement of the caller that is a launch through a wrapper."""
+
+    call: n.Call  # in the caller
+    fn: Function  # the wrapper
+    launch: n.KernelLaunch  # the wrapper's own launch, in the wrapper's terms
+
+
+def _strip(e: n.Expr | None) -> n.Expr | None:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def _subst(e: n.Expr, env: dict[str, n.Expr]) -> n.Expr:
+    """`e` with Refs whose decl `env` maps replaced; rebuilt nodes lose their span."""
+    if isinstance(e, n.Ref) and e.decl in env:
+        return env[e.decl]
+    changes: dict[str, object] = {}
+    for f in dataclasses.fields(e):
+        if f.name == "span":
+            continue
+        v = getattr(e, f.name)
+        if isinstance(v, n.Expr):
+            nv = _subst(v, env)
+            if nv is not v:
+                changes[f.name] = nv
+        elif isinstance(v, tuple) and any(isinstance(x, n.Expr) for x in v):
+            nt = tuple(_subst(x, env) if isinstance(x, n.Expr) else x for x in v)
+            if any(a is not b for a, b in zip(nt, v, strict=True)):
+                changes[f.name] = nt
+    return dataclasses.replace(e, span=NO_SPAN, **changes) if changes else e  # type: ignore[arg-type]
+
+
+def _launches(node: n.Node) -> list[n.KernelLaunch]:
+    return [x for x in node.walk() if isinstance(x, n.KernelLaunch)]
+
+
+def _text(unit: TranslationUnit, e: n.Expr) -> str:
+    if e.span.file == unit.path and e.span.end > e.span.start:
+        return unit.text(e.span)
+    return "?"
+
+
+class Wrappers:
+    """The wrapper calls among one host function's statements: the launches they stand
+    for, and for calls to functions that launch kernels but do not qualify, why."""
+
+    def __init__(self, unit: TranslationUnit, host: Function):
+        self.unit, self.host = unit, host
+        self.sites: dict[int, tuple[n.KernelLaunch, WrapperCall]] = {}  # id(stmt) ->
+        self.refused: dict[int, str] = {}  # id(stmt) -> why
+        self.buffers: set[str] = set()  # decls of the caller's pointers wrappers are given
+        self._judged: dict[str, str | None] = {}
+        if host.body is None:
+            return
+        for stmt in host.body.walk():
+            call = _strip(stmt.expr) if isinstance(stmt, n.ExprStmt) else None
+            if not isinstance(call, n.Call):
+                continue
+            fn = unit.callee(call.callee_decl) if call.callee_decl else None
+            if fn is None or fn.body is None or fn.space == "global" or \
+                    _file(call.callee_decl) != unit.path or not _launches(fn.body):
+                continue
+            found = self._site(call, fn)
+            if isinstance(found, str):
+                self.refused[id(stmt)] = (f"its call to '{fn.name}' launches a kernel through "
+                                          f"a function cudafuse does not fuse across: {found}")
+            else:
+                self.sites[id(stmt)] = (found, WrapperCall(call, fn, _launches(fn.body)[0]))
+                for a in found.args:
+                    r = _strip(a)
+                    if isinstance(r, n.Ref) and "*" in r.type:
+                        self.buffers.add(r.decl)
+
+    # ---- the caller's view ------------------------------------------------------------------
+
+    def launch_of(self, stmt: n.Stmt) -> n.KernelLaunch | None:
+        site = self.sites.get(id(stmt))
+        return site[0] if site else None
+
+    def wrapper_of(self, stmt: n.Stmt) -> WrapperCall | None:
+        site = self.sites.get(id(stmt))
+        return site[1] if site else None
+
+    def launches_in(self, node: n.Node) -> list[n.KernelLaunch]:
+        """The launches wrapper calls inside `node` stand for."""
+        return [self.sites[id(x)][0] for x in node.walk() if id(x) in self.sites]
+
+    # ---- judging a wrapper --------------------------------------------------------------------
+
+    def _site(self, call: n.Call, fn: Function) -> n.KernelLaunch | str:
+        why = self._judged.get(fn.decl, "")
+        if why == "":
+            why = self._judged[fn.decl] = self.wrapper_reason(fn)
+        if why is not None:
+            return why
+        assert fn.body is not None
+        if len(call.args) != len(fn.params):
+            return f"the call leaves parameters of '{fn.name}' to their defaults"
+        launch = _launches(fn.body)[0]
+        kernel = launched_kernel(self.unit, launch)
+        env: dict[str, n.Expr] = {p.decl: a for p, a in zip(fn.params, call.args, strict=True)}
+        if kernel is not None:
+            for kp, arg in zip(kernel.params, launch.args, strict=False):
+                if not kp.is_pointer:
+                    continue
+                inner = _strip(arg)
+                wp = next((p for p in fn.params if isinstance(inner, n.Ref) and
+                           inner.decl == p.decl), None)
+                if wp is None:
+                    if isinstance(inner, n.Ref) and inner.kind == "global":
+                        continue
+                    return (f"'{fn.name}' passes '{_text(self.unit, arg)}', not one of its "
+                            f"parameters, to pointer parameter '{kp.name}' of "
+                            f"'{kernel.name}'")
+                given = env[wp.decl]
+                if buffer_key(given) is None:
+                    return (f"its argument '{_text(self.unit, given)}' for pointer "
+                            f"parameter '{wp.name}' is not a plain variable")
+        for p, a in zip(fn.params, call.args, strict=True):
+            if not side_effect_free(a):
+                return f"its argument '{_text(self.unit, a)}' for '{p.name}' has side effects"
+        for d in (x for x in fn.body.walk() if isinstance(x, n.VarDecl)):
+            if d.init is not None:  # in order: a later local's initialiser uses earlier ones
+                env[d.decl] = _subst(d.init, env)
+        grid, block = _subst(launch.grid, env), _subst(launch.block, env)
+        shared = None if launch.shared is None else _subst(launch.shared, env)
+        stream = None if launch.stream is None else _subst(launch.stream, env)
+        args = tuple(_subst(a, env) for a in launch.args)
+        return dataclasses.replace(launch, grid=grid, block=block, shared=shared, stream=stream,
+                                   args=args, span=call.span)
+
+    def wrapper_reason(self, fn: Function) -> str | None:
+        """Why `fn` is not a wrapper of one launch (None when it is)."""
+        assert fn.body is not None
+        name = fn.name
+        if fn.is_template:
+            return f"'{name}' is a template"
+        if fn.parent:
+            return f"'{name}' is a member function"
+        if fn.return_type.strip() != "void":
+            return f"'{name}' returns a value"
+        if len({tuple(p.type for p in f.params) for f in self.unit.functions
+                if f.name == name}) > 1:
+            return f"'{name}' is overloaded"
+        if any(isinstance(x, n.Call) and x.callee_decl == fn.decl for x in fn.body.walk()):
+            return f"'{name}' is recursive"
+        launches = _launches(fn.body)
+        if len(launches) > 1:
+            return f"'{name}' launches {len(launches)} kernels"
+        body = list(fn.body.body)
+        if body and isinstance(body[-1], n.Return) and body[-1].value is None:
+            body.pop()
+        top = [s for s in body if isinstance(s, n.ExprStmt) and s.expr is launches[0]]
+        if not top:
+            return f"'{name}' launches its kernel inside control flow"
+        stmts = HostStatements(self.unit, fn, memory_calls=False)
+        own = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+        before: list[n.KernelLaunch] = []
+        for s in body:
+            if s is top[0]:
+                before = [launches[0]]
+                continue
+            for x in s.walk():
+                if isinstance(x, (n.For, n.While)) and not _do_once(x):
+                    return f"'{name}' contains a loop (line {x.span.line})"
+                if isinstance(x, (n.Return, n.OtherStmt)):
+                    return (f"'{name}' contains a statement cudafuse does not follow "
+                            f"(line {x.span.line})")
+                for r in _assigned(x):  # the call of an earlier member goes, and this too
+                    if r.decl not in own:
+                        return (f"'{name}' assigns '{r.name}' (line {x.span.line}), which a "
+                                "fused call would no longer do")
+            why = stmts.statement_reason(s, before, frozenset())
+            if why is not None:
+                return f"'{name}' does more than launch its kernel (line {s.span.line}: {why})"
+        used = _used(fn, launches[0])
+        written = sorted(_writes(fn.body) & used)
+        if written:
+            names = {d: d.split("@")[0] for d in written}
+            return f"'{name}' assigns '{names[written[0]]}', which its launch uses"
+        locals_ = {d.decl: d for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+        for d in sorted(used & set(locals_)):
+            v = locals_[d]
+            if v.init is None or v.array_dims or v.storage & {"static", "extern"}:
+                return f"its launch uses '{v.name}', a local cudafuse cannot follow"
+        return None
+
+
+def _do_once(x: n.Stmt) -> bool:
+    """`do { ... } while (0)`, the body of a statement-like macro: not a loop."""
+    return isinstance(x, n.While) and x.do_while and isinstance(_strip(x.cond), n.IntLit) \
+        and _strip(x.cond).value == 0  # type: ignore[union-attr]
+
+
+def _used(fn: Function, launch: n.KernelLaunch) -> set[str]:
+    """Decls the launch reads, directly or through the initialisers of locals."""
+    assert fn.body is not None
+    inits = {d.decl: d.init for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+    out: set[str] = set()
+    todo = [launch]
+    while todo:
+        node = todo.pop()
+        for r in node.walk():
+            if isinstance(r, n.Ref) and r.decl and r.decl not in out:
+                out.add(r.decl)
+                init = inits.get(r.decl)
+                if init is not None:
+                    todo.append(init)
+    return out
+
+
+def hosts_with_wrappers(unit: TranslationUnit) -> list[Function]:
+    """unit.hosts(), and the file's host functions that launch only through calls of the
+    file's functions that launch kernels (a pipeline of wrapper calls), in source order."""
+    hosts = unit.hosts()
+    seen = {id(h) for h in hosts}
+    launching = {f.decl for f in unit.functions if f.body is not None and
+                 f.space != "global" and _launches(f.body)}
+    for f in unit.functions:
+        if id(f) in seen or f.body is None or f.space == "global" or f.is_template or \
+                f.span.file != unit.path:
+            continue
+        if any(isinstance(s, n.ExprStmt) and isinstance(c := _strip(s.expr), n.Call) and
+               c.callee_decl in launching for s in f.body.walk()):
+            hosts.append(f)
+    return sorted(hosts, key=lambda f: f.span.start)

@@ -1,0 +1,72 @@
+"""Outputs a kernel accumulates in memory at its own element.
+
+Codes ported from CPU loops often build an element's value in the output itself:
+
+    tmp[i * NJ + j] = 0;
+    for (k = 0; k < NK; k++) tmp[i * NJ + j] += alpha * A[i * NK + k] * B[k * NJ + j];
+    std[j] /= n; std[j] = sqrt(std[j]); if (std[j] <= eps) std[j] = 1.0;
+
+The value a consumer reads is the element's last store. When every access of the buffer in
+the kernel (reads and stores, in loops and branches too) is at the thread's own element, and
+the first statement of its body touching the buffer is an unconditional `p[own] = v` whose
+value does not read it, the element's contents while the kernel runs are a private variable
+of the thread: the value-at-element function declares a local, turns every `p[own]` into it
+(codegen.py), and returns it at the end. Nothing is read from memory, so prior contents do
+not matter and no neighbour's store can be seen.
+"""
+
+from __future__ import annotations
+
+from cudafuse.ir import nodes as n
+from cudafuse.passes.vertical.kernel.channels import classify, frame, pointer_name
+
+
+def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, ...],
+                 bounds: tuple[n.Expr, ...], pointers: dict[str, str]) -> frozenset[str]:
+    """The pointer parameters this kernel accumulates at its own element (see above), each
+    written more than once."""
+    fr = frame(body, coords, bounds)
+    if fr is None:
+        return frozenset()
+    access: dict[str, list[n.Index]] = {}
+    bare: set[str] = set()
+    indexed: set[int] = set()
+    writes: dict[str, list[n.Node]] = {}
+    for x in body.walk():
+        if isinstance(x, n.Index):
+            name = pointer_name(x.base, pointers)
+            if name is not None:
+                access.setdefault(name, []).append(x)
+                b = x.base
+                while isinstance(b, n.Cast):
+                    b = b.operand
+                indexed.add(id(b))
+        if isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Index):
+            name = pointer_name(x.lhs.base, pointers)
+            if name is not None:
+                writes.setdefault(name, []).append(x)
+        if isinstance(x, n.Unary) and x.op in ("++", "--", "&") and isinstance(x.operand, n.Index):
+            name = pointer_name(x.operand.base, pointers)
+            if name is not None:
+                bare.add(name)  # p[i]++ or &p[i]: not followed
+    for x in body.walk():
+        if isinstance(x, n.Ref) and x.decl in pointers and id(x) not in indexed:
+            bare.add(x.name)
+    statements = {id(s.expr) for s in body.walk() if isinstance(s, n.ExprStmt)}
+    out = set()
+    for name, ws in writes.items():
+        if len(ws) < 2 or name in bare or any(id(w) not in statements for w in ws):
+            continue
+        if any(classify(a.index, fr) != (None, 0) for a in access[name]):
+            continue
+        first = next((s for s in tail if any(isinstance(x, n.Index) and
+                                             pointer_name(x.base, pointers) == name
+                                             for x in s.walk())), None)
+        if not (isinstance(first, n.ExprStmt) and isinstance(first.expr, n.Binary) and
+                first.expr.op == "=" and isinstance(first.expr.lhs, n.Index) and
+                pointer_name(first.expr.lhs.base, pointers) == name and not any(
+                    isinstance(x, n.Index) and pointer_name(x.base, pointers) == name
+                    for x in first.expr.rhs.walk())):
+            continue
+        out.add(name)
+    return frozenset(out)

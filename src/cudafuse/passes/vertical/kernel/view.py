@@ -1,0 +1,738 @@
+"""What code generation needs to know about one kernel's body, found structurally.
+
+A kernel can be fused as a *producer* when its body has the shape
+
+    <coordinate declarations>        int x = blockIdx.x * blockDim.x + threadIdx.x; ...
+    <guard>                          if (x >= w || y >= h) return;   or   if (x < w && ...) {
+    <statements>                         ...
+    out[<own index>] = <value>;          out[y * w + x] = v;  (one store per output buffer)
+
+and does nothing else with memory, threads or control flow; or a 1D or 2D grid-stride loop
+whose body has that shape after its header (see gridstride.py). Anything outside that shape
+makes `producer_reason` say why, in words; such a kernel can still be the last kernel (the
+body the fused kernel keeps) of a group.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function
+from cudafuse.passes.vertical.kernel.accumulate import accumulators
+from cudafuse.passes.vertical.kernel.channels import (
+    Channels,
+    Layout,
+    classify,
+    find_channels,
+    frame,
+)
+from cudafuse.passes.vertical.kernel.guardmeaning import guard_bounds, linear_own
+
+DIM_NAMES = ("x", "y", "z")
+_COLLECTIVES = ("__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
+                "__activemask", "atomic", "__threadfence", "bar_sync", "CUDAFUSE_BAR_SYNC")
+
+
+@dataclass(frozen=True)
+class OwnStore:
+    param: str
+    stmt: n.ExprStmt
+    value: n.Expr
+    index: n.Expr
+    op: str = "="  # or a compound assignment (+=, -=...): a read-modify-write of the element
+    nested: bool = False  # inside an if/else of the body, not a statement of its own
+
+    @property
+    def target(self) -> n.Index:
+        """The stored element, `p[i]`."""
+        parts = store_parts(self.stmt.expr)
+        assert parts is not None
+        return parts[0]
+
+
+def store_parts(e: n.Expr) -> tuple[n.Index, n.Expr, str] | None:
+    """(element, value, operator) of `p[i] = v` or `p[i] op= v`, and of the copy of a whole
+    struct element (`out[i] = px` with a uchar4 `px` is a call of uchar4's operator=)."""
+    if isinstance(e, n.Binary) and e.op in ("=", *_COMPOUND) and isinstance(e.lhs, n.Index):
+        return e.lhs, e.rhs, e.op
+    if isinstance(e, n.Call) and e.callee == "operator=" and len(e.args) == 2 and \
+            isinstance(e.args[0], n.Index):
+        return e.args[0], e.args[1], "="
+    return None
+
+
+@dataclass(frozen=True)
+class KernelView:
+    fn: Function
+    coords: tuple[n.VarDecl, ...] = ()  # the thread's coordinate variables, x first
+    coord_stmts: tuple[n.Stmt, ...] = ()  # top-level statements that only declare them
+    guard: n.If | None = None
+    guard_kind: str = ""  # "return" (if (out of range) return;) or "enclose" (if (in range) {..})
+    bounds: tuple[n.Expr, ...] = ()  # the guard's upper bound per coordinate
+    stride: n.Expr | None = None  # row stride of the own-element stores (2D)
+    stores: dict[str, OwnStore] = field(default_factory=dict)
+    reads: dict[str, list[n.Index]] = field(default_factory=dict)  # direct subscripts of params
+    other_uses: dict[str, str] = field(default_factory=dict)  # param -> non-subscript use
+    producer_reason: str | None = None
+    block_sizes: tuple[int | None, ...] = ()  # per coordinate: the block size the mapping
+    # assumes when written with a constant (blockIdx.x * 256 + threadIdx.x), else None
+    # A 1D grid-stride loop (guard_kind "gridstride"): the `for` or `while` statement, and
+    # for the while form the trailing `i += stride;` statement.
+    loop: n.For | n.While | None = None
+    loop_inc: n.Stmt | None = None
+    # A 2D grid-stride loop (see gridstride.py): `loop` is the outer loop, these the inner.
+    inner_loop: n.For | n.While | None = None
+    inner_inc: n.Stmt | None = None
+    # The guard bounds a coordinate from below too (`x >= 1 && x < w - 1`): the producer does
+    # not write every element of its rows, and a view must yield memory where it does not.
+    lower_bounded: bool = False
+    # Every own-element store per output, when one sits under an if/else (`if (v > t) out[i]
+    # = a; else out[i] = b;`): on a path that stores nothing the element keeps its contents.
+    all_stores: dict[str, tuple[OwnStore, ...]] = field(default_factory=dict)
+    # Outputs stored as several channels of the element (see channels.py); their entry in
+    # `stores` is the lowest channel's store.
+    channels: dict[str, Channels] = field(default_factory=dict)
+    # Outputs the kernel builds in memory at its own element (accumulate.py): every access
+    # is at the own element, the first an unconditional store; `stores` holds that one.
+    accumulators: frozenset[str] = frozenset()
+
+    @property
+    def grid_stride(self) -> bool:
+        return self.loop is not None
+
+    @property
+    def dims(self) -> int:
+        return len(self.coords)
+
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.fn.params]
+
+
+def _is(e: n.Expr, base: str, dim: str) -> bool:
+    return isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.name == base and \
+        e.base.kind == "builtin" and e.field_name == dim
+
+
+def retyped(base: n.Expr, ref: n.Ref) -> str | None:
+    """The type a subscript's pointer is explicitly cast to when the cast changes what it
+    points to (`reinterpret_cast<int *>(p)[i]`): the element is then not read or stored as
+    the parameter's type, so it is no value of that type at the element."""
+    own = _pointee(ref.type)
+    while isinstance(base, n.Cast):
+        if base.explicit and _pointee(base.type) != own:
+            return base.type
+        base = base.operand
+    return None
+
+
+def _pointee(t: str) -> str:
+    t = re.sub(r"\b(?:const|volatile|__restrict__|__restrict|restrict)\b", " ", t)
+    return " ".join(t.replace("*", " * ").split())
+
+
+def _strip(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def _const_int(e: n.Expr) -> int | None:
+    e = _strip(e)
+    if isinstance(e, n.IntLit):
+        return e.value
+    if isinstance(e, n.Ref) and isinstance(e.const_value, int):
+        return e.const_value
+    return None
+
+
+def coordinate(e: n.Expr) -> tuple[str, int | None] | None:
+    """('x', None) for blockIdx.x * blockDim.x + threadIdx.x in any operand order, ('x', 256)
+    for blockIdx.x * 256 + threadIdx.x (valid only when the launch's block is 256 wide);
+    None for anything else."""
+    e = _strip(e)
+    if not (isinstance(e, n.Binary) and e.op == "+"):
+        return None
+    for prod, tid in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+        prod, tid = _strip(prod), _strip(tid)
+        if not (isinstance(prod, n.Binary) and prod.op == "*"):
+            continue
+        for d in DIM_NAMES:
+            if not _is(tid, "threadIdx", d):
+                continue
+            for bid, size in ((prod.lhs, prod.rhs), (prod.rhs, prod.lhs)):
+                if not _is(_strip(bid), "blockIdx", d):
+                    continue
+                if _is(_strip(size), "blockDim", d):
+                    return d, None
+                c = _const_int(size)
+                if c is not None and c > 0:
+                    return d, c
+    return None
+
+
+def coordinate_dim(e: n.Expr) -> str | None:
+    found = coordinate(e)
+    return found[0] if found else None
+
+
+def _ref_to(e: n.Expr, decls: dict[str, int]) -> int | None:
+    e = _strip(e)
+    return decls.get(e.decl) if isinstance(e, n.Ref) else None
+
+
+def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool,
+                 lower: dict[int, n.Expr] | None = None) -> dict[int, n.Expr] | None:
+    """Upper bounds from `c >= B || ...` (negated=False, the out-of-range test) or from
+    `c < B && ...` (negated=True, the in-range test). None when the condition has another shape.
+    With `lower` given, lower bounds (`c >= L`, `c > L`; `c < L`, `c <= L` out of range) are
+    accepted too and recorded there, one per coordinate."""
+    cond = _strip(cond)
+    if isinstance(cond, n.Unary) and cond.op == "!":
+        return _bounds_from(cond.operand, decls, not negated, lower)
+    if _trivial_lower(cond, decls, negated):
+        return {}
+    join = "&&" if negated else "||"
+    if isinstance(cond, n.Binary) and cond.op == join:
+        left = _bounds_from(cond.lhs, decls, negated, lower)
+        right = _bounds_from(cond.rhs, decls, negated, lower)
+        if left is None or right is None or set(left) & set(right):
+            return None
+        return {**left, **right}
+    if not isinstance(cond, n.Binary):
+        return None
+    if lower is not None and _lower_bound(cond, decls, negated, lower):
+        return {}
+    lhs_c, rhs_c = _ref_to(cond.lhs, decls), _ref_to(cond.rhs, decls)
+    # `x > w - 1` out of range, `x <= w - 1` in range (and mirrored): the bound is w.
+    inclusive = "<=" if negated else ">"
+    if lhs_c is not None and cond.op == inclusive and (b := _less_one(cond.rhs)) is not None:
+        return {lhs_c: b}
+    if rhs_c is not None and cond.op == {"<=": ">=", ">": "<"}[inclusive] and \
+            (b := _less_one(cond.lhs)) is not None:
+        return {rhs_c: b}
+    ops = {"<", ">"} if negated else {">=", "<="}
+    if cond.op not in ops:
+        return None
+    want_left = ">=" if not negated else "<"
+    if lhs_c is not None and cond.op == want_left:
+        return {lhs_c: cond.rhs}
+    if rhs_c is not None and cond.op != want_left:
+        return {rhs_c: cond.lhs}
+    return None
+
+
+def _guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool
+                  ) -> tuple[dict[int, n.Expr] | None, dict[int, n.Expr]]:
+    """A guard condition's upper bounds per coordinate and its lower bounds: the plain
+    reading (`_bounds_from`), or, where that does not bound every coordinate, what the
+    condition means (upper bounds only)."""
+    ids = {c.decl: k for k, c in enumerate(coords)}
+    lower: dict[int, n.Expr] = {}
+    found = _bounds_from(cond, ids, negated=in_range, lower=lower)
+    if found is None or len(found) != len(coords):
+        meant = _by_meaning(fn, cond, coords, in_range)
+        if meant is not None:
+            return meant, {}
+    return found, lower
+
+
+def _by_meaning(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool
+                ) -> dict[int, n.Expr] | None:
+    """The guard's bounds read by what the condition means (guardmeaning.py), when its
+    spelling is not the plain one; upper bounds only."""
+    if not coords:
+        return None
+    found = guard_bounds(fn, cond, coords, in_range)
+    return dict(enumerate(found)) if found is not None else None
+
+
+def _less_one(e: n.Expr) -> n.Expr | None:
+    """B for `B - 1` computed in a signed type (unsigned, B = 0 would wrap to the largest
+    value, and `x <= B - 1` would hold for every x)."""
+    e = _strip(e)
+    if isinstance(e, n.Binary) and e.op == "-" and _const_int(e.rhs) == 1 and \
+            not re.search(r"unsigned|size_t|uint|char16|char32|bool", e.type):
+        return e.lhs
+    return None
+
+
+def _lower_bound(cond: n.Binary, decls: dict[str, int], negated: bool,
+                 lower: dict[int, n.Expr]) -> bool:
+    """Record `c >= L`, `c > L`, `L <= c`, `L < c` (in-range form) or their negations (out of
+    range) as coordinate c's lower bound, L free of coordinates; False for anything else."""
+    lhs_c, rhs_c = _ref_to(cond.lhs, decls), _ref_to(cond.rhs, decls)
+    in_range = {">=", ">"} if negated else {"<", "<="}
+    flipped = {"<=", "<"} if negated else {">", ">="}
+    c, other = (lhs_c, cond.rhs) if lhs_c is not None and cond.op in in_range else \
+        (rhs_c, cond.lhs) if rhs_c is not None and cond.op in flipped else (None, None)
+    if c is None or other is None or c in lower or any(
+            isinstance(x, n.Ref) and x.decl in decls for x in other.walk()):
+        return False
+    lower[c] = cond
+    return True
+
+
+def _trivial_lower(cond: n.Expr, decls: dict[str, int], negated: bool) -> bool:
+    """`x >= 0` (in-range form) or `x < 0` (out-of-range form): always true/false for a
+    coordinate computed from unsigned builtins, so it constrains nothing."""
+    if not isinstance(cond, n.Binary):
+        return False
+    zero_l = isinstance(_strip(cond.lhs), n.IntLit) and _strip(cond.lhs).value == 0
+    zero_r = isinstance(_strip(cond.rhs), n.IntLit) and _strip(cond.rhs).value == 0
+    if negated:
+        return (cond.op == ">=" and zero_r and _ref_to(cond.lhs, decls) is not None) or \
+            (cond.op == "<=" and zero_l and _ref_to(cond.rhs, decls) is not None)
+    return (cond.op == "<" and zero_r and _ref_to(cond.lhs, decls) is not None) or \
+        (cond.op == ">" and zero_l and _ref_to(cond.rhs, decls) is not None)
+
+
+def _returns_only(s: n.Stmt) -> bool:
+    if isinstance(s, n.Return):
+        return s.value is None
+    return isinstance(s, n.Compound) and len(s.body) == 1 and _returns_only(s.body[0])
+
+
+def _own_index(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.Expr]
+               ) -> tuple[bool, n.Expr | None]:
+    """Is `index` this thread's own element (x, or y * S + x)? Returns (yes, stride)."""
+    index = _strip(index)
+    if isinstance(index, n.Ref) and index.decl in locals_:
+        index = _strip(locals_[index.decl])
+    ids = {c.decl: i for i, c in enumerate(coords)}
+    if len(coords) == 1:
+        return _ref_to(index, ids) == 0 or linear_own(index, coords[0], locals_), None
+    if len(coords) != 2 or not (isinstance(index, n.Binary) and index.op == "+"):
+        return False, None
+    for a, b in ((index.lhs, index.rhs), (index.rhs, index.lhs)):
+        a = _strip(a)
+        if _ref_to(b, ids) != 0 or not (isinstance(a, n.Binary) and a.op == "*"):
+            continue
+        if _ref_to(a.lhs, ids) == 1:
+            return True, a.rhs
+        if _ref_to(a.rhs, ids) == 1:
+            return True, a.lhs
+    return False, None
+
+
+def _bound_of_params(fn: Function, bound: n.Expr, loop: n.Stmt) -> n.Expr:
+    """`i < n` with `const int n = w * h;` declared before the loop and never assigned
+    again: the bound as its initialiser, when that reads parameters only. Compared across
+    kernels as launch arguments (legality) and printed in the fused kernel, where the
+    producer's local does not exist; anything else stays as it was (and is compared as
+    itself, so kernels with different locals do not match)."""
+    assert fn.body is not None
+    before: dict[str, n.VarDecl] = {}
+    for stmt in fn.body.body:
+        if stmt is loop:
+            break
+        if isinstance(stmt, n.DeclStmt):
+            before.update((d.decl, d) for d in stmt.decls)
+    for _ in range(8):  # a chain of such locals, not a cycle
+        e = _strip(bound)
+        d = before.get(e.decl) if isinstance(e, n.Ref) and e.kind == "local" else None
+        if d is None or d.init is None or _writes(fn.body, d.decl) or not all(
+                x.kind == "param" or x.const_value is not None or x.decl in before
+                for x in d.init.walk() if isinstance(x, n.Ref)):
+            return bound
+        bound = d.init
+    return bound
+
+
+def plain_view(fn: Function) -> KernelView:
+    """The view of a kernel of the plain shape (coordinates, guard, stores); grid-stride
+    loops are gridstride.py's (recognise.build_view tries them first)."""
+    assert fn.body is not None
+    body = list(fn.body.body)
+    coords: list[n.VarDecl] = []
+    coord_stmts: list[n.Stmt] = []
+    locals_: dict[str, n.Expr] = {}
+    pointer_params = {p.decl: p.name for p in fn.params if p.is_pointer}
+    i = 0
+    by_dim: dict[str, n.VarDecl] = {}
+    sizes: dict[str, int | None] = {}
+    # Leading declarations that are not coordinates (a shared tile, an accumulator) stay in
+    # the body; scanning stops at a declaration that mixes both.
+    while i < len(body) and isinstance(body[i], n.DeclStmt):
+        decls = body[i].decls
+        found = [coordinate(d.init) if d.init is not None else None for d in decls]
+        dims = [f[0] if f else None for f in found]
+        if all(dims):
+            for d, f in zip(decls, found, strict=True):
+                assert f is not None
+                if f[0] not in by_dim:
+                    by_dim[f[0]] = d
+                    sizes[f[0]] = f[1]
+            coord_stmts.append(body[i])
+        elif any(dims):
+            break
+        i += 1
+    for dim in DIM_NAMES:
+        if dim not in by_dim:
+            break
+        coords.append(by_dim[dim])
+    # A local declared with the coordinates and never assigned (`const int i = y * w + x;`
+    # before the guard) may index the own-element stores, as one declared after it can.
+    for stmt in body[:i]:
+        if isinstance(stmt, n.DeclStmt) and stmt not in coord_stmts:
+            locals_.update((d.decl, d.init) for d in stmt.decls
+                           if d.init is not None and not _writes(fn.body, d.decl))
+    reason = None
+    if not coords or len(coords) != len(by_dim):
+        reason = "its thread-to-element mapping is not blockIdx * blockDim + threadIdx " \
+                 "per dimension, declared first"
+    guard, kind, bounds = None, "", {}
+    lower: dict[int, n.Expr] = {}
+    rest = body[i:]
+    if rest and isinstance(rest[0], n.If) and rest[0].else_ is None:
+        cand = rest[0]
+        early = _returns_only(cand.then)
+        if early or len(rest) == 1:
+            found, low = _guard_bounds(fn, cand.cond, coords, in_range=not early)
+            if found is not None:
+                guard, kind, bounds = cand, "return" if early else "enclose", found
+                lower.update(low)
+    staged = None
+    if guard is None and coords and len(rest) > 1 and isinstance(rest[-1], n.If) and \
+            rest[-1].else_ is None and not _returns_only(rest[-1].then):
+        # Work before the guard (a tile and its halo staged in shared memory, a barrier),
+        # then `if (x < w && y < h) { ... }` as the last statement: such a kernel can end a
+        # group (its body is kept, its reads served by views); it cannot be recomputed.
+        cand = rest[-1]
+        found, low = _guard_bounds(fn, cand.cond, coords, in_range=True)
+        if found is not None and len(found) == len(coords) and not low:
+            guard, kind, bounds, staged = cand, "enclose", found, rest[:-1]
+    if reason is None and (guard is None or len(bounds) != len(coords)):
+        reason = "it has no recognisable bounds guard (if (x >= w || y >= h) return;) " \
+                 "covering every coordinate"
+    if reason is None and staged:
+        reason = (f"it does work before its bounds guard (line {staged[0].span.line}), such "
+                  "as staging a tile in shared memory: it can only be the last kernel of a "
+                  "group")
+    if guard is None:
+        tail = rest
+    elif kind == "return":
+        tail = rest[1:]
+    else:
+        tail = list(guard.then.body) if isinstance(guard.then, n.Compound) else [guard.then]
+    found_stores: list[tuple[OwnStore, tuple[tuple[int, int], ...]]] = []
+    if coords and guard:
+        _own_stores(tail, coords, locals_, pointer_params, (), found_stores)
+    channels: dict[str, Channels] = {}
+    channel_reason = None
+    if coords and guard and len(bounds) == len(coords):
+        channels, channel_reason = find_channels(fn.body, tail, tuple(coords), tuple(
+            bounds[k] for k in sorted(bounds)), pointer_params)
+    found_stores = [(s, p) for s, p in found_stores if s.param not in channels]
+    accum = accumulators(fn.body, tail, tuple(coords), tuple(
+        bounds[k] for k in sorted(bounds)), pointer_params) \
+        if coords and guard and len(bounds) == len(coords) else frozenset()
+    acc_writes = _accumulator_writes(fn.body, accum)
+    # An accumulated output's first store stands for all of them (accumulate.py).
+    found_stores = [(s, p) for s, p in found_stores
+                    if s.param not in accum or s is min(
+                        (t for t, _ in found_stores if t.param == s.param),
+                        key=lambda t: t.stmt.span.start)]
+    stores: dict[str, OwnStore] = {}
+    stride: n.Expr | None = None
+    for store, _ in found_stores:
+        if store.param not in stores:
+            stores[store.param] = store
+            _, st = _own_index(store.index, coords, locals_)
+            stride = stride or st
+    all_stores = {p: tuple(s for s, _ in found_stores if s.param == p) for p in stores}
+    channel_stores = tuple(OwnStore(name, s.stmt, s.value, s.index)
+                           for name, ch in channels.items() for s in ch.stores)
+    for store in channel_stores:
+        stores.setdefault(store.param, store)
+    if channels and len(coords) == 2:
+        stride = stride or bounds[0]  # a channel's own element is y * w + x (channels.frame)
+    reads, other = _pointer_uses(fn, pointer_params, stores,
+                                 tuple(s for s, _ in found_stores) + channel_stores + acc_writes)
+    if reason is None:
+        reason = _store_paths(found_stores) or channel_reason or _channel_limits(
+            channels, reads, lower, all_stores) or _self_reads(stores, reads, coords, locals_)
+    if reason is None and accum and lower:
+        reason = (f"it accumulates '{sorted(accum)[0]}' at its element and its guard bounds a "
+                  "coordinate from below")
+    if reason is None:
+        reason = _impurity(fn, coord_stmts, guard, stores, other)
+    return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
+                      tuple(bounds[k] for k in sorted(bounds)), stride, stores, reads, other,
+                      reason, tuple(sizes[d] for d in DIM_NAMES[:len(coords)]),
+                      lower_bounded=bool(lower) and guard is not None,
+                      all_stores=all_stores if any(
+                          len(v) > 1 or v[0].nested for v in all_stores.values()) else {},
+                      channels=channels, accumulators=accum)
+
+
+def _accumulator_writes(body: n.Compound, accum: frozenset[str]) -> tuple[OwnStore, ...]:
+    """Every store statement of an accumulated output (none is a use of another kind)."""
+    out = []
+    for s in body.walk():
+        x = s.expr if isinstance(s, n.ExprStmt) else None
+        if isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Index):
+            base = _strip(x.lhs.base)
+            if isinstance(base, n.Ref) and base.name in accum:
+                out.append(OwnStore(base.name, s, x.rhs, x.lhs.index, x.op))
+    return tuple(out)
+
+
+def elements_per_item(view: KernelView, pname: str) -> int:
+    """How many elements of buffer `pname` the kernel touches per element of its iteration
+    space: its channels when it stores them, the distinct constant channels of its own
+    element it reads (`rgb[3 * i]`, `rgb[3 * i + 1]`...), else one (a stencil's neighbours
+    come from the caches). The traffic figures count bytes with it."""
+    if pname in view.channels:
+        return len(view.channels[pname].numbers)
+    reads = view.reads.get(pname, [])
+    fr = frame(view.fn.body, view.coords, view.bounds) \
+        if reads and view.fn.body is not None and view.coords else None
+    if fr is None:
+        return 1
+    found = {classify(r.index, fr) for r in reads}
+    if None in found:
+        return 1
+    # (the plain element is planar channel 0: `planes[i]` beside `planes[plane + i]`)
+    return len({(k[0] or Layout("planar"), k[1]) for k in found if k is not None})
+
+
+def _channel_limits(channels: dict[str, Channels], reads: dict[str, list[n.Index]],
+                    lower: dict[int, n.Expr], all_stores: dict[str, tuple[OwnStore, ...]]
+                    ) -> str | None:
+    """What a producer of channels may not do yet: read its own channels, write only part
+    of its rows, or store other outputs under an if/else (each needs the memory fallback,
+    which channel functions do not have)."""
+    for name, ch in sorted(channels.items()):
+        what = f"it stores '{name}' as {ch.describe()}"
+        if name in reads:
+            return f"{what} and reads it too"
+        if lower:
+            return f"{what} and its guard bounds a coordinate from below"
+        if any(len(v) > 1 or v[0].nested for v in all_stores.values()):
+            return f"{what} and stores another output under an if/else"
+    return None
+
+
+_COMPOUND = ("+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")
+
+
+def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str, n.Expr],
+                pointer_params: dict[str, str], path: tuple[tuple[int, int], ...],
+                out: list[tuple[OwnStore, tuple[tuple[int, int], ...]]]) -> None:
+    """Stores `p[own] = v` (or `p[own] op= v`) among `stmts` and, through if/else, inside
+    them, each with its path: the (if, branch) pairs it sits under. Loops are not entered (a
+    store there may run many times)."""
+    for s in stmts:
+        if isinstance(s, n.DeclStmt) and not path:
+            for d in s.decls:
+                if d.init is not None:
+                    locals_[d.decl] = d.init
+        parts = store_parts(s.expr) if isinstance(s, n.ExprStmt) else None
+        if parts is not None:
+            target, value, op = parts
+            base = _strip(target.base)
+            if isinstance(base, n.Ref) and base.decl in pointer_params and \
+                    retyped(target.base, base) is None:
+                own, _ = _own_index(target.index, coords, locals_)
+                if own:
+                    out.append((OwnStore(base.name, s, value, target.index, op, bool(path)),
+                                path))
+        elif isinstance(s, n.If):
+            for branch, part in enumerate((s.then, s.else_)):
+                if part is not None:
+                    inner = list(part.body) if isinstance(part, n.Compound) else [part]
+                    _own_stores(inner, coords, locals_, pointer_params,
+                                (*path, (id(s), branch)), out)
+        elif isinstance(s, n.Compound) and not path:
+            _own_stores(list(s.body), coords, locals_, pointer_params, path, out)
+
+
+def _store_paths(found: list[tuple[OwnStore, tuple[tuple[int, int], ...]]]) -> str | None:
+    """Why one output may be stored twice on one path (its value at an element is then the
+    last store's, which a value-at-element function returning at the first would miss)."""
+    for j, (a, pa) in enumerate(found):
+        for b, pb in found[j + 1:]:
+            if a.param == b.param and not any(
+                    x[0] == y[0] and x[1] != y[1] for x in pa for y in pb):
+                return (f"it may store '{a.param}' twice at its element (lines "
+                        f"{a.stmt.span.line} and {b.stmt.span.line})")
+    return None
+
+
+def _self_reads(stores: dict[str, OwnStore], reads: dict[str, list[n.Index]],
+                coords: list[n.VarDecl], locals_: dict[str, n.Expr]) -> str | None:
+    """A producer may read what it writes only at its own element (`a[i] = a[i] + b[i]`):
+    another element is another thread's, written at a time the fused kernel cannot keep."""
+    for name in sorted(stores):
+        for node in reads.get(name, []):
+            if not _own_index(node.index, coords, locals_)[0]:
+                return (f"it reads '{name}' at an element other than its own (line "
+                        f"{node.span.line}), which another thread writes")
+    return None
+
+
+def _pointer_uses(fn: Function, pointer_params: dict[str, str], stores: dict[str, OwnStore],
+                  more: tuple[OwnStore, ...] = ()
+                  ) -> tuple[dict[str, list[n.Index]], dict[str, str]]:
+    """Direct subscripts `p[i]` read from each pointer parameter, and any other use (the
+    stores in `stores` and `more` are neither; a compound store also reads its element)."""
+    assert fn.body is not None
+    store_lhs = {id(s.target) for s in (*stores.values(), *more)}
+    reads: dict[str, list[n.Index]] = {}
+    other: dict[str, str] = {}
+    subscript_bases: set[int] = set()
+    written: set[int] = set()
+    for node in fn.body.walk():
+        if isinstance(node, n.Index):
+            subscript_bases.add(id(_strip(node.base)))
+        if isinstance(node, n.Binary) and node.is_assignment and isinstance(node.lhs, n.Index):
+            written.add(id(node.lhs))
+        if isinstance(node, n.Call) and (parts := store_parts(node)) is not None:
+            written.add(id(parts[0]))
+        if isinstance(node, n.Unary) and node.op in ("++", "--") and \
+                isinstance(node.operand, n.Index):
+            written.add(id(node.operand))
+    for node in fn.body.walk():
+        for name, line, how in _member_writes(node, pointer_params, written):
+            other.setdefault(name, f"{how} (line {line})")
+    for node in fn.body.walk():
+        if isinstance(node, n.Index):
+            base = _strip(node.base)
+            if isinstance(base, n.Ref) and base.decl in pointer_params:
+                cast = retyped(node.base, base)
+                if cast is not None:
+                    other.setdefault(base.name, f"is accessed as '{cast}' (line "
+                                     f"{node.span.line}), not as its own element type")
+                    continue
+                if id(node) in store_lhs:
+                    continue
+                if id(node) in written:
+                    other.setdefault(base.name, "is written other than at the thread's element")
+                else:
+                    reads.setdefault(base.name, []).append(node)
+        elif isinstance(node, n.Ref) and node.decl in pointer_params and \
+                id(node) not in subscript_bases:
+            other.setdefault(node.name, "is used other than by subscripting (p[i])")
+    return reads, other
+
+
+MEMBER_WRITE = "is written through a member of its element"
+MEMBER_ADDRESS = "has the address of a member of its element taken"
+
+
+def _lvalue_spine(e: n.Expr) -> list[n.Expr]:
+    """The nodes an lvalue (or address) expression designates memory through, outermost
+    first: `p[i].f[k]` gives the Index p[i].f[k], the Member p[i].f, the Index p[i] and p;
+    index expressions are not part of it."""
+    out: list[n.Expr] = []
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        out.append(x)
+        if isinstance(x, n.Cast):
+            todo.append(x.operand)
+        elif isinstance(x, (n.Member, n.Index)):
+            todo.append(x.base)
+        elif isinstance(x, n.Unary) and x.op in ("*", "&"):
+            todo.append(x.operand)
+        elif isinstance(x, n.Binary) and x.op in ("+", "-"):  # (p + i)->x
+            todo += [y for y in (x.lhs, x.rhs) if "*" in y.type or "[" in y.type]
+    return out
+
+
+def _member_writes(node: n.Node, pointer_params: dict[str, str], written: set[int]
+                   ) -> list[tuple[str, int, str]]:
+    """(pointer, line, how) for a store, increment or address-of whose target is a member
+    of an element a pointer parameter reaches: `p[i].x = v`, `p[i].x++`, `(p + i)->x += v`,
+    `p[i].f[k] = v`, `&p[i].x`. The subscripts on the way (p[i]) are added to `written`."""
+    if isinstance(node, n.Binary) and node.is_assignment:
+        target, how = node.lhs, MEMBER_WRITE
+    elif isinstance(node, n.Unary) and node.op in ("++", "--"):
+        target, how = node.operand, MEMBER_WRITE
+    elif isinstance(node, n.Unary) and node.op == "&":
+        target, how = node.operand, MEMBER_ADDRESS
+    else:
+        return []
+    spine = _lvalue_spine(target)
+    if not any(isinstance(x, n.Member) and not (isinstance(x.base, n.Ref) and
+                                                 x.base.kind == "builtin") for x in spine):
+        return []
+    out = []
+    for x in spine:
+        if isinstance(x, n.Index) and how == MEMBER_WRITE:
+            written.add(id(x))
+        if isinstance(x, n.Ref) and x.decl in pointer_params:
+            out.append((x.name, node.span.line, how))
+    return out
+
+
+def _impurity(fn: Function, coord_stmts: list[n.Stmt],
+              guard: n.If | None, stores: dict[str, OwnStore], other: dict[str, str],
+              skip_extra: frozenset[int] = frozenset()) -> str | None:
+    """Why this kernel's value at an element is not a pure function of that element."""
+    assert fn.body is not None
+    const = {p.name for p in fn.params if p.pointee_const}
+    for name, why in sorted(other.items()):
+        # A store to part of an element is no value at the element a view could return.
+        if why.startswith(MEMBER_WRITE) or why.startswith(MEMBER_ADDRESS) and \
+                name not in const:
+            return f"pointer '{name}' {why}: a store to part of an element is not a " \
+                   "value a consumer can recompute"
+    for name, why in sorted(other.items()):
+        if why.startswith("is accessed as"):
+            return f"pointer '{name}' {why}"
+    if not stores:
+        return "it stores no value at the thread's own element (out[y * w + x] = ...)"
+    for name, why in sorted(other.items()):
+        if "written" in why or name not in const:  # a non-const pointer handed on may be written
+            return f"pointer '{name}' {why}"
+    if fn.is_template:
+        return "it is a template (fusion of templates is not supported yet)"
+    skip: set[int] = set(skip_extra)
+    for s in coord_stmts:
+        skip |= {id(x) for x in s.walk()}
+    if guard is not None:
+        skip |= {id(x) for x in guard.cond.walk()}
+        if isinstance(guard.then, n.Return) or (guard.then is not None and
+                                                 _returns_only(guard.then)):
+            skip |= {id(x) for x in guard.then.walk()}
+    for node in fn.body.walk():
+        if id(node) in skip:
+            continue
+        if isinstance(node, n.Ref) and node.kind == "builtin":
+            return f"it reads '{node.name}' outside its coordinate declarations"
+        if isinstance(node, n.Return):
+            return "it returns early other than in its bounds guard"
+        if isinstance(node, n.Asm):
+            return "it contains inline assembly"
+        if isinstance(node, n.VarDecl) and ("shared" in node.storage or "static" in node.storage):
+            return f"it declares {'shared' if 'shared' in node.storage else 'static'} " \
+                   f"variable '{node.name}'"
+        if isinstance(node, n.Call) and (node.callee.startswith(_COLLECTIVES) or
+                                         is_cooperative_groups_call(node)):
+            return f"it calls '{node.callee}' (barriers, warp collectives, cooperative " \
+                   "groups and atomics depend on other threads)"
+        if isinstance(node, n.Binary) and node.is_assignment:
+            target = _strip(node.lhs)
+            if isinstance(target, n.Ref) and target.kind == "global":
+                return f"it writes global variable '{target.name}'"
+        if isinstance(node, n.OtherStmt) and node.kind in ("GOTO_STMT", "LABEL_STMT"):
+            return "it uses goto"
+    return None
+
+
+# ---- grid-stride loops (gridstride.py) ------------------------------------------------
+
+def _writes(node: n.Node, decl: str) -> list[n.Node]:
+    out = []
+    for x in node.walk():
+        if isinstance(x, n.Binary) and x.is_assignment and _ref_to(x.lhs, {decl: 0}) == 0:
+            out.append(x)
+        elif isinstance(x, n.Unary) and x.op in ("++", "--") and \
+                _ref_to(x.operand, {decl: 0}) == 0:
+            out.append(x)
+    return out
+

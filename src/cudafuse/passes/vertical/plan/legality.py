@@ -1,0 +1,470 @@
+"""May these launches become one kernel? Each refusal says why, in words.
+
+A group is legal when, besides the structural conditions of `partition.structural_reason`:
+- every kernel but the last is a pure producer (see `view.KernelView.producer_reason`; a
+  1D grid-stride loop counts, and needs no covering grid) and
+  not a template; the last kernel is not a template;
+- every read of an intermediate is a direct subscript classified point or stencil, with a
+  recognised border handling on each dimension it offsets (so every element read lies in the
+  producer's iteration space);
+- all kernels have the same iteration space (guard bounds, as host values) and each
+  producer's row stride equals its width, and each producer's grid provably covers it; a
+  producer that keeps its guard (domain.py) needs only its readers' row stride and, when
+  its output is stored, a last kernel whose guard contains its own;
+- nothing the fused kernel writes to memory is read from memory by a producer (a producer
+  runs at other threads' elements, after they may have stored), and no two kernels of the
+  group write the same buffer;
+- no launch outside the group but between its launches depends on a group member (the
+  members' work moves to the last launch);
+- launch arguments have no side effects, and all launches use the same stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.analysis.evaluate import partial_store
+from cudafuse.analysis.kernel_facts import KernelFacts
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import TranslationUnit
+from cudafuse.passes.vertical.emit.codegen import param_key
+from cudafuse.passes.vertical.host.coverage import Resolver, covers
+from cudafuse.passes.vertical.host.hostview import LaunchSite, side_effect_free, value_key
+from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_reason, frame
+from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
+from cudafuse.passes.vertical.kernel.escape import subscript_only
+from cudafuse.passes.vertical.kernel.ownvalue import store_anchor
+from cudafuse.passes.vertical.kernel.view import KernelView
+from cudafuse.passes.vertical.plan.model import PipelineModel
+
+# Border handlings that keep every read inside the image ("interior": the kernel reads only
+# where the whole window fits; "mixed(a,b)": different reads handled differently).
+HANDLED_BORDERS = frozenset({"clamp", "mirror", "mirror101", "wrap", "constant", "interior"})
+
+
+def handled(border: str) -> bool:
+    if border.startswith("mixed(") and border.endswith(")"):
+        return all(b in HANDLED_BORDERS for b in border[6:-1].split(","))
+    return border in HANDLED_BORDERS
+
+
+@dataclass
+class LaunchInfo:
+    site: LaunchSite
+    view: KernelView
+    facts: KernelFacts
+    reads: dict[str, str]  # buffer key -> the kernel's parameter name
+    writes: dict[str, str]
+
+
+def _stream_key(site: LaunchSite) -> str:
+    """The stream a launch uses; the default stream (omitted, 0 or nullptr) is one key."""
+    stream = site.launch.stream
+    if stream is None or (isinstance(stream, n.IntLit) and stream.value == 0) or (
+            isinstance(stream, n.OtherExpr) and stream.kind == "CXX_NULL_PTR_LITERAL_EXPR"):
+        return "default"
+    return value_key(stream, "stream")
+
+
+class Legality:
+    def __init__(self, unit: TranslationUnit, model: PipelineModel, infos: list[LaunchInfo],
+                 resolver: Resolver):
+        self.unit, self.model, self.infos, self.resolver = unit, model, infos, resolver
+        self._kernel: dict[int, str | None] = {}
+
+    def _stored(self, group: frozenset[int]) -> set[str]:
+        """The intermediates the fused kernel must still store (as the driver decides)."""
+        last = max(group)
+        return {key for i in group - {last} for key in self.infos[i].writes
+                if key in self.model.live_out or any(
+                    key in bufs for (a, c), bufs in self.model.edges.items()
+                    if a == i and c not in group)}
+
+    def _readers(self, group: frozenset[int], i: int, key: str) -> list[int]:
+        """The members whose views see producer i's `key` (as code generation counts them:
+        any member binding the buffer, and the last kernel)."""
+        last = max(group)
+        return [j for j in sorted(group) if j != i and (j == last or any(
+            param_key(p, a) == key for p, a in self.infos[j].site.bindings if p.is_pointer))]
+
+    def _domain_reason(self, group: frozenset[int]) -> str | None:
+        """Producers that keep their guard (domain.py): the fused code loads the elements
+        they do not write at their own row stride, which every reader must share, and the
+        last kernel, when it stores their output, must do so at every element they write."""
+        last = max(group)
+        sink = self.infos[last]
+        stored = self._stored(group)
+        if sink.view.lower_bounded:  # its intermediates are stored before its guard
+            for i in sorted(group - {last}):
+                for key in sorted(k for k in self.infos[i].writes if k in stored):
+                    why = self._union_reason(i, last)
+                    if why:
+                        buf = key.split(":", 1)[1].split("@")[0]
+                        return (f"'{sink.site.kernel.name}' writes only the interior, so the "
+                                f"fused kernel must store '{buf}' before its guard, at every "
+                                f"element '{self.infos[i].site.kernel.name}' writes: {why}")
+        for i in sorted(group - {last}):
+            src = self.infos[i]
+            name = src.site.kernel.name
+            for key, pname in sorted(src.writes.items()):
+                if pname not in src.view.stores:
+                    continue
+                readers = self._readers(group, i, key)
+                if not keeps_guard(src.view, [self.infos[j].view for j in readers]):
+                    continue
+                buf = key.split(":", 1)[1].split("@")[0]
+                for j in readers:
+                    view = self.infos[j].view
+                    if src.view.dims == 2 and view.dims == 2 and \
+                            not self._same(i, src.view.stride, j, view.stride):
+                        return (f"'{name}' and '{self.infos[j].site.kernel.name}' do not "
+                                f"provably have the same row stride ('{name}' writes only "
+                                f"part of '{buf}', whose other elements are read from memory)")
+                if key in stored and not sink.view.lower_bounded and (
+                        not self._flat_same(i, last) if sink.view.dims != src.view.dims
+                        else len(sink.view.bounds) != len(src.view.bounds) or not all(
+                            self._at_most(i, a, last, b) for a, b in
+                            zip(src.view.bounds, sink.view.bounds, strict=True))):
+                    return (f"'{name}' and '{sink.site.kernel.name}' do not provably have the "
+                            f"same iteration space: '{sink.site.kernel.name}' must still "
+                            f"store '{buf}', but only where its own guard holds, which may "
+                            f"miss elements '{name}' writes")
+        return None
+
+    def _union_reason(self, i: int, last: int) -> str | None:
+        """Why the last kernel cannot store producer i's `key` over the producer's own domain
+        when its own guard is narrower (an interior stencil after a whole-image stage): the
+        fused kernel then stores it before that guard, under the producer's bounds
+        (codegen.GroupEmitter._domain_stores), so every thread of the last kernel's grid
+        must be one of the producer's, at the same element: same dimensions, plain
+        coordinates, one row stride, and a grid that covers the producer's bounds."""
+        src, sink = self.infos[i], self.infos[last]
+        if src.view.lower_bounded:
+            return f"'{src.site.kernel.name}' too writes only part of its elements"
+        if sink.view.grid_stride or src.view.grid_stride or sink.view.guard is None or \
+                src.view.dims != sink.view.dims or src.view.dims not in (1, 2) or \
+                src.view.channels or sink.view.channels or \
+                any(sink.view.block_sizes) or any(src.view.block_sizes):
+            return ("the two kernels do not map threads to elements alike (dimensions, "
+                    "grid-stride loops, channels or fixed block sizes differ)")
+        if src.view.dims == 2 and (src.view.stride is None or sink.view.stride is None or
+                                   not self._same(i, src.view.stride, last,
+                                                  sink.view.stride)):
+            return "their row strides are not provably equal"
+        params = {p.decl: a for p, a in src.site.bindings}
+        r = covers(self.resolver.with_params(params), sink.site.launch.grid,
+                   sink.site.launch.block, list(src.view.bounds))
+        return r or None
+
+    def _in_place_reason(self, group: frozenset[int], i: int, key: str) -> str:
+        """Producer i updates `key` in place (`a[i] += ...`) and the fused kernel stores it:
+        a thread that reads the element after its owner stored it sees the new value."""
+        name = self.infos[i].site.kernel.name
+        buf = key.split(":", 1)[1].split("@")[0]
+        for j in sorted(group):
+            pname = self.infos[j].reads.get(key)
+            load = next((ld for ld in self.infos[j].facts.loads if ld.pointer == pname), None)
+            if j == i or load is None:
+                continue
+            if load.kind == "gather":
+                return (f"'{self.infos[j].site.kernel.name}' reads '{pname}' at run-time "
+                        "offsets, elements another thread of the fused kernel may already "
+                        f"have overwritten ('{name}' updates '{buf}' in place and '{buf}' "
+                        "must still be stored)")
+            if not any(lo or hi for lo, hi in load.extent):
+                continue
+            offsets = ", ".join(f"{lo:+d}..{hi:+d} in {d}" if lo != hi else f"{lo:+d} in {d}"
+                                for d, (lo, hi) in zip(load.dims, load.extent, strict=True)
+                                if (lo, hi) != (0, 0))
+            return (f"'{self.infos[j].site.kernel.name}' reads '{pname}' at offset {offsets}, "
+                    f"an element another thread of the fused kernel may already have "
+                    f"overwritten ('{name}' updates '{buf}' in place and '{buf}' must still "
+                    "be stored)")
+        return (f"'{name}' updates '{buf}' in place and the fused kernel must still store "
+                f"'{buf}': a read of it after the store would see the new value")
+
+    def _stores_intermediates(self, group: frozenset[int]) -> bool:
+        last = max(group)
+        for i in group - {last}:
+            for key in self.infos[i].writes:
+                if key in self.model.live_out or any(
+                        key in bufs for (a, c), bufs in self.model.edges.items()
+                        if a == i and c not in group):
+                    return True
+        return False
+
+    def kernel_reason(self, i: int, as_producer: bool) -> str | None:
+        info = self.infos[i]
+        name = info.site.kernel.name
+        if info.site.kernel.is_template:
+            return f"'{name}' is a template (not supported yet)"
+        if info.facts.textures:
+            # A texture or surface reaches memory through an object: which buffer it reads
+            # or writes (perhaps an intermediate fusion would no longer store) is unknown.
+            op = info.facts.textures[0]
+            return f"'{name}' uses a texture or surface object ('{op.name}', line {op.line})"
+        for p, arg in info.site.bindings:
+            if not side_effect_free(arg):
+                return f"argument for '{p.name}' of '{name}' has side effects"
+            if p.is_pointer and param_key(p, arg) is None:
+                return f"argument for '{p.name}' of '{name}' is not a plain buffer variable"
+        if as_producer:
+            if info.view.producer_reason:
+                return f"'{name}' cannot be recomputed: {info.view.producer_reason}"
+            effect = self._unseen_writes(info) or self._helper_effects(info)
+            if effect:
+                return f"'{name}' cannot be recomputed: {effect}"
+            key = (i, "cover")
+            if info.view.grid_stride:  # a grid-stride loop covers its space with any grid
+                self._kernel[key] = None
+            if key not in self._kernel:
+                params = {p.decl: a for p, a in info.site.bindings}
+                r = covers(self.resolver.with_params(params), info.site.launch.grid,
+                           info.site.launch.block, list(info.view.bounds))
+                self._kernel[key] = f"'{name}': {r}" if r else None
+            if self._kernel[key]:
+                return self._kernel[key]
+            wrong = self._block_mismatch(i)
+            if wrong:
+                return f"'{name}' {wrong}"
+            if info.view.dims == 2 and not self._same(i, info.view.stride, i,
+                                                      info.view.bounds[0]) and (
+                    info.view.grid_stride or
+                    not self._at_most(i, info.view.bounds[0], i, info.view.stride)):
+                # (a guard narrower than the row, x < w - 1, is kept by the view: domain.py;
+                # a grid-stride loop keeps none)
+                return f"'{name}' stores rows with a stride other than its width"
+        return None
+
+    def _unseen_writes(self, info: LaunchInfo) -> str | None:
+        """Writes the analysis finds, in the body or its helpers, that are not the view's
+        own-element stores: a pointer stored to only through a member or a reference (a
+        helper's `px &q` parameter), a store the view takes for whole elements that the
+        analysis finds partial, or a non-const pointer handed where it cannot follow."""
+        params = {p.decl: p for p in info.site.kernel.params if p.is_pointer}
+        for a in info.facts.accesses:
+            p = params.get(a.base)
+            if p is None or a.mode == "load" or a.mode == "escape" and p.pointee_const:
+                continue
+            name = p.name
+            if partial_store(a.note):
+                return f"it writes '{name}' through a member of its element or a " \
+                       f"reference (line {a.span.line}): {a.note}"
+            if name not in info.view.stores:
+                return f"it writes '{name}' (line {a.span.line}) other than by a store " \
+                       "at its own element"
+        return None
+
+    def _helper_effects(self, info: LaunchInfo) -> str | None:
+        """Side effects hidden in the helpers a producer calls (its own body is checked by
+        the view): atomics, barriers, warp collectives, writes to globals."""
+        facts = info.facts
+        for ops, what in ((facts.atomics, "an atomic"), (facts.barriers, "a barrier"),
+                          (facts.warp_ops, "a warp collective")):
+            if ops:
+                return f"it calls {what} ('{ops[0].name}', through a helper)"
+        for helper in CallGraph(self.unit).transitive(info.site.kernel):
+            if helper.body is None:
+                continue
+            for node in helper.body.walk():
+                if isinstance(node, n.Binary) and node.is_assignment:
+                    target = node.lhs
+                    while isinstance(target, (n.Index, n.Member, n.Cast)):
+                        target = target.operand if isinstance(target, n.Cast) else target.base
+                    if isinstance(target, n.Ref) and target.kind == "global":
+                        return f"its helper '{helper.name}' writes global '{target.name}'"
+        return None
+
+    def _block_mismatch(self, i: int) -> str | None:
+        """A mapping written blockIdx.x * 256 + threadIdx.x is the usual one only when the
+        launch's block really is 256 wide."""
+        info = self.infos[i]
+        if not any(info.view.block_sizes):
+            return None
+        comps = self.resolver.dim3(info.site.launch.block)
+        for d, want in enumerate(info.view.block_sizes):
+            if want is None:
+                continue
+            got = self.resolver.linear(comps[d]) if comps else None
+            if got is None or got[0] or got[1] != want:
+                return (f"assumes {'xyz'[d]} blocks of {want} threads, which its launch does "
+                        "not provably use")
+        return None
+
+    def _lin(self, i: int, e):
+        if e is None:  # (a reader with no own-element store has no row stride)
+            return None
+        params = {p.decl: a for p, a in self.infos[i].site.bindings}
+        return self.resolver.with_params(params).linear(e)
+
+    def _same(self, i: int, a, j: int, b) -> bool:
+        la, lb = self._lin(i, a), self._lin(j, b)
+        return la is not None and la == lb
+
+    def _flat_same(self, i: int, j: int) -> bool:
+        """Launches i and j, one 1-D over n and one 2-D over w x h, cover the same elements:
+        n = w * h provably (host values), and the 2-D kernel writes its rows whole and as
+        wide as w (its own element y * w + x is then element i of the 1-D one)."""
+        one, two = (i, j) if self.infos[i].view.dims == 1 else (j, i)
+        v1, v2 = self.infos[one].view, self.infos[two].view
+        if v1.dims != 1 or v2.dims != 2 or len(v1.bounds) != 1 or len(v2.bounds) != 2 or \
+                v1.lower_bounded or v2.lower_bounded or v2.stride is None or \
+                not self._same(two, v2.stride, two, v2.bounds[0]):
+            return False
+        area = n.Binary("*", v2.bounds[0], v2.bounds[1], type=v2.bounds[0].type)
+        return self._same(one, v1.bounds[0], two, area)
+
+    def _at_most(self, i: int, a, j: int, b) -> bool:
+        """a (in launch i's terms) <= b (in launch j's), provably: they differ by a constant."""
+        if a is None or b is None:
+            return False
+        la, lb = self._lin(i, a), self._lin(j, b)
+        return la is not None and lb is not None and la[0] == lb[0] and la[1] <= lb[1]
+
+    def edge_reason(self, a: int, c: int, buffer: str) -> str | None:
+        """Why consumer c cannot read `buffer` from producer a through a view."""
+        src, dst = self.infos[a], self.infos[c]
+        pname = dst.reads.get(buffer)
+        cname = dst.site.kernel.name
+        if pname is None:
+            return None
+        _, why = subscript_only(self.unit, dst.site.kernel, pname)
+        if why:
+            return why
+        if buffer in dst.writes:
+            return f"'{cname}' also writes '{pname}'"
+        wrote = next((p for p, _ in src.site.bindings if p.name == src.writes.get(buffer)), None)
+        read = next((p for p, _ in dst.site.bindings if p.name == pname), None)
+        if wrote is not None and read is not None and wrote.pointee != read.pointee:
+            return (f"'{cname}' reads '{pname}' as '{read.pointee}', which "
+                    f"'{src.site.kernel.name}' writes as '{wrote.pointee}'")
+        channels = src.view.channels.get(src.writes.get(buffer, ""))
+        if channels is not None:
+            return self._channel_edge_reason(a, c, pname, channels)
+        load = next((ld for ld in dst.facts.loads if ld.pointer == pname), None)
+        if load is None or load.kind not in ("point", "stencil", "gather"):
+            why = load.reason if load is not None else "no load classification"
+            return f"'{cname}' reads '{pname}' in a way cudafuse cannot map: {why}"
+        if load.kind == "gather":
+            why = gather_reason(dst.view, load)
+            if why:
+                return f"'{cname}' reads '{pname}' {why}"
+        for d, (lo, hi), border in zip(load.dims, load.extent, load.border, strict=True):
+            if (lo, hi) != (0, 0) and not handled(border):
+                return (f"'{cname}' reads '{pname}' at offsets {lo}..{hi} in {d} with "
+                        f"{border} border handling: out-of-range reads cannot be reproduced")
+        if src.view.stores.get(src.writes.get(buffer, "")) is None:
+            return f"'{src.site.kernel.name}' does not store '{buffer}' at its own element"
+        if dst.view.dims != src.view.dims:
+            if not self._flat_same(a, c):
+                return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the "
+                        "same iteration space (a 1-D kernel's bound must be the 2-D one's "
+                        "width times height, its rows as wide as its width)")
+        elif not dst.view.bounds or (
+                not keeps_guard(src.view, [dst.view]) and any(
+                    not self._same(a, x, c, y) for x, y in
+                    zip(src.view.bounds, dst.view.bounds, strict=False))):
+            return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the same "
+                    "iteration space")
+        return None
+
+    def _channel_edge_reason(self, a: int, c: int, pname: str, channels: Channels
+                             ) -> str | None:
+        """A consumer of a producer's channels reads each at its own element, at a constant
+        channel the producer stores, directly in its body, over the same iteration space."""
+        src, dst = self.infos[a], self.infos[c]
+        cname = dst.site.kernel.name
+        needed, _ = subscript_only(self.unit, dst.site.kernel, pname)
+        if needed:
+            return (f"'{cname}' hands '{pname}', which holds channels, to a helper "
+                    f"('{sorted(needed)[0][0]}'), where its reads cannot be mapped to channels")
+        view = dst.view
+        assert view.fn.body is not None
+        fr = frame(view.fn.body, view.coords, view.bounds) if view.coords else None
+        why = channel_reads_reason(cname, pname, view.reads.get(pname, []), fr, channels)
+        if why:
+            return why
+        if view.dims != src.view.dims or len(view.bounds) != len(src.view.bounds) or any(
+                not self._same(a, x, c, y) for x, y in
+                zip(src.view.bounds, view.bounds, strict=True)):
+            return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the same "
+                    "iteration space (the channels' plane is its size)")
+        return None
+
+    def __call__(self, group: frozenset[int]) -> str | None:
+        members = sorted(group)
+        last = members[-1]
+        for i in members:
+            r = self.kernel_reason(i, as_producer=i != last)
+            if r:
+                return r
+        for (a, c), bufs in sorted(self.model.edges.items()):
+            if a in group and c in group:
+                for b in bufs:
+                    r = self.edge_reason(a, c, b)
+                    if r:
+                        return r
+        streams = {_stream_key(self.infos[i].site) for i in members}
+        if len(streams) > 1:  # the fused launch runs on one stream: others' ordering would change
+            return "its launches use different streams"
+        writers: dict[str, list[int]] = {}
+        for i in members:
+            for b in self.infos[i].writes:
+                writers.setdefault(b, []).append(i)
+        for b, who in sorted(writers.items()):
+            if len(who) > 1:  # one value per element and buffer, or views would be ambiguous
+                names = " and ".join(f"'{self.infos[i].site.kernel.name}'" for i in who[:2])
+                return f"{names} both write '{b.split(':', 1)[1].split('@')[0]}'"
+        # What the fused kernel writes: the last kernel's outputs and the stored
+        # intermediates (a producer's other outputs are never written to memory).
+        stored = self._stored(group)
+        written = set(self.infos[last].writes) | stored
+        for i in members[:-1]:
+            info = self.infos[i]
+            # A producer reading its own output only at its own element (`a[i] += ...`)
+            # reads what it read originally, unless the fused kernel stores that buffer.
+            own = sorted(b for b, p in info.reads.items() if b in info.writes and any(
+                ld.pointer == p and ld.kind == "point" for ld in info.facts.loads)
+                and p not in info.view.accumulators)  # (those read a local, not memory)
+            if any(b in written for b in own):
+                return self._in_place_reason(group, i, next(b for b in own if b in written))
+            clash = sorted(b for b in info.reads if b not in own and (
+                b in written or b in info.writes) and
+                info.reads[b] not in info.view.accumulators and not any(
+                b in self.model.edges.get((a, i), ()) for a in members))
+            if clash:
+                buf = clash[0].split(":", 1)[1].split("@")[0]
+                return (f"'{self.infos[i].site.kernel.name}' reads '{buf}' from memory, which "
+                        "the fused kernel writes")
+        r = self._domain_reason(group)
+        if r:
+            return r
+        if self._stores_intermediates(group) and not self.infos[last].view.lower_bounded:
+            # (A last kernel bounded from below stores them before its guard, where each
+            # producer's grid coverage is checked: _domain_reason.)
+            # The last kernel's threads store them, before its own store (or the statement
+            # holding its if/else stores): that place must exist for every element...
+            _, why = store_anchor(self.infos[last].view)
+            if why:
+                return why
+            # ...and it must cover the whole image too.
+            info = self.infos[last]
+            params = {p.decl: a for p, a in info.site.bindings}
+            why = covers(self.resolver.with_params(params), info.site.launch.grid,
+                         info.site.launch.block, list(info.view.bounds)) \
+                if info.view.bounds else "it has no recognisable bounds guard"
+            if info.view.grid_stride and info.view.bounds:
+                why = None  # its loop visits every element whatever the grid
+            if why:
+                return (f"'{info.site.kernel.name}' would store the group's intermediates, "
+                        f"but {why}")
+        first = members[0]
+        for q in range(first + 1, last):
+            if q in group:
+                continue
+            for g in members:
+                if g < q and ((g, q) in self.model.edges or (g, q) in self.model.order_edges):
+                    return (f"launch of '{self.infos[q].site.kernel.name}' between the group's "
+                            f"launches depends on '{self.infos[g].site.kernel.name}'")
+        return None

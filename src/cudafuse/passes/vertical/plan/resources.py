@@ -1,0 +1,402 @@
+"""What the compiler makes of a fused group: registers, spills and shared memory (ptxas),
+the theoretical occupancy they allow at the launch block, and what the cost model charges
+for losing occupancy or spilling.
+
+Figures come from ptxas on the emitted file (analysis.ptxas: `nvcc -cubin
+--resource-usage`, cached by content) for the fused kernels and the kernels they replace
+alike; where nvcc is absent or fails (or CUDAFUSE_NO_PTXAS=1, which the test suite sets),
+from an estimate, and every figure says which. The estimate is coarse (see
+`estimate_registers`); docs/benchmarks.md compares it with ptxas on the samples.
+
+The charge is the model's, not a measurement: a memory-bound kernel is taken to need
+`occupancy_knee` of the SM's warps to hide DRAM latency; below that its time grows as
+knee / occupancy. The fused kernel's time is priced as its DRAM traffic plus its arithmetic
+(each member counted once per evaluation), and it pays only for the occupancy its members
+did not already lack. Spills cost one local-memory access per spilled word per element.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cudafuse.analysis.occupancy import DeviceLimits, occupancy
+from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
+from cudafuse.passes.vertical.plan.model import PipelineModel
+
+if TYPE_CHECKING:
+    from cudafuse.frontend import ParseOptions
+    from cudafuse.passes.vertical.driver import FuseResult, GroupNote, SequencePlan
+
+ENV_SKIP = "CUDAFUSE_NO_PTXAS"
+DEFAULT_THREADS = 256  # when a launch's block is not a constant
+ESTIMATE_CAP = 32  # a plain kernel's estimate: ptxas keeps the samples' kernels under 32
+REPLANS = 4  # plans again with ptxas figures, at most (one pass and one cached compile each)
+
+
+@dataclass(frozen=True)
+class KernelFigures:
+    name: str
+    registers: int
+    spill_bytes: int  # spill stores + loads, bytes per thread
+    shared_bytes: int  # static, per block
+    threads: int  # per block, at the launch (DEFAULT_THREADS when not a constant)
+    occupancy: float  # theoretical, at `threads`; 0 when a block does not fit
+    source: str  # "ptxas", or "estimate (why)"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "registers": self.registers, "spill_bytes": self.spill_bytes,
+                "shared_bytes": self.shared_bytes, "threads": self.threads,
+                "occupancy": round(self.occupancy, 4), "source": self.source}
+
+    def short(self) -> str:
+        spills = f", {self.spill_bytes} B spilled" if self.spill_bytes else ""
+        shared = f", {self.shared_bytes} B shared" if self.shared_bytes else ""
+        return f"{self.registers} regs{spills}{shared}, occupancy {self.occupancy:.2f}"
+
+
+@dataclass(frozen=True)
+class GroupResources:
+    fused: KernelFigures
+    members: tuple[KernelFigures, ...]
+    redundant_work: float | None  # operations fused / original (traffic.Traffic)
+    dram_bytes: tuple[int | None, int | None]  # per element: the members', the fused kernel's
+    benefit: float  # the cost model's estimate, cycles (before the charge below)
+    charge: float  # cycles the model charges for lost occupancy and spills
+    note: str  # what the figures mean for the choice
+    # __maxnreg__ caps weighed for a group that loses occupancy: (cap, spill bytes ptxas
+    # needs to meet it, occupancy at the cap). Measured only; cudafuse emits no cap yet.
+    caps: tuple[tuple[int, int, float], ...] = ()
+
+    @property
+    def net(self) -> float:
+        return self.benefit - self.charge
+
+    @property
+    def loses_occupancy(self) -> bool:
+        return self.fused.occupancy + 1e-9 < min(m.occupancy for m in self.members)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"fused": self.fused.as_dict(), "members": [m.as_dict() for m in self.members],
+                "redundant_work": self.redundant_work,
+                "dram_bytes_per_element": {"members": self.dram_bytes[0],
+                                           "fused": self.dram_bytes[1]},
+                "estimated_benefit": self.benefit, "resource_charge": self.charge,
+                "net_benefit": self.net, "note": self.note,
+                "register_caps": [{"cap": c, "spill_bytes": sp, "occupancy": round(o, 4)}
+                                  for c, sp, o in self.caps]}
+
+
+def limits_for(arch: str) -> DeviceLimits:
+    """The SM limits of `arch`, or of the arch whose cost-model parameters it takes
+    (arch_params: the nearest older one known, else the oldest: sm_80 for sm_75)."""
+    try:
+        return DeviceLimits.for_arch(arch)
+    except ValueError:
+        return DeviceLimits.for_arch(arch_params(arch).name)
+
+
+def limits_note(arch: str) -> str:
+    """'' when `arch` has SM limits of its own, else which arch's are used."""
+    try:
+        DeviceLimits.for_arch(arch)
+        return ""
+    except ValueError:
+        return (f"occupancy with {arch_params(arch).name}'s SM limits (none built in for "
+                f"{arch})")
+
+
+def estimate_registers(model: PipelineModel, members: list[int]) -> int:
+    """Registers per thread without ptxas: a kernel keeps about two per value it loads on
+    top of ten for indices and pointers (capped at ESTIMATE_CAP); a fused kernel keeps its
+    largest member's plus four per other member (values live across the inlined bodies).
+    Against ptxas on the samples (docs/benchmarks.md) it is within a few registers for
+    most groups and far below for some (shitomasi --fuse-all: 96)."""
+    return fused_estimate([min(10 + 2 * model.kernels[i].n_loads, ESTIMATE_CAP)
+                           for i in members])
+
+
+def fused_estimate(own: list[int]) -> int:
+    """A fused kernel's estimated registers from its members' (estimate_registers)."""
+    return min(max(own) + 4 * (len(own) - 1), 255)
+
+
+def _figures(name: str, regs: int, spills: int, shared: int, block: tuple[int, int] | None,
+             limits: DeviceLimits, source: str) -> KernelFigures:
+    threads = block[0] * block[1] if block else DEFAULT_THREADS
+    occ = occupancy(limits, threads, regs, shared)
+    return KernelFigures(name, regs, spills, shared, threads, occ.fraction, source)
+
+
+def occupancy_charge(fused_cycles: float, fused_occ: float, members_occ: float,
+                     arch: ArchParams) -> float:
+    """Cycles the model adds to a fused kernel of `fused_cycles` for running at
+    `fused_occ` where its members ran at `members_occ` (their lowest)."""
+    if fused_occ <= 0:
+        return float("inf")  # a block does not fit: the launch fails
+
+    def stretch(occ: float) -> float:
+        return max(1.0, arch.occupancy_knee / occ) if occ > 0 else 1.0
+
+    return fused_cycles * max(0.0, stretch(fused_occ) - stretch(members_occ))
+
+
+def fused_cycles(size: int, dram_bytes: int | None, operations: float,
+                 arch: ArchParams) -> float:
+    """The fused kernel's time as the model prices it: its DRAM traffic (4-byte words at
+    t_global) and its arithmetic (traffic.Traffic's operations per element: every member
+    once per evaluation, at c_alu), over the iteration space."""
+    return size * ((dram_bytes or 0) / 4 * arch.t_global + operations * arch.c_alu)
+
+
+@functools.cache
+def _fraction(arch: str, threads: int, regs: int, shared: int) -> float:
+    return occupancy(limits_for(arch), threads, regs, shared).fraction
+
+
+# ptxas's figures of groups already emitted and compiled in this run, by their kernels'
+# names in launch order: (registers, spill bytes). `annotate` fills it before planning
+# again, so that the search prices those groups with what the compiler made of them.
+_MEASURED: ContextVar[dict[tuple[str, ...], tuple[int, int]] | None] = ContextVar(
+    "cudafuse_measured_groups", default=None)
+
+
+def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: dict[int, int],
+                     arch: ArchParams) -> float:
+    """The charge of `occupancy_charge` (plus spills) for a candidate group during the
+    partition search: from ptxas's figures where this run compiled the same group before
+    (`annotate`), else from estimated registers (thousands of groups are scored, none
+    compiled). `footprints`: evaluations per element of each member
+    (costmodel.GroupCost.footprints)."""
+    members = sorted(group)
+    sink = model.kernels[members[-1]]
+    measured = _MEASURED.get() or {}
+
+    def occ(regs: int, block: tuple[int, int] | None, shared: int) -> float:
+        threads = block[0] * block[1] if block else DEFAULT_THREADS
+        return _fraction(arch.name, threads, regs, shared)
+
+    own = {i: measured.get((model.kernels[i].name,), (estimate_registers(model, [i]), 0))[0]
+           for i in members}
+    regs, spills = measured.get(tuple(model.kernels[i].name for i in members),
+                                (fused_estimate(list(own.values())), 0))
+    fused = occ(regs, sink.block, sum(model.kernels[i].shared_bytes for i in members))
+    alone = min(occ(own[i], model.kernels[i].block, model.kernels[i].shared_bytes)
+                for i in members)
+    spill = sink.size * spills / 4 * arch.spill_access
+    if fused >= alone or fused >= arch.occupancy_knee:
+        return spill
+    written = {b for i in members for b in model.kernels[i].writes}
+    words = len({b for i in members for b in model.kernels[i].reads if b not in written})
+    words += len(sink.writes)
+    ops = sum(footprints.get(i, 1) * (model.kernels[i].n_alu + model.kernels[i].n_sfu)
+              for i in members)
+    return spill + occupancy_charge(fused_cycles(sink.size, words * 4, ops, arch), fused,
+                                    alone, arch)
+
+
+def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
+                    ptxas: dict[str, Any] | str) -> GroupResources:
+    """The figures of one fused group. `ptxas`: analysis.ptxas's figures for the emitted
+    file (fused kernels and originals), or why there are none."""
+    from cudafuse.passes.horizontal.regbound import lookup
+
+    model = plan.model
+    assert model is not None
+    arch = arch_params(arch_name)
+    limits = limits_for(arch_name)
+    members = sorted(_positions(plan, note))
+    sink_block = note.launch_block or model.kernels[members[-1]].block
+    why = ptxas if isinstance(ptxas, str) else ""
+    found = ptxas if isinstance(ptxas, dict) else {}
+    mine = []
+    for i in members:
+        k = model.kernels[i]
+        got = lookup(found, k.name)
+        if got is not None:
+            mine.append(_figures(k.name, got.registers, got.spill_stores + got.spill_loads,
+                                 got.static_shared, k.block, limits, "ptxas"))
+        else:
+            mine.append(_figures(k.name, estimate_registers(model, [i]), 0, k.shared_bytes,
+                                 k.block, limits, f"estimate ({why or 'not in ptxas output'})"))
+    got = found.get(note.name)
+    if got is not None:
+        fused = _figures(note.name, got.registers, got.spill_stores + got.spill_loads,
+                         got.static_shared, sink_block, limits, "ptxas")
+    else:
+        shared = sum(model.kernels[i].shared_bytes for i in members)
+        fused = _figures(note.name, estimate_registers(model, members), 0, shared, sink_block,
+                         limits, f"estimate ({why or 'not in ptxas output'})")
+    traffic = note.traffic
+    size = max(model.kernels[i].size for i in members)
+    dram = (traffic.original, traffic.fused) if traffic is not None else (None, None)
+    work = traffic.work_fused if traffic is not None else float(
+        sum(model.kernels[i].n_alu + model.kernels[i].n_sfu for i in members))
+    time = fused_cycles(size, dram[1], work, arch)
+    members_occ = min(m.occupancy for m in mine)
+    charge = occupancy_charge(time, fused.occupancy, members_occ, arch)
+    charge += size * fused.spill_bytes / 4 * arch.spill_access
+    res = GroupResources(fused, tuple(mine),
+                         traffic.redundant_work if traffic is not None else None, dram,
+                         note.benefit, charge, "")
+    res = with_note(res, plan.unit_short)
+    other = limits_note(arch_name)
+    return replace(res, note=f"{res.note}; {other}") if other else res
+
+
+def _positions(plan: SequencePlan, note: GroupNote) -> list[int]:
+    where = {li: i for i, li in enumerate(plan.launch_indices)}
+    return [where[li] for li in note.launches]
+
+
+def with_note(res: GroupResources, unit: str) -> GroupResources:
+    worse = []
+    if res.fused.spill_bytes:
+        worse.append(f"spills {res.fused.spill_bytes} bytes")
+    if res.loses_occupancy:
+        worse.append(f"lowers occupancy to {res.fused.occupancy:.2f} from its members' "
+                     f"{min(m.occupancy for m in res.members):.2f}")
+    if not worse:
+        text = "no spills, occupancy kept"
+    elif unit != "cycles":  # --fuse-all: the partition did not ask the cost model
+        text = (f"{' and '.join(worse)}; --fuse-all fused it without the cost model, which "
+                f"would charge {res.charge:.4g} cycles for it")
+    elif res.net > 0:
+        text = (f"{' and '.join(worse)}; the model says it still wins: benefit "
+                f"{res.benefit:.4g} - charge {res.charge:.4g} = {res.net:.4g} cycles")
+    else:
+        text = (f"{' and '.join(worse)}; the model says it loses: benefit {res.benefit:.4g} "
+                f"- charge {res.charge:.4g} = {res.net:.4g} cycles")
+    biggest = max(m.registers for m in res.members)
+    if res.fused.registers > 2 * biggest:
+        text += (f"; {res.fused.registers} registers, more than twice its members' largest "
+                 f"({biggest})")
+    return GroupResources(res.fused, res.members, res.redundant_work, res.dram_bytes,
+                          res.benefit, res.charge, text)
+
+
+def compile_flags(source_path: str, options: ParseOptions | None) -> tuple[str, ...]:
+    flags = ["-std=c++17", f"-I{Path(source_path).resolve().parent}"]
+    if options is not None:
+        flags += [f"-I{Path(d).resolve()}" for d in options.include_dirs]
+        flags += [f"-D{d}" for d in options.defines]
+        for f in options.forced_includes:
+            flags += ["-include", str(Path(f).resolve())]
+    return tuple(flags)
+
+
+def annotate(result: FuseResult, source_path: str, arch: str,
+             options: ParseOptions | None = None,
+             rerun: Callable[[], FuseResult] | None = None) -> FuseResult:
+    """Set `resources` on every fused group of `result` (ptxas on the emitted file, one
+    cached compile, else estimates that say why) and return it. With `rerun` (the pass
+    again, same options): when ptxas's figures make a group chosen by the cost model lose
+    under it (its charge for lost occupancy and spills at least its benefit), plan again
+    with those figures (the search then weighs smaller groups), at most REPLANS times; the new
+    result carries a note per group given up."""
+    given_up: list[str] = []
+    measured = dict(_MEASURED.get() or {})
+    replanned: set[tuple[str, ...]] = set()
+    for attempt in range(REPLANS + 1):
+        losers = _annotate_once(result, source_path, arch, options)
+        fresh = {tuple(g.kernels) for _, g in losers} - replanned
+        if not fresh or rerun is None or attempt == REPLANS:
+            break  # (a group planned with its own figures and kept again stays)
+        for _, note in [(p, g) for p in result.plans for g in p.groups]:
+            res = note.resources
+            if res is not None and res.fused.source == "ptxas":
+                measured[tuple(note.kernels)] = (res.fused.registers, res.fused.spill_bytes)
+                measured.update({(m.name,): (m.registers, m.spill_bytes) for m in res.members})
+        for plan, note in losers:
+            assert note.resources is not None
+            given_up.append(f"{plan.host}: group {', '.join(note.kernels)} planned again: "
+                            f"ptxas gives its fused kernel {note.resources.fused.short()}, "
+                            f"and {note.resources.note.split('; ', 1)[-1]}")
+        replanned |= fresh
+        token = _MEASURED.set(measured)
+        try:
+            result = rerun()
+        finally:
+            _MEASURED.reset(token)
+    result.notes.extend(given_up)
+    return result
+
+
+def _annotate_once(result: FuseResult, source_path: str, arch: str,
+                   options: ParseOptions | None) -> list[tuple[SequencePlan, GroupNote]]:
+    """Figures for every group; the groups the cost model chose that they make lose."""
+    notes = [(p, g) for p in result.plans for g in p.groups]
+    if not notes:
+        return []
+    ptxas: dict[str, Any] | str
+    if os.environ.get(ENV_SKIP):
+        ptxas = f"{ENV_SKIP} is set"
+    else:
+        from cudafuse.analysis.ptxas import compile_figures
+
+        ptxas = compile_figures(result.output, arch, compile_flags(source_path, options),
+                                Path(source_path).name)
+    losers = []
+    for plan, note in notes:
+        note.resources = group_resources(plan, note, arch, ptxas)
+        if isinstance(ptxas, dict) and note.resources.fused.source == "ptxas" and \
+                note.resources.loses_occupancy:
+            note.resources = weigh_caps(note.resources, result.output, arch,
+                                        compile_flags(source_path, options),
+                                        Path(source_path).name)
+        if plan.unit_short == "cycles" and note.resources.fused.source == "ptxas" and \
+                note.resources.net <= 0:
+            losers.append((plan, note))
+    return losers
+
+
+def cap_for(limits: DeviceLimits, threads: int, shared: int, target: float) -> int | None:
+    """The largest register count (a multiple of 8, as registers are allocated) at which a
+    kernel of `threads` and `shared` bytes still reaches `target` occupancy."""
+    for regs in range(255 // 8 * 8, 15, -8):
+        if occupancy(limits, threads, regs, shared).fraction + 1e-9 >= target:
+            return regs
+    return None
+
+
+def weigh_caps(res: GroupResources, output: bytes, arch: str, flags: tuple[str, ...],
+               name: str) -> GroupResources:
+    """A group that loses occupancy: would a `__maxnreg__` cap restoring its members'
+    occupancy (or the model's knee, if lower) compile without spills? Each cap is one
+    compile of the output with the cap on the fused kernel (cached by content), for
+    measurement only. The note says what ptxas needed."""
+    from cudafuse.analysis.ptxas import compile_figures
+
+    limits = limits_for(arch)
+    fused = res.fused
+    head = f"__global__ void {fused.name}(".encode()
+    if output.count(head) != 1:  # already bounded (__launch_bounds__): nvcc takes one only
+        return res
+    targets = {min(m.occupancy for m in res.members), arch_params(arch).occupancy_knee}
+    caps = sorted({c for t in targets if t > fused.occupancy
+                   if (c := cap_for(limits, fused.threads, fused.shared_bytes, t)) is not None
+                   and c < fused.registers}, reverse=True)
+    tried = []
+    for cap in caps:
+        text = output.replace(head, f"__global__ void __maxnreg__({cap}) {fused.name}(".encode())
+        got = compile_figures(text, arch, flags, name)
+        figures = got.get(fused.name) if isinstance(got, dict) else None
+        if figures is None:
+            continue
+        spills = figures.spill_stores + figures.spill_loads
+        occ = occupancy(limits, fused.threads, figures.registers,
+                        figures.static_shared).fraction
+        tried.append((cap, spills, occ))
+    if not tried:
+        return res
+    said = "; ".join(f"a __maxnreg__({c}) cap (occupancy {o:.2f}): "
+                     + (f"ptxas spills {sp} bytes to meet it" if sp else
+                        "ptxas meets it without spills (not emitted: cudafuse writes no caps "
+                        "yet)") for c, sp, o in tried)
+    return GroupResources(res.fused, res.members, res.redundant_work, res.dram_bytes,
+                          res.benefit, res.charge, f"{res.note}; {said}", tuple(tried))

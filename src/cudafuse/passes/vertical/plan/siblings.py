@@ -1,0 +1,330 @@
+"""Sibling fusion: independent launches of one sequence become one launch.
+
+Two launches are siblings when neither depends on the other: no buffer one writes is read
+or written by the other (a producer/consumer edge is vertical fusion's business). They run
+as one launch in two forms:
+
+- `thread`: their launches have the same grid, block and dynamic shared memory (as host
+  values, as vertical legality compares them), so one thread of the fused kernel runs both
+  bodies at its element, one after the other (sibling_codegen.py);
+- `block`: otherwise, a block split as `cudafuse hfuse --mode block` emits it: the first
+  grid's blocks run the first kernel, the rest the second (the horizontal pass's emitter).
+
+Vertical groups come first: siblings are paired among the launches of a sequence that no
+fused group took. The fused launch stands at the later launch's place, so the earlier
+launch's work moves past the launches between them, none of which may conflict with it;
+failing that, at the earlier launch's place, when the later launch's work may move before
+the launches between (and its arguments name nothing declared in between). Sequences never
+span an `if`'s two branches or a host statement that touches buffers (hostview.py), so
+neither are siblings.
+
+The benefit, in the vertical cost model's cycles (costmodel.py's unit):
+- thread form: one launch saved (gamma), plus each input both read at their own element
+  read once (t_global per element of the iteration space), minus the occupancy cost of
+  one thread holding both kernels' live values. Registers are not known before compiling,
+  so they are estimated, r = 16 + 2 * loads + alu / 8 per kernel, the fused kernel's as
+  the sum (less 2 per shared input); up to REG_FREE registers a thread (32 warps an SM on
+  sm_80/sm_90, enough to hide a streaming kernel's latency) costs nothing, beyond it the
+  fused kernel's arithmetic is charged r / REG_FREE - 1 times over;
+- block form: one launch saved, and nothing else (the blocks run as they did); it pays
+  only when launch overhead dominates, which the model takes to mean both grids are
+  compile-time constants that together fit one wave of the device (at most SMS blocks);
+  anything else is left unfused unless --fuse-all (or siblings="always") asks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import TranslationUnit
+from cudafuse.passes.vertical.emit.codegen import param_key
+from cudafuse.passes.vertical.host.coverage import Resolver
+from cudafuse.passes.vertical.host.hostexprs import root_variable, shared_variables, write_target
+from cudafuse.passes.vertical.host.hoststmts import MEMORY_CALLS
+from cudafuse.passes.vertical.host.hostview import host_locals, side_effect_free, value_key
+from cudafuse.passes.vertical.plan.arch import ArchParams
+from cudafuse.passes.vertical.plan.legality import LaunchInfo, _stream_key
+from cudafuse.passes.vertical.plan.model import KernelCost
+
+# Streaming multiprocessors per arch: a block split pays when both grids fit one wave.
+SMS = {"sm_80": 108, "sm_90": 132}
+REG_FREE = 64  # estimated registers per thread that cost no occupancy (see above)
+
+
+@dataclass
+class SiblingNote:
+    """One pair of launches considered as siblings, and what became of it."""
+
+    host: str
+    first: str  # kernel names, in launch order
+    second: str
+    first_index: int  # launch indices in the host function
+    second_index: int
+    fused: bool
+    why: str
+    form: str = ""  # thread | block ("" when refused before a form applied)
+    name: str = ""  # the fused kernel (thread) or launcher (block)
+    benefit: float | None = None  # estimated cycles saved (None when refused)
+    shared_inputs: tuple[str, ...] = ()
+    line: int = 0  # the second launch's, for diagnostics
+    col: int = 0
+
+
+@dataclass
+class SiblingPair:
+    a: LaunchInfo
+    b: LaunchInfo
+    form: str
+    at_second: bool  # the fused launch stands at the second launch's place
+    benefit: float
+    shared: tuple[str, ...] = ()  # buffer keys both read at their own element
+    note: SiblingNote | None = field(default=None, repr=False)
+
+
+def _short(key: str) -> str:
+    return key.split(":", 1)[-1].split("@")[0]
+
+
+def conflict(x: LaunchInfo, y: LaunchInfo) -> str | None:
+    """Why launch y depends on launch x or x on y ('x' before 'y'), in words; None when
+    they touch no buffer in common but for reads."""
+    nx, ny = x.site.kernel.name, y.site.kernel.name
+    both = sorted(set(x.writes) & set(y.writes))
+    if both:
+        return f"'{nx}' and '{ny}' both write '{_short(both[0])}'"
+    flow = sorted(set(x.writes) & set(y.reads))
+    if flow:
+        return f"'{ny}' reads '{_short(flow[0])}', which '{nx}' writes"
+    anti = sorted(set(x.reads) & set(y.writes))
+    if anti:
+        return f"'{ny}' overwrites '{_short(anti[0])}', which '{nx}' reads"
+    return None
+
+
+def _global_write(unit: TranslationUnit, info: LaunchInfo) -> str | None:
+    """A global variable the kernel (or a helper it calls) writes: which launches read it is
+    not tracked, so such a kernel has no siblings."""
+    from cudafuse.analysis.callgraph import CallGraph
+
+    fns = [info.site.kernel, *CallGraph(unit).transitive(info.site.kernel)]
+    shared = shared_variables(unit, fns)
+    for fn in fns:
+        if fn.body is None:
+            continue
+        for node in fn.body.walk():
+            target = root_variable(write_target(node))
+            if target is not None and target.kind == "global" and target.decl not in shared:
+                return f"'{info.site.kernel.name}' writes global '{target.name}'"
+    return None
+
+
+def kernel_reason(unit: TranslationUnit, info: LaunchInfo) -> str | None:
+    name = info.site.kernel.name
+    if info.site.kernel.is_template:
+        return f"'{name}' is a template (not supported yet)"
+    if info.facts.textures:
+        return f"'{name}' uses a texture or surface object ('{info.facts.textures[0].name}')"
+    if info.site.wrapper is not None:
+        return f"'{name}' is launched by a call of '{info.site.wrapper.fn.name}'"
+    for p, arg in info.site.bindings:
+        if not p.name:
+            return f"'{name}' has an unnamed parameter"
+        if not side_effect_free(arg):
+            return f"argument for '{p.name}' of '{name}' has side effects"
+        if p.is_pointer and param_key(p, arg) is None:
+            return f"argument for '{p.name}' of '{name}' is not a plain buffer variable"
+    return _global_write(unit, info)
+
+
+class SiblingPlanner:
+    """Pairs the unfused launches of one sequence."""
+
+    def __init__(self, unit: TranslationUnit, infos: list[LaunchInfo], arch: ArchParams,
+                 size: int, mode: str, fuse_all: bool, costs: list[KernelCost]):
+        self.unit, self.infos, self.arch, self.size = unit, infos, arch, size
+        self.mode, self.fuse_all, self.costs = mode, fuse_all, costs
+        self.resolver = Resolver(host_locals(infos[0].site.host)) if infos else None
+
+    # ---- launch values ------------------------------------------------------------------
+
+    def _dim3(self, e: n.Expr | None) -> tuple[object, ...]:
+        """A launch value (grid, block, shared bytes) as comparable constants or terms."""
+        if e is None:
+            return ("absent",)
+        assert self.resolver is not None
+        comps = self.resolver.dim3(e)
+        if comps is None:
+            return ("expr", value_key(e, "dim3"))
+        out: list[object] = []
+        for c in comps:
+            lin = self.resolver.linear(c)
+            out.append(lin if lin is not None else value_key(c, "int"))
+        return tuple(out)
+
+    def constant_dim3(self, e: n.Expr) -> tuple[int, int, int] | None:
+        assert self.resolver is not None
+        comps = self.resolver.dim3(e)
+        if comps is None:
+            return None
+        vals = []
+        for c in comps:
+            lin = self.resolver.linear(c)
+            if lin is None or lin[0]:
+                return None
+            vals.append(lin[1])
+        return vals[0], vals[1], vals[2]
+
+    def _shared_bytes(self, info: LaunchInfo) -> tuple[object, ...]:
+        e = info.site.launch.shared
+        if e is None or (isinstance(e, n.IntLit) and e.value == 0):
+            return ("none",)
+        return self._dim3(e)
+
+    def same_space(self, a: LaunchInfo, b: LaunchInfo) -> bool:
+        la, lb = a.site.launch, b.site.launch
+        return (self._dim3(la.grid) == self._dim3(lb.grid) and
+                self._dim3(la.block) == self._dim3(lb.block) and
+                self._shared_bytes(a) == self._shared_bytes(b))
+
+    # ---- legality -----------------------------------------------------------------------
+
+    def thread_form_reason(self, a: LaunchInfo, b: LaunchInfo) -> str | None:
+        """Why one thread cannot run both bodies (the block split may still)."""
+        if not self.same_space(a, b):
+            return "their grids, blocks or dynamic shared memory differ"
+        for info in (a, b):
+            f, name = info.facts, info.site.kernel.name
+            for ops, what in ((f.barriers, "a barrier"), (f.shared, "shared memory"),
+                              (f.warp_ops, "a warp collective"), (f.asm, "inline asm")):
+                if ops:
+                    # A thread that returns early from one body would go on to the other
+                    # and arrive at barriers the original never saw it at.
+                    return f"'{name}' uses {what}"
+            body = info.site.kernel.body
+            text = self.unit.text(body.span) if body is not None else ""
+            if "this_thread_block" in text or "this_grid" in text:
+                return f"'{name}' uses cooperative groups"
+        return None
+
+    def between_reason(self, i: int, j: int) -> tuple[bool, str | None]:
+        """(at_second, why not): whether the fused launch may stand at j's place (i's work
+        moves past the launches between) or else at i's (j's work moves before them)."""
+        between = range(i + 1, j)
+        first = next((k for k in between if conflict(self.infos[i], self.infos[k])), None)
+        if first is None:
+            return True, None
+        last = next((k for k in between if conflict(self.infos[k], self.infos[j])), None)
+        if last is None and not self._declared_between(i, j) and \
+                not self._host_between(i, j):
+            return False, None
+        k = first
+        return True, (f"the launch of '{self.infos[k].site.kernel.name}' between them "
+                      f"depends on '{self.infos[i].site.kernel.name}' "
+                      f"({conflict(self.infos[i], self.infos[k])})")
+
+    def _declared_between(self, i: int, j: int) -> bool:
+        """Does launch j name a variable declared after launch i?"""
+        host = self.infos[i].site.host
+        assert host.body is not None
+        lo, hi = self.infos[i].site.stmt.span.end, self.infos[j].site.stmt.span.start
+        decls = {d.decl for d in host.body.walk()
+                 if isinstance(d, n.VarDecl) and lo <= d.span.start < hi}
+        return any(isinstance(r, n.Ref) and r.decl in decls
+                   for r in self.infos[j].site.launch.walk())
+
+    def _host_between(self, i: int, j: int) -> bool:
+        """Is there a host statement between launches i and j that launch j's work may not
+        move before: one that writes a variable launch j names, or a runtime call that
+        touches memory (a sequence continues across those only for the launches before
+        them, hoststmts.py)?"""
+        host = self.infos[i].site.host
+        assert host.body is not None
+        lo, hi = self.infos[i].site.stmt.span.end, self.infos[j].site.stmt.span.start
+        names = {r.decl for r in self.infos[j].site.launch.walk() if isinstance(r, n.Ref)}
+        for node in host.body.walk():
+            if not lo <= node.span.start < hi:
+                continue
+            if isinstance(node, n.Call) and node.callee in MEMORY_CALLS:
+                return True
+            target = root_variable(write_target(node))
+            if target is not None and target.decl in names:
+                return True
+        return False
+
+    def shared_point_inputs(self, a: LaunchInfo, b: LaunchInfo) -> tuple[str, ...]:
+        """Buffers both read at their own element only: one read serves both bodies."""
+        out = []
+        for key in sorted(set(a.reads) & set(b.reads)):
+            loads = [info.facts.load(info.reads[key]) for info in (a, b)]
+            if all(ld is not None and ld.kind == "point" and
+                   all(lo == hi == 0 for lo, hi in ld.extent) for ld in loads):
+                out.append(key)
+        return tuple(out)
+
+    # ---- cost ---------------------------------------------------------------------------
+
+    def work(self, i: int) -> float:
+        k = self.costs[i]
+        return k.n_alu * self.arch.c_alu + k.n_sfu * self.arch.c_sfu
+
+    def registers(self, i: int) -> float:
+        k = self.costs[i]
+        return 16 + 2 * k.n_loads + k.n_alu / 8
+
+    def thread_benefit(self, i: int, j: int, shared: tuple[str, ...]) -> float:
+        regs = self.registers(i) + self.registers(j) - 2 * len(shared)
+        penalty = max(0.0, regs / REG_FREE - 1) * (self.work(i) + self.work(j))
+        per_element = len(shared) * self.arch.t_global - penalty
+        return self.arch.launch + per_element * self.size
+
+    def block_pays(self, a: LaunchInfo, b: LaunchInfo) -> tuple[bool, str]:
+        sms = SMS.get(self.arch.name, 108)
+        blocks = []
+        for info in (a, b):
+            g = self.constant_dim3(info.site.launch.grid)
+            if g is None:
+                return False, (f"the grid of '{info.site.kernel.name}' is not a compile-time "
+                               "constant, so launch overhead is not known to dominate")
+            blocks.append(g[0] * g[1] * g[2])
+        if sum(blocks) > sms:
+            return False, (f"their grids ({blocks[0]} + {blocks[1]} blocks) exceed one wave "
+                           f"({sms} blocks on {self.arch.name}): launch overhead does not "
+                           "dominate")
+        return True, f"{blocks[0]} + {blocks[1]} blocks fit one wave of {sms}"
+
+    # ---- pairing ------------------------------------------------------------------------
+
+    def pair(self, i: int, j: int) -> tuple[SiblingPair | None, str, float | None]:
+        """The pair (i, j) fused, or why not and its benefit if it were fused."""
+        a, b = self.infos[i], self.infos[j]
+        why = conflict(a, b)
+        if why:
+            return None, f"not siblings: {why}", None
+        for info in (a, b):
+            r = kernel_reason(self.unit, info)
+            if r:
+                return None, f"not fused: {r}", None
+        if _stream_key(a.site) != _stream_key(b.site):
+            return None, "not fused: their launches use different streams", None
+        at_second, why = self.between_reason(i, j)
+        if why:
+            return None, f"not fused: {why}", None
+        thread_why = self.thread_form_reason(a, b)
+        if thread_why is None:
+            shared = self.shared_point_inputs(a, b)
+            benefit = self.thread_benefit(i, j, shared)
+            if self.mode == "always" or self.fuse_all or benefit > 0:
+                return SiblingPair(a, b, "thread", at_second, benefit, shared), "", benefit
+            return None, (f"not fused: not profitable (estimated benefit {benefit:.3g} "
+                          "cycles: the estimated occupancy cost outweighs the launch saved)"
+                          ), benefit
+        if self.constant_dim3(a.site.launch.block) is None or \
+                self.constant_dim3(b.site.launch.block) is None:
+            return None, (f"not fused: {thread_why}, and a block split needs both blocks as "
+                          "compile-time constants"), None
+        pays, how = self.block_pays(a, b)
+        benefit = self.arch.launch
+        if pays or self.mode == "always" or self.fuse_all:
+            return SiblingPair(a, b, "block", at_second, benefit), how, benefit
+        return None, f"not fused: {thread_why}, and for a block split {how}", benefit
