@@ -19,7 +19,7 @@ from cudafuse.emu.libraries import check_unsupported
 from cudafuse.emu.overlay import overlay
 from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.runtime import trampoline
+from cudafuse.runtime import build_record, trampoline
 from cudafuse.runtime.trampoline import Entry
 
 _GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
@@ -47,6 +47,7 @@ class Built:
     fiber_kernels: frozenset[str] = field(default_factory=frozenset)
     # Functions left without a trampoline (g++ rejected theirs): why, at the definition.
     uncallable: dict[str, Diagnostic] = field(default_factory=dict)
+    includes: list[str] = field(default_factory=list)  # the files the program included
 
 
 def cache_dir() -> Path:
@@ -253,6 +254,38 @@ def _thrust_headers(src: Path, includes: list[str], include_dirs: tuple[str, ...
 def build(path: str, backend: str, opts: BuildOptions) -> Built:
     """Compile `path` for `backend` into a shared library (or reuse the cached one)."""
     src = Path(path)
+    record = _record_path(src, backend, opts)
+    found = build_record.load(record, _includes_digest) if record else None
+    if found is not None:  # built before, from these very inputs: no parse needed
+        return Built(*found)
+    built = _build(src, backend, opts)
+    if record:
+        build_record.save(record, built.library, built.includes, _includes_digest(
+            built.includes), built.entries, built.fiber_kernels, built.uncallable)
+    return built
+
+
+def _record_path(src: Path, backend: str, opts: BuildOptions) -> Path | None:
+    """Where the record of `src`'s build is (build_record.py), keyed by what the build reads
+    before parsing it; None when the program cannot be read (the parse says why)."""
+    try:
+        data = src.read_bytes()
+    except OSError:
+        return None
+    name = os.environ.get("CXX", "g++") if backend == "emu" else "nvcc"
+    extra = headers_blob() + guard_path().read_bytes() if backend == "emu" else b""
+    key = build_record.key(BUILD_VERSION, backend, str(src.resolve()), data, repr(opts),
+                           shutil.which(name) or name, extra,
+                           "\0".join(_flags(src, backend, opts)))
+    return cache_dir() / f"{backend}-{key}.record.json"
+
+
+def _includes_digest(includes: list[str]) -> str:
+    return build_record.includes_digest(_includes_blob(includes))
+
+
+def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
+    path = str(src)
     prep = prepare(path, backend, opts)
     flags = _flags(src, backend, opts)
     if prep.headers:
@@ -271,7 +304,7 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     left_out = root / f"{backend}-{key}.uncallable.json"
     if lib.exists():
         entries, uncallable = _left_out(prep, left_out)
-        return Built(lib, entries, prep.fiber_kernels, uncallable)
+        return Built(lib, entries, prep.fiber_kernels, uncallable, prep.includes)
     suffix = ".cpp" if backend == "emu" else ".cu"
     src_copy = root / f"{backend}-{key}{suffix}"
     dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
@@ -303,7 +336,7 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     if typed or uncallable:
         left_out.write_text(json.dumps({"typed": typed, "uncallable": {
             name: d.message for name, d in uncallable.items()}}))
-    return Built(lib, prep.entries, prep.fiber_kernels, uncallable)
+    return Built(lib, prep.entries, prep.fiber_kernels, uncallable, prep.includes)
 
 
 _TRAMPOLINE_LINE = re.compile(rf"{re.escape(TRAMPOLINES)}(?::|\()(\d+)|"
