@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
@@ -37,9 +38,14 @@ def code_fingerprint() -> str:
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
     for p in sorted(root.rglob("*")):
-        if "__pycache__" in p.parts or not p.is_file():
+        if "__pycache__" in p.parts:
             continue
-        st = p.stat()
+        try:
+            st = p.stat()
+        except OSError:  # removed meanwhile
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
         h.update(f"{p.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     return h.hexdigest()[:24]
 
