@@ -5,6 +5,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from cudafuse import cuda_api
+
 HEADER_NAME = "cudafuse_emu.h"
 
 
@@ -18,9 +20,11 @@ def header_path() -> Path:
 
 def headers_blob() -> bytes:
     """Every emulator header's name and text (cudafuse_emu.h and the stand-ins a program may
-    include, such as cooperative_groups.h): what an emu build's cache key depends on."""
+    include, such as cooperative_groups.h, and the runtime API's declarations it includes):
+    what an emu build's cache key depends on."""
     root = include_dir()
-    parts = []
+    api = cuda_api.header_path()
+    parts = [api.name.encode() + b"\0" + api.read_bytes()]
     for p in sorted(f for f in root.rglob("*") if f.is_file() and f.suffix in ("", ".h", ".inc")):
         parts.append(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
     return b"\0".join(parts)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
+from cudafuse import cuda_api
 from cudafuse.diagnostics import Diagnostic, Severity
 from cudafuse.ir.source import SourceFile
 
@@ -30,8 +31,12 @@ def is_missing_header(d: ci.Diagnostic) -> bool:
     return is_error(d) and MISSING_HEADER.search(d.spelling) is not None
 
 
+_API_ROOT = str(cuda_api.header_path().parent)
+
+
 def in_bundled_headers(fname: str, include_root: str) -> bool:
-    return fname.startswith(include_root) or "cudafuse-stubs-" in fname
+    """The shim, its stand-ins, the runtime API's declarations or a stub of a missing header."""
+    return fname.startswith((include_root, _API_ROOT)) or "cudafuse-stubs-" in fname
 
 
 @functools.lru_cache(maxsize=64)

@@ -11,7 +11,8 @@ The PCH is built with -fpch-instantiate-templates. Without it, libstdc++'s <cmat
 loads it performed them again: half of the PCH's declarations read back, about 40 ms per
 parse, more than the rest of loading it.
 
-The cache key covers everything the PCH depends on: the shim and stand-in headers, the
+The cache key covers everything the PCH depends on: the shim and stand-in headers (and the
+runtime API's declarations they include, cuda_api/), the
 libclang build, and the arguments the PCH is built with. User -D/-I options are not part of
 the PCH (clang accepts extra macros and search paths on top of one). Whenever a PCH cannot be
 built, saved or loaded, parsing goes on without it: it only ever costs speed. A PCH whose
@@ -27,6 +28,8 @@ from pathlib import Path
 
 import clang.cindex as ci
 
+from cudafuse import cuda_api
+
 
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -40,7 +43,7 @@ BUILD_ONLY = ["-fpch-instantiate-templates"]
 def _key(include_root: Path, args: list[str]) -> str:
     h = hashlib.sha256()
     h.update(str(ci.conf.lib._name).encode())
-    for header in sorted(include_root.rglob("*.h")):
+    for header in [*sorted(include_root.rglob("*.h")), cuda_api.header_path()]:
         h.update(str(header).encode())
         h.update(header.read_bytes())
     h.update("\0".join([*args, *BUILD_ONLY]).encode())

@@ -11,93 +11,7 @@
 #include <memory>
 #include <set>
 
-typedef struct CUgraph_st *cudaGraph_t;
-typedef struct CUgraphNode_st *cudaGraphNode_t;
-typedef struct CUgraphExec_st *cudaGraphExec_t;
-typedef unsigned long long cudaGraphConditionalHandle;
-enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0,
-                             cudaStreamCaptureModeThreadLocal = 1,
-                             cudaStreamCaptureModeRelaxed = 2 };
-enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0,
-                               cudaStreamCaptureStatusActive = 1,
-                               cudaStreamCaptureStatusInvalidated = 2 };
-enum cudaGraphNodeType {
-  cudaGraphNodeTypeKernel = 0, cudaGraphNodeTypeMemcpy = 1, cudaGraphNodeTypeMemset = 2,
-  cudaGraphNodeTypeHost = 3, cudaGraphNodeTypeGraph = 4, cudaGraphNodeTypeEmpty = 5,
-  cudaGraphNodeTypeWaitEvent = 6, cudaGraphNodeTypeEventRecord = 7,
-  cudaGraphNodeTypeExtSemaphoreSignal = 8, cudaGraphNodeTypeExtSemaphoreWait = 9,
-  cudaGraphNodeTypeMemAlloc = 10, cudaGraphNodeTypeMemFree = 11,
-  cudaGraphNodeTypeConditional = 13, cudaGraphNodeTypeCount
-};
-enum cudaGraphConditionalNodeType { cudaGraphCondTypeIf = 0, cudaGraphCondTypeWhile = 1,
-                                    cudaGraphCondTypeSwitch = 2 };
-typedef cudaGraphConditionalNodeType cudaGraphCondType;
-enum cudaGraphExecUpdateResult {
-  cudaGraphExecUpdateSuccess = 0, cudaGraphExecUpdateError = 1,
-  cudaGraphExecUpdateErrorTopologyChanged = 2, cudaGraphExecUpdateErrorNodeTypeChanged = 3,
-  cudaGraphExecUpdateErrorFunctionChanged = 4, cudaGraphExecUpdateErrorParametersChanged = 5,
-  cudaGraphExecUpdateErrorNotSupported = 6,
-  cudaGraphExecUpdateErrorUnsupportedFunctionChange = 7,
-  cudaGraphExecUpdateErrorAttributesChanged = 8
-};
-struct cudaGraphExecUpdateResultInfo {
-  cudaGraphExecUpdateResult result;
-  cudaGraphNode_t errorNode, errorFromNode;
-};
-enum cudaGraphMemAttributeType { cudaGraphMemAttrUsedMemCurrent = 0,
-                                 cudaGraphMemAttrUsedMemHigh = 1,
-                                 cudaGraphMemAttrReservedMemCurrent = 2,
-                                 cudaGraphMemAttrReservedMemHigh = 3 };
-enum cudaGraphInstantiateFlags { cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
-                                 cudaGraphInstantiateFlagUpload = 2,
-                                 cudaGraphInstantiateFlagDeviceLaunch = 4,
-                                 cudaGraphInstantiateFlagUseNodePriority = 8 };
-#define cudaGraphDebugDotFlagsVerbose 1
-#define cudaStreamSetCaptureDependencies 0x1
-#define cudaStreamAddCaptureDependencies 0x0
-struct cudaGraphEdgeData { unsigned char from_port, to_port, type, reserved[5]; };
-struct cudaKernelNodeParams {
-  void *func;
-  dim3 gridDim, blockDim;
-  unsigned int sharedMemBytes;
-  void **kernelParams, **extra;
-};
-struct cudaMemsetParams {
-  void *dst;
-  size_t pitch;
-  unsigned int value, elementSize;
-  size_t width, height;
-};
-struct cudaHostNodeParams { cudaHostFn_t fn; void *userData; };
-struct cudaMemAllocNodeParams {
-  cudaMemPoolProps poolProps;
-  const cudaMemAccessDesc *accessDescs;
-  size_t accessDescCount, bytesize;
-  void *dptr;
-};
-struct cudaMemFreeNodeParams { void *dptr; };
-struct cudaChildGraphNodeParams { cudaGraph_t graph; };
-struct cudaConditionalNodeParams {
-  cudaGraphConditionalHandle handle;
-  cudaGraphConditionalNodeType type;
-  unsigned int size;
-  cudaGraph_t *phGraph_out;
-};
-struct cudaGraphNodeParams {
-  cudaGraphNodeType type;
-  int reserved0[3];
-  union {
-    long long reserved1[29];
-    cudaKernelNodeParams kernel;
-    cudaMemsetParams memset;
-    cudaHostNodeParams host;
-    cudaChildGraphNodeParams graph;
-    cudaMemAllocNodeParams alloc;
-    cudaMemFreeNodeParams free;
-    cudaConditionalNodeParams conditional;
-  };
-  long long reserved2;
-};
+// Types and declarations: cuda_api/cudafuse_cuda_api.h (included by cudafuse_emu_runtime.h).
 
 namespace cudafuse_emu {
 
@@ -377,11 +291,11 @@ inline cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, cudaStreamCaptureStatus *st,
-                                            unsigned long long *id = nullptr,
-                                            cudaGraph_t *g = nullptr,
-                                            const cudaGraphNode_t **deps = nullptr,
-                                            const cudaGraphEdgeData **edges = nullptr,
-                                            size_t *n = nullptr) {
+                                            unsigned long long *id,
+                                            cudaGraph_t *g,
+                                            const cudaGraphNode_t **deps,
+                                            const cudaGraphEdgeData **edges,
+                                            size_t *n) {
   using namespace ::cudafuse_emu;
   auto it = captures().find(s);
   if (st) *st = it == captures().end() ? cudaStreamCaptureStatusNone : cudaStreamCaptureStatusActive;
@@ -404,7 +318,7 @@ inline cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraph
 }
 inline cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraphNode_t *deps,
                                                        const cudaGraphEdgeData *, size_t n,
-                                                       unsigned flags = 0) {
+                                                       unsigned flags) {
   return cudaStreamUpdateCaptureDependencies(s, deps, n, flags);
 }
 inline cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *) {
@@ -427,7 +341,7 @@ inline cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g) {
   return cudaSuccess;
 }
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g,
-                                        unsigned long long = 0) {
+                                        unsigned long long) {
   if (!e || !g) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   auto *x = new ::cudafuse_emu::Exec;
   x->graph = ::cudafuse_emu::clone_graph(*::cudafuse_emu::graph_of(g), &x->from);
@@ -441,7 +355,7 @@ inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, cudaG
   return cudaGraphInstantiate(e, g, 0ull);
 }
 inline cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
-                                                 unsigned long long flags = 0) {
+                                                 unsigned long long flags) {
   return cudaGraphInstantiate(e, g, flags);
 }
 inline cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) { return cudaSuccess; }
@@ -634,7 +548,7 @@ inline cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *out, cudaGraph_t g,
   return cudaSuccess;
 }
 inline cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *h, cudaGraph_t,
-                                                    unsigned value = 0, unsigned flags = 0) {
+                                                    unsigned value, unsigned flags) {
   static cudaGraphConditionalHandle next = 0;
   *h = ++next;
   ::cudafuse_emu::cond_values()[*h] = {value, flags & 1u ? (value << 1) | 1u : 0u};

@@ -305,7 +305,7 @@ inline cudaError_t launch_registered(const void *func, dim3 grid, dim3 block, vo
 }  // namespace cudafuse_emu
 
 inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
-                                    size_t shared = 0, cudaStream_t stream = nullptr) {
+                                    size_t shared, cudaStream_t stream) {
   return ::cudafuse_emu::launch_registered(func, grid, block, args, shared, stream, false);
 }
 template <class... P>
@@ -322,8 +322,8 @@ inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 block, v
       block, shared, stream);
 }
 inline cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
-                                               void **args, size_t shared = 0,
-                                               cudaStream_t stream = nullptr) {
+                                               void **args, size_t shared,
+                                               cudaStream_t stream) {
   return ::cudafuse_emu::launch_registered(func, grid, block, args, shared, stream, true);
 }
 template <class... P>

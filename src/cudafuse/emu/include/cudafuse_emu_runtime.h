@@ -10,506 +10,13 @@
 #include <map>
 #include <mutex>
 
-// The guard and version macros of the real headers, so that user headers (cuda-samples'
-// helper_cuda.h: `#ifdef __CUDA_RUNTIME_H__`) take their CUDA branches.
-#define __CUDACC_VER_MAJOR__ 13
-#define __CUDACC_VER_MINOR__ 0
-#define __CUDACC_VER_BUILD__ 88
-#define __CUDA_API_VER_MAJOR__ 13
-#define __CUDA_API_VER_MINOR__ 0
-#define __CUDART_API_VERSION 13000
-#define CUDART_VERSION 13000
-#define __CUDA_RUNTIME_H__
-#define __CUDA_RUNTIME_API_H__
-#define __DRIVER_TYPES_H__
-#define __VECTOR_TYPES_H__
-#define __VECTOR_FUNCTIONS_H__
-#define __HOST_DEFINES_H__
-#define __DEVICE_TYPES_H__
-#define __DEVICE_FUNCTIONS_H__
-#define __CUDA_PROFILER_API_H__
-#define __device_builtin__
-#define __cudart_builtin__
-#define CUDARTAPI
-#define CUDART_CB
-#define __CUDA_ALIGN__(n) __attribute__((aligned(n)))
-#define __builtin_align__(n) __attribute__((aligned(n)))
+// The runtime API's types and declarations, shared with the front end: this header defines
+// the functions declared there. An allocation's caller (file, line) comes in by default
+// arguments, for the unwritten-memory report.
+#define CUDAFUSE_CALL_SITE , const char *file = __builtin_FILE(), int line = __builtin_LINE()
+#define CUDAFUSE_NOT_EMULATED(why) __attribute__((error(why)))
+#include "../../cuda_api/cudafuse_cuda_api.h"
 
-// ---- errors (driver_types.h's values) ---------------------------------------------------
-#define CF_ERRORS(X)                                                                         \
-  X(Success, 0, "no error")                                                                  \
-  X(ErrorInvalidValue, 1, "an argument is out of range")                                     \
-  X(ErrorMemoryAllocation, 2, "cannot allocate the memory asked for")                       \
-  X(ErrorInitializationError, 3, "the runtime could not be initialised")                    \
-  X(ErrorCudartUnloading, 4, "the runtime is shutting down")                                 \
-  X(ErrorProfilerDisabled, 5, "profiler disabled")                                           \
-  X(ErrorProfilerNotInitialized, 6, "profiler not initialised")                              \
-  X(ErrorProfilerAlreadyStarted, 7, "profiler already started")                              \
-  X(ErrorProfilerAlreadyStopped, 8, "profiler already stopped")                              \
-  X(ErrorInvalidConfiguration, 9, "the launch configuration is not valid for this device")  \
-  X(ErrorInvalidPitchValue, 12, "a pitch is out of range")                                   \
-  X(ErrorInvalidSymbol, 13, "not a device symbol")                                           \
-  X(ErrorInvalidHostPointer, 16, "not a host pointer")                                       \
-  X(ErrorInvalidDevicePointer, 17, "not a device pointer")                                   \
-  X(ErrorInvalidTexture, 18, "invalid texture")                                              \
-  X(ErrorInvalidTextureBinding, 19, "invalid texture binding")                               \
-  X(ErrorInvalidChannelDescriptor, 20, "invalid channel descriptor")                         \
-  X(ErrorInvalidMemcpyDirection, 21, "the copy direction is not valid")                      \
-  X(ErrorAddressOfConstant, 22, "address of a constant taken")                               \
-  X(ErrorTextureFetchFailed, 23, "texture fetch failed")                                     \
-  X(ErrorTextureNotBound, 24, "texture not bound")                                           \
-  X(ErrorSynchronizationError, 25, "synchronisation failed")                                 \
-  X(ErrorInvalidFilterSetting, 26, "invalid filter setting")                                 \
-  X(ErrorInvalidNormSetting, 27, "invalid normalisation setting")                            \
-  X(ErrorMixedDeviceExecution, 28, "mixed device execution")                                 \
-  X(ErrorNotYetImplemented, 31, "not implemented")                                           \
-  X(ErrorMemoryValueTooLarge, 32, "memory value too large")                                  \
-  X(ErrorStubLibrary, 34, "a stub library was loaded")                                       \
-  X(ErrorInsufficientDriver, 35, "the driver is older than the runtime")                    \
-  X(ErrorCallRequiresNewerDriver, 36, "the call needs a newer driver")                      \
-  X(ErrorInvalidSurface, 37, "invalid surface")                                              \
-  X(ErrorDuplicateVariableName, 43, "duplicate variable name")                               \
-  X(ErrorDuplicateTextureName, 44, "duplicate texture name")                                 \
-  X(ErrorDuplicateSurfaceName, 45, "duplicate surface name")                                 \
-  X(ErrorDevicesUnavailable, 46, "all devices are busy or unavailable")                     \
-  X(ErrorIncompatibleDriverContext, 49, "incompatible driver context")                       \
-  X(ErrorMissingConfiguration, 52, "launch without a configuration")                         \
-  X(ErrorPriorLaunchFailure, 53, "an earlier launch failed")                                 \
-  X(ErrorLaunchMaxDepthExceeded, 65, "launch nesting too deep")                              \
-  X(ErrorLaunchFileScopedTex, 66, "file-scoped texture in a device launch")                  \
-  X(ErrorLaunchFileScopedSurf, 67, "file-scoped surface in a device launch")                 \
-  X(ErrorSyncDepthExceeded, 68, "device synchronisation nesting too deep")                   \
-  X(ErrorLaunchPendingCountExceeded, 69, "too many pending device launches")                 \
-  X(ErrorInvalidDeviceFunction, 98, "not a kernel of this program")                          \
-  X(ErrorNoDevice, 100, "no CUDA device")                                                    \
-  X(ErrorInvalidDevice, 101, "no such device")                                               \
-  X(ErrorDeviceNotLicensed, 102, "device not licensed")                                      \
-  X(ErrorSoftwareValidityNotEstablished, 103, "software validity not established")          \
-  X(ErrorStartupFailure, 127, "runtime start-up failed")                                     \
-  X(ErrorInvalidKernelImage, 200, "invalid kernel image")                                    \
-  X(ErrorDeviceUninitialized, 201, "no context for the device")                             \
-  X(ErrorMapBufferObjectFailed, 205, "buffer object mapping failed")                         \
-  X(ErrorUnmapBufferObjectFailed, 206, "buffer object unmapping failed")                     \
-  X(ErrorArrayIsMapped, 207, "array is mapped")                                              \
-  X(ErrorAlreadyMapped, 208, "resource already mapped")                                      \
-  X(ErrorNoKernelImageForDevice, 209, "no kernel image for this device")                     \
-  X(ErrorAlreadyAcquired, 210, "resource already acquired")                                  \
-  X(ErrorNotMapped, 211, "resource not mapped")                                              \
-  X(ErrorNotMappedAsArray, 212, "resource not mapped as an array")                           \
-  X(ErrorNotMappedAsPointer, 213, "resource not mapped as a pointer")                        \
-  X(ErrorECCUncorrectable, 214, "uncorrectable ECC error")                                   \
-  X(ErrorUnsupportedLimit, 215, "limit not supported")                                       \
-  X(ErrorDeviceAlreadyInUse, 216, "device already in use")                                   \
-  X(ErrorPeerAccessUnsupported, 217, "peer access not supported")                            \
-  X(ErrorInvalidPtx, 218, "invalid PTX")                                                     \
-  X(ErrorInvalidGraphicsContext, 219, "invalid graphics context")                            \
-  X(ErrorNvlinkUncorrectable, 220, "uncorrectable NVLink error")                             \
-  X(ErrorJitCompilerNotFound, 221, "no PTX JIT compiler")                                    \
-  X(ErrorUnsupportedPtxVersion, 222, "PTX version not supported")                            \
-  X(ErrorJitCompilationDisabled, 223, "JIT compilation disabled")                            \
-  X(ErrorUnsupportedExecAffinity, 224, "execution affinity not supported")                   \
-  X(ErrorUnsupportedDevSideSync, 225, "device-side synchronisation not supported")           \
-  X(ErrorContained, 226, "contained error")                                                  \
-  X(ErrorInvalidSource, 300, "invalid source")                                               \
-  X(ErrorFileNotFound, 301, "file not found")                                                \
-  X(ErrorSharedObjectSymbolNotFound, 302, "shared object symbol not found")                  \
-  X(ErrorSharedObjectInitFailed, 303, "shared object initialisation failed")                 \
-  X(ErrorOperatingSystem, 304, "an operating system call failed")                            \
-  X(ErrorInvalidResourceHandle, 400, "invalid handle")                                       \
-  X(ErrorIllegalState, 401, "operation not allowed in this state")                           \
-  X(ErrorLossyQuery, 402, "lossy query")                                                     \
-  X(ErrorSymbolNotFound, 500, "symbol not found")                                            \
-  X(ErrorNotReady, 600, "work not completed yet")                                            \
-  X(ErrorIllegalAddress, 700, "illegal memory access")                                       \
-  X(ErrorLaunchOutOfResources, 701, "too many resources asked for by the launch")            \
-  X(ErrorLaunchTimeout, 702, "the launch timed out")                                         \
-  X(ErrorLaunchIncompatibleTexturing, 703, "incompatible texturing")                         \
-  X(ErrorPeerAccessAlreadyEnabled, 704, "peer access already enabled")                       \
-  X(ErrorPeerAccessNotEnabled, 705, "peer access not enabled")                               \
-  X(ErrorSetOnActiveProcess, 708, "the device is already in use")                            \
-  X(ErrorContextIsDestroyed, 709, "context destroyed")                                       \
-  X(ErrorAssert, 710, "device-side assertion failed")                                        \
-  X(ErrorTooManyPeers, 711, "too many peers")                                                \
-  X(ErrorHostMemoryAlreadyRegistered, 712, "host memory already registered")                 \
-  X(ErrorHostMemoryNotRegistered, 713, "host memory not registered")                         \
-  X(ErrorHardwareStackError, 714, "hardware stack error")                                    \
-  X(ErrorIllegalInstruction, 715, "illegal instruction")                                     \
-  X(ErrorMisalignedAddress, 716, "misaligned address")                                       \
-  X(ErrorInvalidAddressSpace, 717, "invalid address space")                                  \
-  X(ErrorInvalidPc, 718, "invalid program counter")                                          \
-  X(ErrorLaunchFailure, 719, "the launch failed")                                            \
-  X(ErrorCooperativeLaunchTooLarge, 720, "cooperative launch too large")                     \
-  X(ErrorTensorMemoryLeak, 721, "tensor memory leak")                                        \
-  X(ErrorNotPermitted, 800, "operation not permitted")                                       \
-  X(ErrorNotSupported, 801, "operation not supported (by the cudafuse emulator)")            \
-  X(ErrorSystemNotReady, 802, "system not ready")                                            \
-  X(ErrorSystemDriverMismatch, 803, "driver mismatch")                                       \
-  X(ErrorCompatNotSupportedOnDevice, 804, "compatibility mode not supported")                \
-  X(ErrorMpsConnectionFailed, 805, "MPS connection failed")                                  \
-  X(ErrorMpsRpcFailure, 806, "MPS RPC failure")                                              \
-  X(ErrorMpsServerNotReady, 807, "MPS server not ready")                                     \
-  X(ErrorMpsMaxClientsReached, 808, "MPS client limit reached")                              \
-  X(ErrorMpsMaxConnectionsReached, 809, "MPS connection limit reached")                      \
-  X(ErrorMpsClientTerminated, 810, "MPS client terminated")                                  \
-  X(ErrorCdpNotSupported, 811, "dynamic parallelism not supported")                          \
-  X(ErrorCdpVersionMismatch, 812, "dynamic parallelism version mismatch")                    \
-  X(ErrorStreamCaptureUnsupported, 900, "not allowed while capturing")                       \
-  X(ErrorStreamCaptureInvalidated, 901, "capture invalidated")                               \
-  X(ErrorStreamCaptureMerge, 902, "capture merge")                                           \
-  X(ErrorStreamCaptureUnmatched, 903, "capture unmatched")                                   \
-  X(ErrorStreamCaptureUnjoined, 904, "capture unjoined")                                     \
-  X(ErrorStreamCaptureIsolation, 905, "capture isolation")                                   \
-  X(ErrorStreamCaptureImplicit, 906, "implicit capture")                                     \
-  X(ErrorCapturedEvent, 907, "captured event")                                               \
-  X(ErrorStreamCaptureWrongThread, 908, "capture on the wrong thread")                       \
-  X(ErrorTimeout, 909, "timed out")                                                          \
-  X(ErrorGraphExecUpdateFailure, 910, "graph update failed")                                 \
-  X(ErrorExternalDevice, 911, "external device error")                                       \
-  X(ErrorInvalidClusterSize, 912, "invalid cluster size")                                    \
-  X(ErrorFunctionNotLoaded, 913, "function not loaded")                                      \
-  X(ErrorInvalidResourceType, 914, "invalid resource type")                                  \
-  X(ErrorInvalidResourceConfiguration, 915, "invalid resource configuration")                \
-  X(ErrorUnknown, 999, "unknown error")
-
-#define CF_ERR_ENUM(name, value, text) cuda##name = value,
-enum cudaError { CF_ERRORS(CF_ERR_ENUM) cudaErrorApiFailureBase = 10000 };
-#undef CF_ERR_ENUM
-typedef enum cudaError cudaError_t;
-
-enum cudaMemcpyKind {
-  cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
-  cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4
-};
-enum cudaFuncAttribute {
-  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
-  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
-  cudaFuncAttributeClusterDimMustBeSet = 10, cudaFuncAttributeRequiredClusterWidth = 11,
-  cudaFuncAttributeRequiredClusterHeight = 12, cudaFuncAttributeRequiredClusterDepth = 13,
-  cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
-  cudaFuncAttributeClusterSchedulingPolicyPreference = 15, cudaFuncAttributeMax
-};
-enum cudaFuncCache {
-  cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2,
-  cudaFuncCachePreferEqual = 3
-};
-enum cudaSharedMemConfig {
-  cudaSharedMemBankSizeDefault = 0, cudaSharedMemBankSizeFourByte = 1,
-  cudaSharedMemBankSizeEightByte = 2
-};
-enum cudaSharedCarveout {
-  cudaSharedmemCarveoutDefault = -1, cudaSharedmemCarveoutMaxShared = 100,
-  cudaSharedmemCarveoutMaxL1 = 0
-};
-enum cudaLimit {
-  cudaLimitStackSize = 0, cudaLimitPrintfFifoSize = 1, cudaLimitMallocHeapSize = 2,
-  cudaLimitDevRuntimeSyncDepth = 3, cudaLimitDevRuntimePendingLaunchCount = 4,
-  cudaLimitMaxL2FetchGranularity = 5, cudaLimitPersistingL2CacheSize = 6
-};
-enum cudaComputeMode {
-  cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
-  cudaComputeModeExclusiveProcess = 3
-};
-enum cudaMemoryType {
-  cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2,
-  cudaMemoryTypeManaged = 3
-};
-enum cudaDeviceP2PAttr {
-  cudaDevP2PAttrPerformanceRank = 1, cudaDevP2PAttrAccessSupported = 2,
-  cudaDevP2PAttrNativeAtomicSupported = 3, cudaDevP2PAttrCudaArrayAccessSupported = 4,
-  cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5
-};
-enum cudaDeviceAttr {
-  cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
-  cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
-  cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8,
-  cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10, cudaDevAttrMaxPitch = 11,
-  cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13,
-  cudaDevAttrTextureAlignment = 14, cudaDevAttrGpuOverlap = 15,
-  cudaDevAttrMultiProcessorCount = 16, cudaDevAttrKernelExecTimeout = 17,
-  cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
-  cudaDevAttrMaxTexture1DWidth = 21, cudaDevAttrMaxTexture2DWidth = 22,
-  cudaDevAttrMaxTexture2DHeight = 23, cudaDevAttrMaxTexture3DWidth = 24,
-  cudaDevAttrMaxTexture3DHeight = 25, cudaDevAttrMaxTexture3DDepth = 26,
-  cudaDevAttrMaxTexture2DLayeredWidth = 27, cudaDevAttrMaxTexture2DLayeredHeight = 28,
-  cudaDevAttrMaxTexture2DLayeredLayers = 29, cudaDevAttrSurfaceAlignment = 30,
-  cudaDevAttrConcurrentKernels = 31, cudaDevAttrEccEnabled = 32, cudaDevAttrPciBusId = 33,
-  cudaDevAttrPciDeviceId = 34, cudaDevAttrTccDriver = 35, cudaDevAttrMemoryClockRate = 36,
-  cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
-  cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrAsyncEngineCount = 40,
-  cudaDevAttrUnifiedAddressing = 41, cudaDevAttrMaxTexture1DLayeredWidth = 42,
-  cudaDevAttrMaxTexture1DLayeredLayers = 43, cudaDevAttrMaxTexture2DGatherWidth = 45,
-  cudaDevAttrMaxTexture2DGatherHeight = 46, cudaDevAttrMaxTexture3DWidthAlt = 47,
-  cudaDevAttrMaxTexture3DHeightAlt = 48, cudaDevAttrMaxTexture3DDepthAlt = 49,
-  cudaDevAttrPciDomainId = 50, cudaDevAttrTexturePitchAlignment = 51,
-  cudaDevAttrMaxTextureCubemapWidth = 52, cudaDevAttrMaxTextureCubemapLayeredWidth = 53,
-  cudaDevAttrMaxTextureCubemapLayeredLayers = 54, cudaDevAttrMaxSurface1DWidth = 55,
-  cudaDevAttrMaxSurface2DWidth = 56, cudaDevAttrMaxSurface2DHeight = 57,
-  cudaDevAttrMaxSurface3DWidth = 58, cudaDevAttrMaxSurface3DHeight = 59,
-  cudaDevAttrMaxSurface3DDepth = 60, cudaDevAttrMaxSurface1DLayeredWidth = 61,
-  cudaDevAttrMaxSurface1DLayeredLayers = 62, cudaDevAttrMaxSurface2DLayeredWidth = 63,
-  cudaDevAttrMaxSurface2DLayeredHeight = 64, cudaDevAttrMaxSurface2DLayeredLayers = 65,
-  cudaDevAttrMaxSurfaceCubemapWidth = 66, cudaDevAttrMaxSurfaceCubemapLayeredWidth = 67,
-  cudaDevAttrMaxSurfaceCubemapLayeredLayers = 68, cudaDevAttrMaxTexture1DLinearWidth = 69,
-  cudaDevAttrMaxTexture2DLinearWidth = 70, cudaDevAttrMaxTexture2DLinearHeight = 71,
-  cudaDevAttrMaxTexture2DLinearPitch = 72, cudaDevAttrMaxTexture2DMipmappedWidth = 73,
-  cudaDevAttrMaxTexture2DMipmappedHeight = 74, cudaDevAttrComputeCapabilityMajor = 75,
-  cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrMaxTexture1DMipmappedWidth = 77,
-  cudaDevAttrStreamPrioritiesSupported = 78, cudaDevAttrGlobalL1CacheSupported = 79,
-  cudaDevAttrLocalL1CacheSupported = 80, cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
-  cudaDevAttrMaxRegistersPerMultiprocessor = 82, cudaDevAttrManagedMemory = 83,
-  cudaDevAttrIsMultiGpuBoard = 84, cudaDevAttrMultiGpuBoardGroupID = 85,
-  cudaDevAttrHostNativeAtomicSupported = 86, cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
-  cudaDevAttrPageableMemoryAccess = 88, cudaDevAttrConcurrentManagedAccess = 89,
-  cudaDevAttrComputePreemptionSupported = 90, cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
-  cudaDevAttrReserved92 = 92, cudaDevAttrReserved93 = 93, cudaDevAttrReserved94 = 94,
-  cudaDevAttrCooperativeLaunch = 95, cudaDevAttrReserved96 = 96,
-  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97, cudaDevAttrCanFlushRemoteWrites = 98,
-  cudaDevAttrHostRegisterSupported = 99, cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
-  cudaDevAttrDirectManagedMemAccessFromHost = 101, cudaDevAttrMaxBlocksPerMultiprocessor = 106,
-  cudaDevAttrMaxPersistingL2CacheSize = 108, cudaDevAttrMaxAccessPolicyWindowSize = 109,
-  cudaDevAttrReservedSharedMemoryPerBlock = 111, cudaDevAttrSparseCudaArraySupported = 112,
-  cudaDevAttrHostRegisterReadOnlySupported = 113,
-  cudaDevAttrTimelineSemaphoreInteropSupported = 114, cudaDevAttrMemoryPoolsSupported = 115,
-  cudaDevAttrGPUDirectRDMASupported = 116, cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
-  cudaDevAttrGPUDirectRDMAWritesOrdering = 118, cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
-  cudaDevAttrClusterLaunch = 120, cudaDevAttrDeferredMappingCudaArraySupported = 121,
-  cudaDevAttrReserved122 = 122, cudaDevAttrReserved123 = 123, cudaDevAttrReserved124 = 124,
-  cudaDevAttrIpcEventSupport = 125, cudaDevAttrMemSyncDomainCount = 126,
-  cudaDevAttrReserved127 = 127, cudaDevAttrReserved128 = 128, cudaDevAttrReserved129 = 129,
-  cudaDevAttrNumaConfig = 130, cudaDevAttrNumaId = 131, cudaDevAttrReserved132 = 132,
-  cudaDevAttrMpsEnabled = 133, cudaDevAttrHostNumaId = 134, cudaDevAttrD3D12CigSupported = 135,
-  cudaDevAttrVulkanCigSupported = 138, cudaDevAttrGpuPciDeviceId = 139,
-  cudaDevAttrGpuPciSubsystemId = 140, cudaDevAttrReserved141 = 141,
-  cudaDevAttrHostNumaMemoryPoolsSupported = 142, cudaDevAttrHostNumaMultinodeIpcSupported = 143,
-  cudaDevAttrHostMemoryPoolsSupported = 144, cudaDevAttrReserved145 = 145,
-  cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147, cudaDevAttrMax
-};
-
-struct CUstream_st;
-struct CUevent_st;
-typedef CUstream_st *cudaStream_t;
-typedef CUevent_st *cudaEvent_t;
-#define cudaStreamLegacy ((cudaStream_t)0x1)
-#define cudaStreamPerThread ((cudaStream_t)0x2)
-// The device runtime's streams (dynamic parallelism, cudafuse_emu_cdp.h).
-#define cudaStreamTailLaunch ((cudaStream_t)0x3)
-#define cudaStreamFireAndForget ((cudaStream_t)0x4)
-
-// Flags (driver_types.h defines these as macros too).
-#define cudaStreamDefault 0x00
-#define cudaStreamNonBlocking 0x01
-#define cudaEventDefault 0x00
-#define cudaEventBlockingSync 0x01
-#define cudaEventDisableTiming 0x02
-#define cudaEventInterprocess 0x04
-#define cudaEventRecordDefault 0x00
-#define cudaEventRecordExternal 0x01
-#define cudaEventWaitDefault 0x00
-#define cudaEventWaitExternal 0x01
-#define cudaDeviceScheduleAuto 0x00
-#define cudaDeviceScheduleSpin 0x01
-#define cudaDeviceScheduleYield 0x02
-#define cudaDeviceScheduleBlockingSync 0x04
-#define cudaDeviceBlockingSync 0x04
-#define cudaDeviceScheduleMask 0x07
-#define cudaDeviceMapHost 0x08
-#define cudaDeviceLmemResizeToMax 0x10
-#define cudaDeviceSyncMemops 0x80
-#define cudaDeviceMask 0xff
-#define cudaHostAllocDefault 0x00
-#define cudaHostAllocPortable 0x01
-#define cudaHostAllocMapped 0x02
-#define cudaHostAllocWriteCombined 0x04
-#define cudaHostRegisterDefault 0x00
-#define cudaHostRegisterPortable 0x01
-#define cudaHostRegisterMapped 0x02
-#define cudaHostRegisterIoMemory 0x04
-#define cudaHostRegisterReadOnly 0x08
-#define cudaPeerAccessDefault 0x00
-#define cudaMemAttachGlobal 0x01
-#define cudaMemAttachHost 0x02
-#define cudaMemAttachSingle 0x04
-#define cudaOccupancyDefault 0x00
-#define cudaOccupancyDisableCachingOverride 0x01
-#define cudaStreamAttachMemAsyncDefault 0x00
-#define cudaCpuDeviceId ((int)-1)
-#define cudaInvalidDeviceId ((int)-2)
-#define cudaInitDeviceFlagsAreValid 0x01
-#define cudaIpcMemLazyEnablePeerAccess 0x01
-
-struct cudaUUID_t { char bytes[16]; };
-typedef struct cudaUUID_t cudaUUID_t;
-
-// CUDA 13's fields in CUDA 13's order, then the fields CUDA 13 removed (older code reads them;
-// the front end warns at such a use).
-struct cudaDeviceProp {
-  char name[256];
-  cudaUUID_t uuid;
-  char luid[8];
-  unsigned int luidDeviceNodeMask;
-  size_t totalGlobalMem, sharedMemPerBlock;
-  int regsPerBlock, warpSize;
-  size_t memPitch;
-  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
-  size_t totalConstMem;
-  int major, minor;
-  size_t textureAlignment, texturePitchAlignment;
-  int multiProcessorCount, integrated, canMapHostMemory;
-  int maxTexture1D, maxTexture1DMipmap, maxTexture2D[2], maxTexture2DMipmap[2];
-  int maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3], maxTexture3DAlt[3];
-  int maxTextureCubemap, maxTexture1DLayered[2], maxTexture2DLayered[3];
-  int maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2], maxSurface3D[3];
-  int maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap;
-  int maxSurfaceCubemapLayered[2];
-  size_t surfaceAlignment;
-  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver;
-  int asyncEngineCount, unifiedAddressing, memoryBusWidth, l2CacheSize;
-  int persistingL2CacheMaxSize, maxThreadsPerMultiProcessor, streamPrioritiesSupported;
-  int globalL1CacheSupported, localL1CacheSupported;
-  size_t sharedMemPerMultiprocessor;
-  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID;
-  int hostNativeAtomicSupported, pageableMemoryAccess, concurrentManagedAccess;
-  int computePreemptionSupported, canUseHostPointerForRegisteredMem, cooperativeLaunch;
-  size_t sharedMemPerBlockOptin;
-  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost;
-  int maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
-  size_t reservedSharedMemPerBlock;
-  int hostRegisterSupported, sparseCudaArraySupported, hostRegisterReadOnlySupported;
-  int timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
-  unsigned int gpuDirectRDMAFlushWritesOptions;
-  int gpuDirectRDMAWritesOrdering;
-  unsigned int memoryPoolSupportedHandleTypes;
-  int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch;
-  int unifiedFunctionPointers, deviceNumaConfig, deviceNumaId, mpsEnabled, hostNumaId;
-  unsigned int gpuPciDeviceID, gpuPciSubsystemID;
-  int hostNumaMultinodeIpcSupported;
-  int reserved[56];
-  int clockRate, memoryClockRate, deviceOverlap, kernelExecTimeoutEnabled, computeMode;
-  int singleToDoublePrecisionPerfRatio, cooperativeMultiDeviceLaunch, maxTexture1DLinear;
-};
-
-struct cudaFuncAttributes {
-  size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
-  int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA;
-  int maxDynamicSharedSizeBytes, preferredShmemCarveout, clusterDimMustBeSet;
-  int requiredClusterWidth, requiredClusterHeight, requiredClusterDepth;
-  int clusterSchedulingPolicyPreference, nonPortableClusterSizeAllowed, reserved[16];
-};
-struct cudaPointerAttributes {
-  cudaMemoryType type;
-  int device;
-  void *devicePointer, *hostPointer;
-  long reserved[8];
-};
-
-typedef void (*cudaHostFn_t)(void *userData);
-typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
-
-// 3D copies of linear (pitched) memory. CUDA arrays belong with textures: declared only.
-struct cudaExtent { size_t width, height, depth; };
-struct cudaPos { size_t x, y, z; };
-struct cudaPitchedPtr { void *ptr; size_t pitch, xsize, ysize; };
-struct cudaArray;
-typedef struct cudaArray *cudaArray_t;
-typedef const struct cudaArray *cudaArray_const_t;
-struct cudaMemcpy3DParms {
-  cudaArray_t srcArray;
-  cudaPos srcPos;
-  cudaPitchedPtr srcPtr;
-  cudaArray_t dstArray;
-  cudaPos dstPos;
-  cudaPitchedPtr dstPtr;
-  cudaExtent extent;
-  cudaMemcpyKind kind;
-};
-inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return cudaExtent{w, h, d}; }
-inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return cudaPos{x, y, z}; }
-inline cudaPitchedPtr make_cudaPitchedPtr(void *p, size_t pitch, size_t xs, size_t ys) {
-  return cudaPitchedPtr{p, pitch, xs, ys};
-}
-
-// Managed memory hints, memory pools, access policies, IPC.
-enum cudaMemoryAdvise {
-  cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,
-  cudaMemAdviseSetPreferredLocation = 3, cudaMemAdviseUnsetPreferredLocation = 4,
-  cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6
-};
-enum cudaMemLocationType {
-  cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeNone = 0, cudaMemLocationTypeDevice = 1,
-  cudaMemLocationTypeHost = 2, cudaMemLocationTypeHostNuma = 3,
-  cudaMemLocationTypeHostNumaCurrent = 4
-};
-struct cudaMemLocation { cudaMemLocationType type; int id; };
-enum cudaMemAccessFlags {
-  cudaMemAccessFlagsProtNone = 0, cudaMemAccessFlagsProtRead = 1,
-  cudaMemAccessFlagsProtReadWrite = 3
-};
-struct cudaMemAccessDesc { cudaMemLocation location; cudaMemAccessFlags flags; };
-enum cudaMemAllocationType {
-  cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1,
-  cudaMemAllocationTypeManaged = 2, cudaMemAllocationTypeMax = 0x7FFFFFFF
-};
-enum cudaMemAllocationHandleType {
-  cudaMemHandleTypeNone = 0, cudaMemHandleTypePosixFileDescriptor = 1,
-  cudaMemHandleTypeWin32 = 2, cudaMemHandleTypeWin32Kmt = 4, cudaMemHandleTypeFabric = 8
-};
-struct cudaMemPoolProps {
-  cudaMemAllocationType allocType;
-  cudaMemAllocationHandleType handleTypes;
-  cudaMemLocation location;
-  void *win32SecurityAttributes;
-  size_t maxSize;
-  unsigned short usage;
-  unsigned char reserved[54];
-};
-struct cudaMemPoolPtrExportData { unsigned char reserved[64]; };
-enum cudaMemPoolAttr {
-  cudaMemPoolReuseFollowEventDependencies = 1, cudaMemPoolReuseAllowOpportunistic = 2,
-  cudaMemPoolReuseAllowInternalDependencies = 3, cudaMemPoolAttrReleaseThreshold = 4,
-  cudaMemPoolAttrReservedMemCurrent = 5, cudaMemPoolAttrReservedMemHigh = 6,
-  cudaMemPoolAttrUsedMemCurrent = 7, cudaMemPoolAttrUsedMemHigh = 8
-};
-struct CUmemPoolHandle_st;
-typedef struct CUmemPoolHandle_st *cudaMemPool_t;
-enum cudaAccessProperty {
-  cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1,
-  cudaAccessPropertyPersisting = 2
-};
-struct cudaAccessPolicyWindow {
-  void *base_ptr;
-  size_t num_bytes;
-  float hitRatio;
-  cudaAccessProperty hitProp, missProp;
-};
-enum cudaSynchronizationPolicy {
-  cudaSyncPolicyAuto = 1, cudaSyncPolicySpin = 2, cudaSyncPolicyYield = 3,
-  cudaSyncPolicyBlockingSync = 4
-};
-enum cudaLaunchAttributeID {
-  cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1,
-  cudaLaunchAttributeCooperative = 2, cudaLaunchAttributeSynchronizationPolicy = 3,
-  cudaLaunchAttributeClusterDimension = 4,
-  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
-  cudaLaunchAttributeProgrammaticStreamSerialization = 6,
-  cudaLaunchAttributeProgrammaticEvent = 7, cudaLaunchAttributePriority = 8,
-  cudaLaunchAttributeMemSyncDomainMap = 9, cudaLaunchAttributeMemSyncDomain = 10
-};
-union cudaLaunchAttributeValue {
-  char pad[64];
-  cudaAccessPolicyWindow accessPolicyWindow;
-  int cooperative;
-  cudaSynchronizationPolicy syncPolicy;
-  struct { unsigned int x, y, z; } clusterDim;
-  int programmaticStreamSerializationAllowed;
-  int priority;
-};
-typedef cudaLaunchAttributeID cudaStreamAttrID;
-typedef cudaLaunchAttributeValue cudaStreamAttrValue;
-#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
-#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
-#define cudaStreamAttributePriority cudaLaunchAttributePriority
-struct cudaIpcMemHandle_t { char reserved[64]; };
-struct cudaIpcEventHandle_t { char reserved[64]; };
 
 // ---- the emulator's side ----------------------------------------------------------------
 namespace cudafuse_emu {
@@ -1005,6 +512,7 @@ inline cudaError_t cudaRuntimeGetVersion(int *v) {
 inline cudaError_t cudaProfilerStart() { return cudaSuccess; }
 inline cudaError_t cudaProfilerStop() { return cudaSuccess; }
 inline cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
+inline cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(int, int) { return cudaSuccess; }
 // Removed in CUDA 13 (the front end warns at a use); they behave as their replacements.
 inline cudaError_t cudaThreadSynchronize() { return cudaSuccess; }
 inline cudaError_t cudaThreadExit() { return cudaDeviceReset(); }
@@ -1041,31 +549,31 @@ inline const char *cudaGetErrorString(cudaError_t e) {
 // ---- memory -----------------------------------------------------------------------------
 // The caller's place is recorded (default arguments are evaluated where the call is) for
 // the report of bytes that nothing wrote.
-inline cudaError_t cudaMalloc(void **p, size_t n, const char *file = __builtin_FILE(),
-                              int line = __builtin_LINE()) {
+inline cudaError_t cudaMalloc(void **p, size_t n, const char *file,
+                              int line) {
   return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeDevice, file, line);
 }
 template <class T>
-inline cudaError_t cudaMalloc(T **p, size_t n, const char *file = __builtin_FILE(),
-                              int line = __builtin_LINE()) {
+inline cudaError_t cudaMalloc(T **p, size_t n, const char *file,
+                              int line) {
   return cudaMalloc(reinterpret_cast<void **>(p), n, file, line);
 }
-inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = cudaMemAttachGlobal,
-                                     const char *file = __builtin_FILE(),
-                                     int line = __builtin_LINE()) {
+inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned,
+                                     const char *file,
+                                     int line) {
   return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeManaged, file, line);
 }
 template <class T>
-inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned f = cudaMemAttachGlobal,
-                                     const char *file = __builtin_FILE(),
-                                     int line = __builtin_LINE()) {
+inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned f,
+                                     const char *file,
+                                     int line) {
   return cudaMallocManaged(reinterpret_cast<void **>(p), n, f, file, line);
 }
 inline cudaError_t cudaMallocHost(void **p, size_t n) {
   return ::cudafuse_emu::rt_alloc(p, n, cudaMemoryTypeHost);
 }
 inline cudaError_t cudaMallocHost(void **p, size_t n, unsigned) { return cudaMallocHost(p, n); }
-template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n, unsigned = 0) {
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n, unsigned) {
   return cudaMallocHost(reinterpret_cast<void **>(p), n);
 }
 inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMallocHost(p, n); }
@@ -1087,20 +595,20 @@ inline cudaError_t cudaMalloc3D(cudaPitchedPtr *p, cudaExtent e) {
   return r;
 }
 inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s,
-                                   const char *file = __builtin_FILE(),
-                                   int line = __builtin_LINE()) {
+                                   const char *file,
+                                   int line) {
   if (::cudafuse_emu::stream_capturing(s)) return ::cudafuse_emu::capture_malloc(p, n, s);
   return cudaMalloc(p, n, file, line);
 }
 template <class T>
 inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s,
-                                   const char *file = __builtin_FILE(),
-                                   int line = __builtin_LINE()) {
+                                   const char *file,
+                                   int line) {
   return cudaMallocAsync(reinterpret_cast<void **>(p), n, s, file, line);
 }
 inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t, cudaStream_t,
-                                           const char *file = __builtin_FILE(),
-                                           int line = __builtin_LINE()) {
+                                           const char *file,
+                                           int line) {
   return cudaMalloc(p, n, file, line);
 }
 template <class T>
@@ -1148,7 +656,7 @@ inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k,
-                                   cudaStream_t st = nullptr) {
+                                   cudaStream_t st) {
   CF_CAPTURED(st, 1, cudaMemcpy(d, s, n, k));
   return cudaMemcpy(d, s, n, k);
 }
@@ -1156,7 +664,7 @@ inline cudaError_t cudaMemcpyPeer(void *d, int, const void *s, int, size_t n) {
   return cudaMemcpy(d, s, n, cudaMemcpyDefault);
 }
 inline cudaError_t cudaMemcpyPeerAsync(void *d, int dd, const void *s, int sd, size_t n,
-                                       cudaStream_t = nullptr) {
+                                       cudaStream_t) {
   return cudaMemcpyPeer(d, dd, s, sd, n);
 }
 inline cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, size_t w,
@@ -1168,7 +676,7 @@ inline cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, si
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w,
-                                     size_t h, cudaMemcpyKind k, cudaStream_t st = nullptr) {
+                                     size_t h, cudaMemcpyKind k, cudaStream_t st) {
   CF_CAPTURED(st, 1, cudaMemcpy2D(d, dp, s, sp, w, h, k));
   return cudaMemcpy2D(d, dp, s, sp, w, h, k);
 }
@@ -1185,7 +693,7 @@ inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
               e.width);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t st = nullptr) {
+inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t st) {
   cudaMemcpy3DParms c = *p;
   CF_CAPTURED(st, 1, cudaMemcpy3D(&c));
   return cudaMemcpy3D(p);
@@ -1194,7 +702,7 @@ inline cudaError_t cudaMemset(void *p, int v, size_t n) {
   if (n) memset(p, v, n);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t st = nullptr) {
+inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t st) {
   CF_CAPTURED(st, 2, cudaMemset(p, v, n));
   return cudaMemset(p, v, n);
 }
@@ -1203,7 +711,7 @@ inline cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t w, size_t h
   return cudaSuccess;
 }
 inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int v, size_t w, size_t h,
-                                     cudaStream_t st = nullptr) {
+                                     cudaStream_t st) {
   CF_CAPTURED(st, 2, cudaMemset2D(p, pitch, v, w, h));
   return cudaMemset2D(p, pitch, v, w, h);
 }
@@ -1225,17 +733,17 @@ inline cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t n
   return cudaSuccess;
 }
 template <class T>
-inline cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src, size_t n, size_t off = 0,
-                                      cudaMemcpyKind = cudaMemcpyHostToDevice) {
+inline cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src, size_t n, size_t off,
+                                      cudaMemcpyKind) {
   if (off + n > sizeof(T)) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   if (n) memmove(reinterpret_cast<char *>(const_cast<T *>(&sym)) + off, src, n);
   return cudaSuccess;
 }
 template <class T>
 inline cudaError_t cudaMemcpyToSymbolAsync(const T &sym, const void *src, size_t n,
-                                           size_t off = 0,
-                                           cudaMemcpyKind k = cudaMemcpyHostToDevice,
-                                           cudaStream_t = nullptr) {
+                                           size_t off,
+                                           cudaMemcpyKind k,
+                                           cudaStream_t) {
   return cudaMemcpyToSymbol(sym, src, n, off, k);
 }
 inline cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t n, size_t off = 0,
@@ -1244,16 +752,20 @@ inline cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t n, si
   return cudaSuccess;
 }
 template <class T>
-inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n, size_t off = 0,
-                                        cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n, size_t off,
+                                        cudaMemcpyKind) {
   if (off + n > sizeof(T)) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   if (n) memmove(dst, reinterpret_cast<const char *>(&sym) + off, n);
   return cudaSuccess;
 }
 template <class T>
-inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym, size_t n, size_t off = 0,
-                                             cudaMemcpyKind k = cudaMemcpyDeviceToHost,
-                                             cudaStream_t = nullptr) {
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym, size_t n, size_t off,
+                                             cudaMemcpyKind k,
+                                             cudaStream_t) {
+  return cudaMemcpyFromSymbol(dst, sym, n, off, k);
+}
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym, size_t n, size_t off,
+                                             cudaMemcpyKind k, cudaStream_t) {
   return cudaMemcpyFromSymbol(dst, sym, n, off, k);
 }
 template <class T> inline cudaError_t cudaGetSymbolAddress(void **p, const T &sym) {
@@ -1266,7 +778,7 @@ template <class T> inline cudaError_t cudaGetSymbolSize(size_t *n, const T &) {
 }
 // Unified memory hints: no-ops (all memory is the host's). CUDA 13's forms and the older ones.
 inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, cudaMemLocation, unsigned,
-                                        cudaStream_t = nullptr) {
+                                        cudaStream_t) {
   return cudaSuccess;
 }
 inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t = nullptr) {
@@ -1380,12 +892,12 @@ inline cudaError_t cudaStreamGetDevice(cudaStream_t, int *d) {
   *d = 0;
   return cudaSuccess;
 }
-inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0) {
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
   ::cudafuse_emu::capture_wait_event(s, e);  // joins a capture the event was recorded in
   return cudaSuccess;
 }
-inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0,
-                                            unsigned = cudaMemAttachSingle) {
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t,
+                                            unsigned) {
   return cudaSuccess;
 }
 // Everything enqueued before has completed, so a callback runs at once, in program order.
@@ -1433,15 +945,15 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
   delete ::cudafuse_emu::event_of(e);
   return cudaSuccess;
 }
-inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr) {
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   if (!e) return ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
   if (::cudafuse_emu::stream_capturing(s)) return ::cudafuse_emu::capture_event_record(e, s);
   ::cudafuse_emu::event_of(e)->recorded = true;
   ::cudafuse_emu::event_of(e)->ms = ::cudafuse_emu::host_ms();
   return cudaSuccess;
 }
-inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = nullptr,
-                                            unsigned = 0) {
+inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s,
+                                            unsigned) {
   return cudaEventRecord(e, s);
 }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
@@ -1459,19 +971,19 @@ inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t ea, cudaEvent_t e
 }
 
 // ---- functions and occupancy ------------------------------------------------------------
-template <class F> inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute a, int v) {
+template <class T> inline cudaError_t cudaFuncSetAttribute(T *, cudaFuncAttribute a, int v) {
   if (a == cudaFuncAttributeMaxDynamicSharedMemorySize &&
       (v < 0 || size_t(v) > ::cudafuse_emu::device_props().sharedMemPerBlockOptin))
     return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   return cudaSuccess;
 }
-template <class F> inline cudaError_t cudaFuncSetCacheConfig(F, cudaFuncCache) {
+template <class T> inline cudaError_t cudaFuncSetCacheConfig(T *, cudaFuncCache) {
   return cudaSuccess;
 }
-template <class F> inline cudaError_t cudaFuncSetSharedMemConfig(F, cudaSharedMemConfig) {
+template <class T> inline cudaError_t cudaFuncSetSharedMemConfig(T *, cudaSharedMemConfig) {
   return cudaSuccess;
 }
-template <class F> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, F) {
+template <class T> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, T *) {
   memset(a, 0, sizeof *a);
   a->maxThreadsPerBlock = 1024;
   a->numRegs = 32;
@@ -1479,6 +991,9 @@ template <class F> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *
   a->maxDynamicSharedSizeBytes = 48 << 10;
   a->preferredShmemCarveout = -1;
   return cudaSuccess;
+}
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, const void *f) {
+  return cudaFuncGetAttributes<const void>(a, f);
 }
 template <class F>
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, F, int block,
@@ -1495,7 +1010,7 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n
 // the largest such; the grid that fills every SM with it.
 template <class S, class F>
 inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *grid, int *block, F, S smem,
-                                                                  int limit = 0) {
+                                                                  int limit) {
   if (!grid || !block) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   int top = limit > 0 && limit < 1024 ? limit : 1024;
   int best = 0, best_threads = 0, best_blocks = 0;
@@ -1515,15 +1030,15 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *
   return cudaOccupancyMaxPotentialBlockSizeVariableSMem(grid, block, f, smem, limit);
 }
 template <class F>
-inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *grid, int *block, F f, size_t smem = 0,
-                                                      int limit = 0) {
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *grid, int *block, F f, size_t smem,
+                                                      int limit) {
   return cudaOccupancyMaxPotentialBlockSizeVariableSMem(grid, block, f,
                                                         [smem](int) { return smem; }, limit);
 }
 template <class F>
 inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *grid, int *block, F f,
-                                                               size_t smem = 0, int limit = 0,
-                                                               unsigned = 0) {
+                                                               size_t smem, int limit,
+                                                               unsigned) {
   return cudaOccupancyMaxPotentialBlockSize(grid, block, f, smem, limit);
 }
 template <class F>

@@ -11,41 +11,8 @@
 // lerp. Texture references (`texture<T, ...>`, removed in CUDA 12) are refused at build time.
 #pragma once
 
-#define cudaArrayDefault 0x00
-#define cudaArrayLayered 0x01
-#define cudaArraySurfaceLoadStore 0x02
-#define cudaArrayCubemap 0x04
-#define cudaArrayTextureGather 0x08
-#define cudaTextureType1D 0x01
-#define cudaTextureType2D 0x02
-#define cudaTextureType3D 0x03
-#define cudaTextureTypeCubemap 0x0C
-#define cudaTextureType1DLayered 0xF1
-#define cudaTextureType2DLayered 0xF2
-#define cudaTextureTypeCubemapLayered 0xFC
-#define cudaSurfaceType1D 0x01
-#define cudaSurfaceType2D 0x02
-#define cudaSurfaceType3D 0x03
-#define cudaSurfaceType1DLayered 0xF1
-#define cudaSurfaceType2DLayered 0xF2
-#define __TEXTURE_TYPES_H__
-#define __SURFACE_TYPES_H__
-#define __CHANNEL_DESCRIPTOR_H__
-#define __TEXTURE_INDIRECT_FUNCTIONS_H__
-#define __SURFACE_INDIRECT_FUNCTIONS_H__
+// Types and declarations: cuda_api/cudafuse_cuda_api.h (included by cudafuse_emu_runtime.h).
 
-// ---- channel formats (channel_descriptor.h) ---------------------------------------------
-enum cudaChannelFormatKind {
-  cudaChannelFormatKindSigned = 0,
-  cudaChannelFormatKindUnsigned = 1,
-  cudaChannelFormatKindFloat = 2,
-  cudaChannelFormatKindNone = 3,
-  cudaChannelFormatKindNV12 = 4
-};
-struct cudaChannelFormatDesc {
-  int x, y, z, w;
-  cudaChannelFormatKind f;
-};
 inline cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
                                                    cudaChannelFormatKind f) {
   return cudaChannelFormatDesc{x, y, z, w, f};
@@ -85,69 +52,6 @@ struct cudaArray {
   size_t pitch() const { return w * elem; }
   size_t slice() const { return w * elem * h; }
 };
-struct cudaMipmappedArray;
-typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
-typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
-
-// ---- texture and surface objects (texture_types.h, surface_types.h) ---------------------
-enum cudaTextureAddressMode {
-  cudaAddressModeWrap = 0,
-  cudaAddressModeClamp = 1,
-  cudaAddressModeMirror = 2,
-  cudaAddressModeBorder = 3
-};
-enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
-enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
-enum cudaSurfaceBoundaryMode {
-  cudaBoundaryModeZero = 0,
-  cudaBoundaryModeClamp = 1,
-  cudaBoundaryModeTrap = 2
-};
-enum cudaSurfaceFormatMode { cudaFormatModeForced = 0, cudaFormatModeAuto = 1 };
-enum cudaResourceType {
-  cudaResourceTypeArray = 0,
-  cudaResourceTypeMipmappedArray = 1,
-  cudaResourceTypeLinear = 2,
-  cudaResourceTypePitch2D = 3
-};
-enum cudaResourceViewFormat { cudaResViewFormatNone = 0 };
-struct cudaResourceDesc {
-  cudaResourceType resType;
-  union {
-    struct { cudaArray_t array; } array;
-    struct { cudaMipmappedArray_t mipmap; } mipmap;
-    struct { void *devPtr; cudaChannelFormatDesc desc; size_t sizeInBytes; } linear;
-    struct {
-      void *devPtr;
-      cudaChannelFormatDesc desc;
-      size_t width, height, pitchInBytes;
-    } pitch2D;
-    struct { int reserved[32]; } reserved;
-  } res;
-  unsigned int flags;
-};
-struct cudaTextureDesc {
-  cudaTextureAddressMode addressMode[3];
-  cudaTextureFilterMode filterMode;
-  cudaTextureReadMode readMode;
-  int sRGB;
-  float borderColor[4];
-  int normalizedCoords;
-  unsigned int maxAnisotropy;
-  cudaTextureFilterMode mipmapFilterMode;
-  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
-  int disableTrilinearOptimization, seamlessCubemap;
-};
-struct cudaResourceViewDesc {
-  cudaResourceViewFormat format;
-  size_t width, height, depth;
-  unsigned int firstMipmapLevel, lastMipmapLevel, firstLayer, lastLayer;
-  unsigned int reserved[16];
-};
-typedef unsigned long long cudaTextureObject_t;
-typedef unsigned long long cudaSurfaceObject_t;
-
-// Defined by cudafuse_emu.h after the runtime API (a surface trap names the thread).
 extern uint3 threadIdx;
 namespace cudafuse_emu {
 [[noreturn]] inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -554,7 +458,7 @@ inline cudaError_t array_copy3d(const cudaMemcpy3DParms *p) {
 
 // ---- the array API -----------------------------------------------------------------------
 inline cudaError_t cudaMalloc3DArray(cudaArray_t *a, const cudaChannelFormatDesc *desc,
-                                     cudaExtent e, unsigned flags = 0) {
+                                     cudaExtent e, unsigned flags) {
   using namespace ::cudafuse_emu;
   if (!a || !desc) return rt_error(cudaErrorInvalidValue);
   *a = nullptr;
@@ -582,7 +486,7 @@ inline cudaError_t cudaMalloc3DArray(cudaArray_t *a, const cudaChannelFormatDesc
   return cudaSuccess;
 }
 inline cudaError_t cudaMallocArray(cudaArray_t *a, const cudaChannelFormatDesc *desc, size_t w,
-                                   size_t h = 0, unsigned flags = 0) {
+                                   size_t h, unsigned flags) {
   if (flags & (cudaArrayLayered | cudaArrayCubemap))
     return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   return cudaMalloc3DArray(a, desc, make_cudaExtent(w, h, 0), flags);
@@ -618,7 +522,7 @@ inline cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOff, size_t hOff
 }
 inline cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOff, size_t hOff,
                                             const void *src, size_t spitch, size_t w, size_t h,
-                                            cudaMemcpyKind k, cudaStream_t = nullptr) {
+                                            cudaMemcpyKind k, cudaStream_t) {
   return cudaMemcpy2DToArray(dst, wOff, hOff, src, spitch, w, h, k);
 }
 inline cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
@@ -640,7 +544,7 @@ inline cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArra
 inline cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffDst, size_t hOffDst,
                                             cudaArray_const_t src, size_t wOffSrc,
                                             size_t hOffSrc, size_t w, size_t h,
-                                            cudaMemcpyKind = cudaMemcpyDeviceToDevice) {
+                                            cudaMemcpyKind) {
   using namespace ::cudafuse_emu;
   if (!src || !dst) return rt_error(cudaErrorInvalidResourceHandle);
   if (wOffSrc + w > src->pitch() || hOffSrc + h > src->h || wOffDst + w > dst->pitch() ||
