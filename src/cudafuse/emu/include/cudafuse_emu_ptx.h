@@ -1,11 +1,11 @@
 // What the inline PTX the emulator translates (emu/inline_asm.py) calls: special registers
 // and the few instructions with no CUDA intrinsic of their own (see docs/emulation.md,
-// "Inline PTX").
+// "Inline PTX"). Included at the end of cudafuse_emu.h, whose names it uses.
 #pragma once
-#include <chrono>
-#include "cudafuse_emu.h"
-
 #include <stdint.h>
+
+#include <chrono>
+
 namespace cudafuse_emu {
 namespace ptx {
 template <class T, class V>
