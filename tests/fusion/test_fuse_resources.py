@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from equivalence import run_both
 
 from cudafuse import api
 from cudafuse.analysis.occupancy import DeviceLimits, occupancy
@@ -114,6 +115,12 @@ def test_ptxas_figures_of_the_emitted_kernels(tmp_path: Path,
     if lost:  # the default plan says what the model thinks of it
         assert re.search(r"the model says it (still wins|loses): benefit \S+ - charge \S+ = ",
                          res["note"])
+    cap = res["register_cap"]
+    if cap is not None:  # emitted, met by ptxas without spills, occupancy raised
+        assert f"__global__ void __maxnreg__({cap}) {group['name']}(" in fused.text
+        assert regs <= cap and spills == 0
+        assert res["fused"]["occupancy"] > res["uncapped"]["occupancy"]
+        assert f"emitted with __maxnreg__({cap}): ptxas meets it with no spills" in res["note"]
 
 
 def test_a_group_ptxas_makes_lose_is_planned_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -144,33 +151,81 @@ def test_a_group_ptxas_makes_lose_is_planned_again(monkeypatch: pytest.MonkeyPat
         assert "the model says it" in group["resources"]["note"]
 
 
-@pytest.mark.parametrize("spills", [0, 48])
-def test_a_register_cap_is_weighed_for_a_group_that_loses_occupancy(
-        monkeypatch: pytest.MonkeyPatch, spills: int) -> None:
-    """Stand-in figures: the fused kernel takes 50 registers (canny's, occupancy 0.50 at
-    32x8 threads); capped at R it takes R, spilling `spills` bytes. The cap that restores
-    the members' occupancy (32 registers) is compiled and its figures reported."""
-    import cudafuse.analysis.ptxas as ptxas
+def _capped_ptxas(spills: int):
+    """Stand-in ptxas: the fused kernel takes 50 registers (canny's, occupancy 0.50 at
+    32x8 threads); capped at R it takes R and spills `spills` bytes; originals take 20."""
     from cudafuse.passes.horizontal.regbound import Resources
 
     def fake(source: bytes, arch: str, flags: tuple[str, ...] = (), name: str = "") -> dict:
         text = source.decode()
         out = {n: Resources(20, 0) for n in re.findall(r"__global__\s+void\s+(\w+)", text)}
+        out.update({n: Resources(50, 0) for n in out if n.startswith("cf_")})
         for cap, n in re.findall(r"__global__\s+void\s+__maxnreg__\((\d+)\)\s+(\w+)", text):
             out[n] = Resources(int(cap), 0, spills // 2, spills - spills // 2)
-        out.update({n: Resources(50, 0) for n in out if n.startswith("cf_") and
-                    "__maxnreg__" not in text})
         return out
 
+    return fake
+
+
+def test_a_register_cap_that_spills_is_weighed_not_emitted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first cap of the ladder (48: occupancy 0.62) spills: ptxas is asked no further
+    (a tighter cap spills more) and the kernel is emitted as it was."""
+    import cudafuse.analysis.ptxas as ptxas
+
     monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
-    monkeypatch.setattr(ptxas, "compile_figures", fake)
-    (group,) = api.fuse(str(CANNY)).report["sequences"][0]["fused"]
+    monkeypatch.setattr(ptxas, "compile_figures", _capped_ptxas(48))
+    fused = api.fuse(str(CANNY))
+    (group,) = fused.report["sequences"][0]["fused"]
     res = group["resources"]
     assert res["fused"]["registers"] == 50 and res["fused"]["occupancy"] == 0.5
-    assert res["register_caps"] == [{"cap": 32, "spill_bytes": spills, "occupancy": 1.0}]
-    said = ("ptxas meets it without spills (not emitted: cudafuse writes no caps yet)"
-            if not spills else f"ptxas spills {spills} bytes to meet it")
-    assert res["note"].endswith(f"; a __maxnreg__(32) cap (occupancy 1.00): {said}")
+    assert res["register_caps"] == [{"cap": 48, "spill_bytes": 48, "occupancy": 0.625}]
+    assert res["register_cap"] is None and "__maxnreg__" not in fused.text
+    assert res["note"].endswith("; a __maxnreg__(48) cap (occupancy 0.62): ptxas spills 48 "
+                                "bytes to meet it")
+
+
+def test_a_register_cap_ptxas_meets_without_spills_is_emitted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every cap of the ladder (48, 40, 32 registers: occupancy 0.62, 0.75, 1.00) compiles
+    without spills: the highest occupancy is emitted on the fused kernel, the pass is run
+    again with it, and the figures are the capped kernel's, next to the uncapped ones."""
+    import cudafuse.analysis.ptxas as ptxas
+
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", _capped_ptxas(0))
+    fused = api.fuse(str(CANNY))
+    (group,) = fused.report["sequences"][0]["fused"]
+    res = group["resources"]
+    assert [c["cap"] for c in res["register_caps"]] == [48, 40, 32]
+    assert res["register_cap"] == 32
+    assert f"__global__ void __maxnreg__(32) {group['name']}(" in fused.text
+    assert fused.text.count("__maxnreg__") == 1
+    assert (res["fused"]["registers"], res["fused"]["occupancy"]) == (32, 1.0)
+    assert (res["uncapped"]["registers"], res["uncapped"]["occupancy"]) == (50, 0.5)
+    assert "lowers occupancy" not in res["note"]
+    assert "emitted with __maxnreg__(32): ptxas meets it with no spills, occupancy 0.50 -> " \
+        "1.00 (without the cap: 50 regs" in res["note"]
+    assert "also weighed: __maxnreg__(48): no spills, occupancy 0.62; __maxnreg__(40)" \
+        in res["note"]
+    assert "emitted with __maxnreg__(32)" in fused.explain
+
+
+@pytest.mark.slow
+def test_the_capped_kernel_equals_the_original(monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path) -> None:
+    """The emitted program, cap and all, against the original on every element (the
+    emulator's build of it is what takes the time)."""
+    import cudafuse.analysis.ptxas as ptxas
+
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", _capped_ptxas(0))
+    fused = api.fuse(str(CANNY))
+    assert "__maxnreg__(32)" in fused.text
+    out = tmp_path / "canny.capped.cu"
+    out.write_text(fused.text)
+    for w, h in [(37, 23), (5, 3)]:
+        run_both(CANNY, out, "canny_pipeline", w, h)
 
 
 def test_an_arch_without_built_in_sm_limits_says_whose_it_uses() -> None:

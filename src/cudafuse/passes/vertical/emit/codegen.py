@@ -42,6 +42,7 @@ from cudafuse.passes.vertical.kernel.ownvalue import (
     store_anchor,
 )
 from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore, _strip
+from cudafuse.passes.vertical.plan.resources import register_cap
 
 
 class CodegenError(ValueError):
@@ -662,6 +663,11 @@ class GroupEmitter:
         if self.group.launch_block is not None:
             bx, by = self.group.launch_block
             bounds = f"__launch_bounds__({bx * by}) "
+        # A register cap ptxas was seen to meet without spills (plan/resources.annotate);
+        # nvcc refuses __maxnreg__ beside __launch_bounds__, and none is weighed then.
+        cap = register_cap(self.group.name, tuple(s.kernel.name for s in self.group.launches))
+        if cap is not None and not bounds:
+            bounds = f"__maxnreg__({cap}) "
         names = ", ".join(s.kernel.name for s in self.group.launches)
         return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"

@@ -70,8 +70,12 @@ class GroupResources:
     charge: float  # cycles the model charges for lost occupancy and spills
     note: str  # what the figures mean for the choice
     # __maxnreg__ caps weighed for a group that loses occupancy: (cap, spill bytes ptxas
-    # needs to meet it, occupancy at the cap). Measured only; cudafuse emits no cap yet.
+    # needs to meet it, occupancy at the cap), each one compile of the capped kernel.
     caps: tuple[tuple[int, int, float], ...] = ()
+    # The cap emitted on the fused kernel (`fused` is then ptxas's figures of the capped
+    # kernel) and the figures of the same kernel without it.
+    cap: int | None = None
+    uncapped: KernelFigures | None = None
 
     @property
     def net(self) -> float:
@@ -89,7 +93,9 @@ class GroupResources:
                 "estimated_benefit": self.benefit, "resource_charge": self.charge,
                 "net_benefit": self.net, "note": self.note,
                 "register_caps": [{"cap": c, "spill_bytes": sp, "occupancy": round(o, 4)}
-                                  for c, sp, o in self.caps]}
+                                  for c, sp, o in self.caps],
+                "register_cap": self.cap,
+                "uncapped": self.uncapped.as_dict() if self.uncapped else None}
 
 
 def limits_for(arch: str) -> DeviceLimits:
@@ -164,6 +170,18 @@ def _fraction(arch: str, threads: int, regs: int, shared: int) -> float:
 # again, so that the search prices those groups with what the compiler made of them.
 _MEASURED: ContextVar[dict[tuple[str, ...], tuple[int, int]] | None] = ContextVar(
     "cudafuse_measured_groups", default=None)
+
+
+# __maxnreg__ caps to emit, by the fused kernel's name and its members' names in launch
+# order (both must match: a plan made again may name other groups alike). `annotate` fills
+# it before running the pass again; codegen asks `register_cap` when it writes the head.
+_CAPS: ContextVar[dict[tuple[str, tuple[str, ...]], int] | None] = ContextVar(
+    "cudafuse_register_caps", default=None)
+
+
+def register_cap(name: str, kernels: tuple[str, ...]) -> int | None:
+    """The `__maxnreg__` cap the fused kernel `name` of `kernels` is to carry, if any."""
+    return (_CAPS.get() or {}).get((name, kernels))
 
 
 def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: dict[int, int],
@@ -295,44 +313,67 @@ def annotate(result: FuseResult, source_path: str, arch: str,
              rerun: Callable[[], FuseResult] | None = None) -> FuseResult:
     """Set `resources` on every fused group of `result` (ptxas on the emitted file, one
     cached compile, else estimates that say why) and return it. With `rerun` (the pass
-    again, same options): when ptxas's figures make a group chosen by the cost model lose
-    under it (its charge for lost occupancy and spills at least its benefit), plan again
-    with those figures (the search then weighs smaller groups), at most REPLANS times; the new
-    result carries a note per group given up."""
+    again, same options):
+    - a group that loses occupancy and has a `__maxnreg__` cap that ptxas meets without
+      spills and that raises its occupancy (weigh_caps) is emitted again with that cap;
+    - when ptxas's figures make a group chosen by the cost model lose under it (its charge
+      for lost occupancy and spills at least its benefit, after any cap), plan again with
+      those figures (the search then weighs smaller groups);
+    at most REPLANS reruns in all; the new result carries a note per group given up."""
     given_up: list[str] = []
     measured = dict(_MEASURED.get() or {})
+    caps = dict(_CAPS.get() or {})
+    uncapped: dict[tuple[str, tuple[str, ...]], GroupResources] = {}
     replanned: set[tuple[str, ...]] = set()
     for attempt in range(REPLANS + 1):
-        losers = _annotate_once(result, source_path, arch, options)
-        fresh = {tuple(g.kernels) for _, g in losers} - replanned
-        if not fresh or rerun is None or attempt == REPLANS:
-            break  # (a group planned with its own figures and kept again stays)
-        for _, note in [(p, g) for p in result.plans for g in p.groups]:
-            res = note.resources
-            if res is not None and res.fused.source == "ptxas":
-                measured[tuple(note.kernels)] = (res.fused.registers, res.fused.spill_bytes)
-                measured.update({(m.name,): (m.registers, m.spill_bytes) for m in res.members})
-        for plan, note in losers:
-            assert note.resources is not None
-            given_up.append(f"{plan.host}: group {', '.join(note.kernels)} planned again: "
-                            f"ptxas gives its fused kernel {note.resources.fused.short()}, "
-                            f"and {note.resources.note.split('; ', 1)[-1]}")
-        replanned |= fresh
-        token = _MEASURED.set(measured)
+        losers, wanted = _annotate_once(result, source_path, arch, options, caps, uncapped)
+        wanted = {k: c for k, c in wanted.items() if k not in caps}
+        last = rerun is None or attempt == REPLANS
+        if wanted and not last:
+            caps.update(wanted)  # the same plan, its kernels capped: figures again
+        else:
+            fresh = {tuple(g.kernels) for _, g in losers} - replanned
+            if not fresh or last:
+                break  # (a group planned with its own figures and kept again stays)
+            for _, note in [(p, g) for p in result.plans for g in p.groups]:
+                res = note.resources
+                if res is not None and res.fused.source == "ptxas":
+                    measured[tuple(note.kernels)] = (res.fused.registers,
+                                                     res.fused.spill_bytes)
+                    measured.update({(m.name,): (m.registers, m.spill_bytes)
+                                     for m in res.members})
+            for plan, note in losers:
+                assert note.resources is not None
+                given_up.append(f"{plan.host}: group {', '.join(note.kernels)} planned "
+                                f"again: ptxas gives its fused kernel "
+                                f"{note.resources.fused.short()}, and "
+                                f"{note.resources.note.split('; ', 1)[-1]}")
+            replanned |= fresh
+        assert rerun is not None
+        tokens = (_MEASURED.set(measured), _CAPS.set(caps))
         try:
             result = rerun()
         finally:
-            _MEASURED.reset(token)
+            _CAPS.reset(tokens[1])
+            _MEASURED.reset(tokens[0])
     result.notes.extend(given_up)
     return result
 
 
 def _annotate_once(result: FuseResult, source_path: str, arch: str,
-                   options: ParseOptions | None) -> list[tuple[SequencePlan, GroupNote]]:
-    """Figures for every group; the groups the cost model chose that they make lose."""
+                   options: ParseOptions | None,
+                   caps: dict[tuple[str, tuple[str, ...]], int] | None = None,
+                   uncapped: dict[tuple[str, tuple[str, ...]], GroupResources] | None = None,
+                   ) -> tuple[list[tuple[SequencePlan, GroupNote]],
+                              dict[tuple[str, tuple[str, ...]], int]]:
+    """Figures for every group; the groups the cost model chose that they make lose, and
+    the caps worth emitting (weigh_caps). `caps`: the caps this output was emitted with;
+    `uncapped`: the figures of those groups before (kept here across calls)."""
+    caps = {} if caps is None else caps
+    uncapped = {} if uncapped is None else uncapped
     notes = [(p, g) for p in result.plans for g in p.groups]
     if not notes:
-        return []
+        return [], {}
     ptxas: dict[str, Any] | str
     if os.environ.get(ENV_SKIP):
         ptxas = f"{ENV_SKIP} is set"
@@ -342,34 +383,68 @@ def _annotate_once(result: FuseResult, source_path: str, arch: str,
         ptxas = compile_figures(result.output, arch, compile_flags(source_path, options),
                                 Path(source_path).name)
     losers = []
+    wanted = {}
     for plan, note in notes:
+        key = (note.name, tuple(note.kernels))
         note.resources = group_resources(plan, note, arch, ptxas)
-        if isinstance(ptxas, dict) and note.resources.fused.source == "ptxas" and \
+        cap = caps.get(key)
+        emitted = cap is not None and \
+            f"__maxnreg__({cap}) {note.name}(".encode() in result.output
+        if emitted and key in uncapped and note.resources.fused.source == "ptxas":
+            assert cap is not None
+            note.resources = capped_note(note.resources, cap, uncapped[key])
+        elif isinstance(ptxas, dict) and note.resources.fused.source == "ptxas" and \
                 note.resources.loses_occupancy:
             note.resources = weigh_caps(note.resources, result.output, arch,
                                         compile_flags(source_path, options),
                                         Path(source_path).name)
+            best = best_cap(note.resources)
+            if best is not None:
+                wanted[key] = best
+                uncapped[key] = note.resources
         if plan.unit_short == "cycles" and note.resources.fused.source == "ptxas" and \
-                note.resources.net <= 0:
+                note.resources.net <= 0 and key not in wanted:
             losers.append((plan, note))
-    return losers
+    return losers, wanted
 
 
-def cap_for(limits: DeviceLimits, threads: int, shared: int, target: float) -> int | None:
-    """The largest register count (a multiple of 8, as registers are allocated) at which a
-    kernel of `threads` and `shared` bytes still reaches `target` occupancy."""
-    for regs in range(255 // 8 * 8, 15, -8):
-        if occupancy(limits, threads, regs, shared).fraction + 1e-9 >= target:
-            return regs
-    return None
+MAX_CAPS = 4  # caps compiled per group, at most (one cached compile each)
+
+
+def cap_ladder(limits: DeviceLimits, threads: int, shared: int, registers: int,
+               target: float) -> list[int]:
+    """Caps worth trying on a kernel of `registers` that reaches less than `target`
+    occupancy: for each occupancy level between, the largest register count (a multiple
+    of 8, as registers are allocated) that reaches it; most registers first, MAX_CAPS at
+    most. A cap just under the kernel's needs costs ptxas least, so it comes first."""
+    reached = occupancy(limits, threads, registers, shared).fraction
+    ladder = []
+    for regs in range(min(registers - 1, 255) // 8 * 8, 15, -8):
+        frac = occupancy(limits, threads, regs, shared).fraction
+        if frac > reached + 1e-9:
+            ladder.append(regs)
+            reached = frac
+            if frac + 1e-9 >= target or len(ladder) == MAX_CAPS:
+                break
+    return ladder
+
+
+def best_cap(res: GroupResources) -> int | None:
+    """The cap to emit: of those ptxas met without spills, the one of highest occupancy
+    (above the uncapped kernel's). The model then charges less and nothing more: it does
+    not price the instructions a tighter allocation may add (uncalibrated, like the rest)."""
+    fine = [(occ, cap) for cap, spills, occ in res.caps
+            if spills == 0 and occ > res.fused.occupancy + 1e-9]
+    return max(fine)[1] if fine else None
 
 
 def weigh_caps(res: GroupResources, output: bytes, arch: str, flags: tuple[str, ...],
                name: str) -> GroupResources:
-    """A group that loses occupancy: would a `__maxnreg__` cap restoring its members'
-    occupancy (or the model's knee, if lower) compile without spills? Each cap is one
-    compile of the output with the cap on the fused kernel (cached by content), for
-    measurement only. The note says what ptxas needed."""
+    """A group that loses occupancy: which `__maxnreg__` caps raising it towards its
+    members' occupancy does ptxas meet without spills? The caps of `cap_ladder`, each one
+    compile of the output with the cap on the fused kernel (cached by content), stopping at
+    the first that spills (a lower cap would spill more). The note says what ptxas needed;
+    `best_cap` picks the one `annotate` emits."""
     from cudafuse.analysis.ptxas import compile_figures
 
     limits = limits_for(arch)
@@ -377,12 +452,9 @@ def weigh_caps(res: GroupResources, output: bytes, arch: str, flags: tuple[str, 
     head = f"__global__ void {fused.name}(".encode()
     if output.count(head) != 1:  # already bounded (__launch_bounds__): nvcc takes one only
         return res
-    targets = {min(m.occupancy for m in res.members), arch_params(arch).occupancy_knee}
-    caps = sorted({c for t in targets if t > fused.occupancy
-                   if (c := cap_for(limits, fused.threads, fused.shared_bytes, t)) is not None
-                   and c < fused.registers}, reverse=True)
+    target = min(m.occupancy for m in res.members)
     tried = []
-    for cap in caps:
+    for cap in cap_ladder(limits, fused.threads, fused.shared_bytes, fused.registers, target):
         text = output.replace(head, f"__global__ void __maxnreg__({cap}) {fused.name}(".encode())
         got = compile_figures(text, arch, flags, name)
         figures = got.get(fused.name) if isinstance(got, dict) else None
@@ -392,11 +464,29 @@ def weigh_caps(res: GroupResources, output: bytes, arch: str, flags: tuple[str, 
         occ = occupancy(limits, fused.threads, figures.registers,
                         figures.static_shared).fraction
         tried.append((cap, spills, occ))
+        if spills:
+            break
     if not tried:
         return res
+    res = replace(res, caps=tuple(tried))
+    best = best_cap(res)
     said = "; ".join(f"a __maxnreg__({c}) cap (occupancy {o:.2f}): "
                      + (f"ptxas spills {sp} bytes to meet it" if sp else
-                        "ptxas meets it without spills (not emitted: cudafuse writes no caps "
-                        "yet)") for c, sp, o in tried)
-    return GroupResources(res.fused, res.members, res.redundant_work, res.dram_bytes,
-                          res.benefit, res.charge, f"{res.note}; {said}", tuple(tried))
+                        "ptxas meets it without spills" + (" (emitted)" if c == best else ""))
+                     for c, sp, o in tried)
+    return replace(res, note=f"{res.note}; {said}")
+
+
+def capped_note(res: GroupResources, cap: int, before: GroupResources) -> GroupResources:
+    """The figures of a fused kernel emitted with `__maxnreg__(cap)`, next to `before`'s
+    (the same kernel without it), and what ptxas said of the other caps."""
+    others = "; ".join(f"__maxnreg__({c}): {f'{sp} bytes spilled' if sp else 'no spills'}, "
+                       f"occupancy {o:.2f}" for c, sp, o in before.caps if c != cap)
+    said = (f"emitted with __maxnreg__({cap}): ptxas meets it with "
+            + (f"{res.fused.spill_bytes} bytes spilled" if res.fused.spill_bytes else
+               "no spills")
+            + f", occupancy {before.fused.occupancy:.2f} -> {res.fused.occupancy:.2f} "
+            f"(without the cap: {before.fused.short()}; model charge {before.charge:.4g} "
+            f"-> {res.charge:.4g} cycles)" + (f"; also weighed: {others}" if others else ""))
+    return replace(res, note=f"{res.note}; {said}", caps=before.caps, cap=cap,
+                   uncapped=before.fused)
