@@ -123,16 +123,22 @@ def test_ptxas_figures_of_the_emitted_kernels(tmp_path: Path,
         assert f"emitted with __maxnreg__({cap}): ptxas meets it with no spills" in res["note"]
 
 
-def test_a_group_ptxas_makes_lose_is_planned_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stand-in figures (no nvcc needed): every fused kernel gets 200 registers, an eighth
-    of the warps at 256 threads; the cost model's charge then exceeds unsharp's benefit,
+@pytest.mark.parametrize(("regs", "spills", "said"), [
+    (200, 0, "200 regs, occupancy 0.12"),  # an eighth of the warps at 256 threads
+    (32, 2048, "32 regs, 2048 B spilled, occupancy 1.00"),  # occupancy kept, but spills
+])
+def test_a_group_ptxas_makes_lose_is_planned_again(monkeypatch: pytest.MonkeyPatch,
+                                                   regs: int, spills: int, said: str) -> None:
+    """Stand-in figures (no nvcc needed): every fused kernel gets `regs` registers and
+    `spills` bytes of spill traffic; the cost model's charge then exceeds unsharp's benefit,
     and the search, told those figures, gives the group up for smaller ones."""
     import cudafuse.analysis.ptxas as ptxas
     from cudafuse.passes.horizontal.regbound import Resources
 
     def fake(source: bytes, arch: str, flags: tuple[str, ...] = (), name: str = "") -> dict:
         names = re.findall(r"__global__\s+void\s+(\w+)", source.decode())
-        return {n: Resources(200 if n.startswith("cf_") else 20, 0) for n in names}
+        return {n: Resources(regs, 0, spills // 2, spills // 2) if n.startswith("cf_") else
+                Resources(20, 0) for n in names}
 
     unsharp = str(ROOT / "samples" / "unsharp.cu")
     first = api.fuse(unsharp).report["sequences"][0]["fused"][0]["kernels"]  # estimates
@@ -142,12 +148,12 @@ def test_a_group_ptxas_makes_lose_is_planned_again(monkeypatch: pytest.MonkeyPat
     fused = api.fuse(unsharp)
     notes = [n for n in fused.report["notes"] if "planned again" in n]
     assert notes[0].startswith(f"unsharp_pipeline: group {', '.join(first)} planned again: "
-                               "ptxas gives its fused kernel 200 regs, occupancy 0.12")
+                               f"ptxas gives its fused kernel {said}")
     assert re.search(r"the model says it loses: benefit \S+ - charge \S+ = -", notes[0])
     final = fused.report["sequences"][0]["fused"]
     assert first not in [g["kernels"] for g in final]
     for group in final:  # what is still fused says what the figures mean for it
-        assert group["resources"]["fused"]["registers"] == 200
+        assert group["resources"]["fused"]["registers"] == regs
         assert "the model says it" in group["resources"]["note"]
 
 
