@@ -19,6 +19,7 @@ from cudafuse.passes.vertical.plan.resources import (
     GroupResources,
     KernelFigures,
     occupancy_charge,
+    with_block_note,
     with_note,
 )
 
@@ -238,3 +239,19 @@ def test_an_arch_without_built_in_sm_limits_says_whose_it_uses() -> None:
     (group,) = api.fuse(str(CANNY), arch="sm_75").report["sequences"][0]["fused"]
     assert group["resources"]["note"].endswith(
         "; occupancy with sm_80's SM limits (none built in for sm_75)")
+
+
+def test_another_block_is_named_with_its_occupancy_when_it_adds_enough() -> None:
+    """A fused kernel of 40 registers at 32x32 threads fits one block per SM (0.50); at
+    32x16 it fits three (0.75): named, with the figure. At 32x8 (0.75 already) no block
+    adds an eighth of the warps, and nothing is said."""
+    members = (figures("a", 28, threads=1024), figures("b", 18, threads=1024))
+    big = with_note(GroupResources(figures("f", 40, threads=1024), members, 1.0, (24, 16),
+                                   1e9, 0.0, ""), "cycles")
+    assert big.fused.occupancy == 0.5
+    named = with_block_note(big, "sm_90")
+    assert named.note == big.note + ("; a 32x16 block would give occupancy 0.75 at the same "
+                                     "registers (not applied: only --block changes a "
+                                     "launch's block)")
+    small = GroupResources(figures("f", 40), (figures("a", 28),), 1.0, (24, 16), 1e9, 0.0, "")
+    assert with_block_note(small, "sm_90") == small

@@ -402,6 +402,9 @@ def _annotate_once(result: FuseResult, source_path: str, arch: str,
             if best is not None:
                 wanted[key] = best
                 uncapped[key] = note.resources
+        if note.resources.fused.source == "ptxas" and note.resources.loses_occupancy and \
+                key not in wanted:
+            note.resources = with_block_note(note.resources, arch)
         if plan.unit_short == "cycles" and note.resources.fused.source == "ptxas" and \
                 note.resources.net <= 0 and key not in wanted:
             losers.append((plan, note))
@@ -475,6 +478,30 @@ def weigh_caps(res: GroupResources, output: bytes, arch: str, flags: tuple[str, 
                         "ptxas meets it without spills" + (" (emitted)" if c == best else ""))
                      for c, sp, o in tried)
     return replace(res, note=f"{res.note}; {said}")
+
+
+# Other blocks weighed for a fused kernel that loses occupancy: a warp wide (coalesced rows
+# stay whole), 64 to 1,024 threads.
+BLOCK_SHAPES = ((32, 2), (32, 4), (32, 8), (32, 16), (32, 32))
+BLOCK_GAIN = 0.125  # occupancy a block must add to be worth naming (one warp in eight)
+
+
+def with_block_note(res: GroupResources, arch: str) -> GroupResources:
+    """What another block would give the fused kernel at the same registers and shared
+    memory (occupancy arithmetic, no compile), said when it adds BLOCK_GAIN or more.
+    Named, not applied: cudafuse changes a launch's block only under --block, where the
+    pass proves the kernel's meaning does not depend on it (driver: launch_block_problem,
+    block_dependence, the grid's cover); shared-memory tiles of ours would change size."""
+    limits = limits_for(arch)
+    fused = res.fused
+    best = max(((occupancy(limits, x * y, fused.registers, fused.shared_bytes).fraction,
+                 x * y, (x, y)) for x, y in BLOCK_SHAPES), default=None)
+    if best is None or best[0] < fused.occupancy + BLOCK_GAIN - 1e-9:
+        return res
+    (x, y), occ = best[2], best[0]
+    return replace(res, note=f"{res.note}; a {x}x{y} block would give occupancy {occ:.2f} "
+                             f"at the same registers (not applied: only --block changes a "
+                             f"launch's block)")
 
 
 def capped_note(res: GroupResources, cap: int, before: GroupResources) -> GroupResources:
