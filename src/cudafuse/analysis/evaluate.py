@@ -30,6 +30,7 @@ from cudafuse.analysis.symbolic import (
     coord,
     to_coords,
 )
+from cudafuse.analysis.unit_index import unit_index
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
@@ -141,13 +142,13 @@ class Evaluator:
         self.unit = unit
         self.block_coords = block_coords
         # Helpers defined in the user's headers (frontend/header_callees.py) are inlined like
-        # the file's own: only their IR is read, never their text.
-        self.by_decl = {f.decl: f for f in (*unit.header_functions, *unit.functions)
-                        if f.body is not None}
-        self.by_name = {f.name: f for f in unit.functions if f.body is not None}
-        self.globals = {g.decl: g for g in unit.globals}
-        self.declared = {f.decl: f for f in unit.functions}
-        self.declared.update(self.by_decl)
+        # the file's own: only their IR is read, never their text. The tables are the unit's,
+        # built once for all its kernels (read only here).
+        index = unit_index(unit)
+        self.by_decl = index.by_decl
+        self.by_name = index.by_name
+        self.globals = index.globals
+        self.declared = index.declared
         self.accesses: list[Access] = []
         self.grid_stride: list[tuple[str, str]] = []  # (loop variable, dim)
         self._starts: dict[str, Poly] = {}  # mutable local decl -> its initial value

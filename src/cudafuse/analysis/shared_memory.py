@@ -21,6 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.analysis.unit_index import unit_index
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
@@ -150,13 +151,11 @@ def owner_label(unit: TranslationUnit, fn: Function) -> str:
 def shared_reach(unit: TranslationUnit, kernel: Function,
                  graph: CallGraph | None = None) -> SharedReach:
     graph = graph or CallGraph(unit)
-    by_class: dict[str, list[Function]] = {}
-    for m in unit.methods:
-        if m.body is not None and m.span.file == unit.path:
-            by_class.setdefault(m.parent, []).append(m)
-    method_class = {m.decl: m.parent for ms in by_class.values() for m in ms}
-    free = {f.name: f for f in unit.functions if f.body is not None and not f.is_kernel}
-    headers = {h: _header_shared_names(h) for h in unit.includes}
+    index = unit_index(unit)  # the unit's tables, built once for all its kernels
+    by_class, method_class, free = index.methods_by_class, index.method_class, index.free
+    included = set(unit.includes)
+    # (only the headers declaring shared memory can hold a name that reaches it)
+    headers = {h: names for h in unit.includes if (names := _header_shared_names(h))}
     seen: list[Function] = [kernel]
     classes: list[str] = []
     opaque: dict[str, SharedUse] = {}
@@ -177,7 +176,7 @@ def shared_reach(unit: TranslationUnit, kernel: Function,
             if isinstance(node, n.Call) and node.callee_decl:
                 if node.callee_decl in method_class:
                     words.add(method_class[node.callee_decl])
-                elif _decl_file(node.callee_decl) in headers:
+                elif _decl_file(node.callee_decl) in included:
                     words.add(node.callee.split("::")[-1])
         for word in sorted(words):
             if word in by_class and word not in classes:
@@ -191,7 +190,7 @@ def shared_reach(unit: TranslationUnit, kernel: Function,
                     opaque[word] = SharedUse(word, "opaque", True, Span(h, 0, 0, 1, 1), None,
                                              f"header {h}")
     uses: list[SharedUse] = []
-    globals_by_decl = {g.decl: g for g in unit.globals if g.space == "shared"}
+    globals_by_decl = index.shared_globals
     found: set[str] = set()
     for fn in seen:
         assert fn.body is not None

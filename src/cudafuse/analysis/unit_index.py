@@ -1,0 +1,68 @@
+"""Lookup tables of one translation unit, built once and shared by every kernel's analysis.
+
+Each kernel's evaluation and shared-memory reach needs the unit's functions by declaration
+and by name, its globals, its classes' member functions: built per kernel, that is kernels x
+functions work (a generated 50k-line file spent most of `analyze` there). A unit is complete
+once the front end returns it, so the tables are kept on it; the lists' lengths are part of
+the key, so one grown afterwards (the front end's own passes append) gets fresh tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cudafuse.ir.program import Function, GlobalVar, TranslationUnit
+
+_ATTR = "_cudafuse_unit_index"
+
+
+@dataclass(frozen=True)
+class UnitIndex:
+    # Definitions by declaration id: the file's functions and the user's headers' helpers
+    # (inlined like the file's own), the file's taking precedence.
+    by_decl: dict[str, Function]
+    by_name: dict[str, Function]  # the file's defined functions by name (the last wins)
+    declared: dict[str, Function]  # by_decl, and declarations without a body
+    globals: dict[str, GlobalVar]  # by declaration id
+    shared_globals: dict[str, GlobalVar]  # __shared__ ones
+    # Member functions defined in the main file, by class, in source order.
+    methods_by_class: dict[str, list[Function]]
+    method_class: dict[str, str]  # a member function's declaration id -> its class
+    free: dict[str, Function]  # defined free functions that are not kernels, by name
+
+
+def _key(unit: TranslationUnit) -> tuple[int, ...]:
+    lists = (unit.functions, unit.methods, unit.header_functions, unit.globals)
+    return (*map(id, lists), *map(len, lists))
+
+
+def unit_index(unit: TranslationUnit) -> UnitIndex:
+    """The unit's tables, built on the first call and kept on the unit."""
+    key = _key(unit)
+    cached = unit.__dict__.get(_ATTR)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    index = _build(unit)
+    unit.__dict__[_ATTR] = (key, index)
+    return index
+
+
+def _build(unit: TranslationUnit) -> UnitIndex:
+    by_decl = {f.decl: f for f in (*unit.header_functions, *unit.functions)
+               if f.body is not None}
+    declared = {f.decl: f for f in unit.functions}
+    declared.update(by_decl)
+    by_class: dict[str, list[Function]] = {}
+    for m in unit.methods:
+        if m.body is not None and m.span.file == unit.path:
+            by_class.setdefault(m.parent, []).append(m)
+    return UnitIndex(
+        by_decl=by_decl,
+        by_name={f.name: f for f in unit.functions if f.body is not None},
+        declared=declared,
+        globals={g.decl: g for g in unit.globals},
+        shared_globals={g.decl: g for g in unit.globals if g.space == "shared"},
+        methods_by_class=by_class,
+        method_class={m.decl: m.parent for ms in by_class.values() for m in ms},
+        free={f.name: f for f in unit.functions if f.body is not None and not f.is_kernel},
+    )
