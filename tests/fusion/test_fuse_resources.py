@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -84,16 +85,23 @@ def test_occupancy_charge_counts_only_what_the_members_did_not_already_lack() ->
     assert occupancy_charge(1e9, 0.0, 1.0, arch) == float("inf")  # a block does not fit
 
 
-def _ptxas_registers(source: Path, kernel: str) -> tuple[int, int]:
-    """Registers and spill bytes of `kernel`, read straight from nvcc's own output."""
+def _ptxas_registers(source: Path) -> dict[str, tuple[int, int]]:
+    """Registers and spill bytes per kernel, read straight from nvcc's own output (one
+    compile)."""
     res = subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-std=c++17", "--resource-usage",
                           str(source), "-o", str(source.with_suffix(".cubin")),
                           f"-I{ROOT / 'samples'}"], capture_output=True, text=True, check=True)
-    text = res.stdout + res.stderr
-    block = text[text.index(kernel):]
-    regs = int(re.search(r"Used (\d+) registers", block).group(1))
-    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", block)
-    return regs, int(spills.group(1)) + int(spills.group(2))
+    out = {}
+    for part in re.split(r"Compiling entry function ", res.stdout + res.stderr)[1:]:
+        symbol = part[1:part.index("'", 1)]
+        mangled = re.match(r"_Z(\d+)", symbol)  # _Z<length><name><parameter types>
+        name = symbol[mangled.end():mangled.end() + int(mangled.group(1))] if mangled \
+            else symbol
+        regs = re.search(r"Used (\d+) registers", part)
+        spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", part)
+        assert regs and spills, part
+        out[name] = (int(regs.group(1)), int(spills.group(1)) + int(spills.group(2)))
+    return out
 
 
 @pytest.mark.nvcc
@@ -105,12 +113,13 @@ def test_ptxas_figures_of_the_emitted_kernels(tmp_path: Path,
     res = group["resources"]
     out = tmp_path / "canny.fused.cu"
     out.write_text(fused.text)
-    regs, spills = _ptxas_registers(out, group["name"])
+    by_nvcc = _ptxas_registers(out)
+    regs, spills = by_nvcc[group["name"]]
     assert (res["fused"]["registers"], res["fused"]["spill_bytes"]) == (regs, spills)
     assert res["fused"]["source"] == "ptxas"
     for m in res["members"]:
         assert m["source"] == "ptxas"
-        assert m["registers"] == _ptxas_registers(out, m["name"])[0]
+        assert m["registers"] == by_nvcc[m["name"]][0]
     lost = res["fused"]["occupancy"] < min(m["occupancy"] for m in res["members"])
     assert ("lowers occupancy" in res["note"]) == lost
     if lost:  # the default plan says what the model thinks of it
@@ -255,3 +264,44 @@ def test_another_block_is_named_with_its_occupancy_when_it_adds_enough() -> None
                                      "launch's block)")
     small = GroupResources(figures("f", 40), (figures("a", 28),), 1.0, (24, 16), 1e9, 0.0, "")
     assert with_block_note(small, "sm_90") == small
+
+
+BIG_BLOCKS = """
+__global__ void scale(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) out[y * w + x] = 2.0f * in[y * w + x];
+}
+__global__ void shift(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) out[y * w + x] = in[y * w + x] + 1.0f;
+}
+void big_pipeline(const float *in, float *tmp, float *out, int w, int h) {
+  dim3 block(32, 32), grid((w + 31) / 32, (h + 31) / 32);
+  scale<<<grid, block>>>(in, tmp, w, h);
+  shift<<<grid, block>>>(tmp, out, w, h);
+}
+"""
+
+
+def test_a_fused_kernel_whose_block_would_not_fit_takes_the_largest_cap_that_fits(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Stand-in figures: launched at 32x32 threads, the fused kernel takes 72 registers,
+    more than the SM's 64K registers hold for one block: the launch would fail. The cap
+    that fits (64) is emitted although ptxas spills to meet it (fuse-all: no replanning)."""
+    import cudafuse.analysis.ptxas as ptxas
+
+    src = tmp_path / "big.cu"
+    src.write_text(BIG_BLOCKS)
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    fake = _capped_ptxas(16)
+    monkeypatch.setattr(ptxas, "compile_figures", lambda *a, **k: {
+        n: replace(r, registers=72) if n.startswith("cf_") and r.registers == 50 else r
+        for n, r in fake(*a, **k).items()})
+    fused = api.fuse(str(src), fuse_all=True)
+    (group,) = fused.report["sequences"][0]["fused"]
+    res = group["resources"]
+    assert res["uncapped"]["occupancy"] == 0 and res["register_cap"] == 64
+    assert f"__maxnreg__(64) {group['name']}(" in fused.text
+    assert (res["fused"]["registers"], res["fused"]["spill_bytes"]) == (64, 16)
+    assert "occupancy 0.00 -> 0.50 (a block did not fit: the launch would have failed)" \
+        in res["note"]

@@ -435,7 +435,11 @@ def cap_ladder(limits: DeviceLimits, threads: int, shared: int, registers: int,
 def best_cap(res: GroupResources) -> int | None:
     """The cap to emit: of those ptxas met without spills, the one of highest occupancy
     (above the uncapped kernel's). The model then charges less and nothing more: it does
-    not price the instructions a tighter allocation may add (uncalibrated, like the rest)."""
+    not price the instructions a tighter allocation may add (uncalibrated, like the rest).
+    A kernel whose block does not fit at all (occupancy 0: the launch would fail with too
+    many resources requested) takes the largest cap that fits, spills or not."""
+    if res.fused.occupancy <= 0:
+        return max((cap for cap, _, occ in res.caps if occ > 0), default=None)
     fine = [(occ, cap) for cap, spills, occ in res.caps
             if spills == 0 and occ > res.fused.occupancy + 1e-9]
     return max(fine)[1] if fine else None
@@ -471,13 +475,10 @@ def weigh_caps(res: GroupResources, output: bytes, arch: str, flags: tuple[str, 
             break
     if not tried:
         return res
-    res = replace(res, caps=tuple(tried))
-    best = best_cap(res)
     said = "; ".join(f"a __maxnreg__({c}) cap (occupancy {o:.2f}): "
                      + (f"ptxas spills {sp} bytes to meet it" if sp else
-                        "ptxas meets it without spills" + (" (emitted)" if c == best else ""))
-                     for c, sp, o in tried)
-    return replace(res, note=f"{res.note}; {said}")
+                        "ptxas meets it without spills") for c, sp, o in tried)
+    return replace(res, note=f"{res.note}; {said}", caps=tuple(tried))
 
 
 # Other blocks weighed for a fused kernel that loses occupancy: a warp wide (coalesced rows
@@ -512,7 +513,9 @@ def capped_note(res: GroupResources, cap: int, before: GroupResources) -> GroupR
     said = (f"emitted with __maxnreg__({cap}): ptxas meets it with "
             + (f"{res.fused.spill_bytes} bytes spilled" if res.fused.spill_bytes else
                "no spills")
-            + f", occupancy {before.fused.occupancy:.2f} -> {res.fused.occupancy:.2f} "
+            + f", occupancy {before.fused.occupancy:.2f} -> {res.fused.occupancy:.2f}"
+            + (" (a block did not fit: the launch would have failed)"
+               if before.fused.occupancy <= 0 else "") + " "
             f"(without the cap: {before.fused.short()}; model charge {before.charge:.4g} "
             f"-> {res.charge:.4g} cycles)" + (f"; also weighed: {others}" if others else ""))
     return replace(res, note=f"{res.note}; {said}", caps=before.caps, cap=cap,
