@@ -102,55 +102,7 @@ struct dim3 {
 
 #include "cudafuse_emu_runtime.h"  // the runtime API: types, devices, memory, streams
 
-// The launch geometry of the thread now running (set by the scheduler before it runs one).
-inline uint3 threadIdx, blockIdx;
-inline dim3 blockDim, gridDim;
-constexpr int warpSize = 32;
-
 namespace cudafuse_emu {
-
-// POSIX calls the emulator needs, declared here rather than by including <unistd.h> and
-// <sys/mman.h>, which would put names such as `pipe`, `sync` or `open` in the program's
-// global namespace (where user functions of those names would then clash).
-namespace sys {
-extern "C" void *mmap(void *, size_t, int, int, int, long) noexcept;
-extern "C" int mprotect(void *, size_t, int) noexcept;
-}  // namespace sys
-
-// ---- error reports ----------------------------------------------------------------------
-struct Site { const char *kernel; const char *file; int line; };
-inline Site g_site{"", "", 0};
-inline bool g_in_kernel = false;
-
-[[noreturn]] inline void vfail(const char *fmt, va_list ap) {
-  char msg[8192];
-  int n = 0;
-  if (g_in_kernel && g_site.line)
-    n = snprintf(msg, sizeof msg, "%s:%d: kernel '%s', block (%u,%u,%u): ", g_site.file,
-                 g_site.line, g_site.kernel, blockIdx.x, blockIdx.y, blockIdx.z);
-  else if (g_in_kernel)
-    n = snprintf(msg, sizeof msg, "kernel '%s', block (%u,%u,%u): ", g_site.kernel,
-                 blockIdx.x, blockIdx.y, blockIdx.z);
-  vsnprintf(msg + n, sizeof msg - n, fmt, ap);
-  bool reported = false;  // the runtime shows the report: stderr would repeat it
-  if (const char *path = getenv("CUDAFUSE_EMU_REPORT")) {
-    if (FILE *fh = fopen(path, "w")) {
-      reported = fputs(msg, fh) >= 0;
-      reported = fclose(fh) == 0 && reported;
-    }
-  }
-  if (!reported) fprintf(stderr, "cudafuse-emu: error: %s\n", msg);
-  fflush(stdout);
-  fflush(stderr);
-  std::_Exit(86);
-}
-
-[[noreturn]] inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-[[noreturn]] inline void fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vfail(fmt, ap);
-}
 
 // ---- fibers -----------------------------------------------------------------------------
 // A context switch saves the callee-saved registers on the old stack and pops them from the
@@ -717,11 +669,9 @@ inline unsigned active_mask() {
 alignas(256) inline unsigned char g_dyn_smem[232448];
 inline size_t g_dyn_smem_size = 0;
 inline int g_force_fibers = -1;
-// Defined in cudafuse_emu_launch.h (cooperative grids) and cudafuse_emu_graph.h (capture).
+// Defined in cudafuse_emu_launch.h (cooperative grids).
 inline bool g_coop;
 inline void run_grid_fibers(int n, dim3 grid, size_t shared);
-inline bool stream_capturing(cudaStream_t s);
-inline void capture_launch(cudaStream_t s, const char *kernel, std::function<void()> op);
 
 }  // namespace cudafuse_emu
 // __trap() stops the kernel on a GPU (the launch fails): here the run stops with a message.

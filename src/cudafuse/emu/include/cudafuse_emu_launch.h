@@ -256,36 +256,6 @@ inline cudaError_t coop_check(dim3 grid, dim3 block, size_t shared) {
   return cudaSuccess;
 }
 
-// Argument values copied out of a `void **` array (CUDA copies them at the call).
-struct ArgPack {
-  std::vector<unsigned char> bytes;
-  std::vector<void *> ptrs;
-  void set(const std::vector<size_t> &sizes, void **args) {
-    size_t total = 0;
-    std::vector<size_t> at;
-    for (size_t s : sizes) {
-      total = (total + 15) & ~size_t(15);
-      at.push_back(total);
-      total += s;
-    }
-    bytes.assign(total + 16, 0);
-    ptrs.resize(sizes.size());
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      if (sizes[i]) memcpy(bytes.data() + at[i], args[i], sizes[i]);
-      ptrs[i] = bytes.data() + at[i];
-    }
-  }
-  ArgPack() = default;
-  ArgPack(const ArgPack &o) { *this = o; }
-  ArgPack &operator=(const ArgPack &o) {
-    bytes = o.bytes;
-    ptrs.resize(o.ptrs.size());
-    for (size_t i = 0; i < o.ptrs.size(); ++i)
-      ptrs[i] = bytes.data() + (static_cast<unsigned char *>(o.ptrs[i]) - o.bytes.data());
-    return *this;
-  }
-};
-
 inline cudaError_t launch_registered(const void *func, dim3 grid, dim3 block, void **args,
                                      size_t shared, cudaStream_t stream, bool coop) {
   const KernelInfo *k = find_kernel(func);

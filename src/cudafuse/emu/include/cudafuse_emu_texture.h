@@ -11,7 +11,7 @@
 // lerp. Texture references (`texture<T, ...>`, removed in CUDA 12) are refused at build time.
 #pragma once
 
-// Types and declarations: cuda_api/cudafuse_cuda_api.h (included by cudafuse_emu_runtime.h).
+#include "cudafuse_emu_device.h"  // memory, errors, the thread now running (surface traps)
 
 inline cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
                                                    cudaChannelFormatKind f) {
@@ -52,9 +52,7 @@ struct cudaArray {
   size_t pitch() const { return w * elem; }
   size_t slice() const { return w * elem * h; }
 };
-extern uint3 threadIdx;
 namespace cudafuse_emu {
-[[noreturn]] inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 inline int channel_bits(const cudaChannelFormatDesc &d, int c) {
   return c == 0 ? d.x : c == 1 ? d.y : c == 2 ? d.z : d.w;
