@@ -136,8 +136,6 @@ WHY = {
     "pointer_changed": "pointer 't' is assigned in the function",
     "checked_copy": "its call to 'cudaMemset' touches 't', which may be a buffer the launch "
                     "of 'ka' at line 41 uses",
-    "global_helper": "its call to 'bump' may touch device memory or variables ('bump' assigns "
-                     "'calls')",
     "header_global_helper": "its call to 'counted_check' may touch device memory or variables "
                             "('counted_check' assigns 'hc_checks_done')",
     "event_between": "its call to 'cudaEventRecord' marks the point between the launches (for "
@@ -151,11 +149,14 @@ def test_real_dependences_still_split(tmp_path: Path) -> None:
     src.write_text(SPLITS)
     shutil.copy(HEADER, tmp_path / HEADER.name)
     result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
-    assert not result.groups
+    # A helper that counts its calls in a host global no launch reads (effects.py) is no
+    # dependence: that one fuses, nothing else does.
+    # (A header's global is not among the file's globals: whether it is a host variable is
+    # not known, so that one still splits.)
+    assert [g.host for g in result.groups] == ["global_helper"]
     first = {la.host: la.why for la in result.launches if la.index == 0}
     for host, why in WHY.items():
         assert first[host].endswith(why), (host, first[host])
-    assert result.output == src.read_bytes()
 
 
 @pytest.mark.nvcc

@@ -52,6 +52,7 @@ from collections.abc import Iterable
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.host.effects import EffectReader, Effects
 from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo, Roots
@@ -150,6 +151,10 @@ class HostStatements:
         self.assigned = {r.decl for node in host.body.walk() for r in _assigned(node)}
         self.globals = {g.decl: g for g in unit.globals}
         self._functions: dict[str, str | None] = {}
+        self.effects = EffectReader(
+            unit, MEMORY_CALLS, self._definition, self._named,
+            lambda call, thrown: _known(call) or self._stream_print(call) or
+            (thrown and _system(call)), self._globals_of)
 
     # ---- calls ----------------------------------------------------------------------------
 
@@ -246,6 +251,76 @@ class HostStatements:
         return [f for f in (*self.unit.functions, *self.unit.header_functions)
                 if f.name == name and f.body is not None]
 
+    def _helpers(self, call: n.Call) -> list[Function]:
+        """The host functions of the program a call may run (its definition, or every
+        function of its name for a call a template left unresolved); [] for a call known by
+        name (a runtime call, printing) or one whose body cudafuse cannot see."""
+        fn = self._definition(call.callee_decl)
+        if fn is not None:
+            in_file = _file(call.callee_decl) == self.unit.path
+            return [fn] if fn.space != "global" and (in_file or not _known(call)) else []
+        if not call.callee_decl and call.callee and not _known(call):
+            return self._named(call.callee)
+        return []
+
+    def effects_read(self, stmt: n.Stmt) -> bool:
+        """Whether every call of the program's own functions in the statement has effects
+        cudafuse can read (so a reason it gives is a real dependence)."""
+        return all(isinstance(self.effects.effects(fn), Effects)
+                   for node in stmt.walk() if isinstance(node, n.Call)
+                   for fn in self._helpers(node))
+
+    def helper_reason(self, call: n.Call, fns: list[Function],
+                      before: list[n.KernelLaunch]) -> str | None:
+        """Why a call of the program's own host functions matters to the launches before it:
+        what their bodies touch (effects.py), in the caller's terms, may be a buffer one of
+        those launches uses, or a variable one of them reads."""
+        name = call.callee or "?"
+        for fn in fns:
+            got = self.effects.effects(fn)
+            if isinstance(got, str):
+                return f"its call to '{name}' may touch device memory or variables ({got})"
+            why = self._effects_reason(call, got, before)
+            if why is not None:
+                return why
+        return None
+
+    def _effects_reason(self, call: n.Call, eff: Effects, before: list[n.KernelLaunch]
+                        ) -> str | None:
+        name = call.callee or "?"
+        touched: list[tuple[str, Roots | None]] = []
+        for t in sorted(eff.touched):
+            kind, _, what = t.partition(":")
+            if kind == "global":
+                g = self.globals.get(what)
+                touched.append((g.name if g is not None else what, frozenset({what})))
+            elif int(what) < len(call.args):
+                arg = call.args[int(what)]
+                touched.append((_text(self.unit, arg), self.points.roots(arg)))
+            else:
+                touched.append(("a default argument", None))
+        for la in before:
+            used = self.launch_roots(la)
+            for what, roots in touched:
+                if roots is None or used is None or roots & used:
+                    return (f"its call to '{name}' touches '{what}', which may be a buffer the "
+                            f"launch of '{la.kernel}' at line {la.span.line} uses")
+        for i in sorted(eff.assigned):
+            target = _strip(call.args[i]) if i < len(call.args) else None
+            while isinstance(target, n.Member) and not target.arrow:
+                target = _strip(target.base)
+            if not isinstance(target, n.Ref):
+                return f"its call to '{name}' assigns through a reference cudafuse cannot follow"
+            why = self.assign_reason(target, before)
+            if why is not None:
+                return f"its call to '{name}' {why.removeprefix('it ')}"
+        for g in sorted(eff.globals_assigned):
+            for la in before:
+                if any(isinstance(x, n.Ref) and x.decl == g for x in la.walk()):
+                    return (f"its call to '{name}' assigns '{self.globals[g].name}', which the "
+                            f"launch of '{la.kernel}' at line {la.span.line} reads")
+        return None
+
     # ---- memory and variables ---------------------------------------------------------------
 
     def deref_reason(self, node: n.Node) -> str | None:
@@ -323,6 +398,10 @@ class HostStatements:
         kernel = launched_kernel(self.unit, la)
         if kernel is None:
             return None
+        return frozenset(out) | self._globals_of(kernel)
+
+    def _globals_of(self, kernel: Function) -> Roots:
+        """The globals a kernel (or a function it calls) names."""
         if kernel.decl not in self._kernel_globals:
             from cudafuse.analysis.callgraph import CallGraph
 
@@ -332,7 +411,7 @@ class HostStatements:
                     if isinstance(node, n.Ref) and node.kind == "global":
                         found.add(node.decl or node.name)
             self._kernel_globals[kernel.decl] = frozenset(found)
-        return frozenset(out) | self._kernel_globals[kernel.decl]
+        return self._kernel_globals[kernel.decl]
 
     def assign_reason(self, r: n.Ref, before: Iterable[n.KernelLaunch]) -> str | None:
         d = self.decls.get(r.decl)
@@ -368,6 +447,11 @@ class HostStatements:
                 return f"it swaps '{names[0]}' and '{names[1]}'"
             if isinstance(node, n.Call) and self.memory_calls and node.callee in MEMORY_CALLS:
                 why = self.memory_reason(node, before)
+                if why is not None:
+                    return why
+            elif isinstance(node, n.Call) and self.memory_calls and \
+                    (helpers := self._helpers(node)):
+                why = self.helper_reason(node, helpers, before)
                 if why is not None:
                     return why
             elif isinstance(node, n.Call):

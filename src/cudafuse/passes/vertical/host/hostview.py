@@ -9,11 +9,13 @@ arguments must be free of side effects, since they are evaluated once, at the fu
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from dataclasses import dataclass, field
 
 from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.passes.vertical.host.hostexprs import (
@@ -218,6 +220,7 @@ class _Splitter:
         self.stmts.buffers |= self.wrappers.buffers
         self.points = self.stmts.points
         self.parity = parity_pairs(self.points)
+        self._selected: dict[int, tuple[str, ...]] = {}  # launch index -> _selections
 
     def _held(self, node: n.Node) -> list[n.KernelLaunch]:
         return sorted(_launches_in(node) + self.wrappers.launches_in(node),
@@ -272,8 +275,15 @@ class _Splitter:
                     why = self.nested(stmt, scope)
                     items.append((stmt, why))
                 else:
-                    why = self.wrappers.refused.get(id(stmt)) or self.stmts.statement_reason(
+                    # A call of a helper that launches kernels of its own is judged, like
+                    # any call, by what its body touches (effects.py); with no launch before
+                    # it in the sequence, it is noted with why it is no wrapper.
+                    why = self.stmts.statement_reason(
                         stmt, (s.launch for s in current.launches), SWAPS)
+                    if id(stmt) in self.wrappers.refused and (
+                            not current.launches or why is not None and
+                            not self.stmts.effects_read(stmt)):
+                        why = self.wrappers.refused[id(stmt)]
                     if why is None:
                         continue
                     if id(stmt) in self.wrappers.refused:  # a launch of its own: always noted
@@ -348,10 +358,8 @@ class _Splitter:
             d: pair for pair, (a, b) in self.parity.items()
             if a <= site.launch.span.start < b for d in pair}
         for s_ in (*current.launches, site):
-            for p, a in s_.bindings:
-                r = _ref(a)
-                if p.is_pointer and r is not None and self.points.selection(r):
-                    paired.setdefault(r.decl, frozenset())
+            for decl in self._selections(s_):
+                paired.setdefault(decl, frozenset())
         if not paired:
             return None
         keys: dict[str, n.Expr] = {}
@@ -372,6 +380,15 @@ class _Splitter:
                             f"'{names[1]}'")
         return None
 
+    def _selections(self, site: LaunchSite) -> tuple[str, ...]:
+        """The site's pointer arguments set once to a choice of buffers (memoised: asked
+        again for every later launch of its sequence)."""
+        if site.index not in self._selected:
+            self._selected[site.index] = tuple(
+                r.decl for p, a in site.bindings
+                if p.is_pointer and (r := _ref(a)) is not None and self.points.selection(r))
+        return self._selected[site.index]
+
     def _note_breaks(self, items: list[tuple[n.Stmt, str | None]]) -> None:
         """A statement other than a launch is worth a note when it separates launches of
         this block."""
@@ -383,22 +400,43 @@ class _Splitter:
 
     def _note_alone(self, items: list[tuple[n.Stmt, str | None]], scope: Scope) -> None:
         """For each launch of this block that could fuse but may end up alone: what splits
-        it from the nearest launch before or after it."""
+        it from the nearest launch before or after it (the nearer one first, the one before
+        on a tie) that a statement with a reason separates it from. Found from the nearest
+        such statement on either side, not by scanning between every pair of launches (a
+        block of n launches is O(n log n), not O(n^3))."""
         holds = [i for i, (s, _) in enumerate(items) if self._held(s)]
+        before: list[int] = []  # before[i]: the last item < i with a reason, or -1
+        last = -1
+        for i, (_, why) in enumerate(items):
+            before.append(last)
+            if why:
+                last = i
+        after = [len(items)] * len(items)  # after[i]: the first item > i with a reason
+        nxt = len(items)
+        for i in range(len(items) - 1, -1, -1):
+            after[i] = nxt
+            if items[i][1]:
+                nxt = i
         for i, (stmt, why) in enumerate(items):
             if why is not None:
                 continue
             index = self.index[stmt.expr.span.start]  # type: ignore[attr-defined]
             reason = self.cut.get(index, f"it is the only launch in {scope.what}")
-            for j in sorted((h for h in holds if h != i), key=lambda h: abs(h - i)):
-                between = items[i + 1:j + 1] if j > i else items[j:i][::-1]
-                split = next(((s, w) for s, w in between if w), None)
-                if split is None:
-                    continue
+            # the nearest launch at or past the split after i, at or before the one before i
+            k = bisect.bisect_left(holds, after[i])
+            late = holds[k] if k < len(holds) else None
+            k = bisect.bisect_right(holds, before[i]) - 1
+            early = holds[k] if before[i] >= 0 and k >= 0 else None
+            if early is not None and (late is None or i - early <= late - i):
+                j, split = early, items[before[i]]
+            elif late is not None:
+                j, split = late, items[after[i]]
+            else:
+                j = None
+            if j is not None:
                 other = self._held(items[j][0])[0]
                 reason = (f"line {split[0].span.line} separates it from the launch of "
                           f"'{other.kernel}' at line {other.span.line}: {split[1]}")
-                break
             self.alone[index] = reason
 
 def sequences(unit: TranslationUnit, host: Function
@@ -442,6 +480,7 @@ def _replace_inner(e: n.Expr, ref: n.Ref) -> n.Expr:
     return ref
 
 
+@per_object()
 def alias_roots(host: Function) -> dict[str, str]:
     """Each local pointer that is a stable alias of another variable (pointsto.py): its
     decl -> that variable's decl (one buffer under two names)."""
@@ -471,8 +510,9 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
     assert host.body is not None
     points = points if points is not None else PointsTo(host)
     parity = parity if parity is not None else parity_pairs(points)
-    decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    decls = _var_decls(host)
     rotated, why_not = rotations(host)
+    assigned, written = _pointer_writes(host)
     paired = {d for pair, (a, b) in parity.items() if a <= launch.span.start < b
               for d in pair}
     for arg in launch.args:
@@ -486,9 +526,7 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
         if arg.decl in why_not:
             return why_not[arg.decl]
         if arg.kind == "param":
-            if "*" in arg.type and any(
-                    isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Ref)
-                    and x.lhs.decl == arg.decl for x in host.body.walk()):
+            if "*" in arg.type and arg.decl in assigned:
                 return f"pointer '{arg.name}' is assigned in the function"
             continue
         if arg.decl not in decls:
@@ -499,15 +537,38 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
         if d.init is not None and not _fresh(d.init):
             return f"pointer '{d.name}' is initialised from another pointer" + \
                 _may_name(points, d.decl)
-        for node in host.body.walk():
-            if isinstance(node, n.Binary) and node.is_assignment and \
-                    isinstance(node.lhs, n.Ref) and node.lhs.decl == d.decl:
-                return f"pointer '{d.name}' is assigned after its declaration"
-            if isinstance(node, n.Call) and node.callee not in ALLOCATORS and any(
-                    isinstance(a, n.Unary) and a.op == "&" and isinstance(a.operand, n.Ref)
-                    and a.operand.decl == d.decl for a in node.args):
-                return f"the address of pointer '{d.name}' is passed to '{node.callee}'"
+        callee = written.get(d.decl)
+        if callee == "":
+            return f"pointer '{d.name}' is assigned after its declaration"
+        if callee is not None:
+            return f"the address of pointer '{d.name}' is passed to '{callee}'"
     return None
+
+
+@per_object()
+def _var_decls(host: Function) -> dict[str, n.VarDecl]:
+    assert host.body is not None
+    return {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+
+
+@per_object()
+def _pointer_writes(host: Function) -> tuple[frozenset[str], dict[str, str]]:
+    """Variables the host function assigns, and for each variable written after its
+    declaration its first write in walk order: '' for an assignment, else the callee (not
+    an allocator) it passes the variable's address to. (Once per host: asked for every
+    launch.)"""
+    assert host.body is not None
+    assigned: set[str] = set()
+    first: dict[str, str] = {}
+    for node in host.body.walk():
+        if isinstance(node, n.Binary) and node.is_assignment and isinstance(node.lhs, n.Ref):
+            assigned.add(node.lhs.decl)
+            first.setdefault(node.lhs.decl, "")
+        elif isinstance(node, n.Call) and node.callee not in ALLOCATORS:
+            for a in node.args:
+                if isinstance(a, n.Unary) and a.op == "&" and isinstance(a.operand, n.Ref):
+                    first.setdefault(a.operand.decl, node.callee)
+    return frozenset(assigned), first
 
 
 def _may_name(points: PointsTo, decl: str) -> str:
@@ -574,6 +635,7 @@ def _triple(s0: n.Stmt, s1: n.Stmt, s2: n.Stmt
     return None
 
 
+@per_object()
 def rotations(host: Function) -> tuple[frozenset[str], dict[str, str]]:
     """Pointer variables that are only ever exchanged with each other, and start out naming
     distinct buffers no other launch argument names: at every launch they name distinct
@@ -641,12 +703,14 @@ def _fresh(e: n.Expr) -> bool:
         isinstance(e, n.OtherExpr) and e.kind == "CXX_NULL_PTR_LITERAL_EXPR")
 
 
+@per_object()
 def host_locals(host: Function) -> dict[str, n.VarDecl]:
     """Locals of the host function (at any depth: a loop body's `dim3 grid(...)` too) that
     are never assigned after declaration. A declaration's id is unique, so one inside a loop
-    body still names one value wherever a launch of that body uses it."""
+    body still names one value wherever a launch of that body uses it. (Memoised per host,
+    asked for every launch: read it, never change it.)"""
     assert host.body is not None
-    decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
+    decls = _var_decls(host)
     written = _writes(host.body)
     # ... or assigned only right after it, to settle its value (settled.py)
     return {k: v for k, v in decls.items() if k not in written} | \

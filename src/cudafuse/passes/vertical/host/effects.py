@@ -1,0 +1,286 @@
+"""What a called host function touches, read from its body (issue 25: host code by meaning).
+
+A call between two launches of a group is harmless when nothing it does can observe or
+change what the earlier launches compute (hoststmts.py says why only the earlier ones
+matter). A helper the program defines (`upload(d_in, h_in, n)`, `report(h_out, n)`,
+`check(err, #x, __FILE__, __LINE__)`, a helper that launches its own kernels) is judged here
+by its body, not cut as an unknown call. Its *effects* are said in its own terms:
+
+* the parameters through which it may read or write memory: a dereference (`p[i]`, `*p`,
+  `p->f`), a runtime call that touches memory (cudaMemcpy/cudaMemset/cudaFree, an allocator
+  given the pointer itself rather than a variable's address), a kernel launch given the
+  pointer, a call of the C library given it, or a call of another helper that touches its
+  own parameter there (followed a few levels, MAX_DEPTH);
+* the globals it names that way, or that a kernel it launches names;
+* the reference parameters it assigns (the caller's variable then changes), and the host
+  globals it assigns.
+
+Which buffer each pointer may be comes from the may-point-to sets of the helper
+(pointsto.py): memory the helper allocates itself, its locals and its by-value parameters'
+own storage are its own and touch nothing of the caller. A pointer whose set is unknown,
+a call of a function cudafuse cannot see (other than the harmless ones hoststmts.py knows
+by name), `cudaEventRecord`, a member of `this`, or an expression the IR does not model
+makes the helper's effects unknown: the call then splits the sequence, with why.
+
+The caller (HostStatements.effects_reason) maps each touched parameter to the roots of the
+argument it is given and compares them with the buffers of the launches before the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.host.hostexprs import launched_kernel
+from cudafuse.passes.vertical.host.members import this_member
+from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo
+
+MAX_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Effects:
+    """A helper's effects in its own terms: `touched` holds `param:<index>` (the memory its
+    argument points to) and `global:<decl>`; `assigned` holds the indices of reference
+    parameters it assigns; `globals_assigned` the host globals it assigns."""
+
+    touched: frozenset[str] = frozenset()
+    assigned: frozenset[int] = frozenset()
+    globals_assigned: frozenset[str] = frozenset()
+
+
+class Unknown(Exception):
+    """Why a helper's effects cannot be read (the message is the reason the user sees)."""
+
+
+# The judge of the calls a body makes that are neither helpers nor memory calls:
+# (call, inside a throw) -> None when harmless by name, else the reason.
+KnownCall = Callable[[n.Call, bool], "str | None"]
+
+
+class EffectReader:
+    """Reads host functions' effects (cached per function)."""
+
+    def __init__(self, unit: TranslationUnit, memory_calls: dict[str, tuple[tuple[int, ...],
+                                                                          tuple[int, ...]]],
+                 definition: Callable[[str], Function | None],
+                 named: Callable[[str], list[Function]],
+                 known: Callable[[n.Call, bool], bool],
+                 kernel_globals: Callable[[Function], frozenset[str]]):
+        self.unit = unit
+        self.memory_calls = memory_calls
+        self.definition, self.named, self.known = definition, named, known
+        self.kernel_globals = kernel_globals
+        self._cache: dict[str, Effects | str] = {}
+
+    def effects(self, fn: Function, stack: tuple[str, ...] = ()) -> Effects | str:
+        """The function's effects, or why they cannot be read."""
+        if fn.decl in self._cache:
+            return self._cache[fn.decl]
+        try:
+            got: Effects | str = _Body(self, fn, stack).read()
+        except Unknown as e:
+            got = str(e)
+        if not stack or isinstance(got, Effects):  # (a reason under recursion is its own)
+            self._cache[fn.decl] = got
+        return got
+
+
+class _Body:
+    def __init__(self, reader: EffectReader, fn: Function, stack: tuple[str, ...]):
+        if fn.space == "global" or fn.body is None:
+            raise Unknown(f"'{fn.name}' is not a host function cudafuse can see")
+        if fn.decl in stack or len(stack) > MAX_DEPTH:
+            raise Unknown(f"'{fn.name}' calls itself or nests too deeply")
+        self.reader, self.fn, self.stack = reader, fn, (*stack, fn.decl)
+        self.points = PointsTo(fn)
+        self.params = {p.decl: i for i, p in enumerate(fn.params)}
+        self.refs = {p.decl: i for i, p in enumerate(fn.params) if p.is_reference}
+        self.locals = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+        self.touched: set[str] = set()
+        self.assigned: set[int] = set()
+        self.globals_assigned: set[str] = set()
+
+    def read(self) -> Effects:
+        from cudafuse.passes.vertical.host.hoststmts import _assigned, _deref_base, _nodes, _quiet
+
+        name = self.fn.name
+        assert self.fn.body is not None
+        for node, thrown in _nodes(self.fn.body):
+            if isinstance(node, n.OtherExpr) and not _quiet(node) and \
+                    not (thrown and node.kind != "LAMBDA_EXPR"):
+                raise Unknown(f"'{name}' contains an expression cudafuse does not model")
+            if this_member(node) is not None:
+                raise Unknown(f"'{name}' uses a data member of its object")
+            base = _deref_base(node)
+            if base is not None:
+                self.touch(base, "reads or writes memory through")
+            for r in _assigned(node):
+                self.assign(r)
+            if isinstance(node, n.KernelLaunch):
+                self.launch(node)
+            elif isinstance(node, n.Call):
+                self.call(node, thrown)
+        return Effects(frozenset(self.touched), frozenset(self.assigned),
+                       frozenset(self.globals_assigned))
+
+    # ---- what one pointer names ---------------------------------------------------------
+
+    def touch(self, e: n.Expr, how: str) -> None:
+        """The memory `e` points to is read or written."""
+        roots = self.points.roots(e)
+        if roots is None:
+            raise Unknown(f"'{self.fn.name}' {how} '{_name(e)}', which cudafuse cannot follow")
+        for r in roots:
+            self._root(r, e, how)
+
+    def _root(self, r: str, e: n.Expr, how: str) -> None:
+        if r.startswith("new@"):
+            return  # memory it allocates itself
+        if r.startswith("&"):  # a variable's own storage
+            decl = r[1:]
+            if decl in self.refs:
+                self.assigned.add(self.refs[decl])
+            elif decl not in self.params and decl not in self.locals:
+                raise Unknown(f"'{self.fn.name}' {how} the address of '{_name(e)}'")
+            return
+        if r in self.params:
+            self.touched.add(f"param:{self.params[r]}")
+        elif r in self.locals:
+            return  # a local array, or a buffer it allocated
+        else:
+            self.touched.add(f"global:{r}")
+
+    def assign(self, r: n.Ref) -> None:
+        if r.kind == "local" or r.decl in self.locals:
+            return
+        if r.kind == "param":
+            if r.decl in self.refs:
+                self.assigned.add(self.refs[r.decl])
+            return  # a by-value parameter is the helper's own copy
+        g = next((g for g in self.reader.unit.globals if g.decl == r.decl), None)
+        if r.kind == "global" and g is not None and g.space == "host":
+            self.globals_assigned.add(r.decl)
+            return
+        raise Unknown(f"'{self.fn.name}' assigns '{r.name}'")
+
+    # ---- launches and calls ---------------------------------------------------------------
+
+    def launch(self, la: n.KernelLaunch) -> None:
+        kernel = launched_kernel(self.reader.unit, la)
+        if kernel is None:
+            raise Unknown(f"'{self.fn.name}' launches '{la.kernel}', whose body cudafuse "
+                          "cannot see")
+        for p, a in zip(kernel.params, la.args, strict=False):
+            if p.holds_pointers:
+                raise Unknown(f"'{self.fn.name}' launches '{la.kernel}' with '{_name(a)}', "
+                              "which carries pointers cudafuse does not follow")
+            if p.is_pointer or "*" in a.type or "[" in a.type:
+                self.touch(a, f"launches '{la.kernel}' with")
+        for g in self.reader.kernel_globals(kernel):
+            self.touched.add(f"global:{g}")
+
+    def call(self, call: n.Call, thrown: bool) -> None:
+        name = call.callee or "?"
+        if name == "cudaEventRecord":
+            raise Unknown(f"'{self.fn.name}' records an event")
+        if name in self.reader.memory_calls:
+            writes, reads = self.reader.memory_calls[name]
+            for i, a in enumerate(call.args):
+                if i in writes or i in reads:
+                    self.touch(a, f"calls '{name}' on")
+            if name in ALLOCATORS and call.args and not _address_of(call.args[0]):
+                self.touch(call.args[0], f"calls '{name}' on")
+            return
+        inner = self.reader.definition(call.callee_decl)
+        if inner is not None and (not self.reader.known(call, thrown) or
+                                  _own_file(self.reader.unit, call)):
+            self.helper(call, [inner])
+            return
+        if self.reader.known(call, thrown):
+            return
+        if not call.callee_decl and call.callee:
+            named = self.reader.named(call.callee)  # a call a template left unresolved
+            if named:
+                self.helper(call, named)
+                return
+        if _library(call) and all(_plain(a) for a in call.args):
+            for a in call.args:  # the C library touches memory only through its arguments
+                if "*" in a.type or "[" in a.type:
+                    self.touch(a, f"calls '{name}' on")
+            return
+        raise Unknown(f"'{self.fn.name}' calls '{name}'")
+
+    def helper(self, call: n.Call, fns: list[Function]) -> None:
+        for inner in fns:
+            got = self.reader.effects(inner, self.stack)
+            if isinstance(got, str):
+                raise Unknown(got)
+            for t in got.touched:
+                kind, _, what = t.partition(":")
+                if kind == "global":
+                    self.touched.add(t)
+                elif int(what) < len(call.args):
+                    self.touch(call.args[int(what)], f"passes to '{inner.name}'")
+                else:
+                    raise Unknown(f"'{inner.name}' touches a default argument")
+            for i in got.assigned:
+                target = _lvalue(call.args[i]) if i < len(call.args) else None
+                if target is None:
+                    raise Unknown(f"'{inner.name}' assigns a reference cudafuse cannot follow")
+                self.assign(target)
+            self.globals_assigned |= got.globals_assigned
+
+
+def _name(e: n.Expr) -> str:
+    while isinstance(e, (n.Cast, n.Unary)):
+        e = e.operand
+    if isinstance(e, n.Member):
+        return f"{_name(e.base)}{'->' if e.arrow else '.'}{e.field_name}"
+    return e.name if isinstance(e, n.Ref) else "?"
+
+
+def _address_of(e: n.Expr) -> bool:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return isinstance(e, n.Unary) and e.op == "&"
+
+
+def _lvalue(e: n.Expr) -> n.Ref | None:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    while isinstance(e, n.Member) and not e.arrow:
+        e = e.base
+    return e if isinstance(e, n.Ref) else None
+
+
+def _file(decl: str) -> str:
+    return decl.partition("@")[2].rpartition(":")[0]
+
+
+def _own_file(unit: TranslationUnit, call: n.Call) -> bool:
+    return _file(call.callee_decl) == unit.path
+
+
+def _library(call: n.Call) -> bool:
+    """A function of the C or C++ library (not CUDA's, not Thrust's: those reach device
+    memory in ways of their own)."""
+    f = _file(call.callee_decl)
+    return (f.startswith("/usr/include") or "/include/c++/" in f) and "cuda" not in f and \
+        "thrust" not in f
+
+
+def _plain(e: n.Expr) -> bool:
+    """An argument through which a library call can reach only the memory it points to:
+    a scalar, or a pointer to scalars (not to pointers, not a struct that may hold some)."""
+    t = e.type.replace("const", "").replace("volatile", "").strip()
+    if t.count("*") + t.count("[") > 1:
+        return False
+    base = t.replace("*", "").replace("[", " ").split("]")[-1].strip() if "[" in t else \
+        t.replace("*", "").strip()
+    return base.split()[-1:] != [] and (base.startswith(("unsigned ", "signed ")) or base in {
+        "char", "short", "int", "long", "long long", "float", "double", "bool", "void",
+        "size_t", "unsigned", "long double", "int8_t", "uint8_t", "int16_t", "uint16_t",
+        "int32_t", "uint32_t", "int64_t", "uint64_t", "FILE", "std::size_t"})
