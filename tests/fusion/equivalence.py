@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,7 @@ import numpy as np
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.passes.vertical.driver import FuseOptions, FuseResult, fuse_unit
 from cudafuse.passes.vertical.kernel.respell import parse_for_fusion
-from cudafuse.runtime import load
+from cudafuse.runtime import KernelError, Library, load
 
 
 def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw
@@ -23,14 +25,23 @@ def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw
     return result
 
 
-@functools.cache
-def _library(path: str, mtime: float):
-    return load(path, backend="emu")
+# The libraries kept open for reuse, least recently used first. Each holds an emulation
+# worker (a process): keeping every file's for the whole run had dozens alive at once. One
+# closed here only stops its worker; a later call on it starts a new one.
+_OPEN: OrderedDict[tuple[str, float], Library] = OrderedDict()
+MAX_OPEN = 4
 
 
-def library(path: Path):
-    """One emulated build (and worker) per file version, shared by every test."""
-    return _library(str(path), path.stat().st_mtime)
+def library(path: Path) -> Library:
+    """One emulated build per file version, shared by every test (its worker kept while it
+    is among the MAX_OPEN most recently used)."""
+    key = (str(path), path.stat().st_mtime)
+    lib = _OPEN.pop(key, None) or load(path, backend="emu")
+    _OPEN[key] = lib
+    while len(_OPEN) > MAX_OPEN:
+        with contextlib.suppress(KernelError):  # as before: an open library was never closed
+            _OPEN.popitem(last=False)[1].close()
+    return lib
 
 
 @functools.cache
