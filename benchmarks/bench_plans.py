@@ -1,7 +1,7 @@
 """What the plans cost and what the compiler makes of them, without a GPU.
 
     python benchmarks/bench_plans.py [--arch sm_90] [--sizes 16,32,64,200] [--model 1000]
-                                     [--samples DIR] [--no-ptxas]
+                                     [--samples DIR] [--no-ptxas] [--survey CACHE]
 
 For every sample (samples/*.cu, default plan and --fuse-all) and for generated chains of
 kernels (a clamped 3x3 blur followed by two point kernels, repeated: `chain_source`), one
@@ -11,7 +11,9 @@ the time of the search itself and of the whole `fuse` (parse, plan, emit; nvcc's
 off), and, per fused kernel, registers / spill bytes / occupancy from ptxas (cached by
 content: analysis/ptxas.py) against the kernels it replaces, with the redundant work and
 the model's verdict. `--model N` also times the search alone on an N-kernel model chain
-(no source: what planning costs at sizes the front end is not meant for).
+(no source: what planning costs at sizes the front end is not meant for). `--survey CACHE`
+adds the programs of the third-party survey (benchmarks/survey/manifest.toml, their files
+in CACHE as benchmarks/survey.py reads them), with their flags: the sequences that fuse.
 
 Figures are counts and ptxas's numbers, not timings on a GPU: the cost model's constants
 are uncalibrated (docs/fusion.md).
@@ -101,23 +103,32 @@ class SearchClock:
         self.driver.choose_partition = self.inner
 
 
-def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool) -> list[str]:
+def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool,
+              only_fused: bool = False, **opts: list[str]) -> list[str]:
+    """The table's rows for one program and mode; `opts`: api.fuse's parse options
+    (include_dirs, defines, forced_includes); `only_fused`: sequences with a group only."""
     from cudafuse import api
     from cudafuse.passes.vertical.plan.resources import estimate_registers
 
+    mode = "fuse-all" if fuse_all else "default"
     os.environ["CUDAFUSE_NO_PTXAS"] = "1"
     os.environ["CUDAFUSE_NO_NVCC_CHECK"] = "1"
     start = time.perf_counter()
-    with SearchClock() as clock:  # parse, plan, emit: no nvcc
-        fused = api.fuse(str(path), fuse_all=fuse_all, arch=arch)
-    total = time.perf_counter() - start
-    if ptxas:  # as a user's run: ptxas figures, and planning again where they say so
-        del os.environ["CUDAFUSE_NO_PTXAS"]
-        fused = api.fuse(str(path), fuse_all=fuse_all, arch=arch)
+    try:
+        with SearchClock() as clock:  # parse, plan, emit: no nvcc
+            fused = api.fuse(str(path), fuse_all=fuse_all, arch=arch, **opts)
+        total = time.perf_counter() - start
+        if ptxas:  # as a user's run: ptxas figures, and planning again where they say so
+            del os.environ["CUDAFUSE_NO_PTXAS"]
+            fused = api.fuse(str(path), fuse_all=fuse_all, arch=arch, **opts)
+    except Exception as exc:  # a refusal of the whole file (exit 1), or a bug (exit 3)
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        return [f"| {name} | {mode} | {type(exc).__name__}: {first[:160]} | | | | | |"]
     result = fused.result
-    mode = "fuse-all" if fuse_all else "default"
     rows = [f"|  | | note: {n} | | | | | |" for n in result.notes if "planned again" in n]
     for plan in result.plans:
+        if only_fused and not plan.groups:
+            continue
         n = len(plan.kernels)
         after = n - sum(len(g.kernels) - 1 for g in plan.groups)
         t = plan.traffic
@@ -142,6 +153,25 @@ def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool) -> 
                         f"{r.fused.occupancy:.2f} vs {members} | x{r.redundant_work or 1:.2f} "
                         f"| {r.note} | | |")
     return rows
+
+
+def survey_programs(cache: Path) -> list[tuple[str, Path, dict[str, list[str]]]]:
+    """(name, file, api.fuse's parse options) of each survey program found in `cache`."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from survey import load
+
+    progs, _ = load(ROOT / "benchmarks" / "survey" / "manifest.toml", cache)
+    out = []
+    for p in progs:
+        if not p.path.exists():
+            print(f"{p.name}: not in the cache: {p.path}", file=sys.stderr)
+            continue
+        opts: dict[str, list[str]] = {"include_dirs": [], "defines": [], "forced_includes": []}
+        key = {"-I": "include_dirs", "-D": "defines", "-include": "forced_includes"}
+        for flag, value in zip(p.flags[::2], p.flags[1::2], strict=True):
+            opts[key[flag]].append(value)
+        out.append((p.name, p.path, opts))
+    return out
 
 
 def model_chain_time(n: int, arch: str) -> str:
@@ -170,6 +200,8 @@ def main() -> int:
     ap.add_argument("--model", type=int, default=1000, help="model-only chain (0: none)")
     ap.add_argument("--samples", default=str(ROOT / "samples"))
     ap.add_argument("--no-ptxas", action="store_true", help="estimates instead of ptxas")
+    ap.add_argument("--survey", metavar="CACHE", default="",
+                    help="also the survey's programs, their files in CACHE")
     args = ap.parse_args()
     sys.setrecursionlimit(10000)
     print("| program | mode | sequence / fused kernel | launches / regs/spill B/occupancy "
@@ -186,6 +218,12 @@ def main() -> int:
             path.write_text(chain_source(n))
             for row in plan_rows(f"chain{n}", path, args.arch, False, not args.no_ptxas):
                 print(row, flush=True)
+    if args.survey:
+        for name, path, opts in survey_programs(Path(args.survey)):
+            for fuse_all in (False, True):
+                for row in plan_rows(name, path, args.arch, fuse_all, not args.no_ptxas,
+                                     only_fused=True, **opts):
+                    print(row, flush=True)
     if args.model:
         print()
         print(model_chain_time(args.model, args.arch))

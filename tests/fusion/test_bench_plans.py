@@ -93,3 +93,20 @@ def test_the_chains_long_groups_compute_what_the_chain_does(tmp_path: Path) -> N
                           "--spec", str(spec)], capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "all outputs match" in res.stdout + res.stderr
+
+
+def test_survey_programs_come_with_their_flags(tmp_path: Path) -> None:
+    """--survey reads the survey's manifest: a program found in the cache comes with its
+    -I/-D flags as api.fuse's options; one that is not there is left out."""
+    import tomllib
+
+    doc = tomllib.loads((ROOT / "benchmarks" / "survey" / "manifest.toml").read_text())
+    prog = next(p for p in doc["program"] if p.get("defines") and p.get("includes"))
+    (tmp_path / prog["path"]).parent.mkdir(parents=True)
+    (tmp_path / prog["path"]).write_text("// a stand-in: only the path is read here\n")
+    found = _bench().survey_programs(tmp_path)
+    assert [(name, path) for name, path, _ in found] == [(prog["name"], tmp_path / prog["path"])]
+    opts = found[0][2]
+    assert opts["defines"] == prog["defines"]
+    assert opts["include_dirs"] == [str((tmp_path / prog["path"]).parent),
+                                    *(str(tmp_path / inc) for inc in prog["includes"])]
