@@ -11,7 +11,7 @@ anything that may tie results to the size marks the kernel as keeping it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import analyze_kernel
@@ -22,8 +22,34 @@ from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
 from cudafuse.runtime.spec import evaluate
 
-if TYPE_CHECKING:
-    from cudafuse.passes.horizontal.parts import Shape
+
+@dataclass(frozen=True)
+class Shape:
+    """A block shape; threads are numbered x + y*X + z*X*Y, as in CUDA."""
+
+    x: int
+    y: int = 1
+    z: int = 1
+
+    @property
+    def count(self) -> int:
+        return self.x * self.y * self.z
+
+    def __str__(self) -> str:
+        return "x".join(str(v) for v in (self.x, self.y, self.z)[:self.dims])
+
+    @property
+    def dims(self) -> int:
+        return 3 if self.z > 1 else 2 if self.y > 1 else 1
+
+    @staticmethod
+    def parse(text: str) -> Shape:
+        """'256', '32x8' or '8x8x4' (raises ValueError)."""
+        parts = [int(v) for v in text.lower().split("x")]
+        if not 1 <= len(parts) <= 3 or any(v <= 0 for v in parts):
+            raise ValueError(text)
+        return Shape(*parts)
+
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?![\w(])[ \t]*([^\n]*)", re.M)
 # `blockDim.x / 2` or `blockDim.x >> 1`: the start of a tree reduction over the block.
@@ -98,7 +124,8 @@ def block_dependence(unit: TranslationUnit, ref: KernelRef, threads: int) -> lis
     for body in bodies:
         if not unit.owns(body.span):
             continue
-        text = unit.source_of(body.span.file).data.decode("utf-8", "replace")
+        # As clang reads it: a halving in a comment or under #if 0 is none.
+        text = unit.code_of(body.span.file).decode("utf-8", "replace")
         m = _HALVING.search(text, body.span.start, body.span.end)
         if m is not None:
             line = text.count("\n", 0, m.start()) + 1
@@ -171,7 +198,8 @@ def _bounds_span(unit: TranslationUnit, fn: Function) -> Span:
     """Where `__launch_bounds__` is written in the declaration (else the kernel's name)."""
     if unit.owns(fn.span):
         src = unit.source_of(fn.span.file)
-        pos = src.data.find(b"__launch_bounds__", fn.span.start, fn.name_span.start)
+        code = unit.code_of(fn.span.file)  # the one clang reads, not a commented-out one
+        pos = code.find(b"__launch_bounds__", fn.span.start, fn.name_span.start)
         if pos >= 0:
             return src.span(pos, pos + len("__launch_bounds__"))
     return fn.name_span
@@ -206,7 +234,7 @@ def _written_for(unit: TranslationUnit, fn: Function, count: int) -> str:
     loop = re.compile(rf"\bfor\s*\([^;]*;[^;]*<=?\s*\(?\s*{count}[uUlL]*\b")
     for f in bodies:
         if unit.owns(f.body_span):
-            text = unit.source_of(f.body_span.file).data.decode("utf-8", "replace")
+            text = unit.code_of(f.body_span.file).decode("utf-8", "replace")
             m = loop.search(text, f.body_span.start, f.body_span.end)
             if m is not None:
                 return f"a loop runs to {count} (line {text.count(chr(10), 0, m.start()) + 1})"

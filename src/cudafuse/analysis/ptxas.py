@@ -1,4 +1,5 @@
-"""ptxas's figures for the kernels of a CUDA source: registers, spills, static shared memory.
+"""ptxas's figures for the kernels of a CUDA source: registers, spills, static shared memory,
+read from its output (`parse_ptxas`) and found per kernel or template instance (`lookup`).
 
 `nvcc -arch=<arch> -cubin --resource-usage` needs no GPU (FACTS.md), so every machine with
 the toolkit has them; `-cubin` compiles the device side only, which is more than half of a
@@ -13,16 +14,115 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cudafuse.outputs import write_atomic
-from cudafuse.passes.horizontal.regbound import Resources, parse_ptxas
 
 CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Resources:
+    registers: int
+    static_shared: int
+    spill_stores: int = 0  # bytes
+    spill_loads: int = 0
+
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)'")
+_USED = re.compile(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?")
+_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+def kernel_name(mangled: str) -> str:
+    """The unqualified name in an Itanium-mangled (or extern "C") kernel symbol."""
+    m = re.match(r"_ZN((?:\d+\w+?)+)E", mangled)
+    if m:
+        names, rest = [], m.group(1)
+        while (k := re.match(r"(\d+)", rest)) is not None:
+            size = int(k.group(1))
+            names.append(rest[len(k.group(1)):len(k.group(1)) + size])
+            rest = rest[len(k.group(1)) + size:]
+        return names[-1] if names else mangled
+    m = re.match(r"_Z(\d+)", mangled)
+    if m:
+        return mangled[m.end():m.end() + int(m.group(1))]
+    return mangled
+
+
+def parse_ptxas(text: str) -> dict[str, Resources]:
+    """Figures per entry function, keyed by its unqualified name (the first instantiation of
+    a template) and, for template instantiations, also by `name<args>` without spaces as
+    c++filt spells it (see `lookup`)."""
+    out: dict[str, Resources] = {}
+    mangled: list[tuple[str, Resources]] = []
+    current, symbol, spills = "", "", (0, 0)
+    for line in text.splitlines():
+        if (m := _ENTRY.search(line)) is not None:
+            symbol = m.group(1)
+            current, spills = kernel_name(symbol), (0, 0)
+        elif current and (s := _SPILLS.search(line)) is not None:
+            spills = (int(s.group(1)), int(s.group(2)))
+        elif current and (u := _USED.search(line)) is not None:
+            res = Resources(int(u.group(1)), int(u.group(2) or 0), *spills)
+            out.setdefault(current, res)
+            if symbol.startswith("_Z"):
+                mangled.append((symbol, res))
+            current = ""
+    for name, res in zip(_template_names([m for m, _ in mangled]), (r for _, r in mangled),
+                         strict=True):
+        if name:
+            out.setdefault(name, res)
+    return out
+
+
+def _template_names(symbols: list[str]) -> list[str]:
+    """`name<args>` (no spaces) of each mangled template instantiation, '' for the others or
+    when c++filt (binutils) is missing."""
+    if not symbols or shutil.which("c++filt") is None:
+        return [""] * len(symbols)
+    res = subprocess.run(["c++filt"], input="\n".join(symbols) + "\n", capture_output=True,
+                         text=True, timeout=60)
+    lines = res.stdout.splitlines() if res.returncode == 0 else []
+    if len(lines) != len(symbols):
+        return [""] * len(symbols)
+    return [_instance_name(text) for text in lines]
+
+
+def _instance_name(demangled: str) -> str:
+    """"void ns::box1d<float, 2>(float const*, float*, int)" -> "box1d<float,2>"; '' for a
+    function that is not a template instantiation."""
+    text = demangled.removeprefix("void ")
+    depth, end, last_scope = 0, len(text), 0
+    for i, ch in enumerate(text):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0 and ch == "(":
+            end = i
+            break
+        elif depth == 0 and text.startswith("::", i):
+            last_scope = i + 2
+    name = text[last_scope:end].replace(" ", "")
+    return name if "<" in name else ""
+
+
+def lookup(found: dict[str, Resources], kernel: str) -> Resources | None:
+    """The figures of `kernel` (NAME or NAME<ARGS>, as hfuse shows it); None when missing,
+    or when NAME alone is asked for but ptxas compiled several instantiations of it."""
+    key = kernel.replace(" ", "")
+    plain = key.split("<", 1)[0]
+    instances = [k for k in found if k.startswith(plain + "<")]
+    if "<" in key:
+        # A template's own entry; without c++filt (no instances known) its name alone.
+        return found.get(key) if instances else found.get(plain)
+    return None if len(instances) > 1 else found.get(plain)
 
 
 def cache_dir() -> Path:

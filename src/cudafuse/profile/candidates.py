@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cudafuse.passes.horizontal.regbound import SM, Resources, register_bound
+from cudafuse.analysis.ptxas import Resources
+from cudafuse.passes.horizontal.regbound import SM, register_bound
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 
 MODES = ("thread", "block")

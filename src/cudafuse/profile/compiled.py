@@ -14,15 +14,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
-from cudafuse.analysis.ptxas import compile_figures
+from cudafuse.analysis.ptxas import Resources, compile_figures, lookup, parse_ptxas
 from cudafuse.diagnostics import CudafuseError, error
-from cudafuse.passes.horizontal.regbound import (
-    SMS,
-    Resources,
-    lookup,
-    native_resources,
-    parse_ptxas,
-)
+from cudafuse.passes.horizontal.regbound import SMS, native_resources
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate, hfuse_bound
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 from cudafuse.profile.records import Record

@@ -30,14 +30,14 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.types import float_bits, int_bits, is_integral
 from cudafuse.passes.vertical.host.linear import Linear
 from cudafuse.passes.vertical.host.linear import add as _add
 from cudafuse.passes.vertical.host.linear import scale as _scale
 
 if TYPE_CHECKING:
-    from cudafuse.passes.vertical.host.coverage import Resolver
+    from cudafuse.passes.vertical.host.resolver import Resolver
 
-FLOAT_BITS = {"float": 24, "double": 53, "long double": 64}
 CEILS = ("ceil", "ceilf", "ceill", "std::ceil", "__builtin_ceil", "__builtin_ceilf")
 MAX_CASES = 8
 
@@ -50,38 +50,6 @@ class _Split(Exception):
     def __init__(self, key: Linear):
         super().__init__()
         self.key = key
-
-
-def _base_type(t: str) -> str:
-    t = t.replace("const ", "").replace("volatile ", "").strip()
-    return t.removeprefix("std::").removeprefix("::")
-
-
-def float_bits(t: str) -> int | None:
-    return FLOAT_BITS.get(_base_type(t))
-
-
-_INT_BITS = {"bool": 1, "char": 8, "signed char": 8, "unsigned char": 8, "short": 16,
-             "unsigned short": 16, "short int": 16, "int": 32, "unsigned int": 32,
-             "unsigned": 32, "int8_t": 8, "uint8_t": 8, "int16_t": 16, "uint16_t": 16,
-             "int32_t": 32, "uint32_t": 32}
-
-
-def int_bits(t: str) -> int:
-    """The width of an integer type (64 when not known to be narrower)."""
-    return _INT_BITS.get(_base_type(t), 64)
-
-
-def is_integral(t: str) -> bool:
-    b = _base_type(t)
-    return bool(b) and float_bits(b) is None and b != "dim3" and "*" not in b and (
-        b in _INT_BITS or any(w in b for w in ("int", "long", "short", "char", "size_t",
-                                              "unsigned", "bool")))
-
-
-def is_unsigned(t: str) -> bool:
-    """Whether arithmetic in integer type `t` wraps around instead of going negative."""
-    return any(w in _base_type(t) for w in ("unsigned", "size_t", "uint"))
 
 
 @dataclasses.dataclass
@@ -125,19 +93,6 @@ def text(e: n.Expr) -> str:
 def _paren(e: n.Expr) -> str:
     inner = e.operand if isinstance(e, n.Cast) and not e.explicit else e
     return f"({text(e)})" if isinstance(inner, (n.Binary, n.Cond)) else text(e)
-
-
-def _subst(e: n.Node, m: dict[str, n.Expr]) -> n.Node:
-    if isinstance(e, n.Ref) and e.decl in m:
-        return m[e.decl]
-    changes = {}
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
-        if isinstance(v, n.Node):
-            changes[f.name] = _subst(v, m)
-        elif isinstance(v, tuple) and v and all(isinstance(x, n.Node) for x in v):
-            changes[f.name] = tuple(_subst(x, m) for x in v)
-    return dataclasses.replace(e, **changes) if changes else e
 
 
 class GridBound:
@@ -352,19 +307,3 @@ def _converts_integer(e: n.Expr) -> bool:
     while isinstance(e, n.Cast) and float_bits(e.type) is not None:
         e = e.operand
     return is_integral(e.type)
-
-
-def inline_helper(fn_params: tuple, body_expr: n.Expr, args: tuple[n.Expr, ...],
-                  return_type: str) -> n.Expr:
-    """`return body_expr;` of a helper with its parameters bound to the call's arguments
-    (converted to the parameters' types, as the call does)."""
-    m = {}
-    for p, a in zip(fn_params, args, strict=True):
-        if (float_bits(p.type) is None) != (float_bits(a.type) is None):
-            a = n.Cast(a, explicit=False, type=p.type)  # int <-> float, as the call converts
-        m[p.decl] = a
-    out = _subst(body_expr, m)
-    assert isinstance(out, n.Expr)
-    if out.type != return_type:
-        out = n.Cast(out, explicit=False, type=return_type)
-    return out

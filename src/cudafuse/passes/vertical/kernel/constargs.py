@@ -25,7 +25,7 @@ from cudafuse.analysis.symbolic import Poly
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.substitute import replace_nodes
-from cudafuse.passes.vertical.host.gridsize import is_integral, is_unsigned
+from cudafuse.ir.types import is_integral, is_unsigned
 
 
 def _constant(e: n.Expr) -> int | None:

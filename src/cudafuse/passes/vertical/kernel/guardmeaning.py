@@ -22,7 +22,7 @@ from cudafuse.analysis.evaluate import arith
 from cudafuse.analysis.symbolic import ONE, Atom, Poly, Pred, compare, coord
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
-from cudafuse.passes.vertical.host.gridsize import is_integral, is_unsigned
+from cudafuse.ir.types import is_integral, is_unsigned
 
 _CMP = ("<", "<=", ">", ">=")
 

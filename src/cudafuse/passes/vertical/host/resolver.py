@@ -1,0 +1,111 @@
+"""What a launch's host expressions are, for the coverage check and the grid-size bounds:
+the x, y, z of a `dim3` (a local, a constructor call, braces), linear forms over the host
+function's never-reassigned locals and the kernel's parameters bound to the launch's
+arguments, helpers whose body is one `return` inlined at the call."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.substitute import inline_helper
+from cudafuse.passes.vertical.host.hostview import _shape
+from cudafuse.passes.vertical.host.linear import Linear
+from cudafuse.passes.vertical.host.linear import add as _add
+from cudafuse.passes.vertical.host.linear import scale as _scale
+
+if TYPE_CHECKING:
+    from cudafuse.ir.program import TranslationUnit
+
+
+def _strip(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+class Resolver:
+    def __init__(self, host_locals: dict[str, n.VarDecl],
+                 params: dict[str, n.Expr] | None = None,
+                 unit: TranslationUnit | None = None):
+        self.locals = host_locals
+        self.params = params or {}  # kernel parameter decl -> host argument
+        self.unit = unit  # for the bodies of helpers a grid calls (div_up(n, b))
+
+    def with_params(self, params: dict[str, n.Expr]) -> Resolver:
+        return Resolver(self.locals, params, self.unit)
+
+    def inline(self, call: n.Call) -> n.Expr | None:
+        """A call of a helper whose body is `return e;`, as e over the call's arguments."""
+        fn = self.unit.callee(call.callee_decl) if self.unit and call.callee_decl else None
+        if fn is None or fn.body is None or fn.is_template or len(fn.body.body) != 1 or \
+                len(fn.params) != len(call.args):
+            return None
+        ret = fn.body.body[0]
+        if not isinstance(ret, n.Return) or ret.value is None:
+            return None
+        if any(isinstance(x, n.Call) and x.callee_decl == fn.decl for x in ret.value.walk()):
+            return None
+        return inline_helper(fn.params, ret.value, call.args, fn.return_type)
+
+    def dim3(self, e: n.Expr) -> list[n.Expr] | None:
+        """The x, y, z components of a dim3-valued (or integer) host expression."""
+        e = _strip(e)
+        if isinstance(e, n.Ref) and e.decl in self.locals:
+            d = self.locals[e.decl]
+            if d.init is None:
+                return None
+            if d.var_type.replace("const ", "").strip() != "dim3":
+                return [e]
+            return self.dim3(d.init)
+        if isinstance(e, n.Call) and e.callee == "dim3":
+            comps = list(e.args)
+        elif isinstance(e, n.InitList):
+            comps = list(e.items)
+        elif e.type.replace("const ", "").strip() == "dim3":
+            return None
+        else:
+            comps = [e]
+        # An omitted dim3 argument shows up as a default-argument expression with no text.
+        comps = [n.IntLit(1) if isinstance(c, n.OtherExpr) and not c.items and
+                 c.span.end == c.span.start else c for c in comps]
+        return comps + [n.IntLit(1)] * (3 - len(comps))
+
+    def linear(self, e: n.Expr, depth: int = 0) -> Linear | None:
+        e = _strip(e)
+        if depth > 20:
+            return None
+        if isinstance(e, n.IntLit):
+            return ((), e.value)
+        if isinstance(e, n.Ref) and e.kind == "param" and e.decl in self.params:
+            return Resolver(self.locals).linear(self.params[e.decl], depth + 1)
+        if isinstance(e, n.Ref):
+            if e.const_value is not None and isinstance(e.const_value, int):
+                return ((), e.const_value)
+            d = self.locals.get(e.decl)
+            if d is not None and d.init is not None and \
+                    d.var_type.replace("const ", "").strip() != "dim3":
+                return self.linear(d.init, depth + 1)
+            return (((e.decl or e.name, 1),), 0)
+        if isinstance(e, n.Member) and e.field_name in ("x", "y", "z"):
+            comps = self.dim3(e.base)
+            if comps is not None:
+                return self.linear(comps["xyz".index(e.field_name)], depth + 1)
+        if isinstance(e, n.Binary) and e.op in ("+", "-"):
+            a, b = self.linear(e.lhs, depth + 1), self.linear(e.rhs, depth + 1)
+            if a is None or b is None:
+                return None
+            return _add(a, b, 1 if e.op == "+" else -1)
+        if isinstance(e, n.Binary) and e.op == "*":
+            a, b = self.linear(e.lhs, depth + 1), self.linear(e.rhs, depth + 1)
+            if a is None or b is None:
+                return None
+            if not a[0]:
+                return _scale(b, a[1])
+            if not b[0]:
+                return _scale(a, b[1])
+            # A product of two resolved forms (`w * h` in two kernels, or `h * w`): one
+            # opaque term named by both factors, in either order; not by the kernel's text,
+            # whose parameters differ from kernel to kernel.
+            return (((repr(sorted((a, b))), 1),), 0)
+        return (((_shape(e), 1),), 0)
