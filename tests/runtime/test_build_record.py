@@ -4,6 +4,8 @@ so does a record that cannot be read or whose library is gone."""
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,24 @@ def test_a_broken_record_or_a_lost_library_is_a_miss(tmp_path, fake_compile):
     build.cache_dir().joinpath("fake-1.so").unlink()
     again = build.build(str(src), "emu", BuildOptions())
     assert len(fake_compile) == 3 and again.library.is_file()
+
+
+def test_one_build_of_a_key_at_a_time(tmp_path, monkeypatch):
+    """Two builds of one program at once (xdist workers share the cache): the second waits
+    for the first and takes its library; the compiler runs once."""
+    monkeypatch.setenv("CUDAFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "scale.h").write_text("#define FACTOR 2.0f\n")
+    src = tmp_path / "s.cu"
+    src.write_text(PROGRAM)
+    compiled: list[Path] = []
+
+    def fake_compile(cmd, out, *args, **kw):
+        compiled.append(out)
+        time.sleep(0.5)  # long enough for the other thread to arrive meanwhile
+        out.write_bytes(b"")
+
+    monkeypatch.setattr(build, "_compile", fake_compile)
+    monkeypatch.setattr(build, "_guard_object", lambda *a: tmp_path / "guard.o")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        libs = list(pool.map(lambda _: build._build(src, "emu", BuildOptions()), range(2)))
+    assert len(compiled) == 1 and libs[0].library == libs[1].library == compiled[0]

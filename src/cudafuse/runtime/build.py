@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -9,7 +11,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -265,6 +267,17 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     return built
 
 
+@contextlib.contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if missing) for the block."""
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def _record_path(src: Path, backend: str, opts: BuildOptions) -> Path | None:
     """Where the record of `src`'s build is (build_record.py), keyed by what the build reads
     before parsing it; None when the program cannot be read (the parse says why)."""
@@ -302,41 +315,44 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
     root = cache_dir()
     lib = root / f"{backend}-{key}.so"
     left_out = root / f"{backend}-{key}.uncallable.json"
-    if lib.exists():
-        entries, uncallable = _left_out(prep, left_out)
-        return Built(lib, entries, prep.fiber_kernels, uncallable, prep.includes)
-    suffix = ".cpp" if backend == "emu" else ".cu"
-    src_copy = root / f"{backend}-{key}{suffix}"
-    dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
-    guard = ["-x", "none", str(_guard_object(tool, opts.opt))] if guarded else []
-    if backend == "emu":
-        flags = [*flags, *trampoline.EMU_LINK_FLAGS]
-
-    def compile_(text: str) -> None:
-        with tempfile.NamedTemporaryFile("w", dir=root, suffix=suffix, delete=False) as fh:
-            fh.write(text)
-        os.replace(fh.name, src_copy)
+    # One build of a key at a time across processes (xdist workers, parallel make jobs):
+    # the second waits and finds the library instead of compiling it again.
+    with _exclusive(root / f"{backend}-{key}.lock"):
+        if lib.exists():
+            entries, uncallable = _left_out(prep, left_out)
+            return Built(lib, entries, prep.fiber_kernels, uncallable, prep.includes)
+        suffix = ".cpp" if backend == "emu" else ".cu"
+        src_copy = root / f"{backend}-{key}{suffix}"
+        dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
+        guard = ["-x", "none", str(_guard_object(tool, opts.opt))] if guarded else []
         if backend == "emu":
-            _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
-                     (src.resolve(), dirs))
-        else:
-            _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
+            flags = [*flags, *trampoline.EMU_LINK_FLAGS]
 
-    try:
-        prep, uncallable = _compile_trampolines(prep, compile_)
-    except CudafuseError as exc:
-        if backend != "emu" or not prep.skipped:
-            raise
-        raise CudafuseError([*prep.skipped, Diagnostic(
-            Severity.ERROR, "cannot build for the emulator: the front end skipped "
-            "the functions above, so their code (launches included) was not "
-            "rewritten for it; g++'s first error follows", str(src)),
-            *exc.diagnostics[:1]]) from None
-    typed = [e.name for e in prep.entries if e.typed and not e.symbol]
-    if typed or uncallable:
-        left_out.write_text(json.dumps({"typed": typed, "uncallable": {
-            name: d.message for name, d in uncallable.items()}}))
-    return Built(lib, prep.entries, prep.fiber_kernels, uncallable, prep.includes)
+        def compile_(text: str) -> None:
+            with tempfile.NamedTemporaryFile("w", dir=root, suffix=suffix, delete=False) as fh:
+                fh.write(text)
+            os.replace(fh.name, src_copy)
+            if backend == "emu":
+                _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
+                         (src.resolve(), dirs))
+            else:
+                _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
+
+        try:
+            prep, uncallable = _compile_trampolines(prep, compile_)
+        except CudafuseError as exc:
+            if backend != "emu" or not prep.skipped:
+                raise
+            raise CudafuseError([*prep.skipped, Diagnostic(
+                Severity.ERROR, "cannot build for the emulator: the front end skipped "
+                "the functions above, so their code (launches included) was not "
+                "rewritten for it; g++'s first error follows", str(src)),
+                *exc.diagnostics[:1]]) from None
+        typed = [e.name for e in prep.entries if e.typed and not e.symbol]
+        if typed or uncallable:
+            left_out.write_text(json.dumps({"typed": typed, "uncallable": {
+                name: d.message for name, d in uncallable.items()}}))
+        return Built(lib, prep.entries, prep.fiber_kernels, uncallable, prep.includes)
 
 
 _TRAMPOLINE_LINE = re.compile(rf"{re.escape(TRAMPOLINES)}(?::|\()(\d+)|"
