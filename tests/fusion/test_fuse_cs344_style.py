@@ -159,7 +159,7 @@ def test_a_respelled_file_with_nothing_fused_is_written_as_it_was(tmp_path: Path
 def test_a_respelling_the_front_end_rejects_is_not_applied(monkeypatch, tmp_path: Path) -> None:
     """Should a respelling ever produce text that does not parse, fusion goes on with the
     file as written (no error of cudafuse's making reaches the user)."""
-    from cudafuse.passes.vertical import respell
+    from cudafuse.passes.vertical.kernel import respell
 
     real = respell.respelled
     monkeypatch.setattr(respell, "respelled",

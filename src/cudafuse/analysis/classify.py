@@ -1,10 +1,11 @@
 """Per-pointer verdicts from the shapes of its accesses: point, stencil or other (with a reason).
 
 The verdicts are deliberately conservative: a pointer is `point` or `stencil` only when every
-access through it has a shape (see access.py), all shapes share one layout with x contiguous,
-every dimension the kernel's threads are spread over is used, and nothing lets a thread see
-another thread's data (atomics, writes to the same buffer at other offsets, values exchanged
-through shared memory or warp shuffles).
+access through it has a shape (see access.py), all shapes share one layout with one
+coordinate contiguous (x, or y where x walks the rows), every dimension the kernel's threads
+are spread over is used, and nothing lets a thread see another thread's data (atomics,
+writes to the same buffer at other offsets, values exchanged through shared memory or warp
+shuffles).
 """
 
 from __future__ import annotations
@@ -51,10 +52,14 @@ def _check_layout(shape: Shape, dims: set[str]) -> str:
             return f"index does not depend on {', '.join(missing)} (broadcast)"
         return f"index uses coordinate(s) {', '.join(sorted(have - dims))} the stores do not"
     strides = {d.dim: d.stride for d in shape.dims}
-    if strides.get("x") != "1":
-        return f"x is not contiguous (stride {strides.get('x')})"
-    if list(strides.values()).count("1") > 1:
+    unit = [d for d, s in strides.items() if s == "1"]
+    if len(unit) > 1:
         return "two coordinates with unit stride (overlapping layout)"
+    if not unit:
+        return f"x is not contiguous (stride {strides.get('x')})"
+    # Usually x has unit stride; a kernel whose x walks the rows (`in[x * cols + y]`) has
+    # it on y. Offsets and borders are per coordinate either way; which coordinate is the
+    # row's is the layout's (and the view's) business.
     return ""
 
 

@@ -363,6 +363,8 @@ class _Planner:
             if self.opts.block is not None:
                 sink = infos[members[-1]]
                 why = launch_block_problem(sink.view, sink.site.launch, sink.site.bindings)
+                if not why and sink.view.transposed:
+                    why = "its x coordinate walks the rows (out[x * cols + y])"
                 if not why and stored and sink.view.lower_bounded:
                     # (its grid was checked to cover the producers' bounds, not a new one)
                     why = ("it writes only the interior and stores the group's "
@@ -389,7 +391,7 @@ class _Planner:
                     host = Resolver(host_locals(seq.host), unit=self.unit)
                     cover = covers(host.with_params(params),
                                    sink.site.launch.grid, sink.site.launch.block,
-                                   list(sink.view.bounds))
+                                   sink.view.grid_bounds)
                     if cover:
                         why = f"its launch may not cover the whole image ({cover})"
                 if why:
@@ -429,6 +431,10 @@ class _Planner:
         if sink.view.grid_stride:  # its threads loop past the block's tile: no use for one
             return out
         if sink.facts.shared or sink.facts.barriers:  # it stages its own (and syncs on it)
+            return out
+        if any(infos[i].view.transposed for i in group):
+            # a tile is the block's rectangle of elements, x along the row: not where a
+            # kernel whose x walks the rows has its threads
             return out
         for node, strategy in sorted(cost.strategies.items()):
             direct = {c for (a, c) in model.edges if a == node and c in group} == {max(group)}

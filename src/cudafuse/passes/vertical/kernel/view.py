@@ -67,7 +67,7 @@ def store_parts(e: n.Expr) -> tuple[n.Index, n.Expr, str] | None:
 @dataclass(frozen=True)
 class KernelView:
     fn: Function
-    coords: tuple[n.VarDecl, ...] = ()  # the thread's coordinate variables, x first
+    coords: tuple[n.VarDecl, ...] = ()  # the thread's coordinate variables, fastest first
     coord_stmts: tuple[n.Stmt, ...] = ()  # top-level statements that only declare them
     guard: n.If | None = None
     guard_kind: str = ""  # "return" (if (out of range) return;) or "enclose" (if (in range) {..})
@@ -77,8 +77,14 @@ class KernelView:
     reads: dict[str, list[n.Index]] = field(default_factory=dict)  # direct subscripts of params
     other_uses: dict[str, str] = field(default_factory=dict)  # param -> non-subscript use
     producer_reason: str | None = None
-    block_sizes: tuple[int | None, ...] = ()  # per coordinate: the block size the mapping
-    # assumes when written with a constant (blockIdx.x * 256 + threadIdx.x), else None
+    block_sizes: tuple[int | None, ...] = ()  # per grid dimension (x, y): the block size the
+    # mapping assumes when written with a constant (blockIdx.x * 256 + threadIdx.x), else None
+    # The grid dimension each coordinate comes from, when not the coordinate's own position:
+    # (1, 0) for a kernel whose x walks the rows (`out[x * cols + y]`, x from blockIdx.x).
+    # Coordinates, bounds and strides are always in element order (the column first), so
+    # value-at-element functions need not know; only what relates them to a launch's grid
+    # and block (coverage, tiles, a new block) reads this.
+    grid_dims: tuple[int, ...] = ()
     # A 1D grid-stride loop (guard_kind "gridstride"): the `for` or `while` statement, and
     # for the while form the trailing `i += stride;` statement.
     loop: n.For | n.While | None = None
@@ -106,6 +112,24 @@ class KernelView:
     @property
     def dims(self) -> int:
         return len(self.coords)
+
+    @property
+    def transposed(self) -> bool:
+        return self.grid_dims not in ((), tuple(range(len(self.coords))))
+
+    def in_grid_order(self, per_coord: tuple[n.Expr, ...] | list[n.Expr]) -> list[n.Expr]:
+        """Per-coordinate bounds (this kernel's or a producer's, in element order) in the
+        order of this kernel's grid dimensions, as coverage of its launch reads them."""
+        if not self.transposed:
+            return list(per_coord)
+        out = list(per_coord)
+        for k, g in enumerate(self.grid_dims):
+            out[g] = per_coord[k]
+        return out
+
+    @property
+    def grid_bounds(self) -> list[n.Expr]:
+        return self.in_grid_order(self.bounds)
 
     def param_names(self) -> list[str]:
         return [p.name for p in self.fn.params]
@@ -417,6 +441,14 @@ def plain_view(fn: Function) -> KernelView:
         tail = rest[1:]
     else:
         tail = list(guard.then.body) if isinstance(guard.then, n.Compound) else [guard.then]
+    grid_dims: tuple[int, ...] = ()
+    if guard is not None and len(coords) == 2 and len(bounds) == 2 and \
+            _rows_first(tail, coords, dict(locals_), pointer_params):
+        # x walks the rows: the kernel is the usual one with its coordinates swapped.
+        coords = [coords[1], coords[0]]
+        bounds = {0: bounds[1], 1: bounds[0]}
+        lower = {1 - k: v for k, v in lower.items()}
+        grid_dims = (1, 0)
     found_stores: list[tuple[OwnStore, tuple[tuple[int, int], ...]]] = []
     if coords and guard:
         _own_stores(tail, coords, locals_, pointer_params, (), found_stores)
@@ -462,6 +494,7 @@ def plain_view(fn: Function) -> KernelView:
     return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
                       tuple(bounds[k] for k in sorted(bounds)), stride, stores, reads, other,
                       reason, tuple(sizes[d] for d in DIM_NAMES[:len(coords)]),
+                      grid_dims=grid_dims,
                       lower_bounded=bool(lower) and guard is not None,
                       all_stores=all_stores if any(
                           len(v) > 1 or v[0].nested for v in all_stores.values()) else {},
@@ -548,6 +581,18 @@ def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str,
                                 (*path, (id(s), branch)), out)
         elif isinstance(s, n.Compound) and not path:
             _own_stores(list(s.body), coords, locals_, pointer_params, path, out)
+
+
+def _rows_first(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str, n.Expr],
+                pointer_params: dict[str, str]) -> bool:
+    """Does the kernel store its own element as `x * S + y` (x, from the grid's x, walking
+    the rows) and never as `y * S + x`? Judged on the stores of the guarded body, as
+    _own_stores finds them with the coordinates either way round."""
+    plain: list[tuple[OwnStore, tuple[tuple[int, int], ...]]] = []
+    swapped: list[tuple[OwnStore, tuple[tuple[int, int], ...]]] = []
+    _own_stores(stmts, coords, dict(locals_), pointer_params, (), plain)
+    _own_stores(stmts, [coords[1], coords[0]], dict(locals_), pointer_params, (), swapped)
+    return bool(swapped) and not plain
 
 
 def _store_paths(found: list[tuple[OwnStore, tuple[tuple[int, int], ...]]]) -> str | None:

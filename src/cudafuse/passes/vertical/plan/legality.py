@@ -154,7 +154,7 @@ class Legality:
             return "their row strides are not provably equal"
         params = {p.decl: a for p, a in src.site.bindings}
         r = covers(self.resolver.with_params(params), sink.site.launch.grid,
-                   sink.site.launch.block, list(src.view.bounds))
+                   sink.site.launch.block, sink.view.in_grid_order(src.view.bounds))
         return r or None
 
     def _in_place_reason(self, group: frozenset[int], i: int, key: str) -> str:
@@ -221,7 +221,7 @@ class Legality:
             if key not in self._kernel:
                 params = {p.decl: a for p, a in info.site.bindings}
                 r = covers(self.resolver.with_params(params), info.site.launch.grid,
-                           info.site.launch.block, list(info.view.bounds))
+                           info.site.launch.block, info.view.grid_bounds)
                 self._kernel[key] = f"'{name}': {r}" if r else None
             if self._kernel[key]:
                 return self._kernel[key]
@@ -405,6 +405,13 @@ class Legality:
                     r = self.edge_reason(a, c, b)
                     if r:
                         return r
+        mappings = {self.infos[i].view.grid_dims or (0, 1) for i in members
+                    if self.infos[i].view.dims == 2}
+        if len(mappings) > 1:
+            # (recomputing at an element is mapping-free, but stored intermediates, tiles
+            # and a producer's value at the thread's own element assume one mapping)
+            return ("its kernels map threads to elements differently: in one the grid's x "
+                    "walks the rows (out[x * cols + y]), in another the columns")
         streams = {_stream_key(self.infos[i].site) for i in members}
         if len(streams) > 1:  # the fused launch runs on one stream: others' ordering would change
             return "its launches use different streams"
@@ -452,7 +459,7 @@ class Legality:
             info = self.infos[last]
             params = {p.decl: a for p, a in info.site.bindings}
             why = covers(self.resolver.with_params(params), info.site.launch.grid,
-                         info.site.launch.block, list(info.view.bounds)) \
+                         info.site.launch.block, info.view.grid_bounds) \
                 if info.view.bounds else "it has no recognisable bounds guard"
             if info.view.grid_stride and info.view.bounds:
                 why = None  # its loop visits every element whatever the grid
