@@ -51,3 +51,55 @@ def test_launch_bounds_under_if_0_is_not_the_kernels(tmp_path: Path) -> None:
     unit = parse_file(str(a)).unit
     assert {f.name: f.launch_bounds for f in unit.kernels} == {"ka": "128", "kb": ""}
     assert b"96" not in unit.code and b"(64)" not in unit.code
+
+
+def _pair(tmp_path: Path, first: str, second: str, *extra: str) -> tuple[object, Path]:
+    a, b, out = tmp_path / "a.cu", tmp_path / "b.cu", tmp_path / "f.cu"
+    a.write_text(first)
+    b.write_text(second)
+    return hfuse(str(a), str(b), "--block1", "64", "--block2", "64", "-o", str(out),
+                 *extra), out
+
+
+KA = "__global__ void ka(float *x) { x[threadIdx.x] = N; }\n"
+KB = "__global__ void kb(float *y) { y[threadIdx.x] = 2.0f; }\n"
+
+
+def test_skipped_branches_define_no_macro_and_undefine_none(tmp_path: Path) -> None:
+    # Under #if 0: a second #define N (no clash, nothing renamed apart), an #undef after the
+    # kernel (no stale macro), and a use of the other file's macro (no expansion there).
+    res, out = _pair(tmp_path, "#define N 8\n" + KA + "#if 0\n#undef N\n#define N 3\n#endif\n",
+                     "#ifdef OLD_BUILD\n#define N 5\nint THREADS = N;\n#else\n#define M 1\n"
+                     "#endif\n" + KB)
+    assert res.exit_code == 0, res.output
+    assert "cf_in2_" not in out.read_text() and "#undef" not in res.output
+    # The same texts with the branches taken are what the checks are for.
+    res, _ = _pair(tmp_path, "#define N 8\n" + KA + "#undef N\n#define N 3\n",
+                   "#define N 5\n" + KB)
+    assert res.exit_code == 1 and "is #undef'd or redefined after 'ka'" in res.output
+
+
+def test_a_guard_under_if_0_is_no_guard(tmp_path: Path) -> None:
+    helper = "__device__ float twice(float v) { return 2.0f * v; }\n"
+    other = "__device__ float twice(float v) { return v + v; }\n"
+    guarded = "#ifndef HELPER_H\n#define HELPER_H\n{}#endif\n"
+    # The first file's copy of the guarded block is skipped: the second's is the only one,
+    # not refused as a different text.
+    res, out = _pair(tmp_path, "#define N 8\n#if 0\n" + guarded.format(other) + "#endif\n" + KA,
+                     guarded.format(helper) + KB.replace("2.0f", "twice(2.0f)"))
+    assert res.exit_code == 0, res.output
+    assert "return 2.0f * v" in out.read_text()
+    res, _ = _pair(tmp_path, "#define N 8\n" + guarded.format(other) + KA,
+                   guarded.format(helper) + KB.replace("2.0f", "twice(2.0f)"))
+    assert res.exit_code == 1 and "guarded by 'HELPER_H'" in res.output
+
+
+def test_launch_bounds_in_a_skipped_branch_give_no_default_block(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    a.write_text("#define N 8\n__global__ void __launch_bounds__(128) " + KA[16:])
+    b.write_text("__global__ void\n#if 0\n__launch_bounds__(256, 3)\n#endif\n" + KB[16:])
+    res = hfuse(str(a), str(b), "-o", str(tmp_path / "f.cu"))
+    assert res.exit_code != 0 and "has no __launch_bounds__" in res.output, res.output
+    b.write_text(b.read_text().replace("#if 0", "#if 1"))
+    res = hfuse(str(a), str(b), "-o", str(tmp_path / "f.cu"))
+    assert res.exit_code == 0, res.output

@@ -81,7 +81,7 @@ def mentioned(unit: TranslationUnit, span: Span) -> set[str]:
     they stand for (transitively)."""
     if not unit.owns(span):
         return set()
-    data = unit.source_of(span.file).data
+    data = unit.code_of(span.file)  # a #define under #if 0 stands for nothing
     macros = _macros(data)
     names = set(_IDENT.findall(code_bytes(data[span.start:span.end])))
     todo = [x for x in names if x in macros]
@@ -95,7 +95,7 @@ def mentioned(unit: TranslationUnit, span: Span) -> set[str]:
 
 def standing_for(unit: TranslationUnit, name: str) -> set[str]:
     """`name` and the macros and type aliases of the file whose expansion names it."""
-    macros = _macros(unit.source.data)
+    macros = _macros(unit.code)
     out = {name.encode()}
     changed = True
     while changed:

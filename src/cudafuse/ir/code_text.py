@@ -9,6 +9,7 @@ and so nothing cudafuse may act on.
 
 from __future__ import annotations
 
+import functools
 import re
 
 # String and character literals are matched (and kept) so that a `//` or `/*` inside one
@@ -20,13 +21,19 @@ def _blank(chunk: bytes) -> bytes:
     return bytes(c if c in b"\r\n" else 32 for c in chunk)
 
 
+@functools.lru_cache(maxsize=32)
+def blank_comments(data: bytes) -> bytes:
+    """`data` with its comments blanked (string and character literals kept)."""
+    return _NOISE.sub(lambda m: m.group() if m.group()[:1] in b"\"'" else _blank(m.group()),
+                      data)
+
+
 def code_only(data: bytes, inactive: list[tuple[int, int]] | tuple[()] = ()) -> bytes:
     """`data` with comments blanked, and the lines strictly inside each `inactive` range
     (clang's skipped ranges: from a conditional directive to the directive ending the
     branch) blanked too. The directive lines at both ends stay, so conditionals still
     pair up (`#ifdef X` ... `#else` is one range, its `#endif` another's or none)."""
-    out = bytearray(_NOISE.sub(lambda m: m.group() if m.group()[:1] in b"\"'" else
-                               _blank(m.group()), data))
+    out = bytearray(blank_comments(data))
     for start, end in inactive:
         first = out.find(b"\n", start, end)
         last = out.rfind(b"\n", start, end)

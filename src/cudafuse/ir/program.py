@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from cudafuse.ir.code_text import code_only
+from cudafuse.ir.code_text import blank_comments, code_only
 from cudafuse.ir.nodes import Compound, KernelLaunch
 from cudafuse.ir.source import NO_SPAN, SourceFile, Span
 
@@ -118,6 +118,15 @@ class TranslationUnit:
         """The main file's bytes as clang reads them: comments and skipped branches blanked
         (offsets kept; ir/code_text.py). Text checks read this, never `source.data`."""
         return code_only(self.source.data, self.inactive)
+
+    def code_of(self, file: str) -> bytes:
+        """`code` for the main file; for a file whose code was lowered too, its bytes with
+        comments blanked (its skipped ranges are not recorded)."""
+        return self.code if file == self.path else blank_comments(self.source_of(file).data)
+
+    def code_text(self, span: Span) -> str:
+        """The text of `span` as clang reads it (comments and skipped branches blank)."""
+        return self.code_of(span.file)[span.start:span.end].decode("utf-8", "replace")
 
     @property
     def kernels(self) -> list[Function]:

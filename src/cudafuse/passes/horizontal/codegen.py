@@ -86,7 +86,7 @@ def _declared_types(part: Part, names: Names) -> list[str]:
     out = []
     unit = part.unit
     for prm in part.fn.params:
-        text = unit.text(prm.span) if prm.span.file == unit.path else ""
+        text = unit.code_text(prm.span) if prm.span.file == unit.path else ""
         pos = text.rfind(prm.name) if prm.name else -1
         if pos >= 0 and text[pos:].strip() == prm.name:
             decl = text[:pos]

@@ -74,7 +74,7 @@ def names_block(unit: TranslationUnit, fn: Function) -> bool:
         return True
     if fn.span.file != unit.path:
         return False
-    return _TYPE.search(code_bytes(unit.source.data[fn.span.start:fn.span.end])) is not None
+    return _TYPE.search(code_bytes(unit.code[fn.span.start:fn.span.end])) is not None
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def tile_size(unit: TranslationUnit, call: n.Call) -> int | None:
     """N of a `tiled_partition<N>(...)` written with an integer literal, else None."""
     if call.span.file != unit.path:
         return None
-    m = _TILE_SIZE.match(unit.source.data[call.span.start:call.span.end])
+    m = _TILE_SIZE.match(unit.code[call.span.start:call.span.end])
     if m is None:
         return None
     text = m.group(1).decode().rstrip("uUlL")
@@ -120,8 +120,7 @@ def problems(unit: TranslationUnit, node: n.Node) -> list[Bad]:
                                    generic))
     for call in cg_calls(node):
         name = cg_name(call)
-        text = unit.source.data[call.span.start:call.span.end] \
-            if call.span.file == unit.path else b""
+        text = unit.code[call.span.start:call.span.end] if call.span.file == unit.path else b""
         if name in GRID:
             out.append(Bad(call.span, f"cooperative groups' {name}() is the whole fused grid "
                            "(its ranks and sizes, and a grid-wide sync(), which also needs a "
@@ -149,7 +148,7 @@ def edits(unit: TranslationUnit, node: n.Node, span: Span, ns: str
     """Edits (absolute start, end, text) giving the code of `node`, written in `span`, the
     part's block group `<ns>_thread_block` (see the module docstring). Calls that cannot be
     edited are left alone: problems() reports them."""
-    data = unit.source.data
+    data = unit.code  # read as clang does; the edits' offsets are the file's
     out: list[tuple[int, int, str]] = []
     for call in cg_calls(node):
         if call.span.file != unit.path:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from cudafuse.analysis.blocksize import contradictions
 from cudafuse.codegen.templates import KernelRef, bind, namespace_aliases, parse_kernel_ref
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.ir.code_text import blank_comments
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.horizontal.codegen import (
     BAR_RED_DEFINITION,
@@ -111,7 +112,6 @@ def _qualifies(quals: list[str], fn: Function) -> bool:
                if len(path) >= len(quals))
 
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)([^\n]*(?:\\\n[^\n]*)*)", re.M)
 _TYPE = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+(\w+)\s*[{:]|"
                    r"\btypedef\b[^;{]*?\b(\w+)\s*;|\busing\s+(\w+)\s*=")
@@ -140,8 +140,7 @@ def type_clashes(u1: TranslationUnit, u2: TranslationUnit) -> tuple[str, ...]:
 
 
 def _type_names(unit: TranslationUnit) -> dict[str, int]:
-    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()),
-                        unit.source.data.decode("utf-8", "replace"))
+    text = unit.code.decode("utf-8", "replace")
     names: dict[str, int] = {}
     for m in _TYPE.finditer(text):
         name = next(g for g in m.groups() if g)
@@ -149,14 +148,9 @@ def _type_names(unit: TranslationUnit) -> dict[str, int]:
     return names
 
 
-def _code(text: str) -> str:
-    """`text` with its comments blanked (offsets and lines kept): a commented-out #define
-    is no macro."""
-    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
-
-
 def _macros(unit: TranslationUnit) -> dict[str, tuple[str, int]]:
-    text = _code(unit.source.data.decode("utf-8", "replace"))
+    # As clang reads the file: a commented-out #define, or one under #if 0, is no macro.
+    text = unit.code.decode("utf-8", "replace")
     return {m.group(1): (" ".join(m.group(2).split()), text.count("\n", 0, m.start()) + 1)
             for m in _DEFINE.finditer(text)}
 
@@ -178,9 +172,8 @@ def _macro_state(text: bytes, name: str, upto: int) -> bytes | None:
 def stale_macros(p: Part) -> list[Diagnostic]:
     """The fused kernel (and the helpers a part copies) follow the input texts: a macro the
     kernel uses that the file later #undefs or redefines would mean something else there."""
-    # Comments blanked byte for byte (offsets are the IR's).
-    text = re.sub(rb"//[^\n]*|/\*.*?\*/", lambda m: re.sub(rb"[^\n]", b" ", m.group()),
-                  p.unit.source.data, flags=re.S)
+    # As clang reads the file (offsets are the IR's): an #undef under #if 0 is none.
+    text = p.unit.code
     names = {m.group(2).decode() for m in _DIRECTIVE.finditer(text)}
     out = []
     for fn in (p.fn, *p.copies.functions):
@@ -219,9 +212,9 @@ def one_sided_macros(u1: TranslationUnit, u2: TranslationUnit
     m1, m2 = _macros(u1), _macros(u2)
     skip = shared_guards(u1, u2).names
     second = tuple(sorted(n for n in set(m2) - set(m1) - skip
-                          if identifier_tokens(u1.source.data, n, members=True)))
+                          if identifier_tokens(u1.code, n, members=True)))
     first = tuple(sorted(n for n in set(m1) - set(m2) - skip
-                         if identifier_tokens(u2.source.data, n, members=True)))
+                         if identifier_tokens(u2.code, n, members=True)))
     return second, first
 
 
@@ -246,7 +239,7 @@ def clashes(u1: TranslationUnit, u2: TranslationUnit) -> list[Diagnostic]:
     # text follows the first, and the fused kernel (both bodies) follows both.
     for ua, ma, ub, mb in ((u1, m1, u2, m2), (u2, m2, u1, m1)):
         for name in sorted(set(ma) - set(mb) - skip):
-            used = identifier_tokens(ub.source.data, name, members=True)
+            used = identifier_tokens(ub.code, name, members=True)
             if used:
                 line, col = ub.source.line_col(used[0][0])
                 out.append(Diagnostic(
@@ -258,8 +251,8 @@ def clashes(u1: TranslationUnit, u2: TranslationUnit) -> list[Diagnostic]:
 
 def _prefix(texts: list[bytes]) -> str:
     """A prefix for generated names that no identifier of the inputs starts with (comments
-    do not count)."""
-    joined = _COMMENT.sub(" ", b"\n".join(texts).decode("utf-8", "replace"))
+    do not count; a skipped branch does, as another file's macros may select it there)."""
+    joined = b"\n".join(map(blank_comments, texts)).decode("utf-8", "replace")
     for i in range(1000):
         prefix = "cf" if i == 0 else f"cf{i}"
         if not re.search(rf"\b{prefix}_", joined):

@@ -10,9 +10,9 @@ aside); then nothing in the block is a name clash (there is one definition) and 
 it is renamed apart (a renamed definition inside the skipped block would not exist). Blocks
 that differ are refused at the second file's `#ifndef`.
 
-The preprocessor is read as clang reads it: comments are not code (a guard commented out is
-no guard), and a block is matched from its `#ifndef`/`#if !defined` to its own `#endif`,
-counting nested conditionals.
+The preprocessor is read as clang reads it: comments and branches it skips are not code (a
+guard commented out, or under `#if 0`, is no guard), and a block is matched from its
+`#ifndef`/`#if !defined` to its own `#endif`, counting nested conditionals.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudafuse.diagnostics import Diagnostic, Severity
+from cudafuse.ir.code_text import blank_comments
 from cudafuse.ir.program import TranslationUnit
 
-_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 _OPEN = re.compile(rb"^[ \t]*#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+!\s*defined\s*\(?\s*(\w+)\s*\)?)"
                    rb"[ \t]*\n[ \t]*#[ \t]*define[ \t]+(\w+)\b", re.M)
 _COND = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b", re.M)
@@ -33,22 +33,17 @@ _TYPE = re.compile(rb"\b(?:struct|class|union|enum(?:\s+class)?)\s+(\w+)\s*[{:]|
                    rb"\btypedef\b[^;{]*?\b(\w+)\s*;|\busing\s+(\w+)\s*=")
 
 
-def _code(data: bytes) -> bytes:
-    """`data` with comments blanked (offsets kept)."""
-    return _COMMENT.sub(lambda m: re.sub(rb"[^\n]", b" ", m.group()), data)
-
-
 @dataclass(frozen=True)
 class Block:
     guard: str
     start: int  # the #ifndef's offset
     end: int  # past the matching #endif line
-    body: bytes  # the text between the #define line and the #endif, comments blanked
+    body: bytes  # the text between the #define line and the #endif, as clang reads it
 
 
-def guarded_blocks(data: bytes) -> list[Block]:
-    """The include-guard blocks of a text (outermost only)."""
-    code = _code(data)
+def guarded_blocks(code: bytes) -> list[Block]:
+    """The include-guard blocks of a text read as clang reads it (TranslationUnit.code,
+    ir/code_text.py: comments and skipped branches blank), outermost only."""
     out: list[Block] = []
     pos = 0
     while True:
@@ -91,16 +86,17 @@ def shared_guards(u1: TranslationUnit, u2: TranslationUnit) -> Shared:
     firsts: dict[str, Block] = {}
     for path in dict.fromkeys([u1.path, *u1.includes]):
         try:
-            data = u1.source.data if path == u1.path else Path(path).read_bytes()
+            code = u1.code if path == u1.path else blank_comments(Path(path).read_bytes())
         except OSError:
             continue
-        for b in guarded_blocks(data):
-            firsts.setdefault(b.guard, b)
+        for b in guarded_blocks(code):
+            if b.body.strip():  # a block the file skips (guard already defined) is not its
+                firsts.setdefault(b.guard, b)
     shared = Shared()
     names: set[str] = set()
-    for b in guarded_blocks(u2.source.data):
+    for b in guarded_blocks(u2.code):
         first = firsts.get(b.guard)
-        if first is None:
+        if first is None or not b.body.strip():  # skipped in its own file: nothing of it
             continue
         if _norm(first.body) != _norm(b.body):
             line, col = u2.source.line_col(b.start)

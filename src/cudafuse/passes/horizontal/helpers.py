@@ -122,7 +122,7 @@ def call_edits(unit: TranslationUnit, node: n.Node, copies: dict[str, str]
         target = graph.resolve(call)
         if target is None or target.decl not in copies:
             continue
-        text = unit.text(call.span) if call.span.file == unit.path else ""
+        text = unit.code_text(call.span) if call.span.file == unit.path else ""
         m = re.match(rf"(?:\w+::)*{re.escape(target.name)}\s*(?:<[^()]*>\s*)?\(", text)
         if m is None:
             bad.append(call.span)
@@ -169,7 +169,7 @@ def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, 
         rw.replace_range(start - span.start, end - span.start, text, why)
 
     rel(fn.name_span.start, fn.name_span.end, name, "per-part copy")
-    data = unit.source.data
+    data = unit.code  # read as clang does (a '(' in a comment is none)
     open_paren = data.index(b"(", fn.name_span.end)
     close = data.index(b")", open_paren) if not fn.params else -1
     if fn.params:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cudafuse.analysis.blocksize import block_dependence
+from cudafuse.analysis.blocksize import Shape, block_dependence
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.shared_memory import SharedReach, shared_reach
 from cudafuse.codegen.templates import KernelRef
@@ -30,34 +30,6 @@ from cudafuse.passes.horizontal.per_block import per_block_stores
 from cudafuse.passes.horizontal.shared_split import SharedSplit, plan_split, written_out
 
 _PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
-
-
-@dataclass(frozen=True)
-class Shape:
-    """A block shape; threads are numbered x + y*X + z*X*Y, as in CUDA."""
-
-    x: int
-    y: int = 1
-    z: int = 1
-
-    @property
-    def count(self) -> int:
-        return self.x * self.y * self.z
-
-    def __str__(self) -> str:
-        return "x".join(str(v) for v in (self.x, self.y, self.z)[:self.dims])
-
-    @property
-    def dims(self) -> int:
-        return 3 if self.z > 1 else 2 if self.y > 1 else 1
-
-    @staticmethod
-    def parse(text: str) -> Shape:
-        """'256', '32x8' or '8x8x4' (raises ValueError)."""
-        parts = [int(v) for v in text.lower().split("x")]
-        if not 1 <= len(parts) <= 3 or any(v <= 0 for v in parts):
-            raise ValueError(text)
-        return Shape(*parts)
 
 
 @dataclass(frozen=True)
@@ -136,13 +108,13 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
         elif isinstance(node, n.Call):
             callee = node.callee.split("::")[-1]
             if callee == "__syncthreads":
-                text = unit.text(node.span) if node.span.file == unit.path else ""
+                text = unit.code_text(node.span) if node.span.file == unit.path else ""
                 if mode == "thread" and not _PLAIN_BARRIER.match(text.strip()):
                     refuse(node.span, "a __syncthreads() inside a macro expansion cannot be "
                            "rewritten into the part's own barrier; write it out")
                 barriers.append(node)
             elif callee in REDUCING:
-                text = unit.text(node.span) if node.span.file == unit.path else ""
+                text = unit.code_text(node.span) if node.span.file == unit.path else ""
                 if mode == "thread" and not REDUCING_CALL.match(text.strip()):
                     refuse(node.span, f"a {callee}() inside a macro expansion cannot be "
                            "rewritten into the part's own barrier; write it out")
@@ -282,13 +254,13 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] in \
                     REDUCING and mode == "thread":
                 helper_barriers.append(node)
-                text = unit.text(node.span) if node.span.file == unit.path else ""
+                text = unit.code_text(node.span) if node.span.file == unit.path else ""
                 if not REDUCING_CALL.match(text.strip()):
                     why = f"a {node.callee}() inside a macro expansion (write it out)"
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads" \
                     and mode == "thread":
                 helper_barriers.append(node)
-                text = unit.text(node.span) if node.span.file == unit.path else ""
+                text = unit.code_text(node.span) if node.span.file == unit.path else ""
                 if not _PLAIN_BARRIER.match(text.strip()):
                     why = "a __syncthreads() inside a macro expansion (write it out)"
             elif isinstance(node, n.Ref) and node.kind == "global" and \
@@ -310,7 +282,7 @@ def _labels(part: Part) -> dict[str, Span]:
     out: dict[str, Span] = {}
     for node in part.fn.body.walk():
         if isinstance(node, n.OtherStmt) and node.kind == "LABEL_STMT":
-            m = re.match(r"\w+", part.unit.text(node.span))
+            m = re.match(r"\w+", part.unit.code_text(node.span))
             if m:
                 out.setdefault(m.group(), node.span)
     return out

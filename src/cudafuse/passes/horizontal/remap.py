@@ -144,7 +144,7 @@ def _edited_body(part: Part, names: Names, mode: str, base: str) -> str:
                              f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count})",
                              "__syncthreads -> the part's named barrier")
         for call in part.reducing:
-            edit = reducing_edit(source.data, call, part.index, part.block.count)
+            edit = reducing_edit(part.unit.code, call, part.index, part.block.count)
             assert edit is not None  # parts.py refuses what is not written out
             rw.replace_range(edit[0] - span.start, edit[1] - span.start, edit[2],
                              f"{call.callee} -> bar.red on the part's barrier")

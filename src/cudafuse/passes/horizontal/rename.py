@@ -56,7 +56,7 @@ def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
                  ) -> tuple[list[tuple[int, int]], list[int]]:
     """Byte ranges of `name` that refer to `decls`, and lines where a reference could not be
     placed (inside a macro expansion)."""
-    data = unit.source.data
+    data = unit.code  # a name in a comment is no occurrence
     spans: list[tuple[int, int]] = []
     bad: list[int] = []
     for f in [*unit.functions, *unit.methods]:
@@ -164,7 +164,7 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
     for name in sorted(set(macros) - set(types) - set(second)):
         header = _header_using(u2, name)
         if header is not None:
-            line, col = u2.source.line_col(_define_offset(u2.source.data, name))
+            line, col = u2.source.line_col(_define_offset(u2.code, name))
             diags.append(Diagnostic(
                 Severity.ERROR, f"macro '{name}' is defined differently in {u1.path} and cannot "
                 f"be renamed in this file: the header {header} uses it; rename it in one of "
@@ -177,7 +177,7 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
     for name in sorted(set(identifiers) - set(renamed)):
         header = _header_using(u2, name)
         if header is not None:
-            line, col = u2.source.line_col(identifier_tokens(u2.source.data, name, True)[0][0])
+            line, col = u2.source.line_col(identifier_tokens(u2.code, name, True)[0][0])
             diags.append(Diagnostic(
                 Severity.ERROR, f"'{name}' is a macro in {u1.path}, which would expand in the "
                 f"header {header} that this file includes; rename one of them", u2.path,
@@ -189,7 +189,8 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
         renamed[name] = new
     for name in sorted(set(first) & set(second) - set(renamed)):
         spans, bad = _occurrences(u2, name, second[name])
-        leftover = _leftovers(u2.source.data, name, set(spans))
+        # A mention in a branch the preprocessor skips is no use (nor renamed).
+        leftover = _leftovers(u2.code, name, set(spans))
         if bad or leftover:
             line = (bad or leftover)[0]
             diags.append(Diagnostic(

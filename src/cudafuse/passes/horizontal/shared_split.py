@@ -86,7 +86,7 @@ def written_out(unit: TranslationUnit, decl: n.VarDecl) -> bool:
     replacing its span replaces exactly it."""
     if decl.span.file != unit.path:
         return False
-    text = unit.text(decl.span)
+    text = unit.code_text(decl.span)
     if not re.search(r"\bextern\b", text):
         call = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:\(.*\))?", text, re.S)
         if call is None:
@@ -104,14 +104,14 @@ def _macro_body(unit: TranslationUnit, name: str) -> str | None:
     """The body of function-like or object-like macro `name` if the file defines it once."""
     found = re.findall(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) +
                        rb"(?:\([^)]*\))?((?:[^\n\\]|\\[\s\S])*)",
-                       code_bytes(unit.source.data), re.M)
+                       code_bytes(unit.code), re.M)
     return found[0].decode("utf-8", "replace") if len(found) == 1 else None
 
 
 def class_regions(unit: TranslationUnit, name: str) -> list[tuple[int, int]]:
     """Byte ranges of the definitions of class `name` (the primary template and every
     specialisation), each with its `template <...>` head and closing `;`."""
-    code = code_bytes(unit.source.data)
+    code = code_bytes(unit.code)
     out = []
     for m in re.finditer(rb"\b(?:struct|class)\s+" + re.escape(name.encode()) + rb"\b", code):
         pos, depth = m.end(), 0
@@ -150,7 +150,7 @@ def plan_split(unit: TranslationUnit, fn: Function, index: int, mode: str, reach
             at = fn.name_span
             if fn.body_span.file == unit.path:  # the first use in the body, if written there
                 word = re.compile(rb"(?<!\w)" + re.escape(use.name.encode()) + rb"\b")
-                hit = word.search(code_bytes(unit.source.data), fn.body_span.start,
+                hit = word.search(code_bytes(unit.code), fn.body_span.start,
                                   fn.body_span.end)
                 if hit is not None:
                     at = Span(unit.path, hit.start(), hit.end(),
@@ -239,7 +239,7 @@ def _check_names(unit: TranslationUnit, fn: Function, reach: SharedReach, classe
     typedef) would still mean the original."""
     if not classes:
         return
-    code = code_bytes(unit.source.data)
+    code = code_bytes(unit.code)
     bodies = [f.span for f in (*unit.functions, *unit.methods) if f.span.file == unit.path]
     part = [fn.span, *(h.span for h in reach.functions)]
     words = set().union(*(mentioned(unit, sp) for sp in part))
