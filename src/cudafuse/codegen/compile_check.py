@@ -85,6 +85,22 @@ def reparse(text: bytes, where: str, options: ParseOptions, *,
     return result.unit
 
 
+def parses_in_place(file: str, options: ParseOptions, output: bytes) -> None:
+    """A vertical fusion's output must parse, as `file` itself, as the input did (every
+    kernel found): one that cudafuse's own front end rejects is cudafuse's bug, reported as
+    such (status 3), and nothing is written. (The horizontal pass's output, a new file,
+    goes through `reparse`.)"""
+    try:
+        parse_file(file, options, text=output)
+    except CudafuseError as exc:
+        first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR),
+                     exc.diagnostics[0])
+        raise CudafuseError(Diagnostic(
+            Severity.ERROR, "internal error: the fused program does not parse "
+            f"(line {first.line}: {first.message}); nothing was written. Please report "
+            "this with the input file", file), status=3) from None
+
+
 def _gist(message: str) -> str:
     """A warning's text without what depends on the file's position."""
     return re.sub(r"\d+", "#", message)
