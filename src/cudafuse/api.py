@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cudafuse.archs import arch_problem
-from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.diagnostics import CudafuseError, Diagnostic, error
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.passes import run_pass
 
@@ -140,10 +140,11 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
     the cost model says; tiles: "auto", "always" or "never"; block: (x, y), the block shape
     of fused 2-D groups; siblings: "auto", "always" or "never", independent launches of a
     sequence run as one launch (as the cost model decides, whenever legal, or not at all)."""
-    from cudafuse.codegen.compile_check import nvcc_check
+    from cudafuse.codegen.compile_check import nvcc_check, parses_in_place
     from cudafuse.passes.vertical.driver import FuseOptions, report_dict
     from cudafuse.passes.vertical.emit.render import explain_text
     from cudafuse.passes.vertical.kernel.respell import parse_for_fusion
+    from cudafuse.passes.vertical.notes import fuse_diagnostics
     from cudafuse.passes.vertical.plan.resources import annotate as annotate_resources
 
     _choice("partition", partition, ("auto", "mincut", "exact"))
@@ -173,78 +174,11 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
                                                        result.unit.source.original):
             fused = dataclasses.replace(fused, output=as_written)  # nothing fused
         elif fused.output != result.unit.source.data:
-            _check_reparses(str(path), options, fused.output)
+            parses_in_place(str(path), options, fused.output)
             diags.extend(nvcc_check(fused.output, str(path), options, inputs=[str(path)]))
         diags.extend(fuse_diagnostics(fused, result.unit, str(path)))
     return Fused(fused.output.decode("utf-8", errors="surrogateescape"), report_dict(fused),
                  diags, explain_text(fused), [str(path), *result.unit.includes], fused)
-
-
-def fuse_diagnostics(fused: FuseResult, unit: TranslationUnit, file: str) -> list[Diagnostic]:
-    """The notes and warnings of a vertical fusion run: every refused edge and break of a
-    sequence at its line, then the run's warnings, then 'nothing to fuse' when so."""
-    notes = [Diagnostic(Severity.NOTE, f"{e.src} -> {e.dst}: {e.why}", file, e.line, e.col)
-             for e in fused.edges if e.refused]
-    notes += [Diagnostic(Severity.NOTE, why, file, line, col,
-                         detail=_aside(fused, host, line, why))
-              for host, line, col, why in fused.breaks]
-    out = sorted(notes, key=lambda d: (d.line, d.col))
-    out += [Diagnostic(Severity.WARNING, note, file) for note in fused.notes]
-    out += _unanalysed_launches(unit, file)
-    if not (fused.edges or fused.breaks):
-        # The output would be a silent copy of the input (or the plan an empty line).
-        out.append(Diagnostic(Severity.WARNING, "nothing to fuse: no host function launches "
-                              "two or more dependent kernels", file))
-        kernels = [f.name for f in unit.functions if f.space == "global" and f.body is not None
-                   and f.span.file == unit.path]  # (hfuse takes the file's own kernels only)
-        if len(kernels) >= 2:
-            out.append(Diagnostic(
-                Severity.NOTE, f"to fuse two independent kernels horizontally: cudafuse "
-                f"hfuse {file} --kernels {kernels[0]},{kernels[1]} -o OUT.cu", file))
-    return out
-
-
-def _aside(fused: FuseResult, host: str, line: int, why: str) -> bool:
-    """A statement that ends no pipeline: no launch of its host function both before and
-    after it (`main` calling the function that launches). Its note is a detail, shown with
-    -v or --explain; a launch's own note never is."""
-    if not why.startswith("launches in "):  # the driver's words for a statement break
-        return False
-    lines = [ln.line for ln in fused.launches if ln.host == host]
-    return not (any(ln < line for ln in lines) and any(ln > line for ln in lines))
-
-
-def _unanalysed_launches(unit: TranslationUnit, file: str) -> list[Diagnostic]:
-    """Launches the text spells outside every function the front end lowered (member
-    functions, lambdas at namespace scope; a macro's definition is a directive, not counted):
-    fusion never saw them, which the user must hear rather than only 'nothing to fuse'."""
-    from cudafuse.frontend.kernel_census import spelled_launches
-
-    bodies = [(f.span.start, f.span.end) for f in (*unit.functions, *unit.method_hosts)
-              if f.body is not None and f.span.file == unit.path]
-    unseen = [o for o in spelled_launches(unit.source.data)
-              if not any(a <= o < b for a, b in bodies)]
-    if not unseen:
-        return []
-    line, col = unit.source.line_col(unseen[0])
-    return [Diagnostic(Severity.NOTE, f"{len(unseen)} kernel launch(es) of this file are in code "
-                       "cudafuse does not analyse for fusion (a member function of a class "
-                       "template, a lambda outside a function) and were not considered", file,
-                       line, col)]
-
-
-def _check_reparses(file: str, options: ParseOptions, output: bytes) -> None:
-    """The fused text must parse as the input did (every kernel found): a file cudafuse's
-    own front end rejects is cudafuse's bug, reported as such, and nothing is written."""
-    try:
-        parse_file(file, options, text=output)
-    except CudafuseError as exc:
-        first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR),
-                     exc.diagnostics[0])
-        raise CudafuseError(Diagnostic(
-            Severity.ERROR, "internal error: the fused program does not parse "
-            f"(line {first.line}: {first.message}); nothing was written. Please report "
-            "this with the input file", file), status=3) from None
 
 
 def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str | None = None,
@@ -256,7 +190,7 @@ def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str 
     One file holding both kernels (kernels=("a", "b") or "a,b") or two files, one kernel
     each; block1/block2: each kernel's block ("256", "32x8" or an int; default: its
     __launch_bounds__); mode: "thread", "block", "streams" or "sequential"; regcap: a
-    register cap (16-255), "auto" (HFuse's bound from ptxas, needs nvcc) or None; name: the
+    register cap (16-255), "auto" (from ptxas, needs nvcc: docs/hfuse.md) or None; name: the
     fused kernel's name (default <k1>_<k2>_hfused); output: where the text will be written
     (its relative #includes are rewritten for that folder and it is compiled there; default:
     beside the first file)."""
@@ -293,11 +227,11 @@ def hfuse_inputs(inputs: Inputs, files: tuple[str, ...], mode: str,
         if mode != "thread":
             raise error("--regcap auto is HFuse's bound for the thread split; give a number "
                         "in block mode", status=2)
-        k1, k2 = inputs.refs
-        cap, how = auto_regcap(files, (k1.display, k2.display),
-                               (inputs.shapes[0].count, inputs.shapes[1].count), options)
     opts = HFuseOptions(inputs.shapes[0], inputs.shapes[1], mode, cap, name, how,
                         inputs.sources, out_dir)
+    if regcap == "auto":  # from ptxas' figures of the fused kernel at each useful cap
+        cap, how = auto_regcap(inputs, opts, options)
+        opts = dataclasses.replace(opts, regcap=cap, regcap_how=how)
     return run_pass("horizontal", inputs.units, opts, kernels=inputs.refs)
 
 

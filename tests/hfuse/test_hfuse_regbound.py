@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -58,8 +59,10 @@ def test_auto_end_to_end(tmp_path: Path) -> None:
                 "--block2", "64", "--regcap", "auto", "-o", str(out))
     assert res.exit_code == 0, res.output
     text = out.read_text()
-    assert "regcap 32 (auto from ptxas: sum_abs " in text
-    assert "__global__ void __maxnreg__(32) sum_abs_sum_sq_hfused(" in text
+    # 192 threads of few registers: threads limit the blocks per SM, no cap adds one.
+    assert "regcap none (auto from ptxas: uncapped: " in text
+    assert "no cap gains an occupancy step, so none" in text
+    assert "__global__ void __launch_bounds__(192) sum_abs_sum_sq_hfused(" in text
 
 
 TEMPLATE_PTXAS = """\
@@ -73,7 +76,7 @@ ptxas info    : Used 8 registers, 368 bytes cmem[0]
 
 
 def test_template_instantiations_are_told_apart() -> None:
-    from cudafuse.passes.horizontal.regbound import _instance_name, lookup, parse_ptxas
+    from cudafuse.analysis.ptxas import _instance_name, lookup, parse_ptxas
 
     assert _instance_name("void ns::box1d<float, 2>(float const*, float*, int)") == \
         "box1d<float,2>"
@@ -95,7 +98,7 @@ def test_auto_regcap_for_one_of_two_instantiations(tmp_path: Path) -> None:
     res = hfuse(str(PROGRAMS / "templates.cu"), "--kernels", "box1d<int, 1>,add_bias<int, 7>",
                 "--block1", "128", "--block2", "64", "--regcap", "auto", "-o", str(out))
     assert res.exit_code == 0, res.output
-    assert "auto from ptxas: box1d<int, 1> " in out.read_text()
+    assert "(auto from ptxas: uncapped: " in out.read_text()
 
 
 TILE_KERNEL = """\
@@ -122,4 +125,75 @@ def test_auto_regcap_for_a_template_the_file_never_instantiates(tmp_path: Path) 
                 "tile_shift<16>,twice", "--block1", "64", "--block2", "64", "--regcap", "auto",
                 "-o", str(out))
     assert res.exit_code == 0, res.output
-    assert "auto from ptxas: tile_shift<16> " in out.read_text()
+    assert "(auto from ptxas: uncapped: " in out.read_text()
+
+
+def _fake_ptxas(monkeypatch: pytest.MonkeyPatch, figures: dict[int | None, Resources]) -> list:
+    """choose() over a fake emitter and ptxas: the cap is written into the source."""
+    from cudafuse.passes.horizontal import regcap_auto
+
+    seen: list[int | None] = []
+
+    def compile_figures(source: bytes, arch: str, flags: tuple, name: str) -> dict:
+        cap = None if source == b"none" else int(source)
+        seen.append(cap)
+        return {"fused": figures[cap]}
+
+    monkeypatch.setattr(regcap_auto, "compile_figures", compile_figures)
+    return seen
+
+
+def test_auto_takes_the_highest_step_without_spills(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cudafuse.passes.horizontal.regcap_auto import choose
+
+    def emit(cap: int | None) -> tuple[bytes, str]:
+        return (b"none" if cap is None else str(cap).encode()), "fused"
+
+    # 256 threads at 128 registers: 2 blocks/SM; 80 gives 3, 64 gives 4, 48 spills.
+    seen = _fake_ptxas(monkeypatch, {None: Resources(128, 0), 80: Resources(80, 0),
+                                     64: Resources(64, 0), 48: Resources(48, 0, 8, 8)})
+    cap, how = choose(emit, 256, "sm_90", ())
+    assert cap == 64 and seen == [None, 80, 64, 48]  # stops at the first spilling cap
+    assert "__maxnreg__(48): 48 registers, spills 8/8 bytes" in how and how.endswith("chose 64")
+    # The first step already spills: no cap, and the reason.
+    seen = _fake_ptxas(monkeypatch, {None: Resources(128, 0), 80: Resources(80, 0, 724, 816)})
+    cap, how = choose(emit, 256, "sm_90", ())
+    assert cap is None and seen == [None, 80] and "without spills" in how
+
+
+def test_step_caps_are_the_largest_cap_of_each_occupancy() -> None:
+    from cudafuse.analysis.occupancy import DeviceLimits, occupancy
+    from cudafuse.passes.horizontal.regcap_auto import step_caps
+
+    limits = DeviceLimits.for_arch("sm_90")
+    caps = step_caps(limits, 256, 128, 0)
+    blocks = [occupancy(limits, 256, c, 0).blocks_per_sm for c in [128, *caps]]
+    assert blocks == sorted(set(blocks)) and len(caps) >= 3  # each a step up
+    for c in caps:  # 8 registers more would not reach that step
+        assert occupancy(limits, 256, c + 8, 0).blocks_per_sm < \
+            occupancy(limits, 256, c, 0).blocks_per_sm
+    assert step_caps(limits, 192, 20, 0) == []  # threads limit it: no cap helps
+
+
+@pytest.mark.slow  # two compiles of a fully unrolled hash: about 40 s without the cache
+@pytest.mark.nvcc
+def test_auto_on_a_register_heavy_hash_beside_a_light_one(tmp_path: Path) -> None:
+    # The issue's case: blake2b (two nonces a thread, ~100 registers) with sha256d at
+    # 128 + 128 threads. HFuse's bound would cap at 48, where ptxas spills; auto compiles
+    # the fused kernel at each occupancy step and keeps a cap only without spills.
+    crypto = PROGRAMS / "crypto"
+    res = hfuse(str(crypto / "blake2b.cu"), str(crypto / "shaish.cu"), "--kernels",
+                "blake2b_gpu_hash,sha256d_hash", "--block1", "128", "--block2", "128",
+                "--regcap", "auto", "--explain", "-o", str(tmp_path / "o.cu"))
+    assert res.exit_code == 0, res.output
+    line = res.output.splitlines()[0]
+    tried = re.findall(r"(uncapped|__maxnreg__\((\d+)\)): (\d+) registers, (no spills|spills)",
+                       line)
+    assert tried[0][0] == "uncapped" and int(tried[0][2]) > 80, line
+    assert len(tried) >= 2  # at least the first step was compiled
+    chosen = re.search(r"chose (\d+)$", line.rstrip(")"))
+    if chosen:
+        assert (f"__maxnreg__({chosen.group(1)})", chosen.group(1)) in \
+            {(t[0], t[1]) for t in tried if t[3] == "no spills"}
+    else:
+        assert "regcap none" in line and tried[-1][3] == "spills"

@@ -44,8 +44,9 @@ if TYPE_CHECKING:
               "unchanged on two streams (the native baseline); sequential: the same, one "
               "after the other on one stream.")
 @click.option("--regcap", default="none", show_default=True, metavar="N|none|auto",
-              help="Cap the fused kernel's registers per thread (__maxnreg__); auto: HFuse's "
-                   "bound from the kernels' ptxas register counts (thread mode, needs nvcc).")
+              help="Cap the fused kernel's registers per thread (__maxnreg__); auto: the cap "
+                   "that gains an occupancy step without spills, from ptxas' figures of the "
+                   "fused kernel, or none (thread mode, needs nvcc).")
 @click.option("--from-profile", "from_profile", type=click.Path(dir_okay=False),
               callback=nonempty,
               help="Take --mode, --regcap and the split from a profiling report (or cache "

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from cudafuse.codegen.templates import KernelRef
     from cudafuse.frontend.parse import ParseResult
     from cudafuse.ir.program import TranslationUnit
-    from cudafuse.passes.horizontal.driver import HFuseResult
+    from cudafuse.passes.horizontal.driver import HFuseOptions, HFuseResult
     from cudafuse.passes.horizontal.parts import Shape
 
 
@@ -125,29 +125,35 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions,
     return result, renaming.renamed
 
 
-def auto_regcap(files: tuple[str, ...], kernels: tuple[str, str], threads: tuple[int, int],
-                 parse_opts: ParseOptions) -> tuple[int | None, str]:
-    """HFuse's register bound from the originals' ptxas figures, and how it was found."""
-    from cudafuse.passes.horizontal.regbound import SMS, lookup, native_resources, register_bound
+def auto_regcap(inputs: Inputs, opts: HFuseOptions, parse_opts: ParseOptions
+                ) -> tuple[int | None, str]:
+    """`--regcap auto`: the cap chosen from ptxas' figures of the fused kernel at the caps
+    that would gain an occupancy step (regcap_auto.py), and how it was chosen."""
+    import dataclasses
+    import shutil
+    from pathlib import Path
 
+    from cudafuse.passes import run_pass
+    from cudafuse.passes.horizontal.regbound import SMS
+    from cudafuse.passes.horizontal.regcap_auto import choose
+
+    if shutil.which("nvcc") is None:
+        raise error("--regcap auto needs nvcc on PATH (it reads the fused kernel's register "
+                    "counts and spills from ptxas)", status=2)
     if parse_opts.arch not in SMS:
         raise error(f"--regcap auto knows {', '.join(SMS)}, not '{parse_opts.arch}'",
                     status=2)
-    pair = [files[0], files[-1]]  # one file holding both kernels, or one each
-    found = native_resources(pair, kernels, parse_opts.arch, parse_opts.include_dirs,
-                             parse_opts.defines)
-    figures = [lookup(found, k) for k in kernels]
-    missing = [k for k, r in zip(kernels, figures, strict=True) if r is None]
-    if missing:
-        raise error(f"--regcap auto: ptxas reported no registers for {', '.join(missing)} "
-                    "(or, for a template, several instantiations and none with the arguments "
-                    "given)", files[0])
-    r1, r2 = figures[0], figures[1]
-    assert r1 is not None and r2 is not None
-    cap = register_bound(r1, threads[0], r2, threads[1], sum(threads), SMS[parse_opts.arch])
-    how = (f"auto from ptxas: {kernels[0]} {r1.registers} registers, {kernels[1]} "
-           f"{r2.registers} registers")
-    return cap, how
+
+    def emit(cap: int | None) -> tuple[bytes, str]:
+        res = run_pass("horizontal", inputs.units, dataclasses.replace(opts, regcap=cap),
+                       kernels=inputs.refs)
+        return res.output, res.name
+
+    # The output's relative #includes resolve from its folder (or the inputs' own).
+    dirs = [opts.out_dir, *(str(Path(u.path).resolve().parent) for u in inputs.units),
+            *parse_opts.include_dirs]
+    flags = (*(f"-I{d}" for d in dict.fromkeys(dirs) if d), *(f"-D{d}" for d in parse_opts.defines))
+    return choose(emit, opts.block1.count + opts.block2.count, parse_opts.arch, flags)
 
 
 def check_emitted(res: HFuseResult, inputs: Inputs, where: str,
