@@ -1,7 +1,8 @@
 """Host helpers judged by what their bodies touch (issue 25, passes/vertical/host/effects.py):
 a call between two launches of a pipeline to a function the program defines (a transfer, a
 memset, scratch memory, host work on host buffers, kernels launched on other buffers, error
-checks, a counter passed by reference) does not split the sequence unless what it touches,
+checks, a counter passed by reference, a buffer allocated by a helper given its address)
+does not split the sequence unless what it touches,
 followed through its parameters and the helpers it calls, may be a buffer of a launch
 before it, or it assigns a variable such a launch reads. Every pipeline of
 programs/host_helpers.cu fuses and matches the original under emulation on garbage-filled
@@ -15,7 +16,7 @@ import pytest
 from equivalence import compare_entry, fuse_file, fuse_with_api
 
 PROGRAM = Path(__file__).parent / "programs" / "host_helpers.cu"
-ENTRIES = ["hh_upload_aux", "hh_mixed", "hh_download_other"]
+ENTRIES = ["hh_upload_aux", "hh_mixed", "hh_download_other", "hh_alloc_by_address"]
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +107,13 @@ void unseen(const float *in, float *t, float *out, float *other, int n) {
   opaque(other);
   kb<<<(n + 127) / 128, 128>>>(t, out, n);
 }
+void point_at(float **p, float *q) { *p = q; }
+void by_address_alias(const float *in, float *t, float *out, int n) {
+  float *v;
+  point_at(&v, t);
+  ka<<<(n + 127) / 128, 128>>>(in, v, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
 void alias_arg(const float *in, float *t, float *out, const float *h, int n) {
   float *view = t;
   ka<<<(n + 127) / 128, 128>>>(in, t, n);
@@ -130,7 +138,8 @@ WHY = {
                       "follow)",
     "unseen": "its call to 'opaque' may touch device memory or variables",
     "alias_arg": "its call to 'upload' touches 'view', which may be a buffer the launch of "
-                 "'ka' at line 67 uses",
+                 "'ka' at line 74 uses",
+    "by_address_alias": "the address of pointer 'v' is passed to 'point_at'",
 }
 
 

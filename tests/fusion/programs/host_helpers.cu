@@ -86,3 +86,18 @@ void hh_download_other(const float *in, float *t, const float *aux, float *out,
   download(h_prev, prev, n);
   kb<<<(n + 127) / 128, 128>>>(t, aux, out, n);
 }
+
+// Buffers allocated by a helper given their address, through two levels of helpers.
+template <typename T>
+void alloc_dev(T **p, int n) { CHECK(cudaMalloc((void **)p, n * sizeof(T))); }
+void alloc_pair(float **a, float **b, int n) { alloc_dev(a, n); alloc_dev(b, n); }
+void hh_alloc_by_address(const float *in, const float *aux, float *out, float *out2, int n) {
+  float *t, *u;
+  alloc_pair(&t, &u, n);
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  ka<<<(n + 127) / 128, 128>>>(in, u, n);
+  kb<<<(n + 127) / 128, 128>>>(t, aux, out, n);
+  kb<<<(n + 127) / 128, 128>>>(u, aux, out2, n);
+  cudaFree(t);
+  cudaFree(u);
+}

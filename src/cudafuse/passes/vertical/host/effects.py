@@ -49,6 +49,9 @@ class Effects:
     touched: frozenset[str] = frozenset()
     assigned: frozenset[int] = frozenset()
     globals_assigned: frozenset[str] = frozenset()
+    # Parameters (pointers to pointers) it only stores a fresh allocation through:
+    # `void alloc(float **p, int n) { cudaMalloc((void **)p, n * sizeof(float)); }`.
+    allocates: frozenset[int] = frozenset()
 
 
 class Unknown(Exception):
@@ -102,6 +105,7 @@ class _Body:
         self.touched: set[str] = set()
         self.assigned: set[int] = set()
         self.globals_assigned: set[str] = set()
+        self.allocates: set[int] = set()
 
     def read(self) -> Effects:
         from cudafuse.passes.vertical.host.hoststmts import _assigned, _deref_base, _nodes, _quiet
@@ -123,8 +127,9 @@ class _Body:
                 self.launch(node)
             elif isinstance(node, n.Call):
                 self.call(node, thrown)
+        allocates = {i for i in self.allocates if f"param:{i}" not in self.touched}
         return Effects(frozenset(self.touched), frozenset(self.assigned),
-                       frozenset(self.globals_assigned))
+                       frozenset(self.globals_assigned), frozenset(allocates))
 
     # ---- what one pointer names ---------------------------------------------------------
 
@@ -152,6 +157,15 @@ class _Body:
             return  # a local array, or a buffer it allocated
         else:
             self.touched.add(f"global:{r}")
+
+    def assign_address(self, e: n.Expr) -> None:
+        """`&v` given to a helper that allocates through it: v is assigned."""
+        e = _strip(e)
+        assert isinstance(e, n.Unary)
+        target = _lvalue(e.operand)
+        if target is None:
+            raise Unknown(f"'{self.fn.name}' allocates into '{_name(e)}'")
+        self.assign(target)
 
     def assign(self, r: n.Ref) -> None:
         if r.kind == "local" or r.decl in self.locals:
@@ -192,7 +206,12 @@ class _Body:
                 if i in writes or i in reads:
                     self.touch(a, f"calls '{name}' on")
             if name in ALLOCATORS and call.args and not _address_of(call.args[0]):
-                self.touch(call.args[0], f"calls '{name}' on")
+                p = _strip(call.args[0])
+                if isinstance(p, n.Ref) and p.decl in self.params and \
+                        p.decl not in self.refs and not self.points.writes.get(p.decl):
+                    self.allocates.add(self.params[p.decl])  # stores through it, only that
+                else:
+                    self.touch(call.args[0], f"calls '{name}' on")
             return
         inner = self.reader.definition(call.callee_decl)
         if inner is not None and (not self.reader.known(call, thrown) or
@@ -226,6 +245,16 @@ class _Body:
                     self.touch(call.args[int(what)], f"passes to '{inner.name}'")
                 else:
                     raise Unknown(f"'{inner.name}' touches a default argument")
+            for i in got.allocates:
+                p = _strip(call.args[i]) if i < len(call.args) else None
+                if isinstance(p, n.Ref) and p.decl in self.params and \
+                        p.decl not in self.refs and not self.points.writes.get(p.decl):
+                    self.allocates.add(self.params[p.decl])
+                elif p is not None and _address_of(p):
+                    self.assign_address(p)
+                else:
+                    raise Unknown(f"'{inner.name}' allocates through a pointer cudafuse "
+                                  "cannot follow")
             for i in got.assigned:
                 target = _lvalue(call.args[i]) if i < len(call.args) else None
                 if target is None:
@@ -240,6 +269,12 @@ def _name(e: n.Expr) -> str:
     if isinstance(e, n.Member):
         return f"{_name(e.base)}{'->' if e.arrow else '.'}{e.field_name}"
     return e.name if isinstance(e, n.Ref) else "?"
+
+
+def _strip(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
 
 
 def _address_of(e: n.Expr) -> bool:

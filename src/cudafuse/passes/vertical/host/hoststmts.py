@@ -93,9 +93,10 @@ MEMORY_CALLS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
 }
 STREAMS = frozenset({"cout", "cerr", "clog"})
 # Expression kinds the IR leaves unmodelled that compute nothing: sizeof/alignof, a default
-# argument (an UNEXPOSED_EXPR without children or text), nullptr.
+# argument (an UNEXPOSED_EXPR without children or text), nullptr, a type named in a template
+# (`sizeof(T)`).
 _QUIET = frozenset({"CXX_UNARY_EXPR", "CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR",
-                    "STRING_LITERAL", "CHARACTER_LITERAL", "CXX_THIS_EXPR"})
+                    "STRING_LITERAL", "CHARACTER_LITERAL", "CXX_THIS_EXPR", "TYPE_REF"})
 MAX_DEPTH = 6
 
 
@@ -142,8 +143,13 @@ class HostStatements:
         assert host.body is not None
         self.unit, self.host = unit, host
         self.memory_calls = memory_calls
-        self.points = PointsTo(host)
+        self.globals = {g.decl: g for g in unit.globals}
+        self.effects = EffectReader(
+            unit, MEMORY_CALLS, self._definition, self._named,
+            lambda call, thrown: _known(call) or self._stream_print(call) or
+            (thrown and _system(call)), self._globals_of)
         self._kernel_globals: dict[str, Roots] = {}
+        self.points = PointsTo(host, self.allocates)
         self.launches = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)]
         self.buffers = {r.decl for la in self.launches for a in la.args
                         if (r := _root(a)) is not None and _is_pointer(r)}
@@ -151,10 +157,6 @@ class HostStatements:
         self.assigned = {r.decl for node in host.body.walk() for r in _assigned(node)}
         self.globals = {g.decl: g for g in unit.globals}
         self._functions: dict[str, str | None] = {}
-        self.effects = EffectReader(
-            unit, MEMORY_CALLS, self._definition, self._named,
-            lambda call, thrown: _known(call) or self._stream_print(call) or
-            (thrown and _system(call)), self._globals_of)
 
     # ---- calls ----------------------------------------------------------------------------
 
@@ -262,6 +264,13 @@ class HostStatements:
         if not call.callee_decl and call.callee and not _known(call):
             return self._named(call.callee)
         return []
+
+    def allocates(self, call: n.Call, i: int) -> bool:
+        """Whether the call only stores a fresh allocation through its i-th argument (a
+        helper such as `alloc(&d_buf, n)` around `cudaMalloc`)."""
+        fns = self._helpers(call)
+        return bool(fns) and all(isinstance(e := self.effects.effects(fn), Effects) and
+                                 i in e.allocates for fn in fns)
 
     def effects_read(self, stmt: n.Stmt) -> bool:
         """Whether every call of the program's own functions in the statement has effects

@@ -540,7 +540,8 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
         callee = written.get(d.decl)
         if callee == "":
             return f"pointer '{d.name}' is assigned after its declaration"
-        if callee is not None:
+        if callee is not None and not (d.decl in points.helper_fresh and
+                                       points.sets.get(d.decl) == frozenset({d.decl})):
             return f"the address of pointer '{d.name}' is passed to '{callee}'"
     return None
 

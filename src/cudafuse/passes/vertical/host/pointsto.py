@@ -3,8 +3,9 @@ function.
 
 Buffers are *roots*: a pointer parameter (distinct parameters are assumed not to alias, as
 with `__restrict__`), a global, a data member of `this`, or the memory a local pointer is
-given by an allocation (`cudaMalloc(&t, ...)`, `t = new float[n]`, `malloc`: a fresh buffer,
-named by the local). A pointer variable may point to the roots of every value it is ever
+given by an allocation (`cudaMalloc(&t, ...)`, `t = new float[n]`, `malloc`, or a helper of
+the program that only allocates through the address it is given, `alloc(&t, n)`: a fresh
+buffer, named by the local). A pointer variable may point to the roots of every value it is ever
 given: its initialiser, assignments (`?:` gives both sides' roots, `p + off` the roots of
 `p`), and `std::swap` with another pointer. The analysis ignores the order of statements,
 so its sets hold at every point of the function (loops and rotations included); a value
@@ -19,6 +20,8 @@ variable's buffer.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
@@ -52,9 +55,14 @@ def is_pointer_type(t: str) -> bool:
 class PointsTo:
     """May-point-to sets of one host function's pointer variables (see the module text)."""
 
-    def __init__(self, host: Function):
+    def __init__(self, host: Function,
+                 allocates: Callable[[n.Call, int], bool] | None = None):
+        """`allocates(call, i)`: whether the call (of a helper of the program) only stores
+        a fresh allocation through its i-th argument, a pointer's address (effects.py)."""
         assert host.body is not None
         self.host = host
+        self.allocates = allocates
+        self.helper_fresh: set[str] = set()  # locals a helper allocates (by address)
         body = host.body
         self.decls = {d.decl: d for d in body.walk() if isinstance(d, n.VarDecl)}
         self.params = {p.decl: p for p in host.params}
@@ -101,6 +109,10 @@ class PointsTo:
                     self.writes.setdefault(v.decl, []).append(node)
                     if node.callee in ALLOCATORS and i == 0:
                         self.fresh.add(v.decl)
+                    elif self.allocates is not None and v.kind == "local" and \
+                            self.allocates(node, i):
+                        self.fresh.add(v.decl)  # `alloc(&d_buf, n)`: cudaMalloc inside
+                        self.helper_fresh.add(v.decl)
                     else:  # the callee may store any pointer there
                         self.given.setdefault(v.decl, []).append(None)
 
