@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -11,7 +9,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,7 +19,7 @@ from cudafuse.emu.libraries import check_unsupported
 from cudafuse.emu.overlay import overlay
 from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.runtime import build_record, trampoline
+from cudafuse.runtime import build_record, emu_pch, trampoline
 from cudafuse.runtime.trampoline import Entry
 
 _GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
@@ -267,17 +265,6 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     return built
 
 
-@contextlib.contextmanager
-def _exclusive(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on `path` (created if missing) for the block."""
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def _record_path(src: Path, backend: str, opts: BuildOptions) -> Path | None:
     """Where the record of `src`'s build is (build_record.py), keyed by what the build reads
     before parsing it; None when the program cannot be read (the parse says why)."""
@@ -317,7 +304,7 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
     left_out = root / f"{backend}-{key}.uncallable.json"
     # One build of a key at a time across processes (xdist workers, parallel make jobs):
     # the second waits and finds the library instead of compiling it again.
-    with _exclusive(root / f"{backend}-{key}.lock"):
+    with build_record.exclusive(root / f"{backend}-{key}.lock"):
         if lib.exists():
             entries, uncallable = _left_out(prep, left_out)
             return Built(lib, entries, prep.fiber_kernels, uncallable, prep.includes)
@@ -326,7 +313,7 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
         dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
         guard = ["-x", "none", str(_guard_object(tool, opts.opt))] if guarded else []
         if backend == "emu":
-            flags = [*flags, *trampoline.EMU_LINK_FLAGS]
+            flags = emu_pch.with_pch([*flags, *trampoline.EMU_LINK_FLAGS], tool, root)
 
         def compile_(text: str) -> None:
             with tempfile.NamedTemporaryFile("w", dir=root, suffix=suffix, delete=False) as fh:

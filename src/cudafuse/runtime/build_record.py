@@ -12,13 +12,15 @@ the content the build saw; anything else is a miss, and a miss only costs the pa
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import json
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 
@@ -94,3 +96,15 @@ def load(path: Path, digest_of: Callable[[list[str]], str]
             record["includes"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if missing) for the block: one process at a
+    time makes what the cache holds under a key."""
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
