@@ -194,7 +194,7 @@ def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str 
     fused kernel's name (default <k1>_<k2>_hfused); output: where the text will be written
     (its relative #includes are rewritten for that folder and it is compiled there; default:
     beside the first file)."""
-    from cudafuse.passes.horizontal.inputs import check_emitted, resolve_inputs
+    from cudafuse.passes.horizontal.inputs import check_emitted, resolve_inputs, run_on_inputs
 
     _choice("mode", mode, ("thread", "block", "streams", "sequential"))
     if name and not name.isidentifier():
@@ -205,34 +205,10 @@ def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str 
     with _Collected() as diags:
         inputs = resolve_inputs(files, names, _shape(block1), _shape(block2), options, diags)
         where = str(output) if output else str(Path(path1).parent / f"{name or 'hfused'}.cu")
-        res = hfuse_inputs(inputs, files, mode, regcap, name, options,
-                           out_dir=str(Path(where).parent))
+        res = run_on_inputs(inputs, mode, regcap, name, options,
+                            out_dir=str(Path(where).parent))
         diags.extend(check_emitted(res, inputs, where, options))
     return hfused_result(res, inputs, files, diags)
-
-
-def hfuse_inputs(inputs: Inputs, files: tuple[str, ...], mode: str,
-                 regcap: int | str | None, name: str, options: ParseOptions,
-                 regcap_how: str = "", out_dir: str = "") -> HFuseResult:
-    """The horizontal pass on resolved inputs (the CLI's path too, after --profile or
-    --from-profile may have chosen the mode, cap and blocks)."""
-    from cudafuse.passes.horizontal.driver import HFuseOptions
-    from cudafuse.passes.horizontal.inputs import auto_regcap
-
-    cap, how = regcap_value(regcap), regcap_how
-    if mode == "streams" and cap is not None:
-        raise error("a register cap applies to a fused kernel; mode 'streams' has none",
-                    status=2)
-    if regcap == "auto":
-        if mode != "thread":
-            raise error("--regcap auto is HFuse's bound for the thread split; give a number "
-                        "in block mode", status=2)
-    opts = HFuseOptions(inputs.shapes[0], inputs.shapes[1], mode, cap, name, how,
-                        inputs.sources, out_dir)
-    if regcap == "auto":  # from ptxas' figures of the fused kernel at each useful cap
-        cap, how = auto_regcap(inputs, opts, options)
-        opts = dataclasses.replace(opts, regcap=cap, regcap_how=how)
-    return run_pass("horizontal", inputs.units, opts, kernels=inputs.refs)
 
 
 def hfused_result(res: HFuseResult, inputs: Inputs, files: tuple[str, ...],
@@ -260,13 +236,3 @@ def _block(block: tuple[int, int] | None) -> tuple[int, int] | None:
 
 def _shape(block: str | int | None) -> str | None:
     return None if block is None else str(block)
-
-
-def regcap_value(regcap: int | str | None) -> int | None:
-    if regcap is None or regcap in ("none", "auto"):
-        return None
-    text = str(regcap)
-    if not text.isdigit() or not 16 <= int(text) <= 255:
-        raise error(f"--regcap must be 'none', 'auto' or a register count in 16-255, not "
-                    f"'{regcap}'", status=2)
-    return int(text)

@@ -9,12 +9,18 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cudafuse.api import hfuse_inputs, hfused_result, regcap_value
+from cudafuse.api import hfused_result
 from cudafuse.cli.group import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
-from cudafuse.passes.horizontal.inputs import Inputs, check_emitted, resolve_inputs
+from cudafuse.passes.horizontal.inputs import (
+    Inputs,
+    check_emitted,
+    regcap_value,
+    resolve_inputs,
+    run_on_inputs,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -183,8 +189,8 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     # Never an output that does not compile: parsed again as the file it will be, and
     # compiled with nvcc where it is on PATH (codegen/compile_check.py).
     where = output if output != "-" else str(Path.cwd() / "hfused.cu")
-    res = hfuse_inputs(inputs, files, mode, "auto" if regcap == "auto" else cap, name,
-                       parse_opts, how, out_dir=str(Path(where).parent))
+    res = run_on_inputs(inputs, mode, "auto" if regcap == "auto" else cap, name,
+                        parse_opts, how, out_dir=str(Path(where).parent))
     print_diagnostics(check_emitted(res, inputs, where,
                                     parse_opts))
     fused = hfused_result(res, inputs, files, [])

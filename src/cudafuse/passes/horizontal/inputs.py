@@ -1,6 +1,7 @@
 """The horizontal pass's inputs: the two kernels found in one or two parsed files, the
 second file's clashing names renamed apart, each kernel's block shape and where it came from,
-and `--regcap auto`'s register bound. Diagnostics worth showing (parse warnings, renaming
+the register cap as given (`--regcap auto`: chosen from ptxas' figures), the pass run on them
+and its output checked. Diagnostics worth showing (parse warnings, renaming
 notes) are collected in the caller's list, not printed: the CLI prints them, the API returns
 them."""
 
@@ -154,6 +155,43 @@ def auto_regcap(inputs: Inputs, opts: HFuseOptions, parse_opts: ParseOptions
             *parse_opts.include_dirs]
     flags = (*(f"-I{d}" for d in dict.fromkeys(dirs) if d), *(f"-D{d}" for d in parse_opts.defines))
     return choose(emit, opts.block1.count + opts.block2.count, parse_opts.arch, flags)
+
+
+def regcap_value(regcap: int | str | None) -> int | None:
+    """A register cap as given (a number, 'none', 'auto' or None): the number, or None."""
+    if regcap is None or regcap in ("none", "auto"):
+        return None
+    text = str(regcap)
+    if not text.isdigit() or not 16 <= int(text) <= 255:
+        raise error(f"--regcap must be 'none', 'auto' or a register count in 16-255, not "
+                    f"'{regcap}'", status=2)
+    return int(text)
+
+
+def run_on_inputs(inputs: Inputs, mode: str, regcap: int | str | None, name: str,
+                  parse_opts: ParseOptions, regcap_how: str = "", out_dir: str = ""
+                  ) -> HFuseResult:
+    """The horizontal pass on resolved inputs with the user's mode, register cap (a number,
+    'none', 'auto' or None) and name: the API's path, and the CLI's after --profile or
+    --from-profile may have chosen the mode, cap and blocks."""
+    import dataclasses
+
+    from cudafuse.passes import run_pass
+    from cudafuse.passes.horizontal.driver import HFuseOptions
+
+    cap, how = regcap_value(regcap), regcap_how
+    if mode == "streams" and cap is not None:
+        raise error("a register cap applies to a fused kernel; mode 'streams' has none",
+                    status=2)
+    if regcap == "auto" and mode != "thread":
+        raise error("--regcap auto is HFuse's bound for the thread split; give a number "
+                    "in block mode", status=2)
+    opts = HFuseOptions(inputs.shapes[0], inputs.shapes[1], mode, cap, name, how,
+                        inputs.sources, out_dir)
+    if regcap == "auto":  # from ptxas' figures of the fused kernel at each useful cap
+        cap, how = auto_regcap(inputs, opts, parse_opts)
+        opts = dataclasses.replace(opts, regcap=cap, regcap_how=how)
+    return run_pass("horizontal", inputs.units, opts, kernels=inputs.refs)
 
 
 def check_emitted(res: HFuseResult, inputs: Inputs, where: str,
