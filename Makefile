@@ -36,11 +36,15 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
 
+# Two workers (the CI machine has two cores). worksteal: each worker takes a contiguous half
+# (a module's tests, and its module-scoped builds, stay on one worker) and steals from the
+# other at the end, so one long test does not leave a core idle; the slowest tests are
+# listed at the end, to see where the time goes.
 test: lint
-	$(BIN)/pytest -q -n 2
+	$(BIN)/pytest -q -n 2 --dist worksteal --durations=25
 
 test-slow: $(STAMP)
-	$(BIN)/pytest -q -n 2 -m slow
+	$(BIN)/pytest -q -n 2 --dist worksteal -m slow
 
 bench-analyze: $(STAMP)
 	$(BIN)/python benchmarks/bench_analyze.py
