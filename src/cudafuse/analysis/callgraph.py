@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from cudafuse.analysis.unit_index import unit_index
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
 
 class CallGraph:
-    """Memoised callees of the functions of one unit."""
+    """Memoised callees of the functions of one unit. The tables and the memo are the
+    unit's (unit_index), so a CallGraph costs nothing to make, wherever one is made."""
 
     def __init__(self, unit: TranslationUnit):
         self.unit = unit
-        self.by_decl = {f.decl: f for f in unit.functions if f.body is not None}
-        self.by_name = {f.name: f for f in unit.functions if f.body is not None}
-        self._direct: dict[str, list[Function]] = {}
+        index = unit_index(unit)
+        self.by_decl = index.file_by_decl
+        self.by_name = index.by_name
+        self._direct = index.direct_callees
 
     def resolve(self, call: n.Call) -> Function | None:
         if call.callee_decl:

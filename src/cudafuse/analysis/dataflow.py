@@ -15,11 +15,13 @@ The DAG (`Pipeline.graph`) holds the raw edges; all three kinds are in `Pipeline
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.analysis.kernel_facts import KernelFacts
+from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
@@ -236,6 +238,7 @@ def analyze_host(unit: TranslationUnit, fn: Function,
                     tuple(outputs), tuple(temps), loops, carried)
 
 
+@per_object()  # (asked for every launch of the host)
 def _all_loops(fn: Function) -> list[n.Stmt]:
     return [x for x in fn.body.walk() if isinstance(x, (n.For, n.While))] \
         if fn.body is not None else []
@@ -355,6 +358,7 @@ def _live_out(unit: TranslationUnit, fn: Function, sites: list[n.KernelLaunch],
     for node in fn.body.walk():
         if isinstance(node, n.Call) and node.callee in _NOT_USES:
             ignore.append((node.span.start, node.span.end))
+    ignored = _Ranges(ignore)
     for node in fn.body.walk():
         if not isinstance(node, n.Ref) or node.kind not in ("local", "param", "global"):
             continue
@@ -362,6 +366,25 @@ def _live_out(unit: TranslationUnit, fn: Function, sites: list[n.KernelLaunch],
         if ident not in last_write:
             continue
         after = sites[last_write[ident]].span.end
-        if node.span.start >= after and not any(s <= node.span.start < e for s, e in ignore):
+        if node.span.start >= after and node.span.start not in ignored:
             live.add(ident)
     return live
+
+
+class _Ranges:
+    """The union of half-open ranges, asked by bisection: a host function of n launches
+    asks for every mention, which a scan of the n ranges made quadratic (issue 27)."""
+
+    def __init__(self, ranges: list[tuple[int, int]]):
+        merged: list[tuple[int, int]] = []
+        for s, e in sorted(r for r in ranges if r[0] < r[1]):
+            if merged and s <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+            else:
+                merged.append((s, e))
+        self.starts = [s for s, _ in merged]
+        self.ends = [e for _, e in merged]
+
+    def __contains__(self, at: int) -> bool:
+        k = bisect.bisect_right(self.starts, at) - 1
+        return k >= 0 and at < self.ends[k]

@@ -29,6 +29,11 @@ class UnitIndex:
     methods_by_class: dict[str, list[Function]]
     method_class: dict[str, str]  # a member function's declaration id -> its class
     free: dict[str, Function]  # defined free functions that are not kernels, by name
+    # The file's own definitions by declaration id (callgraph.CallGraph resolves calls to
+    # these), and the call graph's memo of each function's direct callees, shared by every
+    # CallGraph of the unit.
+    file_by_decl: dict[str, Function]
+    direct_callees: dict[str, list[Function]]
 
 
 def _key(unit: TranslationUnit) -> tuple[int, ...]:
@@ -65,4 +70,6 @@ def _build(unit: TranslationUnit) -> UnitIndex:
         methods_by_class=by_class,
         method_class={m.decl: m.parent for ms in by_class.values() for m in ms},
         free={f.name: f for f in unit.functions if f.body is not None and not f.is_kernel},
+        file_by_decl={f.decl: f for f in unit.functions if f.body is not None},
+        direct_callees={},
     )
