@@ -29,6 +29,10 @@ FUSED = {"p_nested": ("nested_scale", "nested_blur"), "p_literal": ("gray", "sob
 @pytest.fixture(scope="module")
 def fused(tmp_path_factory: pytest.TempPathFactory):
     path = tmp_path_factory.mktemp("unseen") / "fused.cu"
+    # The fused file includes the helper header by its relative name: keep them together
+    # (one directory for every entry: one emulator build of the fused file, not one each).
+    (path.parent / "unseen_shapes.cuh").write_bytes(
+        (PROGRAM.parent / "unseen_shapes.cuh").read_bytes())
     return path, fuse_file(PROGRAM, path)
 
 
@@ -61,15 +65,10 @@ def test_refusals_say_why(fused) -> None:
 
 
 @pytest.mark.parametrize("entry", sorted(FUSED))
-def test_fused_equals_original(fused, entry: str, tmp_path: Path) -> None:
+def test_fused_equals_original(fused, entry: str) -> None:
     path, _ = fused
-    # The fused file includes the helper header by its relative name: keep them together.
-    local = tmp_path / "fused.cu"
-    local.write_bytes(path.read_bytes())
-    (tmp_path / "unseen_shapes.cuh").write_bytes(
-        (PROGRAM.parent / "unseen_shapes.cuh").read_bytes())
     for w, h in SIZES:
-        run_garbage(PROGRAM, local, entry, w, h)
+        run_garbage(PROGRAM, path, entry, w, h)
 
 
 def test_interior_stores_before_the_guard(fused) -> None:
