@@ -138,6 +138,7 @@ def test_the_emulator_defines_or_refuses_every_declaration(caller, tmp_path) -> 
     assert built.library.is_file()
 
 
+@pytest.mark.slow  # a second emulator build (the one above is the check that matters)
 def test_the_emulator_refuses_what_it_does_not_emulate_at_the_call(caller) -> None:
     refused = caller[0].with_name("not_emulated.cu")
     with pytest.raises(CudafuseError) as e:
