@@ -260,8 +260,8 @@ def test_another_block_is_named_with_its_occupancy_when_it_adds_enough() -> None
     assert big.fused.occupancy == 0.5
     named = with_block_note(big, "sm_90")
     assert named.note == big.note + ("; a 32x16 block would give occupancy 0.75 at the same "
-                                     "registers (not applied: only --block changes a "
-                                     "launch's block)")
+                                     "registers (not applied: cudafuse changes a launch's "
+                                     "block only when asked, `--block 32x16`)")
     small = GroupResources(figures("f", 40), (figures("a", 28),), 1.0, (24, 16), 1e9, 0.0, "")
     assert with_block_note(small, "sm_90") == small
 

@@ -501,8 +501,8 @@ def with_block_note(res: GroupResources, arch: str) -> GroupResources:
         return res
     (x, y), occ = best[2], best[0]
     return replace(res, note=f"{res.note}; a {x}x{y} block would give occupancy {occ:.2f} "
-                             f"at the same registers (not applied: only --block changes a "
-                             f"launch's block)")
+                             f"at the same registers (not applied: cudafuse changes a "
+                             f"launch's block only when asked, `--block {x}x{y}`)")
 
 
 def capped_note(res: GroupResources, cap: int, before: GroupResources) -> GroupResources:
