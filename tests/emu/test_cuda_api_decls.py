@@ -1,4 +1,4 @@
-"""One declaration of the CUDA runtime API (cuda_api/cudafuse_cuda_api.h), accepted by both
+"""One declaration of the CUDA runtime API and cuBLAS (cuda_api/*.h), accepted by both
 sides: a program calling every function declared there parses in the front end without an
 error, and the emulator either refuses a call with a located reason (mipmapped arrays, and
 the functions the header marks CUDAFUSE_NOT_EMULATED) or builds it: its link
@@ -7,6 +7,7 @@ not define."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import clang.cindex as ci
@@ -24,14 +25,14 @@ Call = tuple[str, list[str], bool]  # name, argument expressions, emulated
 def _api_functions() -> tuple[list[Call], int]:
     """A call of each function the API header declares, as the front end reads it, and how
     many of them are templates."""
-    header = str(cuda_api.header_path())
+    headers = {str(h) for h in cuda_api.headers()}
     tu = ci.Index.create().parse("probe.cu", args=clang_args(ParseOptions()),
-                                 unsaved_files=[("probe.cu", "")])
+                                 unsaved_files=[("probe.cu", _INCLUDES)])
     functions: list[Call] = []
     templates = 0
     for c in tu.cursor.get_children():
         f = c.location.file
-        if f is None or str(Path(f.name).resolve()) != header:
+        if f is None or str(Path(f.name).resolve()) not in headers:
             continue
         emulated = not any(k.kind == ci.CursorKind.ANNOTATE_ATTR and
                            k.spelling.startswith("cudafuse-not-emulated")
@@ -40,9 +41,14 @@ def _api_functions() -> tuple[list[Call], int]:
             templates += 1
             functions.append((*_template_call(c), emulated))
         elif c.kind == ci.CursorKind.FUNCTION_DECL:
-            functions.append((c.spelling, [f"value<{a.type.spelling}>()"
+            functions.append((c.spelling, [f"value<{_decayed(a.type.spelling)}>()"
                                            for a in c.get_arguments()], emulated))
     return functions, templates
+
+
+def _decayed(spelled: str) -> str:
+    """A parameter's type as the function takes it: `const float *const[]` is a pointer."""
+    return re.sub(r"\s*\[\d*\]$", " *", spelled)
 
 
 def _template_call(c: ci.Cursor) -> tuple[str, list[str]]:
@@ -78,10 +84,15 @@ def _template_call(c: ci.Cursor) -> tuple[str, list[str]]:
     return name, args
 
 
+# What a program includes to see every shared header's declarations (the runtime's through
+# the shim, which every parse force-includes).
+_INCLUDES = "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n#include <cublasLt.h>\n"
+
+
 def _caller(functions: list[Call]) -> str:
     calls = "".join(f"  (void){name}({', '.join(args)});\n" for name, args, _ in functions)
     # Never run: built (and linked) only, so every callee must have a definition.
-    return ("#include <cuda_runtime.h>\n"
+    return (_INCLUDES +
             "template <class T> T value() { return *static_cast<T *>(nullptr); }\n"
             "__global__ void probe_kernel(float *p) { p[threadIdx.x] = 0; }\n"
             "__device__ float probe_symbol;\n"
@@ -104,7 +115,8 @@ def test_the_header_declares_the_runtime_api(caller) -> None:
     names = {name for name, _, _ in functions}
     # A handful by meaning: allocation, copies, streams, events, graphs, textures, errors.
     assert {"cudaMalloc", "cudaMemcpy", "cudaStreamCreate", "cudaEventRecord",
-            "cudaGraphLaunch", "cudaCreateTextureObject", "cudaGetErrorString"} <= names
+            "cudaGraphLaunch", "cudaCreateTextureObject", "cudaGetErrorString",
+            "cublasSgemm", "cublasGemmEx", "cublasSetStream"} <= names
     assert len(functions) > 150 and templates > 10
 
 

@@ -1,6 +1,8 @@
-"""The CUDA runtime API as cudafuse declares it: one header, cudafuse_cuda_api.h, that the
-front end's shim and the emulator's runtime both include (the emulator then defines the
-functions). Adding a runtime type or function is one edit there."""
+"""The CUDA APIs as cudafuse declares them, once, for the front end and the emulator alike:
+cudafuse_cuda_api.h (the runtime API, included by the front end's shim and the emulator's
+runtime), cudafuse_cublas_api.h and cudafuse_cublaslt_types.h (cuBLAS, cuBLASLt's types,
+included by both sides' stand-ins). The emulator defines every function declared here.
+Adding a runtime function or type is one edit in these headers (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -10,4 +12,10 @@ HEADER_NAME = "cudafuse_cuda_api.h"
 
 
 def header_path() -> Path:
+    """The runtime API's header."""
     return Path(__file__).resolve().parent / HEADER_NAME
+
+
+def headers() -> list[Path]:
+    """Every shared header, in a stable order (what a cache key that depends on them reads)."""
+    return sorted(Path(__file__).resolve().parent.glob("*.h"))

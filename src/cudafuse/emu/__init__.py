@@ -20,11 +20,10 @@ def header_path() -> Path:
 
 def headers_blob() -> bytes:
     """Every emulator header's name and text (cudafuse_emu.h and the stand-ins a program may
-    include, such as cooperative_groups.h, and the runtime API's declarations it includes):
+    include, such as cooperative_groups.h, and the API declarations they include, cuda_api/):
     what an emu build's cache key depends on."""
     root = include_dir()
-    api = cuda_api.header_path()
-    parts = [api.name.encode() + b"\0" + api.read_bytes()]
+    parts = [p.name.encode() + b"\0" + p.read_bytes() for p in cuda_api.headers()]
     for p in sorted(f for f in root.rglob("*") if f.is_file() and f.suffix in ("", ".h", ".inc")):
         parts.append(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
     return b"\0".join(parts)

@@ -43,7 +43,7 @@ BUILD_ONLY = ["-fpch-instantiate-templates"]
 def _key(include_root: Path, args: list[str]) -> str:
     h = hashlib.sha256()
     h.update(str(ci.conf.lib._name).encode())
-    for header in [*sorted(include_root.rglob("*.h")), cuda_api.header_path()]:
+    for header in [*sorted(include_root.rglob("*.h")), *cuda_api.headers()]:
         h.update(str(header).encode())
         h.update(header.read_bytes())
     h.update("\0".join([*args, *BUILD_ONLY]).encode())

@@ -11,43 +11,14 @@
 #include <cstring>
 #include <vector>
 
-typedef enum {
-  CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_ALLOC_FAILED = 3,
-  CUBLAS_STATUS_INVALID_VALUE = 7, CUBLAS_STATUS_ARCH_MISMATCH = 8,
-  CUBLAS_STATUS_MAPPING_ERROR = 11, CUBLAS_STATUS_EXECUTION_FAILED = 13,
-  CUBLAS_STATUS_INTERNAL_ERROR = 14, CUBLAS_STATUS_NOT_SUPPORTED = 15,
-  CUBLAS_STATUS_LICENSE_ERROR = 16
-} cublasStatus_t;
-typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 } cublasOperation_t;
-typedef enum { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 } cublasPointerMode_t;
-typedef enum {
-  CUBLAS_DEFAULT_MATH = 0, CUBLAS_TENSOR_OP_MATH = 1, CUBLAS_PEDANTIC_MATH = 2,
-  CUBLAS_TF32_TENSOR_OP_MATH = 3, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
-} cublasMath_t;
-typedef enum { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1 } cublasFillMode_t;
-typedef enum { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 } cublasDiagType_t;
-typedef enum { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 } cublasSideMode_t;
-
-// The compute types and algorithms of the *Ex routines (their values as cuBLAS 12 has them).
-typedef enum {
-  CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_16F_PEDANTIC = 65, CUBLAS_COMPUTE_32F = 68,
-  CUBLAS_COMPUTE_32F_PEDANTIC = 69, CUBLAS_COMPUTE_32F_FAST_16F = 74,
-  CUBLAS_COMPUTE_32F_FAST_16BF = 75, CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
-  CUBLAS_COMPUTE_64F = 70, CUBLAS_COMPUTE_64F_PEDANTIC = 71, CUBLAS_COMPUTE_32I = 72,
-  CUBLAS_COMPUTE_32I_PEDANTIC = 73
-} cublasComputeType_t;
-typedef cudaDataType cublasDataType_t;
-typedef enum {
-  CUBLAS_GEMM_DFALT = -1, CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_ALGO0 = 0,
-  CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99, CUBLAS_GEMM_DFALT_TENSOR_OP = 99
-} cublasGemmAlgo_t;
+// The types and declarations, shared with the front end: this header defines the functions.
+#include "../../cuda_api/cudafuse_cublas_api.h"
 
 struct cublasContext {
   cudaStream_t stream = 0;
   cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
   cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
 };
-typedef cublasContext *cublasHandle_t;
 
 namespace cudafuse_emu {
 namespace blas {
@@ -263,8 +234,6 @@ inline cublasStatus_t cublasDestroy(cublasHandle_t h) {
   delete h;
   return CUBLAS_STATUS_SUCCESS;
 }
-#define cublasCreate_v2 cublasCreate
-#define cublasDestroy_v2 cublasDestroy
 inline cublasStatus_t cublasGetVersion(cublasHandle_t, int *v) { *v = 120000; return CUBLAS_STATUS_SUCCESS; }
 inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
-// The types are the emulator's, one definition for both.
-#include "../../../emu/include/cudafuse_cublaslt_types.h"
+// The types: one definition for the front end and the emulator.
+#include "../../../cuda_api/cudafuse_cublaslt_types.h"
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *h);
 cublasStatus_t cublasLtDestroy(cublasLtHandle_t h);

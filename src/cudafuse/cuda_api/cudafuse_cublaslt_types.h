@@ -1,6 +1,6 @@
 // cuBLASLt's types (<cublasLt.h>): the enums, opaque descriptors and results, shared by the
 // emulator's cublasLt.h (which defines the functions) and the front end's stand-in (which
-// declares them and includes this file by its path in the package). Needs cublas_api.h.
+// declares them). Needs cudafuse_cublas_api.h.
 #pragma once
 #include <cstdint>
 
