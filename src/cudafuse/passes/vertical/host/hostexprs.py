@@ -43,8 +43,48 @@ def buffer_key(e: n.Expr) -> str | None:
         e = e.operand
     if isinstance(e, n.Ref) and e.kind in ("param", "local", "global"):
         return e.decl or e.name
+    carried = struct_field(e)
+    if carried is not None:
+        return carried
     field_name = this_member(e)
     return None if field_name is None else f"this->{field_name}"
+
+
+def struct_field(e: n.Expr) -> str | None:
+    """`img.data`: a pointer field of a struct the host function takes by value (`struct
+    Image { float *data; int w, h; }`), keyed `<param>.<field>`; None for anything else.
+    Like distinct pointer parameters, the fields of such parameters are taken as buffers of
+    their own; hostview.pointer_alias_reason refuses a launch given one whose struct the
+    function writes."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if not isinstance(e, n.Member) or e.arrow or "*" not in e.type:
+        return None
+    base = e.base
+    while isinstance(base, n.Cast):
+        base = base.operand
+    if isinstance(base, n.Ref) and base.kind == "param" and "&" not in base.type and \
+            "*" not in base.type:
+        return f"{base.decl or base.name}.{e.field_name}"
+    return None
+
+
+def changed_structs(body: n.Node) -> set[str]:
+    """Decls of the variables the body may change as a whole or by field: assigned (`img =
+    ...`, `img.data = ...`), their address taken, or given whole to a call (which may take
+    them by reference). A field of such a struct is no buffer of its own."""
+    out: set[str] = set()
+    for node in body.walk():
+        r = root_variable(write_target(node))
+        if r is not None:
+            out.add(r.decl or r.name)
+        if isinstance(node, n.Call):
+            for a in node.args:
+                while isinstance(a, n.Cast):
+                    a = a.operand
+                if isinstance(a, n.Ref) and "*" not in a.type:
+                    out.add(a.decl or a.name)
+    return out
 
 
 def side_effect_free(e: n.Expr) -> bool:

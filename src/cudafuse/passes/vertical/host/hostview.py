@@ -23,6 +23,7 @@ from cudafuse.passes.vertical.host.hostexprs import (
     launched_kernel,
     root_variable,
     shared_variables,
+    struct_field,
     write_target,
 )
 from cudafuse.passes.vertical.host.hostexprs import buffer_key as buffer_key
@@ -518,6 +519,11 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
     for arg in launch.args:
         while isinstance(arg, n.Cast):
             arg = arg.operand
+        key = struct_field(arg)
+        if key is not None and key.rpartition(".")[0] in points.changed_structs:
+            assert isinstance(arg, n.Member)
+            return (f"the struct carrying pointer '{_text_of(arg)}' is assigned, has its "
+                    "address taken or is passed whole to a call in the function")
         if not isinstance(arg, n.Ref) or arg.kind not in ("local", "param"):
             continue
         if arg.decl in rotated or arg.decl in paired or \
@@ -570,6 +576,14 @@ def _pointer_writes(host: Function) -> tuple[frozenset[str], dict[str, str]]:
                 if isinstance(a, n.Unary) and a.op == "&" and isinstance(a.operand, n.Ref):
                     first.setdefault(a.operand.decl, node.callee)
     return frozenset(assigned), first
+
+
+def _text_of(e: n.Expr) -> str:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if isinstance(e, n.Member):
+        return f"{_text_of(e.base)}{'->' if e.arrow else '.'}{e.field_name}"
+    return e.name if isinstance(e, n.Ref) else "?"
 
 
 def _may_name(points: PointsTo, decl: str) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
+from cudafuse.passes.vertical.host.hostexprs import changed_structs, struct_field
 
 ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch",
                         "cudaMallocHost", "cudaHostAlloc", "cudaMallocFromPoolAsync",
@@ -76,6 +77,7 @@ class PointsTo:
                 self.given.setdefault(d.decl, []).append(d.init)
         for node in body.walk():
             self._collect(node)
+        self.changed_structs = changed_structs(body)
         self.sets = self._solve()
 
     # ---- facts ------------------------------------------------------------------------------
@@ -151,6 +153,10 @@ class PointsTo:
             if e.kind == "global":
                 return frozenset({e.decl or e.name})
             return None
+        if isinstance(e, n.Member):  # `img.data` of a struct parameter it never changes
+            key = struct_field(e)
+            return None if key is None or key.rpartition(".")[0] in self.changed_structs \
+                else frozenset({key})
         if isinstance(e, n.Cond):
             a, b = self._eval(e.then, sets), self._eval(e.else_, sets)
             return None if a is None or b is None else a | b
