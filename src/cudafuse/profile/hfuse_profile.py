@@ -213,6 +213,8 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
             measured += extra
             programs += more
     noted = None if emu else {"before": before, "after": clocks.sample()}
+    measured = _sizes_misjudged(measured, (options.threads1, options.threads2), displays,
+                                notes)
     order = {r.id: i for i, r in enumerate(planned)}
     records = measured[:2] + sorted([*measured[2:], *skipped],
                                     key=lambda r: (order.get(r.id, len(order)), r.id))
@@ -236,6 +238,27 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
         progress.close(f"{timed} of {len(records)} configurations timed "
                        f"(the others skipped, with the reason, in the report)")
     return Outcome(records, selection, report, device, False, path, tuple(notes))
+
+
+def _sizes_misjudged(records: list[Record], native: tuple[int, int], displays: list[str],
+                     notes: list[str]) -> list[Record]:
+    """A candidate that gives a part another block size than the spec's and computes other
+    results than the natives shows a block-size dependence the analysis missed (the part
+    was judged tunable): its judgement was wrong, not the fusion. Such a candidate is
+    skipped with that reason, and a note says so; one at the spec's own sizes that differs
+    is still a wrong fused kernel (select() refuses to choose)."""
+    out = []
+    for r in records:
+        if r.verified is False and r.threads is not None and r.threads != native:
+            parts = [f"'{displays[i]}' at {r.threads[i]} threads (spec: {native[i]})"
+                     for i in (0, 1) if r.threads[i] != native[i]]
+            why = (f"computes other results than the native kernels with {' and '.join(parts)}"
+                   ": its results depend on its block size, which cudafuse's analysis did not "
+                   "see (profiling should have kept the spec's size)")
+            notes.append(f"{r.id} {why}; skipped, and please report the kernel")
+            r = replace(r, verified=None, timing=None, skip=why)
+        out.append(r)
+    return out
 
 
 CONFIRM_ROUNDS = 5
