@@ -8,16 +8,34 @@ The corpus is tests/hfuse/programs/aten/ and crypto/: kernels written for cudafu
 in the style of PyTorch ATen (templates in at::native and at::cuda, an anonymous namespace
 with the file's own min, an enum template parameter, a template template parameter) and of
 ccminer (global kernels, commented-out launch bounds, a helper header pasted under its
-include guard). Run from the repository root:
+include guard).
 
-    .venv/bin/python benchmarks/hfuse_library_pairs.py [--nvcc]
+Then kernels of two more libraries as their repositories write them, not in this repository
+(their licences): pjreddie/darknet (C with CUDA kernels, cuDNN off: im2col, maxpool,
+activation, a per-filter mean) and karpathy/llm.c (train_gpt2_fp32.cu: layernorm with
+cooperative groups, GELU, residual). They are read from a cache folder, one folder per
+repository `owner+name` holding the commit named below (--cache DIR, else
+$CUDAFUSE_SURVEY_CACHE, else ~/.cache/cudafuse-survey, as benchmarks/survey.py):
 
-(--nvcc: also compile every output with nvcc, as a user's run does; off by default here.)
+    git clone https://github.com/OWNER/NAME CACHE/OWNER+NAME
+    git -C CACHE/OWNER+NAME checkout COMMIT
+
+Their files are copied into a work folder with one change, host-side: `#include`s of cuBLAS
+and cuRAND (which the kernels do not use and the emulator does not have) name our stand-in
+header instead (benchmarks/hfuse_library/standins.h); the kernels are as written. The run
+specs (benchmarks/hfuse_library/*.toml) are ours. Run from the repository root:
+
+    .venv/bin/python benchmarks/hfuse_library_pairs.py [--nvcc] [--cache DIR] [--only third]
+
+(--nvcc: also compile every output with nvcc, as a user's run does; off by default here.
+--only third|ours: one corpus.)
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import sys
 import tempfile
 import time
@@ -44,27 +62,97 @@ PAIRS = [("im2col", "maxpool"), ("im2col", "histogram"), ("batchnorm", "histogra
          ("blake", "maxpool"), ("sha256d", "im2col"), ("histogram", "blake")]
 MODES = ("thread", "block")
 
+LIBRARY = ROOT / "benchmarks" / "hfuse_library"
+# repository -> (commit, -I dirs from its root, -D defines)
+REPOS = {
+    "pjreddie/darknet": ("f6afaabcdf85f77e7aff2ec55c020c0e297c77f9", ("include",), ("GPU",)),
+    "karpathy/llm.c": ("f1e2ace651495b74ae22d45d1723443fd00ecd3a", (), ()),
+}
+# (repository, file, kernel, its run spec, its block as the library launches it)
+THIRD = {
+    "dk_im2col": ("pjreddie/darknet", "src/im2col_kernels.cu", "im2col_gpu_kernel",
+                  "dk_im2col.toml", 512),
+    "dk_maxpool": ("pjreddie/darknet", "src/maxpool_layer_kernels.cu",
+                   "forward_maxpool_layer_kernel", "dk_maxpool.toml", 512),
+    "dk_activate": ("pjreddie/darknet", "src/activation_kernels.cu", "activate_array_kernel",
+                    "dk_activate.toml", 512),
+    "dk_fast_mean": ("pjreddie/darknet", "src/blas_kernels.cu", "fast_mean_kernel",
+                     "dk_fast_mean.toml", 512),
+    "lc_layernorm": ("karpathy/llm.c", "train_gpt2_fp32.cu", "layernorm_forward_kernel3",
+                     "lc_layernorm.toml", 512),
+    "lc_gelu": ("karpathy/llm.c", "train_gpt2_fp32.cu", "gelu_forward_kernel", "lc_gelu.toml",
+                128),
+    "lc_residual": ("karpathy/llm.c", "train_gpt2_fp32.cu", "residual_forward_kernel",
+                    "lc_residual.toml", 256),
+}
+THIRD_PAIRS = [("dk_im2col", "dk_maxpool"), ("dk_maxpool", "dk_activate"),
+               ("dk_fast_mean", "dk_im2col"), ("lc_layernorm", "lc_gelu"),
+               ("lc_gelu", "lc_residual"), ("dk_maxpool", "lc_gelu")]
+_HOST_LIBRARY = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:cublas_v2|curand)\.h[>"]', re.M)
+
 
 def run_pair(a: str, b: str, mode: str, tmp: Path) -> str:
+    (fa, ka, sa, ba), (fb, kb, sb, bb) = KERNELS[a], KERNELS[b]
+    return _run(((PROGRAMS / fa, ka, PROGRAMS / sa, ba), (PROGRAMS / fb, kb, PROGRAMS / sb, bb)),
+                f"{a}_{b}_{mode}", mode, tmp, (), ())
+
+
+def _stage(cache: Path, repo: str, work: Path) -> Path:
+    """The repository's text files copied to `work`, cuBLAS/cuRAND includes naming the
+    stand-in header; the copy's root."""
+    commit = REPOS[repo][0]
+    src = cache / repo.replace("/", "+")
+    if not src.is_dir():
+        raise FileNotFoundError(f"{src} (git clone https://github.com/{repo} {src} && "
+                                f"git -C {src} checkout {commit})")
+    root = work / repo.replace("/", "+")
+    if root.is_dir():
+        return root
+    for path in src.rglob("*"):
+        if path.is_file() and path.suffix in (".cu", ".cuh", ".h", ".hpp", ".c"):
+            dest = root / path.relative_to(src)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(_HOST_LIBRARY.sub(b'#include "cudafuse_standins.h"',
+                                               path.read_bytes()))
+    for folder in {p.parent for p in root.rglob("*") if p.is_file()}:
+        shutil.copy(LIBRARY / "standins.h", folder / "cudafuse_standins.h")
+    return root
+
+
+def run_third(a: str, b: str, mode: str, tmp: Path, cache: Path) -> str:
+    sides, dirs, defines = [], [], []
+    for key in (a, b):
+        repo, path, kernel, spec, block = THIRD[key]
+        root = _stage(cache, repo, tmp / "libraries")
+        sides.append((root / path, kernel, LIBRARY / spec, block))
+        dirs += [str(root / d) for d in REPOS[repo][1]]
+        defines += REPOS[repo][2]
+    return _run(tuple(sides), f"{a}_{b}_{mode}", mode, tmp, tuple(dict.fromkeys(dirs)),
+                tuple(dict.fromkeys(defines)))
+
+
+def _run(sides: tuple, name: str, mode: str, tmp: Path, include_dirs: tuple[str, ...],
+         defines: tuple[str, ...]) -> str:
     import cudafuse
     from cudafuse.cli.verify_hfuse import verify_hfuse
     from cudafuse.diagnostics import CudafuseError
     from cudafuse.frontend import ParseOptions
 
-    (fa, ka, sa, ba), (fb, kb, sb, bb) = KERNELS[a], KERNELS[b]
-    out = tmp / f"{a}_{b}_{mode}.cu"
+    (fa, ka, sa, ba), (fb, kb, sb, bb) = sides
+    out = tmp / f"{name}.cu"
+    files = (str(fa),) if fa == fb else (str(fa), str(fb))
     try:
-        fused = cudafuse.hfuse(str(PROGRAMS / fa), str(PROGRAMS / fb), kernels=(ka, kb),
-                               block1=ba, block2=bb, mode=mode, output=str(out))
+        fused = cudafuse.hfuse(*files, kernels=(ka, kb), block1=ba, block2=bb, mode=mode,
+                               output=str(out), include_dirs=include_dirs, defines=defines)
     except CudafuseError as exc:
         first = exc.diagnostics[0].format(caret=False).replace(str(PROGRAMS) + "/", "")
+        first = first.replace(str(tmp / "libraries") + "/", "")
         kind = "output does not compile" if "does not compile" in first else "refused"
         return f"{kind}: {first.replace(str(tmp) + '/', '')}"
     out.write_text(fused.text)
     try:
-        ok = verify_hfuse((str(PROGRAMS / fa), str(PROGRAMS / fb), str(out)), None, None,
-                          str(PROGRAMS / sa), str(PROGRAMS / sb), "emu", 120.0, False,
-                          ParseOptions())
+        ok = verify_hfuse((str(fa), str(fb), str(out)), None, None, str(sa), str(sb), "emu",
+                          300.0, False, ParseOptions(include_dirs, defines))
     except CudafuseError as exc:
         return f"fused; verify failed: {exc.diagnostics[0].format(caret=False)}"
     return "fused, verified exact" if ok else "fused, OUTPUTS DIFFER"
@@ -73,16 +161,23 @@ def run_pair(a: str, b: str, mode: str, tmp: Path) -> str:
 def main() -> int:
     if "--nvcc" not in sys.argv:
         os.environ["CUDAFUSE_NO_NVCC_CHECK"] = "1"
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    cache = Path(sys.argv[sys.argv.index("--cache") + 1]) if "--cache" in sys.argv else \
+        Path(os.environ.get("CUDAFUSE_SURVEY_CACHE") or
+             os.path.expanduser("~/.cache/cudafuse-survey"))
     bad = 0
     print("| pair | mode | result | s |\n|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="cudafuse-libpairs-") as tmp:
-        for a, b in PAIRS:
-            for mode in MODES:
-                t0 = time.perf_counter()
-                got = run_pair(a, b, mode, Path(tmp))
-                bad += got.startswith(("output does not compile", "fused, OUTPUTS", "fused;"))
-                print(f"| {a} + {b} | {mode} | {got} | {time.perf_counter() - t0:.0f} |",
-                      flush=True)
+        jobs = [] if only == "third" else [(a, b, m, run_pair) for a, b in PAIRS for m in MODES]
+        if only != "ours":
+            jobs += [(a, b, m, lambda a, b, m, t: run_third(a, b, m, t, cache))
+                     for a, b in THIRD_PAIRS for m in MODES]
+        for a, b, mode, run in jobs:
+            t0 = time.perf_counter()
+            got = run(a, b, mode, Path(tmp))
+            bad += got.startswith(("output does not compile", "fused, OUTPUTS", "fused;"))
+            print(f"| {a} + {b} | {mode} | {got} | {time.perf_counter() - t0:.0f} |",
+                  flush=True)
     return 1 if bad else 0
 
 
