@@ -1,7 +1,8 @@
 """Pointers carried in structs taken by value (issue 25, hostexprs.struct_field): `img.data`
 of a struct parameter the host function never changes is a buffer of its own, so a pipeline
 over `struct Image { float *data; int w, h; }` fuses and matches the original under
-emulation (garbage-filled buffers, odd sizes); a struct the function assigns, takes the
+emulation (garbage-filled buffers, odd sizes), written in place or through one-launch
+wrappers given the fields; a struct the function assigns, takes the
 address of, or passes whole to a call still splits, with why."""
 
 from __future__ import annotations
@@ -23,15 +24,16 @@ def fused(tmp_path_factory: pytest.TempPathFactory):
 def test_struct_fields_fuse(fused) -> None:
     out, result = fused
     assert [(g.host, g.kernels) for g in result.groups] == [
-        ("hs_pipeline", ["hs_scale", "hs_mix"])]
+        ("hs_pipeline", ["hs_scale", "hs_mix"]), ("hs_wrapped", ["hs_scale", "hs_mix"])]
     body = out.read_text().split("void hs_pipeline(")[1].split("\n}\n")[0]
     assert body.count("<<<") == 1 and "src.data" in body and "tmp.data" in body
 
 
-def test_fused_matches_original(fused) -> None:
+@pytest.mark.parametrize("entry", ["hs_entry", "hs_entry_wrapped"])
+def test_fused_matches_original(fused, entry: str) -> None:
     out, _ = fused
     for w, h in ((1, 1), (13, 7), (40, 9)):
-        compare_entry(PROGRAM, out, "hs_entry", {"w": w, "h": h})
+        compare_entry(PROGRAM, out, entry, {"w": w, "h": h})
 
 
 SPLITS = r"""

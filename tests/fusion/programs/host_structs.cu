@@ -29,3 +29,20 @@ void hs_entry(const float *in, float *tmp, const float *weights, float *out, int
   Image a = {(float *)in, w, h}, t = {tmp, w, h}, d = {out, w, h};
   hs_pipeline(a, t, d, weights);
 }
+
+// The same through one-launch wrappers given the fields.
+void hs_scale_of(const float *in, float *t, int n) {
+  hs_scale<<<(n + 127) / 128, 128>>>(in, t, n);
+}
+void hs_mix_of(const float *t, const float *b, float *out, int n) {
+  hs_mix<<<(n + 63) / 64, 64>>>(t, b, out, n);
+}
+void hs_wrapped(Image src, Image tmp, Image dst, const float *weights) {
+  hs_scale_of(src.data, tmp.data, src.w * src.h);
+  hs_mix_of(tmp.data, weights, dst.data, src.w * src.h);
+}
+void hs_entry_wrapped(const float *in, float *tmp, const float *weights, float *out, int w,
+                      int h) {
+  Image a = {(float *)in, w, h}, t = {tmp, w, h}, d = {out, w, h};
+  hs_wrapped(a, t, d, weights);
+}

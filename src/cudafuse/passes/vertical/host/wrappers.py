@@ -16,8 +16,9 @@ A call statement `w(args);` is a launch of the caller's sequence when `w` is a *
   `return` (but a last bare `return;`), no goto;
 * that writes none of its parameters and none of the locals the launch uses;
 * whose launch passes each pointer parameter of the kernel a parameter of the wrapper (or a
-  global), and whose call passes that parameter a plain variable of the caller (`tmp`, not
-  `tmp + 1` or `img.data`): buffers are keyed by the caller's variables.
+  global), and whose call passes that parameter a plain variable of the caller (`tmp`, or a
+  pointer field of a struct parameter, `img.data`: hostexprs.buffer_key; not `tmp + 1`):
+  buffers are keyed by the caller's variables.
 
 The launch is then seen in the caller's terms: its grid, block and arguments with the
 wrapper's parameters replaced by the call's arguments and the locals it uses by their
