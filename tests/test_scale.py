@@ -1,0 +1,101 @@
+"""cudafuse's own cost grows linearly with its input (issue 27), guarded without timing.
+
+Speed is never asserted (a loaded machine would make such a test flaky); instead the work
+that made the tool quadratic is counted on an input and on one twice its size:
+- a whole host function walked once per launch (host_locals, the pointer-alias check,
+  dataflow's loops, ...): the walks of the host's body must not grow with its launches;
+- the unit's lookup tables rebuilt once per kernel (the evaluator, shared_reach, CallGraph):
+  they must be built once per translation unit.
+benchmarks/bench_scale.py measures the times themselves (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import cudafuse
+from cudafuse.analysis import unit_index
+from cudafuse.frontend import ParseOptions
+from cudafuse.ir import nodes as n
+from cudafuse.passes import run_pass
+from cudafuse.passes.vertical.driver import FuseOptions
+from cudafuse.passes.vertical.kernel.respell import parse_for_fusion
+
+_BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scale.py"
+
+
+def _generate_chain(launches: int) -> str:
+    spec = importlib.util.spec_from_file_location("bench_scale_gen", _BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.generate_chain(launches)
+
+
+@pytest.fixture(scope="module")
+def chains(tmp_path_factory) -> dict[int, str]:
+    out = {}
+    for launches in (6, 12):
+        path = tmp_path_factory.mktemp("scale") / f"chain_{launches}.cu"
+        path.write_text(_generate_chain(launches))
+        out[launches] = str(path)
+    return out
+
+
+def _host_walks(monkeypatch, path: str, run) -> int:
+    """How many times `run(unit)` walks the host function's whole body."""
+    result, _ = parse_for_fusion(path, ParseOptions(included_kernels=True))
+    unit = result.unit
+    host = next(f for f in unit.functions if f.name == "pipeline")
+    bodies = {id(host.body)}
+    count = 0
+    original = n.Compound.preorder  # (a body's walk: its flattened nodes, all of them)
+
+    def counting(self):
+        nonlocal count
+        if id(self) in bodies:
+            count += 1
+        return original(self)
+
+    monkeypatch.setattr(n.Compound, "preorder", counting)
+    try:
+        run(unit)
+    finally:
+        monkeypatch.setattr(n.Compound, "preorder", original)
+    return count
+
+
+def _plan(unit) -> None:
+    run_pass("vertical", [unit], FuseOptions(fuse_all=True, siblings="never"))
+
+
+def test_planning_walks_the_host_a_fixed_number_of_times(monkeypatch, chains):
+    small = _host_walks(monkeypatch, chains[6], _plan)
+    large = _host_walks(monkeypatch, chains[12], _plan)
+    assert small > 0  # the count sees the walks at all
+    # once per launch (or per pair) would make `large` grow with the launches
+    assert large == small, (small, large)
+
+
+def test_analysis_walks_the_host_a_fixed_number_of_times(monkeypatch, chains):
+    from cudafuse.analysis.report import build_report
+
+    small = _host_walks(monkeypatch, chains[6], build_report)
+    large = _host_walks(monkeypatch, chains[12], build_report)
+    assert small > 0
+    assert large == small, (small, large)
+
+
+def test_unit_tables_are_built_once_per_unit(monkeypatch, chains):
+    builds = []
+    original = unit_index._build
+    monkeypatch.setattr(unit_index, "_build", lambda unit: builds.append(unit) or
+                        original(unit))
+    for launches in (6, 12):
+        builds.clear()
+        analysis = cudafuse.analyze(chains[launches])
+        assert len(analysis.unit.kernels) == launches
+        assert len(builds) == 1, (launches, len(builds))  # not once per kernel
