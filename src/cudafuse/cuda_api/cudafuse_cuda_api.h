@@ -55,7 +55,7 @@
 #define __CUDA_DEVICE_RUNTIME_API_H__
 #define __CUDA_PROFILER_API_H__
 // ---- errors (driver_types.h's values) ---------------------------------------------------
-#define CF_ERRORS(X)                                                                         \
+#define __CUDAFUSE_ERRORS(X)                                                                 \
   X(Success, 0, "no error")                                                                  \
   X(ErrorInvalidValue, 1, "an argument is out of range")                                     \
   X(ErrorMemoryAllocation, 2, "cannot allocate the memory asked for")                       \
@@ -191,7 +191,7 @@
   X(ErrorUnknown, 999, "unknown error")
 
 #define CF_ERR_ENUM(name, value, text) cuda##name = value,
-enum cudaError { CF_ERRORS(CF_ERR_ENUM) cudaErrorApiFailureBase = 10000 };
+enum cudaError { __CUDAFUSE_ERRORS(CF_ERR_ENUM) cudaErrorApiFailureBase = 10000 };
 #undef CF_ERR_ENUM
 typedef enum cudaError cudaError_t;
 
@@ -987,7 +987,8 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, cudaMemLocation loc, u
 cudaError_t cudaMemAdvise(const void *p, size_t n, cudaMemoryAdvise advice, cudaMemLocation loc);
 
 // Launch and stream attributes (L2 access policy windows, clusters).
-cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID a, const cudaStreamAttrValue *v);
+cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID a,
+                                   const cudaStreamAttrValue *v);
 cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID a, cudaStreamAttrValue *v);
 
 template <class... P, class... A>

@@ -277,7 +277,7 @@ inline cudaError_t cudaPeekAtLastError() { return ::cudafuse_emu::g_last_error; 
 inline const char *cudaGetErrorName(cudaError_t e) {
   switch (e) {
 #define CF_ERR_NAME(name, value, text) case cuda##name: return "cuda" #name;
-    CF_ERRORS(CF_ERR_NAME)
+    __CUDAFUSE_ERRORS(CF_ERR_NAME)
 #undef CF_ERR_NAME
     default: return "cudaErrorUnknown";
   }
@@ -285,12 +285,12 @@ inline const char *cudaGetErrorName(cudaError_t e) {
 inline const char *cudaGetErrorString(cudaError_t e) {
   switch (e) {
 #define CF_ERR_TEXT(name, value, text) case cuda##name: return text;
-    CF_ERRORS(CF_ERR_TEXT)
+    __CUDAFUSE_ERRORS(CF_ERR_TEXT)
 #undef CF_ERR_TEXT
     default: return "unrecognised error code";
   }
 }
-#undef CF_ERRORS
+#undef __CUDAFUSE_ERRORS
 
 // ---- memory -----------------------------------------------------------------------------
 // The caller's place is recorded (default arguments are evaluated where the call is) for

@@ -81,6 +81,7 @@ extern const __device__ int warpSize;
 
 
 #include "../../cuda_api/cudafuse_cuda_api.h"
+#undef __CUDAFUSE_ERRORS  // the error table: the emulator's runtime reads it, not the user's code
 
 // Kernel launches: clang lowers k<<<g, b, s, st>>>(...) into a call of this.
 int __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared = 0, cudaStream_t stream = 0);
