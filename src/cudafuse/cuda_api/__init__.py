@@ -1,7 +1,7 @@
 """The CUDA APIs as cudafuse declares them, once, for the front end and the emulator alike:
 cudafuse_cuda_api.h (the runtime API, included by the front end's shim and the emulator's
-runtime), cudafuse_cublas_api.h and cudafuse_cublaslt_types.h (cuBLAS, cuBLASLt's types,
-included by both sides' stand-ins). The emulator defines every function declared here.
+runtime), cudafuse_cublas_api.h and cudafuse_cublaslt_api.h (cuBLAS and cuBLASLt, included
+by both sides' stand-ins). The emulator defines every function declared here.
 Adding a runtime function or type is one edit in these headers (docs/architecture.md)."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../../cuda_api/cudafuse_cublaslt_types.h"
+#include "../../cuda_api/cudafuse_cublaslt_api.h"  // the types and declarations: defined below
 
 inline cublasStatus_t cublasLtCreate(cublasLtHandle_t *h) {
   if (!h) return CUBLAS_STATUS_INVALID_VALUE;

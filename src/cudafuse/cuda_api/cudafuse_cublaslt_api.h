@@ -1,6 +1,7 @@
-// cuBLASLt's types (<cublasLt.h>): the enums, opaque descriptors and results, shared by the
-// emulator's cublasLt.h (which defines the functions) and the front end's stand-in (which
-// declares them). Needs cudafuse_cublas_api.h.
+// cudafuse_cublaslt_api.h: cuBLASLt (<cublasLt.h>) as cudafuse declares it: the enums, opaque
+// descriptors and results, and the host API, once, for the front end's stand-in and the
+// emulator's cublasLt.h, which defines every function declared here. Needs
+// cudafuse_cublas_api.h.
 #pragma once
 #include <cstdint>
 
@@ -59,3 +60,34 @@ typedef struct {
   cublasLtMatmulAlgo_t algo; size_t workspaceSize; cublasStatus_t state; float wavesCount;
   int reserved[4];
 } cublasLtMatmulHeuristicResult_t;
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t *h);
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t h);
+size_t cublasLtGetVersion();
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d, cublasComputeType_t c,
+                                               cudaDataType scale);
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d);
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
+                                                     cublasLtMatmulDescAttributes_t a,
+                                                     const void *buf, size_t size);
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l, cudaDataType t,
+                                                 uint64_t rows, uint64_t cols, int64_t ld);
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t l);
+cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t l,
+                                                       cublasLtMatrixLayoutAttribute_t a,
+                                                       const void *buf, size_t size);
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *p);
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t p);
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
+    cublasLtMatmulPreference_t p, cublasLtMatmulPreferenceAttributes_t a, const void *buf,
+    size_t size);
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t h, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+    cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int requested,
+    cublasLtMatmulHeuristicResult_t *results, int *found);
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d,
+                                     const void *alpha, const void *A, cublasLtMatrixLayout_t la,
+                                     const void *B, cublasLtMatrixLayout_t lb, const void *beta,
+                                     const void *C, cublasLtMatrixLayout_t lc, void *D,
+                                     cublasLtMatrixLayout_t ld, const cublasLtMatmulAlgo_t *,
+                                     void *, size_t, cudaStream_t stream);
