@@ -1,4 +1,4 @@
-"""One declaration of the CUDA runtime API and cuBLAS (cuda_api/*.h), accepted by both
+"""One declaration of the CUDA runtime API, cuBLAS(Lt) and cuFFT (cuda_api/*.h), accepted by both
 sides: a program calling every function declared there parses in the front end without an
 error, and the emulator either refuses a call with a located reason (mipmapped arrays, and
 the functions the header marks CUDAFUSE_NOT_EMULATED) or builds it: its link
@@ -86,7 +86,8 @@ def _template_call(c: ci.Cursor) -> tuple[str, list[str]]:
 
 # What a program includes to see every shared header's declarations (the runtime's through
 # the shim, which every parse force-includes).
-_INCLUDES = "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n#include <cublasLt.h>\n"
+_INCLUDES = "".join(f"#include <{h}>\n" for h in ("cuda_runtime.h", "cublas_v2.h", "cublasLt.h",
+                                                   "cufftXt.h"))
 
 
 def _caller(functions: list[Call]) -> str:
@@ -116,7 +117,8 @@ def test_the_header_declares_the_runtime_api(caller) -> None:
     # A handful by meaning: allocation, copies, streams, events, graphs, textures, errors.
     assert {"cudaMalloc", "cudaMemcpy", "cudaStreamCreate", "cudaEventRecord",
             "cudaGraphLaunch", "cudaCreateTextureObject", "cudaGetErrorString",
-            "cublasSgemm", "cublasGemmEx", "cublasSetStream"} <= names
+            "cublasSgemm", "cublasGemmEx", "cublasSetStream", "cublasLtMatmul",
+            "cufftPlan1d", "cufftExecR2C", "cufftXtSetCallback"} <= names
     assert len(functions) > 150 and templates > 10
 
 

@@ -11,28 +11,8 @@
 #include <map>
 #include <vector>
 
-#define CUFFT_VERSION 11000
-typedef float cufftReal;
-typedef double cufftDoubleReal;
-typedef float2 cufftComplex;
-typedef double2 cufftDoubleComplex;
-typedef int cufftHandle;
-typedef enum cufftResult_t {
-  CUFFT_SUCCESS = 0, CUFFT_INVALID_PLAN = 1, CUFFT_ALLOC_FAILED = 2, CUFFT_INVALID_TYPE = 3,
-  CUFFT_INVALID_VALUE = 4, CUFFT_INTERNAL_ERROR = 5, CUFFT_EXEC_FAILED = 6,
-  CUFFT_SETUP_FAILED = 7, CUFFT_INVALID_SIZE = 8, CUFFT_UNALIGNED_DATA = 9,
-  CUFFT_INCOMPLETE_PARAMETER_LIST = 10, CUFFT_INVALID_DEVICE = 11, CUFFT_PARSE_ERROR = 12,
-  CUFFT_NO_WORKSPACE = 13, CUFFT_NOT_IMPLEMENTED = 14, CUFFT_LICENSE_ERROR = 15,
-  CUFFT_NOT_SUPPORTED = 16, CUFFT_MISSING_DEPENDENCY = 17, CUFFT_NVRTC_FAILURE = 18,
-  CUFFT_NVJITLINK_FAILURE = 19, CUFFT_NVSHMEM_FAILURE = 20
-} cufftResult;
-typedef enum cufftType_t {
-  CUFFT_R2C = 0x2a, CUFFT_C2R = 0x2c, CUFFT_C2C = 0x29, CUFFT_D2Z = 0x6a, CUFFT_Z2D = 0x6c,
-  CUFFT_Z2Z = 0x69
-} cufftType;
-typedef enum cufftCompatibility_t { CUFFT_COMPATIBILITY_FFTW_PADDING = 0x01 } cufftCompatibility;
-#define CUFFT_FORWARD -1
-#define CUFFT_INVERSE 1
+// The types and declarations, shared with the front end: this header defines the functions.
+#include "../../cuda_api/cudafuse_cufft_api.h"
 
 namespace cudafuse_emu {
 namespace fft {
