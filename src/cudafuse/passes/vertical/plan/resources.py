@@ -222,7 +222,7 @@ def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
                     ptxas: dict[str, Any] | str) -> GroupResources:
     """The figures of one fused group. `ptxas`: analysis.ptxas's figures for the emitted
     file (fused kernels and originals), or why there are none."""
-    from cudafuse.passes.horizontal.regbound import lookup
+    from cudafuse.analysis.ptxas import lookup
 
     model = plan.model
     assert model is not None
@@ -338,8 +338,10 @@ def annotate(result: FuseResult, source_path: str, arch: str,
             for _, note in [(p, g) for p in result.plans for g in p.groups]:
                 res = note.resources
                 if res is not None and res.fused.source == "ptxas":
-                    measured[tuple(note.kernels)] = (res.fused.registers,
-                                                     res.fused.spill_bytes)
+                    # without its cap: planned again, the group may be named otherwise
+                    # and emitted uncapped (register_cap matches the name too)
+                    own = res.uncapped or res.fused
+                    measured[tuple(note.kernels)] = (own.registers, own.spill_bytes)
                     measured.update({(m.name,): (m.registers, m.spill_bytes)
                                      for m in res.members})
             for plan, note in losers:
