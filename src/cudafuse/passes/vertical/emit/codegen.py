@@ -300,7 +300,9 @@ class GroupEmitter:
         for k, stmt in enumerate(() if view.grid_stride else view.coord_stmts):
             if k == 0:
                 body.replace(stmt.span, self._coords(view) + "".join(
-                    f" {t} {local};" for _, (local, t) in sorted(acc.items())) + hoisted)
+                    f" {t} {local}" + (f" = {self._own_load(view, name)};"
+                                       if name in view.loaded else ";")
+                    for name, (local, t) in sorted(acc.items())) + hoisted)
             else:
                 body.replace_range(_line_start(data, stmt.span.start, body.span.start),
                                    _through_line(data, stmt.span.end), "")

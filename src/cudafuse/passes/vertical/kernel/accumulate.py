@@ -13,6 +13,17 @@ value does not read it, the element's contents while the kernel runs are a priva
 of the thread: the value-at-element function declares a local, turns every `p[own]` into it
 (codegen.py), and returns it at the end. Nothing is read from memory, so prior contents do
 not matter and no neighbour's store can be seen.
+
+Others update an element the host prepared (a `cudaMemset` or an earlier copy) under
+conditions, each update a statement of its own:
+
+    if (y > 0)     out[i] += in[i - w];
+    if (x < w - 1) out[i] += in[i + 1];
+
+These are *loaded* accumulators: the same private local, initialised from the element's
+contents in memory before the kernel (`loaded`), so the fused kernel must not have stored
+that buffer before a thread recomputes it (legality's in-place check sees them as reads of
+their own output).
 """
 
 from __future__ import annotations
@@ -22,12 +33,13 @@ from cudafuse.passes.vertical.kernel.channels import classify, frame, pointer_na
 
 
 def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, ...],
-                 bounds: tuple[n.Expr, ...], pointers: dict[str, str]) -> frozenset[str]:
+                 bounds: tuple[n.Expr, ...], pointers: dict[str, str]
+                 ) -> tuple[frozenset[str], frozenset[str]]:
     """The pointer parameters this kernel accumulates at its own element (see above), each
-    written more than once."""
+    written more than once, and those of them whose first value is loaded from memory."""
     fr = frame(body, coords, bounds)
     if fr is None:
-        return frozenset()
+        return frozenset(), frozenset()
     access: dict[str, list[n.Index]] = {}
     bare: set[str] = set()
     indexed: set[int] = set()
@@ -53,7 +65,7 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
         if isinstance(x, n.Ref) and x.decl in pointers and id(x) not in indexed:
             bare.add(x.name)
     statements = {id(s.expr) for s in body.walk() if isinstance(s, n.ExprStmt)}
-    out = set()
+    out, loaded = set(), set()
     for name, ws in writes.items():
         if len(ws) < 2 or name in bare or any(id(w) not in statements for w in ws):
             continue
@@ -67,6 +79,13 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
                 pointer_name(first.expr.lhs.base, pointers) == name and not any(
                     isinstance(x, n.Index) and pointer_name(x.base, pointers) == name
                     for x in first.expr.rhs.walk())):
-            continue
+            # Its first value comes from memory. Taken only where some update reads the
+            # element (`s[i] += v`): stores under if/else that each set the element are
+            # the view's if/else stores, which need no load.
+            if not any(w.op != "=" or any(
+                    isinstance(x, n.Index) and pointer_name(x.base, pointers) == name
+                    for x in w.rhs.walk()) for w in ws):
+                continue
+            loaded.add(name)
         out.add(name)
-    return frozenset(out)
+    return frozenset(out), frozenset(loaded)

@@ -46,8 +46,8 @@ def keeps_guard(producer: KernelView, readers: list[KernelView]) -> bool:
 def reads_own_output(view: KernelView, out: str) -> bool:
     """Whether the producer reads the buffer it writes (at its own element, `a[i] += b[i]`,
     `e[i] = e[i] - d`: the view requires that)."""
-    if out in view.accumulators:  # its reads are of the thread's own local (accumulate.py)
-        return False
+    if out in view.accumulators and out not in view.loaded:
+        return False  # its reads are of the thread's own local (accumulate.py)
     stores = view.all_stores.get(out) or ((view.stores[out],) if out in view.stores else ())
     return out in view.reads or any(s.op != "=" for s in stores)
 

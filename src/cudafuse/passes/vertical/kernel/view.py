@@ -79,12 +79,6 @@ class KernelView:
     producer_reason: str | None = None
     block_sizes: tuple[int | None, ...] = ()  # per grid dimension (x, y): the block size the
     # mapping assumes when written with a constant (blockIdx.x * 256 + threadIdx.x), else None
-    # The grid dimension each coordinate comes from, when not the coordinate's own position:
-    # (1, 0) for a kernel whose x walks the rows (`out[x * cols + y]`, x from blockIdx.x).
-    # Coordinates, bounds and strides are always in element order (the column first), so
-    # value-at-element functions need not know; only what relates them to a launch's grid
-    # and block (coverage, tiles, a new block) reads this.
-    grid_dims: tuple[int, ...] = ()
     # A 1D grid-stride loop (guard_kind "gridstride"): the `for` or `while` statement, and
     # for the while form the trailing `i += stride;` statement.
     loop: n.For | n.While | None = None
@@ -104,6 +98,14 @@ class KernelView:
     # Outputs the kernel builds in memory at its own element (accumulate.py): every access
     # is at the own element, the first an unconditional store; `stores` holds that one.
     accumulators: frozenset[str] = frozenset()
+    # Those of them whose first value is the element's contents in memory (accumulate.py).
+    loaded: frozenset[str] = frozenset()
+    # The grid dimension each coordinate comes from, when not the coordinate's own position:
+    # (1, 0) for a kernel whose x walks the rows (`out[x * cols + y]`, x from blockIdx.x).
+    # Coordinates, bounds and strides are always in element order (the column first), so
+    # value-at-element functions need not know; only what relates them to a launch's grid
+    # and block (coverage, tiles, a new block) reads this.
+    grid_dims: tuple[int, ...] = ()
 
     @property
     def grid_stride(self) -> bool:
@@ -458,9 +460,9 @@ def plain_view(fn: Function) -> KernelView:
         channels, channel_reason = find_channels(fn.body, tail, tuple(coords), tuple(
             bounds[k] for k in sorted(bounds)), pointer_params)
     found_stores = [(s, p) for s, p in found_stores if s.param not in channels]
-    accum = accumulators(fn.body, tail, tuple(coords), tuple(
+    accum, loaded = accumulators(fn.body, tail, tuple(coords), tuple(
         bounds[k] for k in sorted(bounds)), pointer_params) \
-        if coords and guard and len(bounds) == len(coords) else frozenset()
+        if coords and guard and len(bounds) == len(coords) else (frozenset(), frozenset())
     acc_writes = _accumulator_writes(fn.body, accum)
     # An accumulated output's first store stands for all of them (accumulate.py).
     found_stores = [(s, p) for s, p in found_stores
@@ -498,7 +500,7 @@ def plain_view(fn: Function) -> KernelView:
                       lower_bounded=bool(lower) and guard is not None,
                       all_stores=all_stores if any(
                           len(v) > 1 or v[0].nested for v in all_stores.values()) else {},
-                      channels=channels, accumulators=accum)
+                      channels=channels, accumulators=accum, loaded=loaded)
 
 
 def _accumulator_writes(body: n.Compound, accum: frozenset[str]) -> tuple[OwnStore, ...]:

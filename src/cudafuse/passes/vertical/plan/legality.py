@@ -433,7 +433,8 @@ class Legality:
             # reads what it read originally, unless the fused kernel stores that buffer.
             own = sorted(b for b, p in info.reads.items() if b in info.writes and any(
                 ld.pointer == p and ld.kind == "point" for ld in info.facts.loads)
-                and p not in info.view.accumulators)  # (those read a local, not memory)
+                and (p not in info.view.accumulators or p in info.view.loaded))
+            # (accumulators read a local, not memory, unless loaded from it first)
             if any(b in written for b in own):
                 return self._in_place_reason(group, i, next(b for b in own if b in written))
             clash = sorted(b for b in info.reads if b not in own and (
