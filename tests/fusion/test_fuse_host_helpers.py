@@ -1,7 +1,8 @@
 """Host helpers judged by what their bodies touch (issue 25, passes/vertical/host/effects.py):
 a call between two launches of a pipeline to a function the program defines (a transfer, a
 memset, scratch memory, host work on host buffers, kernels launched on other buffers, error
-checks, a counter passed by reference, a buffer allocated by a helper given its address)
+checks, a counter passed by reference, a buffer allocated by a helper given its address, streams and events created and
+destroyed)
 does not split the sequence unless what it touches,
 followed through its parameters and the helpers it calls, may be a buffer of a launch
 before it, or it assigns a variable such a launch reads. Every pipeline of
@@ -16,7 +17,8 @@ import pytest
 from equivalence import compare_entry, fuse_file, fuse_with_api
 
 PROGRAM = Path(__file__).parent / "programs" / "host_helpers.cu"
-ENTRIES = ["hh_upload_aux", "hh_mixed", "hh_download_other", "hh_alloc_by_address"]
+ENTRIES = ["hh_upload_aux", "hh_mixed", "hh_download_other", "hh_alloc_by_address",
+           "hh_streams"]
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +116,13 @@ void by_address_alias(const float *in, float *t, float *out, int n) {
   ka<<<(n + 127) / 128, 128>>>(in, v, n);
   kb<<<(n + 127) / 128, 128>>>(t, out, n);
 }
+void restream(const float *in, float *t, float *out, int n) {
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  ka<<<(n + 127) / 128, 128, 0, s>>>(in, t, n);
+  cudaStreamCreate(&s);
+  kb<<<(n + 127) / 128, 128, 0, s>>>(t, out, n);
+}
 void alias_arg(const float *in, float *t, float *out, const float *h, int n) {
   float *view = t;
   ka<<<(n + 127) / 128, 128>>>(in, t, n);
@@ -138,7 +147,9 @@ WHY = {
                       "follow)",
     "unseen": "its call to 'opaque' may touch device memory or variables",
     "alias_arg": "its call to 'upload' touches 'view', which may be a buffer the launch of "
-                 "'ka' at line 74 uses",
+                 "'ka' at line 81 uses",
+    "restream": "it assigns 's', which the launch of 'ka' at line 75 reads (a fused launch "
+                "evaluates its arguments at the group's last launch)",
     "by_address_alias": "the address of pointer 'v' is passed to 'point_at'",
 }
 

@@ -101,3 +101,17 @@ void hh_alloc_by_address(const float *in, const float *aux, float *out, float *o
   cudaFree(t);
   cudaFree(u);
 }
+
+// Streams and events created, queried and destroyed between the launches.
+void hh_streams(const float *in, float *t, const float *aux, float *out, int n) {
+  cudaStream_t side;
+  cudaEvent_t done;
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  CHECK(cudaStreamCreate(&side));
+  CHECK(cudaEventCreate(&done));
+  int dev = 0;
+  cudaGetDevice(&dev);
+  CHECK(cudaStreamDestroy(side));
+  cudaEventDestroy(done);
+  kb<<<(n + 127) / 128, 128>>>(t, aux, out, n);
+}

@@ -151,6 +151,9 @@ class _Body:
             elif decl not in self.params and decl not in self.locals:
                 raise Unknown(f"'{self.fn.name}' {how} the address of '{_name(e)}'")
             return
+        if r.rpartition(".")[0] in self.params:  # a struct parameter's field (struct_field):
+            # passing the struct whole leaves the caller's field unknown
+            raise Unknown(f"'{self.fn.name}' {how} '{_name(e)}', which cudafuse cannot follow")
         if r in self.params:
             self.touched.add(f"param:{self.params[r]}")
         elif r in self.locals:

@@ -57,11 +57,19 @@ from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, launched
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo, Roots
 
-# CUDA runtime calls that only synchronise with the device or report errors.
+# CUDA runtime calls that only synchronise with the device, report errors or query it, or
+# create and destroy streams and events (touching no memory: what they write through `&s`
+# is an assignment of s, judged as one; a group's launches share one stream, so destroying
+# another in between changes none of them).
 CUDA_HARMLESS = frozenset({
     "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
     "cudaThreadSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
     "cudaGetErrorString", "cudaGetErrorName", "cudaEventElapsedTime",
+    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
+    "cudaStreamDestroy", "cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventDestroy",
+    "cudaGetDevice", "cudaGetDeviceCount", "cudaGetDeviceProperties",
+    "cudaDeviceGetAttribute", "cudaMemGetInfo", "cudaRuntimeGetVersion",
+    "cudaDriverGetVersion",
 })
 
 # Printing, and ending the process (std::exit and std::abort are spelled exit and abort).
