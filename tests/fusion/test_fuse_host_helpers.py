@@ -1,11 +1,10 @@
 """Host helpers judged by what their bodies touch (issue 25, passes/vertical/host/effects.py):
 a call between two launches of a pipeline to a function the program defines (a transfer, a
 memset, scratch memory, host work on host buffers, kernels launched on other buffers, error
-checks, a counter passed by reference, a buffer allocated by a helper given its address, streams and events created and
-destroyed)
-does not split the sequence unless what it touches,
-followed through its parameters and the helpers it calls, may be a buffer of a launch
-before it, or it assigns a variable such a launch reads. Every pipeline of
+checks, a counter passed by reference, a buffer allocated by a helper given its address)
+does not split the sequence unless what it touches, followed through its parameters and the
+helpers it calls, may be a buffer of a launch before it, or it assigns a variable such a
+launch reads; nor do streams and events created and destroyed. Every pipeline of
 programs/host_helpers.cu fuses and matches the original under emulation on garbage-filled
 buffers; the real dependences still split, each with why."""
 
