@@ -129,8 +129,8 @@ void print_buffer(const float *in, float *t, float *out, int n) {
 WHY = {
     "copy_between": "its call to 'cudaMemcpy' touches 't', which may be a buffer the launch "
                     "of 'ka' at line 18 uses",
-    "host_read": "it reads or writes memory through 't', which may be a buffer the launches "
-                 "use",
+    "host_read": "it reads or writes memory through 't', which may be a buffer the launch "
+                 "of 'ka' at line 25 uses",
     "size_changed": "it assigns 'n', which the launch of 'ka' at line 31 reads (a fused launch "
                     "evaluates its arguments at the group's last launch)",
     "pointer_changed": "pointer 't' is assigned in the function",

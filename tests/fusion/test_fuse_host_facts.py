@@ -230,7 +230,7 @@ WHY = {
     "alias_copy": "its call to 'cudaMemcpy' touches 'view', which may be a buffer the launch "
                   "of 'ka' at line 49 uses",
     "throw_reads": "it reads or writes memory through 't', which may be a buffer the "
-                   "launches use",
+                   "launch of 'ka' at line 54 uses",
     "template_logs": "its call to 'tcheck' touches 't', which may be a buffer the launch "
                      "of 'ka' at line 59 uses",
     "global_writer": "kernel 'counted' writes global 'g_calls', which other launches may "

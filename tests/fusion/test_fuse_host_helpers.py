@@ -17,7 +17,7 @@ from equivalence import compare_entry, fuse_file, fuse_with_api
 
 PROGRAM = Path(__file__).parent / "programs" / "host_helpers.cu"
 ENTRIES = ["hh_upload_aux", "hh_mixed", "hh_download_other", "hh_alloc_by_address",
-           "hh_streams"]
+           "hh_streams", "hh_host_poke"]
 
 
 @pytest.fixture(scope="module")

@@ -115,3 +115,12 @@ void hh_streams(const float *in, float *t, const float *aux, float *out, int n) 
   cudaEventDestroy(done);
   kb<<<(n + 127) / 128, 128>>>(t, aux, out, n);
 }
+
+// The host writes (managed) memory only the later launch reads.
+void hh_host_poke(const float *in, float *t, float *aux, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaDeviceSynchronize();
+  aux[0] = 5.0f;
+  aux[n - 1] += 1.0f;
+  kb<<<(n + 127) / 128, 128>>>(t, aux, out, n);
+}

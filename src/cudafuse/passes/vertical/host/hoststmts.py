@@ -340,15 +340,26 @@ class HostStatements:
 
     # ---- memory and variables ---------------------------------------------------------------
 
-    def deref_reason(self, node: n.Node) -> str | None:
+    def deref_reason(self, node: n.Node, before: list[n.KernelLaunch]) -> str | None:
+        """Why a memory access through a pointer matters to the launches before it in the
+        sequence: the pointer may name a buffer one of them uses (read or written), or
+        what it names is not known. Launches after it keep their place after it."""
         base = _deref_base(node)
         if base is None:
             return None
         if isinstance(base, n.Ref) and self._host_memory(base):
             return None
         name = base.name if isinstance(base, n.Ref) else "?"
-        return (f"it reads or writes memory through '{name}', which may be a buffer the "
-                "launches use")
+        if not self.memory_calls:  # (a wrapper's body: see __init__)
+            return (f"it reads or writes memory through '{name}', which may be a buffer the "
+                    "launches use")
+        roots = self.points.roots(base)
+        for la in before:
+            used = self.launch_roots(la)
+            if roots is None or used is None or roots & used:
+                return (f"it reads or writes memory through '{name}', which may be a buffer "
+                        f"the launch of '{la.kernel}' at line {la.span.line} uses")
+        return None
 
     def _host_memory(self, r: n.Ref) -> bool:
         """Memory no launch of the host function can reach through this variable."""
@@ -479,7 +490,7 @@ class HostStatements:
             if isinstance(node, n.OtherExpr) and not _quiet(node) and \
                     not (thrown and node.kind != "LAMBDA_EXPR"):
                 return "it contains an expression cudafuse does not model"
-            why = self.deref_reason(node)
+            why = self.deref_reason(node, before)
             if why is not None:
                 return why
         for node in stmt.walk():
