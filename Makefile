@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo test test-slow lint bench bench-analyze bench-emu bench-vertical \
-	bench-hfuse gpu-session gpu-session-dry clean
+	bench-verify bench-hfuse gpu-session gpu-session-dry clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -45,6 +45,10 @@ test: lint
 
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -n 2 --dist worksteal -m slow
+
+# verify's fixed cost, cold and warm (docs/benchmarks.md, issue 27).
+bench-verify: $(STAMP)
+	$(BIN)/python benchmarks/bench_verify.py
 
 bench-analyze: $(STAMP)
 	$(BIN)/python benchmarks/bench_analyze.py
