@@ -43,6 +43,10 @@ LINEAR_STYLES = ("linear",)
 # coordinates (`const int2 p = make_int2(...)`, used as p.x and p.y), and copies of the
 # built-ins (`int tx = threadIdx.x; ... int x = bx * blockDim.x + tx;`).
 RESPELLED_STYLES = ("int2", "copies")
+# The grid's x walking the rows (`r = blockIdx.x * ...`, `c = blockIdx.y * ...`, elements at
+# r * w + c), launched on a grid over (h, w): whole pipelines only (a group mixing the two
+# mappings is refused).
+ROWS_FIRST_STYLES = ("rows_first",)
 
 # Guard name -> (form, condition over {x} and {y}): `return` is an early return when the
 # condition holds, `enclose` an if around the body.
@@ -191,6 +195,10 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
                   "  const int x = i % w;",
                   "  const int y = i / w;"]
         x, y = "x", "y"
+    elif stage.style == "rows_first":
+        lines += ["  const int r = blockIdx.x * blockDim.x + threadIdx.x;",
+                  "  const int c = blockIdx.y * blockDim.y + threadIdx.y;"]
+        x, y = "c", "r"
     elif stage.style == "copies":
         lines += ["  int tx = threadIdx.x, ty = threadIdx.y;",
                   "  int bx = blockIdx.x;",
@@ -249,7 +257,7 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
 def own_index(style: str) -> str:
     """A stage's own element, as its style spells it."""
     return {"flat": "idx", "macro": "IDX(x, y)", "rowcol": "row * w + col",
-            "int2": "p.y * w + p.x"}.get(style, "y * w + x")
+            "int2": "p.y * w + p.x", "rows_first": "r * w + c"}.get(style, "y * w + x")
 
 
 def _channel_stores(stage: Stage, idx: str, value: str, u: str) -> list[str]:
@@ -382,10 +390,12 @@ def pipeline_source(name: str, stages: list[Stage]) -> str:
                 "  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);"]
         if any(s.style == "gridstride2d" for s in stages):  # each thread loops in x and y
             body.append("  dim3 quarter((w + 15) / 16, (h + 7) / 8);")
+        if any(s.style == "rows_first" for s in stages):  # the grid's x over the rows
+            body.append("  dim3 rows((h + block.x - 1) / block.x, (w + block.y - 1) / block.y);")
     for i, s in enumerate(stages):
         args = [buffer_name(j) for j in s.inputs]
         args += [] if s.in_place else [f"b{i + 1}"]
-        grid = "quarter" if s.style == "gridstride2d" else "grid"
+        grid = {"gridstride2d": "quarter", "rows_first": "rows"}.get(s.style, "grid")
         if s.style == "linear":
             body.append(f"  {name}_k{i}<<<(w * h + 127) / 128, 128>>>({', '.join(args)}, w, h);")
         else:

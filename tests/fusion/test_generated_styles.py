@@ -1,15 +1,17 @@
 """Generated pipelines written in the styles people use (gen.STYLES: an indexing macro, the
 row first under other names, a flat index variable; point pipelines as 1-D grid-stride
 loops; gen.RESPELLED_STYLES: int2 coordinates and copies of the built-ins; guards split in
-two or written with `w - 1`), fused as `cudafuse fuse` does (respelled first), several
-pipelines per file so that one emulated build checks many: every producer/consumer edge must
-fuse under --fuse-all and compute exactly what the original computes, every element.
+two or written with `w - 1`; whole pipelines whose grid's x walks the rows), fused as
+`cudafuse fuse` does (respelled first), several pipelines per file so that one emulated
+build checks many: every producer/consumer edge must fuse under --fuse-all and compute
+exactly what the original computes, every element.
 
 `make test` runs one batch; `make test-slow` (marker `slow`) runs CUDAFUSE_STYLE_PIPELINES
 pipelines (default 1,000) and prints how many fused and matched."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 from pathlib import Path
@@ -20,6 +22,7 @@ from gen import (
     BORDERS,
     LINEAR_STYLES,
     RESPELLED_STYLES,
+    ROWS_FIRST_STYLES,
     STYLES,
     WHOLE_GUARDS,
     Stage,
@@ -41,6 +44,8 @@ def random_pipeline(rng: random.Random) -> list[Stage]:
                             rng.randint(0, 2), rng.choice(BORDERS),
                             rng.choice(WHOLE_GUARDS),
                             rng.choice(STYLES + RESPELLED_STYLES + LINEAR_STYLES)))
+    if rng.random() < 0.15:  # the grid's x walking the rows, in every stage
+        stages = [dataclasses.replace(s, style=ROWS_FIRST_STYLES[0]) for s in stages]
     return stages
 
 
