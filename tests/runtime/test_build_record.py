@@ -117,3 +117,23 @@ def test_one_build_of_a_key_at_a_time(tmp_path, monkeypatch):
     with ThreadPoolExecutor(max_workers=2) as pool:
         libs = list(pool.map(lambda _: build._build(src, "emu", BuildOptions()), range(2)))
     assert len(compiled) == 1 and libs[0].library == libs[1].library == compiled[0]
+
+
+def test_a_header_that_would_now_be_found_first(tmp_path, fake_compile):
+    """The record names the header the parse found; one added earlier in the search order
+    (an -I directory before the one holding it) changes that directory, and the record is
+    not used."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / "scale.h").write_text("#define FACTOR 2.0f\n")
+    src = tmp_path / "p" / "s.cu"
+    src.parent.mkdir()
+    src.write_text(PROGRAM)
+    opts = BuildOptions(include_dirs=(str(first), str(second)))
+    build.build(str(src), "emu", opts)
+    build.build(str(src), "emu", opts)
+    assert len(fake_compile) == 1
+    (first / "scale.h").write_text("#define FACTOR 5.0f\n")
+    again = build.build(str(src), "emu", opts)
+    assert len(fake_compile) == 2 and str(first / "scale.h") in again.includes

@@ -255,13 +255,18 @@ def build(path: str, backend: str, opts: BuildOptions) -> Built:
     """Compile `path` for `backend` into a shared library (or reuse the cached one)."""
     src = Path(path)
     record = _record_path(src, backend, opts)
-    found = build_record.load(record, _includes_digest) if record else None
+    roots = [src.parent, *(Path(d) for d in opts.include_dirs)]
+
+    def digest(includes: list[str]) -> str:
+        return _includes_digest(includes, roots)
+
+    found = build_record.load(record, digest) if record else None
     if found is not None:  # built before, from these very inputs: no parse needed
         return Built(*found)
     built = _build(src, backend, opts)
     if record:
-        build_record.save(record, built.library, built.includes, _includes_digest(
-            built.includes), built.entries, built.fiber_kernels, built.uncallable)
+        build_record.save(record, built.library, built.includes, digest(built.includes),
+                          built.entries, built.fiber_kernels, built.uncallable)
     return built
 
 
@@ -280,8 +285,19 @@ def _record_path(src: Path, backend: str, opts: BuildOptions) -> Path | None:
     return cache_dir() / f"{backend}-{key}.record.json"
 
 
-def _includes_digest(includes: list[str]) -> str:
-    return build_record.includes_digest(_includes_blob(includes))
+def _includes_digest(includes: list[str], roots: list[Path]) -> str:
+    """The included files' names and contents, and the modification times of the
+    directories they were found in and of the program's search roots: a header added where
+    it would now be found first (the program's directory, an -I directory, beside another
+    header) changes one of those, and the record is not used."""
+    dirs = sorted({*(str(r) for r in roots), *(os.path.dirname(p) for p in includes)})
+    stamps = []
+    for d in dirs:
+        try:
+            stamps.append(f"{d}\0{os.stat(d).st_mtime_ns}".encode())
+        except OSError:
+            stamps.append(d.encode())
+    return build_record.includes_digest(_includes_blob(includes) + b"\0".join(stamps))
 
 
 def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
