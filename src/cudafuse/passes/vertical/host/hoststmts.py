@@ -40,8 +40,9 @@ The rules, per kind of statement (`statement_break` returns why S splits, or Non
   local set once, from an allocation (host memory no kernel of the function can touch).
   Reading a device or managed buffer between the launches is a real dependence.
 * Assignments (`x = ...`, `x += ...`, `++x`, `&x` passed to a harmless call): to a local,
-  a parameter or a host global, never through a reference, and only when no launch
-  earlier in the sequence reads the variable.
+  a parameter (a reference parameter included: the caller's variable, assumed to alias no
+  buffer, as distinct pointer parameters are) or a host global, never through a local
+  reference, and only when no launch earlier in the sequence reads the variable.
 * Declarations: as their initialisers (a new variable changes no earlier value).
 """
 
@@ -449,9 +450,14 @@ class HostStatements:
                 return f"it assigns '{r.name}', which is not a host variable"
         elif r.kind not in ("local", "param"):
             return f"it assigns '{r.name}'"
-        if "&" in r.type or (d is not None and "&" in d.var_type) or any(
-                p.decl == r.decl and p.is_reference for p in self.host.params):
+        ref_param = any(p.decl == r.decl and p.is_reference for p in self.host.params)
+        if "&" in r.type or (d is not None and "&" in d.var_type) or \
+                ref_param and not self.memory_calls:
             return f"it assigns '{r.name}', a reference"
+        # A reference parameter (`float &lo`, an output of the function) names the caller's
+        # variable: like a pointer parameter's buffer, taken to be no buffer of the
+        # launches (distinct parameters do not alias); a launch reading it by value is
+        # checked below, as for any variable. A local reference may name anything.
         for la in before:
             if any(isinstance(x, n.Ref) and x.decl == r.decl for x in la.walk()):
                 return (f"it assigns '{r.name}', which the launch of '{la.kernel}' at line "
