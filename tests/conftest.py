@@ -28,6 +28,9 @@ os.environ.setdefault("CUDAFUSE_NO_NVCC_CHECK", "1")
 # Likewise the ptxas figures of fused groups (passes/vertical/plan/resources.py): estimates
 # instead; tests of the ptxas path clear it.
 os.environ.setdefault("CUDAFUSE_NO_PTXAS", "1")
+# analyze/plan/fuse show progress lines once a run takes 3 s (progress.DELAY): on a loaded
+# machine a test's run may, and tests assert stderr: only tests of those lines show them.
+os.environ.setdefault("CUDAFUSE_PROGRESS_DELAY", "3600")
 
 
 @functools.cache

@@ -99,3 +99,57 @@ def test_unit_tables_are_built_once_per_unit(monkeypatch, chains):
         analysis = cudafuse.analyze(chains[launches])
         assert len(analysis.unit.kernels) == launches
         assert len(builds) == 1, (launches, len(builds))  # not once per kernel
+
+
+def test_delayed_progress_is_silent_on_quick_runs_and_shown_on_long_ones():
+    import io
+
+    from cudafuse.progress import Progress
+
+    now = [0.0]
+    out = io.StringIO()
+    progress = Progress("plan", stream=out, tty=False, delay=3.0, clock=lambda: now[0])
+    progress.start("analysing kernels", 4)
+    progress.step()
+    assert out.getvalue() == ""  # a quick run's stderr is unchanged
+    now[0] = 3.5
+    progress.step()
+    assert out.getvalue() == "plan: analysing kernels [2/4]\n"
+    progress.close()
+    assert "done: analysing kernels 2/4" in out.getvalue()
+    quiet = io.StringIO()
+    quick = Progress("plan", stream=quiet, tty=False, delay=3.0, clock=lambda: 0.0)
+    quick.start("parsing", 1)
+    quick.step()
+    quick.close()
+    assert quiet.getvalue() == ""
+
+
+def test_commands_report_their_phases_through_reporting(chains):
+    import io
+
+    from cudafuse.analysis.report import build_report
+    from cudafuse.progress import Progress, reporting
+
+    unit = cudafuse.analyze(chains[6]).unit
+    out = io.StringIO()
+    with reporting(Progress("analyze", stream=out, tty=False)):
+        build_report(unit)
+    lines = out.getvalue().splitlines()
+    assert "analyze: analysing kernels [6/6]" in lines
+    assert "analyze: analysing host functions [1/1]" in lines
+    out = io.StringIO()
+    build_report(unit)  # outside a command: nothing reported
+    assert out.getvalue() == ""
+
+
+def test_plan_shows_progress_lines_once_the_delay_is_over(chains, cudafuse_exe):
+    import os
+    import subprocess
+
+    env = {**os.environ, "CUDAFUSE_PROGRESS_DELAY": "0", "CUDAFUSE_PROGRESS": "plain"}
+    res = subprocess.run([cudafuse_exe, "plan", chains[6]], capture_output=True, text=True,
+                         env=env, check=False)
+    assert res.returncode == 0, res.stderr
+    assert "plan: analysing the launches of 'pipeline' [6/6]" in res.stderr.splitlines()
+    assert "plan: choosing the groups of 6 launches of 'pipeline' [1/1]" in res.stderr

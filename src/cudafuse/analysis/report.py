@@ -10,6 +10,7 @@ from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.dataflow import Pipeline, analyze_host
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
 from cudafuse.ir.program import TranslationUnit
+from cudafuse.progress import active, phase_start, phase_step
 
 SCHEMA = 1
 
@@ -17,8 +18,18 @@ SCHEMA = 1
 def analyze_unit(unit: TranslationUnit) -> tuple[list[KernelFacts], list[Pipeline]]:
     """Facts for every kernel and the pipeline of every host function that launches one."""
     graph = CallGraph(unit)
-    facts = {k.decl: analyze_kernel(unit, k, graph) for k in unit.kernels}
-    pipes = [analyze_host(unit, f, facts) for f in unit.hosts()]
+    progress = active()  # (a command's, shown once its run takes a while)
+    kernels, hosts = unit.kernels, unit.hosts()
+    phase_start(progress, "analysing kernels", len(kernels))
+    facts = {}
+    for k in kernels:
+        facts[k.decl] = analyze_kernel(unit, k, graph)
+        phase_step(progress)
+    phase_start(progress, "analysing host functions", len(hosts))
+    pipes = []
+    for f in hosts:
+        pipes.append(analyze_host(unit, f, facts))
+        phase_step(progress)
     return list(facts.values()), pipes
 
 

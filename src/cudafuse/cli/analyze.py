@@ -11,6 +11,7 @@ from cudafuse.analysis.render import render_dot, render_text
 from cudafuse.analysis.report import build_report
 from cudafuse.cli.group import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.progress import DELAY, Progress, reporting
 
 
 @main.command(context_settings={"ignore_unknown_options": False})
@@ -25,9 +26,13 @@ def analyze(file: str, fmt: str, parse_opts: ParseOptions) -> None:
 
     Extra clang arguments may follow `--`.
     """
-    result = parse_file(file, replace(parse_opts, included_kernels=True))
-    print_diagnostics(result.diagnostics)
-    report = build_report(result.unit)
+    with reporting(Progress("analyze", delay=DELAY)) as progress:  # (shown if it is long)
+        progress.start("parsing", 1)
+        result = parse_file(file, replace(parse_opts, included_kernels=True))
+        progress.step()
+        progress.end()  # (a terminal's progress line, before the diagnostics)
+        print_diagnostics(result.diagnostics)
+        report = build_report(result.unit)
     if fmt == "json":
         click.echo(json.dumps(report, indent=2))
     elif fmt == "dot":

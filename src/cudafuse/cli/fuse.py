@@ -97,10 +97,15 @@ def _run(file: str, parse_opts: ParseOptions, partition: str, scratch: tuple[str
     """The vertical pass through the API (cudafuse.api.fuse); its diagnostics shown, the
     outputs checked against every file it read."""
     from cudafuse import api
+    from cudafuse.progress import DELAY, Progress, reporting
 
-    fused = api.fuse(file, partition=partition, scratch=_scratch(scratch), fuse_all=fuse_all,
-                     tiles=tiles, block=_block(block), siblings=siblings,
-                     **asdict(parse_opts))
+    ctx = click.get_current_context(silent=True)
+    tool = ctx.info_name if ctx is not None and ctx.info_name else "fuse"
+    with reporting(Progress(tool, delay=DELAY)) as progress:  # (shown if the run is long)
+        progress.start("parsing", 1)
+        fused = api.fuse(file, partition=partition, scratch=_scratch(scratch),
+                         fuse_all=fuse_all, tiles=tiles, block=_block(block),
+                         siblings=siblings, **asdict(parse_opts))
     print_diagnostics(fused.diagnostics)
     outs = outs or OutputSet()
     outs.add_inputs(fused.inputs[1:])

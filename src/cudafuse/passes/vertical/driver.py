@@ -48,6 +48,7 @@ from cudafuse.passes.vertical.plan.partition import (
     make_legality,
 )
 from cudafuse.passes.vertical.plan.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
+from cudafuse.progress import active, phase_start, phase_step
 
 NOMINAL_SIZE = 1 << 20  # elements per launch when the cost model must assume a size
 
@@ -192,7 +193,11 @@ class _Planner:
 
     def infos(self, seq: Sequence) -> list[LaunchInfo]:
         out = []
+        new = sum((s.kernel.decl or s.kernel.name) not in self.facts for s in seq.launches)
+        progress = active() if new > 1 else None  # (facts already known come at no cost)
+        phase_start(progress, f"analysing the launches of '{seq.host.name}'", len(seq.launches))
         for site in seq.launches:
+            phase_step(progress)
             facts = self.fact(site.kernel)
             pf = {p.name: p for p in facts.params}
             reads, writes = {}, {}
@@ -305,7 +310,10 @@ class _Planner:
         legal = make_legality(model, legality)
         score = count_scorer(model) if self.opts.fuse_all else \
             cost_scorer(model, self.arch, tiles=self.opts.tiles != "never")
+        phase_start(active(), f"choosing the groups of {len(infos)} launches of "
+                    f"'{seq.host.name}'", 1)
         chosen, results = choose_partition(model, score, legal, self.opts.partition)
+        phase_step(active())
         plan = SequencePlan(seq.host.name, [i.site.kernel.name for i in infos], results, chosen,
                             [i.site.index for i in infos], [], *self.objective_unit())
         plan.model = model
@@ -400,10 +408,12 @@ class _Planner:
                                       f"{why}")
                 else:
                     block = launch_block = self.opts.block
+            checks = tuple(dict.fromkeys(legality.checks[i] for i in members
+                                         if i in legality.checks))
             group = FusedGroup("", [infos[i].site for i in members], stored,
                                self.tiles(model, g, cost, infos,
                                           "never" if too_much else self.opts.tiles),
-                               block, launch_block)
+                               block, launch_block, checks)
             groups.append((group, cost.benefit))
         return plan, groups, edges
 
@@ -491,7 +501,9 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
             result.plans.append(plan)
             result.edges.extend(edges)
             shapes: list[GroupShape] = []
+            phase_start(active(), f"emitting the fused kernels of '{host.name}'", len(groups))
             for group, benefit in groups:
+                phase_step(active())
                 group.name = f"{prefix}_{host.name.replace('::', '_')}_fused{counter}"
                 try:
                     late = [s.kernel.name for s in group.launches
@@ -521,6 +533,11 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseR
                     continue
                 counter += 1
                 emitted.append(code)
+                if group.checks:
+                    result.assumed.append(
+                        f"{host.name}: {group.name} runs when {' && '.join(group.checks)} "
+                        "(its producers' grids cover their domains: not shown from the "
+                        "text); the original launches run otherwise")
                 untouched = sorted(_short(k) for s in group.launches[:-1]
                                    for k in planner.infos(Sequence(host, [s]))[0].writes
                                    if k not in group.stored)
