@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import os
 import sys
 import tempfile
@@ -202,6 +203,9 @@ def main() -> int:
         launches = ()
     if args.launches and not args.lines:
         lines = ()
+    # The collector's thresholds the command line sets (cli/group.py main): the figures are
+    # those of `cudafuse analyze/plan/fuse`, not of a library caller's own settings.
+    gc.set_threshold(max(gc.get_threshold()[0], 20000), 50, 100)
     with tempfile.TemporaryDirectory(prefix="cudafuse-scale-") as tmp:
         warm = Path(tmp) / "warm.cu"
         warm.write_text(generate_chain(3))
