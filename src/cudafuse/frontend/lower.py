@@ -446,7 +446,7 @@ class Lowerer:
             K.TEMPLATE_TEMPLATE_PARAMETER))
         parent = c.lexical_parent
         extern_c = (parent is not None and parent.kind == K.LINKAGE_SPEC) or \
-            bool(re.match(r'\s*extern\s+"C"', head))
+            bool(re.match(r'\s*extern\s+"C"', code))
         return Function(
             c.spelling, space, params, c.result_type.spelling, body, sp, nsp,
             self.span(body_cursor) if body_cursor is not None else Span("", 0, 0),
