@@ -111,13 +111,16 @@ def scalar_bytes(code: str, value: Any, where: str) -> bytes:
 
 
 def convert(sig: Signature, args: Sequence[Any]) -> list[Item]:
-    if len(args) != len(sig.codes):
+    if not sig.takes(len(args)):
         names = ", ".join(sig.params)
-        raise ArgumentError(f"{sig.name}() takes {len(sig.codes)} arguments ({names}), "
+        least = sig.required if 0 <= sig.required < len(sig.codes) else len(sig.codes)
+        count = f"{least} to {len(sig.codes)}" if least < len(sig.codes) else str(least)
+        raise ArgumentError(f"{sig.name}() takes {count} arguments ({names}), "
                             f"{len(args)} given")
     items: list[Item] = []
     seen: dict[int, int] = {}
-    for i, (code, value) in enumerate(zip(sig.codes, args, strict=True)):
+    # (fewer arguments than parameters: the others are the function's default arguments)
+    for i, (code, value) in enumerate(zip(sig.codes[:len(args)], args, strict=True)):
         pname = sig.params[i] if i < len(sig.params) else f"arg{i}"
         where = f"{sig.name}(): parameter {i + 1} '{pname}' ({describe(code)})"
         if code.startswith("p"):

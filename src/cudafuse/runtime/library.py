@@ -52,7 +52,7 @@ class Library:
     def call(self, name: str, *args: Any) -> Any:
         sig = self._sig(name, "host")
         items = convert.convert(sig, args)
-        rc, ret, arrays = self._exec.run("h", sig.symbol or name, items, None)
+        rc, ret, arrays = self._exec.run("h", sig.symbol_for(len(args)), items, None)
         convert.copy_back(args, items, arrays)
         if rc:
             raise KernelError.cuda(f"call of '{name}'", rc)
@@ -92,7 +92,7 @@ class Library:
             cfg = (*memoryview(g).cast("I"), *memoryview(b).cast("I"), shared)
             op, label = "k", f"launch of '{name}'"
         items = convert.convert(sig, args)
-        return self._exec.prepare(op, sig.symbol or name, label, args, items, cfg)
+        return self._exec.prepare(op, sig.symbol_for(len(args)), label, args, items, cfg)
 
     def close(self) -> None:
         self._exec.close()

@@ -63,9 +63,15 @@ def bind(spec: Spec, sig: Signature) -> list[int]:
                         spec.path)
         slots[pname] = i
     missing = [p for p in sig.params if p not in slots]
+    # Trailing parameters with default arguments may be left out (the function's defaults).
+    given = len(sig.params) - len(missing)
+    if missing and all(p in slots for p in sig.params[:given]) and sig.takes(given):
+        return [slots[p] for p in sig.params[:given]]
+    least = sig.required if 0 <= sig.required < len(sig.params) else len(sig.params)
+    needed = [p for p in missing if sig.params.index(p) < least] or missing
     if missing:
-        raise error(f"no [[args]] table for parameter{'s' if len(missing) > 1 else ''} "
-                    f"{', '.join(repr(p) for p in missing)} of {proto}", spec.path)
+        raise error(f"no [[args]] table for parameter{'s' if len(needed) > 1 else ''} "
+                    f"{', '.join(repr(p) for p in needed)} of {proto}", spec.path)
     return [slots[p] for p in sig.params]
 
 

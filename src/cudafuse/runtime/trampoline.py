@@ -10,6 +10,7 @@ parameter types (typedefs, enums and template aliases resolved by the compiler, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from cudafuse.ir.program import Function, TranslationUnit
@@ -18,6 +19,7 @@ _HELPERS = r"""
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 namespace cudafuse_rt {
@@ -82,6 +84,55 @@ void invoke_(CfR (*cf_f)(CfP...), void **cf_a, void *cf_r, std::index_sequence<C
 }
 template <class CfR, class... CfP> void invoke(CfR (*cf_f)(CfP...), void **cf_a, void *cf_r) {
   invoke_(cf_f, cf_a, cf_r, std::index_sequence_for<CfP...>{});
+}
+// Default arguments: CfC calls the function by its name (a struct per entry, its call
+// operator SFINAE-friendly), so the compiler says which leading argument counts a call
+// takes, whether the defaults are on the definition or on an earlier declaration. The
+// arguments are of the parameters' own types: among the name's overloads, the entry's own
+// is an exact match, and a second exact match would make the call ambiguous (not taken).
+template <class CfF> struct fn_traits;
+template <class CfR, class... CfP> struct fn_traits<CfR (*)(CfP...)> {
+  using ret = CfR;
+  using params = std::tuple<CfP...>;
+  static constexpr std::size_t arity = sizeof...(CfP);
+};
+template <class CfC, class CfT, class CfI> struct takes_;
+template <class CfC, class CfT, std::size_t... CfI>
+struct takes_<CfC, CfT, std::index_sequence<CfI...>>
+    : std::is_invocable<CfC, std::tuple_element_t<CfI, CfT>...> {};
+template <class CfC, class CfF, std::size_t CfN> constexpr bool takes() {
+  return takes_<CfC, typename fn_traits<CfF>::params, std::make_index_sequence<CfN>>::value;
+}
+// The fewest leading arguments a call takes (the parameter count when none has a default).
+template <class CfC, class CfF, std::size_t... CfN>
+constexpr int required_(std::index_sequence<CfN...>) {
+  constexpr bool cf_takes[] = {takes<CfC, CfF, CfN>()..., true};
+  int cf_n = 0;
+  while (!cf_takes[cf_n]) ++cf_n;
+  return cf_n;
+}
+template <class CfC, class CfF> int required(CfF) {
+  return required_<CfC, CfF>(std::make_index_sequence<fn_traits<CfF>::arity>{});
+}
+template <class CfC, class CfF, std::size_t... CfI>
+void invoke_first_(void **cf_a, void *cf_r, std::index_sequence<CfI...>) {
+  using CfR = typename fn_traits<CfF>::ret;
+  using CfT = typename fn_traits<CfF>::params;
+  if constexpr (returned<CfR>()) {
+    auto &&cf_v = CfC{}(arg<std::tuple_element_t<CfI, CfT>>(cf_a[CfI])...);
+    std::memcpy(cf_r, std::addressof(cf_v), sizeof(std::remove_reference_t<CfR>));
+  } else {
+    CfC{}(arg<std::tuple_element_t<CfI, CfT>>(cf_a[CfI])...);
+  }
+}
+// The first CfN arguments passed, the others from their defaults; -1 if no call takes CfN.
+template <class CfC, std::size_t CfN, class CfF> int invoke_first(CfF, void **cf_a, void *cf_r) {
+  if constexpr (takes<CfC, CfF, CfN>()) {
+    invoke_first_<CfC, CfF>(cf_a, cf_r, std::make_index_sequence<CfN>{});
+    return 0;
+  } else {
+    return -1;
+  }
 }
 }  // namespace cudafuse_rt
 """
@@ -185,6 +236,7 @@ class Entry:
     scope: tuple[str, ...] = ()  # enclosing namespaces, "" for an anonymous one
     where: tuple[str, int, int] = ("", 0, 0)  # the definition: file, line, column
     typed: bool = False  # named through pointer_type, not by `&name` alone
+    defaults: bool = False  # a declaration of it gives a parameter a default argument
 
     @property
     def sym(self) -> str:
@@ -215,6 +267,7 @@ def entries(unit: TranslationUnit, qualified: dict[str, str],
     for f in unit.functions:
         if f.body is not None:
             defs.setdefault(f.name, []).append(f)
+    defaulted = _with_defaults(unit)
     out = []
     for name, fns in defs.items():
         if name == "main":
@@ -229,15 +282,31 @@ def entries(unit: TranslationUnit, qualified: dict[str, str],
             kind = "kernel" if f.is_kernel else "host"
             params = tuple(p.name or f"arg{i}" for i, p in enumerate(f.params))
             scope = _scope(regions or [], f)
+            defaults = name in defaulted
             if not overloaded:
                 out.append(Entry(name, kind, params, qualified.get(name, "::" + name), "",
-                                 _pointer_type(f), scope, _where(unit, f)))
+                                 _pointer_type(f), scope, _where(unit, f), defaults=defaults))
                 continue
             shown = f"{name}({', '.join(' '.join(p.type.split()) for p in f.params)})"
             cxx = "::" + "::".join([*(s for s in scope if s), name])
             out.append(Entry(shown, kind, params, cxx, f"{name}__cf{i}", _pointer_type(f),
-                             scope, _where(unit, f), typed=True))
+                             scope, _where(unit, f), typed=True, defaults=defaults))
     return out
+
+
+def _with_defaults(unit: TranslationUnit) -> set[str]:
+    """Names of the program's functions some declaration of which (the definition or a
+    prototype before it) gives a parameter a default argument: a parameter's extent covers
+    its `= value` (the IR keeps no other trace of it). Only these get the trampolines of
+    calls with fewer arguments (`_defaults`), which cost a compile-time overload check for
+    each argument count."""
+    names = set()
+    data = unit.source.data
+    for f in unit.functions:
+        if any(p.span.file == unit.path and b"=" in data[p.span.start:p.span.end]
+               for p in f.params):
+            names.add(f.name)
+    return names
 
 
 def _where(unit: TranslationUnit, f: Function) -> tuple[str, int, int]:
@@ -254,6 +323,29 @@ def _named(e: Entry) -> tuple[str, str]:
     for ns in reversed(e.scope):
         decl = f"namespace {ns} {{ {decl} }}"
     return "::" + "::".join([*(s for s in e.scope if s), var]), decl
+
+
+def _defaults(e: Entry, addr: str, backend: str, add: Callable[[Entry, str], None]) -> str:
+    """Trampolines that pass the first N arguments and leave the rest to the function's
+    default arguments (`cudafuse_h_<sym>__n<N>`, one per N below the parameter count; those
+    no call takes return -1), and the manifest's text giving the fewest arguments a call
+    takes."""
+    caller = f"cudafuse_c_{e.sym}"
+    fn = e.cxx_name
+    add(e, f"struct {caller} {{ template <class... CfA> auto operator()(CfA &&...cf_x) const "
+        f"-> decltype({fn}(std::forward<CfA>(cf_x)...)) {{ return "
+        f"{fn}(std::forward<CfA>(cf_x)...); }} }};")
+    sync = "" if backend == "emu" else \
+        " if (cf_e == 0) cf_e = (int)cudaDeviceSynchronize();"
+    for n in range(len(e.params)):
+        add(e, f'extern "C" int cudafuse_h_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
+            f"int cf_e = cudafuse_rt::invoke_first<{caller}, {n}>({addr}, cf_a, cf_r);{sync} "
+            "return cf_e; }")
+        if backend != "emu":
+            add(e, f'extern "C" int cudafuse_ha_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
+                f"int cf_e = cudafuse_rt::invoke_first<{caller}, {n}>({addr}, cf_a, cf_r); "
+                "return cf_e ? cf_e : (int)cudaGetLastError(); }")
+    return f' + " " + std::to_string(cudafuse_rt::required<{caller}>({addr}))'
 
 
 def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
@@ -283,6 +375,7 @@ def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
                 "sizeof cf_s); return 0; }")
             manifest.append((e, 'cf_s += "host main i4 \\n";'))
             continue
+        required = ""
         if e.kind == "host":
             sync = "" if backend == "emu" else "return (int)cudaDeviceSynchronize();"
             add(e, f'extern "C" int cudafuse_h_{e.sym}(void **cf_a, void *cf_r) {{ '
@@ -291,6 +384,8 @@ def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
                 add(e, f'extern "C" int cudafuse_ha_{e.sym}(void **cf_a, void *cf_r) '
                     f"{{ cudafuse_rt::invoke({addr}, cf_a, cf_r); "
                     "return (int)cudaGetLastError(); }")
+            if e.params and e.defaults:
+                required = _defaults(e, addr, backend, add)
         else:
             fib = "true" if e.cxx_name.rsplit("::", 1)[-1] in fiber_kernels else "false"
             add(e, f'extern "C" int cudafuse_k_{e.sym}(const unsigned *cf_c, '
@@ -302,7 +397,7 @@ def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
                     f"cudafuse_rt::launch_async({addr}, cf_c, cf_sh, cf_a); }}")
         names = "|".join(e.params)
         manifest.append((e, f'cf_s += std::string("{e.kind} {e.sym} ") + '
-                            f'cudafuse_rt::signature({addr}) + " {names}\\n";'))
+                            f'cudafuse_rt::signature({addr}) + " {names}"{required} + "\\n";'))
     lines += ['extern "C" const char *cudafuse_manifest() {', "  static std::string cf_s;",
               "  if (!cf_s.empty()) return cf_s.c_str();"]
     for e, text in manifest:
@@ -319,6 +414,19 @@ class Signature:
     codes: tuple[str, ...]
     params: tuple[str, ...]
     symbol: str = ""  # the trampoline's suffix, when it is not the name (an overload)
+    # The fewest leading arguments a call takes (fewer than the parameters: the rest have
+    # default arguments, passed by the trampoline `<symbol>__n<count>`).
+    required: int = -1
+
+    def takes(self, count: int) -> bool:
+        """Whether a call with `count` leading arguments is possible."""
+        least = len(self.codes) if self.required < 0 else self.required
+        return least <= count <= len(self.codes)
+
+    def symbol_for(self, count: int) -> str:
+        """The trampoline's suffix for a call with `count` arguments."""
+        base = self.symbol or self.name
+        return base if count == len(self.codes) else f"{base}__n{count}"
 
 
 def parse_manifest(text: str, names: dict[str, str] | None = None) -> dict[str, Signature]:
@@ -331,7 +439,8 @@ def parse_manifest(text: str, names: dict[str, str] | None = None) -> dict[str, 
         kind, sym, sig, *rest = line.split(" ")
         codes = sig.split(",")
         params = tuple(rest[0].split("|")) if rest and rest[0] else ()
+        required = int(rest[1]) if len(rest) > 1 and rest[1] else -1
         name = (names or {}).get(sym, sym)
         out[name] = Signature(kind, name, codes[0], tuple(codes[1:]), params,
-                              sym if sym != name else "")
+                              sym if sym != name else "", required)
     return out
