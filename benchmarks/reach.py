@@ -26,9 +26,19 @@ first error. The summary counts the first diagnostics by message (names abstract
 adds the programs a manifest lists (repository, commit, path: single-file programs from
 individuals' repositories, whose text stays out of this one) from a cache of checkouts,
 CACHE/owner+name@commit (default ~/.cache/cudafuse/third_party; `--populate MIRRORS` fills it
-from git mirrors MIRRORS/owner+name/repo). With --emu each is built, then run as a user runs
-it: `cudafuse run FILE --spec S` with S naming `main` (argc 1, no arguments), and shown as
+from git mirrors MIRRORS/owner+name/repo: the source files, and every file of a program's own
+directory). With --emu each is built, then run as a user runs it, from a scratch copy of its
+directory's other files (the images it opens by name): `cudafuse run FILE --spec S` with S
+naming `main` (argc 1, no arguments), and shown as
 ran / run failed (with what the program or cudafuse said) / not built (the first error).
+
+    python benchmarks/reach.py --survey benchmarks/survey/manifest.toml [--survey-cache DIR]
+
+adds the third-party survey's programs (benchmarks/survey.py: repository files in a cache,
+DIR/owner+name/..., default $CUDAFUSE_SURVEY_CACHE or ~/.cache/cudafuse-survey): each is built
+for the emulator with its flags and run with its own spec (entry host function, through the
+manifest's wrapper where it has one), `cudafuse run FILE --spec benchmarks/survey/specs/NAME.toml`.
+Every run's working directory is a fresh scratch directory (a main may write files into it).
 """
 
 from __future__ import annotations
@@ -38,11 +48,15 @@ import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 MARK = "<!-- reach -->"
 MARK_MANIFEST = "<!-- reach: third-party manifest -->"
@@ -136,13 +150,24 @@ def single_file_program(path: Path) -> bool:
     return path in sources and all(_MAIN.search(p.read_bytes()) is not None for p in sources)
 
 
-def emu_build(path: Path, includes: list[str], opt: str = "-O0") -> str:
+def _split_flags(flags: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """-I, -D and -include values of a flag list ("-I", DIR, "-D", X=1, ...)."""
+    out: dict[str, list[str]] = {"-I": [], "-D": [], "-include": []}
+    for flag, value in zip(flags[::2], flags[1::2], strict=True):
+        out[flag].append(value)
+    return out["-I"], out["-D"], out["-include"]
+
+
+def emu_build(path: Path, includes: list[str], opt: str = "-O0",
+              flags: list[str] | None = None) -> str:
     from cudafuse.diagnostics import CudafuseError
     from cudafuse.runtime.build import BuildOptions, build
 
+    dirs, defines, forced = _split_flags(flags or [])
     try:
-        build(str(path), "emu", BuildOptions(include_dirs=(str(path.parent), *includes),
-                                             opt=opt))
+        build(str(path), "emu", BuildOptions(
+            include_dirs=(str(path.parent), *includes, *dirs), defines=tuple(defines),
+            forced_includes=tuple(forced), opt=opt))
     except CudafuseError as exc:
         errors = [d for d in exc.diagnostics if d.severity.value == "error"]
         if len(errors) > 1 and errors[0].message.startswith("cannot build for the emulator"):
@@ -169,35 +194,46 @@ def checkout(cache: Path, program: dict[str, str]) -> Path:
 
 
 def populate(cache: Path, mirrors: Path, programs: list[dict[str, str]]) -> None:
-    """Each program's repository at its commit, extracted from a git mirror into the cache."""
+    """Each program's repository at its commit, extracted from a git mirror into the cache:
+    its source files, and every file of each program's own directory (the images and data
+    its main opens by a relative name, as it is run from there)."""
     for p in programs:
         target = checkout(cache, p)
-        if target.is_dir():
-            continue
         name = p["repo"].replace("/", "+")
         git_dir = next((d for d in (mirrors / name / "repo", mirrors / name / ".git",
                                     mirrors / name, mirrors / f"{name}.git")
                         if (d / "HEAD").is_file()), None)
         if git_dir is None:
-            print(f"no mirror of {p['repo']} under {mirrors}", file=sys.stderr)
+            if not target.is_dir():
+                print(f"no mirror of {p['repo']} under {mirrors}", file=sys.stderr)
             continue
-        tmp = target.with_name(target.name + ".part")
-        tmp.mkdir(parents=True, exist_ok=True)
-        _extract_sources(git_dir, p["commit"], tmp)
-        tmp.rename(target)
+        if not target.is_dir():
+            tmp = target.with_name(target.name + ".part")
+            tmp.mkdir(parents=True, exist_ok=True)
+            _extract(git_dir, p["commit"], tmp, _is_source)
+            tmp.rename(target)
+        folder = str(Path(p["path"]).parent)
+        _extract(git_dir, p["commit"], target,
+                 lambda n, folder=folder: str(Path(n).parent) == folder)
 
 
 _SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".c", ".cc",
                     ".cpp", ".cxx", ".tcc")
 
 
-def _extract_sources(git_dir: Path, commit: str, into: Path) -> None:
-    """The source and header files of `commit` (a mirror may lack large blobs: images, data;
-    what a build reads is text)."""
+def _is_source(name: str) -> bool:
+    return name.lower().endswith(_SOURCE_SUFFIXES)
+
+
+def _extract(git_dir: Path, commit: str, into: Path, wanted: Callable[[str], bool]) -> None:
+    """The files of `commit` that `wanted` takes and `into` does not hold yet (a mirror may
+    lack large blobs: images, data; those are left out)."""
     git = ["git", "--git-dir", str(git_dir)]
     names = subprocess.run([*git, "ls-tree", "-r", "--name-only", commit], capture_output=True,
                            text=True, check=True).stdout.splitlines()
-    names = [n for n in names if n.lower().endswith(_SOURCE_SUFFIXES)]
+    names = [n for n in names if wanted(n) and not (into / n).exists()]
+    if not names:
+        return
     query = "".join(f"{commit}:{n}\n" for n in names).encode()
     out = subprocess.run([*git, "cat-file", "--batch"], input=query, capture_output=True,
                          check=True).stdout
@@ -218,9 +254,9 @@ def _extract_sources(git_dir: Path, commit: str, into: Path) -> None:
 _SPEC_MAIN = 'entry = "main"\n'
 
 
-def nvcc_check(path: Path, includes: list[str]) -> str:
+def nvcc_check(path: Path, includes: list[str], flags: list[str] | None = None) -> str:
     """Whether nvcc compiles the program (`nvcc -c`, no GPU needed): "" or its first error."""
-    cmd = ["nvcc", "-c", "-std=c++17", "-arch=sm_90", "-I", str(path.parent)]
+    cmd = ["nvcc", "-c", "-std=c++17", "-arch=sm_90", "-I", str(path.parent), *(flags or [])]
     for d in includes:
         cmd += ["-I", d]
     try:
@@ -234,21 +270,29 @@ def nvcc_check(path: Path, includes: list[str]) -> str:
     return re.sub(r"^.*?(?:\(\d+\)|:\d+:\d+): (?:fatal )?", "", err).strip()[:120]
 
 
-def emu_run(exe: str, path: Path, includes: list[str], timeout: float) -> str:
-    """`cudafuse run` on the program's main: "ran", or why not, with the last line the
-    program itself wrote to stderr when cudafuse's message does not say it (a usage line,
-    a file it could not open)."""
-    spec = path.with_name(f".{path.stem}.cudafuse-main.toml")
-    spec.write_text(_SPEC_MAIN)
-    cmd = [exe, "run", str(path), "--spec", str(spec), "--timeout", str(timeout)]
-    for d in [str(path.parent), *includes]:
-        cmd += ["-I", d]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 120)
-    except subprocess.TimeoutExpired:
-        return f"run failed: no answer in {timeout + 120:.0f} s"
-    finally:
-        spec.unlink(missing_ok=True)
+def emu_run(exe: str, path: Path, includes: list[str], timeout: float,
+            spec: Path | None = None, flags: list[str] | None = None) -> str:
+    """`cudafuse run` on the program's main (or `spec`'s entry): "ran", or why not, with the
+    last line the program itself wrote to stderr when cudafuse's message does not say it (a
+    usage line, a file it could not open). It runs in a scratch directory of its own."""
+    with tempfile.TemporaryDirectory(prefix="cf-reach-") as scratch:
+        # The program's directory's other files (images, data) beside it, as when it is run
+        # from there; what it writes stays in the scratch directory.
+        for f in path.parent.iterdir():
+            if f.is_file() and not _is_source(f.name) and not f.name.startswith("."):
+                shutil.copy2(f, scratch)
+        if spec is None:
+            spec = Path(scratch) / f"{path.stem}.cudafuse-main.toml"
+            spec.write_text(_SPEC_MAIN)
+        cmd = [exe, "run", str(path), "--spec", str(spec), "--timeout", str(timeout),
+               *(flags or [])]
+        for d in [str(path.parent), *includes]:
+            cmd += ["-I", d]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True,
+                                  timeout=timeout + 120, cwd=scratch)
+        except subprocess.TimeoutExpired:
+            return f"run failed: no answer in {timeout + 120:.0f} s"
     if proc.returncode == 0:
         return "ran"
     lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
@@ -314,6 +358,79 @@ def summary(rows: list[Row], emu: bool) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class SurveyRow:
+    name: str
+    emu: str = ""  # "built" or "not built: ..."
+    run: str = ""  # "ran", "run failed: ...", "not run"
+    nvcc: str = ""  # nvcc's first error, "" when it compiles the program
+
+
+def survey_run(exe: str, prog: Any, timeout: float) -> SurveyRow:
+    """One survey program built for the emulator and run with its own spec (through the
+    manifest's wrapper, written beside the program so that its relative includes resolve)."""
+    row = SurveyRow(prog.name)
+    path: Path = prog.path
+    shim = path.with_name(f".cf-reach-{os.getpid()}-{prog.name}.cu")
+    if prog.wrapper:
+        shim.write_text(f'#include "{path.name}"\n{prog.wrapper}')
+    target = shim if prog.wrapper else path
+    try:
+        row.emu = emu_build(target, [], "-O2", prog.flags)
+        row.run = (emu_run(exe, target, [], timeout, prog.spec, prog.flags)
+                   if row.emu == "built" else "not run")
+    finally:
+        shim.unlink(missing_ok=True)
+    if row.emu != "built":
+        row.nvcc = nvcc_check(path, [], prog.flags)
+    return row
+
+
+def survey_summary(rows: list[SurveyRow]) -> str:
+    valid = [r for r in rows if not r.nvcc]
+    built = sum(r.emu == "built" for r in valid)
+    ran = sum(r.run == "ran" for r in valid)
+    lines = [f"survey programs: {len(rows)}, of which nvcc compiles {len(valid)}; built: "
+             f"{built}; built and ran (entry from its spec, exit status 0): {ran} "
+             f"({100 * ran / max(len(valid), 1):.1f}% of those nvcc compiles)"]
+    for r in rows:
+        if r.run != "ran":
+            why = r.run if r.emu == "built" else r.emu
+            lines.append(f"  {r.name}: {why[:200]}"
+                         + (f" (nvcc rejects it too: {r.nvcc})" if r.nvcc else ""))
+    return "\n".join(lines)
+
+
+def run_survey(exe: str, manifest: Path, cache: Path, jobs: int, timeout: float) -> str:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from survey import load  # benchmarks/survey.py: the manifest's programs and flags
+
+    progs, _ = load(manifest, cache)
+    for p in progs:
+        if not p.path.exists():
+            print(f"{p.name}: not in the cache: {p.path}", file=sys.stderr)
+    progs = [p for p in progs if p.path.exists()]
+    with ThreadPoolExecutor(jobs) as pool:
+        rows = list(pool.map(lambda p: survey_run(exe, p, timeout), progs))
+    for r in rows:
+        print(f"| {r.name} | {r.emu} | {r.run} |")
+    return survey_summary(rows)
+
+
+MARK_SURVEY = "<!-- reach: survey programs -->"
+
+
+def _write_block(doc_path: Path, mark: str, block: str) -> None:
+    doc = doc_path.read_text()
+    if mark in doc:
+        head, _, rest = doc.partition(mark)
+        _, _, tail = rest.partition(mark)
+        doc = f"{head}{mark}\n{block}\n{mark}{tail}"
+    else:
+        doc += f"\n{mark}\n{block}\n{mark}\n"
+    doc_path.write_text(doc)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpora", nargs="*", type=Path, help="directories searched for *.cu")
@@ -330,8 +447,23 @@ def main() -> int:
     ap.add_argument("--emu", action="store_true", help="also build single-file programs")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--write", type=Path, help="put the summary into this markdown file")
+    ap.add_argument("--survey", type=Path, help="the survey's manifest "
+                    "(benchmarks/survey/manifest.toml): build and run each program's entry "
+                    "with its spec")
+    ap.add_argument("--survey-cache", type=Path, default=Path(os.environ.get(
+        "CUDAFUSE_SURVEY_CACHE", Path.home() / ".cache" / "cudafuse-survey")))
     args = ap.parse_args()
     exe = str(Path(sys.executable).parent / "cudafuse")
+    if args.survey:
+        text = run_survey(exe, args.survey, args.survey_cache.resolve(), args.jobs,
+                          args.timeout)
+        print()
+        print(text)
+        if args.write:
+            _write_block(args.write, MARK_SURVEY,
+                         f"Corpus: {args.survey}.\n\n```\n{text}\n```")
+        if not (args.corpora or args.manifest):
+            return 0
     roots = [c.resolve() for c in args.corpora]
     every = sorted(p for root in roots for p in root.rglob("*.cu"))
     parts = fragments(every)
@@ -390,19 +522,11 @@ def main() -> int:
     print()
     print(text)
     if args.write:
-        doc = args.write.read_text()
         names = ", ".join([*(c.name for c in args.corpora),
                            *([f"{args.manifest} ({len(listed)} programs)"] if args.manifest
                              else [])])
         block = f"Corpora: {names}.\n\n```\n{text}\n```"
-        mark = MARK if args.corpora else MARK_MANIFEST  # a block of its own
-        if mark in doc:
-            head, _, rest = doc.partition(mark)
-            _, _, tail = rest.partition(mark)
-            doc = f"{head}{mark}\n{block}\n{mark}{tail}"
-        else:
-            doc += f"\n{mark}\n{block}\n{mark}\n"
-        args.write.write_text(doc)
+        _write_block(args.write, MARK if args.corpora else MARK_MANIFEST, block)
     return 0
 
 
