@@ -67,6 +67,9 @@ class FusedGroup:
     # Launch the fused kernel with this block (and a grid covering the image) instead of
     # K's launch configuration: FuseOptions.block, for groups that allow it.
     launch_block: tuple[int, int] | None = None
+    # Run-time coverage checks of producers (host/runtime_check.py): the fused launch runs
+    # when they hold, the original launches otherwise.
+    checks: tuple[str, ...] = ()
 
 
 def param_key(p: Param, arg: n.Expr) -> str | None:
@@ -939,6 +942,23 @@ class GroupEmitter:
             rw.replace(site.stmt.span,
                        f"/* cudafuse: {site.kernel.name} fused into {self.group.name} */",
                        f"launch of {site.kernel.name} fused")
+        if self.group.checks:
+            self._versioned(rw)
+
+    def _versioned(self, rw: Rewriter) -> None:
+        """`if (<checks>) { <fused launch> } else { <the original launches> }` around the
+        group's launch statement (see host/runtime_check.py)."""
+        src = self.unit.source
+        stmt = self.sink.stmt
+        end = _statement_end(src.data, stmt.span.end)
+        originals = []
+        for site in self.group.launches:
+            text = self.unit.text(site.stmt.span)
+            originals.append(text if text.rstrip().endswith(";") else text + ";")
+        rw.insert(stmt.span.start, "if (" + " && ".join(f"({c})" for c in self.group.checks)
+                  + ") { ", "fused launch under its run-time coverage check")
+        rw.insert(end, " } else { /* cudafuse: the original launches */ "
+                  + " ".join(originals) + " }", "the original launches otherwise")
 
 
 def launch_block_problem(view: KernelView, launch: n.KernelLaunch,
@@ -1031,6 +1051,19 @@ def split_row_index(index: n.Expr, width: str) -> tuple[str, str, str] | None:
     y, stride = (rhs, lhs) if lhs == width else (lhs, rhs)
     x = "0 " + " ".join(rest) if rest else "0"
     return x, y, stride
+
+
+def _statement_end(data: bytes, end: int) -> int:
+    """The offset just past the `;` that ends the expression statement ending at `end`
+    (a statement's span may stop before its semicolon)."""
+    pos = end
+    while pos < len(data) and data[pos:pos + 1] in (b" ", b"\t", b"\n", b"\r"):
+        pos += 1
+    if data[pos:pos + 1] == b";":
+        return pos + 1
+    if data[end - 1:end] == b";":
+        return end
+    raise CodegenError("the group's launch statement does not end in ';'")
 
 
 def _line_start(data: bytes, start: int, floor: int) -> int:

@@ -80,6 +80,9 @@ def host_edits(em: GroupEmitter, rw: Rewriter, extra: list[str]) -> None:
     """The last member's call calls the launcher; the earlier members' statements go."""
     unit, sink = em.unit, em.sink
     assert sink.wrapper is not None
+    if em.group.checks:  # (the original launches are not statements of this function)
+        raise CodegenError("its producers' coverage is only known at run time, and its last "
+                           "launch is a wrapper's")
     call = sink.wrapper.call
     args = [expr_text(unit, a) for a in call.args] + extra
     rw.replace(call.span, f"{em.group.name}_launch({', '.join(args)})", "fused launch")

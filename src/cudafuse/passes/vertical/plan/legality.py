@@ -31,6 +31,7 @@ from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.emit.codegen import param_key
 from cudafuse.passes.vertical.host.coverage import Resolver, covers
 from cudafuse.passes.vertical.host.hostview import LaunchSite, side_effect_free, value_key
+from cudafuse.passes.vertical.host.runtime_check import coverage_check, unknown
 from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_reason, frame
 from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.kernel.escape import subscript_only
@@ -72,6 +73,9 @@ class Legality:
                  resolver: Resolver):
         self.unit, self.model, self.infos, self.resolver = unit, model, infos, resolver
         self._kernel: dict[int, str | None] = {}
+        # Launch index -> the run-time coverage check a producer is fused under
+        # (host/runtime_check.py), where its coverage is not shown statically.
+        self.checks: dict[int, str] = {}
 
     def _stored(self, group: frozenset[int]) -> set[str]:
         """The intermediates the fused kernel must still store (as the driver decides)."""
@@ -222,6 +226,11 @@ class Legality:
                 params = {p.decl: a for p, a in info.site.bindings}
                 r = covers(self.resolver.with_params(params), info.site.launch.grid,
                            info.site.launch.block, info.view.grid_bounds)
+                check = coverage_check(info.site, info.view.grid_bounds) \
+                    if r and unknown(r) else None
+                if check:  # fused under that check, the original launches otherwise
+                    self.checks[i] = check
+                    r = None
                 self._kernel[key] = f"'{name}': {r}" if r else None
             if self._kernel[key]:
                 return self._kernel[key]
@@ -464,6 +473,12 @@ class Legality:
                 if info.view.bounds else "it has no recognisable bounds guard"
             if info.view.grid_stride and info.view.bounds:
                 why = None  # its loop visits every element whatever the grid
+            check = coverage_check(info.site, info.view.grid_bounds) \
+                if why and unknown(why) else None
+            if check:  # fused under that check (host/runtime_check.py)
+                self.checks[last] = " && ".join(
+                    dict.fromkeys(c for c in (self.checks.get(last), check) if c))
+                why = None
             if why:
                 return (f"'{info.site.kernel.name}' would store the group's intermediates, "
                         f"but {why}")

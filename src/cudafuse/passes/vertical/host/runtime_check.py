@@ -1,0 +1,126 @@
+"""A check, evaluated when the program runs, for a producer's grid that cudafuse cannot show
+covers its kernel's domain.
+
+Recomputing a producer in a consumer's threads equals the original only where the original
+launch computed every element of the producer's domain: gridDim * blockDim >= bound in each
+dimension (coverage.py). Often that is true but not provable from the text: PolyBench sizes
+the grid from a `#define N` while the kernel's bound is the parameter `n` the host passes
+(`n` is N at run time), a grid rounds a quotient in float (`ceil((float)w / b)`, exact below
+2^24), a dim3 comes from a helper or the caller. The last kernel's grid is checked the same
+way when it must store the group's intermediates over its producers' domain. Such a group
+is fused under a run-time condition instead of being refused: at the group's launch
+
+    if (<grid.x * block.x >= bound.x && ...>) { <the fused launch> }
+    else { <the group's original launches, in order> }
+
+so a run on which the condition fails runs exactly the original launches. The condition is
+built only from what has the same value at the group's launch as at the producer's: the
+producer's own grid and block expressions when they are free of side effects and read only
+host variables that are never assigned after their declaration (nor a member of them, nor
+their address taken), and its bound with the kernel's parameters replaced by the launch's
+arguments (which fusion already evaluates at the group's position). Anything else: no check,
+and the group stays refused.
+"""
+
+from __future__ import annotations
+
+from cudafuse.analysis.evaluate import assigned_decls
+from cudafuse.codegen.exprprint import Unprintable, to_c
+from cudafuse.ir import nodes as n
+from cudafuse.ir.substitute import replace_nodes
+from cudafuse.passes.vertical.host.hostexprs import side_effect_free
+from cudafuse.passes.vertical.host.hostview import LaunchSite
+
+# Coverage reasons that say "not shown", not "does not cover" (coverage._covers_dim).
+_UNKNOWN = ("does not provably cover", "cannot show", "is not a rounded-up division",
+            "is not a dim3 built in the host function", "is not a simple expression")
+
+
+def unknown(reason: str) -> bool:
+    """Whether a coverage reason only says that coverage was not shown."""
+    return any(u in reason for u in _UNKNOWN)
+
+
+def _unstable(host: n.Node) -> set[str]:
+    """Host variables assigned after their declaration, their address taken, or a member
+    of them assigned (`grid.x = ...`)."""
+    out = assigned_decls(host)
+    for node in host.walk():
+        target = None
+        if isinstance(node, n.Binary) and node.is_assignment:
+            target = node.lhs
+        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+            target = node.operand
+        while isinstance(target, (n.Member, n.Index, n.Cast)):
+            target = target.operand if isinstance(target, n.Cast) else target.base
+        if isinstance(target, n.Ref):
+            out.add(target.decl)
+    return out
+
+
+def _stable(e: n.Expr, unstable: set[str]) -> bool:
+    """Free of side effects, reading only never-assigned host locals and parameters, const
+    globals and enumerators (a mutable global could change between the two launches)."""
+    return side_effect_free(e) and not any(
+        isinstance(x, n.Ref) and (x.decl in unstable or not (
+            x.kind in ("param", "local", "enum", "function") or
+            (x.kind == "global" and "const" in x.type)))
+        for x in e.walk())
+
+
+def _dim_text(e: n.Expr, i: int, unstable: set[str]) -> str | None:
+    """Dimension i of a launch's grid or block expression, as C text."""
+    if not _stable(e, unstable):
+        return None
+    try:
+        text = to_c(e)
+    except Unprintable:
+        return None
+    if "dim3" in e.type:
+        return f"({text}).{'xyz'[i]}"
+    if i > 0:
+        return "1"
+    return f"({text})"
+
+
+def _bound_text(bound: n.Expr, site: LaunchSite, unstable: set[str]) -> str | None:
+    """The kernel's bound with its parameters replaced by the launch's arguments."""
+    args = {p.decl: a for p, a in site.bindings}
+    ok = True
+
+    def change(node: n.Node) -> n.Node | None:
+        nonlocal ok
+        if isinstance(node, n.Ref):
+            if node.kind == "param" and node.decl in args:
+                return args[node.decl]
+            if isinstance(node.const_value, int):
+                return n.IntLit(node.const_value, type=node.type)
+            if node.kind not in ("enum",):
+                ok = False
+        return None
+
+    host = replace_nodes(bound, change)
+    assert isinstance(host, n.Expr)
+    if not ok or not _stable(host, unstable):
+        return None
+    try:
+        return to_c(host)
+    except Unprintable:
+        return None
+
+
+def coverage_check(site: LaunchSite, bounds: list[n.Expr]) -> str | None:
+    """C text of `grid * block >= bound` in every dimension of `site`'s launch (bounds in
+    the grid's order), evaluable at the group's launch; None when it cannot be built."""
+    if site.wrapper is not None or site.host.body is None:
+        return None
+    unstable = _unstable(site.host.body)
+    terms = []
+    for i, bound in enumerate(bounds):
+        g = _dim_text(site.launch.grid, i, unstable)
+        b = _dim_text(site.launch.block, i, unstable)
+        bt = _bound_text(bound, site, unstable)
+        if g is None or b is None or bt is None:
+            return None
+        terms.append(f"(long long){g} * (long long){b} >= (long long)({bt})")
+    return " && ".join(terms) or None
