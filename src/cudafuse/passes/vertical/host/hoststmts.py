@@ -355,6 +355,8 @@ class HostStatements:
             return (f"it reads or writes memory through '{name}', which may be a buffer the "
                     "launches use")
         roots = self.points.roots(base)
+        if roots is None and before:
+            return f"it reads or writes memory through '{name}', which cudafuse cannot follow"
         for la in before:
             used = self.launch_roots(la)
             if roots is None or used is None or roots & used:
