@@ -40,6 +40,15 @@ int main() {
   CHECK(cudaMemcpy(res, d_out, sizeof res, cudaMemcpyDeviceToHost));
   for (int i = 0; i < w * h; ++i)
     if (res[i] < 1.999f || res[i] > 2.001f) { printf("wrong at %d\n", i); return 1; }
+  // a data file of the program's directory, opened by its name; a result written beside it
+  FILE *f = fopen("expected.txt", "r");
+  float want = 0.0f;
+  if (!f || fscanf(f, "%f", &want) != 1) return 2;
+  fclose(f);
+  if (res[0] != want) return 3;
+  f = fopen("result.txt", "w");
+  fprintf(f, "%f\n", res[0]);
+  fclose(f);
   printf("ok\n");
   return 0;
 }
@@ -59,6 +68,7 @@ def test_a_manifest_program_is_fetched_at_its_commit_and_its_main_runs(tmp_path)
     repo = tmp_path / "mirrors" / "someone+filters"
     (repo / "src").mkdir(parents=True)
     (repo / "src" / "box.cu").write_text(PROGRAM)
+    (repo / "src" / "expected.txt").write_text("2.0\n")
     (repo / "src" / "check.h").write_text(
         "#define CHECK(x) do { if ((x) != cudaSuccess) { fprintf(stderr, \"%s\\n\", "
         "cudaGetErrorString(x)); exit(1); } } while (0)\n")
@@ -78,4 +88,7 @@ def test_a_manifest_program_is_fetched_at_its_commit_and_its_main_runs(tmp_path)
     path = reach.checkout(cache, programs[0]) / "src" / "box.cu"
     assert "box3" in path.read_text()
     exe = str(Path(sys.executable).parent / "cudafuse")
+    assert (path.parent / "expected.txt").read_text() == "2.0\n"  # data files come too
     assert reach.emu_run(exe, path, [], 120) == "ran"
+    # run from a scratch copy of its directory: what main writes does not land in the cache
+    assert not (path.parent / "result.txt").exists()
