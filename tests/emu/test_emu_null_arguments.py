@@ -34,3 +34,13 @@ def test_trap_stops_the_run_with_a_message() -> None:
         x[17] = -1.0
         with pytest.raises(KernelError, match=r"a kernel called __trap\(\)"):
             lib.launch("check_positive", 2, 32, 0, (x, 40))
+
+
+def test_null_constants_in_a_launch_of_a_header() -> None:
+    n = 40
+    x = np.arange(n, dtype=np.float32)
+    out, sums = np.zeros(n, np.float32), np.full(1, -1.0, np.float32)
+    with load(PROGRAMS / "header_launch" / "main.cu", opt="-O0") as lib:
+        lib.call("run_add_all", out, x, sums, n)
+    np.testing.assert_array_equal(out, x + np.float32(1.0))
+    assert sums[0] == 0.0  # written by the second launch only, before the third adds 1

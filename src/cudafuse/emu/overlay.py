@@ -69,10 +69,12 @@ def blank_comments(data: bytes) -> bytes:
 
 
 def launch_edits(blanked: bytes, data: bytes,
-                 fibers: Callable[[str], bool] = lambda _: True) -> list[tuple[int, int, str]]:
+                 fibers: Callable[[str], bool] = lambda _: True,
+                 nulls: bool = False) -> list[tuple[int, int, str]]:
     """`k<<<cfg>>>(` becomes the emulator's launch call, as `rewrite` does for the launches the
     front end saw; `fibers(callee)` says whether the kernel needs fibers (by default yes: it
-    was not analysed)."""
+    was not analysed); with `nulls`, literal 0 and NULL arguments become null constants
+    (the text then needs cudafuse_emu_null.h)."""
     edits = []
     for m in re.finditer(rb"<<<", blanked):
         close = blanked.find(b">>>", m.end())
@@ -96,6 +98,35 @@ def launch_edits(blanked: bytes, data: bytes,
                f".run([&](auto... cf_arg_) {{ {callee}(cf_arg_...); }}{sep}")
         new += "\n" * data[start:paren + 1].count(b"\n")
         edits.append((start, paren + 1, new))
+        if nulls:
+            edits += _null_arguments(blanked, data, paren + 1)
+    return edits
+
+
+_NULL_SPELLINGS = (b"0", b"NULL", b"0L", b"__null")
+
+
+def _null_arguments(blanked: bytes, data: bytes, at: int) -> list[tuple[int, int, str]]:
+    """The launch's arguments from `at` to its closing parenthesis that are a literal 0 or
+    NULL, made `::cudafuse_emu::null_constant{}` (cudafuse_emu_null.h): forwarded through
+    the generic call, the literal would arrive as an integer that no longer converts to a
+    pointer parameter. Without the front end's view of the header, the spelling is what
+    tells a null pointer constant; one of any other spelling is left as written."""
+    edits, depth, start = [], 0, at
+    for i in range(at, len(blanked)):
+        c = blanked[i:i + 1]
+        if c in (b"(", b"[", b"{"):
+            depth += 1
+        elif c in (b")", b"]", b"}") and depth:
+            depth -= 1
+        elif c in (b",", b")") and depth == 0:
+            if data[start:i].strip() in _NULL_SPELLINGS:
+                lo = start + len(data[start:i]) - len(data[start:i].lstrip())
+                hi = lo + len(data[start:i].strip())
+                edits.append((lo, hi, "::cudafuse_emu::null_constant{}"))
+            if c == b")":
+                break
+            start = i + 1
     return edits
 
 
@@ -103,7 +134,7 @@ def rewrite_header(data: bytes) -> bytes | None:
     """The header's text with its `extern __shared__` arrays, kernel launches and the inline
     PTX the emulator translates (inline_asm.py) rewritten, or None if it has none of them."""
     blanked = blank_comments(data)
-    edits = launch_edits(blanked, data) + inline_asm.text_edits(blanked, data)
+    edits = launch_edits(blanked, data, nulls=True) + inline_asm.text_edits(blanked, data)
     for m in _EXTERN_SHARED.finditer(blanked):
         elem = (m.group(1) or m.group(2) or b"").decode("utf-8", "replace")
         name = m.group(3).decode()
@@ -137,5 +168,6 @@ def overlay(src: Path, includes: list[str]) -> dict[str, bytes]:
             continue
         new = rewrite_header(data)
         if new is not None:
-            files[str(path.relative_to(root))] = f'#line 1 "{path}"\n'.encode() + new
+            files[str(path.relative_to(root))] = (
+                f'#include "cudafuse_emu_null.h"\n#line 1 "{path}"\n'.encode() + new)
     return files
