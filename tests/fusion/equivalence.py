@@ -29,7 +29,7 @@ def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw
 # worker (a process): keeping every file's for the whole run had dozens alive at once. One
 # closed here only stops its worker; a later call on it starts a new one.
 _OPEN: OrderedDict[tuple[str, float], Library] = OrderedDict()
-MAX_OPEN = 4
+MAX_OPEN = 2  # an original and its transformed file
 
 
 def library(path: Path) -> Library:

@@ -30,7 +30,7 @@ def fuse_pair(out: Path, src: Path, k1: str, k2: str, block1: str, block2: str,
 # worker (a process): keeping every fused file's for the whole run had dozens alive at once.
 # One closed here only stops its worker; a later call on it starts a new one.
 _OPEN: OrderedDict[tuple[str, float, int | None], Library] = OrderedDict()
-MAX_OPEN = 4
+MAX_OPEN = 2  # an original and its transformed file
 
 
 def library(path: Path, seed: int | None = None) -> Library:
