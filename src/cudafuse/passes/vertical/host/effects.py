@@ -36,6 +36,7 @@ from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.host.hostexprs import launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo
+from cudafuse.passes.vertical.host.stmtnodes import _assigned, _deref_base, _nodes, _quiet
 
 MAX_DEPTH = 6
 
@@ -108,8 +109,6 @@ class _Body:
         self.allocates: set[int] = set()
 
     def read(self) -> Effects:
-        from cudafuse.passes.vertical.host.hoststmts import _assigned, _deref_base, _nodes, _quiet
-
         name = self.fn.name
         assert self.fn.body is not None
         for node, thrown in _nodes(self.fn.body):
