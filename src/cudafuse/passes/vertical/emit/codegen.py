@@ -619,7 +619,15 @@ class GroupEmitter:
         fast = self._fast_reads(self.sink, view.bounds)
         tiles = self._tileable(views, fast)
         prologue_lines, tile_args = self._tile_code(tiles, knames, view.bounds)
-        locals_ = prologue_lines + [
+        # Two parameters of the last kernel given one buffer (`kb<<<>>>(u, out, out, n)`)
+        # are one group parameter, named after one of them: the other is declared from it.
+        kname_of = {gp.key: gp.kname for gp in self.params}
+        same_buffer = [
+            f"  [[maybe_unused]] {_declare(p.type, p.name)} = {kname_of[key]};"
+            for p, arg in self.sink.bindings
+            if (key := param_key(p, arg)) in kname_of and kname_of[key] != p.name
+            and not self._is_view(self.sink, p, key)]
+        locals_ = same_buffer + prologue_lines + [
             f"  const {self.at_name(key)}_view {local}"
             f"{self._view_init(knames, view, key, tile_args.get(local, ''))};"
             for local, key in views]
