@@ -65,9 +65,11 @@ def _build_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """One emulator build cache for the whole run (CUDAFUSE_CACHE_DIR), shared by the xdist
     workers, whose base temporary directories are siblings in the run's: a program that
     tests on both workers load (a sample, a program of tests/*/programs) is compiled once,
-    not once per worker, and no run reads or fills ~/.cache. Builds land under a temporary
-    name and are renamed into place (runtime/build.py), so two workers building one key
-    at once only compile it twice. CUDAFUSE_TEST_KEEP_CACHE keeps the environment's cache."""
+    not once per worker, and no run reads or fills ~/.cache. Two workers building one key
+    at once compile it once: the second waits on the key's lock (runtime/build.py); the
+    emulator's precompiled header and the builds' records (runtime/emu_pch.py,
+    build_record.py) are shared the same way. CUDAFUSE_TEST_KEEP_CACHE keeps the
+    environment's cache."""
     if "CUDAFUSE_TEST_KEEP_CACHE" in os.environ:
         return
     base = tmp_path_factory.getbasetemp()
