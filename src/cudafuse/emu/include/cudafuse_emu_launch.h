@@ -278,6 +278,14 @@ inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, voi
                                     size_t shared, cudaStream_t stream) {
   return ::cudafuse_emu::launch_registered(func, grid, block, args, shared, stream, false);
 }
+// The API header's `T *` templates (cuda_api/cudafuse_cuda_api.h), which a call with a
+// `void *` (`cudaLaunchKernel((void *)k, ...)`) selects: defined here as the untyped launch.
+template <class T>
+inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                    cudaStream_t stream) {
+  return cudaLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, shared,
+                          stream);
+}
 template <class... P>
 inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 block, void **args,
                                     size_t shared = 0, cudaStream_t stream = nullptr) {
@@ -295,6 +303,12 @@ inline cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3
                                                void **args, size_t shared,
                                                cudaStream_t stream) {
   return ::cudafuse_emu::launch_registered(func, grid, block, args, shared, stream, true);
+}
+template <class T>
+inline cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 block, void **args,
+                                               size_t shared, cudaStream_t stream) {
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(func), grid, block, args,
+                                     shared, stream);
 }
 template <class... P>
 inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, dim3 block,
