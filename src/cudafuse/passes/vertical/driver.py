@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel, elem_size
@@ -41,114 +40,24 @@ from cudafuse.passes.vertical.plan.legality import LaunchInfo, Legality
 from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
 from cudafuse.passes.vertical.plan.opcount import count_ops
 from cudafuse.passes.vertical.plan.partition import (
-    Partition,
     choose_partition,
     cost_scorer,
     count_scorer,
     make_legality,
 )
-from cudafuse.passes.vertical.plan.traffic import GroupShape, Sizes, Traffic, pipeline_traffic
+from cudafuse.passes.vertical.plan.traffic import GroupShape, pipeline_traffic
+from cudafuse.passes.vertical.result import (  # noqa: F401 - the pass's public types
+    NOMINAL_SIZE,
+    EdgeNote,
+    FuseOptions,
+    FuseResult,
+    GroupNote,
+    LaunchNote,
+    SequencePlan,
+)
 from cudafuse.progress import active, phase_start, phase_step
 
-NOMINAL_SIZE = 1 << 20  # elements per launch when the cost model must assume a size
-
-
-@dataclass(frozen=True)
-class FuseOptions:
-    partition: str = "auto"
-    arch: str = "sm_90"
-    scratch: frozenset[str] = frozenset()  # host pointer parameters whose contents are dead
-    size: int = NOMINAL_SIZE
-    fuse_all: bool = False  # ignore the cost model: fuse every legal group
-    tiles: str = "auto"  # shared-memory tiles: auto (cost model), always, never
-    block: tuple[int, int] | None = None  # launch fused 2D groups with this block shape
-    siblings: str = "auto"  # independent launches as one: auto (cost model), always, never
-
-
-@dataclass
-class EdgeNote:
-    host: str
-    src: str
-    dst: str
-    src_index: int
-    dst_index: int
-    buffers: tuple[str, ...]
-    fused: bool
-    why: str
-    refused: bool = False  # not legal (as opposed to legal but not chosen)
-    line: int = 0  # the consumer's launch, for diagnostics
-    col: int = 0
-    # Left unfused: the benefit fusing the pair alone would have had, in the plan's
-    # objective unit (computed for refused edges too: what legality costs). None if fused.
-    benefit: float | None = None
-
-
-@dataclass
-class GroupNote:
-    host: str
-    name: str
-    kernels: list[str]
-    launches: list[int]
-    benefit: float
-    stored: list[str]  # intermediates still written (needed outside the group)
-    untouched: list[str]  # intermediates no longer written or read by the pipeline
-    footprints: dict[str, int]
-    launch_block: tuple[int, int] | None = None  # --block: the fused launch's block
-    traffic: Traffic | None = None  # DRAM bytes and operations per output element
-    stored_why: dict[str, str] = field(default_factory=dict)  # stored -> who reads it
-    resources: Any = None  # resources.GroupResources: ptxas figures, occupancy (annotate)
-
-
-@dataclass
-class LaunchNote:
-    """One launch of a host function: the sequence it is in (an index into
-    FuseResult.plans) and the group it was fused into, or why it is in no sequence."""
-
-    host: str
-    index: int
-    kernel: str
-    line: int
-    col: int
-    where: str  # the block it is a statement of ("" when none: inside an expression)
-    sequence: int | None
-    group: str | None = None
-    why: str = ""
-
-
-@dataclass
-class SequencePlan:
-    host: str
-    kernels: list[str]
-    partitions: list[Partition]
-    chosen: Partition
-    launch_indices: list[int] = field(default_factory=list)  # plan position -> launch index
-    groups: list[GroupNote] = field(default_factory=list)
-    # What the partitions' objectives, the groups' and the edges' benefits count.
-    objective_unit: str = ""
-    unit_short: str = ""
-    traffic: Traffic | None = None  # DRAM bytes and operations per output element
-    model: PipelineModel | None = field(default=None, repr=False)
-    sizes: Sizes = field(default_factory=dict, repr=False)  # element bytes of each buffer
-    where: str = ""  # the block the launches are statements of (a loop body, a branch)
-    live: dict[str, str] = field(default_factory=dict, repr=False)  # live-out key -> why
-    siblings: list[Any] = field(default_factory=list)  # siblings.SiblingNote, pairs considered
-
-
-@dataclass
-class FuseResult:
-    output: bytes
-    plans: list[SequencePlan] = field(default_factory=list)
-    edges: list[EdgeNote] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    # What the analyses took as given, shown by --explain only (constargs.py).
-    assumed: list[str] = field(default_factory=list)
-    breaks: list[tuple[str, int, int, str]] = field(default_factory=list)  # host, line, col, why
-    launches: list[LaunchNote] = field(default_factory=list)  # every launch, where it went
-
-    @property
-    def groups(self) -> list[GroupNote]:
-        return [g for p in self.plans for g in p.groups]
-
+_DEFAULTS = FuseOptions()
 
 # The cost model's stand-in for a gather's reads (a loop with run-time bounds over clamped
 # neighbours, analysis/access.py): a 5x5 window, a typical run-time filter's size.
@@ -470,7 +379,7 @@ def _local_decls(host: Function) -> list[n.VarDecl]:
     return [x for x in host.body.walk() if isinstance(x, n.VarDecl)]
 
 
-def fuse_unit(unit: TranslationUnit, opts: FuseOptions = FuseOptions()) -> FuseResult:
+def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResult:
     """Fuse every launch sequence of every host function; the result's output is the new
     file (byte-identical to the input where nothing was fused)."""
     unit, const_notes = with_launch_constants(unit)

@@ -30,7 +30,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
 from cudafuse.ir.substitute import replace_nodes
-from cudafuse.passes.vertical.host.hostview import LaunchSite, buffer_key, value_key
+from cudafuse.passes.vertical.host.hostview import LaunchSite, param_key
 from cudafuse.passes.vertical.kernel.channels import Channels, Layout, classify, frame
 from cudafuse.passes.vertical.kernel.domain import keeps_guard, reads_own_output
 from cudafuse.passes.vertical.kernel.escape import overload_text, subscript_only
@@ -70,13 +70,6 @@ class FusedGroup:
     # Run-time coverage checks of producers (host/runtime_check.py): the fused launch runs
     # when they hold, the original launches otherwise.
     checks: tuple[str, ...] = ()
-
-
-def param_key(p: Param, arg: n.Expr) -> str | None:
-    if p.is_pointer:
-        k = buffer_key(arg)
-        return None if k is None else f"buf:{k}"
-    return f"val:{value_key(arg, p.type)}"
 
 
 _COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"', re.S)

@@ -65,6 +65,16 @@ def value_key(e: n.Expr, type_: str) -> str:
     return f"{_shape(e)}::{type_}"
 
 
+def param_key(p: Param, arg: n.Expr) -> str | None:
+    """The identity of a launch argument: `buf:<buffer>` for a pointer (None when it is not a
+    plain buffer variable), `val:<value>` for a scalar. Legality, planning and code generation
+    compare launches' arguments through it."""
+    if p.is_pointer:
+        k = buffer_key(arg)
+        return None if k is None else f"buf:{k}"
+    return f"val:{value_key(arg, p.type)}"
+
+
 def _shape(e: n.Node) -> str:
     field_name = this_member(e) if isinstance(e, n.Member) else None
     if field_name is not None:  # `w_` and `this->w_` are one value

@@ -28,9 +28,13 @@ from cudafuse.analysis.evaluate import partial_store
 from cudafuse.analysis.kernel_facts import KernelFacts
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
-from cudafuse.passes.vertical.emit.codegen import param_key
 from cudafuse.passes.vertical.host.coverage import Resolver, covers
-from cudafuse.passes.vertical.host.hostview import LaunchSite, side_effect_free, value_key
+from cudafuse.passes.vertical.host.hostview import (
+    LaunchSite,
+    param_key,
+    side_effect_free,
+    value_key,
+)
 from cudafuse.passes.vertical.host.runtime_check import coverage_check, unknown
 from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_reason, frame
 from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard

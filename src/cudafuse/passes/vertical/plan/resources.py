@@ -31,7 +31,7 @@ from cudafuse.passes.vertical.plan.model import PipelineModel
 
 if TYPE_CHECKING:
     from cudafuse.frontend import ParseOptions
-    from cudafuse.passes.vertical.driver import FuseResult, GroupNote, SequencePlan
+    from cudafuse.passes.vertical.result import FuseResult, GroupNote, SequencePlan
 
 ENV_SKIP = "CUDAFUSE_NO_PTXAS"
 DEFAULT_THREADS = 256  # when a launch's block is not a constant

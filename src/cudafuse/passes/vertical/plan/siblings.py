@@ -38,10 +38,14 @@ from dataclasses import dataclass, field
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
-from cudafuse.passes.vertical.emit.codegen import param_key
 from cudafuse.passes.vertical.host.hostexprs import root_variable, shared_variables, write_target
 from cudafuse.passes.vertical.host.hoststmts import MEMORY_CALLS
-from cudafuse.passes.vertical.host.hostview import host_locals, side_effect_free, value_key
+from cudafuse.passes.vertical.host.hostview import (
+    host_locals,
+    param_key,
+    side_effect_free,
+    value_key,
+)
 from cudafuse.passes.vertical.host.resolver import Resolver
 from cudafuse.passes.vertical.plan.arch import ArchParams
 from cudafuse.passes.vertical.plan.legality import LaunchInfo, _stream_key
