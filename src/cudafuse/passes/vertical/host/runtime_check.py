@@ -24,12 +24,13 @@ and the group stays refused.
 
 from __future__ import annotations
 
-from cudafuse.analysis.evaluate import assigned_decls
+from cudafuse.analysis.memo import per_object
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.passes.vertical.host.hostexprs import side_effect_free
 from cudafuse.passes.vertical.host.hostview import LaunchSite
+from cudafuse.passes.vertical.host.stmtnodes import _assigned
 
 # Coverage reasons that say "not shown", not "does not cover" (coverage._covers_dim).
 _UNKNOWN = ("does not provably cover", "cannot show", "is not a rounded-up division",
@@ -41,24 +42,14 @@ def unknown(reason: str) -> bool:
     return any(u in reason for u in _UNKNOWN)
 
 
-def _unstable(host: n.Node) -> set[str]:
-    """Host variables assigned after their declaration, their address taken, or a member
-    of them assigned (`grid.x = ...`)."""
-    out = assigned_decls(host)
-    for node in host.walk():
-        target = None
-        if isinstance(node, n.Binary) and node.is_assignment:
-            target = node.lhs
-        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
-            target = node.operand
-        while isinstance(target, (n.Member, n.Index, n.Cast)):
-            target = target.operand if isinstance(target, n.Cast) else target.base
-        if isinstance(target, n.Ref):
-            out.add(target.decl)
-    return out
+@per_object()
+def _unstable(host: n.Node) -> frozenset[str]:
+    """Host variables assigned after their declaration (a dim3's `operator=` and a member of
+    it too), or whose address is taken. Once per host body: legality asks per group."""
+    return frozenset(r.decl for node in host.walk() for r in _assigned(node))
 
 
-def _stable(e: n.Expr, unstable: set[str]) -> bool:
+def _stable(e: n.Expr, unstable: frozenset[str]) -> bool:
     """Free of side effects, reading only never-assigned host locals and parameters, const
     globals and enumerators (a mutable global could change between the two launches)."""
     return side_effect_free(e) and not any(
@@ -68,7 +59,7 @@ def _stable(e: n.Expr, unstable: set[str]) -> bool:
         for x in e.walk())
 
 
-def _dim_text(e: n.Expr, i: int, unstable: set[str]) -> str | None:
+def _dim_text(e: n.Expr, i: int, unstable: frozenset[str]) -> str | None:
     """Dimension i of a launch's grid or block expression, as C text."""
     if not _stable(e, unstable):
         return None
@@ -83,7 +74,7 @@ def _dim_text(e: n.Expr, i: int, unstable: set[str]) -> str | None:
     return f"({text})"
 
 
-def _bound_text(bound: n.Expr, site: LaunchSite, unstable: set[str]) -> str | None:
+def _bound_text(bound: n.Expr, site: LaunchSite, unstable: frozenset[str]) -> str | None:
     """The kernel's bound with its parameters replaced by the launch's arguments."""
     args = {p.decl: a for p, a in site.bindings}
     ok = True
