@@ -37,7 +37,7 @@ SEARCH_TOP = 3  # splits whose register caps are timed (unless exhaustive)
 # Under the emulator a run takes the CPU tens of milliseconds or more: a handful of
 # iterations shows the loop works; the figures mean nothing for a GPU anyway.
 EMU_PLAN = TimingPlan(warmup_iterations=1, warmup_ms=0.0, min_iterations=3, min_total_ms=0.0,
-                      max_iterations=3)
+                      max_iterations=3, precision=None)
 
 # (mode, candidate or None for a baseline) -> (program source, fused kernel name; the
 # launcher is that name + "_launch"); raises CudafuseError when hfuse refuses it.
@@ -262,8 +262,9 @@ def _sizes_misjudged(records: list[Record], native: tuple[int, int], displays: l
 
 
 CONFIRM_ROUNDS = 5
+# Fixed-size rounds (no early stop, no extension): rounds alternate, so each must be alike.
 CONFIRM_PLAN = TimingPlan(warmup_iterations=1, warmup_ms=0.0, min_iterations=10,
-                          min_total_ms=50.0)
+                          min_total_ms=50.0, precision=None)
 
 
 def _confirmed(records: list[Record], selection: Selection, programs: list[Program],

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from cudafuse.diagnostics import CudafuseError, error
+from cudafuse.profile.inputs import fresh_inputs
 from cudafuse.profile.pairspec import PairSpec
 from cudafuse.profile.records import Record
 from cudafuse.profile.stats import summarize
@@ -108,7 +109,7 @@ def _state(record: Record) -> str:
 def _arguments(pair: PairSpec) -> tuple[list[list[Any]], tuple[Any, ...]]:
     """Fresh inputs of both kernels and the launcher's argument list over them."""
     s1, s2 = pair.sides
-    inputs = [s1.spec.inputs(), s2.spec.inputs()]
+    inputs = [fresh_inputs(s1.spec), fresh_inputs(s2.spec)]
     args = (*inputs[0], *inputs[1], s1.dims(s1.grid), s2.dims(s2.grid), s1.shared, s2.shared,
             None)
     return inputs, args
@@ -126,10 +127,22 @@ def spec_mismatch(spec: Spec, reference: list[np.ndarray], got: list[np.ndarray]
     rtol/atol (integers exactly), or None."""
     outputs = [a for a in spec.args if a.is_output]
     for a, want, have in zip(outputs, reference, got, strict=True):
+        if _identical(want, have):
+            continue  # what compare() would find too, at a fraction of its cost
         c = compare(a, want.reshape(-1), have.reshape(-1), spec.rtol, spec.atol)
         if c.mismatches:
             return a.name, c
     return None
+
+
+def _identical(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same bytes. compare() turns both sides into float64 and builds several
+    temporaries of that size: seconds for the hundreds of millions of elements a grown
+    benchmark writes, while every verified candidate's outputs are bit-identical to the
+    reference's unless nvcc contracted differently."""
+    return (a.dtype == b.dtype and a.shape == b.shape and a.flags.c_contiguous and
+            b.flags.c_contiguous and np.array_equal(a.reshape(-1).view(np.uint8),
+                                                    b.reshape(-1).view(np.uint8)))
 
 
 def _outputs(pair: PairSpec, inputs: list[list[Any]]) -> list[np.ndarray]:

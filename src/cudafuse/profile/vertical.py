@@ -27,6 +27,7 @@ import numpy as np
 from cudafuse import __version__
 from cudafuse.diagnostics import error
 from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
+from cudafuse.profile.inputs import fresh_inputs
 from cudafuse.profile.measure import (
     EMU_TIMEOUT,
     Target,
@@ -157,7 +158,7 @@ def measure_variants(variants_: list[Variant], spec: Any, target: Target,
                 extra = {"timeout": EMU_TIMEOUT} if target.backend == "emu" else {}
                 with load(path, backend=target.backend, include_dirs=target.include_dirs,
                           defines=list(target.defines), arch=target.arch, **extra) as lib:
-                    values = spec.inputs()
+                    values = fresh_inputs(spec)
                     with lib.prepare(spec.entry, *values) as run:
                         try:
                             run.run()
