@@ -29,11 +29,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,23 +70,48 @@ def kernel_ms(side: dict, sizes: dict, defines: list[str]) -> float:
     with load(SAMPLES / side["file"], backend="nvcc", defines=defines) as lib:
         with lib.prepare(side["kernel"], *spec.inputs(), grid=grid,
                          block=tuple(side["block"]), shared=shared) as run:
-            times = measure(run.run, TimingPlan(min_iterations=10, min_total_ms=50.0))
+            times = measure(run.run, TimingPlan(min_iterations=10, min_total_ms=20.0,
+                                                precision=None))
     return summarize(times).median
 
 
-def calibrate(side: dict, target_ms: float, defines: list[str], limit: int = 1 << 16
-              ) -> tuple[dict, float]:
-    """Sizes at which the kernel takes at least target_ms (its work size doubled from the
-    sample's), and that time."""
+def growth(ms: float, target_ms: float) -> int:
+    """How many times more work the next calibration step takes. Far below the target
+    (under 1/32 of it) a kernel's time is mostly launch and ramp-up, not work: x4 (the
+    sizes are small, each step cheap). Nearer, the power of two that scaling the time
+    linearly with the work says reaches the target: past the launch overhead a kernel's
+    time grows about linearly with its work (or slower, while the GPU is still filling up:
+    then the next step grows it again), so one step, not several doublings that each
+    draw and copy inputs of a gigabyte."""
+    if ms <= 0 or ms < target_ms / 32:
+        return 4
+    return 2 ** max(1, math.ceil(math.log2(target_ms / ms)))
+
+
+def calibrate(side: dict, target_ms: float, defines: list[str], limit: int = 1 << 16,
+              start: dict | None = None) -> tuple[dict, float]:
+    """Sizes at which the kernel takes at least target_ms (its work size grown from the
+    sample's, or from `start`: sizes an earlier run on this device found), and that time."""
     name = WORK_SIZE[side["kernel"]]
     base = tomllib.loads(Path(side["spec"]).read_text())["sizes"][name]
-    factor = 1
+    factor = max(1, int(start[name]) // base) if start and name in start else 1
     while True:
         sizes = {name: base * factor}
         ms = kernel_ms(side, sizes, defines)
         if ms >= target_ms or factor >= limit:
             return sizes, ms
-        factor *= 2 if ms > target_ms / 4 else 4
+        factor = min(limit, factor * growth(ms, target_ms))
+
+
+def seeds(paths: list[Path], device: str) -> dict[str, dict]:
+    """Kernel -> the sizes an earlier run on `device` grew it to (the last such record)."""
+    found: dict[str, dict] = {}
+    for path in paths:
+        for rec in read_done(path, "nvcc").values():
+            if rec.get("device") == device and rec.get("sizes"):
+                for i in (1, 2):
+                    found[rec[f"kernel{i}"]] = rec["sizes"][i - 1]
+    return found
 
 
 def pair_spec(pair: dict, sizes: tuple[dict, dict], directory: Path) -> Path:
@@ -127,35 +154,64 @@ def profile(pair: dict, spec: Path, backend: str, defines: list[str], directory:
 
 def row(pair: dict, report: dict, seconds: float, alone: tuple[float, float] | None) -> str:
     cands = {c["id"]: c for c in report["candidates"]}
+    native = tuple((report.get("options") or {}).get("candidates", {}).get("threads") or ())
+    names = report.get("kernels") or [pair.get("kernel1", "1"), pair.get("kernel2", "2")]
 
     def med(c: dict | None) -> float | None:
         return c["timing"]["median_ms"] if c and c.get("timing") else None
 
-    def best(kind: str) -> dict | None:
-        timed = [c for c in cands.values() if c["kind"] == kind and c.get("timing")]
+    def best(keep: Callable[[dict], bool]) -> dict | None:
+        timed = [c for c in cands.values() if keep(c) and c.get("timing")]
         return min(timed, key=lambda c: c["timing"]["median_ms"]) if timed else None
 
     def ms(v: float | None) -> str:
         return f"{v:.4g}" if v is not None else "-"
 
+    def gain(c: dict | None) -> str:
+        return f"{(streams / med(c) - 1) * 100:+.1f}%" if streams and med(c) else "-"
+
     streams, seq = med(cands.get("streams")), med(cands.get("sequential"))
-    thread, block = best("thread"), best("block")
+    thread = best(lambda c: c["kind"] == "thread")
+    block = best(lambda c: c["kind"] == "block")
+    # Fused at the natives' own block sizes: what fusion gains without giving a part more
+    # threads than its native launch has (a grid-stride part runs faster with more).
+    same = best(lambda c: c["kind"] in ("thread", "block") and bool(native) and
+                tuple(c.get("threads") or ()) == native)
     chosen = cands[report["choice"]["id"]]
-    speedup = f"{(streams / med(chosen) - 1) * 100:+.1f}%" if streams and med(chosen) else "-"
-    what = "native (two streams)" if chosen["kind"] == "streams" else \
-        f"{chosen['kind']} {'+'.join(map(str, chosen['threads']))}, regcap " \
-        f"{chosen['regcap'] or 'none'}"
+    fused = chosen["kind"] not in ("streams", "sequential")
+    if fused and chosen.get("verified") is not True:
+        # select() never chooses such a candidate; a report that says otherwise is not
+        # a measurement to print as a speedup.
+        what, speedup = f"{chosen['id']}: NOT VERIFIED against the native kernels", "-"
+    else:
+        speedup = gain(chosen)
+        what = "native (two streams)" if not fused else \
+            f"{chosen['kind']} {'+'.join(map(str, chosen['threads']))}, regcap " \
+            f"{chosen['regcap'] or 'none'}" + launch_note(chosen, native, names)
     times = f"{alone[0]:.3g} / {alone[1]:.3g}" if alone else "-"
     return (f"| {pair['name']} | {times} | {ms(streams)} | {ms(seq)} | "
             f"{ms(med(thread))} ({thread['id'].split(':', 1)[1] if thread else '-'}) | "
-            f"{ms(med(block))} | {ms(med(chosen))} | {speedup} | {what} | {seconds:.0f} s | "
+            f"{ms(med(block))} | {ms(med(same))} ({gain(same)}) | {ms(med(chosen))} | "
+            f"{speedup} | {what} | {seconds:.0f} s | "
             f"{pair.get('paper_speedup_nregcap', '-')} | {pair.get('paper_speedup_regcap', '-')} |")
 
 
+def launch_note(chosen: dict, native: tuple, names: list[str]) -> str:
+    """'; histogram_kernel at 512 threads a block (native 256)' for each part the chosen
+    candidate runs with another block size than its native launch: the comparison with
+    the natives is then not at equal launch configurations."""
+    threads = chosen.get("threads") or ()
+    parts = [f"{names[i]} at {threads[i]} threads a block (native {native[i]})"
+             for i in range(min(len(threads), len(native), len(names)))
+             if threads[i] != native[i]]
+    return "; " + "; ".join(parts) if parts else ""
+
+
 HEADER = ("| pair | kernels alone (ms) | streams | sequential | best thread split (split:cap) | "
-          "best block split | chosen | speedup vs streams | choice | profiling time | "
+          "best block split | best at native block sizes (vs streams) | chosen | "
+          "speedup vs streams | choice | profiling time | "
           "paper, no regcap (1080Ti / V100) | paper, regcap |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def write_section(doc: Path, text: str) -> None:
@@ -172,7 +228,7 @@ def write_section(doc: Path, text: str) -> None:
 
 def failed_row(pair: dict, why: str) -> str:
     gist = " ".join(why.split())[:160].replace("|", "/") or "no report"
-    return f"| {pair['name']} | failed: {gist} |" + " |" * 10
+    return f"| {pair['name']} | failed: {gist} |" + " |" * 11
 
 
 def read_done(path: Path | None, backend: str) -> dict[str, dict]:
@@ -229,6 +285,10 @@ def main() -> int:
     ap.add_argument("--target-ms", type=float, default=0.5,
                     help="grow each kernel until it alone takes this long (GPU)")
     ap.add_argument("--no-calibrate", action="store_true", help="use the samples' sizes")
+    ap.add_argument("--sizes-from", type=Path, nargs="*", default=[],
+                    help="earlier runs' jsonl files: a kernel sized there on the same device "
+                    "starts its calibration at that size (one measurement instead of a "
+                    "dozen when it still takes the target time)")
     ap.add_argument("--split-step", type=int, default=128)
     ap.add_argument("--jsonl", type=Path, help="append each pair here; skip pairs already there")
     ap.add_argument("--md", type=Path, help="rewrite this file with the table after each pair")
@@ -260,6 +320,11 @@ def main() -> int:
         for i in (1, 2):
             if rec.get("alone"):
                 sized[rec[f"kernel{i}"]] = (rec["sizes"][i - 1], rec["alone"][i - 1])
+    started: dict[str, dict] = {}
+    if calibrate_sizes and args.sizes_from:
+        from cudafuse.profile.device import query_device
+
+        started = seeds(args.sizes_from, query_device()[0].name)
     rows = [done[p["name"]]["row"] for p in pairs if p["name"] in done]
     device = next((str(r["device"]) for r in done.values()), "")
     sizes_note = ("each kernel grown until it alone takes about "
@@ -272,19 +337,23 @@ def main() -> int:
                 continue
             sizes: list[dict] = [{}, {}]
             alone = None
+            began = time.perf_counter()
             if calibrate_sizes:
                 for i in (1, 2):
                     side = _side(pair, i)
                     if side["kernel"] not in sized:
-                        sized[side["kernel"]] = calibrate(side, args.target_ms, defines)
+                        sized[side["kernel"]] = calibrate(side, args.target_ms, defines,
+                                                          start=started.get(side["kernel"]))
                     sizes[i - 1] = sized[side["kernel"]][0]
                 alone = (sized[pair["kernel1"]][1], sized[pair["kernel2"]][1])
+            calibration = time.perf_counter() - began
             spec = pair_spec(pair, (sizes[0], sizes[1]), Path(tmp))
             report, seconds, why = profile(pair, spec, args.backend, defines, Path(tmp),
                                            ["--split-step", str(args.split_step)])
             rec = {"backend": args.backend, "pair": pair["name"], "kernel1": pair["kernel1"],
                    "kernel2": pair["kernel2"], "sizes": sizes, "alone": alone,
-                   "seconds": seconds, "date": datetime.date.today().isoformat()}
+                   "seconds": seconds, "calibration_seconds": round(calibration, 1),
+                   "date": datetime.date.today().isoformat()}
             if report is None:
                 failures += 1
                 rec.update(error=why, row=failed_row(pair, why))
@@ -300,6 +369,8 @@ def main() -> int:
                 args.md.write_text(table(rows, device, args.note, args.backend, sizes_note)
                                    + "\n")
             print(rows[-1], flush=True)
+            print(f"{pair['name']}: calibration {calibration:.1f} s, profiling {seconds:.1f} s",
+                  flush=True)
     text = table(rows, device, args.note, args.backend, sizes_note)
     print(text)
     if args.md is not None:
