@@ -210,10 +210,16 @@ def build_all(names: list[str], work: Path, nvcc: str, arch: str, jobs: int
     return {n: e for n, e in exes.items() if len(e) == 2}, failures
 
 
+class ProfileFailed(Exception):
+    """`cudafuse fuse --profile` exited non-zero; the message is its error line."""
+
+
 def build_profiled(name: str, size: int, work: Path, nvcc: str | None, arch: str,
                    backend: str) -> tuple[Path, dict[str, object]]:
     """`cudafuse fuse --profile` at this size, and (nvcc) the harness of its choice;
-    returns the fused source or executable and the profile report."""
+    returns the fused source or executable and the profile report. A harness is compiled
+    once per distinct fused source (named by its hash): the cost model's own choice and a
+    choice made at both sizes reuse one (each compile is several seconds of one core)."""
     src = ROOT / "samples" / f"{name}.cu"
     out = work / f"{name}.profiled.{size}.cu"
     report = work / f"{name}.profiled.{size}.json"
@@ -223,11 +229,57 @@ def build_profiled(name: str, size: int, work: Path, nvcc: str | None, arch: str
            f"w={size}", "--spec-size", f"h={size}", "--no-cache", "--report", str(report),
            "--arch", arch, "--backend", backend,
            *(a for s in sorted(scratch_of(name)) for a in ("--scratch", s))]
-    subprocess.run(cmd, check=True)
+    # Its progress and notes pass through as they come (the session's log keeps them);
+    # the error line is kept for the row.
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
+    assert proc.stderr is not None
+    said = []
+    for line in proc.stderr:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+        said.append(line)
+    if proc.wait() != 0:
+        raise ProfileFailed(error_line("".join(said)) or f"exit status {proc.returncode}")
     prof = json.loads(report.read_text())["profile"]
     if backend == "emu" or nvcc is None:
         return out, prof
-    return compile_harness(out, name, work / f"bench_{name}_profiled_{size}", nvcc, arch), prof
+    digest = hashlib.sha256(out.read_bytes()).hexdigest()[:12]
+    harness_exe = work / f"bench_{name}_profiled_{digest}"
+    if not harness_exe.exists():
+        compile_harness(out, name, harness_exe, nvcc, arch)
+    return harness_exe, prof
+
+
+def error_line(stderr: str) -> str:
+    """The last 'error:' line of a command's error output, without the program's name,
+    cut to a table cell's length."""
+    lines = [ln for ln in stderr.splitlines() if "error:" in ln]
+    if not lines:
+        return ""
+    text = lines[-1].split("error:", 1)[1].strip()
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def profile_order(rows: dict[tuple[str, int], dict], samples: list[str], sizes: list[int],
+                  retry_failed: bool) -> list[tuple[str, int]]:
+    """The (sample, size) rows still to profile, the most telling first: a row whose fused
+    pipeline was slower than the unfused one (does measuring fix what the model chose?)
+    before the others, the smaller size before the larger (every sample gets a figure
+    early, and the larger size reuses the builds of the smaller), samples in their order.
+    A row whose profiling failed before is left out (it would fail the same way in the
+    same checkout), or comes last with retry_failed."""
+    todo = []
+    for name in samples:
+        for size in sizes:
+            row = rows.get((name, size))
+            if row is None or "profile_ms" in row:
+                continue  # no unfused figure to set it beside yet, or done
+            failed = "profile_error" in row
+            if failed and not retry_failed:
+                continue
+            slower = (row.get("speedup") or 1.0) < 1.0 or row.get("equal") is False
+            todo.append(((failed, not slower, size, samples.index(name)), (name, size)))
+    return [key for _, key in sorted(todo)]
 
 
 def run(exe: Path, w: int, h: int, iters: int, dump: Path | None = None
@@ -367,6 +419,8 @@ def main() -> int:
                     help="skip the `fuse --profile` column (it measures every variant)")
     ap.add_argument("--profile-only", action="store_true",
                     help="only the `fuse --profile` column, for rows measured before")
+    ap.add_argument("--retry-failed", action="store_true",
+                    help="profile again the rows whose profiling failed before (last)")
     ap.add_argument("--jsonl", type=Path, help="append each row here; skip rows already there")
     ap.add_argument("--md", type=Path, help="rewrite this file with the table after each row")
     ap.add_argument("--note", default="", help="added to the table's header line (the "
@@ -444,35 +498,41 @@ def main() -> int:
                       f"{rec['fused_ms']:.3f} ms, x{rec['speedup']:.2f}, outputs equal: "
                       f"{equal}", flush=True)
     if not args.no_profile:
-        for name in args.samples:
-            for size in args.sizes:
-                row = rows.get((name, size))
-                if row is None or "profile_ms" in row:
-                    continue  # no unfused figure to set it beside yet, or done
-                try:
-                    target, prof = build_profiled(name, size, args.work, nvcc, args.arch,
-                                                  args.backend)
-                    measured = run(target, size, size, args.iters) \
-                        if args.backend == "nvcc" else run_emu(target, name, size, args.iters)
-                except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
-                    failed(f"{name} {size} (fuse --profile)", exc)
-                    continue
-                equal = measured["hash"] == row["unfused_hash"]
-                choice = prof["choice"]  # type: ignore[index]
+        for name, size in profile_order(rows, args.samples, args.sizes, args.retry_failed):
+            row = rows[(name, size)]
+            began = time.perf_counter()
+            try:
+                target, prof = build_profiled(name, size, args.work, nvcc, args.arch,
+                                              args.backend)
+                measured = run(target, size, size, args.iters) \
+                    if args.backend == "nvcc" else run_emu(target, name, size, args.iters)
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
+                failed(f"{name} {size} (fuse --profile)", exc)
                 rec = {"kind": "profile", "backend": args.backend, "sample": name,
-                       "size": size, "profile_ms": measured["ms"][0],  # type: ignore[index]
-                       "profile_choice": str(choice["id"]),
-                       "model_fastest": choice["model_was_fastest"],
-                       "profile_equal": equal}
-                unfused = args.work / f"bench_{name}_unfused"
-                if not equal and args.backend == "nvcc" and unfused.exists():
-                    rec["profile_close"], rec["profile_max_abs_diff"] = compare_outputs(
-                        unfused, target, name, size, args.work)
+                       "size": size, "profile_error": str(exc) or type(exc).__name__,
+                       "profile_seconds": round(time.perf_counter() - began, 1)}
                 append_row(args.jsonl, rec)
-                rows[(name, size)].update(rec)
+                row.update(rec)
                 publish()
-                print(f"{name} {size}: fuse --profile chose {rec['profile_choice']}, "
-                      f"{rec['profile_ms']:.3f} ms", flush=True)
+                continue
+            equal = measured["hash"] == row["unfused_hash"]
+            choice = prof["choice"]  # type: ignore[index]
+            rec = {"kind": "profile", "backend": args.backend, "sample": name,
+                   "size": size, "profile_ms": measured["ms"][0],  # type: ignore[index]
+                   "profile_choice": str(choice["id"]),
+                   "model_fastest": choice["model_was_fastest"],
+                   "profile_equal": equal}
+            unfused = args.work / f"bench_{name}_unfused"
+            if not equal and args.backend == "nvcc" and unfused.exists():
+                rec["profile_close"], rec["profile_max_abs_diff"] = compare_outputs(
+                    unfused, target, name, size, args.work)
+            rec["profile_seconds"] = round(time.perf_counter() - began, 1)
+            append_row(args.jsonl, rec)
+            row.pop("profile_error", None)
+            row.update(rec)
+            publish()
+            print(f"{name} {size}: fuse --profile chose {rec['profile_choice']}, "
+                  f"{rec['profile_ms']:.3f} ms ({rec['profile_seconds']:.0f} s)", flush=True)
     text = table(rows, args.note, cmd)
     print(text)
     publish()
@@ -497,6 +557,15 @@ def _verdict(equal: object, close: object, worst: object) -> str:
         return f"within tolerance (max {worst:.1e})" if isinstance(worst, float) else \
             "within tolerance"
     return "NO"
+
+
+def _profile_cells(r: dict) -> str:
+    """The 'fused (profile) ms' and 'profile's choice' cells: the figure and the choice,
+    or 'failed' and why, when `fuse --profile` failed on the row."""
+    if "profile_ms" not in r and r.get("profile_error"):
+        why = " ".join(str(r["profile_error"]).split()).replace("|", "/")
+        return f"failed | {why}"
+    return f"{_ms(r.get('profile_ms'))} | {r.get('profile_choice', '-')}"
 
 
 def _ms(v: object) -> str:
@@ -531,8 +600,7 @@ def table(rows: dict[tuple[str, int], dict], note: str = "",
                                      r.get("profile_max_abs_diff")))
         lines.append(
             f"| {r['sample']} | {r['size']}^2 | {_ms(r.get('unfused_ms'))} | "
-            f"{_ms(r.get('fused_ms'))} | {r['speedup']:.2f} | {_ms(r.get('profile_ms'))} | "
-            f"{r.get('profile_choice', '-')} | "
+            f"{_ms(r.get('fused_ms'))} | {r['speedup']:.2f} | {_profile_cells(r)} | "
             f"{'-' if best is None else 'yes' if best else 'no'} | "
             f"{_ms(r.get('roofline_ms'))} | {f'{gbps:.0f}' if gbps else '-'} | "
             f"{f'{100 * gbps / copy:.0f}%' if gbps and copy else '-'} | "
