@@ -514,6 +514,11 @@ def step_hfuse(s: Session) -> str:
                 DRY_PAIR]
     else:
         cmd += ["--pairs", ",".join(_pair_order()), "--split-step", str(HFUSE_SPLIT_STEP)]
+        # Kernels sized by an earlier session on this device (its committed results) are
+        # measured once at that size instead of grown again from the sample's.
+        earlier = sorted(str(p) for p in (ROOT / "benchmarks" / "results").glob("*/hfuse.jsonl"))
+        if earlier:
+            cmd += ["--sizes-from", *earlier]
     rc, stopped = s.sh(cmd, s.left())
     return _bench_status(rc, stopped)
 
