@@ -42,6 +42,9 @@ TEMPLATES: list[tuple[str, str]] = [
     (r"prmt\.b32 %0, %1, %2, %3", "__byte_perm((unsigned){1}, (unsigned){2}, (unsigned){3})"),
     (r"fma\.rn\.f32 %0, %1, %2, %3", "fmaf((float){1}, (float){2}, (float){3})"),
     (r"fma\.rn\.f64 %0, %1, %2, %3", "fma((double){1}, (double){2}, (double){3})"),
+    # round-to-nearest adds (the fused code's rounding barrier: %0 + -0.0); %0 may be an input
+    (r"add\.rn\.f32 %0, %(\d), %(\d)", "((float){o1} + (float){o2})"),
+    (r"add\.rn\.f64 %0, %(\d), %(\d)", "((double){o1} + (double){o2})"),
     (r"vabsdiff4\.u32\.u32\.u32\.add %0, %1, %2, %3",
      "::cudafuse_emu::ptx::vabsdiff4_add((unsigned){1}, (unsigned){2}, (unsigned){3})"),
     # loads and stores with memory-order qualifiers (flags between blocks, as in
