@@ -8,6 +8,8 @@ not define."""
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import clang.cindex as ci
@@ -21,29 +23,107 @@ from cudafuse.runtime.build import BuildOptions, build
 
 Call = tuple[str, list[str], bool]  # name, argument expressions, emulated
 
+# What a program includes to see every shared header's declarations (the runtime's through
+# the shim, which every parse force-includes).
+_INCLUDES = "".join(f"#include <{h}>\n" for h in ("cuda_runtime.h", "cublas_v2.h", "cublasLt.h",
+                                                   "cufftXt.h", "cuda_bf16.h",
+                                                   "math_constants.h"))
+K = ci.CursorKind
+_SCOPES = (K.NAMESPACE, K.STRUCT_DECL, K.CLASS_DECL, K.UNION_DECL, K.ENUM_DECL)
+_TYPES = (K.STRUCT_DECL, K.CLASS_DECL, K.UNION_DECL, K.ENUM_DECL, K.TYPEDEF_DECL)
 
-def _api_functions() -> tuple[list[Call], int]:
-    """A call of each function the API header declares, as the front end reads it, and how
-    many of them are templates."""
+
+@dataclass(frozen=True)
+class Use:
+    """One statement that uses one declaration: a call, a member call, a type named, an
+    enumerator or a macro read."""
+    kind: str  # "function", "template", "member", "type", "enumerator", "macro"
+    name: str
+    stmt: str
+    device: bool  # __device__ only: used from a __device__ function
+    emulated: bool  # False: the declaration says CUDAFUSE_NOT_EMULATED
+
+
+def _in_api(c: ci.Cursor, headers: set[str]) -> bool:
+    f = c.location.file
+    return f is not None and str(Path(f.name).resolve()) in headers
+
+
+def _device_only(c: ci.Cursor) -> bool:
+    attrs = {k.kind for k in c.get_children()}
+    return K.CUDADEVICE_ATTR in attrs and K.CUDAHOST_ATTR not in attrs
+
+
+def _emulated(c: ci.Cursor) -> bool:
+    return not any(k.kind == K.ANNOTATE_ATTR and k.spelling.startswith("cudafuse-not-emulated")
+                   for k in c.get_children())
+
+
+def _args(c: ci.Cursor) -> str:
+    return ", ".join(f"value<{_decayed(a.type.spelling)}>()" for a in c.get_arguments())
+
+
+def _uses_of(c: ci.Cursor) -> Use | None:
+    """The statement that uses declaration `c`, or None for what needs none (fields, defaulted
+    members, access specifiers, nameless types)."""
+    dev, emu = _device_only(c), _emulated(c)
+    if c.kind == K.FUNCTION_TEMPLATE and c.semantic_parent.kind != K.TRANSLATION_UNIT:
+        return None  # member templates: none declared today
+    if c.kind == K.FUNCTION_TEMPLATE:
+        name, args = _template_call(c)
+        return Use("template", c.spelling, f"(void){name}({', '.join(args)});", dev, emu)
+    if c.kind == K.FUNCTION_DECL:
+        return Use("function", c.spelling, f"(void){c.spelling}({_args(c)});", dev, emu)
+    owner = c.semantic_parent.type.spelling if c.semantic_parent is not None else ""
+    if c.kind == K.CONSTRUCTOR and not (c.is_default_method() or c.is_deleted_method()):
+        return Use("member", f"{owner}::{c.spelling}", f"(void){owner}({_args(c)});", dev, emu)
+    if c.kind in (K.CXX_METHOD, K.CONVERSION_FUNCTION) and not c.is_deleted_method():
+        target = f"{owner}::" if c.is_static_method() else f"value<{owner} &>()."
+        return Use("member", f"{owner}::{c.spelling}",
+                   f"(void){target}{c.spelling}({_args(c)});", dev, emu)
+    if c.kind in _TYPES and c.spelling and "(unnamed" not in c.type.spelling \
+            and "(anonymous" not in c.type.spelling:
+        return Use("type", c.type.spelling,
+                   f"(void)static_cast<{c.type.spelling} *>(nullptr);", False, True)
+    if c.kind == K.ENUM_CONSTANT_DECL:
+        return Use("enumerator", c.spelling, f"(void){c.spelling};", False, True)
+    return None
+
+
+def _macro_use(c: ci.Cursor) -> Use | None:
+    """An object-like macro of the API with a value (CUDART_INF_FP16, cudaStreamLegacy...), not
+    a guard, an attribute or cudafuse's own (underscored, CUDAFUSE_, CF_)."""
+    name, tokens = c.spelling, list(c.get_tokens())
+    if name.startswith(("_", "CUDAFUSE", "CF_")) or len(tokens) < 2:
+        return None
+    if tokens[1].spelling == "(" and \
+            tokens[1].extent.start.offset == tokens[0].extent.end.offset:
+        return None  # function-like
+    # Read in device code: CUDART_INF_F and its kin call __device__ intrinsics.
+    return Use("macro", name, f"(void)({name});", True, True)
+
+
+def _api_uses() -> list[Use]:
+    """A use of every declaration the shared headers (cuda_api/) make, as the front end
+    reads them: functions and templates, members, types, enumerators, macros."""
     headers = {str(h) for h in cuda_api.headers()}
     tu = ci.Index.create().parse("probe.cu", args=clang_args(ParseOptions()),
-                                 unsaved_files=[("probe.cu", _INCLUDES)])
-    functions: list[Call] = []
-    templates = 0
-    for c in tu.cursor.get_children():
-        f = c.location.file
-        if f is None or str(Path(f.name).resolve()) not in headers:
-            continue
-        emulated = not any(k.kind == ci.CursorKind.ANNOTATE_ATTR and
-                           k.spelling.startswith("cudafuse-not-emulated")
-                           for k in c.get_children())
-        if c.kind == ci.CursorKind.FUNCTION_TEMPLATE:
-            templates += 1
-            functions.append((*_template_call(c), emulated))
-        elif c.kind == ci.CursorKind.FUNCTION_DECL:
-            functions.append((c.spelling, [f"value<{_decayed(a.type.spelling)}>()"
-                                           for a in c.get_arguments()], emulated))
-    return functions, templates
+                                 unsaved_files=[("probe.cu", _INCLUDES)],
+                                 options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    uses: list[Use] = []
+
+    def walk(scope: ci.Cursor) -> None:
+        for c in scope.get_children():
+            if not _in_api(c, headers):
+                continue
+            use = _macro_use(c) if c.kind == K.MACRO_DEFINITION else _uses_of(c)
+            if use is not None:
+                uses.append(use)
+            if c.kind in _SCOPES:
+                walk(c)
+
+    walk(tu.cursor)
+    return uses
 
 
 def _decayed(spelled: str) -> str:
@@ -84,42 +164,52 @@ def _template_call(c: ci.Cursor) -> tuple[str, list[str]]:
     return name, args
 
 
-# What a program includes to see every shared header's declarations (the runtime's through
-# the shim, which every parse force-includes).
-_INCLUDES = "".join(f"#include <{h}>\n" for h in ("cuda_runtime.h", "cublas_v2.h", "cublasLt.h",
-                                                   "cufftXt.h"))
-
-
-def _caller(functions: list[Call]) -> str:
-    calls = "".join(f"  (void){name}({', '.join(args)});\n" for name, args, _ in functions)
+def _program(uses: list[Use]) -> str:
+    """A program that uses each declaration once: host uses in a host function, __device__
+    ones in a __device__ function."""
+    host = "".join(f"  {u.stmt}\n" for u in uses if not u.device)
+    device = "".join(f"  {u.stmt}\n" for u in uses if u.device)
     # Never run: built (and linked) only, so every callee must have a definition.
     return (_INCLUDES +
-            "template <class T> T value() { return *static_cast<T *>(nullptr); }\n"
+            "template <class T> struct probe_ref { typedef T type; };\n"
+            "template <class T> struct probe_ref<T &> { typedef T type; };\n"
+            "template <class T> __host__ __device__ T value() {\n"
+            "  return *static_cast<typename probe_ref<T>::type *>(nullptr);\n}\n"
             "__global__ void probe_kernel(float *p) { p[threadIdx.x] = 0; }\n"
             "__device__ float probe_symbol;\n"
             "size_t probe_bytes(int block) { return block * sizeof(float); }\n"
-            "void call_every_runtime_function() {\n" + calls + "}\n")
+            "void call_every_runtime_function() {\n" + host + "}\n"
+            "__device__ void use_every_device_function() {\n" + device + "}\n")
 
 
 @pytest.fixture(scope="module")
 def caller(tmp_path_factory) -> tuple[Path, int]:
-    functions, _ = _api_functions()
+    uses = _api_uses()
     path = tmp_path_factory.mktemp("cuda_api") / "every_api.cu"
-    path.write_text(_caller([f for f in functions if f[2]]))
+    path.write_text(_program([u for u in uses if u.emulated]))
     refused = path.with_name("not_emulated.cu")
-    refused.write_text(_caller([f for f in functions if not f[2]]))
-    return path, len(functions)
+    refused.write_text(_program([u for u in uses if not u.emulated]))
+    return path, len(uses)
 
 
-def test_the_header_declares_the_runtime_api(caller) -> None:
-    functions, templates = _api_functions()
-    names = {name for name, _, _ in functions}
-    # A handful by meaning: allocation, copies, streams, events, graphs, textures, errors.
-    assert {"cudaMalloc", "cudaMemcpy", "cudaStreamCreate", "cudaEventRecord",
-            "cudaGraphLaunch", "cudaCreateTextureObject", "cudaGetErrorString",
-            "cublasSgemm", "cublasGemmEx", "cublasSetStream", "cublasLtMatmul",
-            "cufftPlan1d", "cufftExecR2C", "cufftXtSetCallback"} <= names
-    assert len(functions) > 150 and templates > 10
+def test_the_headers_declare_the_cuda_apis(caller) -> None:
+    uses = _api_uses()
+    names = {(u.kind, u.name) for u in uses}
+    # A handful by meaning: allocation, copies, streams, events, graphs, textures, errors;
+    # cuBLAS, cuBLASLt, cuFFT; the 16-bit float types, their members, math and constants.
+    assert {("function", n) for n in (
+        "cudaMalloc", "cudaMemcpy", "cudaStreamCreate", "cudaEventRecord", "cudaGraphLaunch",
+        "cudaCreateTextureObject", "cudaGetErrorString", "cublasSgemm", "cublasGemmEx",
+        "cublasSetStream", "cublasLtMatmul", "cufftPlan1d", "cufftExecR2C",
+        "cufftXtSetCallback", "__hadd", "__float2bfloat16_rn", "hsqrt", "__half2bfloat16",
+        "operator+")} <= names
+    assert {("type", "__half"), ("type", "__nv_bfloat162"), ("type", "cudaError_t"),
+            ("member", "__half::operator float"), ("member", "__nv_bfloat16::__nv_bfloat16"),
+            ("enumerator", "cudaErrorInvalidValue"), ("macro", "CUDART_INF_FP16"),
+            ("macro", "CUDART_SQRT_HALF_F"), ("macro", "cudaStreamLegacy")} <= names
+    kinds = Counter(u.kind for u in uses)
+    assert kinds["function"] > 500 and kinds["template"] > 10 and kinds["member"] > 50, kinds
+    assert any(u.device for u in uses) and not any(u.device for u in uses if u.kind == "type")
 
 
 def test_the_front_end_parses_every_declaration(caller) -> None:

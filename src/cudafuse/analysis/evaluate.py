@@ -844,7 +844,7 @@ def _declared_by_cuda(call: n.Call) -> bool:
     """A call of a function cudafuse's CUDA declarations declare (math, intrinsics): they take
     their arguments by value or through pointers, never by non-const reference."""
     path = call.callee_decl.partition("@")[2]
-    return "/frontend/include/" in path or "/emu/include/" in path
+    return "/frontend/include/" in path or "/emu/include/" in path or "/cuda_api/" in path
 
 
 def _pointee(t: str) -> str:

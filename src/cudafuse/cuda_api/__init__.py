@@ -1,9 +1,12 @@
 """The CUDA APIs as cudafuse declares them, once, for the front end and the emulator alike:
 cudafuse_cuda_api.h (the runtime API, included by the front end's shim and the emulator's
 runtime); cudafuse_cublas_api.h, cudafuse_cublaslt_api.h, cudafuse_cufft_api.h and
-cudafuse_cufftxt_api.h (cuBLAS, cuBLASLt, cuFFT, included by both sides' stand-ins). The
-emulator defines every function declared here. Adding a runtime function or type is one edit
-in these headers (docs/architecture.md)."""
+cudafuse_cufftxt_api.h (cuBLAS, cuBLASLt, cuFFT, included by both sides' stand-ins);
+cudafuse_fp16_api.h and cudafuse_bf16_api.h (__half, __nv_bfloat16: both sides' cuda_fp16.h
+and cuda_bf16.h, through cudafuse_f16_api.inc). The emulator defines every function declared
+here, or the declaration says why not (CUDAFUSE_NOT_EMULATED). Adding a runtime function or
+type is one edit in these headers (docs/architecture.md); tests/emu/test_cuda_api_decls.py
+checks that the front end parses, and the emulator builds, a use of every declaration."""
 
 from __future__ import annotations
 
@@ -18,5 +21,7 @@ def header_path() -> Path:
 
 
 def headers() -> list[Path]:
-    """Every shared header, in a stable order (what a cache key that depends on them reads)."""
-    return sorted(Path(__file__).resolve().parent.glob("*.h"))
+    """Every shared header (and the .inc files they read), in a stable order (what a cache key
+    that depends on them reads)."""
+    root = Path(__file__).resolve().parent
+    return sorted([*root.glob("*.h"), *root.glob("*.inc")])

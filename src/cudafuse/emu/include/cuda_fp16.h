@@ -1,42 +1,12 @@
-// cudafuse emulator's <cuda_fp16.h>: __half and __half2 (IEEE binary16) with CUDA's API.
-// Conversions and arithmetic are exact, rounded once (see cudafuse_f16.h); math functions
-// round a float result (docs/emulation.md, "Half precision").
+// cudafuse emulator's <cuda_fp16.h>: __half and __half2 (IEEE binary16) with CUDA's API,
+// declared in cuda_api/cudafuse_fp16_api.h (shared with the front end) and defined in
+// cudafuse_f16_ops.inc. Conversions and arithmetic are exact, rounded once (see
+// cudafuse_f16.h); math functions round a float result (docs/emulation.md, "Half precision").
 #pragma once
-#define __CUDA_FP16_H__
-#define __CUDA_FP16_HPP__
-#define __CUDA_FP16_TYPES_EXIST__
 #include "cudafuse_f16.h"
 
-#define CF_H __half
-#define CF_H2 __half2
-#define CF_RAW __half_raw
-#define CF_RAW2 __half2_raw
-#define CF_F ::cudafuse_emu::f16::Half
-#define CF_N(a, b) CF_PASTE3_(a, half, b)
-#define CF_N2(a, b) CF_PASTE3_(a, half2, b)
-#define CF_N_2_N2 __half2half2
-#define CF_PASTE3_(a, b, c) a##b##c
-#include "cudafuse_f16_ops.inc"
-#undef CF_H
-#undef CF_H2
-#undef CF_RAW
-#undef CF_RAW2
+#define CF_F ::cudafuse_emu::f16::Half  // the format the definitions round into
+#define CUDAFUSE_F16_DEFINITIONS "cudafuse_f16_ops.inc"
+#include "../../cuda_api/cudafuse_fp16_api.h"
+#undef CUDAFUSE_F16_DEFINITIONS
 #undef CF_F
-#undef CF_N
-#undef CF_N2
-#undef CF_N_2_N2
-
-typedef __half half;
-typedef __half2 half2;
-typedef __half __nv_half;
-typedef __half2 __nv_half2;
-typedef __half_raw __nv_half_raw;
-typedef __half2_raw __nv_half2_raw;
-
-#define CUDART_INF_FP16 __ushort_as_half((unsigned short)0x7C00U)
-#define CUDART_NAN_FP16 __ushort_as_half((unsigned short)0x7FFFU)
-#define CUDART_MIN_DENORM_FP16 __ushort_as_half((unsigned short)0x0001U)
-#define CUDART_MAX_NORMAL_FP16 __ushort_as_half((unsigned short)0x7BFFU)
-#define CUDART_NEG_ZERO_FP16 __ushort_as_half((unsigned short)0x8000U)
-#define CUDART_ZERO_FP16 __ushort_as_half((unsigned short)0x0000U)
-#define CUDART_ONE_FP16 __ushort_as_half((unsigned short)0x3C00U)
