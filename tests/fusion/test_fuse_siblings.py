@@ -64,7 +64,9 @@ def test_what_fuses(fused) -> None:
     want = {
         "equal_shared": [("sb_scale", "sb_square", "thread")],
         "equal_disjoint": [("sb_square", "sb_scale", "thread")],
-        "equal_heavy": [("sb_blur", "sb_scale", "thread")] if mode == "fuse_all" else [],
+        # (a 3x3 blur beside a scale: about 60 estimated registers, under REG_FREE, and a
+        # launch saved: fused by the calibrated model too, docs/cost-model.md)
+        "equal_heavy": [("sb_blur", "sb_scale", "thread")],
         "small_grids": [("sb_rowsum", "sb_colmax", "block")],
         "large_grids": [("sb_rowsum", "sb_colmax", "block")] if mode == "fuse_all" else [],
         "time_loop": [("sb_update_u", "sb_update_v", "thread")],
@@ -96,8 +98,6 @@ def test_refusals_say_why(fused) -> None:
             "not fused: their grids, blocks or dynamic shared memory differ, and for a block "
             "split the grid of 'sb_rowsum' is not a compile-time constant, so launch overhead "
             "is not known to dominate")
-        assert why[("equal_heavy", "sb_blur", "sb_scale")].startswith(
-            "not fused: not profitable (estimated benefit -")
         assert why[("small_grids", "sb_rowsum", "sb_colmax")] == (
             "fused into cf_small_grids_sib2_launch (a block split: the first grid's blocks "
             "run the first kernel, the rest the second; 2 + 3 blocks fit one wave of 132)")

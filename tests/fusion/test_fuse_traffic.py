@@ -128,17 +128,19 @@ def test_samples_figures(tmp_path: Path) -> None:
     assert seq["redundant_work"] == 1.0
     # harris, all intermediates scratch: original 7 one-in-one-out kernels (8 each) +
     # product_xy (dx, dy, sxy: 12) + harris_response (gx, gy, gxy, out: 16) = 84; the
-    # chosen groups {deriv_x .. gauss_x} (reads in 4, stores sy, sxy read by the second
-    # group and its own gx: 12) and {gauss_y, gauss_xy, harris_response} (reads sy, sxy,
-    # gx: 12, stores out: 4): 16 + 16 = 32; minimum in + out = 8.
+    # chosen groups {deriv_x .. product_xy} (reads in 4, stores sx, sy, sxy read by the
+    # second group: 12) and {gauss_x, gauss_y, gauss_xy, harris_response} (reads sx, sy,
+    # sxy: 12, stores out: 4): 16 + 16 = 32; minimum in + out = 8. The split falls between
+    # the derivatives and the Gaussians, so nothing is recomputed (the calibrated model:
+    # a 3x3 recomputing a 3x3 measured slower than this split on an H200).
     text, report = plan(tmp_path, ROOT / "samples" / "harris.cu",
                         "--scratch", "dx,dy,sx,sy,sxy,gx,gy,gxy")
     seq, groups = traffic(report, "harris_pipeline")
     assert seq["dram_bytes"] == {"original": 84, "fused": 32, "minimum": 8}
     assert [g["dram_bytes"]["fused"] for g in groups] == [16, 16]
-    assert seq["redundant_work"] > 1  # producers recomputed or staged with a halo
-    # Without --scratch every pointer parameter is live: the groups still store dx, dy,
-    # sx, sy, sxy (first) and gy, gxy (second): 32 + 5 * 4 = 52, minimum in + 9 outputs.
+    assert seq["redundant_work"] == 1.0
+    # Without --scratch every pointer parameter is live: the groups also store dx, dy
+    # (first) and gx, gy, gxy (second): 32 + 5 * 4 = 52, minimum in + 9 outputs.
     text, report = plan(tmp_path, ROOT / "samples" / "harris.cu")
     seq, _ = traffic(report, "harris_pipeline")
     assert seq["dram_bytes"] == {"original": 84, "fused": 52, "minimum": 4 + 9 * 4}

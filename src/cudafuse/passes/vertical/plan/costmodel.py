@@ -1,19 +1,36 @@
-"""The benefit model: cycles saved by fusing a group of kernels.
+"""The benefit model: device time saved by fusing a group of kernels.
 
-It follows the Hipacc model (locality gain from moving an intermediate out of DRAM, minus the
-cost of recomputing producers, plus the launch term gamma) and goes past it in three ways:
-- Groups are costed as a whole, not as a sum of pairwise edges: each producer's evaluation
-  footprint is composed through the chain (a 3x3 feeding a 3x3 feeding a 3x3 evaluates the
-  first kernel 25 times per output pixel, not 9), which is what index-exchange code does.
-- An intermediate that must still be stored (read outside the group, or live after the
-  pipeline) only saves its reads, not its write.
-- For each recomputed producer the model also prices a shared-memory tile (block plus halo,
-  one evaluation per tile element, a barrier) and keeps the cheaper of the two.
+Each kernel, fused or not, is priced as a throughput figure per element of its iteration
+space (cycles of one SM, `arch.py`), from two terms:
+- memory: the DRAM words it moves (each distinct buffer read once, each store once;
+  neighbours of a stencil come from the caches) at t_global each;
+- issue: its arithmetic (c_alu, c_sfu per operation), its loads served by the caches
+  (t_cached each), and in a fused kernel each evaluation of a producer through the emitted
+  accessor (t_access: the 64-bit index arithmetic and bounds checks of the view) and the
+  shared-memory tiles (below).
+The two overlap: a kernel takes max(memory, issue) + overlap * min(memory, issue) (overlap
+0 is a perfect roofline, 1 adds them). The benefit of a group is the members' times, alone,
+minus the fused kernel's, plus the launch term gamma for each launch removed. So a fusion
+that removes DRAM words but makes the fused kernel issue-bound (a stencil recomputing a
+stencil: a 5-tap consumer of a 5-tap producer issues 25 cached loads per element) is priced
+at what it costs, not only at what it saves. Constants are fitted to measured times
+(benchmarks/calibrate.py, docs/cost-model.md).
+
+As in Hipacc, groups are costed as a whole, not as a sum of pairwise edges: each producer's
+evaluation footprint is composed through the chain (a 3x3 feeding a 3x3 feeding a 3x3
+evaluates the first kernel 25 times per output pixel), an intermediate that must still be
+stored keeps its store, and a producer read by the last kernel alone may be staged in a
+shared-memory tile instead of recomputed, the cheaper of the two kept. A tile costs its
+fill: ceil(tile / threads) rounds of the block, each evaluating the producer once per
+element and ending in a barrier that holds the block until its slowest warp (t_barrier per
+round), plus a shared-memory load per read (t_shared); the warps issue only the tile's
+elements (rounded up to whole warps).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 
 from cudafuse.passes.vertical.plan.arch import ArchParams
@@ -22,17 +39,20 @@ from cudafuse.passes.vertical.plan.model import Offset, PipelineModel
 
 EPSILON = 1.0  # the paper's epsilon: weight of an edge that must not (or need not) be fused
 DEFAULT_BLOCK = (32, 8)
+WARP = 32
 
 
 @dataclass(frozen=True)
 class GroupCost:
     benefit: float
-    saved_traffic: float
-    recompute: float
+    saved_traffic: float  # memory cycles the group no longer spends (members' - fused)
+    recompute: float  # issue cycles the fused kernel spends beyond its members'
     launch: float
     strategies: dict[int, str] = field(default_factory=dict)  # producer -> recompute|tile|once
     footprints: dict[int, int] = field(default_factory=dict)  # producer -> evaluations/pixel
     shared_bytes: int = 0
+    time: float = 0.0  # the fused kernel's cycles over the iteration space
+    members_time: float = 0.0  # its members' cycles, alone, over the same space
 
 
 def _writer_of(model: PipelineModel, group: frozenset[int]) -> dict[str, int]:
@@ -49,15 +69,62 @@ def _needed_outside(model: PipelineModel, group: frozenset[int], node: int, buf:
     return any(buf in bufs for c, bufs in model.consumers(node) if c not in group)
 
 
+def combine(memory: float, issue: float, arch: ArchParams) -> float:
+    """A kernel's time from its memory and issue terms (per element, or summed)."""
+    return max(memory, issue) + arch.overlap * min(memory, issue)
+
+
 def eval_cost(model: PipelineModel, group: frozenset[int], node: int, arch: ArchParams,
               inner: dict[str, int] | None = None) -> float:
-    """Cycles to evaluate `node` once inside the group: its arithmetic plus the loads of
-    buffers not produced inside the group (neighbours' loads mostly hit the caches).
+    """Issue cycles to evaluate `node` once inside the group: its arithmetic plus the loads
+    of buffers not produced inside the group (served by the caches when it is evaluated at
+    many points; the DRAM words are counted once per group, in the memory term).
     `inner`: the group's buffer -> writer map, when the caller has it."""
     k = model.kernels[node]
     inner = _writer_of(model, group) if inner is None else inner
     ext_loads = sum(len(offs) for b, offs in k.reads.items() if b not in inner)
     return arch.c_alu * k.n_alu + arch.c_sfu * k.n_sfu + ext_loads * arch.t_cached
+
+
+def kernel_issue(model: PipelineModel, node: int, arch: ArchParams) -> float:
+    """Issue cycles per element of one kernel launched alone."""
+    k = model.kernels[node]
+    return arch.c_alu * k.n_alu + arch.c_sfu * k.n_sfu + k.n_loads * arch.t_cached
+
+
+def kernel_words(model: PipelineModel, node: int) -> int:
+    """DRAM words per element of one kernel launched alone."""
+    k = model.kernels[node]
+    return len(k.reads) + len(k.writes)
+
+
+def kernel_time(model: PipelineModel, node: int, arch: ArchParams) -> float:
+    """Cycles of one kernel launched alone, over its iteration space."""
+    k = model.kernels[node]
+    return k.size * combine(kernel_words(model, node) * arch.t_global,
+                            kernel_issue(model, node, arch), arch)
+
+
+def group_words(model: PipelineModel, group: frozenset[int]) -> int:
+    """DRAM words per element of the fused kernel: each buffer read from outside the group
+    once, the last kernel's stores and the intermediates needed outside the group."""
+    inner = _writer_of(model, group)
+    sink = max(group)
+    reads = {b for i in group for b in model.kernels[i].reads if b not in inner}
+    stores = {b for i in group for b in model.kernels[i].writes
+              if i == sink or _needed_outside(model, group, i, b)}
+    return len(reads) + len(stores)
+
+
+def tile_shape(block: tuple[int, int], halo: tuple[int, int]) -> tuple[float, int]:
+    """(evaluations per output element the warps issue, rounds of the block) of filling a
+    tile of `block` plus `halo` with one evaluation per element."""
+    bx, by = block
+    rx, ry = halo
+    elems = (bx + 2 * rx) * (by + 2 * ry)
+    threads = bx * by
+    issued = math.ceil(elems / WARP) * WARP / threads
+    return issued, math.ceil(elems / threads)
 
 
 @functools.cache
@@ -70,11 +137,14 @@ def _window(model: PipelineModel, consumer: int, buf: str) -> Footprint:
 
 
 def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
-               block: tuple[int, int] | None = None, allow_tiles: bool = True) -> GroupCost:
+               block: tuple[int, int] | None = None, allow_tiles: bool = True,
+               staged: frozenset[int] | None = None) -> GroupCost:
     """Benefit of fusing `group` into one kernel (positive = cycles saved).
 
     A tile is considered only for a producer read by the group's last kernel alone (the
-    kernel whose body the fused kernel runs), and only when its block shape is known."""
+    kernel whose body the fused kernel runs), and only when its block shape is known.
+    `staged`: the producers to stage in tiles, instead of the cheaper of tile and
+    recomputation for each (to price a partition as it was emitted)."""
     if len(group) < 2:
         return GroupCost(0.0, 0.0, 0.0, 0.0)
     sink = max(group)
@@ -84,8 +154,10 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     inner = _writer_of(model, group)
     size = max(model.kernels[i].size for i in group)
     foot: dict[int, Footprint] = {}
+    scale: dict[int, float] = {}  # evaluations per footprint point (a tile's fill ratio)
     strategies: dict[int, str] = {}
-    recompute = 0.0
+    evaluations: dict[int, float] = {}
+    issue = 0.0
     shared = sum(model.kernels[i].shared_bytes for i in group)
     bx, by = block
     for node in sorted(group, reverse=True):  # consumers come later in launch order
@@ -95,41 +167,44 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
         root = any(_needed_outside(model, group, node, b) for b in k.writes) or not inside
         if root:
             points = ORIGIN
+        mult = 1.0
         for c, bufs in inside:
+            mult = max(mult, scale.get(c, 1.0))
             for b in bufs:
                 window = _window(model, c, b)
                 points = points.union(foot.get(c, ORIGIN).plus(window))
-        evals = len(points)
+        evals = len(points) * mult
         cost_once = eval_cost(model, group, node, arch, inner)
-        redo = size * (evals - 1) * cost_once
-        strategy = "once" if evals == 1 else "recompute"
+        access = arch.t_access if node != sink else 0.0
+        work = evals * (cost_once + access)
+        strategy = "once" if len(points) == 1 else "recompute"
         consumers = {c for c, _ in inside}
         gathered = any(b in model.kernels[c].gathers for c, bufs in inside for b in bufs)
-        if evals > 1 and allow_tiles and consumers == {sink} and not gathered:
+        can_tile = len(points) > 1 and allow_tiles and consumers == {sink} and not gathered
+        if can_tile and (staged is None or node in staged):
             rx, ry = points.extent()
-            halo = ((bx + 2 * rx) * (by + 2 * ry)) / (bx * by)
-            tile = size * ((halo - 1) * cost_once + evals * arch.t_shared + arch.barrier)
-            if tile < redo:
-                redo, strategy = tile, "tile"
+            issued, rounds = tile_shape((bx, by), (rx, ry))
+            tile = (issued * (cost_once + access) + len(points) * arch.t_shared
+                    + rounds * arch.t_barrier)
+            if staged is not None or tile < work:
+                work, strategy = tile, "tile"
                 shared += (bx + 2 * rx) * (by + 2 * ry) * 4
-                points = ORIGIN  # upstream producers are evaluated per tile element
+                points, evals = ORIGIN, issued  # upstream: evaluated per tile element
+                mult = issued
         foot[node] = points
+        scale[node] = mult
         strategies[node] = strategy
-        recompute += redo
-    saved = 0.0
-    for a in sorted(group):
-        for c, bufs in model.consumers(a):
-            if c not in group:
-                continue
-            for b in bufs:
-                window = model.kernels[c].window(b)
-                saved += size * (arch.t_global + (len(window) - 1) * arch.t_cached)
-    for b, w in inner.items():
-        if not _needed_outside(model, group, w, b):
-            saved += size * arch.t_global  # the store disappears too
+        evaluations[node] = evals
+        issue += work
+    words = group_words(model, group)
+    time = size * combine(words * arch.t_global, issue, arch)
+    members = sum(kernel_time(model, i, arch) for i in group)
+    saved = size * (sum(kernel_words(model, i) for i in group) - words) * arch.t_global
+    extra = size * issue - sum(model.kernels[i].size * kernel_issue(model, i, arch)
+                               for i in group)
     launch = (len(group) - 1) * arch.launch
-    return GroupCost(saved - recompute + launch, saved, recompute, launch, strategies,
-                     {n: len(p) for n, p in foot.items()}, shared)
+    return GroupCost(members - time + launch, saved, extra, launch, strategies,
+                     {n: round(e) for n, e in evaluations.items()}, shared, time, members)
 
 
 def edge_weight(model: PipelineModel, a: int, b: int, arch: ArchParams, legal: bool,

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from cudafuse.analysis.occupancy import DeviceLimits, occupancy
 from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
+from cudafuse.passes.vertical.plan.costmodel import combine, group_words
 from cudafuse.passes.vertical.plan.model import PipelineModel
 
 if TYPE_CHECKING:
@@ -156,8 +157,10 @@ def fused_cycles(size: int, dram_bytes: int | None, operations: float,
                  arch: ArchParams) -> float:
     """The fused kernel's time as the model prices it: its DRAM traffic (4-byte words at
     t_global) and its arithmetic (traffic.Traffic's operations per element: every member
-    once per evaluation, at c_alu), over the iteration space."""
-    return size * ((dram_bytes or 0) / 4 * arch.t_global + operations * arch.c_alu)
+    once per evaluation, at c_alu), combined as costmodel.combine does, over the
+    iteration space."""
+    return size * combine((dram_bytes or 0) / 4 * arch.t_global, operations * arch.c_alu,
+                          arch)
 
 
 @functools.cache
@@ -209,9 +212,9 @@ def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: di
     spill = sink.size * spills / 4 * arch.spill_access
     if fused >= alone or fused >= arch.occupancy_knee:
         return spill
-    written = {b for i in members for b in model.kernels[i].writes}
-    words = len({b for i in members for b in model.kernels[i].reads if b not in written})
-    words += len(sink.writes)
+    # (its stores include the intermediates needed outside the group, as group_resources
+    # counts them from traffic.py: the search and the figures after emission agree)
+    words = group_words(model, group)
     ops = sum(footprints.get(i, 1) * (model.kernels[i].n_alu + model.kernels[i].n_sfu)
               for i in members)
     return spill + occupancy_charge(fused_cycles(sink.size, words * 4, ops, arch), fused,
