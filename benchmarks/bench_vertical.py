@@ -34,7 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,12 +214,9 @@ class ProfileFailed(Exception):
     """`cudafuse fuse --profile` exited non-zero; the message is its error line."""
 
 
-def build_profiled(name: str, size: int, work: Path, nvcc: str | None, arch: str,
-                   backend: str) -> tuple[Path, dict[str, object]]:
-    """`cudafuse fuse --profile` at this size, and (nvcc) the harness of its choice;
-    returns the fused source or executable and the profile report. A harness is compiled
-    once per distinct fused source (named by its hash): the cost model's own choice and a
-    choice made at both sizes reuse one (each compile is several seconds of one core)."""
+def profile_source(name: str, size: int, work: Path, arch: str, backend: str
+                   ) -> tuple[Path, dict[str, object]]:
+    """`cudafuse fuse --profile` at this size: the fused source it wrote and its report."""
     src = ROOT / "samples" / f"{name}.cu"
     out = work / f"{name}.profiled.{size}.cu"
     report = work / f"{name}.profiled.{size}.json"
@@ -240,17 +237,21 @@ def build_profiled(name: str, size: int, work: Path, nvcc: str | None, arch: str
         said.append(line)
     if proc.wait() != 0:
         raise ProfileFailed(error_line("".join(said)) or f"exit status {proc.returncode}")
-    prof = json.loads(report.read_text())["profile"]
-    if backend == "emu" or nvcc is None:
-        return out, prof
-    text = out.read_bytes()
+    return out, json.loads(report.read_text())["profile"]
+
+
+def harness_of(source: Path, name: str, work: Path, nvcc: str, arch: str) -> Path:
+    """The harness of a profiled source, compiled once per distinct source (named by its
+    hash): the cost model's own choice, or the choice made at both sizes, reuses one (a
+    compile is several seconds of one core)."""
+    text = source.read_bytes()
     model = work / f"{name}.fused.cu"
     if model.exists() and model.read_bytes() == text and (work / f"bench_{name}_fused").exists():
-        return work / f"bench_{name}_fused", prof  # the cost model chose the same
-    harness_exe = work / f"bench_{name}_profiled_{hashlib.sha256(text).hexdigest()[:12]}"
-    if not harness_exe.exists():
-        compile_harness(out, name, harness_exe, nvcc, arch)
-    return harness_exe, prof
+        return work / f"bench_{name}_fused"  # the cost model chose the same
+    exe = work / f"bench_{name}_profiled_{hashlib.sha256(text).hexdigest()[:12]}"
+    if not exe.exists():
+        compile_harness(source, name, exe, nvcc, arch)
+    return exe
 
 
 def error_line(stderr: str) -> str:
@@ -501,25 +502,32 @@ def main() -> int:
                       f"{rec['fused_ms']:.3f} ms, x{rec['speedup']:.2f}, outputs equal: "
                       f"{equal}", flush=True)
     if not args.no_profile:
-        for name, size in profile_order(rows, args.samples, args.sizes, args.retry_failed):
+        # A row's harness compiles (one core, seconds) while the next row is profiled; the
+        # row is finished (its harness run, its record) after that next profile.
+        harnesses = ThreadPoolExecutor(1)
+        pending: tuple[str, int, float, dict, Future[Path]] | None = None
+
+        def give_up(name: str, size: int, began: float, exc: BaseException) -> None:
+            failed(f"{name} {size} (fuse --profile)", exc)
+            rec = {"kind": "profile", "backend": args.backend, "sample": name, "size": size,
+                   "profile_error": str(exc) or type(exc).__name__,
+                   "profile_seconds": round(time.perf_counter() - began, 1)}
+            append_row(args.jsonl, rec)
+            rows[(name, size)].update(rec)
+            publish()
+
+        def finish(name: str, size: int, began: float, prof: dict,
+                   harness: Future[Path]) -> None:
             row = rows[(name, size)]
-            began = time.perf_counter()
             try:
-                target, prof = build_profiled(name, size, args.work, nvcc, args.arch,
-                                              args.backend)
+                target = harness.result()
                 measured = run(target, size, size, args.iters) \
                     if args.backend == "nvcc" else run_emu(target, name, size, args.iters)
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
-                failed(f"{name} {size} (fuse --profile)", exc)
-                rec = {"kind": "profile", "backend": args.backend, "sample": name,
-                       "size": size, "profile_error": str(exc) or type(exc).__name__,
-                       "profile_seconds": round(time.perf_counter() - began, 1)}
-                append_row(args.jsonl, rec)
-                row.update(rec)
-                publish()
-                continue
+                give_up(name, size, began, exc)
+                return
             equal = measured["hash"] == row["unfused_hash"]
-            choice = prof["choice"]  # type: ignore[index]
+            choice = prof["choice"]
             rec = {"kind": "profile", "backend": args.backend, "sample": name,
                    "size": size, "profile_ms": measured["ms"][0],  # type: ignore[index]
                    "profile_choice": str(choice["id"]),
@@ -535,7 +543,23 @@ def main() -> int:
             row.update(rec)
             publish()
             print(f"{name} {size}: fuse --profile chose {rec['profile_choice']}, "
-                  f"{rec['profile_ms']:.3f} ms ({rec['profile_seconds']:.0f} s)", flush=True)
+                  f"{rec['profile_ms']:.3f} ms", flush=True)
+
+        for name, size in profile_order(rows, args.samples, args.sizes, args.retry_failed):
+            began = time.perf_counter()
+            try:
+                source, prof = profile_source(name, size, args.work, args.arch, args.backend)
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
+                give_up(name, size, began, exc)
+                continue
+            harness = harnesses.submit(harness_of, source, name, args.work, nvcc, args.arch) \
+                if args.backend == "nvcc" and nvcc else harnesses.submit(lambda s=source: s)
+            if pending is not None:
+                finish(*pending)
+            pending = (name, size, began, prof, harness)
+        if pending is not None:
+            finish(*pending)
+        harnesses.shutdown()
     text = table(rows, args.note, cmd)
     print(text)
     publish()

@@ -45,14 +45,21 @@ def test_failed_rows_are_written_with_the_reason_and_the_rest_go_on(
         _model("sobel", 2.5), _model("shitomasi", 0.94, equal=False), _model("blur", 0.52))))
     profiled: list[str] = []
 
-    def fake_profile(name, size, work, nvcc, arch, backend):  # type: ignore[no-untyped-def]
+    def fake_profile(name, size, work, arch, backend):  # type: ignore[no-untyped-def]
         profiled.append(name)
         if name == "shitomasi":
             raise bv.ProfileFailed(bv.error_line("profile: done\n" + WRONG + "\n"))
         return tmp_path / name, {"choice": {"id": "tiles-never", "model_was_fastest": False}}
 
-    monkeypatch.setattr(bv, "build_profiled", fake_profile)
-    monkeypatch.setattr(bv, "run", lambda *a, **k: {"ms": [0.25, 0.2, 0.3], "hash": ["0 1"]})
+    harnesses: list[str] = []
+    monkeypatch.setattr(bv, "profile_source", fake_profile)
+    monkeypatch.setattr(bv, "harness_of", lambda source, name, *a: (
+        harnesses.append(name), source)[1])
+    def fake_run(exe, *a, **k):  # type: ignore[no-untyped-def]
+        profiled.append(f"run {Path(exe).name}")
+        return {"ms": [0.25, 0.2, 0.3], "hash": ["0 1"]}
+
+    monkeypatch.setattr(bv, "run", fake_run)
     monkeypatch.setattr(bv.shutil, "which", lambda _: "/bin/true")
     md = tmp_path / "v.md"
     argv = ["bench_vertical.py", "--profile-only", "--samples", "shitomasi", "sobel", "blur",
@@ -61,7 +68,9 @@ def test_failed_rows_are_written_with_the_reason_and_the_rest_go_on(
     monkeypatch.setattr(sys, "argv", argv)
     assert bv.main() == 1  # one row failed; the others were measured
     # The rows where fusion made the pipeline slower (or changed its outputs) first.
-    assert profiled == ["shitomasi", "blur", "sobel"]
+    # A row's harness is run after the next row's profile (its compile overlaps it).
+    assert profiled == ["shitomasi", "blur", "sobel", "run blur", "run sobel"]
+    assert harnesses == ["blur", "sobel"]
     recs = [json.loads(line) for line in rows.read_text().splitlines()]
     failed = [r for r in recs if "profile_error" in r]
     assert [r["sample"] for r in failed] == ["shitomasi"]
@@ -78,10 +87,10 @@ def test_failed_rows_are_written_with_the_reason_and_the_rest_go_on(
     assert bv.main() == 0 and profiled == []
     # ...unless asked, and then its success replaces the failure in the table.
     monkeypatch.setattr(sys, "argv", [*argv, "--retry-failed"])
-    monkeypatch.setattr(bv, "build_profiled", lambda name, *a: (
+    monkeypatch.setattr(bv, "profile_source", lambda name, *a: (
         profiled.append(name), (tmp_path / name, {"choice": {
             "id": "model", "model_was_fastest": True}}))[1])
-    assert bv.main() == 0 and profiled == ["shitomasi"]
+    assert bv.main() == 0 and profiled == ["shitomasi", "run shitomasi"]
     assert "| shitomasi | 4096^2 | 1.000 | 1.064 | 0.94 | 0.250 | model |" in md.read_text()
 
 

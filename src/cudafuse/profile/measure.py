@@ -17,8 +17,9 @@ reference (the spec's rtol/atol; integers exactly), and only then timed with
 
 from __future__ import annotations
 
+import hashlib
 import os
-import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -76,15 +77,30 @@ def build_one(path: Path, target: Target) -> str | None:
     return None
 
 
-def build_programs(programs: Sequence[Program], target: Target, directory: Path,
+def program_path(source: bytes, name: str) -> Path:
+    """Where a program is written to be built: a folder of the build cache named by its
+    content. The build's key covers the program's folder (nvcc is given -I of it), so the
+    fresh temporary folder each run used to write into made every build new: the
+    confirmation round rebuilt the programs it had just timed, and `fuse --profile` at a
+    second size rebuilt every variant. Here a program built before is found built."""
+    from cudafuse.runtime.build import cache_dir
+
+    folder = cache_dir() / "profile-programs" / hashlib.sha256(source).hexdigest()[:24]
+    path = folder / f"{name.replace(':', '_').replace('+', '_')}.cu"
+    if not path.exists() or path.read_bytes() != source:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+        tmp.write_bytes(source)
+        os.replace(tmp, path)  # whole, for a process building the same program beside us
+    return path
+
+
+def build_programs(programs: Sequence[Program], target: Target,
                    progress: Progress | None = None, phase: str = "building"
-                   ) -> list[str | None]:
-    """Write and build every program in parallel; per program None or why it failed."""
-    paths = []
-    for i, prog in enumerate(programs):
-        path = directory / f"p{i}_{prog.record.id.replace(':', '_').replace('+', '_')}.cu"
-        path.write_bytes(prog.source)
-        paths.append(path)
+                   ) -> list[tuple[Path, str | None]]:
+    """Write and build every program in parallel: per program its path, and None or why
+    it failed to build."""
+    paths = [program_path(prog.source, prog.record.id) for prog in programs]
     phase_start(progress, phase, len(paths))
     out: list[str | None] = [None] * len(paths)
     with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
@@ -94,7 +110,7 @@ def build_programs(programs: Sequence[Program], target: Target, directory: Path,
             i = futures[future]
             out[i] = future.result()
             phase_step(progress, programs[i].record.id)
-    return out
+    return list(zip(paths, out, strict=True))
 
 
 def _state(record: Record) -> str:
@@ -236,22 +252,20 @@ def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec
     if reference is None and (not programs or programs[0].record.id != "streams"):
         raise ValueError("the first program must be the streams baseline")
     out: list[Record] = []
-    with tempfile.TemporaryDirectory(prefix="cudafuse-profile-") as tmp:
-        failures = build_programs(programs, target, Path(tmp), progress, f"building{label}")
-        paths = sorted(Path(tmp).glob("p*.cu"), key=lambda p: int(p.name[1:].split("_")[0]))
-        runner = Runner(target, pair, timer)
-        phase_start(progress, f"verifying and timing{label}", len(programs))
-        for prog, failed, path in zip(programs, failures, paths, strict=True):
-            if failed is not None:
-                if not prog.record.fused:
-                    raise error(f"the {prog.record.id} baseline: {failed}")
-                record = replace(prog.record, skip=failed)
-            else:
-                record, outputs = runner.run(prog, path, reference)
-                if reference is None:
-                    reference = outputs
-            out.append(record)
-            phase_step(progress, f"{record.id}: {_state(record)}")
+    built = build_programs(programs, target, progress, f"building{label}")
+    runner = Runner(target, pair, timer)
+    phase_start(progress, f"verifying and timing{label}", len(programs))
+    for prog, (path, failed) in zip(programs, built, strict=True):
+        if failed is not None:
+            if not prog.record.fused:
+                raise error(f"the {prog.record.id} baseline: {failed}")
+            record = replace(prog.record, skip=failed)
+        else:
+            record, outputs = runner.run(prog, path, reference)
+            if reference is None:
+                reference = outputs
+        out.append(record)
+        phase_step(progress, f"{record.id}: {_state(record)}")
     return out, reference
 
 
@@ -262,30 +276,28 @@ def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
     and program), so that clock and temperature drift over the run touches them alike: the
     per-iteration times of each program by record id."""
     samples: dict[str, list[float]] = {p.record.id: [] for p in programs}
-    with tempfile.TemporaryDirectory(prefix="cudafuse-confirm-") as tmp:
-        failures = build_programs(programs, target, Path(tmp), progress,
-                                  "building for confirmation")
-        failed = [f for f in failures if f is not None]
-        if failed:
-            raise error(f"rebuilding for the confirmation round: {failed[0]}")
-        paths = sorted(Path(tmp).glob("p*.cu"), key=lambda p: int(p.name[1:].split("_")[0]))
-        runner = Runner(target, pair, timer)
-        libs = [runner.load(path) for path in paths]
-        preps = []
-        try:
-            for lib, prog in zip(libs, programs, strict=True):
-                _, args = _arguments(pair)
-                preps.append((prog.record.id, lib.prepare(prog.launcher, *args)))
-            phase_start(progress, "confirming", rounds * len(preps))
-            for _ in range(rounds):
-                for rid, prep in preps:
-                    samples[rid] += timer(prep.run)
-                    phase_step(progress, rid)
-        finally:
-            for _, prep in preps:
-                prep.close()
-            for lib in libs:
-                lib.close()
+    # Built before, when they were first timed: found in the build cache.
+    built = build_programs(programs, target, progress, "building for confirmation")
+    failed = [f for _, f in built if f is not None]
+    if failed:
+        raise error(f"rebuilding for the confirmation round: {failed[0]}")
+    runner = Runner(target, pair, timer)
+    libs = [runner.load(path) for path, _ in built]
+    preps = []
+    try:
+        for lib, prog in zip(libs, programs, strict=True):
+            _, args = _arguments(pair)
+            preps.append((prog.record.id, lib.prepare(prog.launcher, *args)))
+        phase_start(progress, "confirming", rounds * len(preps))
+        for _ in range(rounds):
+            for rid, prep in preps:
+                samples[rid] += timer(prep.run)
+                phase_step(progress, rid)
+    finally:
+        for _, prep in preps:
+            prep.close()
+        for lib in libs:
+            lib.close()
     return samples
 
 

@@ -14,7 +14,6 @@ fastest: over many pipelines, how often the model is right.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
@@ -32,6 +31,7 @@ from cudafuse.profile.measure import (
     EMU_TIMEOUT,
     Target,
     build_one,
+    program_path,
     spec_mismatch,
     spec_outputs,
 )
@@ -108,14 +108,11 @@ def variants(unit: Any, base: Any) -> list[Variant]:
     return out
 
 
-def _build(variants_: list[Variant], target: Target, directory: Path,
+def _build(variants_: list[Variant], target: Target,
            progress: Progress | None = None) -> list[Path | str]:
-    """Each variant written and built in parallel: its path, or why it did not build."""
-    paths = {}
-    for i, v in enumerate(variants_):
-        if not v.skip:
-            paths[i] = directory / f"v{i}_{v.id}.cu"
-            paths[i].write_bytes(v.output)
+    """Each variant written (where a build of the same source is found again, see
+    measure.program_path) and built in parallel: its path, or why it did not build."""
+    paths = {i: program_path(v.output, v.id) for i, v in enumerate(variants_) if not v.skip}
     phase_start(progress, "building", len(paths))
     failed: dict[int, str | None] = {}
     with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
@@ -145,40 +142,39 @@ def measure_variants(variants_: list[Variant], spec: Any, target: Target,
     from cudafuse.runtime.errors import KernelError
 
     assert variants_[0].id == UNFUSED
-    with tempfile.TemporaryDirectory(prefix="cudafuse-vprofile-") as tmp:
-        built = _build(variants_, target, Path(tmp), progress)
-        reference: list[np.ndarray] | None = None
-        phase_start(progress, "verifying and timing", len(variants_))
-        for v, path in zip(variants_, built, strict=True):
-            if isinstance(path, str):
-                if v.id == UNFUSED:
-                    raise error(f"the unfused program: {path}")
-                v.skip = path
-            else:
-                extra = {"timeout": EMU_TIMEOUT} if target.backend == "emu" else {}
-                with load(path, backend=target.backend, include_dirs=target.include_dirs,
-                          defines=list(target.defines), arch=target.arch, **extra) as lib:
-                    values = fresh_inputs(spec)
-                    with lib.prepare(spec.entry, *values) as run:
-                        try:
-                            run.run()
-                            run.fetch()
-                        except KernelError as exc:
-                            if v.id == UNFUSED:
-                                raise error(f"the unfused program failed: {exc}") from None
-                            v.verified, v.skip = False, f"it failed: {exc}"
-                        if v.verified is None:
-                            outputs = spec_outputs(spec, values)
-                            wrong = "" if reference is None else \
-                                _differences(spec, reference, outputs)
-                            if reference is None:
-                                reference = outputs
-                            if wrong:
-                                v.verified, v.skip = False, wrong
-                            else:
-                                v.verified = True
-                                v.timing = summarize(timer(run.run))
-            phase_step(progress, f"{v.id}: {_state(v)}")
+    built = _build(variants_, target, progress)
+    reference: list[np.ndarray] | None = None
+    phase_start(progress, "verifying and timing", len(variants_))
+    for v, path in zip(variants_, built, strict=True):
+        if isinstance(path, str):
+            if v.id == UNFUSED:
+                raise error(f"the unfused program: {path}")
+            v.skip = path
+        else:
+            extra = {"timeout": EMU_TIMEOUT} if target.backend == "emu" else {}
+            with load(path, backend=target.backend, include_dirs=target.include_dirs,
+                      defines=list(target.defines), arch=target.arch, **extra) as lib:
+                values = fresh_inputs(spec)
+                with lib.prepare(spec.entry, *values) as run:
+                    try:
+                        run.run()
+                        run.fetch()
+                    except KernelError as exc:
+                        if v.id == UNFUSED:
+                            raise error(f"the unfused program failed: {exc}") from None
+                        v.verified, v.skip = False, f"it failed: {exc}"
+                    if v.verified is None:
+                        outputs = spec_outputs(spec, values)
+                        wrong = "" if reference is None else \
+                            _differences(spec, reference, outputs)
+                        if reference is None:
+                            reference = outputs
+                        if wrong:
+                            v.verified, v.skip = False, wrong
+                        else:
+                            v.verified = True
+                            v.timing = summarize(timer(run.run))
+        phase_step(progress, f"{v.id}: {_state(v)}")
 
 
 def _state(v: Variant) -> str:
