@@ -226,13 +226,15 @@ def profile_source(name: str, size: int, work: Path, arch: str, backend: str
            f"w={size}", "--spec-size", f"h={size}", "--no-cache", "--report", str(report),
            "--arch", arch, "--backend", backend,
            *(a for s in sorted(scratch_of(name)) for a in ("--scratch", s))]
-    # Its progress and notes pass through as they come (the session's log keeps them);
-    # the error line is kept for the row.
+    # Its progress and notes pass through as they come, stamped with the seconds since
+    # the start (the session's log shows where a row's time went); the error line is kept
+    # for the row.
+    start = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
     assert proc.stderr is not None
     said = []
     for line in proc.stderr:
-        sys.stderr.write(line)
+        sys.stderr.write(f"  [{time.perf_counter() - start:5.1f}s] {line}")
         sys.stderr.flush()
         said.append(line)
     if proc.wait() != 0:
