@@ -45,6 +45,10 @@ TEMPLATES: list[tuple[str, str]] = [
     # round-to-nearest adds (the fused code's rounding barrier: %0 + -0.0); %0 may be an input
     (r"add\.rn\.f32 %0, %(\d), %(\d)", "((float){o1} + (float){o2})"),
     (r"add\.rn\.f64 %0, %(\d), %(\d)", "((double){o1} + (double){o2})"),
+    (r"add\.rn\.f16 %0, %(\d), %(\d)", "__half_as_ushort(__hadd_rn("
+     "__ushort_as_half((unsigned short){o1}), __ushort_as_half((unsigned short){o2})))"),
+    (r"add\.rn\.bf16 %0, %(\d), %(\d)", "__bfloat16_as_ushort(__hadd_rn("
+     "__ushort_as_bfloat16((unsigned short){o1}), __ushort_as_bfloat16((unsigned short){o2})))"),
     (r"vabsdiff4\.u32\.u32\.u32\.add %0, %1, %2, %3",
      "::cudafuse_emu::ptx::vabsdiff4_add((unsigned){1}, (unsigned){2}, (unsigned){3})"),
     # loads and stores with memory-order qualifiers (flags between blocks, as in

@@ -30,6 +30,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
 from cudafuse.ir.substitute import replace_nodes
+from cudafuse.passes.vertical.emit.rounding import prologue as prologue  # driver imports it here
 from cudafuse.passes.vertical.host.hostview import LaunchSite, param_key
 from cudafuse.passes.vertical.kernel.channels import Channels, Layout, classify, frame
 from cudafuse.passes.vertical.kernel.domain import keeps_guard, reads_own_output
@@ -1116,28 +1117,6 @@ def _own_span(unit: TranslationUnit, node: n.Index) -> bool:
     text = unit.text(node.span)
     return text.startswith(base.name) and text.rstrip().endswith("]") and \
         base.span.start == node.span.start and base.span.end > base.span.start
-
-
-def prologue(prefix: str) -> str:
-    """Definitions every fused file needs once, before the first fused kernel."""
-    return f"""// cudafuse: a producer's result is rounded to its type when the original stored it;
-// the empty asm keeps nvcc from contracting it into a consumer's multiply-add (which would
-// change the last bit of the result), at no cost in instructions. It is not volatile, so
-// nvcc may still merge two evaluations of a producer at one element into one.
-template <class T> __device__ __forceinline__ T {prefix}_round(T v) {{ return v; }}
-__device__ __forceinline__ float {prefix}_round(float v) {{
-#ifdef __CUDA_ARCH__
-  asm("" : "+f"(v));
-#endif
-  return v;
-}}
-__device__ __forceinline__ double {prefix}_round(double v) {{
-#ifdef __CUDA_ARCH__
-  asm("" : "+d"(v));
-#endif
-  return v;
-}}
-"""
 
 
 def _find_args(src: SourceFile, start: int, end: int) -> tuple[int, int]:
