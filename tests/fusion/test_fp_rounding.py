@@ -10,6 +10,7 @@ element equal), and on a GPU (bit for bit at 4096^2; see docs/fp-exactness.md fo
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -36,7 +37,8 @@ PIPELINES = {
 
 
 def cuobjdump() -> str | None:
-    """cuobjdump from the toolkit, or from PyPI's nvidia-cuda-cuobjdump (the dev extra)."""
+    """cuobjdump from the toolkit, or from PyPI's nvidia-cuda-cuobjdump (the dev extra, with
+    nvidia-cuda-nvdisasm, which it runs)."""
     found = shutil.which("cuobjdump")
     if found:
         return found
@@ -52,8 +54,11 @@ def sass_ops(cubin: Path) -> dict[str, Counter[str]]:
     the move of a constant, not an FMA)."""
     tool = cuobjdump()
     assert tool is not None
-    text = subprocess.run([tool, "-sass", str(cubin)], capture_output=True, text=True,
-                          check=True, timeout=120).stdout
+    env = {**os.environ, "PATH": f"{Path(tool).parent}{os.pathsep}{os.environ['PATH']}"}
+    res = subprocess.run([tool, "-sass", str(cubin)], capture_output=True, text=True,
+                         timeout=120, env=env)  # nvdisasm beside it (PyPI's packages)
+    assert res.returncode == 0, res.stderr + res.stdout
+    text = res.stdout
     ops: dict[str, Counter[str]] = {}
     current: Counter[str] | None = None
     for line in text.splitlines():
@@ -77,7 +82,8 @@ def function(ops: dict[str, Counter[str]], name: str) -> Counter[str]:
 @pytest.fixture(scope="module")
 def sass(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Counter[str]]:
     if cuobjdump() is None:
-        pytest.skip("cuobjdump not found (pip install nvidia-cuda-cuobjdump, the dev extra)")
+        pytest.skip("cuobjdump not found (pip install nvidia-cuda-cuobjdump "
+                    "nvidia-cuda-nvdisasm, the dev extra)")
     tmp = tmp_path_factory.mktemp("fp_sass")
     ops: dict[str, Counter[str]] = {}
     for program in (FLOATS, TYPES):
