@@ -7,6 +7,12 @@ the host function's never-reassigned locals, so `dim3 block(32, 8); dim3 grid((w
 1) / block.x, ...)` and `(w + 31) / 32` are both understood; gridsize.py reads the grid's
 other usual spellings (`(w - 1) / b + 1`, `w / b + (w % b != 0)`, `ceil((float)w / b)`,
 helpers such as `iDivUp`) as lower bounds on grid * block, one per remainder case.
+
+A kernel with no bounds guard, read with its launches' block and grid (kernel/
+launchshape.py), writes exactly its launch's extent: its bounds come as LaunchExtents, and
+the launch covers them when its block and grid are 1-D and their x sizes equal the bounds
+(as host values, the kernel's parameters replaced by the launch's arguments): no more
+threads (they would store past the image), no fewer.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.host.gridsize import GridBound, NotShown, text
 from cudafuse.passes.vertical.host.linear import add as _add
 from cudafuse.passes.vertical.host.resolver import Resolver
+from cudafuse.passes.vertical.kernel.view import LaunchExtent
 
 
 def covers(resolver: Resolver, grid: n.Expr, block: n.Expr, bounds: list[n.Expr]
@@ -23,6 +30,8 @@ def covers(resolver: Resolver, grid: n.Expr, block: n.Expr, bounds: list[n.Expr]
     g, b = resolver.dim3(grid), resolver.dim3(block)
     if g is None or b is None:
         return "its grid or block size is not a dim3 built in the host function"
+    if any(isinstance(x, LaunchExtent) for x in bounds):
+        return _exactly(resolver, g, b, bounds)
     for i, bound in enumerate(bounds):
         why = _covers_dim(resolver, g[i], b[i], bound, "xyz"[i])
         if why:
@@ -100,4 +109,27 @@ def _covers_dim(resolver: Resolver, gi: n.Expr, bi: n.Expr, bound: n.Expr, dim: 
             return (f"its grid's {dim} size {shown} rounds a quotient in {kind}: it covers "
                     f"{text(expr)} only while {text(expr)} <= {2 ** bits} (2^{bits}), which "
                     "cudafuse cannot show")
+    return None
+
+
+def _exactly(resolver: Resolver, g: list[n.Expr], b: list[n.Expr], bounds: list[n.Expr]
+             ) -> str | None:
+    """None when a guard-free kernel's launch is exactly its bounds (LaunchExtents)."""
+    for what, comps in (("grid", g), ("block", b)):
+        for k in (1, 2):
+            if resolver.linear(comps[k]) != ((), 1):
+                return (f"it has no bounds guard and is read with a 1-D {what}, but its "
+                        f"launch's {what} {'yz'[k - 1]} size is {text(comps[k])}")
+    extents = {"block.x": b[0], "grid.x": g[0],
+               "grid.x*block.x": n.Binary("*", g[0], b[0], type="unsigned int")}
+    for x in bounds:
+        if not isinstance(x, LaunchExtent) or x.extent not in extents:
+            return "its bounds are not all its launch's extents"
+        have, want = resolver.linear(extents[x.extent]), resolver.linear(x.bound)
+        if have is None or want is None or have != want:
+            words = {"block.x": "block's x size", "grid.x": "grid's x size",
+                     "grid.x*block.x": "grid's x size times its block's"}[x.extent]
+            return (f"it has no bounds guard, so it writes exactly its launch's extent, and "
+                    f"its launch's {words} ({text(extents[x.extent])}) is not shown to equal "
+                    f"{text(x.bound)}")
     return None

@@ -108,7 +108,16 @@ def specialise(fn: Function, consts: dict[str, int]) -> Function:
 
 def with_launch_constants(unit: TranslationUnit) -> tuple[TranslationUnit, list[str]]:
     """A copy of `unit` whose kernels see their launch-constant parameters as constants,
-    and a note per kernel saying which (for --explain)."""
+    and guard-free kernels the block and grid of their launches (launchshape.py), and a note
+    per kernel saying which (for --explain)."""
+    from cudafuse.passes.vertical.kernel.launchshape import with_launch_shapes
+
+    unit, notes = _with_constants(unit)
+    unit, shaped = with_launch_shapes(unit)
+    return unit, notes + shaped
+
+
+def _with_constants(unit: TranslationUnit) -> tuple[TranslationUnit, list[str]]:
     found = launch_constants(unit)
     if not found:
         return unit, []

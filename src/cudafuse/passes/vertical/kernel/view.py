@@ -65,6 +65,31 @@ def store_parts(e: n.Expr) -> tuple[n.Index, n.Expr, str] | None:
 
 
 @dataclass(frozen=True)
+class ImpliedGuard(n.If):
+    """The guard a guard-free kernel's launches imply (launchshape.py): `if (c < cols && r <
+    rows) { <the rest of the body> }`, built from the launches' block and grid; in no text.
+    Its span is empty, where the body's coordinate declarations end (what code generation
+    inserts there, it prints). `extents`: per coordinate declaration, the launch's extent that
+    bounds it ("block.x", "grid.x" or "grid.x*block.x")."""
+
+    extents: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class LaunchExtent(n.Expr):
+    """A coordinate's bound that a launch must give exactly (a guard-free kernel writes
+    every element of its launch's extent, and none beyond): `bound`, in the kernel's terms,
+    must equal the launch's `extent` ("block.x", "grid.x", "grid.x*block.x"). What
+    KernelView.grid_bounds yields for such kernels; host/coverage.py checks it per launch."""
+
+    bound: n.Expr
+    extent: str
+
+    def children(self) -> tuple[n.Node, ...]:
+        return (self.bound,)
+
+
+@dataclass(frozen=True)
 class KernelView:
     fn: Function
     coords: tuple[n.VarDecl, ...] = ()  # the thread's coordinate variables, fastest first
@@ -106,6 +131,11 @@ class KernelView:
     # value-at-element functions need not know; only what relates them to a launch's grid
     # and block (coverage, tiles, a new block) reads this.
     grid_dims: tuple[int, ...] = ()
+    # A guard-free kernel read with its launches' block and grid (launchshape.py): per
+    # coordinate (element order), the launch extent that bounds it. Its 2-D views have
+    # grid_dims (0, 0): both coordinates come from the launch's x (one from the block, one
+    # from the grid), so no tile or other block shape is used for them.
+    launch_extents: tuple[str, ...] = ()
 
     @property
     def grid_stride(self) -> bool:
@@ -122,7 +152,8 @@ class KernelView:
     def in_grid_order(self, per_coord: tuple[n.Expr, ...] | list[n.Expr]) -> list[n.Expr]:
         """Per-coordinate bounds (this kernel's or a producer's, in element order) in the
         order of this kernel's grid dimensions, as coverage of its launch reads them."""
-        if not self.transposed:
+        if not self.transposed or self.launch_extents:
+            # (a launch-shaped kernel's bounds are checked as LaunchExtents, in element order)
             return list(per_coord)
         out = list(per_coord)
         for k, g in enumerate(self.grid_dims):
@@ -131,6 +162,9 @@ class KernelView:
 
     @property
     def grid_bounds(self) -> list[n.Expr]:
+        if self.launch_extents:
+            return [LaunchExtent(b, e, type=b.type)
+                    for b, e in zip(self.bounds, self.launch_extents, strict=True)]
         return self.in_grid_order(self.bounds)
 
     def param_names(self) -> list[str]:
@@ -407,8 +441,9 @@ def plain_view(fn: Function) -> KernelView:
                            if d.init is not None and not _writes(fn.body, d.decl))
     reason = None
     if not coords or len(coords) != len(by_dim):
-        reason = "its thread-to-element mapping is not blockIdx * blockDim + threadIdx " \
-                 "per dimension, declared first"
+        reason = _launch_mapping(body) or \
+            "its thread-to-element mapping is not blockIdx * blockDim + threadIdx " \
+            "per dimension, declared first"
     guard, kind, bounds = None, "", {}
     lower: dict[int, n.Expr] = {}
     rest = body[i:]
@@ -501,6 +536,47 @@ def plain_view(fn: Function) -> KernelView:
                       all_stores=all_stores if any(
                           len(v) > 1 or v[0].nested for v in all_stores.values()) else {},
                       channels=channels, accumulators=accum, loaded=loaded)
+
+
+LAUNCH_SHAPED = "its element comes from its launch's shape"
+UNMAPPED = ("thread-to-element mapping", "no recognisable bounds guard", LAUNCH_SHAPED)
+
+
+def launch_mapped(body: list[n.Stmt]) -> bool:
+    """A body with no guard (no `if` among its statements, no `return` anywhere) whose
+    threads do not work together (no shared memory, barriers, collectives or atomics: that
+    would be the larger obstacle): which elements it stores can only come from its
+    launch's shape (launchshape.py)."""
+    if any(isinstance(s, n.If) for s in body):
+        return False
+    for node in (x for s in body for x in s.walk()):
+        if isinstance(node, n.Return) or isinstance(node, n.VarDecl) and \
+                "shared" in node.storage or \
+                isinstance(node, n.Call) and node.callee.startswith(_COLLECTIVES):
+            return False
+    return True
+
+
+def _launch_mapping(body: list[n.Stmt]) -> str | None:
+    """Why a kernel that maps threads to elements through its launch's shape (`c =
+    threadIdx.x; r = blockIdx.x`, `i = blockIdx.x * cols + threadIdx.x`), with no guard,
+    has no view: cudafuse reads it so only with its launches' block and grid
+    (launchshape.py), which did not show it (their notes say why)."""
+    if not launch_mapped(body):
+        return None
+    for stmt in body:
+        if not isinstance(stmt, n.DeclStmt):
+            break
+        for d in stmt.decls:
+            init = _strip(d.init) if d.init is not None else None
+            if _is(init, "threadIdx", "x") or _is(init, "blockIdx", "x") or (
+                    isinstance(init, n.Binary) and init.op == "+" and any(
+                        _is(_strip(t), "threadIdx", "x") for t in (init.lhs, init.rhs))):
+                return (f"{LAUNCH_SHAPED} ('{d.name}', line "
+                        f"{d.span.line}) with no bounds guard: it is its own only for the "
+                        "block and grid its launches use, and these do not show them equal "
+                        "to parameters it is passed (see the assumed notes)")
+    return None
 
 
 def _accumulator_writes(body: n.Compound, accum: frozenset[str]) -> tuple[OwnStore, ...]:
