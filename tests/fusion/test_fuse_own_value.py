@@ -80,8 +80,8 @@ def test_chain_of_stored_intermediates_matches(tmp_path: Path) -> None:
 @pytest.mark.nvcc
 def test_chain_evaluates_each_producer_once_in_machine_code(tmp_path: Path) -> None:
     """p1 is read by p2 (twice, at p2's element), stored, and read by k; p2 is stored and
-    read by k. The rounding barrier after each producer is an empty asm that nvcc may merge
-    (not volatile), so the fused kernel's PTX computes p1's square root once, loads its
+    read by k. The rounding barrier after each producer is an asm (add.rn of -0.0) that nvcc
+    may merge (not volatile), so the fused kernel's PTX computes p1's square root once, loads its
     input once, and stores a, b and out once each."""
     out = tmp_path / "chain.cu"
     fuse_file(CHAIN, out)
