@@ -312,15 +312,15 @@ def describe(v: Variant, kernels: list[str]) -> str:
     return " ".join(parts)
 
 
-def choices(data: list[Measured], arch: ArchParams) -> Iterator[str]:
-    """What the pass picks per sample with `arch` as sm_90's table, and what that
-    partition measured."""
+def choices(data: list[Measured], arch: ArchParams, to_ms: float) -> Iterator[str]:
+    """What the pass picks per sample with `arch` as sm_90's table, what that partition
+    measured, and what the model predicts for it (the only figure where unmeasured)."""
     saved = ARCHS[arch.name]
     ARCHS[arch.name] = arch
     try:
-        yield ("| sample | size | model's partition now | measured ms | unfused ms | "
-               "speed-up | fastest measured ms |")
-        yield "|---|---|---|---|---|---|---|"
+        yield ("| sample | size | model's partition now | measured ms | predicted ms | "
+               "unfused ms | speed-up | fastest measured ms |")
+        yield "|---|---|---|---|---|---|---|---|"
         for sample in sorted({m.sample for m in data}):
             plan = plan_sample(sample, arch.name)
             mine = chosen_variant(plan, arch)
@@ -331,8 +331,9 @@ def choices(data: list[Measured], arch: ArchParams) -> Iterator[str]:
                 fastest = min(m.ms for m in rows)
                 got = f"{hit.ms:.3f} ({hit.variant.name})" if hit else "not measured"
                 speed = f"{unfused / hit.ms:.2f}" if hit else "-"
+                pred = predicted_cycles(at_size(plan.model, size * size), mine, arch) * to_ms
                 yield (f"| {sample} | {size}^2 | {describe(mine, plan.kernels)} | {got} | "
-                       f"{unfused:.3f} | {speed} | {fastest:.3f} |")
+                       f"{pred:.3f} | {unfused:.3f} | {speed} | {fastest:.3f} |")
     finally:
         ARCHS[arch.name] = saved
 
@@ -369,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"log-squared error: {log_error(data, models, arch, to_ms):.3f}\n")
     lines = list(table(data, models, arch, to_ms, names))
     print("\n".join(lines) + "\n")
-    picks = list(choices(data, arch))
+    picks = list(choices(data, arch, to_ms))
     print("\n".join(picks) + "\n")
     out: dict[str, object] = {"device": name, "constants": {
         k: getattr(arch, k) for k in ("t_shared", *FITTED)},
@@ -379,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         print("fitted: " + ", ".join(f"{k}={getattr(fitted, k):.4g}" for k in FITTED))
         print(f"log-squared error: {log_error(data, models, fitted, to_ms):.3f}\n")
         print("\n".join(table(data, models, fitted, to_ms, names)) + "\n")
-        print("\n".join(choices(data, fitted)))
+        print("\n".join(choices(data, fitted, to_ms)))
         out["fitted"] = {k: getattr(fitted, k) for k in FITTED}
     if args.json:
         args.json.write_text(json.dumps(out, indent=1) + "\n")
