@@ -27,9 +27,10 @@ Call = tuple[str, list[str], bool]  # name, argument expressions, emulated
 # the shim, which every parse force-includes).
 _INCLUDES = "".join(f"#include <{h}>\n" for h in ("cuda_runtime.h", "cublas_v2.h", "cublasLt.h",
                                                    "cufftXt.h", "cuda_bf16.h",
-                                                   "math_constants.h"))
+                                                   "math_constants.h", "omp.h"))
 K = ci.CursorKind
-_SCOPES = (K.NAMESPACE, K.STRUCT_DECL, K.CLASS_DECL, K.UNION_DECL, K.ENUM_DECL)
+_SCOPES = (K.NAMESPACE, K.STRUCT_DECL, K.CLASS_DECL, K.UNION_DECL, K.ENUM_DECL, K.LINKAGE_SPEC,
+           K.UNEXPOSED_DECL)  # extern "C" { ... } (libclang 18 reports it as unexposed)
 _TYPES = (K.STRUCT_DECL, K.CLASS_DECL, K.UNION_DECL, K.ENUM_DECL, K.TYPEDEF_DECL)
 
 
@@ -134,9 +135,12 @@ def _decayed(spelled: str) -> str:
 def _template_call(c: ci.Cursor) -> tuple[str, list[str]]:
     """A call of a runtime template as programs write it: T is a kernel (a function), the
     element type of an allocation or a __device__ symbol; a dynamic shared memory size is a
-    function of the block size."""
+    function of the block size. A device template's T is float."""
     params = [k.spelling for k in c.get_children()
               if k.kind == ci.CursorKind.TEMPLATE_TYPE_PARAMETER]
+    if _device_only(c):  # a device intrinsic over any element type (__ldg, __stcg): float
+        return c.spelling, ["value<" + re.sub(r"\bT\b", "float", k.type.spelling) + ">()"
+                            for k in c.get_children() if k.kind == ci.CursorKind.PARM_DECL]
     args = []
     for k in c.get_children():
         if k.kind != ci.CursorKind.PARM_DECL:
@@ -202,7 +206,7 @@ def test_the_headers_declare_the_cuda_apis(caller) -> None:
         "cudaCreateTextureObject", "cudaGetErrorString", "cublasSgemm", "cublasGemmEx",
         "cublasSetStream", "cublasLtMatmul", "cufftPlan1d", "cufftExecR2C",
         "cufftXtSetCallback", "__hadd", "__float2bfloat16_rn", "hsqrt", "__half2bfloat16",
-        "operator+")} <= names
+        "operator+", "__popc", "__vadd4", "__fmaf_rz", "omp_get_wtime")} <= names
     assert {("type", "__half"), ("type", "__nv_bfloat162"), ("type", "cudaError_t"),
             ("member", "__half::operator float"), ("member", "__nv_bfloat16::__nv_bfloat16"),
             ("enumerator", "cudaErrorInvalidValue"), ("macro", "CUDART_INF_FP16"),

@@ -3,7 +3,9 @@ cudafuse_cuda_api.h (the runtime API, included by the front end's shim and the e
 runtime); cudafuse_cublas_api.h, cudafuse_cublaslt_api.h, cudafuse_cufft_api.h and
 cudafuse_cufftxt_api.h (cuBLAS, cuBLASLt, cuFFT, included by both sides' stand-ins);
 cudafuse_fp16_api.h and cudafuse_bf16_api.h (__half, __nv_bfloat16: both sides' cuda_fp16.h
-and cuda_bf16.h, through cudafuse_f16_api.inc). The emulator defines every function declared
+and cuda_bf16.h, through cudafuse_f16_api.inc); cudafuse_device_api.h (device intrinsics: the
+shim and cudafuse_emu.h); cudafuse_math_constants.h, cudafuse_omp_api.h, cudafuse_std.h
+(math_constants.h, omp.h, cuda::std). The emulator defines every function declared
 here, or the declaration says why not (CUDAFUSE_NOT_EMULATED). Adding a runtime function or
 type is one edit in these headers (docs/architecture.md); tests/emu/test_cuda_api_decls.py
 checks that the front end parses, and the emulator builds, a use of every declaration."""

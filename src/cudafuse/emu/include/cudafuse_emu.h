@@ -101,6 +101,8 @@ struct dim3 {
 };
 
 #include "cudafuse_emu_runtime.h"  // the runtime API: types, devices, memory, streams
+// The device intrinsics' declarations, shared with the front end; defined below.
+#include "../../cuda_api/cudafuse_device_api.h"
 
 namespace cudafuse_emu {
 
@@ -676,7 +678,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared);
 }  // namespace cudafuse_emu
 // __trap() stops the kernel on a GPU (the launch fails): here the run stops with a message.
 [[noreturn]] inline void __trap() { ::cudafuse_emu::fail("a kernel called __trap()"); }
-[[noreturn]] inline void __brkpt() { ::cudafuse_emu::fail("a kernel called __brkpt()"); }
+inline void __brkpt() { ::cudafuse_emu::fail("a kernel called __brkpt()"); }
 #include "cudafuse_emu_cdp.h"  // launches in device code: ChildGrid, tail launches
 namespace cudafuse_emu {
 
@@ -1084,6 +1086,10 @@ inline int __dp2a_lo(int a, int b, int c) { return __cf_dp2a(a, b, c, 0); }
 inline int __dp2a_hi(int a, int b, int c) { return __cf_dp2a(a, b, c, 1); }
 inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __cf_dp2a(a, b, c, 0); }
 inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __cf_dp2a(a, b, c, 1); }
+inline int __dp2a_lo(short2 a, char4 b, int c) { return c + a.x * b.x + a.y * b.y; }
+inline int __dp2a_hi(short2 a, char4 b, int c) { return c + a.x * b.z + a.y * b.w; }
+inline unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) { return c + a.x * b.x + a.y * b.y; }
+inline unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) { return c + a.x * b.z + a.y * b.w; }
 // __fns: the bit position of the offset-th set bit of mask counting from base (0xffffffff if none).
 inline unsigned __fns(unsigned mask, unsigned base, int offset) {
   if (offset == 0) return base < 32 && (mask >> base & 1u) ? base : 0xffffffffu;
@@ -1295,6 +1301,14 @@ inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
 inline long long llmin(long long a, long long b) { return a < b ? a : b; }
 inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+inline void sincospif(float x, float *s, float *c) { *s = sinpif(x); *c = cospif(x); }
+inline void sincospi(double x, double *s, double *c) { *s = sinpi(x); *c = cospi(x); }
+inline float norm3df(float a, float b, float c) { return float(std::sqrt(double(a) * a + double(b) * b + double(c) * c)); }
+inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
+inline float rhypotf(float a, float b) { return 1.0f / hypotf(a, b); }
+inline void __prof_trigger(int) {}  // a profiler counter: nothing counts here
 
 #define CUDART_PI_F 3.141592654f
 #define CUDART_PI 3.1415926535897931e+0

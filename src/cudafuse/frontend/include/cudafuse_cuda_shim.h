@@ -227,14 +227,6 @@ template <class T> __device__ __CUDAFUSE_AT128(T) atomicCAS(T *a, T c, T v);
 template <class T> __device__ __CUDAFUSE_AT128(T) atomicCAS_block(T *a, T c, T v);
 template <class T> __device__ __CUDAFUSE_AT128(T) atomicCAS_system(T *a, T c, T v);
 #undef __CUDAFUSE_AT128
-// The bit casts that atomicCAS loops on floating point use (the emulator has them too).
-__device__ int __float_as_int(float);
-__device__ unsigned __float_as_uint(float);
-__device__ float __int_as_float(int);
-__device__ float __uint_as_float(unsigned);
-__device__ long long __double_as_longlong(double);
-__device__ double __longlong_as_double(long long);
-template <class T> __device__ T __ldg(const T *p);
 
 // Math. The C library's declarations (when there is one) are the host versions; the shim adds
 // __device__ overloads, which CUDA lets coexist with __host__ ones, as clang's own wrapper does.
@@ -287,40 +279,6 @@ __device__ void *memcpy(void *, const void *, size_t);
 __device__ void *memset(void *, int, size_t);
 __device__ void *malloc(size_t);
 __device__ void free(void *);
-__device__ float __expf(float);
-__device__ float __logf(float);
-__device__ float __log2f(float);
-__device__ float __log10f(float);
-__device__ float __powf(float, float);
-__device__ float __sinf(float);
-__device__ float __cosf(float);
-__device__ float __tanf(float);
-__device__ void __sincosf(float, float *, float *);
-__device__ float __exp10f(float);
-__device__ float __fdividef(float, float);
-__device__ float __saturatef(float);
-__device__ float __fsqrt_rn(float);
-__device__ float __frcp_rn(float);
-__device__ float __fmul_rn(float, float);
-__device__ float __fadd_rn(float, float);
-__device__ float __fmaf_rn(float, float, float);
-__device__ int __float2int_rn(float);
-__device__ int __float2int_rz(float);
-__device__ float __int2float_rn(int);
-__device__ int __popc(unsigned);
-__device__ int __popcll(unsigned long long);
-__device__ int __clz(int);
-__device__ int __clzll(long long);
-__device__ int __ffs(int);
-__device__ int __ffsll(long long);
-__device__ unsigned __brev(unsigned);
-__device__ unsigned __byte_perm(unsigned, unsigned, unsigned);
-__device__ unsigned __funnelshift_l(unsigned, unsigned, unsigned);
-__device__ unsigned __funnelshift_r(unsigned, unsigned, unsigned);
-__device__ unsigned __umulhi(unsigned, unsigned);
-__device__ int __mulhi(int, int);
-__device__ unsigned long long __umul64hi(unsigned long long, unsigned long long);
-__device__ unsigned __usad(unsigned, unsigned, unsigned);
 __host__ __device__ int min(int, int);
 __host__ __device__ unsigned min(unsigned, unsigned);
 __host__ __device__ long long min(long long, long long);
@@ -345,82 +303,10 @@ __CUDAFUSE_MM(float, double, double) __CUDAFUSE_MM(double, float, double)
 __device__ long long clock64(void);
 __device__ int clock(void);
 
-// ---- More device intrinsics (device_functions.h, sm_20/32/61/70/80_intrinsics.h) ----------
-// Integer arithmetic.
-__device__ int __mul24(int, int);
-__device__ unsigned __umul24(unsigned, unsigned);
-__device__ long long __mul64hi(long long, long long);
-__device__ unsigned __sad(int, int, unsigned);
-__device__ unsigned long long __brevll(unsigned long long);
-__device__ int __hadd(int, int);
-__device__ int __rhadd(int, int);
-__device__ unsigned __uhadd(unsigned, unsigned);
-__device__ unsigned __urhadd(unsigned, unsigned);
-__device__ unsigned __funnelshift_lc(unsigned, unsigned, unsigned);
-__device__ unsigned __funnelshift_rc(unsigned, unsigned, unsigned);
-__device__ unsigned __fns(unsigned mask, unsigned base, int offset);
-__device__ int __dp4a(int, int, int);
-__device__ unsigned __dp4a(unsigned, unsigned, unsigned);
-__device__ int __dp4a(char4, char4, int);
-__device__ unsigned __dp4a(uchar4, uchar4, unsigned);
-__device__ int __dp2a_lo(int, int, int);
-__device__ unsigned __dp2a_lo(unsigned, unsigned, unsigned);
-__device__ int __dp2a_lo(short2, char4, int);
-__device__ unsigned __dp2a_lo(ushort2, uchar4, unsigned);
-__device__ int __dp2a_hi(int, int, int);
-__device__ unsigned __dp2a_hi(unsigned, unsigned, unsigned);
-__device__ int __dp2a_hi(short2, char4, int);
-__device__ unsigned __dp2a_hi(ushort2, uchar4, unsigned);
-// SIMD video instructions on 2 x 16-bit and 4 x 8-bit lanes.
-#define __CUDAFUSE_V1(n) __device__ unsigned n##2(unsigned); __device__ unsigned n##4(unsigned);
-#define __CUDAFUSE_V2(n) __device__ unsigned n##2(unsigned, unsigned); \
-  __device__ unsigned n##4(unsigned, unsigned);
-__CUDAFUSE_V1(__vabs) __CUDAFUSE_V1(__vabsss) __CUDAFUSE_V1(__vneg) __CUDAFUSE_V1(__vnegss)
-__CUDAFUSE_V2(__vabsdiffs) __CUDAFUSE_V2(__vabsdiffu) __CUDAFUSE_V2(__vadd)
-__CUDAFUSE_V2(__vaddss) __CUDAFUSE_V2(__vaddus) __CUDAFUSE_V2(__vavgs) __CUDAFUSE_V2(__vavgu)
-__CUDAFUSE_V2(__vhaddu) __CUDAFUSE_V2(__vcmpeq) __CUDAFUSE_V2(__vcmpges)
-__CUDAFUSE_V2(__vcmpgeu) __CUDAFUSE_V2(__vcmpgts) __CUDAFUSE_V2(__vcmpgtu)
-__CUDAFUSE_V2(__vcmples) __CUDAFUSE_V2(__vcmpleu) __CUDAFUSE_V2(__vcmplts)
-__CUDAFUSE_V2(__vcmpltu) __CUDAFUSE_V2(__vcmpne) __CUDAFUSE_V2(__vmaxs) __CUDAFUSE_V2(__vmaxu)
-__CUDAFUSE_V2(__vmins) __CUDAFUSE_V2(__vminu) __CUDAFUSE_V2(__vsads) __CUDAFUSE_V2(__vsadu)
-__CUDAFUSE_V2(__vseteq) __CUDAFUSE_V2(__vsetges) __CUDAFUSE_V2(__vsetgeu)
-__CUDAFUSE_V2(__vsetgts) __CUDAFUSE_V2(__vsetgtu) __CUDAFUSE_V2(__vsetles)
-__CUDAFUSE_V2(__vsetleu) __CUDAFUSE_V2(__vsetlts) __CUDAFUSE_V2(__vsetltu)
-__CUDAFUSE_V2(__vsetne) __CUDAFUSE_V2(__vsub) __CUDAFUSE_V2(__vsubss) __CUDAFUSE_V2(__vsubus)
-#undef __CUDAFUSE_V1
-#undef __CUDAFUSE_V2
-// Arithmetic with an explicit rounding mode (_rn nearest even, _rz toward zero, _ru up, _rd down).
-#define __CUDAFUSE_R(decl) decl(rn) decl(rz) decl(ru) decl(rd)
-#define __CUDAFUSE_RF(m) \
-  __device__ float __fadd_##m(float, float); __device__ float __fsub_##m(float, float); \
-  __device__ float __fmul_##m(float, float); __device__ float __fdiv_##m(float, float); \
-  __device__ float __fmaf_##m(float, float, float); __device__ float __frcp_##m(float); \
-  __device__ float __fsqrt_##m(float); \
-  __device__ double __dadd_##m(double, double); __device__ double __dsub_##m(double, double); \
-  __device__ double __dmul_##m(double, double); __device__ double __ddiv_##m(double, double); \
-  __device__ double __fma_##m(double, double, double); __device__ double __drcp_##m(double); \
-  __device__ double __dsqrt_##m(double); \
-  __device__ int __float2int_##m(float); __device__ unsigned __float2uint_##m(float); \
-  __device__ long long __float2ll_##m(float); \
-  __device__ unsigned long long __float2ull_##m(float); \
-  __device__ int __double2int_##m(double); __device__ unsigned __double2uint_##m(double); \
-  __device__ long long __double2ll_##m(double); \
-  __device__ unsigned long long __double2ull_##m(double); \
-  __device__ float __double2float_##m(double); __device__ float __int2float_##m(int); \
-  __device__ float __uint2float_##m(unsigned); __device__ float __ll2float_##m(long long); \
-  __device__ float __ull2float_##m(unsigned long long); \
-  __device__ double __ll2double_##m(long long); \
-  __device__ double __ull2double_##m(unsigned long long);
-__CUDAFUSE_R(__CUDAFUSE_RF)
-#undef __CUDAFUSE_RF
-#undef __CUDAFUSE_R
-__device__ float __frsqrt_rn(float);
-__device__ float __fsub_rn(float, float);
-__device__ double __int2double_rn(int);
-__device__ double __uint2double_rn(unsigned);
-__device__ int __double2hiint(double);
-__device__ int __double2loint(double);
-__device__ double __hiloint2double(int hi, int lo);
+// Device intrinsics (bit casts, fast math, integer and SIMD arithmetic, rounding modes,
+// cache-hinted loads and stores): declared once, for the emulator too.
+#include "../../cuda_api/cudafuse_device_api.h"
+
 // More math (math_functions.h): device overloads next to the C library's host ones.
 // Each is also brought into std (as clang's __clang_cuda_cmath.h does): <cmath>'s `using
 // ::sqrt;` ran before these existed, so std::sqrt(double) in device code would otherwise see
@@ -454,30 +340,6 @@ __device__ long long llrintf(float);
 __device__ long long llroundf(float);
 __device__ long long llrint(double);
 __device__ long long llround(double);
-__device__ void sincospif(float, float *, float *);
-__device__ void sincospi(double, double *, double *);
-__device__ float norm3df(float, float, float);
-__device__ float rnorm3df(float, float, float);
-__device__ float rhypotf(float, float);
-__device__ float fdividef(float, float);
-__device__ float saturate(float);
-__device__ unsigned umin(unsigned, unsigned);
-__device__ unsigned umax(unsigned, unsigned);
-__device__ long long llmin(long long, long long);
-__device__ long long llmax(long long, long long);
-__device__ unsigned long long ullmin(unsigned long long, unsigned long long);
-__device__ unsigned long long ullmax(unsigned long long, unsigned long long);
-__device__ float __tanf(float);
-// Cache-hinted loads and stores (sm_32_intrinsics.h).
-template <class T> __device__ T __ldcg(const T *p);
-template <class T> __device__ T __ldca(const T *p);
-template <class T> __device__ T __ldcs(const T *p);
-template <class T> __device__ T __ldlu(const T *p);
-template <class T> __device__ T __ldcv(const T *p);
-template <class T> __device__ void __stcg(T *p, T v);
-template <class T> __device__ void __stcs(T *p, T v);
-template <class T> __device__ void __stwb(T *p, T v);
-template <class T> __device__ void __stwt(T *p, T v);
 // Warp matching and reductions (sm_70/sm_80).
 #define __CUDAFUSE_MATCH(T) __device__ unsigned __match_any_sync(unsigned m, T v); \
   __device__ unsigned __match_all_sync(unsigned m, T v, int *pred);
@@ -494,21 +356,6 @@ __device__ int __reduce_max_sync(unsigned m, int v);
 __device__ unsigned __reduce_and_sync(unsigned m, unsigned v);
 __device__ unsigned __reduce_or_sync(unsigned m, unsigned v);
 __device__ unsigned __reduce_xor_sync(unsigned m, unsigned v);
-// Miscellaneous.
-__device__ void __threadfence_system(void);
-__device__ void __nanosleep(unsigned ns);
-__device__ void __trap(void) __attribute__((noreturn));
-__device__ void __brkpt(void);
-__device__ void __prof_trigger(int);
-__device__ unsigned __isGlobal(const void *);
-__device__ unsigned __isShared(const void *);
-__device__ unsigned __isConstant(const void *);
-__device__ unsigned __isLocal(const void *);
-__device__ unsigned __isGridConstant(const void *);
-__device__ size_t __cvta_generic_to_global(const void *);
-__device__ size_t __cvta_generic_to_shared(const void *);
-__device__ void *__cvta_global_to_generic(size_t);
-__device__ void *__cvta_shared_to_generic(size_t);
 // operator new/delete in device code (crt/common_functions.h), placement forms included.
 __device__ void *operator new(size_t, void *p) throw();
 __device__ void *operator new[](size_t, void *p) throw();

@@ -14,7 +14,7 @@
 #include <limits>
 #include <utility>
 #include "../cudafuse_emu_async.h"
-#include "std/cudafuse_std.h"
+#include "../../../cuda_api/cudafuse_std.h"
 
 namespace cuda {
 

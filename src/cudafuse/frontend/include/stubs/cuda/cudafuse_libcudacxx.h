@@ -5,7 +5,7 @@
 // code that uses them without including cuda_bf16.h compiles with nvcc.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
-#include "std/cudafuse_std.h"
+#include "../../../../cuda_api/cudafuse_std.h"
 namespace cuda {
 enum thread_scope { thread_scope_system = 0, thread_scope_device = 1, thread_scope_block = 2,
                     thread_scope_thread = 3 };
