@@ -15,14 +15,7 @@
 #define CF_N(a, b) CF_PASTE3_(a, bfloat16, b)
 #define CF_N2(a, b) CF_PASTE3_(a, bfloat162, b)
 #define CF_N_2_N2 __bfloat162bfloat162
-#include "cudafuse_f16_api.inc"
-#undef CF_H
-#undef CF_H2
-#undef CF_RAW
-#undef CF_RAW2
-#undef CF_N
-#undef CF_N2
-#undef CF_N_2_N2
+#include "cudafuse_f16_api.inc"  // which undefines the CF_ parameters
 
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;

@@ -19,14 +19,7 @@
 #define CF_N2(a, b) CF_PASTE3_(a, half2, b)
 #define CF_N_2_N2 __half2half2
 #define CF_PASTE3_(a, b, c) a##b##c
-#include "cudafuse_f16_api.inc"
-#undef CF_H
-#undef CF_H2
-#undef CF_RAW
-#undef CF_RAW2
-#undef CF_N
-#undef CF_N2
-#undef CF_N_2_N2
+#include "cudafuse_f16_api.inc"  // which undefines the CF_ parameters
 
 typedef __half half;
 typedef __half2 half2;
