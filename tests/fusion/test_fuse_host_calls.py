@@ -133,7 +133,8 @@ WHY = {
                  "of 'ka' at line 25 uses",
     "size_changed": "it assigns 'n', which the launch of 'ka' at line 31 reads (a fused launch "
                     "evaluates its arguments at the group's last launch)",
-    "pointer_changed": "pointer 't' is assigned in the function",
+    "pointer_changed": "after it no variable names the buffer 't' of the launch of 'ka' at "
+                       "line 36",
     "checked_copy": "its call to 'cudaMemset' touches 't', which may be a buffer the launch "
                     "of 'ka' at line 41 uses",
     "header_global_helper": "its call to 'counted_check' may touch device memory or variables "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel, elem_size
@@ -28,6 +29,7 @@ from cudafuse.passes.vertical.host.hostview import (
     alias_roots,
     host_locals,
     host_view,
+    moved_buffers,
     rotations,
 )
 from cudafuse.passes.vertical.host.wrappers import hosts_with_wrappers
@@ -168,6 +170,7 @@ class _Planner:
         params = {p.decl: p.name for p in host.params}
         locals_ = {d.decl for d in _local_decls(host)}
         rotated, _ = rotations(host)
+        holds = moved_buffers(self.unit, host)  # a variable that may hold other buffers
         loops = seq.scope.loops if seq.scope is not None else ()
         end = seq.launches[-1].stmt.span.end
         mine = [(s.stmt.span.start, s.stmt.span.end) for s in seq.launches]
@@ -180,12 +183,15 @@ class _Planner:
                 continue
             key = node.decl or node.name
             key = aliases.get(key, key)
+            held = holds.get(key, frozenset())
+            keys = [key, *sorted(held or ()), *(["*"] if held is None else [])]
             loop = next((lp for lp in loops
                          if lp.span.start <= node.span.start < lp.span.end), None)
-            if loop is not None:
-                later.setdefault(key, f"used again in the loop at line {loop.span.line}")
-            elif node.span.start >= end:
-                later.setdefault(key, "read after the sequence")
+            for k in keys:
+                if loop is not None:
+                    later.setdefault(k, f"used again in the loop at line {loop.span.line}")
+                elif node.span.start >= end:
+                    later.setdefault(k, "read after the sequence")
         if loops:  # read by the sequence before it writes it: the previous iteration's value
             seen: set[str] = set()
             for info in infos:
@@ -205,6 +211,8 @@ class _Planner:
                 live[key] = "exchanged with another pointer: it may be read under that name"
             elif decl in later:
                 live[key] = later[decl]
+            elif "*" in later:  # read by a pointer that may name any buffer
+                live[key] = later["*"] + " (by a pointer that may name it)"
             elif decl not in locals_:
                 live[key] = "a global or something else the caller can see"
         return live
@@ -419,8 +427,8 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                             if unit.main_end(s.kernel.span) > host.span.start]
                     if late:
                         raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
-                    emitter = GroupEmitter(unit, planner.group_views(group), group, prefix,
-                                           overloads)
+                    emitter = GroupEmitter(unit, planner.group_views(group),
+                                           _spelled_at_sink(group), prefix, overloads)
                     code = emitter.emit()
                     extra = None
                     if emitter.sink.wrapper is not None:  # started by a launcher function
@@ -480,6 +488,22 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
     result.assumed.extend(const_notes)
     result.notes.extend(scratch_notes(unit, opts.scratch))
     return result
+
+
+def _spelled_at_sink(group: FusedGroup) -> FusedGroup:
+    """The group with its launches' pointer arguments named as at its last launch, where
+    the fused launch stands (they differ across a pointer rotation: host/hostview.py)."""
+    sink = group.launches[-1]
+    try:
+        spelled = [s.spelled_at(sink) for s in group.launches]
+    except ValueError as exc:
+        raise CodegenError(str(exc)) from None
+    if group.checks and any(a.bindings != b.bindings
+                            for a, b in zip(spelled, group.launches, strict=True)):
+        raise CodegenError("pointers are exchanged between its launches, so the original "
+                           "launches kept for when its run-time check fails cannot be "
+                           "moved to the fused launch")
+    return dataclasses.replace(group, launches=spelled)
 
 
 def _place_launches(result: FuseResult, host: Function, places: list[Placement],

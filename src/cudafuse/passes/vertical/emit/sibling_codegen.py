@@ -15,6 +15,7 @@ calls the launcher with both launches' arguments, grids and dynamic shared memor
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from cudafuse.codegen.splice import Rewriter
@@ -113,6 +114,7 @@ class SiblingEmitter:
              rw: Rewriter) -> tuple[str, str]:
         """The code to insert before the host function and the fused kernel's (or
         launcher's) name; the host edits go into `rw`, whole or not at all."""
+        pair = _spelled_at_kept(pair)
         late = [i.site.kernel.name for i in (pair.a, pair.b)
                 if self.unit.main_end(i.site.kernel.span) > host.span.start]
         if late:
@@ -160,6 +162,18 @@ class SiblingEmitter:
         stream = pair.a.site.launch.stream
         args.append("0" if stream is None else expr_text(self.unit, stream))
         return f"{name}_launch({', '.join(args)})"
+
+
+def _spelled_at_kept(pair: SiblingPair) -> SiblingPair:
+    """The pair with both launches' pointer arguments named as where the fused launch
+    stands (they differ across a pointer rotation: host/hostview.py)."""
+    at = (pair.b if pair.at_second else pair.a).site
+    try:
+        a, b = pair.a.site.spelled_at(at), pair.b.site.spelled_at(at)
+    except ValueError as exc:
+        raise CodegenError(str(exc)) from None
+    return dataclasses.replace(pair, a=dataclasses.replace(pair.a, site=a),
+                               b=dataclasses.replace(pair.b, site=b))
 
 
 def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[KernelCost],

@@ -28,6 +28,7 @@ argument it is given and compares them with the buffers of the launches before t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -107,6 +108,9 @@ class _Body:
         self.assigned: set[int] = set()
         self.globals_assigned: set[str] = set()
         self.allocates: set[int] = set()
+        self.allocated_at: dict[str, int] = {}  # `T **p` param -> where it allocates into *p
+        self.values = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl) and
+                       "&" not in d.var_type and "*" not in d.var_type}  # objects it owns
 
     def read(self) -> Effects:
         name = self.fn.name
@@ -117,6 +121,8 @@ class _Body:
                 raise Unknown(f"'{name}' contains an expression cudafuse does not model")
             if this_member(node) is not None:
                 raise Unknown(f"'{name}' uses a data member of its object")
+            if self._allocated(node):
+                continue  # `*p` after `cudaMalloc(p, ...)`: the buffer it allocated
             base = _deref_base(node)
             if base is not None:
                 self.touch(base, "reads or writes memory through")
@@ -132,8 +138,21 @@ class _Body:
 
     # ---- what one pointer names ---------------------------------------------------------
 
+    def _allocated(self, e: n.Node) -> bool:
+        """`*p` where the helper has stored a fresh allocation through its parameter p
+        (`cudaMalloc(p, ...)` before it): the new buffer, which only the helper touches
+        until it returns it to the caller."""
+        e = _strip(e) if isinstance(e, n.Expr) else e
+        if not (isinstance(e, n.Unary) and e.op == "*"):
+            return False
+        p = _strip(e.operand)
+        return isinstance(p, n.Ref) and p.decl in self.allocated_at and \
+            e.span.start > self.allocated_at[p.decl]
+
     def touch(self, e: n.Expr, how: str) -> None:
         """The memory `e` points to is read or written."""
+        if self._allocated(e):
+            return
         roots = self.points.roots(e)
         if roots is None:
             raise Unknown(f"'{self.fn.name}' {how} '{_name(e)}', which cudafuse cannot follow")
@@ -212,6 +231,8 @@ class _Body:
                 if isinstance(p, n.Ref) and p.decl in self.params and \
                         p.decl not in self.refs and not self.points.writes.get(p.decl):
                     self.allocates.add(self.params[p.decl])  # stores through it, only that
+                    if not _in_loop(self.fn, call):
+                        self.allocated_at.setdefault(p.decl, call.span.end)
                 else:
                     self.touch(call.args[0], f"calls '{name}' on")
             return
@@ -227,6 +248,10 @@ class _Body:
             if named:
                 self.helper(call, named)
                 return
+        if _vector_maker(call):
+            return  # make_float2(x, y): a value
+        if _library(call) and self._own_object(call):
+            return  # a method of a standard container it owns (`std::vector<T> v;`)
         if _library(call) and all(_plain(a) for a in call.args):
             for a in call.args:  # the C library touches memory only through its arguments
                 if "*" in a.type or "[" in a.type:
@@ -263,6 +288,41 @@ class _Body:
                     raise Unknown(f"'{inner.name}' assigns a reference cudafuse cannot follow")
                 self.assign(target)
             self.globals_assigned |= got.globals_assigned
+
+
+    def _own_object(self, call: n.Call) -> bool:
+        """A member (or operator) of the C++ library called on an object the helper
+        declares by value, given only plain values besides: it touches that object, which
+        is the helper's own."""
+        args = list(call.args)
+        obj = _strip(call.callee_expr.base) if isinstance(call.callee_expr, n.Member) and \
+            not call.callee_expr.arrow else None
+        if obj is None and args and call.callee.startswith("operator"):
+            obj = _strip(args.pop(0))
+        return isinstance(obj, n.Ref) and obj.decl in self.values and \
+            all(_plain(a) or _vector_type(a.type) for a in args)
+
+
+def _in_loop(fn: Function, node: n.Node) -> bool:
+    assert fn.body is not None
+    return any(isinstance(x, (n.For, n.While)) and x.span.start <= node.span.start < x.span.end
+               for x in fn.body.walk())
+
+
+_VECTOR = re.compile(r"(?:const\s+)?(?:u?char|u?short|u?int|u?long|longlong|ulonglong|float|"
+                     r"double)[1-4]")
+
+
+def _vector_type(t: str) -> bool:
+    """A CUDA vector type by value (`uint2`, `const float4`)."""
+    return _VECTOR.fullmatch(t.replace("&", "").strip()) is not None
+
+
+def _vector_maker(call: n.Call) -> bool:
+    """`make_uint2(r, c)` of the CUDA headers: builds a value from its arguments."""
+    f = _file(call.callee_decl)
+    return call.callee.startswith("make_") and _vector_type(call.callee[5:]) and (
+        "cuda" in f or not f)
 
 
 def _name(e: n.Expr) -> str:

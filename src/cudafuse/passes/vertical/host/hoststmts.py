@@ -48,7 +48,8 @@ The rules, per kind of statement (`statement_break` returns why S splits, or Non
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Collection, Iterable
 
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
@@ -151,7 +152,8 @@ class HostStatements:
             lambda call, thrown: _known(call) or self._stream_print(call) or
             (thrown and _system(call)), self._globals_of)
         self._kernel_globals: dict[str, Roots] = {}
-        self.points = PointsTo(host, self.allocates)
+        self.points = PointsTo(host, self.allocates,
+                               lambda call: self._definition(call.callee_decl))
         self.launches = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)]
         self.buffers = {r.decl for la in self.launches for a in la.args
                         if (r := _root(a)) is not None and _is_pointer(r)}
@@ -282,15 +284,18 @@ class HostStatements:
                    for fn in self._helpers(node))
 
     def helper_reason(self, call: n.Call, fns: list[Function],
-                      before: list[n.KernelLaunch]) -> str | None:
+                      before: list[n.KernelLaunch], exchanges: bool = False) -> str | None:
         """Why a call of the program's own host functions matters to the launches before it:
         what their bodies touch (effects.py), in the caller's terms, may be a buffer one of
-        those launches uses, or a variable one of them reads."""
+        those launches uses, or a variable one of them reads (not, with `exchanges`, the
+        pointer variables it exchanges, which the caller follows by value)."""
         name = call.callee or "?"
         for fn in fns:
             got = self.effects.effects(fn)
             if isinstance(got, str):
                 return f"its call to '{name}' may touch device memory or variables ({got})"
+            if exchanges:
+                got = dataclasses.replace(got, assigned=frozenset())
             why = self._effects_reason(call, got, before)
             if why is not None:
                 return why
@@ -463,14 +468,23 @@ class HostStatements:
     # ---- statements -----------------------------------------------------------------------
 
     def statement_reason(self, stmt: n.Stmt, before: Iterable[n.KernelLaunch],
-                         swaps: frozenset[str]) -> str | None:
+                         swaps: frozenset[str], modelled: Collection[int] = ()
+                         ) -> str | None:
         """Why launches before and after this host statement may not be fused across it;
-        `before`: the launches of the sequence so far."""
+        `before`: the launches of the sequence so far. `modelled`: ids of the nodes whose
+        writes of pointer variables the caller follows by value (pointervalues.py: an
+        exchange, a copy, a swap helper), which are then no reason (the launches before
+        them are named at the fused launch by the variables that then hold their
+        buffers); what else such a node does is judged as usual."""
         before = list(before)
         if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
             return "it launches a kernel inside control flow"
         for node, thrown in _nodes(stmt):
-            if isinstance(node, n.Call) and node.callee in swaps and len(node.args) == 2:
+            if id(node) in modelled and isinstance(node, n.Call) and \
+                    self._definition(node.callee_decl) is None:
+                continue  # std::swap, thrust::swap: exchange their arguments, nothing else
+            if isinstance(node, n.Call) and node.callee in swaps and len(node.args) == 2 and \
+                    id(node) not in modelled:
                 names = [(_strip(a).name if isinstance(_strip(a), n.Ref) else "?")  # type: ignore[union-attr]
                          for a in node.args]
                 return f"it swaps '{names[0]}' and '{names[1]}'"
@@ -480,7 +494,7 @@ class HostStatements:
                     return why
             elif isinstance(node, n.Call) and self.memory_calls and \
                     (helpers := self._helpers(node)):
-                why = self.helper_reason(node, helpers, before)
+                why = self.helper_reason(node, helpers, before, id(node) in modelled)
                 if why is not None:
                     return why
             elif isinstance(node, n.Call):
@@ -498,6 +512,8 @@ class HostStatements:
             member = _member_assigned(node)
             if member is not None:  # (a member is shared with every other method's code)
                 return f"it assigns 'this->{member}'"
+            if id(node) in modelled:
+                continue
             for r in _assigned(node):
                 why = self.assign_reason(r, before)
                 if why is not None:

@@ -30,6 +30,7 @@ from cudafuse.passes.vertical.host.hostexprs import buffer_key as buffer_key
 from cudafuse.passes.vertical.host.hostexprs import side_effect_free as side_effect_free
 from cudafuse.passes.vertical.host.hoststmts import HostStatements
 from cudafuse.passes.vertical.host.members import member_alias_reason, this_member
+from cudafuse.passes.vertical.host.pointervalues import PointerValues, Value
 from cudafuse.passes.vertical.host.pointsto import PointsTo, parity_pairs
 from cudafuse.passes.vertical.host.settled import settled_locals
 from cudafuse.passes.vertical.host.wrappers import WrapperCall, Wrappers
@@ -44,9 +45,41 @@ class LaunchSite:
     bindings: tuple[tuple[Param, n.Expr], ...]  # kernel parameter -> host argument
     host: Function
     wrapper: WrapperCall | None = None  # a call of a one-launch wrapper (wrappers.py)
+    # In a sequence that continues across pointer rotations: the buffer each pointer
+    # argument's key stands for (pointervalues.py), to name it at another launch.
+    values: tuple[tuple[str, Value], ...] = field(default=(), compare=False, repr=False)
+    evaluator: PointerValues | None = field(default=None, compare=False, repr=False)
 
     def arg_for(self, param_name: str) -> n.Expr | None:
         return next((a for p, a in self.bindings if p.name == param_name), None)
+
+    def spelled_at(self, at: LaunchSite) -> LaunchSite:
+        """This launch with its pointer arguments named as at launch `at` (where a fused
+        launch that takes over this one's work stands): after `std::swap(a, b)` between
+        them, this launch's `a` is `at`'s `b`. Raises ValueError when no variable names
+        one of its buffers there."""
+        if not self.values or at is self:
+            return self
+        assert at.evaluator is not None
+        vals = dict(self.values)
+        out = []
+        for p, a in self.bindings:
+            r = _ref(a)
+            if r is not None and p.is_pointer and r.decl in vals:
+                held = at.evaluator.holder(at.stmt, vals[r.decl], prefer=r.decl)
+                if held is None:
+                    raise ValueError(f"no variable names the buffer '{r.name}' of the launch "
+                                     f"of '{self.kernel.name}' at line {self.launch.span.line}"
+                                     f" where the launch of '{at.kernel.name}' stands")
+                if held[1] != r.name:
+                    new = dataclasses.replace(r, name=held[1])
+                    a = new if a is r else _replace_inner(a, new)
+            out.append((p, a))
+        return dataclasses.replace(self, bindings=tuple(out))
+
+    def renamed_at(self, at: LaunchSite) -> bool:
+        """Whether some pointer argument of this launch has another name at `at`."""
+        return self.spelled_at(at).bindings != self.bindings
 
 
 @dataclass
@@ -57,6 +90,9 @@ class Sequence:
     host: Function
     launches: list[LaunchSite] = field(default_factory=list)
     scope: Scope | None = None
+    # Its pointer arguments are keyed by the buffers they hold (pointervalues.py), not by
+    # variable: it continues across pointer rotations, or a launch needed their values.
+    evaluated: bool = False
 
 
 def value_key(e: n.Expr, type_: str) -> str:
@@ -232,6 +268,7 @@ class _Splitter:
         self.points = self.stmts.points
         self.parity = parity_pairs(self.points)
         self._selected: dict[int, tuple[str, ...]] = {}  # launch index -> _selections
+        self.values = pointer_values(unit, host, self.points)
 
     def _held(self, node: n.Node) -> list[n.KernelLaunch]:
         return sorted(_launches_in(node) + self.wrappers.launches_in(node),
@@ -290,7 +327,10 @@ class _Splitter:
                     # any call, by what its body touches (effects.py); with no launch before
                     # it in the sequence, it is noted with why it is no wrapper.
                     why = self.stmts.statement_reason(
-                        stmt, (s.launch for s in current.launches), SWAPS)
+                        stmt, (s.launch for s in current.launches), SWAPS,
+                        self.values.modelled)
+                    if why is None and current.launches and self._rotates(stmt):
+                        why = self._carry(current, stmt)
                     if id(stmt) in self.wrappers.refused and (
                             not current.launches or why is not None and
                             not self.stmts.effects_read(stmt)):
@@ -305,27 +345,51 @@ class _Splitter:
                 current = Sequence(self.host, scope=scope)
                 continue
             kernel = launched_kernel(self.unit, launch)
-            alias = pointer_alias_reason(self.host, launch, self.points, self.parity) or \
+            old = pointer_alias_reason(self.host, launch, self.points, self.parity)
+            rest = _struct_reason(launch, self.points) or \
                 member_alias_reason(self.unit, self.host, launch) or \
                 _foreign_param(self.host, launch) or \
                 _hidden_memory(self.unit, self.calls, kernel, launch)
+            alias = old or rest
             index = self.index[launch.span.start]
+            site = None
             if kernel is not None and kernel.body is not None and \
-                    len(launch.args) == len(kernel.params) and alias is None:
-                bindings = tuple((p, self._aliased(a)) for p, a in
-                                 zip(kernel.params, launch.args, strict=True))
-                site = LaunchSite(index, stmt, launch, kernel, bindings, self.host,
-                                  self.wrappers.wrapper_of(stmt))
-                cut = self._may_alias(current, site) if current.launches else None
+                    len(launch.args) == len(kernel.params) and rest is None:
+                site = LaunchSite(index, stmt, launch, kernel,
+                                  tuple(zip(kernel.params, launch.args, strict=True)),
+                                  self.host, self.wrappers.wrapper_of(stmt))
+                if old is not None or current.evaluated:
+                    # Which buffer each pointer holds here, by evaluating the host code.
+                    got = self._evaluate(site)
+                    if isinstance(got, str) and old is not None:
+                        alias = got
+                    elif isinstance(got, str):  # cannot join the launches before it
+                        self._cut(current, site, got)
+                        current = Sequence(self.host, scope=scope)
+                        alias = None
+                    else:
+                        alias = None
+                        site = got
+                        if current.launches and not current.evaluated:
+                            why = self._evaluate_all(current)
+                            if why is not None:
+                                self._cut(current, site, why)
+                                current = Sequence(self.host, scope=scope)
+                        current.evaluated = True
+            if site is not None and alias is None:
+                if not site.values and not current.evaluated:
+                    site = dataclasses.replace(site, bindings=tuple(
+                        (p, self._aliased(a)) for p, a in site.bindings))
+                if current.evaluated:
+                    cut = self._value_conflict(current.launches, [site])
+                elif current.launches:
+                    cut = self._may_alias(current, site)
+                else:
+                    cut = None
                 if cut:
-                    prev = current.launches[-1].launch
-                    why = (f"the launches of '{prev.kernel}' at line {prev.span.line} and "
-                           f"'{launch.kernel}' at line {launch.span.line} are not fused: "
-                           f"{cut}")
-                    self.cut.setdefault(current.launches[-1].index, why)
-                    self.cut.setdefault(index, why)
-                    self.seqs.append(current)  # the launches before it go on their own
-                    current = Sequence(self.host, scope=scope)
+                    evaluated = current.evaluated
+                    self._cut(current, site, cut)
+                    current = Sequence(self.host, scope=scope, evaluated=evaluated)
                 current.launches.append(site)
                 items.append((stmt, None))
                 continue
@@ -343,6 +407,108 @@ class _Splitter:
             self.seqs.append(current)
         self._note_breaks(items)
         self._note_alone(items, scope)
+
+    def _cut(self, current: Sequence, site: LaunchSite, cut: str) -> None:
+        """End `current` before `site`, saying why at both launches."""
+        if not current.launches:
+            return
+        prev = current.launches[-1].launch
+        launch = site.launch
+        why = (f"the launches of '{prev.kernel}' at line {prev.span.line} and "
+               f"'{launch.kernel}' at line {launch.span.line} are not fused: {cut}")
+        self.cut.setdefault(current.launches[-1].index, why)
+        self.cut.setdefault(site.index, why)
+        self.seqs.append(current)  # the launches before it go on their own
+
+    # ---- pointers by value (pointervalues.py) -------------------------------------------------
+
+    def _rotates(self, stmt: n.Stmt) -> bool:
+        """Does the statement change pointer variables in a way the evaluation follows
+        (an exchange, a copy)?"""
+        return any(id(x) in self.values.modelled for x in stmt.walk())
+
+    def _evaluate(self, site: LaunchSite) -> LaunchSite | str:
+        """The site with each pointer variable argument keyed by the buffer it holds at
+        this launch, or why that is not known."""
+        stmt = site.stmt
+        if not self.values.recorded(stmt):
+            return "its pointers are not evaluated in this block"
+        out, vals = [], []
+        for p, a in site.bindings:
+            r = _ref(a)
+            if p.is_pointer and r is not None and r.decl in self.values.vars:
+                v = self.values.value(stmt, r)
+                if v is None:
+                    return f"pointer '{r.name}' is not followed at this launch"
+                why = self.values.known(v)
+                if why is not None:
+                    return f"pointer '{r.name}' may name any buffer at this launch ({why})"
+                new = dataclasses.replace(r, decl=v.key())
+                a = new if a is r else _replace_inner(a, new)
+                vals.append((v.key(), v))
+            out.append((p, a))
+        return dataclasses.replace(site, bindings=tuple(out), values=tuple(vals),
+                                   evaluator=self.values)
+
+    def _evaluate_all(self, current: Sequence) -> str | None:
+        """Key every launch of the sequence by value (it is about to continue across a
+        rotation, or a launch needs values); why not, if it cannot be."""
+        sites = []
+        for s_ in current.launches:
+            plain = dataclasses.replace(s_, bindings=tuple(
+                zip(s_.kernel.params, s_.launch.args, strict=True)))
+            got = self._evaluate(plain)
+            if isinstance(got, str):
+                return got
+            sites.append(got)
+        why = self._value_conflict([], sites)
+        if why is None:
+            current.launches[:] = sites
+            current.evaluated = True
+        return why
+
+    def _carry(self, current: Sequence, stmt: n.Stmt) -> str | None:
+        """Why the sequence cannot continue across a statement that rotates pointers: its
+        launches cannot be keyed by value, or a buffer of theirs is named by no variable
+        after it (the fused launch, after it, could not name it)."""
+        if not current.evaluated:
+            why = self._evaluate_all(current)
+            if why is not None:
+                return why
+        for s_ in current.launches:
+            names = {buffer_key(a): _ref(a) for p, a in s_.bindings if p.is_pointer}
+            for key, v in s_.values:
+                if self.values.holder(stmt, v, after=True) is None:
+                    r = names.get(key)
+                    return (f"after it no variable names the buffer '{r.name if r else '?'}' "
+                            f"of the launch of '{s_.kernel.name}' at line "
+                            f"{s_.launch.span.line}")
+        return None
+
+    def _value_conflict(self, old: list[LaunchSite], new: list[LaunchSite]) -> str | None:
+        """Two pointer arguments of the launches with different keys that may be the same
+        buffer (or one key for values that may differ)."""
+        def entries(sites: list[LaunchSite]) -> list[tuple[str, Value, str]]:
+            out = []
+            for s_ in sites:
+                vals = dict(s_.values)
+                for (p, a), orig in zip(s_.bindings, s_.launch.args, strict=True):
+                    k = buffer_key(a) if p.is_pointer else None
+                    if k is None:
+                        continue
+                    v = vals.get(k) or self.values.value(s_.stmt, orig)
+                    if v is not None:
+                        r = _ref(a)
+                        out.append((k, v, r.name if r is not None else _text_of(a)))
+            return out
+        before, added = entries(old), entries(new)
+        for i, (k1, v1, n1) in enumerate(added):
+            for k2, v2, n2 in added[i + 1:] + before:
+                if k1 == k2 and self.values.same(v1, v2):
+                    continue
+                if k1 == k2 or self.values.same(v1, v2) or not self.values.distinct(v1, v2):
+                    return f"pointer '{n1}' may name the same buffer as '{n2}'"
+        return None
 
     def _aliased(self, arg: n.Expr) -> n.Expr:
         """A pointer argument that is a stable alias of another variable (`const float
@@ -450,6 +616,43 @@ class _Splitter:
                           f"'{other.kernel}' at line {other.span.line}: {split[1]}")
             self.alone[index] = reason
 
+_VALUES: dict[tuple[int, int], tuple[TranslationUnit, Function, PointerValues]] = {}
+
+
+def pointer_values(unit: TranslationUnit, host: Function, points: PointsTo | None = None
+                   ) -> PointerValues:
+    """The host function's pointers evaluated (pointervalues.py), once per host (the last
+    few kept)."""
+    key = (id(unit), id(host))
+    hit = _VALUES.get(key)
+    if hit is not None and hit[0] is unit and hit[1] is host:
+        return hit[2]
+    stmts = HostStatements(unit, host) if points is None else None
+    values = PointerValues(host, points or stmts.points,  # type: ignore[union-attr]
+                           lambda call: _definition(unit, call))
+    _VALUES[key] = (unit, host, values)
+    while len(_VALUES) > 16:
+        _VALUES.pop(next(iter(_VALUES)))
+    return values
+
+
+def _definition(unit: TranslationUnit, call: n.Call) -> Function | None:
+    decl = call.callee_decl
+    if not decl:
+        return None
+    return unit.callee(decl) or next((f for f in unit.header_functions if f.decl == decl),
+                                     None)
+
+
+def moved_buffers(unit: TranslationUnit, host: Function
+                  ) -> dict[str, frozenset[str] | None]:
+    """Each pointer variable the function writes after its declaration, with the buffers
+    (roots) it may hold (None: any): a launch sequence keyed by value (pointervalues.py)
+    names a buffer by its root, which such a variable may read later under its own name."""
+    values = pointer_values(unit, host)
+    return {d: values.points.sets.get(d) for d in values.written}
+
+
 def sequences(unit: TranslationUnit, host: Function
               ) -> tuple[list[Sequence], list[tuple[n.Stmt, str]]]:
     """Split the host function's blocks into fusible launch sequences; also return the
@@ -526,14 +729,12 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
     assigned, written = _pointer_writes(host)
     paired = {d for pair, (a, b) in parity.items() if a <= launch.span.start < b
               for d in pair}
+    why = _struct_reason(launch, points)
+    if why is not None:
+        return why
     for arg in launch.args:
         while isinstance(arg, n.Cast):
             arg = arg.operand
-        key = struct_field(arg)
-        if key is not None and key.rpartition(".")[0] in points.changed_structs:
-            assert isinstance(arg, n.Member)
-            return (f"the struct carrying pointer '{_text_of(arg)}' is assigned, has its "
-                    "address taken or is passed whole to a call in the function")
         if not isinstance(arg, n.Ref) or arg.kind not in ("local", "param"):
             continue
         if arg.decl in rotated or arg.decl in paired or \
@@ -559,6 +760,19 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
         if callee is not None and not (d.decl in points.helper_fresh and
                                        points.sets.get(d.decl) == frozenset({d.decl})):
             return f"the address of pointer '{d.name}' is passed to '{callee}'"
+    return None
+
+
+def _struct_reason(launch: n.KernelLaunch, points: PointsTo) -> str | None:
+    """A pointer carried in a struct the function changes: not followed."""
+    for arg in launch.args:
+        while isinstance(arg, n.Cast):
+            arg = arg.operand
+        key = struct_field(arg)
+        if key is not None and key.rpartition(".")[0] in points.changed_structs:
+            assert isinstance(arg, n.Member)
+            return (f"the struct carrying pointer '{_text_of(arg)}' is assigned, has its "
+                    "address taken or is passed whole to a call in the function")
     return None
 
 

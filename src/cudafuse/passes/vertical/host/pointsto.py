@@ -57,12 +57,17 @@ class PointsTo:
     """May-point-to sets of one host function's pointer variables (see the module text)."""
 
     def __init__(self, host: Function,
-                 allocates: Callable[[n.Call, int], bool] | None = None):
+                 allocates: Callable[[n.Call, int], bool] | None = None,
+                 definition: Callable[[n.Call], Function | None] | None = None):
         """`allocates(call, i)`: whether the call (of a helper of the program) only stores
-        a fresh allocation through its i-th argument, a pointer's address (effects.py)."""
+        a fresh allocation through its i-th argument, a pointer's address (effects.py).
+        `definition(call)`: the function of the program a call runs, if any: a pointer
+        variable it takes by reference (`float *&p`) may be given anything, unless the
+        helper only exchanges the pointers it is given (`only_exchanges`)."""
         assert host.body is not None
         self.host = host
         self.allocates = allocates
+        self.definition = definition
         self.helper_fresh: set[str] = set()  # locals a helper allocates (by address)
         body = host.body
         self.decls = {d.decl: d for d in body.walk() if isinstance(d, n.VarDecl)}
@@ -102,8 +107,25 @@ class PointsTo:
                     self.writes.setdefault(a.decl, []).append(node)
                     self.writes.setdefault(b.decl, []).append(node)
                     return
+            fn = self.definition(node) if self.definition is not None else None
+            if fn is not None and only_exchanges(fn):
+                # it moves the values of the variables it is given among them
+                given = [v.decl for a in node.args
+                         if (v := _var(_strip(a).operand if isinstance(_strip(a), n.Unary)
+                                       and _strip(a).op == "&" else a)) is not None  # type: ignore[union-attr]
+                         and is_pointer_type(v.type)]
+                for a, b in zip(given, given[1:], strict=False):
+                    self.swapped.append((a, b))
+                for d in given:
+                    self.writes.setdefault(d, []).append(node)
+                return
             for i, arg in enumerate(node.args):
                 arg = _strip(arg)
+                if fn is not None and i < len(fn.params) and fn.params[i].is_reference and \
+                        (v := _var(arg)) is not None and is_pointer_type(v.type):
+                    self.writes.setdefault(v.decl, []).append(node)
+                    self.given.setdefault(v.decl, []).append(None)  # set by the callee
+                    continue
                 if isinstance(arg, n.Unary) and arg.op == "&":
                     v = _var(arg.operand)
                     if v is None or not is_pointer_type(v.type):
@@ -235,6 +257,45 @@ class PointsTo:
                    lp.span.start <= w.span.start < lp.span.end and
                    lp.span.start <= d.span.start < lp.span.end
                    for lp in self.host.body.walk())
+
+
+def only_exchanges(fn: Function) -> bool:
+    """A helper whose body only moves the pointers it is given by address (`float **`) or by
+    reference (`float *&`) among themselves: pointer locals copied from them, assignments
+    between them, library swaps of them (`void exchange(float **a, float **b) { float *t =
+    *a; *a = *b; *b = t; }`). It may leave each of them holding any of their values."""
+    if fn.body is None or not fn.body.body:
+        return False
+    slots = {p.decl for p in fn.params if p.is_reference and is_pointer_type(p.type)}
+    boxes = {p.decl for p in fn.params if not p.is_reference and p.type.count("*") == 2}
+    if not slots and not boxes:
+        return False
+    local: set[str] = set()
+
+    def place(e: n.Expr | None) -> bool:
+        e = _strip(e)
+        if isinstance(e, n.Unary) and e.op == "*":
+            r = _strip(e.operand)
+            return isinstance(r, n.Ref) and r.decl in boxes
+        return isinstance(e, n.Ref) and (e.decl in slots or e.decl in local)
+
+    for s in fn.body.body:
+        if isinstance(s, n.Return) and s is fn.body.body[-1] and s.value is None:
+            continue
+        if isinstance(s, n.DeclStmt) and all(
+                not d.array_dims and is_pointer_type(d.var_type) and place(d.init)
+                for d in s.decls):
+            local |= {d.decl for d in s.decls}
+        elif isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and \
+                s.expr.op == "=" and place(s.expr.lhs) and place(s.expr.rhs):
+            pass
+        elif isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Call) and \
+                s.expr.callee in SWAPS | {"thrust::swap"} and len(s.expr.args) == 2 and \
+                all(place(a) for a in s.expr.args):
+            pass
+        else:
+            return False
+    return True
 
 
 # ---- rotation by parity ---------------------------------------------------------------------
