@@ -99,7 +99,8 @@ def test_refusals_name_the_reason(fused) -> None:
     text = " | ".join(str(e) for e in result.edges)
     assert "'blur_red' reads 'planes' (line 87) other than at a constant channel of its own " \
            "element (planar (c * plane + i) channels, c = 0, 1, 2)" in text
-    assert "'split_loop' cannot be recomputed: it stores 'planes' in a loop (line 95)" in text
+    assert "'split_loop' cannot be recomputed: it stores several elements per thread: " \
+           "'planes[c * w * h + y * w + x]' for each value of 'c' in a loop (line 95)" in text
 
 
 def test_views_recognise_the_layouts() -> None:

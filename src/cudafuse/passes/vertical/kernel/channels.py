@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
 
 Poly = dict[tuple[str, ...], int]  # monomial (sorted declaration ids) -> coefficient
@@ -233,9 +234,7 @@ def find_channels(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl,
             fr is not None and isinstance(w, n.Binary) and classify(w.lhs.index, fr) == (None, 0))
             ), None)
         if w is not None:
-            return {}, (f"it stores '{name}' in a loop (line {w.span.line}), which may store "
-                        "several elements per thread; channels are fused when each is a "
-                        "statement of its own")
+            return {}, looped_store_reason(name, w, fr, body, coords, bounds)
         kinds = [classify(w.lhs.index, fr) if fr is not None and isinstance(w, n.Binary)
                  else None for w in ws]
         layouts = {k[0] for k in kinds if k is not None and k[0] is not None}
@@ -260,6 +259,76 @@ def find_channels(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl,
                          for w, c in zip(ws, chans, strict=True)), key=lambda s: s.channel)
         out[name] = Channels(layout, tuple(stores))
     return out, None
+
+
+def _loop_vars(body: n.Compound, node: n.Node) -> set[str]:
+    """Variables that change from one iteration to the next of the loops around `node`:
+    those the loops declare in their headers or assign anywhere in them."""
+    out: set[str] = set()
+    for loop in (x for x in body.walk() if isinstance(x, (n.For, n.While))):
+        if not any(y is node for y in loop.walk()):
+            continue
+        for x in loop.walk():
+            if isinstance(x, n.VarDecl) and isinstance(loop, n.For) and loop.init is not None \
+                    and any(x is d for d in loop.init.walk()):
+                out.add(x.decl)
+            target = x.lhs if isinstance(x, n.Binary) and x.is_assignment else \
+                x.operand if isinstance(x, n.Unary) and x.op in ("++", "--") else None
+            while isinstance(target, n.Cast):
+                target = target.operand
+            if isinstance(target, n.Ref) and target.decl:
+                out.add(target.decl)
+    return out
+
+
+def _show(e: n.Expr) -> str:
+    """An index expression as C with only the parentheses its + - * need."""
+    while isinstance(e, n.Cast) and not e.explicit:
+        e = e.operand
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
+        def side(x: n.Expr, right: bool) -> str:
+            while isinstance(x, n.Cast) and not x.explicit:
+                x = x.operand
+            text = _show(x)
+            low = isinstance(x, n.Binary) and x.op in ("+", "-")
+            return f"({text})" if low and (e.op == "*" or right and e.op == "-") else text
+        return f"{side(e.lhs, False)} {e.op} {side(e.rhs, True)}"
+    return to_c(e)
+
+
+def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body: n.Compound,
+                        coords: tuple[n.VarDecl, ...], bounds: tuple[n.Expr, ...]) -> str:
+    """Why a store of `name` inside a loop (not at the thread's own element) makes no
+    value-at-element function: the elements it stores, evaluated as a polynomial over the
+    kernel's variables, either change with the loop (several elements per thread: `out[i *
+    4 + k]`, a row walked by `x += blockDim.x`) or are one element other than the own one
+    (an update at a row stride that is not the guard's bound)."""
+    target = w.lhs if isinstance(w, n.Binary) else w.operand
+    assert isinstance(target, n.Index)
+    try:
+        shown = f"'{name}[{_show(target.index)}]'"
+    except Unprintable:
+        shown = f"'{name}'"
+    where = f"in a loop (line {w.span.line})"
+    q = poly(target.index, fr.locals_ if fr is not None else _locals(body))
+    if q is None:
+        return (f"it stores {shown} {where} at an index cudafuse cannot evaluate; it fuses "
+                "a producer whose threads each store their own element (or channels of "
+                "it, each a statement)")
+    varying = sorted({d.split("@")[0] for m in q for d in m if d in _loop_vars(body, w)})
+    if varying:
+        return (f"it stores several elements per thread: {shown} for each value of "
+                f"'{', '.join(varying)}' {where}; a consumer could only recompute such an "
+                "element by running the loop (cudafuse fuses a producer whose threads each "
+                "store their own element, or channels of it, each a statement)")
+    try:
+        own = coords[0].name if len(coords) == 1 or not bounds else \
+            f"{coords[1].name} * {_show(bounds[0])} + {coords[0].name}"
+    except Unprintable:
+        own = "its own element"
+    return (f"it stores one element per thread {where}, {shown}, which is not provably its "
+            f"own element ({own}) in the frame of its guard: the loop updates that element, "
+            "so it is no value of the thread's own")
 
 
 def channel_reads_reason(reader: str, pname: str, reads: list[n.Index], fr: Frame | None,

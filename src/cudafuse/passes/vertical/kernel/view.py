@@ -564,6 +564,13 @@ def _launch_mapping(body: list[n.Stmt]) -> str | None:
     (launchshape.py), which did not show it (their notes say why)."""
     if not launch_mapped(body):
         return None
+    for loop in (x for s in body for x in s.walk() if isinstance(x, n.For)):
+        init = loop.init.decls[0].init if isinstance(loop.init, n.DeclStmt) and \
+            loop.init.decls and loop.init.decls[0].init is not None else None
+        if init is not None and any(_is(_strip(x), "threadIdx", "x") for x in init.walk()):
+            return (f"it walks several elements per thread in a loop from threadIdx.x (line "
+                    f"{loop.span.line}; a block-stride loop): cudafuse fuses a producer "
+                    "whose threads each store their own element")
     for stmt in body:
         if not isinstance(stmt, n.DeclStmt):
             break

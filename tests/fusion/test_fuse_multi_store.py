@@ -1,0 +1,34 @@
+"""Producers whose threads store several elements each in a loop (`for (k = 0; k < 4; ++k)
+a[i * 4 + k] = ...`, a row walked from threadIdx.x by blockDim.x), or update one element in
+a loop that is not provably their own, are refused as producers; the reason names the
+elements, evaluated from the index (which loop variable it varies with), and its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from equivalence import fuse_file
+
+PROGRAM = Path(__file__).parent / "programs" / "multi_store.cu"
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory: pytest.TempPathFactory):
+    return fuse_file(PROGRAM, tmp_path_factory.mktemp("multi_store") / "fused.cu",
+                     fuse_all=True)
+
+
+def test_nothing_fuses_and_the_file_is_unchanged(result) -> None:
+    assert result.groups == [] and result.output == PROGRAM.read_bytes()
+
+
+def test_reasons_name_the_elements(result) -> None:
+    why = {(e.host, e.src): e.why for e in result.edges if e.refused}
+    assert "'quad' cannot be recomputed: it stores several elements per thread: " \
+        "'a[i * 4 + k]' for each value of 'k' in a loop (line 12)" in why[("p_quad", "quad")]
+    assert "'row_walk' cannot be recomputed: it walks several elements per thread in a loop " \
+        "from threadIdx.x (line 19; a block-stride loop)" in why[("p_row_walk", "row_walk")]
+    assert "'sum_rows' cannot be recomputed: it stores one element per thread in a loop " \
+        "(line 31), 'a[y * 64 + x]', which is not provably its own element (y * w + x)" in \
+        why[("p_sum_rows", "sum_rows")]
