@@ -27,7 +27,7 @@ Call = tuple[str, list[str], bool]  # name, argument expressions, emulated
 # the shim, which every parse force-includes).
 _INCLUDES = "".join(f"#include <{h}>\n" for h in ("cuda_runtime.h", "cublas_v2.h", "cublasLt.h",
                                                    "cufftXt.h", "cuda_bf16.h",
-                                                   "math_constants.h", "omp.h"))
+                                                   "math_constants.h", "omp.h", "cusparse.h"))
 K = ci.CursorKind
 _SCOPES = (K.NAMESPACE, K.STRUCT_DECL, K.CLASS_DECL, K.UNION_DECL, K.ENUM_DECL, K.LINKAGE_SPEC,
            K.UNEXPOSED_DECL)  # extern "C" { ... } (libclang 18 reports it as unexposed)
@@ -206,7 +206,7 @@ def test_the_headers_declare_the_cuda_apis(caller) -> None:
         "cudaCreateTextureObject", "cudaGetErrorString", "cublasSgemm", "cublasGemmEx",
         "cublasSetStream", "cublasLtMatmul", "cufftPlan1d", "cufftExecR2C",
         "cufftXtSetCallback", "__hadd", "__float2bfloat16_rn", "hsqrt", "__half2bfloat16",
-        "operator+", "__popc", "__vadd4", "__fmaf_rz", "omp_get_wtime")} <= names
+        "operator+", "__popc", "__vadd4", "__fmaf_rz", "omp_get_wtime", "cusparseSpMV")} <= names
     assert {("type", "__half"), ("type", "__nv_bfloat162"), ("type", "cudaError_t"),
             ("member", "__half::operator float"), ("member", "__nv_bfloat16::__nv_bfloat16"),
             ("enumerator", "cudaErrorInvalidValue"), ("macro", "CUDART_INF_FP16"),

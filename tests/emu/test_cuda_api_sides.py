@@ -42,8 +42,6 @@ SEPARATE = {
 ONE_SIDED = {
     "curand.h": "front end: the emulator refuses cuRAND (emu/libraries.py)",
     "curand_kernel.h": "front end: the emulator refuses cuRAND (emu/libraries.py)",
-    "cusparse.h": "emulator: the front end has no declarations and analyses a file without the "
-                  "header (host functions that call cuSPARSE are skipped with a warning)",
 }
 
 

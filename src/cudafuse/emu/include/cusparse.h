@@ -3,44 +3,22 @@
 // (float or double values, 32- or 64-bit indices, either base), on the host in double.
 // Work on a captured stream becomes a graph node. docs/emulation.md, "Libraries".
 #pragma once
-#define CUSPARSEAPI  // the real header's marker, which helper_cuda.h tests
 #include "library_types.h"
 #include <cstdint>
+#include <vector>
 
-typedef enum {
-  CUSPARSE_STATUS_SUCCESS = 0, CUSPARSE_STATUS_NOT_INITIALIZED = 1,
-  CUSPARSE_STATUS_ALLOC_FAILED = 2, CUSPARSE_STATUS_INVALID_VALUE = 3,
-  CUSPARSE_STATUS_ARCH_MISMATCH = 4, CUSPARSE_STATUS_MAPPING_ERROR = 5,
-  CUSPARSE_STATUS_EXECUTION_FAILED = 6, CUSPARSE_STATUS_INTERNAL_ERROR = 7,
-  CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED = 8, CUSPARSE_STATUS_ZERO_PIVOT = 9,
-  CUSPARSE_STATUS_NOT_SUPPORTED = 10, CUSPARSE_STATUS_INSUFFICIENT_RESOURCES = 11
-} cusparseStatus_t;
-typedef enum { CUSPARSE_POINTER_MODE_HOST = 0, CUSPARSE_POINTER_MODE_DEVICE = 1 } cusparsePointerMode_t;
-typedef enum {
-  CUSPARSE_OPERATION_NON_TRANSPOSE = 0, CUSPARSE_OPERATION_TRANSPOSE = 1,
-  CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE = 2
-} cusparseOperation_t;
-typedef enum { CUSPARSE_INDEX_BASE_ZERO = 0, CUSPARSE_INDEX_BASE_ONE = 1 } cusparseIndexBase_t;
-typedef enum { CUSPARSE_INDEX_16U = 1, CUSPARSE_INDEX_32I = 2, CUSPARSE_INDEX_64I = 3 } cusparseIndexType_t;
-typedef enum {
-  CUSPARSE_MATRIX_TYPE_GENERAL = 0, CUSPARSE_MATRIX_TYPE_SYMMETRIC = 1,
-  CUSPARSE_MATRIX_TYPE_HERMITIAN = 2, CUSPARSE_MATRIX_TYPE_TRIANGULAR = 3
-} cusparseMatrixType_t;
-typedef enum {
-  CUSPARSE_SPMV_ALG_DEFAULT = 0, CUSPARSE_SPMV_CSR_ALG1 = 2, CUSPARSE_SPMV_CSR_ALG2 = 3,
-  CUSPARSE_SPMV_COO_ALG1 = 1, CUSPARSE_SPMV_COO_ALG2 = 4
-} cusparseSpMVAlg_t;
+// The types and declarations, shared with the front end: this header defines the
+// descriptors and the functions.
+#include "../../cuda_api/cudafuse_cusparse_api.h"
 
 struct cusparseContext {
   cudaStream_t stream = 0;
   cusparsePointerMode_t pointer_mode = CUSPARSE_POINTER_MODE_HOST;
 };
-typedef cusparseContext *cusparseHandle_t;
 struct cusparseMatDescr {
   cusparseMatrixType_t type = CUSPARSE_MATRIX_TYPE_GENERAL;
   cusparseIndexBase_t base = CUSPARSE_INDEX_BASE_ZERO;
 };
-typedef cusparseMatDescr *cusparseMatDescr_t;
 struct cusparseSpMatDescr {
   int64_t rows, cols, nnz;
   void *offsets, *columns, *values;
@@ -48,15 +26,11 @@ struct cusparseSpMatDescr {
   cusparseIndexBase_t base;
   cudaDataType value_type;
 };
-typedef cusparseSpMatDescr *cusparseSpMatDescr_t;
 struct cusparseDnVecDescr {
   int64_t size;
   void *values;
   cudaDataType value_type;
 };
-typedef cusparseDnVecDescr *cusparseDnVecDescr_t;
-typedef const cusparseDnVecDescr *cusparseConstDnVecDescr_t;
-typedef const cusparseSpMatDescr *cusparseConstSpMatDescr_t;
 
 inline cusparseStatus_t cusparseCreate(cusparseHandle_t *h) { *h = new cusparseContext(); return CUSPARSE_STATUS_SUCCESS; }
 inline cusparseStatus_t cusparseDestroy(cusparseHandle_t h) { delete h; return CUSPARSE_STATUS_SUCCESS; }
