@@ -171,6 +171,7 @@ def test_shitomasi_bit_for_bit_at_4096_without_contraction(tmp_path: Path) -> No
     scratch = frozenset(m.group(1).split())
     fused = tmp_path / "shitomasi.fused.cu"
     fused.write_bytes(fuse_unit(parse_file(str(src)).unit, FuseOptions(scratch=scratch)).output)
+    assert b"__global__ void cf_shitomasi_pipeline_fused" in fused.read_bytes()
     spec = load_spec(str(SAMPLES / "shitomasi.toml"), {"w": N, "h": N})
     outs = []
     for path in (src, fused):
