@@ -155,13 +155,19 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
     def emit_candidate(c: Candidate) -> tuple[bytes, str]:
         return emit(c.mode, c)
 
+    not_top = (f"not timed: its split was not among the {SEARCH_TOP} fastest without a "
+               "register cap (--exhaustive times every cap)")
     if have_nvcc():
         from cudafuse.profile.compiled import compiled_records
 
-        planned = compiled_records(options, emit_candidate, files, tuple(displays),
-                                   target.arch,
-                                   target.include_dirs, target.defines, target.jobs, limits,
-                                   progress)
+        def compiled(only: Callable[[Candidate], bool] | None) -> list[Record]:
+            return compiled_records(options, emit_candidate, files, tuple(displays),
+                                    target.arch, target.include_dirs, target.defines,
+                                    target.jobs, limits, progress, only, not_top)
+
+        # The caps are compiled (for ptxas' figures) only for the splits that turn out
+        # fastest without one, after those are timed; --exhaustive compiles them all.
+        planned = compiled(None if exhaustive else lambda c: c.regcap is None)
     else:
         notes.append("nvcc is not on PATH: no ptxas figures, so no register caps and no "
                      "occupancy; only the uncapped candidates")
@@ -197,15 +203,23 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
 
     before = None if emu else clocks.sample()
     measured, reference = measure_programs(programs, target, pair, timer, progress)
+    fastest = sorted((r for r in measured[2:] if r.timing is not None),
+                     key=lambda r: r.timing.median if r.timing else 0.0)
+    top = {(r.kind, r.threads) for r in fastest[:SEARCH_TOP]}
+    if have_nvcc() and not exhaustive and top:
+        # Now the caps of the fastest splits, compiled beside their split's uncapped
+        # candidate (ptxas' figures cached: not compiled again) so that a cap that buys
+        # nothing over it is merged (same_as), in place of their placeholders.
+        capped = {r.id: r for r in compiled(lambda c: (c.mode, (c.threads1, c.threads2))
+                                            in top)
+                  if r.regcap is not None and (r.kind, r.threads) in top}
+        planned = [capped.get(r.id, r) for r in planned]
+        later = [r for r in capped.values() if r.skip is None and r.threads is not None]
+        skipped = [r for r in skipped if r.id not in capped] + \
+            [r for r in capped.values() if r not in later]
     if later:
-        fastest = sorted((r for r in measured[2:] if r.timing is not None),
-                         key=lambda r: r.timing.median if r.timing else 0.0)
-        top = {(r.kind, r.threads) for r in fastest[:SEARCH_TOP]}
         chosen = [r for r in later if (r.kind, r.threads) in top]
-        skipped += [replace(r, skip=f"not timed: its split was not among the "
-                                    f"{SEARCH_TOP} fastest without a register cap "
-                                    "(--exhaustive times every cap)")
-                    for r in later if r not in chosen]
+        skipped += [replace(r, skip=not_top) for r in later if r not in chosen]
         more = [p for p in map(program, chosen) if p is not None]
         if more:
             extra, _ = measure_programs(more, target, pair, timer, progress, reference,
