@@ -1,7 +1,8 @@
 """The CUDA APIs as cudafuse declares them, once, for the front end and the emulator alike:
 cudafuse_cuda_api.h (the runtime API, included by the front end's shim and the emulator's
-runtime); cudafuse_cublas_api.h, cudafuse_cublaslt_api.h, cudafuse_cufft_api.h and
-cudafuse_cufftxt_api.h (cuBLAS, cuBLASLt, cuFFT, included by both sides' stand-ins);
+runtime); cudafuse_cublas_api.h, cudafuse_cublaslt_api.h, cudafuse_cufft_api.h,
+cudafuse_cufftxt_api.h and cudafuse_cusparse_api.h (cuBLAS, cuBLASLt, cuFFT, cuSPARSE, included
+by both sides' stand-ins);
 cudafuse_fp16_api.h and cudafuse_bf16_api.h (__half, __nv_bfloat16: both sides' cuda_fp16.h
 and cuda_bf16.h, through cudafuse_f16_api.inc); cudafuse_device_api.h (device intrinsics: the
 shim and cudafuse_emu.h); cudafuse_math_constants.h, cudafuse_omp_api.h, cudafuse_std.h
