@@ -89,9 +89,10 @@ def _blur_pair(consumer_window: frozenset) -> PipelineModel:
 
 
 def test_a_stencil_recomputing_a_stencil_is_priced_by_what_it_issues() -> None:
-    """blur.cu's shape and counts: a 5-tap column pass recomputing a 5-tap row pass evaluates the row
-    pass 5 times per element (25 loads); the fused kernel becomes issue-bound and loses,
-    although it moves half the DRAM words. The same producer read at a point fuses."""
+    """blur.cu's shape and counts: a 5-tap column pass recomputing a 5-tap row pass
+    evaluates the row pass 5 times per element (25 loads); the fused kernel becomes
+    issue-bound and loses, although it moves half the DRAM words. The same producer read
+    at a point fuses."""
     stencil = _blur_pair(COL5)
     cost = group_cost(stencil, frozenset({0, 1}), ARCH, allow_tiles=False)
     assert cost.footprints == {1: 1, 0: 5}
@@ -194,3 +195,33 @@ def test_the_fit_reproduces_the_recorded_constants(calibrate) -> None:
     before = calibrate.log_error(data, models, ARCH, to_ms)
     fitted = calibrate.fit(data, models, ARCH, to_ms)
     assert calibrate.log_error(data, models, fitted, to_ms) > 0.9 * before
+
+
+BOXES = """
+__global__ void box5(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.0f;
+  for (int j = -2; j <= 2; ++j)
+    for (int i = -2; i <= 2; ++i)
+      s += in[min(max(y + j, 0), h - 1) * w + min(max(x + i, 0), w - 1)];
+  out[y * w + x] = s / 25.0f;
+}
+void two_boxes(const float *a, const float *b, float *oa, float *ob, int w, int h) {
+  dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
+  box5<<<grid, block>>>(a, oa, w, h);
+  box5<<<grid, block>>>(b, ob, w, h);
+}
+"""
+
+
+def test_heavy_siblings_are_refused_for_their_registers(tmp_path: Path) -> None:
+    """Two independent 5x5 boxes (about 90 estimated registers each): one thread running
+    both costs more occupancy than the launch it saves (3 us at the fitted gamma)."""
+    from cudafuse import api
+
+    src = tmp_path / "boxes.cu"
+    src.write_text(BOXES)
+    (pair,) = api.fuse(str(src)).report["sequences"][0]["siblings"]
+    assert not pair["fused"] and pair["estimated_benefit"] < -ARCH.launch
+    assert pair["why"].startswith("not fused: not profitable (estimated benefit -")
