@@ -32,3 +32,6 @@ def test_reasons_name_the_elements(result) -> None:
     assert "'sum_rows' cannot be recomputed: it stores one element per thread in a loop " \
         "(line 31), 'a[y * 64 + x]', which is not provably its own element (y * w + x)" in \
         why[("p_sum_rows", "sum_rows")]
+    assert "'shrink3' cannot be recomputed: it updates channel 0 of its own element " \
+        "(interleaved (i * 3 + c)), 'a[i * 3 + 0]', in a loop (line 68)" in \
+        why[("p_shrink3", "shrink3")]

@@ -56,3 +56,25 @@ void p_sum_rows(const float *in, float *a, float *out, int w, int h)
     sum_rows<<<grid, block>>>(in, a, w, h);
     twice<<<(w * h + 63) / 64, 64>>>(a, out, w * h);
 }
+
+// Three interleaved channels of its own element, each accumulated over a 2x2 window.
+__global__ void shrink3(const float *in, float *a, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) {
+        int i = y * w + x;
+        for (int r = 0; r < 2; ++r) {
+            a[i * 3 + 0] += in[(2 * y + r) * 2 * w + 2 * x] * 0.25f;
+            a[i * 3 + 1] += in[(2 * y + r) * 2 * w + 2 * x + 1] * 0.25f;
+            a[i * 3 + 2] += 1.f;
+        }
+    }
+}
+
+void p_shrink3(const float *in, float *a, float *out, int w, int h)
+{
+    dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);
+    shrink3<<<grid, block>>>(in, a, w, h);
+    twice<<<(3 * w * h + 63) / 64, 64>>>(a, out, 3 * w * h);
+}

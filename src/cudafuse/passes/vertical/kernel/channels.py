@@ -321,6 +321,11 @@ def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body
                 f"'{', '.join(varying)}' {where}; a consumer could only recompute such an "
                 "element by running the loop (cudafuse fuses a producer whose threads each "
                 "store their own element, or channels of it, each a statement)")
+    kind = classify(target.index, fr) if fr is not None else None
+    if kind is not None and kind[0] is not None:
+        return (f"it updates channel {kind[1]} of its own element ({kind[0].describe()}), "
+                f"{shown}, {where}: channels are fused when each is stored once, by a "
+                "statement of its own")
     try:
         own = coords[0].name if len(coords) == 1 or not bounds else \
             f"{coords[1].name} * {_show(bounds[0])} + {coords[0].name}"
