@@ -103,6 +103,14 @@ void offset(const float *in, float *out, int n) {
   a += 1;
   kb<<<(n + 63) / 64, 64>>>(a, out, n);
 }
+// a is bound to a reference that moves it to y: ka writes y, which kb reads.
+void by_reference(const float *in, float *out, float *x, float *y, int n) {
+  float *a = x;
+  float *&r = a;
+  r = y;
+  ka<<<(n + 63) / 64, 64>>>(in, a, n);
+  kb<<<(n + 63) / 64, 64>>>(y, out, n);
+}
 """
 
 
@@ -122,3 +130,7 @@ def test_what_cannot_be_known_stays_unfused(tmp_path: Path) -> None:
     assert "may name the same buffer as 'out'" in lone["maybe_same"], lone
     assert "'a' is moved by an offset at line 31" in why[("offset", 1)] or \
         "it assigns 'a'" in lone["offset"], lone
+    # (not keyed as x, which would let ka and kb run as independent siblings)
+    assert why[("by_reference", 0)] == (
+        "pointer 'a' may be changed through a reference, a kept address or a lambda")
+    assert not [s for p in result.plans for s in p.siblings if s.fused]

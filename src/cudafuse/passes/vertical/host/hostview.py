@@ -346,7 +346,7 @@ class _Splitter:
                 continue
             kernel = launched_kernel(self.unit, launch)
             old = pointer_alias_reason(self.host, launch, self.points, self.parity)
-            rest = _struct_reason(launch, self.points) or \
+            rest = self._escaped_reason(launch) or _struct_reason(launch, self.points) or \
                 member_alias_reason(self.unit, self.host, launch) or \
                 _foreign_param(self.host, launch) or \
                 _hidden_memory(self.unit, self.calls, kernel, launch)
@@ -421,6 +421,17 @@ class _Splitter:
         self.seqs.append(current)  # the launches before it go on their own
 
     # ---- pointers by value (pointervalues.py) -------------------------------------------------
+
+    def _escaped_reason(self, launch: n.KernelLaunch) -> str | None:
+        """A pointer argument (or the variable it aliases) that may change unseen."""
+        for a in launch.args:
+            r = _ref(a)
+            root = self.points.stable_alias(r) if r is not None else None
+            for v in (r, root):
+                if v is not None and v.decl in self.values.escaped:
+                    return (f"pointer '{v.name}' may be changed through a reference, a kept "
+                            "address or a lambda")
+        return None
 
     def _rotates(self, stmt: n.Stmt) -> bool:
         """Does the statement change pointer variables in a way the evaluation follows

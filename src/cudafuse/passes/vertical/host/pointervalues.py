@@ -111,12 +111,31 @@ class PointerValues:
                 v = _var_of_address(node.args[0])
                 if v is not None:
                     self._alloc_sites[v] = self._alloc_sites.get(v, 0) + 1
+        self.escaped = self._escaped(host.body)
+        self.written |= self.escaped
         start: Env = {}
         for p in host.params:
             if p.decl in self.vars:
                 start[p.decl] = self._root(p.decl)
         self._depth = 0
         self._stmt(host.body, [((), start)], True)
+
+    def _escaped(self, body: n.Compound) -> set[str]:
+        """Pointer variables that may change where the evaluation cannot see: written
+        inside a lambda, bound to a local reference (`float *&r = a;`), or whose address
+        is kept (`float **pp = &a;`) rather than given to a call."""
+        out: set[str] = set()
+        given = {id(_strip(a)) for c in body.walk() if isinstance(c, n.Call) for a in c.args}
+        for x in body.walk():
+            if isinstance(x, n.OtherExpr) and x.kind == "LAMBDA_EXPR":
+                out |= self._writes(x)
+            elif isinstance(x, n.VarDecl) and "&" in x.var_type and \
+                    isinstance(r := _strip(x.init), n.Ref) and r.decl in self.vars:
+                out.add(r.decl)
+            elif isinstance(x, n.Unary) and x.op == "&" and id(x) not in given and \
+                    isinstance(r := _strip(x.operand), n.Ref) and r.decl in self.vars:
+                out.add(r.decl)
+        return out
 
     # ---- atoms ------------------------------------------------------------------------------
 
@@ -480,6 +499,10 @@ class PointerValues:
         if e is None:
             return None
         if isinstance(e, n.Ref):
+            if e.decl in self.escaped:
+                return self._symbol(f"?escaped:{e.decl}", None,
+                                    f"'{e.name}' may be changed through a reference, a kept "
+                                    "address or a lambda")
             if e.decl in env:
                 return env[e.decl]
             if e.kind == "global":
