@@ -140,8 +140,10 @@ def _template_call(c: ci.Cursor) -> tuple[str, list[str]]:
     function of the block size. A device template's T is float."""
     params = [k.spelling for k in c.get_children()
               if k.kind == ci.CursorKind.TEMPLATE_TYPE_PARAMETER]
-    if _device_only(c):  # a device intrinsic over any element type (__ldg, __stcg): float
-        return c.spelling, ["value<" + re.sub(r"\bT\b", "float", k.type.spelling) + ">()"
+    if _device_only(c):  # a device intrinsic over any element type (__ldg, __stcg): float;
+        # the 128-bit atomics take 16-byte types only
+        t = "probe_wide" if "atomic_if" in c.result_type.spelling else "float"
+        return c.spelling, ["value<" + re.sub(r"\bT\b", t, k.type.spelling) + ">()"
                             for k in c.get_children() if k.kind == ci.CursorKind.PARM_DECL]
     args = []
     for k in c.get_children():
@@ -183,6 +185,7 @@ def _program(uses: list[Use]) -> str:
             "  return *static_cast<typename probe_ref<T>::type *>(nullptr);\n}\n"
             "__global__ void probe_kernel(float *p) { p[threadIdx.x] = 0; }\n"
             "__device__ float probe_symbol;\n"
+            "struct __align__(16) probe_wide { long long a, b; };\n"
             "size_t probe_bytes(int block) { return block * sizeof(float); }\n"
             "void call_every_runtime_function() {\n" + host + "}\n"
             "__device__ void use_every_device_function() {\n" + device + "}\n")

@@ -1,17 +1,64 @@
 // cudafuse_device_api.h: CUDA's device intrinsics (device_functions.h, sm_20/32/61/70/80
 // intrinsics, math_functions.h's CUDA-only functions) as the one place cudafuse declares
-// them: bit casts, fast math, integer and SIMD arithmetic, explicit rounding modes, cache-hinted
-// loads and stores. The front end's shim includes it (clang reads __device__ as its CUDA
-// attribute); the emulator (emu/include/cudafuse_emu.h) includes it, then defines each one,
-// or the declaration says CUDAFUSE_NOT_EMULATED("why").
+// them: atomics, bit casts, fast math, integer and SIMD arithmetic, explicit rounding modes,
+// cache-hinted loads and stores. The front end's shim includes it (clang reads __device__ as
+// its CUDA attribute); the emulator (emu/include/cudafuse_emu.h) includes it, then defines
+// each one, or the declaration says CUDAFUSE_NOT_EMULATED("why").
 // Not here, and declared by each side: what has a host namesake in the C library (sqrtf,
 // sinf, abs, printf, memcpy, clock...: the front end adds __device__ overloads beside the host
-// ones, which g++ cannot tell apart), min/max, warp collectives, votes and atomics (the
+// ones, which g++ cannot tell apart), min/max, barriers, warp collectives and votes (the
 // emulator takes the caller's file and line for its reports), textures and surfaces.
 //
 // Before including: __device__ is a macro; size_t and the vector types are defined;
 // cudafuse_cuda_api.h is included (CUDAFUSE_NOT_EMULATED).
 #pragma once
+// Atomics: CUDA 13's overload set for sm_90 (device_atomic_functions.h,
+// sm_20/32/60_atomic_functions.h, crt/sm_70_rt.h, crt/sm_90_rt.h; __half's in cuda_fp16.h), one non-template declaration per
+// type, so arguments convert as with nvcc (atomicAdd(float *, double), atomicMax(int *, 0u))
+// and what nvcc rejects (atomicAdd(long long *, ...), atomicMax(float *, ...)) fails here too.
+// Every name has the same types in its _block and _system variants, except atomicCAS on
+// unsigned short (unscoped only).
+#define __CUDAFUSE_AT(T, N) \
+  __device__ T N(T *a, T v); __device__ T N##_block(T *a, T v); __device__ T N##_system(T *a, T v);
+#define __CUDAFUSE_AT_CAS(T) __device__ T atomicCAS(T *a, T c, T v); \
+  __device__ T atomicCAS_block(T *a, T c, T v); __device__ T atomicCAS_system(T *a, T c, T v);
+#define __CUDAFUSE_AT_INT32(N) __CUDAFUSE_AT(int, N) __CUDAFUSE_AT(unsigned int, N)
+#define __CUDAFUSE_AT_INT(N) __CUDAFUSE_AT_INT32(N) __CUDAFUSE_AT(long long, N) \
+  __CUDAFUSE_AT(unsigned long long, N)
+__CUDAFUSE_AT_INT32(atomicAdd) __CUDAFUSE_AT(unsigned long long, atomicAdd)
+__CUDAFUSE_AT(float, atomicAdd) __CUDAFUSE_AT(double, atomicAdd)
+__CUDAFUSE_AT(float2, atomicAdd) __CUDAFUSE_AT(float4, atomicAdd)
+__CUDAFUSE_AT_INT32(atomicSub)
+__CUDAFUSE_AT_INT32(atomicExch) __CUDAFUSE_AT(unsigned long long, atomicExch)
+__CUDAFUSE_AT(float, atomicExch)
+__CUDAFUSE_AT_INT(atomicMin) __CUDAFUSE_AT_INT(atomicMax)
+__CUDAFUSE_AT_INT(atomicAnd) __CUDAFUSE_AT_INT(atomicOr) __CUDAFUSE_AT_INT(atomicXor)
+__CUDAFUSE_AT(unsigned int, atomicInc) __CUDAFUSE_AT(unsigned int, atomicDec)
+__CUDAFUSE_AT_CAS(int) __CUDAFUSE_AT_CAS(unsigned int) __CUDAFUSE_AT_CAS(unsigned long long)
+__device__ unsigned short atomicCAS(unsigned short *a, unsigned short c, unsigned short v);
+#undef __CUDAFUSE_AT
+#undef __CUDAFUSE_AT_CAS
+#undef __CUDAFUSE_AT_INT32
+#undef __CUDAFUSE_AT_INT
+// 128-bit atomicExch/atomicCAS (sm_90) on any 16-byte, 16-aligned, trivially copyable type;
+// as in crt/sm_90_rt.h before C++20, other types drop out by SFINAE on the return type.
+// CUDAFUSE_ATOMIC128(T) stays defined: the emulator's definitions spell the return type the
+// same way (a template's redeclaration must). The emulator sets CUDAFUSE_TRIVIALLY_COPYABLE
+// to the library trait (g++ mangles no built-in trait in a signature); the front end, which
+// may have no <type_traits>, takes clang's built-in.
+#ifndef CUDAFUSE_TRIVIALLY_COPYABLE
+#define CUDAFUSE_TRIVIALLY_COPYABLE(T) __is_trivially_copyable(T)
+#endif
+template <bool B, class T> struct __cudafuse_atomic_if {};
+template <class T> struct __cudafuse_atomic_if<true, T> { typedef T type; };
+#define CUDAFUSE_ATOMIC128(T) typename __cudafuse_atomic_if<sizeof(T) == 16 && \
+  __alignof__(T) >= 16 && CUDAFUSE_TRIVIALLY_COPYABLE(T), T>::type
+template <class T> __device__ CUDAFUSE_ATOMIC128(T) atomicExch(T *a, T v);
+template <class T> __device__ CUDAFUSE_ATOMIC128(T) atomicExch_block(T *a, T v);
+template <class T> __device__ CUDAFUSE_ATOMIC128(T) atomicExch_system(T *a, T v);
+template <class T> __device__ CUDAFUSE_ATOMIC128(T) atomicCAS(T *a, T c, T v);
+template <class T> __device__ CUDAFUSE_ATOMIC128(T) atomicCAS_block(T *a, T c, T v);
+template <class T> __device__ CUDAFUSE_ATOMIC128(T) atomicCAS_system(T *a, T c, T v);
 // Bit casts (atomicCAS loops on floating point use them).
 __device__ int __float_as_int(float);
 __device__ unsigned __float_as_uint(float);

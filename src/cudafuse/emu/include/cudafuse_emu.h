@@ -102,6 +102,7 @@ struct dim3 {
 
 #include "cudafuse_emu_runtime.h"  // the runtime API: types, devices, memory, streams
 // The device intrinsics' declarations, shared with the front end; defined below.
+#define CUDAFUSE_TRIVIALLY_COPYABLE(T) std::is_trivially_copyable<T>::value
 #include "../../cuda_api/cudafuse_device_api.h"
 
 namespace cudafuse_emu {
@@ -858,7 +859,7 @@ inline int __cudafuse_lane_id() { return int(::cudafuse_emu::g_block.cur & 31); 
 #define __cudafuse_dyn_smem() (static_cast<void *>(::cudafuse_emu::g_dyn_smem))
 
 // ---- atomics (fibers switch only at barriers and collectives, so plain RMW is atomic) ---
-// CUDA 13's overload set for sm_90, as the front end's shim declares it: one non-template
+// CUDA 13's overload set for sm_90, declared in cuda_api/cudafuse_device_api.h: one non-template
 // function per type, so arguments convert as with nvcc and calls nvcc rejects (atomicAdd on
 // long long, atomicMax on float) do not compile here either. _block and _system variants have
 // the same types (atomicCAS on unsigned short has none). Signed adds wrap as on the GPU. Float
@@ -914,12 +915,11 @@ CF_ATOMIC_CAS_ALL(unsigned int)
 CF_ATOMIC_CAS_ALL(unsigned long long)
 CF_ATOMIC_CAS(atomicCAS, unsigned short)
 // 128-bit atomicExch/atomicCAS (sm_90): any 16-byte, 16-aligned, trivially copyable type,
-// others dropping out by SFINAE as in crt/sm_90_rt.h. CAS compares the bytes, as the GPU does.
-#define CF_ATOMIC_128(T) typename std::enable_if<sizeof(T) == 16 && alignof(T) >= 16 && \
-  std::is_trivially_copyable<T>::value, T>::type
-#define CF_ATOMIC_EXCH128(NAME) template <class T> inline CF_ATOMIC_128(T) NAME(T *a, T v) { \
+// others dropping out by SFINAE as in crt/sm_90_rt.h (the return type as the declarations in
+// cuda_api/cudafuse_device_api.h spell it). CAS compares the bytes, as the GPU does.
+#define CF_ATOMIC_EXCH128(NAME) template <class T> inline CUDAFUSE_ATOMIC128(T) NAME(T *a, T v) { \
     T old; memcpy(&old, a, 16); memcpy(a, &v, 16); return old; }
-#define CF_ATOMIC_CAS128(NAME) template <class T> inline CF_ATOMIC_128(T) NAME(T *a, T c, T v) { \
+#define CF_ATOMIC_CAS128(NAME) template <class T> inline CUDAFUSE_ATOMIC128(T) NAME(T *a, T c, T v) { \
     T old; memcpy(&old, a, 16); if (memcmp(&old, &c, 16) == 0) memcpy(a, &v, 16); return old; }
 CF_ATOMIC_EXCH128(atomicExch) CF_ATOMIC_EXCH128(atomicExch_block)
 CF_ATOMIC_EXCH128(atomicExch_system)
@@ -928,7 +928,6 @@ CF_ATOMIC_CAS128(atomicCAS) CF_ATOMIC_CAS128(atomicCAS_block) CF_ATOMIC_CAS128(a
 #undef CF_ATOMIC_INT
 #undef CF_ATOMIC_CAS
 #undef CF_ATOMIC_CAS_ALL
-#undef CF_ATOMIC_128
 #undef CF_ATOMIC_EXCH128
 #undef CF_ATOMIC_CAS128
 

@@ -186,47 +186,6 @@ __device__ unsigned __ballot_sync(unsigned m, int p);
 __device__ int __any_sync(unsigned m, int p);
 __device__ int __all_sync(unsigned m, int p);
 __device__ unsigned __activemask(void);
-// Atomics: CUDA 13's overload set for sm_90 (device_atomic_functions.h, sm_20/32/60_atomic_functions.h,
-// crt/sm_70_rt.h, crt/sm_90_rt.h; __half's in cuda_fp16.h), one non-template declaration per
-// type, so arguments convert as with nvcc (atomicAdd(float *, double), atomicMax(int *, 0u))
-// and what nvcc rejects (atomicAdd(long long *, ...), atomicMax(float *, ...)) fails here too.
-// Every name has the same types in its _block and _system variants, except atomicCAS on
-// unsigned short (unscoped only).
-#define __CUDAFUSE_AT(T, N) \
-  __device__ T N(T *a, T v); __device__ T N##_block(T *a, T v); __device__ T N##_system(T *a, T v);
-#define __CUDAFUSE_AT_CAS(T) __device__ T atomicCAS(T *a, T c, T v); \
-  __device__ T atomicCAS_block(T *a, T c, T v); __device__ T atomicCAS_system(T *a, T c, T v);
-#define __CUDAFUSE_AT_INT32(N) __CUDAFUSE_AT(int, N) __CUDAFUSE_AT(unsigned int, N)
-#define __CUDAFUSE_AT_INT(N) __CUDAFUSE_AT_INT32(N) __CUDAFUSE_AT(long long, N) \
-  __CUDAFUSE_AT(unsigned long long, N)
-__CUDAFUSE_AT_INT32(atomicAdd) __CUDAFUSE_AT(unsigned long long, atomicAdd)
-__CUDAFUSE_AT(float, atomicAdd) __CUDAFUSE_AT(double, atomicAdd)
-__CUDAFUSE_AT(float2, atomicAdd) __CUDAFUSE_AT(float4, atomicAdd)
-__CUDAFUSE_AT_INT32(atomicSub)
-__CUDAFUSE_AT_INT32(atomicExch) __CUDAFUSE_AT(unsigned long long, atomicExch)
-__CUDAFUSE_AT(float, atomicExch)
-__CUDAFUSE_AT_INT(atomicMin) __CUDAFUSE_AT_INT(atomicMax)
-__CUDAFUSE_AT_INT(atomicAnd) __CUDAFUSE_AT_INT(atomicOr) __CUDAFUSE_AT_INT(atomicXor)
-__CUDAFUSE_AT(unsigned int, atomicInc) __CUDAFUSE_AT(unsigned int, atomicDec)
-__CUDAFUSE_AT_CAS(int) __CUDAFUSE_AT_CAS(unsigned int) __CUDAFUSE_AT_CAS(unsigned long long)
-__device__ unsigned short atomicCAS(unsigned short *a, unsigned short c, unsigned short v);
-#undef __CUDAFUSE_AT
-#undef __CUDAFUSE_AT_CAS
-#undef __CUDAFUSE_AT_INT32
-#undef __CUDAFUSE_AT_INT
-// 128-bit atomicExch/atomicCAS (sm_90) on any 16-byte, 16-aligned, trivially copyable type;
-// as in crt/sm_90_rt.h before C++20, other types drop out by SFINAE on the return type.
-template <bool B, class T> struct __cudafuse_atomic_if {};
-template <class T> struct __cudafuse_atomic_if<true, T> { typedef T type; };
-#define __CUDAFUSE_AT128(T) typename __cudafuse_atomic_if<sizeof(T) == 16 && \
-  __alignof__(T) >= 16 && __is_trivially_copyable(T), T>::type
-template <class T> __device__ __CUDAFUSE_AT128(T) atomicExch(T *a, T v);
-template <class T> __device__ __CUDAFUSE_AT128(T) atomicExch_block(T *a, T v);
-template <class T> __device__ __CUDAFUSE_AT128(T) atomicExch_system(T *a, T v);
-template <class T> __device__ __CUDAFUSE_AT128(T) atomicCAS(T *a, T c, T v);
-template <class T> __device__ __CUDAFUSE_AT128(T) atomicCAS_block(T *a, T c, T v);
-template <class T> __device__ __CUDAFUSE_AT128(T) atomicCAS_system(T *a, T c, T v);
-#undef __CUDAFUSE_AT128
 
 // Math. The C library's declarations (when there is one) are the host versions; the shim adds
 // __device__ overloads, which CUDA lets coexist with __host__ ones, as clang's own wrapper does.
