@@ -143,8 +143,9 @@ def _template_call(c: ci.Cursor) -> tuple[str, list[str]]:
     if _device_only(c):  # a device intrinsic over any element type (__ldg, __stcg): float;
         # the 128-bit atomics take 16-byte types only
         t = "probe_wide" if "atomic_if" in c.result_type.spelling else "float"
-        return c.spelling, ["value<" + re.sub(r"\bT\b", t, k.type.spelling) + ">()"
-                            for k in c.get_children() if k.kind == ci.CursorKind.PARM_DECL]
+        spelled = [k.type.spelling for k in c.get_children() if k.kind == ci.CursorKind.PARM_DECL]
+        named = "" if any(re.search(r"\bT\b", a) for a in spelled) else f"<{t}>"  # tex2D<T>
+        return c.spelling + named, ["value<" + re.sub(r"\bT\b", t, a) + ">()" for a in spelled]
     args = []
     for k in c.get_children():
         if k.kind != ci.CursorKind.PARM_DECL:

@@ -47,7 +47,7 @@ def _declared_by_cuda(call: n.Call) -> bool:
     """Declared outside the user's files: cudafuse's CUDA declarations (a user's own
     function named tex2D is an ordinary call)."""
     path = call.callee_decl.partition("@")[2]
-    return "/frontend/include/" in path or not path
+    return "/frontend/include/" in path or "/cuda_api/" in path or not path
 
 
 def is_cooperative_groups_call(call: n.Call) -> bool:

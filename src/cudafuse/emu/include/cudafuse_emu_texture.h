@@ -12,6 +12,9 @@
 #pragma once
 
 #include "cudafuse_emu_device.h"  // memory, errors, the thread now running (surface traps)
+// The fetches' and surface accesses' declarations (default arguments there), shared with the
+// front end; defined below.
+#include "../../cuda_api/cudafuse_texture_api.h"
 
 inline cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
                                                    cudaChannelFormatKind f) {
@@ -698,7 +701,7 @@ inline T tex2DGrad(cudaTextureObject_t t, float x, float y, float2, float2) {
 // tex2Dgather: component comp of the four texels bilinear filtering would blend, in the
 // order (i, j+1), (i+1, j+1), (i+1, j), (i, j).
 template <class T>
-inline T tex2Dgather(cudaTextureObject_t obj, float x, float y, int comp = 0) {
+inline T tex2Dgather(cudaTextureObject_t obj, float x, float y, int comp) {
   using namespace ::cudafuse_emu;
   const Texture &t = texture_of(obj);
   bool nc = t.desc.normalizedCoords;
@@ -741,17 +744,17 @@ CF_TEX_OUT(tex2DGrad, (float x, float y, float2 dx, float2 dy), (x, y, dx, dy))
 #define CF_SURF(dims, suffix, params, xyz)                                                    \
   template <class T>                                                                        \
   inline T surf##suffix##read(cudaSurfaceObject_t s, CF_SURF_UNPAREN params,                \
-                              cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap) {           \
+                              cudaSurfaceBoundaryMode m) {                                  \
     return ::cudafuse_emu::surf_load<T>("surf" #suffix "read", s, CF_SURF_UNPAREN xyz, dims, m); \
   }                                                                                         \
   template <class T>                                                                        \
   inline void surf##suffix##read(T *r, cudaSurfaceObject_t s, CF_SURF_UNPAREN params,       \
-                                 cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap) {        \
+                                 cudaSurfaceBoundaryMode m) {                               \
     *r = ::cudafuse_emu::surf_load<T>("surf" #suffix "read", s, CF_SURF_UNPAREN xyz, dims, m); \
   }                                                                                         \
   template <class T>                                                                        \
   inline void surf##suffix##write(T v, cudaSurfaceObject_t s, CF_SURF_UNPAREN params,       \
-                                  cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap) {       \
+                                  cudaSurfaceBoundaryMode m) {                              \
     ::cudafuse_emu::surf_store<T>("surf" #suffix "write", v, s, CF_SURF_UNPAREN xyz, dims, m); \
   }
 #define CF_SURF_UNPAREN(...) __VA_ARGS__

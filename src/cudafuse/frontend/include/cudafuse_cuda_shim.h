@@ -86,67 +86,8 @@ extern const __device__ int warpSize;
 // Kernel launches: clang lowers k<<<g, b, s, st>>>(...) into a call of this.
 int __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared = 0, cudaStream_t stream = 0);
 
-// Fetches (texture_indirect_functions.h, surface_indirect_functions.h): the value-returning
-// templates and the out-parameter overloads.
-template <class T> __device__ T tex1Dfetch(cudaTextureObject_t t, int x);
-template <class T> __device__ void tex1Dfetch(T *r, cudaTextureObject_t t, int x);
-template <class T> __device__ T tex1D(cudaTextureObject_t t, float x);
-template <class T> __device__ void tex1D(T *r, cudaTextureObject_t t, float x);
-template <class T> __device__ T tex2D(cudaTextureObject_t t, float x, float y);
-template <class T> __device__ void tex2D(T *r, cudaTextureObject_t t, float x, float y);
-template <class T> __device__ T tex3D(cudaTextureObject_t t, float x, float y, float z);
-template <class T> __device__ void tex3D(T *r, cudaTextureObject_t t, float x, float y, float z);
-template <class T> __device__ T tex1DLayered(cudaTextureObject_t t, float x, int layer);
-template <class T>
-__device__ T tex2DLayered(cudaTextureObject_t t, float x, float y, int layer);
-template <class T>
-__device__ void tex2DLayered(T *r, cudaTextureObject_t t, float x, float y, int layer);
-template <class T> __device__ T texCubemap(cudaTextureObject_t t, float x, float y, float z);
-template <class T>
-__device__ T texCubemapLayered(cudaTextureObject_t t, float x, float y, float z, int layer);
-template <class T> __device__ T tex1DLod(cudaTextureObject_t t, float x, float level);
-template <class T> __device__ T tex2DLod(cudaTextureObject_t t, float x, float y, float level);
-template <class T>
-__device__ T tex3DLod(cudaTextureObject_t t, float x, float y, float z, float level);
-template <class T>
-__device__ T tex2DGrad(cudaTextureObject_t t, float x, float y, float2 dx, float2 dy);
-template <class T> __device__ T tex2Dgather(cudaTextureObject_t t, float x, float y, int comp = 0);
-template <class T>
-__device__ void surf1Dread(T *r, cudaSurfaceObject_t s, int x,
-                           cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ T surf1Dread(cudaSurfaceObject_t s, int x,
-                        cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ void surf1Dwrite(T v, cudaSurfaceObject_t s, int x,
-                            cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ void surf2Dread(T *r, cudaSurfaceObject_t s, int x, int y,
-                           cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ T surf2Dread(cudaSurfaceObject_t s, int x, int y,
-                        cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ void surf2Dwrite(T v, cudaSurfaceObject_t s, int x, int y,
-                            cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ void surf3Dread(T *r, cudaSurfaceObject_t s, int x, int y, int z,
-                           cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ T surf3Dread(cudaSurfaceObject_t s, int x, int y, int z,
-                        cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ void surf3Dwrite(T v, cudaSurfaceObject_t s, int x, int y, int z,
-                            cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ void surf2DLayeredread(T *r, cudaSurfaceObject_t s, int x, int y, int layer,
-                                  cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ T surf2DLayeredread(cudaSurfaceObject_t s, int x, int y, int layer,
-                               cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
-template <class T>
-__device__ void surf2DLayeredwrite(T v, cudaSurfaceObject_t s, int x, int y, int layer,
-                                   cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);
+// Texture fetches and surface accesses: declared once, for the emulator too.
+#include "../../cuda_api/cudafuse_texture_api.h"
 
 // Device-side graph and device runtime (dynamic parallelism, cuda_device_runtime_api.h)
 // overloads: clang keeps them apart from the host functions of the same names.
