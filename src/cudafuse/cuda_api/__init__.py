@@ -5,7 +5,8 @@ cudafuse_cufftxt_api.h and cudafuse_cusparse_api.h (cuBLAS, cuBLASLt, cuFFT, cuS
 by both sides' stand-ins);
 cudafuse_fp16_api.h and cudafuse_bf16_api.h (__half, __nv_bfloat16: both sides' cuda_fp16.h
 and cuda_bf16.h, through cudafuse_f16_api.inc); cudafuse_device_api.h (device intrinsics: the
-shim and cudafuse_emu.h); cudafuse_math_constants.h, cudafuse_omp_api.h, cudafuse_std.h
+shim and cudafuse_emu.h), cudafuse_texture_api.h (fetches and surface accesses: the shim and
+cudafuse_emu_texture.h); cudafuse_math_constants.h, cudafuse_omp_api.h, cudafuse_std.h
 (math_constants.h, omp.h, cuda::std). The emulator defines every function declared
 here, or the declaration says why not (CUDAFUSE_NOT_EMULATED). Adding a runtime function or
 type is one edit in these headers (docs/architecture.md); tests/emu/test_cuda_api_decls.py

@@ -7,7 +7,8 @@
 // Not here, and declared by each side: what has a host namesake in the C library (sqrtf,
 // sinf, abs, printf, memcpy, clock...: the front end adds __device__ overloads beside the host
 // ones, which g++ cannot tell apart), min/max, barriers, warp collectives and votes (the
-// emulator takes the caller's file and line for its reports), textures and surfaces.
+// emulator takes the caller's file and line for its reports). Textures and surfaces:
+// cudafuse_texture_api.h.
 //
 // Before including: __device__ is a macro; size_t and the vector types are defined;
 // cudafuse_cuda_api.h is included (CUDAFUSE_NOT_EMULATED).
