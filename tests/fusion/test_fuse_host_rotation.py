@@ -41,6 +41,15 @@ def test_every_pipeline_fuses_across_its_rotation(fused) -> None:
     assert groups == GROUPS
 
 
+def test_siblings_across_an_exchange(fused) -> None:
+    out, api = fused
+    pairs = [(s.first, s.second) for p in api.result.plans for s in p.siblings
+             if s.fused and s.host == "hr_siblings"]
+    assert pairs == [("hr_ka", "hr_kc")]
+    body = out.read_text().split("void hr_siblings(")[1].split("\n}\n")[0]
+    assert "std::swap(a, c);" in body and body.count("<<<") == 1
+
+
 def test_fused_launch_names_buffers_where_it_stands(fused) -> None:
     out, _ = fused
     text = out.read_text()
@@ -60,7 +69,7 @@ def test_fused_launch_names_buffers_where_it_stands(fused) -> None:
     assert loop.endswith("(aux, a, n, b)")
 
 
-@pytest.mark.parametrize("entry", sorted(GROUPS))
+@pytest.mark.parametrize("entry", sorted(GROUPS) + ["hr_siblings"])
 def test_fused_matches_original(fused, entry: str) -> None:
     out, _ = fused
     for n in (1, 37, 130):
