@@ -15,8 +15,8 @@ the model's verdict. `--model N` also times the search alone on an N-kernel mode
 adds the programs of the third-party survey (benchmarks/survey/manifest.toml, their files
 in CACHE as benchmarks/survey.py reads them), with their flags: the sequences that fuse.
 
-Figures are counts and ptxas's numbers, not timings on a GPU: the cost model's constants
-are uncalibrated (docs/fusion.md).
+Figures are counts and ptxas's numbers, not timings on a GPU (the cost model that chooses
+the plans is calibrated for sm_90 on an H200: docs/cost-model.md).
 """
 
 from __future__ import annotations

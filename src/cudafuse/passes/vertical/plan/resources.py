@@ -440,7 +440,7 @@ def cap_ladder(limits: DeviceLimits, threads: int, shared: int, registers: int,
 def best_cap(res: GroupResources) -> int | None:
     """The cap to emit: of those ptxas met without spills, the one of highest occupancy
     (above the uncapped kernel's). The model then charges less and nothing more: it does
-    not price the instructions a tighter allocation may add (uncalibrated, like the rest).
+    not price the instructions a tighter allocation may add (no measurement says what).
     A kernel whose block does not fit at all (occupancy 0: the launch would fail with too
     many resources requested) takes the largest cap that fits, spills or not."""
     if res.fused.occupancy <= 0:
