@@ -3,7 +3,9 @@ launches' block and grid (`kernel<<<rows, cols>>>` with `out[blockIdx.x * cols +
 threadIdx.x]`, or `c = threadIdx.x; r = blockIdx.x`): the launches' block and grid, as the
 host evaluates them, are a fact the kernel analysis uses when every launch of the kernel in
 the file shows them equal to parameters it is passed (or to one constant); such kernels fuse
-(rows and columns, int and dim3 launches, blockDim read or its value spelled). Kernels whose
+(rows and columns, int and dim3 launches, blockDim read or its value spelled), and so do
+a block's threads walking its row (`for (x = threadIdx.x; x < cols; x += blockDim.x)`,
+any block) when every grid is the rows. Kernels whose
 launches do not show it stay unfused, with a located note. Each fused program is compared
 with the original under emulation, every element of every buffer, on odd sizes, with
 garbage in every buffer."""
@@ -29,6 +31,7 @@ def fused(tmp_path_factory: pytest.TempPathFactory):
 def test_what_fuses(fused) -> None:
     _, result = fused
     assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == [
+        ("p_block_stride", ("half_bs", "slope_bs")),
         ("p_cols", ("gain_col", "diff_col")),
         ("p_const", ("lift16", "left16")),
         ("p_rows_dim3", ("split_bf", "blur_bf", "scale_bf")),
@@ -42,16 +45,17 @@ def test_refusals_say_why(fused) -> None:
                            ("p_unknown", "copy3_bf", "c")):
         assert f"its element comes from its launch's shape ('{var}', line" in why[(host, dst)]
     notes = "\n".join(result.assumed)
-    assert "block_facts.cu:96: kernel 'half_bf' has no bounds guard" in notes
+    assert "block_facts.cu:118: kernel 'half_bf' has no bounds guard" in notes
     assert "its launches do not show 'cols' equal to their block's x size" in notes
-    assert "block_facts.cu:132 has a grid y size of 2, not 1" in notes
-    assert "block_facts.cu:153 passes it no parameter equal to its grid's x size rows" in notes
+    assert "block_facts.cu:154 has a grid y size of 2, not 1" in notes
+    assert "block_facts.cu:175 passes it no parameter equal to its grid's x size rows" in notes
     assert "kernel 'blur_bf' has no bounds guard; every launch in the file gives it blocks " \
         "of cols threads and a grid of rows blocks: analysed with 'c' in [0, cols) and 'r' " \
         "in [0, rows)" in notes
 
 
-@pytest.mark.parametrize("entry", ["p_rows_int", "p_rows_dim3", "p_cols", "p_const"])
+@pytest.mark.parametrize("entry", ["p_rows_int", "p_rows_dim3", "p_cols", "p_const",
+                                   "p_block_stride"])
 @pytest.mark.parametrize("cols,rows", [(37, 19), (16, 1), (17, 23)])
 def test_fused_equals_original(fused, entry: str, cols: int, rows: int) -> None:
     path, _ = fused
@@ -84,6 +88,10 @@ def test_the_view_and_coverage_read_the_launch() -> None:
     assert [c.name for c in blur.coords] == ["c", "r"] and blur.producer_reason is None
     assert [getattr(b, "name", "") for b in blur.bounds] == ["cols", "rows"]
     assert blur.launch_extents == ("block.x", "grid.x") and blur.transposed  # no tiles
+    walk = build_view(unit.function("slope_bs"))  # a block-stride loop over each row
+    assert [c.name for c in walk.coords] == ["x", "y"] and walk.grid_stride
+    assert walk.producer_reason is None and walk.inner_loop is None
+    assert [getattr(b, "name", "") for b in walk.bounds] == ["cols", "rows"]
     gain = build_view(unit.function("gain_col"))
     assert [c.name for c in gain.coords] == ["c", "r"]  # the column first: x from the grid
     assert gain.launch_extents == ("grid.x", "block.x")

@@ -90,6 +90,28 @@ void p_const(const float *in, float *a, float *b, float *out, int cols, int rows
     left16<<<rows, 16>>>(a, out, rows);
 }
 
+// A row per block, walked by its threads whatever their number (block-stride loops), the
+// two launches with different blocks.
+__global__ void half_bs(const float *in, float *a, int rows, int cols)
+{
+    int y = blockIdx.x;
+    for (int x = threadIdx.x; x < cols; x += blockDim.x)
+        a[y * cols + x] = in[y * cols + x] * 0.5f + (float)y;
+}
+
+__global__ void slope_bs(const float *a, float *out, int rows, int cols)
+{
+    const int y = blockIdx.x;
+    for (int x = threadIdx.x; x < cols; x += blockDim.x)
+        out[y * cols + x] = a[y * cols + x] - a[y * cols + max(x - 1, 0)];
+}
+
+void p_block_stride(const float *in, float *a, float *b, float *out, int cols, int rows)
+{
+    half_bs<<<rows, 32>>>(in, a, rows, cols);
+    slope_bs<<<dim3(rows), dim3(64)>>>(a, out, rows, cols);
+}
+
 // ---- refused ---------------------------------------------------------------------------
 
 // A block of 32 threads whatever the width: the kernel's element is then not the image's.

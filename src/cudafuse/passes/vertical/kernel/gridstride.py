@@ -37,6 +37,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.view import (
     DIM_NAMES,
+    ImpliedGuard,
     KernelView,
     OwnStore,
     _bound_of_params,
@@ -379,3 +380,50 @@ def _view_2d(fn: Function, top: _Decls, outer: _Loop) -> KernelView:
         reads, other, reason, (None,) * len(coords), outer.stmt, outer.inc,
         inner_loop=inner.stmt if inner is not None else None,
         inner_inc=inner.inc if inner is not None else None)
+
+
+def row_loop_view(fn: Function, guard: ImpliedGuard) -> KernelView | None:
+    """A block's threads walking its row (launchshape.py's "rowloop": `int y = blockIdx.x;
+    for (int x = threadIdx.x; x < w; x += blockDim.x)`, read with its launches' grid as `y`
+    a coordinate under the implied guard `y < rows` and the loop a grid-stride loop over x
+    of a virtual grid one block wide): a 2D view whose loop is the x loop and whose y is
+    the declared coordinate, bounded by the launches' grid. Whatever the block, the loop
+    visits every x of the row once; every launch's grid is the rows (checked for the whole
+    file when the kernel was read so), so legality asks no covering grid of it, as of any
+    grid-stride loop."""
+    assert fn.body is not None
+    body = list(fn.body.body)
+    k = _split(body)
+    if k != len(body) - 1 or body[k] is not guard or not isinstance(guard.then, n.Compound) \
+            or len(guard.then.body) != 1:
+        return None
+    top = _leading_decls(body[:k])  # type: ignore[arg-type]
+    lp = _parse_loop(guard.then.body[0], top.coords)
+    ys = [v for v, _ in top.coords.values() if v.init is not None and
+          (coordinate(v.init) or ("",))[0] == "y"]
+    if lp is None or lp.dim != "x" or len(top.coords) != 1 or len(ys) != 1:
+        return None
+    y = ys[0]
+    bound_y = _bounds_from(guard.cond, {y.decl: 0}, negated=True)
+    bound_x = _bounds_from(lp.cond, {lp.var.decl: 0}, negated=True) \
+        if lp.cond is not None else None
+    if not bound_y or not bound_x or 0 not in bound_x:
+        return None
+    removable = [s for s in top.removable if all(d.decl in top.stride_vars or d.decl == y.decl
+                                                 for d in s.decls)]
+    skip = set(lp.header) | {id(x) for x in guard.cond.walk()}
+    for s in removable:
+        skip |= {id(x) for x in s.walk()}
+    reason = _common_reason(fn, [lp], top.stride_vars, top.mixed, skip, lp.tail)
+    stores, stride = _stores(fn, lp.tail, [lp.var, y])
+    pointer_params = {p.decl: p.name for p in fn.params if p.is_pointer}
+    reads, other = _pointer_uses(fn, pointer_params, stores)
+    if reason is None and stride is not None and any(
+            isinstance(x, n.Ref) and x.decl in (y.decl, lp.var.decl) for x in stride.walk()):
+        reason = "its row stride depends on a coordinate"
+    if reason is None:
+        reason = _impurity(fn, [], None, stores, other, frozenset(skip))
+    return KernelView(fn, (lp.var, y), tuple(removable), None, "gridstride",
+                      (_bound_of_params(fn, bound_x[0], guard), bound_y[0]), stride, stores,
+                      reads, other, reason, (None, None), lp.stmt, lp.inc, grid_dims=(0, 0),
+                      launch_extents=("loop.x", "grid.x"))

@@ -23,6 +23,10 @@ launch passes as one constant: the kernel is read as the one it equals at those 
     or columns): a 2-D coordinate each, the thread's column (or row) in [0, cols) and its
     block's row (or column) in [0, rows);
 
+  * `int y = blockIdx.x;` and, last, `for (int x = threadIdx.x; x < cols; x += blockDim.x)`
+    (a block's threads walking its row, any block): y a coordinate in [0, rows), the loop a
+    grid-stride loop over x of a grid one block wide (gridstride.row_loop_view);
+
 with the guard those bounds imply (`if (c < cols && r < rows) {...}`, an `ImpliedGuard`: in
 no text, true at every thread of those launches) around the rest of its body. The rest of
 the vertical pass then reads it like any guarded kernel: which element each thread stores
@@ -51,6 +55,7 @@ from cudafuse.passes.vertical.host.gridsize import text
 from cudafuse.passes.vertical.host.hostview import host_locals
 from cudafuse.passes.vertical.host.resolver import Resolver
 from cudafuse.passes.vertical.kernel.gridstride import grid_stride_view
+from cudafuse.passes.vertical.kernel.recognise import build_view
 from cudafuse.passes.vertical.kernel.view import (
     UNMAPPED,
     ImpliedGuard,
@@ -106,13 +111,28 @@ def _flat_size(init: n.Expr) -> n.Expr | None:
 @dataclasses.dataclass(frozen=True)
 class _Shape:
     """How a guard-free kernel maps threads to elements, read from its leading
-    declarations: "flat" (one coordinate, blockIdx.x * S + threadIdx.x) or "apart"
-    (threadIdx.x and blockIdx.x, each a coordinate)."""
+    declarations: "flat" (one coordinate, blockIdx.x * S + threadIdx.x), "apart"
+    (threadIdx.x and blockIdx.x, each a coordinate) or "rowloop" (blockIdx.x a row, the
+    body's last statement a loop over its columns from threadIdx.x by blockDim.x)."""
 
     kind: str
     decls: tuple[n.VarDecl, ...]  # the coordinates: flat (i,), apart (from threadIdx, blockIdx)
     last: int  # index of the body statement declaring the last of them
     size: n.Expr | None = None  # flat: S
+
+
+def _block_stride(loop: n.Stmt) -> bool:
+    """`for (int x = threadIdx.x; x < w; x += blockDim.x)`: a block's threads walking a row."""
+    if not (isinstance(loop, n.For) and isinstance(loop.init, n.DeclStmt) and
+            len(loop.init.decls) == 1 and loop.init.decls[0].init is not None and
+            _builtin(loop.init.decls[0].init) == ("threadIdx", "x")):
+        return False
+    var = loop.init.decls[0].decl
+    inc = loop.inc
+    if isinstance(inc, n.Binary) and inc.op == "+=" and isinstance(_strip(inc.lhs), n.Ref) \
+            and _strip(inc.lhs).decl == var:  # type: ignore[attr-defined]
+        return _builtin(inc.rhs) == ("blockDim", "x")
+    return False
 
 
 def _shape(fn: Function) -> _Shape | None:
@@ -122,6 +142,9 @@ def _shape(fn: Function) -> _Shape | None:
     bid: n.VarDecl | None = None
     for k, stmt in enumerate(body):
         if not isinstance(stmt, n.DeclStmt):
+            if bid is not None and tid is None and k == len(body) - 1 and k > 0 and \
+                    _block_stride(stmt):
+                return _Shape("rowloop", (bid,), k - 1)
             return None
         for d in stmt.decls:
             if d.init is None:
@@ -209,9 +232,10 @@ class _Extent:
         return None
 
 
-def _facts(unit: TranslationUnit, fn: Function, sites: list[tuple[Function, n.KernelLaunch]]
-           ) -> tuple[dict[str, _Extent] | None, str]:
-    """What every launch's block and grid x sizes are, or why they are not known."""
+def _facts(unit: TranslationUnit, fn: Function, sites: list[tuple[Function, n.KernelLaunch]],
+           need_block: bool = True) -> tuple[dict[str, _Extent] | None, str]:
+    """What every launch's block and grid x sizes are, or why they are not known (a
+    block-stride loop needs no block size: `need_block` False)."""
     assert fn.body is not None
     written = assigned_decls(fn.body)
     scalars = [p for p in fn.params if not p.is_pointer and not p.is_reference and
@@ -236,7 +260,7 @@ def _facts(unit: TranslationUnit, fn: Function, sites: list[tuple[Function, n.Ke
                 return None, (f"the {what} x size {text(comp)} of its launch at "
                               f"{_where(unit, launch)} is not a simple expression")
             per[what].add(*got)
-            if not per[what].known():
+            if not per[what].known() and (need_block or what == "grid"):
                 return None, (f"its launch at {_where(unit, launch)} passes it no parameter "
                               f"equal to its {what}'s x size {text(comp)} (that every "
                               "launch passes so), nor is that size a constant every launch "
@@ -271,12 +295,12 @@ def _after_line(data: bytes, end: int) -> int:
     return rest
 
 
-def _rewrite(unit: TranslationUnit, fn: Function, shape: _Shape, block: n.Expr, grid: n.Expr
-             ) -> Function:
+def _rewrite(unit: TranslationUnit, fn: Function, shape: _Shape, block: n.Expr | None,
+             grid: n.Expr) -> Function:
     """`fn` as the kernel it equals at launches of `block` x 1 x 1 threads and `grid` x 1 x 1
     blocks (see the module's docstring); the user's spans kept."""
     assert fn.body is not None
-    sizes = {"blockDim": block, "gridDim": grid}
+    sizes = {"blockDim": block, "gridDim": grid}  # (a row loop's block: any size)
     size_node = shape.size
 
     def change(node: n.Node) -> n.Node | None:
@@ -289,10 +313,15 @@ def _rewrite(unit: TranslationUnit, fn: Function, shape: _Shape, block: n.Expr, 
         if dim != "x":  # 1-D launches: y and z are 0 (indices) and 1 (sizes)
             value = 0 if base in ("threadIdx", "blockIdx") else 1
             return n.IntLit(value, type="unsigned int", span=node.span)
-        if shape.kind == "apart" and base in ("threadIdx", "blockIdx"):
+        if shape.kind in ("apart", "rowloop") and base in ("threadIdx", "blockIdx"):
             return _coord_expr("x" if base == "threadIdx" else "y", node.span)
+        if shape.kind == "rowloop" and base == "blockDim":  # the step: the whole (virtual) grid
+            return n.Binary("*", _member("blockDim", "x", node.span),
+                            _member("gridDim", "x", node.span), type="unsigned int",
+                            span=node.span)
         if base in sizes and (shape.kind == "apart" or base == "gridDim"):
-            return dataclasses.replace(sizes[base], span=node.span)
+            size = sizes[base]
+            return dataclasses.replace(size, span=node.span) if size is not None else None
         return None
 
     body = replace_nodes(fn.body, change)
@@ -300,11 +329,18 @@ def _rewrite(unit: TranslationUnit, fn: Function, shape: _Shape, block: n.Expr, 
     head, rest = list(body.body[:shape.last + 1]), list(body.body[shape.last + 1:])
     new_decls = {d.decl: d for s in head if isinstance(s, n.DeclStmt) for d in s.decls}
     coords = [new_decls[d.decl] for d in shape.decls]
-    if shape.kind == "flat":
+    if shape.kind == "rowloop":
+        loop = rest[0]
+        assert isinstance(loop, n.For) and isinstance(loop.init, n.DeclStmt)
+        cond = _less(_local(coords[0]), grid)
+        extents = {coords[0].decl: "grid.x", loop.init.decls[0].decl: "loop.x"}
+    elif shape.kind == "flat":
+        assert block is not None
         total = n.Binary("*", grid, block, type="int")
         cond: n.Expr = _less(_local(coords[0]), total)
         extents = {coords[0].decl: "grid.x*block.x"}
     else:
+        assert block is not None
         cond = n.Binary("&&", _less(_local(coords[0]), block), _less(_local(coords[1]), grid),
                         type="bool")
         extents = {coords[0].decl: "block.x", coords[1].decl: "grid.x"}
@@ -343,9 +379,13 @@ def with_launch_shapes(unit: TranslationUnit) -> tuple[TranslationUnit, list[str
         where = f"{fn.span.file or unit.path}:{fn.span.line}"
         if not sites or fn.decl in launches.other_use:
             continue
-        facts, why = _facts(unit, fn, sites)
+        rowloop = shape.kind == "rowloop"
+        facts, why = _facts(unit, fn, sites, need_block=not rowloop)
         block = grid = None
-        if facts is not None:
+        if facts is not None and rowloop:
+            grid = facts["grid"].expr(fn)
+            why = "its launches do not agree on a grid x size"
+        elif facts is not None:
             # (a flat coordinate's S must be the block size itself: blockDim.x, or what every
             # launch shows equal to it)
             flat = shape.size if shape.kind == "flat" and _builtin(shape.size) is None \
@@ -355,17 +395,24 @@ def with_launch_shapes(unit: TranslationUnit) -> tuple[TranslationUnit, list[str
                 why = (f"its launches do not show '{text(flat)}' equal to their block's x "
                        "size" if flat is not None and grid is not None else
                        "its launches do not agree on a block or grid x size")
-        if block is None or grid is None:
+        if (block is None and not rowloop) or grid is None:
             notes.append(f"{where}: kernel '{fn.name}' has no bounds guard, so which elements "
                          f"it stores depends on its launches' block and grid; not read with "
                          f"them: {why}")
             continue
+        assert grid is not None
         new = _rewrite(unit, fn, shape, block, grid)
-        still = plain_view(new).producer_reason or ""
+        still = build_view(new).producer_reason or ""
         if any(u in still for u in UNMAPPED):
             continue  # (still not the usual shape: left as written)
         changed[fn.decl] = new
         names = [d.name for d in shape.decls]
+        if rowloop:
+            notes.append(f"{where}: kernel '{fn.name}' has no bounds guard; every launch in "
+                         f"the file gives it a 1-D block and a grid of {text(grid)} blocks: "
+                         f"analysed with '{names[0]}' in [0, {text(grid)}) and its loop from "
+                         "threadIdx.x by blockDim.x as a grid-stride loop over that row")
+            continue
         how = (f"'{names[0]}' in [0, {text(grid)} * {text(block)})" if shape.kind == "flat"
                else f"'{names[0]}' in [0, {text(block)}) and '{names[1]}' in [0, "
                     f"{text(grid)})")

@@ -7,12 +7,17 @@ from __future__ import annotations
 import dataclasses
 
 from cudafuse.ir.program import Function
-from cudafuse.passes.vertical.kernel.gridstride import grid_stride_view
+from cudafuse.passes.vertical.kernel.gridstride import grid_stride_view, row_loop_view
 from cudafuse.passes.vertical.kernel.view import ImpliedGuard, KernelView, plain_view
 
 
 def build_view(fn: Function) -> KernelView:
     assert fn.body is not None
+    last = fn.body.body[-1] if fn.body.body else None
+    if isinstance(last, ImpliedGuard) and any(e == "loop.x" for _, e in last.extents):
+        rows = row_loop_view(fn, last)
+        if rows is not None:
+            return rows
     view = grid_stride_view(fn) or plain_view(fn)
     if isinstance(view.guard, ImpliedGuard):
         return _launch_shaped(view, view.guard)

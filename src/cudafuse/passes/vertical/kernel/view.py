@@ -539,7 +539,9 @@ def plain_view(fn: Function) -> KernelView:
 
 
 LAUNCH_SHAPED = "its element comes from its launch's shape"
-UNMAPPED = ("thread-to-element mapping", "no recognisable bounds guard", LAUNCH_SHAPED)
+BLOCK_STRIDE = "walks several elements per thread in a loop from threadIdx.x"
+UNMAPPED = ("thread-to-element mapping", "no recognisable bounds guard", LAUNCH_SHAPED,
+            BLOCK_STRIDE)
 
 
 def launch_mapped(body: list[n.Stmt]) -> bool:
@@ -568,9 +570,9 @@ def _launch_mapping(body: list[n.Stmt]) -> str | None:
         init = loop.init.decls[0].init if isinstance(loop.init, n.DeclStmt) and \
             loop.init.decls and loop.init.decls[0].init is not None else None
         if init is not None and any(_is(_strip(x), "threadIdx", "x") for x in init.walk()):
-            return (f"it walks several elements per thread in a loop from threadIdx.x (line "
-                    f"{loop.span.line}; a block-stride loop): cudafuse fuses a producer "
-                    "whose threads each store their own element")
+            return (f"it {BLOCK_STRIDE} (line {loop.span.line}; a block-stride loop): "
+                    "cudafuse reads such a loop over a row only when every launch's grid is "
+                    "as many blocks as a parameter it is passed (see the assumed notes)")
     for stmt in body:
         if not isinstance(stmt, n.DeclStmt):
             break
