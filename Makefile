@@ -43,8 +43,10 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest -q -n 2 --dist worksteal --durations=25
 
+# The long generated-case runs, built at -O2 as users' runs are (the default suite builds
+# emulated programs at -O0: tests/conftest.py).
 test-slow: $(STAMP)
-	$(BIN)/pytest -q -n 2 --dist worksteal -m slow
+	CUDAFUSE_EMU_OPT=-O2 $(BIN)/pytest -q -n 2 --dist worksteal -m slow
 
 # verify's fixed cost, cold and warm (docs/benchmarks.md, issue 27).
 bench-verify: $(STAMP)

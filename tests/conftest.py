@@ -31,6 +31,11 @@ os.environ.setdefault("CUDAFUSE_NO_PTXAS", "1")
 # analyze/plan/fuse show progress lines once a run takes 3 s (progress.DELAY): on a loaded
 # machine a test's run may, and tests assert stderr: only tests of those lines show them.
 os.environ.setdefault("CUDAFUSE_PROGRESS_DELAY", "3600")
+# g++ building emulated programs is most of the suite's CPU: at -O0 a build takes about half
+# as long as at -O2 (runtime/build.py, default_opt), and the suite's programs are small
+# enough that running them unoptimised costs less. Tests that name an `opt` keep it;
+# `make test-slow` builds at -O2, as users' runs do.
+os.environ.setdefault("CUDAFUSE_EMU_OPT", "-O0")
 
 
 @functools.cache

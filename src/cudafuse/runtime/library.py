@@ -118,7 +118,7 @@ class Library:
 
 def load(path: str | os.PathLike[str], backend: str = "emu", *,
          include_dirs: Sequence[str] = (), defines: Mapping[str, object] | Sequence[str] | None
-         = None, opt: str = "-O2", sanitize: bool = False, seed: int | None = None,
+         = None, opt: str = "", sanitize: bool = False, seed: int | None = None,
          fibers: bool = False, timeout: float | None = None, arch: str = "sm_90",
          forced_includes: Sequence[str] = (), std_args: Sequence[str] = (),
          fill: int | None = None, unwritten: str | None = None) -> Library:
@@ -127,6 +127,7 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
     emu only: `seed` runs the threads of each block in a seeded random order between
     barriers (to expose races); `fibers` runs every kernel on fibers; `sanitize` builds with
     AddressSanitizer; `timeout` (seconds) stops a call that does not finish.
+    `opt` is the compiler's optimisation level ("": -O2, or CUDAFUSE_EMU_OPT for emu).
     `forced_includes` are included before the source (as -include); of `std_args` (extra
     front-end arguments) a -std= is passed to the compiler too. emu only: `fill` is the
     byte fresh cudaMalloc memory holds (default 0); `unwritten` a file that gets a line per
