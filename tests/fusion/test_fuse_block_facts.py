@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from equivalence import fuse_file
+from equivalence import fuse_file, nvcc_error
 from test_fuse_partial_domains import run_garbage
 
 PROGRAM = Path(__file__).parent / "programs" / "block_facts.cu"
@@ -62,8 +62,14 @@ def test_fused_equals_original(fused, entry: str, cols: int, rows: int) -> None:
     run_garbage(PROGRAM, path, entry, cols, rows)
 
 
+@pytest.mark.nvcc
+def test_fused_compiles(fused, tmp_path: Path) -> None:
+    path, _ = fused
+    assert nvcc_error(path, tmp_path) == ""
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("entry", ["p_rows_int", "p_cols", "p_const"])
+@pytest.mark.parametrize("entry", ["p_rows_int", "p_cols", "p_const", "p_block_stride"])
 def test_fused_with_scratch_equals_original(tmp_path: Path, entry: str) -> None:
     """The intermediates dropped (--scratch a,b): the fused kernels store only `out`."""
     path = tmp_path / "scratch.cu"
