@@ -462,11 +462,20 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                     host.name, group.name, [s.kernel.name for s in group.launches],
                     [s.index for s in group.launches], benefit,
                     sorted(_short(k) for k in group.stored), untouched, {},
-                    group.launch_block))
+                    group.launch_block, tiles={_short(k): h for k, h in
+                                               sorted(emitter.staged_tiles.items())},
+                    tile_bytes=emitter.tile_bytes,
+                    tiles_declined={_short(k): why for k, why in
+                                    sorted(emitter.declined_tiles.items())}))
                 position = {id(s): i for i, s in enumerate(seq.launches)}
+                # The figures count the tiles the emitter staged, not those planned: a
+                # declined tile's producer is recomputed per read, and the notes say so.
+                for key, why in sorted(emitter.declined_tiles.items()):
+                    result.notes.append(f"{host.name}: {group.name}: tile of {_short(key)} "
+                                        f"planned, not staged: {why}; recomputed instead")
                 shapes.append(GroupShape(
                     frozenset(position[id(s)] for s in group.launches),
-                    frozenset(group.stored), dict(group.tiles), group.block))
+                    frozenset(group.stored), dict(emitter.staged_tiles), group.block))
             assert plan.model is not None
             plan.traffic, per_group = pipeline_traffic(plan.model, shapes, plan.sizes)
             for note, figures in zip(plan.groups, per_group, strict=True):
@@ -572,6 +581,8 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                        "untouched_intermediates": g.untouched,
                        "stored_why": g.stored_why,
                        "launch_block": list(g.launch_block) if g.launch_block else None,
+                       "tiles": {b: list(h) for b, h in g.tiles.items()},
+                       "tiles_declined": g.tiles_declined,
                        "traffic": g.traffic.as_dict() if g.traffic else None,
                        "resources": g.resources.as_dict() if g.resources else None}
                       for g in p.groups],

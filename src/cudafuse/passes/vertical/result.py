@@ -59,6 +59,11 @@ class GroupNote:
     traffic: Traffic | None = None  # DRAM bytes and operations per output element
     stored_why: dict[str, str] = field(default_factory=dict)  # stored -> who reads it
     resources: Any = None  # resources.GroupResources: ptxas figures, occupancy (annotate)
+    # Shared-memory tiles as emitted (buffer -> halo rx, ry), their bytes, and the tiles the
+    # plan asked for that the emitter declined (buffer -> why): figures count staged ones.
+    tiles: dict[str, tuple[int, int]] = field(default_factory=dict)
+    tile_bytes: int = 0
+    tiles_declined: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

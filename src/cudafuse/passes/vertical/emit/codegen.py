@@ -24,10 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cudafuse.analysis.evaluate import assigned_decls
+from cudafuse.analysis.kernel_facts import elem_size
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.ir import nodes as n
-from cudafuse.ir.program import Param, TranslationUnit
+from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.passes.vertical.emit.rounding import prologue as prologue  # driver imports it here
@@ -175,6 +176,10 @@ class GroupEmitter:
             if key in self.kept or reads_own_output(view, p.name):
                 self.own_memory.add(key)
         self.params = self._group_params()
+        # Filled by kernel(): the tiles staged (key -> halo) and those declined (key -> why).
+        self.staged_tiles: dict[str, tuple[int, int]] = {}
+        self.declined_tiles: dict[str, str] = {}
+        self.tile_bytes = 0
 
     # ---- parameters ------------------------------------------------------------------
 
@@ -821,24 +826,60 @@ class GroupEmitter:
 
     def _tileable(self, views: list[tuple[str, str]], fast: list[tuple[int, int, str]]
                   ) -> list[tuple[str, str]]:
-        """The (local, key) views to back with a shared-memory tile: those the cost model
-        chose, when every read of them in the last kernel takes the at2 path (other reads
-        would recompute, which stays correct but wastes the tile)."""
-        if not self.group.tiles or self.group.block is None:
+        """The (local, key) views to back with a shared-memory tile: those the plan asked
+        for that tile_problem finds nothing against, when every read of them in the last
+        kernel takes the at2 path, while the tiles fit the static shared-memory limit.
+        Records what it staged (`staged_tiles`) and why it declined the rest
+        (`declined_tiles`): the driver's figures and notes come from these."""
+        self.staged_tiles, self.declined_tiles, self.tile_bytes = {}, {}, 0
+        if not self.group.tiles:
             return []
+        local_of = {}
+        for local, key in views:
+            local_of.setdefault(key, local)
         rewritten = {start for start, _, _ in fast}
         sink_view = self.views[self.sink.kernel.name]
-        out = []
-        for local, key in views:
-            if key not in self.group.tiles or local not in sink_view.reads or \
-                    key in self.kept or self._channels(key) is not None:
-                continue
-            needed, why = subscript_only(self.unit, self.sink.kernel, local)
-            if why or needed:
-                continue
-            if all(node.span.start in rewritten for node in sink_view.reads[local]):
-                out.append((local, key))
-        return out
+        out, used = [], 0
+        for key, (rx, ry) in sorted(self.group.tiles.items()):
+            why = None
+            if self.group.block is None:
+                why = f"the block of '{self.sink.kernel.name}' is not a constant shape"
+            elif key not in self.produced:
+                why = "no kernel of the group produces it"
+            elif key not in local_of:
+                why = f"'{self.sink.kernel.name}' does not read it"
+            else:
+                site, p = self.produced[key]
+                why = tile_problem(self.unit, self.views[site.kernel.name], p.name,
+                                   self.sink.kernel, sink_view, local_of[key])
+                if why is None and key in self.kept:  # (another kernel of the group reads it)
+                    why = (f"'{site.kernel.name}' keeps its guard for a reader in the group "
+                           "other than the last kernel: outside it the element is what "
+                           "memory holds, which a tile filled over the reader's image would "
+                           "not match")
+            if why is None and not all(node.span.start in rewritten
+                                       for node in sink_view.reads[local_of[key]]):
+                why = (f"'{self.sink.kernel.name}' reads it in a form the tile cannot serve "
+                       "(not y * stride + x spelled in the kernel's own text)")
+            if why is None:
+                assert self.group.block is not None
+                bx, by = self.group.block
+                elem = elem_size(self.produced[key][1].pointee) or 4
+                size = (bx + 2 * rx) * (by + 2 * ry) * elem
+                if used + size > STATIC_SHARED_LIMIT:
+                    why = (f"the tile ({size} bytes) would take the fused kernel's shared "
+                           f"memory past {STATIC_SHARED_LIMIT} bytes, the static limit")
+                else:
+                    used += size
+            if why is None:
+                out.append((local_of[key], key))
+                self.staged_tiles[key] = (rx, ry)
+            else:
+                self.declined_tiles[key] = why
+        self.tile_bytes = used
+        # (in views' order, as before: the tiles' names follow it)
+        order = {key: i for i, (_, key) in enumerate(views)}
+        return sorted(out, key=lambda t: order[t[1]])
 
     def _tile_code(self, tiles: list[tuple[str, str]], knames: list[str],
                    bounds: tuple[n.Expr, ...]) -> tuple[list[str], dict[str, str]]:
@@ -1032,6 +1073,61 @@ def _terms(e: n.Expr, sign: int = 1) -> list[tuple[int, n.Expr]]:
     if isinstance(e, n.Binary) and e.op in ("+", "-"):
         return _terms(e.lhs, sign) + _terms(e.rhs, sign if e.op == "+" else -sign)
     return [(sign, e)]
+
+
+# The most static shared memory a kernel may declare (CUDA: 48 KiB without an opt-in).
+STATIC_SHARED_LIMIT = 48 * 1024
+
+
+def _bare(text: str) -> str:
+    """C text without the parentheses to_c_or puts around it, for a message."""
+    inner = text[1:-1]
+    if text.startswith("(") and text.endswith(")") and _one_group(text):
+        return inner
+    return text
+
+
+def tile_problem(unit: TranslationUnit, producer: KernelView, out: str, consumer: Function,
+                 reader: KernelView, local: str) -> str | None:
+    """Why a shared-memory tile of `producer`'s output `out` cannot serve the reads of the
+    last kernel `consumer` (whose view is `reader`) through its parameter `local`; None when
+    it can. Decided on the kernels alone, so the plan asks it before pricing a tile (driver)
+    and the emitter again before staging one: the cost model prices what is emitted."""
+    name, sink = producer.fn.name, consumer.name
+    if reader.grid_stride:
+        return f"'{sink}' loops past its block (grid-stride), beyond any block's tile"
+    if reader.transposed or producer.transposed:
+        return "a tile is a block's rectangle with x along the row, and x walks the rows"
+    if producer.channels.get(out) is not None:
+        return f"'{name}' stores several channels per element (channels are not tiled)"
+    if len(producer.coords) != 2 or len(reader.coords) != 2 or not reader.bounds:
+        return f"'{name}' and '{sink}' are not both 2D"
+    if keeps_guard(producer, [reader]):
+        if producer.lower_bounded:
+            what = "its guard has lower bounds"
+        elif producer.stride is not None and \
+                to_c_or(unit, producer.stride) != to_c_or(unit, producer.bounds[0]):
+            stride, width = (_bare(to_c_or(unit, e)) for e in (producer.stride,
+                                                               producer.bounds[0]))
+            what = f"its rows are '{stride}' apart, a run-time stride, not its width '{width}'"
+        else:
+            what = f"its bounds are not those of '{sink}'"
+        return (f"'{name}' keeps its guard ({what}): outside it the element is what memory "
+                "holds, which a tile filled over the reader's image would not match")
+    if local not in reader.reads:
+        return f"'{sink}' does not subscript it"
+    needed, why = subscript_only(unit, consumer, local)
+    if why:
+        return why
+    if needed:
+        callee = sorted(needed)[0][0]
+        return f"'{sink}' passes it to '{callee}', whose reads a tile does not serve"
+    width = to_c_or(unit, reader.bounds[0])
+    for node in reader.reads[local]:
+        if split_row_index(node.index, width) is None or not _own_span(unit, node):
+            return (f"'{sink}' reads it at line {node.span.line} in a form the tile cannot "
+                    "serve (not y * stride + x spelled in the kernel's own text)")
+    return None
 
 
 def split_row_index(index: n.Expr, width: str) -> tuple[str, str, str] | None:

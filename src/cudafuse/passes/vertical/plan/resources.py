@@ -250,7 +250,8 @@ def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
         fused = _figures(note.name, got.registers, got.spill_stores + got.spill_loads,
                          got.static_shared, sink_block, limits, "ptxas")
     else:
-        shared = sum(model.kernels[i].shared_bytes for i in members)
+        # (with the tiles the emitter staged: ptxas counts them in the figures above)
+        shared = sum(model.kernels[i].shared_bytes for i in members) + note.tile_bytes
         fused = _figures(note.name, estimate_registers(model, members), 0, shared, sink_block,
                          limits, f"estimate ({why or 'not in ptxas output'})")
     traffic = note.traffic
