@@ -27,6 +27,7 @@ GROUPS = {
     "hr_point_at": ("hr_ka", "hr_kb"),
     "hr_stale": ("hr_ka", "hr_kb", "hr_kc"),
     "hr_alloc_fill": ("hr_ka", "hr_kb"),
+    "hr_alloc_ref": ("hr_ka", "hr_kb"),
 }
 
 

@@ -235,6 +235,12 @@ class _Body:
                         self.allocated_at.setdefault(p.decl, call.span.end)
                 else:
                     self.touch(call.args[0], f"calls '{name}' on")
+            elif name in ALLOCATORS and call.args:
+                r = _strip(_strip(call.args[0]).operand)  # type: ignore[attr-defined]
+                if isinstance(r, n.Ref) and r.decl in self.refs and all(
+                        isinstance(w, n.Call) and w.callee in ALLOCATORS
+                        for w in self.points.writes.get(r.decl, [])):
+                    self.allocates.add(self.refs[r.decl])  # `float *&p`: cudaMalloc(&p, ...)
             return
         inner = self.reader.definition(call.callee_decl)
         if inner is not None and (not self.reader.known(call, thrown) or

@@ -469,7 +469,7 @@ class PointerValues:
         for i, v in addressed + by_ref:
             self.written.add(v)
             if self.points.allocates is not None and call.args and \
-                    self.points.allocates(call, i) and (i, v) in addressed:
+                    self.points.allocates(call, i):
                 env[v] = self._allocation(v, call)
             else:
                 env[v] = self._unknown(v, call, f"'{self.vars[v]}' is given to "

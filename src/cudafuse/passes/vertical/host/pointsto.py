@@ -124,7 +124,12 @@ class PointsTo:
                 if fn is not None and i < len(fn.params) and fn.params[i].is_reference and \
                         (v := _var(arg)) is not None and is_pointer_type(v.type):
                     self.writes.setdefault(v.decl, []).append(node)
-                    self.given.setdefault(v.decl, []).append(None)  # set by the callee
+                    if v.kind == "local" and self.allocates is not None and \
+                            self.allocates(node, i):
+                        self.fresh.add(v.decl)  # `alloc(d_buf, n)` taking `float *&`
+                        self.helper_fresh.add(v.decl)
+                    else:
+                        self.given.setdefault(v.decl, []).append(None)  # set by the callee
                     continue
                 if isinstance(arg, n.Unary) and arg.op == "&":
                     v = _var(arg.operand)
