@@ -38,6 +38,9 @@ class BuildOptions:
     arch: str = "sm_90"
     forced_includes: tuple[str, ...] = ()
     std: str = ""  # a -std= for the compiler instead of -std=c++17
+    # nvcc only: more flags, after the others (e.g. --fmad=false for `--profile`'s
+    # exactness check, or the user's own). Part of the build's key, as every flag is.
+    nvcc_flags: tuple[str, ...] = ()
 
 
 @dataclass
@@ -542,4 +545,4 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
         return flags
     return ["-shared", "-Xcompiler", "-fPIC", "-Xlinker", "-Bsymbolic", f"-arch={opts.arch}",
             std, opt,
-            "-I", str(src.resolve().parent), *user_dirs, *common]
+            "-I", str(src.resolve().parent), *user_dirs, *common, *opts.nvcc_flags]

@@ -121,7 +121,8 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
          = None, opt: str = "", sanitize: bool = False, seed: int | None = None,
          fibers: bool = False, timeout: float | None = None, arch: str = "sm_90",
          forced_includes: Sequence[str] = (), std_args: Sequence[str] = (),
-         fill: int | None = None, unwritten: str | None = None) -> Library:
+         fill: int | None = None, unwritten: str | None = None,
+         nvcc_flags: Sequence[str] = ()) -> Library:
     """Build `path` for `backend` ("emu": g++ and the emulator; "nvcc": the GPU).
 
     emu only: `seed` runs the threads of each block in a seeded random order between
@@ -132,6 +133,7 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
     front-end arguments) a -std= is passed to the compiler too. emu only: `fill` is the
     byte fresh cudaMalloc memory holds (default 0); `unwritten` a file that gets a line per
     allocation still holding fill bytes when freed or at exit (runtime/uninit.py).
+    nvcc only: `nvcc_flags` are passed to nvcc after the others (--fmad=false, ...).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -141,7 +143,8 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
         require_pycuda()
     std = next((a for a in reversed(std_args) if a.startswith("-std=")), "")
     opts = BuildOptions(tuple(str(d) for d in include_dirs), _defines(defines), opt, sanitize,
-                        arch, tuple(str(f) for f in forced_includes), std)
+                        arch, tuple(str(f) for f in forced_includes), std,
+                        tuple(nvcc_flags))
     built = build(str(path), backend, opts)
     if backend == "nvcc":
         from cudafuse.runtime.gpu import GpuExecutor
