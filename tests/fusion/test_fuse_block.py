@@ -102,8 +102,10 @@ def test_block_option_errors(tmp_path: Path, bad: str) -> None:
     assert res.exit_code == 2 and "--block takes XxY" in res.output
 
 
+# canny's fused file takes nvcc some 18 s of CPU (the others about 1 s): make test-slow.
 @pytest.mark.nvcc
-@pytest.mark.parametrize("name", ["harris", "canny", "night"])
+@pytest.mark.parametrize("name", ["harris", pytest.param("canny", marks=pytest.mark.slow),
+                                  "night"])
 def test_relaunched_groups_compile(name: str, tmp_path: Path) -> None:
     import shutil
     import subprocess
