@@ -1,5 +1,7 @@
-// A point -> stencil -> point pipeline with a shared intermediate: all three fuse.
-// RUN: fuse %s -o - --scratch t1 --scratch t2
+// A point -> stencil -> point pipeline with a shared intermediate: all three fuse (--fuse-all:
+// the calibrated cost model keeps the point kernel apart, docs/cost-model.md; this golden is
+// about the code a point producer of a stencil gets).
+// RUN: fuse %s -o - --scratch t1 --scratch t2 --fuse-all
 // CODE: template <class T> __device__ __forceinline__ T cf_round(T v)
 // CODE: __device__ __forceinline__ float cf_pipe_fused0_0_scale_out_xy(long long cf_x, long long cf_y,
 // CODE: int x = (int)(cf_x); int y = (int)(cf_y);
