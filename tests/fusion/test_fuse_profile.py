@@ -7,6 +7,7 @@ the `gpu` marker."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,11 +67,14 @@ def test_a_wrong_variant_stops_the_run(tmp_path: Path, monkeypatch: pytest.Monke
                                        ) -> None:
     calls: list[int] = []
 
+    judge = vertical.judge
+
     def first_fused_differs(spec, reference, got):
         calls.append(1)
-        return "made up" if len(calls) == 1 else ""
+        verdict = judge(spec, reference, got)
+        return replace(verdict, wrong="made up") if len(calls) == 1 else verdict
 
-    monkeypatch.setattr(vertical, "_differences", first_fused_differs)
+    monkeypatch.setattr(vertical, "judge", first_fused_differs)
     res, out = _fuse(tmp_path, "--no-cache")
     assert res.exit_code == 1
     assert "computed different results from the unfused program" in res.output
@@ -85,6 +89,7 @@ def test_a_wrong_variant_stops_the_run(tmp_path: Path, monkeypatch: pytest.Monke
     (["--profile"], "--profile needs --spec"),
     (["--profile", "--spec", str(SAMPLES / "sobel.toml"), "--spec-size", "w"], "NAME=INTEGER"),
     (["--spec-size", "w=3"], "--spec-size only apply with --profile"),
+    (["--nvcc-flag", "--use_fast_math"], "--nvcc-flag only apply with --profile"),
 ])
 def test_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:
     res = CliRunner().invoke(main, ["fuse", str(SAMPLES / "sobel.cu"), "-o",

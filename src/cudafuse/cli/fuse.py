@@ -155,6 +155,11 @@ def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
 @click.option("--cache-dir", type=click.Path(file_okay=False),
               help="With --profile: the results cache (default ~/.cache/cudafuse/profile).")
 @click.option("--no-cache", is_flag=True, help="With --profile: measure even if cached.")
+@click.option("--nvcc-flag", "nvcc_flags", multiple=True, metavar="FLAG",
+              help="With --profile (nvcc): a flag the variants are timed with, as you will "
+                   "build them (--nvcc-flag=--use_fast_math); repeat for more. The "
+                   "exactness check builds with IEEE flags (--fmad=false) whatever these say "
+                   "(docs/fp-exactness.md).")
 @click.argument("clang_args", nargs=-1, type=click.UNPROCESSED)
 @parse_options
 @guarded
@@ -163,7 +168,7 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
          block: str | None, siblings: str,
          report_path: str | None, dot_path: str | None, profile: bool, spec_path: str | None,
          spec_sizes: tuple[str, ...], backend: str, margin: float, cache_dir: str | None,
-         no_cache: bool, parse_opts: ParseOptions) -> None:
+         no_cache: bool, nvcc_flags: tuple[str, ...], parse_opts: ParseOptions) -> None:
     """Fuse the kernel pipelines launched by FILE's host functions into fewer kernels.
 
     The output has the same host functions with the same signatures and computes the same
@@ -174,7 +179,7 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
     given = [o for o, p in (("--spec", "spec_path"), ("--spec-size", "spec_sizes"),
                             ("--backend", "backend"),
                             ("--margin", "margin"), ("--cache-dir", "cache_dir"),
-                            ("--no-cache", "no_cache"))
+                            ("--no-cache", "no_cache"), ("--nvcc-flag", "nvcc_flags"))
              if source(p) is not click.core.ParameterSource.DEFAULT]
     if given and not profile:
         raise error(f"{', '.join(given)} only apply with --profile", status=2)
@@ -194,7 +199,7 @@ def fuse(file: str, output: str, explain: bool, make_deps: bool, depfile: str | 
             sizes[name.strip()] = int(value)
         fused, deps = _profiled(file, parse_opts, partition, scratch, fuse_all, tiles,
                                 _block(block), spec_path, sizes, backend, margin, cache_dir,
-                                no_cache, report_path, outs, siblings)
+                                no_cache, report_path, outs, siblings, nvcc_flags)
     else:
         fused, deps = _run(file, parse_opts, partition, scratch, fuse_all, tiles, block,
                            outs, siblings)
@@ -241,8 +246,8 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
               fuse_all: bool, tiles: str, block: tuple[int, int] | None, spec_path: str,
               sizes: dict[str, int],
               backend: str, margin: float, cache_dir: str | None, no_cache: bool,
-              report_path: str | None, outs: OutputSet, siblings: str = "auto"
-              ) -> tuple[FuseResult, list[str]]:
+              report_path: str | None, outs: OutputSet, siblings: str = "auto",
+              nvcc_flags: tuple[str, ...] = ()) -> tuple[FuseResult, list[str]]:
     """`fuse --profile`: the measured choice among the model's variants and the unfused
     program; with --report, the fusion report of the choice plus the measurements."""
     from cudafuse.cli.specs import check_entry
@@ -263,7 +268,8 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
                        for note in scratch_notes(result.unit, base.scratch)])
     # The variants are built away from the input: its own directory must stay on the path.
     includes = (str(Path(file).resolve().parent), *parse_opts.include_dirs)
-    target = Target(backend, parse_opts.arch, includes, parse_opts.defines)
+    target = Target(backend, parse_opts.arch, includes, parse_opts.defines,
+                    nvcc_flags=nvcc_flags)
     # Named phases on stderr, on a terminal or not (cudafuse.progress).
     progress = Progress("profile")
 

@@ -61,6 +61,7 @@ class Target:
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     jobs: int | None = None
+    nvcc_flags: tuple[str, ...] = ()  # nvcc only: after the build's own (profile.exactness)
 
 
 def build_one(path: Path, target: Target) -> str | None:
@@ -70,7 +71,8 @@ def build_one(path: Path, target: Target) -> str | None:
 
     try:
         build(str(path), target.backend, BuildOptions(target.include_dirs, target.defines,
-                                                      arch=target.arch))
+                                                      arch=target.arch,
+                                                      nvcc_flags=target.nvcc_flags))
     except CudafuseError as exc:
         first = exc.diagnostics[0].format().splitlines()[0] if exc.diagnostics else str(exc)
         return f"the build failed: {first}"
@@ -202,7 +204,8 @@ class Runner:
         # Under the emulator a candidate that never finishes must not stall the run.
         extra = {"timeout": EMU_TIMEOUT} if self.target.backend == "emu" else {}
         return load(path, backend=self.target.backend, include_dirs=self.target.include_dirs,
-                    defines=list(self.target.defines), arch=self.target.arch, **extra)
+                    defines=list(self.target.defines), arch=self.target.arch,
+                    nvcc_flags=self.target.nvcc_flags, **extra)
 
     def run(self, prog: Program, path: Path, reference: list[np.ndarray] | None
             ) -> tuple[Record, list[np.ndarray] | None]:

@@ -26,13 +26,13 @@ import numpy as np
 from cudafuse import __version__
 from cudafuse.diagnostics import error
 from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
+from cudafuse.profile.exactness import Verdict, build_plan, difference, judge
 from cudafuse.profile.inputs import fresh_inputs
 from cudafuse.profile.measure import (
     EMU_TIMEOUT,
     Target,
     build_one,
     program_path,
-    spec_mismatch,
     spec_outputs,
 )
 from cudafuse.profile.stats import Summary, clearly_faster, relative_gain, summarize
@@ -73,12 +73,16 @@ class Variant:
     unit_short: str = ""  # cycles | edge(s)
     kernels: int = 0  # kernel launches in the fused pipelines
     verified: bool | None = None
+    # Bit-identical to the unfused program under the exactness check's flags (IEEE on nvcc)
+    exact: bool | None = None
+    notes: list[str] = field(default_factory=list)  # e.g. a contraction difference when timed
     timing: Summary | None = None
     skip: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "aliases": self.aliases, "objective": self.objective,
                 "objective_unit": self.unit, "kernels": self.kernels, "verified": self.verified,
+                "exact": self.exact, "notes": self.notes,
                 "timing": self.timing.to_json() if self.timing else None, "skip": self.skip}
 
 
@@ -108,72 +112,110 @@ def variants(unit: Any, base: Any) -> list[Variant]:
     return out
 
 
-def _build(variants_: list[Variant], target: Target,
-           progress: Progress | None = None) -> list[Path | str]:
+def _build(variants_: list[Variant], targets: list[Target],
+           progress: Progress | None = None) -> list[list[Path | str]]:
     """Each variant written (where a build of the same source is found again, see
-    measure.program_path) and built in parallel: its path, or why it did not build."""
+    measure.program_path) and built for each target in parallel: per target, per variant its
+    path, or why it did not build."""
     paths = {i: program_path(v.output, v.id) for i, v in enumerate(variants_) if not v.skip}
-    phase_start(progress, "building", len(paths))
-    failed: dict[int, str | None] = {}
-    with ThreadPoolExecutor(max_workers=target.jobs or os.cpu_count() or 1) as pool:
-        futures = {pool.submit(build_one, path, target): i for i, path in paths.items()}
+    phase_start(progress, "building", len(paths) * len(targets))
+    failed: dict[tuple[int, int], str | None] = {}
+    with ThreadPoolExecutor(max_workers=targets[0].jobs or os.cpu_count() or 1) as pool:
+        futures = {pool.submit(build_one, path, target): (t, i)
+                   for t, target in enumerate(targets) for i, path in paths.items()}
         for future in as_completed(futures):  # counted in this thread, as builds finish
             failed[futures[future]] = future.result()
-            phase_step(progress, variants_[futures[future]].id)
-    return [(v.skip or "") if i not in paths else (failed[i] or paths[i])
-            for i, v in enumerate(variants_)]
+            phase_step(progress, variants_[futures[future][1]].id)
+    return [[(v.skip or "") if i not in paths else (failed[t, i] or paths[i])
+             for i, v in enumerate(variants_)] for t in range(len(targets))]
 
 
-def _differences(spec: Any, reference: list[np.ndarray], got: list[np.ndarray]) -> str:
-    wrong = spec_mismatch(spec, reference, got)
-    if wrong is None:
-        return ""
-    name, c = wrong
-    return (f"output '{name}' differs from the unfused program's in {c.mismatches} "
-            f"element(s), first at {c.first}")
+def _run_once(path: Path, spec: Any, target: Target, timer: Callable[..., list[float]] | None,
+              keep: Callable[[list[np.ndarray]], bool] = lambda _: True
+              ) -> tuple[list[np.ndarray] | None, str, Summary | None]:
+    """One run of the program at `path` on fresh spec inputs: its outputs (None when it
+    failed), why it failed, and, when `timer` is given and `keep(outputs)`, its timing."""
+    from cudafuse.runtime import load
+    from cudafuse.runtime.errors import KernelError
+
+    extra = {"timeout": EMU_TIMEOUT} if target.backend == "emu" else {}
+    with load(path, backend=target.backend, include_dirs=target.include_dirs,
+              defines=list(target.defines), arch=target.arch,
+              nvcc_flags=target.nvcc_flags, **extra) as lib:
+        values = fresh_inputs(spec)
+        with lib.prepare(spec.entry, *values) as run:
+            try:
+                run.run()
+                run.fetch()
+            except KernelError as exc:
+                return None, str(exc), None
+            outputs = spec_outputs(spec, values)
+            if timer is None or not keep(outputs):
+                return outputs, "", None
+            return outputs, "", summarize(timer(run.run))
 
 
 def measure_variants(variants_: list[Variant], spec: Any, target: Target,
                      timer: Callable[[Callable[[], object]], list[float]],
                      progress: Progress | None = None) -> None:
     """Verify and time every variant in place; the first must be the unfused program.
-    `progress` gets the phases "building" and "verifying and timing"."""
-    from cudafuse.runtime import load
-    from cudafuse.runtime.errors import KernelError
+    `progress` gets the phases "building" and "verifying and timing".
 
+    On nvcc, unless the target's flags are IEEE already (profile.exactness), each program
+    is built twice: with IEEE flags for the exactness check (a difference beyond the spec's
+    tolerance is a bug in cudafuse), and with the target's flags for timing, which runs
+    only for a variant that passed the check (a difference there is a note: nvcc's
+    contraction choices; the variant stays eligible)."""
     assert variants_[0].id == UNFUSED
-    built = _build(variants_, target, progress)
-    reference: list[np.ndarray] | None = None
+    plan = build_plan(target.nvcc_flags, target.backend)
+    check = replace(target, nvcc_flags=plan.verify)
+    timed_target = replace(target, nvcc_flags=plan.timed)
+    built = _build(variants_, [check, timed_target] if plan.separate else [check], progress)
+    checked, timed_paths = built[0], built[-1]
+    refs: dict[str, list[np.ndarray]] = {}  # "check" / "timed": the unfused program's
+    flags_text = " ".join(plan.timed) or "nvcc's default flags (--fmad=true)"
     phase_start(progress, "verifying and timing", len(variants_))
-    for v, path in zip(variants_, built, strict=True):
-        if isinstance(path, str):
+    for v, path, tpath in zip(variants_, checked, timed_paths, strict=True):
+        if isinstance(path, str) or isinstance(tpath, str):
+            why = path if isinstance(path, str) else f"(timed build) {tpath}"
             if v.id == UNFUSED:
-                raise error(f"the unfused program: {path}")
-            v.skip = path
+                raise error(f"the unfused program: {why}")
+            v.skip = why
+            phase_step(progress, f"{v.id}: {_state(v)}")
+            continue
+
+        verdicts: list[Verdict] = []
+
+        def verified(outputs: list[np.ndarray], verdicts: list[Verdict] = verdicts) -> bool:
+            """Judged once, against the unfused program's outputs; timed only if right."""
+            if "check" in refs:
+                verdicts.append(judge(spec, refs["check"], outputs))
+            return not verdicts or not verdicts[0].wrong
+
+        outputs, failed, timing = _run_once(path, spec, check,
+                                            None if plan.separate else timer, verified)
+        if outputs is not None and plan.separate and verified(outputs):
+            timed_outputs, failed, timing = _run_once(tpath, spec, timed_target, timer)
+            failed = f"(timed build) {failed}" if failed else ""
+            if verdicts and timed_outputs is not None:
+                verdicts[0] = replace(verdicts[0], timed=difference(
+                    [a.name for a in spec.args if a.is_output], refs["timed"], timed_outputs))
         else:
-            extra = {"timeout": EMU_TIMEOUT} if target.backend == "emu" else {}
-            with load(path, backend=target.backend, include_dirs=target.include_dirs,
-                      defines=list(target.defines), arch=target.arch, **extra) as lib:
-                values = fresh_inputs(spec)
-                with lib.prepare(spec.entry, *values) as run:
-                    try:
-                        run.run()
-                        run.fetch()
-                    except KernelError as exc:
-                        if v.id == UNFUSED:
-                            raise error(f"the unfused program failed: {exc}") from None
-                        v.verified, v.skip = False, f"it failed: {exc}"
-                    if v.verified is None:
-                        outputs = spec_outputs(spec, values)
-                        wrong = "" if reference is None else \
-                            _differences(spec, reference, outputs)
-                        if reference is None:
-                            reference = outputs
-                        if wrong:
-                            v.verified, v.skip = False, wrong
-                        else:
-                            v.verified = True
-                            v.timing = summarize(timer(run.run))
+            timed_outputs = outputs
+        if failed or outputs is None or timed_outputs is None:
+            if v.id == UNFUSED:
+                raise error(f"the unfused program failed: {failed}")
+            v.verified, v.skip = False, f"it failed: {failed}"
+        elif not verdicts:  # the unfused program: the reference
+            refs["check"], refs["timed"] = outputs, timed_outputs
+            v.verified, v.exact, v.timing = True, True, timing
+        else:
+            verdict = verdicts[0]
+            v.exact = verdict.exact.exact
+            if verdict.wrong:
+                v.verified, v.skip = False, verdict.wrong
+            else:
+                v.verified, v.timing, v.notes = True, timing, verdict.notes(flags_text)
         phase_step(progress, f"{v.id}: {_state(v)}")
 
 
@@ -224,6 +266,7 @@ def choose(variants_: list[Variant], margin: float) -> Choice:
             lines.append(f"  {_name(v)}: {v.timing.median:.4g} ms (spread "
                          f"{v.timing.spread * 100:.1f}%), {v.kernels} kernel launch(es), "
                          f"model benefit {v.objective:.3g}{_unit(v)}")
+            lines += [f"    note: {n}" for n in v.notes]
         elif v.skip:
             lines.append(f"  skipped {_name(v)}: {v.skip}")
     return Choice(chosen, model_fastest, tuple(lines))
@@ -263,6 +306,8 @@ def _restore(variants_: list[Variant], stored: dict[str, object]) -> bool:
         return False
     for v, item in zip(variants_, items, strict=True):
         v.verified, v.skip = item.get("verified"), item.get("skip")
+        v.exact = item.get("exact")
+        v.notes = [str(n) for n in item.get("notes") or []]
         timing = item.get("timing")
         v.timing = Summary.from_json(timing) if isinstance(timing, dict) else None
     return True
@@ -298,7 +343,10 @@ def _profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: 
                  "scratch": sorted(base.scratch), "block": base.block},
         "timing": plan.to_json(), "backend": target.backend, "arch": target.arch,
         "defines": list(target.defines), "include_dirs": list(target.include_dirs),
-        "nvcc": _nvcc_version() if not emu else ""}
+        "nvcc": _nvcc_version() if not emu else "",
+        # the timed builds' flags, and the exactness check's (profile.exactness)
+        "nvcc_flags": list(target.nvcc_flags),
+        "exactness_flags": list(build_plan(target.nvcc_flags, target.backend).verify)}
     outputs = [v.output for v in found]
     key = cache_key(sources=outputs, spec=spec_text, device=device, options=options)
     stored = cache.load(key) if cache is not None else None

@@ -1,0 +1,140 @@
+"""`--profile`'s exactness check: which nvcc flags the check and the timed builds use, and
+the verdict on a variant's outputs (profile.exactness). No GPU: fake outputs."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from cudafuse.profile.exactness import (
+    build_plan,
+    difference,
+    effective,
+    ieee_flags,
+    is_ieee,
+    judge,
+)
+
+
+@pytest.mark.parametrize("flags, fmad, ftz", [
+    ((), "true", "false"),
+    (("--fmad=false",), "false", "false"),
+    (("-fmad=false",), "false", "false"),
+    (("--fmad", "false"), "false", "false"),
+    (("--use_fast_math",), "true", "true"),
+    (("-use_fast_math", "--fmad=false"), "false", "true"),  # explicit wins over fast math
+    (("--fmad=false", "--fmad=true"), "true", "false"),  # the last one wins
+    (("-ftz=true",), "true", "true"),
+])
+def test_effective_modes(flags: tuple[str, ...], fmad: str, ftz: str) -> None:
+    got = effective(flags)
+    assert (got["fmad"], got["ftz"]) == (fmad, ftz)
+
+
+def test_fast_math_also_relaxes_division_and_sqrt() -> None:
+    got = effective(("--use_fast_math",))
+    assert got["prec-div"] == got["prec-sqrt"] == "false"
+
+
+def test_ieee_flags_keep_the_rest_and_drop_every_fp_mode() -> None:
+    user = ("-O3", "--use_fast_math", "-ftz=true", "--prec-div", "false", "-lineinfo")
+    got = ieee_flags(user)
+    assert got == ("-O3", "-lineinfo", "--fmad=false")
+    assert is_ieee(got)
+
+
+def test_plan_default_flags_build_twice() -> None:
+    plan = build_plan((), "nvcc")
+    assert plan.separate and plan.verify == ("--fmad=false",) and plan.timed == ()
+
+
+def test_plan_ieee_user_flags_build_once() -> None:
+    plan = build_plan(("-fmad=false", "-O3"), "nvcc")
+    assert not plan.separate and plan.verify == plan.timed == ("-fmad=false", "-O3")
+
+
+@pytest.mark.parametrize("flags", [("--use_fast_math",), ("--fmad=false", "-ftz=true")])
+def test_plan_fast_or_ftz_flags_check_under_ieee(flags: tuple[str, ...]) -> None:
+    plan = build_plan(flags, "nvcc")
+    assert plan.separate and plan.timed == flags
+    assert is_ieee(plan.verify) and not any("fast" in f or "ftz" in f for f in plan.verify)
+
+
+def test_plan_emulator_builds_once() -> None:
+    assert not build_plan((), "emu").separate
+
+
+def _spec(rtol: float = 1e-5, atol: float = 1e-6) -> SimpleNamespace:
+    from cudafuse.runtime.spec_values import ArgSpec
+
+    out = ArgSpec("out", np.dtype(np.float32), 0, role="out")
+    assert out.is_output
+    return SimpleNamespace(args=[out], rtol=rtol, atol=atol)
+
+
+def test_difference_counts_ulps() -> None:
+    a = np.array([7.324852049350739e-05, 1.0, np.nan], dtype=np.float32)
+    b = a.copy()
+    b[0] = np.nextafter(np.nextafter(a[0], np.float32(1)), np.float32(1))  # two ulps up
+    got = difference(["g"], [a], [b])
+    assert (got.elements, got.total, got.max_ulps, got.first) == (1, 3, 2.0, "g[0]")
+
+
+def test_difference_counts_ulps_across_zero() -> None:
+    a = np.array([np.float32(0.0)], dtype=np.float32)
+    b = np.array([-np.nextafter(np.float32(0), np.float32(1))], dtype=np.float32)
+    assert difference(["g"], [a], [b]).max_ulps == 1.0
+
+
+def test_difference_nan_against_number_is_infinite() -> None:
+    a = np.array([1.0, 2.0], dtype=np.float32)
+    b = np.array([1.0, np.nan], dtype=np.float32)
+    got = difference(["g"], [a], [b])
+    assert got.elements == 1 and got.max_ulps == float("inf")
+
+
+def test_difference_integers() -> None:
+    got = difference(["n"], [np.array([1, 2, 3], np.int32)], [np.array([1, 5, 3], np.int32)])
+    assert (got.elements, got.integer, got.first) == (1, 1, "n[1]")
+
+
+def test_verdict_contraction_is_a_note_not_an_error() -> None:
+    """The H200 case: bit-exact under --fmad=false, one element off by one ulp under the
+    default flags: verified, with a note naming nvcc's contraction."""
+    ref = np.linspace(1e-5, 1e-4, 1000, dtype=np.float32)
+    timed = ref.copy()
+    timed[393] = np.nextafter(ref[393], np.float32(1))
+    v = judge(_spec(rtol=0, atol=0), [ref], [ref.copy()], [ref], [timed])
+    assert not v.wrong and v.exact.exact
+    assert v.timed is not None and (v.timed.elements, v.timed.max_ulps) == (1, 1.0)
+    (note,) = v.notes("nvcc's default flags (--fmad=true)")
+    assert "1 of 1000 element(s)" in note and "max 1 ulp" in note
+    assert "bit-exact under --fmad=false" in note
+
+
+def test_verdict_wrong_under_ieee_is_an_error() -> None:
+    ref = np.ones(100, dtype=np.float32)
+    got = ref.copy()
+    got[7] = 2.0
+    v = judge(_spec(), [ref], [got], [ref], [ref])
+    assert "differs from the unfused program's in 1 element(s)" in v.wrong
+    assert not v.exact.exact
+
+
+def test_verdict_within_tolerance_but_not_exact_is_noted() -> None:
+    """e.g. float atomics adding in another order: not a bug, but not bit-exact either."""
+    ref = np.ones(10, dtype=np.float32)
+    got = ref.copy()
+    got[3] = np.nextafter(ref[3], np.float32(2))
+    v = judge(_spec(), [ref], [got])
+    assert not v.wrong and not v.exact.exact and v.timed is None
+    (note,) = v.notes("")
+    assert "within the spec's tolerance" in note
+
+
+def test_verdict_exact_everywhere_has_no_notes() -> None:
+    ref = np.arange(10, dtype=np.float32)
+    v = judge(_spec(), [ref], [ref.copy()], [ref], [ref.copy()])
+    assert not v.wrong and v.exact.exact and v.notes("x") == []
