@@ -138,3 +138,99 @@ def test_verdict_exact_everywhere_has_no_notes() -> None:
     ref = np.arange(10, dtype=np.float32)
     v = judge(_spec(), [ref], [ref.copy()], [ref], [ref.copy()])
     assert not v.wrong and v.exact.exact and v.notes("x") == []
+
+
+def _measure(monkeypatch: pytest.MonkeyPatch, user: tuple[str, ...], ieee_off: dict[str, int],
+             timed_off: dict[str, int]) -> tuple[list, list[tuple[str, tuple[str, ...]]]]:
+    """fuse --profile's measuring loop (vertical.measure_variants) on the nvcc backend with
+    the builds and runs stood in for: each program's output is 1000 floats, off by one ulp
+    at element 393 under the check's flags (`ieee_off[id]` ulps) or the timed flags."""
+    from pathlib import Path
+
+    from cudafuse.profile import vertical
+    from cudafuse.profile.measure import Target
+    from cudafuse.profile.stats import summarize
+
+    plans: list[tuple[str, ...]] = []
+    runs: list[tuple[str, tuple[str, ...]]] = []
+
+    def fake_build(variants_, targets, progress=None):
+        plans.extend(t.nvcc_flags for t in targets)
+        return [[Path(v.id) for v in variants_] for _ in targets]
+
+    def fake_run(path, spec, target, timer, keep=lambda _: True):
+        runs.append((path.name, target.nvcc_flags))
+        out = np.linspace(1e-5, 1e-4, 1000, dtype=np.float32)
+        off = (ieee_off if target.nvcc_flags == plan_verify else timed_off).get(path.name, 0)
+        for _ in range(off):
+            out[393] = np.nextafter(out[393], np.float32(1))
+        timing = summarize([1.0] * 5) if timer is not None and keep([out]) else None
+        return [out], "", timing
+
+    plan_verify = build_plan(user, "nvcc").verify
+    monkeypatch.setattr(vertical, "_build", fake_build)
+    monkeypatch.setattr(vertical, "_run_once", fake_run)
+    found = [vertical.Variant(v, v.encode()) for v in (vertical.UNFUSED, "model", "exact")]
+    spec = _spec(rtol=0, atol=0)
+    vertical.measure_variants(found, spec, Target("nvcc", nvcc_flags=user),
+                              lambda run: [1.0] * 5)
+    assert plans == ([plan_verify, user] if build_plan(user, "nvcc").separate else [user])
+    return found, runs
+
+
+def test_a_contraction_difference_keeps_the_variant(monkeypatch: pytest.MonkeyPatch) -> None:
+    found, runs = _measure(monkeypatch, (), {}, {"model": 2})
+    unfused, model, exact = found
+    assert model.verified and model.exact and model.timing is not None
+    (note,) = model.notes
+    assert "under nvcc's default flags (--fmad=true) in 1 of 1000" in note and "2 ulp" in note
+    assert exact.verified and exact.exact and not exact.notes
+    # each program run twice: the check's build, then the timed one
+    assert runs == [(v, f) for v in ("unfused", "model", "exact")
+                    for f in (("--fmad=false",), ())]
+    from cudafuse.profile.vertical import choose
+
+    assert any("note: differs from the unfused program" in line
+               for line in choose(found, 0.03).lines)
+
+
+def test_a_difference_under_ieee_flags_is_wrong_and_not_timed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    found, runs = _measure(monkeypatch, ("--use_fast_math",), {"model": 1}, {})
+    model = found[1]
+    assert model.verified is False and model.timing is None and "differs" in (model.skip or "")
+    assert ("model", ("--use_fast_math",)) not in runs  # the timed build never ran
+
+
+def test_ieee_user_flags_run_each_program_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    found, runs = _measure(monkeypatch, ("--fmad=false",), {}, {})
+    assert [r[0] for r in runs] == ["unfused", "model", "exact"]
+    assert all(v.verified and v.exact and v.timing for v in found)
+
+
+@pytest.mark.gpu
+def test_shitomasi_4096_profile_on_the_gpu(tmp_path) -> None:
+    """The H200 case (docs/fp-exactness.md): at 4096² NVVM contracted one element of
+    shitomasi differently once fused. Under the exactness check's --fmad=false every fused
+    variant is bit-exact; the timed builds (nvcc's defaults) may differ only as a note, and
+    a variant is chosen (or the program kept unfused) without error."""
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from cudafuse.cli import main
+
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    out = tmp_path / "shitomasi.fused.cu"
+    res = CliRunner().invoke(main, [
+        "fuse", str(samples / "shitomasi.cu"), "-o", str(out), "--profile", "--spec",
+        str(samples / "shitomasi.toml"), "--spec-size", "w=4096", "--spec-size", "h=4096",
+        "--report", str(tmp_path / "r.json"), "--no-cache"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    prof = json.loads((tmp_path / "r.json").read_text())["profile"]
+    assert prof["options"]["exactness_flags"] == ["--fmad=false"]
+    ran = [v for v in prof["variants"] if v["verified"] is not None]
+    assert len(ran) >= 3 and all(v["verified"] and v["exact"] for v in ran), ran
+    assert all("nvcc's contraction choices" in n for v in ran for n in v["notes"])
+    assert prof["choice"]["id"] in [v["id"] for v in ran] and out.exists()
