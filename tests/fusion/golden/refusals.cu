@@ -11,7 +11,7 @@
 // DIAG: note: narrow_src -> narrow_dst: not fused: 'narrow_src' and 'narrow_dst' do not provably have the same iteration space
 // DIAG: note: arith_src -> arith_dst: not fused: 'arith_dst' uses 't' other than by subscripting (p[i])
 // DIAG: note: arith_src -> narrow_src: not fused: its launches use different streams
-// DIAG: note: launch of 'narrow_src' in 'p_alias' left as it is: pointer 'u' is initialised from another pointer, and may name 'out' or 't'
+// DIAG: note: launch of 'arith_src' in 'p_alias' left as it is: the launches of 'arith_src' at line {{[0-9]+}} and 'narrow_src' at line {{[0-9]+}} are not fused: pointer 'u' may name the same buffer as 'out'
 // DIAG: note: launch of 'counting_src' in 'p_helper_effect' left as it is: kernel 'counting_src' writes global 'g_count' (in 'counted'), which other launches may read: no launch moves across it
 #include <cuda_runtime.h>
 #define GUARD2D                                                        \
