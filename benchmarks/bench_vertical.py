@@ -174,10 +174,12 @@ def fuse_sample(name: str, work: Path, arch: str) -> Path:
     return fused
 
 
-def compile_harness(source: Path, name: str, exe: Path, nvcc: str, arch: str) -> Path:
+def compile_harness(source: Path, name: str, exe: Path, nvcc: str, arch: str,
+                    flags: tuple[str, ...] = ()) -> Path:
     h = exe.with_suffix(".cu")
     h.write_text(harness(source, f"{name}_pipeline", scratch_of(name)))
-    cmd = [nvcc, "-O3", f"-arch={arch}", "-I", str(ROOT / "samples"), str(h), "-o", str(exe)]
+    cmd = [nvcc, "-O3", f"-arch={arch}", *flags, "-I", str(ROOT / "samples"), str(h), "-o",
+           str(exe)]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise SystemExit(f"{h}: nvcc failed:\n{res.stderr}")
@@ -314,17 +316,20 @@ def run(exe: Path, w: int, h: int, iters: int, dump: Path | None = None
 
 
 def compare_outputs(unfused: Path, other: Path, name: str, size: int, work: Path
-                    ) -> tuple[bool, float]:
+                    ) -> dict[str, object]:
     """When the hashes differ: both harnesses run once more, dumping their live outputs,
-    compared element by element within the sample spec's rtol/atol (the tolerance the
-    project's differential tests use: nvcc may contract a multiply and an add of two
-    kernels into one FMA once they are fused). (within tolerance, largest |difference|)."""
+    compared element by element: within the sample spec's rtol/atol (`close`, with the
+    largest |difference| `max_abs_diff`), and how many elements differ at all and by how
+    many ulps at most (`contraction_elements`, `contraction_max_ulps`:
+    profile.exactness.difference, as `fuse --profile` counts them)."""
     import numpy as np
 
+    from cudafuse.profile.exactness import difference
     from cudafuse.runtime.spec import load_spec
 
     spec = load_spec(str(ROOT / "samples" / f"{name}.toml"))
     worst, ok = 0.0, True
+    names, want, got = [], [], []
     prefixes = (work / f"dump_{name}_{size}_a", work / f"dump_{name}_{size}_b")
     for exe, prefix in zip((unfused, other), prefixes, strict=True):
         run(exe, size, size, 1, prefix)
@@ -337,10 +342,44 @@ def compare_outputs(unfused: Path, other: Path, name: str, size: int, work: Path
             np.allclose(a, b, rtol=spec.rtol, atol=spec.atol, equal_nan=True))
         if finite.any():  # the largest difference where both are numbers
             worst = max(worst, float(np.max(np.abs(a[finite] - b[finite]))))
+        if a.shape == b.shape:
+            names.append(dump.name.split(".")[-2])
+            want.append(a)
+            got.append(b)
         dump.unlink()
     for dump in work.glob(f"{prefixes[1].name}.*.bin"):
         dump.unlink()
-    return ok, worst
+    diff = difference(names, want, got)
+    return {"close": ok, "max_abs_diff": worst, "contraction_elements": diff.elements,
+            "contraction_max_ulps": diff.max_ulps}
+
+
+IEEE_FLAGS = ("--fmad=false",)  # what `fuse --profile`'s exactness check builds with
+
+
+def ieee_equal(sources: tuple[Path, Path], name: str, size: int, work: Path, nvcc: str,
+               arch: str) -> bool:
+    """Whether the unfused and the fused harness, both compiled with --fmad=false (no FMA
+    contraction: docs/fp-exactness.md), hash the same outputs: what tells nvcc's
+    contraction choices under --fmad=true apart from a wrong fusion. Compiled only for a
+    row whose outputs differ under the default flags."""
+    hashes = []
+    for source in sources:
+        tag = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+        exe = work / f"bench_{name}_ieee_{tag}"
+        if not exe.exists():
+            compile_harness(source, name, exe, nvcc, arch, IEEE_FLAGS)
+        hashes.append(run(exe, size, size, 1)["hash"])
+    return hashes[0] == hashes[1]
+
+
+def exactness(unfused: tuple[Path, Path], other: tuple[Path, Path], name: str, size: int,
+              work: Path, nvcc: str, arch: str, prefix: str = "") -> dict[str, object]:
+    """The record fields of a row whose harnesses (source, executable) hash differently
+    under the default flags: the element comparison, and the --fmad=false verdict."""
+    got = compare_outputs(unfused[1], other[1], name, size, work)
+    got["ieee_equal"] = ieee_equal((unfused[0], other[0]), name, size, work, nvcc, arch)
+    return {f"{prefix}{k}": v for k, v in got.items()}
 
 
 def run_emu(source: Path, name: str, size: int, iters: int) -> dict[str, object]:
@@ -494,9 +533,10 @@ def main() -> int:
                 equal = base["hash"] == fused["hash"]
                 rec = model_row(name, size, base, fused, equal, args.backend)
                 if not equal and args.backend == "nvcc":
-                    rec["close"], rec["max_abs_diff"] = compare_outputs(
-                        sources[name]["unfused"], sources[name]["fused"], name, size,
-                        args.work)
+                    rec.update(exactness(
+                        (ROOT / "samples" / f"{name}.cu", sources[name]["unfused"]),
+                        (args.work / f"{name}.fused.cu", sources[name]["fused"]), name, size,
+                        args.work, nvcc, args.arch))  # type: ignore[arg-type]
                 append_row(args.jsonl, rec)
                 rows[(name, size)] = rec
                 publish()
@@ -507,7 +547,7 @@ def main() -> int:
         # A row's harness compiles (one core, seconds) while the next row is profiled; the
         # row is finished (its harness run, its record) after that next profile.
         harnesses = ThreadPoolExecutor(1)
-        pending: tuple[str, int, float, dict, Future[Path]] | None = None
+        pending: tuple[str, int, float, dict, Future[Path], Path] | None = None
 
         def give_up(name: str, size: int, began: float, exc: BaseException) -> None:
             failed(f"{name} {size} (fuse --profile)", exc)
@@ -519,7 +559,7 @@ def main() -> int:
             publish()
 
         def finish(name: str, size: int, began: float, prof: dict,
-                   harness: Future[Path]) -> None:
+                   harness: Future[Path], source: Path) -> None:
             row = rows[(name, size)]
             try:
                 target = harness.result()
@@ -537,8 +577,9 @@ def main() -> int:
                    "profile_equal": equal}
             unfused = args.work / f"bench_{name}_unfused"
             if not equal and args.backend == "nvcc" and unfused.exists():
-                rec["profile_close"], rec["profile_max_abs_diff"] = compare_outputs(
-                    unfused, target, name, size, args.work)
+                rec.update(exactness((ROOT / "samples" / f"{name}.cu", unfused),
+                                     (source, target), name, size, args.work,
+                                     nvcc, args.arch, "profile_"))  # type: ignore[arg-type]
             rec["profile_seconds"] = round(time.perf_counter() - began, 1)
             append_row(args.jsonl, rec)
             row.pop("profile_error", None)
@@ -558,7 +599,7 @@ def main() -> int:
                 if args.backend == "nvcc" and nvcc else harnesses.submit(lambda s=source: s)
             if pending is not None:
                 finish(*pending)
-            pending = (name, size, began, prof, harness)
+            pending = (name, size, began, prof, harness, source)
         if pending is not None:
             finish(*pending)
         harnesses.shutdown()
@@ -577,12 +618,28 @@ def main() -> int:
     return 1 if failures else 0
 
 
-def _verdict(equal: object, close: object, worst: object) -> str:
-    """yes: bit-identical outputs; within tolerance: not identical, but every element within
-    the sample spec's rtol/atol (largest difference given); NO: outside it, or unknown."""
-    if equal:
-        return "yes"
-    if close:
+def _verdict(r: dict, prefix: str = "") -> str:
+    """The 'outputs equal' cell, from the row's `equal` (or `profile_equal`) fields:
+    yes (bit-exact): the same hash under the default flags; contraction: not identical
+    under --fmad=true, bit-identical under --fmad=false (nvcc's contraction choices,
+    docs/fp-exactness.md), N elements differing, max K ulp; NO: different under
+    --fmad=false too. Rows measured before the --fmad=false check (no `ieee_equal`): within
+    tolerance (the sample spec's rtol/atol, largest difference given) or NO."""
+    def get(key: str) -> object:
+        return r.get(prefix + key)
+
+    if get("equal"):
+        return "yes (bit-exact)"
+    ieee = get("ieee_equal")
+    if ieee is True:
+        n, ulps = get("contraction_elements"), get("contraction_max_ulps")
+        if isinstance(n, int) and isinstance(ulps, (int, float)):
+            return f"contraction: {n} elements, max {ulps:.0f} ulp"
+        return "contraction (bit-exact under fmad=false)"
+    if ieee is False:
+        return "NO (differs under fmad=false)"
+    if get("close"):
+        worst = get("max_abs_diff")
         return f"within tolerance (max {worst:.1e})" if isinstance(worst, float) else \
             "within tolerance"
     return "NO"
@@ -623,10 +680,9 @@ def table(rows: dict[tuple[str, int], dict], note: str = "",
     for r in ordered:
         best = r.get("model_fastest")
         gbps, copy = r.get("fused_gbps"), r.get("copy_gbps")
-        verdicts = [_verdict(r.get("equal"), r.get("close"), r.get("max_abs_diff"))]
+        verdicts = [_verdict(r)]
         if "profile_equal" in r:
-            verdicts.append(_verdict(r["profile_equal"], r.get("profile_close"),
-                                     r.get("profile_max_abs_diff")))
+            verdicts.append(_verdict(r, "profile_"))
         lines.append(
             f"| {r['sample']} | {r['size']}^2 | {_ms(r.get('unfused_ms'))} | "
             f"{_ms(r.get('fused_ms'))} | {r['speedup']:.2f} | {_profile_cells(r)} | "
