@@ -51,19 +51,31 @@ def test_time_steps_match(fused, entry: str) -> None:
         run_steps(PROGRAM, out, entry, w, h, steps)
 
 
-def test_what_fuses_in_loops(fused) -> None:
+# ts_relax -> ts_blur is a stencil recomputed inside a stencil: legal (--fuse-all fuses it),
+# but the cost model calibrated on an H200 prices it above the DRAM it saves (blur_h ->
+# blur_v measured 2x slower fused, docs/cost-model.md), so the default plan keeps it apart.
+STENCIL_IN_STENCIL = [("branches", ("ts_relax", "ts_blur")),
+                      ("pingpong_while", ("ts_relax", "ts_blur"))]
+
+
+def fuses_all(request: pytest.FixtureRequest) -> bool:
+    return request.node.callspec.params["fused"] == "fuse_all"
+
+
+def test_what_fuses_in_loops(fused, request: pytest.FixtureRequest) -> None:
     _, result = fused
     # inplace_do's in-place stage is legality's business (kernel-side forms), not this test's.
     groups = sorted((g.host, tuple(g.kernels)) for g in result.groups if g.host != "inplace_do")
-    assert groups == [
-        ("branches", ("ts_blur", "ts_scale")), ("branches", ("ts_relax", "ts_blur")),
-        ("carried", ("ts_blur", "ts_scale")), ("in_lambda", ("ts_blur", "ts_scale")),
-        ("pingpong_for", ("ts_blur", "ts_scale")), ("pingpong_while", ("ts_relax", "ts_blur"))]
+    expected = [("branches", ("ts_blur", "ts_scale")), ("carried", ("ts_blur", "ts_scale")),
+                ("in_lambda", ("ts_blur", "ts_scale")), ("pingpong_for", ("ts_blur", "ts_scale"))]
+    assert groups == sorted(expected + (STENCIL_IN_STENCIL if fuses_all(request) else []))
     stored = {g.host: g.stored_why for g in result.groups}
     # Read by the next iteration's first launch: still stored.
     assert stored["carried"] == {"prev": "read by the next iteration's launch of 'ts_axpy'"}
     # Dead after the group: a local used only inside it (and freed after the loop).
-    assert stored["pingpong_for"] == {} and stored["pingpong_while"] == {}
+    assert stored["pingpong_for"] == {}
+    if fuses_all(request):
+        assert stored["pingpong_while"] == {}
     # A lambda's body is a sequence of its own, run at each call.
     assert stored["in_lambda"] == {"a": "a parameter: the caller may read it"}
 
@@ -82,10 +94,14 @@ def test_loop_refusals_say_why(fused) -> None:
         "inside a for loop (its body is a sequence of its own)")
 
 
-def test_rewritten_loop_body(fused) -> None:
+def test_rewritten_loop_body(fused, request: pytest.FixtureRequest) -> None:
     out, _ = fused
     text = out.read_text()
     body = text[text.index("void pingpong_while("):text.index("void inplace_do(")]
+    if not fuses_all(request):  # the default plan leaves this loop's launches as written
+        host = body[:body.index("\n}\n")]
+        assert "cudafuse:" not in host and "ts_relax<<<" in host and "ts_blur<<<" in host
+        return
     assert "    /* cudafuse: ts_relax fused into " in body
     assert "    cf_pingpong_while_fused1<<<grid, block>>>(" in body
     assert "float *swap = cur;" in body  # the exchange stays in the loop
