@@ -172,6 +172,10 @@ def test_the_gpu_branch_with_stand_ins(tmp_path: Path, monkeypatch: pytest.Monke
     assert res.exit_code == 0, res.output
     prof = json.loads((tmp_path / "r.json").read_text())["profile"]
     assert prof["device"]["name"] == "Stand-in H200" and prof["options"]["backend"] == "nvcc"
+    # checked on IEEE builds, timed on the default ones (profile.exactness)
+    assert prof["options"]["exactness_flags"] == ["--fmad=false"]
+    assert prof["options"]["nvcc_flags"] == []
+    assert all(v["exact"] for v in prof["variants"] if v["verified"])
     assert l2 == [60 << 20]
     assert "timed under the CPU emulator" not in res.output
     _verify("sobel", out)
