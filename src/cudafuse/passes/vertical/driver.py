@@ -18,6 +18,7 @@ from cudafuse.passes.vertical.emit.codegen import (
     param_key,
     pick_prefix,
     prologue,
+    tile_problem,
 )
 from cudafuse.passes.vertical.emit.sibling_codegen import SiblingEmitter, sibling_pass
 from cudafuse.passes.vertical.emit.wrapper_codegen import host_edits as wrapper_host_edits
@@ -222,6 +223,7 @@ class _Planner:
         infos = self.infos(seq)
         live = self.live_out(seq, infos)
         model = PipelineModel.from_kernels([self.cost(i) for i in infos], frozenset(live))
+        model.no_tile = self.no_tile(model, infos)
         legality = Legality(self.unit, model, infos,
                             Resolver(host_locals(seq.host), unit=self.unit))
         legal = make_legality(model, legality)
@@ -329,11 +331,37 @@ class _Planner:
                                          if i in legality.checks))
             group = FusedGroup("", [infos[i].site for i in members], stored,
                                self.tiles(model, g, cost, infos,
-                                          "never" if too_much else self.opts.tiles),
+                                          "never" if too_much else self.opts.tiles,
+                                          self.notes),
                                block, launch_block, checks)
             groups.append((group, cost.benefit))
         return plan, groups, edges
 
+
+    def no_tile(self, model: PipelineModel, infos: list[LaunchInfo]
+                ) -> dict[tuple[int, str], str]:
+        """(consumer, buffer) -> why a tile of the buffer's producer cannot serve that
+        consumer: the emitter's own predicate (tile_problem), asked before the cost model
+        prices a tile, so that it prices what will be emitted."""
+        out: dict[tuple[int, str], str] = {}
+        for (a, c), bufs in model.edges.items():
+            sink = infos[c]
+            for key in bufs:
+                if sink.facts.shared or sink.facts.barriers:
+                    why = (f"'{sink.site.kernel.name}' stages its own shared memory and "
+                           "synchronises on it")
+                elif key not in sink.reads or key not in infos[a].writes:
+                    why = f"'{sink.site.kernel.name}' does not read it through a parameter"
+                else:
+                    try:  # (asked of every edge, legal or not: a pair it cannot print is no
+                        # pair to tile)
+                        why = tile_problem(self.unit, infos[a].view, infos[a].writes[key],
+                                           sink.site.kernel, sink.view, sink.reads[key])
+                    except CodegenError as exc:
+                        why = str(exc)
+                if why is not None:
+                    out[(c, key)] = why
+        return out
 
     def objective_unit(self) -> tuple[str, str]:
         """(long, short) names of what the objective counts: fusion.costmodel's benefit
@@ -349,16 +377,15 @@ class _Planner:
 
     @staticmethod
     def tiles(model: PipelineModel, group: frozenset[int], cost: GroupCost,
-              infos: list[LaunchInfo], mode: str) -> dict[str, tuple[int, int]]:
+              infos: list[LaunchInfo], mode: str, notes: list[str]
+              ) -> dict[str, tuple[int, int]]:
         """Buffers staged in shared memory (those the cost model chose, or with
-        mode "always" every stencil input of the last kernel produced in the group):
-        key -> halo (rx, ry) of the last kernel's reads."""
+        mode "always" every stencil input of the last kernel produced in the group that a
+        tile can serve, the others named in `notes`): key -> halo (rx, ry) of the last
+        kernel's reads."""
         sink = infos[max(group)]
         out: dict[str, tuple[int, int]] = {}
-        if sink.view.grid_stride:  # its threads loop past the block's tile: no use for one
-            return out
-        if sink.facts.shared or sink.facts.barriers:  # it stages its own (and syncs on it)
-            return out
+        # (a grid-stride last kernel, or one staging its own shared memory: model.no_tile)
         if any(infos[i].view.transposed for i in group):
             # a tile is the block's rectangle of elements, x along the row: not where a
             # kernel whose x walks the rows has its threads
@@ -373,8 +400,14 @@ class _Planner:
                 if load is None or len(load.extent) != 2:
                     continue
                 (x0, x1), (y0, y1) = load.extent
-                if (x0, x1, y0, y1) != (0, 0, 0, 0):
-                    out[key] = (max(-x0, x1, 0), max(-y0, y1, 0))
+                if (x0, x1, y0, y1) == (0, 0, 0, 0):
+                    continue  # (read at its own element: nothing to stage)
+                why = model.no_tile.get((max(group), key))
+                if why is not None:  # (only "always" asks: the cost model never priced it)
+                    notes.append(f"{sink.site.host.name}: tile of {_short(key)} not staged: "
+                                 f"{why}; recomputed instead")
+                    continue
+                out[key] = (max(-x0, x1, 0), max(-y0, y1, 0))
         return out
 
 

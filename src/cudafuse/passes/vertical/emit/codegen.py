@@ -245,6 +245,8 @@ class GroupEmitter:
             key = param_key(p, arg)
             if p.name in view.stores and key not in self.own_memory:
                 continue
+            if not p.name:  # an unnamed parameter: the body cannot use it
+                continue
             if self._is_view(site, p, key):
                 views.append(f"  [[maybe_unused]] const {self.at_name(key)}_view {p.name}"
                              f"{self._view_init(cf, view, key)};")
@@ -625,7 +627,7 @@ class GroupEmitter:
             f"  [[maybe_unused]] {_declare(p.type, p.name)} = {kname_of[key]};"
             for p, arg in self.sink.bindings
             if (key := param_key(p, arg)) in kname_of and kname_of[key] != p.name
-            and not self._is_view(self.sink, p, key)]
+            and p.name and not self._is_view(self.sink, p, key)]  # (unnamed: unused)
         locals_ = same_buffer + prologue_lines + [
             f"  const {self.at_name(key)}_view {local}"
             f"{self._view_init(knames, view, key, tile_args.get(local, ''))};"
@@ -1100,8 +1102,10 @@ def tile_problem(unit: TranslationUnit, producer: KernelView, out: str, consumer
         return "a tile is a block's rectangle with x along the row, and x walks the rows"
     if producer.channels.get(out) is not None:
         return f"'{name}' stores several channels per element (channels are not tiled)"
-    if len(producer.coords) != 2 or len(reader.coords) != 2 or not reader.bounds:
+    if len(producer.coords) != 2 or len(reader.coords) != 2:
         return f"'{name}' and '{sink}' are not both 2D"
+    if len(producer.bounds) != 2 or len(reader.bounds) != 2:
+        return f"the guards of '{name}' and '{sink}' do not bound both coordinates"
     if keeps_guard(producer, [reader]):
         if producer.lower_bounded:
             what = "its guard has lower bounds"

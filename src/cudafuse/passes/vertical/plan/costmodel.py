@@ -180,7 +180,9 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
         strategy = "once" if len(points) == 1 else "recompute"
         consumers = {c for c, _ in inside}
         gathered = any(b in model.kernels[c].gathers for c, bufs in inside for b in bufs)
-        can_tile = len(points) > 1 and allow_tiles and consumers == {sink} and not gathered
+        untileable = any((c, b) in model.no_tile for c, bufs in inside for b in bufs)
+        can_tile = len(points) > 1 and allow_tiles and consumers == {sink} and not gathered \
+            and not untileable
         if can_tile and (staged is None or node in staged):
             rx, ry = points.extent()
             issued, rounds = tile_shape((bx, by), (rx, ry))

@@ -49,6 +49,10 @@ class PipelineModel:
     # dependences (B overwrites what A reads, or both write) are in `order_edges`.
     edges: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
     order_edges: set[tuple[int, int]] = field(default_factory=set)
+    # (consumer, buffer) -> why no shared-memory tile of the buffer's producer can serve that
+    # consumer's reads (emit/codegen.tile_problem, asked by the driver): the cost model then
+    # prices recomputation, as the emitter would emit it.
+    no_tile: dict[tuple[int, str], str] = field(default_factory=dict)
     # Per-node views of `edges` for the searches, which cost thousands of groups: built on
     # first use and rebuilt whenever the edges change size (they are only ever added to).
     _adjacency: tuple[int, dict[int, list[tuple[int, tuple[str, ...]]]],
