@@ -234,3 +234,25 @@ def test_shitomasi_4096_profile_on_the_gpu(tmp_path) -> None:
     assert len(ran) >= 3 and all(v["verified"] and v["exact"] for v in ran), ran
     assert all("nvcc's contraction choices" in n for v in ran for n in v["notes"])
     assert prof["choice"]["id"] in [v["id"] for v in ran] and out.exists()
+
+
+@pytest.mark.nvcc
+def test_the_check_flags_leave_nvcc_no_contraction(tmp_path) -> None:
+    """shitomasi's PTX (nvcc 13, sm_90): the timed build under --use_fast_math contracts
+    multiplies and adds into fma.rn(.ftz).f32 (the H200 difference came from which ones); the
+    exactness check's flags for the same user leave none, so there is no choice to differ."""
+    import subprocess
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    plan = build_plan(("--use_fast_math",), "nvcc")
+    counts = []
+    for flags in (plan.timed, plan.verify):
+        ptx = tmp_path / "s.ptx"
+        subprocess.run(["nvcc", "-ptx", "-arch=sm_90", "-O2", *flags, "-I", str(samples),
+                        str(samples / "shitomasi.cu"), "-o", str(ptx)], check=True,
+                       capture_output=True)
+        text = ptx.read_text()
+        counts.append((text.count("fma.rn"), text.count(".ftz.")))
+    assert counts[0][0] > 0 and counts[0][1] > 0  # fast math: contraction and ftz
+    assert counts[1] == (0, 0)
