@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from equivalence import fuse_file, run_both
 
-from cudafuse.passes.vertical.driver import report_dict
+from cudafuse.passes.vertical.driver import _Planner, report_dict
 from cudafuse.passes.vertical.emit.render import explain_text
 
 # hblur: 1x5 taps along the row; vblur: 5x1 taps down the column, clamped at the border.
@@ -100,5 +100,24 @@ def test_figures_and_notes_follow_the_emitted_tiles(fused) -> None:
 
 def test_fused_matches_the_original(fused) -> None:
     _, src, out, _ = fused
-    # 35x10: a partial block in each direction, so the tile's border handling is run.
-    run_both(src, out, "pipe", 35, 10, skip=frozenset({"t"}))
+    # 33x9: a partial block in each direction, so the tile's border handling is run.
+    run_both(src, out, "pipe", 33, 9, skip=frozenset({"t"}))
+
+
+def test_a_tile_the_emitter_declines_is_counted_as_recomputed(tmp_path: Path, monkeypatch
+                                                              ) -> None:
+    # The emitter checks again what the plan asked (a plan built without the predicate, as
+    # before it was asked, stands in for a decline the plan cannot foresee): the tile is
+    # not staged, a note names it and why, and the figures count the recomputation.
+    monkeypatch.setattr(_Planner, "no_tile", lambda self, model, infos: {})
+    src, out = tmp_path / "pipe.cu", tmp_path / "pipe.fused.cu"
+    src.write_text(PROGRAMS["declined"])
+    result = fuse_file(src, out, frozenset({"t"}), fuse_all=True, tiles="always")
+    assert SHARED.findall(out.read_text()) == []
+    (group,) = report_dict(result)["sequences"][0]["fused"]
+    assert group["tiles"] == {} and list(group["tiles_declined"]) == ["t"]
+    (note,) = [n for n in result.notes if "tile of t" in n]
+    assert note.startswith("pipe: cf_pipe_fused0: tile of t planned, not staged: 'hblur' "
+                           "keeps its guard (its rows are 'stride' apart, a run-time stride")
+    ops = [k.n_alu + k.n_sfu for k in result.plans[0].model.kernels]
+    assert group["traffic"]["operations"]["fused"] == pytest.approx(5 * ops[0] + ops[1])
