@@ -44,7 +44,9 @@ def test_sample_fused_equals_original(name: str, tmp_path: Path) -> None:
     for label, kw in variants.items():
         out = tmp_path / f"{name}.{label}.cu"
         result = fuse_file(src, out, **kw)
-        assert not result.notes, result.notes
+        # (a tile --tiles always asks for and cannot stage is said, not refused: blur's)
+        refused = [n for n in result.notes if "not staged" not in n]
+        assert not refused, refused
         fused_any |= bool(result.groups)
         for w, h in SIZES:
             run_both(src, out, entry, w, h, skip=kw["scratch"])
