@@ -256,3 +256,50 @@ def test_the_check_flags_leave_nvcc_no_contraction(tmp_path) -> None:
         counts.append((text.count("fma.rn"), text.count(".ftz.")))
     assert counts[0][0] > 0 and counts[0][1] > 0  # fast math: contraction and ftz
     assert counts[1] == (0, 0)
+
+
+def test_hfuse_measuring_with_a_contraction_difference(monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """hfuse --profile's measuring loop (measure.measure_programs) on the nvcc backend, the
+    builds and runs stood in for: a candidate verified on the --fmad=false build whose
+    default-flags build differs by one ulp keeps its timing, with a note."""
+    from pathlib import Path
+
+    from cudafuse.profile import measure
+    from cudafuse.profile.records import Record
+    from cudafuse.profile.select import select
+    from cudafuse.profile.stats import summarize
+
+    built: list[tuple[str, ...]] = []
+
+    def fake_build(programs, target, progress=None, phase="building"):
+        built.append(target.nvcc_flags)
+        return [(Path(p.record.id), None) for p in programs]
+
+    def fake_run(self, prog, path, reference, time=True):
+        out = np.linspace(1e-5, 1e-4, 100, dtype=np.float32)
+        if prog.record.fused and self.target.nvcc_flags == ():
+            out[9] = np.nextafter(out[9], np.float32(1))  # nvcc's default: contracted
+        ms = 1.0 if prog.record.fused else 2.0
+        return replace(prog.record, verified=True,
+                       timing=summarize([ms] * 5) if time else None), [out]
+
+    from dataclasses import replace
+
+    monkeypatch.setattr(measure, "build_programs", fake_build)
+    monkeypatch.setattr(measure.Runner, "run", fake_run)
+    pair = SimpleNamespace(sides=[SimpleNamespace(kernel="k", spec=_spec())])
+    programs = [measure.Program(Record("streams", "streams"), b"", "l"),
+                measure.Program(Record("sequential", "sequential"), b"", "l"),
+                measure.Program(Record("thread:128+128:rnone", "thread", (128, 128)), b"",
+                                "l")]
+    records, ref = measure.measure_programs(programs, measure.Target("nvcc"), pair,
+                                            lambda run: [1.0])
+    assert built == [("--fmad=false",), ()]
+    fused = records[2]
+    assert fused.verified and fused.timing is not None and fused.timing.median == 1.0
+    assert fused.note and "in 1 of 100 element(s)" in fused.note and "k:out[9]" in fused.note
+    assert records[1].note is None and ref is not None and ref[0] is not ref[1]
+    assert Record.from_json(fused.to_json()) == fused
+    assert any(line.startswith("note: thread:128+128:rnone differs")
+               for line in select(records, 0.03).lines)

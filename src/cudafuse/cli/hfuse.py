@@ -84,6 +84,11 @@ if TYPE_CHECKING:
                    "instead of the caps of the three fastest splits.")
 @click.option("--jobs", type=click.IntRange(min=0), default=0,
               help="Parallel builds (default: CPUs).")
+@click.option("--nvcc-flag", "nvcc_flags", multiple=True, metavar="FLAG",
+              help="With --profile (nvcc): a flag the candidates are timed with, as you will "
+                   "build them (--nvcc-flag=--use_fast_math); repeat for more. The check "
+                   "against the native kernels builds with IEEE flags (--fmad=false) "
+                   "whatever these say (docs/fp-exactness.md).")
 @click.option("--name", default="", help="The fused kernel's name (default <k1>_<k2>_hfused).")
 @click.option("--explain", is_flag=True, help="Describe the fused kernel on standard error.")
 @click.option("--report", "report_path", type=click.Path(),
@@ -97,7 +102,8 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
           block2: str | None, mode: str, regcap: str, from_profile: str | None,
           profile: bool, spec_path: str | None, pair_name: str | None, backend: str,
           split_step: int, margin: float, cache_dir: str | None, no_cache: bool,
-          exhaustive: bool, jobs: int, name: str, explain: bool, report_path: str | None,
+          exhaustive: bool, jobs: int, nvcc_flags: tuple[str, ...], name: str, explain: bool,
+          report_path: str | None,
           make_deps: bool, depfile: str | None, parse_opts: ParseOptions) -> None:
     """Fuse two independent kernels horizontally into one kernel and a host launcher.
 
@@ -112,7 +118,8 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
     given = [o for o, p in (("--spec", "spec_path"), ("--pair", "pair_name"),
                             ("--backend", "backend"), ("--split-step", "split_step"),
                             ("--margin", "margin"), ("--cache-dir", "cache_dir"),
-                            ("--no-cache", "no_cache"), ("--exhaustive", "exhaustive"))
+                            ("--no-cache", "no_cache"), ("--exhaustive", "exhaustive"),
+                            ("--nvcc-flag", "nvcc_flags"))
              if source(p) is not click.core.ParameterSource.DEFAULT]
     if given and not profile:
         raise error(f"{', '.join(given)} only apply with --profile", status=2)
@@ -173,7 +180,8 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
         applied, origin = from_report(from_profile, (k1.display, k2.display)), from_profile
     elif pair is not None:
         applied = _profile(inputs, pair, files, parse_opts, backend, split_step, margin,
-                           cache_dir, no_cache, exhaustive, jobs, report_path, outs)
+                           cache_dir, no_cache, exhaustive, jobs, report_path, outs,
+                           nvcc_flags)
         origin = "--profile"
     if applied is not None:
         mode, cap, profile_lines = applied.mode, applied.regcap, applied.lines
@@ -249,7 +257,7 @@ def candidate_setup(inputs: Inputs, split_step: int
 def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts: ParseOptions,
              backend: str, split_step: int, margin: float, cache_dir: str | None,
              no_cache: bool, exhaustive: bool, jobs: int, report_path: str | None,
-             outs: OutputSet) -> Applied:
+             outs: OutputSet, nvcc_flags: tuple[str, ...] = ()) -> Applied:
     """The measuring run: its choice as hfuse options; its report staged for report_path
     (written at once when the run fails: it explains why)."""
     from cudafuse.cli.specs import check_args
@@ -274,7 +282,7 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
     # The programs are built away from the inputs: their directories stay on the path.
     dirs = tuple(dict.fromkeys(str(Path(f).resolve().parent) for f in files))
     target = Target(backend, parse_opts.arch, (*dirs, *parse_opts.include_dirs),
-                    parse_opts.defines, jobs or None)
+                    parse_opts.defines, jobs or None, nvcc_flags)
     cache = None if no_cache else ResultsCache(cache_dir)
     try:
         outcome = profile_pair(

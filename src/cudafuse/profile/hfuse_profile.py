@@ -23,6 +23,7 @@ from cudafuse.diagnostics import CudafuseError, error
 from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate
 from cudafuse.profile.device import DeviceInfo
+from cudafuse.profile.exactness import build_plan
 from cudafuse.profile.measure import Program, Target, measure_programs
 from cudafuse.profile.occupancy import DeviceLimits
 from cudafuse.profile.pairspec import PairSpec
@@ -132,7 +133,10 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
         "candidates": options.to_json(), "timing": plan.to_json(), "backend": target.backend,
         "arch": target.arch, "include_dirs": list(target.include_dirs),
         "defines": list(target.defines), "nvcc": _nvcc_version(), "pair": pair.name,
-        "exhaustive": exhaustive}
+        "exhaustive": exhaustive,
+        # the timed builds' flags, and the exactness check's (profile.exactness)
+        "nvcc_flags": list(target.nvcc_flags),
+        "exactness_flags": list(build_plan(target.nvcc_flags, target.backend).verify)}
     sources = [Path(f).read_bytes() for f in files]
     key = cache_key(sources=sources, spec=pair.text, device=device, options=run_options)
     if cache is not None:

@@ -207,10 +207,10 @@ class Runner:
                     defines=list(self.target.defines), arch=self.target.arch,
                     nvcc_flags=self.target.nvcc_flags, **extra)
 
-    def run(self, prog: Program, path: Path, reference: list[np.ndarray] | None
-            ) -> tuple[Record, list[np.ndarray] | None]:
+    def run(self, prog: Program, path: Path, reference: list[np.ndarray] | None,
+            time: bool = True) -> tuple[Record, list[np.ndarray] | None]:
         """The program's record, verified (against `reference`; None: it is the reference)
-        and, when verified, timed; and its outputs."""
+        and, when verified and `time`, timed; and its outputs."""
         from cudafuse.runtime.errors import KernelError
 
         lib = self.load(path)
@@ -234,6 +234,8 @@ class Runner:
                     wrong = _differences(self.pair, reference, outputs)
                     if wrong:
                         return replace(prog.record, verified=False, skip=wrong), outputs
+                if not time:
+                    return replace(prog.record, verified=True), outputs
                 times = self.timer(prep.run)
             finally:
                 prep.close()
@@ -242,34 +244,91 @@ class Runner:
         return replace(prog.record, verified=True, timing=summarize(times)), outputs
 
 
+# The reference outputs of the streams baseline: under the exactness check's flags, and
+# under the timed builds' (the same list when they are one build: profile.exactness).
+Reference = tuple[list[np.ndarray], list[np.ndarray]]
+
+
+def _output_names(pair: PairSpec) -> list[str]:
+    return [f"{side.kernel or 'kernel'}:{a.name}" for side in pair.sides
+            for a in side.spec.args if a.is_output]
+
+
+def _timed_run(runner: Runner, prog: Program, path: Path, record: Record,
+               reference: list[np.ndarray] | None, flags: str
+               ) -> tuple[Record, list[np.ndarray] | None]:
+    """A verified program's timed build (the user's flags), run and timed; its outputs
+    against the baseline's timed build's (`reference`) give a note, never an error: the
+    program was verified on the exactness check's build (profile.exactness)."""
+    from cudafuse.profile.exactness import difference
+    from cudafuse.runtime.errors import KernelError
+
+    try:
+        timed, outputs = runner.run(prog, path, None)
+    except KernelError as exc:
+        if reference is None:
+            raise
+        return replace(record, verified=False, skip=f"(timed build) it failed: {exc}"), None
+    if timed.skip:  # cannot launch with the user's flags
+        return replace(record, skip=f"(timed build) {timed.skip}"), outputs
+    note = None
+    if reference is not None and outputs is not None:
+        diff = difference(_output_names(runner.pair), reference, outputs)
+        note = None if diff.exact else diff.note(flags)
+    return replace(record, timing=timed.timing, note=note), outputs
+
+
 def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec,
                      timer: Callable[[Callable[[], object]], list[float]],
                      progress: Progress | None = None,
-                     reference: list[np.ndarray] | None = None, label: str = ""
-                     ) -> tuple[list[Record], list[np.ndarray] | None]:
+                     reference: Reference | None = None, label: str = ""
+                     ) -> tuple[list[Record], Reference | None]:
     """Records of every program, and the reference outputs. Without `reference` (the
     outputs of an earlier call), the first program must be the `streams` baseline, whose
     outputs become the reference. A program whose build fails is skipped with the reason; a
     baseline's is an error. `progress` gets the phases "building" and "verifying and
-    timing", each followed by `label` (" register caps" for the second round)."""
+    timing", each followed by `label` (" register caps" for the second round).
+
+    On nvcc, unless the target's flags are IEEE already, each program is built twice
+    (profile.exactness): verified on a build with IEEE flags (--fmad=false), then timed on
+    one with the target's flags, whose outputs differing from the streams baseline's is a
+    note on the record (nvcc's contraction choices), not an error."""
+    from cudafuse.profile.exactness import build_plan
+
     if reference is None and (not programs or programs[0].record.id != "streams"):
         raise ValueError("the first program must be the streams baseline")
+    plan = build_plan(target.nvcc_flags, target.backend)
+    check, timed_target = (replace(target, nvcc_flags=plan.verify),
+                           replace(target, nvcc_flags=plan.timed))
+    flags = " ".join(plan.timed) or "nvcc's default flags (--fmad=true)"
     out: list[Record] = []
-    built = build_programs(programs, target, progress, f"building{label}")
-    runner = Runner(target, pair, timer)
+    built = build_programs(programs, check, progress, f"building{label}")
+    timed_built = build_programs(programs, timed_target, progress,
+                                 f"building{label} for timing") if plan.separate else built
+    runner, timed_runner = Runner(check, pair, timer), Runner(timed_target, pair, timer)
+    refs: list[list[np.ndarray]] | None = list(reference) if reference else None
     phase_start(progress, f"verifying and timing{label}", len(programs))
-    for prog, (path, failed) in zip(programs, built, strict=True):
+    for prog, (path, failed), (tpath, tfailed) in zip(programs, built, timed_built,
+                                                       strict=True):
+        failed = failed or (f"(timed build) {tfailed}" if tfailed else None)
         if failed is not None:
             if not prog.record.fused:
                 raise error(f"the {prog.record.id} baseline: {failed}")
             record = replace(prog.record, skip=failed)
         else:
-            record, outputs = runner.run(prog, path, reference)
-            if reference is None:
-                reference = outputs
+            record, outputs = runner.run(prog, path, refs[0] if refs else None,
+                                         time=not plan.separate)
+            timed_outputs = outputs
+            if plan.separate and record.verified and not record.skip:
+                record, timed_outputs = _timed_run(timed_runner, prog, tpath, record,
+                                                   refs[1] if refs else None, flags)
+            if refs is None:
+                if outputs is None or timed_outputs is None:
+                    raise error(f"the {prog.record.id} baseline produced no outputs")
+                refs = [outputs, timed_outputs]
         out.append(record)
         phase_step(progress, f"{record.id}: {_state(record)}")
-    return out, reference
+    return out, (refs[0], refs[1]) if refs else None
 
 
 def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,

@@ -38,6 +38,9 @@ class Record:
     # split (the cap does not bind): that candidate's id. Never built or timed (`skip` says
     # why); the same kernel is measured under the other id.
     same_as: str | None = None
+    # Verified on the exactness check's build, but the timed build's outputs differ from
+    # the streams baseline's (nvcc's contraction choices: profile.exactness).
+    note: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -72,6 +75,7 @@ class Record:
             "timing": self.timing.to_json() if self.timing else None,
             "skip": self.skip,
             "same_as": self.same_as,
+            "note": self.note,
         }
 
     @classmethod
@@ -105,10 +109,13 @@ class Record:
         same_as = data.get("same_as")
         if same_as is not None and not isinstance(same_as, str):
             raise ValueError(f"record '{ident}': 'same_as' must be a string")
+        note = data.get("note")
+        if note is not None and not isinstance(note, str):
+            raise ValueError(f"record '{ident}': 'note' must be a string")
         return cls(ident, kind, (threads[0], threads[1]) if threads else None,
                    opt_int("regcap"), opt_int("registers"), opt_int("shared_bytes"),
                    opt_int("spill_stores"), opt_int("spill_loads"),
                    Occupancy.from_json(occ) if occ is not None else None,
                    verified,
                    Summary.from_json(timing) if timing is not None else None, skip,
-                   same_as)
+                   same_as, note)

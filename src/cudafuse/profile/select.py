@@ -107,6 +107,8 @@ def select(records: Sequence[Record], margin: float = DEFAULT_MARGIN) -> Selecti
     for r in records:
         if r.skip and r.same_as is None:
             lines.append(f"skipped {r.id}: {r.skip}")
+        elif r.note:
+            lines.append(f"note: {r.id} {r.note}")
     # One line, not one per split: these are no configurations of their own.
     same = [r for r in records if r.same_as is not None]
     if same:
