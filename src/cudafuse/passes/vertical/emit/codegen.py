@@ -1118,14 +1118,14 @@ def tile_problem(unit: TranslationUnit, producer: KernelView, out: str, consumer
             what = f"its bounds are not those of '{sink}'"
         return (f"'{name}' keeps its guard ({what}): outside it the element is what memory "
                 "holds, which a tile filled over the reader's image would not match")
-    if local not in reader.reads:
-        return f"'{sink}' does not subscript it"
     needed, why = subscript_only(unit, consumer, local)
     if why:
         return why
     if needed:
         callee = sorted(needed)[0][0]
         return f"'{sink}' passes it to '{callee}', whose reads a tile does not serve"
+    if local not in reader.reads:
+        return f"'{sink}' does not subscript it"
     width = to_c_or(unit, reader.bounds[0])
     for node in reader.reads[local]:
         if split_row_index(node.index, width) is None or not _own_span(unit, node):
