@@ -16,6 +16,7 @@ from equivalence import fuse_file, run_both
 
 from cudafuse.passes.vertical.driver import _Planner, report_dict
 from cudafuse.passes.vertical.emit.render import explain_text
+from cudafuse.passes.vertical.plan.resources import group_resources
 
 # hblur: 1x5 taps along the row; vblur: 5x1 taps down the column, clamped at the border.
 KERNELS = """
@@ -96,6 +97,10 @@ def test_figures_and_notes_follow_the_emitted_tiles(fused) -> None:
     assert traffic["fused"] == pytest.approx(evals * ops[0] + ops[1])
     assert group["traffic"]["redundant_work"] == pytest.approx(ratio)
     assert f"redundant work x{ratio:.2f}" in text
+    # The shared memory estimated (no ptxas) for the fused kernel is that of its tiles.
+    plan = result.plans[0]
+    res = group_resources(plan, plan.groups[0], "sm_90", "no ptxas in this test")
+    assert res.fused.shared_bytes == sum(tiles) * 4
 
 
 def test_fused_matches_the_original(fused) -> None:
