@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from equivalence import fuse_file, run_both
 
+from cudafuse.analysis.ptxas import compile_figures
 from cudafuse.passes.vertical.driver import _Planner, report_dict
 from cudafuse.passes.vertical.emit.render import explain_text
 from cudafuse.passes.vertical.plan.resources import group_resources
@@ -126,3 +127,16 @@ def test_a_tile_the_emitter_declines_is_counted_as_recomputed(tmp_path: Path, mo
                            "keeps its guard (its rows are 'stride' apart, a run-time stride")
     ops = [k.n_alu + k.n_sfu for k in result.plans[0].model.kernels]
     assert group["traffic"]["operations"]["fused"] == pytest.approx(5 * ops[0] + ops[1])
+
+
+@pytest.mark.nvcc
+def test_ptxas_counts_the_shared_memory_the_figures_say(fused) -> None:
+    # The compiled fused kernel holds the staged tiles' bytes of static shared memory and
+    # no more: none for the declined tile (hblur recomputed), the tile's for the other.
+    _, _, out, result = fused
+    figures = compile_figures(out.read_bytes(), "sm_90", ("-std=c++17",))
+    assert not isinstance(figures, str), figures
+    plan = result.plans[0]
+    (note,) = plan.groups
+    assert figures[note.name].static_shared == note.tile_bytes == \
+        sum((32 + 2 * rx) * (8 + 2 * ry) * 4 for rx, ry in note.tiles.values())
