@@ -63,7 +63,8 @@ def test_plan_fast_or_ftz_flags_check_under_ieee(flags: tuple[str, ...]) -> None
 
 
 def test_plan_emulator_builds_once() -> None:
-    assert not build_plan((), "emu").separate
+    plan = build_plan(("--use_fast_math",), "emu")
+    assert not plan.separate and plan.verify == plan.timed == ()
 
 
 def _spec(rtol: float = 1e-5, atol: float = 1e-6) -> SimpleNamespace:

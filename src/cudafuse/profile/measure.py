@@ -337,8 +337,12 @@ def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
     """Time `programs` again in alternation, `rounds` times each (one timer call per round
     and program), so that clock and temperature drift over the run touches them alike: the
     per-iteration times of each program by record id."""
+    from cudafuse.profile.exactness import build_plan
+
     samples: dict[str, list[float]] = {p.record.id: [] for p in programs}
-    # Built before, when they were first timed: found in the build cache.
+    # The timed builds (profile.exactness), built before, when they were first timed:
+    # found in the build cache.
+    target = replace(target, nvcc_flags=build_plan(target.nvcc_flags, target.backend).timed)
     built = build_programs(programs, target, progress, "building for confirmation")
     failed = [f for _, f in built if f is not None]
     if failed:
