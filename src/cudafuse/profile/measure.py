@@ -121,7 +121,8 @@ def _state(record: Record) -> str:
         return "WRONG"
     if record.skip:
         return "skipped"
-    return f"verified, {record.timing.median:.4g} ms" if record.timing else "verified"
+    note = " (differs under the timed flags: see the notes)" if record.note else ""
+    return (f"verified, {record.timing.median:.4g} ms" if record.timing else "verified") + note
 
 
 def _arguments(pair: PairSpec) -> tuple[list[list[Any]], tuple[Any, ...]]:

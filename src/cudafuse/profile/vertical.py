@@ -225,7 +225,8 @@ def _state(v: Variant) -> str:
         return "WRONG"
     if v.skip:
         return "skipped"
-    return f"verified, {v.timing.median:.4g} ms" if v.timing else "verified"
+    note = " (differs under the timed flags: see the notes)" if v.notes else ""
+    return (f"verified, {v.timing.median:.4g} ms" if v.timing else "verified") + note
 
 
 @dataclass(frozen=True)
