@@ -277,10 +277,17 @@ def test_hfuse_measuring_with_a_contraction_difference(monkeypatch: pytest.Monke
         built.append(target.nvcc_flags)
         return [(Path(p.record.id), None) for p in programs]
 
-    def fake_run(self, prog, path, reference, time=True):
+    def fake_run(self, prog, path, reference, time=True, exact=False):
+        # Runner.run's contract, on made-up outputs
         out = np.linspace(1e-5, 1e-4, 100, dtype=np.float32)
         if prog.record.fused and self.target.nvcc_flags == ():
             out[9] = np.nextafter(out[9], np.float32(1))  # nvcc's default: contracted
+        if prog.record.id == wrong:
+            out[3] = 1.0
+        if exact and reference is not None and not np.array_equal(reference[0], out):
+            return replace(prog.record, skip=measure.DIFFERS), [out]
+        if reference is not None and not np.allclose(reference[0], out, 1e-5, 1e-6):
+            return replace(prog.record, verified=False, skip="differs"), [out]
         ms = 1.0 if prog.record.fused else 2.0
         return replace(prog.record, verified=True,
                        timing=summarize([ms] * 5) if time else None), [out]
@@ -294,9 +301,12 @@ def test_hfuse_measuring_with_a_contraction_difference(monkeypatch: pytest.Monke
                 measure.Program(Record("sequential", "sequential"), b"", "l"),
                 measure.Program(Record("thread:128+128:rnone", "thread", (128, 128)), b"",
                                 "l")]
+    wrong = ""
     records, ref = measure.measure_programs(programs, measure.Target("nvcc"), pair,
                                             lambda run: [1.0])
-    assert built == [("--fmad=false",), ()]
+    # all built as timed; then with IEEE flags the streams baseline (the check's reference)
+    # and the one candidate whose outputs differ; `sequential` is bit-identical: no build
+    assert built == [(), ("--fmad=false",), ("--fmad=false",)]
     fused = records[2]
     assert fused.verified and fused.timing is not None and fused.timing.median == 1.0
     assert fused.note and "in 1 of 100 element(s)" in fused.note and "k:out[9]" in fused.note
@@ -304,3 +314,15 @@ def test_hfuse_measuring_with_a_contraction_difference(monkeypatch: pytest.Monke
     assert Record.from_json(fused.to_json()) == fused
     assert any(line.startswith("note: thread:128+128:rnone differs")
                for line in select(records, 0.03).lines)
+    # wrong under the IEEE flags too: a wrong candidate, not timed
+    wrong = "thread:128+128:rnone"
+    built.clear()
+    records, _ = measure.measure_programs(programs, measure.Target("nvcc"), pair,
+                                          lambda run: [1.0])
+    assert records[2].verified is False and records[2].timing is None
+    # IEEE user flags: one build of each program, none again
+    wrong = ""
+    built.clear()
+    records, _ = measure.measure_programs(programs, measure.Target(
+        "nvcc", nvcc_flags=("--fmad=false",)), pair, lambda run: [1.0])
+    assert built == [("--fmad=false",)] and records[2].verified and not records[2].note

@@ -85,10 +85,10 @@ if TYPE_CHECKING:
 @click.option("--jobs", type=click.IntRange(min=0), default=0,
               help="Parallel builds (default: CPUs).")
 @click.option("--nvcc-flag", "nvcc_flags", multiple=True, metavar="FLAG",
-              help="With --profile (nvcc): a flag the candidates are timed with, as you will "
-                   "build them (--nvcc-flag=--use_fast_math); repeat for more. The check "
-                   "against the native kernels builds with IEEE flags (--fmad=false) "
-                   "whatever these say (docs/fp-exactness.md).")
+              help="With --profile (nvcc): a flag the candidates are built and timed with, "
+                   "as you will build them (--nvcc-flag=--use_fast_math); repeat for more. "
+                   "A candidate not bit-identical to the native kernels is checked again on "
+                   "builds with IEEE flags (--fmad=false) (docs/fp-exactness.md).")
 @click.option("--name", default="", help="The fused kernel's name (default <k1>_<k2>_hfused).")
 @click.option("--explain", is_flag=True, help="Describe the fused kernel on standard error.")
 @click.option("--report", "report_path", type=click.Path(),

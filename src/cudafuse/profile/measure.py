@@ -209,9 +209,11 @@ class Runner:
                     nvcc_flags=self.target.nvcc_flags, **extra)
 
     def run(self, prog: Program, path: Path, reference: list[np.ndarray] | None,
-            time: bool = True) -> tuple[Record, list[np.ndarray] | None]:
+            time: bool = True, exact: bool = False) -> tuple[Record, list[np.ndarray] | None]:
         """The program's record, verified (against `reference`; None: it is the reference)
-        and, when verified and `time`, timed; and its outputs."""
+        and, when verified and `time`, timed; and its outputs. `exact`: outputs that are not
+        bit-identical to the reference give a record skipped with DIFFERS, neither verified
+        nor wrong (the caller checks it on a build with IEEE flags)."""
         from cudafuse.runtime.errors import KernelError
 
         lib = self.load(path)
@@ -231,6 +233,9 @@ class Runner:
                     return replace(prog.record, verified=False,
                                    skip=f"it failed: {exc}"), None
                 outputs = _outputs(self.pair, inputs)
+                if exact and reference is not None and not all(
+                        _identical(a, b) for a, b in zip(reference, outputs, strict=True)):
+                    return replace(prog.record, skip=DIFFERS), outputs
                 if reference is not None:
                     wrong = _differences(self.pair, reference, outputs)
                     if wrong:
@@ -245,8 +250,8 @@ class Runner:
         return replace(prog.record, verified=True, timing=summarize(times)), outputs
 
 
-# The reference outputs of the streams baseline: under the exactness check's flags, and
-# under the timed builds' (the same list when they are one build: profile.exactness).
+# The reference outputs of the streams baseline: under the timed builds' flags, and under
+# the exactness check's (the same list when they are one build: profile.exactness).
 Reference = tuple[list[np.ndarray], list[np.ndarray]]
 
 
@@ -255,28 +260,28 @@ def _output_names(pair: PairSpec) -> list[str]:
             for a in side.spec.args if a.is_output]
 
 
-def _timed_run(runner: Runner, prog: Program, path: Path, record: Record,
-               reference: list[np.ndarray] | None, flags: str
-               ) -> tuple[Record, list[np.ndarray] | None]:
-    """A verified program's timed build (the user's flags), run and timed; its outputs
-    against the baseline's timed build's (`reference`) give a note, never an error: the
-    program was verified on the exactness check's build (profile.exactness)."""
-    from cudafuse.profile.exactness import difference
-    from cudafuse.runtime.errors import KernelError
+DIFFERS = "not bit-identical to the streams baseline under the timed flags"
 
-    try:
-        timed, outputs = runner.run(prog, path, None)
-    except KernelError as exc:
-        if reference is None:
-            raise
-        return replace(record, verified=False, skip=f"(timed build) it failed: {exc}"), None
-    if timed.skip:  # cannot launch with the user's flags
-        return replace(record, skip=f"(timed build) {timed.skip}"), outputs
-    note = None
-    if reference is not None and outputs is not None:
-        diff = difference(_output_names(runner.pair), reference, outputs)
-        note = None if diff.exact else diff.note(flags)
-    return replace(record, timing=timed.timing, note=note), outputs
+
+def _checked(prog: Program, outputs: list[np.ndarray], path: Path, refs: Reference,
+             runner: Runner, checker: Runner, flags: str) -> Record:
+    """A program whose outputs under the timed flags are not bit-identical to the streams
+    baseline's: built with IEEE flags (one build, now) and compared there within the run
+    spec's tolerance. Wrong there: a wrong record. Right: timed on its timed build, with a
+    note of how its timed outputs differ (nvcc's contraction choices)."""
+    from cudafuse.profile.exactness import difference
+
+    (ieee_path, failed), = build_programs([prog], checker.target)
+    if failed is not None:
+        if not prog.record.fused:
+            raise error(f"the {prog.record.id} baseline: (IEEE build) {failed}")
+        return replace(prog.record, skip=f"(IEEE build) {failed}")
+    checked, _ = checker.run(prog, ieee_path, refs[1], time=False)
+    if checked.verified is not True or checked.skip:
+        return checked
+    diff = difference(_output_names(runner.pair), refs[0], outputs)
+    timed, _ = runner.run(prog, path, None)
+    return replace(timed, note=None if diff.exact else diff.note(flags))
 
 
 def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec,
@@ -290,46 +295,53 @@ def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec
     baseline's is an error. `progress` gets the phases "building" and "verifying and
     timing", each followed by `label` (" register caps" for the second round).
 
-    On nvcc, unless the target's flags are IEEE already, each program is built twice
-    (profile.exactness): verified on a build with IEEE flags (--fmad=false), then timed on
-    one with the target's flags, whose outputs differing from the streams baseline's is a
-    note on the record (nvcc's contraction choices), not an error."""
+    On nvcc, unless the target's flags are IEEE already (profile.exactness), programs are
+    built with the target's flags, and a program whose outputs are bit-identical to the
+    streams baseline's is verified at once. One that differs is built again with IEEE flags
+    (--fmad=false) and checked against the baseline's IEEE build (built once) within the
+    run spec's tolerance: wrong there, it is wrong; right, it is timed, with a note of the
+    difference under the timed flags (nvcc's contraction choices), not an error. Most
+    programs are bit-identical, so the extra builds are few (docs/gpu-session.md)."""
     from cudafuse.profile.exactness import build_plan
 
     if reference is None and (not programs or programs[0].record.id != "streams"):
         raise ValueError("the first program must be the streams baseline")
     plan = build_plan(target.nvcc_flags, target.backend)
-    check, timed_target = (replace(target, nvcc_flags=plan.verify),
-                           replace(target, nvcc_flags=plan.timed))
+    checker = Runner(replace(target, nvcc_flags=plan.verify), pair, timer)
+    runner = Runner(replace(target, nvcc_flags=plan.timed), pair, timer)
     flags = " ".join(plan.timed) or "nvcc's default flags (--fmad=true)"
     out: list[Record] = []
-    built = build_programs(programs, check, progress, f"building{label}")
-    timed_built = build_programs(programs, timed_target, progress,
-                                 f"building{label} for timing") if plan.separate else built
-    runner, timed_runner = Runner(check, pair, timer), Runner(timed_target, pair, timer)
-    refs: list[list[np.ndarray]] | None = list(reference) if reference else None
+    built = build_programs(programs, runner.target, progress, f"building{label}")
+    refs = reference
     phase_start(progress, f"verifying and timing{label}", len(programs))
-    for prog, (path, failed), (tpath, tfailed) in zip(programs, built, timed_built,
-                                                       strict=True):
-        failed = failed or (f"(timed build) {tfailed}" if tfailed else None)
+    for prog, (path, failed) in zip(programs, built, strict=True):
         if failed is not None:
             if not prog.record.fused:
                 raise error(f"the {prog.record.id} baseline: {failed}")
             record = replace(prog.record, skip=failed)
         else:
             record, outputs = runner.run(prog, path, refs[0] if refs else None,
-                                         time=not plan.separate)
-            timed_outputs = outputs
-            if plan.separate and record.verified and not record.skip:
-                record, timed_outputs = _timed_run(timed_runner, prog, tpath, record,
-                                                   refs[1] if refs else None, flags)
+                                         exact=plan.separate)
+            if record.skip == DIFFERS and refs is not None and outputs is not None:
+                record = _checked(prog, outputs, path, refs, runner, checker, flags)
             if refs is None:
-                if outputs is None or timed_outputs is None:
+                if outputs is None:
                     raise error(f"the {prog.record.id} baseline produced no outputs")
-                refs = [outputs, timed_outputs]
+                refs = (outputs, _baseline_ieee(prog, checker) if plan.separate else outputs)
         out.append(record)
         phase_step(progress, f"{record.id}: {_state(record)}")
-    return out, (refs[0], refs[1]) if refs else None
+    return out, refs
+
+
+def _baseline_ieee(prog: Program, checker: Runner) -> list[np.ndarray]:
+    """The streams baseline's outputs on its build with IEEE flags (built now, once): what
+    a program whose timed outputs differ is checked against."""
+    (path, failed), = build_programs([prog], checker.target)
+    if failed is not None:
+        raise error(f"the {prog.record.id} baseline: (IEEE build) {failed}")
+    _, outputs = checker.run(prog, path, None, time=False)
+    assert outputs is not None
+    return outputs
 
 
 def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
