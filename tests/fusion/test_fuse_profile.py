@@ -157,10 +157,12 @@ def test_the_gpu_branch_with_stand_ins(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(hfuse_profile, "device_for", lambda target: (
         device, DeviceLimits.for_arch("sm_90"), target))
     real_build, real_load = build_mod.build, runtime.load
+    # The emulator takes no nvcc flags: the exactness check's build (--fmad=false) and the
+    # timed one are one emu build here (two nvcc builds on a GPU).
     monkeypatch.setattr(build_mod, "build", lambda path, backend, opts: real_build(
-        path, "emu", opts))
+        path, "emu", replace(opts, nvcc_flags=())))
     monkeypatch.setattr(runtime, "load", lambda path, backend, **kw: real_load(
-        path, backend="emu", **kw))
+        path, backend="emu", **{**kw, "nvcc_flags": ()}))
     l2: list[int | None] = []
     monkeypatch.setattr(measure, "gpu_timer", lambda plan, l2_bytes: (
         l2.append(l2_bytes), measure.host_timer(hfuse_profile.EMU_PLAN))[1])

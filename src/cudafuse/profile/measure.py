@@ -72,11 +72,17 @@ def build_one(path: Path, target: Target) -> str | None:
     try:
         build(str(path), target.backend, BuildOptions(target.include_dirs, target.defines,
                                                       arch=target.arch,
-                                                      nvcc_flags=target.nvcc_flags))
+                                                      nvcc_flags=_nvcc_flags(target)))
     except CudafuseError as exc:
         first = exc.diagnostics[0].format().splitlines()[0] if exc.diagnostics else str(exc)
         return f"the build failed: {first}"
     return None
+
+
+def _nvcc_flags(target: Target) -> tuple[str, ...]:
+    """The target's nvcc flags, for an nvcc build only: an emulator build with them would
+    be the same build under another cache key."""
+    return target.nvcc_flags if target.backend == "nvcc" else ()
 
 
 def program_path(source: bytes, name: str) -> Path:
@@ -206,7 +212,7 @@ class Runner:
         extra = {"timeout": EMU_TIMEOUT} if self.target.backend == "emu" else {}
         return load(path, backend=self.target.backend, include_dirs=self.target.include_dirs,
                     defines=list(self.target.defines), arch=self.target.arch,
-                    nvcc_flags=self.target.nvcc_flags, **extra)
+                    nvcc_flags=_nvcc_flags(self.target), **extra)
 
     def run(self, prog: Program, path: Path, reference: list[np.ndarray] | None,
             time: bool = True, exact: bool = False) -> tuple[Record, list[np.ndarray] | None]:

@@ -141,7 +141,8 @@ def _run_once(path: Path, spec: Any, target: Target, timer: Callable[..., list[f
     extra = {"timeout": EMU_TIMEOUT} if target.backend == "emu" else {}
     with load(path, backend=target.backend, include_dirs=target.include_dirs,
               defines=list(target.defines), arch=target.arch,
-              nvcc_flags=target.nvcc_flags, **extra) as lib:
+              nvcc_flags=target.nvcc_flags if target.backend == "nvcc" else (),
+              **extra) as lib:
         values = fresh_inputs(spec)
         with lib.prepare(spec.entry, *values) as run:
             try:
