@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,11 @@ def check_batch(seed: int, tmp: Path) -> int:
         result = fuse_file(src, out, scratch, fuse_all=True, tiles=tiles)
         # Every producer/consumer edge fused (a stage nobody reads is a group of its own).
         refused = [(e.host, e.src, e.dst, e.why) for e in result.edges if not e.fused]
-        assert not refused and not result.notes, (refused, result.notes)
+        # --tiles always asks a tile of every stencil edge; one the emitter cannot stage (a
+        # grid-stride or 1-D stage) is recomputed instead and says so: the only note allowed.
+        notes = [m for m in result.notes
+                 if not (tiles == "always" and re.search(r": tile of \w+ not staged: ", m))]
+        assert not refused and not notes, (refused, notes)
         assert {e.host for e in result.edges} == {
             name for name, stages in pipelines.items() if any(
                 j > 0 for s in stages for j in s.inputs)}
