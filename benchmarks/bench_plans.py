@@ -108,7 +108,7 @@ def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool,
     """The table's rows for one program and mode; `opts`: api.fuse's parse options
     (include_dirs, defines, forced_includes); `only_fused`: sequences with a group only."""
     from cudafuse import api
-    from cudafuse.passes.vertical.plan.resources import estimate_registers
+    from cudafuse.passes.vertical.plan.charge import estimate_registers
 
     mode = "fuse-all" if fuse_all else "default"
     os.environ["CUDAFUSE_NO_PTXAS"] = "1"

@@ -16,10 +16,10 @@ from cudafuse import api
 from cudafuse.analysis.occupancy import DeviceLimits, occupancy
 from cudafuse.passes.vertical.emit.render import resource_lines
 from cudafuse.passes.vertical.plan.arch import arch_params
+from cudafuse.passes.vertical.plan.charge import occupancy_charge
 from cudafuse.passes.vertical.plan.resources import (
     GroupResources,
     KernelFigures,
-    occupancy_charge,
     with_block_note,
     with_note,
 )

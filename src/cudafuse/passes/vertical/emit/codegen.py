@@ -44,7 +44,7 @@ from cudafuse.passes.vertical.kernel.ownvalue import (
     store_anchor,
 )
 from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore, _strip
-from cudafuse.passes.vertical.plan.resources import register_cap
+from cudafuse.passes.vertical.plan.charge import register_cap
 
 
 class CodegenError(ValueError):

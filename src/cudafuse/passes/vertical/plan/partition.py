@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 import networkx as nx
 
 from cudafuse.passes.vertical.plan.arch import ArchParams
+from cudafuse.passes.vertical.plan.charge import estimated_charge
 from cudafuse.passes.vertical.plan.costmodel import EPSILON, group_cost
 from cudafuse.passes.vertical.plan.model import PipelineModel
-from cudafuse.passes.vertical.plan.resources import estimated_charge
 
 Group = frozenset[int]
 Legality = Callable[[Group], "str | None"]
