@@ -123,8 +123,12 @@ def test_a_real_sigint_exits_130(work: Path) -> None:
               "api.fuse = busy\n"
               "from cudafuse.cli import main\n"
               "main(['fuse', 'chain.cu', '-o', 'out.cu', '--report', 'r.json'])\n")
+    # A shell's background job (a CI runner's `cmd &`) starts with SIGINT ignored, which the
+    # child would inherit, and Python installs no handler for an ignored signal: restore the
+    # default, as an interactive terminal gives it.
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout is not None and proc.stdout.readline() == "busy\n"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)

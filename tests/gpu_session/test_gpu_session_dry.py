@@ -205,7 +205,7 @@ def test_vertical_rows_resume_and_table(tmp_path: Path, monkeypatch: pytest.Monk
     cells = [c.strip() for c in next(ln for ln in table.splitlines()
                                      if ln.startswith("| sobel")).strip("|").split("|")]
     assert cells == ["sobel", "4096^2", "1.000", "0.500", "2.00", "0.400", "tiles-never",
-                     "no", "0.045", "268", "9%", "3000", "yes", "1.17"]
+                     "no", "0.045", "268", "9%", "3000", "yes (bit-exact)", "1.17"]
     assert "Geometric-mean speed-up: 2.00" in table
     assert "sobel" in capsys.readouterr().out
 
@@ -311,11 +311,15 @@ def test_outputs_that_differ_are_compared_within_the_specs_tolerance(tmp_path: P
     a = _fake_harness(tmp_path / "a", [1.0, 2.0, float("nan")])
     near = _fake_harness(tmp_path / "b", [1.0, 2.0 + 1e-6, float("nan")])
     far = _fake_harness(tmp_path / "c", [1.0, 2.5, float("nan")])
-    ok, worst = bv.compare_outputs(a, near, "sobel", 64, tmp_path)
-    assert ok and 0 < worst < 1e-5
-    ok, worst = bv.compare_outputs(a, far, "sobel", 64, tmp_path)
-    assert not ok and worst == pytest.approx(0.5)
+    got = bv.compare_outputs(a, near, "sobel", 64, tmp_path)
+    assert got["close"] and 0 < got["max_abs_diff"] < 1e-5
+    assert got["contraction_elements"] == 1  # the one element that differs at all
+    got = bv.compare_outputs(a, far, "sobel", 64, tmp_path)
+    assert not got["close"] and got["max_abs_diff"] == pytest.approx(0.5)
     assert not list(tmp_path.glob("dump_*"))  # the dumps are removed
-    assert bv._verdict(True, None, None) == "yes"
-    assert bv._verdict(False, True, 2e-6) == "within tolerance (max 2.0e-06)"
-    assert bv._verdict(False, False, 0.5) == bv._verdict(False, None, None) == "NO"
+    assert bv._verdict({"equal": True}) == "yes (bit-exact)"
+    # rows measured before the --fmad=false check (no ieee_equal): the spec's tolerance
+    assert bv._verdict({"equal": False, "close": True, "max_abs_diff": 2e-6}) == \
+        "within tolerance (max 2.0e-06)"
+    assert bv._verdict({"equal": False, "close": False, "max_abs_diff": 0.5}) == \
+        bv._verdict({"equal": False}) == "NO"
