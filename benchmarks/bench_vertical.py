@@ -165,13 +165,44 @@ int main(int argc, char **argv) {{
 """
 
 
-def fuse_sample(name: str, work: Path, arch: str) -> Path:
-    """The sample fused as the cost model chooses (its intermediates scratch)."""
+def fuse_sample(name: str, work: Path, arch: str, partitions: Path | None = None) -> Path:
+    """The sample fused as the cost model chooses (its intermediates scratch); which
+    partition that was goes into `partitions` as the variant 'model'."""
+    from cudafuse.profile.vertical import partition_of
+
     src = ROOT / "samples" / f"{name}.cu"
     fused = work / f"{name}.fused.cu"
     unit = parse_file(str(src)).unit
-    fused.write_bytes(fuse_unit(unit, FuseOptions(scratch=scratch_of(name), arch=arch)).output)
+    result = fuse_unit(unit, FuseOptions(scratch=scratch_of(name), arch=arch))
+    fused.write_bytes(result.output)
+    record_partitions(partitions, name, {"model": partition_of(result)})
     return fused
+
+
+def record_partitions(path: Path | None, name: str, variants: dict[str, object]) -> None:
+    """partitions.json beside the rows: which partition each timed variant of sample `name`
+    was (its fused groups by launch position, the producers staged in tiles:
+    profile.vertical.partition_of), by variant name. benchmarks/calibrate.py fits the cost
+    model to the timed variants and reads this: the names alone do not say, and the model
+    that chose them is the one being refitted."""
+    if path is None:
+        return
+    doc = json.loads(path.read_text()) if path.exists() else {}
+    doc.setdefault(name, {}).update(variants)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def profile_partitions(prof: dict[str, object]) -> dict[str, object]:
+    """Each timed variant's partition in a `fuse --profile` report, under its name and its
+    aliases (the same program)."""
+    out: dict[str, object] = {}
+    for v in prof.get("variants", []):  # type: ignore[union-attr]
+        if isinstance(v, dict) and v.get("partition") is not None:
+            for vid in (v["id"], *v.get("aliases", [])):
+                out[vid] = v["partition"]
+    return out
 
 
 def compile_harness(source: Path, name: str, exe: Path, nvcc: str, arch: str,
@@ -186,8 +217,8 @@ def compile_harness(source: Path, name: str, exe: Path, nvcc: str, arch: str,
     return exe
 
 
-def build_all(names: list[str], work: Path, nvcc: str, arch: str, jobs: int
-              ) -> tuple[dict[str, dict[str, Path]], list[str]]:
+def build_all(names: list[str], work: Path, nvcc: str, arch: str, jobs: int,
+              partitions: Path | None = None) -> tuple[dict[str, dict[str, Path]], list[str]]:
     """Every sample's unfused and fused harness: fused here one after the other (libclang),
     compiled by nvcc in parallel (each compile is a few seconds of one core). A sample that
     fails is left out, with why: the others are still measured."""
@@ -196,7 +227,7 @@ def build_all(names: list[str], work: Path, nvcc: str, arch: str, jobs: int
     for name in names:
         try:
             sources[name] = {"unfused": ROOT / "samples" / f"{name}.cu",
-                             "fused": fuse_sample(name, work, arch)}
+                             "fused": fuse_sample(name, work, arch, partitions)}
         except Exception as exc:  # noqa: BLE001 - reported, and the next sample goes on
             failures.append(f"{name}: fusing failed: {exc}")
     exes: dict[str, dict[str, Path]] = {}
@@ -486,6 +517,8 @@ def main() -> int:
             print(line, file=sys.stderr)
         return 1 if failures else 0
     rows = read_rows(args.jsonl, args.backend)
+    # Which partition each timed variant was, beside the rows (benchmarks/calibrate.py).
+    partitions = args.jsonl.parent / "partitions.json" if args.jsonl else None
     cmd = "python benchmarks/bench_vertical.py" + (
         " --backend emu" if args.backend == "emu" else "")
 
@@ -504,7 +537,7 @@ def main() -> int:
         sources: dict[str, dict[str, Path]] = {}
         if args.backend == "nvcc" and todo:
             sources, failures = build_all(todo, args.work, nvcc, args.arch,  # type: ignore
-                                          args.jobs)
+                                          args.jobs, partitions)
             for line in failures:
                 print(line, file=sys.stderr)
         else:
@@ -513,7 +546,7 @@ def main() -> int:
         for name in sources:
             if args.backend == "emu":
                 try:
-                    fuse_sample(name, args.work, args.arch)
+                    fuse_sample(name, args.work, args.arch, partitions)
                 except Exception as exc:  # noqa: BLE001 - the rest still run
                     failed(name, exc)
                     continue
@@ -595,6 +628,7 @@ def main() -> int:
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
                 give_up(name, size, began, exc)
                 continue
+            record_partitions(partitions, name, profile_partitions(prof))
             harness = harnesses.submit(harness_of, source, name, args.work, nvcc, args.arch) \
                 if args.backend == "nvcc" and nvcc else harnesses.submit(lambda s=source: s)
             if pending is not None:

@@ -83,7 +83,29 @@ class Variant:
         return {"id": self.id, "aliases": self.aliases, "objective": self.objective,
                 "objective_unit": self.unit, "kernels": self.kernels, "verified": self.verified,
                 "exact": self.exact, "notes": self.notes,
-                "timing": self.timing.to_json() if self.timing else None, "skip": self.skip}
+                "timing": self.timing.to_json() if self.timing else None, "skip": self.skip,
+                "partition": partition_of(self.result) if self.result is not None else None}
+
+
+def partition_of(result: Any) -> dict[str, list[list[int]]]:
+    """Which partition a variant is: its fused groups by launch position in their sequence
+    and, per group, the producers its fused kernel staged in shared-memory tiles (as
+    emitted). benchmarks/calibrate.py fits the cost model to timed variants and needs this:
+    the variant's name alone does not say, and the model that chose it is being refitted."""
+    from cudafuse.passes.vertical.driver import _short  # GroupNote.tiles' buffer names
+
+    groups: list[list[int]] = []
+    staged: list[list[int]] = []
+    for plan in result.plans:
+        if plan.model is None:
+            continue
+        position = {launch: p for p, launch in enumerate(plan.launch_indices)}
+        for note in plan.groups:
+            members = sorted(position[i] for i in note.launches if i in position)
+            groups.append(members)
+            staged.append([i for i in members
+                           if any(_short(b) in note.tiles for b in plan.model.kernels[i].writes)])
+    return {"groups": groups, "staged": staged}
 
 
 def variants(unit: Any, base: Any) -> list[Variant]:
