@@ -40,6 +40,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from stamped import run_stamped  # noqa: E402
 
 from cudafuse.runtime.spec import evaluate, load_spec, tomllib  # noqa: E402
 
@@ -143,29 +146,13 @@ def profile(pair: dict, spec: Path, backend: str, defines: list[str], directory:
            "-o", str(directory / f"{spec.stem}.cu"), "--report", str(report), *extra,
            *(f"-D{d}" for d in defines)]
     start = time.perf_counter()
-    rc, said = run_timed(cmd)
+    rc, said = run_stamped(cmd, subprocess.DEVNULL)
     seconds = time.perf_counter() - start
     if rc != 0 or not report.exists():
         print(f"{pair['name']}: cudafuse hfuse --profile failed (exit status {rc})",
               file=sys.stderr, flush=True)
         return None, seconds, said.strip()[-300:]
     return json.loads(report.read_text()), seconds, ""
-
-
-def run_timed(cmd: list[str]) -> tuple[int, str]:
-    """Run cmd, its error output (the profiler's phases: building, verifying and timing,
-    confirming) passed on as it comes, each line stamped with the seconds since the start,
-    so that a session's log shows where a pair's time went; (exit status, that output)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, errors="replace")
-    assert proc.stderr is not None
-    said = []
-    for line in proc.stderr:
-        sys.stderr.write(f"  [{time.perf_counter() - start:5.1f}s] {line}")
-        sys.stderr.flush()
-        said.append(line)
-    return proc.wait(), "".join(said)
 
 
 def row(pair: dict, report: dict, seconds: float, alone: tuple[float, float] | None) -> str:

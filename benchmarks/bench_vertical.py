@@ -39,6 +39,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from stamped import run_stamped  # noqa: E402
 
 from cudafuse.frontend import parse_file  # noqa: E402
 from cudafuse.passes.vertical.driver import FuseOptions, fuse_unit  # noqa: E402
@@ -259,19 +262,11 @@ def profile_source(name: str, size: int, work: Path, arch: str, backend: str
            f"w={size}", "--spec-size", f"h={size}", "--no-cache", "--report", str(report),
            "--arch", arch, "--backend", backend,
            *(a for s in sorted(scratch_of(name)) for a in ("--scratch", s))]
-    # Its progress and notes pass through as they come, stamped with the seconds since
-    # the start (the session's log shows where a row's time went); the error line is kept
+    # Its progress and notes pass through as they come, stamped; the error line is kept
     # for the row.
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
-    assert proc.stderr is not None
-    said = []
-    for line in proc.stderr:
-        sys.stderr.write(f"  [{time.perf_counter() - start:5.1f}s] {line}")
-        sys.stderr.flush()
-        said.append(line)
-    if proc.wait() != 0:
-        raise ProfileFailed(error_line("".join(said)) or f"exit status {proc.returncode}")
+    rc, said = run_stamped(cmd)
+    if rc != 0:
+        raise ProfileFailed(error_line(said) or f"exit status {rc}")
     return out, json.loads(report.read_text())["profile"]
 
 

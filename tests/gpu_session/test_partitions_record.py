@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -32,12 +33,12 @@ def _module(name: str) -> ModuleType:
 def test_partition_of_gives_groups_by_position_and_the_tiles_as_emitted() -> None:
     unit = parse_for_fusion(str(ROOT / "samples" / "canny.cu"), ParseOptions())[0].unit
     base = FuseOptions(scratch=frozenset({"smooth", "mag", "dir"}), fuse_all=True)
-    staged = fuse_unit(unit, FuseOptions(**{**base.__dict__, "tiles": "always"}))
+    staged = fuse_unit(unit, replace(base, tiles="always"))
     # gaussian5x5 -> sobel_grad -> non_max_suppression as one kernel; sobel_grad's magnitude
     # (launch 1) read by the 3x3 suppression through a shared-memory tile
     assert [g.tiles for p in staged.plans for g in p.groups] == [{"mag": (1, 1)}]
     assert partition_of(staged) == {"groups": [[0, 1, 2]], "staged": [[1]]}
-    never = fuse_unit(unit, FuseOptions(**{**base.__dict__, "tiles": "never"}))
+    never = fuse_unit(unit, replace(base, tiles="never"))
     assert partition_of(never) == {"groups": [[0, 1, 2]], "staged": [[]]}
     alone = fuse_unit(unit, FuseOptions(scratch=base.scratch))  # the calibrated model's plan
     assert all(len(g) >= 2 for g in partition_of(alone)["groups"])  # fused groups only
