@@ -135,3 +135,36 @@ def test_a_real_sigint_exits_130(work: Path) -> None:
     assert proc.returncode == 130, err
     assert err == "cudafuse: interrupted\n"
     assert sorted(p.name for p in work.iterdir()) == ["chain.cu"]
+
+
+KERNEL = "__global__ void k(float *q) { q[threadIdx.x] = 1; }\n"
+KERNEL_SPEC = """entry = "k"
+[launch]
+grid = {}
+block = {}
+[[args]]
+name = "q"
+dtype = "float32"
+count = 1024
+role = "out"
+"""
+
+
+@pytest.mark.parametrize("grid, block, message", [
+    ("[1]", "[2048]", "launch.block: [2048] exceeds CUDA's limits (at most 1024 threads a "
+                      "block, x and y <= 1024, z <= 64)"),
+    ("[1]", "[1, 1, 65]", "launch.block: [1, 1, 65] exceeds CUDA's limits"),
+    ("[1]", "[64, 32]", "launch.block: [64, 32] exceeds CUDA's limits"),
+    ("[1, 70000]", "[32]", "launch.grid: [1, 70000] exceeds CUDA's limits (x <= 2^31 - 1, "
+                           "y and z <= 65535)"),
+])
+def test_a_kernel_launch_beyond_cuda_limits_is_the_specs_error(work: Path, grid: str,
+                                                               block: str, message: str) -> None:
+    """Said at the spec's key before anything is built; the emulator's own check could only
+    name its generated harness ('<python>:0')."""
+    (work / "k.cu").write_text(KERNEL)
+    (work / "k.toml").write_text(KERNEL_SPEC.format(grid, block))
+    res = CliRunner().invoke(main, ["run", "k.cu", "--spec", "k.toml"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith("k.toml: error: " + message), res.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["chain.cu", "k.cu", "k.toml"]

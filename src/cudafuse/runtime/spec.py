@@ -258,7 +258,22 @@ def _spec(path: str, raw: dict[str, Any]) -> Spec:
         spec.grid = _dims(launch.get("grid", 1), sizes, "launch.grid")
         spec.block = _dims(launch.get("block", 1), sizes, "launch.block")
         spec.shared = integer(launch.get("shared", 0), sizes, "launch.shared")
+        _check_launch_limits(spec.grid, spec.block)
     return spec
+
+
+def _check_launch_limits(grid: tuple[int, ...], block: tuple[int, ...]) -> None:
+    """CUDA's launch limits (every architecture since sm_30): a launch beyond them fails on
+    a GPU, so it is the spec's mistake, said at its key before anything is built (the
+    emulator's own check could only name a generated harness)."""
+    bx, by, bz = (*block, 1, 1)[:3]
+    gy, gz = (*grid[1:], 1, 1)[:2]
+    if bx * by * bz > 1024 or bx > 1024 or by > 1024 or bz > 64:
+        raise ValueError(f"launch.block: {list(block)} exceeds CUDA's limits (at most 1024 "
+                         "threads a block, x and y <= 1024, z <= 64)")
+    if grid[0] > 2**31 - 1 or gy > 65535 or gz > 65535:
+        raise ValueError(f"launch.grid: {list(grid)} exceeds CUDA's limits (x <= 2^31 - 1, "
+                         "y and z <= 65535)")
 
 
 def _scalar(a: dict[str, Any], sizes: dict[str, Any], where: str) -> Any:
