@@ -20,7 +20,7 @@ from cudafuse.passes.vertical.plan.charge import occupancy_charge
 from cudafuse.passes.vertical.plan.resources import (
     GroupResources,
     KernelFigures,
-    with_block_note,
+    weigh_blocks,
     with_note,
 )
 
@@ -200,8 +200,9 @@ def test_a_register_cap_that_spills_is_weighed_not_emitted(
     assert res["fused"]["registers"] == 50 and res["fused"]["occupancy"] == 0.5
     assert res["register_caps"] == [{"cap": 48, "spill_bytes": 48, "occupancy": 0.625}]
     assert res["register_cap"] is None and "__maxnreg__" not in fused.text
-    assert res["note"].endswith("; a __maxnreg__(48) cap (occupancy 0.62): ptxas spills 48 "
-                                "bytes to meet it")
+    assert "; a __maxnreg__(48) cap (occupancy 0.62): ptxas spills 48 bytes to meet it; no " \
+        "other block does better at the same registers (32x8: occupancy 0.50, charge 0" \
+        in res["note"]
 
 
 def test_a_register_cap_ptxas_meets_without_spills_is_emitted(
@@ -253,20 +254,37 @@ def test_an_arch_without_built_in_sm_limits_says_whose_it_uses() -> None:
         "; occupancy with sm_80's SM limits (none built in for sm_75)")
 
 
-def test_another_block_is_named_with_its_occupancy_when_it_adds_enough() -> None:
-    """A fused kernel of 40 registers at 32x32 threads fits one block per SM (0.50); at
-    32x16 it fits three (0.75): named, with the figure. At 32x8 (0.75 already) no block
-    adds an eighth of the warps, and nothing is said."""
+def test_blocks_are_weighed_by_the_models_charge_then_occupancy() -> None:
+    """40 registers at 32x32 threads: one block per SM (0.50, at the knee: no charge);
+    every narrower block gives 0.75 at the same (zero) charge, and 32x16, nearest the
+    original's threads, is chosen. 72 registers at 32x8 (0.375, below the knee): 32x2 fits
+    0.4375 as 32x4 does, both charged less; 32x4, nearer the original's threads, is chosen
+although it adds less than BLOCK_GAIN. 40 registers
+    at 32x8 (0.75): no block does better, and the note says what each gives."""
     members = (figures("a", 28, threads=1024), figures("b", 18, threads=1024))
     big = with_note(GroupResources(figures("f", 40, threads=1024), members, 1.0, (24, 16),
-                                   1e9, 0.0, ""), "cycles")
-    assert big.fused.occupancy == 0.5
-    named = with_block_note(big, "sm_90")
-    assert named.note == big.note + ("; a 32x16 block would give occupancy 0.75 at the same "
-                                     "registers (not applied: cudafuse changes a launch's "
-                                     "block only when asked, `--block 32x16`)")
+                                   1e9, 0.0, "", cycles=1e9), "cycles")
+    chosen = weigh_blocks(big, "sm_90", (32, 32))
+    assert chosen.block == (32, 16)
+    assert chosen.note.startswith(big.note + "; a 32x16 block gives occupancy 0.75 at the "
+                                  "same registers, model charge 0 cycles (32x32: occupancy "
+                                  "0.50, charge 0, 32x2: occupancy 0.75, charge 0, ")
+    arch = arch_params("sm_90")
+    low = figures("f", 72)
+    members = (figures("a", 28),)
+    charge = occupancy_charge(1e9, low.occupancy, 1.0, arch)
+    dear = GroupResources(low, members, 1.0, (24, 16), 1e10, charge, "", cycles=1e9)
+    cheaper = weigh_blocks(dear, "sm_90", (32, 8))
+    assert (low.occupancy, cheaper.block) == (0.375, (32, 4))
+    priced = {(x, y): c for x, y, _, c in cheaper.blocks}
+    assert priced[(32, 2)] == priced[(32, 4)] == pytest.approx(
+        occupancy_charge(1e9, 0.4375, 1.0, arch))
+    assert priced[(32, 4)] < priced[(32, 8)] == pytest.approx(charge)
     small = GroupResources(figures("f", 40), (figures("a", 28),), 1.0, (24, 16), 1e9, 0.0, "")
-    assert with_block_note(small, "sm_90") == small
+    kept = weigh_blocks(small, "sm_90", (32, 8))
+    assert kept.block is None and kept.note.startswith("; no other block does better at the "
+                                                       "same registers (32x8: occupancy 0.75")
+    assert weigh_blocks(small, "sm_90", None) == small  # a block that is not a constant
 
 
 BIG_BLOCKS = """
@@ -308,3 +326,97 @@ def test_a_fused_kernel_whose_block_would_not_fit_takes_the_largest_cap_that_fit
     assert (res["fused"]["registers"], res["fused"]["spill_bytes"]) == (64, 16)
     assert "occupancy 0.00 -> 0.50 (a block did not fit: the launch would have failed)" \
         in res["note"]
+
+
+def _blocked_ptxas(regs: int):
+    """Stand-in ptxas: fused kernels take `regs` registers whatever their bounds, the
+    originals 20."""
+    from cudafuse.passes.horizontal.regbound import Resources
+
+    def fake(source: bytes, arch: str, flags: tuple[str, ...] = (), name: str = "") -> dict:
+        heads = re.findall(r"__global__\s+void\s+(?:__launch_bounds__\(\d+\)\s+)?(\w+)",
+                           source.decode())
+        return {n: Resources(regs if n.startswith("cf_") else 20, 0) for n in heads}
+
+    return fake
+
+
+def test_a_fused_launch_takes_the_block_the_model_prices_best(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Stand-in figures: at 40 registers and 32x32 threads the fused kernel fits one block
+    per SM (0.50, its members 1.00); the model charges nothing at or above the knee, so the
+    blocks that raise occupancy an eighth or more tie on the charge, and the one nearest the
+    original's threads (32x16: 0.75) is chosen: the pass runs again with it, the grid covers
+    the image, and the figures are those at the new block."""
+    import cudafuse.analysis.ptxas as ptxas
+
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", _blocked_ptxas(40))
+    src = tmp_path / "big.cu"
+    src.write_text(BIG_BLOCKS)
+    fused = api.fuse(str(src), fuse_all=True)
+    (group,) = fused.report["sequences"][0]["fused"]
+    res = group["resources"]
+    assert group["launch_block"] == [32, 16] and res["chosen_block"] == [32, 16]
+    assert f"__global__ void __launch_bounds__(512) {group['name']}(" in fused.text
+    assert "dim3(32, 16)>>>" in fused.text and "(h) + 15) / 16" in fused.text
+    assert (res["fused"]["threads"], res["fused"]["occupancy"]) == (512, 0.75)
+    assert (res["at_original_block"]["threads"], res["at_original_block"]["occupancy"]) == \
+        (1024, 0.5)
+    assert {tuple(b["block"]): b["occupancy"] for b in res["blocks_weighed"]} == {
+        (32, 32): 0.5, (32, 2): 0.75, (32, 4): 0.75, (32, 8): 0.75, (32, 16): 0.75}
+    assert "launched with a 32x16 block chosen by the plan: occupancy 0.50 at 1024 threads " \
+        "-> 0.75 at 512" in res["note"]
+    assert "launched with a 32x16 block (chosen by the plan for occupancy)" in fused.explain
+
+
+def test_a_block_the_kernels_meaning_depends_on_is_not_changed(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The same pipeline, its last kernel writing its thread's row in the block: another
+    block would change the output, and the driver's proof (as for --block) keeps it."""
+    import cudafuse.analysis.ptxas as ptxas
+
+    src = tmp_path / "tied.cu"
+    src.write_text(BIG_BLOCKS.replace("in[y * w + x] + 1.0f", "in[y * w + x] + threadIdx.y"))
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", _blocked_ptxas(40))
+    fused = api.fuse(str(src), fuse_all=True)
+    (group,) = fused.report["sequences"][0]["fused"]
+    res = group["resources"]
+    assert group["launch_block"] is None and res["chosen_block"] is None
+    assert "dim3 block(32, 32)" in fused.text and "__launch_bounds__" not in fused.text
+    assert re.search(r"; a 32x16 block would give occupancy 0.75 \(not applied: .+\)$",
+                     res["note"]), res["note"]
+    assert any("keeps its launch's block" in n for n in fused.report["notes"])
+
+
+def test_the_users_block_is_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import cudafuse.analysis.ptxas as ptxas
+
+    src = tmp_path / "big.cu"
+    src.write_text(BIG_BLOCKS)
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", _blocked_ptxas(40))
+    fused = api.fuse(str(src), fuse_all=True, block=(32, 32))
+    (group,) = fused.report["sequences"][0]["fused"]
+    assert group["launch_block"] == [32, 32] and group["resources"]["chosen_block"] is None
+    assert "lowers occupancy to 0.50" in group["resources"]["note"]
+
+
+@pytest.mark.slow
+def test_the_reblocked_kernel_equals_the_original(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    """The program relaunched at 32x16 against the original at 32x32, every element, at
+    sizes no block divides."""
+    import cudafuse.analysis.ptxas as ptxas
+
+    src = tmp_path / "big.cu"
+    src.write_text(BIG_BLOCKS)
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", _blocked_ptxas(40))
+    fused = api.fuse(str(src), fuse_all=True)
+    assert "dim3(32, 16)>>>" in fused.text
+    out = tmp_path / "big.reblocked.cu"
+    out.write_text(fused.text)
+    for w, h in [(37, 23), (5, 3), (70, 33)]:
+        run_both(src, out, "big_pipeline", w, h)

@@ -38,6 +38,7 @@ from cudafuse.passes.vertical.kernel.constargs import with_launch_constants
 from cudafuse.passes.vertical.kernel.recognise import build_view
 from cudafuse.passes.vertical.kernel.view import KernelView, elements_per_item
 from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
+from cudafuse.passes.vertical.plan.charge import chosen_block
 from cudafuse.passes.vertical.plan.costmodel import GroupCost, group_cost, shared_ratio_ok
 from cudafuse.passes.vertical.plan.legality import LaunchInfo, Legality
 from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
@@ -69,6 +70,29 @@ GATHER_WINDOW = frozenset((dx, dy) for dx in range(-2, 3) for dy in range(-2, 3)
 
 def _short(key: str) -> str:
     return key.split(":", 1)[-1].split("@")[0]
+
+
+def _builtin_outside_mapping(unit: TranslationUnit, view: KernelView) -> str:
+    """Why the last kernel's values may depend on its block: it (or a function it calls)
+    reads threadIdx, blockIdx, blockDim or gridDim other than in its coordinate
+    declarations and bounds guard ('' when it does not). Under another block those read
+    other numbers at the same element."""
+    fn = view.fn
+    assert fn.body is not None
+    skip = {id(x) for s in view.coord_stmts for x in s.walk()}
+    if view.guard is not None:
+        skip |= {id(x) for x in view.guard.cond.walk()}
+    for node in fn.body.walk():
+        if id(node) not in skip and isinstance(node, n.Ref) and node.kind == "builtin":
+            return (f"it reads '{node.name}' outside its coordinate declarations (line "
+                    f"{node.span.line})")
+    from cudafuse.analysis.callgraph import CallGraph
+
+    for helper in CallGraph(unit).transitive(fn):
+        if helper.body is not None and any(isinstance(x, n.Ref) and x.kind == "builtin"
+                                           for x in helper.body.walk()):
+            return f"it calls '{helper.name}', which reads the thread's or block's index"
+    return ""
 
 
 class _Planner:
@@ -287,46 +311,19 @@ class _Planner:
                 cost = group_cost(model, g, self.arch, allow_tiles=False)
             block = model.kernels[members[-1]].block
             launch_block = None
-            if self.opts.block is not None:
+            # --block, else the block the plan chose for this group's occupancy
+            # (plan/resources.annotate): the same proof either way.
+            wanted = self.opts.block or chosen_block(
+                seq.host.name, tuple(infos[i].site.kernel.name for i in members))
+            if wanted is not None:
                 sink = infos[members[-1]]
-                why = launch_block_problem(sink.view, sink.site.launch, sink.site.bindings)
-                if not why and sink.view.transposed:
-                    why = "its x coordinate walks the rows (out[x * cols + y])"
-                if not why and stored and sink.view.lower_bounded:
-                    # (its grid was checked to cover the producers' bounds, not a new one)
-                    why = ("it writes only the interior and stores the group's "
-                           "intermediates over its producers' bounds")
-                # Defensive: legality does not fuse into a last kernel that uses shared
-                # memory or barriers today, but a block of another shape would break it.
-                facts = sink.facts
-                if not why and (facts.shared or facts.barriers or facts.warp_ops):
-                    why = ("it uses shared memory, barriers or warp collectives, which may "
-                           "assume its block")
-                if not why:
-                    from cudafuse.analysis.blocksize import block_dependence
-                    from cudafuse.codegen.templates import KernelRef
-
-                    fn = sink.site.kernel
-                    depends = [] if fn.is_template else block_dependence(
-                        self.unit, KernelRef(fn, ()), 0)
-                    depends = [d for d in depends if "__launch_bounds__" not in d]
-                    if depends:
-                        why = depends[0]
-                if not why:
-                    # The new grid covers the whole guard: the original launch must have.
-                    params = {p.decl: a for p, a in sink.site.bindings}
-                    host = Resolver(host_locals(seq.host), unit=self.unit)
-                    cover = covers(host.with_params(params),
-                                   sink.site.launch.grid, sink.site.launch.block,
-                                   sink.view.grid_bounds)
-                    if cover:
-                        why = f"its launch may not cover the whole image ({cover})"
+                why = self.block_problem(seq, sink, bool(stored))
                 if why:
                     self.notes.append(f"{seq.host.name}: the group ending in "
                                       f"'{sink.site.kernel.name}' keeps its launch's block: "
                                       f"{why}")
                 else:
-                    block = launch_block = self.opts.block
+                    block = launch_block = wanted
             checks = tuple(dict.fromkeys(legality.checks[i] for i in members
                                          if i in legality.checks))
             group = FusedGroup("", [infos[i].site for i in members], stored,
@@ -337,6 +334,46 @@ class _Planner:
             groups.append((group, cost.benefit))
         return plan, groups, edges
 
+
+    def block_problem(self, seq: Sequence, sink: LaunchInfo, stores: bool) -> str:
+        """Why a fused group whose last launch is `sink` must keep that launch's block ('' when
+        it may take another: its meaning does not depend on blockDim and the new grid covers
+        what the old one did). `stores`: the group still writes intermediates."""
+        why = launch_block_problem(sink.view, sink.site.launch, sink.site.bindings)
+        if not why and sink.view.transposed:
+            why = "its x coordinate walks the rows (out[x * cols + y])"
+        if not why and stores and sink.view.lower_bounded:
+            # (its grid was checked to cover the producers' bounds, not a new one)
+            why = ("it writes only the interior and stores the group's "
+                   "intermediates over its producers' bounds")
+        # Defensive: legality does not fuse into a last kernel that uses shared
+        # memory or barriers today, but a block of another shape would break it.
+        facts = sink.facts
+        if not why and (facts.shared or facts.barriers or facts.warp_ops):
+            why = ("it uses shared memory, barriers or warp collectives, which may "
+                   "assume its block")
+        if not why:
+            why = _builtin_outside_mapping(self.unit, sink.view)
+        if not why:
+            from cudafuse.analysis.blocksize import block_dependence
+            from cudafuse.codegen.templates import KernelRef
+
+            fn = sink.site.kernel
+            depends = [] if fn.is_template else block_dependence(
+                self.unit, KernelRef(fn, ()), 0)
+            depends = [d for d in depends if "__launch_bounds__" not in d]
+            if depends:
+                why = depends[0]
+        if not why:
+            # The new grid covers the whole guard: the original launch must have.
+            params = {p.decl: a for p, a in sink.site.bindings}
+            host = Resolver(host_locals(seq.host), unit=self.unit)
+            cover = covers(host.with_params(params),
+                           sink.site.launch.grid, sink.site.launch.block,
+                           sink.view.grid_bounds)
+            if cover:
+                why = f"its launch may not cover the whole image ({cover})"
+        return why
 
     def no_tile(self, model: PipelineModel, infos: list[LaunchInfo]
                 ) -> dict[tuple[int, str], str]:

@@ -42,8 +42,10 @@ def explain_text(result: FuseResult) -> str:
                 lines += resource_lines(g.resources)
             if g.launch_block:
                 bx, by = g.launch_block
-                lines.append(f"    launched with a {bx}x{by} block (--block), its grid "
-                             "covering the image")
+                chosen = g.resources is not None and g.resources.block == g.launch_block
+                lines.append(f"    launched with a {bx}x{by} block ("
+                             + ("chosen by the plan for occupancy" if chosen else "--block")
+                             + "), its grid covering the image")
         if plan.traffic is not None:
             lines.append(traffic_line(plan))
         for s in plan.siblings:

@@ -107,6 +107,19 @@ def register_cap(name: str, kernels: tuple[str, ...]) -> int | None:
     return (_CAPS.get() or {}).get((name, kernels))
 
 
+# Launch blocks chosen for fused groups that lose occupancy at their last kernel's block, by
+# host function and the group's kernels in launch order. `annotate` fills it (weigh_blocks)
+# before running the pass again; the driver applies one only where it proves the group's
+# meaning does not depend on the block (as for --block), and says why where it does not.
+_BLOCKS: ContextVar[dict[tuple[str, tuple[str, ...]], tuple[int, int]] | None] = ContextVar(
+    "cudafuse_launch_blocks", default=None)
+
+
+def chosen_block(host: str, kernels: tuple[str, ...]) -> tuple[int, int] | None:
+    """The block `annotate` chose for the fused launch of `kernels` in `host`, if any."""
+    return (_BLOCKS.get() or {}).get((host, kernels))
+
+
 def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: dict[int, int],
                      arch: ArchParams) -> float:
     """The charge of `occupancy_charge` (plus spills) for a candidate group during the

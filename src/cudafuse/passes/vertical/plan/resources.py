@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cudafuse.analysis.occupancy import DeviceLimits, occupancy
 from cudafuse.passes.vertical.plan.arch import arch_params
 from cudafuse.passes.vertical.plan.charge import (
+    _BLOCKS,
     _CAPS,
     _MEASURED,
     DEFAULT_THREADS,
@@ -79,6 +80,14 @@ class GroupResources:
     # kernel) and the figures of the same kernel without it.
     cap: int | None = None
     uncapped: KernelFigures | None = None
+    # The model's time of the fused kernel (cycles), which the occupancy charge scales.
+    cycles: float = 0.0
+    # Blocks weighed for a group that loses occupancy and keeps it after any cap
+    # (weigh_blocks): (x, y, occupancy, model charge) at the same registers; the block the
+    # plan launched it with (None: its last kernel's) and the figures at that kernel's block.
+    blocks: tuple[tuple[int, int, float, float], ...] = ()
+    block: tuple[int, int] | None = None
+    unblocked: KernelFigures | None = None
 
     @property
     def net(self) -> float:
@@ -98,7 +107,11 @@ class GroupResources:
                 "register_caps": [{"cap": c, "spill_bytes": sp, "occupancy": round(o, 4)}
                                   for c, sp, o in self.caps],
                 "register_cap": self.cap,
-                "uncapped": self.uncapped.as_dict() if self.uncapped else None}
+                "uncapped": self.uncapped.as_dict() if self.uncapped else None,
+                "blocks_weighed": [{"block": [x, y], "occupancy": round(o, 4),
+                                    "charge": c} for x, y, o, c in self.blocks],
+                "chosen_block": list(self.block) if self.block else None,
+                "at_original_block": self.unblocked.as_dict() if self.unblocked else None}
 
 
 def _figures(name: str, regs: int, spills: int, shared: int, block: tuple[int, int] | None,
@@ -152,7 +165,7 @@ def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
     charge += size * fused.spill_bytes / 4 * arch.spill_access
     res = GroupResources(fused, tuple(mine),
                          traffic.redundant_work if traffic is not None else None, dram,
-                         note.benefit, charge, "")
+                         note.benefit, charge, "", cycles=time)
     res = with_note(res, plan.unit_short)
     other = limits_note(arch_name)
     return replace(res, note=f"{res.note}; {other}") if other else res
@@ -185,8 +198,7 @@ def with_note(res: GroupResources, unit: str) -> GroupResources:
     if res.fused.registers > 2 * biggest:
         text += (f"; {res.fused.registers} registers, more than twice its members' largest "
                  f"({biggest})")
-    return GroupResources(res.fused, res.members, res.redundant_work, res.dram_bytes,
-                          res.benefit, res.charge, text)
+    return replace(res, note=text)
 
 
 def compile_flags(source_path: str, options: ParseOptions | None) -> tuple[str, ...]:
@@ -207,6 +219,9 @@ def annotate(result: FuseResult, source_path: str, arch: str,
     again, same options):
     - a group that loses occupancy and has a `__maxnreg__` cap that ptxas meets without
       spills and that raises its occupancy (weigh_caps) is emitted again with that cap;
+    - else, one whose launch block the model prices dearer than another's, or which another
+      raises by BLOCK_GAIN at no more charge (weigh_blocks), is emitted again with that
+      block where the driver proves the block free (as for --block);
     - when ptxas's figures make a group chosen by the cost model lose under it (its charge
       for lost occupancy and spills at least its benefit, after any cap), plan again with
       those figures (the search then weighs smaller groups);
@@ -214,14 +229,18 @@ def annotate(result: FuseResult, source_path: str, arch: str,
     given_up: list[str] = []
     measured = dict(_MEASURED.get() or {})
     caps = dict(_CAPS.get() or {})
-    uncapped: dict[tuple[str, tuple[str, ...]], GroupResources] = {}
+    blocks = dict(_BLOCKS.get() or {})
+    before: dict[tuple[str, tuple[str, ...]], GroupResources] = {}
     replanned: set[tuple[str, ...]] = set()
     for attempt in range(REPLANS + 1):
-        losers, wanted = _annotate_once(result, source_path, arch, options, caps, uncapped)
+        losers, wanted, moved = _annotate_once(result, source_path, arch, options, caps,
+                                               before, blocks)
         wanted = {k: c for k, c in wanted.items() if k not in caps}
+        moved = {k: b for k, b in moved.items() if k not in blocks}
         last = rerun is None or attempt == REPLANS
-        if wanted and not last:
-            caps.update(wanted)  # the same plan, its kernels capped: figures again
+        if (wanted or moved) and not last:
+            caps.update(wanted)  # the same plan, its kernels capped or reblocked: again
+            blocks.update(moved)
         else:
             fresh = {tuple(g.kernels) for _, g in losers} - replanned
             if not fresh or last:
@@ -243,30 +262,37 @@ def annotate(result: FuseResult, source_path: str, arch: str,
                                 f"{note.resources.note.split('; ', 1)[-1]}")
             replanned |= fresh
         assert rerun is not None
-        tokens = (_MEASURED.set(measured), _CAPS.set(caps))
+        tokens = (_MEASURED.set(measured), _CAPS.set(caps), _BLOCKS.set(blocks))
         try:
             result = rerun()
         finally:
+            _BLOCKS.reset(tokens[2])
             _CAPS.reset(tokens[1])
             _MEASURED.reset(tokens[0])
     result.notes.extend(given_up)
     return result
 
 
+Key = tuple[str, tuple[str, ...]]
+
+
 def _annotate_once(result: FuseResult, source_path: str, arch: str,
                    options: ParseOptions | None,
-                   caps: dict[tuple[str, tuple[str, ...]], int] | None = None,
-                   uncapped: dict[tuple[str, tuple[str, ...]], GroupResources] | None = None,
-                   ) -> tuple[list[tuple[SequencePlan, GroupNote]],
-                              dict[tuple[str, tuple[str, ...]], int]]:
-    """Figures for every group; the groups the cost model chose that they make lose, and
-    the caps worth emitting (weigh_caps). `caps`: the caps this output was emitted with;
-    `uncapped`: the figures of those groups before (kept here across calls)."""
+                   caps: dict[Key, int] | None = None,
+                   before: dict[Key, GroupResources] | None = None,
+                   blocks: dict[Key, tuple[int, int]] | None = None,
+                   ) -> tuple[list[tuple[SequencePlan, GroupNote]], dict[Key, int],
+                              dict[Key, tuple[int, int]]]:
+    """Figures for every group; the groups the cost model chose that they make lose, the
+    caps worth emitting (weigh_caps, by fused kernel and members) and the blocks worth
+    launching with (weigh_blocks, by host and members). `caps`, `blocks`: what this output
+    was emitted with; `before`: the figures of those groups before (kept across calls)."""
     caps = {} if caps is None else caps
-    uncapped = {} if uncapped is None else uncapped
+    before = {} if before is None else before
+    blocks = {} if blocks is None else blocks
     notes = [(p, g) for p in result.plans for g in p.groups]
     if not notes:
-        return [], {}
+        return [], {}, {}
     ptxas: dict[str, Any] | str
     if os.environ.get(ENV_SKIP):
         ptxas = f"{ENV_SKIP} is set"
@@ -277,31 +303,41 @@ def _annotate_once(result: FuseResult, source_path: str, arch: str,
                                 Path(source_path).name)
     losers = []
     wanted = {}
+    moved = {}
     for plan, note in notes:
         key = (note.name, tuple(note.kernels))
+        where = (plan.host, tuple(note.kernels))
         note.resources = group_resources(plan, note, arch, ptxas)
+        measured = note.resources.fused.source == "ptxas"
         cap = caps.get(key)
         emitted = cap is not None and \
             f"__maxnreg__({cap}) {note.name}(".encode() in result.output
-        if emitted and key in uncapped and note.resources.fused.source == "ptxas":
+        if emitted and key in before and measured:
             assert cap is not None
-            note.resources = capped_note(note.resources, cap, uncapped[key])
-        elif isinstance(ptxas, dict) and note.resources.fused.source == "ptxas" and \
-                note.resources.loses_occupancy:
+            note.resources = capped_note(note.resources, cap, before[key])
+        elif where in blocks and where in before and measured:
+            note.resources = blocked_note(note.resources, blocks[where], note.launch_block,
+                                          before[where], result.notes, plan.host)
+        elif isinstance(ptxas, dict) and measured and note.resources.loses_occupancy:
             note.resources = weigh_caps(note.resources, result.output, arch,
                                         compile_flags(source_path, options),
                                         Path(source_path).name)
             best = best_cap(note.resources)
             if best is not None:
                 wanted[key] = best
-                uncapped[key] = note.resources
-        if note.resources.fused.source == "ptxas" and note.resources.loses_occupancy and \
-                key not in wanted:
-            note.resources = with_block_note(note.resources, arch)
-        if plan.unit_short == "cycles" and note.resources.fused.source == "ptxas" and \
-                note.resources.net <= 0 and key not in wanted:
+                before[key] = note.resources
+            elif note.launch_block is None and not note.tile_bytes:
+                # (--block is the user's choice; staged tiles are sized for the block)
+                original = plan.model.kernels[_positions(plan, note)[-1]].block \
+                    if plan.model is not None else None
+                note.resources = weigh_blocks(note.resources, arch, original)
+                if note.resources.block is not None:
+                    moved[where] = note.resources.block
+                    before[where] = note.resources
+        if plan.unit_short == "cycles" and measured and note.resources.net <= 0 and \
+                key not in wanted and where not in moved:
             losers.append((plan, note))
-    return losers, wanted
+    return losers, wanted, moved
 
 
 MAX_CAPS = 4  # caps compiled per group, at most (one cached compile each)
@@ -377,25 +413,77 @@ def weigh_caps(res: GroupResources, output: bytes, arch: str, flags: tuple[str, 
 # Other blocks weighed for a fused kernel that loses occupancy: a warp wide (coalesced rows
 # stay whole), 64 to 1,024 threads.
 BLOCK_SHAPES = ((32, 2), (32, 4), (32, 8), (32, 16), (32, 32))
-BLOCK_GAIN = 0.125  # occupancy a block must add to be worth naming (one warp in eight)
+BLOCK_GAIN = 0.125  # occupancy a block must add at no more charge to be chosen (a warp in 8)
 
 
-def with_block_note(res: GroupResources, arch: str) -> GroupResources:
-    """What another block would give the fused kernel at the same registers and shared
-    memory (occupancy arithmetic, no compile), said when it adds BLOCK_GAIN or more.
-    Named, not applied: cudafuse changes a launch's block only under --block, where the
-    pass proves the kernel's meaning does not depend on it (driver: launch_block_problem,
-    block_dependence, the grid's cover); shared-memory tiles of ours would change size."""
+def weigh_blocks(res: GroupResources, arch: str,
+                 original: tuple[int, int] | None) -> GroupResources:
+    """Other launch blocks for a fused kernel that loses occupancy at `original` (its last
+    kernel's block), at the same registers and shared memory (occupancy arithmetic, no
+    compile), each priced by the model's occupancy charge. The block chosen (`block`) is
+    the one the model charges least; among equal charges (at or above the occupancy knee
+    the model charges nothing), the highest occupancy, then the thread count nearest the
+    original's. It is chosen only when it is charged less than the original block, or
+    raises occupancy by BLOCK_GAIN at the same charge; annotate then runs the pass again
+    with it, and the driver applies it only where it proves the group's meaning does not
+    depend on the block (as for --block)."""
+    if original is None:
+        return res  # a block that is not a constant: nothing to compare with
     limits = limits_for(arch)
+    params = arch_params(arch)
     fused = res.fused
-    best = max(((occupancy(limits, x * y, fused.registers, fused.shared_bytes).fraction,
-                 x * y, (x, y)) for x, y in BLOCK_SHAPES), default=None)
-    if best is None or best[0] < fused.occupancy + BLOCK_GAIN - 1e-9:
+    members_occ = min(m.occupancy for m in res.members)
+
+    def priced(x: int, y: int) -> tuple[int, int, float, float]:
+        occ = occupancy(limits, x * y, fused.registers, fused.shared_bytes).fraction
+        charge = occupancy_charge(res.cycles, occ, members_occ, params) + \
+            res.charge - occupancy_charge(res.cycles, fused.occupancy, members_occ, params)
+        return x, y, occ, charge
+
+    here = original[0] * original[1]
+    shapes = [priced(x, y) for x, y in BLOCK_SHAPES if (x, y) != original]
+    if not shapes:
         return res
-    (x, y), occ = best[2], best[0]
-    return replace(res, note=f"{res.note}; a {x}x{y} block would give occupancy {occ:.2f} "
-                             f"at the same registers (not applied: cudafuse changes a "
-                             f"launch's block only when asked, `--block {x}x{y}`)")
+    now = priced(*original)
+    best = min(shapes, key=lambda b: (b[3], -b[2], abs((b[0] * b[1]).bit_length() -
+                                                       here.bit_length())))
+    better = best[3] < now[3] - 1e-9 or (
+        best[3] <= now[3] + 1e-9 and best[2] >= now[2] + BLOCK_GAIN - 1e-9)
+    said = ", ".join(f"{x}x{y}: occupancy {o:.2f}, charge {c:.4g}"
+                     for x, y, o, c in [now, *shapes])
+    if not better:
+        return replace(res, blocks=(now, *shapes),
+                       note=f"{res.note}; no other block does better at the same registers "
+                            f"({said})")
+    x, y = best[0], best[1]
+    return replace(res, blocks=(now, *shapes), block=(x, y),
+                   note=f"{res.note}; a {x}x{y} block gives occupancy {best[2]:.2f} at the "
+                        f"same registers, model charge {best[3]:.4g} cycles ({said})")
+
+
+def blocked_note(res: GroupResources, asked: tuple[int, int],
+                 applied: tuple[int, int] | None, before: GroupResources,
+                 notes: list[str], host: str) -> GroupResources:
+    """The figures of a fused kernel the plan asked to launch at `asked` (weigh_blocks),
+    next to `before`'s (at its last kernel's block): applied, or why the driver kept the
+    block (its note on the group)."""
+    weighed = before.blocks
+    if applied != asked:
+        said = f"{host}: the group ending in '{res.members[-1].name}' keeps its launch's block: "
+        why = next((n.removeprefix(said) for n in notes if n.startswith(said)),
+                   "see the notes")
+        return replace(res, blocks=weighed,
+                       note=f"{res.note}; a {asked[0]}x{asked[1]} block would give occupancy "
+                            f"{next(o for x, y, o, _ in weighed if (x, y) == asked):.2f} "
+                            f"(not applied: {why})")
+    b = before.fused
+    said = (f"launched with a {asked[0]}x{asked[1]} block chosen by the plan: occupancy "
+            f"{b.occupancy:.2f} at {b.threads} threads -> {res.fused.occupancy:.2f} at "
+            f"{res.fused.threads} (without it: {b.short()}; model charge {before.charge:.4g} "
+            f"-> {res.charge:.4g} cycles; weighed at {b.registers} registers: "
+            + ", ".join(f"{x}x{y} {o:.2f}" for x, y, o, _ in weighed) + ")")
+    return replace(res, blocks=weighed, block=asked, unblocked=b,
+                   note=f"{res.note}; {said}")
 
 
 def capped_note(res: GroupResources, cap: int, before: GroupResources) -> GroupResources:
