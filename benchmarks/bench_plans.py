@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,12 +104,54 @@ class SearchClock:
         self.driver.choose_partition = self.inner
 
 
+# The issue's done criteria, checked on every row (issue 28): (criterion, what failed it).
+# A criterion with no entry held on every program measured.
+CRITERIA = (
+    "no default plan spills",
+    "no fused kernel loses occupancy without saying so with its figure",
+    "no --fuse-all kernel above twice its members' largest register count without a note",
+    "a 64-kernel chain keeps at most 22 launches",
+)
+FAILED: list[tuple[str, str]] = []
+CHECKED: dict[str, int] = dict.fromkeys(CRITERIA, 0)
+
+
+def check_group(name: str, mode: str, res: Any) -> None:
+    """Record which done criteria one fused kernel's figures (resources.GroupResources)
+    meet."""
+    spill, occ, twice = CRITERIA[:3]
+    where = f"{name} {mode} {res.fused.name}"
+    if mode == "default":
+        CHECKED[spill] += 1
+        if res.fused.spill_bytes:
+            FAILED.append((spill, f"{where}: {res.fused.spill_bytes} bytes"))
+    CHECKED[occ] += 1
+    if res.loses_occupancy and f"lowers occupancy to {res.fused.occupancy:.2f}" \
+            not in res.note:
+        FAILED.append((occ, where))
+    if mode == "fuse-all":
+        CHECKED[twice] += 1
+        biggest = max(m.registers for m in res.members)
+        if res.fused.registers > 2 * biggest and "more than twice" not in res.note:
+            FAILED.append((twice, f"{where}: {res.fused.registers} vs {biggest}"))
+
+
+def criteria_lines() -> list[str]:
+    out = ["", "Done criteria (issue 28):"]
+    for c in CRITERIA:
+        bad = [w for k, w in FAILED if k == c]
+        out.append(f"- {c}: " + (f"FAILED: {'; '.join(bad)}" if bad else
+                                 f"holds ({CHECKED[c]} checked)" if CHECKED[c] else
+                                 "not measured"))
+    return out
+
+
 def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool,
               only_fused: bool = False, **opts: list[str]) -> list[str]:
     """The table's rows for one program and mode; `opts`: api.fuse's parse options
     (include_dirs, defines, forced_includes); `only_fused`: sequences with a group only."""
     from cudafuse import api
-    from cudafuse.passes.vertical.plan.charge import estimate_registers
+    from cudafuse.passes.vertical.plan.charge import estimate_registers, fused_estimate
 
     mode = "fuse-all" if fuse_all else "default"
     os.environ["CUDAFUSE_NO_PTXAS"] = "1"
@@ -135,6 +178,10 @@ def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool,
         dram = "?" if t is None or t.original is None else f"{t.original} -> {t.fused}"
         search = plan.chosen.strategy + (" (optimal)" if plan.chosen.proven else
                                          "" if plan.chosen.gap is None else " (= optimum)")
+        if name == "chain64":
+            CHECKED[CRITERIA[3]] += 1
+            if after > 22:
+                FAILED.append((CRITERIA[3], f"{after} launches"))
         rows.append(f"| {name} | {mode} | {plan.host} | {n} -> {after} | {dram} | {search} | "
                     f"{clock.seconds:.2f} s | {total:.2f} s |")
         for g in plan.groups:
@@ -148,7 +195,10 @@ def plan_rows(name: str, path: Path, arch: str, fuse_all: bool, ptxas: bool,
                 assert plan.model is not None
                 where = {li: i for i, li in enumerate(plan.launch_indices)}
                 guess = estimate_registers(plan.model, sorted(where[li] for li in g.launches))
-                src = f" (estimated {guess})"
+                # the same rule from the members' ptxas figures instead of their loads
+                own = fused_estimate([m.registers for m in r.members])
+                src = f" (estimated {guess}; from members' ptxas {own})"
+                check_group(name, mode, r)
             rows.append(f"|  | | {g.name}{src} | {r.fused.registers}/{r.fused.spill_bytes}/"
                         f"{r.fused.occupancy:.2f} vs {members} | x{r.redundant_work or 1:.2f} "
                         f"| {r.note} | | |")
@@ -227,6 +277,8 @@ def main() -> int:
     if args.model:
         print()
         print(model_chain_time(args.model, args.arch))
+    if not args.no_ptxas:
+        print("\n".join(criteria_lines()))
     return 0
 
 

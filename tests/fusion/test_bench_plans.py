@@ -114,3 +114,35 @@ def test_survey_programs_come_with_their_flags(tmp_path: Path) -> None:
     assert opts["defines"] == prog["defines"]
     assert opts["include_dirs"] == [str((tmp_path / prog["path"]).parent),
                                     *(str(tmp_path / inc) for inc in prog["includes"])]
+
+
+def test_the_done_criteria_name_what_fails_them() -> None:
+    """bench_plans checks the issue's criteria on every fused kernel it measures: a default
+    plan's spill, an occupancy loss its note does not give the figure of, a --fuse-all kernel
+    above twice its members' largest register count without a note, and the 64-chain."""
+    from cudafuse.analysis.occupancy import DeviceLimits, occupancy
+    from cudafuse.passes.vertical.plan.resources import GroupResources, KernelFigures
+
+    bench = _bench()
+    limits = DeviceLimits.for_arch("sm_90")
+
+    def fig(name: str, regs: int, spills: int = 0) -> KernelFigures:
+        return KernelFigures(name, regs, spills, 0, 256, occupancy(limits, 256, regs).fraction,
+                             "ptxas")
+
+    members = (fig("a", 20), fig("b", 28))
+    fine = GroupResources(fig("f", 32), members, 1.0, (24, 16), 1e9, 0.0, "")
+    bench.check_group("ok", "default", fine)
+    bench.check_group("ok", "fuse-all", fine)
+    assert all(v == "holds" for v in [ln.split(": ", 1)[1].split(" (")[0]
+                                     for ln in bench.criteria_lines()[2:5]])
+    bench.check_group("p", "default", GroupResources(fig("s", 32, 8), members, 1.0, (24, 16),
+                                                     1e9, 0.0, ""))
+    big = fig("g", 96)
+    bench.check_group("q", "fuse-all", GroupResources(big, members, 1.0, (24, 16), 1e9, 0.0,
+                                                      "lowers occupancy to 0.25"))
+    lines = bench.criteria_lines()
+    assert lines[2] == "- no default plan spills: FAILED: p default s: 8 bytes"
+    assert lines[3].endswith("holds (4 checked)")  # the note gives q's figure
+    assert lines[4].endswith("FAILED: q fuse-all g: 96 vs 28")
+    assert lines[5] == "- a 64-kernel chain keeps at most 22 launches: not measured"
