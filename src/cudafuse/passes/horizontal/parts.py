@@ -19,6 +19,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationUnit
 from cudafuse.ir.source import Span
 from cudafuse.passes.horizontal import coop
+from cudafuse.passes.horizontal.asm import asm_hazard
 from cudafuse.passes.horizontal.helpers import (
     REDUCING,
     REDUCING_CALL,
@@ -103,8 +104,8 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
     warp = 0
     for node in fn.body.walk():
         if isinstance(node, n.Asm):
-            refuse(node.span, "it contains inline assembly (it may use named barriers, whose "
-                   "ids could collide with the fused kernel's 1 and 2)")
+            if why := asm_hazard(unit, node):
+                refuse(node.span, f"it contains {why}")
         elif isinstance(node, n.Call):
             callee = node.callee.split("::")[-1]
             if callee == "__syncthreads":
@@ -250,7 +251,7 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
         for node in h.body.walk():
             why = ""
             if isinstance(node, n.Asm):
-                why = "inline assembly"
+                why = asm_hazard(unit, node)
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] in \
                     REDUCING and mode == "thread":
                 helper_barriers.append(node)

@@ -67,6 +67,7 @@ def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
             at = _name_at(data, g.span.start, g.span.end + len(name), name)
             if at:
                 spans.append(at)
+    in_macros: dict[Span, int] = {}  # a macro invocation's span -> references inside it
     for f in [*unit.functions, *unit.methods]:
         if f.body is None or f.span.file != unit.path:
             continue
@@ -81,11 +82,45 @@ def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
             if where is None or where.file != unit.path:
                 continue
             at = _name_at(data, where.start, where.end, name)
-            if at is None or (isinstance(node, n.Ref) and at != (where.start, where.end)):
+            if isinstance(node, n.Ref) and at != (where.start, where.end):
+                in_macros[where] = in_macros.get(where, 0) + 1
+                continue
+            if at is None:
                 bad.append(where.line)
                 continue
             spans.append(at)
+    for where, refs in in_macros.items():
+        # libclang places a reference inside a macro invocation at the invocation. The name
+        # written in its arguments is that reference exactly when the invocation holds as
+        # many such tokens as references: a name the macro's body adds, an argument the
+        # body repeats, or a token that means something else (a local of that name) breaks
+        # the count, and then it cannot be renamed safely.
+        end = _invocation_end(data, where.start)
+        tokens = [(where.start + a, where.start + b) for a, b in
+                  identifier_tokens(data[where.start:end], name)]
+        if len(tokens) != refs:
+            bad.append(where.line)
+        else:
+            spans += tokens
     return sorted(set(spans)), bad
+
+
+def _invocation_end(data: bytes, start: int) -> int:
+    """The end of the macro invocation written at `start` (its name, then its parenthesised
+    arguments if any; libclang gives a reference inside one an empty span there)."""
+    code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
+    m = re.compile(rb"[A-Za-z_]\w*\s*").match(code, start)
+    if m is None:
+        return start
+    k = m.end()
+    if k >= len(code) or code[k:k + 1] != b"(":
+        return m.start() + len(m.group().rstrip())
+    depth = 0
+    for i in range(k, len(code)):
+        depth += (code[i:i + 1] == b"(") - (code[i:i + 1] == b")")
+        if depth == 0:
+            return i + 1
+    return start
 
 
 def _leftovers(data: bytes, name: str, covered: set[tuple[int, int]]) -> list[int]:
