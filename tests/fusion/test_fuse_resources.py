@@ -420,3 +420,24 @@ def test_the_reblocked_kernel_equals_the_original(monkeypatch: pytest.MonkeyPatc
     out.write_text(fused.text)
     for w, h in [(37, 23), (5, 3), (70, 33)]:
         run_both(src, out, "big_pipeline", w, h)
+
+
+def test_a_group_the_search_priced_below_ptxas_is_planned_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stand-in figures: sobel's fused kernel takes 72 registers (0.38 at 32x8, below the
+    knee) where the search's estimate (30) charged nothing. It still wins, but the search
+    chose it at the wrong price: the pass plans again with ptxas's figures (the search then
+    charges it) and keeps it, the note giving both charges."""
+    import cudafuse.analysis.ptxas as ptxas
+
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", _blocked_ptxas(72))
+    fused = api.fuse(str(SOBEL))
+    (group,) = fused.report["sequences"][0]["fused"]
+    res = group["resources"]
+    assert res["net_benefit"] > 0 and res["resource_charge"] > 0
+    (note,) = [n for n in fused.report["notes"] if "planned again" in n]
+    assert re.fullmatch(r"sobel_pipeline: group sobel_x, sobel_y, magnitude planned again: "
+                        r"ptxas gives its fused kernel 72 regs, occupancy \S+, and the model "
+                        r"charges \S+ cycles for it where the search, from estimated "
+                        r"registers, charged 0", note), note

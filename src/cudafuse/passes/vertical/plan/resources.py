@@ -29,6 +29,7 @@ from cudafuse.passes.vertical.plan.charge import (
     _MEASURED,
     DEFAULT_THREADS,
     estimate_registers,
+    estimated_charge,
     fused_cycles,
     limits_for,
     limits_note,
@@ -223,8 +224,10 @@ def annotate(result: FuseResult, source_path: str, arch: str,
       raises by BLOCK_GAIN at no more charge (weigh_blocks), is emitted again with that
       block where the driver proves the block free (as for --block);
     - when ptxas's figures make a group chosen by the cost model lose under it (its charge
-      for lost occupancy and spills at least its benefit, after any cap), plan again with
-      those figures (the search then weighs smaller groups);
+      for lost occupancy and spills at least its benefit, after any cap or block), or charge
+      it more than the search did from estimated registers (UNDERPRICED), plan again with
+      those figures (the search then weighs smaller groups and other partitions at the
+      price ptxas gives);
     at most REPLANS reruns in all; the new result carries a note per group given up."""
     given_up: list[str] = []
     measured = dict(_MEASURED.get() or {})
@@ -242,7 +245,7 @@ def annotate(result: FuseResult, source_path: str, arch: str,
             caps.update(wanted)  # the same plan, its kernels capped or reblocked: again
             blocks.update(moved)
         else:
-            fresh = {tuple(g.kernels) for _, g in losers} - replanned
+            fresh = {tuple(g.kernels) for _, g, _ in losers} - replanned
             if not fresh or last:
                 break  # (a group planned with its own figures and kept again stays)
             for _, note in [(p, g) for p in result.plans for g in p.groups]:
@@ -254,12 +257,11 @@ def annotate(result: FuseResult, source_path: str, arch: str,
                     measured[tuple(note.kernels)] = (own.registers, own.spill_bytes)
                     measured.update({(m.name,): (m.registers, m.spill_bytes)
                                      for m in res.members})
-            for plan, note in losers:
+            for plan, note, why in losers:
                 assert note.resources is not None
                 given_up.append(f"{plan.host}: group {', '.join(note.kernels)} planned "
                                 f"again: ptxas gives its fused kernel "
-                                f"{note.resources.fused.short()}, and "
-                                f"{note.resources.note.split('; ', 1)[-1]}")
+                                f"{note.resources.fused.short()}, and {why}")
             replanned |= fresh
         assert rerun is not None
         tokens = (_MEASURED.set(measured), _CAPS.set(caps), _BLOCKS.set(blocks))
@@ -281,9 +283,10 @@ def _annotate_once(result: FuseResult, source_path: str, arch: str,
                    caps: dict[Key, int] | None = None,
                    before: dict[Key, GroupResources] | None = None,
                    blocks: dict[Key, tuple[int, int]] | None = None,
-                   ) -> tuple[list[tuple[SequencePlan, GroupNote]], dict[Key, int],
+                   ) -> tuple[list[tuple[SequencePlan, GroupNote, str]], dict[Key, int],
                               dict[Key, tuple[int, int]]]:
-    """Figures for every group; the groups the cost model chose that they make lose, the
+    """Figures for every group; the groups the cost model chose that they make lose or
+    that the search priced below them (with what the figures say of each), the
     caps worth emitting (weigh_caps, by fused kernel and members) and the blocks worth
     launching with (weigh_blocks, by host and members). `caps`, `blocks`: what this output
     was emitted with; `before`: the figures of those groups before (kept across calls)."""
@@ -334,10 +337,34 @@ def _annotate_once(result: FuseResult, source_path: str, arch: str,
                 if note.resources.block is not None:
                     moved[where] = note.resources.block
                     before[where] = note.resources
-        if plan.unit_short == "cycles" and measured and note.resources.net <= 0 and \
-                key not in wanted and where not in moved:
-            losers.append((plan, note))
+        if plan.unit_short != "cycles" or not measured or key in wanted or where in moved:
+            continue
+        if note.resources.net <= 0:
+            losers.append((plan, note, note.resources.note.split("; ", 1)[-1]))
+            continue
+        assumed = search_charge(plan, note, arch)
+        if note.resources.charge > UNDERPRICED * assumed + 1.0:
+            # It still wins, but the search compared it with other partitions at a charge
+            # below ptxas's: it plans again knowing the figures (and may keep the group).
+            losers.append((plan, note, f"the model charges {note.resources.charge:.4g} "
+                                       f"cycles for it where the search, from estimated "
+                                       f"registers, charged {assumed:.4g}"))
     return losers, wanted, moved
+
+
+UNDERPRICED = 1.1  # ptxas's charge above the search's by this factor: plan again
+
+
+def search_charge(plan: SequencePlan, note: GroupNote, arch: str) -> float:
+    """What the partition search charged the group for occupancy and spills (charge.py:
+    estimated registers, or ptxas's where this run compiled it before)."""
+    from cudafuse.passes.vertical.plan.costmodel import group_cost
+
+    model = plan.model
+    assert model is not None
+    group = frozenset(_positions(plan, note))
+    params = arch_params(arch)
+    return estimated_charge(model, group, group_cost(model, group, params).footprints, params)
 
 
 MAX_CAPS = 4  # caps compiled per group, at most (one cached compile each)
