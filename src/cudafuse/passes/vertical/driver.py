@@ -35,6 +35,7 @@ from cudafuse.passes.vertical.host.hostview import (
 )
 from cudafuse.passes.vertical.host.wrappers import hosts_with_wrappers
 from cudafuse.passes.vertical.kernel.constargs import with_launch_constants
+from cudafuse.passes.vertical.kernel.cooperation import explained
 from cudafuse.passes.vertical.kernel.recognise import build_view
 from cudafuse.passes.vertical.kernel.view import KernelView, elements_per_item
 from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
@@ -107,7 +108,8 @@ class _Planner:
     def view(self, fn: Function) -> KernelView:
         key = fn.decl or fn.name
         if key not in self.views:
-            self.views[key] = build_view(fn)
+            # (a kernel refused for its spelling is asked what its threads do together)
+            self.views[key] = explained(build_view(fn), lambda: self.fact(fn))
         return self.views[key]
 
     def fact(self, fn: Function) -> KernelFacts:

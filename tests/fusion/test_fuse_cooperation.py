@@ -1,0 +1,56 @@
+"""Kernels whose threads work together (issue 25): a kernel the view cannot read is refused
+for what its threads do together (passes/vertical/kernel/cooperation.py, from the evaluated
+accesses), not for the spelling of its mapping or guard; a per-element kernel with an unread
+guard keeps the spelling reason. Nothing here fuses: the file comes back unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from equivalence import fuse_file
+
+PROGRAM = Path(__file__).parent / "programs" / "cooperation.cu"
+SPELLING = ("thread-to-element mapping", "no recognisable bounds guard")
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("cooperation") / "fused.cu"
+    res = fuse_file(PROGRAM, out)
+    assert out.read_bytes() == PROGRAM.read_bytes()
+    return res
+
+
+def _why(result, host: str, producer: str) -> str:
+    found = [e.why for e in result.edges if e.host == host and e.src == producer]
+    assert len(found) == 1 and result.edges
+    return found[0]
+
+
+@pytest.mark.parametrize(("host", "producer", "reason"), [
+    ("p_block_sum", "block_sum",
+     "its store to 'partial' (line 26) is at an element that does not depend on threadIdx"),
+    ("p_histogram", "histo", "it updates 'bins' with atomics (line 48)"),
+    ("p_scan", "scan_rounds", "it writes memory again after a barrier (line 71)"),
+    ("p_tile", "box_tiled", "threads exchange data through shared memory (line 97): it "
+                            "stages a tile"),
+    ("p_warp", "warp_sums", "its threads exchange values through '__shfl_down_sync' "
+                            "(line 133)"),
+])
+def test_refused_for_what_threads_do_together(result, host: str, producer: str,
+                                              reason: str) -> None:
+    why = _why(result, host, producer)
+    assert f"'{producer}' cannot be recomputed: {reason}" in why
+    assert not any(s in why for s in SPELLING)
+
+
+def test_per_element_kernel_keeps_the_spelling_reason(result) -> None:
+    """add_prefix stores data[i] at its own element (only its guard, `blockIdx.x == 0`, is
+    unread): no cooperation is claimed for it."""
+    why = _why(result, "p_guard_spelling", "add_prefix")
+    assert "'add_prefix' cannot be recomputed: it has no recognisable bounds guard" in why
+
+
+def test_nothing_fuses(result) -> None:
+    assert not result.groups
