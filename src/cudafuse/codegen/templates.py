@@ -92,8 +92,10 @@ def bind(fn: Function, args: list[str] | None, path: str) -> KernelRef:
         return KernelRef(fn)
     wanted = ", ".join(p.name for p in params)
     if args is None:
+        at = fn.name_span if fn.name_span.file == path else None
         raise error(f"kernel '{fn.name}' is a template: name its arguments, e.g. "
-                    f"--kernels '{fn.name}<...>' for <{wanted}>", path, status=2)
+                    f"--kernels '{fn.name}<...>' for <{wanted}>", path,
+                    at.line if at else 0, at.col if at else 0, status=2)
     if len(args) > len(params):
         raise error(f"kernel '{fn.name}' takes {len(params)} template argument(s) "
                     f"<{wanted}>, not {len(args)}", path, status=2)
