@@ -26,7 +26,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
 MAX_FUNCTIONS = 40  # lowered header functions per file, at most
-_FUNCTIONS = (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)
+_FUNCTIONS = (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)
 
 
 def _calls(fn: Function) -> list[str]:
@@ -85,8 +85,8 @@ def header_callees(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lower
             fn = lowerer.function(cursor)
         except (LoweringError, ValueError, AttributeError, RecursionError):
             continue
-        if fn.body is None:
-            continue
+        if fn.body is None or cursor.kind == K.CXX_METHOD and fn.space != "host":
+            continue  # (a host method: a timer's `Start()`, read for what it touches)
         if fn.decl != decl:  # named by the call's declaration, as lookups expect
             fn = dataclasses.replace(fn, decl=decl)
         out.append(fn)

@@ -19,8 +19,10 @@ Which buffer each pointer may be comes from the may-point-to sets of the helper
 (pointsto.py): memory the helper allocates itself, its locals and its by-value parameters'
 own storage are its own and touch nothing of the caller. A pointer whose set is unknown,
 a call of a function cudafuse cannot see (other than the harmless ones hoststmts.py knows
-by name), `cudaEventRecord`, a member of `this`, or an expression the IR does not model
-makes the helper's effects unknown: the call then splits the sequence, with why.
+by name), a member of `this`, or an expression the IR does not model makes the helper's
+effects unknown: the call then splits the sequence, with why. `cudaEventRecord` is a time
+stamp, and a timer's events (members of its object) are read for it, unless the file may
+order work or memory by an event (timers.py).
 
 The caller (HostStatements.effects_reason) maps each touched parameter to the roots of the
 argument it is given and compares them with the buffers of the launches before the call.
@@ -38,6 +40,7 @@ from cudafuse.passes.vertical.host.hostexprs import launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo
 from cudafuse.passes.vertical.host.stmtnodes import _assigned, _deref_base, _nodes, _quiet
+from cudafuse.passes.vertical.host.timers import timing_arguments
 
 MAX_DEPTH = 6
 
@@ -73,8 +76,11 @@ class EffectReader:
                  definition: Callable[[str], Function | None],
                  named: Callable[[str], list[Function]],
                  known: Callable[[n.Call, bool], bool],
-                 kernel_globals: Callable[[Function], frozenset[str]]):
+                 kernel_globals: Callable[[Function], frozenset[str]],
+                 event_reason: Callable[[], str | None] = lambda: "events are not read"):
         self.unit = unit
+        # Why a `cudaEventRecord` may order work (timers.py), None when it only times.
+        self.event_reason = event_reason
         self.memory_calls = memory_calls
         self.definition, self.named, self.known = definition, named, known
         self.kernel_globals = kernel_globals
@@ -111,6 +117,10 @@ class _Body:
         self.allocated_at: dict[str, int] = {}  # `T **p` param -> where it allocates into *p
         self.values = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl) and
                        "&" not in d.var_type and "*" not in d.var_type}  # objects it owns
+        # A timer's events, members of its object, given to the timing event calls
+        # (`cudaEventRecord(start_, 0)` in `GpuTimer::Start`): read for their time stamps.
+        self.timing = {id(a) for c in fn.body.walk() if isinstance(c, n.Call)
+                       for a in timing_arguments(c) if this_member(a) is not None}
 
     def read(self) -> Effects:
         name = self.fn.name
@@ -119,7 +129,8 @@ class _Body:
             if isinstance(node, n.OtherExpr) and not _quiet(node) and \
                     not (thrown and node.kind != "LAMBDA_EXPR"):
                 raise Unknown(f"'{name}' contains an expression cudafuse does not model")
-            if this_member(node) is not None:
+            if this_member(node) is not None and \
+                    id(_strip(node)) not in self.timing:  # type: ignore[arg-type]
                 raise Unknown(f"'{name}' uses a data member of its object")
             if self._allocated(node):
                 continue  # `*p` after `cudaMalloc(p, ...)`: the buffer it allocated
@@ -220,7 +231,10 @@ class _Body:
     def call(self, call: n.Call, thrown: bool) -> None:
         name = call.callee or "?"
         if name == "cudaEventRecord":
-            raise Unknown(f"'{self.fn.name}' records an event")
+            why = self.reader.event_reason()
+            if why is not None:
+                raise Unknown(f"'{self.fn.name}' records an event: {why}")
+            return  # a time stamp (timers.py)
         if name in self.reader.memory_calls:
             writes, reads = self.reader.memory_calls[name]
             for i, a in enumerate(call.args):

@@ -33,8 +33,10 @@ The rules, per kind of statement (`statement_break` returns why S splits, or Non
   The call's arguments are part of the statement, so `checkCudaErrors(cudaMemcpy(...))`
   still splits (cudaMemcpy is not harmless), as does any call given a pointer a launch of
   the function uses.
-  `cudaEventRecord` splits: the event marks the point between the launches (for timing, and
-  for other streams that wait on it), which fusion would remove.
+  `cudaEventRecord` (inline, or in a timer's method such as Udacity's `GpuTimer::Start`) is
+  a time stamp: fusion moves the point it marks, as it does a host timer's, unless the file
+  may order work or memory by an event (another stream waiting on it, polling, managed or
+  mapped memory, streams of its own: timers.py); then it splits.
 * Memory through a pointer (`p[i]`, `*p`, `p->f`, read or written): only through a local
   array, or a pointer no launch of the host function is given that is a parameter or a
   local set once, from an allocation (host memory no kernel of the function can touch).
@@ -66,6 +68,7 @@ from cudafuse.passes.vertical.host.stmtnodes import (
     _root,
     _strip,
 )
+from cudafuse.passes.vertical.host.timers import event_record_reason
 
 # CUDA runtime calls that only synchronise with the device, report errors or query it, or
 # create and destroy streams and events (touching no memory: what they write through `&s`
@@ -150,7 +153,7 @@ class HostStatements:
         self.effects = EffectReader(
             unit, MEMORY_CALLS, self._definition, self._named,
             lambda call, thrown: _known(call) or self._stream_print(call) or
-            (thrown and _system(call)), self._globals_of)
+            (thrown and _system(call)), self._globals_of, self.event_reason)
         self._kernel_globals: dict[str, Roots] = {}
         self.points = PointsTo(host, self.allocates,
                                lambda call: self._definition(call.callee_decl))
@@ -161,6 +164,13 @@ class HostStatements:
         self.assigned = {r.decl for node in host.body.walk() for r in _assigned(node)}
         self.globals = {g.decl: g for g in unit.globals}
         self._functions: dict[str, str | None] = {}
+        self._event_why: list[str | None] = []
+
+    def event_reason(self) -> str | None:
+        """Why a `cudaEventRecord` between launches may order work (timers.py), or None."""
+        if not self._event_why:
+            self._event_why.append(event_record_reason(self.unit, self.host))
+        return self._event_why[0]
 
     # ---- calls ----------------------------------------------------------------------------
 
@@ -168,8 +178,10 @@ class HostStatements:
         """Why this call (not its arguments) may matter to the launches around it."""
         name = call.callee or "?"
         if name == "cudaEventRecord":
-            return ("its call to 'cudaEventRecord' marks the point between the launches (for "
-                    "timing, or for another stream waiting on the event), which fusion removes")
+            why = self.event_reason()
+            return None if why is None else (
+                "its call to 'cudaEventRecord' marks a point that other work or the host may "
+                f"wait for ({why}), which fusion would move")
         fn = self._definition(call.callee_decl)
         in_file = fn is not None and _file(call.callee_decl) == self.unit.path
         if not in_file and (_known(call) or self._stream_print(call)):
@@ -228,8 +240,8 @@ class HostStatements:
                 if r.decl not in own:
                     return f"'{fn.name}' assigns '{r.name}'"
             if isinstance(node, n.Call):
-                if node.callee == "cudaEventRecord":
-                    return f"'{fn.name}' records an event"
+                if node.callee == "cudaEventRecord" and (ev := self.event_reason()):
+                    return f"'{fn.name}' records an event: {ev}"
                 why = self._inner_call(fn, node, thrown, depth, stack)
                 if why is not None:
                     return why
