@@ -33,6 +33,7 @@ PIPELINES = {
     "fp_add_d": ("prod_d", "cons_d", 1, "DFMA", "DMUL"),
     "fp_add_f2": ("prod_f2", "cons_f2", 1, "FFMA", "FMUL"),
     "fp_add_h": ("prod_h", "cons_h", 1, "HFMA2", "HMUL2"),
+    "fp_add_s": ("prod_s", "cons_s", 1, "FFMA", "FMUL"),
 }
 
 
@@ -88,7 +89,7 @@ def sass(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Counter[str]]:
     ops: dict[str, Counter[str]] = {}
     for program in (FLOATS, TYPES):
         fused = tmp / program.name
-        fuse_file(program, fused, frozenset({"p"}), fuse_all=True)
+        fuse_file(program, fused, frozenset({"p", "pbuf"}), fuse_all=True)
         cubin = fused.with_suffix(".cubin")
         nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
         res = subprocess.run([nvcc, "-arch=sm_90", "-cubin", str(fused), "-o", str(cubin)],
@@ -123,6 +124,19 @@ def fused_floats(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_element_matches_under_the_emulator(fused_floats: Path, entry: str) -> None:
     for w, h in ((37, 19), (1, 1)):
         run_both(FLOATS, fused_floats, entry, w, h, skip=frozenset({"p"}))  # p: scratch
+
+
+def test_a_class_element_is_rounded_member_by_member(tmp_path: Path) -> None:
+    out = tmp_path / "fp_rounding_types.cu"
+    fuse_file(TYPES, out, frozenset({"p", "pbuf"}), fuse_all=True)
+    text = out.read_text()
+    # Every floating member, nested arrays included; the int member is left alone, and
+    # CUDA's own vectors keep their overload.
+    assert re.search(r"sample cf_v = \(s\); cf_v\.v = cf_round\(cf_v\.v\); "
+                     r"cf_v\.w\[0\] = cf_round\(cf_v\.w\[0\]\); "
+                     r"cf_v\.w\[1\] = cf_round\(cf_v\.w\[1\]\); return cf_v;", text)
+    assert "cf_v.tag" not in text and "float2 cf_v" not in text
+    run_both(TYPES, out, "fp_add_s", 37, 1, skip=frozenset({"pbuf"}), sizes={"pbuf": 4})
 
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"

@@ -118,7 +118,8 @@ class Lowerer:
         self._refs: dict[tuple[int, int, int], tuple[str, str, str, int | float | None]] = {}
         self._decls: dict[tuple[int, int], str] = {}
         self._var_types: dict[tuple[int, int], tuple[str, bool, tuple[int, ...]]] = {}
-        self._param_types: dict[tuple[int, int], tuple[str, bool, str, bool, bool, bool, str]] = {}
+        self._param_types: dict[tuple[int, int], tuple[
+            str, bool, str, bool, bool, bool, str, tuple[str, ...] | None]] = {}
         self.span = self.spans.span  # bound once: called for every IR node
         self._type_spelling = self.spans.type_spelling
         self._depth = 0
@@ -465,15 +466,16 @@ class Lowerer:
                              default)
 
     def param(self, c: ci.Cursor) -> Param:
-        spelled, is_ptr, pointee_name, pointee_const, is_ref, holds, canonical = \
+        spelled, is_ptr, pointee_name, pointee_const, is_ref, holds, canonical, floats = \
             self._param_type(c.type)
         return Param(spelling(c), spelled, self.decl(c), self.span(c), is_ptr, pointee_name,
-                     pointee_const, "restrict" in spelled, is_ref, holds, canonical)
+                     pointee_const, "restrict" in spelled, is_ref, holds, canonical, floats)
 
-    def _param_type(self, t: ci.Type) -> tuple[str, bool, str, bool, bool, bool, str]:
+    def _param_type(self, t: ci.Type
+                    ) -> tuple[str, bool, str, bool, bool, bool, str, tuple[str, ...] | None]:
         """(spelling, is pointer, pointee without cv, pointee const, is reference, holds
-        pointers, canonical pointee without cv), per type: kernels repeat a few parameter
-        types many times."""
+        pointers, canonical pointee without cv, the pointee's floating members when it is a
+        class), per type: kernels repeat a few parameter types many times."""
         key = (t._kind_id, t.data[0])
         got = self._param_types.get(key)
         if got is None:
@@ -490,7 +492,9 @@ class Lowerer:
             got = self._param_types[key] = (
                 t.spelling, is_ptr, pointee_name,
                 bool(pointee is not None and pointee.is_const_qualified()), is_ref,
-                not is_ptr and _holds_pointers(canon, 0), canonical)
+                not is_ptr and _holds_pointers(canon, 0), canonical,
+                _float_paths(pointee.get_canonical(), 0) if pointee is not None and
+                pointee.get_canonical().kind == ci.TypeKind.RECORD else ())
         return got
 
     def global_var(self, c: ci.Cursor) -> GlobalVar:
@@ -504,6 +508,57 @@ _PLAIN_KINDS = frozenset(k for k in (getattr(ci.TypeKind, name, None) for name i
     "BOOL", "CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHORT", "UINT", "ULONG", "ULONGLONG",
     "UINT128", "CHAR_S", "SCHAR", "WCHAR", "SHORT", "INT", "LONG", "LONGLONG", "INT128",
     "FLOAT", "DOUBLE", "LONGDOUBLE", "HALF", "FLOAT16", "BFLOAT16", "ENUM")) if k is not None)
+
+
+_FLOATING_KINDS = frozenset(k for k in (getattr(ci.TypeKind, name, None) for name in (
+    "FLOAT", "DOUBLE", "LONGDOUBLE", "HALF", "FLOAT16", "BFLOAT16")) if k is not None)
+_MAX_FLOAT_PATHS = 64
+# Classes that hold one floating-point value as bits (cuda_fp16.h, cuda_bf16.h): rounded whole.
+_HALF_RECORDS = frozenset(("__half", "__half2", "__nv_bfloat16", "__nv_bfloat162"))
+
+
+def _float_paths(t: ci.Type, depth: int) -> tuple[str, ...] | None:
+    """The member paths (`r`, `pos.x`, `v[2]`) of every floating-point value inside a value of
+    canonical class type `t`, so that fused code can round each one as the original's store
+    to memory did (emit/rounding.py); () when it holds none; None when one cannot be named
+    (a private or anonymous member, a bit-field, a base class, a union, or too many)."""
+    paths = _leaf_paths(t, 0)
+    return None if paths is None else tuple(p.removeprefix(".") for p in paths)
+
+
+def _leaf_paths(t: ci.Type, depth: int) -> tuple[str, ...] | None:
+    if t.kind in _FLOATING_KINDS or t.kind == ci.TypeKind.RECORD and \
+            t.spelling in _HALF_RECORDS:
+        return ("",)  # a leaf the rounding overloads take whole
+    if t.kind in _PLAIN_KINDS:
+        return ()
+    if t.kind == ci.TypeKind.CONSTANTARRAY and depth < 8:
+        inner = _leaf_paths(t.element_type.get_canonical(), depth + 1)
+        if not inner:
+            return inner
+        if t.element_count * len(inner) > _MAX_FLOAT_PATHS:
+            return None
+        return tuple(f"[{i}]{p}" for i in range(t.element_count) for p in inner)
+    if t.kind != ci.TypeKind.RECORD or depth >= 8:
+        return None
+    decl = t.get_declaration()
+    if decl.kind == ci.CursorKind.UNION_DECL or not decl.is_definition() or any(
+            ch.kind == ci.CursorKind.CXX_BASE_SPECIFIER for ch in decl.get_children()):
+        return None
+    out: list[str] = []
+    for f in t.get_fields():
+        inner = _leaf_paths(f.type.get_canonical(), depth + 1)
+        if inner is None:
+            return None
+        if not inner:
+            continue
+        if not f.spelling or f.is_bitfield() or f.access_specifier not in (
+                ci.AccessSpecifier.PUBLIC, ci.AccessSpecifier.INVALID):
+            return None
+        out.extend(f".{f.spelling}{p}" for p in inner)
+        if len(out) > _MAX_FLOAT_PATHS:
+            return None
+    return tuple(out)
 
 
 def _holds_pointers(t: ci.Type, depth: int) -> bool:

@@ -26,6 +26,9 @@ class Param:
     holds_pointers: bool = False
     # The pointee's canonical type without cv (`uint8_t` -> `unsigned char`), for sizes.
     pointee_canonical: str = ""
+    # A pointer to a class: the member paths of the floating-point values in an element
+    # (`r`, `pos.x`, `v[2]`), () for none, None when one cannot be named (frontend/lower.py).
+    pointee_float_paths: tuple[str, ...] | None = ()
 
 
 @dataclass(frozen=True)

@@ -50,3 +50,31 @@ extern "C" void fp_add_h(const __half *a, const __half *b, const __half *c, __ha
   prod_h<<<(n + 255) / 256, 256>>>(a, b, p, n);
   cons_h<<<(n + 255) / 256, 256>>>(p, c, r, n);
 }
+
+// A class element of the program's own: each floating member is rounded by itself, as the
+// original's store of the whole element rounded it (emit/codegen.py _rounded). The consumer
+// adds to two members: contracted with the producer's multiplies, they would be FFMAs.
+struct sample { float v; int tag; float w[2]; };
+__global__ void prod_s(const float *a, const float *b, sample *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  sample s;
+  s.v = a[i] * b[i];
+  s.tag = i;
+  s.w[0] = a[i] * a[i];
+  s.w[1] = b[i] * b[i];
+  p[i] = s;
+}
+__global__ void cons_s(const sample *p, const float *c, float *r, float *q, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  r[i] = p[i].v + c[i];
+  q[i] = p[i].w[1] - p[i].w[0];
+}
+// (The scratch buffer comes as floats, four per element: test helpers pass numpy arrays.)
+extern "C" void fp_add_s(const float *a, const float *b, const float *c, float *pbuf,
+                         float *r, float *q, int n) {
+  sample *p = reinterpret_cast<sample *>(pbuf);
+  prod_s<<<(n + 255) / 256, 256>>>(a, b, p, n);
+  cons_s<<<(n + 255) / 256, 256>>>(p, c, r, q, n);
+}

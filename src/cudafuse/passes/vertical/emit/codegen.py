@@ -285,6 +285,22 @@ class GroupEmitter:
         return "".join(self._xy_and_at(key, c) for c in channels.numbers) + \
             self._channel_view_struct(key)
 
+    def _rounded(self, out: Param, value: str, whole: bool = True) -> str:
+        """`value`, stored to `out`'s element by the original, rounded as that store did. A
+        class element (`struct px { float r, g, b; }`) is rounded member by member (its
+        floating members' paths come from the front end); one whose members cannot all be
+        named keeps the template's identity (docs/fp-exactness.md)."""
+        r = f"{self.prefix}_round"
+        paths = out.pointee_float_paths
+        if not whole or not paths or paths == ("",) or \
+                re.fullmatch(r"(?:float|double)[1-4]", out.pointee_canonical):
+            # (a channel is one member's value; CUDA's vectors have overloads of their own)
+            return f"{r}({value})"
+        v = f"{self.prefix}_v"
+        members = " ".join(f"{v}.{p} = {r}({v}.{p});" for p in paths)
+        return (f"[&]() {{ {_nonconst(out.pointee)} {v} = ({value}); {members} "
+                f"return {v}; }}()")
+
     def _xy_and_at(self, key: str, channel: int | None) -> str:
         """The producer's value-at-element functions (`_xy`, `_at`) for output `key`, or for
         one channel of it (suffix `_c<channel>`): the body with that store turned into
@@ -353,7 +369,7 @@ class GroupEmitter:
         stores = [st for st in stores if st.param not in acc]
         if out.name in acc:
             body.insert(fn.body.span.end - 1,
-                        f"  return {self.prefix}_round({acc[out.name][0]});\n")
+                        f"  return {self._rounded(out, acc[out.name][0])};\n")
         for store in stores:
             if store.param == out.name and (target is None or store.stmt is target):
                 value = _render(self.unit, store.value, fast) if _inside(
@@ -361,7 +377,7 @@ class GroupEmitter:
                 if store.op != "=":  # a[i] op= v reads the element: a[i] op (v)
                     lhs = expr_text(self.unit, store.target, store.stmt.expr)
                     value = f"({lhs}) {store.op[:-1]} ({value})"
-                text = f"return {self.prefix}_round({value})"
+                text = f"return {self._rounded(out, value, whole=target is None)}"
             else:
                 text = "(void)0"
             body.replace(store.stmt.span, text)

@@ -532,7 +532,14 @@ class _Splitter:
         while isinstance(inner, n.Cast):
             inner = inner.operand
         assert isinstance(inner, n.Ref)
-        swapped = dataclasses.replace(inner, name=root.name, decl=root.decl, kind=root.kind)
+        swapped: n.Expr = dataclasses.replace(inner, name=root.name, decl=root.decl,
+                                              kind=root.kind)
+        if _unqualified(root.type) != _unqualified(inner.type):
+            # `sample *p = reinterpret_cast<sample *>(buf);`: the same buffer, printed as the
+            # root converted back to the alias's type (what its initialiser did), so that the
+            # fused launch passes what the kernel's parameter takes.
+            swapped = n.Cast(type=inner.type, span=inner.span, operand=dataclasses.replace(
+                swapped, type=root.type))
         return swapped if inner is arg else _replace_inner(arg, swapped)
 
     def _may_alias(self, current: Sequence, site: LaunchSite) -> str | None:
@@ -699,7 +706,7 @@ def host_view(unit: TranslationUnit, host: Function
 ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch"})
 
 
-def _replace_inner(e: n.Expr, ref: n.Ref) -> n.Expr:
+def _replace_inner(e: n.Expr, ref: n.Expr) -> n.Expr:
     if isinstance(e, n.Cast):
         return dataclasses.replace(e, operand=_replace_inner(e.operand, ref))
     return ref
@@ -965,3 +972,8 @@ def host_locals(host: Function) -> dict[str, n.VarDecl]:
     # ... or assigned only right after it, to settle its value (settled.py)
     return {k: v for k, v in decls.items() if k not in written} | \
         settled_locals(host.body, written)
+
+
+def _unqualified(t: str) -> str:
+    return " ".join(w for w in t.replace("*", " * ").split()
+                    if w not in ("const", "volatile", "__restrict__", "__restrict"))
