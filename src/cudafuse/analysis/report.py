@@ -9,6 +9,7 @@ from typing import Any
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.dataflow import Pipeline, analyze_host
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
+from cudafuse.collector import paused
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.progress import active, phase_start, phase_step
 
@@ -34,14 +35,16 @@ def analyze_unit(unit: TranslationUnit) -> tuple[list[KernelFacts], list[Pipelin
 
 
 def build_report(unit: TranslationUnit) -> dict[str, Any]:
-    kernels, pipes = analyze_unit(unit)
-    dicts = [kernel_dict(k) for k in kernels]
-    for d, fn in zip(dicts, unit.kernels, strict=True):
-        if fn.span.file != unit.path:  # defined in an included file (its "line" is there)
-            d["file"] = fn.span.file
-    return {"schema": SCHEMA, "file": unit.path,
-            "kernels": dicts,
-            "host_functions": [pipeline_dict(p) for p in pipes]}
+    # The facts and the report stay alive together: nothing for the collector to find.
+    with paused():
+        kernels, pipes = analyze_unit(unit)
+        dicts = [kernel_dict(k) for k in kernels]
+        for d, fn in zip(dicts, unit.kernels, strict=True):
+            if fn.span.file != unit.path:  # defined in an included file (its "line" is there)
+                d["file"] = fn.span.file
+        return {"schema": SCHEMA, "file": unit.path,
+                "kernels": dicts,
+                "host_functions": [pipeline_dict(p) for p in pipes]}
 
 
 def _access(p: Any) -> str:

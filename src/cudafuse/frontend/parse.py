@@ -13,6 +13,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
+from cudafuse.collector import paused
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.frontend.clang_api import in_main_file
 from cudafuse.frontend.clang_diags import (
@@ -225,7 +226,8 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions(),
     """
     source = read_source(path) if text is None else SourceFile(path, text)
     opts, db_diags = effective_options(opts, path)
-    result = _parse_source(path, source, opts, text)
+    with paused():  # the IR stays alive: the collector's passes over it find nothing
+        result = _parse_source(path, source, opts, text)
     result.diagnostics[:0] = db_diags
     return result
 
