@@ -153,3 +153,46 @@ def test_plan_shows_progress_lines_once_the_delay_is_over(chains, cudafuse_exe):
     assert res.returncode == 0, res.stderr
     assert "plan: analysing the launches of 'pipeline' [6/6]" in res.stderr.splitlines()
     assert "plan: choosing the groups of 6 launches of 'pipeline' [1/1]" in res.stderr
+
+
+def test_the_collector_is_paused_only_while_the_ir_is_built(chains: dict[int, str],
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """No collection while a file is lowered and its kernels analysed (they reclaim nothing
+    there); the caller's setting is back afterwards, whether it was on or off."""
+    import gc
+
+    from cudafuse.analysis import report
+    from cudafuse.collector import paused
+    from cudafuse.frontend.lower import Lowerer
+
+    states: list[tuple[str, bool]] = []
+    lower, analyze_kernel = Lowerer.function, report.analyze_kernel
+
+    def lowering(self, c):  # type: ignore[no-untyped-def]
+        states.append(("lower", gc.isenabled()))
+        return lower(self, c)
+
+    def analysing(*args):  # type: ignore[no-untyped-def]
+        states.append(("analyse", gc.isenabled()))
+        return analyze_kernel(*args)
+
+    monkeypatch.setattr(Lowerer, "function", lowering)
+    monkeypatch.setattr(report, "analyze_kernel", analysing)
+    assert gc.isenabled()
+    cudafuse.analyze(chains[6])
+    assert {"lower", "analyse"} == {what for what, _ in states}
+    assert not any(on for _, on in states)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused(), paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with paused():
+        with paused():
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled()
