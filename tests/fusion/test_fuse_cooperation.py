@@ -1,7 +1,8 @@
 """Kernels whose threads work together (issue 25): a kernel the view cannot read is refused
 for what its threads do together (passes/vertical/kernel/cooperation.py, from the evaluated
-accesses), not for the spelling of its mapping or guard; a per-element kernel with an unread
-guard keeps the spelling reason. Nothing here fuses: the file comes back unchanged."""
+accesses), not for the spelling of its mapping or guard or a symptom (a shared declaration);
+a per-element kernel with an unread guard keeps the spelling reason. Nothing here fuses:
+the file comes back unchanged."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from equivalence import fuse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "cooperation.cu"
-SPELLING = ("thread-to-element mapping", "no recognisable bounds guard")
+SPELLING = ("thread-to-element mapping", "no recognisable bounds guard", "declares shared",
+            "outside its coordinate declarations")
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +39,8 @@ def _why(result, host: str, producer: str) -> str:
                             "stages a tile"),
     ("p_warp", "warp_sums", "its threads exchange values through '__shfl_down_sync' "
                             "(line 133)"),
+    # (the usual mapping and guard: the view's reason was a symptom, a shared declaration)
+    ("p_block_scan", "block_scan", "it writes memory again after a barrier (line 170)"),
 ])
 def test_refused_for_what_threads_do_together(result, host: str, producer: str,
                                               reason: str) -> None:

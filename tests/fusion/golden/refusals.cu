@@ -1,7 +1,7 @@
 // Pipelines cudafuse must leave alone, each with the note that says why. --fuse-all makes
 // the cost model irrelevant: only legality decides.
 // RUN: fuse %s -o - --fuse-all
-// DIAG: refusals.cu:{{[0-9]+}}:3: note: hist -> use_hist: not fused: 'hist' cannot be recomputed: it calls 'atomicAdd'
+// DIAG: refusals.cu:{{[0-9]+}}:3: note: hist -> use_hist: not fused: 'hist' cannot be recomputed: it updates 'bins' with atomics (line {{[0-9]+}}): other threads update the same elements
 // DIAG: note: gather_src -> gather: not fused: 'gather' reads 't' in a way cudafuse cannot map: data-dependent index
 // DIAG: note: blur_src -> unguarded: not fused: 'unguarded' reads 't' at offsets 0..1 in x with unguarded border handling
 // DIAG: note: half_grid -> consumer_hg: not fused: 'half_grid': its grid does not cover the iteration space in x: its x size w / 32 rounds down, leaving out the last w % 32 elements whenever that is not 0

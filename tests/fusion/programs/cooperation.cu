@@ -154,3 +154,27 @@ void p_guard_spelling(unsigned int *data, const unsigned int *prefix, unsigned i
     add_prefix<<<(n + 63) / 64, 64>>>(prefix, data, n);
     offset_by<<<(n + 63) / 64, 64>>>(data, out, n);
 }
+
+// ---- the usual mapping and guard, then a scan of the block in shared memory ----------------
+__global__ void block_scan(unsigned int *vals, int n)
+{
+    int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (gid >= n) return;
+    int lane = threadIdx.x;
+    __shared__ unsigned int acc[BLOCK];
+    acc[lane] = vals[gid];
+    __syncthreads();
+    for (int d = 1; d < BLOCK; d *= 2) {
+        unsigned int left = lane >= d ? acc[lane - d] : 0u;
+        __syncthreads();
+        acc[lane] += left;
+        __syncthreads();
+    }
+    vals[gid] = acc[lane];
+}
+
+void p_block_scan(unsigned int *vals, unsigned int *out, int n)
+{
+    block_scan<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(vals, n);
+    offset_by<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(vals, out, n);
+}

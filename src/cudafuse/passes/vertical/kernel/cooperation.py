@@ -36,6 +36,11 @@ from cudafuse.passes.vertical.kernel.view import KernelView
 
 # The view's reasons that blame the spelling of the mapping or the guard.
 SPELLING = ("thread-to-element mapping", "no recognisable bounds guard")
+# Reasons that name a symptom of threads working together (a builtin read after the
+# coordinates, a shared declaration, a barrier, work before the guard): replaced only by a
+# reason that settles it (not by "stages a tile", which they already say in their words).
+SYMPTOMS = ("outside its coordinate declarations", "declares shared variable",
+            "(barriers, warp collectives", "does work before its bounds guard")
 _BARRIERS = ("__syncthreads", "CUDAFUSE_BAR_SYNC", "bar_sync")
 # Index atoms that cannot tell two threads of one block apart.
 _BLOCK_WIDE = {"param", "global"}
@@ -43,23 +48,27 @@ _BLOCK_WIDE = {"param", "global"}
 
 def explained(view: KernelView, facts: Callable[[], KernelFacts]) -> KernelView:
     """`view`, its producer reason replaced by what the kernel's threads do together when the
-    view refused it for its spelling and the facts show a larger obstacle. `facts` is called
-    only then (the planner has them for every launched kernel)."""
+    view refused it for its spelling (or for a symptom of working together) and the facts
+    show a larger obstacle. `facts` is called only then (the planner has them for every
+    launched kernel)."""
     why = view.producer_reason or ""
-    if not any(s in why for s in SPELLING):
+    spelling = any(s in why for s in SPELLING)
+    if not spelling and not any(s in why for s in SYMPTOMS):
         return view
-    found = cooperation_reason(view.fn, facts())
+    found = cooperation_reason(view.fn, facts(), tiles=spelling)
     return dataclasses.replace(view, producer_reason=found) if found else view
 
 
-def cooperation_reason(fn: Function, facts: KernelFacts) -> str | None:
+def cooperation_reason(fn: Function, facts: KernelFacts, tiles: bool = True) -> str | None:
     """Why `fn`'s threads do not each compute a value at their own element, or None when the
-    facts show no such obstacle."""
+    facts show no such obstacle. `tiles`: say so also of a tile staged once in shared memory
+    (which tile fusion could serve), else only of what no fusion of one value per element
+    could."""
     outputs = [a for a in facts.accesses if a.base_kind == "param"]
     for a in outputs:
         if a.mode == "atomic":
             return (f"it updates '{a.name}' with atomics (line {a.span.line}): other threads "
-                    "update the same elements, so no element holds one thread's value (a "
+                    "update the same elements, so none of them holds one thread's value (a "
                     "histogram or reduction)")
     for a in outputs:
         if a.mode == "store" and _block_wide(a):
@@ -77,7 +86,7 @@ def cooperation_reason(fn: Function, facts: KernelFacts) -> str | None:
     for op in facts.warp_ops:
         return (f"its threads exchange values through '{op.name}' (line {op.line}): warp "
                 "shuffles and cooperative-group collectives combine other threads' values")
-    staged = _shared_store_line(fn, shared_lines)
+    staged = _shared_store_line(fn, shared_lines) if tiles else None
     if staged is not None and facts.barriers:
         return (f"threads exchange data through shared memory (line {staged}): it stages "
                 "a tile that other threads read")
