@@ -395,8 +395,7 @@ def _plain(e: n.Expr) -> bool:
     t = e.type.replace("const", "").replace("volatile", "").strip()
     if t.count("*") + t.count("[") > 1:
         return False
-    base = t.replace("*", "").replace("[", " ").split("]")[-1].strip() if "[" in t else \
-        t.replace("*", "").strip()
+    base = re.sub(r"\[[^\]]*\]", "", t).replace("*", "").strip()  # `float[8]`: float
     return base.split()[-1:] != [] and (base.startswith(("unsigned ", "signed ")) or base in {
         "char", "short", "int", "long", "long long", "float", "double", "bool", "void",
         "size_t", "unsigned", "long double", "int8_t", "uint8_t", "int16_t", "uint16_t",

@@ -56,7 +56,7 @@ from collections.abc import Collection, Iterable
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
-from cudafuse.passes.vertical.host.effects import EffectReader, Effects
+from cudafuse.passes.vertical.host.effects import EffectReader, Effects, _library, _plain
 from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo, Roots
@@ -417,6 +417,7 @@ class HostStatements:
         touched: list[tuple[n.Expr, Roots | None]] = [
             (a, self.points.roots(a)) for i, a in enumerate(call.args)
             if i in writes or i in reads]
+        touched.sort(key=lambda t: t[1] is None)  # name a buffer it surely touches first
         for la in before:
             used = self.launch_roots(la)
             for arg, roots in touched:
@@ -424,6 +425,42 @@ class HostStatements:
                     what = _text(self.unit, arg)
                     return (f"its call to '{call.callee}' touches '{what}', which may be a "
                             f"buffer the launch of '{la.kernel}' at line {la.span.line} uses")
+        return None
+
+    def _library_pointers(self, call: n.Call) -> list[n.Expr] | None:
+        """A call of the C or C++ library (`memset(h, 0, n)`, `std::fill(a, a + n, v)`)
+        given only scalars and pointers to scalars, not known by name: the pointers through
+        which it may touch memory (it reaches no other); None for any other call."""
+        if _known(call) or self._stream_print(call) or not _library(call) or \
+                self._definition(call.callee_decl) is not None:
+            return None
+        out: list[n.Expr] = []
+        for a in call.args:
+            base = _strip(a)
+            while isinstance(base, n.Binary) and base.op in ("+", "-"):
+                base = _strip(base.lhs)  # `h.get() + n`: still its memory
+            if self.points.smart_get(base) is not None:
+                out.append(a)
+            elif not _plain(a):
+                return None
+            elif ("*" in a.type or "[" in a.type) and not (
+                    isinstance(base, n.OtherExpr) and base.kind == "STRING_LITERAL"):
+                out.append(a)
+        return out
+
+    def library_reason(self, call: n.Call, pointers: list[n.Expr],
+                       before: list[n.KernelLaunch]) -> str | None:
+        """Why the memory a library call reaches through its pointer arguments matters to
+        the launches before it (as for a runtime memory call: memory_reason)."""
+        touched = [(a, self.points.roots(a)) for a in pointers]
+        touched.sort(key=lambda t: t[1] is None)  # name a known buffer first
+        for la in before:
+            used = self.launch_roots(la)
+            for arg, roots in touched:
+                if roots is None or used is None or roots & used:
+                    return (f"its call to '{call.callee or '?'}' touches "
+                            f"'{_text(self.unit, arg)}', which may be a buffer the launch of "
+                            f"'{la.kernel}' at line {la.span.line} uses")
         return None
 
     def launch_roots(self, la: n.KernelLaunch) -> Roots | None:
@@ -491,7 +528,17 @@ class HostStatements:
         before = list(before)
         if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
             return "it launches a kernel inside control flow"
+        fresh = {id(x) for node in stmt.walk() if self.points.owner_init(node)
+                 for x in node.walk()}  # a smart pointer's fresh memory (`new T[n]`)
         for node, thrown in _nodes(stmt):
+            if self.points.smart_get(node) is not None or id(node) in fresh:
+                continue  # the pointer a smart pointer holds, or its fresh memory
+            owned = self.points.owned_element(node)
+            if owned is not None:  # `h[i]` of a smart pointer's memory
+                why = self.library_reason(node, [_strip(node.args[0])], before)  # type: ignore[attr-defined, list-item]
+                if why is not None:
+                    return why
+                continue
             if id(node) in modelled and isinstance(node, n.Call) and \
                     self._definition(node.callee_decl) is None:
                 continue  # std::swap, thrust::swap: exchange their arguments, nothing else
@@ -502,6 +549,11 @@ class HostStatements:
                 return f"it swaps '{names[0]}' and '{names[1]}'"
             if isinstance(node, n.Call) and self.memory_calls and node.callee in MEMORY_CALLS:
                 why = self.memory_reason(node, before)
+                if why is not None:
+                    return why
+            elif isinstance(node, n.Call) and self.memory_calls and not thrown and \
+                    (pointers := self._library_pointers(node)) is not None:
+                why = self.library_reason(node, pointers, before)
                 if why is not None:
                     return why
             elif isinstance(node, n.Call) and self.memory_calls and \

@@ -21,6 +21,7 @@ variable's buffer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from cudafuse.ir import nodes as n
@@ -53,6 +54,28 @@ def is_pointer_type(t: str) -> bool:
     return "*" in t or "[" in t
 
 
+_SMART = re.compile(r"(?:std::)?(?:unique_ptr|auto_ptr|shared_ptr)<")
+
+
+def _owned_init(init: n.Expr) -> bool:
+    """`unique_ptr<T>(new T[n])`, `std::make_unique<T[]>(n)`: fresh memory, given values."""
+    init = _strip(init)
+    if not isinstance(init, n.Call):
+        return False
+    args = [_strip(a) for a in init.args]
+    if init.callee in ("make_unique", "make_shared"):
+        return all(a is not None and not is_pointer_type(a.type) for a in args)
+    return len(args) == 1 and isinstance(args[0], n.OtherExpr) and \
+        args[0].kind == "CXX_NEW_EXPR"
+
+
+def _subscript_owner(call: n.Node, owners: set[str]) -> str | None:
+    if not (isinstance(call, n.Call) and call.callee == "operator[]" and call.args):
+        return None
+    base = _strip(call.args[0])
+    return base.decl if isinstance(base, n.Ref) and base.decl in owners else None
+
+
 class PointsTo:
     """May-point-to sets of one host function's pointer variables (see the module text)."""
 
@@ -83,7 +106,48 @@ class PointsTo:
         for node in body.walk():
             self._collect(node)
         self.changed_structs = changed_structs(body)
+        self.owners = self._owners(body)
         self.sets = self._solve()
+
+    # ---- smart pointers -----------------------------------------------------------------------
+
+    def _owners(self, body: n.Node) -> set[str]:
+        """Local smart pointers (`std::unique_ptr<int> h(new int[n])`, `std::auto_ptr`,
+        `std::shared_ptr`, `std::make_unique<float[]>(n)`) that own the fresh host memory
+        they are initialised with and are used only through `.get()` and `[i]`: each is a
+        buffer of its own, named by the local (no launch can reach it unless given it).
+        Any other use (reset, release, a move, a copy, passed to a function) keeps the
+        pointer it holds unknown."""
+        found = {d for d, v in self.decls.items() if _SMART.match(v.var_type.replace(
+            "const ", "").strip()) and not v.array_dims and v.init is not None and
+            _owned_init(v.init)}
+        for node in body.walk():
+            if isinstance(node, n.Call) and (self.smart_get(node, found) is not None or
+                                             _subscript_owner(node, found) is not None):
+                continue
+            for c in node.children():
+                if isinstance(c, n.Ref) and c.decl in found and not (
+                        isinstance(node, n.Member) and not node.arrow and
+                        node.field_name == "get"):
+                    found.discard(c.decl)
+        return found
+
+    def smart_get(self, call: n.Node, owners: set[str] | None = None) -> str | None:
+        """The owning smart pointer whose `.get()` the call is, if it is one."""
+        owners = self.owners if owners is None else owners
+        if not (isinstance(call, n.Call) and call.callee == "get" and not call.args and
+                isinstance(call.callee_expr, n.Member) and not call.callee_expr.arrow):
+            return None
+        base = _strip(call.callee_expr.base)
+        return base.decl if isinstance(base, n.Ref) and base.decl in owners else None
+
+    def owned_element(self, call: n.Node) -> str | None:
+        """The owning smart pointer whose element `h[i]` the call (operator[]) reads."""
+        return _subscript_owner(call, self.owners)
+
+    def owner_init(self, call: n.Node) -> bool:
+        """The construction of an owning smart pointer's fresh memory (its initialiser)."""
+        return any(v.init is call for d, v in self.decls.items() if d in self.owners)
 
     # ---- facts ------------------------------------------------------------------------------
 
@@ -173,6 +237,8 @@ class PointsTo:
     def _eval(self, e: n.Expr, sets: dict[str, Roots | None]) -> Roots | None:
         e = _strip(e)
         if isinstance(e, n.Ref):
+            if e.kind == "local" and e.decl in self.owners:
+                return frozenset({e.decl})  # a smart pointer: the memory it owns
             if e.kind in ("local", "param"):
                 if e.decl in self.decls and self.decls[e.decl].array_dims:
                     return frozenset({e.decl})  # a local array is its own buffer
@@ -188,7 +254,8 @@ class PointsTo:
             a, b = self._eval(e.then, sets), self._eval(e.else_, sets)
             return None if a is None or b is None else a | b
         if isinstance(e, n.Binary) and e.op in ("+", "-"):
-            if is_pointer_type(_strip(e.lhs).type if _strip(e.lhs) else ""):
+            if is_pointer_type(_strip(e.lhs).type if _strip(e.lhs) else "") or \
+                    self.smart_get(_strip(e.lhs)) is not None:  # (its type: `pointer`)
                 return self._eval(e.lhs, sets)
             if e.op == "+" and is_pointer_type(_strip(e.rhs).type if _strip(e.rhs) else ""):
                 return self._eval(e.rhs, sets)
@@ -202,6 +269,8 @@ class PointsTo:
             return frozenset()
         if isinstance(e, (n.Call, n.OtherExpr)) and self._allocation(e):
             return frozenset({f"new@{e.span.start}"})
+        if isinstance(e, n.Call) and (owner := self.smart_get(e)) is not None:
+            return frozenset({owner})  # the memory the smart pointer owns
         return None
 
     @staticmethod
