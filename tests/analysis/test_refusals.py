@@ -63,7 +63,7 @@ __global__ void f(const float* in, float* out, int n) {
   GX;
   int i = n;
   int a = i;
-  i++;
+  for (int k = 0; k < n; k++) i++;  // (straight-line writes are followed: i++ alone is n + 1)
   int b = i;
   out[x] = in[x + a - b];
 }""", "in", "assigned more than once"),
@@ -100,7 +100,7 @@ __global__ void f(const float* in, float* out, int n) {
   int j = x;
   if (n > 4) j = x + 1;
   out[x] = in[j];
-}""", "in", "assigned more than once"),
+}""", "in", "unrecognised conditional index"),  # j is read as n > 4 ? x + 1 : x
     "nonaffine": ("""
 __global__ void f(const float* in, float* out, int n) {
   GX;

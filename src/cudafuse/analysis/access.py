@@ -122,18 +122,41 @@ def _peel(p: Poly) -> tuple[tuple[str, int], list[_Side]] | str:
     return f"border expression too deep: {p}"
 
 
-def _layer(a: Atom) -> tuple[Poly, list[_Side]] | str:
+def _minmax(a: Atom) -> tuple[str, tuple[Poly, Poly]] | None:
+    """(min|max, (u, v)) for a min/max atom, or for a conditional that computes one:
+    `u >= v ? u : v` (also `u > v`, read as u - v - 1 >= 0) is max(u, v), and with the
+    branches swapped min(u, v), whichever side of the comparison the operands stand on.
+    Helpers written `a > b ? b : a` (a user's minVal) evaluate to these."""
     if a.kind in ("min", "max") and len(a.args) == 2:
-        u, v = a.args
+        return a.kind, (a.args[0], a.args[1])
+    if a.kind != "cond" or a.pred is None or len(a.args) != 2:
+        return None
+    pred, (then, other) = a.pred, a.args
+    if pred.op != "ge" or pred.poly is None:
+        return None
+    diff = then - other
+    if pred.poly in (diff, diff - ONE):  # then >= other ? then : other
+        return "max", (then, other)
+    if pred.poly in (-diff, -diff - ONE):  # other >= then ? then : other
+        return "min", (then, other)
+    return None
+
+
+def _layer(a: Atom) -> tuple[Poly, list[_Side]] | str:
+    mm = _minmax(a)
+    if mm is not None:
+        kind, (u, v) = mm
         free = [x for x in (u, v) if not coord_dims(x)]
         inner = [x for x in (u, v) if coord_dims(x)]
-        if len(free) != 1 or len(inner) != 1:
-            return f"unrecognised {a.kind}: {a}"
-        if a.kind == "max":
-            if free[0] != Poly.const(0):
+        if len(free) == 1 and len(inner) == 1:
+            if kind == "min":
+                return inner[0], [_Side("hi", "clamp", free[0] + ONE)]
+            if free[0] == Poly.const(0):
+                return inner[0], [_Side("lo", "clamp", None)]
+            if a.kind == "max":
                 return f"clamp to a lower bound other than 0: {a}"
-            return inner[0], [_Side("lo", "clamp", None)]
-        return inner[0], [_Side("hi", "clamp", free[0] + ONE)]
+        elif a.kind != "cond":
+            return f"unrecognised {kind}: {a}"
     if a.kind == "mod" and len(a.args) == 2:
         num, den = a.args
         if coord_dims(den):
@@ -377,17 +400,19 @@ def _staged_term(m: tuple[Atom, ...], c: int) -> DimAccess | None:
 def _bounded(a: Atom) -> Poly | None:
     """B for min(max(E, 0), B - 1) or max(min(E, B - 1), 0) (operands in either order) with
     B free of coordinates and of what cannot be followed; E may be anything."""
-    if a.kind not in ("min", "max") or len(a.args) != 2:
+    mm = _minmax(a)
+    if mm is None:
         return None
+    kind, args = mm
     for inner_atom_first in (0, 1):
-        inner, free = a.args[inner_atom_first], a.args[1 - inner_atom_first]
-        nested = inner.single_atom()
-        if nested is None or nested.kind not in ("min", "max") or nested.kind == a.kind or \
-                len(nested.args) != 2:
+        inner, free = args[inner_atom_first], args[1 - inner_atom_first]
+        nested_atom = inner.single_atom()
+        nested = _minmax(nested_atom) if nested_atom is not None else None
+        if nested is None or nested[0] == kind:
             continue
         for k in (0, 1):
-            nfree = nested.args[1 - k]
-            hi, lo = (free, nfree) if a.kind == "min" else (nfree, free)
+            nfree = nested[1][1 - k]
+            hi, lo = (free, nfree) if kind == "min" else (nfree, free)
             if lo == Poly.const(0) and not coord_dims(hi) and not bad_atom_reason(hi):
                 return hi + ONE
     return None
@@ -400,13 +425,15 @@ def _clamped(a: Atom) -> tuple[str, Poly] | None:
     cur = Poly.atom(a)
     for _ in range(2):
         at = cur.single_atom()
-        if at is None or at.kind not in ("min", "max") or len(at.args) != 2:
+        mm = _minmax(at) if at is not None else None
+        if mm is None:
             return None
-        free = [x for x in at.args if not coord_dims(x)]
-        inner = [x for x in at.args if coord_dims(x)]
+        kind, args = mm
+        free = [x for x in args if not coord_dims(x)]
+        inner = [x for x in args if coord_dims(x)]
         if len(free) != 1 or len(inner) != 1 or bad_atom_reason(free[0]):
             return None
-        if at.kind == "max":
+        if kind == "max":
             if lo or free[0] != Poly.const(0):
                 return None
             lo = True

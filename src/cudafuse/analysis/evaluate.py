@@ -42,6 +42,8 @@ _MINMAX = {"min": "min", "max": "max", "umin": "min", "umax": "max", "imin": "mi
            "imax": "max", "llmin": "min", "llmax": "max", "ullmin": "min", "ullmax": "max"}
 _LOADS = {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
+# Compound assignments whose new value `arith` computes (others leave the variable unknown).
+_STRONG_OPS = ("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=")
 _FRESH_KINDS = {"var", "load", "call", "loopvar", "bigloop", "ptrvar"}
 MEMBER_NOTE = "stores through a member of its element (p[i].x = v), not whole elements"
 
@@ -102,6 +104,10 @@ class Access:
 class _Frame:
     env: dict[str, Value]
     mutable: set[str]
+    # Written locals whose value is followed through their assignments (strong updates):
+    # scalars whose address is never taken nor bound to a reference, in a function without
+    # statements the evaluator does not model (switch, goto). See Evaluator.settable.
+    settable: frozenset[str] = frozenset()
     returns: list[tuple[tuple[Pred, ...], Value]] = field(default_factory=list)
     local_path: int = 0  # index into the path where this frame's own conditions start
 
@@ -122,6 +128,45 @@ def assigned_decls(body: n.Node) -> set[str]:
         if isinstance(target, n.Ref) and target.kind in ("local", "param"):
             out.add(target.decl)
     return out
+
+
+def settable_decls(body: n.Node, by_decl: dict[str, Function]) -> frozenset[str]:
+    """The locals and parameters of `body` whose assignments the evaluator follows in order
+    (`sx = x + dx; sx = sx < 0 ? 0 : sx;`): scalars assigned as a whole, never through an
+    address (`&v`), a reference (`int &r = v`, an argument for a helper's `int &`
+    parameter) or a call it cannot see, in a body whose control flow it models (no switch,
+    goto or label: an `OtherStmt`). Empty when any of that fails: every written local is then
+    an unknown from its first write, as before."""
+    refs: set[str] = set()
+    pinned: set[str] = set()
+    for node in body.walk():
+        if isinstance(node, (n.OtherStmt, n.OtherExpr)):
+            return frozenset()
+        if isinstance(node, n.Binary) and node.is_assignment and isinstance(node.lhs, n.Ref):
+            t = node.lhs.type
+            if node.lhs.kind in ("local", "param") and not any(c in t for c in "*&[") and \
+                    node.op in _STRONG_OPS:
+                refs.add(node.lhs.decl)
+            else:
+                pinned.add(node.lhs.decl)
+        elif isinstance(node, n.Unary) and node.op in ("++", "--") and \
+                isinstance(node.operand, n.Ref):
+            refs.add(node.operand.decl)
+        elif isinstance(node, n.Unary) and node.op == "&":
+            pinned |= {r.decl for r in node.operand.walk() if isinstance(r, n.Ref)}
+        elif isinstance(node, n.VarDecl) and "&" in node.var_type and node.init is not None:
+            pinned |= {r.decl for r in node.init.walk() if isinstance(r, n.Ref)}
+        elif isinstance(node, n.Call):
+            callee = by_decl.get(node.callee_decl) if node.callee_decl else None
+            for k, a in enumerate(node.args):
+                if not isinstance(_strip_casts(a), n.Ref):
+                    continue
+                param = callee.params[k] if callee is not None and k < len(callee.params) \
+                    else None
+                if param is None and not _declared_by_cuda(node) or \
+                        param is not None and (param.is_reference or "&" in param.type):
+                    pinned.add(_strip_casts(a).decl)  # type: ignore[union-attr]
+    return frozenset(refs - pinned)
 
 
 def exits(stmt: n.Stmt | None) -> bool:
@@ -160,6 +205,10 @@ class Evaluator:
         self.assumptions: set[tuple[str, int]] = set()  # see symbolic.block_size_assumptions
         self._stack: list[str] = []
         self._frames: list[_Frame] = []
+        self._settable: dict[int, frozenset[str]] = {}
+        # >0 while evaluating what may not run (a branch of `?:`, the right of `&&`), or what
+        # the evaluator does not follow in order: assignments there make a variable unknown.
+        self._weak = 0
 
     # ---- entry points -------------------------------------------------------------------
 
@@ -169,7 +218,8 @@ class Evaluator:
             env[p.decl] = (PtrVal(p.decl, p.name, "param") if p.is_pointer
                            else Poly.atom(Atom("param", p.name)))
         self._stack.append(fn.decl)
-        self._frames.append(_Frame(env, self.assigned(fn.body) if fn.body else set()))
+        self._frames.append(_Frame(env, self.assigned(fn.body) if fn.body else set(),
+                                   self.settable(fn.body) if fn.body else frozenset()))
         if fn.body is not None:
             self.stmt(fn.body, ())
         self._frames.pop()
@@ -190,6 +240,24 @@ class Evaluator:
         if key not in self._assigned:
             self._assigned[key] = assigned_decls(node)
         return self._assigned[key]
+
+    def settable(self, body: n.Node) -> frozenset[str]:
+        """settable_decls, memoised per node."""
+        key = id(body)
+        if key not in self._settable:
+            self._settable[key] = settable_decls(body, self.by_decl)
+        return self._settable[key]
+
+    def _set(self, target: n.Ref, value: Value | None) -> Value:
+        """A write of a whole local: its new value when followed, else it becomes unknown."""
+        env = self.frame.env
+        if value is None or not isinstance(value, Poly) or self._weak or \
+                target.decl not in self.frame.settable:
+            env.pop(target.decl, None)
+            return self.fresh("var", target.name)
+        value = to_coords(value)
+        env[target.decl] = value
+        return value
 
     def fresh(self, kind: str, name: str) -> Poly:
         """An unknown that equals nothing else: two reads of a mutable variable (or of memory)
@@ -227,9 +295,7 @@ class Evaluator:
             return path
         if isinstance(s, n.If):
             c = self.cond(s.cond, path)
-            self.stmt(s.then, (*path, c))
-            if s.else_ is not None:
-                self.stmt(s.else_, (*path, c.negate()))
+            self._branches(s, c, path)
             if exits(s.then) and not (s.else_ is not None and exits(s.else_)):
                 return (*path, c.negate())
             if s.else_ is not None and exits(s.else_) and not exits(s.then):
@@ -242,6 +308,7 @@ class Evaluator:
             self.forget(self.assigned(s))
             c = self.cond(s.cond, path)
             self.stmt(s.body, (*path, c))
+            self.forget(self.assigned(s))
             return path
         if isinstance(s, n.Asm):
             # Operands are kept as text: any pointer named in it may be read or written.
@@ -254,12 +321,50 @@ class Evaluator:
             v = self.expr(s.value, path) if s.value is not None else ZERO
             self.frame.returns.append((path[self.frame.local_path:], v))
             return path
-        for child in s.children():
-            if isinstance(child, n.Stmt):
-                self.stmt(child, path)
-            elif isinstance(child, n.Expr):
-                self.expr(child, path)
+        self.forget(self.assigned(s))
+        self._weak += 1
+        try:
+            for child in s.children():
+                if isinstance(child, n.Stmt):
+                    self.stmt(child, path)
+                elif isinstance(child, n.Expr):
+                    self.expr(child, path)
+        finally:
+            self._weak -= 1
+        self.forget(self.assigned(s))
         return path
+
+    def _branches(self, s: n.If, c: Pred, path: tuple[Pred, ...]) -> None:
+        """Both branches of an if, each from the values before it; afterwards a followed
+        local holds the value of the branch that falls through, or `c ? a : b` when both do
+        and they differ."""
+        if not self.assigned(s) & self.frame.settable:
+            self.stmt(s.then, (*path, c))
+            if s.else_ is not None:
+                self.stmt(s.else_, (*path, c.negate()))
+            return
+        env = self.frame.env
+        before = dict(env)
+        self.stmt(s.then, (*path, c))
+        then_env = dict(env)
+        env.clear()
+        env.update(before)
+        if s.else_ is not None:
+            self.stmt(s.else_, (*path, c.negate()))
+        then_exits, else_exits = exits(s.then), exits(s.else_)
+        if then_exits or else_exits:
+            if else_exits and not then_exits:
+                env.clear()
+                env.update(then_env)
+            return  # else: the values of the else branch (or from before) fall through
+        other = dict(env)
+        env.clear()
+        for k in then_env.keys() & other.keys():
+            a, b = then_env[k], other[k]
+            if a == b:
+                env[k] = a
+            elif isinstance(a, Poly) and isinstance(b, Poly):
+                env[k] = Poly.atom(Atom("cond", "cond", (a, b), c))
 
     def decl(self, d: n.VarDecl, path: tuple[Pred, ...]) -> None:
         env = self.frame.env
@@ -274,6 +379,9 @@ class Evaluator:
             self.bind(d.init, path, f"bound to reference '{d.name}'")  # px &q = p[i];
         if d.decl in self.frame.mutable and isinstance(v, Poly):
             self._starts[d.decl] = to_coords(v)  # a while-form grid-stride loop's start
+        if d.decl in self.frame.settable and isinstance(v, Poly) and not self._weak:
+            env[d.decl] = to_coords(v)  # followed through its assignments (_set)
+            return
         if d.decl in self.frame.mutable or v is None:
             env.pop(d.decl, None)
             if isinstance(v, PtrVal):
@@ -299,11 +407,17 @@ class Evaluator:
             if values is not None and len(values) <= MAX_TRIP and \
                     self._unroll * max(len(values), 1) <= MAX_UNROLL:
                 self._unroll *= max(len(values), 1)
+                # An iteration may start from a break's or a continue's values, not only
+                # from the end of the one before: those locals are unknown then.
+                jumps = any(isinstance(x, (n.Break, n.Continue)) for x in s.body.walk())
                 for v in values:
+                    if jumps:
+                        self.forget(body_writes)
                     env[var.decl] = Poly.const(v)
                     self.stmt(s.body, path)
                 self._unroll //= max(len(values), 1)
                 env.pop(var.decl, None)
+                self.forget(body_writes)
                 return
             if values is not None:
                 env[var.decl] = opaque("bigloop", var.name)
@@ -330,6 +444,7 @@ class Evaluator:
         self.stmt(s.body, (*path, c))
         if s.inc is not None:
             self.expr(s.inc, path)
+        self.forget(writes)
 
     def _loop_init(self, init: n.Stmt | None, path: tuple[Pred, ...]
                    ) -> tuple[n.Ref | None, Poly | None]:
@@ -399,6 +514,7 @@ class Evaluator:
                         continue
                     inner = self.stmt(child, inner)
                 self.frame.env.pop(var.decl, None)
+                self.forget(self.assigned(body))
                 return True
         return False
 
@@ -410,10 +526,12 @@ class Evaluator:
             total = Poly.atom(builtin("blockDim", dim)) * Poly.atom(builtin("gridDim", dim))
             if to_coords(start) == Poly.atom(coord(dim)) and stride == total:
                 self.grid_stride.append((var.name, dim))
+                self.forget(self.assigned(s.body))  # (values carried between iterations)
                 self.frame.env[var.decl] = Poly.atom(coord(dim))
                 c = self.cond(s.cond, path) if s.cond is not None else TRUE
                 self.stmt(s.body, (*path, c))
                 self.frame.env.pop(var.decl, None)
+                self.forget(self.assigned(s.body))
                 return True
         return False
 
@@ -451,7 +569,11 @@ class Evaluator:
             return Pred("opaque")
         if isinstance(e, n.Binary) and e.op in ("&&", "||"):
             a = self.cond(e.lhs, path)
-            b = self.cond(e.rhs, (*path, a if e.op == "&&" else a.negate()))
+            self._weak += 1
+            try:
+                b = self.cond(e.rhs, (*path, a if e.op == "&&" else a.negate()))
+            finally:
+                self._weak -= 1
             return Pred("and" if e.op == "&&" else "or", parts=(a, b))
         if isinstance(e, n.Unary) and e.op == "!":
             return self.cond(e.operand, path).negate()
@@ -492,8 +614,12 @@ class Evaluator:
             return self.unary(e, path)
         if isinstance(e, n.Cond):
             c = self.cond(e.cond, path)
-            a = self.expr(e.then, (*path, c))
-            b = self.expr(e.else_, (*path, c.negate()))
+            self._weak += 1
+            try:
+                a = self.expr(e.then, (*path, c))
+                b = self.expr(e.else_, (*path, c.negate()))
+            finally:
+                self._weak -= 1
             if isinstance(a, Poly) and isinstance(b, Poly):
                 return Poly.atom(Atom("cond", "cond", (a, b), c))
             self.escape(a, path, e.span)
@@ -510,11 +636,15 @@ class Evaluator:
             return v
         if isinstance(e, n.Call):
             return self.call(e, path)
-        for child in e.children():
-            if isinstance(child, n.Expr):
-                self.escape(self.expr(child, path), path, e.span)
-            elif isinstance(child, n.Stmt):
-                self.stmt(child, path)
+        self._weak += 1
+        try:
+            for child in e.children():
+                if isinstance(child, n.Expr):
+                    self.escape(self.expr(child, path), path, e.span)
+                elif isinstance(child, n.Stmt):
+                    self.stmt(child, path)
+        finally:
+            self._weak -= 1
         return opaque("opaque", type(e).__name__)
 
     def ref(self, e: n.Ref) -> Value:
@@ -572,7 +702,12 @@ class Evaluator:
         if isinstance(target, n.Ref):
             if isinstance(rhs, PtrVal):
                 self.escape(rhs, path, e.span)  # p = other: reads through p now reach other
-            return self.fresh("var", target.name)
+            if e.op == "=":
+                return self._set(target, rhs)
+            old = self.ref(target)
+            if isinstance(old, Poly) and isinstance(rhs, Poly) and e.op in _STRONG_OPS:
+                return self._set(target, arith(e.op[:-1], old, rhs))
+            return self._set(target, None)
         self.write(target, e.op != "=", path, e.span)
         self.escape(rhs, path, e.span)  # a pointer stored to memory
         return rhs
@@ -656,8 +791,11 @@ class Evaluator:
             if not isinstance(e.operand, n.Ref):
                 self.write(e.operand, True, path, e.span)  # p[i].x++
                 return opaque("opaque", "increment")
-            self.expr(e.operand, path)
-            return self.fresh("var", e.operand.name)
+            old = self.expr(e.operand, path)
+            new = self._set(e.operand, arith("+" if op == "++" else "-", old, ONE)
+                            if isinstance(old, Poly) else None)
+            return old if e.postfix and isinstance(old, Poly) and \
+                e.operand.decl in self.frame.env else new
         v = self.expr(e.operand, path)
         if not isinstance(v, Poly):
             return opaque("opaque", "pointer " + op)
@@ -772,7 +910,8 @@ class Evaluator:
                 continue  # writes through references are not modelled: the value is opaque
             env[p.decl] = a
         assert fn.body is not None
-        frame = _Frame(env, self.assigned(fn.body), local_path=len(path))
+        frame = _Frame(env, self.assigned(fn.body), self.settable(fn.body),
+                       local_path=len(path))
         self._stack.append(fn.decl)
         self._frames.append(frame)
         try:
