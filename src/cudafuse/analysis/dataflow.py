@@ -184,13 +184,19 @@ def analyze_host(unit: TranslationUnit, fn: Function,
                  kernels: dict[str, KernelFacts]) -> Pipeline:
     """The launch sequence of host function `fn`; `kernels` maps kernel decl id to its facts."""
     bufs = _Buffers(unit, fn)
-    by_name = {k.name: k for k in kernels.values()}
+    # Kernels by name, for a launch whose declaration id is not among them; built on the
+    # first such launch only: built for every host, it was quadratic in a file of many.
+    by_name: dict[str, KernelFacts] | None = None
     launches: list[Launch] = []
     accesses: list[dict[str, str]] = []  # per launch: buffer id -> r/w/rw
     display: dict[str, str] = {}
     sites = unit.launches.get(fn.name, [])
     for i, la in enumerate(sites):
-        facts = kernels.get(la.kernel_decl) or by_name.get(la.kernel)
+        facts = kernels.get(la.kernel_decl)
+        if not facts:
+            if by_name is None:
+                by_name = {k.name: k for k in kernels.values()}
+            facts = by_name.get(la.kernel)
         args: list[LaunchArg] = []
         acc: dict[str, str] = {}
         for j, a in enumerate(la.args):
