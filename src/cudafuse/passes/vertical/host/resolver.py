@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.substitute import inline_helper
+from cudafuse.ir.types import is_integral
 from cudafuse.passes.vertical.host.hostview import _shape
 from cudafuse.passes.vertical.host.linear import Linear
 from cudafuse.passes.vertical.host.linear import add as _add
@@ -36,17 +37,27 @@ class Resolver:
         return Resolver(self.locals, params, self.unit)
 
     def inline(self, call: n.Call) -> n.Expr | None:
-        """A call of a helper whose body is `return e;`, as e over the call's arguments."""
-        fn = self.unit.callee(call.callee_decl) if self.unit and call.callee_decl else None
-        if fn is None or fn.body is None or fn.is_template or len(fn.body.body) != 1 or \
+        """A call of a helper whose body is `return e;`, as e over the call's arguments.
+        The helper may be in a user header (frontend/header_callees.py), and a template
+        when the call's result and arguments are integers (llm.c's `ceil_div<T>` in
+        common.h): its arithmetic is then that of the call's type."""
+        fn = None
+        if self.unit is not None and call.callee_decl:
+            fn = self.unit.callee(call.callee_decl) or next(
+                (f for f in self.unit.header_functions if f.decl == call.callee_decl), None)
+        if fn is None or fn.body is None or len(fn.body.body) != 1 or \
                 len(fn.params) != len(call.args):
+            return None
+        if fn.is_template and not (is_integral(call.type) and
+                                   all(is_integral(a.type) for a in call.args)):
             return None
         ret = fn.body.body[0]
         if not isinstance(ret, n.Return) or ret.value is None:
             return None
         if any(isinstance(x, n.Call) and x.callee_decl == fn.decl for x in ret.value.walk()):
             return None
-        return inline_helper(fn.params, ret.value, call.args, fn.return_type)
+        return inline_helper(fn.params, ret.value, call.args,
+                             call.type if fn.is_template else fn.return_type)
 
     def dim3(self, e: n.Expr) -> list[n.Expr] | None:
         """The x, y, z components of a dim3-valued (or integer) host expression."""

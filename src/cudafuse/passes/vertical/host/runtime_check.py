@@ -74,10 +74,30 @@ def _dim_text(e: n.Expr, i: int, unstable: frozenset[str]) -> str | None:
     return f"({text})"
 
 
+@per_object()
+def _kernel_constants(kernel: n.Node) -> dict[str, n.Expr]:
+    """The kernel's locals set once, where declared, and never assigned
+    (`const int half = ksize / 2;`): a bound may name them for their initialiser."""
+    assigned = {r.decl for node in kernel.walk() for r in _assigned(node)}
+    return {d.decl: d.init for d in kernel.walk() if isinstance(d, n.VarDecl) and
+            d.init is not None and not d.array_dims and d.decl not in assigned}
+
+
 def _bound_text(bound: n.Expr, site: LaunchSite, unstable: frozenset[str]) -> str | None:
-    """The kernel's bound with its parameters replaced by the launch's arguments."""
+    """The kernel's bound with its parameters replaced by the launch's arguments (and its
+    once-set locals by their initialisers, when those read only parameters and constants)."""
     args = {p.decl: a for p, a in site.bindings}
+    consts = _kernel_constants(site.kernel.body) if site.kernel.body is not None else {}
     ok = True
+
+    def inline(node: n.Node) -> n.Node | None:
+        return consts.get(node.decl) if isinstance(node, n.Ref) and node.kind == "local" \
+            else None
+
+    for _ in range(8):  # a local's initialiser may name another once-set local
+        if not any(inline(x) is not None for x in bound.walk()):
+            break
+        bound = replace_nodes(bound, inline)  # type: ignore[assignment]
 
     def change(node: n.Node) -> n.Node | None:
         nonlocal ok
