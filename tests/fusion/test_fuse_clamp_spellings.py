@@ -33,6 +33,8 @@ def test_both_spellings_read_as_clamped_gathers() -> None:
         assert load.border == ("clamp", "clamp") and load.bounds == ("cols", "rows"), name
     half = analyze_kernel(unit, unit.function("smooth_half_clamped")).load("in")
     assert half is not None and half.kind == "other"
+    stepped = analyze_kernel(unit, unit.function("stepped_rows")).load("in")
+    assert stepped is not None and stepped.kind == "other", stepped  # (not row l - d)
 
 
 def test_the_pipelines_fuse_whole(fused) -> None:

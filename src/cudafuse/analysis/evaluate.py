@@ -396,9 +396,20 @@ class Evaluator:
             self.values[d.decl] = (d.name, v)
 
     def for_loop(self, s: n.For, path: tuple[Pred, ...]) -> None:
-        env = self.frame.env
         var, start = self._loop_init(s.init, path)
         body_writes = self.assigned(s.body)
+        # Locals the condition or the increment write (`for (r = y - d, i = 0; ...; r++, i++)`)
+        # change between iterations where the body does not: unknown inside and after.
+        stepped = self.assigned(s) - body_writes - ({var.decl} if var is not None else set())
+        self.forget(stepped)
+        try:
+            self._for_body(s, path, var, start, body_writes)
+        finally:
+            self.forget(stepped)
+
+    def _for_body(self, s: n.For, path: tuple[Pred, ...], var: n.Ref | None,
+                  start: Poly | None, body_writes: set[str]) -> None:
+        env = self.frame.env
         if var is not None and var.decl not in body_writes and start is not None:
             stride = self._loop_step(s.inc, var)
             if self._grid_stride(start, stride, var, s, path):

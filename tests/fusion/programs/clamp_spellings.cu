@@ -117,3 +117,16 @@ void blur_half_clamped(const uchar4 *d_in, unsigned char *d_r, unsigned char *d_
   split_rgb<<<grid, block>>>(d_in, numRows, numCols, d_r, d_g);
   smooth_half_clamped<<<grid, block>>>(d_r, d_rb, numRows, numCols, radius, flag);
 }
+
+// A second variable stepped by the loop's increment (r++, i++) changes every iteration
+// although the body never writes it: its reads are not at the first row's element.
+__global__ void stepped_rows(const float *in, float *out, int rows, int cols, int d)
+{
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int l = blockIdx.y * blockDim.y + threadIdx.y;
+  if (c >= cols || l >= rows) return;
+  float acc = 0.f;
+  for (int i = 0, r = l - 1; i <= 2; i++, r++)
+    acc += in[r * cols + c];
+  out[l * cols + c] = acc;
+}
