@@ -36,8 +36,10 @@ def _fusion_options(fn):
                            "(recompute them).")(fn)
     fn = click.option("--block", "block", metavar="XxY",
                       help="Launch each fused 2D group with this block shape (its grid "
-                           "rebuilt to cover the image) instead of its last kernel's; groups "
-                           "whose kernels assume a block size keep theirs, with a note.")(fn)
+                           "rebuilt to cover the image) instead of its last kernel's (without "
+                           "it, a group that loses occupancy may take the block the cost model "
+                           "prices best); groups whose results depend on the block keep "
+                           "theirs, with a note.")(fn)
     fn = click.option("--siblings", type=click.Choice(["auto", "always", "never"]),
                       default="auto", show_default=True,
                       help="Run independent launches of a sequence as one launch (one thread "
