@@ -22,9 +22,20 @@ def _args() -> list:  # type: ignore[type-arg]
     return [N, 17, np.zeros(N, np.uint32)]
 
 
-@pytest.mark.parametrize("mode", ["thread", pytest.param("block", marks=pytest.mark.slow)])
-def test_a_clashing_array_in_a_macro_argument_is_renamed_apart(tmp_path: Path,
-                                                               mode: str) -> None:
+def test_a_clashing_array_in_a_macro_argument_is_renamed_apart(tmp_path: Path) -> None:
+    out = tmp_path / "o.cu"
+    res = hfuse(str(DIR / "mix.cu"), str(DIR / "fold.cu"), "--kernels", "mix_hash,fold_hash",
+                "--block1", "64", "--block2", "64", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert "SAFE_CALL(cudaMalloc(&cf_in2_d_found[thr_id]" in text
+    assert "SAFE_CALL(cudaMalloc(&d_found[thr_id]" in text  # the first file's, unchanged
+
+
+@pytest.mark.slow  # an emulator build per mode; the rename itself is checked above
+@pytest.mark.parametrize("mode", ["thread", "block"])
+def test_the_array_renamed_in_a_macro_argument_runs_as_before(tmp_path: Path,
+                                                              mode: str) -> None:
     out = tmp_path / "o.cu"
     res = hfuse(str(DIR / "mix.cu"), str(DIR / "fold.cu"), "--kernels", "mix_hash,fold_hash",
                 "--block1", "64", "--block2", "64", "--mode", mode, "-o", str(out))
@@ -80,3 +91,42 @@ def test_the_fused_ptx_compiles(tmp_path: Path) -> None:
     done = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def _round_outputs(out: Path) -> tuple[list, list]:  # type: ignore[type-arg]
+    want = []
+    for src, kernel in (("round_a.cu", "round_a"), ("round_b.cu", "round_b")):
+        args = _args()
+        library(DIR / src).launch(kernel, grid=(5,), block=(64,), args=args)
+        want.append(args[2])
+    a, b = _args(), _args()
+    library(out).call("round_a_round_b_hfused_launch", *a, *b, (5,), (5,), 0, 0, None)
+    return want, [a[2], b[2]]
+
+
+@pytest.mark.parametrize("mode", [pytest.param("thread", marks=pytest.mark.slow), "block"])
+def test_a_helper_called_through_the_files_own_macros_is_renamed_with_them(
+        tmp_path: Path, mode: str) -> None:
+    out = tmp_path / "o.cu"
+    res = hfuse(str(DIR / "round_a.cu"), str(DIR / "round_b.cu"), "--kernels",
+                "round_a,round_b", "--block1", "64", "--block2", "64", "--mode", mode, "-o",
+                str(out))
+    assert res.exit_code == 0, res.output
+    assert "'ROUND' is a macro whose body names this file's 'G': in the output, this file's " \
+           "is 'cf_in2_ROUND'" in res.output
+    text = out.read_text()
+    assert "#define cf_in2_ROUND(r)" in text and "cf_in2_G(v[0], v[1], r);" in text
+    assert "#define cf_in2_ROUND_F(x) cf_in2_G(v[0], v[3], x)" in text
+    assert text.count("cf_in2_ROUND_F(2);") == 2  # the original and the fused part
+    want, got = _round_outputs(out)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert not np.array_equal(want[0], want[1])
+
+
+def test_a_helper_called_through_a_macro_of_a_macro_is_not_renamed(tmp_path: Path) -> None:
+    res = hfuse(str(DIR / "round_a.cu"), str(DIR / "round_c.cu"), "--kernels",
+                "round_a,round_c", "--block1", "64", "--block2", "64", "-o",
+                str(tmp_path / "o.cu"))
+    assert res.exit_code == 1
+    assert f"{DIR / 'round_c.cu'}:15:" in res.output
+    assert "'G' is defined in both inputs and cannot be renamed" in res.output

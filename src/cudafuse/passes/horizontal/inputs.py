@@ -119,8 +119,9 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions,
                     "the files", u2.path) from None
     one_sided = set(macros_of_1) | set(macros_of_2)
     diagnostics.extend([Diagnostic(
-        Severity.NOTE, f"'{old}' is " + ("a macro in one input and an identifier in the other"
-                                         if old in one_sided else "defined in both inputs")
+        Severity.NOTE, f"'{old}' is " + (renaming.reasons.get(old) or (
+            "a macro in one input and an identifier in the other" if old in one_sided
+            else "defined in both inputs"))
         + f": in the output, this file's is '{new}'", u2.path)
         for old, new in renaming.renamed.items()])
     return result, renaming.renamed

@@ -14,7 +14,7 @@ second file includes mentions it (that header would see another macro: still an 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudafuse.codegen.splice import Rewriter
@@ -32,6 +32,8 @@ class Renaming:
     text: bytes  # the second file's text, renamed
     renamed: dict[str, str]  # old name -> new name
     diagnostics: list[Diagnostic]  # clashes that could not be renamed
+    # why a name was renamed, where it is not a clash (a macro whose body names a renamed one)
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 def _defined(unit: TranslationUnit) -> dict[str, set[str]]:
@@ -53,12 +55,12 @@ def _name_at(data: bytes, start: int, end: int, name: str) -> tuple[int, int] | 
 
 
 def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
-                 ) -> tuple[list[tuple[int, int]], list[int]]:
-    """Byte ranges of `name` that refer to `decls`, and lines where a reference could not be
-    placed (inside a macro expansion)."""
+                 ) -> tuple[list[tuple[int, int]], list[Span]]:
+    """Byte ranges of `name` that refer to `decls`, and the spans of references that could
+    not be placed (inside a macro expansion: the invocation's)."""
     data = unit.code  # a name in a comment is no occurrence
     spans: list[tuple[int, int]] = []
-    bad: list[int] = []
+    bad: list[Span] = []
     for f in [*unit.functions, *unit.methods]:
         if f.decl in decls and f.name_span.file == unit.path and f.name_span.end:
             spans.append((f.name_span.start, f.name_span.end))
@@ -86,7 +88,7 @@ def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
                 in_macros[where] = in_macros.get(where, 0) + 1
                 continue
             if at is None:
-                bad.append(where.line)
+                bad.append(where)
                 continue
             spans.append(at)
     for where, refs in in_macros.items():
@@ -99,7 +101,7 @@ def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
         tokens = [(where.start + a, where.start + b) for a, b in
                   identifier_tokens(data[where.start:end], name)]
         if len(tokens) != refs:
-            bad.append(where.line)
+            bad += [where] * refs
         else:
             spans += tokens
     return sorted(set(spans)), bad
@@ -121,6 +123,69 @@ def _invocation_end(data: bytes, start: int) -> int:
         if depth == 0:
             return i + 1
     return start
+
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[^\n]*\\\r?\n)*[^\n]*",
+                     re.M)
+_DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
+
+
+def _through_macro_bodies(unit: TranslationUnit, name: str, spans: list[tuple[int, int]],
+                          bad: list[Span]) -> tuple[list[tuple[int, int]], list[str]] | None:
+    """A name the file uses through the bodies of its own macros (ccminer's `#define
+    ROUND(r) G(r, 0, ...); ...` calling the file's G): the tokens to rename (in those bodies
+    and in the invocations' arguments) and the macros, which are then renamed apart too
+    (their bodies no longer say what another file's macro of that name says). None when
+    that is not provably the same program: every leftover token of `name` must sit in the
+    body of a macro the file itself defines; such a macro may appear nowhere else in a
+    directive (another macro's body would expand it where it cannot be counted); and at each
+    of its invocations the references libclang reports there must number exactly the
+    tokens of `name` in its body plus those in the invocation's arguments (a local of that
+    name at the call, a nested macro adding references, or an invocation at file scope,
+    which has none, break the count)."""
+    data = unit.code
+    defines = [(m.start(), m.end(), m.group(1).decode(), m.start(1))
+               for m in _DEFINE.finditer(data)]
+    directives = [(m.start(), m.end()) for m in _DIRECTIVE.finditer(data)]
+    covered = set(spans)
+    bodies: dict[str, tuple[int, int, int]] = {}  # macro -> its #define's range, count
+    outside: set[tuple[int, int]] = set()
+    for start, end in identifier_tokens(data, name):
+        if (start, end) in covered:
+            continue
+        owner = [d for d in defines if d[0] <= start < d[1] and d[3] != start]
+        if not owner:
+            outside.add((start, end))  # fine only in those macros' invocations' arguments
+            continue
+        d_start, d_end, macro, _ = owner[0]
+        if sum(d[2] == macro for d in defines) != 1:
+            return None  # defined again after an #undef: which body expands is positional
+        bodies[macro] = (d_start, d_end, len(identifier_tokens(data[d_start:d_end], name)))
+    if not bodies:
+        return None
+    at: dict[int, int] = {}
+    for where in bad:
+        at[where.start] = at.get(where.start, 0) + 1
+    extra: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    for macro, (d_start, d_end, k) in bodies.items():
+        extra += [(d_start + a, d_start + b)
+                  for a, b in identifier_tokens(data[d_start:d_end], name)]
+        name_at = next(d[3] for d in defines if d[2] == macro)
+        for start, _ in identifier_tokens(data, macro, members=True):
+            if start == name_at:
+                continue
+            if any(a <= start < b for a, b in directives):
+                return None  # named in another directive (another macro's body, #ifdef)
+            end = _invocation_end(data, start)
+            args = [(start + a, start + b) for a, b in identifier_tokens(data[start:end], name)]
+            if at.get(start, 0) != k + len(args):
+                return None
+            extra += args
+            seen.add(start)
+    if set(at) - seen or outside - set(extra):
+        return None  # a reference inside some other macro, or a token not accounted for
+    return extra, sorted(bodies)
 
 
 def _leftovers(data: bytes, name: str, covered: set[tuple[int, int]]) -> list[int]:
@@ -190,6 +255,7 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
         second.pop(name, None)
     rw = Rewriter(u2.source)
     renamed: dict[str, str] = {}
+    reasons: dict[str, str] = {}
     diags: list[Diagnostic] = []
     for name in sorted(set(types) - set(second)):
         new = f"{prefix}_{name}"
@@ -226,8 +292,23 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
         spans, bad = _occurrences(u2, name, second[name])
         # A mention in a branch the preprocessor skips is no use (nor renamed).
         leftover = _leftovers(u2.code, name, set(spans))
+        through = _through_macro_bodies(u2, name, spans, bad) if bad or leftover else None
+        if through is not None:
+            extra, bodies = through
+            spans = sorted(set(spans) | set(extra))
+            for macro in sorted(set(bodies) - set(renamed)):
+                if _header_using(u2, macro) is not None:
+                    through = None
+            if through is not None:
+                for macro in sorted(set(bodies) - set(renamed)):
+                    renamed[macro] = f"{prefix}_{macro}"
+                    reasons[macro] = f"a macro whose body names this file's '{name}'"
+                    for start, end in identifier_tokens(u2.source.data, macro, members=True):
+                        rw.replace_range(start, end, renamed[macro],
+                                         f"macro '{macro}' renamed apart with '{name}'")
+                bad, leftover = [], []
         if bad or leftover:
-            line = (bad or leftover)[0]
+            line = bad[0].line if bad else leftover[0]
             diags.append(Diagnostic(
                 Severity.ERROR, f"'{name}' is defined in both inputs and cannot be renamed in "
                 f"this one: it is used where cudafuse cannot rewrite it (a macro, an "
@@ -238,4 +319,4 @@ def rename_apart(u1: TranslationUnit, u2: TranslationUnit, prefix: str,
         for start, end in spans:
             rw.replace_range(start, end, new, f"'{name}' renamed apart")
         renamed[name] = new
-    return Renaming(rw.apply(), renamed, diags)
+    return Renaming(rw.apply(), renamed, diags, reasons)

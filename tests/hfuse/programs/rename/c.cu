@@ -1,4 +1,4 @@
-// A second input whose clashing name is used inside a macro: it cannot be renamed.
+// A second input whose clashing name is used inside its own macro: renamed with the macro.
 #include <cuda_runtime.h>
 
 __device__ float clamp01(float v) { return v; }
