@@ -21,8 +21,11 @@ Others mean exactly a plain guard and plain subscripts:
     promises the element does not change while the kernel runs, so a plain load reads the
     same value), and a row pointer `float *row = p + y * w;` only subscripted is `p` at an
     offset (access.py);
-  * a one-return device helper in a subscript or a guard, `p[idx(x, y, w)]`, `if
-    (!inside(x, y, w, h)) return;`, is the expression it returns (helpers.py).
+  * a one-return device helper in a subscript, a guard or a coordinate declaration,
+    `p[idx(x, y, w)]`, `if (!inside(x, y, w, h)) return;`, `int x = col();`, is the
+    expression it returns (helpers.py);
+  * a guard after statements that only compute locals, through a bool local, or joined
+    with tests of data, is read where and as the view reads a guard (guardplace.py).
 
 Each rewrite keeps the statement's lines (missing line breaks are appended), so every line
 number stays the user's. The text is checked against the tree before anything is changed:
@@ -38,6 +41,7 @@ from cudafuse.frontend.parse import ParseOptions, ParseResult, parse_file
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.kernel.respell.access import loads, rows
 from cudafuse.passes.vertical.kernel.respell.coords import copies, vectors
+from cudafuse.passes.vertical.kernel.respell.guardplace import guard_locals, hoisted, split_data
 from cudafuse.passes.vertical.kernel.respell.guards import guards, nested
 from cudafuse.passes.vertical.kernel.respell.helpers import helpers
 from cudafuse.passes.vertical.kernel.respell.text import Edit
@@ -53,7 +57,8 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
         if fn.span.file != unit.path or fn.body is None:
             continue
         for found, note in (vectors(unit, fn, data), copies(unit, fn, data),
-                            guards(fn, data), nested(fn, data), loads(fn, data),
+                            guards(fn, data), nested(fn, data), hoisted(fn, data),
+                            guard_locals(fn, data), split_data(fn, data), loads(fn, data),
                             helpers(unit, fn, data),
                             rows(fn, data)):
             # One edit per place: a node reached twice in the tree (the element of a struct

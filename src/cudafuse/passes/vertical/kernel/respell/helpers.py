@@ -17,6 +17,8 @@ from cudafuse.passes.vertical.kernel.respell.text import (
     text_of,
 )
 
+_INDEXES = ("threadIdx", "blockIdx", "blockDim")
+
 
 def helpers(unit: TranslationUnit, fn: Function, data: bytes) -> tuple[list[Edit], str]:
     """Calls of device helpers whose body is one `return e;` (an index `idx(x, y, w)`, a
@@ -34,7 +36,7 @@ def helpers(unit: TranslationUnit, fn: Function, data: bytes) -> tuple[list[Edit
     for node in fn.body.walk():
         if not isinstance(node, n.Call) or not node.callee_decl or \
                 any(e.start <= node.span.start < e.end for e in edits) or \
-                not _where_it_matters(node, fn, parents, pointers):
+                not _where_it_matters(unit, node, fn, parents, pointers):
             continue
         text = _inlined(unit, node, data, mine)
         if text is not None:
@@ -45,13 +47,14 @@ def helpers(unit: TranslationUnit, fn: Function, data: bytes) -> tuple[list[Edit
     return edits, note
 
 
-def _where_it_matters(call: n.Call, fn: Function, parents: dict[int, n.Node],
-                      pointers: set[str]) -> bool:
+def _where_it_matters(unit: TranslationUnit, call: n.Call, fn: Function,
+                      parents: dict[int, n.Node], pointers: set[str]) -> bool:
     """Only calls the fusion rules must see through are inlined (a helper computing a value,
     `clampf(v)`, stays a call; one handed a pointer, `fetch(tmp, x, y)`, gets an overload
     taking the view, see codegen): those in the subscript of a pointer parameter
-    (`tmp[idx(x, y, w)]`) and in the condition of an early return at the top of the body
-    (`if (!inside(x, y, w, h)) return;`)."""
+    (`tmp[idx(x, y, w)]`), in the condition of an early return at the top of the body
+    (`if (!inside(x, y, w, h)) return;`) and as the initialiser of a declaration at the top
+    of the body that reads the thread's index (`int x = gx();`: a coordinate)."""
     assert fn.body is not None
     child: n.Node = call
     node = parents.get(id(call))
@@ -61,8 +64,21 @@ def _where_it_matters(call: n.Call, fn: Function, parents: dict[int, n.Node],
             return True
         if isinstance(node, n.If) and child is node.cond:
             return any(node is s for s in fn.body.body) and _returns(node.then)
+        if isinstance(node, n.VarDecl) and child is node.init:
+            # (a coordinate from a helper, `int x = gx();`: a declaration at the top of the
+            # body whose helper reads the thread's or block's index)
+            return any(isinstance(s, n.DeclStmt) and node in s.decls for s in fn.body.body) \
+                and _reads_builtins(unit, call)
         child, node = node, parents.get(id(node))
     return False
+
+
+def _reads_builtins(unit: TranslationUnit, call: n.Call) -> bool:
+    """Whether the helper a call names reads threadIdx, blockIdx or blockDim."""
+    helper = unit.callee(call.callee_decl)
+    return helper is not None and helper.body is not None and any(
+        isinstance(x, n.Ref) and x.kind == "builtin" and x.name in _INDEXES
+        for x in helper.body.walk())
 
 
 def _returns(s: n.Stmt) -> bool:
