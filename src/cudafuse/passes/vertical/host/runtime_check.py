@@ -135,3 +135,17 @@ def coverage_check(site: LaunchSite, bounds: list[n.Expr]) -> str | None:
             return None
         terms.append(f"(long long){g} * (long long){b} >= (long long)({bt})")
     return " && ".join(terms) or None
+
+
+def at_most_check(site: LaunchSite, a: n.Expr, b: n.Expr) -> str | None:
+    """C text of `a <= b` for two of `site`'s kernel expressions (a guard's bound and the
+    row stride its stores use: PolyBench's `x < n` against `A[y * N + x]` with `#define N`,
+    where the host passes n = N), evaluable at the group's launch; None when it cannot be
+    built."""
+    if site.wrapper is not None or site.host.body is None:
+        return None
+    unstable = _unstable(site.host.body)
+    at, bt = _bound_text(a, site, unstable), _bound_text(b, site, unstable)
+    if at is None or bt is None:
+        return None
+    return f"(long long)({at}) <= (long long)({bt})"

@@ -35,7 +35,7 @@ from cudafuse.passes.vertical.host.hostview import (
     side_effect_free,
     value_key,
 )
-from cudafuse.passes.vertical.host.runtime_check import coverage_check, unknown
+from cudafuse.passes.vertical.host.runtime_check import at_most_check, coverage_check, unknown
 from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_reason, frame
 from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.kernel.escape import subscript_only
@@ -247,7 +247,13 @@ class Legality:
                     not self._at_most(i, info.view.bounds[0], i, info.view.stride)):
                 # (a guard narrower than the row, x < w - 1, is kept by the view: domain.py;
                 # a grid-stride loop keeps none)
-                return f"'{name}' stores rows with a stride other than its width"
+                check = None if info.view.grid_stride or info.view.stride is None else \
+                    at_most_check(info.site, info.view.bounds[0], info.view.stride)
+                if check is None:
+                    return f"'{name}' stores rows with a stride other than its width"
+                # a row no wider than the stride, checked where the group runs
+                self.checks[i] = " && ".join(
+                    dict.fromkeys(c for c in (self.checks.get(i), check) if c))
         return None
 
     def _unseen_writes(self, info: LaunchInfo) -> str | None:
