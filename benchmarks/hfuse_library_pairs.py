@@ -114,7 +114,9 @@ STANDINS = {"aoli-al/TorchKernel": LIBRARY / "aten", "tpruvot/ccminer": LIBRARY 
 UNVERIFIABLE = {
     "struct": "takes a PackedTensorAccessor/TensorInfo by value, which a run spec cannot "
               "describe",
-    "ptx": "inline PTX (the CPU emulator runs none) and inputs set by cudaMemcpyToSymbol",
+    "ptx": "reads its block header from __constant__/__device__ arrays set with "
+           "cudaMemcpyToSymbol, which a run spec cannot set, and reports nonces by racing "
+           "writes",
 }
 PAPER = {
     "im2col": ("aoli-al/TorchKernel", "cuda/im2col.cuh", "at::native::im2col_kernel<float>",
