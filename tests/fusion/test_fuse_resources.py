@@ -370,14 +370,22 @@ def test_a_fused_launch_takes_the_block_the_model_prices_best(
     assert "launched with a 32x16 block (chosen by the plan for occupancy)" in fused.explain
 
 
+LANE = "__device__ float lane() { return (float)(threadIdx.x % 32); }\n"
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("threadIdx.y", "it reads 'threadIdx' outside its coordinate declarations (line 9)"),
+    ("lane()", "it calls 'lane', which reads the thread's or block's index"),
+])
 def test_a_block_the_kernels_meaning_depends_on_is_not_changed(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The same pipeline, its last kernel writing its thread's row in the block: another
-    block would change the output, and the driver's proof (as for --block) keeps it."""
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str, why: str) -> None:
+    """The same pipeline, its last kernel adding its thread's index in the block, directly
+    or through a helper: another block would change the output, and the driver's proof (as
+    for --block) keeps the block, the note saying why."""
     import cudafuse.analysis.ptxas as ptxas
 
     src = tmp_path / "tied.cu"
-    src.write_text(BIG_BLOCKS.replace("in[y * w + x] + 1.0f", "in[y * w + x] + threadIdx.y"))
+    src.write_text(LANE + BIG_BLOCKS.replace("in[y * w + x] + 1.0f", f"in[y * w + x] + {value}"))
     monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
     monkeypatch.setattr(ptxas, "compile_figures", _blocked_ptxas(40))
     fused = api.fuse(str(src), fuse_all=True)
@@ -385,8 +393,8 @@ def test_a_block_the_kernels_meaning_depends_on_is_not_changed(
     res = group["resources"]
     assert group["launch_block"] is None and res["chosen_block"] is None
     assert "dim3 block(32, 32)" in fused.text and "__launch_bounds__" not in fused.text
-    assert re.search(r"; a 32x16 block would give occupancy 0.75 \(not applied: .+\)$",
-                     res["note"]), res["note"]
+    assert res["note"].endswith(f"; a 32x16 block would give occupancy 0.75 (not applied: "
+                                f"{why})"), res["note"]
     assert any("keeps its launch's block" in n for n in fused.report["notes"])
 
 

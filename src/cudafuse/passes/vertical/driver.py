@@ -83,16 +83,24 @@ def _builtin_outside_mapping(unit: TranslationUnit, view: KernelView) -> str:
     skip = {id(x) for s in view.coord_stmts for x in s.walk()}
     if view.guard is not None:
         skip |= {id(x) for x in view.guard.cond.walk()}
-    for node in fn.body.walk():
-        if id(node) not in skip and isinstance(node, n.Ref) and node.kind == "builtin":
-            return (f"it reads '{node.name}' outside its coordinate declarations (line "
-                    f"{node.span.line})")
     from cudafuse.analysis.callgraph import CallGraph
 
-    for helper in CallGraph(unit).transitive(fn):
-        if helper.body is not None and any(isinstance(x, n.Ref) and x.kind == "builtin"
-                                           for x in helper.body.walk()):
-            return f"it calls '{helper.name}', which reads the thread's or block's index"
+    graph = CallGraph(unit)
+    called = []  # (helpers that compute a coordinate are part of the mapping)
+    for node in fn.body.walk():
+        if id(node) in skip:
+            continue
+        if isinstance(node, n.Ref) and node.kind == "builtin":
+            return (f"it reads '{node.name}' outside its coordinate declarations (line "
+                    f"{node.span.line})")
+        if isinstance(node, n.Call) and (helper := graph.resolve(node)) is not None:
+            called.append(helper)
+    for first in dict.fromkeys(called):
+        for helper in (first, *graph.transitive(first)):
+            if helper.body is not None and any(isinstance(x, n.Ref) and x.kind == "builtin"
+                                               for x in helper.body.walk()):
+                return (f"it calls '{helper.name}', which reads the thread's or block's "
+                        "index")
     return ""
 
 
