@@ -91,27 +91,86 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
                                   cand.regcap, skip=f"hfuse refuses it: {first}"))
         phase_step(progress, cand.id)
     phase_start(progress, "compiling candidates", len(emitted))
-    results: list[Resources | str] = [""] * len(emitted)
+    results: list[Resources | str | Record | None] = [None] * len(emitted)
+    # The uncapped candidates first: a cap can only buy a block per SM (no cap spills least),
+    # so the caps of a split whose uncapped kernel is not limited by its registers are
+    # dominated and never compiled (prune_caps).
+    uncapped = [i for i, (c, _, _) in enumerate(emitted) if c.regcap is None]
+    _compile_all(emitted, uncapped, results, arch, flags, jobs, progress)
+    first: dict[tuple[str, tuple[int, int]], Record] = {}
+    for i in uncapped:
+        got = results[i]
+        if isinstance(got, Resources):
+            cand = emitted[i][0]
+            first[(cand.mode, (cand.threads1, cand.threads2))] = _record(cand, got, limits)
+    capped = []
+    for i, (cand, _, _) in enumerate(emitted):
+        if cand.regcap is None:
+            continue
+        pruned = prune_cap(cand, first.get((cand.mode, (cand.threads1, cand.threads2))))
+        if pruned is not None:
+            results[i] = pruned
+            phase_step(progress, cand.id)
+        else:
+            capped.append(i)
+    _compile_all(emitted, capped, results, arch, flags, jobs, progress)
+    for (cand, _, _), got in zip(emitted, results, strict=True):
+        split = (cand.threads1, cand.threads2)
+        if isinstance(got, Record):
+            records.append(got)
+        elif isinstance(got, Resources):
+            records.append(_record(cand, got, limits))
+        else:
+            records.append(Record(cand.id, cand.mode, split, cand.regcap,
+                                  skip=got or "not compiled"))
+    order = {c.id: i for i, c in enumerate(cset.candidates)}
+    return merge_same(sorted(records, key=lambda r: (order.get(r.id, len(order)), r.id)))
+
+
+def _compile_all(emitted: list[tuple[Candidate, bytes, str]], which: list[int],
+                 results: list[Resources | str | Record | None], arch: str, flags: list[str],
+                 jobs: int | None, progress: Progress | None) -> None:
+    """Compile emitted[i] for every i of `which` in parallel, into results[i]."""
+    if not which:
+        return
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        futures = {pool.submit(_compile, source, name, arch, flags, i): i
-                   for i, (_, source, name) in enumerate(emitted)}
+        futures = {pool.submit(_compile, emitted[i][1], emitted[i][2], arch, flags, i): i
+                   for i in which}
         # Counted here, in the calling thread, as each compile finishes (in any order).
         for future in as_completed(futures):
             i = futures[future]
             results[i] = future.result()
             phase_step(progress, emitted[i][0].id)
-    for (cand, _, _), got in zip(emitted, results, strict=True):
-        split = (cand.threads1, cand.threads2)
-        if isinstance(got, str):
-            records.append(Record(cand.id, cand.mode, split, cand.regcap, skip=got))
-            continue
-        occ = occupancy(limits, cand.threads, got.registers, got.static_shared)
-        records.append(Record(cand.id, cand.mode, split, cand.regcap, got.registers,
-                              got.static_shared, got.spill_stores, got.spill_loads, occ,
-                              skip=f"cannot launch: {occ.reason}" if occ.blocks_per_sm == 0
-                              else None))
-    order = {c.id: i for i, c in enumerate(cset.candidates)}
-    return merge_same(sorted(records, key=lambda r: (order.get(r.id, len(order)), r.id)))
+
+
+def _record(cand: Candidate, got: Resources, limits: DeviceLimits) -> Record:
+    occ = occupancy(limits, cand.threads, got.registers, got.static_shared)
+    return Record(cand.id, cand.mode, (cand.threads1, cand.threads2), cand.regcap,
+                  got.registers, got.static_shared, got.spill_stores, got.spill_loads, occ,
+                  skip=f"cannot launch: {occ.reason}" if occ.blocks_per_sm == 0 else None)
+
+
+def prune_cap(cand: Candidate, uncapped: Record | None) -> Record | None:
+    """A register-capped candidate dominated by its split's uncapped one, as a record that
+    stands for it (`same_as`, a skip reason), or None when it must be compiled.
+
+    A cap leaves the fused kernel's shared memory and threads as they are and only lowers
+    its registers, so its blocks per SM are at most what the other resources allow; when the
+    uncapped kernel already has that many (its registers are not what limits it), the cap
+    cannot buy a block, and with fewer registers to use it spills no less than no cap.
+    merge_same would mark it the same way once compiled; here it is not compiled at all."""
+    if uncapped is None or uncapped.skip is not None or uncapped.occupancy is None:
+        return None
+    occ = uncapped.occupancy
+    others = [n for r, n in occ.by_resource.items() if r != "registers"]
+    if not others or occ.blocks_per_sm < min(others):
+        return None  # registers limit it: a cap may buy a block
+    return Record(cand.id, cand.mode, (cand.threads1, cand.threads2), cand.regcap,
+                  same_as=uncapped.id,
+                  skip=f"register cap {cand.regcap}: cannot buy a block over {uncapped.id} "
+                       f"({occ.blocks_per_sm} blocks/SM, limited by "
+                       f"{', '.join(r for r in occ.limits if r != 'registers')}, not its "
+                       f"{uncapped.registers} registers) nor spill less; not compiled")
 
 
 def _spills(r: Record) -> int:
