@@ -73,44 +73,44 @@ cublasStatus_t cublasGetVectorAsync(int n, int elem, const void *x, int incx, vo
 
 // Mixed-precision GEMMs (the *Ex routines).
 cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
-                            int n, int k, const void *alpha, const void *A, cudaDataType at,
-                            int lda, const void *B, cudaDataType bt, int ldb, const void *beta,
-                            void *C, cudaDataType ct, int ldc, cublasComputeType_t comp,
+                            int n, int k, const void *alpha, const void *__cf_A, cudaDataType at,
+                            int lda, const void *__cf_B, cudaDataType bt, int ldb, const void *beta,
+                            void *__cf_C, cudaDataType ct, int ldc, cublasComputeType_t comp,
                             cublasGemmAlgo_t algo);
 cublasStatus_t cublasGemmStridedBatchedEx(
     cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-    const void *alpha, const void *A, cudaDataType at, int lda, long long sa, const void *B,
-    cudaDataType bt, int ldb, long long sb, const void *beta, void *C, cudaDataType ct, int ldc,
+    const void *alpha, const void *__cf_A, cudaDataType at, int lda, long long sa, const void *__cf_B,
+    cudaDataType bt, int ldb, long long sb, const void *beta, void *__cf_C, cudaDataType ct, int ldc,
     long long sc, int batch, cublasComputeType_t comp, cublasGemmAlgo_t algo);
 
 // The typed routines, S (float) and D (double).
 #define CUDAFUSE_BLAS_TYPED(P, p, T)                                                         \
-  cublasStatus_t cublas##P##axpy(cublasHandle_t h, int n, const T *alpha, const T *x,       \
+  cublasStatus_t P##axpy(cublasHandle_t h, int n, const T *alpha, const T *x,       \
                                  int incx, T *y, int incy);                                 \
-  cublasStatus_t cublas##P##dot(cublasHandle_t h, int n, const T *x, int incx, const T *y,  \
+  cublasStatus_t P##dot(cublasHandle_t h, int n, const T *x, int incx, const T *y,  \
                                 int incy, T *result);                                       \
-  cublasStatus_t cublas##P##nrm2(cublasHandle_t h, int n, const T *x, int incx, T *result); \
-  cublasStatus_t cublas##P##asum(cublasHandle_t h, int n, const T *x, int incx, T *result); \
+  cublasStatus_t P##nrm2(cublasHandle_t h, int n, const T *x, int incx, T *result); \
+  cublasStatus_t P##asum(cublasHandle_t h, int n, const T *x, int incx, T *result); \
   cublasStatus_t cublasI##p##amax(cublasHandle_t h, int n, const T *x, int incx,            \
                                   int *result);                                             \
-  cublasStatus_t cublas##P##scal(cublasHandle_t h, int n, const T *alpha, T *x, int incx);  \
-  cublasStatus_t cublas##P##copy(cublasHandle_t h, int n, const T *x, int incx, T *y,       \
+  cublasStatus_t P##scal(cublasHandle_t h, int n, const T *alpha, T *x, int incx);  \
+  cublasStatus_t P##copy(cublasHandle_t h, int n, const T *x, int incx, T *y,       \
                                  int incy);                                                 \
-  cublasStatus_t cublas##P##swap(cublasHandle_t h, int n, T *x, int incx, T *y, int incy);  \
-  cublasStatus_t cublas##P##gemv(cublasHandle_t h, cublasOperation_t op, int m, int n,      \
-                                 const T *alpha, const T *A, int lda, const T *x, int incx, \
+  cublasStatus_t P##swap(cublasHandle_t h, int n, T *x, int incx, T *y, int incy);  \
+  cublasStatus_t P##gemv(cublasHandle_t h, cublasOperation_t op, int m, int n,      \
+                                 const T *alpha, const T *__cf_A, int lda, const T *x, int incx, \
                                  const T *beta, T *y, int incy);                            \
-  cublasStatus_t cublas##P##gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, \
-                                 int m, int n, int k, const T *alpha, const T *A, int lda,  \
-                                 const T *B, int ldb, const T *beta, T *C, int ldc);        \
-  cublasStatus_t cublas##P##gemmStridedBatched(                                             \
+  cublasStatus_t P##gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, \
+                                 int m, int n, int k, const T *alpha, const T *__cf_A, int lda,  \
+                                 const T *__cf_B, int ldb, const T *beta, T *__cf_C, int ldc);        \
+  cublasStatus_t P##gemmStridedBatched(                                             \
       cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,    \
-      const T *alpha, const T *A, int lda, long long sa, const T *B, int ldb, long long sb, \
-      const T *beta, T *C, int ldc, long long sc, int batch);                               \
-  cublasStatus_t cublas##P##gemmBatched(                                                    \
+      const T *alpha, const T *__cf_A, int lda, long long sa, const T *__cf_B, int ldb, long long sb, \
+      const T *beta, T *__cf_C, int ldc, long long sc, int batch);                               \
+  cublasStatus_t P##gemmBatched(                                                    \
       cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,    \
-      const T *alpha, const T *const A[], int lda, const T *const B[], int ldb,             \
-      const T *beta, T *const C[], int ldc, int batch);
-CUDAFUSE_BLAS_TYPED(S, s, float)
-CUDAFUSE_BLAS_TYPED(D, d, double)
+      const T *alpha, const T *const __cf_A[], int lda, const T *const __cf_B[], int ldb,             \
+      const T *beta, T *const __cf_C[], int ldc, int batch);
+CUDAFUSE_BLAS_TYPED(cublasS, s, float)
+CUDAFUSE_BLAS_TYPED(cublasD, d, double)
 #undef CUDAFUSE_BLAS_TYPED

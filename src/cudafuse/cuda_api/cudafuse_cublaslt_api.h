@@ -86,8 +86,8 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int requested,
     cublasLtMatmulHeuristicResult_t *results, int *found);
 cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d,
-                                     const void *alpha, const void *A, cublasLtMatrixLayout_t la,
-                                     const void *B, cublasLtMatrixLayout_t lb, const void *beta,
-                                     const void *C, cublasLtMatrixLayout_t lc, void *D,
+                                     const void *alpha, const void *__cf_A, cublasLtMatrixLayout_t la,
+                                     const void *__cf_B, cublasLtMatrixLayout_t lb, const void *beta,
+                                     const void *__cf_C, cublasLtMatrixLayout_t lc, void *__cf_D,
                                      cublasLtMatrixLayout_t ld, const cublasLtMatmulAlgo_t *,
                                      void *, size_t, cudaStream_t stream);

@@ -5,7 +5,7 @@
 
 #define MAX_CUDA_DESCRIPTOR_GPUS 64
 typedef struct cudaXtDesc_t {
-  int version, nGPUs, GPUs[MAX_CUDA_DESCRIPTOR_GPUS];
+  int version, nGPUs, __cf_GPUs[MAX_CUDA_DESCRIPTOR_GPUS];
   void *data[MAX_CUDA_DESCRIPTOR_GPUS];
   size_t size[MAX_CUDA_DESCRIPTOR_GPUS];
   void *cudaXtState;

@@ -62,12 +62,12 @@ cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *v, int64_t size, void
                                      cudaDataType value_type);
 cusparseStatus_t cusparseDestroyDnVec(cusparseConstDnVecDescr_t v);
 cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t h, cusparseOperation_t op,
-                                         const void *alpha, cusparseConstSpMatDescr_t A,
+                                         const void *alpha, cusparseConstSpMatDescr_t __cf_A,
                                          cusparseConstDnVecDescr_t x, const void *beta,
                                          cusparseDnVecDescr_t y, cudaDataType compute,
                                          cusparseSpMVAlg_t alg, size_t *size);
 cusparseStatus_t cusparseSpMV(cusparseHandle_t h, cusparseOperation_t op, const void *alpha,
-                              cusparseConstSpMatDescr_t A, cusparseConstDnVecDescr_t x,
+                              cusparseConstSpMatDescr_t __cf_A, cusparseConstDnVecDescr_t x,
                               const void *beta, cusparseDnVecDescr_t y, cudaDataType compute,
                               cusparseSpMVAlg_t alg, void *buffer);
 const char *cusparseGetErrorString(cusparseStatus_t s);

@@ -51,16 +51,16 @@ inline void need(const char *what, const char *file, int line) {
 
 // One warp collective over `mask` moving a value of any trivially copyable type (in pieces of
 // 8 bytes: the emulator's collectives move at most that much at once).
-template <class T>
-inline T xfer(uint8_t op, unsigned mask, const T &v, int arg, int width, const char *file,
+template <class __cf_T>
+inline __cf_T xfer(uint8_t op, unsigned mask, const __cf_T &v, int arg, int width, const char *file,
               int line) {
-  static_assert(std::is_trivially_copyable<T>::value,
+  static_assert(std::is_trivially_copyable<__cf_T>::value,
                 "cooperative groups shuffle trivially copyable values only");
-  T out;
+  __cf_T out;
   const char *src = reinterpret_cast<const char *>(&v);
   char *dst = reinterpret_cast<char *>(&out);
-  for (size_t at = 0; at < sizeof(T); at += 8) {
-    size_t n = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
+  for (size_t at = 0; at < sizeof(__cf_T); at += 8) {
+    size_t n = sizeof(__cf_T) - at < 8 ? sizeof(__cf_T) - at : 8;
     uint64_t bits = 0;
     memcpy(&bits, src + at, n);
     bits = ::cudafuse_emu::warp_op(op, mask, bits, arg, width, file, line);
@@ -72,7 +72,7 @@ inline uint64_t vote(uint8_t op, unsigned mask, int pred, const char *file, int 
   return ::cudafuse_emu::warp_op(op, mask, pred ? 1 : 0, 0, 32, file, line);
 }
 inline void warp_sync(unsigned mask, const char *file, int line) {
-  ::cudafuse_emu::warp_op(::cudafuse_emu::W_SYNC, mask, 0, 0, 32, file, line);
+  ::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_SYNC, mask, 0, 0, 32, file, line);
 }
 inline void block_sync(const char *file, int line) {
   need("thread_block::sync", file, line);
@@ -80,57 +80,57 @@ inline void block_sync(const char *file, int line) {
 }
 inline void grid_sync(const char *file, int line) { ::cudafuse_emu::grid_barrier(file, line); }
 
-// coalesced_threads(): a thread waits (state AT_COALESCE) until no thread of the block can
+// coalesced_threads(): a thread waits (state __cf_AT_COALESCE) until no thread of the block can
 // run; then the waiting threads of each warp that called from the same place form a group.
-constexpr uint8_t AT_COALESCE = 4;
+constexpr uint8_t __cf_AT_COALESCE = 4;
 inline bool release_coalesced() {
-  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
   bool any = false;
-  for (int base = 0; base < B.n; base += 32)
-    for (int i = base; i < base + 32 && i < B.n; ++i) {
-      ::cudafuse_emu::Fiber &a = B.f[i];
-      if (a.state != AT_COALESCE) continue;
+  for (int base = 0; base < __cf_B.n; base += 32)
+    for (int i = base; i < base + 32 && i < __cf_B.n; ++i) {
+      ::cudafuse_emu::__cf_Fiber &a = __cf_B.f[i];
+      if (a.state != __cf_AT_COALESCE) continue;
       unsigned mask = 0;
-      for (int j = i; j < base + 32 && j < B.n; ++j)
-        if (B.f[j].state == AT_COALESCE && B.f[j].line == a.line && B.f[j].file == a.file)
+      for (int j = i; j < base + 32 && j < __cf_B.n; ++j)
+        if (__cf_B.f[j].state == __cf_AT_COALESCE && __cf_B.f[j].line == a.line && __cf_B.f[j].file == a.file)
           mask |= 1u << (j - base);
-      for (int j = i; j < base + 32 && j < B.n; ++j)
+      for (int j = i; j < base + 32 && j < __cf_B.n; ++j)
         if (mask >> (j - base) & 1u) {
-          B.f[j].state = ::cudafuse_emu::RUN;
-          B.f[j].res = mask;
+          __cf_B.f[j].state = ::cudafuse_emu::__cf_RUN;
+          __cf_B.f[j].res = mask;
         }
       any = true;
     }
   return any;
 }
 // Tiles of more than 32 threads synchronise with a barrier of their own: a thread waits
-// (state AT_TILE_BAR, Fiber::arg = the tile's first thread, Fiber::width = its size) until
+// (state __cf_AT_TILE_BAR, __cf_Fiber::arg = the tile's first thread, __cf_Fiber::width = its size) until
 // every thread of the tile that has not exited waits there too.
-constexpr uint8_t AT_TILE_BAR = 5;
+constexpr uint8_t __cf_AT_TILE_BAR = 5;
 inline bool tile_bar_ready(int first, int size) {
-  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
   bool waiting = false;
-  for (int t = first; t < first + size && t < B.n; ++t) {
-    const ::cudafuse_emu::Fiber &f = B.f[t];
-    if (f.state == ::cudafuse_emu::DONE) continue;
-    if (f.state != AT_TILE_BAR || f.arg != first) return false;
+  for (int t = first; t < first + size && t < __cf_B.n; ++t) {
+    const ::cudafuse_emu::__cf_Fiber &f = __cf_B.f[t];
+    if (f.state == ::cudafuse_emu::__cf_DONE) continue;
+    if (f.state != __cf_AT_TILE_BAR || f.arg != first) return false;
     waiting = true;
   }
   return waiting;
 }
 inline void tile_bar_release(int first, int size) {
-  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
-  for (int t = first; t < first + size && t < B.n; ++t)
-    if (B.f[t].state == AT_TILE_BAR) B.f[t].state = ::cudafuse_emu::RUN;
+  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  for (int t = first; t < first + size && t < __cf_B.n; ++t)
+    if (__cf_B.f[t].state == __cf_AT_TILE_BAR) __cf_B.f[t].state = ::cudafuse_emu::__cf_RUN;
 }
 // When the block stalls: form the coalesced groups, and complete the tile barriers that
 // threads exiting since their last arrival have made complete.
 inline bool release_stalled() {
-  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
   bool any = release_coalesced();
-  for (int i = 0; i < B.n; ++i)
-    if (B.f[i].state == AT_TILE_BAR && tile_bar_ready(B.f[i].arg, B.f[i].width)) {
-      tile_bar_release(B.f[i].arg, B.f[i].width);
+  for (int i = 0; i < __cf_B.n; ++i)
+    if (__cf_B.f[i].state == __cf_AT_TILE_BAR && tile_bar_ready(__cf_B.f[i].arg, __cf_B.f[i].width)) {
+      tile_bar_release(__cf_B.f[i].arg, __cf_B.f[i].width);
       any = true;
     }
   return any;
@@ -138,22 +138,22 @@ inline bool release_stalled() {
 inline void tile_barrier(unsigned size, const char *file, int line) {
   need("thread_block_tile::sync", file, line);
   ::cudafuse_emu::g_on_stall = &release_stalled;
-  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
-  ::cudafuse_emu::Fiber &me = B.f[B.cur];
-  int first = B.cur & ~int(size - 1);
-  me.state = AT_TILE_BAR;
+  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Fiber &me = __cf_B.f[__cf_B.cur];
+  int first = __cf_B.cur & ~int(size - 1);
+  me.state = __cf_AT_TILE_BAR;
   me.arg = first;
   me.width = (int)size;
   me.file = file;
   me.line = line;
   if (tile_bar_ready(first, (int)size)) tile_bar_release(first, (int)size);
-  if (me.state != ::cudafuse_emu::RUN) ::cudafuse_emu::block_wait();
+  if (me.state != ::cudafuse_emu::__cf_RUN) ::cudafuse_emu::block_wait();
 }
 // Per-thread slots through which the threads of a multi-warp tile exchange values.
-template <class T>
+template <class __cf_T>
 inline unsigned char *slots() {
   static std::vector<unsigned char> buf;
-  size_t need_bytes = (size_t)::cudafuse_emu::g_block.n * sizeof(T);
+  size_t need_bytes = (size_t)::cudafuse_emu::g_block.n * sizeof(__cf_T);
   if (buf.size() < need_bytes) buf.resize(need_bytes);
   return buf.data();
 }
@@ -161,16 +161,16 @@ inline unsigned char *slots() {
 inline unsigned coalesce(const char *file, int line) {
   need("coalesced_threads", file, line);
   ::cudafuse_emu::g_on_stall = &release_stalled;
-  ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
-  ::cudafuse_emu::Fiber &me = B.f[B.cur];
-  me.state = AT_COALESCE;
+  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Fiber &me = __cf_B.f[__cf_B.cur];
+  me.state = __cf_AT_COALESCE;
   me.file = file;
   me.line = line;
   ::cudafuse_emu::block_wait();
   return (unsigned)me.res;
 }
 
-enum Kind : unsigned { GRID, BLOCK, TILE, COALESCED };
+enum __cf_Kind : unsigned { __cf_GRID, __cf_BLOCK, __cf_TILE, __cf_COALESCED };
 }  // namespace cf_detail
 
 // A group of any kind (what tiled_partition(parent, n) returns); the typed groups below are
@@ -184,35 +184,35 @@ class thread_group {
   unsigned get_type() const { return kind_; }
   unsigned long long size() const {
     switch (kind_) {
-      case cf_detail::GRID:
+      case cf_detail::__cf_GRID:
         return (unsigned long long)cf_detail::block_size() * gridDim.x * gridDim.y * gridDim.z;
-      case cf_detail::BLOCK: return cf_detail::block_size();
-      case cf_detail::TILE: return tile_;
+      case cf_detail::__cf_BLOCK: return cf_detail::block_size();
+      case cf_detail::__cf_TILE: return tile_;
       default: return __builtin_popcount(mask_);
     }
   }
   unsigned long long num_threads() const { return size(); }
   unsigned long long thread_rank() const {
     switch (kind_) {
-      case cf_detail::GRID:
+      case cf_detail::__cf_GRID:
         return (unsigned long long)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z))
                    * cf_detail::block_size() + cf_detail::block_rank();
-      case cf_detail::BLOCK: return cf_detail::block_rank();
-      case cf_detail::TILE: return cf_detail::block_rank() & (tile_ - 1);
+      case cf_detail::__cf_BLOCK: return cf_detail::block_rank();
+      case cf_detail::__cf_TILE: return cf_detail::block_rank() & (tile_ - 1);
       default: return __builtin_popcount(mask_ & cf_detail::lanes_below());
     }
   }
   void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    if (kind_ == cf_detail::GRID) cf_detail::grid_sync(file, line);
-    if (kind_ == cf_detail::BLOCK) cf_detail::block_sync(file, line);
-    else if (kind_ == cf_detail::TILE && tile_ > 32) cf_detail::tile_barrier(tile_, file, line);
+    if (kind_ == cf_detail::__cf_GRID) cf_detail::grid_sync(file, line);
+    if (kind_ == cf_detail::__cf_BLOCK) cf_detail::block_sync(file, line);
+    else if (kind_ == cf_detail::__cf_TILE && tile_ > 32) cf_detail::tile_barrier(tile_, file, line);
     else cf_detail::warp_sync(mask_, file, line);
   }
 };
 
 class grid_group : public thread_group {
   friend grid_group this_grid();
-  grid_group() : thread_group(cf_detail::GRID) {}
+  grid_group() : thread_group(cf_detail::__cf_GRID) {}
 
  public:
   struct arrival_token {};
@@ -243,13 +243,13 @@ class grid_group : public thread_group {
 };
 inline grid_group this_grid() { return grid_group(); }
 
-template <unsigned int MaxBlockSize = 1024, unsigned int TileCommunicationSize = 8,
-          unsigned int MaxWarps = MaxBlockSize / 32>
+template <unsigned int MaxBlockSize = 1024, unsigned int __cf_TileCommunicationSize = 8,
+          unsigned int __cf_MaxWarps = MaxBlockSize / 32>
 struct block_tile_memory {};
 
 class thread_block : public thread_group {
   friend thread_block this_thread_block();
-  thread_block() : thread_group(cf_detail::BLOCK) {}
+  thread_block() : thread_group(cf_detail::__cf_BLOCK) {}
 
  public:
   struct arrival_token {};
@@ -265,8 +265,8 @@ class thread_block : public thread_group {
   dim3 dim_threads() const { return blockDim; }
 };
 inline thread_block this_thread_block() { return thread_block(); }
-template <unsigned int A, unsigned int B, unsigned int C>
-inline thread_block this_thread_block(block_tile_memory<A, B, C> &) {
+template <unsigned int __cf_A, unsigned int __cf_B, unsigned int __cf_C>
+inline thread_block this_thread_block(block_tile_memory<__cf_A, __cf_B, __cf_C> &) {
   return this_thread_block();
 }
 
@@ -274,7 +274,7 @@ inline thread_block this_thread_block(block_tile_memory<A, B, C> &) {
 class coalesced_group : public thread_group {
  public:
   explicit coalesced_group(unsigned mask, unsigned meta_rank = 0, unsigned meta_size = 1)
-      : thread_group(cf_detail::COALESCED) {
+      : thread_group(cf_detail::__cf_COALESCED) {
     mask_ = mask;
     meta_rank_ = meta_rank;
     meta_size_ = meta_size;
@@ -288,45 +288,45 @@ class coalesced_group : public thread_group {
   void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     cf_detail::warp_sync(mask_, file, line);
   }
-  template <class T>
-  T shfl(T var, int src_rank, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl(__cf_T var, int src_rank, const char *file = __builtin_FILE(),
          int line = __builtin_LINE()) const {
     unsigned src = cf_detail::nth_lane(mask_, (unsigned)src_rank % size());
-    return cf_detail::xfer(::cudafuse_emu::W_SHFL, mask_, var, (int)src, 32, file, line);
+    return cf_detail::xfer(::cudafuse_emu::__cf_W_SHFL, mask_, var, (int)src, 32, file, line);
   }
-  template <class T>
-  T shfl_down(T var, unsigned delta, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl_down(__cf_T var, unsigned delta, const char *file = __builtin_FILE(),
               int line = __builtin_LINE()) const {
     unsigned r = thread_rank() + delta;
     unsigned src = r < size() ? cf_detail::nth_lane(mask_, r) : cf_detail::lane();
-    return cf_detail::xfer(::cudafuse_emu::W_SHFL, mask_, var, (int)src, 32, file, line);
+    return cf_detail::xfer(::cudafuse_emu::__cf_W_SHFL, mask_, var, (int)src, 32, file, line);
   }
-  template <class T>
-  T shfl_up(T var, unsigned delta, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl_up(__cf_T var, unsigned delta, const char *file = __builtin_FILE(),
             int line = __builtin_LINE()) const {
     unsigned r = thread_rank();
     unsigned src = r >= delta ? cf_detail::nth_lane(mask_, r - delta) : cf_detail::lane();
-    return cf_detail::xfer(::cudafuse_emu::W_SHFL, mask_, var, (int)src, 32, file, line);
+    return cf_detail::xfer(::cudafuse_emu::__cf_W_SHFL, mask_, var, (int)src, 32, file, line);
   }
   int any(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return (int)cf_detail::vote(::cudafuse_emu::W_ANY, mask_, p, file, line);
+    return (int)cf_detail::vote(::cudafuse_emu::__cf_W_ANY, mask_, p, file, line);
   }
   int all(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return (int)cf_detail::vote(::cudafuse_emu::W_ALL, mask_, p, file, line);
+    return (int)cf_detail::vote(::cudafuse_emu::__cf_W_ALL, mask_, p, file, line);
   }
   unsigned ballot(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     return cf_detail::pack(mask_,
-                           (unsigned)cf_detail::vote(::cudafuse_emu::W_BALLOT, mask_, p, file, line));
+                           (unsigned)cf_detail::vote(::cudafuse_emu::__cf_W_BALLOT, mask_, p, file, line));
   }
-  template <class T>
-  unsigned match_any(T v, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+  template <class __cf_T>
+  unsigned match_any(__cf_T v, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     unsigned out = 0;
     for (unsigned k = 0, n = size(); k < n; ++k)
       if (shfl(v, (int)k, file, line) == v) out |= 1u << k;
     return out;
   }
-  template <class T>
-  unsigned match_all(T v, int &pred, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  unsigned match_all(__cf_T v, int &pred, const char *file = __builtin_FILE(),
                      int line = __builtin_LINE()) const {
     pred = all(shfl(v, 0, file, line) == v, file, line);
     return pred ? (size() == 32 ? 0xffffffffu : (1u << size()) - 1u) : 0u;
@@ -345,7 +345,7 @@ class thread_block_tile;
 template <unsigned int Size>
 class cf_warp_tile : public thread_group {
  public:
-  cf_warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(cf_detail::TILE) {
+  cf_warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(cf_detail::__cf_TILE) {
     mask_ = cf_detail::tile_mask(Size);
     tile_ = Size;
     meta_rank_ = meta_rank;
@@ -359,45 +359,45 @@ class cf_warp_tile : public thread_group {
   void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     cf_detail::warp_sync(mask_, file, line);
   }
-  template <class T>
-  T shfl(T var, int src, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return cf_detail::xfer(::cudafuse_emu::W_SHFL, mask_, var, src, (int)Size, file, line);
+  template <class __cf_T>
+  __cf_T shfl(__cf_T var, int src, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return cf_detail::xfer(::cudafuse_emu::__cf_W_SHFL, mask_, var, src, (int)Size, file, line);
   }
-  template <class T>
-  T shfl_down(T var, unsigned delta, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl_down(__cf_T var, unsigned delta, const char *file = __builtin_FILE(),
               int line = __builtin_LINE()) const {
-    return cf_detail::xfer(::cudafuse_emu::W_DOWN, mask_, var, (int)delta, (int)Size, file, line);
+    return cf_detail::xfer(::cudafuse_emu::__cf_W_DOWN, mask_, var, (int)delta, (int)Size, file, line);
   }
-  template <class T>
-  T shfl_up(T var, unsigned delta, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl_up(__cf_T var, unsigned delta, const char *file = __builtin_FILE(),
             int line = __builtin_LINE()) const {
-    return cf_detail::xfer(::cudafuse_emu::W_UP, mask_, var, (int)delta, (int)Size, file, line);
+    return cf_detail::xfer(::cudafuse_emu::__cf_W_UP, mask_, var, (int)delta, (int)Size, file, line);
   }
-  template <class T>
-  T shfl_xor(T var, unsigned lane_mask, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl_xor(__cf_T var, unsigned lane_mask, const char *file = __builtin_FILE(),
              int line = __builtin_LINE()) const {
-    return cf_detail::xfer(::cudafuse_emu::W_XOR, mask_, var, (int)lane_mask, (int)Size, file,
+    return cf_detail::xfer(::cudafuse_emu::__cf_W_XOR, mask_, var, (int)lane_mask, (int)Size, file,
                            line);
   }
   int any(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return (int)cf_detail::vote(::cudafuse_emu::W_ANY, mask_, p, file, line);
+    return (int)cf_detail::vote(::cudafuse_emu::__cf_W_ANY, mask_, p, file, line);
   }
   int all(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return (int)cf_detail::vote(::cudafuse_emu::W_ALL, mask_, p, file, line);
+    return (int)cf_detail::vote(::cudafuse_emu::__cf_W_ALL, mask_, p, file, line);
   }
   unsigned ballot(int p, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    unsigned b = (unsigned)cf_detail::vote(::cudafuse_emu::W_BALLOT, mask_, p, file, line);
+    unsigned b = (unsigned)cf_detail::vote(::cudafuse_emu::__cf_W_BALLOT, mask_, p, file, line);
     return Size == 32 ? b : (b >> (cf_detail::lane() & ~(Size - 1))) & ((1u << Size) - 1u);
   }
-  template <class T>
-  unsigned match_any(T v, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+  template <class __cf_T>
+  unsigned match_any(__cf_T v, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     unsigned out = 0;
     for (unsigned k = 0; k < Size; ++k)
       if (shfl(v, (int)k, file, line) == v) out |= 1u << k;
     return out;
   }
-  template <class T>
-  unsigned match_all(T v, int &pred, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  unsigned match_all(__cf_T v, int &pred, const char *file = __builtin_FILE(),
                      int line = __builtin_LINE()) const {
     pred = all(shfl(v, 0, file, line) == v, file, line);
     return pred ? (Size == 32 ? 0xffffffffu : (1u << Size) - 1u) : 0u;
@@ -409,22 +409,22 @@ class cf_warp_tile : public thread_group {
 // of its barriers. (On the GPU such tiles need block_tile_memory scratch; here they do not.)
 template <unsigned int Size>
 class cf_multi_warp_tile : public thread_group {
-  template <class T>
-  T exchange(const T &v, unsigned src_rank, const char *file, int line) const {
-    static_assert(std::is_trivially_copyable<T>::value,
+  template <class __cf_T>
+  __cf_T exchange(const __cf_T &v, unsigned src_rank, const char *file, int line) const {
+    static_assert(std::is_trivially_copyable<__cf_T>::value,
                   "cooperative groups exchange trivially copyable values only");
-    unsigned char *buf = cf_detail::slots<T>();
+    unsigned char *buf = cf_detail::slots<__cf_T>();
     unsigned first = cf_detail::block_rank() & ~(Size - 1);
-    memcpy(buf + sizeof(T) * cf_detail::block_rank(), &v, sizeof(T));
+    memcpy(buf + sizeof(__cf_T) * cf_detail::block_rank(), &v, sizeof(__cf_T));
     cf_detail::tile_barrier(Size, file, line);
-    T out;
-    memcpy(&out, buf + sizeof(T) * (first + src_rank), sizeof(T));
+    __cf_T out;
+    memcpy(&out, buf + sizeof(__cf_T) * (first + src_rank), sizeof(__cf_T));
     cf_detail::tile_barrier(Size, file, line);  // nobody writes its slot before all have read
     return out;
   }
 
  public:
-  cf_multi_warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(cf_detail::TILE) {
+  cf_multi_warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(cf_detail::__cf_TILE) {
     mask_ = 0xffffffffu;
     tile_ = Size;
     meta_rank_ = meta_rank;
@@ -438,37 +438,37 @@ class cf_multi_warp_tile : public thread_group {
   void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     cf_detail::tile_barrier(Size, file, line);
   }
-  template <class T>
-  T shfl(T var, unsigned src, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl(__cf_T var, unsigned src, const char *file = __builtin_FILE(),
          int line = __builtin_LINE()) const {
     return exchange(var, src & (Size - 1), file, line);
   }
-  template <class T>
-  T shfl_down(T var, unsigned delta, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl_down(__cf_T var, unsigned delta, const char *file = __builtin_FILE(),
               int line = __builtin_LINE()) const {
     unsigned r = thread_rank();
     return exchange(var, r + delta < Size ? r + delta : r, file, line);
   }
-  template <class T>
-  T shfl_up(T var, unsigned delta, const char *file = __builtin_FILE(),
+  template <class __cf_T>
+  __cf_T shfl_up(__cf_T var, unsigned delta, const char *file = __builtin_FILE(),
             int line = __builtin_LINE()) const {
     unsigned r = thread_rank();
     return exchange(var, r >= delta ? r - delta : r, file, line);
   }
   // `op` over the tile's values in rank order (threads that exited contribute nothing).
-  template <class T, class Op>
-  T cf_fold(const T &v, Op &op, const char *file, int line) const {
-    unsigned char *buf = cf_detail::slots<T>();
+  template <class __cf_T, class __cf_Op>
+  __cf_T cf_fold(const __cf_T &v, __cf_Op &op, const char *file, int line) const {
+    unsigned char *buf = cf_detail::slots<__cf_T>();
     unsigned first = cf_detail::block_rank() & ~(Size - 1);
-    memcpy(buf + sizeof(T) * cf_detail::block_rank(), &v, sizeof(T));
+    memcpy(buf + sizeof(__cf_T) * cf_detail::block_rank(), &v, sizeof(__cf_T));
     cf_detail::tile_barrier(Size, file, line);
-    ::cudafuse_emu::Block &B = ::cudafuse_emu::g_block;
-    T acc = v;
+    ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+    __cf_T acc = v;
     bool started = false;
-    for (unsigned t = first; t < first + Size && (int)t < B.n; ++t) {
-      if (B.f[t].state == ::cudafuse_emu::DONE) continue;
-      T x;
-      memcpy(&x, buf + sizeof(T) * t, sizeof(T));
+    for (unsigned t = first; t < first + Size && (int)t < __cf_B.n; ++t) {
+      if (__cf_B.f[t].state == ::cudafuse_emu::__cf_DONE) continue;
+      __cf_T x;
+      memcpy(&x, buf + sizeof(__cf_T) * t, sizeof(__cf_T));
       acc = started ? op(acc, x) : x;
       started = true;
     }
@@ -532,7 +532,7 @@ inline thread_block_tile<Size, ParentT> tiled_partition(const ParentT &parent) {
 class cf_tile_group : public thread_group {
  public:
   cf_tile_group(unsigned n, unsigned meta_rank, unsigned meta_size)
-      : thread_group(cf_detail::TILE) {
+      : thread_group(cf_detail::__cf_TILE) {
     mask_ = cf_detail::tile_mask(n);
     tile_ = n;
     meta_rank_ = meta_rank;
@@ -552,9 +552,9 @@ inline coalesced_group tiled_partition(const coalesced_group &parent, unsigned n
 inline thread_group tiled_partition(const thread_group &parent, unsigned n,
                                     const char *file = __builtin_FILE(),
                                     int line = __builtin_LINE()) {
-  if (parent.get_type() == cf_detail::COALESCED)
+  if (parent.get_type() == cf_detail::__cf_COALESCED)
     return tiled_partition(static_cast<const coalesced_group &>(parent), n, file, line);
-  if (parent.get_type() == cf_detail::GRID)
+  if (parent.get_type() == cf_detail::__cf_GRID)
     cf_detail::fail("%s:%d: tiled_partition of a grid_group is not supported", file, line);
   unsigned r = cf_detail::parent_rank(parent), size = cf_detail::parent_size(parent);
   cf_detail::check_tile(n, size, file, line);
@@ -563,9 +563,9 @@ inline thread_group tiled_partition(const thread_group &parent, unsigned n,
 
 // binary_partition / labeled_partition: the parent's threads with equal predicate / label.
 namespace cf_detail {
-template <class G> inline unsigned abs_mask(const G &g) { return g.get_mask(); }
-template <unsigned S, class P> inline unsigned abs_mask(const thread_block_tile<S, P> &) {
-  return tile_mask(S);
+template <class __cf_G> inline unsigned abs_mask(const __cf_G &g) { return g.get_mask(); }
+template <unsigned __cf_S, class __cf_P> inline unsigned abs_mask(const thread_block_tile<__cf_S, __cf_P> &) {
+  return tile_mask(__cf_S);
 }
 }  // namespace cf_detail
 
@@ -573,7 +573,7 @@ inline coalesced_group binary_partition(const coalesced_group &g, bool pred,
                                         const char *file = __builtin_FILE(),
                                         int line = __builtin_LINE()) {
   unsigned m = g.get_mask();
-  unsigned b = (unsigned)cf_detail::vote(::cudafuse_emu::W_BALLOT, m, pred, file, line);
+  unsigned b = (unsigned)cf_detail::vote(::cudafuse_emu::__cf_W_BALLOT, m, pred, file, line);
   return coalesced_group(pred ? b : m & ~b, pred ? 1 : 0, 2);
 }
 template <unsigned int Size, class ParentT>
@@ -582,32 +582,32 @@ inline coalesced_group binary_partition(const thread_block_tile<Size, ParentT> &
                                         int line = __builtin_LINE()) {
   return binary_partition(coalesced_group(cf_detail::tile_mask(Size)), pred, file, line);
 }
-template <class Label>
-inline coalesced_group labeled_partition(const coalesced_group &g, Label label,
+template <class __cf_Label>
+inline coalesced_group labeled_partition(const coalesced_group &g, __cf_Label label,
                                          const char *file = __builtin_FILE(),
                                          int line = __builtin_LINE()) {
-  static_assert(std::is_integral<Label>::value || std::is_pointer<Label>::value,
+  static_assert(std::is_integral<__cf_Label>::value || std::is_pointer<__cf_Label>::value,
                 "labeled_partition: the label must be an integral or pointer type");
   unsigned m = g.get_mask(), out = 0;
   for (unsigned k = 0, n = g.size(); k < n; ++k)
     if (g.shfl(label, (int)k, file, line) == label) out |= 1u << cf_detail::nth_lane(m, k);
   return coalesced_group(out);
 }
-template <unsigned int Size, class ParentT, class Label>
-inline coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &t, Label label,
+template <unsigned int Size, class ParentT, class __cf_Label>
+inline coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &t, __cf_Label label,
                                          const char *file = __builtin_FILE(),
                                          int line = __builtin_LINE()) {
   return labeled_partition(coalesced_group(cf_detail::tile_mask(Size)), label, file, line);
 }
 
-template <class G>
-inline void sync(const G &g, const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+template <class __cf_G>
+inline void sync(const __cf_G &g, const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
   g.sync(file, line);
 }
-template <class G> inline auto thread_rank(const G &g) -> decltype(g.thread_rank()) {
+template <class __cf_G> inline auto thread_rank(const __cf_G &g) -> decltype(g.thread_rank()) {
   return g.thread_rank();
 }
-template <class G> inline auto group_size(const G &g) -> decltype(g.num_threads()) {
+template <class __cf_G> inline auto group_size(const __cf_G &g) -> decltype(g.num_threads()) {
   return g.num_threads();
 }
 

@@ -22,16 +22,16 @@ namespace cudafuse_emu {
 namespace blaslt {
 // Copies `size` bytes of an attribute value into a field of its size; the wrong size is an
 // invalid value, as in cuBLASLt.
-template <class F> cublasStatus_t put(F &field, const void *buf, size_t size) {
-  if (!buf || size != sizeof(F)) return CUBLAS_STATUS_INVALID_VALUE;
-  std::memcpy(&field, buf, sizeof(F));
+template <class __cf_F> cublasStatus_t put(__cf_F &field, const void *buf, size_t size) {
+  if (!buf || size != sizeof(__cf_F)) return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(&field, buf, sizeof(__cf_F));
   return CUBLAS_STATUS_SUCCESS;
 }
-template <class F> cublasStatus_t get(const F &field, void *buf, size_t size, size_t *written) {
-  if (written) *written = sizeof(F);
+template <class __cf_F> cublasStatus_t get(const __cf_F &field, void *buf, size_t size, size_t *written) {
+  if (written) *written = sizeof(__cf_F);
   if (size == 0 && written) return CUBLAS_STATUS_SUCCESS;
-  if (!buf || size < sizeof(F)) return CUBLAS_STATUS_INVALID_VALUE;
-  std::memcpy(buf, &field, sizeof(F));
+  if (!buf || size < sizeof(__cf_F)) return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(buf, &field, sizeof(__cf_F));
   return CUBLAS_STATUS_SUCCESS;
 }
 }  // namespace blaslt
@@ -120,9 +120,9 @@ inline cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
 }
 
 inline cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d,
-                                     const void *alpha, const void *A, cublasLtMatrixLayout_t la,
-                                     const void *B, cublasLtMatrixLayout_t lb, const void *beta,
-                                     const void *C, cublasLtMatrixLayout_t lc, void *D,
+                                     const void *alpha, const void *__cf_A, cublasLtMatrixLayout_t la,
+                                     const void *__cf_B, cublasLtMatrixLayout_t lb, const void *beta,
+                                     const void *__cf_C, cublasLtMatrixLayout_t lc, void *__cf_D,
                                      cublasLtMatrixLayout_t ld, const cublasLtMatmulAlgo_t *,
                                      void *, size_t, cudaStream_t stream) {
   using namespace ::cudafuse_emu::blas;
@@ -149,12 +149,12 @@ inline cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d,
   const double bv = device_scalars ? 0 : ex_scalar(beta, comp);
   const int batch = ld->batch;
   // The descriptors by value: work on a captured stream runs after they may be destroyed.
-  const cublasLtMatrixLayoutOpaque_t LA = *la, LB = *lb, LC = *lc, LD = *ld;
+  const cublasLtMatrixLayoutOpaque_t __cf_LA = *la, __cf_LB = *lb, __cf_LC = *lc, __cf_LD = *ld;
   const void *bias_ptr = d->bias;
   cublasContext ctx;
   ctx.stream = stream;
   return run(&ctx, [=] {
-    const auto *la = &LA, *lb = &LB, *lc = &LC, *ld = &LD;
+    const auto *la = &__cf_LA, *lb = &__cf_LB, *lc = &__cf_LC, *ld = &__cf_LD;
     const double a = device_scalars ? ex_scalar(alpha, comp) : av;
     const double b = device_scalars ? ex_scalar(beta, comp) : bv;
     for (int q = 0; q < batch; q++)
@@ -162,15 +162,15 @@ inline cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d,
         for (long i = 0; i < m; i++) {
           double s = 0;
           for (long p = 0; p < k; p++)
-            s += ex_load(A, q * la->batch_stride + (ta ? i * la->ld + p : p * la->ld + i), la->type) *
-                 ex_load(B, q * lb->batch_stride + (tb ? p * lb->ld + j : j * lb->ld + p), lb->type);
+            s += ex_load(__cf_A, q * la->batch_stride + (ta ? i * la->ld + p : p * la->ld + i), la->type) *
+                 ex_load(__cf_B, q * lb->batch_stride + (tb ? p * lb->ld + j : j * lb->ld + p), lb->type);
           double v = a * s;
-          if (b != 0) v += b * ex_load(C, q * lc->batch_stride + j * lc->ld + i, lc->type);
+          if (b != 0) v += b * ex_load(__cf_C, q * lc->batch_stride + j * lc->ld + i, lc->type);
           if (bias) v += ex_load(bias_ptr, i, bt);
           if (e == CUBLASLT_EPILOGUE_RELU || e == CUBLASLT_EPILOGUE_RELU_BIAS) v = v > 0 ? v : 0;
           if (e == CUBLASLT_EPILOGUE_GELU || e == CUBLASLT_EPILOGUE_GELU_BIAS)  // tanh form
             v = 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
-          ex_store(D, q * ld->batch_stride + j * ld->ld + i, ld->type, v);
+          ex_store(__cf_D, q * ld->batch_stride + j * ld->ld + i, ld->type, v);
         }
   });
 }

@@ -24,12 +24,12 @@ namespace cudafuse_emu {
 namespace blas {
 // A scalar argument: its value now in host pointer mode, its pointer (read when the work
 // runs) in device pointer mode, as cuBLAS does.
-template <class T> struct Scalar {
-  T value; const T *ptr;
-  Scalar(cublasHandle_t h, const T *p)
-      : value(h->pointer_mode == CUBLAS_POINTER_MODE_HOST ? *p : T()),
+template <class __cf_T> struct __cf_Scalar {
+  __cf_T value; const __cf_T *ptr;
+  __cf_Scalar(cublasHandle_t h, const __cf_T *p)
+      : value(h->pointer_mode == CUBLAS_POINTER_MODE_HOST ? *p : __cf_T()),
         ptr(h->pointer_mode == CUBLAS_POINTER_MODE_HOST ? nullptr : p) {}
-  T get() const { return ptr ? *ptr : value; }
+  __cf_T get() const { return ptr ? *ptr : value; }
 };
 // Element i of a vector of n with increment inc; a negative increment walks it backwards.
 inline long at(int i, int inc, int n) { return inc >= 0 ? (long)i * inc : (long)(n - 1 - i) * -inc; }
@@ -38,37 +38,37 @@ inline cublasStatus_t run(cublasHandle_t h, std::function<void()> op) {
   library_run(h->stream, std::move(op));
   return CUBLAS_STATUS_SUCCESS;
 }
-template <class T>
-cublasStatus_t axpy(cublasHandle_t h, int n, const T *alpha, const T *x, int incx, T *y,
+template <class __cf_T>
+cublasStatus_t axpy(cublasHandle_t h, int n, const __cf_T *alpha, const __cf_T *x, int incx, __cf_T *y,
                     int incy) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (n <= 0) return CUBLAS_STATUS_SUCCESS;
-  Scalar<T> a(h, alpha);
-  return run(h, [=] { T av = a.get(); for (int i = 0; i < n; i++) y[at(i, incy, n)] += av * x[at(i, incx, n)]; });
+  __cf_Scalar<__cf_T> a(h, alpha);
+  return run(h, [=] { __cf_T av = a.get(); for (int i = 0; i < n; i++) y[at(i, incy, n)] += av * x[at(i, incx, n)]; });
 }
-template <class T>
-cublasStatus_t dot(cublasHandle_t h, int n, const T *x, int incx, const T *y, int incy, T *r) {
+template <class __cf_T>
+cublasStatus_t dot(cublasHandle_t h, int n, const __cf_T *x, int incx, const __cf_T *y, int incy, __cf_T *r) {
   return run(h, [=] {
     double s = 0;
     for (int i = 0; i < n; i++) s += (double)x[at(i, incx, n)] * (double)y[at(i, incy, n)];
-    *r = (T)s;
+    *r = (__cf_T)s;
   });
 }
-template <class T> cublasStatus_t nrm2(cublasHandle_t h, int n, const T *x, int incx, T *r) {
+template <class __cf_T> cublasStatus_t nrm2(cublasHandle_t h, int n, const __cf_T *x, int incx, __cf_T *r) {
   return run(h, [=] {
     double s = 0;
     for (int i = 0; incx > 0 && i < n; i++) s += (double)x[(long)i * incx] * x[(long)i * incx];
-    *r = (T)std::sqrt(s);
+    *r = (__cf_T)std::sqrt(s);
   });
 }
-template <class T> cublasStatus_t asum(cublasHandle_t h, int n, const T *x, int incx, T *r) {
+template <class __cf_T> cublasStatus_t asum(cublasHandle_t h, int n, const __cf_T *x, int incx, __cf_T *r) {
   return run(h, [=] {
     double s = 0;
     for (int i = 0; incx > 0 && i < n; i++) s += std::fabs((double)x[(long)i * incx]);
-    *r = (T)s;
+    *r = (__cf_T)s;
   });
 }
-template <class T> cublasStatus_t iamax(cublasHandle_t h, int n, const T *x, int incx, int *r) {
+template <class __cf_T> cublasStatus_t iamax(cublasHandle_t h, int n, const __cf_T *x, int incx, int *r) {
   return run(h, [=] {
     int best = 0;  // 1-based, 0 for an empty vector, the first of equal magnitudes
     for (int i = 0; incx > 0 && i < n; i++)
@@ -76,75 +76,75 @@ template <class T> cublasStatus_t iamax(cublasHandle_t h, int n, const T *x, int
     *r = best;
   });
 }
-template <class T> cublasStatus_t scal(cublasHandle_t h, int n, const T *alpha, T *x, int incx) {
+template <class __cf_T> cublasStatus_t scal(cublasHandle_t h, int n, const __cf_T *alpha, __cf_T *x, int incx) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  Scalar<T> a(h, alpha);
-  return run(h, [=] { T av = a.get(); for (int i = 0; incx > 0 && i < n; i++) x[(long)i * incx] *= av; });
+  __cf_Scalar<__cf_T> a(h, alpha);
+  return run(h, [=] { __cf_T av = a.get(); for (int i = 0; incx > 0 && i < n; i++) x[(long)i * incx] *= av; });
 }
-template <class T>
-cublasStatus_t copy(cublasHandle_t h, int n, const T *x, int incx, T *y, int incy) {
+template <class __cf_T>
+cublasStatus_t copy(cublasHandle_t h, int n, const __cf_T *x, int incx, __cf_T *y, int incy) {
   return run(h, [=] { for (int i = 0; i < n; i++) y[at(i, incy, n)] = x[at(i, incx, n)]; });
 }
-template <class T> cublasStatus_t swap(cublasHandle_t h, int n, T *x, int incx, T *y, int incy) {
+template <class __cf_T> cublasStatus_t swap(cublasHandle_t h, int n, __cf_T *x, int incx, __cf_T *y, int incy) {
   return run(h, [=] { for (int i = 0; i < n; i++) std::swap(y[at(i, incy, n)], x[at(i, incx, n)]); });
 }
-template <class T>
-cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const T *alpha,
-                    const T *A, int lda, const T *x, int incx, const T *beta, T *y, int incy) {
+template <class __cf_T>
+cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const __cf_T *alpha,
+                    const __cf_T *__cf_A, int lda, const __cf_T *x, int incx, const __cf_T *beta, __cf_T *y, int incy) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (m < 0 || n < 0 || lda < std::max(1, m) || !incx || !incy) return CUBLAS_STATUS_INVALID_VALUE;
-  Scalar<T> a(h, alpha), b(h, beta);
+  __cf_Scalar<__cf_T> a(h, alpha), b(h, beta);
   return run(h, [=] {
-    T av = a.get(), bv = b.get();
+    __cf_T av = a.get(), bv = b.get();
     bool t = op != CUBLAS_OP_N;
     int ny = t ? n : m, nx = t ? m : n;
     for (int i = 0; i < ny; i++) {
       double s = 0;
       for (int j = 0; j < nx; j++)
-        s += (double)(t ? A[(long)i * lda + j] : A[(long)j * lda + i]) * x[at(j, incx, nx)];
-      T &yi = y[at(i, incy, ny)];
-      yi = (T)(av * s + (bv == T(0) ? T(0) : bv * yi));  // beta 0: y is not read (NaN-safe)
+        s += (double)(t ? __cf_A[(long)i * lda + j] : __cf_A[(long)j * lda + i]) * x[at(j, incx, nx)];
+      __cf_T &yi = y[at(i, incy, ny)];
+      yi = (__cf_T)(av * s + (bv == __cf_T(0) ? __cf_T(0) : bv * yi));  // beta 0: y is not read (NaN-safe)
     }
   });
 }
-template <class T>
-void gemm_now(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T av,
-              const T *A, int lda, const T *B, int ldb, T bv, T *C, int ldc) {
+template <class __cf_T>
+void gemm_now(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, __cf_T av,
+              const __cf_T *__cf_A, int lda, const __cf_T *__cf_B, int ldb, __cf_T bv, __cf_T *__cf_C, int ldc) {
   for (int j = 0; j < n; j++)
     for (int i = 0; i < m; i++) {
       double s = 0;
       for (int p = 0; p < k; p++)
-        s += (double)(ta == CUBLAS_OP_N ? A[(long)p * lda + i] : A[(long)i * lda + p]) *
-             (tb == CUBLAS_OP_N ? B[(long)j * ldb + p] : B[(long)p * ldb + j]);
-      T &c = C[(long)j * ldc + i];
-      c = (T)(av * s + (bv == T(0) ? T(0) : bv * c));
+        s += (double)(ta == CUBLAS_OP_N ? __cf_A[(long)p * lda + i] : __cf_A[(long)i * lda + p]) *
+             (tb == CUBLAS_OP_N ? __cf_B[(long)j * ldb + p] : __cf_B[(long)p * ldb + j]);
+      __cf_T &c = __cf_C[(long)j * ldc + i];
+      c = (__cf_T)(av * s + (bv == __cf_T(0) ? __cf_T(0) : bv * c));
     }
 }
-template <class T>
+template <class __cf_T>
 cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
-                    int k, const T *alpha, const T *A, int lda, const T *B, int ldb,
-                    const T *beta, T *C, int ldc, long sa = 0, long sb = 0, long sc = 0,
+                    int k, const __cf_T *alpha, const __cf_T *__cf_A, int lda, const __cf_T *__cf_B, int ldb,
+                    const __cf_T *beta, __cf_T *__cf_C, int ldc, long sa = 0, long sb = 0, long sc = 0,
                     int batch = 1) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (m < 0 || n < 0 || k < 0 || batch < 0 || ldc < std::max(1, m) ||
       lda < std::max(1, ta == CUBLAS_OP_N ? m : k) || ldb < std::max(1, tb == CUBLAS_OP_N ? k : n))
     return CUBLAS_STATUS_INVALID_VALUE;
-  Scalar<T> a(h, alpha), b(h, beta);
+  __cf_Scalar<__cf_T> a(h, alpha), b(h, beta);
   return run(h, [=] {
     for (int i = 0; i < batch; i++)
-      gemm_now(ta, tb, m, n, k, a.get(), A + i * sa, lda, B + i * sb, ldb, b.get(), C + i * sc, ldc);
+      gemm_now(ta, tb, m, n, k, a.get(), __cf_A + i * sa, lda, __cf_B + i * sb, ldb, b.get(), __cf_C + i * sc, ldc);
   });
 }
-template <class T>
+template <class __cf_T>
 cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
-                            int n, int k, const T *alpha, const T *const A[], int lda,
-                            const T *const B[], int ldb, const T *beta, T *const C[], int ldc,
+                            int n, int k, const __cf_T *alpha, const __cf_T *const __cf_A[], int lda,
+                            const __cf_T *const __cf_B[], int ldb, const __cf_T *beta, __cf_T *const __cf_C[], int ldc,
                             int batch) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  Scalar<T> a(h, alpha), b(h, beta);
+  __cf_Scalar<__cf_T> a(h, alpha), b(h, beta);
   return run(h, [=] {
     for (int i = 0; i < batch; i++)
-      gemm_now(ta, tb, m, n, k, a.get(), A[i], lda, B[i], ldb, b.get(), C[i], ldc);
+      gemm_now(ta, tb, m, n, k, a.get(), __cf_A[i], lda, __cf_B[i], ldb, b.get(), __cf_C[i], ldc);
   });
 }
 // The *Ex routines: A, B and C of any of the real types, the product accumulated in double
@@ -176,9 +176,9 @@ inline double ex_scalar(const void *p, cublasComputeType_t c) {
   return *(const float *)p;
 }
 inline cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                              int m, int n, int k, const void *alpha, const void *A,
-                              cudaDataType at, int lda, long long sa, const void *B,
-                              cudaDataType bt, int ldb, long long sb, const void *beta, void *C,
+                              int m, int n, int k, const void *alpha, const void *__cf_A,
+                              cudaDataType at, int lda, long long sa, const void *__cf_B,
+                              cudaDataType bt, int ldb, long long sb, const void *beta, void *__cf_C,
                               cudaDataType ct, int ldc, long long sc, int batch,
                               cublasComputeType_t comp) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -197,10 +197,10 @@ inline cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOper
         for (int i = 0; i < m; i++) {
           double s = 0;
           for (int p = 0; p < k; p++)
-            s += ex_load(A, q * sa + (ta == CUBLAS_OP_N ? (long)p * lda + i : (long)i * lda + p), at) *
-                 ex_load(B, q * sb + (tb == CUBLAS_OP_N ? (long)j * ldb + p : (long)p * ldb + j), bt);
+            s += ex_load(__cf_A, q * sa + (ta == CUBLAS_OP_N ? (long)p * lda + i : (long)i * lda + p), at) *
+                 ex_load(__cf_B, q * sb + (tb == CUBLAS_OP_N ? (long)j * ldb + p : (long)p * ldb + j), bt);
           const long c = q * sc + (long)j * ldc + i;
-          ex_store(C, c, ct, a * s + (b == 0 ? 0 : b * ex_load(C, c, ct)));
+          ex_store(__cf_C, c, ct, a * s + (b == 0 ? 0 : b * ex_load(__cf_C, c, ct)));
         }
   });
 }
@@ -208,20 +208,20 @@ inline cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOper
 }  // namespace cudafuse_emu
 
 inline cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                                   int m, int n, int k, const void *alpha, const void *A,
-                                   cudaDataType at, int lda, const void *B, cudaDataType bt,
-                                   int ldb, const void *beta, void *C, cudaDataType ct, int ldc,
+                                   int m, int n, int k, const void *alpha, const void *__cf_A,
+                                   cudaDataType at, int lda, const void *__cf_B, cudaDataType bt,
+                                   int ldb, const void *beta, void *__cf_C, cudaDataType ct, int ldc,
                                    cublasComputeType_t comp, cublasGemmAlgo_t) {
-  return ::cudafuse_emu::blas::gemm_ex(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0,
-                                       beta, C, ct, ldc, 0, 1, comp);
+  return ::cudafuse_emu::blas::gemm_ex(h, ta, tb, m, n, k, alpha, __cf_A, at, lda, 0, __cf_B, bt, ldb, 0,
+                                       beta, __cf_C, ct, ldc, 0, 1, comp);
 }
 inline cublasStatus_t cublasGemmStridedBatchedEx(
     cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-    const void *alpha, const void *A, cudaDataType at, int lda, long long sa, const void *B,
-    cudaDataType bt, int ldb, long long sb, const void *beta, void *C, cudaDataType ct, int ldc,
+    const void *alpha, const void *__cf_A, cudaDataType at, int lda, long long sa, const void *__cf_B,
+    cudaDataType bt, int ldb, long long sb, const void *beta, void *__cf_C, cudaDataType ct, int ldc,
     long long sc, int batch, cublasComputeType_t comp, cublasGemmAlgo_t) {
-  return ::cudafuse_emu::blas::gemm_ex(h, ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb,
-                                       sb, beta, C, ct, ldc, sc, batch, comp);
+  return ::cudafuse_emu::blas::gemm_ex(h, ta, tb, m, n, k, alpha, __cf_A, at, lda, sa, __cf_B, bt, ldb,
+                                       sb, beta, __cf_C, ct, ldc, sc, batch, comp);
 }
 
 inline cublasStatus_t cublasCreate(cublasHandle_t *h) {
@@ -326,47 +326,47 @@ inline cublasStatus_t cublasGetVectorAsync(int n, int e, const void *x, int incx
 
 // The typed entry points, S (float) and D (double), over the templates above.
 #define CF_BLAS_L1(P, p, T)                                                                    \
-  inline cublasStatus_t cublas##P##axpy(cublasHandle_t h, int n, const T *a, const T *x,      \
+  inline cublasStatus_t P##axpy(cublasHandle_t h, int n, const T *a, const T *x,      \
                                         int incx, T *y, int incy) {                           \
     return ::cudafuse_emu::blas::axpy(h, n, a, x, incx, y, incy); }                          \
-  inline cublasStatus_t cublas##P##dot(cublasHandle_t h, int n, const T *x, int incx,         \
+  inline cublasStatus_t P##dot(cublasHandle_t h, int n, const T *x, int incx,         \
                                        const T *y, int incy, T *r) {                          \
     return ::cudafuse_emu::blas::dot(h, n, x, incx, y, incy, r); }                           \
-  inline cublasStatus_t cublas##P##nrm2(cublasHandle_t h, int n, const T *x, int incx, T *r) { \
+  inline cublasStatus_t P##nrm2(cublasHandle_t h, int n, const T *x, int incx, T *r) { \
     return ::cudafuse_emu::blas::nrm2(h, n, x, incx, r); }                                   \
-  inline cublasStatus_t cublas##P##asum(cublasHandle_t h, int n, const T *x, int incx, T *r) { \
+  inline cublasStatus_t P##asum(cublasHandle_t h, int n, const T *x, int incx, T *r) { \
     return ::cudafuse_emu::blas::asum(h, n, x, incx, r); }                                   \
   inline cublasStatus_t cublasI##p##amax(cublasHandle_t h, int n, const T *x, int incx, int *r) { \
     return ::cudafuse_emu::blas::iamax(h, n, x, incx, r); }                                  \
-  inline cublasStatus_t cublas##P##scal(cublasHandle_t h, int n, const T *a, T *x, int incx) { \
+  inline cublasStatus_t P##scal(cublasHandle_t h, int n, const T *a, T *x, int incx) { \
     return ::cudafuse_emu::blas::scal(h, n, a, x, incx); }                                   \
-  inline cublasStatus_t cublas##P##copy(cublasHandle_t h, int n, const T *x, int incx, T *y,  \
+  inline cublasStatus_t P##copy(cublasHandle_t h, int n, const T *x, int incx, T *y,  \
                                         int incy) {                                           \
     return ::cudafuse_emu::blas::copy(h, n, x, incx, y, incy); }                             \
-  inline cublasStatus_t cublas##P##swap(cublasHandle_t h, int n, T *x, int incx, T *y,        \
+  inline cublasStatus_t P##swap(cublasHandle_t h, int n, T *x, int incx, T *y,        \
                                         int incy) {                                           \
     return ::cudafuse_emu::blas::swap(h, n, x, incx, y, incy); }                             \
-  inline cublasStatus_t cublas##P##gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, \
-                                        const T *a, const T *A, int lda, const T *x, int incx, \
+  inline cublasStatus_t P##gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, \
+                                        const T *a, const T *__cf_A, int lda, const T *x, int incx, \
                                         const T *b, T *y, int incy) {                         \
-    return ::cudafuse_emu::blas::gemv(h, op, m, n, a, A, lda, x, incx, b, y, incy); }        \
-  inline cublasStatus_t cublas##P##gemm(cublasHandle_t h, cublasOperation_t ta,               \
+    return ::cudafuse_emu::blas::gemv(h, op, m, n, a, __cf_A, lda, x, incx, b, y, incy); }        \
+  inline cublasStatus_t P##gemm(cublasHandle_t h, cublasOperation_t ta,               \
                                         cublasOperation_t tb, int m, int n, int k, const T *a, \
-                                        const T *A, int lda, const T *B, int ldb, const T *b,  \
-                                        T *C, int ldc) {                                      \
-    return ::cudafuse_emu::blas::gemm(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); }   \
-  inline cublasStatus_t cublas##P##gemmStridedBatched(                                        \
+                                        const T *__cf_A, int lda, const T *__cf_B, int ldb, const T *b,  \
+                                        T *__cf_C, int ldc) {                                      \
+    return ::cudafuse_emu::blas::gemm(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C, ldc); }   \
+  inline cublasStatus_t P##gemmStridedBatched(                                        \
       cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,      \
-      const T *a, const T *A, int lda, long long sa, const T *B, int ldb, long long sb,       \
-      const T *b, T *C, int ldc, long long sc, int batch) {                                   \
-    return ::cudafuse_emu::blas::gemm(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc,       \
+      const T *a, const T *__cf_A, int lda, long long sa, const T *__cf_B, int ldb, long long sb,       \
+      const T *b, T *__cf_C, int ldc, long long sc, int batch) {                                   \
+    return ::cudafuse_emu::blas::gemm(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C, ldc,       \
                                       (long)sa, (long)sb, (long)sc, batch); }                \
-  inline cublasStatus_t cublas##P##gemmBatched(                                               \
+  inline cublasStatus_t P##gemmBatched(                                               \
       cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,      \
-      const T *a, const T *const A[], int lda, const T *const B[], int ldb, const T *b,       \
-      T *const C[], int ldc, int batch) {                                                     \
-    return ::cudafuse_emu::blas::gemm_batched(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C,    \
+      const T *a, const T *const __cf_A[], int lda, const T *const __cf_B[], int ldb, const T *b,       \
+      T *const __cf_C[], int ldc, int batch) {                                                     \
+    return ::cudafuse_emu::blas::gemm_batched(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C,    \
                                               ldc, batch); }
-CF_BLAS_L1(S, s, float)
-CF_BLAS_L1(D, d, double)
+CF_BLAS_L1(cublasS, s, float)
+CF_BLAS_L1(cublasD, d, double)
 #undef CF_BLAS_L1

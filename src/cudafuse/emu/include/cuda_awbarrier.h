@@ -12,9 +12,9 @@ typedef uint64_t __mbarrier_token_t;
 
 namespace cudafuse_emu {
 namespace mbar {
-constexpr uint64_t MASK = (1ull << 21) - 1;
-inline uint64_t pending(uint64_t v) { return v & MASK; }
-inline uint64_t expected(uint64_t v) { return v >> 21 & MASK; }
+constexpr uint64_t __cf_MASK = (1ull << 21) - 1;
+inline uint64_t pending(uint64_t v) { return v & __cf_MASK; }
+inline uint64_t expected(uint64_t v) { return v >> 21 & __cf_MASK; }
 inline uint64_t phase(uint64_t v) { return v >> 42; }
 inline uint64_t pack(uint64_t pend, uint64_t exp, uint64_t ph) {
   return pend | exp << 21 | (ph & ((1ull << 22) - 1)) << 42;

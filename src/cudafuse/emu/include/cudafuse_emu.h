@@ -146,15 +146,15 @@ cudafuse_emu_switch:
 #error "cudafuse emulation: fibers are implemented for x86-64 only"
 #endif
 
-// AT_EVENT (6): waiting for an arrive-wait barrier's phase (event_wait below); 4 and 5 are
+// __cf_AT_EVENT (6): waiting for an arrive-wait barrier's phase (event_wait below); 4 and 5 are
 // cooperative_groups.h's.
-enum : uint8_t { RUN = 0, AT_BAR = 1, AT_WARP = 2, DONE = 3, AT_EVENT = 6 };
-enum : uint8_t { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
+enum : uint8_t { __cf_RUN = 0, __cf_AT_BAR = 1, __cf_AT_WARP = 2, __cf_DONE = 3, __cf_AT_EVENT = 6 };
+enum : uint8_t { __cf_W_SYNC, __cf_W_SHFL, __cf_W_UP, __cf_W_DOWN, __cf_W_XOR, __cf_W_BALLOT, __cf_W_ANY, __cf_W_ALL };
 inline const char *const WOP_NAME[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync",
                                        "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
                                        "__any_sync", "__all_sync"};
 
-struct Fiber {
+struct __cf_Fiber {
   void *sp;
   uint8_t state, bar, wop;
   unsigned mask;
@@ -163,12 +163,13 @@ struct Fiber {
   const char *file;
   int line;
   bool counted;
-  const char *what;  // AT_EVENT: the call waited in, for reports
+  const char *what;  // __cf_AT_EVENT: the call waited in, for reports
 };
 
-struct Block {
+struct __cf_Block {
   int n = 0, nwarps = 0, live = 0, cur = 0;
-  Fiber *f = nullptr;
+  int at_warp = 0;  // threads waiting in a warp collective: a thread's exit looks only then
+  __cf_Fiber *f = nullptr;
   int bar_expected[16] = {};  // 0: all live threads (__syncthreads), else a count
   int bar_waiting[16] = {};
   long long bar_pred[16] = {};
@@ -179,8 +180,8 @@ struct Block {
   void *ctx = nullptr;
 };
 
-inline Block g_block;
-inline std::vector<Fiber> g_fiber_store;  // the running block's fibers (a child grid's own: cdp.h)
+inline __cf_Block g_block;
+inline std::vector<__cf_Fiber> g_fiber_store;  // the running block's fibers (a child grid's own: cdp.h)
 inline bool g_fibers = false;       // fiber mode (false: threads run as a plain loop)
 inline void *g_sched_sp = nullptr;
 inline std::vector<char *> g_stacks;
@@ -240,10 +241,10 @@ inline void to_fiber(int i) {
 }
 
 inline void to_scheduler() {
-  Fiber &me = g_block.f[g_block.cur];
+  __cf_Fiber &me = g_block.f[g_block.cur];
 #if defined(__SANITIZE_ADDRESS__)
   void *fake = nullptr;
-  __sanitizer_start_switch_fiber(me.state == DONE ? nullptr : &fake, nullptr, 0);
+  __sanitizer_start_switch_fiber(me.state == __cf_DONE ? nullptr : &fake, nullptr, 0);
 #endif
   cudafuse_emu_switch(&me.sp, g_sched_sp);
 #if defined(__SANITIZE_ADDRESS__)
@@ -266,35 +267,35 @@ inline std::string ranges(const std::vector<int> &ids) {
 }
 
 [[noreturn]] inline void report_stuck(const char *why) {
-  Block &B = g_block;
+  __cf_Block &B = g_block;
   std::string msg = why;
   msg += " (thread ids are linear: x + y*blockDim.x + z*blockDim.x*blockDim.y)";
   std::vector<int> done;
   for (int i = 0; i < B.n; ++i)
-    if (B.f[i].state == DONE) done.push_back(i);
+    if (B.f[i].state == __cf_DONE) done.push_back(i);
   // Group waiting threads by what and where they wait.
   std::vector<bool> seen(B.n, false);
   for (int i = 0; i < B.n; ++i) {
-    const Fiber &a = B.f[i];
-    if (seen[i] || (a.state != AT_BAR && a.state != AT_WARP && a.state != AT_EVENT)) continue;
+    const __cf_Fiber &a = B.f[i];
+    if (seen[i] || (a.state != __cf_AT_BAR && a.state != __cf_AT_WARP && a.state != __cf_AT_EVENT)) continue;
     std::vector<int> ids;
     for (int j = i; j < B.n; ++j) {
-      const Fiber &b = B.f[j];
+      const __cf_Fiber &b = B.f[j];
       if (!seen[j] && b.state == a.state && b.line == a.line && b.file == a.file &&
           b.bar == a.bar && b.wop == a.wop && b.counted == a.counted &&
-          (a.state != AT_EVENT || b.val == a.val)) {
+          (a.state != __cf_AT_EVENT || b.val == a.val)) {
         seen[j] = true;
         ids.push_back(j);
       }
     }
     char line[512];
-    if (a.state == AT_BAR && a.counted)
+    if (a.state == __cf_AT_BAR && a.counted)
       snprintf(line, sizeof line, "\n  threads %s wait at bar.sync %d, %d (%s:%d)",
                ranges(ids).c_str(), a.bar, B.bar_expected[a.bar], a.file, a.line);
-    else if (a.state == AT_BAR)
+    else if (a.state == __cf_AT_BAR)
       snprintf(line, sizeof line, "\n  threads %s wait at __syncthreads (barrier %d, %s:%d)",
                ranges(ids).c_str(), a.bar, a.file, a.line);
-    else if (a.state == AT_EVENT)
+    else if (a.state == __cf_AT_EVENT)
       snprintf(line, sizeof line, "\n  threads %s wait at %s (%s:%d) for the barrier at %p "
                "to complete phase %llu", ranges(ids).c_str(), a.what, a.file, a.line,
                reinterpret_cast<void *>(a.val), (unsigned long long)a.res);
@@ -320,7 +321,7 @@ inline std::string ranges(const std::vector<int> &ids) {
 }
 
 inline void release_bar(int b, bool counted) {
-  Block &B = g_block;
+  __cf_Block &B = g_block;
   long long pred = B.bar_pred[b];
   int pand = B.bar_pred_and[b];
   std::vector<bool> arrived;
@@ -330,10 +331,10 @@ inline void release_bar(int b, bool counted) {
       arrived[w] = B.warp_live[w] > 0 && B.warp_wait[b * B.nwarps + w] == B.warp_live[w];
   } else {
     // __syncthreads in divergent code: all waiters must have come from the same call.
-    const Fiber *first = nullptr;
+    const __cf_Fiber *first = nullptr;
     for (int i = 0; i < B.n; ++i) {
-      const Fiber &f = B.f[i];
-      if (f.state != AT_BAR || f.bar != b) continue;
+      const __cf_Fiber &f = B.f[i];
+      if (f.state != __cf_AT_BAR || f.bar != b) continue;
       if (!first) first = &f;
       else if (f.line != first->line || f.file != first->file)
         fail("barrier divergence: thread %d waits at __syncthreads (%s:%d) while thread %d "
@@ -344,9 +345,9 @@ inline void release_bar(int b, bool counted) {
   }
   int released = 0;
   for (int i = 0; i < B.n; ++i) {
-    Fiber &f = B.f[i];
-    if (f.state == AT_BAR && f.bar == b && (!counted || arrived[i >> 5])) {
-      f.state = RUN;
+    __cf_Fiber &f = B.f[i];
+    if (f.state == __cf_AT_BAR && f.bar == b && (!counted || arrived[i >> 5])) {
+      f.state = __cf_RUN;
       f.res = (uint64_t)pred | ((uint64_t)(pand ? 1 : 0) << 62);
       --B.warp_wait[b * B.nwarps + (i >> 5)];
       ++released;
@@ -361,7 +362,7 @@ inline void release_bar(int b, bool counted) {
 }
 
 inline void try_bar(int b) {
-  Block &B = g_block;
+  __cf_Block &B = g_block;
   if (!B.bar_waiting[b]) return;
   if (!B.bar_expected[b]) {
     if (B.bar_waiting[b] == B.live) release_bar(b, false);
@@ -375,22 +376,22 @@ inline void try_bar(int b) {
 
 // Completes the collective of lane `i`'s group when every live lane of its mask is there.
 inline void try_warp(int i) {
-  Block &B = g_block;
-  Fiber &me = B.f[i];
+  __cf_Block &B = g_block;
+  __cf_Fiber &me = B.f[i];
   int base = i & ~31;
   unsigned m = me.mask;
   for (int l = 0; l < 32; ++l) {
     if (!(m >> l & 1u)) continue;
     int t = base + l;
-    if (t >= B.n || B.f[t].state == DONE) continue;
-    if (B.f[t].state != AT_WARP) return;
+    if (t >= B.n || B.f[t].state == __cf_DONE) continue;
+    if (B.f[t].state != __cf_AT_WARP) return;
   }
   uint64_t ballot = 0;
   bool any = false, all = true;
   for (int l = 0; l < 32; ++l) {
     int t = base + l;
-    if (!(m >> l & 1u) || t >= B.n || B.f[t].state != AT_WARP) continue;
-    const Fiber &f = B.f[t];
+    if (!(m >> l & 1u) || t >= B.n || B.f[t].state != __cf_AT_WARP) continue;
+    const __cf_Fiber &f = B.f[t];
     if (f.wop != me.wop)
       fail("warp divergence: lane %d of warp %d is at %s (%s:%d) but lane %d is at %s (%s:%d)",
            i & 31, i >> 5, WOP_NAME[me.wop], me.file, me.line, l, WOP_NAME[f.wop], f.file,
@@ -400,29 +401,32 @@ inline void try_warp(int i) {
   }
   for (int l = 0; l < 32; ++l) {
     int t = base + l;
-    if (!(m >> l & 1u) || t >= B.n || B.f[t].state != AT_WARP) continue;
-    Fiber &f = B.f[t];
+    if (!(m >> l & 1u) || t >= B.n || B.f[t].state != __cf_AT_WARP) continue;
+    __cf_Fiber &f = B.f[t];
     int w = f.width, seg = l & ~(w - 1), src = l;
     switch (f.wop) {
-      case W_SHFL: src = seg + (f.arg & (w - 1)); break;
-      case W_UP: src = (l - seg) >= f.arg ? l - f.arg : l; break;
-      case W_DOWN: src = (l - seg) + f.arg < w ? l + f.arg : l; break;
-      case W_XOR: src = l ^ f.arg; if ((src & ~(w - 1)) > seg || src > 31) src = l; break;
+      case __cf_W_SHFL: src = seg + (f.arg & (w - 1)); break;
+      case __cf_W_UP: src = (l - seg) >= f.arg ? l - f.arg : l; break;
+      case __cf_W_DOWN: src = (l - seg) + f.arg < w ? l + f.arg : l; break;
+      case __cf_W_XOR: src = l ^ f.arg; if ((src & ~(w - 1)) > seg || src > 31) src = l; break;
       default: break;
     }
     int st = base + src;
-    bool ok = (m >> src & 1u) && st < B.n && B.f[st].state == AT_WARP;
+    bool ok = (m >> src & 1u) && st < B.n && B.f[st].state == __cf_AT_WARP;
     switch (f.wop) {
-      case W_BALLOT: f.res = ballot; break;
-      case W_ANY: f.res = any; break;
-      case W_ALL: f.res = all; break;
-      case W_SYNC: f.res = 0; break;
+      case __cf_W_BALLOT: f.res = ballot; break;
+      case __cf_W_ANY: f.res = any; break;
+      case __cf_W_ALL: f.res = all; break;
+      case __cf_W_SYNC: f.res = 0; break;
       default: f.res = ok ? B.f[st].val : f.val; break;
     }
   }
   for (int l = 0; l < 32; ++l) {
     int t = base + l;
-    if ((m >> l & 1u) && t < B.n && B.f[t].state == AT_WARP) B.f[t].state = RUN;
+    if ((m >> l & 1u) && t < B.n && B.f[t].state == __cf_AT_WARP) {
+      B.f[t].state = __cf_RUN;
+      --B.at_warp;
+    }
   }
 }
 
@@ -436,17 +440,20 @@ inline void need_fibers(const char *what, const char *file, int line) {
 }
 
 inline void thread_exit() {
-  Block &B = g_block;
-  Fiber &me = B.f[B.cur];
-  me.state = DONE;
+  __cf_Block &B = g_block;
+  __cf_Fiber &me = B.f[B.cur];
+  me.state = __cf_DONE;
   --B.live;
   --B.warp_live[B.cur >> 5];
   // Exited threads are released from barriers that wait for all threads; for counted
-  // barriers, a warp whose other threads all wait may now count as arrived.
-  for (int b = 0; b < 16; ++b) try_bar(b);
+  // barriers, a warp whose other threads all wait may now count as arrived. (Most exits
+  // find nothing waiting: the checks below are the scheduler's cost per thread.)
+  for (int b = 0; b < 16; ++b)
+    if (B.bar_waiting[b]) try_bar(b);
+  if (!B.at_warp) return;
   int base = B.cur & ~31;
   for (int t = base; t < base + 32 && t < B.n; ++t)
-    if (B.f[t].state == AT_WARP) try_warp(t);
+    if (B.f[t].state == __cf_AT_WARP) try_warp(t);
 }
 
 inline void fiber_main() {
@@ -471,13 +478,14 @@ inline unsigned long long next_rand() {
 inline bool (*g_on_stall)() = nullptr;
 
 inline void run_block_fibers(int n) {
-  Block &B = g_block;
-  std::vector<Fiber> &fibers = g_fiber_store;
-  fibers.assign(n, Fiber{});
+  __cf_Block &B = g_block;
+  std::vector<__cf_Fiber> &fibers = g_fiber_store;
+  fibers.assign(n, __cf_Fiber{});
   B.f = fibers.data();
   B.n = n;
   B.nwarps = (n + 31) / 32;
   B.live = n;
+  B.at_warp = 0;
   B.warp_live.assign(B.nwarps, 0);
   for (int i = 0; i < n; ++i) ++B.warp_live[i >> 5];
   B.warp_wait.assign(16 * B.nwarps, 0);
@@ -493,10 +501,10 @@ inline void run_block_fibers(int n) {
     if (g_seed) {
       order.clear();
       for (int i = 0; i < n; ++i)
-        if (B.f[i].state == RUN) order.push_back(i);
+        if (B.f[i].state == __cf_RUN) order.push_back(i);
       for (size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[next_rand() % k]);
       for (int i : order) {
-        if (B.f[i].state != RUN) continue;
+        if (B.f[i].state != __cf_RUN) continue;
         B.cur = i;
         set_thread(i);
         to_fiber(i);
@@ -504,7 +512,7 @@ inline void run_block_fibers(int n) {
       }
     } else {
       for (int i = 0; i < n; ++i) {
-        if (B.f[i].state != RUN) continue;
+        if (B.f[i].state != __cf_RUN) continue;
         B.cur = i;
         set_thread(i);
         to_fiber(i);
@@ -523,9 +531,9 @@ inline void block_wait() {
 
 // ---- barriers ---------------------------------------------------------------------------
 inline int bar_enter(int id, int count, int pred, const char *file, int line) {
-  Block &B = g_block;
-  Fiber &me = B.f[B.cur];
-  me.state = AT_BAR;
+  __cf_Block &B = g_block;
+  __cf_Fiber &me = B.f[B.cur];
+  me.state = __cf_AT_BAR;
   me.bar = (uint8_t)id;
   me.file = file;
   me.line = line;
@@ -539,7 +547,7 @@ inline int bar_enter(int id, int count, int pred, const char *file, int line) {
   B.bar_pred[id] += pred != 0;
   B.bar_pred_and[id] &= pred != 0;
   try_bar(id);
-  if (me.state != RUN) block_wait();
+  if (me.state != __cf_RUN) block_wait();
   return 0;
 }
 
@@ -593,14 +601,14 @@ inline int bar_reduce(int pred, int kind, const char *file, int line) {
 }
 
 // ---- arrive-wait barriers (cudafuse_emu_async.h) --------------------------------------------
-// A thread waits (state AT_EVENT, Fiber::val = the barrier's address, Fiber::res = the phase
+// A thread waits (state __cf_AT_EVENT, __cf_Fiber::val = the barrier's address, __cf_Fiber::res = the phase
 // it waits to see completed) until the thread completing that phase calls event_wake.
 inline void event_wait(const void *key, uint64_t phase, const char *what, const char *file,
                        int line) {
   need_fibers(what, file, line);
-  Block &B = g_block;
-  Fiber &me = B.f[B.cur];
-  me.state = AT_EVENT;
+  __cf_Block &B = g_block;
+  __cf_Fiber &me = B.f[B.cur];
+  me.state = __cf_AT_EVENT;
   me.val = reinterpret_cast<uint64_t>(key);
   me.res = phase;
   me.what = what;
@@ -611,11 +619,11 @@ inline void event_wait(const void *key, uint64_t phase, const char *what, const 
 // The barrier at `key` has completed `phase`: its waiters for that phase run again.
 inline void event_wake(const void *key, uint64_t phase) {
   if (!g_fibers || !g_in_kernel) return;
-  Block &B = g_block;
+  __cf_Block &B = g_block;
   for (int i = 0; i < B.n; ++i) {
-    Fiber &f = B.f[i];
-    if (f.state == AT_EVENT && f.val == reinterpret_cast<uint64_t>(key) && f.res == phase)
-      f.state = RUN;
+    __cf_Fiber &f = B.f[i];
+    if (f.state == __cf_AT_EVENT && f.val == reinterpret_cast<uint64_t>(key) && f.res == phase)
+      f.state = __cf_RUN;
   }
 }
 
@@ -637,15 +645,16 @@ inline T from_bits(uint64_t b) {
 inline uint64_t warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, int width,
                         const char *file, int line) {
   need_fibers(WOP_NAME[op], file, line);
-  Block &B = g_block;
-  Fiber &me = B.f[B.cur];
+  __cf_Block &B = g_block;
+  __cf_Fiber &me = B.f[B.cur];
   int lane = B.cur & 31;
   if (!(mask >> lane & 1u))
     fail("%s:%d: %s(mask 0x%08x) called by thread %d (lane %d), which is not in the mask",
          file, line, WOP_NAME[op], mask, B.cur, lane);
   if (width < 1 || width > 32 || (width & (width - 1)))
     fail("%s:%d: %s: width %d is not a power of two in 1-32", file, line, WOP_NAME[op], width);
-  me.state = AT_WARP;
+  me.state = __cf_AT_WARP;
+  ++B.at_warp;
   me.wop = op;
   me.mask = mask;
   me.val = val;
@@ -654,17 +663,17 @@ inline uint64_t warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, int wi
   me.file = file;
   me.line = line;
   try_warp(B.cur);
-  if (me.state != RUN) block_wait();
+  if (me.state != __cf_RUN) block_wait();
   return me.res;
 }
 
 inline unsigned active_mask() {
-  Block &B = g_block;
+  __cf_Block &B = g_block;
   if (!g_fibers) return 0xffffffffu;
   unsigned m = 0;
   int base = B.cur & ~31;
   for (int l = 0; l < 32 && base + l < B.n; ++l)
-    if (B.f[base + l].state != DONE) m |= 1u << l;
+    if (B.f[base + l].state != __cf_DONE) m |= 1u << l;
   return m;
 }
 
@@ -747,11 +756,13 @@ struct Launch {
           blockIdx = uint3{bx, by, bz};
           if (use_fibers) {
             run_block_fibers(n);
-          } else {
-            for (int i = 0; i < n; ++i) {
-              set_thread(i);
-              body();
-            }
+          } else {  // thread ids in set_thread's order, without its divisions per thread
+            for (unsigned tz = 0; tz < block.z; ++tz)
+              for (unsigned ty = 0; ty < block.y; ++ty)
+                for (unsigned tx = 0; tx < block.x; ++tx) {
+                  threadIdx = uint3{tx, ty, tz};
+                  body();
+                }
           }
         }
     g_in_kernel = false;
@@ -815,7 +826,7 @@ inline LaunchConfig launch(const char *kernel, const char *file, int line, bool 
 #define __syncthreads_or(p) ::cudafuse_emu::bar_reduce((p), 2, __FILE__, __LINE__)
 
 inline void __cudafuse_syncwarp(unsigned m, const char *file, int line) {
-  ::cudafuse_emu::warp_op(::cudafuse_emu::W_SYNC, m, 0, 0, 32, file, line);
+  ::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_SYNC, m, 0, 0, 32, file, line);
 }
 #define __syncwarp(...) __cudafuse_syncwarp(__cudafuse_mask_or_full(__VA_ARGS__), __FILE__, __LINE__)
 inline unsigned __cudafuse_mask_or_full() { return 0xffffffffu; }
@@ -828,21 +839,21 @@ inline T __cudafuse_shfl(uint8_t op, unsigned m, T v, int arg, int w, const char
       ::cudafuse_emu::warp_op(op, m, ::cudafuse_emu::to_bits(v), arg, w, file, line));
 }
 #define __shfl_sync(m, v, ...) \
-  __cudafuse_shfl(::cudafuse_emu::W_SHFL, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+  __cudafuse_shfl(::cudafuse_emu::__cf_W_SHFL, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
 #define __shfl_up_sync(m, v, ...) \
-  __cudafuse_shfl(::cudafuse_emu::W_UP, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+  __cudafuse_shfl(::cudafuse_emu::__cf_W_UP, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
 #define __shfl_down_sync(m, v, ...) \
-  __cudafuse_shfl(::cudafuse_emu::W_DOWN, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+  __cudafuse_shfl(::cudafuse_emu::__cf_W_DOWN, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
 #define __shfl_xor_sync(m, v, ...) \
-  __cudafuse_shfl(::cudafuse_emu::W_XOR, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+  __cudafuse_shfl(::cudafuse_emu::__cf_W_XOR, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
 // (lane[, width]) -> "lane, width"
 #define __cudafuse_lw(...) __cudafuse_lw_pick(__VA_ARGS__, 32, 0)
 #define __cudafuse_lw_pick(l, w, ...) (int)(l), (int)(w)
-#define __ballot_sync(m, p) (unsigned)::cudafuse_emu::warp_op(::cudafuse_emu::W_BALLOT, (m), \
+#define __ballot_sync(m, p) (unsigned)::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_BALLOT, (m), \
   (p) ? 1 : 0, 0, 32, __FILE__, __LINE__)
-#define __any_sync(m, p) (int)::cudafuse_emu::warp_op(::cudafuse_emu::W_ANY, (m), (p) ? 1 : 0, \
+#define __any_sync(m, p) (int)::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_ANY, (m), (p) ? 1 : 0, \
   0, 32, __FILE__, __LINE__)
-#define __all_sync(m, p) (int)::cudafuse_emu::warp_op(::cudafuse_emu::W_ALL, (m), (p) ? 1 : 0, \
+#define __all_sync(m, p) (int)::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_ALL, (m), (p) ? 1 : 0, \
   0, 32, __FILE__, __LINE__)
 inline unsigned __activemask() { return ::cudafuse_emu::active_mask(); }
 inline void __threadfence() {}
@@ -1243,7 +1254,7 @@ template <class T> inline unsigned __cf_match_any(unsigned m, T v, const char *f
   unsigned r = 0;
   for (int l = 0; l < 32; ++l)
     if ((m >> l & 1u) &&
-        __cudafuse_shfl(::cudafuse_emu::W_SHFL, m, v, l, 32, file, line) == v)
+        __cudafuse_shfl(::cudafuse_emu::__cf_W_SHFL, m, v, l, 32, file, line) == v)
       r |= 1u << l;
   return r;
 }
@@ -1257,7 +1268,7 @@ template <class T, class F> inline T __cf_reduce(unsigned m, T v, F f, const cha
   T acc = v;
   for (int l = 0; l < 32; ++l) {
     if (!(m >> l & 1u)) continue;
-    T x = __cudafuse_shfl(::cudafuse_emu::W_SHFL, m, v, l, 32, file, line);
+    T x = __cudafuse_shfl(::cudafuse_emu::__cf_W_SHFL, m, v, l, 32, file, line);
     acc = first ? x : f(acc, x);
     first = false;
   }

@@ -24,8 +24,8 @@ struct awbar {
     phase = 0;
   }
   // The phase the arrival belongs to; `complete` runs when it completes the phase.
-  template <class F>
-  uint64_t arrive(long long n, F &&complete, const char *what, const char *file, int line) {
+  template <class __cf_F>
+  uint64_t arrive(long long n, __cf_F &&complete, const char *what, const char *file, int line) {
     if (n <= 0 || n > pending)
       fail("%s:%d: %s: %lld arrival(s) at a barrier with %lld pending in its phase (not "
            "initialised, or more arrivals than its expected count of %lld)",
@@ -44,8 +44,8 @@ struct awbar {
     return arrive(n, [] {}, what, file, line);
   }
   // arrive_and_drop: one arrival now, one fewer expected in the phases after this one.
-  template <class F>
-  uint64_t drop(F &&complete, const char *what, const char *file, int line) {
+  template <class __cf_F>
+  uint64_t drop(__cf_F &&complete, const char *what, const char *file, int line) {
     if (expected <= 0) fail("%s:%d: %s at a barrier that expects no arrivals", file, line, what);
     --expected;
     return arrive(1, complete, what, file, line);
@@ -57,8 +57,8 @@ struct awbar {
 };
 
 // Each thread of a group copies its share of the bytes (as cooperative_groups::memcpy_async).
-template <class G>
-inline void group_copy(const G &g, void *dst, const void *src, size_t n) {
+template <class __cf_G>
+inline void group_copy(const __cf_G &g, void *dst, const void *src, size_t n) {
   size_t rank = (size_t)g.thread_rank(), size = (size_t)g.size();
   char *d = static_cast<char *>(dst);
   const char *s = static_cast<const char *>(src);

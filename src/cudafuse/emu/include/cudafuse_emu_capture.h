@@ -46,9 +46,9 @@ struct ArgPack {
 };
 
 struct Graph;
-struct GNode {
+struct __cf_GNode {
   cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
-  std::vector<GNode *> deps;
+  std::vector<__cf_GNode *> deps;
   // kernel
   cudaKernelNodeParams kp{};
   ArgPack args;
@@ -66,11 +66,11 @@ struct GNode {
   std::vector<std::shared_ptr<Graph>> bodies;
 };
 struct Graph {
-  std::vector<std::unique_ptr<GNode>> nodes;
+  std::vector<std::unique_ptr<__cf_GNode>> nodes;
 };
 struct Exec {
   std::shared_ptr<Graph> graph;
-  std::map<const GNode *, GNode *> from;  // the original graph's nodes -> this copy's
+  std::map<const __cf_GNode *, __cf_GNode *> from;  // the original graph's nodes -> this copy's
 };
 inline std::map<cudaGraphConditionalHandle, std::pair<unsigned, unsigned>> &cond_values() {
   static auto *m = new std::map<cudaGraphConditionalHandle, std::pair<unsigned, unsigned>>;
@@ -78,24 +78,24 @@ inline std::map<cudaGraphConditionalHandle, std::pair<unsigned, unsigned>> &cond
 }
 
 inline Graph *graph_of(cudaGraph_t g) { return reinterpret_cast<Graph *>(g); }
-inline GNode *node_of(cudaGraphNode_t n) { return reinterpret_cast<GNode *>(n); }
-inline cudaGraphNode_t handle_of(GNode *n) { return reinterpret_cast<cudaGraphNode_t>(n); }
+inline __cf_GNode *node_of(cudaGraphNode_t n) { return reinterpret_cast<__cf_GNode *>(n); }
+inline cudaGraphNode_t handle_of(__cf_GNode *n) { return reinterpret_cast<cudaGraphNode_t>(n); }
 inline Exec *exec_of(cudaGraphExec_t e) { return reinterpret_cast<Exec *>(e); }
 
 // A deep copy (child graphs and conditional bodies too); `map` gets old -> new nodes.
-inline std::shared_ptr<Graph> clone_graph(const Graph &g, std::map<const GNode *, GNode *> *map) {
+inline std::shared_ptr<Graph> clone_graph(const Graph &g, std::map<const __cf_GNode *, __cf_GNode *> *map) {
   auto out = std::make_shared<Graph>();
-  std::map<const GNode *, GNode *> local;
-  std::map<const GNode *, GNode *> &m = map ? *map : local;
+  std::map<const __cf_GNode *, __cf_GNode *> local;
+  std::map<const __cf_GNode *, __cf_GNode *> &m = map ? *map : local;
   for (const auto &n : g.nodes) {
-    out->nodes.push_back(std::make_unique<GNode>(*n));
-    GNode *c = out->nodes.back().get();
+    out->nodes.push_back(std::make_unique<__cf_GNode>(*n));
+    __cf_GNode *c = out->nodes.back().get();
     if (n->child) c->child = clone_graph(*n->child, nullptr);
     for (auto &b : c->bodies) b = clone_graph(*b, nullptr);
     m[n.get()] = c;
   }
   for (auto &n : out->nodes)
-    for (GNode *&d : n->deps) d = m[d];
+    for (__cf_GNode *&d : n->deps) d = m[d];
   return out;
 }
 
@@ -122,7 +122,7 @@ inline bool graph_owned(void *p) { return graph_mem().live.count(p) != 0; }
 struct Capture {
   Graph *graph = nullptr;
   cudaStream_t origin = nullptr;
-  std::vector<GNode *> deps;
+  std::vector<__cf_GNode *> deps;
   cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
   unsigned long long id = 0;
 };
@@ -136,16 +136,16 @@ inline std::map<cudaEvent_t, Capture> &captured_events() {
 }
 inline bool stream_capturing(cudaStream_t s) { return captures().count(s) != 0; }
 
-inline GNode *add_node(Graph &g, const cudaGraphNode_t *deps, size_t n) {
-  g.nodes.push_back(std::make_unique<GNode>());
-  GNode *node = g.nodes.back().get();
+inline __cf_GNode *add_node(Graph &g, const cudaGraphNode_t *deps, size_t n) {
+  g.nodes.push_back(std::make_unique<__cf_GNode>());
+  __cf_GNode *node = g.nodes.back().get();
   for (size_t i = 0; i < n; ++i) node->deps.push_back(node_of(deps[i]));
   return node;
 }
-inline GNode *capture_node(cudaStream_t s, cudaGraphNodeType type) {
+inline __cf_GNode *capture_node(cudaStream_t s, cudaGraphNodeType type) {
   Capture &c = captures()[s];
-  c.graph->nodes.push_back(std::make_unique<GNode>());
-  GNode *node = c.graph->nodes.back().get();
+  c.graph->nodes.push_back(std::make_unique<__cf_GNode>());
+  __cf_GNode *node = c.graph->nodes.back().get();
   node->type = type;
   node->deps = c.deps;
   c.deps = {node};
@@ -159,7 +159,7 @@ inline cudaError_t capture_op(cudaStream_t s, int type, std::function<void()> op
   return cudaSuccess;
 }
 inline cudaError_t capture_malloc(void **p, size_t n, cudaStream_t s) {
-  GNode *node = capture_node(s, cudaGraphNodeTypeMemAlloc);
+  __cf_GNode *node = capture_node(s, cudaGraphNodeTypeMemAlloc);
   node->ptr = *p = graph_alloc(n);
   return *p ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
 }
@@ -182,7 +182,7 @@ inline bool capture_wait_event(cudaStream_t s, cudaEvent_t e) {
   if (own == captures().end()) {
     captures()[s] = it->second;
   } else {
-    for (GNode *d : it->second.deps)
+    for (__cf_GNode *d : it->second.deps)
       if (std::find(own->second.deps.begin(), own->second.deps.end(), d) ==
           own->second.deps.end())
         own->second.deps.push_back(d);

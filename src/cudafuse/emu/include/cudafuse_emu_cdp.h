@@ -63,7 +63,7 @@ class ChildGrid {
     nvars_ = smem_vars().size();
     for (const SmemVar &v : smem_vars()) statics_.insert(statics_.end(), v.p, v.p + v.n);
     block_state_ = std::move(g_block);
-    g_block = Block{};
+    g_block = __cf_Block{};
     store_.swap(g_fiber_store);
     sched_sp_ = g_sched_sp;
     level_ = g_depth++;
@@ -109,8 +109,8 @@ class ChildGrid {
   uint3 bidx_{}, tidx_{};
   size_t smem_size_ = 0, nvars_ = 0;
   std::vector<unsigned char> dyn_, statics_;
-  Block block_state_;
-  std::vector<Fiber> store_;
+  __cf_Block block_state_;
+  std::vector<__cf_Fiber> store_;
   void *sched_sp_ = nullptr;
   int level_ = 0;
 };

@@ -18,7 +18,7 @@ namespace cudafuse_emu {
 
 inline void run_graph(Graph &g);
 
-inline void run_node(GNode &n) {
+inline void run_node(__cf_GNode &n) {
   if (n.op) {  // captured work (launches, copies, sets, host functions)
     n.op();
     return;
@@ -69,26 +69,26 @@ inline void run_graph(Graph &g) {
       auto &v = cond_values()[n->handle];
       if (v.second & 1u) v.first = v.second >> 1;  // cudaGraphCondAssignDefault
     }
-  std::map<GNode *, int> pending;
-  std::map<GNode *, std::vector<GNode *>> users;
+  std::map<__cf_GNode *, int> pending;
+  std::map<__cf_GNode *, std::vector<__cf_GNode *>> users;
   for (auto &n : g.nodes) {
     pending[n.get()] = (int)n->deps.size();
-    for (GNode *d : n->deps) users[d].push_back(n.get());
+    for (__cf_GNode *d : n->deps) users[d].push_back(n.get());
   }
-  std::vector<GNode *> ready;
+  std::vector<__cf_GNode *> ready;
   for (auto &n : g.nodes)
     if (!n->deps.size()) ready.push_back(n.get());
   size_t done = 0;
   for (size_t k = 0; k < ready.size(); ++k) {
     run_node(*ready[k]);
     ++done;
-    for (GNode *u : users[ready[k]])
+    for (__cf_GNode *u : users[ready[k]])
       if (--pending[u] == 0) ready.push_back(u);
   }
   if (done != g.nodes.size()) fail("cudaGraphLaunch: the graph's dependencies form a cycle");
 }
 
-inline cudaError_t add_kernel_params(GNode *n, const cudaKernelNodeParams *p) {
+inline cudaError_t add_kernel_params(__cf_GNode *n, const cudaKernelNodeParams *p) {
   const KernelInfo *k = find_kernel(p->func);
   if (!k) return rt_error(cudaErrorInvalidDeviceFunction);
   if (p->extra && !p->kernelParams) return rt_error(cudaErrorNotSupported);
@@ -219,7 +219,7 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
   using namespace ::cudafuse_emu;
   if (!e) return rt_error(cudaErrorInvalidValue);
   if (stream_capturing(s)) {  // a graph launched into a capture becomes a child graph node
-    GNode *n = capture_node(s, cudaGraphNodeTypeGraph);
+    __cf_GNode *n = capture_node(s, cudaGraphNodeTypeGraph);
     n->child = clone_graph(*exec_of(e)->graph, nullptr);
     return cudaSuccess;
   }
@@ -246,7 +246,7 @@ inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g,
       if (info) info->result = cudaGraphExecUpdateErrorNodeTypeChanged;
       return rt_error(cudaErrorGraphExecUpdateFailure);
     }
-  std::map<const GNode *, GNode *> from;
+  std::map<const __cf_GNode *, __cf_GNode *> from;
   x->graph = clone_graph(*src, &from);
   for (auto &kv : x->from) kv.second = nullptr;
   for (auto &kv : from) x->from[kv.first] = kv.second;
@@ -312,7 +312,7 @@ inline cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t
 }
 
 #define CF_GRAPH_NODE(g, deps, n)                                                              \
-  ::cudafuse_emu::GNode *node = ::cudafuse_emu::add_node(*::cudafuse_emu::graph_of(g), deps, n); \
+  ::cudafuse_emu::__cf_GNode *node = ::cudafuse_emu::add_node(*::cudafuse_emu::graph_of(g), deps, n); \
   if (out) *out = ::cudafuse_emu::handle_of(node)
 inline cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g,
                                          const cudaGraphNode_t *deps, size_t n) {
@@ -455,7 +455,7 @@ inline cudaError_t cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g,
 #undef CF_GRAPH_NODE
 
 inline cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams *p) {
-  ::cudafuse_emu::GNode *n = ::cudafuse_emu::node_of(node);
+  ::cudafuse_emu::__cf_GNode *n = ::cudafuse_emu::node_of(node);
   *p = n->kp;
   p->kernelParams = n->args.ptrs.data();
   return cudaSuccess;
@@ -466,7 +466,7 @@ inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
 }
 inline cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t node,
                                                     const cudaKernelNodeParams *p) {
-  ::cudafuse_emu::GNode *n = ::cudafuse_emu::exec_of(e)->from[::cudafuse_emu::node_of(node)];
+  ::cudafuse_emu::__cf_GNode *n = ::cudafuse_emu::exec_of(e)->from[::cudafuse_emu::node_of(node)];
   if (!n) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   return ::cudafuse_emu::add_kernel_params(n, p);
 }
@@ -476,7 +476,7 @@ inline cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cuda
 }
 inline cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t node,
                                                     const cudaMemsetParams *p) {
-  ::cudafuse_emu::GNode *n = ::cudafuse_emu::exec_of(e)->from[::cudafuse_emu::node_of(node)];
+  ::cudafuse_emu::__cf_GNode *n = ::cudafuse_emu::exec_of(e)->from[::cudafuse_emu::node_of(node)];
   if (!n) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   n->set = *p;
   return cudaSuccess;
@@ -487,7 +487,7 @@ inline cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHo
 }
 inline cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t node,
                                                   const cudaHostNodeParams *p) {
-  ::cudafuse_emu::GNode *n = ::cudafuse_emu::exec_of(e)->from[::cudafuse_emu::node_of(node)];
+  ::cudafuse_emu::__cf_GNode *n = ::cudafuse_emu::exec_of(e)->from[::cudafuse_emu::node_of(node)];
   if (!n) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   n->host = *p;
   return cudaSuccess;

@@ -42,9 +42,9 @@ template <class... P> inline void call_with_args(void (*f)(P...), void **a) {
 template <class... P> inline std::vector<size_t> param_sizes(void (*)(P...)) {
   return {sizeof(std::remove_cv_t<std::remove_reference_t<P>>)...};
 }
-struct KernelReg {
+struct __cf_KernelReg {
   template <class... P>
-  KernelReg(void (*f)(P...), const char *name, bool fibers, void (*call)(void **)) {
+  __cf_KernelReg(void (*f)(P...), const char *name, bool fibers, void (*call)(void **)) {
     KernelInfo &k = kernel_registry()[reinterpret_cast<const void *>(f)];
     k.name = name;
     k.fibers = fibers;
@@ -64,13 +64,13 @@ inline const KernelInfo *find_kernel(const void *f) {
 // of each fiber's stack), fiber records and dynamic shared memory are copied out, so every
 // block reuses the same blockDim fiber stacks. When every block waits, the grid barrier
 // completes and each block is resumed in turn (stacks copied back to the same addresses).
-constexpr uint8_t AT_GRID = 5;  // cooperative_groups.h's coalesced_threads uses 4
+constexpr uint8_t __cf_AT_GRID = 5;  // cooperative_groups.h's coalesced_threads uses 4
 
 
 struct ParkedBlock {
   bool started = false, done = false;
   int live = 0;
-  std::vector<Fiber> fibers;
+  std::vector<__cf_Fiber> fibers;
   std::vector<int> warp_live;
   std::vector<std::vector<unsigned char>> stacks;  // per thread, [sp, top) of its stack
   std::vector<unsigned char> smem;
@@ -104,8 +104,8 @@ __attribute__((no_sanitize_address)) inline void raw_copy(void *d, const void *s
   const char *file = "", *where = "grid.sync()";
   int line = 0;
   for (const ParkedBlock &pb : blocks)
-    for (const Fiber &f : pb.fibers)
-      if (f.state == AT_GRID) { file = f.file; line = f.line; break; }
+    for (const __cf_Fiber &f : pb.fibers)
+      if (f.state == __cf_AT_GRID) { file = f.file; line = f.line; break; }
   g_in_kernel = false;
   fail("%s:%d: kernel '%s': deadlock at %s (%s:%d): %d blocks wait (%s) but %d blocks have "
        "exited without reaching it (%s); every block of the grid must reach each grid "
@@ -115,10 +115,10 @@ __attribute__((no_sanitize_address)) inline void raw_copy(void *d, const void *s
 }
 
 inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
-  Block &B = g_block;
+  __cf_Block &B = g_block;
   size_t nb = (size_t)grid.x * grid.y * grid.z;
   std::vector<ParkedBlock> blocks(nb);
-  static std::vector<Fiber> fibers;
+  static std::vector<__cf_Fiber> fibers;
   size_t limit = grid_limit_bytes();
   g_grid_saved = 0;
   for (int i = 0; i < n; ++i) stack_top(i);  // allocate the stacks up front
@@ -132,6 +132,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
                        unsigned(b / ((size_t)grid.x * grid.y))};
       B.n = n;
       B.nwarps = (n + 31) / 32;
+      B.at_warp = 0;  // a parked block waits only at the grid barrier
       B.warp_wait.assign(16 * B.nwarps, 0);
       for (int k = 0; k < 16; ++k) {
         B.bar_expected[k] = B.bar_waiting[k] = 0;
@@ -140,7 +141,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
       }
       if (!pb.started) {
         pb.started = true;
-        fibers.assign(n, Fiber{});
+        fibers.assign(n, __cf_Fiber{});
         B.f = fibers.data();
         B.live = n;
         B.warp_live.assign(B.nwarps, 0);
@@ -152,13 +153,13 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
         B.live = pb.live;
         B.warp_live.swap(pb.warp_live);
         for (int i = 0; i < n; ++i) {
-          Fiber &f = B.f[i];
-          if (f.state == DONE) continue;
+          __cf_Fiber &f = B.f[i];
+          if (f.state == __cf_DONE) continue;
           std::vector<unsigned char> &st = pb.stacks[i];
           raw_copy(stack_top(i) - st.size(), st.data(), st.size());
           g_grid_saved -= st.size();
           std::vector<unsigned char>().swap(st);
-          f.state = RUN;
+          f.state = __cf_RUN;
         }
         if (shared) memcpy(g_dyn_smem, pb.smem.data(), shared);
       }
@@ -166,12 +167,12 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
         bool ran = false;
         order.clear();
         for (int i = 0; i < n; ++i)
-          if (B.f[i].state == RUN) order.push_back(i);
+          if (B.f[i].state == __cf_RUN) order.push_back(i);
         if (g_seed)
           for (size_t k = order.size(); k > 1; --k)
             std::swap(order[k - 1], order[next_rand() % k]);
         for (int i : order) {
-          if (B.f[i].state != RUN) continue;
+          if (B.f[i].state != __cf_RUN) continue;
           B.cur = i;
           set_thread(i);
           to_fiber(i);
@@ -179,7 +180,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
         }
         if (ran) continue;
         int at_grid = 0;
-        for (int i = 0; i < n; ++i) at_grid += B.f[i].state == AT_GRID;
+        for (int i = 0; i < n; ++i) at_grid += B.f[i].state == __cf_AT_GRID;
         if (at_grid == B.live) break;  // parked at the grid barrier
         if (!(g_on_stall && g_on_stall()))
           report_stuck("deadlock: no thread of the block can make progress");
@@ -187,15 +188,15 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
       if (!B.live) {
         pb.done = true;
         ++finished;
-        std::vector<Fiber>().swap(pb.fibers);
+        std::vector<__cf_Fiber>().swap(pb.fibers);
         continue;
       }
       ++parked;
       pb.live = B.live;
       pb.stacks.resize(n);
       for (int i = 0; i < n; ++i) {
-        const Fiber &f = B.f[i];
-        if (f.state == DONE) continue;
+        const __cf_Fiber &f = B.f[i];
+        if (f.state == __cf_DONE) continue;
         char *top = stack_top(i), *sp = static_cast<char *>(f.sp);
         pb.stacks[i].resize(top - sp);
         raw_copy(pb.stacks[i].data(), sp, top - sp);
@@ -226,8 +227,8 @@ inline void grid_barrier(const char *file, int line) {
          "this hangs or fails); the emulator does not run it",
          file, line);
   need_fibers("grid_group::sync", file, line);
-  Fiber &me = g_block.f[g_block.cur];
-  me.state = AT_GRID;
+  __cf_Fiber &me = g_block.f[g_block.cur];
+  me.state = __cf_AT_GRID;
   me.file = file;
   me.line = line;
   block_wait();
@@ -329,7 +330,7 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, di
 
 // Registration emitted by the rewrite after the program: CUDAFUSE_KERNEL(::ns::k, "k", true).
 #define CUDAFUSE_KERNEL(fn, name, fibers)                                                  \
-  static ::cudafuse_emu::KernelReg CF_KREG_CAT(cf_kreg_, __COUNTER__)(                     \
+  static ::cudafuse_emu::__cf_KernelReg CF_KREG_CAT(cf_kreg_, __COUNTER__)(                     \
       &fn, name, fibers, [](void **a) { ::cudafuse_emu::call_with_args(&fn, a); })
 #define CF_KREG_CAT(a, b) CF_KREG_CAT2(a, b)
 #define CF_KREG_CAT2(a, b) a##b

@@ -10,8 +10,8 @@
 
 namespace cudafuse_emu {
 struct null_constant {
-  template <class T, std::enable_if_t<std::is_pointer_v<T> || std::is_arithmetic_v<T> ||
-                                          std::is_enum_v<T>, int> = 0>
-  constexpr operator T() const { return T(0); }
+  template <class __cf_T, std::enable_if_t<std::is_pointer_v<__cf_T> || std::is_arithmetic_v<__cf_T> ||
+                                          std::is_enum_v<__cf_T>, int> = 0>
+  constexpr operator __cf_T() const { return __cf_T(0); }
 };
 }  // namespace cudafuse_emu

@@ -266,9 +266,9 @@ inline void tex_sample(const Texture &t, const float *x, int dims, long slice, b
   for (int c = 0; c < 4; ++c) out[c] = acc[c];
 }
 
-template <class T> struct TexVec { using S = T; static constexpr int n = 1; };
+template <class T> struct __cf_TexVec { using S = T; static constexpr int n = 1; };
 #define CF_TEXVEC(V, Sc, N) \
-  template <> struct TexVec<V> { using S = Sc; static constexpr int n = N; };
+  template <> struct __cf_TexVec<V> { using S = Sc; static constexpr int n = N; };
 #define CF_TEXVECS(V, Sc) \
   CF_TEXVEC(V##1, Sc, 1) CF_TEXVEC(V##2, Sc, 2) CF_TEXVEC(V##3, Sc, 3) CF_TEXVEC(V##4, Sc, 4)
 CF_TEXVECS(float, float)
@@ -283,8 +283,8 @@ CF_TEXVECS(uint, unsigned int)
 
 template <class T>
 inline T tex_pack(const double v[4]) {
-  using S = typename TexVec<T>::S;
-  static_assert(sizeof(T) == sizeof(S) * TexVec<T>::n, "a texel type of 1-4 scalars");
+  using S = typename __cf_TexVec<T>::S;
+  static_assert(sizeof(T) == sizeof(S) * __cf_TexVec<T>::n, "a texel type of 1-4 scalars");
   S c[4];
   for (int k = 0; k < 4; ++k) c[k] = S(v[k]);
   T r;
@@ -297,7 +297,7 @@ inline T tex_pack(const double v[4]) {
 template <class T>
 inline T tex_fetch(cudaTextureObject_t obj, const float *x, int dims, long layer, int face) {
   const Texture &t = texture_of(obj);
-  using S = typename TexVec<T>::S;
+  using S = typename __cf_TexVec<T>::S;
   bool linear = t.desc.filterMode == cudaFilterModeLinear && std::is_floating_point<S>::value;
   long slice = 0;
   if (t.img.layered || layer > 0) {

@@ -11,36 +11,36 @@
 namespace cudafuse_emu {
 namespace f16 {
 
-enum Mode { RN, RZ, RU, RD };
+enum __cf_Mode { __cf_RN, __cf_RZ, __cf_RU, __cf_RD };
 
-template <int EB, int MB> struct Fmt {
-  static constexpr int bias = (1 << (EB - 1)) - 1;
+template <int __cf_EB, int __cf_MB> struct __cf_Fmt {
+  static constexpr int bias = (1 << (__cf_EB - 1)) - 1;
   static constexpr int emin = 1 - bias;  // exponent of the smallest normal
   static constexpr int emax = bias;
-  static constexpr uint16_t inf = uint16_t(((1u << EB) - 1) << MB);
+  static constexpr uint16_t inf = uint16_t(((1u << __cf_EB) - 1) << __cf_MB);
   static constexpr uint16_t max_finite = uint16_t(inf - 1);
   static constexpr uint16_t sign = 0x8000;
   static constexpr uint16_t qnan = 0x7fff;  // CUDA's canonical NaN for both formats
 };
-using Half = Fmt<5, 10>;
-using BF16 = Fmt<8, 7>;
+using __cf_Half = __cf_Fmt<5, 10>;
+using __cf_BF16 = __cf_Fmt<8, 7>;
 
 inline int msb64(uint64_t v) { return 63 - __builtin_clzll(v); }
 
 // Round the value (-1)^neg * mant * 2^exp2 (+ a little more when sticky: the exact value has
-// further non-zero bits below mant's last one) into format F. mant must be non-zero.
-template <class F>
-inline uint16_t round_parts(bool neg, uint64_t mant, int exp2, bool sticky, Mode mode) {
-  constexpr int MB = __builtin_ctz(F::inf);  // fraction bits: the exponent field's offset
-  const uint16_t s = neg ? F::sign : 0;
+// further non-zero bits below mant's last one) into format __cf_F. mant must be non-zero.
+template <class __cf_F>
+inline uint16_t round_parts(bool neg, uint64_t mant, int exp2, bool sticky, __cf_Mode mode) {
+  constexpr int __cf_MB = __builtin_ctz(__cf_F::inf);  // fraction bits: the exponent field's offset
+  const uint16_t s = neg ? __cf_F::sign : 0;
   const int e = msb64(mant) + exp2;  // the value lies in [2^e, 2^(e+1))
   auto overflow = [&]() -> uint16_t {
-    bool to_inf = mode == RN || (mode == RU && !neg) || (mode == RD && neg);
-    return uint16_t(s | (to_inf ? F::inf : F::max_finite));
+    bool to_inf = mode == __cf_RN || (mode == __cf_RU && !neg) || (mode == __cf_RD && neg);
+    return uint16_t(s | (to_inf ? __cf_F::inf : __cf_F::max_finite));
   };
-  if (e > F::emax) return overflow();
-  const bool normal = e >= F::emin;
-  const int q = (normal ? e : F::emin) - MB;  // exponent of the result's last bit
+  if (e > __cf_F::emax) return overflow();
+  const bool normal = e >= __cf_F::emin;
+  const int q = (normal ? e : __cf_F::emin) - __cf_MB;  // exponent of the result's last bit
   uint64_t kept;
   if (exp2 >= q) {
     kept = mant << (exp2 - q);  // exact (fits: the value has at most MB+1 bits at quantum q)
@@ -53,81 +53,81 @@ inline uint16_t round_parts(bool neg, uint64_t mant, int exp2, bool sticky, Mode
     const unsigned __int128 half = (unsigned __int128)1 << (shift - 1);
     const bool inexact = rem != 0 || sticky;
     bool up = false;
-    if (mode == RN) up = rem > half || (rem == half && (sticky || (kept & 1)));
-    else if (mode == RU) up = inexact && !neg;
-    else if (mode == RD) up = inexact && neg;
+    if (mode == __cf_RN) up = rem > half || (rem == half && (sticky || (kept & 1)));
+    else if (mode == __cf_RU) up = inexact && !neg;
+    else if (mode == __cf_RD) up = inexact && neg;
     kept += up;
   }
-  const uint64_t bits = kept + (normal ? uint64_t(e + F::bias - 1) << MB : 0);
-  if (bits >= F::inf) return overflow();
+  const uint64_t bits = kept + (normal ? uint64_t(e + __cf_F::bias - 1) << __cf_MB : 0);
+  if (bits >= __cf_F::inf) return overflow();
   return uint16_t(s | bits);
 }
 
-template <class F> inline uint16_t from_double(double x, Mode mode = RN) {
+template <class __cf_F> inline uint16_t from_double(double x, __cf_Mode mode = __cf_RN) {
   uint64_t u;
   memcpy(&u, &x, 8);
   const bool neg = u >> 63;
   const int ex = int(u >> 52) & 0x7ff;
   const uint64_t frac = u & ((1ull << 52) - 1);
-  if (ex == 0x7ff) return frac ? F::qnan : uint16_t((neg ? F::sign : 0) | F::inf);
-  if (ex == 0 && frac == 0) return neg ? F::sign : 0;
-  if (ex == 0) return round_parts<F>(neg, frac, -1074, false, mode);
-  return round_parts<F>(neg, frac | (1ull << 52), ex - 1075, false, mode);
+  if (ex == 0x7ff) return frac ? __cf_F::qnan : uint16_t((neg ? __cf_F::sign : 0) | __cf_F::inf);
+  if (ex == 0 && frac == 0) return neg ? __cf_F::sign : 0;
+  if (ex == 0) return round_parts<__cf_F>(neg, frac, -1074, false, mode);
+  return round_parts<__cf_F>(neg, frac | (1ull << 52), ex - 1075, false, mode);
 }
 
 // float -> 16 bits: exact through double (every float is a double).
-template <class F> inline uint16_t from_float(float x, Mode mode = RN) {
-  return from_double<F>(double(x), mode);
+template <class __cf_F> inline uint16_t from_float(float x, __cf_Mode mode = __cf_RN) {
+  return from_double<__cf_F>(double(x), mode);
 }
 
-template <class F> inline uint16_t from_int(bool neg, uint64_t mag, Mode mode) {
+template <class __cf_F> inline uint16_t from_int(bool neg, uint64_t mag, __cf_Mode mode) {
   if (mag == 0) return 0;
-  return round_parts<F>(neg, mag, 0, false, mode);
+  return round_parts<__cf_F>(neg, mag, 0, false, mode);
 }
-template <class F, class I> inline uint16_t from_integer(I v, Mode mode) {
-  if (std::is_signed<I>::value && v < 0)
-    return from_int<F>(true, uint64_t(0) - uint64_t((long long)v), mode);
-  return from_int<F>(false, uint64_t(v), mode);
+template <class __cf_F, class __cf_I> inline uint16_t from_integer(__cf_I v, __cf_Mode mode) {
+  if (std::is_signed<__cf_I>::value && v < 0)
+    return from_int<__cf_F>(true, uint64_t(0) - uint64_t((long long)v), mode);
+  return from_int<__cf_F>(false, uint64_t(v), mode);
 }
 
 // A 16-bit value (as an exact float) -> integer type I, rounded in `mode`: NaN gives 0 (the
 // smallest 64-bit value for 64-bit types, as cvt.*.s64/u64.f16 do), out-of-range saturates.
-template <class I> inline I to_int(float x, Mode mode) {
-  constexpr bool wide = sizeof(I) == 8;
-  if (x != x) return wide ? I(1ull << 63) : I(0);
-  const float r = mode == RN ? std::nearbyint(x) : mode == RZ ? std::trunc(x)
-                : mode == RU ? std::ceil(x) : std::floor(x);
-  const long double lo = (long double)std::numeric_limits<I>::min();
-  const long double hi = (long double)std::numeric_limits<I>::max();
-  if ((long double)r <= lo) return std::numeric_limits<I>::min();
-  if ((long double)r >= hi) return std::numeric_limits<I>::max();
-  return I(r);
+template <class __cf_I> inline __cf_I to_int(float x, __cf_Mode mode) {
+  constexpr bool wide = sizeof(__cf_I) == 8;
+  if (x != x) return wide ? __cf_I(1ull << 63) : __cf_I(0);
+  const float r = mode == __cf_RN ? std::nearbyint(x) : mode == __cf_RZ ? std::trunc(x)
+                : mode == __cf_RU ? std::ceil(x) : std::floor(x);
+  const long double lo = (long double)std::numeric_limits<__cf_I>::min();
+  const long double hi = (long double)std::numeric_limits<__cf_I>::max();
+  if ((long double)r <= lo) return std::numeric_limits<__cf_I>::min();
+  if ((long double)r >= hi) return std::numeric_limits<__cf_I>::max();
+  return __cf_I(r);
 }
 
 // 16 bits -> float: exact. A NaN keeps its sign and payload (shifted into place).
-template <class F> inline float to_float(uint16_t h) {
-  constexpr int MB = __builtin_ctz(F::inf);
-  constexpr int EB = 15 - MB;
+template <class __cf_F> inline float to_float(uint16_t h) {
+  constexpr int __cf_MB = __builtin_ctz(__cf_F::inf);
+  constexpr int __cf_EB = 15 - __cf_MB;
   const uint32_t sign = uint32_t(h & 0x8000) << 16;
-  const int ex = (h >> MB) & ((1 << EB) - 1);
-  uint32_t frac = h & ((1u << MB) - 1);
+  const int ex = (h >> __cf_MB) & ((1 << __cf_EB) - 1);
+  uint32_t frac = h & ((1u << __cf_MB) - 1);
   uint32_t out;
-  if (ex == (1 << EB) - 1) {
-    out = sign | 0x7f800000u | (frac << (23 - MB));
+  if (ex == (1 << __cf_EB) - 1) {
+    out = sign | 0x7f800000u | (frac << (23 - __cf_MB));
   } else if (ex == 0) {
     if (frac == 0) {
       out = sign;
     } else {  // subnormal: value frac * 2^(emin - MB), normal in float
       const int p = 31 - __builtin_clz(frac);
-      const int e = p + F::emin - MB;
+      const int e = p + __cf_F::emin - __cf_MB;
       if (e < -126) {  // a bfloat16 subnormal is a float subnormal at the same bits
-        out = sign | (frac << (23 - MB));
+        out = sign | (frac << (23 - __cf_MB));
       } else {
         out = sign | uint32_t(e + 127) << 23 | ((frac << (23 - p)) & 0x7fffffu);
       }
     }
   } else {
-    out = sign | uint32_t(ex - F::bias + 127) << 23 | (frac << (23 - MB));
+    out = sign | uint32_t(ex - __cf_F::bias + 127) << 23 | (frac << (23 - __cf_MB));
   }
   float f;
   memcpy(&f, &out, 4);

@@ -17,8 +17,8 @@
 namespace cudafuse_emu {
 namespace fft {
 typedef std::complex<double> cd;
-enum Callback { LOAD, STORE };
-struct Plan {
+enum __cf_Callback { __cf_LOAD, __cf_STORE };
+struct __cf_Plan {
   bool made = false;
   int rank = 0, n[3] = {1, 1, 1}, batch = 1;
   cufftType type = CUFFT_C2C;
@@ -29,8 +29,8 @@ struct Plan {
   int callback_kind[2] = {0, 0};
   int gpus = 1;
 };
-inline std::map<cufftHandle, Plan> &plans() { static std::map<cufftHandle, Plan> p; return p; }
-inline Plan *plan_of(cufftHandle h) {
+inline std::map<cufftHandle, __cf_Plan> &plans() { static std::map<cufftHandle, __cf_Plan> p; return p; }
+inline __cf_Plan *plan_of(cufftHandle h) {
   auto it = plans().find(h);
   return it == plans().end() ? nullptr : &it->second;
 }
@@ -40,8 +40,8 @@ inline bool is_double(cufftType t) { return t == CUFFT_Z2Z || t == CUFFT_D2Z || 
 inline size_t elem_in(cufftType t) { return (real_in(t) ? 1 : 2) * (is_double(t) ? 8 : 4); }
 inline size_t elem_out(cufftType t) { return (real_out(t) ? 1 : 2) * (is_double(t) ? 8 : 4); }
 // The logical extent of the complex side's last dimension: n/2+1 for real transforms.
-inline int half(const Plan &p) { return p.n[p.rank - 1] / 2 + 1; }
-inline long count(const Plan &p, int last) {
+inline int half(const __cf_Plan &p) { return p.n[p.rank - 1] / 2 + 1; }
+inline long count(const __cf_Plan &p, int last) {
   long c = last;
   for (int d = 0; d + 1 < p.rank; d++) c *= p.n[d];
   return c;
@@ -101,34 +101,34 @@ inline long offset(long e, const std::vector<int> &dims, const int *embed, long 
   for (size_t d = 0; d < dims.size(); d++) off = off * (d && embed[d] ? embed[d] : dims[d]) + idx[d];
   return off * stride;
 }
-template <class R> cd load(const Plan &p, const void *base, long off, bool real) {
-  const R *b = static_cast<const R *>(base);
-  if (p.callback[LOAD]) {
-    void *info = p.callback_info[LOAD];
+template <class __cf_R> cd load(const __cf_Plan &p, const void *base, long off, bool real) {
+  const __cf_R *b = static_cast<const __cf_R *>(base);
+  if (p.callback[__cf_LOAD]) {
+    void *info = p.callback_info[__cf_LOAD];
     size_t o = (size_t)off;
-    if (real) return cd(((R(*)(void *, size_t, void *, void *))p.callback[LOAD])((void *)base, o, info, nullptr), 0);
-    typedef typename std::conditional<sizeof(R) == 4, float2, double2>::type C;
-    C c = ((C(*)(void *, size_t, void *, void *))p.callback[LOAD])((void *)base, o, info, nullptr);
+    if (real) return cd(((__cf_R(*)(void *, size_t, void *, void *))p.callback[__cf_LOAD])((void *)base, o, info, nullptr), 0);
+    typedef typename std::conditional<sizeof(__cf_R) == 4, float2, double2>::type __cf_C;
+    __cf_C c = ((__cf_C(*)(void *, size_t, void *, void *))p.callback[__cf_LOAD])((void *)base, o, info, nullptr);
     return cd(c.x, c.y);
   }
   return real ? cd(b[off], 0) : cd(b[2 * off], b[2 * off + 1]);
 }
-template <class R> void store(const Plan &p, void *base, long off, bool real, cd v) {
-  R *b = static_cast<R *>(base);
-  if (p.callback[STORE]) {
-    void *info = p.callback_info[STORE];
+template <class __cf_R> void store(const __cf_Plan &p, void *base, long off, bool real, cd v) {
+  __cf_R *b = static_cast<__cf_R *>(base);
+  if (p.callback[__cf_STORE]) {
+    void *info = p.callback_info[__cf_STORE];
     size_t o = (size_t)off;
-    if (real) { ((void (*)(void *, size_t, R, void *, void *))p.callback[STORE])(base, o, (R)v.real(), info, nullptr); return; }
-    typedef typename std::conditional<sizeof(R) == 4, float2, double2>::type C;
-    C c; c.x = (R)v.real(); c.y = (R)v.imag();
-    ((void (*)(void *, size_t, C, void *, void *))p.callback[STORE])(base, o, c, info, nullptr);
+    if (real) { ((void (*)(void *, size_t, __cf_R, void *, void *))p.callback[__cf_STORE])(base, o, (__cf_R)v.real(), info, nullptr); return; }
+    typedef typename std::conditional<sizeof(__cf_R) == 4, float2, double2>::type __cf_C;
+    __cf_C c; c.x = (__cf_R)v.real(); c.y = (__cf_R)v.imag();
+    ((void (*)(void *, size_t, __cf_C, void *, void *))p.callback[__cf_STORE])(base, o, c, info, nullptr);
     return;
   }
-  if (real) { b[off] = (R)v.real(); return; }
-  b[2 * off] = (R)v.real();
-  b[2 * off + 1] = (R)v.imag();
+  if (real) { b[off] = (__cf_R)v.real(); return; }
+  b[2 * off] = (__cf_R)v.real();
+  b[2 * off + 1] = (__cf_R)v.imag();
 }
-template <class R> void exec(const Plan &p, const void *in, void *out, int sign) {
+template <class __cf_R> void exec(const __cf_Plan &p, const void *in, void *out, int sign) {
   bool rin = real_in(p.type), rout = real_out(p.type), inplace = in == out;
   int last = p.n[p.rank - 1], h = half(p);
   std::vector<int> full(p.n, p.n + p.rank), hdims = full;
@@ -145,7 +145,7 @@ template <class R> void exec(const Plan &p, const void *in, void *out, int sign)
   for (int b = 0; b < p.batch; b++) {
     std::vector<cd> a(ni);
     for (long e = 0; e < ni; e++)
-      a[e] = load<R>(p, in, b * idist + offset(e, idims, iemb, p.istride), rin);
+      a[e] = load<__cf_R>(p, in, b * idist + offset(e, idims, iemb, p.istride), rin);
     if (rin) {  // the real rows transformed whole, then the half spectrum along the rest
       std::vector<cd> half_spec(no), row(last);
       for (long r = 0; r < ni / last; r++) {
@@ -169,16 +169,16 @@ template <class R> void exec(const Plan &p, const void *in, void *out, int sign)
       for (int d = 0; d < p.rank; d++) along(a, full, d, sign);
     }
     for (long e = 0; e < no; e++)
-      store<R>(p, out, b * odist + offset(e, odims, oemb, p.ostride), rout, a[e]);
+      store<__cf_R>(p, out, b * odist + offset(e, odims, oemb, p.ostride), rout, a[e]);
   }
 }
 inline cufftResult run(cufftHandle h, const void *in, void *out, int sign, cufftType want) {
-  Plan *p = plan_of(h);
+  __cf_Plan *p = plan_of(h);
   if (!p || !p->made) return CUFFT_INVALID_PLAN;
   if (p->type != want) return CUFFT_INVALID_TYPE;
   if (!real_in(want) && !real_out(want) && sign != CUFFT_FORWARD && sign != CUFFT_INVERSE)
     return CUFFT_INVALID_VALUE;
-  Plan copy = *p;
+  __cf_Plan copy = *p;
   library_run(p->stream, [=] {
     if (is_double(copy.type)) exec<double>(copy, in, out, sign);
     else exec<float>(copy, in, out, sign);
@@ -188,7 +188,7 @@ inline cufftResult run(cufftHandle h, const void *in, void *out, int sign, cufft
 inline cufftResult make(cufftHandle h, int rank, const int *n, const int *inembed, long istride,
                         long idist, const int *onembed, long ostride, long odist,
                         cufftType type, int batch, size_t *work) {
-  Plan *p = plan_of(h);
+  __cf_Plan *p = plan_of(h);
   if (!p) return CUFFT_INVALID_PLAN;
   if (rank < 1 || rank > 3 || batch < 1 || !n) return CUFFT_INVALID_SIZE;
   for (int d = 0; d < rank; d++) if (n[d] < 1) return CUFFT_INVALID_SIZE;
@@ -215,7 +215,7 @@ inline cufftResult create(cufftHandle *h) {
   if (!h) return CUFFT_INVALID_VALUE;
   static cufftHandle next = 1;
   *h = next++;
-  plans()[*h] = Plan();
+  plans()[*h] = __cf_Plan();
   return CUFFT_SUCCESS;
 }
 }  // namespace fft
@@ -303,7 +303,7 @@ inline cufftResult cufftSetWorkArea(cufftHandle h, void *) {
   return ::cudafuse_emu::fft::plan_of(h) ? CUFFT_SUCCESS : CUFFT_INVALID_PLAN;
 }
 inline cufftResult cufftSetStream(cufftHandle h, cudaStream_t s) {
-  ::cudafuse_emu::fft::Plan *p = ::cudafuse_emu::fft::plan_of(h);
+  ::cudafuse_emu::fft::__cf_Plan *p = ::cudafuse_emu::fft::plan_of(h);
   if (!p) return CUFFT_INVALID_PLAN;
   p->stream = s;
   return CUFFT_SUCCESS;

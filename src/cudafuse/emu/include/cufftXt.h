@@ -22,17 +22,17 @@ inline cufftResult cufftXtMakePlanMany(cufftHandle h, int rank, long long *n,
 // One callback per plan and direction (load, store); cuFFT checks that its type fits the plan.
 inline cufftResult cufftXtSetCallback(cufftHandle h, void **callbacks, cufftXtCallbackType type,
                                       void **info) {
-  ::cudafuse_emu::fft::Plan *p = ::cudafuse_emu::fft::plan_of(h);
+  ::cudafuse_emu::fft::__cf_Plan *p = ::cudafuse_emu::fft::plan_of(h);
   if (!p) return CUFFT_INVALID_PLAN;
   if (!callbacks || type >= CUFFT_CB_UNDEFINED) return CUFFT_INVALID_VALUE;
-  int slot = type >= CUFFT_CB_ST_COMPLEX ? ::cudafuse_emu::fft::STORE : ::cudafuse_emu::fft::LOAD;
+  int slot = type >= CUFFT_CB_ST_COMPLEX ? ::cudafuse_emu::fft::__cf_STORE : ::cudafuse_emu::fft::__cf_LOAD;
   p->callback[slot] = callbacks[0];
   p->callback_info[slot] = info ? info[0] : nullptr;
   p->callback_kind[slot] = type;
   return CUFFT_SUCCESS;
 }
 inline cufftResult cufftXtClearCallback(cufftHandle h, cufftXtCallbackType type) {
-  ::cudafuse_emu::fft::Plan *p = ::cudafuse_emu::fft::plan_of(h);
+  ::cudafuse_emu::fft::__cf_Plan *p = ::cudafuse_emu::fft::plan_of(h);
   if (!p) return CUFFT_INVALID_PLAN;
   p->callback[type >= CUFFT_CB_ST_COMPLEX ? 1 : 0] = nullptr;
   return CUFFT_SUCCESS;
@@ -41,21 +41,21 @@ inline cufftResult cufftXtSetCallbackSharedSize(cufftHandle h, cufftXtCallbackTy
   return ::cudafuse_emu::fft::plan_of(h) ? CUFFT_SUCCESS : CUFFT_INVALID_PLAN;
 }
 inline cufftResult cufftXtSetGPUs(cufftHandle h, int nGPUs, int *which) {
-  ::cudafuse_emu::fft::Plan *p = ::cudafuse_emu::fft::plan_of(h);
+  ::cudafuse_emu::fft::__cf_Plan *p = ::cudafuse_emu::fft::plan_of(h);
   if (!p) return CUFFT_INVALID_PLAN;
   if (nGPUs != 1 || !which || which[0] != 0) return CUFFT_INVALID_DEVICE;
   p->gpus = 1;
   return CUFFT_SUCCESS;
 }
 inline cufftResult cufftXtMalloc(cufftHandle h, cudaLibXtDesc **desc, cufftXtSubFormat format) {
-  ::cudafuse_emu::fft::Plan *p = ::cudafuse_emu::fft::plan_of(h);
+  ::cudafuse_emu::fft::__cf_Plan *p = ::cudafuse_emu::fft::plan_of(h);
   if (!p || !p->made) return CUFFT_INVALID_PLAN;
   size_t bytes = std::max(::cudafuse_emu::fft::elem_in(p->type) * (size_t)::cudafuse_emu::fft::count(*p, p->n[p->rank - 1]),
                           ::cudafuse_emu::fft::elem_out(p->type) * (size_t)::cudafuse_emu::fft::count(*p, p->n[p->rank - 1])) * p->batch;
   cudaLibXtDesc *d = new cudaLibXtDesc();
   d->descriptor = new cudaXtDesc();
   d->descriptor->nGPUs = 1;
-  d->descriptor->GPUs[0] = 0;
+  d->descriptor->__cf_GPUs[0] = 0;
   d->descriptor->size[0] = bytes;
   if (cudaMalloc(&d->descriptor->data[0], bytes) != cudaSuccess) return CUFFT_ALLOC_FAILED;
   d->library = LIB_FORMAT_CUFFT;

@@ -95,15 +95,15 @@ inline void set(void *p, cudaDataType t, int64_t i, double v) {
   else static_cast<float *>(p)[i] = (float)v;
 }
 // y = alpha op(A) x + beta y, A in CSR; beta 0 does not read y.
-inline void spmv(bool trans, double a, cusparseSpMatDescr A, cusparseDnVecDescr x, double b,
+inline void spmv(bool trans, double a, cusparseSpMatDescr __cf_A, cusparseDnVecDescr x, double b,
                  cusparseDnVecDescr y) {
-  int64_t base = A.base == CUSPARSE_INDEX_BASE_ONE ? 1 : 0;
+  int64_t base = __cf_A.base == CUSPARSE_INDEX_BASE_ONE ? 1 : 0;
   std::vector<double> acc(y.size, 0.0);
-  for (int64_t r = 0; r < A.rows; r++)
-    for (int64_t e = index(A.offsets, A.offset_type, r) - base;
-         e < index(A.offsets, A.offset_type, r + 1) - base; e++) {
-      int64_t c = index(A.columns, A.column_type, e) - base;
-      double v = value(A.values, A.value_type, e);
+  for (int64_t r = 0; r < __cf_A.rows; r++)
+    for (int64_t e = index(__cf_A.offsets, __cf_A.offset_type, r) - base;
+         e < index(__cf_A.offsets, __cf_A.offset_type, r + 1) - base; e++) {
+      int64_t c = index(__cf_A.columns, __cf_A.column_type, e) - base;
+      double v = value(__cf_A.values, __cf_A.value_type, e);
       if (trans) acc[c] += v * value(x.values, x.value_type, r);
       else acc[r] += v * value(x.values, x.value_type, c);
     }
@@ -115,23 +115,23 @@ inline void spmv(bool trans, double a, cusparseSpMatDescr A, cusparseDnVecDescr 
 }  // namespace cudafuse_emu
 
 inline cusparseStatus_t cusparseSpMV(cusparseHandle_t h, cusparseOperation_t op, const void *alpha,
-                                     cusparseConstSpMatDescr_t A, cusparseConstDnVecDescr_t x,
+                                     cusparseConstSpMatDescr_t __cf_A, cusparseConstDnVecDescr_t x,
                                      const void *beta, cusparseDnVecDescr_t y,
                                      cudaDataType compute, cusparseSpMVAlg_t, void *) {
   if (!h) return CUSPARSE_STATUS_NOT_INITIALIZED;
   if (compute != CUDA_R_32F && compute != CUDA_R_64F) return CUSPARSE_STATUS_NOT_SUPPORTED;
-  if (y->size != (op == CUSPARSE_OPERATION_NON_TRANSPOSE ? A->rows : A->cols))
+  if (y->size != (op == CUSPARSE_OPERATION_NON_TRANSPOSE ? __cf_A->rows : __cf_A->cols))
     return CUSPARSE_STATUS_INVALID_VALUE;
   bool host = h->pointer_mode == CUSPARSE_POINTER_MODE_HOST;  // host scalars are read now
   double a = host ? ::cudafuse_emu::sparse::value(alpha, compute, 0) : 0;
   double b = host ? ::cudafuse_emu::sparse::value(beta, compute, 0) : 0;
-  cusparseSpMatDescr Am = *A;
+  cusparseSpMatDescr __cf_Am = *__cf_A;
   cusparseDnVecDescr xv = *x, yv = *y;
   bool trans = op != CUSPARSE_OPERATION_NON_TRANSPOSE;
   ::cudafuse_emu::library_run(h->stream, [=] {
     double av = host ? a : ::cudafuse_emu::sparse::value(alpha, compute, 0);
     double bv = host ? b : ::cudafuse_emu::sparse::value(beta, compute, 0);
-    ::cudafuse_emu::sparse::spmv(trans, av, Am, xv, bv, yv);
+    ::cudafuse_emu::sparse::spmv(trans, av, __cf_Am, xv, bv, yv);
   });
   return CUSPARSE_STATUS_SUCCESS;
 }

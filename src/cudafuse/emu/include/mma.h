@@ -38,35 +38,35 @@ struct b1 {};
 enum layout_t { mem_row_major, mem_col_major };
 
 namespace cf_detail {
-template <class Use, int M, int N, int K> struct tile;
-template <int M, int N, int K> struct tile<matrix_a, M, N, K> {
-  static constexpr int rows = M, cols = K;
+template <class Use, int __cf_M, int __cf_N, int __cf_K> struct tile;
+template <int __cf_M, int __cf_N, int __cf_K> struct tile<matrix_a, __cf_M, __cf_N, __cf_K> {
+  static constexpr int rows = __cf_M, cols = __cf_K;
 };
-template <int M, int N, int K> struct tile<matrix_b, M, N, K> {
-  static constexpr int rows = K, cols = N;
+template <int __cf_M, int __cf_N, int __cf_K> struct tile<matrix_b, __cf_M, __cf_N, __cf_K> {
+  static constexpr int rows = __cf_K, cols = __cf_N;
 };
-template <int M, int N, int K> struct tile<accumulator, M, N, K> {
-  static constexpr int rows = M, cols = N;
+template <int __cf_M, int __cf_N, int __cf_K> struct tile<accumulator, __cf_M, __cf_N, __cf_K> {
+  static constexpr int rows = __cf_M, cols = __cf_N;
 };
-template <class T> struct storage { using type = T; };
+template <class __cf_T> struct storage { using type = __cf_T; };
 template <> struct storage<precision::tf32> { using type = float; };
-template <class T> struct unsupported : std::false_type {};
+template <class __cf_T> struct unsupported : std::false_type {};
 template <> struct unsupported<experimental::precision::u4> : std::true_type {};
 template <> struct unsupported<experimental::precision::s4> : std::true_type {};
 template <> struct unsupported<experimental::precision::b1> : std::true_type {};
 
-template <class T> struct from {
-  template <class U> static T cvt(const U &v) { return (T)v; }
-  static T cvt(const __half &v) { return (T)(float)v; }
-  static T cvt(const __nv_bfloat16 &v) { return (T)(float)v; }
+template <class __cf_T> struct from {
+  template <class __cf_U> static __cf_T cvt(const __cf_U &v) { return (__cf_T)v; }
+  static __cf_T cvt(const __half &v) { return (__cf_T)(float)v; }
+  static __cf_T cvt(const __nv_bfloat16 &v) { return (__cf_T)(float)v; }
 };
 template <> struct from<__half> {
-  template <class U> static __half cvt(const U &v) { return __float2half_rn((float)v); }
+  template <class __cf_U> static __half cvt(const __cf_U &v) { return __float2half_rn((float)v); }
   static __half cvt(const __half &v) { return v; }
   static __half cvt(const double &v) { return __double2half(v); }
 };
 template <> struct from<__nv_bfloat16> {
-  template <class U> static __nv_bfloat16 cvt(const U &v) { return __float2bfloat16_rn((float)v); }
+  template <class __cf_U> static __nv_bfloat16 cvt(const __cf_U &v) { return __float2bfloat16_rn((float)v); }
   static __nv_bfloat16 cvt(const __nv_bfloat16 &v) { return v; }
   static __nv_bfloat16 cvt(const double &v) { return __double2bfloat16(v); }
 };
@@ -85,63 +85,63 @@ inline void lane_share(int *lane, int *lanes) {
 }
 }  // namespace cf_detail
 
-template <class Use, int m, int n, int k, class T, class Layout = void>
+template <class Use, int m, int n, int k, class __cf_T, class Layout = void>
 class fragment {
-  static_assert(!cf_detail::unsupported<T>::value,
+  static_assert(!cf_detail::unsupported<__cf_T>::value,
                 "cudafuse emulator: sub-byte WMMA types (u4, s4, b1) are not supported");
   using tile = cf_detail::tile<Use, m, n, k>;
 
  public:
-  using element_type = typename cf_detail::storage<T>::type;
+  using element_type = typename cf_detail::storage<__cf_T>::type;
   using storage_element_type = element_type;
   enum { num_elements = tile::rows * tile::cols, num_storage_elements = num_elements };
   static constexpr int rows = tile::rows, cols = tile::cols;
   element_type x[num_elements];
 };
 
-template <class Use, int m, int n, int k, class T, class Layout, class V>
-inline void fill_fragment(fragment<Use, m, n, k, T, Layout> &f, const V &v) {
-  using E = typename fragment<Use, m, n, k, T, Layout>::element_type;
-  E e = cf_detail::from<E>::cvt(v);
+template <class Use, int m, int n, int k, class __cf_T, class Layout, class __cf_V>
+inline void fill_fragment(fragment<Use, m, n, k, __cf_T, Layout> &f, const __cf_V &v) {
+  using __cf_E = typename fragment<Use, m, n, k, __cf_T, Layout>::element_type;
+  __cf_E e = cf_detail::from<__cf_E>::cvt(v);
   for (int i = 0; i < f.num_elements; ++i) f.x[i] = e;
 }
 
 namespace cf_detail {
-template <class F, class P>
-inline void load(F &f, const P *p, unsigned ldm, bool row_major) {
-  using E = typename F::element_type;
-  for (int r = 0; r < F::rows; ++r)
-    for (int c = 0; c < F::cols; ++c) {
-      const P &v = row_major ? p[(size_t)r * ldm + c] : p[(size_t)c * ldm + r];
-      f.x[r * F::cols + c] = from<E>::cvt(v);
+template <class __cf_F, class __cf_P>
+inline void load(__cf_F &f, const __cf_P *p, unsigned ldm, bool row_major) {
+  using __cf_E = typename __cf_F::element_type;
+  for (int r = 0; r < __cf_F::rows; ++r)
+    for (int c = 0; c < __cf_F::cols; ++c) {
+      const __cf_P &v = row_major ? p[(size_t)r * ldm + c] : p[(size_t)c * ldm + r];
+      f.x[r * __cf_F::cols + c] = from<__cf_E>::cvt(v);
     }
 }
 }  // namespace cf_detail
 
 // matrix_a / matrix_b: the layout is the fragment's.
-template <class Use, int m, int n, int k, class T, class Layout, class P>
-inline void load_matrix_sync(fragment<Use, m, n, k, T, Layout> &f, const P *p, unsigned ldm) {
+template <class Use, int m, int n, int k, class __cf_T, class Layout, class __cf_P>
+inline void load_matrix_sync(fragment<Use, m, n, k, __cf_T, Layout> &f, const __cf_P *p, unsigned ldm) {
   static_assert(!std::is_void<Layout>::value,
                 "load_matrix_sync without a layout needs a matrix_a or matrix_b fragment");
   cf_detail::load(f, p, ldm, std::is_same<Layout, row_major>::value);
 }
 // accumulator: the layout is the call's.
-template <int m, int n, int k, class T, class P>
-inline void load_matrix_sync(fragment<accumulator, m, n, k, T> &f, const P *p, unsigned ldm,
+template <int m, int n, int k, class __cf_T, class __cf_P>
+inline void load_matrix_sync(fragment<accumulator, m, n, k, __cf_T> &f, const __cf_P *p, unsigned ldm,
                              layout_t layout) {
   cf_detail::load(f, p, ldm, layout == mem_row_major);
 }
 
-template <int m, int n, int k, class T, class P>
-inline void store_matrix_sync(P *p, const fragment<accumulator, m, n, k, T> &f, unsigned ldm,
+template <int m, int n, int k, class __cf_T, class __cf_P>
+inline void store_matrix_sync(__cf_P *p, const fragment<accumulator, m, n, k, __cf_T> &f, unsigned ldm,
                               layout_t layout) {
-  using F = fragment<accumulator, m, n, k, T>;
+  using __cf_F = fragment<accumulator, m, n, k, __cf_T>;
   int lane, lanes;
   cf_detail::lane_share(&lane, &lanes);
-  for (int i = lane; i < F::num_elements; i += lanes) {
-    int r = i / F::cols, c = i % F::cols;
-    P &dst = layout == mem_row_major ? p[(size_t)r * ldm + c] : p[(size_t)c * ldm + r];
-    dst = cf_detail::from<P>::cvt(f.x[i]);
+  for (int i = lane; i < __cf_F::num_elements; i += lanes) {
+    int r = i / __cf_F::cols, c = i % __cf_F::cols;
+    __cf_P &dst = layout == mem_row_major ? p[(size_t)r * ldm + c] : p[(size_t)c * ldm + r];
+    dst = cf_detail::from<__cf_P>::cvt(f.x[i]);
   }
 }
 
@@ -158,10 +158,10 @@ inline float __float_to_tf32(float v) {
 }
 
 namespace cf_detail {
-template <class E> inline float max_finite() { return std::numeric_limits<float>::max(); }
+template <class __cf_E> inline float max_finite() { return std::numeric_limits<float>::max(); }
 template <> inline float max_finite<__half>() { return 65504.0f; }
 template <> inline float max_finite<__nv_bfloat16>() { return 3.38953139e38f; }  // 0x7f7f
-template <class T> inline float as_float(const T &v) { return (float)v; }
+template <class __cf_T> inline float as_float(const __cf_T &v) { return (float)v; }
 inline float as_float(const __half &v) { return (float)v; }
 inline float as_float(const __nv_bfloat16 &v) { return (float)v; }
 }  // namespace cf_detail
@@ -171,23 +171,23 @@ inline float as_float(const __nv_bfloat16 &v) { return (float)v; }
 // exact in float), in double for double, in 32-bit integers (wrapping) for 8-bit ones. satf:
 // float results clamped to the output type's finite range and NaN made 0; integer sums
 // clamped to the int range.
-template <int m, int n, int k, class TA, class LA, class TB, class LB, class TC, class TD>
-inline void mma_sync(fragment<accumulator, m, n, k, TD> &d,
-                     const fragment<matrix_a, m, n, k, TA, LA> &a,
-                     const fragment<matrix_b, m, n, k, TB, LB> &b,
-                     const fragment<accumulator, m, n, k, TC> &c, bool satf = false) {
-  using E = typename fragment<accumulator, m, n, k, TD>::element_type;
-  constexpr bool tf32 = std::is_same<TA, precision::tf32>::value;
-  E out[m * n];
+template <int m, int n, int k, class __cf_TA, class __cf_LA, class __cf_TB, class __cf_LB, class __cf_TC, class __cf_TD>
+inline void mma_sync(fragment<accumulator, m, n, k, __cf_TD> &d,
+                     const fragment<matrix_a, m, n, k, __cf_TA, __cf_LA> &a,
+                     const fragment<matrix_b, m, n, k, __cf_TB, __cf_LB> &b,
+                     const fragment<accumulator, m, n, k, __cf_TC> &c, bool satf = false) {
+  using __cf_E = typename fragment<accumulator, m, n, k, __cf_TD>::element_type;
+  constexpr bool tf32 = std::is_same<__cf_TA, precision::tf32>::value;
+  __cf_E out[m * n];
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       const auto &cv = c.x[i * n + j];
-      if constexpr (std::is_integral<E>::value) {
+      if constexpr (std::is_integral<__cf_E>::value) {
         long long acc = (long long)cv;
         for (int q = 0; q < k; ++q) acc += (long long)a.x[i * k + q] * (long long)b.x[q * n + j];
-        out[i * n + j] = satf ? (E)std::max<long long>(INT32_MIN, std::min<long long>(INT32_MAX, acc))
-                              : (E)(int32_t)(uint32_t)(unsigned long long)acc;
-      } else if constexpr (std::is_same<E, double>::value) {
+        out[i * n + j] = satf ? (__cf_E)std::max<long long>(INT32_MIN, std::min<long long>(INT32_MAX, acc))
+                              : (__cf_E)(int32_t)(uint32_t)(unsigned long long)acc;
+      } else if constexpr (std::is_same<__cf_E, double>::value) {
         double acc = (double)cv;
         for (int q = 0; q < k; ++q) acc += (double)a.x[i * k + q] * (double)b.x[q * n + j];
         out[i * n + j] = acc;
@@ -202,10 +202,10 @@ inline void mma_sync(fragment<accumulator, m, n, k, TD> &d,
           acc += x * y;
         }
         if (satf) {
-          float hi = cf_detail::max_finite<E>();
+          float hi = cf_detail::max_finite<__cf_E>();
           acc = acc != acc ? 0.0f : std::max(-hi, std::min(hi, acc));
         }
-        out[i * n + j] = cf_detail::from<E>::cvt(acc);
+        out[i * n + j] = cf_detail::from<__cf_E>::cvt(acc);
       }
     }
   for (int i = 0; i < m * n; ++i) d.x[i] = out[i];

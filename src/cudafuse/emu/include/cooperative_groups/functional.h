@@ -3,10 +3,10 @@
 #include "../cooperative_groups.h"
 
 namespace cooperative_groups {
-template <class T> struct plus { T operator()(T a, T b) const { return a + b; } };
-template <class T> struct less { T operator()(T a, T b) const { return b < a ? b : a; } };
-template <class T> struct greater { T operator()(T a, T b) const { return a < b ? b : a; } };
-template <class T> struct bit_and { T operator()(T a, T b) const { return a & b; } };
-template <class T> struct bit_or { T operator()(T a, T b) const { return a | b; } };
-template <class T> struct bit_xor { T operator()(T a, T b) const { return a ^ b; } };
+template <class __cf_T> struct plus { __cf_T operator()(__cf_T a, __cf_T b) const { return a + b; } };
+template <class __cf_T> struct less { __cf_T operator()(__cf_T a, __cf_T b) const { return b < a ? b : a; } };
+template <class __cf_T> struct greater { __cf_T operator()(__cf_T a, __cf_T b) const { return a < b ? b : a; } };
+template <class __cf_T> struct bit_and { __cf_T operator()(__cf_T a, __cf_T b) const { return a & b; } };
+template <class __cf_T> struct bit_or { __cf_T operator()(__cf_T a, __cf_T b) const { return a | b; } };
+template <class __cf_T> struct bit_xor { __cf_T operator()(__cf_T a, __cf_T b) const { return a ^ b; } };
 }  // namespace cooperative_groups

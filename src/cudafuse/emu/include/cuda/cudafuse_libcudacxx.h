@@ -25,9 +25,9 @@ enum thread_scope {
   thread_scope_thread = 3
 };
 
-template <std::size_t Align>
+template <std::size_t __cf_Align>
 struct aligned_size_t {
-  static constexpr std::size_t align = Align;
+  static constexpr std::size_t align = __cf_Align;
   std::size_t value;
   explicit constexpr aligned_size_t(std::size_t v) : value(v) {}
   constexpr operator std::size_t() const { return value; }
@@ -39,10 +39,10 @@ struct empty_completion {
 };
 }  // namespace cf_detail
 
-template <thread_scope Scope, class CompletionFunction = cf_detail::empty_completion>
+template <thread_scope __cf_Scope, class __cf_CompletionFunction = cf_detail::empty_completion>
 class barrier {
   ::cudafuse_emu::awbar bar_;
-  CompletionFunction completion_{};
+  __cf_CompletionFunction completion_{};
 
  public:
   class arrival_token {
@@ -57,13 +57,13 @@ class barrier {
   barrier() = default;
   barrier(const barrier &) = delete;
   barrier &operator=(const barrier &) = delete;
-  explicit barrier(std::ptrdiff_t expected, CompletionFunction f = CompletionFunction(),
+  explicit barrier(std::ptrdiff_t expected, __cf_CompletionFunction f = __cf_CompletionFunction(),
                    const char *file = __builtin_FILE(), int line = __builtin_LINE())
       : completion_(f) {
     bar_.init(expected, file, line);
   }
   friend void init(barrier *b, std::ptrdiff_t expected,
-                   CompletionFunction f = CompletionFunction(),
+                   __cf_CompletionFunction f = __cf_CompletionFunction(),
                    const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
     b->bar_.init(expected, file, line);
     b->completion_ = f;
@@ -110,22 +110,22 @@ enum class pipeline_role { producer, consumer };
 
 // Each stage has two barriers: `produced` counts the producers' commits of the stage's
 // current use, `consumed` the consumers' releases.
-template <thread_scope Scope, uint8_t StagesCount = 2>
+template <thread_scope __cf_Scope, uint8_t __cf_StagesCount = 2>
 struct pipeline_shared_state {
-  ::cudafuse_emu::awbar produced[StagesCount], consumed[StagesCount];
+  ::cudafuse_emu::awbar produced[__cf_StagesCount], consumed[__cf_StagesCount];
   unsigned producers = 0;
-  static constexpr uint8_t stages = StagesCount;
+  static constexpr uint8_t stages = __cf_StagesCount;
 };
 
-template <thread_scope Scope>
+template <thread_scope __cf_Scope>
 class pipeline {
   ::cudafuse_emu::awbar *produced_ = nullptr, *consumed_ = nullptr;  // null: thread scope
   uint8_t stages_ = 1;
   bool producer_ = true, consumer_ = true;
   uint64_t head_ = 0, tail_ = 0;  // stage uses acquired by this thread, and waited for
 
-  template <thread_scope S, class G, uint8_t N>
-  friend pipeline<S> make_pipeline_impl(const G &, pipeline_shared_state<S, N> *, int,
+  template <thread_scope __cf_S, class __cf_G, uint8_t __cf_N>
+  friend pipeline<__cf_S> make_pipeline_impl(const __cf_G &, pipeline_shared_state<__cf_S, __cf_N> *, int,
                                         const char *, int);
   friend pipeline<thread_scope_thread> make_pipeline();
 
@@ -158,8 +158,8 @@ class pipeline {
     consumer_wait(file, line);
     return true;
   }
-  template <class TimePoint>
-  bool consumer_wait_until(const TimePoint &, const char *file = __builtin_FILE(),
+  template <class __cf_TimePoint>
+  bool consumer_wait_until(const __cf_TimePoint &, const char *file = __builtin_FILE(),
                            int line = __builtin_LINE()) {
     consumer_wait(file, line);
     return true;
@@ -175,8 +175,8 @@ class pipeline {
 inline pipeline<thread_scope_thread> make_pipeline() { return pipeline<thread_scope_thread>(); }
 
 // role: 0 producer, 1 consumer, 2 both (a unified pipeline). Collective over the group.
-template <thread_scope Scope, class Group, uint8_t N>
-pipeline<Scope> make_pipeline_impl(const Group &g, pipeline_shared_state<Scope, N> *st,
+template <thread_scope __cf_Scope, class __cf_Group, uint8_t __cf_N>
+pipeline<__cf_Scope> make_pipeline_impl(const __cf_Group &g, pipeline_shared_state<__cf_Scope, __cf_N> *st,
                                    int role, const char *file, int line) {
   unsigned rank = (unsigned)g.thread_rank(), size = (unsigned)g.size();
   if (rank == 0) st->producers = 0;
@@ -186,53 +186,53 @@ pipeline<Scope> make_pipeline_impl(const Group &g, pipeline_shared_state<Scope, 
   if (rank == 0) {
     unsigned producers = role == 2 ? size : st->producers;
     unsigned consumers = role == 2 ? size : size - st->producers;
-    for (uint8_t s = 0; s < N; ++s) {
+    for (uint8_t s = 0; s < __cf_N; ++s) {
       st->produced[s].init(producers, file, line);
       st->consumed[s].init(consumers, file, line);
     }
   }
   g.sync(file, line);
-  pipeline<Scope> p;
+  pipeline<__cf_Scope> p;
   p.produced_ = st->produced;
   p.consumed_ = st->consumed;
-  p.stages_ = N;
+  p.stages_ = __cf_N;
   p.producer_ = role != 1;
   p.consumer_ = role != 0;
   return p;
 }
-template <class Group, thread_scope Scope, uint8_t N>
-pipeline<Scope> make_pipeline(const Group &g, pipeline_shared_state<Scope, N> *st,
+template <class __cf_Group, thread_scope __cf_Scope, uint8_t __cf_N>
+pipeline<__cf_Scope> make_pipeline(const __cf_Group &g, pipeline_shared_state<__cf_Scope, __cf_N> *st,
                               const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
   return make_pipeline_impl(g, st, 2, file, line);
 }
-template <class Group, thread_scope Scope, uint8_t N>
-pipeline<Scope> make_pipeline(const Group &g, pipeline_shared_state<Scope, N> *st,
+template <class __cf_Group, thread_scope __cf_Scope, uint8_t __cf_N>
+pipeline<__cf_Scope> make_pipeline(const __cf_Group &g, pipeline_shared_state<__cf_Scope, __cf_N> *st,
                               pipeline_role role, const char *file = __builtin_FILE(),
                               int line = __builtin_LINE()) {
   return make_pipeline_impl(g, st, role == pipeline_role::producer ? 0 : 1, file, line);
 }
 
 // A thread-scope pipeline's copies are complete when issued: nothing to wait for.
-template <uint8_t Prior>
+template <uint8_t __cf_Prior>
 inline void pipeline_consumer_wait_prior(pipeline<thread_scope_thread> &) {}
 
 // ---- asynchronous copies (done at the call) -----------------------------------------------
-template <class Shape, thread_scope Scope, class F>
-inline void memcpy_async(void *dst, const void *src, Shape size, barrier<Scope, F> &) {
+template <class __cf_Shape, thread_scope __cf_Scope, class __cf_F>
+inline void memcpy_async(void *dst, const void *src, __cf_Shape size, barrier<__cf_Scope, __cf_F> &) {
   std::memcpy(dst, src, (std::size_t)size);
 }
-template <class Group, class Shape, thread_scope Scope, class F>
-inline void memcpy_async(const Group &g, void *dst, const void *src, Shape size,
-                         barrier<Scope, F> &) {
+template <class __cf_Group, class __cf_Shape, thread_scope __cf_Scope, class __cf_F>
+inline void memcpy_async(const __cf_Group &g, void *dst, const void *src, __cf_Shape size,
+                         barrier<__cf_Scope, __cf_F> &) {
   ::cudafuse_emu::group_copy(g, dst, src, (std::size_t)size);
 }
-template <class Shape, thread_scope Scope>
-inline void memcpy_async(void *dst, const void *src, Shape size, pipeline<Scope> &) {
+template <class __cf_Shape, thread_scope __cf_Scope>
+inline void memcpy_async(void *dst, const void *src, __cf_Shape size, pipeline<__cf_Scope> &) {
   std::memcpy(dst, src, (std::size_t)size);
 }
-template <class Group, class Shape, thread_scope Scope>
-inline void memcpy_async(const Group &g, void *dst, const void *src, Shape size,
-                         pipeline<Scope> &) {
+template <class __cf_Group, class __cf_Shape, thread_scope __cf_Scope>
+inline void memcpy_async(const __cf_Group &g, void *dst, const void *src, __cf_Shape size,
+                         pipeline<__cf_Scope> &) {
   ::cudafuse_emu::group_copy(g, dst, src, (std::size_t)size);
 }
 

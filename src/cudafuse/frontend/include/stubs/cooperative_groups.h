@@ -41,10 +41,10 @@ class grid_group : public thread_group {
 };
 __device__ grid_group this_grid();
 
-template <unsigned int MaxBlockSize = 1024, unsigned int TileCommunicationSize = 8,
-          unsigned int MaxWarps = MaxBlockSize / 32>
+template <unsigned int MaxBlockSize = 1024, unsigned int __cf_TileCommunicationSize = 8,
+          unsigned int __cf_MaxWarps = MaxBlockSize / 32>
 struct block_tile_memory {
-  char storage[TileCommunicationSize * MaxWarps + MaxWarps * 8];
+  char storage[__cf_TileCommunicationSize * __cf_MaxWarps + __cf_MaxWarps * 8];
 };
 
 class thread_block : public thread_group {
@@ -62,9 +62,9 @@ class thread_block : public thread_group {
   __device__ void barrier_wait(arrival_token &&token) const;
 };
 __device__ thread_block this_thread_block();
-template <unsigned int MaxBlockSize, unsigned int TileCommunicationSize, unsigned int MaxWarps>
+template <unsigned int MaxBlockSize, unsigned int __cf_TileCommunicationSize, unsigned int __cf_MaxWarps>
 __device__ thread_block this_thread_block(
-    block_tile_memory<MaxBlockSize, TileCommunicationSize, MaxWarps> &scratch);
+    block_tile_memory<MaxBlockSize, __cf_TileCommunicationSize, __cf_MaxWarps> &scratch);
 
 // The threads of a warp that are converged at the call of coalesced_threads().
 class coalesced_group : public thread_group {
@@ -76,14 +76,14 @@ class coalesced_group : public thread_group {
   __device__ unsigned int meta_group_size() const;
   __device__ void sync() const;
   __device__ unsigned int get_mask() const;
-  template <class T> __device__ T shfl(T var, int src_rank) const;
-  template <class T> __device__ T shfl_up(T var, unsigned int delta) const;
-  template <class T> __device__ T shfl_down(T var, unsigned int delta) const;
+  template <class __cf_T> __device__ __cf_T shfl(__cf_T var, int src_rank) const;
+  template <class __cf_T> __device__ __cf_T shfl_up(__cf_T var, unsigned int delta) const;
+  template <class __cf_T> __device__ __cf_T shfl_down(__cf_T var, unsigned int delta) const;
   __device__ int any(int predicate) const;
   __device__ int all(int predicate) const;
   __device__ unsigned int ballot(int predicate) const;
-  template <class T> __device__ unsigned int match_any(T val) const;
-  template <class T> __device__ unsigned int match_all(T val, int &pred) const;
+  template <class __cf_T> __device__ unsigned int match_any(__cf_T val) const;
+  template <class __cf_T> __device__ unsigned int match_all(__cf_T val, int &pred) const;
 };
 __device__ coalesced_group coalesced_threads();
 
@@ -101,15 +101,15 @@ class thread_block_tile<Size, void> : public thread_group {
   __device__ unsigned int meta_group_rank() const;
   __device__ unsigned int meta_group_size() const;
   __device__ void sync() const;
-  template <class T> __device__ T shfl(T var, int src_rank) const;
-  template <class T> __device__ T shfl_up(T var, unsigned int delta) const;
-  template <class T> __device__ T shfl_down(T var, unsigned int delta) const;
-  template <class T> __device__ T shfl_xor(T var, unsigned int lane_mask) const;
+  template <class __cf_T> __device__ __cf_T shfl(__cf_T var, int src_rank) const;
+  template <class __cf_T> __device__ __cf_T shfl_up(__cf_T var, unsigned int delta) const;
+  template <class __cf_T> __device__ __cf_T shfl_down(__cf_T var, unsigned int delta) const;
+  template <class __cf_T> __device__ __cf_T shfl_xor(__cf_T var, unsigned int lane_mask) const;
   __device__ int any(int predicate) const;
   __device__ int all(int predicate) const;
   __device__ unsigned int ballot(int predicate) const;
-  template <class T> __device__ unsigned int match_any(T val) const;
-  template <class T> __device__ unsigned int match_all(T val, int &pred) const;
+  template <class __cf_T> __device__ unsigned int match_any(__cf_T val) const;
+  template <class __cf_T> __device__ unsigned int match_all(__cf_T val, int &pred) const;
 };
 
 // A tile that remembers its parent's type; it is a thread_block_tile<Size> as well.
@@ -126,11 +126,11 @@ __device__ coalesced_group binary_partition(const coalesced_group &group, bool p
 template <unsigned int Size, class ParentT>
 __device__ coalesced_group binary_partition(const thread_block_tile<Size, ParentT> &tile,
                                             bool pred);
-template <class Label>
-__device__ coalesced_group labeled_partition(const coalesced_group &group, Label label);
-template <unsigned int Size, class ParentT, class Label>
+template <class __cf_Label>
+__device__ coalesced_group labeled_partition(const coalesced_group &group, __cf_Label label);
+template <unsigned int Size, class ParentT, class __cf_Label>
 __device__ coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &tile,
-                                             Label label);
+                                             __cf_Label label);
 
 template <class GroupT> __device__ void sync(const GroupT &group);
 template <class GroupT> __device__ unsigned long long thread_rank(const GroupT &group);

@@ -39,17 +39,17 @@ __device__ void curand_init(unsigned int *direction_vectors, unsigned int scramb
                             unsigned int offset, curandStateScrambledSobol32 *state);
 __device__ void curand_init(unsigned long long *direction_vectors, unsigned long long offset,
                             curandStateSobol64 *state);
-template <class S> __device__ unsigned int curand(S *state);
-template <class S> __device__ float curand_uniform(S *state);
-template <class S> __device__ double curand_uniform_double(S *state);
-template <class S> __device__ float curand_normal(S *state);
-template <class S> __device__ double curand_normal_double(S *state);
-template <class S> __device__ float2 curand_normal2(S *state);
-template <class S> __device__ double2 curand_normal2_double(S *state);
-template <class S> __device__ float curand_log_normal(S *state, float mean, float stddev);
-template <class S> __device__ double curand_log_normal_double(S *state, double mean,
+template <class __cf_S> __device__ unsigned int curand(__cf_S *state);
+template <class __cf_S> __device__ float curand_uniform(__cf_S *state);
+template <class __cf_S> __device__ double curand_uniform_double(__cf_S *state);
+template <class __cf_S> __device__ float curand_normal(__cf_S *state);
+template <class __cf_S> __device__ double curand_normal_double(__cf_S *state);
+template <class __cf_S> __device__ float2 curand_normal2(__cf_S *state);
+template <class __cf_S> __device__ double2 curand_normal2_double(__cf_S *state);
+template <class __cf_S> __device__ float curand_log_normal(__cf_S *state, float mean, float stddev);
+template <class __cf_S> __device__ double curand_log_normal_double(__cf_S *state, double mean,
                                                               double stddev);
-template <class S> __device__ unsigned int curand_poisson(S *state, double lambda);
+template <class __cf_S> __device__ unsigned int curand_poisson(__cf_S *state, double lambda);
 __device__ uint4 curand4(curandStatePhilox4_32_10 *state);
 __device__ float4 curand_uniform4(curandStatePhilox4_32_10 *state);
 __device__ float4 curand_normal4(curandStatePhilox4_32_10 *state);

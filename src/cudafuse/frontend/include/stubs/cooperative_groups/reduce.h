@@ -5,6 +5,6 @@
 
 namespace cooperative_groups {
 // The value combined over the group with `op` (cg::plus<T>(), cg::greater<T>(), a lambda...).
-template <class GroupT, class T, class Op>
-__device__ T reduce(const GroupT &group, T val, Op op);
+template <class GroupT, class __cf_T, class __cf_Op>
+__device__ __cf_T reduce(const GroupT &group, __cf_T val, __cf_Op op);
 }  // namespace cooperative_groups

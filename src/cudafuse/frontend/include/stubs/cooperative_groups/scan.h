@@ -4,12 +4,12 @@
 #include <cooperative_groups/functional.h>
 
 namespace cooperative_groups {
-template <class GroupT, class T, class Op>
-__device__ T inclusive_scan(const GroupT &group, T val, Op op);
-template <class GroupT, class T>
-__device__ T inclusive_scan(const GroupT &group, T val);
-template <class GroupT, class T, class Op>
-__device__ T exclusive_scan(const GroupT &group, T val, Op op);
-template <class GroupT, class T>
-__device__ T exclusive_scan(const GroupT &group, T val);
+template <class GroupT, class __cf_T, class __cf_Op>
+__device__ __cf_T inclusive_scan(const GroupT &group, __cf_T val, __cf_Op op);
+template <class GroupT, class __cf_T>
+__device__ __cf_T inclusive_scan(const GroupT &group, __cf_T val);
+template <class GroupT, class __cf_T, class __cf_Op>
+__device__ __cf_T exclusive_scan(const GroupT &group, __cf_T val, __cf_Op op);
+template <class GroupT, class __cf_T>
+__device__ __cf_T exclusive_scan(const GroupT &group, __cf_T val);
 }  // namespace cooperative_groups

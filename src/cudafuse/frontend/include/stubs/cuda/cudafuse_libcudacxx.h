@@ -9,13 +9,13 @@
 namespace cuda {
 enum thread_scope { thread_scope_system = 0, thread_scope_device = 1, thread_scope_block = 2,
                     thread_scope_thread = 3 };
-template <unsigned long long Align> struct aligned_size_t {
-  static constexpr unsigned long long align = Align;
+template <unsigned long long __cf_Align> struct aligned_size_t {
+  static constexpr unsigned long long align = __cf_Align;
   unsigned long long value;
   __host__ __device__ explicit constexpr aligned_size_t(unsigned long long v) : value(v) {}
   __host__ __device__ constexpr operator unsigned long long() const { return value; }
 };
-template <thread_scope Scope> class barrier {
+template <thread_scope __cf_Scope> class barrier {
  public:
   struct arrival_token {};
   __host__ __device__ barrier() {}
@@ -31,54 +31,54 @@ template <thread_scope Scope> class barrier {
   static constexpr long long max() { return 0x7fffffff; }
 };
 enum class pipeline_role { producer, consumer };
-template <thread_scope Scope, unsigned char Stages = 2> class pipeline_shared_state {};
-template <thread_scope Scope> class pipeline {
+template <thread_scope __cf_Scope, unsigned char __cf_Stages = 2> class pipeline_shared_state {};
+template <thread_scope __cf_Scope> class pipeline {
  public:
   __host__ __device__ void producer_acquire();
   __host__ __device__ void producer_commit();
   __host__ __device__ void consumer_wait();
   template <class Duration> __host__ __device__ bool consumer_wait_for(const Duration &d);
-  template <class TimePoint> __host__ __device__ bool consumer_wait_until(const TimePoint &t);
+  template <class __cf_TimePoint> __host__ __device__ bool consumer_wait_until(const __cf_TimePoint &t);
   __host__ __device__ void consumer_release();
   __host__ __device__ bool quit();
 };
 __host__ __device__ pipeline<thread_scope_thread> make_pipeline();
-template <class Group, thread_scope Scope, unsigned char Stages>
-__host__ __device__ pipeline<Scope> make_pipeline(const Group &g,
-                                                  pipeline_shared_state<Scope, Stages> *s);
-template <class Group, thread_scope Scope, unsigned char Stages>
-__host__ __device__ pipeline<Scope> make_pipeline(const Group &g,
-                                                  pipeline_shared_state<Scope, Stages> *s,
+template <class __cf_Group, thread_scope __cf_Scope, unsigned char __cf_Stages>
+__host__ __device__ pipeline<__cf_Scope> make_pipeline(const __cf_Group &g,
+                                                  pipeline_shared_state<__cf_Scope, __cf_Stages> *s);
+template <class __cf_Group, thread_scope __cf_Scope, unsigned char __cf_Stages>
+__host__ __device__ pipeline<__cf_Scope> make_pipeline(const __cf_Group &g,
+                                                  pipeline_shared_state<__cf_Scope, __cf_Stages> *s,
                                                   pipeline_role role);
-template <unsigned char Prior> __host__ __device__ void pipeline_consumer_wait_prior(
+template <unsigned char __cf_Prior> __host__ __device__ void pipeline_consumer_wait_prior(
     pipeline<thread_scope_thread> &p);
-template <class Shape, thread_scope Scope>
-__host__ __device__ void memcpy_async(void *dst, const void *src, Shape size,
-                                      pipeline<Scope> &p);
-template <class Group, class Shape, thread_scope Scope>
-__host__ __device__ void memcpy_async(const Group &g, void *dst, const void *src, Shape size,
-                                      pipeline<Scope> &p);
-template <class Shape, thread_scope Scope>
-__host__ __device__ void memcpy_async(void *dst, const void *src, Shape size,
-                                      barrier<Scope> &b);
-template <class Group, class Shape, thread_scope Scope>
-__host__ __device__ void memcpy_async(const Group &g, void *dst, const void *src, Shape size,
-                                      barrier<Scope> &b);
-template <class T, thread_scope Scope = thread_scope_system> struct atomic {
-  __host__ __device__ atomic(T v = T());
-  __host__ __device__ T load() const;
-  __host__ __device__ void store(T v);
-  __host__ __device__ T fetch_add(T v);
-  __host__ __device__ T fetch_sub(T v);
-  __host__ __device__ T exchange(T v);
-  __host__ __device__ operator T() const;
+template <class __cf_Shape, thread_scope __cf_Scope>
+__host__ __device__ void memcpy_async(void *dst, const void *src, __cf_Shape size,
+                                      pipeline<__cf_Scope> &p);
+template <class __cf_Group, class __cf_Shape, thread_scope __cf_Scope>
+__host__ __device__ void memcpy_async(const __cf_Group &g, void *dst, const void *src, __cf_Shape size,
+                                      pipeline<__cf_Scope> &p);
+template <class __cf_Shape, thread_scope __cf_Scope>
+__host__ __device__ void memcpy_async(void *dst, const void *src, __cf_Shape size,
+                                      barrier<__cf_Scope> &b);
+template <class __cf_Group, class __cf_Shape, thread_scope __cf_Scope>
+__host__ __device__ void memcpy_async(const __cf_Group &g, void *dst, const void *src, __cf_Shape size,
+                                      barrier<__cf_Scope> &b);
+template <class __cf_T, thread_scope __cf_Scope = thread_scope_system> struct atomic {
+  __host__ __device__ atomic(__cf_T v = __cf_T());
+  __host__ __device__ __cf_T load() const;
+  __host__ __device__ void store(__cf_T v);
+  __host__ __device__ __cf_T fetch_add(__cf_T v);
+  __host__ __device__ __cf_T fetch_sub(__cf_T v);
+  __host__ __device__ __cf_T exchange(__cf_T v);
+  __host__ __device__ operator __cf_T() const;
 };
-template <class T, thread_scope Scope = thread_scope_system> struct atomic_ref {
-  __host__ __device__ explicit atomic_ref(T &r);
-  __host__ __device__ T load() const;
-  __host__ __device__ void store(T v) const;
-  __host__ __device__ T fetch_add(T v) const;
-  __host__ __device__ T fetch_min(T v) const;
-  __host__ __device__ T fetch_max(T v) const;
+template <class __cf_T, thread_scope __cf_Scope = thread_scope_system> struct atomic_ref {
+  __host__ __device__ explicit atomic_ref(__cf_T &r);
+  __host__ __device__ __cf_T load() const;
+  __host__ __device__ void store(__cf_T v) const;
+  __host__ __device__ __cf_T fetch_add(__cf_T v) const;
+  __host__ __device__ __cf_T fetch_min(__cf_T v) const;
+  __host__ __device__ __cf_T fetch_max(__cf_T v) const;
 };
 }  // namespace cuda
