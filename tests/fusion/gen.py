@@ -27,6 +27,21 @@ over c (`loop`: the tool refuses it as a producer). A stage reads a buffer of ch
 constant channels of its own element (`reads`: for each input, the layout spelling and the
 channels, in any order and with repetition) or, as a stencil's first input, over one plane
 (the tool refuses both that and a read of an unstored channel).
+
+Third-party spellings (issue 25), orthogonal to the above: a stage may take its coordinates
+from `__device__` helpers (`coords="helper"`), declare locals before its guard (`late`),
+spell a clamped border as reassigned locals and conditionals (`clamp="locals"`: `int sx =
+x + dx; sx = sx < 0 ? 0 : sx; if (sx >= w) sx = w - 1;`), store a `struct px { float v; }`
+element instead of a float (`px`: `out[i].v = ...` or a whole `px` stored), or, as the last
+stage of a pipeline, stage its stencil's input in a shared-memory tile with its halo
+(`tiled`: tile, `__syncthreads()`, then the stencil under `if (x < w && y < h)`; its
+copies of threadIdx declared `const` are not read today, and the edge is refused). A whole
+pipeline may be launched one block per image row with no guard (`rowblock`: `c =
+threadIdx.x, r = blockIdx.x`, launched `<<<h, w>>>`: kernel/launchshape.py). Its host
+function (Host) may spell buffers through pointer variables, exchange two of them with
+`std::swap` between launches, carry them in a struct passed by value to a helper that
+launches, cudaMalloc (and cudaFree) its intermediates itself, and wrap launches and runtime
+calls in an error-check macro (`CHECK(cudaGetLastError())`).
 """
 
 from __future__ import annotations
@@ -77,6 +92,12 @@ IN_PLACE = ("inplace", "addto")
 LAYOUTS = {"planar": "planar", "planar_local": "planar", "planar_macro": "planar",
            "planar_after": "planar", "interleaved": "interleaved",
            "interleaved_k": "interleaved", "interleaved_c": "interleaved"}
+# Whole pipelines launched one block per row, block w threads, no guard (kernel/launchshape.py).
+LAUNCH_SHAPED_STYLES = ("rowblock",)
+# Styles whose coordinates are `int x = ...; int y = ...;` (the ones `coords="helper"` respells
+# as calls of __device__ helpers) and whose guard is a statement of its own (`late`).
+HELPER_STYLES = ("plain", "macro", "flat")
+TILE_W, TILE_H = 8, 4  # the block of every 2-D launch, and a tiled stage's tile
 IO = -1  # buffer `io0`: an extra read-write parameter of the pipeline for in-place updates
 
 
@@ -110,6 +131,14 @@ class Stage:
     skip: int = -1  # a channel it leaves unstored (-1: none)
     loop: bool = False  # it stores every channel in a loop over c
     reads: tuple[ChannelRead | None, ...] = ()  # per input: None (or absent) read plainly
+    # Issue 25's spellings (module docstring): all off by default.
+    coords: str = ""  # "helper": x and y from __device__ helpers (HELPER_STYLES)
+    late: bool = False  # locals declared before the guard (not linear, rowblock)
+    clamp: str = ""  # "locals": a clamp border as reassigned locals and conditionals
+    px: str = ""  # "member" (out[i].v = ...) or "whole" (px pix; pix.v = ...; out[i] = pix;)
+    # A stencil staged in shared memory (clamp border, plain style), its threadIdx copies
+    # declared `int tx = ..., ty = ...;` ("int") or const ("const": refused today).
+    tiled: str = ""
 
     @property
     def in_place(self) -> bool:
@@ -129,12 +158,14 @@ def written(stages: list[Stage], i: int) -> int:
     return stages[i].inputs[0] if stages[i].in_place else i + 1
 
 
-def _at(style: str, buf: str, x: str, y: str, plane: ChannelRead | None = None) -> str:
-    """`buf` subscripted at pixel (x, y) in the stage's style (in `plane`'s first channel)."""
+def _at(style: str, buf: str, x: str, y: str, plane: ChannelRead | None = None,
+        member: str = "") -> str:
+    """`buf` subscripted at pixel (x, y) in the stage's style (in `plane`'s first channel),
+    then `member` (`.v` of a px buffer)."""
     own = f"IDX({x}, {y})" if style == "macro" else f"{y} * w + {x}"
     if plane is not None:
         own = channel_index(plane.layout, plane.k, plane.chans[0], own)
-    return f"{buf}[{own}]"
+    return f"{buf}[{own}]{member}"
 
 
 def channel_index(layout: str, k: int, c: int | str, own: str) -> str:
@@ -152,18 +183,18 @@ def channel_index(layout: str, k: int, c: int | str, own: str) -> str:
     }[layout]
 
 
-def _read(border: str, buf: str, style: str = "plain", plane: ChannelRead | None = None
-          ) -> str:
+def _read(border: str, buf: str, style: str = "plain", plane: ChannelRead | None = None,
+          member: str = "") -> str:
     xs = {"clamp": "min(max(xx, 0), w - 1)",
           "mirror": "(xx < 0 ? -xx - 1 : (xx >= w ? 2 * w - xx - 1 : xx))",
           "mirror101": "(xx < 0 ? -xx : (xx >= w ? 2 * w - xx - 2 : xx))",
           "wrap": "((xx % w + w) % w)"}
     if border == "constant":
         return (f"((xx >= 0 && xx < w && yy >= 0 && yy < h) ? "
-                f"{_at(style, buf, 'xx', 'yy', plane)} : 0.25f)")
+                f"{_at(style, buf, 'xx', 'yy', plane, member)} : 0.25f)")
     xexpr = xs[border]
     yexpr = xexpr.replace("xx", "yy").replace("w", "h")
-    return _at(style, buf, xexpr, yexpr, plane)
+    return _at(style, buf, xexpr, yexpr, plane, member)
 
 
 _POINT_OPS = ("{v} * 0.75f + 0.125f", "sqrtf(fabsf({v})) - 0.5f", "{v} * {v} + 0.25f")
@@ -175,12 +206,16 @@ _COEFS = ("", "0.5f * ", "0.25f * ", "0.75f * ")  # of the channels a stage read
 _CHANNEL_OPS = ("{v}", "{v} * 0.5f + 0.25f", "sqrtf(fabsf({v})) - {u}", "0.75f - {v} * {u}")
 
 
-def kernel_source(name: str, stage: Stage, index: int) -> str:
+def kernel_source(name: str, stage: Stage, index: int, px_in: frozenset[int] = frozenset()
+                  ) -> str:
+    """Stage `index` as kernel `name`; `px_in`: the positions of its inputs holding px."""
     if stage.style == "gridstride":
         return _gridstride_source(name, stage, index)
     if stage.style == "gridstride2d":
         return _gridstride2d_source(name, stage, index)
-    lines = [_signature(name, stage)]
+    if stage.tiled:
+        return _tiled_source(name, stage, index, px_in)
+    lines = [_signature(name, stage, px_in)]
     if stage.style == "rowcol":  # other names, the row first; x and y are macros below
         lines += ["  const int row = blockDim.y * blockIdx.y + threadIdx.y;",
                   "  const int col = threadIdx.x + blockIdx.x * blockDim.x;"]
@@ -199,6 +234,12 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
         lines += ["  const int r = blockIdx.x * blockDim.x + threadIdx.x;",
                   "  const int c = blockIdx.y * blockDim.y + threadIdx.y;"]
         x, y = "c", "r"
+    elif stage.style == "rowblock":  # one block per row, no thread too many: no guard
+        lines += ["  const int c = threadIdx.x;", "  const int r = blockIdx.x;"]
+        x, y = "c", "r"
+    elif stage.coords == "helper":
+        lines += ["  int x = gen_x();", "  int y = gen_y();"]
+        x, y = "x", "y"
     elif stage.style == "copies":
         lines += ["  int tx = threadIdx.x, ty = threadIdx.y;",
                   "  int bx = blockIdx.x;",
@@ -216,8 +257,11 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
     if "planar_local" in spellings:
         lines.append("  const int plane = w * h;")
     body = []  # the statements under the guard
+    early = []  # (late) the statements before it
     if stage.style == "flat":
-        body.append("  const int idx = y * w + x;")
+        (early if stage.late else body).append("  const int idx = y * w + x;")
+    if stage.late:  # a local the value uses, declared before the guard
+        early.append("  const float scale = 1.0f;")
     idx = own_index(stage.style)
     store = f"out[{idx}]"
 
@@ -225,31 +269,43 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
         """Input j at the own element: plainly, or a sum of the channels the stage reads."""
         r = stage.read_of(j)
         if r is None:
-            return f"s{j}[{idx}]"
+            return f"s{j}[{idx}]{'.v' if j in px_in else ''}"
         return "(" + " + ".join(f"{_COEFS[m % 4]}s{j}[{channel_index(r.layout, r.k, c, idx)}]"
                                 for m, c in enumerate(r.chans)) + ")"
 
     extra = " + ".join("0.5f * " + own(j) for j in range(1, len(stage.inputs)))
+    member = ".v" if 0 in px_in else ""
     if stage.kind == "stencil":
-        read = _read(stage.border, "s0", stage.style, stage.read_of(0))
-        body += ["  float acc = 0.0f;",
-                 f"  for (int dy = -{stage.ry}; dy <= {stage.ry}; ++dy) {{",
-                 f"    for (int dx = -{stage.rx}; dx <= {stage.rx}; ++dx) {{",
-                 f"      const int xx = {x} + dx;",
-                 f"      const int yy = {y} + dy;",
-                 f"      const float wt = 0.0625f * (float)(dx * 3 + dy * 5 + {index + 7});",
+        read = _read(stage.border, "s0", stage.style, stage.read_of(0), member)
+        (early if stage.late else body).append("  float acc = 0.0f;")
+        body += [f"  for (int dy = -{stage.ry}; dy <= {stage.ry}; ++dy) {{",
+                 f"    for (int dx = -{stage.rx}; dx <= {stage.rx}; ++dx) {{"]
+        if stage.clamp == "locals":
+            assert stage.border == "clamp" and stage.read_of(0) is None, stage
+            body += _clamp_locals(x, y)
+            read = _at(stage.style, "s0", "sx", "sy", None, member)
+        else:
+            body += [f"      const int xx = {x} + dx;", f"      const int yy = {y} + dy;"]
+        body += [f"      const float wt = 0.0625f * (float)(dx * 3 + dy * 5 + {index + 7});",
                  f"      acc += wt * {read};",
                  "    }",
                  "  }"]
         value = f"acc{' + ' + extra if extra else ''}"
     else:
         value = f"{_POINT_OPS[index % 3].format(v=own(0))}{' + ' + extra if extra else ''}"
+    if stage.late:
+        value = f"scale * ({value})"
     if stage.channels:
         assert stage.store == "plain", stage
         body += _channel_stores(stage, idx, value, own(0))
+    elif stage.px:
+        assert stage.store == "plain", stage
+        body += ([f"  {store}.v = {value};"] if stage.px == "member" else
+                 ["  px pix;", f"  pix.v = {value};", f"  {store} = pix;"])
     else:
         body += _STORE_WRITERS[stage.store](stage, store, value, own(0), extra)
-    lines += body if stage.style == "linear" else _guarded(stage, x, y, body)
+    lines += early
+    lines += body if stage.style in ("linear", "rowblock") else _guarded(stage, x, y, body)
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -257,7 +313,52 @@ def kernel_source(name: str, stage: Stage, index: int) -> str:
 def own_index(style: str) -> str:
     """A stage's own element, as its style spells it."""
     return {"flat": "idx", "macro": "IDX(x, y)", "rowcol": "row * w + col",
-            "int2": "p.y * w + p.x", "rows_first": "r * w + c"}.get(style, "y * w + x")
+            "int2": "p.y * w + p.x", "rows_first": "r * w + c",
+            "rowblock": "r * w + c"}.get(style, "y * w + x")
+
+
+def _clamp_locals(x: str, y: str) -> list[str]:
+    """A clamp to the image spelled as reassigned locals: a conditional and an if each."""
+    return [f"      int sx = {x} + dx;",
+            "      sx = sx < 0 ? 0 : sx;",
+            "      if (sx >= w) sx = w - 1;",
+            f"      int sy = {y} + dy;",
+            "      if (sy < 0) sy = 0;",
+            "      sy = sy >= h ? h - 1 : sy;"]
+
+
+def _tiled_source(name: str, stage: Stage, index: int, px_in: frozenset[int]) -> str:
+    """A stencil whose block stages its input's tile and halo (clamped into the image) in
+    shared memory, waits, then computes under `if (x < w && y < h)`: the form the tool keeps
+    as a group's last kernel (docs/fusion.md, "Stencils staged in shared memory")."""
+    assert stage.kind == "stencil" and stage.border == "clamp" and not stage.reads, stage
+    assert stage.store == "plain" and not stage.channels and not stage.px, stage
+    rx, ry, m = stage.rx, stage.ry, ".v" if 0 in px_in else ""
+    extra = " + ".join(f"0.5f * s{j}[y * w + x]{'.v' if j in px_in else ''}"
+                       for j in range(1, len(stage.inputs)))
+    lines = [_signature(name, stage, px_in),
+             f"  __shared__ float tile[TILE_H + {2 * ry}][TILE_W + {2 * rx}];",
+             f"  {'const ' if stage.tiled == 'const' else ''}int tx = threadIdx.x, "
+             "ty = threadIdx.y;",
+             "  const int x = blockIdx.x * TILE_W + tx;",
+             "  const int y = blockIdx.y * TILE_H + ty;",
+             f"  for (int dy = ty; dy < TILE_H + {2 * ry}; dy += TILE_H)",
+             f"    for (int dx = tx; dx < TILE_W + {2 * rx}; dx += TILE_W) {{",
+             f"      const int gx = min(max((int)(blockIdx.x * TILE_W) + dx - {rx}, 0), w - 1);",
+             f"      const int gy = min(max((int)(blockIdx.y * TILE_H) + dy - {ry}, 0), h - 1);",
+             f"      tile[dy][dx] = s0[gy * w + gx]{m};",
+             "    }",
+             "  __syncthreads();",
+             "  if (x < w && y < h) {",
+             "    float acc = 0.0f;",
+             f"    for (int dy = -{ry}; dy <= {ry}; ++dy)",
+             f"      for (int dx = -{rx}; dx <= {rx}; ++dx)",
+             f"        acc += 0.0625f * (float)(dx * 3 + dy * 5 + {index + 7}) * "
+             f"tile[ty + {ry} + dy][tx + {rx} + dx];",
+             f"    out[y * w + x] = acc{' + ' + extra if extra else ''};",
+             "  }",
+             "}"]
+    return "\n".join(lines) + "\n"
 
 
 def _channel_stores(stage: Stage, idx: str, value: str, u: str) -> list[str]:
@@ -273,14 +374,15 @@ def _channel_stores(stage: Stage, idx: str, value: str, u: str) -> list[str]:
                   f"{_CHANNEL_OPS[c].format(v='v', u=u)};" for c in stage.stored]
 
 
-def _signature(name: str, stage: Stage) -> str:
+def _signature(name: str, stage: Stage, px_in: frozenset[int] = frozenset()) -> str:
     """An in-place stage's first parameter is the buffer it updates; it has no `out`."""
-    params = [f"const float *__restrict__ s{j}" for j in range(len(stage.inputs))]
+    params = [f"const {'px' if j in px_in else 'float'} *__restrict__ s{j}"
+              for j in range(len(stage.inputs))]
     if stage.in_place:
-        assert stage.kind == "point" and stage.inputs[0] != 0, stage
+        assert stage.kind == "point" and stage.inputs[0] != 0 and not px_in, stage
         params[0] = "float *__restrict__ s0"
     else:
-        params.append("float *__restrict__ out")
+        params.append(f"{'px' if stage.px else 'float'} *__restrict__ out")
     return f"__global__ void {name}({', '.join(params)}, int w, int h) {{"
 
 
@@ -374,13 +476,48 @@ def _gridstride2d_source(name: str, stage: Stage, index: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pipeline_source(name: str, stages: list[Stage]) -> str:
+@dataclass(frozen=True)
+class Host:
+    """How a pipeline's host function spells its buffers and launches (issue 25); the
+    defaults are the plain spelling."""
+
+    ptrvars: bool = False  # `float *d1 = b1; ... k<<<...>>>(src, d1, ...)`
+    # (a, b, after): `float *pa = a, *pb = b;`, `std::swap(pa, pb);` after each launch in
+    # `after`; an argument is spelled by the variable holding its buffer
+    swap: tuple[int, int, tuple[int, ...]] | None = None
+    struct: bool = False  # buffers in a struct passed by value to a helper that launches
+    malloc: bool = False  # intermediates cudaMalloc'd (and cudaFree'd) by the host function
+    check: bool = False  # CHECK(...) around runtime calls and after each launch
+
+    def allocated(self, stages: list[Stage]) -> list[int]:
+        """The buffers the host function allocates itself: every stage's own output but the
+        last stage's (none unless `malloc`)."""
+        if not self.malloc:
+            return []
+        return [i + 1 for i, s in enumerate(stages[:-1]) if not s.in_place]
+
+
+PLAIN_HOST = Host()
+
+
+def px_buffers(stages: list[Stage]) -> set[int]:
+    """The buffers holding px elements."""
+    return {written(stages, i) for i, s in enumerate(stages) if s.px}
+
+
+def pipeline_source(name: str, stages: list[Stage], host: Host = PLAIN_HOST) -> str:
     """Kernels `<name>_k<i>` and `extern "C" void <name>(const float *in0, float *b1, ...,
     int w, int h)` (no b<i + 1> for a stage i that updates a buffer in place; `float *io0`
-    after in0 when a stage reads or updates it)."""
-    parts = [kernel_source(f"{name}_k{i}", s, i) for i, s in enumerate(stages)]
-    bufs = ", ".join(["float *io0"] * any(IO in s.inputs for s in stages)
-                     + [f"float *b{i + 1}" for i, s in enumerate(stages) if not s.in_place])
+    after in0 when a stage reads or updates it; none for a buffer `host` allocates)."""
+    pxs = px_buffers(stages)
+    parts = [kernel_source(f"{name}_k{i}", s, i,
+                           frozenset(p for p, j in enumerate(s.inputs) if j in pxs))
+             for i, s in enumerate(stages)]
+    local = host.allocated(stages)
+    outs = [IO] * any(IO in s.inputs for s in stages) + [
+        i + 1 for i, s in enumerate(stages) if not s.in_place]
+    params = [j for j in outs if j not in local]
+    bufs = ", ".join(f"float *{buffer_name(j)}" for j in params)
     if any(s.style == "gridstride" for s in stages):
         # A small grid on purpose: each thread strides over several pixels.
         body = ["  const int block = 64;",
@@ -392,25 +529,74 @@ def pipeline_source(name: str, stages: list[Stage]) -> str:
             body.append("  dim3 quarter((w + 15) / 16, (h + 7) / 8);")
         if any(s.style == "rows_first" for s in stages):  # the grid's x over the rows
             body.append("  dim3 rows((h + block.x - 1) / block.x, (w + block.y - 1) / block.y);")
+    # How the launches name each buffer: through the struct, a pointer variable, a swapped one.
+    spelled = {j: buffer_name(j) for j in [0, *outs]}
+    if host.struct:
+        spelled |= {j: f"bufs.{buffer_name(j)}" for j in outs}
+    if host.ptrvars:
+        body.append(f"  const float *src = {spelled[0]};")
+        body += [f"  float *d{buffer_name(j)} = {spelled[j]};" for j in outs]
+        spelled = {0: "src"} | {j: f"d{buffer_name(j)}" for j in outs}
+    holder: dict[int, str] = {}
+    if host.swap is not None:
+        a, b, _ = host.swap
+        body.append(f"  float *pa = {spelled[a]}, *pb = {spelled[b]};")
+        holder = {a: "pa", b: "pb"}
     for i, s in enumerate(stages):
-        args = [buffer_name(j) for j in s.inputs]
-        args += [] if s.in_place else [f"b{i + 1}"]
+        args = [holder.get(j, spelled[j]) if j else spelled[0] for j in s.inputs]
+        args += [] if s.in_place else [holder.get(i + 1, spelled[i + 1])]
+        args = [f"(px *){a}" if j in pxs else a
+                for j, a in zip([*s.inputs, i + 1], args, strict=False)]
         grid = {"gridstride2d": "quarter", "rows_first": "rows"}.get(s.style, "grid")
-        if s.style == "linear":
-            body.append(f"  {name}_k{i}<<<(w * h + 127) / 128, 128>>>({', '.join(args)}, w, h);")
-        else:
-            body.append(f"  {name}_k{i}<<<{grid}, block>>>({', '.join(args)}, w, h);")
+        shape = {"linear": "(w * h + 127) / 128, 128", "rowblock": "h, w"}.get(
+            s.style, f"{grid}, block")
+        body.append(f"  {name}_k{i}<<<{shape}>>>({', '.join(args)}, w, h);")
+        if host.check:
+            body.append("  CHECK(cudaGetLastError());")
+        if host.swap is not None and i in host.swap[2]:
+            body.append("  std::swap(pa, pb);")
+            holder = {j: {"pa": "pb", "pb": "pa"}[v] for j, v in holder.items()}
+    if host.struct:  # the launches in a helper given the buffers in a struct by value
+        fields = " ".join(f"float *{buffer_name(j)};" for j in outs)
+        parts.append(f"struct {name}_bufs {{ {fields} }};\n\n"
+                     f"static void {name}_run(const float *in0, {name}_bufs bufs, int w, "
+                     f"int h) {{\n" + "\n".join(body) + "\n}\n")
+        body = [f"  {name}_bufs bufs;"] + [f"  bufs.{buffer_name(j)} = {buffer_name(j)};"
+                                           for j in outs] + [f"  {name}_run(in0, bufs, w, h);"]
+    size = "(size_t)w * h * sizeof(float)"
+    alloc = [f"  float *{buffer_name(j)} = nullptr;\n  " + (
+        f"CHECK(cudaMalloc(&{buffer_name(j)}, {size}));" if host.check else
+        f"cudaMalloc((void **)&{buffer_name(j)}, {size});") for j in local]
+    free = [f"  CHECK(cudaFree({buffer_name(j)}));" if host.check else
+            f"  cudaFree({buffer_name(j)});" for j in local]
     parts.append(f'extern "C" void {name}(const float *in0, {bufs}, int w, int h) {{\n'
-                 + "\n".join(body) + "\n}\n")
+                 + "\n".join(alloc + body + free) + "\n}\n")
     return "\n".join(parts)
 
 
-def file_source(pipelines: dict[str, list[Stage]]) -> str:
+HEADER = ("#include <cuda_runtime.h>\n\n#define IDX(X, Y) ((Y) * w + (X))\n"
+          "#define PLANE(c, i) ((c) * w * h + (i))\n\n")
+# What issue 25's spellings need: std::swap, an error-check macro, the px element, the
+# coordinate helpers, the tile's shape.
+HEADER_25 = (
+    "#include <cstdio>\n#include <cstdlib>\n#include <utility>\n\n"
+    "#define CHECK(call) do { cudaError_t err_ = (call); if (err_ != cudaSuccess) { "
+    "fprintf(stderr, \"%s\\n\", cudaGetErrorString(err_)); exit(1); } } while (0)\n"
+    f"#define TILE_W {TILE_W}\n#define TILE_H {TILE_H}\n\n"
+    "struct px { float v; };\n\n"
+    "__device__ int gen_x() { return blockIdx.x * blockDim.x + threadIdx.x; }\n"
+    "__device__ int gen_y() { return blockIdx.y * blockDim.y + threadIdx.y; }\n\n")
+
+
+def file_source(pipelines: dict[str, list[Stage]], hosts: dict[str, Host] | None = None
+                ) -> str:
     # IDX takes the row width from the scope it expands in (each kernel's `w`).
     # PLANE(c, i): channel c of element i of a planar buffer (w and h from the scope too).
-    return ("#include <cuda_runtime.h>\n\n#define IDX(X, Y) ((Y) * w + (X))\n"
-            "#define PLANE(c, i) ((c) * w * h + (i))\n\n") + "\n".join(
-        pipeline_source(name, stages) for name, stages in pipelines.items())
+    # (HEADER_25 only with `hosts`, so that the files of the other generated tests stay as
+    # they were.)
+    header = HEADER if hosts is None else HEADER + HEADER_25
+    return header + "\n".join(pipeline_source(name, stages, (hosts or {}).get(name, PLAIN_HOST))
+                               for name, stages in pipelines.items())
 
 
 def chains(border: str) -> dict[str, list[Stage]]:
