@@ -64,7 +64,9 @@ void timed(const float *in, float *t, float *out, int n) {
   sw.Stop();
   kb<<<(n + 127) / 128, 128>>>(t, out, n);
 }
-void inline_record(const float *in, float *t, float *out, int n, cudaEvent_t ev) {
+void inline_record(const float *in, float *t, float *out, int n) {
+  cudaEvent_t ev;
+  cudaEventCreate(&ev);
   ka<<<(n + 127) / 128, 128>>>(in, t, n);
   cudaEventRecord(ev);
   kb<<<(n + 127) / 128, 128>>>(t, out, n);
@@ -104,3 +106,53 @@ def test_host_read_of_a_launch_buffer_keeps_records_in_place(tmp_path: Path) -> 
     assert [g.host for g in result.groups] == ["inline_record"]
     first = {la.host: la.why for la in result.launches if la.index == 0}
     assert "'timed' reads memory through 'out', a buffer its launches use" in first["timed"]
+
+
+OWNED = r"""
+#include <cuda_runtime.h>
+#include "host_timers_timer.cuh"
+__global__ void ka(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f;
+}
+__global__ void kb(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+void report(StopWatch &w);
+void given_event(const float *in, float *t, float *out, int n, cudaEvent_t ev) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaEventRecord(ev);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void handed_timer(const float *in, float *t, float *out, int n) {
+  StopWatch sw;
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  sw.Stop();
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+  report(sw);
+}
+void own_event(const float *in, float *t, float *out, int n) {
+  cudaEvent_t e;
+  cudaEventCreate(&e);
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaEventRecord(e);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+  cudaEventDestroy(e);
+}
+"""
+
+
+def test_events_others_may_wait_on_split(tmp_path: Path) -> None:
+    # An event the caller gives (it may make another stream wait on it after the call), or
+    # a timer handed to a function cudafuse cannot see, keeps the record in place.
+    src = tmp_path / "owned.cu"
+    src.write_text(OWNED)
+    shutil.copy(HEADER, tmp_path / HEADER.name)
+    result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
+    assert [g.host for g in result.groups] == ["own_event"]
+    first = {la.host: la.why for la in result.launches if la.index == 0}
+    assert "(the event is not a local of the function)" in first["given_event"]
+    assert "its call to 'Stop' records an event of its object, which other code may wait " \
+           "for ('sw' is used other than by the event calls and its own methods)" \
+        in first["handed_timer"]

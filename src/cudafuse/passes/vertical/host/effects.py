@@ -40,7 +40,7 @@ from cudafuse.passes.vertical.host.hostexprs import launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo
 from cudafuse.passes.vertical.host.stmtnodes import _assigned, _deref_base, _nodes, _quiet
-from cudafuse.passes.vertical.host.timers import timing_arguments
+from cudafuse.passes.vertical.host.timers import own_event, timing_arguments
 
 MAX_DEPTH = 6
 
@@ -57,6 +57,9 @@ class Effects:
     # Parameters (pointers to pointers) it only stores a fresh allocation through:
     # `void alloc(float **p, int n) { cudaMalloc((void **)p, n * sizeof(float)); }`.
     allocates: frozenset[int] = frozenset()
+    # It records an event that is a member of its object (a timer's `Start()`): the caller
+    # checks that the object is its own (timers.own_event).
+    records_member: bool = False
 
 
 class Unknown(Exception):
@@ -115,6 +118,7 @@ class _Body:
         self.globals_assigned: set[str] = set()
         self.allocates: set[int] = set()
         self.allocated_at: dict[str, int] = {}  # `T **p` param -> where it allocates into *p
+        self.records_member = False
         self.values = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl) and
                        "&" not in d.var_type and "*" not in d.var_type}  # objects it owns
         # A timer's events, members of its object, given to the timing event calls
@@ -145,7 +149,8 @@ class _Body:
                 self.call(node, thrown)
         allocates = {i for i in self.allocates if f"param:{i}" not in self.touched}
         return Effects(frozenset(self.touched), frozenset(self.assigned),
-                       frozenset(self.globals_assigned), frozenset(allocates))
+                       frozenset(self.globals_assigned), frozenset(allocates),
+                       self.records_member)
 
     # ---- what one pointer names ---------------------------------------------------------
 
@@ -232,6 +237,11 @@ class _Body:
         name = call.callee or "?"
         if name == "cudaEventRecord":
             why = self.reader.event_reason()
+            if why is None and call.args:
+                if this_member(call.args[0]) is not None:
+                    self.records_member = True  # (the caller's object: checked there)
+                else:
+                    why = own_event(self.fn, call.args[0])
             if why is not None:
                 raise Unknown(f"'{self.fn.name}' records an event: {why}")
             return  # a time stamp (timers.py)
@@ -292,6 +302,12 @@ class _Body:
                     self.touch(call.args[int(what)], f"passes to '{inner.name}'")
                 else:
                     raise Unknown(f"'{inner.name}' touches a default argument")
+            if got.records_member:
+                obj = call.callee_expr.base if isinstance(call.callee_expr, n.Member) \
+                    else None
+                why = "its object is not known" if obj is None else own_event(self.fn, obj)
+                if why is not None:
+                    raise Unknown(f"'{inner.name}' records an event of its object: {why}")
             for i in got.allocates:
                 p = _strip(call.args[i]) if i < len(call.args) else None
                 if isinstance(p, n.Ref) and p.decl in self.params and \

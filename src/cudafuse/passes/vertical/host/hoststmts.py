@@ -68,7 +68,7 @@ from cudafuse.passes.vertical.host.stmtnodes import (
     _root,
     _strip,
 )
-from cudafuse.passes.vertical.host.timers import event_record_reason
+from cudafuse.passes.vertical.host.timers import event_record_reason, own_event
 
 # CUDA runtime calls that only synchronise with the device, report errors or query it, or
 # create and destroy streams and events (touching no memory: what they write through `&s`
@@ -178,7 +178,8 @@ class HostStatements:
         """Why this call (not its arguments) may matter to the launches around it."""
         name = call.callee or "?"
         if name == "cudaEventRecord":
-            why = self.event_reason()
+            why = self.event_reason() or (own_event(self.host, call.args[0]) if call.args
+                                          else "it records no event cudafuse can see")
             return None if why is None else (
                 "its call to 'cudaEventRecord' marks a point that other work or the host may "
                 f"wait for ({why}), which fusion would move")
@@ -240,7 +241,8 @@ class HostStatements:
                 if r.decl not in own:
                     return f"'{fn.name}' assigns '{r.name}'"
             if isinstance(node, n.Call):
-                if node.callee == "cudaEventRecord" and (ev := self.event_reason()):
+                if node.callee == "cudaEventRecord" and (ev := self.event_reason() or (
+                        own_event(fn, node.args[0]) if node.args else "no event")):
                     return f"'{fn.name}' records an event: {ev}"
                 why = self._inner_call(fn, node, thrown, depth, stack)
                 if why is not None:
@@ -306,6 +308,13 @@ class HostStatements:
             got = self.effects.effects(fn)
             if isinstance(got, str):
                 return f"its call to '{name}' may touch device memory or variables ({got})"
+            if got.records_member:
+                obj = call.callee_expr.base if isinstance(call.callee_expr, n.Member) \
+                    else None
+                why = "its object is not known" if obj is None else own_event(self.host, obj)
+                if why is not None:
+                    return (f"its call to '{name}' records an event of its object, which "
+                            f"other code may wait for ({why})")
             if exchanges:
                 got = dataclasses.replace(got, assigned=frozenset())
             why = self._effects_reason(call, got, before)

@@ -16,7 +16,10 @@ changes, *unless* something waits on the event to order work or to read memory:
 
 So a record between launches is harmless only when the file does none of these: it creates
 no stream, waits on and polls no event, registers no callback, allocates no memory the host
-and the device share; and the host function reads no memory through a pointer its launches
+and the device share; when the event is the function's own (`own_event`: a local, an
+element of a local array, or a member of a timer object declared by value, given to no
+call but the event calls and the object's own methods: no other code can wait on it); and
+the host function reads no memory through a pointer its launches
 are given (were a buffer that the file receives from elsewhere managed, the host could read
 it after the wait). Buffers that other files pass in are taken to be device memory, as
 distinct pointer parameters are taken not to alias.
@@ -30,6 +33,9 @@ from cudafuse.passes.vertical.host.stmtnodes import _deref_base, _root, _strip
 
 # The event calls a timer makes: what they read from the event is its time stamp.
 TIMING = frozenset({"cudaEventRecord", "cudaEventSynchronize", "cudaEventElapsedTime"})
+
+# The calls an event of the function's own may be given (besides the timing ones).
+EVENT_CALLS = TIMING | {"cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventDestroy"}
 
 # Calls after which a record may order work or memory, not only time it.
 ORDERING = frozenset({
@@ -75,3 +81,44 @@ def timing_arguments(call: n.Call) -> list[n.Expr]:
     if call.callee not in TIMING:
         return []
     return [_strip(a) for a in call.args if a is not None]  # type: ignore[misc]
+
+
+def _variable(e: n.Expr | None) -> n.Ref | None:
+    """The variable an event expression is part of: `ev`, `&ev`, `marks[i]`, `timer.stop`."""
+    while True:
+        e = _strip(e)
+        if isinstance(e, n.Unary) and e.op == "&":
+            e = e.operand
+        elif isinstance(e, n.Index):
+            e = e.base
+        elif isinstance(e, n.Member) and not e.arrow:
+            e = e.base
+        else:
+            return e if isinstance(e, n.Ref) else None
+
+
+def own_event(fn: Function, e: n.Expr) -> str | None:
+    """Why the event (or timer object) `e` of `fn` may be waited on by code other than fn's
+    own timing calls, or None: it is a local declared by value (an array of events, a
+    timer object), given to no call but the event calls and its own methods, copied
+    nowhere."""
+    v = _variable(e)
+    assert fn.body is not None
+    decls = {d.decl: d for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+    d = decls.get(v.decl) if v is not None and v.kind == "local" else None
+    if v is None or d is None or "&" in d.var_type or "*" in d.var_type:
+        return "the event is not a local of the function"
+    allowed: set[int] = set()
+    for node in fn.body.walk():
+        if not isinstance(node, n.Call):
+            continue
+        if node.callee in EVENT_CALLS:
+            allowed |= {id(r) for a in node.args if (r := _variable(a)) is not None}
+        if isinstance(node.callee_expr, n.Member) and not node.callee_expr.arrow:
+            r = _strip(node.callee_expr.base)  # its own method: read for what it does
+            if isinstance(r, n.Ref):
+                allowed.add(id(r))
+    for node in fn.body.walk():
+        if isinstance(node, n.Ref) and node.decl == v.decl and id(node) not in allowed:
+            return f"'{v.name}' is used other than by the event calls and its own methods"
+    return None
