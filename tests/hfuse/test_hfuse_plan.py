@@ -42,11 +42,12 @@ def test_fixed_size_kernels_keep_their_split(tmp_path: Path) -> None:
         assert c["same_as"] is None or c["same_as"] in ids
         if c["regcap"] is not None:
             # The threads, not the registers, limit the uncapped kernels (tens of
-            # registers): no cap can buy a block, so none is compiled (prune_cap).
+            # registers), which do not spill: no cap can buy a block or remove a spill,
+            # so none is compiled (prune_cap).
             assert c["registers"] is None and c["same_as"] == f"{c['kind']}:256+256:rnone"
             assert c["skip"].endswith("limited by threads, not its "
                                       f"{by_id[c['same_as']]['registers']} registers) "
-                                      "nor spill less; not compiled")
+                                      "nor remove spills (it has none); not compiled")
             continue
         assert c["registers"] > 0
         # Both 1 KiB tiles are in the fused kernel; in thread mode 512 threads per block

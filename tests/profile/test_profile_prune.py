@@ -24,8 +24,8 @@ def test_a_kernel_limited_by_its_threads_prunes_every_cap() -> None:
     got = prune_cap(Candidate("thread", 256, 256, 32), base)
     assert got is not None and got.same_as == base.id and got.registers is None
     assert got.skip == ("register cap 32: cannot buy a block over thread:256+256:rnone (4 "
-                        "blocks/SM, limited by threads, not its 14 registers) nor spill less; "
-                        "not compiled")
+                        "blocks/SM, limited by threads, not its 14 registers) nor remove "
+                        "spills (it has none); not compiled")
 
 
 def test_a_kernel_limited_by_shared_memory_prunes_every_cap() -> None:
@@ -40,6 +40,9 @@ def test_a_kernel_its_registers_limit_keeps_its_caps() -> None:
     base = uncapped((512, 512), 64)
     assert base.occupancy is not None and base.occupancy.limit == "registers"
     assert prune_cap(Candidate("thread", 512, 512, 32), base) is None
+    # Limited by its threads, but spilling: a cap above its launch bounds may remove them.
+    spilling = uncapped((256, 256), 14, spills=8)
+    assert prune_cap(Candidate("thread", 256, 256, 40), spilling) is None
     # No uncapped figures (not compiled, refused, cannot launch): nothing is pruned.
     assert prune_cap(Candidate("thread", 512, 512, 32), None) is None
     refused = Record(base.id, "thread", (512, 512), None, skip="hfuse refuses it: ...")

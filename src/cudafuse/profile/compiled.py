@@ -154,12 +154,15 @@ def prune_cap(cand: Candidate, uncapped: Record | None) -> Record | None:
     """A register-capped candidate dominated by its split's uncapped one, as a record that
     stands for it (`same_as`, a skip reason), or None when it must be compiled.
 
-    A cap leaves the fused kernel's shared memory and threads as they are and only lowers
-    its registers, so its blocks per SM are at most what the other resources allow; when the
-    uncapped kernel already has that many (its registers are not what limits it), the cap
-    cannot buy a block, and with fewer registers to use it spills no less than no cap.
-    merge_same would mark it the same way once compiled; here it is not compiled at all."""
-    if uncapped is None or uncapped.skip is not None or uncapped.occupancy is None:
+    A cap is there to buy a block per SM or to remove spills (profile.candidates). It leaves
+    the fused kernel's threads and shared memory as they are, so it cannot give more blocks
+    per SM than those allow; when the uncapped kernel already has that many (its registers
+    are not what limits it) and spills nothing, a cap can at best match it (merge_same's
+    "buys nothing") or lose blocks (ptxas may use up to a cap above what it takes without
+    one: 40 registers under __maxnreg__(40) where the uncapped kernel took 32): dominated on
+    both figures either way, so it is not compiled."""
+    if uncapped is None or uncapped.skip is not None or uncapped.occupancy is None or \
+            _spills(uncapped):
         return None
     occ = uncapped.occupancy
     others = [n for r, n in occ.by_resource.items() if r != "registers"]
@@ -170,7 +173,8 @@ def prune_cap(cand: Candidate, uncapped: Record | None) -> Record | None:
                   skip=f"register cap {cand.regcap}: cannot buy a block over {uncapped.id} "
                        f"({occ.blocks_per_sm} blocks/SM, limited by "
                        f"{', '.join(r for r in occ.limits if r != 'registers')}, not its "
-                       f"{uncapped.registers} registers) nor spill less; not compiled")
+                       f"{uncapped.registers} registers) nor remove spills (it has none); "
+                       "not compiled")
 
 
 def _spills(r: Record) -> int:
