@@ -178,6 +178,10 @@ struct __cf_Block {
   std::vector<int> warp_wait;             // [16 * nwarps]
   void (*body)(void *) = nullptr;
   void *ctx = nullptr;
+  // Each linear id's threadIdx, for the block shape `tid_dim` (a switch to a fiber sets
+  // threadIdx from here instead of dividing the id again).
+  std::vector<uint3> tid;
+  dim3 tid_dim{0, 0, 0};
 };
 
 inline __cf_Block g_block;
@@ -191,12 +195,20 @@ inline unsigned long long g_seed = 0;  // 0: round-robin order; else seeded rand
 inline void *g_asan_fake = nullptr;
 #endif
 
-inline void set_thread(int i) {
-  unsigned bx = blockDim.x, by = blockDim.y;
-  threadIdx.x = i % bx;
-  threadIdx.y = (i / bx) % by;
-  threadIdx.z = i / (bx * by);
+// The table of thread ids for the launch's block shape (made once per shape).
+inline void thread_ids(__cf_Block &B, int n) {
+  if ((int)B.tid.size() == n && B.tid_dim.x == blockDim.x && B.tid_dim.y == blockDim.y &&
+      B.tid_dim.z == blockDim.z)
+    return;
+  B.tid.resize(n);
+  unsigned k = 0;
+  for (unsigned z = 0; z < blockDim.z; ++z)
+    for (unsigned y = 0; y < blockDim.y; ++y)
+      for (unsigned x = 0; x < blockDim.x && k < (unsigned)n; ++x) B.tid[k++] = uint3{x, y, z};
+  B.tid_dim = blockDim;
 }
+
+inline void set_thread(int i) { threadIdx = g_block.tid[i]; }
 
 inline void fiber_main();
 
@@ -483,6 +495,7 @@ inline void run_block_fibers(int n) {
   fibers.assign(n, __cf_Fiber{});
   B.f = fibers.data();
   B.n = n;
+  thread_ids(B, n);
   B.nwarps = (n + 31) / 32;
   B.live = n;
   B.at_warp = 0;

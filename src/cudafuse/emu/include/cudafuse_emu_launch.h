@@ -131,6 +131,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
       blockIdx = uint3{unsigned(b % grid.x), unsigned((b / grid.x) % grid.y),
                        unsigned(b / ((size_t)grid.x * grid.y))};
       B.n = n;
+      thread_ids(B, n);
       B.nwarps = (n + 31) / 32;
       B.at_warp = 0;  // a parked block waits only at the grid barrier
       B.warp_wait.assign(16 * B.nwarps, 0);
