@@ -32,7 +32,8 @@ Third-party spellings (issue 25), orthogonal to the above: a stage may take its 
 from `__device__` helpers (`coords="helper"`), declare locals before its guard (`late`),
 spell a clamped border as reassigned locals and conditionals (`clamp="locals"`: `int sx =
 x + dx; sx = sx < 0 ? 0 : sx; if (sx >= w) sx = w - 1;`), store a `struct px { float v; }`
-element instead of a float (`px`: `out[i].v = ...` or a whole `px` stored), or, as the last
+element instead of a float (`px`: `out[i].v = ...` or a whole `px` stored; `pair`: a
+`struct px2 { float a, b; }` stored whole, both read), or, as the last
 stage of a pipeline, stage its stencil's input in a shared-memory tile with its halo
 (`tiled`: tile, `__syncthreads()`, then the stencil under `if (x < w && y < h)`; its
 copies of threadIdx declared `const` are not read today, and the edge is refused). A whole
@@ -135,7 +136,9 @@ class Stage:
     coords: str = ""  # "helper": x and y from __device__ helpers (HELPER_STYLES)
     late: bool = False  # locals declared before the guard (not linear, rowblock)
     clamp: str = ""  # "locals": a clamp border as reassigned locals and conditionals
-    px: str = ""  # "member" (out[i].v = ...) or "whole" (px pix; pix.v = ...; out[i] = pix;)
+    # "member" (out[i].v = ...), "whole" (px pix; pix.v = ...; out[i] = pix;) or "pair" (a
+    # px2 { float a, b; } stored whole; a pair buffer is two images long)
+    px: str = ""
     # A stencil staged in shared memory (clamp border, plain style), its threadIdx copies
     # declared `int tx = ..., ty = ...;` ("int") or const ("const": refused today).
     tiled: str = ""
@@ -206,9 +209,11 @@ _COEFS = ("", "0.5f * ", "0.25f * ", "0.75f * ")  # of the channels a stage read
 _CHANNEL_OPS = ("{v}", "{v} * 0.5f + 0.25f", "sqrtf(fabsf({v})) - {u}", "0.75f - {v} * {u}")
 
 
-def kernel_source(name: str, stage: Stage, index: int, px_in: frozenset[int] = frozenset()
+def kernel_source(name: str, stage: Stage, index: int, px_in: dict[int, str] | None = None
                   ) -> str:
-    """Stage `index` as kernel `name`; `px_in`: the positions of its inputs holding px."""
+    """Stage `index` as kernel `name`; `px_in`: the element type of each input position
+    holding structs (px or px2)."""
+    px_in = px_in or {}
     if stage.style == "gridstride":
         return _gridstride_source(name, stage, index)
     if stage.style == "gridstride2d":
@@ -269,12 +274,12 @@ def kernel_source(name: str, stage: Stage, index: int, px_in: frozenset[int] = f
         """Input j at the own element: plainly, or a sum of the channels the stage reads."""
         r = stage.read_of(j)
         if r is None:
-            return f"s{j}[{idx}]{'.v' if j in px_in else ''}"
+            return _own_px(f"s{j}[{idx}]", px_in.get(j, ""))
         return "(" + " + ".join(f"{_COEFS[m % 4]}s{j}[{channel_index(r.layout, r.k, c, idx)}]"
                                 for m, c in enumerate(r.chans)) + ")"
 
     extra = " + ".join("0.5f * " + own(j) for j in range(1, len(stage.inputs)))
-    member = ".v" if 0 in px_in else ""
+    member = _MEMBER[px_in.get(0, "")]
     if stage.kind == "stencil":
         read = _read(stage.border, "s0", stage.style, stage.read_of(0), member)
         (early if stage.late else body).append("  float acc = 0.0f;")
@@ -300,8 +305,10 @@ def kernel_source(name: str, stage: Stage, index: int, px_in: frozenset[int] = f
         body += _channel_stores(stage, idx, value, own(0))
     elif stage.px:
         assert stage.store == "plain", stage
-        body += ([f"  {store}.v = {value};"] if stage.px == "member" else
-                 ["  px pix;", f"  pix.v = {value};", f"  {store} = pix;"])
+        body += {"member": [f"  {store}.v = {value};"],
+                 "whole": ["  px pix;", f"  pix.v = {value};", f"  {store} = pix;"],
+                 "pair": ["  px2 pix;", f"  pix.a = {value};", "  pix.b = pix.a * 0.5f + 0.25f;",
+                          f"  {store} = pix;"]}[stage.px]
     else:
         body += _STORE_WRITERS[stage.store](stage, store, value, own(0), extra)
     lines += early
@@ -327,14 +334,28 @@ def _clamp_locals(x: str, y: str) -> list[str]:
             "      sy = sy >= h ? h - 1 : sy;"]
 
 
-def _tiled_source(name: str, stage: Stage, index: int, px_in: frozenset[int]) -> str:
+# The member a stencil reads of a struct element; an element read at its own pixel.
+_MEMBER = {"": "", "px": ".v", "px2": ".a"}
+
+
+def _own_px(at: str, kind: str) -> str:
+    """`at` (an element of a buffer of `kind`) read as a float: both members of a px2."""
+    return f"({at}.a + 0.5f * {at}.b)" if kind == "px2" else at + _MEMBER[kind]
+
+
+def element_type(stage: Stage) -> str:
+    """The type of the elements a stage stores."""
+    return {"": "float", "pair": "px2"}.get(stage.px, "px")
+
+
+def _tiled_source(name: str, stage: Stage, index: int, px_in: dict[int, str]) -> str:
     """A stencil whose block stages its input's tile and halo (clamped into the image) in
     shared memory, waits, then computes under `if (x < w && y < h)`: the form the tool keeps
     as a group's last kernel (docs/fusion.md, "Stencils staged in shared memory")."""
     assert stage.kind == "stencil" and stage.border == "clamp" and not stage.reads, stage
     assert stage.store == "plain" and not stage.channels and not stage.px, stage
-    rx, ry, m = stage.rx, stage.ry, ".v" if 0 in px_in else ""
-    extra = " + ".join(f"0.5f * s{j}[y * w + x]{'.v' if j in px_in else ''}"
+    rx, ry, m = stage.rx, stage.ry, _MEMBER[px_in.get(0, "")]
+    extra = " + ".join("0.5f * " + _own_px(f"s{j}[y * w + x]", px_in.get(j, ""))
                        for j in range(1, len(stage.inputs)))
     lines = [_signature(name, stage, px_in),
              f"  __shared__ float tile[TILE_H + {2 * ry}][TILE_W + {2 * rx}];",
@@ -374,15 +395,16 @@ def _channel_stores(stage: Stage, idx: str, value: str, u: str) -> list[str]:
                   f"{_CHANNEL_OPS[c].format(v='v', u=u)};" for c in stage.stored]
 
 
-def _signature(name: str, stage: Stage, px_in: frozenset[int] = frozenset()) -> str:
+def _signature(name: str, stage: Stage, px_in: dict[int, str] | None = None) -> str:
     """An in-place stage's first parameter is the buffer it updates; it has no `out`."""
-    params = [f"const {'px' if j in px_in else 'float'} *__restrict__ s{j}"
+    px_in = px_in or {}
+    params = [f"const {px_in.get(j, 'float')} *__restrict__ s{j}"
               for j in range(len(stage.inputs))]
     if stage.in_place:
         assert stage.kind == "point" and stage.inputs[0] != 0 and not px_in, stage
         params[0] = "float *__restrict__ s0"
     else:
-        params.append(f"{'px' if stage.px else 'float'} *__restrict__ out")
+        params.append(f"{element_type(stage)} *__restrict__ out")
     return f"__global__ void {name}({', '.join(params)}, int w, int h) {{"
 
 
@@ -500,9 +522,9 @@ class Host:
 PLAIN_HOST = Host()
 
 
-def px_buffers(stages: list[Stage]) -> set[int]:
-    """The buffers holding px elements."""
-    return {written(stages, i) for i, s in enumerate(stages) if s.px}
+def px_buffers(stages: list[Stage]) -> dict[int, str]:
+    """The buffers holding structs, with their element type (px or px2)."""
+    return {written(stages, i): element_type(s) for i, s in enumerate(stages) if s.px}
 
 
 def pipeline_source(name: str, stages: list[Stage], host: Host = PLAIN_HOST) -> str:
@@ -511,7 +533,7 @@ def pipeline_source(name: str, stages: list[Stage], host: Host = PLAIN_HOST) -> 
     after in0 when a stage reads or updates it; none for a buffer `host` allocates)."""
     pxs = px_buffers(stages)
     parts = [kernel_source(f"{name}_k{i}", s, i,
-                           frozenset(p for p, j in enumerate(s.inputs) if j in pxs))
+                           {p: pxs[j] for p, j in enumerate(s.inputs) if j in pxs})
              for i, s in enumerate(stages)]
     local = host.allocated(stages)
     outs = [IO] * any(IO in s.inputs for s in stages) + [
@@ -545,7 +567,7 @@ def pipeline_source(name: str, stages: list[Stage], host: Host = PLAIN_HOST) -> 
     for i, s in enumerate(stages):
         args = [holder.get(j, spelled[j]) if j else spelled[0] for j in s.inputs]
         args += [] if s.in_place else [holder.get(i + 1, spelled[i + 1])]
-        args = [f"(px *){a}" if j in pxs else a
+        args = [f"({pxs[j]} *){a}" if j in pxs else a
                 for j, a in zip([*s.inputs, i + 1], args, strict=False)]
         grid = {"gridstride2d": "quarter", "rows_first": "rows"}.get(s.style, "grid")
         shape = {"linear": "(w * h + 127) / 128, 128", "rowblock": "h, w"}.get(
@@ -563,10 +585,12 @@ def pipeline_source(name: str, stages: list[Stage], host: Host = PLAIN_HOST) -> 
                      f"int h) {{\n" + "\n".join(body) + "\n}\n")
         body = [f"  {name}_bufs bufs;"] + [f"  bufs.{buffer_name(j)} = {buffer_name(j)};"
                                            for j in outs] + [f"  {name}_run(in0, bufs, w, h);"]
-    size = "(size_t)w * h * sizeof(float)"
+    def size(j: int) -> str:
+        return f"(size_t)w * h * sizeof({pxs.get(j, 'float')})"
+
     alloc = [f"  float *{buffer_name(j)} = nullptr;\n  " + (
-        f"CHECK(cudaMalloc(&{buffer_name(j)}, {size}));" if host.check else
-        f"cudaMalloc((void **)&{buffer_name(j)}, {size});") for j in local]
+        f"CHECK(cudaMalloc(&{buffer_name(j)}, {size(j)}));" if host.check else
+        f"cudaMalloc((void **)&{buffer_name(j)}, {size(j)});") for j in local]
     free = [f"  CHECK(cudaFree({buffer_name(j)}));" if host.check else
             f"  cudaFree({buffer_name(j)});" for j in local]
     parts.append(f'extern "C" void {name}(const float *in0, {bufs}, int w, int h) {{\n'
@@ -583,7 +607,7 @@ HEADER_25 = (
     "#define CHECK(call) do { cudaError_t err_ = (call); if (err_ != cudaSuccess) { "
     "fprintf(stderr, \"%s\\n\", cudaGetErrorString(err_)); exit(1); } } while (0)\n"
     f"#define TILE_W {TILE_W}\n#define TILE_H {TILE_H}\n\n"
-    "struct px { float v; };\n\n"
+    "struct px { float v; };\nstruct px2 { float a, b; };\n\n"
     "__device__ int gen_x() { return blockIdx.x * blockDim.x + threadIdx.x; }\n"
     "__device__ int gen_y() { return blockIdx.y * blockDim.y + threadIdx.y; }\n\n")
 

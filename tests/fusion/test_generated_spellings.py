@@ -98,7 +98,7 @@ def random_stage(rng: random.Random, i: int, style: str) -> Stage:
         coords="helper" if style in HELPER_STYLES and rng.random() < 0.4 else "",
         late=style not in ("linear", "rowblock") and rng.random() < 0.3,
         clamp="locals" if kind == "stencil" and border == "clamp" and rng.random() < 0.6 else "",
-        px=rng.choice(("member", "whole", "whole")) if rng.random() < 0.25 else "")
+        px=rng.choice(("member", "whole", "pair")) if rng.random() < 0.3 else "")
 
 
 def random_pipeline(rng: random.Random) -> tuple[list[Stage], Host]:
@@ -135,8 +135,8 @@ def spellings(stages: list[Stage], host: Host) -> set[str]:
 
 
 ALL = {"host ptrvars", "host swap", "host struct", "host malloc", "host check", "late",
-       "coords helper", "clamp locals", "px member", "px whole", "tiled int", "tiled const",
-       "style rowblock"}
+       "coords helper", "clamp locals", "px member", "px whole", "px pair", "tiled int",
+       "tiled const", "style rowblock"}
 
 
 def params(stages: list[Stage], host: Host) -> list[str]:
@@ -184,9 +184,10 @@ def check_batch(seed: int, tmp: Path, tally: Counter, per_file: int = PER_FILE,
         # The only notes allowed: a tile cudafuse could not stage (recomputed instead).
         notes = [m for m in result.notes if not re.search(r": tile of \w+ not staged: ", m)]
         assert not notes, notes
-        for name in pipes:
+        for name, stages in pipes.items():
+            pairs = {f"b{i + 1}": 2 for i, s in enumerate(stages) if s.px == "pair"}
             for w, h in SIZES:
-                run_both(src, out, name, w, h, skip=scratch, garbage=True)
+                run_both(src, out, name, w, h, skip=scratch, garbage=True, sizes=pairs)
             tally["runs"] += 1
     return len(pipes)
 
@@ -194,7 +195,8 @@ def check_batch(seed: int, tmp: Path, tally: Counter, per_file: int = PER_FILE,
 def test_the_spellings_are_written_as_documented() -> None:
     stages = [Stage("point", (0,), coords="helper", late=True, px="member", style="flat"),
               Stage("stencil", (1,), clamp="locals", px="whole"),
-              Stage("stencil", (2, 1), rx=2, ry=1, tiled="int")]
+              Stage("stencil", (2, 1), rx=2, ry=1, tiled="int"),
+              Stage("stencil", (0,), px="pair"), Stage("point", (4,))]
     host = Host(ptrvars=True, swap=(1, 3, (0,)), struct=True, malloc=True, check=True)
     text = file_source({"t": stages}, {"t": host})
     for spelled in ("  int x = gen_x();\n  int y = gen_y();\n  const int idx = y * w + x;\n"
@@ -211,8 +213,12 @@ def test_the_spellings_are_written_as_documented() -> None:
                     "  CHECK(cudaGetLastError());\n  std::swap(pa, pb);",
                     "t_k1<<<grid, block>>>((px *)pb, (px *)db2, w, h);",
                     "  float *b1 = nullptr;\n  CHECK(cudaMalloc(&b1, ",
-                    'extern "C" void t(const float *in0, float *b3, int w, int h)',
-                    "  t_run(in0, bufs, w, h);\n  CHECK(cudaFree(b1));"):
+                    'extern "C" void t(const float *in0, float *b5, int w, int h)',
+                    "  t_run(in0, bufs, w, h);\n  CHECK(cudaFree(b1));",
+                    "  px2 pix;\n  pix.a = acc;\n  pix.b = pix.a * 0.5f + 0.25f;",
+                    "(s0[y * w + x].a + 0.5f * s0[y * w + x].b)",
+                    "t_k4<<<grid, block>>>((px2 *)db4, db5, w, h);",
+                    "CHECK(cudaMalloc(&b4, (size_t)w * h * sizeof(px2)));"):
         assert spelled in text, spelled
     row = file_source({"r": [Stage("point", (0,), style="rowblock"),
                              Stage("stencil", (1,), style="rowblock")]}, {})
