@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from cudafuse.diagnostics import error
+from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TemplateParam
 
 _OPEN, _CLOSE = "<([{", ">)]}"
@@ -93,8 +94,16 @@ def bind(fn: Function, args: list[str] | None, path: str) -> KernelRef:
     wanted = ", ".join(p.name for p in params)
     if args is None:
         at = fn.name_span if fn.name_span.file == path else None
+        # A type parameter that is the type of a kernel parameter the body calls (PyTorch's
+        # histogram `Op getOp`, then getOp(i)) is a functor the launch deduces, often a
+        # lambda, whose type has no name --kernels could give.
+        deduced = [p.name for p in params if p.kind == "type" and not p.default and
+                   p.name in _called_parameter_types(fn)]
+        hint = (f"; '{deduced[0]}' is the type of an argument (a functor): a lambda's type "
+                "has no name to give, so a kernel launched with one cannot be fused"
+                ) if deduced else ""
         raise error(f"kernel '{fn.name}' is a template: name its arguments, e.g. "
-                    f"--kernels '{fn.name}<...>' for <{wanted}>", path,
+                    f"--kernels '{fn.name}<...>' for <{wanted}>{hint}", path,
                     at.line if at else 0, at.col if at else 0, status=2)
     if len(args) > len(params):
         raise error(f"kernel '{fn.name}' takes {len(params)} template argument(s) "
@@ -106,6 +115,16 @@ def bind(fn: Function, args: list[str] | None, path: str) -> KernelRef:
                         f"(it takes <{wanted}>)", path, status=2)
         bound.append(p.default)
     return KernelRef(fn, tuple(zip(params, bound, strict=True)))
+
+
+def _called_parameter_types(fn: Function) -> set[str]:
+    """The types (cv- and reference-qualifiers dropped) of `fn`'s parameters that its body
+    calls."""
+    params = {q.decl: q for q in fn.params if q.decl}
+    called = {node.callee_decl for node in (fn.body.walk() if fn.body else ())
+              if isinstance(node, n.Call)}
+    return {re.sub(r"\b(?:const|volatile)\b|&", "", params[d].type).strip()
+            for d in called if d in params}
 
 
 def alias_name(prefix: str, part: int, param: str) -> str:
