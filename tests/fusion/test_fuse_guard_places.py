@@ -2,11 +2,13 @@
 respell/helpers.py): a guard after statements that only compute locals (moved up, or those
 statements moved into the guard), a guard through a bool local, a test of data joined to the
 bounds (an if inside the guard: elsewhere the intermediate keeps what it held), both at once
-(two rounds of respelling), coordinates from device helpers. Each producer is recomputed by
-a clamped 3x3 box at its neighbours; each fused program is compared with the original under
-emulation, every element of every buffer (the intermediate too), with garbage in every
-buffer. A store before the guard, or a guard reading a local the statements before it
-write, keeps the kernel as written."""
+(two rounds of respelling), tests of data in an early return's bounds or in an early return
+after the guard (an if around the rest), coordinates from device helpers or declared first
+and given their value after (respell/lateinit.py). Each producer is
+recomputed by a clamped 3x3 box at its neighbours; each fused program is compared with the
+original under emulation, every element of every buffer (the intermediate too), with
+garbage in every buffer. A store before the guard, or a guard reading a local the statements
+before it write, keeps the kernel as written."""
 
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ from test_fuse_partial_domains import run_garbage
 PROGRAM = Path(__file__).parent / "programs" / "guard_places.cu"
 FUSED = {"p_late_guard": "gain_late_guard", "p_late_enclose": "gain_late_enclose",
          "p_flag": "square_flagged", "p_data_test": "positive_only",
-         "p_helpers": "negate_helpers", "p_masked_late": "masked_late"}
+         "p_helpers": "negate_helpers", "p_masked_late": "masked_late",
+         "p_skip_negative": "skip_negative", "p_skip_large": "skip_large",
+         "p_declared_first": "declared_first"}
 
 
 @pytest.fixture(scope="module")

@@ -160,3 +160,58 @@ void p_masked_late(const float *in, float *t, float *out, int w, int h)
     masked_late<<<g, b>>>(in, t, w, h);
     box3<<<g, b>>>(t, out, w, h);
 }
+
+// ---- a test of data joined to an early return's bounds -------------------------------------
+__global__ void skip_negative(const float *in, float *t, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h || in[y * w + x] < 0.f) return;
+    float v = in[y * w + x];
+    t[y * w + x] = v * v - 1.f;
+}
+
+void p_skip_negative(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 b(16, 8), g((w + 15) / 16, (h + 7) / 8);
+    skip_negative<<<g, b>>>(in, t, w, h);
+    box3<<<g, b>>>(t, out, w, h);
+}
+
+// ---- an early return after the guard and a local -------------------------------------------
+__global__ void skip_large(const float *in, float *t, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const int i = y * w + x;
+    if (in[i] > 2.5f) return;
+    t[i] = 3.f * in[i];
+}
+
+void p_skip_large(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 b(16, 8), g((w + 15) / 16, (h + 7) / 8);
+    skip_large<<<g, b>>>(in, t, w, h);
+    box3<<<g, b>>>(t, out, w, h);
+}
+
+// ---- C89 style: coordinates declared first, given their value after -----------------------
+__global__ void declared_first(const float *in, float *t, int w, int h)
+{
+    unsigned int i, j, k;
+    i = threadIdx.x + blockIdx.x * blockDim.x;
+    j = threadIdx.y + blockIdx.y * blockDim.y;
+    float scale = 0.25f;
+    k = j * w + i;
+    if (i < w && j < h) {
+        t[k] = scale * in[k] + 0.5f;
+    }
+}
+
+void p_declared_first(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 b(16, 8), g((w + 15) / 16, (h + 7) / 8);
+    declared_first<<<g, b>>>(in, t, w, h);
+    box3<<<g, b>>>(t, out, w, h);
+}

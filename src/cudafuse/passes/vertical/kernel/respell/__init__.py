@@ -25,7 +25,9 @@ Others mean exactly a plain guard and plain subscripts:
     `p[idx(x, y, w)]`, `if (!inside(x, y, w, h)) return;`, `int x = col();`, is the
     expression it returns (helpers.py);
   * a guard after statements that only compute locals, through a bool local, or joined
-    with tests of data, is read where and as the view reads a guard (guardplace.py).
+    with tests of data, is read where and as the view reads a guard (guardplace.py);
+  * scalars declared without a value and given their one value later (`int i; i =
+    blockIdx.x * blockDim.x + threadIdx.x;`) are declared there with it (lateinit.py).
 
 Each rewrite keeps the statement's lines (missing line breaks are appended), so every line
 number stays the user's. The text is checked against the tree before anything is changed:
@@ -41,9 +43,16 @@ from cudafuse.frontend.parse import ParseOptions, ParseResult, parse_file
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.kernel.respell.access import loads, rows
 from cudafuse.passes.vertical.kernel.respell.coords import copies, vectors
-from cudafuse.passes.vertical.kernel.respell.guardplace import guard_locals, hoisted, split_data
+from cudafuse.passes.vertical.kernel.respell.guardplace import (
+    guard_locals,
+    hoisted,
+    later_returns,
+    split_data,
+    split_data_return,
+)
 from cudafuse.passes.vertical.kernel.respell.guards import guards, nested
 from cudafuse.passes.vertical.kernel.respell.helpers import helpers
+from cudafuse.passes.vertical.kernel.respell.lateinit import assigned_once
 from cudafuse.passes.vertical.kernel.respell.text import Edit
 
 
@@ -56,9 +65,12 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
     for fn in unit.kernels:
         if fn.span.file != unit.path or fn.body is None:
             continue
-        for found, note in (vectors(unit, fn, data), copies(unit, fn, data),
+        for found, note in (assigned_once(fn, data), vectors(unit, fn, data),
+                            copies(unit, fn, data),
                             guards(fn, data), nested(fn, data), hoisted(fn, data),
-                            guard_locals(fn, data), split_data(fn, data), loads(fn, data),
+                            guard_locals(fn, data), split_data(fn, data),
+                            split_data_return(fn, data), later_returns(fn, data),
+                            loads(fn, data),
                             helpers(unit, fn, data),
                             rows(fn, data)):
             # One edit per place: a node reached twice in the tree (the element of a struct

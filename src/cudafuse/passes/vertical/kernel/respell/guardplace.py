@@ -230,3 +230,61 @@ def split_data(fn: Function, data: bytes) -> tuple[list[Edit], str]:
         end += semi.end()
     return [Edit(s.cond.span.start, s.cond.span.end, f"{bounds}) {{ if ({tests}"),
             Edit(end, end, " }")], "the tests of data in its guard read as an if inside it"
+
+
+def _disjuncts(e: n.Expr) -> list[n.Expr]:
+    if isinstance(e, n.Binary) and e.op == "||":
+        return _disjuncts(e.lhs) + _disjuncts(e.rhs)
+    return [e]
+
+
+def split_data_return(fn: Function, data: bytes) -> tuple[list[Edit], str]:
+    """`if (out of bounds || data) return;` right after the declarations as `if (out of
+    bounds) return; if (data) return;`: the bounds are the leading tests that read no memory
+    (`||` stops at the first true: the same tests run, in the same order)."""
+    assert fn.body is not None
+    body = list(fn.body.body)
+    k = _leading(fn)
+    if k >= len(body):
+        return [], ""
+    s = body[k]
+    if not isinstance(s, n.If) or not _early_return(s) or not _spelled(data, s):
+        return [], ""
+    parts = _disjuncts(s.cond)
+    cut = next((j for j, p in enumerate(parts) if _reads_data(p)), len(parts))
+    if cut == 0 or cut == len(parts):
+        return [], ""
+    bounds = " || ".join(own_text(data, p) for p in parts[:cut])
+    tests = " || ".join(own_text(data, p) for p in parts[cut:])
+    if not all(own_text(data, p).strip() for p in parts) or "\n" in bounds + tests:
+        return [], ""
+    return [Edit(s.cond.span.start, s.cond.span.end, f"{bounds}) return; if ({tests}")], \
+        "the tests of data in its guard read as an early return of their own"
+
+
+def later_returns(fn: Function, data: bytes) -> tuple[list[Edit], str]:
+    """After the guard (an early return right after the declarations), the next early
+    return among the body's statements, `if (c) return; REST`, as `if (!(c)) { REST }`: the
+    same statements run under the same conditions, and the view reads one guard."""
+    assert fn.body is not None
+    body = list(fn.body.body)
+    k = _leading(fn)
+    if k >= len(body) or not _early_return(body[k]) or not data[
+            fn.body.span.end - 1:fn.body.span.end] == b"}" or any(
+            isinstance(x, n.OtherStmt) and x.kind in ("GOTO_STMT", "LABEL_STMT")
+            for x in fn.body.walk()):
+        return [], ""
+    for s in body[k + 1:]:
+        if not (isinstance(s, n.If) and _early_return(s)):
+            continue
+        if not _spelled(data, s) or s is body[-1]:
+            return [], ""
+        end = s.span.end
+        semi = re.match(rb"\s*;", data[end:])
+        end += semi.end() if semi else 0
+        old = data[s.span.start:end].decode("utf-8", errors="replace")
+        text = f"if (!({own_text(data, s.cond)})) {{"
+        close = fn.body.span.end - 1
+        return [Edit(s.span.start, end, keep_lines(old, text)), Edit(close, close, "} ")], \
+            "an early return after its guard read as an if around the statements after it"
+    return [], ""
