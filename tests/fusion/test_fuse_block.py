@@ -22,7 +22,8 @@ def _check(name: str, tmp_path: Path, block: tuple[int, int], tiles: str) -> Non
     scratch = _intermediates(src, entry)
     out = tmp_path / f"{name}.{block[0]}x{block[1]}.{tiles}.cu"
     result = fuse_file(src, out, scratch=scratch, fuse_all=True, tiles=tiles, block=block)
-    assert not result.notes, result.notes
+    # (a tile the emitter declines is said in a note, and the group is fused without it)
+    assert not [m for m in result.notes if " not staged" not in m], result.notes
     text = out.read_text()
     assert f"dim3({block[0]}, {block[1]})>>>" in text
     assert f"__launch_bounds__({block[0] * block[1]})" in text
