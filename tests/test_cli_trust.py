@@ -168,3 +168,21 @@ def test_a_kernel_launch_beyond_cuda_limits_is_the_specs_error(work: Path, grid:
     assert res.exit_code == 1, res.output
     assert res.stderr.startswith("k.toml: error: " + message), res.stderr
     assert sorted(p.name for p in work.iterdir()) == ["chain.cu", "k.cu", "k.toml"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("args", [["analyze", "chain.cu", "--format", "json"],
+                                  ["fuse", "chain.cu", "-o", "-"]])
+def test_standard_output_on_a_full_disk_is_exit_1(work: Path, args: list[str]) -> None:
+    """The machine's state, as a missing output directory is: said once, exit 1 (it was an
+    'internal error', exit 3), and nothing else written."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "cudafuse", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == ("cudafuse: error: cannot write standard output: No space left on "
+                           "device\n")
+    assert sorted(p.name for p in work.iterdir()) == ["chain.cu"]

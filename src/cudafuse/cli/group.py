@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import gc
 import importlib
+import io
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +30,14 @@ def _verbose() -> bool:
 
 def print_diagnostics(diags: list[Diagnostic]) -> None:
     color = sys.stderr.isatty()
-    sys.stdout.flush()  # what the command printed so far comes first, as it happened
+    lost = None
+    try:
+        sys.stdout.flush()  # what the command printed so far comes first, as it happened
+    except OSError as exc:  # no room for it (guarded says so once these are shown)
+        if exc.errno not in _NO_ROOM:
+            raise
+        _drop_stdout()
+        lost = exc
     verbose = _verbose()
     for d in diags:
         if d.detail and not verbose:
@@ -40,6 +50,8 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
             first = first.replace(tag, click.style(tag, fg=shade, bold=True), 1)
             text = first + ("\n" + rest if rest else "")
         click.echo(text, err=True)
+    if lost is not None:
+        raise lost
 
 
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -52,18 +64,59 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except CudafuseError as exc:
-            print_diagnostics(exc.diagnostics)
+            try:
+                print_diagnostics(exc.diagnostics)
+            except OSError as lost:
+                _no_room(ctx, lost)
             ctx.exit(exc.status)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except OSError as exc:
+            _no_room(ctx, exc)
         except Exception as exc:  # noqa: BLE001 - the last line of defence for users
-            if ctx.find_root().params.get("debug"):
-                _print_traceback()
-            click.echo(f"cudafuse: internal error: {type(exc).__name__}: {exc} "
-                       "(rerun with --debug for a traceback)", err=True)
-            ctx.exit(3)
+            _internal_error(ctx, exc)
 
     return wrapper
+
+
+# errno values that say the machine has no room for what is written.
+_NO_ROOM = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG")
+                     if hasattr(errno, name))
+
+
+def _no_room(ctx: click.Context, exc: OSError) -> None:
+    """A full disk (standard output redirected to /dev/full, a quota) is the machine's
+    state, as a missing output directory is: exit 1, not a bug's 3. Other OSErrors that
+    reach here are cudafuse's own."""
+    if exc.errno not in _NO_ROOM:
+        _internal_error(ctx, exc)
+    _drop_stdout()
+    where = f"'{exc.filename}'" if exc.filename else "standard output"
+    click.echo(f"cudafuse: error: cannot write {where}: {exc.strerror}", err=True)
+    ctx.exit(1)
+
+
+def _internal_error(ctx: click.Context, exc: Exception) -> None:
+    if ctx.find_root().params.get("debug"):
+        _print_traceback()
+    click.echo(f"cudafuse: internal error: {type(exc).__name__}: {exc} "
+               "(rerun with --debug for a traceback)", err=True)
+    ctx.exit(3)
+
+
+def _drop_stdout() -> None:
+    """Discard what standard output still holds, so that the interpreter's flush at exit
+    does not fail on it a second time ("Exception ignored ...")."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (a test runner's buffer)
 
 
 def _print_traceback() -> None:
