@@ -21,3 +21,6 @@ __global__ void round_a(const uint32_t threads, const uint32_t start, uint32_t *
     out[t] = v[0] ^ v[1] ^ v[2] ^ v[3];
   }
 }
+
+static uint32_t *d_found[4];  // per-GPU results, as ccminer keeps them
+void round_a_init(int gpu) { cudaMalloc(&d_found[gpu], 8); }
