@@ -140,7 +140,7 @@ WHY = {
     "header_global_helper": "its call to 'counted_check' may touch device memory or variables "
                             "('counted_check' assigns 'hc_checks_done')",
     # (the file allocates managed memory: after waiting on the event the host could read
-    # it; test_fuse_host_timers.py fuses records in a file that cannot)
+    # it; test_fuse_host_reading.py fuses records in a file that cannot)
     "event_between": "its call to 'cudaEventRecord' marks a point that other work or the "
                      "host may wait for ('host_read' calls 'cudaMallocManaged'), which fusion "
                      "would move",
