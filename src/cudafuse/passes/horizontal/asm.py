@@ -19,12 +19,15 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import TranslationUnit
 
 # Special registers whose value the fused kernel changes or that describe the launch.
+# (%warpid: thread mode gives the second part's warps other ids.)
 _GEOMETRY = re.compile(r"%%?(tid|ntid|ctaid|nctaid|clusterid|nclusterid|cluster_ctaid|"
                        r"cluster_nctaid|cluster_ctarank|cluster_nctarank|is_explicit_cluster|"
-                       r"gridid|total_smem_size|dynamic_smem_size|aggr_smem_size)\b")
+                       r"gridid|warpid|nwarpid|total_smem_size|dynamic_smem_size|"
+                       r"aggr_smem_size)\b")
 # Instructions that synchronise the block or end the thread (the fused kernel's epilogue and
 # the other part's barriers would not see them).
-_CONTROL = re.compile(r"(?<![\w.%])(bar|barrier|exit|ret|trap|brkpt)(?=[.\s;])")
+_CONTROL = re.compile(r"(?<![\w.%])(bar|barrier|exit|ret|trap|brkpt|setmaxnreg|"
+                      r"griddepcontrol)(?=[.\s;])")
 
 
 @lru_cache(maxsize=64)
