@@ -186,3 +186,24 @@ def test_standard_output_on_a_full_disk_is_exit_1(work: Path, args: list[str]) -
     assert proc.stderr == ("cudafuse: error: cannot write standard output: No space left on "
                            "device\n")
     assert sorted(p.name for p in work.iterdir()) == ["chain.cu"]
+
+
+def test_a_closed_standard_output_is_exit_1_when_written(work: Path) -> None:
+    """`>&-`: Python makes sys.stdout None and click dropped the report without a word
+    (exit 0); now a command that prints fails as on a full disk, one that prints nothing
+    runs as usual."""
+    import os
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "cudafuse", *args],
+                              stderr=subprocess.PIPE, text=True, timeout=120,
+                              preexec_fn=lambda: os.close(1))
+
+    printed = run("analyze", "chain.cu")
+    assert printed.returncode == 1, printed.stderr
+    assert printed.stderr == "cudafuse: error: cannot write standard output: it is closed\n"
+    written = run("fuse", "chain.cu", "-o", "out.cu")
+    assert written.returncode == 0, written.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["chain.cu", "out.cu"]

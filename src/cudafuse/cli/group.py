@@ -34,7 +34,7 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
     try:
         sys.stdout.flush()  # what the command printed so far comes first, as it happened
     except OSError as exc:  # no room for it (guarded says so once these are shown)
-        if exc.errno not in _NO_ROOM:
+        if exc.errno not in _NO_ROOM and not isinstance(exc, _StdoutClosed):
             raise
         _drop_stdout()
         lost = exc
@@ -84,11 +84,28 @@ _NO_ROOM = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBI
                      if hasattr(errno, name))
 
 
+class _StdoutClosed(OSError):
+    pass
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the process started without one: Python makes it None, and
+    click drops what is echoed to None without a word. A command that prints nothing runs
+    as usual; one that prints fails as on a full disk (exit 1), its output not lost
+    silently."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise _StdoutClosed(errno.EBADF, "it is closed")
+
+
 def _no_room(ctx: click.Context, exc: OSError) -> None:
     """A full disk (standard output redirected to /dev/full, a quota) is the machine's
     state, as a missing output directory is: exit 1, not a bug's 3. Other OSErrors that
     reach here are cudafuse's own."""
-    if exc.errno not in _NO_ROOM:
+    if exc.errno not in _NO_ROOM and not isinstance(exc, _StdoutClosed):
         _internal_error(ctx, exc)
     _drop_stdout()
     where = f"'{exc.filename}'" if exc.filename else "standard output"
@@ -248,3 +265,5 @@ def main(debug: bool, verbose: bool) -> None:
     # One short run that builds a large, acyclic IR: the cyclic collector's frequent young
     # generation passes over it find nothing, and cost a few percent of `analyze`.
     gc.set_threshold(max(gc.get_threshold()[0], 20000), 50, 100)
+    if sys.stdout is None:  # started with standard output closed (`>&-`)
+        sys.stdout = _ClosedOutput()
