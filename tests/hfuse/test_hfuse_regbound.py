@@ -197,3 +197,24 @@ def test_auto_on_a_register_heavy_hash_beside_a_light_one(tmp_path: Path) -> Non
             {(t[0], t[1]) for t in tried if t[3] == "no spills"}
     else:
         assert "regcap none" in line and tried[-1][3] == "spills"
+
+
+@pytest.mark.nvcc
+def test_a_namespaced_template_is_instantiated_by_its_qualified_name(tmp_path: Path) -> None:
+    # PyTorch's im2col_kernel<float> lives in at::native (its header instantiates nothing):
+    # the wrapper that makes nvcc compile it must name it at::native::im2col_kernel<float>,
+    # and ptxas' figures (keyed by the plain name) are found by either spelling.
+    from cudafuse.analysis.ptxas import lookup
+    from cudafuse.frontend import parse_file
+    from cudafuse.passes.horizontal.driver import find_kernel
+    from cudafuse.passes.horizontal.regbound import native_resources
+
+    path = tmp_path / "k.cuh"
+    path.write_text("namespace at { namespace native { namespace {\n" + TILE_KERNEL +
+                    "} } }\n")
+    ref = find_kernel(parse_file(str(path)).unit, "at::native::tile_shift<16>")
+    assert ref.qualified == "at::native::tile_shift<16>"
+    assert ref.display == "tile_shift<16>"
+    found = native_resources([str(path)], (ref.qualified,), "sm_90", (), ())
+    assert lookup(found, ref.qualified) is not None
+    assert lookup(found, ref.qualified) == lookup(found, ref.display)

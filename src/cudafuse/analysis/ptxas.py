@@ -118,6 +118,9 @@ def lookup(found: dict[str, Resources], kernel: str) -> Resources | None:
     or when NAME alone is asked for but ptxas compiled several instantiations of it."""
     key = kernel.replace(" ", "")
     plain = key.split("<", 1)[0]
+    if "::" in plain:  # the figures are keyed by the unqualified name (parse_ptxas)
+        key = key[len(plain) - len(plain.rsplit("::", 1)[1]):]
+        plain = plain.rsplit("::", 1)[1]
     instances = [k for k in found if k.startswith(plain + "<")]
     if "<" in key:
         # A template's own entry; without c++filt (no instances known) its name alone.

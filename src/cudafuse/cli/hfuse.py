@@ -287,7 +287,7 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
     try:
         outcome = profile_pair(
             emit=emit, options=options, pair=pair, target=target, files=files,
-            displays=[k1.display, k2.display],
+            displays=[k1.display, k2.display], qualified=[k1.qualified, k2.qualified],
             margin=margin, cache=cache, progress=progress, exhaustive=exhaustive)
     except ProfileFailed as exc:
         if report_path:

@@ -85,7 +85,7 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     try:
         records, hit = cached_plan(
             None if no_cache else ResultsCache(cache_dir), key,
-            lambda: compiled_records(options, emit, tuple(files), (k1.display, k2.display),
+            lambda: compiled_records(options, emit, tuple(files), (k1.qualified, k2.qualified),
                                      parse_opts.arch, parse_opts.include_dirs,
                                      parse_opts.defines, jobs or None, progress=progress))
     finally:

@@ -82,6 +82,14 @@ class KernelRef:
             shown.append(arg)
         return f"{self.fn.name}<{', '.join(shown)}>"
 
+    @property
+    def qualified(self) -> str:
+        """`display` with the kernel's named namespaces (`at::native::im2col_kernel<float>`):
+        how code that includes the kernel's file names it. Anonymous namespaces are left out
+        (their members are visible by the plain name in the including file)."""
+        scope = "".join(f"{name}::" for name, _ in self.fn.namespaces if name)
+        return scope + self.display
+
 
 def bind(fn: Function, args: list[str] | None, path: str) -> KernelRef:
     """Bind `fn`'s template parameters to `args` (defaults fill the tail)."""

@@ -119,6 +119,7 @@ def profile_pair(*, progress: Progress | None = None, **kwargs: Any) -> Outcome:
 
 def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, target: Target,
                   files: tuple[str, ...], displays: list[str],
+                  qualified: list[str] | None = None,
                   margin: float, plan: TimingPlan | None = None,
                   cache: ResultsCache | None = None, progress: Progress | None = None,
                   exhaustive: bool = False) -> Outcome:
@@ -165,9 +166,11 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
         from cudafuse.profile.compiled import compiled_records
 
         def compiled(only: Callable[[Candidate], bool] | None) -> list[Record]:
-            return compiled_records(options, emit_candidate, files, tuple(displays),
-                                    target.arch, target.include_dirs, target.defines,
-                                    target.jobs, limits, progress, only, not_top)
+            # Qualified names: the native kernels are instantiated by code including their file.
+            return compiled_records(options, emit_candidate, files,
+                                    tuple(qualified or displays), target.arch,
+                                    target.include_dirs, target.defines, target.jobs, limits,
+                                    progress, only, not_top)
 
         # The caps are compiled (for ptxas' figures) only for the splits that turn out
         # fastest without one, after those are timed; --exhaustive compiles them all.
