@@ -207,3 +207,19 @@ def test_a_closed_standard_output_is_exit_1_when_written(work: Path) -> None:
     written = run("fuse", "chain.cu", "-o", "out.cu")
     assert written.returncode == 0, written.stderr
     assert sorted(p.name for p in work.iterdir()) == ["chain.cu", "out.cu"]
+
+
+@pytest.mark.parametrize("source", ["fifo.cu", "/dev/zero"])
+def test_an_input_that_is_no_regular_file_is_refused_at_once(work: Path, source: str) -> None:
+    """A pipe blocked (libclang opens it again after cudafuse read it) and /dev/zero never
+    ended; a pipe already written gave 'clang dropped their declarations'."""
+    import os
+
+    if source == "fifo.cu":
+        os.mkfifo(work / source)
+    res = CliRunner().invoke(main, ["fuse", source, "-o", "out.cu"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr == (f"{source}: error: not a regular file (a pipe, socket or device): "
+                          "cudafuse reads a source file twice; save it to a file first\n")
+    assert sorted(p.name for p in work.iterdir()) == sorted({"chain.cu", source} - {
+        "/dev/zero"})

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -97,6 +98,15 @@ def read_source(path: str) -> SourceFile:
         raise error("no such file", path)
     if p.is_dir():
         raise error("is a directory, not a .cu file", path)
+    try:
+        regular = stat.S_ISREG(p.stat().st_mode)
+    except OSError as exc:
+        raise error(f"cannot read file: {exc.strerror}", path) from None
+    if not regular:
+        # libclang reads the file again from its path: a pipe would be empty (or block) by
+        # then, and a device such as /dev/zero never ends.
+        raise error("not a regular file (a pipe, socket or device): cudafuse reads a source "
+                    "file twice; save it to a file first", path)
     try:
         data = p.read_bytes()
     except OSError as exc:
