@@ -34,7 +34,7 @@ _LIBRARIES: list[tuple[bytes, str]] = [
     (rb"cudnn\w*\.h", "cuDNN"),
     (rb"cub/", "CUB"),
     # libcu++ beyond the emulator's own <cuda/barrier>, <cuda/pipeline> and <cuda/std/...>
-    (rb"cuda/(?!(?:" + _OWN_LIBCUDACXX + rb")[>\"])", "this libcu++ header (<cuda/...>)"),
+    (rb"cuda/(?!(?:" + _OWN_LIBCUDACXX + rb")[>\"])", "this libcu++ header ({header})"),
     (rb"cuda_gl_interop\.h|GL/|GLES\w*/|helper_gl\.h", "OpenGL interoperability"),
     (rb"cuda_egl_interop\.h|cudaEGL\.h|EGL/", "EGL interoperability"),
     (rb"vulkan/|cuda_d3d\w*\.h|d3d\w*\.h", "graphics interoperability (Vulkan, Direct3D)"),
@@ -60,6 +60,7 @@ _REFUSALS: list[tuple[re.Pattern[bytes], str]] = [
                 rb"GetErrorName|GetErrorString|DriverGetVersion)\s*\("),
      "the CUDA driver API (cu* calls) is not supported by the emulator"),
 ]
+_INCLUDED = re.compile(rb'[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]*[>"])')
 _COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 
 
@@ -78,8 +79,11 @@ def check_unsupported(path: str, data: bytes) -> None:
     for pattern, message in _REFUSALS:
         for m in pattern.finditer(bytes(blanked)):
             line, col = source.line_col(m.start())
-            diags.append(Diagnostic(Severity.ERROR, message, path, line, col,
-                                    source.line_text(line)))
+            # the header as the program names it, where the message names no library
+            named = _INCLUDED.match(data, m.start())
+            header = named.group(1).decode("utf-8", "replace") if named else "?"
+            diags.append(Diagnostic(Severity.ERROR, message.replace("{header}", header), path,
+                                    line, col, source.line_text(line)))
     if diags:
         diags.sort(key=lambda d: (d.line, d.col))
         raise CudafuseError(diags)
