@@ -80,9 +80,9 @@ def cooperation_reason(fn: Function, facts: KernelFacts, tiles: bool = True) -> 
                              if a.base_kind == "shared" and a.mode in ("store", "atomic"))
     rounds = _shared_rounds(fn, shared_lines)
     if rounds is not None:
-        return (f"it writes memory again after a barrier (line {rounds}): its threads combine "
-                "each other's values in rounds (a scan or reduction), not one tile staged "
-                "once")
+        return (f"it writes memory again after a barrier (line {rounds}): its threads "
+                "exchange values in rounds (a scan, a reduction or tiles loaded in turn), "
+                "not one tile staged once")
     for op in facts.warp_ops:
         return (f"its threads exchange values through '{op.name}' (line {op.line}): warp "
                 "shuffles and cooperative-group collectives combine other threads' values")
