@@ -223,3 +223,12 @@ def test_an_input_that_is_no_regular_file_is_refused_at_once(work: Path, source:
                           "cudafuse reads a source file twice; save it to a file first\n")
     assert sorted(p.name for p in work.iterdir()) == sorted({"chain.cu", source} - {
         "/dev/zero"})
+
+
+def test_a_spec_that_never_ends_is_refused(work: Path) -> None:
+    """`--spec /dev/zero` read forever; a spec is read once and bounded (a pipe from
+    `<(...)` still works: one read)."""
+    res = CliRunner().invoke(main, ["run", "chain.cu", "--spec", "/dev/zero"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr == "/dev/zero: error: larger than 16 MiB: not a spec (a small TOML file)\n"
+    assert sorted(p.name for p in work.iterdir()) == ["chain.cu"]

@@ -158,12 +158,20 @@ def _toml_error(path: str, exc: tomllib.TOMLDecodeError) -> CudafuseError:
     return error(f"invalid TOML: {m.group(1)}", path, line, int(m.group(3)), source_line=text)
 
 
+MAX_SPEC_BYTES = 16 << 20
+
+
 def load_spec(path: str, sizes: dict[str, Any] | None = None) -> Spec:
     """The spec at `path`; `sizes` replaces values of its [sizes] table (each must exist
     there), before the sizes defined from them are evaluated."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        # Read once (a pipe from `<(...)` is fine), but bounded: /dev/zero never ends.
+        with p.open("rb") as f:
+            data = f.read(MAX_SPEC_BYTES + 1)
+        if len(data) > MAX_SPEC_BYTES:
+            raise error(f"larger than {MAX_SPEC_BYTES >> 20} MiB: not a spec (a small TOML "
+                        "file)", path)
         raw = tomllib.loads(data.decode("utf-8"))
     except OSError as exc:
         raise error(f"cannot read spec: {exc.strerror}", path) from None
