@@ -229,11 +229,22 @@ void handed_out(const float *in, float *t, float *out, int n) {
   memset(h.get(), 0, n * sizeof(float));
   kb<<<(n + 127) / 128, 128>>>(t, out, n);
 }
+struct CudaFree { void operator()(float *p) const { cudaFree(p); } };
+void reset_between(const float *in, float *out, int n) {
+  float *raw;
+  cudaMalloc(&raw, n * sizeof(float));
+  std::unique_ptr<float, CudaFree> t(raw);
+  ka<<<(n + 127) / 128, 128>>>(in, raw, n);
+  t.reset();
+  kb<<<(n + 127) / 128, 128>>>(raw, out, n);
+}
 """
 
 LIBRARY_WHY = {
     "memset_launch_buffer": "its call to 'memset' touches 't', which may be a buffer the "
                             "launch of 'ka' at line 14 uses",
+    # (a method reaches its object: a deleter may free a launch's buffer)
+    "reset_between": "its call to 'reset' may touch device memory or variables",
     # (h is handed to a function: what it holds is not known)
     "handed_out": "its call to 'memset' may touch device memory or variables",
 }

@@ -282,7 +282,9 @@ class _Body:
             return  # make_float2(x, y): a value
         if _library(call) and self._own_object(call):
             return  # a method of a standard container it owns (`std::vector<T> v;`)
-        if _library(call) and all(_plain(a) for a in call.args):
+        if _library(call) and all(_plain(a) for a in call.args) and \
+                not isinstance(call.callee_expr, n.Member) and \
+                not call.callee.startswith("operator"):  # (a method reaches its object too)
             for a in call.args:  # the C library touches memory only through its arguments
                 if "*" in a.type or "[" in a.type:
                     self.touch(a, f"calls '{name}' on")

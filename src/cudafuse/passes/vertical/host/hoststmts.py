@@ -437,12 +437,14 @@ class HostStatements:
         return None
 
     def _library_pointers(self, call: n.Call) -> list[n.Expr] | None:
-        """A call of the C or C++ library (`memset(h, 0, n)`, `std::fill(a, a + n, v)`)
-        given only scalars and pointers to scalars, not known by name: the pointers through
-        which it may touch memory (it reaches no other); None for any other call."""
+        """A call of a free function of the C or C++ library (`memset(h, 0, n)`,
+        `std::fill(a, a + n, v)`) given only scalars and pointers to scalars, not known by
+        name: the pointers through which it may touch memory (it reaches no other); None
+        for any other call (a method or operator also reaches its object)."""
         if _known(call) or self._stream_print(call) or not _library(call) or \
-                self._definition(call.callee_decl) is not None:
-            return None
+                self._definition(call.callee_decl) is not None or \
+                isinstance(call.callee_expr, n.Member) or call.callee.startswith("operator"):
+            return None  # (a method also touches its object: `d.reset()` may free a buffer)
         out: list[n.Expr] = []
         for a in call.args:
             base = _strip(a)
