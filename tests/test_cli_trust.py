@@ -232,3 +232,12 @@ def test_a_spec_that_never_ends_is_refused(work: Path) -> None:
     assert res.exit_code == 1, res.output
     assert res.stderr == "/dev/zero: error: larger than 16 MiB: not a spec (a small TOML file)\n"
     assert sorted(p.name for p in work.iterdir()) == ["chain.cu"]
+
+
+def test_the_api_refuses_an_empty_path_as_the_cli_does(work: Path) -> None:
+    """Path('') is the current directory: the API said "is a directory"; the CLI refuses ''
+    as a usage error."""
+    with pytest.raises(cudafuse.Error) as info:
+        cudafuse.analyze("")
+    assert info.value.status == 2
+    assert info.value.diagnostics[0].message == "an empty path names no source file"

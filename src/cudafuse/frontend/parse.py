@@ -93,6 +93,8 @@ def clang_args(opts: ParseOptions, stub_dir: str | None = None) -> list[str]:
 
 
 def read_source(path: str) -> SourceFile:
+    if not path:  # Path('') is the current directory: "is a directory" would puzzle
+        raise error("an empty path names no source file", status=2)
     p = Path(path)
     if not p.exists():
         raise error("no such file", path)
