@@ -270,7 +270,7 @@ def _profile(inputs: Inputs, pair: PairSpec, files: tuple[str, ...], parse_opts:
 
     k1, k2 = inputs.refs
     for i, (side, ref) in enumerate(zip(pair.sides, (k1, k2), strict=True), 1):
-        if side.kernel and side.kernel not in (ref.fn.name, ref.display) and \
+        if side.kernel and side.kernel not in (ref.fn.name, ref.display, ref.qualified) and \
                 inputs.renamed.get(side.kernel) != ref.fn.name:
             raise error(f"the pair spec's kernel{i} is '{side.kernel}', but the kernel being "
                         f"fused is '{ref.display}'", pair.path)
