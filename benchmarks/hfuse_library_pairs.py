@@ -137,6 +137,54 @@ PAPER = {
                 128),
     "sia": ("tpruvot/ccminer", "sia/sia.cu", "sia_blake2b_gpu_hash", "ptx", 128),
 }
+# Kernels a run spec cannot launch (they take PackedTensorAccessor/TensorInfo by value) are
+# run through a driver of ours instead: a host function cf_run taking plain arrays, which
+# builds the accessors over them and launches both kernels (the originals as the fused file
+# holds them), or the fused launcher; `cudafuse verify` compares the two drivers under the
+# emulator, every element. Per kernel: its arrays (name, dtype, count, init, role), the
+# setup, the launch and its arguments ({n}: the element count); P_/Q_ name the first and the
+# second kernel's. Sizes as the specs': im2col 3x11x9 (3x3, pad 1, stride 2); MaxPool 2x3x12x10
+# (3, stride 2, pad 1); upsample 2x3x7x9 -> 11x16, align_corners; batch-norm 4x5x37.
+DRIVERS: dict[str, dict] = {
+    "im2col": dict(
+        arrays=[("X_im", "float32", 297, "uniform(-1, 1)", None),
+                ("X_col", "float32", 810, "const(-7)", "out")],
+        setup="dim3 gX((90 + 511) / 512);",
+        launch="at::native::im2col_kernel<float><<<gX, 512>>>",
+        args="90, X_im, 11, 9, 3, 3, 1, 1, 2, 2, 1, 1, 6, 5, X_col"),
+    "maxpool": dict(
+        arrays=[("X_in", "float32", 720, "uniform(-1, 1)", None),
+                ("X_out", "float32", 180, "const(-7)", "out"),
+                ("X_mask", "int64", 180, "const(-7)", "out")],
+        setup="dim3 gX((180 + 255) / 256);",
+        launch="at::native::MaxPoolForward<float, float><<<gX, 256>>>",
+        args="180, X_in, 2, 3, 12, 10, 6, 5, 3, 3, 2, 2, 1, 1, 1, 1, X_out, X_mask"),
+    "upsample": dict(
+        arrays=[("X_up_in", "float32", 378, "uniform(-1, 1)", None),
+                ("X_up_out", "float32", 1056, "const(-7)", "out")],
+        setup="const int64_t X_isz[4] = {2, 3, 7, 9}, X_ist[4] = {189, 63, 9, 1};\n"
+              "  const int64_t X_osz[4] = {2, 3, 11, 16}, X_ost[4] = {528, 176, 16, 1};\n"
+              "  at::PackedTensorAccessor<float, 4> X_i(const_cast<float *>(X_up_in), X_isz, "
+              "X_ist), X_o(X_up_out, X_osz, X_ost);\n  dim3 gX((176 + 511) / 512);",
+        launch="at::native::upsample_bilinear2d_out_frame<float, float><<<gX, 512>>>",
+        args="176, 6.0f / 10, 8.0f / 15, true, X_i, X_o"),
+    "batchnorm": dict(
+        arrays=[("X_bn_in", "float32", 740, "uniform(-2, 2)", None),
+                ("X_rmean", "float32", 5, "uniform(-1, 1)", "inout"),
+                ("X_rvar", "float32", 5, "uniform(1, 2)", "inout"),
+                ("X_smean", "float32", 5, "const(-7)", "out"),
+                ("X_svar", "float32", 5, "const(-7)", "out")],
+        setup="const int X_sz[3] = {4, 5, 37}, X_st[3] = {185, 37, 1}, X_c[1] = {5}, "
+              "X_one[1] = {1};\n  at::PackedTensorAccessor<float, 3, at::RestrictPtrTraits, "
+              "int> X_x(const_cast<float *>(X_bn_in), X_sz, X_st);\n"
+              "  at::PackedTensorAccessor<float, 1, at::RestrictPtrTraits, int> "
+              "X_rm(X_rmean, X_c, X_one), X_rv(X_rvar, X_c, X_one), X_sm(X_smean, X_c, X_one), "
+              "X_sv(X_svar, X_c, X_one);\n  dim3 gX(5);",
+        launch="at::native::batch_norm_collect_statistics_kernel<at::native::InvStd, float, "
+               "float, float, int><<<gX, dim3(32, 16)>>>",
+        args="X_x, 1e-5f, 0.1f, X_rm, X_rv, X_sm, X_sv"),
+}
+
 ATEN_PAIRS = [("im2col", "maxpool"), ("im2col", "batchnorm"), ("im2col", "histogram"),
               ("im2col", "upsample"), ("maxpool", "batchnorm"), ("maxpool", "upsample"),
               ("histogram", "maxpool"), ("histogram", "upsample"), ("upsample", "batchnorm"),
@@ -176,10 +224,11 @@ def _stage(cache: Path, repo: str, work: Path) -> Path:
 def run_third(a: str, b: str, mode: str, tmp: Path, cache: Path,
               table: dict | None = None) -> str:
     sides, dirs, defines, why = [], [], [], []
+    driven = table is PAPER and a in DRIVERS and b in DRIVERS
     for key in (a, b):
         repo, path, kernel, spec, block = (table or THIRD)[key]
         root = _stage(cache, repo, tmp / "libraries")
-        if spec in UNVERIFIABLE:
+        if spec in UNVERIFIABLE and not driven:
             why.append(f"{key} {UNVERIFIABLE[spec]}")
         sides.append((root / path, kernel, None if spec in UNVERIFIABLE else LIBRARY / spec,
                       block))
@@ -188,7 +237,39 @@ def run_third(a: str, b: str, mode: str, tmp: Path, cache: Path,
             dirs.append(str(STANDINS[repo]))
         defines += REPOS[repo][2]
     return _run(tuple(sides), f"{a}_{b}_{mode}", mode, tmp, tuple(dict.fromkeys(dirs)),
-                tuple(dict.fromkeys(defines)), "; ".join(why))
+                tuple(dict.fromkeys(defines)), "; ".join(why), (a, b) if driven else None)
+
+
+def _side(key: str, prefix: str) -> dict:
+    return {k: [(n.replace("X_", prefix), *rest) for n, *rest in v] if k == "arrays"
+            else v.replace("X_", prefix).replace("gX", "g" + prefix) for k, v in
+            DRIVERS[key].items()}
+
+
+def _verify_driven(out: Path, launcher: str, pair: tuple[str, str],
+                   include_dirs: tuple[str, ...]) -> str:
+    """Both drivers written beside the output and compared by `cudafuse verify` under the
+    emulator: '' when every element matches, else verify's last line."""
+    p, q = _side(pair[0], "P_"), _side(pair[1], "Q_")
+    params = ", ".join(f"{'int64_t' if dt == 'int64' else 'float'} *{n}"
+                       for side in (p, q) for n, dt, *_ in side["arrays"])
+    head = (f'// Driver written by benchmarks/hfuse_library_pairs.py.\n#include "{out.name}"\n'
+            f"void cf_run({params}) {{\n  {p['setup']}\n  {q['setup']}\n")
+    orig, fused = out.with_name(out.stem + "_orig.cu"), out.with_name(out.stem + "_drv.cu")
+    orig.write_text(head + f"  {p['launch']}({p['args']});\n  {q['launch']}({q['args']});\n}}\n")
+    fused.write_text(head + f"  at::native::{launcher}({p['args']}, {q['args']}, gP_, gQ_, 0, "
+                     "0, 0);\n}\n")
+    spec = out.with_suffix(".toml")
+    spec.write_text('entry = "cf_run"\n' + "".join(
+        f'[[args]]\nname = "{n}"\ndtype = "{dt}"\ncount = {count}\ninit = "{init}"\n'
+        + (f'role = "{role}"\n' if role else "")
+        for side in (p, q) for n, dt, count, init, role in side["arrays"]))
+    done = subprocess.run([sys.executable, "-m", "cudafuse", "verify", str(orig), str(fused),
+                           "--spec", str(spec), "--backend", "emu",
+                           *(f"-I{d}" for d in include_dirs)],
+                          capture_output=True, text=True, timeout=900)
+    last = (done.stdout + done.stderr).strip().splitlines()
+    return "" if done.returncode == 0 else (last[-1] if last else "verify failed")
 
 
 def _nvcc(out: Path, include_dirs: tuple[str, ...], defines: tuple[str, ...]) -> str:
@@ -206,7 +287,8 @@ def _nvcc(out: Path, include_dirs: tuple[str, ...], defines: tuple[str, ...]) ->
 
 
 def _run(sides: tuple, name: str, mode: str, tmp: Path, include_dirs: tuple[str, ...],
-         defines: tuple[str, ...], unverifiable: str = "") -> str:
+         defines: tuple[str, ...], unverifiable: str = "",
+         driven: tuple[str, str] | None = None) -> str:
     import cudafuse
     from cudafuse.cli.verify_hfuse import verify_hfuse
     from cudafuse.diagnostics import CudafuseError
@@ -232,6 +314,11 @@ def _run(sides: tuple, name: str, mode: str, tmp: Path, include_dirs: tuple[str,
         compiled = ", compiles with nvcc"
     if unverifiable:
         return f"fused{compiled}; not verified: {unverifiable}"
+    if driven:
+        bad = _verify_driven(out, fused.name + "_launch", driven, include_dirs)
+        where = str(out.parent) + "/"
+        return (f"fused{compiled}, verified exact (driver)" if not bad else
+                f"fused{compiled}; driver verify failed: {bad.replace(where, '')}")
     try:
         ok = verify_hfuse((str(fa), str(fb), str(out)), None, None, str(sa), str(sb), "emu",
                           300.0, False, ParseOptions(include_dirs, defines))
