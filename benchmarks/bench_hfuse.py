@@ -13,6 +13,14 @@ For each pair of samples/hfuse/pairs.toml:
 The paper's speedups (HFuse over native streams, 1080Ti / V100, without and with the
 register cap) are printed beside ours.
 
+With --paper aten (or crypto): the HFuse paper's own pairs as their projects write them
+(benchmarks/hfuse_library_pairs.py's corpus: PyTorch ATen files of aoli-al/TorchKernel,
+ccminer's hash kernels), read from --cache (owner+name folders; on the GPU machine the
+carried .device-cache that `gpu_session.py --prepare` fills), each kernel at the paper's
+block size. A pair is timed where both kernels have a run spec; the others are listed with
+the reason none can be written (a kernel taking a PackedTensorAccessor by value, inputs set
+with cudaMemcpyToSymbol).
+
 Each pair's row, its sizes and its whole --profile report are appended to --jsonl as they
 are measured, and a run skips the pairs already there (a run stopped part-way is resumed by
 running it again); --md rewrites a table of every row after each one. A pair whose
@@ -27,6 +35,7 @@ profiling fails gets a row saying so, and the others still run (exit status 1 at
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import math
@@ -35,8 +44,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -51,14 +61,67 @@ MARK = "<!-- bench-hfuse -->"
 # The size each kernel's work grows with (the others stay as the sample spec has them).
 WORK_SIZE = {"batchnorm_stats_kernel": "n", "histogram_kernel": "n", "maxpool2d_kernel": "nc",
              "upsample_bilinear2d_kernel": "nc", "im2col_kernel": "c", "sha256_kernel": "n",
-             "blake256_kernel": "n", "blake2b_kernel": "n", "ethash_like_kernel": "n"}
+             "blake256_kernel": "n", "blake2b_kernel": "n", "ethash_like_kernel": "n",
+             # The paper's ATen kernels (benchmarks/hfuse_library/tk_*.toml): channels of a
+             # small image, images of a batch. Their specs start tiny (90 threads), hence
+             # the larger limit on the growth factor.
+             "at::native::im2col_kernel<float>": "c",
+             "at::native::MaxPoolForward<float, float>": "b"}
+GROWTH_LIMIT = {"at::native::im2col_kernel<float>": 1 << 24,
+                "at::native::MaxPoolForward<float, float>": 1 << 24}
+# The paper's kernels -> the sample kernel of pairs.toml that stands for it (for the
+# paper's figures printed beside ours).
+PAPER_SAMPLE = {"im2col": "im2col", "maxpool": "maxpool2d", "upsample": "upsample_bilinear2d",
+                "batchnorm": "batchnorm_stats", "histogram": "histogram", "blake2b": "blake2b",
+                "sha256d": "sha256", "sia": "blake256"}
 
 
 def _side(pair: dict, i: int) -> dict:
-    return {"file": pair[f"file{i}"], "kernel": pair[f"kernel{i}"],
-            "spec": str(SAMPLES / pair[f"file{i}"].replace(".cu", ".toml")),
+    return {"file": str(SAMPLES / pair[f"file{i}"]), "kernel": pair[f"kernel{i}"],
+            "spec": str(pair.get(f"spec{i}") or
+                        SAMPLES / pair[f"file{i}"].replace(".cu", ".toml")),
             "grid": pair[f"grid{i}"], "block": pair[f"block{i}"],
-            "shared": pair.get(f"shared{i}", 0)}
+            "shared": pair.get(f"shared{i}", 0),
+            "include_dirs": list(pair.get("include_dirs", []))}
+
+
+def paper_pairs(corpus: str, cache: Path, work: Path) -> tuple[list[dict], list[str]]:
+    """The paper's pairs of `corpus` (aten, crypto) that can be timed, as pairs.toml's
+    tables (files staged from `cache` into `work`, absolute paths), and a line for each
+    that cannot, saying why."""
+    import hfuse_library_pairs as lib
+
+    samples = {p["name"]: p for p in tomllib.loads((SAMPLES / "pairs.toml").read_text())["pair"]}
+    timed, untimed = [], []
+    for a, b in {"aten": lib.ATEN_PAIRS, "crypto": lib.CRYPTO_PAIRS}[corpus]:
+        sides = [lib.PAPER[a], lib.PAPER[b]]
+        why = [f"{k}: {lib.UNVERIFIABLE[s[3]]}" for k, s in zip((a, b), sides, strict=True)
+               if s[3] in lib.UNVERIFIABLE]
+        name = f"{a}+{b} ({corpus}, paper's files)"
+        if why:
+            untimed.append(f"{name}: not timed: {'; '.join(why)}")
+            continue
+        pair: dict = {"name": name, "include_dirs": [], "defines": []}
+        for i, (repo, path, kernel, spec, block) in enumerate(sides, 1):
+            root = lib._stage(cache, repo, work)
+            launch = tomllib.loads((lib.LIBRARY / spec).read_text())["launch"]
+            pair.update({f"file{i}": str(root / path), f"kernel{i}": kernel,
+                         f"spec{i}": str(lib.LIBRARY / spec), f"grid{i}": launch["grid"],
+                         f"block{i}": [int(x) for x in str(block).split("x")],
+                         f"shared{i}": launch.get("shared", 0)})
+            pair["include_dirs"] += [str(root / d) for d in lib.REPOS[repo][1]]
+            if repo in lib.STANDINS:
+                pair["include_dirs"].append(str(lib.STANDINS[repo]))
+            pair["defines"] += list(lib.REPOS[repo][2])
+        pair["include_dirs"] = list(dict.fromkeys(pair["include_dirs"]))
+        pair["defines"] = list(dict.fromkeys(pair["defines"]))
+        sample = (samples.get(f"{PAPER_SAMPLE[a]}+{PAPER_SAMPLE[b]}") or
+                  samples.get(f"{PAPER_SAMPLE[b]}+{PAPER_SAMPLE[a]}") or {})
+        for key in ("paper_speedup_nregcap", "paper_speedup_regcap"):
+            if key in sample:
+                pair[key] = sample[key]
+        timed.append(pair)
+    return timed, untimed
 
 
 def kernel_ms(side: dict, sizes: dict, defines: list[str]) -> float:
@@ -67,15 +130,37 @@ def kernel_ms(side: dict, sizes: dict, defines: list[str]) -> float:
     from cudafuse.profile.timing import TimingPlan, measure
     from cudafuse.runtime import load
 
+    with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-alone-") as tmp:
+        path, spec, launch = native_program(side, sizes, defines, Path(tmp))
+        with load(path, backend="nvcc", include_dirs=side["include_dirs"],
+                  defines=defines) as lib:
+            with lib.prepare(spec.entry, *spec.inputs(), **launch) as run:
+                times = measure(run.run, TimingPlan(min_iterations=10, min_total_ms=20.0,
+                                                    precision=None))
+    return summarize(times).median
+
+
+def native_program(side: dict, sizes: dict, defines: list[str], tmp: Path
+                   ) -> tuple[str, Any, dict]:
+    """The program, spec and launch keywords that run the side's kernel alone. A plain
+    kernel is launched itself; a template instantiation or a kernel in a namespace (the
+    paper's `at::native::im2col_kernel<float>`), which a built library does not list, by
+    the host function `verify --hfuse` appends to a copy of its file (the kernel unchanged,
+    the launch as the spec says)."""
+    from cudafuse.cli.verify_hfuse import Side, _runnable
+    from cudafuse.frontend import ParseOptions
+
     spec = load_spec(side["spec"], sizes)
     grid = tuple(int(evaluate(g, spec.sizes, "grid")) for g in side["grid"])
     shared = int(evaluate(side["shared"], spec.sizes, "shared"))
-    with load(SAMPLES / side["file"], backend="nvcc", defines=defines) as lib:
-        with lib.prepare(side["kernel"], *spec.inputs(), grid=grid,
-                         block=tuple(side["block"]), shared=shared) as run:
-            times = measure(run.run, TimingPlan(min_iterations=10, min_total_ms=20.0,
-                                                precision=None))
-    return summarize(times).median
+    block = tuple(side["block"])
+    if "<" not in side["kernel"] and "::" not in side["kernel"]:
+        return side["file"], spec, {"grid": grid, "block": block, "shared": shared}
+    spec = dataclasses.replace(spec, entry=side["kernel"], grid=grid, block=block,
+                               shared=shared)
+    path, spec = _runnable(Side(side["file"], spec),
+                           ParseOptions(tuple(side["include_dirs"]), tuple(defines)), str(tmp))
+    return path, spec, {}
 
 
 def growth(ms: float, target_ms: float) -> int:
@@ -96,6 +181,7 @@ def calibrate(side: dict, target_ms: float, defines: list[str], limit: int = 1 <
     """Sizes at which the kernel takes at least target_ms (its work size grown from the
     sample's, or from `start`: sizes an earlier run on this device found), and that time."""
     name = WORK_SIZE[side["kernel"]]
+    limit = GROWTH_LIMIT.get(side["kernel"], limit)
     base = tomllib.loads(Path(side["spec"]).read_text())["sizes"][name]
     factor = max(1, int(start[name]) // base) if start and name in start else 1
     while True:
@@ -128,7 +214,7 @@ def pair_spec(pair: dict, sizes: tuple[dict, dict], directory: Path) -> Path:
         if sizes[i - 1]:
             lines.append(f"sizes{i} = {{ " + ", ".join(
                 f"{k} = {v}" for k, v in sizes[i - 1].items()) + " }")
-    path = directory / f"{pair['name'].replace('+', '_')}.toml"
+    path = directory / f"{''.join(c if c.isalnum() else '_' for c in pair['name'])}.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -140,11 +226,11 @@ def profile(pair: dict, spec: Path, backend: str, defines: list[str], directory:
     s1, s2 = _side(pair, 1), _side(pair, 2)
     report = directory / f"{spec.stem}.json"
     exe = Path(sys.executable).parent / "cudafuse"
-    cmd = [str(exe) if exe.exists() else "cudafuse", "hfuse", str(SAMPLES / s1["file"]),
-           str(SAMPLES / s2["file"]), "--kernels", f"{s1['kernel']},{s2['kernel']}",
+    cmd = [str(exe) if exe.exists() else "cudafuse", "hfuse", s1["file"], s2["file"],
+           "--kernels", f"{s1['kernel']},{s2['kernel']}",
            "--profile", "--spec", str(spec), "--backend", backend, "--no-cache",
            "-o", str(directory / f"{spec.stem}.cu"), "--report", str(report), *extra,
-           *(f"-D{d}" for d in defines)]
+           *(f"-I{d}" for d in s1["include_dirs"]), *(f"-D{d}" for d in defines)]
     start = time.perf_counter()
     rc, said = run_stamped(cmd, subprocess.DEVNULL)
     seconds = time.perf_counter() - start
@@ -249,7 +335,8 @@ def read_done(path: Path | None, backend: str) -> dict[str, dict]:
     return done
 
 
-def table(rows: list[str], device: str, note: str, backend: str, sizes_note: str) -> str:
+def table(rows: list[str], device: str, note: str, backend: str, sizes_note: str,
+          untimed: Sequence[str] = ()) -> str:
     date = datetime.date.today().isoformat()
     how = ("CUDA events, L2 flushed before each run" if backend == "nvcc" else
            "host clock around emulated runs: these figures say nothing about a GPU")
@@ -257,7 +344,8 @@ def table(rows: list[str], device: str, note: str, backend: str, sizes_note: str
     return (f"Measured {date} on {where} ({backend} backend; {sizes_note}; median ms per "
             f"configuration, {how}). Command: `python benchmarks/bench_hfuse.py"
             f"{' --backend emu' if backend == 'emu' else ''}`.\n\n{HEADER}\n"
-            + "\n".join(rows))
+            + "\n".join(rows) + "".join(f"\n\n- {line}" if i == 0 else f"\n- {line}"
+                                         for i, line in enumerate(untimed)))
 
 
 def plan(pair: dict, defines: list[str], split_step: int) -> str:
@@ -267,17 +355,75 @@ def plan(pair: dict, defines: list[str], split_step: int) -> str:
     exe = Path(sys.executable).parent / "cudafuse"
     with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-plan-") as tmp:
         report = Path(tmp) / "plan.json"
-        cmd = [str(exe) if exe.exists() else "cudafuse", "hfuse-plan",
-               str(SAMPLES / s1["file"]), str(SAMPLES / s2["file"]), "--kernels",
+        cmd = [str(exe) if exe.exists() else "cudafuse", "hfuse-plan", s1["file"],
+               s2["file"], "--kernels",
                f"{s1['kernel']},{s2['kernel']}", "--block1", "x".join(map(str, s1["block"])),
                "--block2", "x".join(map(str, s2["block"])), "--split-step", str(split_step),
-               "--no-cache", "--report", str(report), "-q", *(f"-D{d}" for d in defines)]
+               "--no-cache", "--report", str(report), "-q",
+               *(f"-I{d}" for d in s1["include_dirs"]), *(f"-D{d}" for d in defines)]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0 or not report.exists():
             raise SystemExit(f"{pair['name']}: cudafuse hfuse-plan failed:\n{res.stderr}")
         doc = json.loads(report.read_text())
     cands = doc.get("candidates", doc) if isinstance(doc, dict) else doc
     return f"{pair['name']}: {len(cands)} candidates planned and compiled"
+
+
+def preflight(pair: dict) -> str:
+    """Each native kernel of a paper pair built with the nvcc backend and loaded without a
+    GPU, its entry and the spec's arguments checked (gpu_preflight.py): what calibration
+    and the baselines load first on the GPU."""
+    from gpu_preflight import host_call, kernel_launch, run_check
+
+    said = []
+    for i in (1, 2):
+        side = _side(pair, i)
+        defines = list(pair.get("defines", []))
+        with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-pre-") as tmp:
+            path, spec, launch = native_program(side, {}, defines, Path(tmp))
+            verify = kernel_launch(spec.entry, spec.inputs(), launch["grid"],
+                                   launch["block"]) if launch else \
+                host_call(spec.entry, spec.inputs())
+            said.append(run_check((side["kernel"], Path(path), tuple(defines), verify),
+                                  tuple(side["include_dirs"])) or
+                        f"{side['kernel']}: built for the GPU and loaded")
+    # The two launchers --profile builds first: the natives on two streams (its baseline)
+    # and one thread split, called with both specs' arguments and launches.
+    s1, s2 = _side(pair, 1), _side(pair, 2)
+    specs = [load_spec(s1["spec"]), load_spec(s2["spec"])]
+    grids = [tuple(int(evaluate(g, sp.sizes, "grid")) for g in s["grid"])
+             for s, sp in zip((s1, s2), specs, strict=True)]
+    args = [*specs[0].inputs(), *specs[1].inputs(), *grids, 0, 0, None]
+    exe = Path(sys.executable).parent / "cudafuse"
+    with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-pre-") as tmp:
+        for mode in ("streams", "thread"):
+            out = Path(tmp) / f"{mode}.cu"
+            res = subprocess.run(
+                [str(exe) if exe.exists() else "cudafuse", "hfuse", s1["file"], s2["file"],
+                 "--kernels", f"{s1['kernel']},{s2['kernel']}", "--block1",
+                 "x".join(map(str, s1["block"])), "--block2", "x".join(map(str, s2["block"])),
+                 "--mode", mode, "-o", str(out), *(f"-I{d}" for d in s1["include_dirs"])],
+                capture_output=True, text=True)
+            if res.returncode != 0:
+                said.append(f"{mode}: cudafuse hfuse failed: {res.stderr.strip()[:300]}")
+                continue
+            said.append(run_check((mode, out, tuple(pair.get("defines", [])),
+                                   _launcher_call(args)), tuple(s1["include_dirs"])) or
+                        f"{mode} launcher: built for the GPU and loaded")
+    return "; ".join(said)
+
+
+def _launcher_call(args: list[Any]) -> Callable[[dict, Any], None]:
+    """gpu_preflight's check of a host call, on the one `..._hfused_launch` of a program."""
+    from gpu_preflight import host_call
+
+    def check(sigs: dict, cdll: Any) -> None:
+        names = [n for n, s in sigs.items() if s.kind == "host" and
+                 n.endswith("_hfused_launch")]
+        if len(names) != 1:
+            raise KeyError(f"expected one ..._hfused_launch in the manifest, found {names}")
+        host_call(names[0], args)(sigs, cdll)
+    return check
 
 
 def main() -> int:
@@ -298,10 +444,36 @@ def main() -> int:
     ap.add_argument("--note", default="", help="added to the table's header (the driver)")
     ap.add_argument("--write", type=Path, help="replace the table in this markdown file")
     ap.add_argument("--plan-only", action="store_true", help="only `cudafuse hfuse-plan` on "
-                    "each pair: every candidate emitted and compiled by nvcc (no GPU)")
+                    "each pair: every candidate emitted and compiled by nvcc (no GPU); with "
+                    "--paper, each native kernel also built and loaded as for the GPU")
+    ap.add_argument("--paper", choices=["aten", "crypto", "all"], help="the HFuse paper's "
+                    "own pairs as their projects write them, instead of the samples (--cache)")
+    ap.add_argument("--cache", type=Path, help="with --paper: the folder of owner+name "
+                    "checkouts (default $CUDAFUSE_SURVEY_CACHE, else ~/.cache/cudafuse-survey)")
     args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-") as tmp:
+        return run(args, Path(tmp))
+
+
+def run(args: argparse.Namespace, tmp: Path) -> int:
     raw = tomllib.loads((SAMPLES / "pairs.toml").read_text())
     pairs = raw["pair"]
+    defines = list(raw.get("defines", []))
+    untimed: list[str] = []
+    if args.paper:
+        cache = args.cache or Path(os.environ.get("CUDAFUSE_SURVEY_CACHE") or
+                                   Path.home() / ".cache" / "cudafuse-survey")
+        pairs, untimed = [], []
+        for corpus in (("aten", "crypto") if args.paper == "all" else (args.paper,)):
+            try:
+                timed, cannot = paper_pairs(corpus, cache, tmp / "libraries")
+            except FileNotFoundError as exc:
+                raise SystemExit(f"--paper {corpus}: not in the cache: {exc}") from None
+            pairs += timed
+            untimed += cannot
+        for line in untimed:
+            print(line, flush=True)
+        defines = []
     if args.pairs:
         wanted = args.pairs.split(",")
         by_name = {p["name"]: p for p in pairs}
@@ -309,11 +481,16 @@ def main() -> int:
         if unknown:
             raise SystemExit(f"unknown pair(s): {', '.join(unknown)}")
         pairs = [by_name[w] for w in wanted]
-    defines = list(raw.get("defines", []))
     if args.plan_only:
+        bad = 0
         for pair in pairs:
-            print(plan(pair, defines, args.split_step), flush=True)
-        return 0
+            print(plan(pair, defines + pair.get("defines", []), args.split_step), flush=True)
+            if args.paper:
+                said = preflight(pair)
+                bad += not all(s.endswith("built for the GPU and loaded")
+                               for s in said.split("; "))
+                print(said, flush=True)
+        return 1 if bad else 0
     calibrate_sizes = args.backend == "nvcc" and not args.no_calibrate
     done = read_done(args.jsonl, args.backend)
     # Kernels sized by an earlier run keep their sizes: a resumed run calibrates no kernel
@@ -328,53 +505,57 @@ def main() -> int:
         from cudafuse.profile.device import query_device
 
         started = seeds(args.sizes_from, query_device()[0].name)
-    rows = [done[p["name"]]["row"] for p in pairs if p["name"] in done]
+    # This run's pairs in its order, then the other corpus's rows of the same file (the
+    # samples' and the paper's pairs share one table).
+    names = [p["name"] for p in pairs]
+    rows = [done[n]["row"] for n in names + [n for n in done if n not in names] if n in done]
     device = next((str(r["device"]) for r in done.values()), "")
     sizes_note = ("each kernel grown until it alone takes about "
                   f"{args.target_ms:g} ms" if calibrate_sizes else "the samples' sizes") + \
         f"; thread splits in steps of {args.split_step}"
     failures = 0
-    with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-") as tmp:
-        for pair in pairs:
-            if pair["name"] in done:
-                continue
-            sizes: list[dict] = [{}, {}]
-            alone = None
-            began = time.perf_counter()
-            if calibrate_sizes:
-                for i in (1, 2):
-                    side = _side(pair, i)
-                    if side["kernel"] not in sized:
-                        sized[side["kernel"]] = calibrate(side, args.target_ms, defines,
-                                                          start=started.get(side["kernel"]))
-                    sizes[i - 1] = sized[side["kernel"]][0]
-                alone = (sized[pair["kernel1"]][1], sized[pair["kernel2"]][1])
-            calibration = time.perf_counter() - began
-            spec = pair_spec(pair, (sizes[0], sizes[1]), Path(tmp))
-            report, seconds, why = profile(pair, spec, args.backend, defines, Path(tmp),
-                                           ["--split-step", str(args.split_step)])
-            rec = {"backend": args.backend, "pair": pair["name"], "kernel1": pair["kernel1"],
-                   "kernel2": pair["kernel2"], "sizes": sizes, "alone": alone,
-                   "seconds": seconds, "calibration_seconds": round(calibration, 1),
-                   "date": datetime.date.today().isoformat()}
-            if report is None:
-                failures += 1
-                rec.update(error=why, row=failed_row(pair, why))
-            else:
-                device = report["device"]["name"]
-                rec.update(device=device, row=row(pair, report, seconds, alone),
-                           report=report)
-            rows.append(str(rec["row"]))
-            if args.jsonl is not None:
-                with args.jsonl.open("a") as f:
-                    f.write(json.dumps(rec) + "\n")
-            if args.md is not None:
-                args.md.write_text(table(rows, device, args.note, args.backend, sizes_note)
-                                   + "\n")
-            print(rows[-1], flush=True)
-            print(f"{pair['name']}: calibration {calibration:.1f} s, profiling {seconds:.1f} s",
-                  flush=True)
-    text = table(rows, device, args.note, args.backend, sizes_note)
+    for pair in pairs:
+        if pair["name"] in done:
+            continue
+        sizes: list[dict] = [{}, {}]
+        alone = None
+        began = time.perf_counter()
+        if calibrate_sizes:
+            for i in (1, 2):
+                side = _side(pair, i)
+                if side["kernel"] not in sized:
+                    sized[side["kernel"]] = calibrate(side, args.target_ms,
+                                                      defines + pair.get("defines", []),
+                                                      start=started.get(side["kernel"]))
+                sizes[i - 1] = sized[side["kernel"]][0]
+            alone = (sized[pair["kernel1"]][1], sized[pair["kernel2"]][1])
+        calibration = time.perf_counter() - began
+        spec = pair_spec(pair, (sizes[0], sizes[1]), Path(tmp))
+        report, seconds, why = profile(pair, spec, args.backend,
+                                       defines + pair.get("defines", []), Path(tmp),
+                                       ["--split-step", str(args.split_step)])
+        rec = {"backend": args.backend, "pair": pair["name"], "kernel1": pair["kernel1"],
+               "kernel2": pair["kernel2"], "sizes": sizes, "alone": alone,
+               "seconds": seconds, "calibration_seconds": round(calibration, 1),
+               "date": datetime.date.today().isoformat()}
+        if report is None:
+            failures += 1
+            rec.update(error=why, row=failed_row(pair, why))
+        else:
+            device = report["device"]["name"]
+            rec.update(device=device, row=row(pair, report, seconds, alone),
+                       report=report)
+        rows.append(str(rec["row"]))
+        if args.jsonl is not None:
+            with args.jsonl.open("a") as f:
+                f.write(json.dumps(rec) + "\n")
+        if args.md is not None:
+            args.md.write_text(table(rows, device, args.note, args.backend, sizes_note,
+                                     untimed) + "\n")
+        print(rows[-1], flush=True)
+        print(f"{pair['name']}: calibration {calibration:.1f} s, profiling {seconds:.1f} s",
+              flush=True)
+    text = table(rows, device, args.note, args.backend, sizes_note, untimed)
     print(text)
     if args.md is not None:
         args.md.write_text(text + "\n")

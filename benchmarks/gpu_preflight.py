@@ -133,10 +133,10 @@ def hfuse_checks(work: Path) -> list[Check]:
     return checks
 
 
-def run_check(check: Check) -> str | None:
+def run_check(check: Check, include_dirs: tuple[str, ...] = ()) -> str | None:
     label, path, defines, verify = check
     try:
-        built = build(str(path), "nvcc", BuildOptions(defines=defines))
+        built = build(str(path), "nvcc", BuildOptions(include_dirs, defines))
         cdll = ctypes.CDLL(str(built.library))
         cdll.cudafuse_manifest.restype = ctypes.c_char_p
         sigs = parse_manifest(cdll.cudafuse_manifest().decode(),

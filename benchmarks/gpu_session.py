@@ -4,11 +4,12 @@
     python3 benchmarks/gpu_session.py          # on a GPU machine (make gpu-session)
     python3 benchmarks/gpu_session.py --dry    # anywhere: the same steps on the CPU
     python3 benchmarks/gpu_session.py --publish DIR   # a session's tables into docs/benchmarks.md
+    python3 benchmarks/gpu_session.py --prepare [CACHE]  # fill .device-cache/ to carry
 
 On a fresh, offline GPU machine holding a checkout and the wheels of ../shared/device-wheels
 (copied into the checkout as .device-wheels), the steps run in this order, the most
 valuable results first, each within its own time budget and all within --budget seconds
-(480 by default):
+(520 by default):
 
   install           a virtual environment over the machine's Python (numpy, click, pytest...
                     as they are there) plus the wheels (PyCUDA, libclang, hypothesis...),
@@ -20,6 +21,8 @@ valuable results first, each within its own time budget and all within --budget 
                     pair, every output element compared
   hfuse             benchmarks/bench_hfuse.py: the 16 pairs fused vs sequential vs two
                     streams (`cudafuse hfuse --profile`)
+  hfuse-paper       the same for the HFuse paper's own pairs as PyTorch ATen writes them
+                    (from .device-cache/, which `--prepare` fills and the call carries)
   vertical-profile  the `fuse --profile` column of the vertical table
 
 Every result lands in one folder ($OUT when set, else build/gpu-session; build/
@@ -75,6 +78,15 @@ DRY_PAIR = "histogram+maxpool2d"
 # caps), a minute or more a pair, and 16 pairs would not fit in a session; at 256 about a
 # quarter of that. `bench_hfuse.py --split-step 128` is the full search, for a longer lease.
 HFUSE_SPLIT_STEP = 256
+# The HFuse paper's own files (hfuse_library_pairs.py's corpus), only those its timed pairs
+# compile, copied here by --prepare from the survey's cache; ignored by git, carried to the
+# GPU machine. Third-party code: never committed.
+DEVICE_CACHE = ROOT / ".device-cache"
+SURVEY_CACHE = Path(os.environ.get("CUDAFUSE_SURVEY_CACHE") or
+                    Path.home() / ".cache" / "cudafuse-survey")
+# The whole call's seconds: the device tool's limit of a call (run with timeout_s 570) less
+# 50 s for the last stopped step's cleanup and the venv's first imports.
+DEFAULT_BUDGET = 520.0
 RESULTS = ("session.json", "log.txt", "pytest-gpu.txt", "vertical.jsonl", "vertical.md",
            "hfuse.jsonl", "hfuse.md", "partitions.json")
 
@@ -145,6 +157,8 @@ class Step:
     budget: float  # seconds; 0: whatever the session has left
     run: Callable[[Session], str]  # returns the status: done, partial, failed
     what: str
+    # Seconds the steps before it leave for it (default: its budget, at most 30 s).
+    keep: float = 0.0
 
 
 class Session:
@@ -533,6 +547,95 @@ def _pair_order() -> list[str]:
     return [n for n in FIRST_PAIRS if n in names] + [n for n in names if n not in FIRST_PAIRS]
 
 
+def step_hfuse_paper(s: Session) -> str:
+    """The HFuse paper's own pairs (ATen and ccminer files as written), timed as
+    bench_hfuse times the samples' pairs, into the same hfuse.jsonl / hfuse.md; the pairs
+    no run spec can describe are listed there with the reason."""
+    if not any(DEVICE_CACHE.glob("*+*")):
+        s.say(f"no {DEVICE_CACHE.name}/ (run `python3 benchmarks/gpu_session.py --prepare` "
+              f"in the checkout and carry {DEVICE_CACHE.name})")
+        # A dry run in a clean clone (CI) has no third-party files to rehearse with; a GPU
+        # call without them lost its step.
+        return "skipped" if s.dry else "failed"
+    cmd = [s.python, str(BENCH / "bench_hfuse.py"), "--paper", "all", "--cache",
+           str(DEVICE_CACHE)]
+    if s.dry:
+        # No profile under the emulator: it cannot rewrite MaxPoolForward's launch inside
+        # ATen's dispatch lambda (docs/benchmarks.md, (b)). Every candidate compiled by nvcc
+        # instead, and each native kernel built and loaded as calibration loads it.
+        cmd += ["--plan-only", "--split-step", "1024"]
+    else:
+        cmd += ["--jsonl", str(s.out / "hfuse.jsonl"), "--md", str(s.out / "hfuse.md"),
+                "--note", str(s.state.get("note", "")), "--split-step", str(HFUSE_SPLIT_STEP)]
+        earlier = sorted(str(p) for p in (ROOT / "benchmarks" / "results").glob("*/hfuse.jsonl"))
+        if earlier:
+            cmd += ["--sizes-from", *earlier]
+    rc, stopped = s.sh(cmd, s.left())
+    return _bench_status(rc, stopped)
+
+
+def prepare(source: Path, dest: Path) -> int:
+    """Copy into `dest` the files of the survey cache `source` that the paper's timed pairs
+    compile, and nothing else: each kernel's file and what it includes from its repository
+    (`nvcc -M` on a staged copy, with the stand-in headers), in the cache's layout."""
+    sys.path.insert(0, str(BENCH))
+    import tempfile
+
+    import hfuse_library_pairs as lib
+
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        print("--prepare needs nvcc (it lists each file's includes)", file=sys.stderr)
+        return 1
+    files: dict[str, set[str]] = {}
+    for pairs in (lib.ATEN_PAIRS, lib.CRYPTO_PAIRS):
+        for a, b in pairs:
+            if any(lib.PAPER[k][3] in lib.UNVERIFIABLE for k in (a, b)):
+                continue  # not timed: no run spec can describe its arguments
+            for k in (a, b):
+                files.setdefault(lib.PAPER[k][0], set()).add(lib.PAPER[k][1])
+    copied = 0
+    with tempfile.TemporaryDirectory(prefix="cudafuse-prepare-") as tmp:
+        for repo, paths in sorted(files.items()):
+            try:
+                staged = lib._stage(source, repo, Path(tmp))
+            except FileNotFoundError as exc:
+                print(f"not in the cache: {exc}", file=sys.stderr)
+                return 1
+            origin = source / repo.replace("/", "+")
+            head = subprocess.run(["git", "-C", str(origin), "rev-parse", "HEAD"],
+                                  capture_output=True, text=True).stdout.strip()
+            if head and head != lib.REPOS[repo][0]:
+                print(f"{origin} is at {head}, not {lib.REPOS[repo][0]}", file=sys.stderr)
+                return 1
+            dirs = [staged / d for d in lib.REPOS[repo][1]] + \
+                ([lib.STANDINS[repo]] if repo in lib.STANDINS else [])
+            needed: set[Path] = set()
+            for rel in sorted(paths):
+                res = subprocess.run(
+                    [nvcc, "-M", "-x", "cu", "-std=c++17", "-arch=sm_90",
+                     *(f"-I{d}" for d in dirs), *(f"-D{d}" for d in lib.REPOS[repo][2]),
+                     str(staged / rel)], capture_output=True, text=True)
+                if res.returncode != 0:
+                    print(f"nvcc -M {rel}: {res.stderr.strip()[:500]}", file=sys.stderr)
+                    return 1
+                for word in res.stdout.replace("\\\n", " ").split():
+                    path = Path(word).resolve()
+                    if path.is_relative_to(staged.resolve()) and path.is_file():
+                        needed.add(path.relative_to(staged.resolve()))
+            for rel in sorted(needed):
+                if rel.name == "cudafuse_standins.h":
+                    continue  # ours, added again when the copy is staged
+                target = dest / origin.name / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(origin / rel, target)
+                copied += 1
+            print(f"{repo}: {len(needed)} file(s) for {', '.join(sorted(paths))}")
+    size = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file()) if dest.is_dir() else 0
+    print(f"{dest}: {copied} file(s), {size / 1e6:.2f} MB; carry it: \"{dest.name}\"")
+    return 0
+
+
 def step_vertical_profile(s: Session) -> str:
     cmd = [s.python, str(BENCH / "bench_vertical.py"), "--profile-only", "--jsonl",
            str(s.out / "vertical.jsonl"), "--md", str(s.out / "vertical.md"), "--work",
@@ -552,6 +655,10 @@ STEPS = (
     Step("vertical", 120, step_vertical, "bench_vertical: every sample, unfused vs fused"),
     Step("pytest", 180, step_pytest, "pytest -m gpu"),
     Step("hfuse", 0, step_hfuse, "bench_hfuse: every pair, fused vs sequential vs streams"),
+    # The paper's own ATen pair: one pair, never measured; the sample pairs an overrun
+    # leaves are resumed by the next call, so this one's time is kept from the step before.
+    Step("hfuse-paper", 150, step_hfuse_paper, "bench_hfuse --paper: the HFuse paper's "
+         "own pairs as PyTorch/ccminer write them", keep=90),
     Step("vertical-profile", 0, step_vertical_profile, "bench_vertical's fuse --profile"),
 )
 # Steps that are never skipped: the machine is bare at every call (install, device) and
@@ -589,8 +696,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="builds, the venv and caches (default: "
                     "build/gpu-session-work[-dry])")
     ap.add_argument("--budget", type=float, help="seconds for the whole session (default "
-                    "480, 8 minutes; with --dry 3600, and no step budgets: a dry run is a "
-                    "check, not a measurement)")
+                    f"{DEFAULT_BUDGET:.0f}; with --dry 3600, and no step budgets: a dry run is "
+                    "a check, not a measurement)")
     ap.add_argument("--only", help="comma-separated steps to run (install and device always "
                     "run): " + ", ".join(st.name for st in STEPS))
     ap.add_argument("--wheels", type=Path, help="the device wheels' folder (default: "
@@ -598,9 +705,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--publish", type=Path, metavar="DIR",
                     help="write DIR's tables into --doc instead of running anything")
     ap.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    ap.add_argument("--prepare", nargs="?", type=Path, const=SURVEY_CACHE, metavar="CACHE",
+                    help="copy the files the paper's pairs compile from CACHE (owner+name "
+                    "checkouts; default $CUDAFUSE_SURVEY_CACHE or ~/.cache/cudafuse-survey) "
+                    f"into {DEVICE_CACHE.name}/, to carry to the GPU machine, and stop")
     args = ap.parse_args(argv)
     if args.publish:
         return publish(args.publish, args.doc)
+    if args.prepare:
+        return prepare(args.prepare, DEVICE_CACHE)
     suffix = "-dry" if args.dry else ""
     env_out = os.environ.get("OUT") if not args.dry else None
     out = args.out or (Path(env_out) if env_out else ROOT / "build" / f"gpu-session{suffix}")
@@ -608,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(",")) if args.only else None
     if only and only - {st.name for st in STEPS}:
         ap.error(f"unknown step(s): {', '.join(sorted(only - {st.name for st in STEPS}))}")
-    budget = args.budget or (3600.0 if args.dry else 480.0)
+    budget = args.budget or (3600.0 if args.dry else DEFAULT_BUDGET)
     s = Session(out.resolve(), work.resolve(), args.dry, budget, args.wheels)
     # On the device ($OUT set, emptied before each call) the first call's results are
     # found where its files were put back into the checkout.
@@ -629,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
                 s.say(f"== {step.name}: done in an earlier call, skipped")
                 continue
         # A step's budget, but never the time the steps after it need at least.
-        reserve = sum(min(30.0, st.budget or 30.0) for st in STEPS[i + 1:]
+        reserve = sum(st.keep or min(30.0, st.budget or 30.0) for st in STEPS[i + 1:]
                       if st.name not in ALWAYS and (only is None or st.name in only))
         own = step.budget if step.budget and not s.dry else s.left()
         limit = min(own, max(10.0, s.left() - reserve))

@@ -262,8 +262,12 @@ def test_the_whole_dry_run(tmp_path: Path) -> None:
     # What the first GPU call will run, on the CPU: every step must finish.
     rc, output, state = _session(tmp_path, timeout=3600)
     assert rc == 0, output[-5000:]
-    assert all(v["status"] == "done" for v in state["steps"].values()), state["steps"]
-    assert len(state["steps"]) == 6
+    # The paper's pairs need the carried third-party files (gpu_session.py --prepare),
+    # which a clean clone has not.
+    paper = "done" if any((ROOT / ".device-cache").glob("*+*")) else "skipped"
+    assert {k: v["status"] for k, v in state["steps"].items()} == {
+        "install": "done", "device": "done", "vertical": "done", "pytest": "done",
+        "hfuse": "done", "hfuse-paper": paper, "vertical-profile": "done"}
     out = tmp_path / "out"
     # What the device tool brings back from $OUT: at most 8 plain files, plain names.
     files = sorted(p.name for p in out.iterdir())

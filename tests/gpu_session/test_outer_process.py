@@ -32,6 +32,8 @@ s = gs.Session(OUT, WORK, False, 60.0, None)  # not dry: the GPU branch's argume
 commands = []
 s.sh = lambda cmd, seconds, tee=None: (commands.append(cmd), (0, False))[1]
 s.python = "/bin/true"  # children would run this (never here: sh is a stand-in)
+gs.DEVICE_CACHE = WORK / "device-cache"  # as --prepare leaves it, carried
+(gs.DEVICE_CACHE / "aoli-al+TorchKernel").mkdir(parents=True)
 for step in gs.STEPS:
     if step.name not in gs.ALWAYS:
         step.run(s)
@@ -51,10 +53,15 @@ def test_the_step_loop_needs_only_the_standard_library(tmp_path: Path) -> None:
     assert got["loaded"] == []
     assert len(got["order"]) == 16
     by_script = {Path(c[1]).name: c for c in got["commands"] if len(c) > 1}
-    hfuse = by_script["bench_hfuse.py"]
+    hfuse, paper = [c for c in got["commands"] if Path(c[1]).name == "bench_hfuse.py"]
     assert hfuse[hfuse.index("--pairs") + 1].split(",") == got["order"]
     # The first session's sizes seed the next one's calibration.
     seeded = hfuse[hfuse.index("--sizes-from") + 1:]
     assert str(ROOT / "benchmarks" / "results" / "2026-11-28-h200" / "hfuse.jsonl") in seeded
+    # The paper's pairs after the samples', from the carried cache, into the same files.
+    assert paper[paper.index("--paper") + 1] == "all"
+    assert paper[paper.index("--cache") + 1] == str(tmp_path / "work" / "device-cache")
+    assert paper[paper.index("--jsonl") + 1] == hfuse[hfuse.index("--jsonl") + 1]
+    assert "--sizes-from" in paper
     assert "--profile-only" in by_script["bench_vertical.py"] or any(
         "--profile-only" in c for c in got["commands"])

@@ -1,0 +1,107 @@
+"""The GPU session's step for the HFuse paper's own pairs (benchmarks/bench_hfuse.py --paper,
+gpu_session.py --prepare), checked without a GPU and without the third-party files: a
+stand-in cache folder holds small files of ours under the paper's repository and paths."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from test_gpu_session_dry import _module
+
+ROOT = Path(__file__).resolve().parents[2]
+TK = "aoli-al+TorchKernel"
+
+
+def _cache(root: Path) -> Path:
+    cuda = root / TK / "cuda"
+    cuda.mkdir(parents=True)
+    (cuda / "helper.cuh").write_text("#pragma once\n__device__ inline int twice(int x) "
+                                     "{ return 2 * x; }\n")
+    (cuda / "im2col.cuh").write_text(
+        '#pragma once\n#include "helper.cuh"\n#include <ATen/ATen.h>\n'
+        "namespace at { namespace native {\ntemplate <typename dt>\n"
+        "__global__ void im2col_kernel(const int n, dt *out) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) out[i] = twice(i);\n}\n} }\n")
+    (cuda / "DilatedMaxPool2d.cu").write_text(
+        "#include <ATen/cuda/CUDAContext.h>\nnamespace at { namespace native {\n"
+        "__global__ void MaxPoolForward(float *p) { p[threadIdx.x] = 0; }\n} }\n")
+    (cuda / "Unrelated.cu").write_text("__global__ void unrelated(float *p) { *p = 1; }\n")
+    return root
+
+
+def test_paper_pairs_time_what_a_spec_describes_and_say_why_not_the_rest(
+        tmp_path: Path) -> None:
+    bh = _module("bench_hfuse")
+    cache = _cache(tmp_path / "cache")
+    timed, untimed = bh.paper_pairs("aten", cache, tmp_path / "work")
+    assert [p["name"] for p in timed] == ["im2col+maxpool (aten, paper's files)"]
+    pair = timed[0]
+    # Staged copies of the cache's files, the paper's blocks, the specs' own launches.
+    assert Path(pair["file1"]).read_text() == (cache / TK / "cuda" / "im2col.cuh").read_text()
+    assert Path(pair["file2"]).is_relative_to(tmp_path / "work")
+    assert pair["kernel2"] == "at::native::MaxPoolForward<float, float>"
+    assert (pair["block1"], pair["block2"]) == ([512], [256])
+    assert pair["grid1"] == ["(n + 511) / 512"] and pair["grid2"] == ["(n + 255) / 256"]
+    assert str(ROOT / "benchmarks" / "hfuse_library" / "aten") in pair["include_dirs"]
+    # The paper's figures for that pair, from the samples' stand-in of it.
+    samples = {p["name"]: p for p in bh.tomllib.loads(
+        (ROOT / "samples" / "hfuse" / "pairs.toml").read_text())["pair"]}
+    assert pair["paper_speedup_regcap"] == samples["im2col+maxpool2d"]["paper_speedup_regcap"]
+    side = bh._side(pair, 1)
+    assert side["spec"].endswith("tk_im2col.toml") and side["file"] == pair["file1"]
+    # The nine others: each said, with the kernel that stops it.
+    assert len(untimed) == 9 and all("not timed: " in line for line in untimed)
+    assert any(line.startswith("im2col+batchnorm") and "batchnorm: takes a Packed" in line
+               for line in untimed)
+    # Crypto: none can be timed (inputs set with cudaMemcpyToSymbol); no file is needed.
+    timed, untimed = bh.paper_pairs("crypto", tmp_path / "empty", tmp_path / "work2")
+    assert timed == [] and len(untimed) == 3
+    assert all("cudaMemcpyToSymbol" in line for line in untimed)
+
+
+@pytest.mark.nvcc
+def test_prepare_copies_only_the_files_the_timed_pairs_compile(tmp_path: Path) -> None:
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not on PATH")
+    gs = _module("gpu_session")
+    dest = tmp_path / "device-cache"
+    assert gs.prepare(_cache(tmp_path / "cache"), dest) == 0
+    got = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    # What the two kernels' files include from their repository; not the stand-in headers
+    # (ours, in the checkout), nor a file nothing includes.
+    assert got == [f"{TK}/cuda/DilatedMaxPool2d.cu", f"{TK}/cuda/helper.cuh",
+                   f"{TK}/cuda/im2col.cuh"]
+    assert gs.prepare(tmp_path / "nothing", tmp_path / "d2") == 1  # said, not crashed
+
+
+def test_paper_rows_share_the_samples_table(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # The session brings back 8 files: the paper's rows go into hfuse.jsonl / hfuse.md
+    # beside the samples', and a run of either corpus rewrites the table with both.
+    bh = _module("bench_hfuse")
+    rows = tmp_path / "h.jsonl"
+    sample = {"backend": "nvcc", "pair": "histogram+maxpool2d", "kernel1": "histogram_kernel",
+              "kernel2": "maxpool2d_kernel", "sizes": [{}, {}], "alone": [0.5, 0.6],
+              "device": "NVIDIA H200", "row": "| histogram+maxpool2d | sample row |"}
+    paper = {**sample, "pair": "im2col+maxpool (aten, paper's files)",
+             "kernel1": "at::native::im2col_kernel<float>",
+             "kernel2": "at::native::MaxPoolForward<float, float>",
+             "row": "| im2col+maxpool (aten, paper's files) | paper row |"}
+    rows.write_text(json.dumps(sample) + "\n" + json.dumps(paper) + "\n")
+    md = tmp_path / "h.md"
+
+    def no_profiling(*_a, **_k):  # type: ignore[no-untyped-def]
+        raise AssertionError("a pair measured before was measured again")
+
+    monkeypatch.setattr(bh, "profile", no_profiling)
+    monkeypatch.setattr(bh, "calibrate", no_profiling)
+    monkeypatch.setattr(sys, "argv", ["bench_hfuse.py", "--pairs", "histogram+maxpool2d",
+                                      "--jsonl", str(rows), "--md", str(md)])
+    assert bh.main() == 0
+    text = md.read_text()
+    assert text.index("sample row") < text.index("paper row")
