@@ -545,11 +545,13 @@ UNMAPPED = ("thread-to-element mapping", "no recognisable bounds guard", LAUNCH_
 
 
 def launch_mapped(body: list[n.Stmt]) -> bool:
-    """A body with no guard (no `if` among its statements, no `return` anywhere) whose
-    threads do not work together (no shared memory, barriers, collectives or atomics: that
-    would be the larger obstacle): which elements it stores can only come from its
-    launch's shape (launchshape.py)."""
-    if any(isinstance(s, n.If) for s in body):
+    """A body with no guard (no `if` without `else` among its statements, no `return`
+    anywhere) whose threads do not work together (no shared memory, barriers, collectives
+    or atomics: that would be the larger obstacle): which elements it stores can only come
+    from its launch's shape (launchshape.py)."""
+    # (an if with an else chooses what to store, it bounds nothing: `if (b) ones[i] = 1;
+    # else zeros[i] = 1;`; one without may be a guard the plain reading did not take)
+    if any(isinstance(s, n.If) and s.else_ is None for s in body):
         return False
     for node in (x for s in body for x in s.walk()):
         if isinstance(node, n.Return) or isinstance(node, n.VarDecl) and \
