@@ -258,3 +258,41 @@ def test_library_calls_on_launch_buffers_split(tmp_path: Path) -> None:
     first = {la.host: la.why for la in result.launches if la.index == 0}
     for host, why in LIBRARY_WHY.items():
         assert first[host].endswith(why), (host, first[host])
+
+
+MANAGED = r"""
+__managed__ float scale;
+__global__ void ka(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * scale;
+}
+__global__ void kb(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+void set_scale(float s) { scale = s; }
+void assigned_between(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaDeviceSynchronize();
+  scale = 3.0f;
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void helper_between(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  set_scale(3.0f);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+"""
+
+
+def test_managed_global_written_between_splits(tmp_path: Path) -> None:
+    # A `__managed__` global (lowered like a host variable) that an earlier kernel reads:
+    # writing it between the launches is a dependence, written in place or in a helper.
+    src = tmp_path / "managed.cu"
+    src.write_text(MANAGED)
+    result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
+    assert not result.groups
+    first = {la.host: la.why for la in result.launches if la.index == 0}
+    read = "'scale', which the kernel of the launch of 'ka' at line {} may read (managed memory)"
+    assert first["assigned_between"].endswith("it assigns " + read.format(13))
+    assert first["helper_between"].endswith("its call to 'set_scale' assigns " + read.format(19))

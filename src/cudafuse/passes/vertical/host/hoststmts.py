@@ -356,6 +356,9 @@ class HostStatements:
                 if any(isinstance(x, n.Ref) and x.decl == g for x in la.walk()):
                     return (f"its call to '{name}' assigns '{self.globals[g].name}', which the "
                             f"launch of '{la.kernel}' at line {la.span.line} reads")
+                why = self._kernel_reads_global(g, self.globals[g].name, la)
+                if why is not None:
+                    return f"its call to '{name}' assigns {why}"
         return None
 
     # ---- memory and variables ---------------------------------------------------------------
@@ -523,7 +526,21 @@ class HostStatements:
                 return (f"it assigns '{r.name}', which the launch of '{la.kernel}' at line "
                         f"{la.span.line} reads (a fused launch evaluates its arguments at "
                         "the group's last launch)")
+            why = self._kernel_reads_global(r.decl, r.name, la)
+            if why is not None:
+                return f"it assigns {why}"
         return None
+
+    def _kernel_reads_global(self, decl: str, name: str, la: n.KernelLaunch) -> str | None:
+        """`'g', which the kernel of <la> names` when the launch's kernel (or a function it
+        calls) names global g: a `__managed__` variable, which the front end lowers like a
+        host one, is memory the kernel reads."""
+        kernel = launched_kernel(self.unit, la)
+        if kernel is not None and decl not in self._globals_of(kernel) and \
+                name not in self._globals_of(kernel):
+            return None
+        return (f"'{name}', which the kernel of the launch of '{la.kernel}' at line "
+                f"{la.span.line} may read (managed memory)")
 
     # ---- statements -----------------------------------------------------------------------
 
