@@ -72,8 +72,9 @@ bench-hfuse: $(STAMP)
 bench: bench-vertical bench-hfuse
 
 # On a fresh, offline GPU machine (docs/gpu-session.md): installs what it needs from the
-# wheels in .device-wheels (no network, no $(STAMP)), then, within 8 minutes, the device's
-# figures, bench-vertical, pytest -m gpu, bench-hfuse and the fuse --profile column, every
+# wheels in .device-wheels (no network, no $(STAMP)), then, within 520 s, the device's
+# figures, bench-vertical, pytest -m gpu, bench-hfuse, the HFuse paper's ATen pair (from
+# .device-cache: gpu_session.py --prepare, here) and the fuse --profile column, every
 # table with device, driver and date in $OUT (else build/gpu-session). Run it again to go on.
 gpu-session:
 	$(PY) benchmarks/gpu_session.py
