@@ -218,3 +218,27 @@ def test_a_namespaced_template_is_instantiated_by_its_qualified_name(tmp_path: P
     found = native_resources([str(path)], (ref.qualified,), "sm_90", (), ())
     assert lookup(found, ref.qualified) is not None
     assert lookup(found, ref.qualified) == lookup(found, ref.display)
+
+
+def test_a_pair_spec_may_name_a_kernel_with_its_namespaces(tmp_path: Path) -> None:
+    # The paper's ATen pair spec names at::native::im2col_kernel<float> as --kernels does:
+    # accepted (profiling then stops where this machine has no GPU, after the check); a
+    # qualified name of another kernel is still refused.
+    src = tmp_path / "k.cuh"
+    src.write_text("namespace at { namespace native {\n" + TILE_KERNEL + PLAIN_KERNEL +
+                   "} }\n")
+    for spec, pointer in (("t.toml", "a"), ("p.toml", "p")):
+        (tmp_path / spec).write_text(
+            f'entry = "x"\n[sizes]\nn = 64\n[[args]]\nname = "{pointer}"\ndtype = "float32"\n'
+            'count = "n"\ninit = "const(1)"\nrole = "inout"\n[[args]]\nname = "n"\n'
+            'value = "n"\n')
+    for name, refused in (("at::native::tile_shift<16>", False),
+                          ("at::other::tile_shift<16>", True)):
+        (tmp_path / "pair.toml").write_text(
+            f'kernel1 = "{name}"\nspec1 = "t.toml"\ngrid1 = [1]\nblock1 = [64]\n'
+            'kernel2 = "at::native::twice"\nspec2 = "p.toml"\ngrid2 = [1]\nblock2 = [64]\n')
+        res = hfuse(str(src), "--kernels", "at::native::tile_shift<16>,at::native::twice",
+                    "--profile", "--spec", str(tmp_path / "pair.toml"), "--backend", "nvcc",
+                    "-o", str(tmp_path / "o.cu"))
+        assert ("but the kernel being fused is" in res.output) is refused, res.output
+        assert "error: args" not in res.output and "missing" not in res.output, res.output
