@@ -92,6 +92,26 @@ def _side(pair: dict, i: int) -> dict:
             "include_dirs": list(pair.get("include_dirs", []))}
 
 
+PAPER_SUFFIX = "paper's files)"
+
+
+def paper_untimed() -> list[str]:
+    """The line under the table for each of the paper's pairs (both corpora) that is not
+    timed, saying why: what a run of the samples' pairs writes again beside the paper's
+    rows it finds (the files are not needed for that)."""
+    import hfuse_library_pairs as lib
+
+    lines = []
+    for corpus, pairs in (("aten", lib.ATEN_PAIRS), ("crypto", lib.CRYPTO_PAIRS)):
+        for a, b in pairs:
+            why = [f"{k}: {lib.UNVERIFIABLE[lib.PAPER[k][3]]}" for k in (a, b)
+                   if lib.PAPER[k][3] in lib.UNVERIFIABLE]
+            if why:
+                lines.append(f"{a}+{b} ({corpus}, {PAPER_SUFFIX}: not timed: "
+                             f"{'; '.join(why)}")
+    return lines
+
+
 def paper_pairs(corpus: str, cache: Path, work: Path) -> tuple[list[dict], list[str]]:
     """The paper's pairs of `corpus` (aten, crypto) that can be timed, as pairs.toml's
     tables (files staged from `cache` into `work`, absolute paths), and a line for each
@@ -104,7 +124,7 @@ def paper_pairs(corpus: str, cache: Path, work: Path) -> tuple[list[dict], list[
         sides = [lib.PAPER[a], lib.PAPER[b]]
         why = [f"{k}: {lib.UNVERIFIABLE[s[3]]}" for k, s in zip((a, b), sides, strict=True)
                if s[3] in lib.UNVERIFIABLE]
-        name = f"{a}+{b} ({corpus}, paper's files)"
+        name = f"{a}+{b} ({corpus}, {PAPER_SUFFIX}"
         if why:
             untimed.append(f"{name}: not timed: {'; '.join(why)}")
             continue
@@ -515,6 +535,8 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     # This run's pairs in its order, then the other corpus's rows of the same file (the
     # samples' and the paper's pairs share one table).
     names = [p["name"] for p in pairs]
+    if not args.paper and any(n.endswith(PAPER_SUFFIX) for n in done):
+        untimed = paper_untimed()  # the paper's rows are in the table: their footnotes too
     rows = [done[n]["row"] for n in names + [n for n in done if n not in names] if n in done]
     device = next((str(r["device"]) for r in done.values()), "")
     sizes_note = ("each kernel grown until it alone takes about "

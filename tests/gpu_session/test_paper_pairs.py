@@ -105,3 +105,6 @@ def test_paper_rows_share_the_samples_table(tmp_path: Path,
     assert bh.main() == 0
     text = md.read_text()
     assert text.index("sample row") < text.index("paper row")
+    # ... and the paper's pairs that are not timed, listed by the paper's run, stay listed.
+    assert "- im2col+batchnorm (aten, paper's files): not timed: batchnorm: " in text
+    assert text.count(": not timed: ") == 12
