@@ -31,7 +31,8 @@ Then the HFuse paper's own corpus (PAPER below, same cache convention): the ten 
 PyTorch ATen kernels (aoli-al/TorchKernel, the paper's copy of aten/src/ATen/native/cuda) and
 the ccminer hash pairs (tpruvot/ccminer), files as written; their PyTorch includes and
 ccminer's generated/host-only headers find our stand-ins (benchmarks/hfuse_library/aten/,
-.../ccminer/).
+.../ccminer/). The ATen kernels that take PackedTensorAccessor by value, which a run spec
+cannot describe, are verified through drivers the script writes (DRIVERS below).
 
 (--nvcc: cudafuse's own compile check on, and every output compiled again with nvcc as the
 library builds (--extended-lambda); off by default here. --only ours|third|aten|crypto: one
