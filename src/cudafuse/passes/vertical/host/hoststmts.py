@@ -53,6 +53,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable
 
+from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -155,6 +156,7 @@ class HostStatements:
             lambda call, thrown: _known(call) or self._stream_print(call) or
             (thrown and _system(call)), self._globals_of, self.event_reason)
         self._kernel_globals: dict[str, Roots] = {}
+        self._kernel_facts: dict[str, KernelFacts] = {}
         self.points = PointsTo(host, self.allocates,
                                lambda call: self._definition(call.callee_decl))
         self.launches = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)]
@@ -426,14 +428,17 @@ class HostStatements:
         use (a transfer into or out of it, a memset, a free). Launches after it keep their
         place after it."""
         writes, reads = MEMORY_CALLS[call.callee]
-        touched: list[tuple[n.Expr, Roots | None]] = [
-            (a, self.points.roots(a)) for i, a in enumerate(call.args)
+        touched: list[tuple[n.Expr, Roots | None, bool]] = [
+            (a, self.points.roots(a), i in writes) for i, a in enumerate(call.args)
             if i in writes or i in reads]
         touched.sort(key=lambda t: t[1] is None)  # name a buffer it surely touches first
         for la in before:
             used = self.launch_roots(la)
-            for arg, roots in touched:
-                if roots is None or used is None or roots & used:
+            for arg, roots, written in touched:
+                # A buffer the call only reads matters to a launch that may write it; two
+                # reads of one buffer, in either order, read the same values.
+                mine = used if written else self.launch_write_roots(la)
+                if roots is None or mine is None or roots & mine:
                     what = _text(self.unit, arg)
                     return (f"its call to '{call.callee}' touches '{what}', which may be a "
                             f"buffer the launch of '{la.kernel}' at line {la.span.line} uses")
@@ -476,6 +481,28 @@ class HostStatements:
                             f"'{_text(self.unit, arg)}', which may be a buffer the launch of "
                             f"'{la.kernel}' at line {la.span.line} uses")
         return None
+
+    def launch_write_roots(self, la: n.KernelLaunch) -> Roots | None:
+        """The buffers a launch may write: as launch_roots, less what its pointer arguments
+        name when the kernel only reads through that parameter (its facts, which the
+        dependences between launches read too: analysis/dataflow.py)."""
+        kernel = launched_kernel(self.unit, la)
+        if kernel is None:
+            return None
+        facts = self._kernel_facts.get(kernel.decl)
+        if facts is None:
+            facts = self._kernel_facts[kernel.decl] = analyze_kernel(self.unit, kernel)
+        out: set[str] = set()
+        for j, a in enumerate(la.args):
+            if "*" in a.type or "[" in a.type or not a.type:
+                p = facts.params[j] if j < len(facts.params) else None
+                if p is not None and p.is_pointer and not (p.writes or p.atomic):
+                    continue
+                roots = self.points.roots(a)
+                if roots is None:
+                    return None
+                out |= roots
+        return frozenset(out) | self._globals_of(kernel)
 
     def launch_roots(self, la: n.KernelLaunch) -> Roots | None:
         """The buffers a launch may use: what its pointer arguments may name, and the
