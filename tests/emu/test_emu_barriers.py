@@ -168,3 +168,15 @@ def test_address_sanitizer_reports_out_of_bounds(tmp_path):
         assert a.sum() == 32
         with pytest.raises(KernelError, match="AddressSanitizer.*heap-buffer-overflow"):
             lib.launch("k", 1, 32, 0, (a, 1))
+
+
+@pytest.mark.parametrize("block", [(32, 8, 1), (16, 16, 1), (8, 8, 4), (256, 1, 1)])
+def test_thread_ids_after_a_barrier_follow_each_launch_block_shape(lib, block):
+    # The same 256 threads in four shapes, launched one after another by the module's library.
+    bx, by, bz = block
+    out = np.full(2 * 2 * 256, -1, np.int32)
+    lib.launch("ids_across_barrier", 2, block, 0, (out,))
+    z, y, x = np.meshgrid(np.arange(bz), np.arange(by), np.arange(bx), indexing="ij")
+    ids = (x | y << 10 | z << 20).reshape(-1)
+    want = np.tile(np.repeat(ids, 2), 2)
+    np.testing.assert_array_equal(out, want)

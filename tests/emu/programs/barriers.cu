@@ -95,3 +95,15 @@ __global__ void racy(int *out) {
 __global__ void out_of_bounds(float *a) {
   a[threadIdx.x + (1 << 28)] = 1.0f;
 }
+
+// Each thread's id before and after a barrier (a resumed fiber gets its threadIdx back from
+// the scheduler's table, which must follow the launch's block shape).
+__global__ void ids_across_barrier(int *out) {
+  int before = threadIdx.x | threadIdx.y << 10 | threadIdx.z << 20;
+  __syncthreads();
+  int after = threadIdx.x | threadIdx.y << 10 | threadIdx.z << 20;
+  int lin = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  int g = blockIdx.x * blockDim.x * blockDim.y * blockDim.z + lin;
+  out[2 * g] = before;
+  out[2 * g + 1] = after;
+}
