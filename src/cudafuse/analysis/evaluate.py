@@ -11,6 +11,7 @@ evaluator cannot follow becomes an opaque atom whose kind says why.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,9 @@ from cudafuse.ir.source import Span
 MAX_TRIP = 256  # iterations of one loop enumerated symbolically
 MAX_UNROLL = 1024  # product of the trip counts of enclosing enumerated loops
 MAX_INLINE_DEPTH = 8
+# Atoms in a value a followed local may hold: a hash's rounds (`a = a + b; d = rotr(d ^ a)`,
+# dozens of times) would otherwise grow it exponentially as a tree (printed keys, sorting).
+MAX_FOLLOWED = 256
 _MINMAX = {"min": "min", "max": "max", "umin": "min", "umax": "max", "imin": "min",
            "imax": "max", "llmin": "min", "llmax": "max", "ullmin": "min", "ullmax": "max"}
 _LOADS = {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}
@@ -128,6 +132,11 @@ def assigned_decls(body: n.Node) -> set[str]:
         if isinstance(target, n.Ref) and target.kind in ("local", "param"):
             out.add(target.decl)
     return out
+
+
+def _larger_than(value: Poly, limit: int) -> bool:
+    """Whether `value`'s expression tree holds more than `limit` atoms (walked no further)."""
+    return next(itertools.islice(value.atoms(), limit, None), None) is not None
 
 
 def settable_decls(body: n.Node, by_decl: dict[str, Function]) -> frozenset[str]:
@@ -252,7 +261,7 @@ class Evaluator:
         """A write of a whole local: its new value when followed, else it becomes unknown."""
         env = self.frame.env
         if value is None or not isinstance(value, Poly) or self._weak or \
-                target.decl not in self.frame.settable:
+                target.decl not in self.frame.settable or _larger_than(value, MAX_FOLLOWED):
             env.pop(target.decl, None)
             return self.fresh("var", target.name)
         value = to_coords(value)
