@@ -61,3 +61,13 @@ def test_program_compiles_with_nvcc(tmp_path):
     res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "m.o")],
                          capture_output=True, text=True, check=False)
     assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("t, size", [(0, 4), (1, 8)])
+def test_launch_in_a_lambda_a_macro_expands_twice(t, size):
+    # The front end lists the one launch once per expansion, at the same place in the text:
+    # it is rewritten once (it was refused, as if made by the macro's definition).
+    out = np.zeros(300, np.float32)
+    with load(PROGRAMS / "dispatch_lambda_launch.cu", opt="-O0") as lib:
+        lib.call("run", out, 300, t)
+    np.testing.assert_array_equal(out, size + np.arange(300, dtype=np.float32))

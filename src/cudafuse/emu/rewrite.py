@@ -475,10 +475,24 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     fiber_kernels: set[str] = set()
     taken: set[int] = set()  # "<<<" offsets rewritten inside macro arguments
     covered: list[tuple[int, int]] = []
+    # One launch written once may be listed once per instantiation of the template or
+    # generic lambda around it (ATen's AT_DISPATCH_* lambdas): its text is rewritten once,
+    # with fibers if any instantiation needs them.
+    needs_fibers: dict[tuple[int, int, str], bool] = {}
+    for launches in _all_launches(unit):
+        for launch in launches:
+            key = (launch.span.start, launch.span.end, launch.kernel)
+            needs_fibers[key] = needs_fibers.get(key, False) or \
+                launch.kernel in needs or launch.kernel not in known
+    done: set[tuple[int, int, str]] = set()
     for launches in _all_launches(unit):
         for launch in sorted(launches, key=lambda la: la.span.start):
+            key = (launch.span.start, launch.span.end, launch.kernel)
+            if key in done:
+                continue
+            done.add(key)
             # A kernel the front end could not see is given fibers, to be safe.
-            fibers = launch.kernel in needs or launch.kernel not in known
+            fibers = needs_fibers[key]
             if fibers:
                 fiber_kernels.add(launch.kernel)
             edit = _launch_text(unit, launch, fibers, diags, taken)
