@@ -275,6 +275,11 @@ def emu_run(exe: str, path: Path, includes: list[str], timeout: float,
     """`cudafuse run` on the program's main (or `spec`'s entry): "ran", or why not, with the
     last line the program itself wrote to stderr when cudafuse's message does not say it (a
     usage line, a file it could not open). It runs in a scratch directory of its own."""
+    # It runs elsewhere: the caller's relative paths (the survey's specs/..., -I dirs) as
+    # absolute ones.
+    spec = spec.resolve() if spec is not None else None
+    flags = [str(Path(f).resolve()) if prev in ("-I", "-include") else f
+             for prev, f in zip(["", *(flags or [])], flags or [], strict=False)]
     with tempfile.TemporaryDirectory(prefix="cf-reach-") as scratch:
         # The program's directory's other files (images, data) beside it, as when it is run
         # from there; what it writes stays in the scratch directory.

@@ -63,7 +63,8 @@ def _reach():
     return module
 
 
-def test_a_manifest_program_is_fetched_at_its_commit_and_its_main_runs(tmp_path):
+def test_a_manifest_program_is_fetched_at_its_commit_and_its_main_runs(tmp_path,
+                                                                       monkeypatch):
     reach = _reach()
     repo = tmp_path / "mirrors" / "someone+filters"
     (repo / "src").mkdir(parents=True)
@@ -92,3 +93,7 @@ def test_a_manifest_program_is_fetched_at_its_commit_and_its_main_runs(tmp_path)
     assert reach.emu_run(exe, path, [], 120) == "ran"
     # run from a scratch copy of its directory: what main writes does not land in the cache
     assert not (path.parent / "result.txt").exists()
+    # a spec named relative to the caller's directory (the survey's specs/...) is found there
+    (tmp_path / "main.toml").write_text('entry = "main"\n')
+    monkeypatch.chdir(tmp_path)
+    assert reach.emu_run(exe, path, [], 120, Path("main.toml")) == "ran"
