@@ -137,3 +137,30 @@ def test_the_launch_size_bounds_extern_shared(work: Path) -> None:
             assert f"mm.cu:37: kernel 'rev' wrote dynamic shared memory (extern __shared__) " \
                 f"at byte {shared}, past the {shared} bytes its launch gives (the third <<<>>> " \
                 "argument): on a GPU the launch fails" in str(info.value)
+
+
+PAST_SPEC = SPEC.replace('entry = "run"', 'entry = "run_past"')
+
+
+def test_an_original_that_reads_past_its_allocation_is_blamed(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """Past an allocation the emulator keeps a guard zone of the fill: what the original
+    reads there follows the fill (on a GPU, whatever was there), not this process's heap,
+    which changed from run to run and was once blamed on a transformed file."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(PROGRAMS / "read_past_alloc.cu", tmp_path / "past.cu")
+    shutil.copy(PROGRAMS / "read_past_alloc.cu", tmp_path / "fused.cu")
+    (tmp_path / "past.toml").write_text(PAST_SPEC)
+    res = CliRunner().invoke(main, ["verify", "past.cu", "fused.cu", "--spec", "past.toml"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith("past.cu: error: the original's output 'out' differs between "
+                                 "two runs on the same inputs"), res.stderr
+    assert "outputs differ" not in res.output and "MISMATCH" not in res.output
+
+
+@pytest.mark.parametrize("fill", [0x00, 0x5A])
+def test_past_an_allocation_lies_the_fill(fill: int) -> None:
+    out = np.full(500, 7, np.uint8)
+    with load(PROGRAMS / "read_past_alloc.cu", fill=fill, opt="-O0") as lib:
+        lib.call("run_peek", out, 500)
+    assert (out == fill).all(), np.flatnonzero(out != fill)[:8]

@@ -252,11 +252,17 @@ inline cudaError_t rt_alloc(void **p, size_t n, cudaMemoryType type, const char 
   if (!p) return rt_error(cudaErrorInvalidValue);
   *p = nullptr;
   if (n > device_props().totalGlobalMem) return rt_error(cudaErrorMemoryAllocation);
-  void *mem = aligned_alloc(256, (n + 255) & ~size_t(255));
+  // A guard zone of fill bytes follows every allocation (what a GPU holds past an
+  // allocation is whatever was there): a program that reads past its allocation then reads
+  // the fill there, which verify's two fills tell apart, rather than this process's heap,
+  // which changes from run to run and would be blamed on a transformed program.
+  const size_t rounded = (n + 255) & ~size_t(255), total = rounded + 256;
+  void *mem = aligned_alloc(256, total);
   if (!mem && n) return rt_error(cudaErrorMemoryAllocation);
   // glibc serves blocks above its largest mmap threshold (32 MiB) with fresh, zeroed pages:
   // a zero fill there would only commit the memory of a large pool the program barely uses.
-  if (mem && (fill_byte() != 0 || n < (size_t(32) << 20))) memset(mem, fill_byte(), n);
+  if (mem && (fill_byte() != 0 || n < (size_t(32) << 20))) memset(mem, fill_byte(), total);
+  else if (mem) memset(static_cast<char *>(mem) + n, fill_byte(), total - n);
   static const bool reporting = [] {
     if (getenv("CUDAFUSE_EMU_UNWRITTEN")) std::atexit(note_unwritten_at_exit);
     return true;
