@@ -193,34 +193,47 @@ def _is_test(e: n.Expr) -> bool:
         e.op == "!"
 
 
-def _conjuncts(e: n.Expr) -> list[n.Expr]:
-    if isinstance(e, n.Binary) and e.op == "&&":
-        return _conjuncts(e.lhs) + _conjuncts(e.rhs)
+def _operands(e: n.Expr, op: str) -> list[n.Expr]:
+    """The chain `a op b op c` as [a, b, c]."""
+    if isinstance(e, n.Binary) and e.op == op:
+        return _operands(e.lhs, op) + _operands(e.rhs, op)
     return [e]
+
+
+def _split_guard(fn: Function, data: bytes, returns: bool, op: str
+                 ) -> tuple[n.If, str, str] | None:
+    """The if right after the declarations (an early return or not, as `returns` asks;
+    no else) whose `op` chain of tests starts with bounds (tests that read no memory) and
+    goes on with tests of data: (the if, the bounds' text, the data tests' text)."""
+    assert fn.body is not None
+    body = list(fn.body.body)
+    k = _leading(fn)
+    if k >= len(body):
+        return None
+    s = body[k]
+    if not isinstance(s, n.If) or s.else_ is not None or _early_return(s) != returns or \
+            not _spelled(data, s):
+        return None
+    parts = _operands(s.cond, op)
+    cut = next((j for j, p in enumerate(parts) if _reads_data(p)), len(parts))
+    if cut == 0 or cut == len(parts):
+        return None
+    # (`a && b && c` is `(a && b) && c`: the cut falls between two of its operands, at the
+    # operator whose right operand is parts[cut]'s chain)
+    bounds = f" {op} ".join(own_text(data, p) for p in parts[:cut])
+    tests = f" {op} ".join(own_text(data, p) for p in parts[cut:])
+    if not all(own_text(data, p).strip() for p in parts) or "\n" in bounds + tests:
+        return None
+    return s, bounds, tests
 
 
 def split_data(fn: Function, data: bytes) -> tuple[list[Edit], str]:
     """`if (bounds && data) { ... }` right after the declarations (no else) as `if (bounds)
     { if (data) { ... } }`: the bounds are the leading tests that read no memory."""
-    assert fn.body is not None
-    body = list(fn.body.body)
-    k = _leading(fn)
-    if k >= len(body):
+    found = _split_guard(fn, data, False, "&&")
+    if found is None:
         return [], ""
-    s = body[k]
-    if not isinstance(s, n.If) or s.else_ is not None or _early_return(s) or \
-            not _spelled(data, s):
-        return [], ""
-    parts = _conjuncts(s.cond)
-    cut = next((j for j, p in enumerate(parts) if _reads_data(p)), len(parts))
-    if cut == 0 or cut == len(parts):
-        return [], ""
-    # (`a && b && c` is `(a && b) && c`: the cut falls between two of its operands, at the
-    # `&&` whose right operand is parts[cut]'s chain)
-    bounds = " && ".join(own_text(data, p) for p in parts[:cut])
-    tests = " && ".join(own_text(data, p) for p in parts[cut:])
-    if not all(own_text(data, p).strip() for p in parts) or "\n" in bounds + tests:
-        return [], ""
+    s, bounds, tests = found
     end = s.span.end
     tail = data[end - 1:end]
     if tail not in (b"}", b";"):
@@ -232,32 +245,14 @@ def split_data(fn: Function, data: bytes) -> tuple[list[Edit], str]:
             Edit(end, end, " }")], "the tests of data in its guard read as an if inside it"
 
 
-def _disjuncts(e: n.Expr) -> list[n.Expr]:
-    if isinstance(e, n.Binary) and e.op == "||":
-        return _disjuncts(e.lhs) + _disjuncts(e.rhs)
-    return [e]
-
-
 def split_data_return(fn: Function, data: bytes) -> tuple[list[Edit], str]:
     """`if (out of bounds || data) return;` right after the declarations as `if (out of
     bounds) return; if (data) return;`: the bounds are the leading tests that read no memory
     (`||` stops at the first true: the same tests run, in the same order)."""
-    assert fn.body is not None
-    body = list(fn.body.body)
-    k = _leading(fn)
-    if k >= len(body):
+    found = _split_guard(fn, data, True, "||")
+    if found is None:
         return [], ""
-    s = body[k]
-    if not isinstance(s, n.If) or not _early_return(s) or not _spelled(data, s):
-        return [], ""
-    parts = _disjuncts(s.cond)
-    cut = next((j for j, p in enumerate(parts) if _reads_data(p)), len(parts))
-    if cut == 0 or cut == len(parts):
-        return [], ""
-    bounds = " || ".join(own_text(data, p) for p in parts[:cut])
-    tests = " || ".join(own_text(data, p) for p in parts[cut:])
-    if not all(own_text(data, p).strip() for p in parts) or "\n" in bounds + tests:
-        return [], ""
+    s, bounds, tests = found
     return [Edit(s.cond.span.start, s.cond.span.end, f"{bounds}) return; if ({tests}")], \
         "the tests of data in its guard read as an early return of their own"
 
