@@ -94,7 +94,7 @@ def test_stride_check_both_paths_match(fused, nx: int, ny: int) -> None:
                   extra={"a": rows, "t": rows, "out": rows})
 
 
-ORDERED = r"""
+KERNELS = r"""
 #include <cuda_runtime.h>
 #include "host_timers_timer.cuh"
 __global__ void ka(const float *in, float *t, int n) {
@@ -105,7 +105,9 @@ __global__ void kb(const float *t, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = t[i] + 1.0f;
 }
-void timed(const float *in, float *t, float *out, int n) {
+"""
+
+ORDERED = KERNELS + r"""void timed(const float *in, float *t, float *out, int n) {
   StopWatch sw;
   ka<<<(n + 127) / 128, 128>>>(in, t, n);
   sw.Stop();
@@ -155,18 +157,7 @@ def test_host_read_of_a_launch_buffer_keeps_records_in_place(tmp_path: Path) -> 
     assert "'timed' reads memory through 'out', a buffer its launches use" in first["timed"]
 
 
-OWN_EVENTS = r"""
-#include <cuda_runtime.h>
-#include "host_timers_timer.cuh"
-__global__ void ka(const float *in, float *t, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) t[i] = in[i] * 2.0f;
-}
-__global__ void kb(const float *t, float *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = t[i] + 1.0f;
-}
-void report(StopWatch &w);
+OWN_EVENTS = KERNELS + r"""void report(StopWatch &w);
 void given_event(const float *in, float *t, float *out, int n, cudaEvent_t ev) {
   ka<<<(n + 127) / 128, 128>>>(in, t, n);
   cudaEventRecord(ev);
