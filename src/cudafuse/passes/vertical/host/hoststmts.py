@@ -435,13 +435,17 @@ class HostStatements:
         for la in before:
             used = self.launch_roots(la)
             for arg, roots, written in touched:
+                if roots is not None and used is not None and not roots & used:
+                    continue
                 # A buffer the call only reads matters to a launch that may write it; two
-                # reads of one buffer, in either order, read the same values.
-                mine = used if written else self.launch_write_roots(la)
-                if roots is None or mine is None or roots & mine:
-                    what = _text(self.unit, arg)
-                    return (f"its call to '{call.callee}' touches '{what}', which may be a "
-                            f"buffer the launch of '{la.kernel}' at line {la.span.line} uses")
+                # reads of one buffer, in either order, read the same values. (The kernel's
+                # facts are asked for only here, where the buffers meet.)
+                if not written and roots is not None and \
+                        (mine := self.launch_write_roots(la)) is not None and not roots & mine:
+                    continue
+                what = _text(self.unit, arg)
+                return (f"its call to '{call.callee}' touches '{what}', which may be a "
+                        f"buffer the launch of '{la.kernel}' at line {la.span.line} uses")
         return None
 
     def _library_pointers(self, call: n.Call) -> list[n.Expr] | None:
