@@ -5,6 +5,8 @@ questions of the same spellings."""
 
 from __future__ import annotations
 
+import re
+
 FLOAT_BITS = {"float": 24, "double": 53, "long double": 64}
 
 
@@ -12,6 +14,13 @@ def _base_type(t: str) -> str:
     """`t` without qualifiers and a leading std:: or ::."""
     t = t.replace("const ", "").replace("volatile ", "").strip()
     return t.removeprefix("std::").removeprefix("::")
+
+
+def unqualified(t: str) -> str:
+    """`t` without cv or restrict qualifiers at any level, `*` spaced one way (`const float
+    *__restrict__` and `float*` are one spelling), for comparing types as written."""
+    t = re.sub(r"\b(?:const|volatile|__restrict__|__restrict|restrict)\b", " ", t)
+    return " ".join(t.replace("*", " * ").split())
 
 
 def float_bits(t: str) -> int | None:

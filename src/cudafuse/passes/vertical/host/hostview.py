@@ -18,6 +18,7 @@ from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
+from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.host.hostexprs import (
     _writes,
     launched_kernel,
@@ -534,7 +535,7 @@ class _Splitter:
         assert isinstance(inner, n.Ref)
         swapped: n.Expr = dataclasses.replace(inner, name=root.name, decl=root.decl,
                                               kind=root.kind)
-        if _unqualified(root.type) != _unqualified(inner.type):
+        if unqualified(root.type) != unqualified(inner.type):
             # `sample *p = reinterpret_cast<sample *>(buf);`: the same buffer, printed as the
             # root converted back to the alias's type (what its initialiser did), so that the
             # fused launch passes what the kernel's parameter takes.
@@ -973,7 +974,3 @@ def host_locals(host: Function) -> dict[str, n.VarDecl]:
     return {k: v for k, v in decls.items() if k not in written} | \
         settled_locals(host.body, written)
 
-
-def _unqualified(t: str) -> str:
-    return " ".join(w for w in t.replace("*", " * ").split()
-                    if w not in ("const", "volatile", "__restrict__", "__restrict"))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
+from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.kernel.accumulate import accumulators
 from cudafuse.passes.vertical.kernel.channels import (
     Channels,
@@ -180,17 +181,12 @@ def retyped(base: n.Expr, ref: n.Ref) -> str | None:
     """The type a subscript's pointer is explicitly cast to when the cast changes what it
     points to (`reinterpret_cast<int *>(p)[i]`): the element is then not read or stored as
     the parameter's type, so it is no value of that type at the element."""
-    own = _pointee(ref.type)
+    own = unqualified(ref.type)
     while isinstance(base, n.Cast):
-        if base.explicit and _pointee(base.type) != own:
+        if base.explicit and unqualified(base.type) != own:
             return base.type
         base = base.operand
     return None
-
-
-def _pointee(t: str) -> str:
-    t = re.sub(r"\b(?:const|volatile|__restrict__|__restrict|restrict)\b", " ", t)
-    return " ".join(t.replace("*", " * ").split())
 
 
 def _strip(e: n.Expr) -> n.Expr:
