@@ -41,7 +41,12 @@ def test_sample_fused_equals_unfused_on_the_gpu(tmp_path: Path, name: str,
                                                 size: tuple[int, int] | None) -> None:
     src = SAMPLES / f"{name}.cu"
     scratch = _scratch(name)
-    result = fuse_unit(parse_file(str(src)).unit, FuseOptions(scratch=scratch))
+    unit = parse_file(str(src)).unit
+    result = fuse_unit(unit, FuseOptions(scratch=scratch))
+    if result.output == src.read_bytes():
+        # The cost model keeps blur and canny unfused (fusing them measured no faster on an
+        # H200); the fused code is still what must equal the original on the device.
+        result = fuse_unit(unit, FuseOptions(scratch=scratch, fuse_all=True))
     fused = tmp_path / f"{name}.fused.cu"
     fused.write_bytes(result.output)
     assert fused.read_bytes() != src.read_bytes(), f"{name}: nothing was fused"
