@@ -151,19 +151,30 @@ def paper_pairs(corpus: str, cache: Path, work: Path) -> tuple[list[dict], list[
     return timed, untimed
 
 
-def kernel_ms(side: dict, sizes: dict, defines: list[str]) -> float:
-    """The native kernel alone at `sizes`: median ms of an event-timed loop (GPU only)."""
+def kernel_ms(side: dict, sizes: dict, defines: list[str], backend: str = "nvcc") -> float:
+    """The native kernel alone at `sizes`: median ms of an event-timed loop on the GPU.
+    backend "emu" runs the same path (program, load, prepare, timed loop) under the
+    emulator with the host clock: the rehearsal that the GPU path is complete
+    (`--rehearse-calibration`; the figures mean nothing)."""
     from cudafuse.profile.stats import summarize
     from cudafuse.profile.timing import TimingPlan, measure
     from cudafuse.runtime import load
 
+    emu = backend == "emu"
+    plan = TimingPlan(warmup_iterations=0, warmup_ms=0.0, min_iterations=2, min_total_ms=0.0,
+                      max_iterations=2, precision=None) if emu else \
+        TimingPlan(min_iterations=10, min_total_ms=20.0, precision=None)
     with tempfile.TemporaryDirectory(prefix="cudafuse-bench-hfuse-alone-") as tmp:
         path, spec, launch = native_program(side, sizes, defines, Path(tmp))
-        with load(path, backend="nvcc", include_dirs=side["include_dirs"],
+        with load(path, backend=backend, include_dirs=side["include_dirs"],
                   defines=defines) as lib:
             with lib.prepare(spec.entry, *spec.inputs(), **launch) as run:
-                times = measure(run.run, TimingPlan(min_iterations=10, min_total_ms=20.0,
-                                                    precision=None))
+                if emu:
+                    from cudafuse.profile.hostclock import HostClock
+
+                    times = measure(run.run, plan, l2_bytes=0, driver=HostClock)
+                else:
+                    times = measure(run.run, plan)
     return summarize(times).median
 
 
@@ -206,20 +217,74 @@ def growth(ms: float, target_ms: float) -> int:
     return 2 ** max(1, math.ceil(math.log2(target_ms / ms)))
 
 
-def calibrate(side: dict, target_ms: float, defines: list[str], limit: int = 1 << 16,
-              start: dict | None = None) -> tuple[dict, float]:
+def calibrate(side: dict, target_ms: float, defines: list[str], limit: int | None = None,
+              start: dict | None = None, backend: str = "nvcc") -> tuple[dict, float]:
     """Sizes at which the kernel takes at least target_ms (its work size grown from the
-    sample's, or from `start`: sizes an earlier run on this device found), and that time."""
+    sample's, or from `start`: sizes an earlier run on this device found), and that time;
+    the growth stops at `limit` times the sample's size (default: the kernel's
+    GROWTH_LIMIT, else 2^16)."""
     name = WORK_SIZE[side["kernel"]]
-    limit = GROWTH_LIMIT.get(side["kernel"], limit)
+    limit = limit or GROWTH_LIMIT.get(side["kernel"], 1 << 16)
     base = tomllib.loads(Path(side["spec"]).read_text())["sizes"][name]
     factor = max(1, int(start[name]) // base) if start and name in start else 1
     while True:
         sizes = {name: base * factor}
-        ms = kernel_ms(side, sizes, defines)
+        ms = kernel_ms(side, sizes, defines, backend)
         if ms >= target_ms or factor >= limit:
             return sizes, ms
         factor = min(limit, factor * growth(ms, target_ms))
+
+
+def rehearse_calibration(pairs: list[dict], defines: list[str], earlier: list[Path],
+                         directory: Path) -> int:
+    """The calibration path, which only a GPU run takes (native_program, load, prepare,
+    the timed loop, a growth step), run for every kernel of `pairs` under the emulator at
+    the samples' sizes: two measurements each, at the spec's size and 4x, then each pair's
+    spec written with those sizes and read back as `hfuse --profile` reads it; the
+    earlier sessions' sizes (--sizes-from) read as a calibration seeded from them reads
+    them. The second H200 session's hfuse step failed at once in this path (a spec whose
+    entry is a host wrapper launched as a kernel); none of it had run before."""
+    from cudafuse.profile.pairspec import load_pair_spec
+
+    bad = 0
+    sized: dict[str, dict] = {}
+    for pair in pairs:
+        for i in (1, 2):
+            side = _side(pair, i)
+            if side["kernel"] in sized:
+                continue
+            began = time.perf_counter()
+            try:
+                sizes, ms = calibrate(side, math.inf, defines + pair.get("defines", []),
+                                      limit=4, backend="emu")
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - every kernel is tried
+                bad += 1
+                sized[side["kernel"]] = {}
+                print(f"{side['kernel']} ({pair['name']}): calibration failed: {exc}",
+                      file=sys.stderr, flush=True)
+                continue
+            sized[side["kernel"]] = sizes
+            print(f"{side['kernel']}: calibration rehearsed under the emulator at {sizes} "
+                  f"({ms:.3g} ms host clock, {time.perf_counter() - began:.1f} s)", flush=True)
+        both = (sized[pair["kernel1"]], sized[pair["kernel2"]])
+        if all(both):
+            try:
+                load_pair_spec(str(pair_spec(pair, both, directory)))
+            except Exception as exc:  # noqa: BLE001 - reported, the next pair goes on
+                bad += 1
+                print(f"{pair['name']}: the calibrated pair spec does not load: {exc}",
+                      file=sys.stderr, flush=True)
+    devices = {str(r.get("device")) for p in earlier for r in read_done(p, "nvcc").values()
+               if r.get("device")}
+    for device in sorted(devices):
+        for kernel, sizes in seeds(earlier, device).items():
+            if WORK_SIZE.get(kernel) not in sizes:
+                bad += 1
+                print(f"{kernel}: the sizes an earlier run on {device} found ({sizes}) do "
+                      f"not hold its work size {WORK_SIZE.get(kernel)!r}", file=sys.stderr)
+    print(f"calibration rehearsed for {len(sized)} kernel(s) of {len(pairs)} pair(s), "
+          f"{len(devices)} earlier device(s) read: {bad} failure(s)", flush=True)
+    return 1 if bad else 0
 
 
 def seeds(paths: list[Path], device: str) -> dict[str, dict]:
@@ -476,6 +541,10 @@ def main() -> int:
     ap.add_argument("--plan-only", action="store_true", help="only `cudafuse hfuse-plan` on "
                     "each pair: every candidate emitted and compiled by nvcc (no GPU); with "
                     "--paper, each native kernel also built and loaded as for the GPU")
+    ap.add_argument("--rehearse-calibration", action="store_true", help="no GPU: run each "
+                    "kernel's calibration (the program, load, timed loop, one growth step) "
+                    "under the emulator at the samples' sizes, and check the pair specs it "
+                    "writes and the --sizes-from records")
     ap.add_argument("--paper", choices=["aten", "crypto", "all"], help="the HFuse paper's "
                     "own pairs as their projects write them, instead of the samples (--cache)")
     ap.add_argument("--cache", type=Path, help="with --paper: the folder of owner+name "
@@ -511,6 +580,8 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         if unknown:
             raise SystemExit(f"unknown pair(s): {', '.join(unknown)}")
         pairs = [by_name[w] for w in wanted]
+    if args.rehearse_calibration:
+        return rehearse_calibration(pairs, defines, args.sizes_from, tmp)
     if args.plan_only:
         bad = 0
         for pair in pairs:

@@ -516,9 +516,19 @@ def step_pytest(s: Session) -> str:
 def step_hfuse(s: Session) -> str:
     cmd = [s.python, str(BENCH / "bench_hfuse.py"), "--jsonl", str(s.out / "hfuse.jsonl"),
            "--md", str(s.out / "hfuse.md"), "--note", str(s.state.get("note", ""))]
+    # Kernels sized by an earlier session on this device (its committed results) are
+    # measured once at that size instead of grown again from the sample's.
+    earlier = sorted(str(p) for p in (ROOT / "benchmarks" / "results").glob("*/hfuse.jsonl"))
+    seeded = ["--sizes-from", *earlier] if earlier else []
     if s.dry:
-        # Every pair's candidates emitted and compiled by nvcc (as --profile's are), coarse
-        # splits to keep it short; then one pair profiled under the emulator.
+        # Every kernel's calibration (a GPU-only path until then) under the emulator, the
+        # earlier sessions' sizes read; every pair's candidates emitted and compiled by
+        # nvcc (as --profile's are), coarse splits to keep it short; then one pair
+        # profiled under the emulator.
+        rc, stopped = s.sh([s.python, str(BENCH / "bench_hfuse.py"), "--rehearse-calibration",
+                            *seeded], s.left())
+        if rc != 0:
+            return "partial" if stopped else "failed"
         if shutil.which("nvcc"):
             rc, stopped = s.sh([s.python, str(BENCH / "bench_hfuse.py"), "--plan-only",
                                 "--split-step", "1024"], s.left())
@@ -527,12 +537,8 @@ def step_hfuse(s: Session) -> str:
         cmd += ["--backend", "emu", "--no-calibrate", "--split-step", "1024", "--pairs",
                 DRY_PAIR]
     else:
-        cmd += ["--pairs", ",".join(_pair_order()), "--split-step", str(HFUSE_SPLIT_STEP)]
-        # Kernels sized by an earlier session on this device (its committed results) are
-        # measured once at that size instead of grown again from the sample's.
-        earlier = sorted(str(p) for p in (ROOT / "benchmarks" / "results").glob("*/hfuse.jsonl"))
-        if earlier:
-            cmd += ["--sizes-from", *earlier]
+        cmd += ["--pairs", ",".join(_pair_order()), "--split-step", str(HFUSE_SPLIT_STEP),
+                *seeded]
     rc, stopped = s.sh(cmd, s.left())
     return _bench_status(rc, stopped)
 
@@ -560,9 +566,14 @@ def step_hfuse_paper(s: Session) -> str:
     cmd = [s.python, str(BENCH / "bench_hfuse.py"), "--paper", "all", "--cache",
            str(DEVICE_CACHE)]
     if s.dry:
-        # No profile under the emulator: it cannot rewrite MaxPoolForward's launch inside
-        # ATen's dispatch lambda (docs/benchmarks.md, (b)). Every candidate compiled by nvcc
-        # instead, and each native kernel built and loaded as calibration loads it.
+        # Each native kernel's calibration under the emulator (its launcher appended to a
+        # copy of the ATen file, loaded, timed, grown once). No profile under the emulator:
+        # it cannot rewrite MaxPoolForward's launch inside ATen's dispatch lambda
+        # (docs/benchmarks.md, (b)). Every candidate compiled by nvcc instead, and each
+        # native kernel built and loaded for the GPU as calibration loads it.
+        rc, stopped = s.sh([*cmd, "--rehearse-calibration"], s.left())
+        if rc != 0:
+            return "partial" if stopped else "failed"
         cmd += ["--plan-only", "--split-step", "1024"]
     else:
         cmd += ["--jsonl", str(s.out / "hfuse.jsonl"), "--md", str(s.out / "hfuse.md"),
