@@ -1,5 +1,6 @@
-"""Register caps that buy nothing are one candidate with the one they add nothing to: the
-same blocks per SM and no fewer spills (profile.compiled.merge_same)."""
+"""Register caps that compile to the same program as another candidate of their split are
+one candidate with it: the same machine code and the same ptxas figures
+(profile.compiled.merge_same). Equal figures alone, or equal occupancy, are not enough."""
 
 from __future__ import annotations
 
@@ -22,33 +23,48 @@ def rec(cap: int | None, regs: int, spills: int = 0, split: tuple[int, int] = (1
                   spills, 0, occupancy(SM90, threads, regs))
 
 
-def test_caps_that_buy_nothing_are_merged_and_the_others_kept() -> None:
-    # 256 threads: 32 registers allow 8 blocks per SM, 40 allow 6, 24 allow 8.
-    records = [rec(None, 32), rec(24, 24, spills=12), rec(32, 31), rec(40, 40), rec(48, 40),
-               rec(None, 32, split=(256, 128))]
-    out = merge_same(records)
+def test_only_caps_with_the_same_code_and_figures_are_folded() -> None:
+    records = [rec(None, 32), rec(24, 24, spills=12), rec(32, 32), rec(40, 40), rec(48, 40),
+               rec(56, 40), rec(None, 32, split=(256, 128)), rec(32, 32, split=(256, 128))]
+    codes = {"thread:128+128:rnone": "a" * 64, "thread:128+128:r24": "b" * 64,
+             "thread:128+128:r32": "a" * 64,  # what ptxas made of no cap
+             "thread:128+128:r40": "c" * 64, "thread:128+128:r48": "d" * 64,
+             "thread:128+128:r56": "c" * 64,
+             "thread:256+128:rnone": "e" * 64, "thread:256+128:r32": "a" * 64}
+    out = merge_same(records, codes)
     by_id = {r.id: r for r in out}
     assert [r.id for r in out] == [r.id for r in records]  # nothing dropped from the report
     assert by_id["thread:128+128:rnone"].same_as is None  # the uncapped one always stays
-    # Same 8 blocks per SM as no cap: spilling (r24) or not (r32), the cap buys nothing.
-    assert by_id["thread:128+128:r24"].same_as == "thread:128+128:rnone"
-    assert "12 spill bytes against 0" in (by_id["thread:128+128:r24"].skip or "")
+    # The same 8 blocks per SM as no cap, but spilling: other code, so timed.
+    assert by_id["thread:128+128:r24"].same_as is None
     assert by_id["thread:128+128:r32"].same_as == "thread:128+128:rnone"
-    # 6 blocks per SM is another occupancy: kept; r48 compiles to r40's kernel.
+    assert by_id["thread:128+128:r32"].skip == (
+        "register cap 32: compiled to the same code as thread:128+128:rnone (machine code "
+        "sha256 aaaaaaaaaaaa, 32 registers, 0 spill bytes): the same program, timed as "
+        "thread:128+128:rnone")
+    # r40 and r48: the same figures, other code (another schedule): both timed.
     assert by_id["thread:128+128:r40"].same_as is None
-    assert by_id["thread:128+128:r48"].same_as == "thread:128+128:r40"
-    assert "the same kernel as thread:128+128:r40" in (by_id["thread:128+128:r48"].skip or "")
-    # Another split is compared only with its own candidates.
-    assert by_id["thread:256+128:rnone"].same_as is None
+    assert by_id["thread:128+128:r48"].same_as is None
+    assert by_id["thread:128+128:r56"].same_as == "thread:128+128:r40"
+    # Another split is compared only with its own candidates (r32 has rnone's code of the
+    # first split, not of its own).
+    assert by_id["thread:256+128:r32"].same_as is None
 
 
-def test_a_cap_that_removes_spills_is_kept() -> None:
-    out = merge_same([rec(None, 64, spills=8), rec(72, 72)])
+def test_same_code_with_other_figures_or_no_code_is_not_folded() -> None:
+    # ptxas figures differ (a cap that only moves the spill count): not one program.
+    out = merge_same([rec(None, 64, spills=8), rec(72, 64)],
+                     {"thread:128+128:rnone": "a", "thread:128+128:r72": "a"})
+    assert [r.same_as for r in out] == [None, None]
+    # A record without a code digest (a cubin that could not be read) is never folded.
+    out = merge_same([rec(None, 32), rec(32, 32)], {"thread:128+128:rnone": "a"})
     assert [r.same_as for r in out] == [None, None]
 
 
-def test_merged_caps_survive_the_report_and_fold_in_select_and_the_plan_table() -> None:
-    records = merge_same([rec(None, 32), rec(32, 31), rec(40, 40), rec(48, 40)])
+def test_folded_caps_survive_the_report_and_fold_in_select_and_the_plan_table() -> None:
+    codes = {"thread:128+128:rnone": "a", "thread:128+128:r32": "a",
+             "thread:128+128:r40": "c", "thread:128+128:r48": "c"}
+    records = merge_same([rec(None, 32), rec(32, 32), rec(40, 40), rec(48, 40)], codes)
     assert [Record.from_json(r.to_json()) for r in records] == records
     timed = [Record("streams", "streams", verified=True, timing=summarize([1.0] * 5)),
              *(r if r.skip else Record(**{**r.__dict__, "verified": True,
@@ -56,7 +72,8 @@ def test_merged_caps_survive_the_report_and_fold_in_select_and_the_plan_table() 
                for r in records)]
     lines = select(timed).lines
     assert not any(line.startswith("skipped thread:128+128:r32") for line in lines)
-    assert "not timed: 2 register cap(s) that buy no block per SM" in lines[-1]
+    assert lines[-1] == ("not timed: 2 register cap(s) compiled to the same machine code as "
+                         "another candidate of their split (the report's same_as names it)")
     rows = table(records)
     assert [r.split()[0] for r in rows[1:-1]] == ["thread:128+128:rnone",
                                                    "thread:128+128:r40"]
@@ -68,7 +85,8 @@ def test_plan_cache_round_trip_and_an_unwritable_cache(tmp_path: Path) -> None:
     from cudafuse.profile.cache import ResultsCache
     from cudafuse.profile.plancache import cached_plan, plan_key_inputs
 
-    records = merge_same([rec(None, 32), rec(32, 31)])
+    records = merge_same([rec(None, 32), rec(32, 32)],
+                         {"thread:128+128:rnone": "a", "thread:128+128:r32": "a"})
     calls: list[int] = []
 
     def compute() -> list[Record]:

@@ -6,6 +6,9 @@ the toolkit has them; `-cubin` compiles the device side only, which is more than
 full `-c`. A compile takes a second or more, so results are cached on disk by a sha256 of
 what decides them (the source bytes, the arch, the flags, nvcc's version line) under
 $CUDAFUSE_CACHE_DIR/ptxas (default ~/.cache/cudafuse/ptxas, the build cache's root).
+
+Each compile also keeps a digest of every kernel's machine code (analysis.cubin), so that
+two compiles can be told to be the same program (`Resources.code`).
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from cudafuse.analysis.cubin import code_digests
 from cudafuse.outputs import write_atomic
 
 CACHE_FORMAT = 1
@@ -32,6 +36,10 @@ class Resources:
     static_shared: int
     spill_stores: int = 0  # bytes
     spill_loads: int = 0
+    # A sha256 of the kernel's machine code in the cubin (analysis.cubin), '' when unknown
+    # (figures parsed from text, or a cubin that could not be read). Not part of equality:
+    # the figures compare as figures; `code` says whether two compiles are one program.
+    code: str = field(default="", compare=False)
 
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)'")
@@ -55,12 +63,9 @@ def kernel_name(mangled: str) -> str:
     return mangled
 
 
-def parse_ptxas(text: str) -> dict[str, Resources]:
-    """Figures per entry function, keyed by its unqualified name (the first instantiation of
-    a template) and, for template instantiations, also by `name<args>` without spaces as
-    c++filt spells it (see `lookup`)."""
-    out: dict[str, Resources] = {}
-    mangled: list[tuple[str, Resources]] = []
+def entry_figures(text: str) -> list[tuple[str, Resources]]:
+    """(mangled symbol, figures) of each entry function ptxas compiled, in its order."""
+    out: list[tuple[str, Resources]] = []
     current, symbol, spills = "", "", (0, 0)
     for line in text.splitlines():
         if (m := _ENTRY.search(line)) is not None:
@@ -69,11 +74,24 @@ def parse_ptxas(text: str) -> dict[str, Resources]:
         elif current and (s := _SPILLS.search(line)) is not None:
             spills = (int(s.group(1)), int(s.group(2)))
         elif current and (u := _USED.search(line)) is not None:
-            res = Resources(int(u.group(1)), int(u.group(2) or 0), *spills)
-            out.setdefault(current, res)
-            if symbol.startswith("_Z"):
-                mangled.append((symbol, res))
+            out.append((symbol, Resources(int(u.group(1)), int(u.group(2) or 0), *spills)))
             current = ""
+    return out
+
+
+def parse_ptxas(text: str, codes: dict[str, str] | None = None) -> dict[str, Resources]:
+    """Figures per entry function, keyed by its unqualified name (the first instantiation of
+    a template) and, for template instantiations, also by `name<args>` without spaces as
+    c++filt spells it (see `lookup`). `codes`: code digests by mangled symbol
+    (analysis.cubin.code_digests), set as each entry's `code`."""
+    out: dict[str, Resources] = {}
+    mangled: list[tuple[str, Resources]] = []
+    for symbol, res in entry_figures(text):
+        if codes and symbol in codes:
+            res = replace(res, code=codes[symbol])
+        out.setdefault(kernel_name(symbol), res)
+        if symbol.startswith("_Z"):
+            mangled.append((symbol, res))
     for name, res in zip(_template_names([m for m, _ in mangled]), (r for _, r in mangled),
                          strict=True):
         if name:
@@ -146,9 +164,12 @@ def nvcc_version() -> str | None:
 
 
 def compile_figures(source: bytes, arch: str, flags: tuple[str, ...] = (),
-                    name: str = "source.cu") -> dict[str, Resources] | str:
+                    name: str = "source.cu", code: bool = False
+                    ) -> dict[str, Resources] | str:
     """Figures per kernel (regbound.parse_ptxas's keys: unqualified names, and template
-    instantiations as `name<args>`), or why there are none (nvcc missing or failing)."""
+    instantiations as `name<args>`), or why there are none (nvcc missing or failing).
+    Every compile records each kernel's code digest (`Resources.code`); `code`: a cached
+    entry written before digests were kept is compiled again to get them."""
     version = nvcc_version()
     if version is None:
         return "nvcc is not on PATH"
@@ -157,7 +178,9 @@ def compile_figures(source: bytes, arch: str, flags: tuple[str, ...] = (),
     path = cache_dir() / f"{key}.json"
     try:
         data = json.loads(path.read_text())
-        return {k: Resources(**v) for k, v in data.items()}
+        cached = {k: Resources(**v) for k, v in data.items()}
+        if not code or all(r.code for r in cached.values()):
+            return cached
     except (OSError, ValueError, TypeError):
         pass
     with tempfile.TemporaryDirectory(prefix="cudafuse-ptxas-") as tmp:
@@ -166,9 +189,14 @@ def compile_figures(source: bytes, arch: str, flags: tuple[str, ...] = (),
         cmd = ["nvcc", f"-arch={arch}", "-cubin", "--resource-usage", str(src), "-o",
                str(Path(tmp) / "k.cubin"), *flags]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        text = res.stdout + res.stderr
+        try:
+            cubin = (Path(tmp) / "k.cubin").read_bytes() if res.returncode == 0 else b""
+        except OSError:
+            cubin = b""
     if res.returncode != 0:  # not cached: a missing header may be there next time
         return "nvcc failed: " + " ".join(res.stderr.split())[:300]
-    result = parse_ptxas(res.stdout + res.stderr)
+    result = parse_ptxas(text, code_digests(cubin, [s for s, _ in entry_figures(text)]))
     record = {k: asdict(v) for k, v in result.items()}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

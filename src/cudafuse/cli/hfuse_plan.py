@@ -49,6 +49,7 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     from cudafuse.profile.compiled import compiled_records
     from cudafuse.profile.hfuse_profile import _nvcc_version
     from cudafuse.profile.plancache import cached_plan, plan_key_inputs
+    from cudafuse.profile.records import PRUNING
     from cudafuse.progress import Progress
 
     outs = OutputSet([*files, *parse_opts.forced_includes])
@@ -81,7 +82,8 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
         "candidates": options.to_json(), "kernels": [k1.display, k2.display],
         "shapes": [str(shapes[0]), str(shapes[1])], "arch": parse_opts.arch,
         "include_dirs": list(parse_opts.include_dirs), "defines": list(parse_opts.defines),
-        "extra_args": list(parse_opts.extra_args), "nvcc": _nvcc_version()})
+        "extra_args": list(parse_opts.extra_args), "nvcc": _nvcc_version(),
+        "pruning": PRUNING})
     try:
         records, hit = cached_plan(
             None if no_cache else ResultsCache(cache_dir), key,
@@ -108,8 +110,8 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
 
 def table(records: list[Record]) -> list[str]:
     """The plan as text: a row per candidate, skipped ones with the reason. A register cap
-    that buys nothing over another candidate of its split (`same_as`) gets no row of its
-    own: the row it adds nothing to names it, and a last line counts them."""
+    compiled to the same machine code as another candidate of its split (`same_as`) gets
+    no row of its own: its twin's row names it, and a last line counts them."""
     merged: dict[str, list[str]] = {}
     for r in records:
         if r.same_as is not None:
@@ -130,7 +132,7 @@ def table(records: list[Record]) -> list[str]:
                      f"{occ.blocks_per_sm:>9} {occ.fraction:>9.0%}  {occ.limit}{also}")
     count = sum(len(v) for v in merged.values())
     if count:
-        lines.append(f"  (also rN: {count} register cap(s) folded into the row they add "
-                     "nothing to: the same blocks per SM and no fewer spills; not timed by "
-                     "--profile; --report lists them with same_as)")
+        lines.append(f"  (also rN: {count} register cap(s) folded into the row of the "
+                     "candidate whose machine code they compiled to; not timed by --profile; "
+                     "--report lists them with same_as)")
     return lines

@@ -2,14 +2,22 @@
 spills from ptxas (nvcc needs no GPU for that), and the theoretical occupancy they allow.
 
 This is the part of `--profile` that runs before anything is timed, and what
-`cudafuse hfuse-plan` prints: a candidate that cannot launch is skipped here with the reason.
+`cudafuse hfuse-plan` prints: a candidate that cannot launch is skipped here with the reason,
+and a register cap that compiles to the same machine code as another candidate of its split
+is that candidate (merge_same), so it is timed once.
+
+Every cap is compiled: what ptxas makes of a cap cannot be told before. A cap is a target
+for its register allocator, not only a bound: batchnorm_stats+histogram at 512+512 threads
+takes 31 registers uncapped and 37 under __maxnreg__(40), one block per SM fewer, and the
+H200 timed it 1.5x faster (0.44 ms against 0.67: four loads issued before the adds). An
+occupancy rule ("a cap cannot buy a block here, so it is dominated") dropped that winner.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -36,8 +44,8 @@ Emit = Callable[[Candidate], tuple[bytes, str]]
 def _compile(source: bytes, kernel: str, arch: str, flags: list[str], index: int
              ) -> Resources | str:
     # Device code only, cached by content (analysis.ptxas): a candidate compiled before
-    # (hfuse-plan, then hfuse --profile) is not compiled again.
-    got = compile_figures(source, arch, tuple(flags), f"c{index}.cu")
+    # (hfuse-plan, then hfuse --profile) is not compiled again. With its code digest.
+    got = compile_figures(source, arch, tuple(flags), f"c{index}.cu", code=True)
     if isinstance(got, str):
         return got
     figures = got.get(kernel)
@@ -54,8 +62,9 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
                      left_out: str = "") -> list[Record]:
     """Every candidate of `options` (register caps around HFuse's bound for the originals'
     ptxas figures), compiled in parallel, as records without timings; skipped splits and
-    caps, and candidates hfuse or nvcc refuse, as records with the reason; a cap that buys
-    nothing over another candidate of its split, as a record with `same_as` (merge_same).
+    caps, and candidates hfuse or nvcc refuse, as records with the reason; a cap compiled
+    to the same code as another candidate of its split, as a record with `same_as`
+    (merge_same).
     `limits`: the device's (default: the figures for `arch`). `progress` gets the phases
     "compiling the native kernels", "emitting candidates" and "compiling candidates".
     `only`: compile just the candidates it accepts; the others become records skipped with
@@ -91,44 +100,25 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
                                   cand.regcap, skip=f"hfuse refuses it: {first}"))
         phase_step(progress, cand.id)
     phase_start(progress, "compiling candidates", len(emitted))
-    results: list[Resources | str | Record | None] = [None] * len(emitted)
-    # The uncapped candidates first: a cap can only buy a block per SM (no cap spills least),
-    # so the caps of a split whose uncapped kernel is not limited by its registers are
-    # dominated and never compiled (prune_caps).
-    uncapped = [i for i, (c, _, _) in enumerate(emitted) if c.regcap is None]
-    _compile_all(emitted, uncapped, results, arch, flags, jobs, progress)
-    first: dict[tuple[str, tuple[int, int]], Record] = {}
-    for i in uncapped:
-        got = results[i]
-        if isinstance(got, Resources):
-            cand = emitted[i][0]
-            first[(cand.mode, (cand.threads1, cand.threads2))] = _record(cand, got, limits)
-    capped = []
-    for i, (cand, _, _) in enumerate(emitted):
-        if cand.regcap is None:
-            continue
-        pruned = prune_cap(cand, first.get((cand.mode, (cand.threads1, cand.threads2))))
-        if pruned is not None:
-            results[i] = pruned
-            phase_step(progress, cand.id)
-        else:
-            capped.append(i)
-    _compile_all(emitted, capped, results, arch, flags, jobs, progress)
+    results: list[Resources | str | None] = [None] * len(emitted)
+    _compile_all(emitted, list(range(len(emitted))), results, arch, flags, jobs, progress)
+    codes: dict[str, str] = {}
     for (cand, _, _), got in zip(emitted, results, strict=True):
         split = (cand.threads1, cand.threads2)
-        if isinstance(got, Record):
-            records.append(got)
-        elif isinstance(got, Resources):
+        if isinstance(got, Resources):
             records.append(_record(cand, got, limits))
+            if got.code:
+                codes[cand.id] = got.code
         else:
             records.append(Record(cand.id, cand.mode, split, cand.regcap,
                                   skip=got or "not compiled"))
     order = {c.id: i for i, c in enumerate(cset.candidates)}
-    return merge_same(sorted(records, key=lambda r: (order.get(r.id, len(order)), r.id)))
+    return merge_same(sorted(records, key=lambda r: (order.get(r.id, len(order)), r.id)),
+                      codes)
 
 
 def _compile_all(emitted: list[tuple[Candidate, bytes, str]], which: list[int],
-                 results: list[Resources | str | Record | None], arch: str, flags: list[str],
+                 results: list[Resources | str | None], arch: str, flags: list[str],
                  jobs: int | None, progress: Progress | None) -> None:
     """Compile emitted[i] for every i of `which` in parallel, into results[i]."""
     if not which:
@@ -150,64 +140,40 @@ def _record(cand: Candidate, got: Resources, limits: DeviceLimits) -> Record:
                   skip=f"cannot launch: {occ.reason}" if occ.blocks_per_sm == 0 else None)
 
 
-def prune_cap(cand: Candidate, uncapped: Record | None) -> Record | None:
-    """A register-capped candidate dominated by its split's uncapped one, as a record that
-    stands for it (`same_as`, a skip reason), or None when it must be compiled.
-
-    A cap is there to buy a block per SM or to remove spills (profile.candidates). It leaves
-    the fused kernel's threads and shared memory as they are, so it cannot give more blocks
-    per SM than those allow; when the uncapped kernel already has that many (its registers
-    are not what limits it) and spills nothing, a cap can at best match it (merge_same's
-    "buys nothing") or lose blocks (ptxas may use up to a cap above what it takes without
-    one: 40 registers under __maxnreg__(40) where the uncapped kernel took 32): dominated on
-    both figures either way, so it is not compiled."""
-    if uncapped is None or uncapped.skip is not None or uncapped.occupancy is None or \
-            _spills(uncapped):
-        return None
-    occ = uncapped.occupancy
-    others = [n for r, n in occ.by_resource.items() if r != "registers"]
-    if not others or occ.blocks_per_sm < min(others):
-        return None  # registers limit it: a cap may buy a block
-    return Record(cand.id, cand.mode, (cand.threads1, cand.threads2), cand.regcap,
-                  same_as=uncapped.id,
-                  skip=f"register cap {cand.regcap}: cannot buy a block over {uncapped.id} "
-                       f"({occ.blocks_per_sm} blocks/SM, limited by "
-                       f"{', '.join(r for r in occ.limits if r != 'registers')}, not its "
-                       f"{uncapped.registers} registers) nor remove spills (it has none); "
-                       "not compiled")
-
-
 def _spills(r: Record) -> int:
     return (r.spill_stores or 0) + (r.spill_loads or 0)
 
 
-def merge_same(records: list[Record]) -> list[Record]:
-    """Drop the register caps that buy nothing. A cap is there to buy a block per SM or to
-    remove spills (module docstring of profile.candidates); a capped candidate whose split
-    already has a kept candidate (no cap, or a lower cap) with the same blocks per SM and no
-    more spill bytes does neither, whatever its register count. It gets `same_as` (that
-    candidate) and a skip reason, so it is neither built nor timed and the report still
-    says what became of it. Records in generation order (no cap first, caps ascending)."""
+def merge_same(records: list[Record], codes: Mapping[str, str]) -> list[Record]:
+    """Fold each register cap that compiled to the same program as a candidate before it in
+    its split (no cap, or a lower cap) into that candidate: the same machine code (`codes`:
+    record id -> analysis.cubin digest) and the same ptxas figures (registers, shared
+    memory, spills), so the same occupancy and the same time. It gets `same_as` (the twin)
+    and a skip reason naming it, so it is neither built nor timed and the report still says
+    what became of it. A cap whose code differs is kept, whatever its figures: other
+    registers or another schedule can be faster at fewer blocks per SM (module docstring),
+    and equal figures do not make equal code (r40 and r48 of the pair above: 37 registers
+    each, two schedules). A record without a digest is never folded. Records in generation
+    order (no cap first, caps ascending)."""
     kept: dict[tuple[str, tuple[int, int] | None], list[Record]] = {}
     out = []
     for r in records:
-        if r.skip is not None or r.occupancy is None:
+        if r.skip is not None or r.occupancy is None or not codes.get(r.id):
             out.append(r)
             continue
         split = kept.setdefault((r.kind, r.threads), [])
-        better = next((k for k in split if r.regcap is not None
-                       and k.occupancy is not None
-                       and k.occupancy.blocks_per_sm == r.occupancy.blocks_per_sm
-                       and _spills(k) <= _spills(r)), None)
-        if better is None:
+        twin = next((k for k in split if r.regcap is not None and codes[k.id] == codes[r.id]
+                     and _figures(k) == _figures(r)), None)
+        if twin is None:
             split.append(r)
             out.append(r)
             continue
-        same = (r.registers, r.shared_bytes, r.spill_stores, r.spill_loads) == \
-            (better.registers, better.shared_bytes, better.spill_stores, better.spill_loads)
-        why = (f"the same kernel as {better.id} (ptxas: {r.registers} registers, "
-               f"{_spills(r)} spill bytes either way)" if same else
-               f"buys nothing over {better.id}: {r.occupancy.blocks_per_sm} blocks/SM "
-               f"either way, {_spills(r)} spill bytes against {_spills(better)}")
-        out.append(replace(r, same_as=better.id, skip=f"register cap {r.regcap}: {why}"))
+        why = (f"compiled to the same code as {twin.id} (machine code sha256 "
+               f"{codes[r.id][:12]}, {r.registers} registers, {_spills(r)} spill bytes): the "
+               f"same program, timed as {twin.id}")
+        out.append(replace(r, same_as=twin.id, skip=f"register cap {r.regcap}: {why}"))
     return out
+
+
+def _figures(r: Record) -> tuple[int | None, ...]:
+    return (r.registers, r.shared_bytes, r.spill_stores, r.spill_loads)

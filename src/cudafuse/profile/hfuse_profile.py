@@ -27,7 +27,7 @@ from cudafuse.profile.exactness import build_plan
 from cudafuse.profile.measure import Program, Target, measure_programs
 from cudafuse.profile.occupancy import DeviceLimits
 from cudafuse.profile.pairspec import PairSpec
-from cudafuse.profile.records import Record
+from cudafuse.profile.records import PRUNING, Record
 from cudafuse.profile.report import build_report, records_from_report
 from cudafuse.profile.select import Selection, SelectionError, select
 from cudafuse.profile.timing import TimingPlan
@@ -137,7 +137,9 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
         "exhaustive": exhaustive,
         # the timed builds' flags, and the exactness check's (profile.exactness)
         "nvcc_flags": list(target.nvcc_flags),
-        "exactness_flags": list(build_plan(target.nvcc_flags, target.backend).verify)}
+        "exactness_flags": list(build_plan(target.nvcc_flags, target.backend).verify),
+        # which register caps are folded into another candidate (profile.compiled)
+        "pruning": PRUNING}
     sources = [Path(f).read_bytes() for f in files]
     key = cache_key(sources=sources, spec=pair.text, device=device, options=run_options)
     if cache is not None:
@@ -215,8 +217,8 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
     top = {(r.kind, r.threads) for r in fastest[:SEARCH_TOP]}
     if have_nvcc() and not exhaustive and top:
         # Now the caps of the fastest splits, compiled beside their split's uncapped
-        # candidate (ptxas' figures cached: not compiled again) so that a cap that buys
-        # nothing over it is merged (same_as), in place of their placeholders.
+        # candidate (ptxas' figures cached: not compiled again) so that a cap compiled to
+        # its code is merged (same_as), in place of their placeholders.
         capped = {r.id: r for r in compiled(lambda c: (c.mode, (c.threads1, c.threads2))
                                             in top)
                   if r.regcap is not None and (r.kind, r.threads) in top}

@@ -13,6 +13,10 @@ from cudafuse.profile.occupancy import Occupancy
 from cudafuse.profile.stats import Summary
 
 KINDS = ("thread", "block", *BASELINES)
+# Which register caps get `same_as` (profile.compiled.merge_same), in the cache keys of
+# hfuse-plan and --profile: results stored under an earlier rule (caps folded by occupancy,
+# which dropped a winner) are not reused.
+PRUNING = "same machine code"
 
 
 @dataclass(frozen=True)
@@ -34,9 +38,9 @@ class Record:
     verified: bool | None = None
     timing: Summary | None = None
     skip: str | None = None
-    # A register cap that ptxas compiled to the same figures as another candidate of its
-    # split (the cap does not bind): that candidate's id. Never built or timed (`skip` says
-    # why); the same kernel is measured under the other id.
+    # A register cap that compiled to the same machine code (and ptxas figures) as another
+    # candidate of its split: that candidate's id (profile.compiled.merge_same). Never built
+    # or timed (`skip` says why); the same program is measured under the other id.
     same_as: str | None = None
     # Verified on the exactness check's build, but the timed build's outputs differ from
     # the streams baseline's (nvcc's contraction choices: profile.exactness).

@@ -112,7 +112,7 @@ def select(records: Sequence[Record], margin: float = DEFAULT_MARGIN) -> Selecti
     # One line, not one per split: these are no configurations of their own.
     same = [r for r in records if r.same_as is not None]
     if same:
-        lines.append(f"not timed: {len(same)} register cap(s) that buy no block per SM and "
-                     "remove no spills over another candidate of their split (the report's "
-                     "same_as names it)")
+        lines.append(f"not timed: {len(same)} register cap(s) compiled to the same machine "
+                     "code as another candidate of their split (the report's same_as names "
+                     "it)")
     return Selection(choice, best, margin, tuple(lines))
