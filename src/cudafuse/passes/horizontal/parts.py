@@ -20,6 +20,7 @@ from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationU
 from cudafuse.ir.source import Span
 from cudafuse.passes.horizontal import coop
 from cudafuse.passes.horizontal.asm import asm_hazard
+from cudafuse.passes.horizontal.carried import carried_state
 from cudafuse.passes.horizontal.helpers import (
     REDUCING,
     REDUCING_CALL,
@@ -166,7 +167,8 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
     split = plan_split(unit, fn, index, mode, reach, copies.functions, refuse)
     dyn_globals = tuple(g for g in used_globals.values() if g.is_extern)
     static_globals = tuple(g for g in used_globals.values() if not g.is_extern)
-    dependence = block_dependence(unit, ref, block.count) + per_block_stores(fn) + [
+    dependence = block_dependence(unit, ref, block.count) + per_block_stores(fn) + \
+        carried_state(unit, fn) + [
         f"file-scope __shared__ '{g.name}' has a size fixed at compile time, which may be the "
         "block's" for g in static_globals]
     helper_reducing = sum(1 for c in helper_barriers if c.callee.split("::")[-1] in REDUCING)
