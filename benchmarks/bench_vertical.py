@@ -208,6 +208,67 @@ def profile_partitions(prof: dict[str, object]) -> dict[str, object]:
     return out
 
 
+def variant_times(prof: dict[str, object]) -> dict[str, float]:
+    """Each timed variant's median ms in a `fuse --profile` report, under its name and its
+    aliases: how near the cost model's own choice came to the fastest (the table's summary)
+    and what benchmarks/calibrate.py fits the model to."""
+    out: dict[str, float] = {}
+    for v in prof.get("variants", []):  # type: ignore[union-attr]
+        if isinstance(v, dict) and isinstance(v.get("timing"), dict):
+            for vid in (v["id"], *v.get("aliases", [])):
+                out[str(vid)] = float(v["timing"]["median_ms"])
+    return out
+
+
+# A `fuse --profile` report in the session's log.txt: its first line (the choice), then a
+# line per timed variant; bench_vertical's own line ends the row.
+_REPORT_START = re.compile(r"cudafuse: profile: (?:chose ([\w-]+)|kept the program (unfused))")
+_REPORT_LINE = re.compile(r"cudafuse: profile:\s+([\w-]+)(?: \(= ([^)]*)\))?: ([\d.]+) ms")
+_ROW_END = re.compile(r"^(\w+) (\d+): fuse --profile chose ([\w-]+)")
+
+
+def log_reports(log: str) -> dict[tuple[str, int], dict[str, float]]:
+    """Each row's variant times as the log's `fuse --profile` reports give them ((sample,
+    size) -> variant or alias -> median ms), for rows recorded before `profile_times` was.
+    A row's own line ("harris 4096: fuse --profile chose ...") comes after its report, and
+    since the harness of a row is built while the next row is profiled, after the NEXT
+    row's report (the second H200 session's log): reports are matched to rows first in,
+    first out, a report whose choice is not the row's being one whose row failed after
+    profiling (passed over)."""
+    out: dict[tuple[str, int], dict[str, float]] = {}
+    pending: list[tuple[str, dict[str, float]]] = []
+    for line in log.splitlines():
+        start = _REPORT_START.search(line)
+        if start:
+            pending.append((start.group(1) or start.group(2), {}))
+            continue
+        m = _REPORT_LINE.search(line)
+        if m and pending:
+            for name in [m.group(1), *(a.strip() for a in (m.group(2) or "").split(","))]:
+                if name:
+                    pending[-1][1][name] = float(m.group(3))
+            continue
+        end = _ROW_END.match(line)
+        if end:
+            while pending and pending[0][0] != end.group(3):
+                pending.pop(0)
+            if pending:
+                out[(end.group(1), int(end.group(2)))] = pending.pop(0)[1]
+    return out
+
+
+def render(folder: Path, note: str = "") -> str:
+    """The table of a results folder, made again from its vertical.jsonl (and, for rows
+    recorded before `profile_times` was, the variant times from its log.txt): no GPU."""
+    rows = read_rows(folder / "vertical.jsonl", "nvcc")
+    log = folder / "log.txt"
+    reports = log_reports(log.read_text()) if log.exists() else {}
+    for key, row in rows.items():
+        if "profile_times" not in row and key in reports:
+            row["profile_times"] = reports[key]
+    return table(rows, note)
+
+
 def compile_harness(source: Path, name: str, exe: Path, nvcc: str, arch: str,
                     flags: tuple[str, ...] = ()) -> Path:
     h = exe.with_suffix(".cu")
@@ -497,7 +558,12 @@ def main() -> int:
     ap.add_argument("--note", default="", help="added to the table's header line (the "
                     "driver as nvidia-smi names it, say)")
     ap.add_argument("--write", type=Path, help="replace the table in this markdown file")
+    ap.add_argument("--render", type=Path, metavar="DIR", help="print the table of a "
+                    "results folder again from its vertical.jsonl and log.txt (no GPU)")
     args = ap.parse_args()
+    if args.render:
+        print(render(args.render, args.note))
+        return 0
     nvcc = shutil.which("nvcc")
     if nvcc is None and (args.backend == "nvcc" or args.compile_only):
         print("nvcc not found", file=sys.stderr)
@@ -602,6 +668,7 @@ def main() -> int:
                    "size": size, "profile_ms": measured["ms"][0],  # type: ignore[index]
                    "profile_choice": str(choice["id"]),
                    "model_fastest": choice["model_was_fastest"],
+                   "profile_times": variant_times(prof),
                    "profile_equal": equal}
             unfused = args.work / f"bench_{name}_unfused"
             if not equal and args.backend == "nvcc" and unfused.exists():
@@ -707,7 +774,8 @@ def table(rows: dict[tuple[str, int], dict], note: str = "",
              "| % of copy | copy GB/s | outputs equal | Hipacc speed-up |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in ordered:
-        best = r.get("model_fastest")
+        near = model_gap(r)
+        best = r.get("model_fastest") if near is None else near[0] <= 0
         gbps, copy = r.get("fused_gbps"), r.get("copy_gbps")
         verdicts = [_verdict(r)]
         if "profile_equal" in r:
@@ -715,7 +783,7 @@ def table(rows: dict[tuple[str, int], dict], note: str = "",
         lines.append(
             f"| {r['sample']} | {r['size']}^2 | {_ms(r.get('unfused_ms'))} | "
             f"{_ms(r.get('fused_ms'))} | {r['speedup']:.2f} | {_profile_cells(r)} | "
-            f"{'-' if best is None else 'yes' if best else 'no'} | "
+            f"{'-' if best is None else 'yes' if best else _behind(near)} | "
             f"{_ms(r.get('roofline_ms'))} | {f'{gbps:.0f}' if gbps else '-'} | "
             f"{f'{100 * gbps / copy:.0f}%' if gbps and copy else '-'} | "
             f"{f'{copy:.0f}' if copy else '-'} | {' / '.join(dict.fromkeys(verdicts))} | "
@@ -723,11 +791,53 @@ def table(rows: dict[tuple[str, int], dict], note: str = "",
     speedups = [r["speedup"] for r in ordered if r.get("speedup")]
     if speedups:
         lines += ["", f"Geometric-mean speed-up: {statistics.geometric_mean(speedups):.2f}"]
-    judged = [r["model_fastest"] for r in ordered if r.get("model_fastest") is not None]
-    if judged:
-        lines.append(f"The cost model's own choice was the measured fastest in "
-                     f"{sum(judged)} of {len(judged)} runs.")
+    lines += summary(ordered)
     return "\n".join(lines)
+
+
+NEAR = 0.01  # within this fraction of the fastest variant: the noise of block variants
+BLOCK_SHAPE = re.compile(r"block-\d+x\d+")  # the model's partition at another block shape
+
+
+def model_gap(r: dict) -> tuple[float, str, float, float] | None:
+    """How much more time the cost model's own choice took than the fastest variant
+    `fuse --profile` timed in the row (unfused included: the model may keep a pipeline
+    unfused): (fraction, the fastest variant, model ms, fastest ms); None where the row has
+    no variant times."""
+    times = r.get("profile_times")
+    if not isinstance(times, dict) or "model" not in times:
+        return None
+    best = min(times, key=lambda k: (times[k], k != r.get("profile_choice")))
+    return times["model"] / times[best] - 1, best, times["model"], times[best]
+
+
+def _behind(near: tuple[float, str, float, float] | None) -> str:
+    return "no" if near is None else f"no (+{near[0] * 100:.1f}%)"
+
+
+def summary(ordered: list[dict]) -> list[str]:
+    """The line under the table: how often the cost model's own choice was the fastest
+    variant, how often within NEAR of it (a block shape of the same partition, mostly),
+    and the rows where it was further behind, with the figures."""
+    gaps = [(r, model_gap(r)) for r in ordered]
+    judged = [(r, g) for r, g in gaps if g is not None]
+    if not judged:  # rows recorded without variant times: the profile's own verdict
+        flags = [r["model_fastest"] for r in ordered if r.get("model_fastest") is not None]
+        return [f"The cost model's own choice was the measured fastest in {sum(flags)} of "
+                f"{len(flags)} runs."] if flags else []
+    fastest = sum(g[0] <= 0 for _, g in judged)
+    near = [g for _, g in judged if 0 < g[0] <= NEAR]
+    far = [(r, g) for r, g in judged if g[0] > NEAR]
+    blocks = sum(bool(BLOCK_SHAPE.fullmatch(g[1])) for g in near)
+    line = (f"The cost model's own choice was the fastest variant `fuse --profile` timed in "
+            f"{fastest} of {len(judged)} runs and within {NEAR:.0%} of it in {len(near)} more "
+            f"(the fastest there being the model's partition at another block shape in "
+            f"{blocks}); ")
+    if not far:
+        return [line + f"it was never more than {NEAR:.0%} behind."]
+    return [line + f"more than {NEAR:.0%} behind in {len(far)}: " + "; ".join(
+        f"{r['sample']} {r['size']}^2 ({g[2]:.4g} ms against {g[1]}'s {g[3]:.4g} ms, "
+        f"+{g[0] * 100:.1f}%)" for r, g in far) + "."]
 
 
 if __name__ == "__main__":

@@ -80,43 +80,34 @@ def device(folder: Path) -> tuple[str, int, float]:
     return gpu["name"], int(gpu["multiprocessors"]), gpu["clocks"]["max_sm_khz"] * 1e3
 
 
-_PROFILE_LINE = re.compile(r"cudafuse: profile:\s+([\w-]+)(?: \(= ([^)]*)\))?: ([\d.]+) ms")
-_PROFILE_END = re.compile(r"^(\w+) (\d+): fuse --profile chose")
-
-
 def profile_times(log: str) -> dict[tuple[str, int], dict[str, float]]:
     """Each `fuse --profile` report of the log: (sample, size) -> variant -> median ms
-    (a variant's aliases, `model (= tiles-always, exact)`, get its time too)."""
-    out: dict[tuple[str, int], dict[str, float]] = {}
-    block: dict[str, float] = {}
-    for line in log.splitlines():
-        m = _PROFILE_LINE.search(line)
-        if m:
-            ms = float(m.group(3))
-            for name in [m.group(1), *(a.strip() for a in (m.group(2) or "").split(","))]:
-                if name:
-                    block[name] = ms
-            continue
-        end = _PROFILE_END.match(line)
-        if end:
-            out[(end.group(1), int(end.group(2)))] = block
-            block = {}
-    return out
+    (a variant's aliases, `model (= tiles-always, exact)`, get its time too), each report
+    matched to its row as bench_vertical.log_reports matches them (the second session's
+    log has each row's line after the next row's report)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_vertical import log_reports
+
+    return log_reports(log)
 
 
 def measurements(folder: Path) -> list[Measured]:
     parts = json.loads((folder / "partitions.json").read_text())
-    rows = [json.loads(ln) for ln in (folder / "vertical.jsonl").read_text().splitlines()
-            if ln.strip()]
+    rows: dict[tuple[str, int], dict] = {}
+    for ln in (folder / "vertical.jsonl").read_text().splitlines():
+        rec = json.loads(ln) if ln.strip() else {}
+        if rec.get("backend") == "nvcc":  # a row's model and profile records, merged
+            rows.setdefault((rec["sample"], int(rec["size"])), {}).update(rec)
     profiles = profile_times((folder / "log.txt").read_text())
     out = []
-    for row in rows:
-        if row.get("kind") != "model" or row.get("backend") != "nvcc":
+    for (sample, size), row in rows.items():
+        if "fused_ms" not in row:
             continue
-        sample, size = row["sample"], int(row["size"])
         known = parts.get(sample, {})
         times = {"unfused": row["unfused_ms"], "model": row["fused_ms"]}
-        for name, ms in profiles.get((sample, size), {}).items():
+        # The variant times the row recorded (sessions after the second), else its log's.
+        recorded = row.get("profile_times") or profiles.get((sample, size), {})
+        for name, ms in recorded.items():
             times.setdefault(name, ms)
         seen: set[Variant] = set()
         for name, ms in times.items():
