@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.view import (
@@ -273,10 +274,11 @@ def _stores(fn: Function, tail: list[n.Stmt], coords: list[n.VarDecl]
     stores: dict[str, OwnStore] = {}
     locals_: dict[str, n.Expr] = {}
     stride: n.Expr | None = None
+    written = set().union(*(assigned_decls(s) for s in tail))
     for s in tail:
         if isinstance(s, n.DeclStmt):
             for d in s.decls:
-                if d.init is not None:
+                if d.init is not None and d.decl not in written:
                     locals_[d.decl] = d.init
         parts = store_parts(s.expr) if isinstance(s, n.ExprStmt) else None
         if parts is not None and parts[2] == "=":

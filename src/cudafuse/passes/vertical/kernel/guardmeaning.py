@@ -203,3 +203,41 @@ def linear_own(index: n.Expr, coord_decl: n.VarDecl, locals_: dict[str, n.Expr])
     if width is None:
         return poly == x
     return delinearise(poly, (), width)[0] == delinearise(x, (), width)[0]
+
+
+def own_row_stride(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.Expr]
+                   ) -> n.Expr | None:
+    """The row stride S when a 2-D kernel's store index evaluates to its own element y * S
+    + x (S an expression of integral parameters), whatever locals spell it: `int r = y, c =
+    x; out[r * w + c]`, `out[(y * w + x)]`, `out[x + w * y]`. `locals_` are the locals
+    declared once and never written (their initialisers are followed a few levels deep);
+    None when the index means anything else or cannot be read."""
+    ids = {c.decl: k for k, c in enumerate(coords)}
+    params: dict[str, tuple[str, str]] = {}
+
+    def leaf(r: n.Ref, depth: int = 8) -> Poly | None:
+        if r.decl in ids:
+            return Poly.atom(Atom("coord", f"c{ids[r.decl]}"))
+        if r.decl in locals_ and depth > 0:
+            return _poly(locals_[r.decl], lambda q: leaf(q, depth - 1), divide=True)
+        if r.kind == "param" and _integral(r.type) and "*" not in r.type:
+            params[r.decl] = (r.name, r.type)
+            return Poly.atom(Atom("param", r.decl))
+        return None
+
+    try:
+        poly = _poly(index, leaf, divide=True)
+    except _Unread:
+        return None
+    x, y = Atom("coord", "c0"), Atom("coord", "c1")
+    stride: dict[tuple[Atom, ...], int] = {}
+    for m, c in poly.terms:
+        if m == (x,) and c == 1:
+            continue
+        if m.count(y) != 1 or x in m or any(a.kind != "param" for a in m if a != y):
+            return None
+        stride[tuple(a for a in m if a != y)] = c
+    if (((x,), 1)) not in poly.terms or not stride:
+        return None
+    return _expr(Poly._make(stride), {d: name for d, (name, _) in params.items()},
+                 {d: t for d, (_, t) in params.items()})

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
@@ -30,7 +31,12 @@ from cudafuse.passes.vertical.kernel.channels import (
     find_channels,
     frame,
 )
-from cudafuse.passes.vertical.kernel.guardmeaning import guard_bounds, linear_own
+from cudafuse.passes.vertical.kernel.guardmeaning import (
+    guard_bounds,
+    linear_own,
+    own_row_stride,
+)
+from cudafuse.passes.vertical.kernel.staged_copy import StagedCopy
 
 DIM_NAMES = ("x", "y", "z")
 _COLLECTIVES = ("__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
@@ -137,6 +143,9 @@ class KernelView:
     # grid_dims (0, 0): both coordinates come from the launch's x (one from the block, one
     # from the grid), so no tile or other block shape is used for them.
     launch_extents: tuple[str, ...] = ()
+    # A kernel read without its shared copy of a read-only buffer (staged_copy.py): `fn` is
+    # the kernel without it; code generation removes and renames what this says.
+    staged_copy: StagedCopy | None = None
 
     @property
     def grid_stride(self) -> bool:
@@ -360,17 +369,21 @@ def _own_index(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.Expr
     ids = {c.decl: i for i, c in enumerate(coords)}
     if len(coords) == 1:
         return _ref_to(index, ids) == 0 or linear_own(index, coords[0], locals_), None
-    if len(coords) != 2 or not (isinstance(index, n.Binary) and index.op == "+"):
+    if len(coords) != 2:
         return False, None
-    for a, b in ((index.lhs, index.rhs), (index.rhs, index.lhs)):
-        a = _strip(a)
-        if _ref_to(b, ids) != 0 or not (isinstance(a, n.Binary) and a.op == "*"):
-            continue
-        if _ref_to(a.lhs, ids) == 1:
-            return True, a.rhs
-        if _ref_to(a.rhs, ids) == 1:
-            return True, a.lhs
-    return False, None
+    if isinstance(index, n.Binary) and index.op == "+":
+        for a, b in ((index.lhs, index.rhs), (index.rhs, index.lhs)):
+            a = _strip(a)
+            if _ref_to(b, ids) != 0 or not (isinstance(a, n.Binary) and a.op == "*"):
+                continue
+            if _ref_to(a.lhs, ids) == 1:
+                return True, a.rhs
+            if _ref_to(a.rhs, ids) == 1:
+                return True, a.lhs
+    # Any other spelling is read by its value (copies of the coordinates, the terms in
+    # another order): the stride then comes back built from the parameters.
+    stride = own_row_stride(index, coords, locals_)
+    return stride is not None, stride
 
 
 def _bound_of_params(fn: Function, bound: n.Expr, loop: n.Stmt) -> n.Expr:
@@ -643,10 +656,13 @@ def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str,
     """Stores `p[own] = v` (or `p[own] op= v`) among `stmts` and, through if/else, inside
     them, each with its path: the (if, branch) pairs it sits under. Loops are not entered (a
     store there may run many times)."""
+    # (a local written after its declaration, or whose address is taken, is not the value
+    # it was declared with: its stores are not read through it)
+    written = set().union(*(assigned_decls(s) for s in stmts)) if not path else set()
     for s in stmts:
         if isinstance(s, n.DeclStmt) and not path:
             for d in s.decls:
-                if d.init is not None:
+                if d.init is not None and d.decl not in written:
                     locals_[d.decl] = d.init
         parts = store_parts(s.expr) if isinstance(s, n.ExprStmt) else None
         if parts is not None:
