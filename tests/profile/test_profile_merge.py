@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cudafuse.cli.hfuse_plan import table
-from cudafuse.profile.compiled import merge_same
+from cudafuse.profile.compiled import merge_same, rank_spilling
 from cudafuse.profile.occupancy import DeviceLimits, occupancy
 from cudafuse.profile.records import Record
 from cudafuse.profile.select import select
@@ -59,6 +59,29 @@ def test_same_code_with_other_figures_or_no_code_is_not_folded() -> None:
     # A record without a code digest (a cubin that could not be read) is never folded.
     out = merge_same([rec(None, 32), rec(32, 32)], {"thread:128+128:rnone": "a"})
     assert [r.same_as for r in out] == [None, None]
+
+
+def test_a_cap_that_only_adds_spills_is_ranked_untimed_with_the_reason() -> None:
+    # 256 threads: 64 registers allow 4 blocks per SM, 40 allow 6, 24 allow 8.
+    records = [rec(None, 64), rec(24, 24, spills=76), rec(40, 40, spills=8), rec(56, 56),
+               rec(60, 56, spills=4)]
+    out = rank_spilling(records)
+    by_id = {r.id: r for r in out}
+    # r24 and r40 spill, but buy blocks per SM (8 and 6 against 4): timed.
+    assert by_id["thread:128+128:r24"].skip is None
+    assert by_id["thread:128+128:r40"].skip is None
+    assert by_id["thread:128+128:r56"].skip is None
+    # r60 spills 4 bytes where r56 and rnone spill none at 4 blocks/SM: ranked, not
+    # folded (other code), its figures kept.
+    r60 = by_id["thread:128+128:r60"]
+    assert r60.same_as is None and r60.registers == 56
+    assert r60.skip == ("register cap 60: spills 4 bytes where thread:128+128:rnone spills 0 "
+                        "at 4 blocks/SM (this one 4): buys no block and removes no spill, "
+                        "ranked below it and not timed (other code, judged slower, not "
+                        "measured; --exhaustive times it)")
+    # A spilling uncapped kernel is always timed, and a cap that spills less is kept.
+    out = rank_spilling([rec(None, 64, spills=8), rec(72, 64, spills=4)])
+    assert [r.skip for r in out] == [None, None]
 
 
 def test_folded_caps_survive_the_report_and_fold_in_select_and_the_plan_table() -> None:

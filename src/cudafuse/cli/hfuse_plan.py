@@ -121,15 +121,18 @@ def table(records: list[Record]) -> list[str]:
     for r in records:
         if r.same_as is not None:
             continue
-        if r.occupancy is None or r.skip:
+        if r.occupancy is None:
             lines.append(f"  {r.id:<24} {'-':>4} {'-':>6} {'-':>5} {'-':>9} {'-':>9}  "
                          f"{r.skip}")
             continue
         occ = r.occupancy
         also = f" (also {', '.join(merged[r.id])})" if r.id in merged else ""
+        # A compiled candidate that is skipped all the same (it cannot launch, or spills
+        # only) keeps its figures, then the reason.
         lines.append(f"  {r.id:<24} {r.registers:>4} {r.shared_bytes:>6} "
                      f"{(r.spill_stores or 0) + (r.spill_loads or 0):>5} "
-                     f"{occ.blocks_per_sm:>9} {occ.fraction:>9.0%}  {occ.limit}{also}")
+                     f"{occ.blocks_per_sm:>9} {occ.fraction:>9.0%}  "
+                     f"{r.skip if r.skip else occ.limit + also}")
     count = sum(len(v) for v in merged.values())
     if count:
         lines.append(f"  (also rN: {count} register cap(s) folded into the row of the "

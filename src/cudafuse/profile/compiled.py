@@ -59,12 +59,13 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
                      limits: DeviceLimits | None = None,
                      progress: Progress | None = None,
                      only: Callable[[Candidate], bool] | None = None,
-                     left_out: str = "") -> list[Record]:
+                     left_out: str = "", rank_spills: bool = True) -> list[Record]:
     """Every candidate of `options` (register caps around HFuse's bound for the originals'
     ptxas figures), compiled in parallel, as records without timings; skipped splits and
     caps, and candidates hfuse or nvcc refuse, as records with the reason; a cap compiled
     to the same code as another candidate of its split, as a record with `same_as`
-    (merge_same).
+    (merge_same); with `rank_spills`, a cap that only adds spills, as a record skipped with
+    that reason (rank_spilling; --exhaustive times them).
     `limits`: the device's (default: the figures for `arch`). `progress` gets the phases
     "compiling the native kernels", "emitting candidates" and "compiling candidates".
     `only`: compile just the candidates it accepts; the others become records skipped with
@@ -113,8 +114,9 @@ def compiled_records(options: CandidateOptions, emit: Emit, originals: tuple[str
             records.append(Record(cand.id, cand.mode, split, cand.regcap,
                                   skip=got or "not compiled"))
     order = {c.id: i for i, c in enumerate(cset.candidates)}
-    return merge_same(sorted(records, key=lambda r: (order.get(r.id, len(order)), r.id)),
-                      codes)
+    merged = merge_same(sorted(records, key=lambda r: (order.get(r.id, len(order)), r.id)),
+                        codes)
+    return rank_spilling(merged) if rank_spills else merged
 
 
 def _compile_all(emitted: list[tuple[Candidate, bytes, str]], which: list[int],
@@ -172,6 +174,37 @@ def merge_same(records: list[Record], codes: Mapping[str, str]) -> list[Record]:
                f"{codes[r.id][:12]}, {r.registers} registers, {_spills(r)} spill bytes): the "
                f"same program, timed as {twin.id}")
         out.append(replace(r, same_as=twin.id, skip=f"register cap {r.regcap}: {why}"))
+    return out
+
+
+def rank_spilling(records: list[Record]) -> list[Record]:
+    """Rank below the others, untimed, each register cap that spills more bytes than a
+    timed candidate of its split with at least as many blocks per SM: a cap is there to buy
+    a block per SM or to remove spills, and this one does neither. Unlike merge_same this is
+    a judgement, not an identity (it is another program, which might still be faster), so
+    the reason says so and names the candidate, the record keeps its figures, and
+    `--exhaustive` times it. Records in generation order, after merge_same."""
+    timed: dict[tuple[str, tuple[int, int] | None], list[Record]] = {}
+    out = []
+    for r in records:
+        if r.skip is not None or r.occupancy is None:
+            out.append(r)
+            continue
+        split = timed.setdefault((r.kind, r.threads), [])
+        better = next((k for k in split if r.regcap is not None and k.occupancy is not None
+                       and k.occupancy.blocks_per_sm >= r.occupancy.blocks_per_sm
+                       and _spills(k) < _spills(r)), None)
+        if better is None:
+            split.append(r)
+            out.append(r)
+            continue
+        assert better.occupancy is not None
+        out.append(replace(r, skip=(
+            f"register cap {r.regcap}: spills {_spills(r)} bytes where {better.id} spills "
+            f"{_spills(better)} at {better.occupancy.blocks_per_sm} blocks/SM (this one "
+            f"{r.occupancy.blocks_per_sm}): buys no block and removes no spill, ranked below "
+            f"it and not timed (other code, judged slower, not measured; --exhaustive times "
+            "it)")))
     return out
 
 

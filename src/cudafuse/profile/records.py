@@ -13,10 +13,10 @@ from cudafuse.profile.occupancy import Occupancy
 from cudafuse.profile.stats import Summary
 
 KINDS = ("thread", "block", *BASELINES)
-# Which register caps get `same_as` (profile.compiled.merge_same), in the cache keys of
-# hfuse-plan and --profile: results stored under an earlier rule (caps folded by occupancy,
-# which dropped a winner) are not reused.
-PRUNING = "same machine code"
+# Which register caps get `same_as` (profile.compiled.merge_same) or are ranked untimed
+# (rank_spilling), in the cache keys of hfuse-plan and --profile: results stored under an
+# earlier rule (caps folded by occupancy, which dropped a winner) are not reused.
+PRUNING = "same machine code; caps that only add spills ranked untimed"
 
 
 @dataclass(frozen=True)
