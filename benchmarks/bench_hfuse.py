@@ -288,14 +288,32 @@ def rehearse_calibration(pairs: list[dict], defines: list[str], earlier: list[Pa
 
 
 def seeds(paths: list[Path], device: str) -> dict[str, dict]:
-    """Kernel -> the sizes an earlier run on `device` grew it to (the last such record)."""
+    """Kernel -> the sizes an earlier run on `device` grew it to (the last such record;
+    a pair whose profiling failed after its kernels were sized counts: the second H200
+    session's paper pair faulted in a fused candidate, its calibration had finished)."""
     found: dict[str, dict] = {}
     for path in paths:
-        for rec in read_done(path, "nvcc").values():
+        for rec in calibrated(path, "nvcc"):
             if rec.get("device") == device and rec.get("sizes"):
                 for i in (1, 2):
                     found[rec[f"kernel{i}"]] = rec["sizes"][i - 1]
     return found
+
+
+def calibrated(path: Path | None, backend: str) -> list[dict]:
+    """The records of `path` whose kernels were sized (grown by calibration), whether or
+    not the pair's profiling then succeeded."""
+    if path is None or not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:  # a line cut short when a run was stopped
+            continue
+        if rec.get("backend") == backend and any(rec.get("sizes") or ()):
+            out.append(rec)
+    return out
 
 
 def pair_spec(pair: dict, sizes: tuple[dict, dict], directory: Path) -> Path:
@@ -597,15 +615,17 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     # Kernels sized by an earlier run keep their sizes: a resumed run calibrates no kernel
     # twice, and its pairs are measured at the sizes the first part used.
     sized: dict[str, tuple[dict, float]] = {}
-    for rec in done.values():
+    for rec in calibrated(args.jsonl, args.backend):
         for i in (1, 2):
             if rec.get("alone"):
                 sized[rec[f"kernel{i}"]] = (rec["sizes"][i - 1], rec["alone"][i - 1])
     started: dict[str, dict] = {}
-    if calibrate_sizes and args.sizes_from:
+    gpu = ""
+    if calibrate_sizes:
         from cudafuse.profile.device import query_device
 
-        started = seeds(args.sizes_from, query_device()[0].name)
+        gpu = query_device()[0].name  # in every record, a failed pair's too (seeds)
+        started = seeds(args.sizes_from, gpu) if args.sizes_from else {}
     # This run's pairs in its order, then the other corpus's rows of the same file (the
     # samples' and the paper's pairs share one table).
     names = [p["name"] for p in pairs]
@@ -640,6 +660,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
                                        ["--split-step", str(args.split_step)])
         rec = {"backend": args.backend, "pair": pair["name"], "kernel1": pair["kernel1"],
                "kernel2": pair["kernel2"], "sizes": sizes, "alone": alone,
+               **({"device": gpu} if gpu else {}),
                "seconds": seconds, "calibration_seconds": round(calibration, 1),
                "date": datetime.date.today().isoformat()}
         if report is None:

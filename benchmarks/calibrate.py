@@ -1,6 +1,6 @@
 """Calibrate the vertical cost model against times measured on a GPU.
 
-    python benchmarks/calibrate.py [RESULTS] [--arch sm_90] [--fit] [--json OUT]
+    python benchmarks/calibrate.py [RESULTS...] [--arch sm_90] [--fit] [--json OUT]
 
 RESULTS is a folder `benchmarks/gpu_session.py` wrote (default: the newest under
 benchmarks/results): `vertical.jsonl` (every sample, unfused and the cost model's fused
@@ -91,7 +91,9 @@ def profile_times(log: str) -> dict[tuple[str, int], dict[str, float]]:
     return log_reports(log)
 
 
-def measurements(folder: Path) -> list[Measured]:
+def measurements(folder: Path, tag: str = "") -> list[Measured]:
+    """Every measured variant of a results folder whose partition is known; with `tag`
+    (fitting several sessions at once), each variant's name says which session it is."""
     parts = json.loads((folder / "partitions.json").read_text())
     rows: dict[tuple[str, int], dict] = {}
     for ln in (folder / "vertical.jsonl").read_text().splitlines():
@@ -123,6 +125,8 @@ def measurements(folder: Path) -> list[Measured]:
             if key in seen:
                 continue  # an alias of a partition already listed (the first name wins)
             seen.add(key)
+            if tag:
+                variant = dataclasses.replace(variant, name=f"{variant.name} [{tag}]")
             out.append(Measured(sample, size, variant, ms))
     return out
 
@@ -329,9 +333,12 @@ def choices(data: list[Measured], arch: ArchParams, to_ms: float) -> Iterator[st
         ARCHS[arch.name] = saved
 
 
-def load(folder: Path) -> tuple[list[Measured], dict[tuple[str, int], PipelineModel],
-                                 dict[str, list[str]]]:
-    data = measurements(folder)
+def load(folder: Path | list[Path]) -> tuple[list[Measured], dict[tuple[str, int],
+                                                                   PipelineModel],
+                                              dict[str, list[str]]]:
+    folders = folder if isinstance(folder, list) else [folder]
+    data = [m for f in folders
+            for m in measurements(f, f.name if len(folders) > 1 else "")]
     models, names = {}, {}
     for sample in sorted({m.sample for m in data}):
         plan = plan_sample(sample)
@@ -343,18 +350,26 @@ def load(folder: Path) -> tuple[list[Measured], dict[tuple[str, int], PipelineMo
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("results", nargs="?", type=Path, default=None)
+    ap.add_argument("results", nargs="*", type=Path, help="results folders (several: one "
+                    "fit over all their variants, each named with its folder; same device)")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--fit", action="store_true", help="fit the constants and show their effect")
     ap.add_argument("--json", type=Path, help="write the constants and the table as JSON")
     args = ap.parse_args(argv)
-    folder = args.results or newest_results()
-    name, sms, clock = device(folder)
+    folders = args.results or [newest_results()]
+    devices = {device(f) for f in folders}
+    if len(devices) > 1:
+        print(f"the folders were measured on different devices: {sorted(devices)}",
+              file=sys.stderr)
+        return 1
+    (name, sms, clock), = devices
     to_ms = 1e3 / (LANES * sms * clock)
-    data, models, names = load(folder)
+    data, models, names = load(folders)
     arch = ARCHS[args.arch]
+    where = ", ".join(str(f.relative_to(ROOT) if f.is_relative_to(ROOT) else f)
+                      for f in folders)
     print(f"Device: {name}, {sms} SMs at {clock / 1e9:.2f} GHz, {LANES} lanes each; "
-          f"results: {folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}")
+          f"results: {where}")
     print(f"{len(data)} measured variants of {len({m.sample for m in data})} samples\n")
     print(f"{args.arch} as in plan/arch.py: " + ", ".join(
         f"{k}={getattr(arch, k):.4g}" for k in ("t_shared", *FITTED)))

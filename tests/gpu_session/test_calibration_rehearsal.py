@@ -114,3 +114,18 @@ def test_every_kernels_calibration_runs_under_the_emulator(tmp_path: Path) -> No
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     for kernel in ("at::native::im2col_kernel<float>", "at::native::MaxPoolForward<float, float>"):
         assert f"{kernel}: calibration rehearsed under the emulator" in res.stdout
+
+
+def test_a_pair_that_failed_after_its_calibration_still_seeds_the_next(tmp_path: Path) -> None:
+    # The second H200 session's paper pair: both kernels grown (16 s), then a fused
+    # candidate faulted. The next call starts from those sizes, not from the spec's.
+    bh = _module("bench_hfuse")
+    path = tmp_path / "hfuse.jsonl"
+    path.write_text("\n".join(__import__("json").dumps(r) for r in (
+        {"backend": "nvcc", "pair": "a+b", "kernel1": "a", "kernel2": "b", "device": "H200",
+         "sizes": [{"c": 1048560}, {"b": 524288}], "alone": [0.83, 0.52],
+         "error": "illegal memory access", "row": "| a+b | failed |"},
+        {"backend": "nvcc", "pair": "c+d", "kernel1": "c", "kernel2": "d",
+         "sizes": [{}, {}], "alone": None, "error": "x"})) + "\n")
+    assert bh.seeds([path], "H200") == {"a": {"c": 1048560}, "b": {"b": 524288}}
+    assert "a+b" not in bh.read_done(path, "nvcc")  # the pair itself is measured again
