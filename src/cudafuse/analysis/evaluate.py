@@ -114,6 +114,8 @@ class _Frame:
     settable: frozenset[str] = frozenset()
     returns: list[tuple[tuple[Pred, ...], Value]] = field(default_factory=list)
     local_path: int = 0  # index into the path where this frame's own conditions start
+    # Pointer variables whose values reach no memory operation (see inert_pointers).
+    inert: frozenset[str] = frozenset()
 
 
 def opaque(kind: str, name: str, *args: Poly) -> Poly:
@@ -178,6 +180,58 @@ def settable_decls(body: n.Node, by_decl: dict[str, Function]) -> frozenset[str]
     return frozenset(refs - pinned)
 
 
+def inert_pointers(fn: Function) -> frozenset[str]:
+    """The pointer parameters and locals of `fn` whose values only ever move between each
+    other by whole assignments (`temp = lhs; lhs = rhs; rhs = temp;`, a kernel that swaps
+    its own copies of two pointers): none of them is dereferenced, indexed, passed, compared
+    or computed with, so assigning one reaches no memory and is no escape. Every use of each
+    must be an assignment statement `a = b` (or a declaration `T *a = b`) with `a` among
+    them; the largest such set (a variable used any other way leaves, and so do those
+    assigned to it)."""
+    if fn.body is None:
+        return frozenset()
+
+    def pointer(t: str, dims: object = ()) -> bool:
+        return "*" in t and "&" not in t and not dims
+
+    cand = {p.decl for p in fn.params if p.is_pointer and pointer(p.type)}
+    moves: list[tuple[str, str | None]] = []  # (target, source or None when not a variable)
+    allowed: set[int] = set()
+    for node in fn.body.walk():
+        if isinstance(node, n.VarDecl) and pointer(node.var_type, node.array_dims):
+            cand.add(node.decl)
+            if node.init is not None:
+                src = _strip_casts(node.init)
+                moves.append((node.decl, src.decl if isinstance(src, n.Ref) else None))
+                if isinstance(src, n.Ref):
+                    allowed.add(id(src))
+        elif isinstance(node, n.ExprStmt) and isinstance(node.expr, n.Binary) and \
+                node.expr.op == "=" and isinstance(node.expr.lhs, n.Ref):
+            src = _strip_casts(node.expr.rhs)
+            moves.append((node.expr.lhs.decl, src.decl if isinstance(src, n.Ref) else None))
+            allowed.add(id(node.expr.lhs))
+            if isinstance(src, n.Ref):
+                allowed.add(id(src))
+    uses: dict[str, list[int]] = {}
+    for node in fn.body.walk():
+        if isinstance(node, n.Ref) and node.decl in cand:
+            uses.setdefault(node.decl, []).append(id(node))
+    inert = {d for d in cand if all(u in allowed for u in uses.get(d, []))}
+    changed = True
+    while changed:
+        changed = False
+        for target, src in moves:
+            # a move out of an inert variable into one that is not, or into an inert one
+            # from something that is no inert variable, is a use the set cannot keep
+            if src in inert and target not in inert:
+                inert.discard(src)
+                changed = True
+            if target in inert and src is not None and src not in inert and src in cand:
+                inert.discard(target)
+                changed = True
+    return frozenset(inert)
+
+
 def exits(stmt: n.Stmt | None) -> bool:
     """Whether control never falls through `stmt` (return, break, continue on every path)."""
     if isinstance(stmt, (n.Return, n.Break, n.Continue)):
@@ -228,7 +282,8 @@ class Evaluator:
                            else Poly.atom(Atom("param", p.name)))
         self._stack.append(fn.decl)
         self._frames.append(_Frame(env, self.assigned(fn.body) if fn.body else set(),
-                                   self.settable(fn.body) if fn.body else frozenset()))
+                                   self.settable(fn.body) if fn.body else frozenset(),
+                                   inert=inert_pointers(fn)))
         if fn.body is not None:
             self.stmt(fn.body, ())
         self._frames.pop()
@@ -720,7 +775,7 @@ class Evaluator:
             self.load(target, path, "store")
             return rhs
         if isinstance(target, n.Ref):
-            if isinstance(rhs, PtrVal):
+            if isinstance(rhs, PtrVal) and target.decl not in self.frame.inert:
                 self.escape(rhs, path, e.span)  # p = other: reads through p now reach other
             if e.op == "=":
                 return self._set(target, rhs)
