@@ -38,25 +38,24 @@ def _strip(e: n.Expr) -> n.Expr:
     return e
 
 
-def _grid_dependent(fn: Function) -> set[str]:
-    """The locals whose value depends on `gridDim` (through other locals too)."""
+def _grid_constants(fn: Function) -> set[str]:
+    """The locals that hold, for the whole thread, a value depending on `gridDim`
+    (`const int stride = blockDim.x * gridDim.x`, through other such locals too): declared
+    with it and never written again. A variable the loop steps is none of them."""
     assert fn.body is not None
-    found: set[str] = set()
     nodes = list(fn.body.walk())
+    written = {(r.decl or r.name) for x in nodes if (r := _written(x, set())) is not None}
+    found: set[str] = set()
 
     def depends(e: n.Node) -> bool:
         return any(isinstance(x, n.Ref) and (x.kind == "builtin" and x.name == "gridDim" or
                                              (x.decl or x.name) in found) for x in e.walk())
 
-    for _ in range(2):  # twice: a local assigned later in a loop reaches earlier uses
+    for _ in range(2):  # twice: a local declared from a later one (rare) still counts
         for node in nodes:
-            if isinstance(node, n.VarDecl) and node.init is not None and depends(node.init):
+            if isinstance(node, n.VarDecl) and node.init is not None and \
+                    (node.decl or node.name) not in written and depends(node.init):
                 found.add(node.decl or node.name)
-            elif isinstance(node, n.Binary) and node.is_assignment and \
-                    isinstance(_strip(node.lhs), n.Ref) and depends(node.rhs):
-                lhs = _strip(node.lhs)
-                assert isinstance(lhs, n.Ref)
-                found.add(lhs.decl or lhs.name)
     return found
 
 
@@ -128,6 +127,8 @@ def _as_loop(node: n.Node) -> _Loop | None:
     # macro's text does not show. With all four parts there, they are in order.
     if isinstance(node, n.OtherStmt) and node.kind == "FOR_STMT" and len(node.items) == 4:
         init, cond, inc, body = node.items
+        if isinstance(body, n.Expr):  # `GS_LOOP(i, n) acc += x[i];`
+            body = n.ExprStmt(body, span=body.span)
         if isinstance(init, n.Stmt) and isinstance(cond, n.Expr) and \
                 isinstance(inc, n.Expr) and isinstance(body, n.Stmt):
             return _Loop(node, cond, inc, body)
@@ -178,7 +179,7 @@ def _carried(fn_body: n.Stmt, loop: _Loop, step: n.Node, arrays: set[str]) -> n.
 def _loops(fn: Function) -> list[tuple[_Loop, n.Node, n.Ref]]:
     """The grid-stride loops of `fn`: (loop, its step, its variable)."""
     assert fn.body is not None
-    grid = _grid_dependent(fn)
+    grid = _grid_constants(fn)
     out: list[tuple[_Loop, n.Node, n.Ref]] = []
     for node in fn.body.walk():
         loop = _as_loop(node)
