@@ -620,12 +620,8 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
             if rec.get("alone"):
                 sized[rec[f"kernel{i}"]] = (rec["sizes"][i - 1], rec["alone"][i - 1])
     started: dict[str, dict] = {}
-    gpu = ""
-    if calibrate_sizes:
-        from cudafuse.profile.device import query_device
-
-        gpu = query_device()[0].name  # in every record, a failed pair's too (seeds)
-        started = seeds(args.sizes_from, gpu) if args.sizes_from else {}
+    gpu = ""  # the device's name, asked when a pair is first measured (not on a resume
+    # that has nothing left to do); in every record, a failed pair's too (seeds)
     # This run's pairs in its order, then the other corpus's rows of the same file (the
     # samples' and the paper's pairs share one table).
     names = [p["name"] for p in pairs]
@@ -643,6 +639,11 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         sizes: list[dict] = [{}, {}]
         alone = None
         began = time.perf_counter()
+        if calibrate_sizes and not gpu:
+            from cudafuse.profile.device import query_device
+
+            gpu = query_device()[0].name
+            started = seeds(args.sizes_from, gpu) if args.sizes_from else {}
         if calibrate_sizes:
             for i in (1, 2):
                 side = _side(pair, i)

@@ -179,7 +179,17 @@ class Session:
         self.log = (out / "log.txt").open("a", buffering=1)
         self.state = self._read_state()
         self.state.setdefault("steps", {})
-        self.state.update(mode="dry (CPU)" if dry else "gpu", checkout=_git_head())
+        self.stamp()
+
+    def stamp(self) -> None:
+        """This call's mode and checkout into the state; a resumed session's earlier
+        checkout is kept beside it (its rows were measured there)."""
+        head, old = _git_head(), self.state.get("checkout")
+        if old and head and old != head:
+            earlier = self.state.setdefault("earlier_checkouts", [])
+            if old not in earlier:
+                earlier.append(old)
+        self.state.update(mode="dry (CPU)" if self.dry else "gpu", checkout=head)
 
     def _read_state(self) -> dict:
         path = self.out / "session.json"
@@ -694,6 +704,7 @@ def resume_from(s: Session, prior: Path | None) -> None:
         s.log = (s.out / "log.txt").open("a", buffering=1)
         s.state = s._read_state()
         s.state.setdefault("steps", {})
+        s.stamp()
         s.say(f"resumed from {prior}: {', '.join(copied)}")
 
 
@@ -811,6 +822,8 @@ def publish(folder: Path, doc: Path) -> int:
             table = bench_vertical.render(folder, str(state.get("note", "")))
         steps = ", ".join(f"{k}: {v['status']}" for k, v in state["steps"].items())
         at = f" at checkout {state['checkout']}" if state.get("checkout") else ""
+        if state.get("earlier_checkouts"):
+            at += f" (resuming rows measured at {', '.join(state['earlier_checkouts'])})"
         text = (table.rstrip() + f"\n\nFrom `python3 benchmarks/gpu_session.py`"
                 f"{at} ({steps}).")
         body = doc.read_text()

@@ -237,6 +237,29 @@ def test_hfuse_rows_resume_without_profiling(tmp_path: Path, monkeypatch: pytest
     assert bh.failed_row({"name": "a+b"}, "e").count("|") == bh.HEADER.splitlines()[0].count("|")
 
 
+def test_a_resumed_session_names_the_checkout_its_earlier_rows_came_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The next session resumes the second H200 session's results (checkout 1a33236) at a
+    # later checkout: the state names this call's checkout and keeps the earlier one.
+    gs = _module("gpu_session")
+    monkeypatch.setattr(gs, "STEPS", _fake_steps(gs, [], {}))
+    monkeypatch.setattr(gs, "_git_head", lambda: "new5678")
+    prior = tmp_path / "prior"
+    prior.mkdir()
+    (prior / "session.json").write_text(json.dumps(
+        {"mode": "gpu", "checkout": "1a33236", "steps": {"vertical": {"status": "done"}}}))
+    out = tmp_path / "out"
+    assert gs.main(["--out", str(out), "--resume", str(prior), "--work",
+                    str(tmp_path / "w")]) == 0
+    state = json.loads((out / "session.json").read_text())
+    assert state["checkout"] == "new5678" and state["earlier_checkouts"] == ["1a33236"]
+    (out / "hfuse.md").write_text("Measured ...\n")
+    doc = tmp_path / "b.md"
+    doc.write_text("x\n")
+    assert gs.publish(out, doc) == 0
+    assert "at checkout new5678 (resuming rows measured at 1a33236)" in doc.read_text()
+
+
 def test_publish_puts_a_gpu_sessions_tables_into_the_docs(tmp_path: Path) -> None:
     gs = _module("gpu_session")
     folder, doc = tmp_path / "res", tmp_path / "benchmarks.md"
