@@ -315,6 +315,7 @@ class GroupEmitter:
         data = self.unit.source_of(fn.span.file).data
         if view.grid_stride:
             self._unloop(view, body)
+        self._without_copy(view, body)
         acc = self._accumulator_locals(view, fn)
         hoisted, hoist_edits = ("", []) if view.grid_stride else self._hoisted_reads(site)
         for k, stmt in enumerate(() if view.grid_stride else view.coord_stmts):
@@ -397,6 +398,21 @@ class GroupEmitter:
                 f"__device__ __forceinline__ {elem} {name}_at(long long {self.prefix}_i, "
                 f"{group}) {{\n{aliases}\n"
                 f"  return {name}_xy({self._index_to_coords(view)}, {cf});\n}}\n")
+
+    def _without_copy(self, view: KernelView, body: _Slice) -> None:
+        """A producer read without its shared copy of a read-only buffer (staged_copy.py):
+        the copy, the shared declarations and the barriers go (a value function runs in one
+        thread, with no block to wait for), and each read of the copy reads the buffer at the
+        same element."""
+        copy = view.staged_copy
+        if copy is None:
+            return
+        data = self.unit.source_of(view.fn.span.file).data
+        for span in copy.dropped:
+            body.replace_range(_line_start(data, span.start, body.span.start),
+                               _through_line(data, span.end), "")
+        for span, name in copy.renamed:
+            body.replace(span, name)
 
     def _hoisted_reads(self, site: LaunchSite) -> tuple[str, list[tuple[int, int, str]]]:
         """A producer's reads of another producer at its own element, evaluated once at the

@@ -6,12 +6,46 @@ from __future__ import annotations
 
 import dataclasses
 
+from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.gridstride import grid_stride_view, row_loop_view
+from cudafuse.passes.vertical.kernel.staged_copy import StagedCopy, staged_copy
 from cudafuse.passes.vertical.kernel.view import ImpliedGuard, KernelView, plain_view
 
 
 def build_view(fn: Function) -> KernelView:
+    view = _build_view(fn)
+    if view.producer_reason and fn.body is not None:
+        copy = staged_copy(fn)
+        if isinstance(copy, str):
+            return dataclasses.replace(view, producer_reason=copy)
+        if isinstance(copy, StagedCopy):
+            return _without_copy(view, copy)
+    return view
+
+
+def _without_copy(view: KernelView, copy: StagedCopy) -> KernelView:
+    """The view of a kernel read without its shared copy (staged_copy.py), when the thread
+    that makes the copy reaches it whenever a reader does: the only return before the copy
+    is the bounds guard, upper bounds on the usual coordinates, which thread 0 of a reader's
+    block passes when the reader does."""
+    plain = _build_view(copy.fn)
+    if plain.producer_reason:
+        return dataclasses.replace(view, producer_reason=plain.producer_reason)
+    assert view.fn.body is not None
+    early = [r for r in view.fn.body.walk()
+             if isinstance(r, n.Return) and r.span.start < copy.copier_start]
+    guard = plain.guard
+    if early and (guard is None or plain.guard_kind != "return" or plain.lower_bounded or
+                  plain.launch_extents or any(
+                      not guard.span.start <= r.span.start < guard.span.end for r in early)):
+        return dataclasses.replace(view, producer_reason=(
+            "it returns before the thread that copies its shared memory makes the copy, other "
+            "than at a bounds guard that thread passes whenever a reader does"))
+    return dataclasses.replace(plain, staged_copy=copy)
+
+
+def _build_view(fn: Function) -> KernelView:
     assert fn.body is not None
     last = fn.body.body[-1] if fn.body.body else None
     if isinstance(last, ImpliedGuard) and any(e == "loop.x" for _, e in last.extents):

@@ -254,6 +254,10 @@ class Legality:
                 # a row no wider than the stride, checked where the group runs
                 self.checks[i] = " && ".join(
                     dict.fromkeys(c for c in (self.checks.get(i), check) if c))
+            # (after coverage, which sets the launch's check rather than adding to it)
+            copied = self._staged_copy_check(i)
+            if copied:
+                return f"'{name}' cannot be recomputed: {copied}"
         return None
 
     def _unseen_writes(self, info: LaunchInfo) -> str | None:
@@ -279,7 +283,10 @@ class Legality:
         """Side effects hidden in the helpers a producer calls (its own body is checked by
         the view): atomics, barriers, warp collectives, writes to globals."""
         facts = info.facts
-        for ops, what in ((facts.atomics, "an atomic"), (facts.barriers, "a barrier"),
+        copy = info.view.staged_copy  # (its barriers are gone with its shared copy)
+        gone = {s.line for s in copy.dropped} if copy is not None else set()
+        barriers = [b for b in facts.barriers if b.line not in gone]
+        for ops, what in ((facts.atomics, "an atomic"), (barriers, "a barrier"),
                           (facts.warp_ops, "a warp collective")):
             if ops:
                 return f"it calls {what} ('{ops[0].name}', through a helper)"
@@ -294,6 +301,27 @@ class Legality:
                     if isinstance(target, n.Ref) and target.kind == "global":
                         return f"its helper '{helper.name}' writes global '{target.name}'"
         return None
+
+    def _staged_copy_check(self, i: int) -> str | None:
+        """A producer read without its shared copy (kernel/staged_copy.py) is fused under
+        the inequalities that make every element it reads one it copied, checked where the
+        group runs (the original launches run when they fail)."""
+        info = self.infos[i]
+        copy = info.view.staged_copy
+        if copy is None or not copy.requires:
+            return None
+        key = (i, "staged copy")
+        if key not in self._kernel:  # (asked once per launch: the check is added once)
+            checks = [at_most_check(info.site, a, b) for a, b in copy.requires]
+            if any(c is None for c in checks):
+                self._kernel[key] = (
+                    "its shared copy is read at elements that depend on values cudafuse "
+                    "cannot check at the group's launch (that each was copied)")
+            else:
+                self._kernel[key] = None
+                self.checks[i] = " && ".join(dict.fromkeys(
+                    c for c in (self.checks.get(i), *checks) if c))
+        return self._kernel[key]
 
     def _block_mismatch(self, i: int) -> str | None:
         """A mapping written blockIdx.x * 256 + threadIdx.x is the usual one only when the

@@ -1,0 +1,450 @@
+"""Shared memory that only caches a read-only buffer: a producer read without it.
+
+Third-party stencils often copy their filter (or any small read-only table) into shared
+memory before a barrier and read the copy after it:
+
+    __shared__ float fs[81];
+    if (threadIdx.x == 0 && threadIdx.y == 0)
+        for (int i = 0; i < fw * fw; i++) fs[i] = filter[i];
+    __syncthreads();
+    ... sum += in[...] * fs[(r + half) * fw + c + half]; ...
+
+Such a kernel's value at its element is the same computation with every read `fs[k]` replaced
+by `filter[k]`, provided three facts hold, which this module proves or refuses:
+
+1. every store into the shared array is a copy of one read-only buffer parameter at the same
+   element (`fs[S] = filter[S]`, the two subscripts the same expression): whatever thread
+   stored element k, it stored `filter[k]`, so any read of a stored element reads it;
+2. the stores all come before the kernel's first barrier and the reads all after it, nothing
+   else touches the array (no pointer into it, no helper), and the buffer is never written;
+3. every element read was stored in the reader's block: one thread (threadIdx 0 in each
+   dimension the kernel uses) copies a whole range [A, E) in a loop, that thread reaches the
+   copy whenever a reader does (the only return before it is the bounds guard, an upper
+   bound per coordinate, which thread 0 of the reader's block passes when the reader does),
+   and each read's subscript lies in [A, E) for every value of its loop variables. A
+   subscript that is affine in each loop variable on its own takes its extremes at the
+   corners of the loops' ranges, so the corners suffice; where they are not constants the
+   inequalities are checked when the program runs (runtime_check.at_most_check: the group
+   is fused under them, the original launches run otherwise). The copy staying inside the
+   declared array (E <= its extent) is checked the same way.
+
+A copy made by many threads, each its own element (`if (tx < fw && ty < fw) fs[ty * fw + tx]
+= filter[ty * fw + tx];`), is refused: after an early return, the threads at the image's
+edge that would store some elements never reach the store, and the original reads what no
+thread stored there. A shared tile of the image (reads that depend on the thread's element)
+is not a copy this module reads; those kernels keep the view's reason.
+
+The result (`StagedCopy`) says what code generation removes (the shared declarations, the
+copy, the barriers) and which reads it renames, and the function the view reads instead
+(the same tree with those statements gone and the reads renamed, spans kept).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function
+from cudafuse.ir.source import Span
+from cudafuse.ir.substitute import replace_nodes
+
+_BARRIER = "__syncthreads"
+_MAX_LOOPS = 3  # corners grow as 2^loops
+
+
+@dataclass(frozen=True)
+class StagedCopy:
+    """What reading a kernel without its shared copy takes."""
+
+    fn: Function  # the kernel without the copy (spans of the original)
+    dropped: tuple[Span, ...]  # top-level statements code generation removes
+    renamed: tuple[tuple[Span, str], ...]  # each shared read's base, and the buffer's name
+    requires: tuple[tuple[n.Expr, n.Expr], ...]  # (a, b): a <= b, checked at run time
+    copier_start: int  # where the copy starts: only the bounds guard may return before it
+
+
+def _const(e: n.Expr) -> int | None:
+    if isinstance(e, n.IntLit):
+        return e.value
+    if isinstance(e, n.Ref) and isinstance(e.const_value, int) and \
+            not isinstance(e.const_value, bool):
+        return e.const_value
+    if isinstance(e, n.Cast):
+        return _const(e.operand)
+    return None
+
+
+def _strip(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def _root(e: n.Expr) -> n.Ref | None:
+    """The variable an lvalue names, through subscripts, members, casts and `*`."""
+    while True:
+        if isinstance(e, n.Cast):
+            e = e.operand
+        elif isinstance(e, (n.Index, n.Member)):
+            e = e.base
+        elif isinstance(e, n.Unary) and e.op == "*":
+            e = e.operand
+        else:
+            return e if isinstance(e, n.Ref) else None
+
+
+def _written(body: n.Node) -> set[str]:
+    """Declarations assigned, incremented or whose address is taken."""
+    out = set()
+    for x in body.walk():
+        target = None
+        if isinstance(x, n.Binary) and x.is_assignment:
+            target = x.lhs
+        elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
+            target = x.operand
+        root = _root(target) if target is not None else None
+        if root is not None:
+            out.add(root.decl)
+    return out
+
+
+def _is_barrier(x: n.Node) -> bool:
+    return isinstance(x, n.Call) and x.callee == _BARRIER
+
+
+def _inline(e: n.Expr, once: dict[str, n.Expr]) -> n.Expr:
+    """`e` with locals set once (at their declaration) replaced by their initialisers."""
+    for _ in range(8):
+        if not any(isinstance(x, n.Ref) and x.decl in once for x in e.walk()):
+            break
+        e = replace_nodes(e, lambda x: once.get(x.decl) if isinstance(x, n.Ref) else None)
+    return e
+
+
+def _degree(e: n.Expr, v: str) -> int | None:
+    """The degree of `e` in loop variable `v` (None: `v` under an operator that is not a
+    sum or a product, where corners say nothing)."""
+    if not any(isinstance(x, n.Ref) and x.decl == v for x in e.walk()):
+        return 0
+    if isinstance(e, n.Ref):
+        return 1
+    if isinstance(e, n.Cast):
+        return _degree(e.operand, v) if "float" not in e.type and "double" not in e.type \
+            else None
+    if isinstance(e, n.Unary) and e.op in ("-", "+"):
+        return _degree(e.operand, v)
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
+        a, b = _degree(e.lhs, v), _degree(e.rhs, v)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "*" else max(a, b)
+    return None
+
+
+def _sub(a: n.Expr, k: int) -> n.Expr:
+    return n.Binary("-", a, n.IntLit(k, type="int"), type=a.type or "int") if k else a
+
+
+@dataclass(frozen=True)
+class _Loop:
+    var: str
+    low: n.Expr
+    high: n.Expr  # inclusive
+
+
+def _counting_loop(s: n.For) -> _Loop | None:
+    """`for (int v = L; v < U (or <=); ++v)` with v not written in the body."""
+    init = s.init
+    if not (isinstance(init, n.DeclStmt) and len(init.decls) == 1 and
+            init.decls[0].init is not None):
+        return None
+    d = init.decls[0]
+    cond, inc = s.cond, s.inc
+    if not (isinstance(cond, n.Binary) and cond.op in ("<", "<=") and
+            isinstance(_strip(cond.lhs), n.Ref) and _strip(cond.lhs).decl == d.decl):
+        return None
+    step = (isinstance(inc, n.Unary) and inc.op == "++" and
+            isinstance(_strip(inc.operand), n.Ref) and _strip(inc.operand).decl == d.decl) or (
+        isinstance(inc, n.Binary) and inc.op == "+=" and _const(inc.rhs) == 1 and
+        isinstance(_strip(inc.lhs), n.Ref) and _strip(inc.lhs).decl == d.decl)
+    if not step or d.decl in _written(s.body):
+        return None
+    high = cond.rhs if cond.op == "<=" else _sub(cond.rhs, 1)
+    return _Loop(d.decl, d.init, high)
+
+
+def _enclosing_loops(root: n.Node, target: n.Node) -> list[n.For] | None:
+    """The `for` statements around `target` inside `root`, outermost first."""
+    path: list[n.Node] = []
+
+    def find(node: n.Node) -> bool:
+        path.append(node)
+        if node is target:
+            return True
+        for c in node.children():
+            if c is not None and find(c):
+                return True
+        path.pop()
+        return False
+
+    if not find(root):
+        return None
+    return [p for p in path if isinstance(p, n.For)]
+
+
+def _thread_zero(cond: n.Expr, dims: set[str]) -> bool:
+    """`threadIdx.d == 0` for every d in `dims` (a conjunction, in any order)."""
+    found: set[str] = set()
+    stack = [cond]
+    while stack:
+        c = _strip(stack.pop())
+        if isinstance(c, n.Binary) and c.op == "&&":
+            stack += [c.lhs, c.rhs]
+            continue
+        if not (isinstance(c, n.Binary) and c.op == "=="):
+            return False
+        sides = [_strip(c.lhs), _strip(c.rhs)]
+        zero = [s for s in sides if _const(s) == 0]
+        other = [s for s in sides if _const(s) != 0]
+        if len(zero) != 1 or len(other) != 1:
+            return False
+        o = other[0]
+        if not (isinstance(o, n.Member) and isinstance(o.base, n.Ref) and
+                o.base.name == "threadIdx"):
+            return False
+        found.add(o.field_name)
+    return dims <= found
+
+
+def _thread_dims(body: n.Node) -> set[str]:
+    """The dimensions whose threadIdx or blockDim the kernel reads."""
+    return {x.field_name for x in body.walk() if isinstance(x, n.Member) and
+            isinstance(x.base, n.Ref) and x.base.name in ("threadIdx", "blockDim")}
+
+
+def staged_copy(fn: Function) -> StagedCopy | str | None:
+    """The kernel read without its shared copy of a read-only buffer; a reason when it has
+    shared memory of that kind that cannot be shown to be one; None when it has none (or
+    shared memory this module does not read: a tile of the image)."""
+    if fn.body is None:
+        return None
+    body = fn.body
+    top = list(body.body)
+    shared = {x.decl: x for x in body.walk() if isinstance(x, n.VarDecl) and
+              "shared" in x.storage and x.decl}
+    if not shared:
+        return None
+    barriers = [x for x in body.walk() if isinstance(x, n.Call) and
+                x.callee.startswith(_BARRIER)]
+    bar_stmts = [i for i, s in enumerate(top) if isinstance(s, n.ExprStmt) and
+                 _is_barrier(s.expr)]
+    if len(bar_stmts) != len(barriers) or not bar_stmts:
+        return None  # (barriers in branches or loops, or collectives: rounds, not a copy)
+    first = bar_stmts[0]
+    decl_stmts = [i for i, s in enumerate(top) if isinstance(s, n.DeclStmt) and
+                  any(d.decl in shared for d in s.decls)]
+    if any(not all(d.decl in shared for d in top[i].decls) for i in decl_stmts) or \
+            sum(len(top[i].decls) for i in decl_stmts) != len(shared):
+        return None
+    for d in shared.values():
+        if len(d.array_dims) != 1:
+            return (f"its shared '{d.name}' (line {d.span.line}) has {len(d.array_dims)} "
+                    "dimensions: cudafuse reads a shared copy of a buffer only as a 1-D "
+                    "array at the buffer's own subscript")
+    written = _written(body)
+    once = {d.decl: d.init for d in body.walk() if isinstance(d, n.VarDecl) and
+            d.init is not None and not d.array_dims and d.decl not in written and
+            d.decl not in shared}
+    copies: dict[str, tuple[int, n.Binary, n.Ref, n.For | None, n.If | None]] = {}
+    reads: dict[str, list[n.Index]] = {k: [] for k in shared}
+    uses: dict[int, str] = {}
+    for i, s in enumerate(top):
+        for x in s.walk():
+            if isinstance(x, n.Binary) and x.is_assignment:
+                r = _root(x.lhs)
+                if r is not None and r.decl in shared:
+                    if i >= first:
+                        return None  # (stored after a barrier: rounds, cooperation's reason)
+                    found = _copy(x, shared[r.decl], written, fn)
+                    if isinstance(found, str):
+                        return found
+                    if r.decl in copies:
+                        return (f"it stores shared '{r.name}' in more than one place (line "
+                                f"{x.span.line}): cudafuse reads a shared copy only when "
+                                "one loop makes it")
+                    copies[r.decl] = (i, x, found, None, None)
+                    uses.update((id(y), r.decl) for y in x.lhs.walk())
+            elif isinstance(x, n.Index) and isinstance(_strip(x.base), n.Ref) and \
+                    _strip(x.base).decl in shared and id(x) not in uses:
+                if i <= first:
+                    return None
+                reads[_strip(x.base).decl].append(x)
+                uses.update((id(y), _strip(x.base).decl) for y in x.base.walk())
+        for x in s.walk():
+            if isinstance(x, n.Ref) and x.decl in shared and id(x) not in uses and \
+                    not isinstance(s, n.DeclStmt):
+                return (f"it uses shared '{x.name}' other than by subscripts (line "
+                        f"{x.span.line}): where its elements are read is not followed")
+    if set(copies) != set(shared):
+        return None
+    dims = _thread_dims(body)
+    requires: list[tuple[n.Expr, n.Expr]] = []
+    staging = set()
+    renamed: list[tuple[Span, str]] = []
+    replace: dict[int, n.Node] = {}
+    starts = []
+    for decl, (i, store, buf, _, _) in copies.items():
+        stmt = top[i]
+        arr = shared[decl]
+        what = f"copy of '{buf.name}' into shared '{arr.name}' (line {store.span.line})"
+        shape = _one_copier(stmt, store, dims)
+        if shape is None:
+            if any(isinstance(x, n.Return) for s in top[:i] for x in s.walk()):
+                return (f"its {what} is made by the threads of the block, each its own "
+                        "elements, after a return: a thread that returns at the bounds "
+                        "guard stores nothing, so a block at the image's edge may read "
+                        "elements no thread stored")
+            return (f"its {what} is made by the threads of the block, each its own "
+                    "elements: cudafuse proves a copy complete only when one thread of "
+                    "the block makes all of it")
+        low, high = (_inline(e, once) for e in shape)
+        if any(isinstance(x, n.Ref) and x.kind not in ("param", "enum") and
+               _const(x) is None for e in (low, high) for x in e.walk()):
+            return (f"its {what} covers a range that is not the same in every thread "
+                    "(not only parameters and constants)")
+        staging.add(i)
+        starts.append(stmt.span.start)
+        requires.append((n.IntLit(0, type="int"), low))
+        extent = arr.array_dims[0]
+        if extent is not None:
+            requires.append((high, _sub(extent, 1)))
+        for r in reads[decl]:
+            found = _read_corners(body, r, once, low, high, arr.name)
+            if isinstance(found, str):
+                return found
+            if found is None:
+                return None  # (a tile of the image: the read depends on the thread)
+            requires += found
+            base = _strip(r.base)
+            renamed.append((base.span, buf.name))
+            replace[id(base)] = dataclasses.replace(buf, span=base.span)
+    requires = _settle(requires)
+    if isinstance(requires, str):
+        return requires
+    dropped = sorted(staging | set(decl_stmts) | set(bar_stmts))
+    kept = tuple(s for j, s in enumerate(top) if j not in dropped)
+    new_body = replace_nodes(dataclasses.replace(body, body=kept),
+                             lambda x: replace.get(id(x)))
+    assert isinstance(new_body, n.Compound)
+    return StagedCopy(dataclasses.replace(fn, body=new_body),
+                      tuple(top[j].span for j in dropped), tuple(renamed), tuple(requires),
+                      min(starts))
+
+
+def _copy(store: n.Binary, arr: n.VarDecl, written: set[str], fn: Function) -> n.Ref | str:
+    """The buffer parameter a shared store copies at the same element, or why not."""
+    where = f"its store to shared '{arr.name}' (line {store.span.line})"
+    lhs, rhs = _strip(store.lhs), _strip(store.rhs)
+    if store.op != "=" or not isinstance(lhs, n.Index) or not isinstance(rhs, n.Index):
+        return f"{where} is not a copy of a buffer's element"
+    base = _strip(rhs.base)
+    params = {p.decl: p for p in fn.params}
+    if not (isinstance(base, n.Ref) and base.decl in params and params[base.decl].is_pointer):
+        return f"{where} is not a copy of a buffer parameter's element"
+    if base.decl in written:
+        return f"{where} copies '{base.name}', which the kernel writes"
+    if lhs.index != rhs.index:
+        return (f"{where} copies '{base.name}' at another element than its own (the two "
+                "subscripts differ)")
+    return base
+
+
+def _one_copier(stmt: n.Stmt, store: n.Binary, dims: set[str]
+                ) -> tuple[n.Expr, n.Expr] | None:
+    """[low, high] of the elements a copy stores, when one thread per block makes all of it:
+    `if (threadIdx.x == 0 && ...) for (int i = A; i < E; ++i) s[i] = g[i];`."""
+    s = stmt
+    if isinstance(s, n.If) and s.else_ is None and _thread_zero(s.cond, dims):
+        s = s.then
+        while isinstance(s, n.Compound) and len(s.body) == 1:
+            s = s.body[0]
+        if isinstance(s, n.For):
+            loop = _counting_loop(s)
+            inner = s.body
+            while isinstance(inner, n.Compound) and len(inner.body) == 1:
+                inner = inner.body[0]
+            if loop is not None and isinstance(inner, n.ExprStmt) and inner.expr is store:
+                sub = _strip(_strip(store.lhs).index)  # type: ignore[attr-defined]
+                if isinstance(sub, n.Ref) and sub.decl == loop.var:
+                    return loop.low, loop.high
+    return None
+
+
+def _read_corners(body: n.Compound, read: n.Index, once: dict[str, n.Expr], low: n.Expr,
+                  high: n.Expr, name: str) -> list[tuple[n.Expr, n.Expr]] | str | None:
+    """`low <= R <= high` at every corner of the loops around read `R` (None: the subscript
+    depends on the thread, a tile this module does not read)."""
+    sub = _inline(read.index, once)
+    if any(isinstance(x, n.Ref) and x.kind == "builtin" for x in sub.walk()):
+        return None
+    loops = _enclosing_loops(body, read) or []
+    ranges: list[_Loop] = []
+    for s in loops:
+        lp = _counting_loop(s)
+        if lp is not None and any(isinstance(x, n.Ref) and x.decl == lp.var
+                                  for x in sub.walk()):
+            ranges.append(lp)
+    where = f"its read of shared '{name}' (line {read.span.line})"
+    loop_vars = {lp.var for lp in ranges}
+    for x in sub.walk():
+        if isinstance(x, n.Ref) and x.kind not in ("param", "enum") and \
+                x.decl not in loop_vars and _const(x) is None:
+            return (f"{where} is at an element that depends on '{x.name}', which is neither "
+                    "a counting loop's variable nor set once from parameters")
+    if len(ranges) > _MAX_LOOPS:
+        return f"{where} depends on more than {_MAX_LOOPS} loops"
+    for lp in ranges:
+        if _degree(sub, lp.var) not in (0, 1):
+            return f"{where} is not affine in its loop variables"
+        if any(isinstance(x, n.Ref) and x.decl in loop_vars
+               for e in (lp.low, lp.high) for x in e.walk()):
+            return f"{where} is in loops whose bounds depend on each other"
+    out = []
+    for corner in itertools.product(*((lp.low, lp.high) for lp in ranges)):
+        m = {lp.var: _inline(c, once) for lp, c in zip(ranges, corner, strict=True)}
+        at = replace_nodes(sub, lambda x, m=m: m.get(x.decl) if isinstance(x, n.Ref) else None)
+        assert isinstance(at, n.Expr)
+        out += [(low, at), (at, high)]
+    return out
+
+
+def _fold(e: n.Expr) -> int | None:
+    c = _const(e)
+    if c is not None:
+        return c
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
+        a, b = _fold(e.lhs), _fold(e.rhs)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    if isinstance(e, n.Unary) and e.op == "-":
+        a = _fold(e.operand)
+        return None if a is None else -a
+    return None
+
+
+def _settle(pairs: list[tuple[n.Expr, n.Expr]]) -> list[tuple[n.Expr, n.Expr]] | str:
+    """The inequalities constants do not settle (a false one is a reason)."""
+    out = []
+    for a, b in pairs:
+        x, y = _fold(a), _fold(b)
+        if x is not None and y is not None:
+            if x > y:
+                return (f"it reads its shared copy outside the elements it stores ({x} > {y}):"
+                        " the original reads what no thread stored")
+            continue
+        if a != b and (a, b) not in out:  # (IR equality ignores spans)
+            out.append((a, b))
+    return out

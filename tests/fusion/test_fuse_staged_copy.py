@@ -1,0 +1,126 @@
+"""A producer that copies its filter into shared memory before a barrier (kernel/staged_copy.py)
+is recomputed without the copy: its reads of the copy read the filter at the same element,
+under a run-time check that every element read is one its thread 0 copied. Programs in the
+style of the cs344 blur homework (split a channel, blur it with a filter staged in shared
+memory, scale the result), each compared with the original under the emulator, every
+element; and the copies that cannot be shown complete, refused with their reason."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from equivalence import compare_entry, fuse_file
+
+from cudafuse.passes.vertical.driver import report_dict
+
+PROGRAM = """
+#include <cuda_runtime.h>
+__global__ void split(const float *rgb, float *red, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  red[y * w + x] = rgb[y * w + x] * 0.5f + 1.0f;
+}
+__global__ void blur(const float *in, float *out, int w, int h, const float *filt, int fw) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (col >= w || row >= h) return;
+  int half = fw / 2;
+  __shared__ float fs[49];
+  COPY
+  __syncthreads();
+  float sum = 0.f;
+  for (int r = -half; r <= half; ++r) {
+    for (int c = -half; c <= half; ++c) {
+      int yy = min(max(row + r, 0), h - 1);
+      int xx = min(max(col + c, 0), w - 1);
+      sum += in[yy * w + xx] * fs[(r + half) * fw + c + half];
+    }
+  }
+  out[row * w + col] = sum;
+}
+__global__ void scale(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = 2.0f * in[y * w + x];
+}
+extern "C" void pipe(const float *rgb, const float *filt, float *red, float *blurred,
+                     float *out, int w, int h, int fw) {
+  dim3 block(16, 8);
+  dim3 grid((w + 15) / 16, (h + 7) / 8);
+  split<<<grid, block>>>(rgb, red, w, h);
+  blur<<<grid, block>>>(red, blurred, w, h, filt, fw);
+  scale<<<grid, block>>>(blurred, out, w, h);
+}
+"""
+THREAD_ZERO = ("if (threadIdx.x == 0 && threadIdx.y == 0) "
+               "for (int i = 0; i < fw * fw; i++) fs[i] = filt[i];")
+EACH_THREAD = ("if (threadIdx.x < fw && threadIdx.y < fw) "
+               "fs[threadIdx.y * fw + threadIdx.x] = filt[threadIdx.y * fw + threadIdx.x];")
+SHIFTED = ("if (threadIdx.x == 0 && threadIdx.y == 0) "
+           "for (int i = 0; i < fw * fw; i++) fs[i] = filt[i + 1];")
+
+
+def _fuse(tmp: Path, copy: str):
+    src, out = tmp / "pipe.cu", tmp / "pipe.fused.cu"
+    src.write_text(PROGRAM.replace("COPY", copy))
+    return src, out, fuse_file(src, out)
+
+
+def _edges(result) -> dict[tuple[int, int], str]:
+    return {(e["from_launch"], e["to_launch"]): "fused" if e["fused"] else e["why"]
+            for e in report_dict(result)["edges"]}
+
+
+@pytest.fixture(scope="module")
+def copied(tmp_path_factory):
+    return _fuse(tmp_path_factory.mktemp("thread_zero"), THREAD_ZERO)
+
+
+def test_thread_zero_copy_is_read_as_the_filter(copied) -> None:
+    _, out, result = copied
+    assert _edges(result)[(1, 2)] == "fused"
+    code = out.read_text()
+    # The blur's value function reads the filter itself; no block-wide step is left in it.
+    (xy,) = re.findall(r"float \w+_blur_out_xy\(.*?\n}\n", code, re.S)
+    assert "fs[" not in xy and "__syncthreads" not in xy and "__shared__" not in xy
+    assert "filt[(r + half) * fw + c + half]" in xy
+    # Fused under the check that every element read is one thread 0 copied.
+    assert "<= (long long)(((fw * fw) - 1))" in code and "(49 - 1)" in code
+
+
+def test_fused_kernel_matches_the_original(copied) -> None:
+    # The fused launch alone (its fallback to the original launches cut out), so that a
+    # check that failed could not pass the comparison: a 5x5 filter, partial blocks.
+    src, out, _ = copied
+    code = out.read_text()
+    start = code.index("} else { /* cudafuse: the original launches */")
+    end = code.index("}", code.index("scale<<<", start))
+    alone = out.with_name("pipe.fused_only.cu")
+    alone.write_text(code[:start] + "} else {" + code[end:])
+    compare_entry(src, alone, "pipe", {"w": 37, "h": 29, "fw": 5})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fw", [4, 9])
+def test_failed_check_runs_the_original(copied, fw: int) -> None:
+    # 4: an even width reads past what thread 0 copies; 9: the copy would overflow the
+    # array. The check fails and the original launches run.
+    src, out, _ = copied
+    compare_entry(src, out, "pipe", {"w": 37, "h": 29, "fw": fw})
+
+
+def test_copy_by_each_thread_after_the_guard_is_refused(tmp_path: Path) -> None:
+    _, _, result = _fuse(tmp_path, EACH_THREAD)
+    why = _edges(result)[(1, 2)]
+    assert "'blur' cannot be recomputed: its copy of 'filt' into shared 'fs'" in why
+    assert "a thread that returns at the bounds guard stores nothing" in why
+
+
+def test_copy_at_another_element_is_refused(tmp_path: Path) -> None:
+    _, _, result = _fuse(tmp_path, SHIFTED)
+    why = _edges(result)[(1, 2)]
+    assert "copies 'filt' at another element than its own" in why
