@@ -248,15 +248,17 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     if any(not all(d.decl in shared for d in top[i].decls) for i in decl_stmts) or \
             sum(len(top[i].decls) for i in decl_stmts) != len(shared):
         return None
+    written = _written(body)
+    once = {d.decl: d.init for d in body.walk() if isinstance(d, n.VarDecl) and
+            d.init is not None and not d.array_dims and d.decl not in written and
+            d.decl not in shared}
+    if not all(_copies_a_table(body, d, once) for d in shared.values()):
+        return None  # (a tile of the image, or a block's partial results: not a copy)
     for d in shared.values():
         if len(d.array_dims) != 1:
             return (f"its shared '{d.name}' (line {d.span.line}) has {len(d.array_dims)} "
                     "dimensions: cudafuse reads a shared copy of a buffer only as a 1-D "
                     "array at the buffer's own subscript")
-    written = _written(body)
-    once = {d.decl: d.init for d in body.walk() if isinstance(d, n.VarDecl) and
-            d.init is not None and not d.array_dims and d.decl not in written and
-            d.decl not in shared}
     copies: dict[str, tuple[int, n.Binary, n.Ref, n.For | None, n.If | None]] = {}
     reads: dict[str, list[n.Index]] = {k: [] for k in shared}
     uses: dict[int, str] = {}
@@ -341,6 +343,22 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     return StagedCopy(dataclasses.replace(fn, body=new_body),
                       tuple(top[j].span for j in dropped), tuple(renamed), tuple(requires),
                       min(starts))
+
+
+def _copies_a_table(body: n.Compound, arr: n.VarDecl, once: dict[str, n.Expr]) -> bool:
+    """Whether every store into `arr` copies a buffer parameter at an element the block's
+    position does not choose (a filter or table, not a tile of the image)."""
+    stores = [x for x in body.walk() if isinstance(x, n.Binary) and x.is_assignment and
+              (r := _root(x.lhs)) is not None and r.decl == arr.decl]
+    for x in stores:
+        rhs = _strip(x.rhs)
+        if not (isinstance(rhs, n.Index) and isinstance(b := _strip(rhs.base), n.Ref) and
+                b.kind == "param"):
+            return False
+        if any(isinstance(y, n.Ref) and y.name == "blockIdx"
+               for y in _inline(rhs.index, once).walk()):
+            return False
+    return bool(stores)
 
 
 def _copy(store: n.Binary, arr: n.VarDecl, written: set[str], fn: Function) -> n.Ref | str:
