@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -142,7 +143,9 @@ class CompileFailed(CudafuseError):
 
 def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
              what: str, search: tuple[Path, list[Path]] | None = None) -> None:
-    tmp = out.with_name(f"{out.stem}.{os.getpid()}.tmp{out.suffix}")
+    # Per process and thread: --profile builds programs on a thread pool, and on a cold
+    # cache two of them compile the same shared object (the emulator's guard) at once.
+    tmp = out.with_name(f"{out.stem}.{os.getpid()}.{threading.get_ident()}.tmp{out.suffix}")
     proc = subprocess.run([*cmd, "-o", str(tmp)], capture_output=True, text=True)
     if proc.returncode != 0:
         tmp.unlink(missing_ok=True)
