@@ -76,6 +76,9 @@ def launch_edits(blanked: bytes, data: bytes,
     was not analysed); with `nulls`, literal 0 and NULL arguments become null constants
     (the text then needs cudafuse_emu_null.h)."""
     edits = []
+    # A launch in a macro's definition (PyTorch's HANDLE_CASE) spans continued lines: they
+    # are read as blanks, and the lines the edit keeps stay continued.
+    blanked = blanked.replace(b"\\\n", b"  ")
     for m in re.finditer(rb"<<<", blanked):
         close = blanked.find(b">>>", m.end())
         if close < 0:
@@ -84,7 +87,8 @@ def launch_edits(blanked: bytes, data: bytes,
         while paren < len(blanked) and blanked[paren:paren + 1].isspace():
             paren += 1
         start = _callee_start(blanked, m.start())
-        callee = data[start:m.start()].decode("utf-8", "replace").strip()
+        callee = data[start:m.start()].replace(b"\\\n", b"").decode("utf-8",
+                                                                      "replace").strip()
         if blanked[paren:paren + 1] != b"(" or not callee:
             continue
         after = paren + 1
@@ -96,7 +100,9 @@ def launch_edits(blanked: bytes, data: bytes,
         mode = str(fibers(callee)).lower()
         new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {mode})({cfg})'
                f".run([&](auto... cf_arg_) {{ {callee}(cf_arg_...); }}{sep}")
-        new += "\n" * data[start:paren + 1].count(b"\n")
+        lines = data[start:paren + 1].count(b"\n")
+        new += ("\\\n" if lines and data[start:paren + 1].count(b"\\\n") == lines else
+                "\n") * lines
         edits.append((start, paren + 1, new))
         if nulls:
             edits += _null_arguments(blanked, data, paren + 1)

@@ -1,0 +1,30 @@
+"""A launch written in a macro's definition that the front end never saw as a launch (in a
+template nothing instantiates: PyTorch's SummaryOps.cu HANDLE_CASE) is rewritten on the text
+like the others; its continued lines stay continued (it was left as written, and g++ failed
+at the `<<<`)."""
+
+from __future__ import annotations
+
+from cudafuse.emu.overlay import blank_comments, launch_edits
+
+TEXT = (b"#define HANDLE(OP) \\\n"
+        b"  k<T, M> \\\n"
+        b"      <<<grid, \\\n"
+        b"         block, 0, s>>>( \\\n"
+        b"          a, OP);\n"
+        b"int after;\n")
+
+
+def test_a_launch_in_a_macro_definition_is_rewritten_and_stays_one_directive() -> None:
+    edits = launch_edits(blank_comments(TEXT), TEXT)
+    assert len(edits) == 1
+    start, end, new = edits[0]
+    out = TEXT[:start] + new.encode() + TEXT[end:]
+    assert b"<<<" not in out
+    assert b'launch("k<T, M>", __FILE__, __LINE__, true)(grid, \\\n         block, 0, s)' in out
+    assert b"{ k<T, M>(cf_arg_...); }" in out
+    # Every line of the definition but its last still ends in a continuation.
+    lines = out.split(b"\n")
+    last = next(i for i, line in enumerate(lines) if b"a, OP);" in line)
+    assert all(line.endswith(b"\\") for line in lines[:last])
+    assert lines[last + 1] == b"int after;"
