@@ -17,6 +17,10 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TemplateParam
 
 _OPEN, _CLOSE = "<([{", ">)]}"
+# The argument of a template parameter left to the launch to deduce: the type of a kernel
+# parameter, a functor (PyTorch's kernelHistogram1D `Op getOp`, launched with a lambda whose
+# type has no name). The fused kernel and launcher are templates over it (deduced_params).
+DEDUCED = ""
 
 
 def split_top(text: str, sep: str = ",") -> list[str]:
@@ -76,7 +80,7 @@ class KernelRef:
             return self.fn.name
         # A default naming an earlier parameter is shown with that parameter's argument.
         shown: list[str] = []
-        for _, arg in self.bindings:
+        for _, arg in given(self.bindings):
             for (p, _), earlier in zip(self.bindings, shown, strict=False):
                 arg = re.sub(rf"(?<![\w.:])\b{re.escape(p.name)}\b", earlier, arg)
             shown.append(arg)
@@ -107,8 +111,8 @@ def bind(fn: Function, args: list[str] | None, path: str) -> KernelRef:
         # lambda, whose type has no name --kernels could give.
         deduced = [p.name for p in params if p.kind == "type" and not p.default and
                    p.name in _called_parameter_types(fn)]
-        hint = (f"; '{deduced[0]}' is the type of an argument (a functor): a lambda's type "
-                "has no name to give, so a kernel launched with one cannot be fused"
+        hint = (f"; '{deduced[0]}' is the type of an argument (a functor), which the fused "
+                "kernel leaves to its launch to deduce: name the parameters before it"
                 ) if deduced else ""
         raise error(f"kernel '{fn.name}' is a template: name its arguments, e.g. "
                     f"--kernels '{fn.name}<...>' for <{wanted}>{hint}", path,
@@ -117,12 +121,38 @@ def bind(fn: Function, args: list[str] | None, path: str) -> KernelRef:
         raise error(f"kernel '{fn.name}' takes {len(params)} template argument(s) "
                     f"<{wanted}>, not {len(args)}", path, status=2)
     bound = list(args)
+    deducible = _deducible(fn)
     for p in params[len(args):]:
+        if not p.default and p.name in deducible:
+            bound.append(DEDUCED)
+            continue
         if not p.default:
             raise error(f"kernel '{fn.name}': no argument for template parameter '{p.name}' "
                         f"(it takes <{wanted}>)", path, status=2)
         bound.append(p.default)
     return KernelRef(fn, tuple(zip(params, bound, strict=True)))
+
+
+def _deducible(fn: Function) -> set[str]:
+    """Type parameters that a launch deduces from an argument: the whole type of a kernel
+    parameter (cv- and reference-qualifiers aside), named by no other parameter's default."""
+    types = {re.sub(r"\b(?:const|volatile)\b|&", "", q.type).strip() for q in fn.params}
+    named = " ".join(p.default for p in fn.template_params)
+    return {p.name for p in fn.template_params if p.kind == "type" and p.name in types and
+            not re.search(rf"\b{re.escape(p.name)}\b", named)}
+
+
+def given(bindings: tuple[tuple[TemplateParam, str], ...]
+          ) -> tuple[tuple[TemplateParam, str], ...]:
+    """The bindings to arguments the user named or defaults gave (not left to deduction)."""
+    return tuple((p, a) for p, a in bindings if a != DEDUCED)
+
+
+def deduced_params(bindings: tuple[tuple[TemplateParam, str], ...], prefix: str,
+                   part: int) -> list[str]:
+    """The fused kernel's (and launcher's) template parameters standing for the part's
+    deduced ones, by the names `substitute` gives them."""
+    return [alias_name(prefix, part, p.name) for p, a in bindings if a == DEDUCED]
 
 
 def _called_parameter_types(fn: Function) -> set[str]:
@@ -155,7 +185,7 @@ def namespace_aliases(bindings: tuple[tuple[TemplateParam, str], ...], prefix: s
     """The aliases of a part's template parameters, at namespace scope (in order: a later
     parameter's type or default may name an earlier one)."""
     lines = []
-    for p, arg in bindings:
+    for p, arg in given(bindings):
         new = alias_name(prefix, part, p.name)
         arg = substitute(arg, bindings, prefix, part)
         if p.kind == "template":  # a template template parameter: an alias template

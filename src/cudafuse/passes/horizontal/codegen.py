@@ -18,9 +18,10 @@ profiling falls back to when no fused kernel is faster.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from cudafuse.codegen.templates import alias_name, substitute
+from cudafuse.codegen.templates import DEDUCED, alias_name, deduced_params, substitute
 from cudafuse.passes.horizontal.parts import Part
 from cudafuse.passes.horizontal.remap import Names, part_scope
 from cudafuse.passes.horizontal.scopes import Namespaces, named, qualifier
@@ -96,12 +97,36 @@ def _declared_types(part: Part, names: Names) -> list[str]:
     return out
 
 
+def _names_deduced(decl: str, part: Part, names: Names) -> bool:
+    """Whether a parameter's declaration names a deduced template parameter (then only the
+    fused kernel's own template parameter can declare it: templates.deduced_params)."""
+    return any(re.search(rf"\b{t}\b", decl)
+               for t in deduced_params(part.bindings, names.prefix, part.index))
+
+
+def template_head(p1: Part, p2: Part, names: Names) -> str:
+    """`template <typename cf_tp2_Op> ` for the parts' parameters left to the launch to
+    deduce (a functor, often a lambda), or ''."""
+    params = [*deduced_params(p1.bindings, names.prefix, 1),
+              *deduced_params(p2.bindings, names.prefix, 2)]
+    return f"template <{', '.join('typename ' + t for t in params)}>\n" if params else ""
+
+
+def template_args(p1: Part, p2: Part, names: Names) -> str:
+    params = [*deduced_params(p1.bindings, names.prefix, 1),
+              *deduced_params(p2.bindings, names.prefix, 2)]
+    return f"<{', '.join(params)}>" if params else ""
+
+
 def param_type_aliases(part: Part, names: Names) -> str:
     """For a kernel of other namespaces than the fused kernel: its parameter types as
     aliases declared in its own namespaces, where their written text means what it meant
-    (`using cf_pt2_0 = const T *;`); the fused kernel names them qualified."""
+    (`using cf_pt2_0 = const T *;`); the fused kernel names them qualified. A type naming a
+    deduced parameter has none (the fused kernel's template parameter is not declared
+    there)."""
     return "".join(f"using {names.prefix}_pt{part.index}_{k} = {decl.strip()};\n"
-                   for k, decl in enumerate(_declared_types(part, names)))
+                   for k, decl in enumerate(_declared_types(part, names))
+                   if not _names_deduced(decl, part, names))
 
 
 def _param_text(part: Part, names: Names, space: Namespaces = ()) -> list[str]:
@@ -111,7 +136,7 @@ def _param_text(part: Part, names: Names, space: Namespaces = ()) -> list[str]:
     qual = qualifier(part.fn.namespaces)
     for k, decl in enumerate(_declared_types(part, names)):
         new = names.param(part.index, part.fn.params[k].name or f"unnamed{k}")
-        if foreign(part, space):
+        if foreign(part, space) and not _names_deduced(decl, part, names):
             decl = f"{qual}{names.prefix}_pt{part.index}_{k} "
         out.append(decl + new)
     return out
@@ -144,7 +169,8 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     threads = p1.block.count + p2.block.count if cfg.mode == "thread" else \
         max(p1.block.count, p2.block.count)
     cap = f"__maxnreg__({cfg.regcap}) " if cfg.regcap else f"__launch_bounds__({threads}) "
-    sig = f"__global__ void {cap}{cfg.name}(" + ",\n    ".join(params) + ")"
+    sig = template_head(p1, p2, names) + f"__global__ void {cap}{cfg.name}(" + \
+        ",\n    ".join(params) + ")"
     body = [f"  const unsigned {names.tid} = threadIdx.x;",
             f"  const unsigned {names.bid} = blockIdx.x;"]
     # Block mode needs only the first grid's size: the blocks after it run part 2.
@@ -219,13 +245,19 @@ def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
             "  // A block runs one part only: both parts' regions start at offset 0.",
             f"  const size_t {p}_smem = smem1 > smem2 ? smem1 : smem2;",
             f"  const unsigned {p}_threads = {max(n1, n2)}u;"]
+    kernel = cfg.name + template_args(p1, p2, names)
+    # An instantiation over a lambda's type has no linkage: the runtime's template overload
+    # over it could not be defined elsewhere (clang refuses it), its address as a plain
+    # pointer can.
+    func = f"(const void *){kernel}" if kernel != cfg.name else kernel
     lines += [
         f"  if ({p}_smem > 48 * 1024)",
-        f"    cudaFuncSetAttribute({cfg.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+        f"    cudaFuncSetAttribute({func}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
         f"(int){p}_smem);",
-        f"  {cfg.name}<<<dim3((unsigned){p}_blocks), dim3({p}_threads), {p}_smem, stream>>>(",
+        f"  {kernel}<<<dim3((unsigned){p}_blocks), dim3({p}_threads), {p}_smem, stream>>>(",
         "      " + ", ".join(args) + ");"]
-    sig = f"void {cfg.name}_launch(" + ",\n    ".join(params) + ")"
+    sig = template_head(p1, p2, names) + f"void {cfg.name}_launch(" + \
+        ",\n    ".join(params) + ")"
     return sig + " {\n" + "\n".join(lines) + "\n}\n"
 
 
@@ -237,8 +269,9 @@ def kernel_ref(part: Part, prefix: str, space: Namespaces = ()) -> str:
         return qual + part.fn.name
     # A template template argument is passed as written (an alias template may not match
     # the parameter's kind before C++17's relaxed matching).
-    args = ", ".join(arg if p.kind == "template" else qual + alias_name(prefix, part.index,
-                                                                         p.name)
+    args = ", ".join(arg if p.kind == "template" else
+                     alias_name(prefix, part.index, p.name) if arg == DEDUCED else
+                     qual + alias_name(prefix, part.index, p.name)
                      for p, arg in part.bindings)
     return f"{qual}{part.fn.name}<{args}>"
 
@@ -274,5 +307,6 @@ def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config,
     if not sequential:
         lines += [f"  cudaEventRecord({p}_join, {p}_side);  // stream's later work waits for "
                   "both", f"  cudaStreamWaitEvent(stream, {p}_join, 0);"]
-    sig = f"void {cfg.name}_launch(" + ",\n    ".join(params) + ")"
+    sig = template_head(p1, p2, names) + f"void {cfg.name}_launch(" + \
+        ",\n    ".join(params) + ")"
     return sig + " {\n" + "\n".join(lines) + "\n}\n"

@@ -169,29 +169,77 @@ def _macro_state(text: bytes, name: str, upto: int) -> bytes | None:
     return state
 
 
-def stale_macros(p: Part) -> list[Diagnostic]:
+def _macro_directive(text: bytes, name: str, upto: int) -> re.Match[bytes] | None:
+    """The #define of macro `name` in force at byte `upto` of `text` (None: not defined
+    there, by the file's own directives)."""
+    state = None
+    for m in _DIRECTIVE.finditer(text, 0, upto):
+        if m.group(2).decode() == name:
+            state = m if m.group(1) == b"define" else None
+    return state
+
+
+def stale_macros(p: Part) -> tuple[list[Diagnostic], list[tuple[str, bytes, bool]]]:
     """The fused kernel (and the helpers a part copies) follow the input texts: a macro the
-    kernel uses that the file later #undefs or redefines would mean something else there."""
+    kernel uses that the file later #undefs or redefines would mean something else there
+    (PyTorch's SummaryOps.cu #undefs its FOR_KERNEL_LOOP at the end). Such a macro is
+    restored around the generated code: (name, its #define line as the kernel saw it,
+    whether the file's end defines it otherwise); one the kernel saw from elsewhere (a
+    header, the command line) cannot be, and is an error."""
     # As clang reads the file (offsets are the IR's): an #undef under #if 0 is none.
     text = p.unit.code
     names = {m.group(2).decode() for m in _DIRECTIVE.finditer(text)}
-    out = []
+    out, restore = [], []
     for fn in (p.fn, *p.copies.functions):
         if fn.span.file != p.unit.path:
             continue
         body = text[fn.span.start:fn.span.end]
         for name in sorted(names):
             used = identifier_tokens(body, name, members=True)
-            if used and _macro_state(text, name, fn.span.start) != \
+            if not used or _macro_state(text, name, fn.span.start) == \
                     _macro_state(text, name, len(text)):
-                line, col = p.unit.source.line_col(fn.span.start + used[0][0])
-                out.append(Diagnostic(
-                    Severity.ERROR, f"macro '{name}' is #undef'd or redefined after "
-                    f"'{fn.name}', whose copy in the fused kernel follows the whole file and "
-                    "would see that; move the #undef/#define, or drop it",
-                    p.unit.path, line, col, source_line=p.unit.source.line_text(line)))
-                break
-    return out
+                continue
+            seen = _macro_directive(text, name, fn.span.start)
+            if seen is not None:
+                entry = (name, _logical_line(text, seen.start()).strip() + b"\n",
+                         _macro_state(text, name, len(text)) is not None)
+                if all(e[0] != name for e in restore):
+                    restore.append(entry)
+                continue
+            line, col = p.unit.source.line_col(fn.span.start + used[0][0])
+            out.append(Diagnostic(
+                Severity.ERROR, f"macro '{name}' is defined after '{fn.name}' (which sees "
+                "another definition), whose copy in the fused kernel follows the whole file "
+                "and would see that; move the #define, or drop it",
+                p.unit.path, line, col, source_line=p.unit.source.line_text(line)))
+            break
+    return out, restore
+
+
+def _logical_line(text: bytes, start: int) -> bytes:
+    """The directive at `start` with its continuation lines (`\\` before the newline)."""
+    end = text.find(b"\n", start)
+    while end > 0 and text[end - 1:end] == b"\\":
+        end = text.find(b"\n", end + 1)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def macro_restoring(restore: list[tuple[str, bytes, bool]]) -> tuple[str, str]:
+    """Lines before and after the generated code that give each macro of stale_macros the
+    definition its kernel saw, and then the file's end state back."""
+    before, after = [], []
+    for name, define, redefined in restore:
+        if redefined:
+            before += [f'#pragma push_macro("{name}")', f"#undef {name}"]
+            after.append(f'#pragma pop_macro("{name}")')
+        else:
+            after.append(f"#undef {name}")
+        before.append(define.decode("utf-8", "replace").rstrip("\n"))
+    if not before:
+        return "", ""
+    return ("// Macros the kernels use that their file #undefs or redefines after them, as "
+            "the kernels saw them.\n" + "\n".join(before) + "\n\n",
+            "\n" + "\n".join(after) + "\n")
 
 
 def macro_clashes(u1: TranslationUnit, u2: TranslationUnit) -> tuple[str, ...]:
@@ -283,9 +331,12 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     for p, ref in ((p1, k1), (p2, k2)):
         if p.block_source.startswith("--block"):
             diags += contradictions(p.unit, ref, p.block, p.block_source)
+    restore: list[tuple[str, bytes, bool]] = []
     if not streams:
-        stale = stale_macros(p1)  # one file: its two parts may copy the same helper
-        diags += stale + [d for d in stale_macros(p2) if d not in stale]
+        (stale, back1), (stale2, back2) = stale_macros(p1), stale_macros(p2)
+        # one file: its two parts may copy the same helper
+        diags += stale + [d for d in stale2 if d not in stale]
+        restore = back1 + [r for r in back2 if all(r[0] != b[0] for b in back1)]
     if not one_file:
         diags += clashes(u1, u2)
     total = p1.block.count + p2.block.count if opts.mode == "thread" else \
@@ -347,11 +398,12 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
         groups = "".join(coop_text(p, names, opts.mode) for p in (p1, p2))
         if groups:
             groups = TILE_DEFINITION + "\n" + groups
+        macros, unmacros = macro_restoring(restore)
         tail = (rule + (BAR_SYNC_DEFINITION + "\n" if named else "") +
-                (BAR_RED_DEFINITION + "\n" if reducing else "") + aliases + groups +
+                (BAR_RED_DEFINITION + "\n" if reducing else "") + aliases + macros + groups +
                 shared_prelude(p2, names, opts.mode) + helpers +
                 wrapped(space, kernel_text(p1, p2, names, cfg) + "\n" +
-                        launcher_text(p1, p2, names, cfg)))
+                        launcher_text(p1, p2, names, cfg)) + unmacros)
     body.append(tail.encode())
     return HFuseResult(b"".join(body), (p1, p2), opts, name, explain_lines(p1, p2, opts, name),
                        tail.encode())
