@@ -29,12 +29,14 @@ from cudafuse.analysis.symbolic import (
     compare,
     conj,
     coord,
+    coord_dims,
     to_coords,
 )
 from cudafuse.analysis.unit_index import unit_index
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
+from cudafuse.ir.types import is_unsigned
 
 MAX_TRIP = 256  # iterations of one loop enumerated symbolically
 MAX_UNROLL = 1024  # product of the trip counts of enclosing enumerated loops
@@ -923,7 +925,13 @@ class Evaluator:
         if name in _MINMAX and len(e.args) == 2:
             a, b = (self.expr(x, path) for x in e.args)
             if isinstance(a, Poly) and isinstance(b, Poly):
-                return Poly.atom(Atom(_MINMAX[name], _MINMAX[name], (a, b)))
+                kind = _MINMAX[name]
+                if (is_unsigned(e.type) or name.startswith("u")) and \
+                        not (_unwrapped(a) and _unwrapped(b)):
+                    # An unsigned min/max compares wrapped values: `max(x - 1, 0u)` is x - 1
+                    # (a huge value at x = 0), no clamp; its operands kept, not its meaning.
+                    return Poly.atom(Atom("opaque", f"unsigned {kind}", (a, b)))
+                return Poly.atom(Atom(kind, kind, (a, b)))
             return opaque("opaque", name)
         if name.startswith("operator") and name[8:].endswith("=") and len(e.args) == 2 and \
                 name[8:] not in ("==", "!=", "<=", ">="):
@@ -1014,6 +1022,18 @@ class Evaluator:
                 return self.fresh("call", fn.name)
             result = Poly.atom(Atom("cond", "cond", (v, result), c))
         return result
+
+
+def _unwrapped(p: Poly) -> bool:
+    """Whether an operand of an unsigned min/max is its integer value: one free of the
+    thread's coordinates (a bound such as `w - 1`, read as the image being non-empty), or
+    a sum of coordinates and parameters (sizes) with no negative coefficient or constant
+    (`x + 1`, `y * w + x`). `x - 1` is not: at x = 0 it wraps to the largest value; nor is
+    `x + k` with a loop variable or a load k that may be negative."""
+    if not coord_dims(p):
+        return True
+    return all(c > 0 and all(a.kind in ("coord", "builtin", "param") for a in m)
+               for m, c in p.terms)
 
 
 def arith(op: str, a: Poly, b: Poly) -> Poly:
