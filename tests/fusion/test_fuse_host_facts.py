@@ -1,13 +1,15 @@
 """Host facts by meaning (issue 25): error checks that exit or throw, from macros,
-templates, functors and helpers (hoststmts.py); runtime calls judged by the buffers they
-touch (cudaMalloc of a new buffer, transfers and memsets of buffers the earlier launches do
-not use); pointer variables by what they may point to (pointsto.py: aliases, a time loop
-rotating its buffers by parity); a kernel using `extern __shared__` memory in between;
-overloaded kernels, each launch matched to the overload clang resolved (hostexprs.
-launched_kernel); `std::sqrt(double)` and other std:: math in kernels (the front end's
-shim). Every pipeline of programs/host_facts.cu fuses and matches the original under
-emulation, every buffer pre-filled with garbage; what is a real dependence still splits,
-with why. (One program, so that the emulator builds it and its fused version once.)"""
+templates, functors and helpers (hoststmts.py); host scalars (a grid, a factor, a count)
+assigned between launches, each launch fused with the value it saw (byvalue.py); runtime
+calls judged by the buffers they touch (cudaMalloc of a new buffer, transfers and memsets
+of buffers the earlier launches do not use); pointer variables by what they may point to
+(pointsto.py: aliases, a time loop rotating its buffers by parity); a kernel using
+`extern __shared__` memory in between; overloaded kernels, each launch matched to the
+overload clang resolved (hostexprs.launched_kernel); `std::sqrt(double)` and other std::
+math in kernels (the front end's shim). Every pipeline of programs/host_facts.cu fuses and
+matches the original under emulation, every buffer pre-filled with garbage; what is a real
+dependence still splits, with why. (One program, so that the emulator builds it and its
+fused version once.)"""
 
 from __future__ import annotations
 
@@ -23,7 +25,8 @@ PROGRAM = Path(__file__).parent / "programs" / "host_facts.cu"
 ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_between",
          "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_alias_read_after", "hf_chosen",
          "hf_symbol_between", "hf_dim3_assigned", "hf_ov_double",
-         "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math"]
+         "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math", "hf_regrid",
+         "hf_factor", "hf_count"]
 HEAT = ["hf_heat", "hf_heat_and"]
 
 
@@ -38,7 +41,9 @@ def test_every_pipeline_fuses(fused) -> None:
     pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
                                       "hf_buffers_between", "hf_shared_between",
                                       "hf_aliases", "hf_alias_read_after", "hf_chosen",
-                                      "hf_dim3_assigned"],
+                                      "hf_dim3_assigned", "hf_regrid"],
+             ("hf_times", "hf_times", "hf_mix"): ["hf_factor"],
+             ("hf_times", "hf_mix"): ["hf_count"],
              ("hf_scale", "hf_weigh"): ["hf_symbol_between"],
              ("hf_lap", "hf_step"): HEAT,
              ("hf_ov_scale", "hf_ov_offset"): ["hf_ov_double", "hf_ov_float"],
@@ -55,6 +60,17 @@ def test_every_pipeline_fuses(fused) -> None:
     stored = {g.host: g.stored_why for g in api.result.groups}
     assert stored["hf_alias_read_after"] == {"t": "read after the sequence"}
     assert stored["hf_aliases"] == {"t": "a parameter: the caller may read it"}
+
+
+def test_scalars_assigned_between_pass_the_values_seen(fused) -> None:
+    """The fused launch passes each original launch's own value (host/byvalue.py): the
+    first factor 0.5f and the second 3.0f, the count as the first launch converted it."""
+    out, _ = fused
+    text = out.read_text()
+    factor = text.split("void hf_factor(")[1].split("\n}\n")[0]
+    assert factor.count("<<<") == 1 and "(b, out, n, in, t, 0.5f, u, 3.0f)" in factor
+    count = text.split("void hf_count(")[1].split("\n}\n")[0]
+    assert "(b, out, ((size_t)(n)), in, t, 1.5f)" in count
 
 
 def test_two_overloads_in_one_group_are_left_unfused(fused) -> None:
@@ -202,6 +218,7 @@ void symbol_read_before(const float *in, const float *h, float *t, float *out, i
 }
 void dim3_reassigned(const float *in, float *t, float *out, int n) {
   dim3 g((n + 127) / 128), bl(128);
+  if (n > 4096) g = dim3((n + 255) / 256, 1);
   ka<<<g, bl>>>(in, t, n);
   g = dim3((n + 63) / 64);
   bl = dim3(64);
@@ -241,9 +258,9 @@ WHY = {
                       "pointer 'mid' may name the same buffer as 't'",
     "symbol_read_before": "its call to 'cudaMemcpyToSymbol' touches 'c_k', which may be a "
                           "buffer the launch of 'kc' at line 96 uses",
-    "dim3_reassigned": "it assigns 'g', which the launch of 'ka' at line 102 reads (a fused "
+    "dim3_reassigned": "it assigns 'g', which the launch of 'ka' at line 103 reads (a fused "
                        "launch evaluates its arguments at the group's last launch)",
-    "not_parity": "the launches of 'ka' at line 111 and 'kb' at line 112 are not fused: "
+    "not_parity": "the launches of 'ka' at line 112 and 'kb' at line 113 are not fused: "
                   "pointer 'dst' may name the same buffer as 'src'",
 }
 

@@ -287,3 +287,44 @@ void hf_std_math(const double *re, const double *im, double *mag, double *ang, d
   hf_mix_d<<<(n + 63) / 64, 64>>>(mag, ang, out, n);
   hf_mixf<<<(n + 63) / 64, 64>>>(a, b, n);
 }
+
+// Host scalars assigned between the launches (host/byvalue.py): each launch before the
+// assignment is fused with the value it saw.
+__global__ void hf_times(const float *in, float *t, float s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * s;
+}
+static int hf_ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// The grid and block set again, to other values, before the second launch.
+void hf_regrid(const float *in, const float *b, float *t, float *out, int n) {
+  dim3 block = 128;
+  dim3 grid = (n + 127) / 128;
+  hf_scale<<<grid, block>>>(in, t, n);
+  block = dim3(64);
+  grid = dim3((n + 63) / 64);
+  hf_mix<<<grid, block>>>(t, b, out, n);
+}
+
+// A factor both launches read, changed between them (and the launch size, through a helper).
+void hf_factor(const float *in, const float *b, float *t, float *u, float *out, int n) {
+  float s = 0.5f;
+  int threads = 256;
+  int blocks = hf_ceil_div(n, threads);
+  hf_times<<<blocks, threads>>>(in, t, s, n);
+  s = 3.0f;
+  threads = 64;
+  blocks = hf_ceil_div(n, threads);
+  hf_times<<<blocks, threads>>>(t, u, s, n);
+  hf_mix<<<blocks, threads>>>(u, b, out, n);
+}
+
+// The count set again and converted to the kernels' int: passed as the first launch saw it.
+void hf_count(const float *in, const float *b, float *t, float *out, int n) {
+  size_t total = n;
+  int blocks = hf_ceil_div((int)total, 128);
+  hf_times<<<blocks, 128>>>(in, t, 1.5f, total);
+  total = n;
+  blocks = hf_ceil_div((int)total, 32);
+  hf_mix<<<blocks, 32>>>(t, b, out, total);
+}

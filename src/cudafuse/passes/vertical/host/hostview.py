@@ -19,6 +19,7 @@ from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.ir.types import unqualified
+from cudafuse.passes.vertical.host.byvalue import ByValue
 from cudafuse.passes.vertical.host.hostexprs import (
     _writes,
     launched_kernel,
@@ -34,6 +35,7 @@ from cudafuse.passes.vertical.host.members import member_alias_reason, this_memb
 from cudafuse.passes.vertical.host.pointervalues import PointerValues, Value
 from cudafuse.passes.vertical.host.pointsto import PointsTo, parity_pairs
 from cudafuse.passes.vertical.host.settled import settled_locals
+from cudafuse.passes.vertical.host.stmtnodes import _assigned
 from cudafuse.passes.vertical.host.wrappers import WrapperCall, Wrappers
 
 
@@ -50,6 +52,10 @@ class LaunchSite:
     # argument's key stands for (pointervalues.py), to name it at another launch.
     values: tuple[tuple[str, Value], ...] = field(default=(), compare=False, repr=False)
     evaluator: PointerValues | None = field(default=None, compare=False, repr=False)
+    # Its grid, block or scalar arguments re-spelled by the values host variables held at
+    # it, because a later statement of its sequence assigns them (byvalue.py): the text of
+    # its statement, run anywhere else, would launch with other values.
+    by_value: bool = field(default=False, compare=False)
 
     def arg_for(self, param_name: str) -> n.Expr | None:
         return next((a for p, a in self.bindings if p.name == param_name), None)
@@ -270,6 +276,8 @@ class _Splitter:
         self.parity = parity_pairs(self.points)
         self._selected: dict[int, tuple[str, ...]] = {}  # launch index -> _selections
         self.values = pointer_values(unit, host, self.points)
+        self.by_value = ByValue(unit, host, host_locals(host), _writes(host.body)) \
+            if host.body is not None else None
 
     def _held(self, node: n.Node) -> list[n.KernelLaunch]:
         return sorted(_launches_in(node) + self.wrappers.launches_in(node),
@@ -317,7 +325,7 @@ class _Splitter:
     def block(self, stmts: tuple[n.Stmt, ...], scope: Scope) -> None:
         current = Sequence(self.host, scope=scope)
         items: list[tuple[n.Stmt, str | None]] = []  # launch statements and breaks, in order
-        for stmt in stmts:
+        for k, stmt in enumerate(stmts):
             launch = self._launch(stmt)
             if launch is None:
                 if self._held(stmt):
@@ -330,6 +338,8 @@ class _Splitter:
                     why = self.stmts.statement_reason(
                         stmt, (s.launch for s in current.launches), SWAPS,
                         self.values.modelled)
+                    if why is not None and current.launches:
+                        why = self._respell(current, stmts, k, why)
                     if why is None and current.launches and self._rotates(stmt):
                         why = self._carry(current, stmt)
                     if id(stmt) in self.wrappers.refused and (
@@ -356,9 +366,12 @@ class _Splitter:
             site = None
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and rest is None:
-                site = LaunchSite(index, stmt, launch, kernel,
-                                  tuple(zip(kernel.params, launch.args, strict=True)),
-                                  self.host, self.wrappers.wrapper_of(stmt))
+                wrapper = self.wrappers.wrapper_of(stmt)
+                valued = launch if wrapper is not None or self.by_value is None else \
+                    self.by_value.at_launch(launch, kernel.params, stmts, k)
+                site = LaunchSite(index, stmt, valued, kernel,
+                                  tuple(zip(kernel.params, valued.args, strict=True)),
+                                  self.host, wrapper)
                 if old is not None or current.evaluated:
                     # Which buffer each pointer holds here, by evaluating the host code.
                     got = self._evaluate(site)
@@ -420,6 +433,43 @@ class _Splitter:
         self.cut.setdefault(current.launches[-1].index, why)
         self.cut.setdefault(site.index, why)
         self.seqs.append(current)  # the launches before it go on their own
+
+    # ---- scalars by value (byvalue.py) --------------------------------------------------------
+
+    def _respell(self, current: Sequence, stmts: tuple[n.Stmt, ...], k: int, why: str
+                 ) -> str | None:
+        """Statement k assigns host scalars (`grid = dim3(...)`, `n = w * h`): the launches
+        of the sequence before it re-spelled by the values those held at them, when that
+        leaves the statement no reason to split the sequence (None, `current` updated);
+        else `why`."""
+        stmt = stmts[k]
+        decls = {r.decl for x in stmt.walk() for r in _assigned(x)
+                 if r.kind in ("local", "param") and "*" not in r.type and "[" not in r.type}
+        if not decls or self.by_value is None:
+            return why
+        where = {id(s): j for j, s in enumerate(stmts)}
+        sites = []
+        for s_ in current.launches:
+            j = where.get(id(s_.stmt))
+            if s_.wrapper is not None or j is None:
+                sites.append(s_)
+                continue
+            launch = self.by_value.respell(s_.launch, s_.kernel.params, decls, stmts, j)
+            # Its statement's text names a variable assigned here: run at the fused
+            # launch, after this statement, it would launch with other values.
+            written = s_.by_value or any(isinstance(x, n.Ref) and x.decl in decls
+                                         for x in s_.stmt.walk())
+            bindings = tuple((p, a if old is new else new)
+                             for (p, a), old, new in zip(s_.bindings, s_.launch.args,
+                                                         launch.args, strict=True))
+            sites.append(s_ if launch is s_.launch and written == s_.by_value else
+                         dataclasses.replace(s_, launch=launch, bindings=bindings,
+                                             by_value=written))
+        if self.stmts.statement_reason(stmt, (s.launch for s in sites), SWAPS,
+                                       self.values.modelled) is not None:
+            return why
+        current.launches[:] = sites
+        return None
 
     # ---- pointers by value (pointervalues.py) -------------------------------------------------
 

@@ -1,0 +1,257 @@
+"""Launches spelled by the values their host scalars hold at them, so that a sequence may
+continue across the assignment of a scalar that earlier launches read (issue 25):
+
+    dim3 block = 256, grid = (n + 255) / 256;
+    scale<<<grid, block>>>(in, tmp, n);
+    block = dim3(32, 8);                      // what `scale` launched with changes here
+    grid = dim3((w + 31) / 32, (h + 7) / 8);
+    blur<<<grid, block>>>(tmp, out, w, h);
+
+A fused group evaluates its launches' arguments where its last launch stands (and the
+planner reads a producer's grid to prove it covers the producer's domain). After the
+assignment `grid` names another value, so the launch of `scale` is re-spelled by the value
+`grid` held at it: `dim3((n + 255) / 256)`, the right-hand side of the variable's last
+assignment before it in the same statement list (or its declaration's initialiser), read
+again, recursively, for the variables it names. That is the same value wherever the group's
+launch stands only when every variable the value names is never assigned after its
+declaration (a parameter the function never writes, a local that host_locals() lists, a
+constant) and it calls nothing but `dim3`, the pure math functions and one-return helpers:
+then the earlier launch's grid, block and scalar arguments are the value. When a
+variable's value is not known that way (it is assigned inside a loop or a branch in
+between, its address is taken or it is passed to a call in between, the value reads
+memory, calls something else or is not found in the same statement list), the launch is
+left as written and the assignment keeps splitting the sequence.
+
+The value is printed where it was written, or, when the assignment converts it to the
+variable's type (`size_t total = w * h;`), as that conversion spelled out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection
+
+from cudafuse.analysis.mathfuncs import MATH
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import NO_SPAN
+from cudafuse.ir.substitute import replace_nodes
+from cudafuse.ir.types import unqualified
+from cudafuse.passes.vertical.host.hostexprs import is_assign_operator
+from cudafuse.passes.vertical.host.stmtnodes import _assigned, _quiet, _strip
+
+MAX_DEPTH = 8  # variables whose values name variables, and helpers calling helpers
+
+
+class ByValue:
+    """Re-spells launches of one host function by the values of their scalars."""
+
+    def __init__(self, unit: TranslationUnit, host: Function, stable: Collection[str],
+                 written: Collection[str]):
+        self.unit = unit
+        self.stable = stable  # locals never assigned after their declaration (host_locals)
+        self.written = written  # every variable the function assigns
+        self.params = {p.decl for p in host.params}
+
+    # ---- what a value may be -------------------------------------------------------------
+
+    def _settled(self, r: n.Ref) -> bool:
+        """A variable with one value wherever the sequence's launches stand."""
+        if r.const_value is not None or r.kind in ("enum", "function"):
+            return True
+        if r.kind == "param":
+            return r.decl in self.params and r.decl not in self.written and "&" not in r.type
+        if r.kind == "local":
+            return r.decl in self.stable and "&" not in r.type
+        return r.kind == "global" and "const" in r.type.split("*")[0] and "&" not in r.type
+
+    def _pure_call(self, call: n.Call, depth: int) -> bool:
+        if call.callee == "dim3" or call.callee in MATH and call.callee_expr is None:
+            return True
+        fn = self.unit.callee(call.callee_decl) if call.callee_decl else None
+        if fn is None or fn.body is None or len(fn.body.body) != 1 or depth >= MAX_DEPTH or \
+                any(p.is_reference or "&" in p.type for p in fn.params):
+            return False
+        ret = fn.body.body[0]
+        return isinstance(ret, n.Return) and ret.value is not None and \
+            self._pure(ret.value, depth + 1, local_ok=True)
+
+    def _pure(self, e: n.Expr, depth: int = 0, local_ok: bool = False) -> bool:
+        """Free of side effects and of memory reads, so that evaluating it again elsewhere
+        gives the same value when the variables it names are the same (`local_ok`: a
+        helper's body, whose parameters are its own)."""
+        for node in e.walk():
+            if isinstance(node, (n.IntLit, n.FloatLit, n.BoolLit, n.Cast, n.Cond, n.InitList,
+                                 n.Ref)):
+                continue
+            if isinstance(node, n.Binary) and not node.is_assignment and node.op != ",":
+                continue
+            if isinstance(node, n.Unary) and node.op in ("+", "-", "!", "~"):
+                continue
+            if isinstance(node, n.Member) and not node.arrow:
+                continue
+            if isinstance(node, n.OtherExpr) and _quiet(node) and \
+                    node.kind != "CXX_THIS_EXPR":
+                continue
+            if isinstance(node, n.Call) and not is_assign_operator(node) and \
+                    self._pure_call(node, depth):
+                continue
+            return False
+        if local_ok:
+            return not any(isinstance(x, n.Ref) and x.kind == "global" and
+                           x.const_value is None and "const" not in x.type
+                           for x in e.walk())
+        return True
+
+    # ---- the value a variable holds at a statement ---------------------------------------
+
+    def value_at(self, r: n.Ref, stmts: tuple[n.Stmt, ...], k: int, depth: int = 0
+                 ) -> n.Expr | None:
+        """What variable `r` holds right before statement `k` of the list, as an
+        expression naming only settled variables; None when that is not known."""
+        if depth >= MAX_DEPTH or r.kind not in ("local", "param") or "&" in r.type:
+            return None
+        for j in range(k - 1, -1, -1):
+            s = stmts[j]
+            got = _definition(s, r.decl)
+            if got is not None:
+                var_type, rhs = got
+                if rhs is None:
+                    return None
+                return self._settle(rhs, var_type, stmts, j, depth)
+            if _touches(s, r.decl, self.unit):
+                return None
+        return None
+
+    def _settle(self, rhs: n.Expr, var_type: str, stmts: tuple[n.Stmt, ...], j: int,
+                depth: int) -> n.Expr | None:
+        """`rhs` (read at statement j) as the value the variable of type `var_type` holds:
+        its own variables replaced by their values there, converted to the type."""
+        if not self._pure(rhs):
+            return None
+        failed = False
+
+        def change(node: n.Node) -> n.Node | None:
+            nonlocal failed
+            if isinstance(node, n.Ref) and node.kind in ("local", "param", "global") and \
+                    not self._settled(node):
+                got = self.value_at(node, stmts, j, depth + 1)
+                if got is None:
+                    failed = True
+                    return None
+                return got
+            return None
+
+        value = replace_nodes(rhs, change)
+        if failed:
+            return None
+        assert isinstance(value, n.Expr)
+        core = _strip(value)
+        if core is not None and unqualified(core.type) == unqualified(var_type):
+            return core
+        # `size_t total = w * h;`: the conversion the assignment made, spelled out (a node
+        # without text of its own is printed from the IR).
+        return n.Cast(type=var_type.replace("&", "").strip(), operand=core or value,
+                      explicit=True, span=NO_SPAN)
+
+    # ---- launches ---------------------------------------------------------------------------
+
+    def at_launch(self, launch: n.KernelLaunch, params: tuple, stmts: tuple[n.Stmt, ...],
+                  k: int) -> n.KernelLaunch:
+        """The launch at statement k with its grid, block and scalar arguments read by
+        value where they name variables assigned elsewhere in the function: what the
+        planner proves coverage and compares bounds with (the launch's own text, where it
+        stands, is the same value)."""
+        decls = {x.decl for e in (launch.grid, launch.block, *launch.args) for x in e.walk()
+                 if isinstance(x, n.Ref) and x.kind in ("local", "param") and
+                 not self._settled(x)}
+        return self.respell(launch, params, decls, stmts, k) if decls else launch
+
+    def respell(self, launch: n.KernelLaunch, params: tuple, decls: Collection[str],
+                stmts: tuple[n.Stmt, ...], k: int) -> n.KernelLaunch:
+        """The launch at statement k with each reference to a variable of `decls` in its
+        grid, block and scalar arguments (those of `params`, the kernel's parameters; none
+        when empty) replaced by the value it holds there (where that value is known); the
+        launch itself when nothing changes."""
+        def change(node: n.Node) -> n.Node | None:
+            if isinstance(node, n.Ref) and node.decl in decls:
+                return self.value_at(node, stmts, k)
+            return None
+
+        grid = replace_nodes(launch.grid, change)
+        block = replace_nodes(launch.block, change)
+        args = list(launch.args)
+        for i, (p, a) in enumerate(zip(params, launch.args, strict=False)):
+            if not (p.is_pointer or p.is_reference or p.holds_pointers or "*" in a.type):
+                args[i] = replace_nodes(a, change)  # type: ignore[call-overload]
+        if grid is launch.grid and block is launch.block and \
+                all(x is y for x, y in zip(args, launch.args, strict=True)):
+            return launch
+        return dataclasses.replace(launch, grid=grid, block=block, args=tuple(args))
+
+
+def _definition(s: n.Stmt, decl: str) -> tuple[str, n.Expr | None] | None:
+    """(the variable's type, the value it gets) when statement `s` declares the variable
+    or assigns it as a whole (`v = e;`, `grid = dim3(...);`); (type, None) when it declares
+    it without a value."""
+    if isinstance(s, n.DeclStmt):
+        for d in s.decls:
+            if d.decl == decl:
+                return d.var_type, (None if d.array_dims else d.init)
+        return None
+    if not isinstance(s, n.ExprStmt):
+        return None
+    e = s.expr
+    if isinstance(e, n.Binary) and e.op == "=":
+        target, rhs = _strip(e.lhs), e.rhs
+    elif isinstance(e, n.Call) and e.callee == "operator=" and len(e.args) == 2:
+        target, rhs = _strip(e.args[0]), e.args[1]
+    else:
+        return None
+    if isinstance(target, n.Ref) and target.decl == decl:
+        if any(decl in {r.decl for r in _assigned(x)} for x in rhs.walk()):
+            return target.type, None  # `v = (v = 3) + 1`
+        return target.type, rhs
+    return None
+
+
+def _touches(s: n.Stmt, decl: str, unit: TranslationUnit) -> bool:
+    """Whether statement `s` may change the variable: it assigns it (or a member of it),
+    takes its address, binds a reference to it, passes it to a call that may take it by
+    reference, or names it in an expression the IR does not model (a lambda's capture).
+    Reading it (`int blocks = ceil_div(total, 128);`) changes nothing; nor does a launch."""
+    parents: dict[int, n.Node] = {}
+    for node in s.walk():
+        for c in node.children():
+            if c is not None:
+                parents[id(c)] = node
+    for node in s.walk():
+        if any(r.decl == decl for r in _assigned(node)):
+            return True
+        if not (isinstance(node, n.Ref) and node.decl == decl):
+            continue
+        child: n.Node = node
+        parent = parents.get(id(child))
+        while isinstance(parent, n.Cast):
+            child, parent = parent, parents.get(id(parent))
+        if isinstance(parent, n.Call) and child in parent.args and \
+                not _by_value_argument(parent, parent.args.index(child), unit):
+            return True
+        if isinstance(parent, n.VarDecl) and "&" in parent.var_type:
+            return True
+        up: n.Node | None = node
+        while up is not None and not isinstance(up, n.KernelLaunch):
+            if isinstance(up, n.OtherExpr) and not _quiet(up):
+                return True
+            up = parents.get(id(up))
+    return False
+
+
+def _by_value_argument(call: n.Call, i: int, unit: TranslationUnit) -> bool:
+    """Whether argument i of the call is taken by value (a copy the callee cannot write
+    back through)."""
+    if call.callee == "dim3" or call.callee in MATH and call.callee_expr is None:
+        return True
+    fn = unit.callee(call.callee_decl) if call.callee_decl else None
+    return fn is not None and i < len(fn.params) and not fn.params[i].is_reference and \
+        "&" not in fn.params[i].type
