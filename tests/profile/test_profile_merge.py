@@ -75,9 +75,8 @@ def test_a_cap_that_only_adds_spills_is_ranked_untimed_with_the_reason() -> None
     # folded (other code), its figures kept.
     r60 = by_id["thread:128+128:r60"]
     assert r60.same_as is None and r60.registers == 56
-    assert r60.skip == ("register cap 60: spills 4 bytes where thread:128+128:rnone spills 0 "
-                        "at 4 blocks/SM (this one 4): buys no block and removes no spill, "
-                        "ranked below it and not timed (other code, judged slower, not "
+    assert r60.skip == ("register cap 60: ranked below thread:128+128:rnone, not timed: 4 "
+                        "spill bytes against 0, 4 blocks/SM against 4 (judged slower, not "
                         "measured; --exhaustive times it)")
     # A spilling uncapped kernel is always timed, and a cap that spills less is kept.
     out = rank_spilling([rec(None, 64, spills=8), rec(72, 64, spills=4)])

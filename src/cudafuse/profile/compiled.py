@@ -200,11 +200,10 @@ def rank_spilling(records: list[Record]) -> list[Record]:
             continue
         assert better.occupancy is not None
         out.append(replace(r, skip=(
-            f"register cap {r.regcap}: spills {_spills(r)} bytes where {better.id} spills "
-            f"{_spills(better)} at {better.occupancy.blocks_per_sm} blocks/SM (this one "
-            f"{r.occupancy.blocks_per_sm}): buys no block and removes no spill, ranked below "
-            f"it and not timed (other code, judged slower, not measured; --exhaustive times "
-            "it)")))
+            f"register cap {r.regcap}: ranked below {better.id}, not timed: {_spills(r)} "
+            f"spill bytes against {_spills(better)}, {r.occupancy.blocks_per_sm} blocks/SM "
+            f"against {better.occupancy.blocks_per_sm} (judged slower, not measured; "
+            "--exhaustive times it)")))
     return out
 
 
