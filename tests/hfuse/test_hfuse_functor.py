@@ -6,11 +6,14 @@ is defined again around the generated code as the kernel saw it."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hfuse_helpers import PROGRAMS, hfuse, library
+
+from cudafuse.codegen import compile_check
 
 ATEN = PROGRAMS / "aten"
 KERNELS = "at::native::im2col_kernel<float>,count_bins<int, int>"
@@ -84,3 +87,24 @@ def test_fused_with_a_lambda_equals_the_originals(tmp_path: Path, mode: str) -> 
     assert bins.sum() == n and (col != -7).all()
     np.testing.assert_array_equal(col2, col)
     np.testing.assert_array_equal(bins2, bins)
+
+
+@pytest.mark.nvcc
+@pytest.mark.slow  # three nvcc compiles
+@pytest.mark.parametrize("mode", ["thread", "streams"])
+def test_nvcc_compiles_the_output_and_a_lambda_passing_caller(
+        tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The check compiles with --extended-lambda, as PyTorch builds: without it the input
+    # itself did not compile and the output went unjudged (a warning).
+    monkeypatch.delenv(compile_check.ENV_SKIP, raising=False)
+    monkeypatch.setenv("CUDAFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / f"{mode}.cu"
+    res = hfuse(str(ATEN / "im2col.cu"), str(ATEN / "functor.cu"), "--kernels", KERNELS,
+                "--block1", "128", "--block2", "128", "--mode", mode, "-o", str(out))
+    assert res.exit_code == 0 and "not checked with nvcc" not in res.output, res.output
+    # A caller instantiates the templates over its lambda's type.
+    drv = _driver(out)
+    done = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "--extended-lambda",
+                           f"-I{ATEN}", "-c", str(drv), "-o", str(tmp_path / "d.o")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

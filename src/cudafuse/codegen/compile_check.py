@@ -6,12 +6,13 @@ Two checks, in order:
    `#include`s resolve from the output's own folder): an error, a warning the inputs did not
    give (a header not found, a function skipped because it does not compile) or a function
    the pass generated that the parse lost is a located error (exit status 1);
-2. where nvcc is on PATH, `nvcc -arch=<arch> -std=c++17 -c` of the same text with the run's
-   `-I`/`-D`/`-include`, the output's folder first on the include path. Results are cached
-   by the hash of everything nvcc sees (under the build cache, `$CUDAFUSE_CACHE_DIR`), so a
-   run emitting what an earlier one did pays nothing. A failure quotes nvcc's first error.
-   When the inputs themselves do not compile with nvcc under these flags (an emulator-only
-   header, a missing -I), the output cannot be judged: a warning says so and names why.
+2. where nvcc is on PATH, `nvcc -arch=<arch> -std=c++17 --extended-lambda -c` of the same
+   text with the run's `-I`/`-D`/`-include`, the output's folder first on the include path.
+   Results are cached by the hash of everything nvcc sees (under the build cache,
+   `$CUDAFUSE_CACHE_DIR`), so a run emitting what an earlier one did pays nothing. A
+   failure quotes nvcc's first error. When the inputs themselves do not compile with nvcc
+   under these flags (an emulator-only header, a missing -I), the output cannot be judged: a
+   warning says so and names why.
 
 `CUDAFUSE_NO_NVCC_CHECK=1` skips step 2 (the test suite sets it: hundreds of emitted files
 would cost minutes; tests that exercise it clear it).
@@ -130,7 +131,9 @@ def nvcc_check(text: bytes, where: str, options: ParseOptions, *,
 
 
 def _flags(options: ParseOptions, folder: str) -> list[str]:
-    flags = [f"-arch={options.arch}", "-std=c++17", f"-I{folder}"]
+    # --extended-lambda as PyTorch builds: `[] __device__ (...)` lambdas (ATen's histogram
+    # launches) are an error without it, and it changes nothing else.
+    flags = [f"-arch={options.arch}", "-std=c++17", "--extended-lambda", f"-I{folder}"]
     flags += [f"-I{Path(d).resolve()}" for d in options.include_dirs]
     flags += [f"-D{d}" for d in options.defines]
     for f in options.forced_includes:

@@ -300,8 +300,11 @@ def streams_launcher_text(p1: Part, p2: Part, names: Names, cfg: Config,
         b = part.block
         args = ", ".join(names.param(part.index, prm.name or f"unnamed{k}")
                          for k, prm in enumerate(part.fn.params))
+        # (const void *): an instantiation over a lambda's type (launcher_text).
+        func = f"(const void *){kernel}" if deduced_params(part.bindings, p, part.index) \
+            else kernel
         lines += [f"  if ({smem} > 48 * 1024)",
-                  f"    cudaFuncSetAttribute({kernel}, "
+                  f"    cudaFuncSetAttribute({func}, "
                   f"cudaFuncAttributeMaxDynamicSharedMemorySize, (int){smem});",
                   f"  {kernel}<<<{grid}, dim3({b.x}, {b.y}, {b.z}), {smem}, {stream}>>>({args});"]
     if not sequential:
