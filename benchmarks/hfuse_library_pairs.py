@@ -129,10 +129,13 @@ PAPER = {
     "batchnorm": ("aoli-al/TorchKernel", "cuda/Normalization.cuh",
                   "at::native::batch_norm_collect_statistics_kernel<InvStd, float, float, "
                   "float, int>", "struct", "32x16"),
-    # Its last template argument is the type of a lambda of the host code: no spelling
-    # names it, so --kernels cannot (refused, located).
-    "histogram": ("aoli-al/TorchKernel", "cuda/SummaryOps.cu", "kernelHistogram1D", "struct",
-                  512),
+    # histc of floats as SummaryOps.cu's host code launches it for fewer than 100 bins
+    # (shared-memory bins). Its last template argument, the type of the lambda the launch
+    # passes (getDummyOp), is left to the launch to deduce: the fused kernel and launcher are
+    # templates over it.
+    "histogram": ("aoli-al/TorchKernel", "cuda/SummaryOps.cu",
+                  "at::cuda::kernelHistogram1D<float, float, int64_t, 1, 2, -1, "
+                  "at::cuda::CUDAHistogramMemoryType::SHARED>", "struct", 512),
     "blake2b": ("tpruvot/ccminer", "blake2b.cu", "blake2b_gpu_hash", "ptx", 128),
     "sha256d": ("tpruvot/ccminer", "sha256/cuda_sha256d.cu", "sha256d_gpu_hash_shared", "ptx",
                 128),
@@ -144,8 +147,11 @@ PAPER = {
 # holds them), or the fused launcher; `cudafuse verify` compares the two drivers under the
 # emulator, every element. Per kernel: its arrays (name, dtype, count, init, role), the
 # setup, the launch and its arguments ({n}: the element count); P_/Q_ name the first and the
-# second kernel's. Sizes as the specs': im2col 3x11x9 (3x3, pad 1, stride 2); MaxPool 2x3x12x10
-# (3, stride 2, pad 1); upsample 2x3x7x9 -> 11x16, align_corners; batch-norm 4x5x37.
+# second kernel's; smem: the launch's dynamic shared memory (default 0). Sizes as the specs':
+# im2col 3x11x9 (3x3, pad 1, stride 2); MaxPool 2x3x12x10 (3, stride 2, pad 1); upsample
+# 2x3x7x9 -> 11x16, align_corners; batch-norm 4x5x37; histogram 1000 values in [-1.2, 1.2)
+# into 10 bins over [-1, 1] (values outside left out, as histc), launched with the file's
+# getDummyOp lambda over 2 blocks (each its shared-memory bins, then atomics to the output).
 DRIVERS: dict[str, dict] = {
     "im2col": dict(
         arrays=[("X_im", "float32", 297, "uniform(-1, 1)", None),
@@ -184,6 +190,17 @@ DRIVERS: dict[str, dict] = {
         launch="at::native::batch_norm_collect_statistics_kernel<at::native::InvStd, float, "
                "float, float, int><<<gX, dim3(32, 16)>>>",
         args="X_x, 1e-5f, 0.1f, X_rm, X_rv, X_sm, X_sv"),
+    "histogram": dict(
+        arrays=[("X_h_in", "float32", 1000, "uniform(-1.2, 1.2)", None),
+                ("X_h_out", "float32", 10, "const(0)", "inout")],
+        setup="int64_t X_asz[1] = {10}, X_ast[1] = {1}, X_bsz[1] = {1000}, X_bst[1] = {1};\n"
+              "  at::cuda::detail::TensorInfo<float, int64_t> X_a(X_h_out, 1, X_asz, X_ast), "
+              "X_p, X_b(const_cast<float *>(X_h_in), 1, X_bsz, X_bst);\n"
+              "  const auto X_one = [] __device__(int64_t) { return 1L; };\n"
+              "  const size_t X_smem = 10 * sizeof(float) + 8;\n  dim3 gX(2);",
+        launch="at::cuda::kernelHistogram1D<float, float, int64_t, 1, 2, -1, "
+               "at::cuda::CUDAHistogramMemoryType::SHARED><<<gX, 512, X_smem>>>",
+        args="X_a, X_p, X_b, 10, -1.0f, 1.0f, (int64_t)1000, X_one", smem="X_smem"),
 }
 
 ATEN_PAIRS = [("im2col", "maxpool"), ("im2col", "batchnorm"), ("im2col", "histogram"),
@@ -247,10 +264,16 @@ def _side(key: str, prefix: str) -> dict:
             DRIVERS[key].items()}
 
 
-def _verify_driven(out: Path, launcher: str, pair: tuple[str, str],
-                   include_dirs: tuple[str, ...]) -> str:
-    """Both drivers written beside the output and compared by `cudafuse verify` under the
-    emulator: '' when every element matches, else verify's last line."""
+def _space(pair: tuple[str, str]) -> str:
+    """The namespaces hfuse puts the fused launcher in (the first kernel's, or the second's
+    when they lie inside the first's), as a qualifier."""
+    first, second = (PAPER[k][2].split("<")[0].rpartition("::")[0] for k in pair)
+    return (second if second.startswith(first) else first) + "::"
+
+
+def _write_drivers(out: Path, launcher: str, pair: tuple[str, str]) -> tuple[Path, Path, Path]:
+    """The two drivers (the original kernels, the fused launcher) and their run spec,
+    written beside the output."""
     p, q = _side(pair[0], "P_"), _side(pair[1], "Q_")
     params = ", ".join(f"{'int64_t' if dt == 'int64' else 'float'} *{n}"
                        for side in (p, q) for n, dt, *_ in side["arrays"])
@@ -258,13 +281,19 @@ def _verify_driven(out: Path, launcher: str, pair: tuple[str, str],
             f"void cf_run({params}) {{\n  {p['setup']}\n  {q['setup']}\n")
     orig, fused = out.with_name(out.stem + "_orig.cu"), out.with_name(out.stem + "_drv.cu")
     orig.write_text(head + f"  {p['launch']}({p['args']});\n  {q['launch']}({q['args']});\n}}\n")
-    fused.write_text(head + f"  at::native::{launcher}({p['args']}, {q['args']}, gP_, gQ_, 0, "
-                     "0, 0);\n}\n")
+    fused.write_text(head + f"  {_space(pair)}{launcher}({p['args']}, {q['args']}, gP_, gQ_, "
+                     f"{p.get('smem', '0')}, {q.get('smem', '0')}, 0);\n}}\n")
     spec = out.with_suffix(".toml")
     spec.write_text('entry = "cf_run"\n' + "".join(
         f'[[args]]\nname = "{n}"\ndtype = "{dt}"\ncount = {count}\ninit = "{init}"\n'
         + (f'role = "{role}"\n' if role else "")
         for side in (p, q) for n, dt, count, init, role in side["arrays"]))
+    return orig, fused, spec
+
+
+def _verify_driven(orig: Path, fused: Path, spec: Path, include_dirs: tuple[str, ...]) -> str:
+    """The drivers compared by `cudafuse verify` under the emulator: '' when every element
+    matches, else verify's last line."""
     done = subprocess.run([sys.executable, "-m", "cudafuse", "verify", str(orig), str(fused),
                            "--spec", str(spec), "--backend", "emu",
                            *(f"-I{d}" for d in include_dirs)],
@@ -274,8 +303,9 @@ def _verify_driven(out: Path, launcher: str, pair: tuple[str, str],
 
 
 def _nvcc(out: Path, include_dirs: tuple[str, ...], defines: tuple[str, ...]) -> str:
-    """'' when nvcc compiles the output as the libraries build theirs (PyTorch's extended
-    lambdas on), else nvcc's first error."""
+    """'' when nvcc compiles the output (or a driver including it, which instantiates a
+    fused kernel that is a template over a lambda's type) as the libraries build theirs
+    (PyTorch's extended lambdas on), else nvcc's first error."""
     flags = ["-arch=sm_90", "-std=c++17", "--extended-lambda", f"-I{out.parent}",
              *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
     done = subprocess.run(["nvcc", *flags, "-c", str(out), "-o", str(out.with_suffix(".o"))],
@@ -307,16 +337,19 @@ def _run(sides: tuple, name: str, mode: str, tmp: Path, include_dirs: tuple[str,
         kind = "output does not compile" if "does not compile" in first else "refused"
         return f"{kind}: {first.replace(str(tmp) + '/', '')}"
     out.write_text(fused.text)
+    drivers = _write_drivers(out, fused.name + "_launch", driven) if driven else None
     compiled = ""
     if NVCC:
         bad = _nvcc(out, include_dirs, defines)
         if bad:
             return f"output does not compile (exit 0): {bad}"
+        if drivers and _nvcc(drivers[1], include_dirs, defines):
+            return f"driver does not compile: {_nvcc(drivers[1], include_dirs, defines)}"
         compiled = ", compiles with nvcc"
     if unverifiable:
         return f"fused{compiled}; not verified: {unverifiable}"
-    if driven:
-        bad = _verify_driven(out, fused.name + "_launch", driven, include_dirs)
+    if drivers:
+        bad = _verify_driven(*drivers, include_dirs)
         where = str(out.parent) + "/"
         return (f"fused{compiled}, verified exact (driver)" if not bad else
                 f"fused{compiled}; driver verify failed: {bad.replace(where, '')}")
