@@ -237,9 +237,10 @@ def own_row_stride(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.
         if m.count(y) != 1 or x in m or any(a.kind != "param" for a in m if a != y):
             return None
         stride[tuple(a for a in m if a != y)] = c
-    # (a stride with a negative term, `out[x - w * y]`, walks rows backwards: not the
-    # layout y * S + x the frame of the other kernels' reads assumes)
-    if ((x,), 1) not in poly.terms or not stride or any(c < 0 for c in stride.values()):
+    # (a stride with a negative term, `out[x - w * y]`, walks rows backwards, and a constant
+    # one, `out[x + y]`, is no row of an image of run-time width (threads of neighbouring
+    # rows store one element): neither is the layout y * S + x the other kernels assume)
+    if ((x,), 1) not in poly.terms or not any(stride) or any(c < 0 for c in stride.values()):
         return None
     return _expr(Poly._make(stride), {d: name for d, (name, _) in params.items()},
                  {d: t for d, (_, t) in params.items()})
