@@ -639,28 +639,31 @@ def main() -> int:
                       f"{equal}", flush=True)
     if not args.no_profile:
         # A row's harness compiles (one core, seconds) while the next row is profiled; the
-        # row is finished (its harness run, its record) after that next profile.
+        # row is finished (its harness run, its record) after that next profile. A row's
+        # seconds are its own: its `fuse --profile` and its finishing, not the next row's
+        # profile that ran between them (the second H200 session's records counted it).
         harnesses = ThreadPoolExecutor(1)
         pending: tuple[str, int, float, dict, Future[Path], Path] | None = None
 
-        def give_up(name: str, size: int, began: float, exc: BaseException) -> None:
+        def give_up(name: str, size: int, spent: float, exc: BaseException) -> None:
             failed(f"{name} {size} (fuse --profile)", exc)
             rec = {"kind": "profile", "backend": args.backend, "sample": name, "size": size,
                    "profile_error": str(exc) or type(exc).__name__,
-                   "profile_seconds": round(time.perf_counter() - began, 1)}
+                   "profile_seconds": round(spent, 1)}
             append_row(args.jsonl, rec)
             rows[(name, size)].update(rec)
             publish()
 
-        def finish(name: str, size: int, began: float, prof: dict,
+        def finish(name: str, size: int, spent: float, prof: dict,
                    harness: Future[Path], source: Path) -> None:
             row = rows[(name, size)]
+            began = time.perf_counter() - spent  # the profile's seconds, then these
             try:
                 target = harness.result()
                 measured = run(target, size, size, args.iters) \
                     if args.backend == "nvcc" else run_emu(target, name, size, args.iters)
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
-                give_up(name, size, began, exc)
+                give_up(name, size, time.perf_counter() - began, exc)
                 return
             equal = measured["hash"] == row["unfused_hash"]
             choice = prof["choice"]
@@ -688,14 +691,15 @@ def main() -> int:
             try:
                 source, prof = profile_source(name, size, args.work, args.arch, args.backend)
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rest still run
-                give_up(name, size, began, exc)
+                give_up(name, size, time.perf_counter() - began, exc)
                 continue
             record_partitions(partitions, name, profile_partitions(prof))
             harness = harnesses.submit(harness_of, source, name, args.work, nvcc, args.arch) \
                 if args.backend == "nvcc" and nvcc else harnesses.submit(lambda s=source: s)
+            spent = time.perf_counter() - began
             if pending is not None:
                 finish(*pending)
-            pending = (name, size, began, prof, harness, source)
+            pending = (name, size, spent, prof, harness, source)
         if pending is not None:
             finish(*pending)
         harnesses.shutdown()

@@ -99,3 +99,34 @@ def test_error_line() -> None:
     assert bv.error_line("progress\ncudafuse: error: it broke\n") == "it broke"
     assert bv.error_line("no errors here") == ""
     assert len(bv.error_line("error: " + "x" * 400)) == 160
+
+
+def test_a_rows_seconds_leave_out_the_next_rows_profile(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A row is finished after the next row is profiled (its harness compiles meanwhile);
+    # its recorded seconds are its own profile and finishing (0.3 s here), not 0.6.
+    import time
+
+    bv = _bench()
+    rows = tmp_path / "v.jsonl"
+    rows.write_text("".join(json.dumps(m) + "\n" for m in (
+        _model("sobel", 2.5), _model("blur", 0.52))))
+
+    def fake_profile(name, size, work, arch, backend):  # type: ignore[no-untyped-def]
+        time.sleep(0.3)
+        return tmp_path / name, {"choice": {"id": "model", "model_was_fastest": True},
+                                 "variants": [{"id": "model", "aliases": [],
+                                               "timing": {"median_ms": 0.25}}]}
+
+    monkeypatch.setattr(bv, "profile_source", fake_profile)
+    monkeypatch.setattr(bv, "harness_of", lambda source, name, *a: source)
+    monkeypatch.setattr(bv, "run", lambda *a, **k: {"ms": [0.25, 0.2, 0.3], "hash": ["0 1"]})
+    monkeypatch.setattr(bv.shutil, "which", lambda _: "/bin/true")
+    monkeypatch.setattr(sys, "argv", [
+        "bench_vertical.py", "--profile-only", "--samples", "sobel", "blur", "--sizes", "4096",
+        "--jsonl", str(rows), "--work", str(tmp_path / "w")])
+    assert bv.main() == 0
+    recs = [json.loads(line) for line in rows.read_text().splitlines()]
+    first = next(r for r in recs if r.get("kind") == "profile")
+    assert first["sample"] == "blur" and 0.3 <= first["profile_seconds"] < 0.55
+    assert first["profile_times"] == {"model": 0.25}
