@@ -24,7 +24,7 @@ from cudafuse.profile.cache import ResultsCache, cache_key, key_inputs
 from cudafuse.profile.candidates import Candidate, CandidateOptions, generate
 from cudafuse.profile.device import DeviceInfo
 from cudafuse.profile.exactness import build_plan
-from cudafuse.profile.measure import Program, Target, measure_programs
+from cudafuse.profile.measure import DeviceFault, Program, Target, measure_programs
 from cudafuse.profile.occupancy import DeviceLimits
 from cudafuse.profile.pairspec import PairSpec
 from cudafuse.profile.records import PRUNING, Record
@@ -57,7 +57,8 @@ class Outcome:
 
 
 class ProfileFailed(Exception):
-    """Selection refused (a wrong candidate): the report is still there, to be filed."""
+    """Selection refused (a wrong candidate), or a program faulted on the device
+    (measure.DeviceFault): the report is still there, to be filed."""
 
     def __init__(self, message: str, report: dict[str, object]):
         super().__init__(message)
@@ -211,7 +212,20 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
     from cudafuse.profile import clocks
 
     before = None if emu else clocks.sample()
-    measured, reference = measure_programs(programs, target, pair, timer, progress)
+
+    def faulted(exc: DeviceFault, before: list[Record]) -> ProfileFailed:
+        # The context is lost: no later run can tell anything. The records so far and
+        # the faulting one go into the report, the message names the candidate.
+        if progress is not None:
+            progress.close("stopped: a program faulted on the device (see the error)")
+        records = [*before, *exc.records, exc.record]
+        return ProfileFailed(str(exc), _failed_report(records, device, displays,
+                                                      run_options, str(exc)))
+
+    try:
+        measured, reference = measure_programs(programs, target, pair, timer, progress)
+    except DeviceFault as exc:
+        raise faulted(exc, []) from None
     fastest = sorted((r for r in measured[2:] if r.timing is not None),
                      key=lambda r: r.timing.median if r.timing else 0.0)
     top = {(r.kind, r.threads) for r in fastest[:SEARCH_TOP]}
@@ -231,8 +245,11 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
         skipped += [replace(r, skip=not_top) for r in later if r not in chosen]
         more = [p for p in map(program, chosen) if p is not None]
         if more:
-            extra, _ = measure_programs(more, target, pair, timer, progress, reference,
-                                        " register caps")
+            try:
+                extra, _ = measure_programs(more, target, pair, timer, progress, reference,
+                                            " register caps")
+            except DeviceFault as exc:
+                raise faulted(exc, measured) from None
             measured += extra
             programs += more
     noted = None if emu else {"before": before, "after": clocks.sample()}
@@ -248,8 +265,11 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
             progress.close("stopped: no choice (see the error)")
         raise ProfileFailed(str(exc), _failed_report(records, device, displays, run_options,
                                                      str(exc))) from None
-    records, selection = _confirmed(records, selection, programs, target, pair, emu, device,
-                                    margin, progress)
+    try:
+        records, selection = _confirmed(records, selection, programs, target, pair, emu,
+                                        device, margin, progress)
+    except DeviceFault as exc:
+        raise faulted(exc, [r for r in records if r.id != exc.record.id]) from None
     report = build_report(records, selection, device, kernels=displays, options=run_options,
                           clocks=noted)
     path = None

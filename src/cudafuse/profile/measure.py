@@ -43,6 +43,42 @@ EMU_TIMEOUT = 600.0  # seconds for one emulated run
 # invalid block), not "this configuration is wrong".
 _CANNOT_LAUNCH = {7: "too many resources requested for launch",
                   9: "invalid launch configuration"}
+# CUDA errors after which the context is lost (an illegal or misaligned address, a trap, an
+# illegal instruction, a launch failure): every later call in this process fails too.
+_FAULTS = frozenset({700, 702, 710, 714, 715, 716, 717, 718, 719})
+
+
+class DeviceFault(Exception):
+    """A program faulted on the device: the CUDA context is lost, nothing more can run in
+    this process. `record` is the faulting program's, marked wrong; `records` the ones
+    measured before it in the same round (measure_programs fills them in)."""
+
+    def __init__(self, record: Record, cause: str):
+        if record.fused:
+            message = (f"candidate {record.id} faulted on the device ({cause}) where the "
+                       "native kernels ran on the same inputs and were verified: the fused "
+                       "kernel is wrong, a bug in cudafuse (please report the kernels and "
+                       "the pair spec). The CUDA context is lost, so profiling stops here; "
+                       "nothing was chosen")
+        else:
+            message = (f"the native kernels ({record.id}) faulted on the device ({cause}): "
+                       "the pair spec's inputs or launch do not fit the kernels (grid, "
+                       "sizes, array counts); `cudafuse verify --hfuse` under the emulator "
+                       "names the bad access")
+        super().__init__(message)
+        self.record = replace(record, verified=False, skip=f"it faulted on the device: "
+                              f"{cause}")
+        self.records: list[Record] = []
+
+
+def _is_fault(exc: Exception, backend: str) -> bool:
+    """Whether `exc`, raised by a run on `backend`, means the device faulted: a CUDA error
+    that loses the context, or any error PyCUDA raises while waiting for the work (the
+    H200's `cuCtxSynchronize failed: an illegal memory access was encountered`)."""
+    if backend != "nvcc":
+        return False
+    code = getattr(exc, "code", None)
+    return code in _FAULTS or type(exc).__module__.split(".")[0] == "pycuda"
 
 
 @dataclass(frozen=True)
@@ -223,6 +259,7 @@ class Runner:
         from cudafuse.runtime.errors import KernelError
 
         lib = self.load(path)
+        faulted = False
         try:
             inputs, args = _arguments(self.pair)
             prep = lib.prepare(prog.launcher, *args)
@@ -230,7 +267,12 @@ class Runner:
                 try:
                     prep.run()
                     prep.fetch()
-                except KernelError as exc:
+                except Exception as exc:
+                    if _is_fault(exc, self.target.backend):
+                        faulted = True
+                        raise DeviceFault(prog.record, str(exc)) from None
+                    if not isinstance(exc, KernelError):
+                        raise
                     cannot = _launch_failure(exc)
                     if cannot is not None and prog.record.fused:
                         return replace(prog.record, skip=cannot), None
@@ -248,12 +290,28 @@ class Runner:
                         return replace(prog.record, verified=False, skip=wrong), outputs
                 if not time:
                     return replace(prog.record, verified=True), outputs
-                times = self.timer(prep.run)
+                try:
+                    times = self.timer(prep.run)
+                except Exception as exc:
+                    if not _is_fault(exc, self.target.backend):
+                        raise
+                    faulted = True
+                    raise DeviceFault(prog.record, f"while timed: {exc}") from None
             finally:
-                prep.close()
+                _close(prep, faulted)
         finally:
-            lib.close()
+            _close(lib, faulted)
         return replace(prog.record, verified=True, timing=summarize(times)), outputs
+
+
+def _close(thing: Any, faulted: bool) -> None:
+    """Free what a run held; after a fault the frees fail as well (the context is lost),
+    and that must not hide the fault."""
+    try:
+        thing.close()
+    except Exception:
+        if not faulted:
+            raise
 
 
 # The reference outputs of the streams baseline: under the timed builds' flags, and under
@@ -326,10 +384,15 @@ def measure_programs(programs: Sequence[Program], target: Target, pair: PairSpec
                 raise error(f"the {prog.record.id} baseline: {failed}")
             record = replace(prog.record, skip=failed)
         else:
-            record, outputs = runner.run(prog, path, refs[0] if refs else None,
-                                         exact=plan.separate)
-            if record.skip == DIFFERS and refs is not None and outputs is not None:
-                record = _checked(prog, outputs, path, refs, runner, checker, flags)
+            try:
+                record, outputs = runner.run(prog, path, refs[0] if refs else None,
+                                             exact=plan.separate)
+                if record.skip == DIFFERS and refs is not None and outputs is not None:
+                    record = _checked(prog, outputs, path, refs, runner, checker, flags)
+            except DeviceFault as exc:
+                exc.records = out
+                phase_step(progress, f"{prog.record.id}: FAULTED")
+                raise
             if refs is None:
                 if outputs is None:
                     raise error(f"the {prog.record.id} baseline produced no outputs")
@@ -369,20 +432,27 @@ def confirm(programs: Sequence[Program], target: Target, pair: PairSpec,
     runner = Runner(target, pair, timer)
     libs = [runner.load(path) for path, _ in built]
     preps = []
+    faulted = False
     try:
         for lib, prog in zip(libs, programs, strict=True):
             _, args = _arguments(pair)
-            preps.append((prog.record.id, lib.prepare(prog.launcher, *args)))
+            preps.append((prog.record, lib.prepare(prog.launcher, *args)))
         phase_start(progress, "confirming", rounds * len(preps))
         for _ in range(rounds):
-            for rid, prep in preps:
-                samples[rid] += timer(prep.run)
-                phase_step(progress, rid)
+            for record, prep in preps:
+                try:
+                    samples[record.id] += timer(prep.run)
+                except Exception as exc:
+                    if not _is_fault(exc, target.backend):
+                        raise
+                    faulted = True
+                    raise DeviceFault(record, f"while confirming: {exc}") from None
+                phase_step(progress, record.id)
     finally:
         for _, prep in preps:
-            prep.close()
+            _close(prep, faulted)
         for lib in libs:
-            lib.close()
+            _close(lib, faulted)
     return samples
 
 
