@@ -41,19 +41,35 @@ __global__ void blur(const float *in, float *out, int w, int h, const float *fil
   }
   out[row * w + col] = sum;
 }
+__global__ void sharpen(const float *in, float *out, int w, int h, const float *tab) {
+  __shared__ float k3[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) k3[i][j] = tab[3 * i + j];
+  __syncthreads();
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float s = 0.f;
+    for (int r = -1; r <= 1; ++r)
+      for (int c = -1; c <= 1; ++c)
+        s += k3[r + 1][c + 1] * in[min(max(y + r, 0), h - 1) * w + min(max(x + c, 0), w - 1)];
+    out[y * w + x] = s;
+  }
+}
 __global__ void scale(const float *in, float *out, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   out[y * w + x] = 2.0f * in[y * w + x];
 }
-extern "C" void pipe(const float *rgb, const float *filt, float *red, float *blurred,
-                     float *out, int w, int h, int fw) {
+extern "C" void pipe(const float *rgb, const float *filt, const float *tab, float *red,
+                     float *blurred, float *sharp, float *out, int w, int h, int fw) {
   dim3 block(16, 8);
   dim3 grid((w + 15) / 16, (h + 7) / 8);
   split<<<grid, block>>>(rgb, red, w, h);
   blur<<<grid, block>>>(red, blurred, w, h, filt, fw);
-  scale<<<grid, block>>>(blurred, out, w, h);
+  sharpen<<<grid, block>>>(blurred, sharp, w, h, tab);
+  scale<<<grid, block>>>(sharp, out, w, h);
 }
 """
 THREAD_ZERO = ("if (threadIdx.x == 0 && threadIdx.y == 0) "
@@ -67,7 +83,7 @@ SHIFTED = ("if (threadIdx.x == 0 && threadIdx.y == 0) "
 def _fuse(tmp: Path, copy: str):
     src, out = tmp / "pipe.cu", tmp / "pipe.fused.cu"
     src.write_text(PROGRAM.replace("COPY", copy))
-    return src, out, fuse_file(src, out)
+    return src, out, fuse_file(src, out, fuse_all=True)  # (correctness, not the model)
 
 
 def _edges(result) -> dict[tuple[int, int], str]:
@@ -80,15 +96,20 @@ def copied(tmp_path_factory):
     return _fuse(tmp_path_factory.mktemp("thread_zero"), THREAD_ZERO)
 
 
-def test_thread_zero_copy_is_read_as_the_filter(copied) -> None:
+def test_copies_are_read_as_the_buffers(copied) -> None:
     _, out, result = copied
-    assert _edges(result)[(1, 2)] == "fused"
+    assert set(_edges(result).values()) == {"fused"}
     code = out.read_text()
-    # The blur's value function reads the filter itself; no block-wide step is left in it.
-    (xy,) = re.findall(r"float \w+_blur_out_xy\(.*?\n}\n", code, re.S)
-    assert "fs[" not in xy and "__syncthreads" not in xy and "__shared__" not in xy
-    assert "filt[(r + half) * fw + c + half]" in xy
-    # Fused under the check that every element read is one thread 0 copied.
+    # Each value function reads the buffer itself; no block-wide step is left in it.
+    (blur,) = re.findall(r"float \w+_blur_out_xy\(.*?\n}\n", code, re.S)
+    (sharp,) = re.findall(r"float \w+_sharpen_out_xy\(.*?\n}\n", code, re.S)
+    for xy in (blur, sharp):
+        assert "__syncthreads" not in xy and "__shared__" not in xy
+    assert "fs[" not in blur and "filt[(r + half) * fw + c + half]" in blur
+    # (the 3x3 array's element [r + 1][c + 1] is the table's (r + 1) * 3 + (c + 1))
+    assert "k3" not in sharp and "tab[(((r + 1) * 3) + (c + 1))]" in sharp
+    # Fused under the check that every element read is one thread 0 copied; the 3x3
+    # table's bounds are constants, settled here.
     assert "<= (long long)(((fw * fw) - 1))" in code and "(49 - 1)" in code
 
 
@@ -99,9 +120,10 @@ def test_fused_kernel_matches_the_original(copied) -> None:
     code = out.read_text()
     start = code.index("} else { /* cudafuse: the original launches */")
     end = code.index("}", code.index("scale<<<", start))
+    assert code.count("cudafuse: the original launches") == 1
     alone = out.with_name("pipe.fused_only.cu")
     alone.write_text(code[:start] + "} else {" + code[end:])
-    compare_entry(src, alone, "pipe", {"w": 37, "h": 29, "fw": 5})
+    compare_entry(src, alone, "pipe", {"w": 37, "h": 29, "fw": 5})  # (filt, tab: w * h)
 
 
 @pytest.mark.slow
@@ -116,6 +138,7 @@ def test_failed_check_runs_the_original(copied, fw: int) -> None:
 def test_copy_by_each_thread_after_the_guard_is_refused(tmp_path: Path) -> None:
     _, _, result = _fuse(tmp_path, EACH_THREAD)
     why = _edges(result)[(1, 2)]
+    assert _edges(result)[(2, 3)] == "fused"  # (the 3x3 table's copy: every thread's)
     assert "'blur' cannot be recomputed: its copy of 'filt' into shared 'fs'" in why
     assert "a thread that returns at the bounds guard stores nothing" in why
 

@@ -45,6 +45,7 @@ import dataclasses
 import itertools
 from dataclasses import dataclass
 
+from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.ir.source import Span
@@ -255,13 +256,12 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     if not all(_copies_a_table(body, d, once) for d in shared.values()):
         return None  # (a tile of the image, or a block's partial results: not a copy)
     for d in shared.values():
-        if len(d.array_dims) != 1:
-            return (f"its shared '{d.name}' (line {d.span.line}) has {len(d.array_dims)} "
-                    "dimensions: cudafuse reads a shared copy of a buffer only as a 1-D "
-                    "array at the buffer's own subscript")
-    copies: dict[str, tuple[int, n.Binary, n.Ref, n.For | None, n.If | None]] = {}
+        if any(_const(e) is None for e in d.array_dims[1:]):
+            return (f"its shared '{d.name}' (line {d.span.line}) has a row extent that is "
+                    "not a constant: where its elements lie is not followed")
+    copies: dict[str, tuple[int, n.Binary, n.Ref]] = {}
     reads: dict[str, list[n.Index]] = {k: [] for k in shared}
-    uses: dict[int, str] = {}
+    uses: set[int] = set()
     for i, s in enumerate(top):
         for x in s.walk():
             if isinstance(x, n.Binary) and x.is_assignment:
@@ -269,21 +269,27 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
                 if r is not None and r.decl in shared:
                     if i >= first:
                         return None  # (stored after a barrier: rounds, cooperation's reason)
-                    found = _copy(x, shared[r.decl], written, fn)
+                    found = _copy(x, shared[r.decl], written, fn, once)
                     if isinstance(found, str):
                         return found
                     if r.decl in copies:
                         return (f"it stores shared '{r.name}' in more than one place (line "
                                 f"{x.span.line}): cudafuse reads a shared copy only when "
-                                "one loop makes it")
-                    copies[r.decl] = (i, x, found, None, None)
-                    uses.update((id(y), r.decl) for y in x.lhs.walk())
-            elif isinstance(x, n.Index) and isinstance(_strip(x.base), n.Ref) and \
-                    _strip(x.base).decl in shared and id(x) not in uses:
+                                "one loop nest makes it")
+                    copies[r.decl] = (i, x, found)
+                    uses.update(id(y) for y in x.lhs.walk())
+            elif isinstance(x, n.Index) and id(x) not in uses:
+                root, subs = _subscripts(x)
+                if root is None or root.decl not in shared:
+                    continue
                 if i <= first:
                     return None
-                reads[_strip(x.base).decl].append(x)
-                uses.update((id(y), _strip(x.base).decl) for y in x.base.walk())
+                if len(subs) != len(shared[root.decl].array_dims):
+                    return (f"it uses shared '{root.name}' other than by whole subscripts "
+                            f"(line {x.span.line}): where its elements are read is not "
+                            "followed")
+                reads[root.decl].append(x)
+                uses.update(id(y) for y in _bases(x))
         for x in s.walk():
             if isinstance(x, n.Ref) and x.decl in shared and id(x) not in uses and \
                     not isinstance(s, n.DeclStmt):
@@ -297,11 +303,11 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     renamed: list[tuple[Span, str]] = []
     replace: dict[int, n.Node] = {}
     starts = []
-    for decl, (i, store, buf, _, _) in copies.items():
+    for decl, (i, store, buf) in copies.items():
         stmt = top[i]
         arr = shared[decl]
         what = f"copy of '{buf.name}' into shared '{arr.name}' (line {store.span.line})"
-        shape = _one_copier(stmt, store, dims)
+        shape = _copier(stmt, store, dims)
         if shape is None:
             if any(isinstance(x, n.Return) for s in top[:i] for x in s.walk()):
                 return (f"its {what} is made by the threads of the block, each its own "
@@ -311,27 +317,40 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
             return (f"its {what} is made by the threads of the block, each its own "
                     "elements: cudafuse proves a copy complete only when one thread of "
                     "the block makes all of it")
-        low, high = (_inline(e, once) for e in shape)
+        ranges, by_thread_zero = shape
+        ranges = [(_inline(lo, once), _inline(hi, once)) for lo, hi in ranges]
         if any(isinstance(x, n.Ref) and x.kind not in ("param", "enum") and
-               _const(x) is None for e in (low, high) for x in e.walk()):
+               _const(x) is None for lo, hi in ranges for e in (lo, hi) for x in e.walk()):
             return (f"its {what} covers a range that is not the same in every thread "
                     "(not only parameters and constants)")
         staging.add(i)
-        starts.append(stmt.span.start)
-        requires.append((n.IntLit(0, type="int"), low))
-        extent = arr.array_dims[0]
-        if extent is not None:
-            requires.append((high, _sub(extent, 1)))
+        if by_thread_zero:  # (a copy each thread makes whole is made by every reader)
+            starts.append(stmt.span.start)
+        for (lo, hi), extent in zip(ranges, arr.array_dims, strict=True):
+            requires.append((n.IntLit(0, type="int"), lo))
+            if extent is not None:
+                requires.append((hi, _sub(extent, 1)))
         for r in reads[decl]:
-            found = _read_corners(body, r, once, low, high, arr.name)
-            if isinstance(found, str):
-                return found
-            if found is None:
-                return None  # (a tile of the image: the read depends on the thread)
-            requires += found
-            base = _strip(r.base)
-            renamed.append((base.span, buf.name))
-            replace[id(base)] = dataclasses.replace(buf, span=base.span)
+            _, subs = _subscripts(r)
+            for k, sub in enumerate(subs):
+                found = _read_corners(body, r, sub, once, *ranges[k], arr.name)
+                if isinstance(found, str):
+                    return found
+                if found is None:
+                    return None  # (a tile of the image: the read depends on the thread)
+                requires += found
+            if len(subs) == 1:
+                base = _strip(r.base)
+                renamed.append((base.span, buf.name))
+                replace[id(base)] = dataclasses.replace(buf, span=base.span)
+                continue
+            flat = _flat(subs, arr)
+            try:
+                text = to_c(flat)
+            except Unprintable:
+                return f"its read of shared '{arr.name}' (line {r.span.line}) cannot be printed"
+            renamed.append((r.span, f"{buf.name}[{text}]"))
+            replace[id(r)] = n.Index(buf, flat, span=r.span, type=r.type)
     requires = _settle(requires)
     if isinstance(requires, str):
         return requires
@@ -342,7 +361,77 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     assert isinstance(new_body, n.Compound)
     return StagedCopy(dataclasses.replace(fn, body=new_body),
                       tuple(top[j].span for j in dropped), tuple(renamed), tuple(requires),
-                      min(starts))
+                      min(starts, default=-1))
+
+
+def _bases(ix: n.Index) -> list[n.Node]:
+    """The subscripted expressions of a chain `s[a][b]` (s[a], s and the casts around them)."""
+    out: list[n.Node] = []
+    e: n.Expr = ix.base
+    while True:
+        out.append(e)
+        if isinstance(e, n.Cast):
+            e = e.operand
+        elif isinstance(e, n.Index):
+            e = e.base
+        else:
+            return out
+
+
+def _subscripts(ix: n.Index) -> tuple[n.Ref | None, list[n.Expr]]:
+    """The array and the subscripts, outermost first, of `s[a][b]`."""
+    subs = [ix.index]
+    e = _strip(ix.base)
+    while isinstance(e, n.Index):
+        subs.append(e.index)
+        e = _strip(e.base)
+    return (e if isinstance(e, n.Ref) else None), subs[::-1]
+
+
+def _flat(subs: list[n.Expr], arr: n.VarDecl) -> n.Expr:
+    """The element of `arr` that subscripts `subs` name, counted as one index."""
+    out = subs[0]
+    for sub, extent in zip(subs[1:], arr.array_dims[1:], strict=True):
+        k = _const(extent)
+        assert k is not None
+        out = n.Binary("+", n.Binary("*", out, n.IntLit(k, type="int"), type="int"), sub,
+                       type="int")
+    return out
+
+
+Poly = dict[tuple[str, ...], int]
+
+
+def _poly(e: n.Expr) -> Poly | None:
+    """`e` as a polynomial over the variables it reads (by declaration), when it is one."""
+    c = _const(e)
+    if c is not None:
+        return {(): c} if c else {}
+    if isinstance(e, n.Cast):
+        return None if "float" in e.type or "double" in e.type else _poly(e.operand)
+    if isinstance(e, n.Ref):
+        return {(e.decl or e.name,): 1}
+    if isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.kind == "builtin":
+        return {(f"{e.base.name}.{e.field_name}",): 1}  # (threadIdx.x)
+    if isinstance(e, n.Unary) and e.op in ("-", "+"):
+        p = _poly(e.operand)
+        return None if p is None else {k: -v for k, v in p.items()} if e.op == "-" else p
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
+        a, b = _poly(e.lhs), _poly(e.rhs)
+        if a is None or b is None:
+            return None
+        out: Poly = {}
+        if e.op == "*":
+            for ka, va in a.items():
+                for kb, vb in b.items():
+                    k = tuple(sorted(ka + kb))
+                    out[k] = out.get(k, 0) + va * vb
+        else:
+            out = dict(a)
+            for kb, vb in b.items():
+                out[kb] = out.get(kb, 0) + (vb if e.op == "+" else -vb)
+        return {k: v for k, v in out.items() if v}
+    return None
 
 
 def _copies_a_table(body: n.Compound, arr: n.VarDecl, once: dict[str, n.Expr]) -> bool:
@@ -361,7 +450,8 @@ def _copies_a_table(body: n.Compound, arr: n.VarDecl, once: dict[str, n.Expr]) -
     return bool(stores)
 
 
-def _copy(store: n.Binary, arr: n.VarDecl, written: set[str], fn: Function) -> n.Ref | str:
+def _copy(store: n.Binary, arr: n.VarDecl, written: set[str], fn: Function,
+          once: dict[str, n.Expr]) -> n.Ref | str:
     """The buffer parameter a shared store copies at the same element, or why not."""
     where = f"its store to shared '{arr.name}' (line {store.span.line})"
     lhs, rhs = _strip(store.lhs), _strip(store.rhs)
@@ -373,38 +463,61 @@ def _copy(store: n.Binary, arr: n.VarDecl, written: set[str], fn: Function) -> n
         return f"{where} is not a copy of a buffer parameter's element"
     if base.decl in written:
         return f"{where} copies '{base.name}', which the kernel writes"
-    if lhs.index != rhs.index:
-        return (f"{where} copies '{base.name}' at another element than its own (the two "
-                "subscripts differ)")
+    _, subs = _subscripts(lhs)
+    if len(subs) != len(arr.array_dims):
+        return f"{where} is not at a whole element of the array"
+    mine = _poly(_inline(_flat(subs, arr), once))
+    if mine is None or mine != _poly(_inline(rhs.index, once)):
+        return (f"{where} copies '{base.name}' at another element than its own (the "
+                "element of the array is not the buffer's subscript)")
     return base
 
 
-def _one_copier(stmt: n.Stmt, store: n.Binary, dims: set[str]
-                ) -> tuple[n.Expr, n.Expr] | None:
-    """[low, high] of the elements a copy stores, when one thread per block makes all of it:
-    `if (threadIdx.x == 0 && ...) for (int i = A; i < E; ++i) s[i] = g[i];`."""
+def _copier(stmt: n.Stmt, store: n.Binary, dims: set[str]
+            ) -> tuple[list[tuple[n.Expr, n.Expr]], bool] | None:
+    """[low, high] per dimension of the elements a copy stores, when a thread makes all of
+    it in a nest of counting loops, one per subscript: every thread (`for (i...) for (j...)
+    s[i][j] = g[i * K + j];`, before any barrier), or thread 0 of the block (`if
+    (threadIdx.x == 0 && ...) for (...) ...`); and whether it is thread 0."""
     s = stmt
-    if isinstance(s, n.If) and s.else_ is None and _thread_zero(s.cond, dims):
+    zero = isinstance(s, n.If) and s.else_ is None and _thread_zero(s.cond, dims)
+    if zero:
+        assert isinstance(s, n.If)
         s = s.then
+    loops: dict[str, _Loop] = {}
+    while True:
         while isinstance(s, n.Compound) and len(s.body) == 1:
             s = s.body[0]
-        if isinstance(s, n.For):
-            loop = _counting_loop(s)
-            inner = s.body
-            while isinstance(inner, n.Compound) and len(inner.body) == 1:
-                inner = inner.body[0]
-            if loop is not None and isinstance(inner, n.ExprStmt) and inner.expr is store:
-                sub = _strip(_strip(store.lhs).index)  # type: ignore[attr-defined]
-                if isinstance(sub, n.Ref) and sub.decl == loop.var:
-                    return loop.low, loop.high
-    return None
+        if not isinstance(s, n.For):
+            break
+        loop = _counting_loop(s)
+        if loop is None:
+            return None
+        loops[loop.var] = loop
+        s = s.body
+    if not (isinstance(s, n.ExprStmt) and s.expr is store) or not loops:
+        return None
+    _, subs = _subscripts(_strip(store.lhs))  # type: ignore[arg-type]
+    names = set(loops)
+    ranges = []
+    for sub in subs:
+        sub = _strip(sub)
+        if not (isinstance(sub, n.Ref) and sub.decl in loops):
+            return None
+        lp = loops.pop(sub.decl)
+        ranges.append((lp.low, lp.high))
+    if loops or any(isinstance(x, n.Ref) and x.decl in names  # (a box, not a triangle)
+                    for lo, hi in ranges for e in (lo, hi) for x in e.walk()):
+        return None
+    return ranges, zero
 
 
-def _read_corners(body: n.Compound, read: n.Index, once: dict[str, n.Expr], low: n.Expr,
-                  high: n.Expr, name: str) -> list[tuple[n.Expr, n.Expr]] | str | None:
-    """`low <= R <= high` at every corner of the loops around read `R` (None: the subscript
-    depends on the thread, a tile this module does not read)."""
-    sub = _inline(read.index, once)
+def _read_corners(body: n.Compound, read: n.Index, sub: n.Expr, once: dict[str, n.Expr],
+                  low: n.Expr, high: n.Expr, name: str
+                  ) -> list[tuple[n.Expr, n.Expr]] | str | None:
+    """`low <= R <= high` at every corner of the loops around subscript `R` of a read (None:
+    the subscript depends on the thread, a tile this module does not read)."""
+    sub = _inline(sub, once)
     if any(isinstance(x, n.Ref) and x.kind == "builtin" for x in sub.walk()):
         return None
     loops = _enclosing_loops(body, read) or []
