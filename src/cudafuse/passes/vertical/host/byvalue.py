@@ -68,13 +68,21 @@ class ByValue:
     def _pure_call(self, call: n.Call, depth: int) -> bool:
         if call.callee == "dim3" or call.callee in MATH and call.callee_expr is None:
             return True
-        fn = self.unit.callee(call.callee_decl) if call.callee_decl else None
+        fn = self._function(call.callee_decl)
         if fn is None or fn.body is None or len(fn.body.body) != 1 or depth >= MAX_DEPTH or \
                 any(p.is_reference or "&" in p.type for p in fn.params):
             return False
         ret = fn.body.body[0]
         return isinstance(ret, n.Return) and ret.value is not None and \
             self._pure(ret.value, depth + 1, local_ok=True)
+
+    def _function(self, decl: str) -> Function | None:
+        """The definition a call names, in the file or a user header (llm.c's
+        `ceil_div<T>` in common.h: frontend/header_callees.py)."""
+        if not decl:
+            return None
+        return self.unit.callee(decl) or next(
+            (f for f in self.unit.header_functions if f.decl == decl), None)
 
     def _pure(self, e: n.Expr, depth: int = 0, local_ok: bool = False) -> bool:
         """Free of side effects and of memory reads, so that evaluating it again elsewhere
