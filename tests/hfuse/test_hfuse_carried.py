@@ -33,6 +33,7 @@ def judged() -> dict[str, list[str]]:
     ("row_max", "parameter 'x'"),  # MaxPoolForward: bottom_data += ...
     ("thread_sums", "variable 'acc'"),  # a sum per thread, the loop a macro
     ("thread_sums_while", "variable 'acc'"),  # the while form, the stride a local
+    ("by_reference", "parameter 'x'"),  # advanced by a helper through a reference
 ])
 def test_carried_state_is_a_dependence(judged: dict[str, list[str]], kernel: str,
                                        what: str) -> None:

@@ -13,12 +13,16 @@ memory access on the H200, 2026-11-28). A per-thread sum over a grid-stride loop
 case: what each thread sums is set by the number of threads.
 
 Judged by meaning, on the IR: a loop is grid-stride when a step `v += e` (or `v = v + e`)
-in its increment or body adds an `e` that depends on `gridDim` (directly or through local
-variables); it carries state when its condition or body (that step aside) writes a
-variable declared outside the body: its own loop variable, a parameter, a local of the
-function (an assignment, `++`/`--`, a member or an element of a local array, or its address
-taken, which a callee may write through). Conservative: a variable written before it is
-read in every iteration is counted too (the part then keeps its size; nothing is wrong).
+in its increment or body adds an `e` that depends on `gridDim` (directly or through locals
+fixed for the thread, `const int stride = blockDim.x * gridDim.x`; the `for` of a macro
+too); it carries state when its condition or body (that step aside) writes a variable
+declared outside the body: its own loop variable, a parameter, a local of the function (an
+assignment, `++`/`--`, a member or an element of a local array, its address taken, or an
+argument to a helper's non-const reference parameter: a callee may write through either).
+A variable that every iteration sets first (a plain `v = e` as the first statement naming
+it) and that nothing outside the loop reads is no state. Conservative otherwise: a value
+carried that is a function of the loop variable alone counts (the part keeps its size;
+nothing is wrong, profiling just tries fewer sizes).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.ir import nodes as n
-from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.program import Function, Param, TranslationUnit
 
 _VARIABLES = frozenset({"local", "param"})
 
@@ -99,11 +103,29 @@ def _root(e: n.Expr, arrays: set[str]) -> n.Ref | None:
     return e if isinstance(e, n.Ref) and e.kind in _VARIABLES else None
 
 
-def _written(node: n.Node, arrays: set[str]) -> n.Ref | None:
+def _mutable_reference(param: Param) -> bool:
+    """A parameter through which the callee may write the caller's variable: a reference
+    to a non-const object (`float *&p`, `int &k`; not `const int &k`, `float *const &p`)."""
+    if not param.is_reference:
+        return False
+    referent = param.type.replace("&", " ").strip()
+    return not (referent.endswith("const") or
+                "*" not in referent and referent.split()[:1] == ["const"])
+
+
+def _written(node: n.Node, arrays: set[str], graph: CallGraph | None = None
+             ) -> n.Ref | None:
     if isinstance(node, n.Binary) and node.is_assignment:
         return _root(node.lhs, arrays)
     if isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
         return _root(node.operand, arrays)
+    if isinstance(node, n.Call) and graph is not None:  # a helper writing through a reference
+        callee = graph.resolve(node)
+        for param, arg in zip(callee.params if callee is not None else (), node.args,
+                              strict=False):
+            ref = _root(arg, arrays) if _mutable_reference(param) else None
+            if ref is not None:
+                return ref
     return None
 
 
@@ -156,7 +178,8 @@ def _fresh_each_iteration(loop: _Loop, decl: str, outside: list[n.Node]) -> bool
     return False
 
 
-def _carried(fn_body: n.Stmt, loop: _Loop, step: n.Node, arrays: set[str]) -> n.Ref | None:
+def _carried(fn_body: n.Stmt, loop: _Loop, step: n.Node, arrays: set[str],
+             graph: CallGraph) -> n.Ref | None:
     """The first variable declared outside the loop's body that the loop writes and a
     later iteration (or the code after the loop) may read, the grid-stride step aside."""
     inner = {x.decl or x.name for x in loop.body.walk() if isinstance(x, n.VarDecl)}
@@ -168,7 +191,7 @@ def _carried(fn_body: n.Stmt, loop: _Loop, step: n.Node, arrays: set[str]) -> n.
         for node in part.walk():
             if node is step:
                 continue
-            ref = _written(node, arrays)
+            ref = _written(node, arrays, graph)
             decl = ref.decl or ref.name if ref is not None else ""
             if ref is not None and decl not in inner and \
                     not _fresh_each_iteration(loop, decl, outside):
@@ -201,13 +224,14 @@ def carried_state(unit: TranslationUnit, fn: Function) -> list[str]:
     another number of grid-stride iterations (empty: no loop carries state)."""
     if fn.body is None:
         return []
-    functions = [fn, *(h for h in CallGraph(unit).transitive(fn) if h.body is not None)]
+    graph = CallGraph(unit)
+    functions = [fn, *(h for h in graph.transitive(fn) if h.body is not None)]
     for f in functions:
         assert f.body is not None
         arrays = {x.decl or x.name for x in f.body.walk() if isinstance(x, n.VarDecl) and
                   x.array_dims and "shared" not in x.storage}
         for loop, step, var in _loops(f):
-            ref = _carried(f.body, loop, step, arrays)
+            ref = _carried(f.body, loop, step, arrays, graph)
             if ref is None:
                 continue
             what = f"its loop variable '{ref.name}'" if ref.decl == var.decl else \
