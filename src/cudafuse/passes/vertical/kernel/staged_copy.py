@@ -402,22 +402,30 @@ def _flat(subs: list[n.Expr], arr: n.VarDecl) -> n.Expr:
 Poly = dict[tuple[str, ...], int]
 
 
-def _poly(e: n.Expr) -> Poly | None:
-    """`e` as a polynomial over the variables it reads (by declaration), when it is one."""
+def _poly(e: n.Expr, opaque: bool = False) -> Poly | None:
+    """`e` as a polynomial over the variables it reads (by declaration), when it is one.
+    `opaque`: a division, remainder or shift of such (`fw / 2`) is one more variable, named
+    by its text (the same text, the same value: they read only parameters and constants)."""
     c = _const(e)
     if c is not None:
         return {(): c} if c else {}
     if isinstance(e, n.Cast):
-        return None if "float" in e.type or "double" in e.type else _poly(e.operand)
+        return None if "float" in e.type or "double" in e.type else _poly(e.operand, opaque)
     if isinstance(e, n.Ref):
         return {(e.decl or e.name,): 1}
     if isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.kind == "builtin":
         return {(f"{e.base.name}.{e.field_name}",): 1}  # (threadIdx.x)
     if isinstance(e, n.Unary) and e.op in ("-", "+"):
-        p = _poly(e.operand)
+        p = _poly(e.operand, opaque)
         return None if p is None else {k: -v for k, v in p.items()} if e.op == "-" else p
+    if opaque and isinstance(e, n.Binary) and e.op in ("/", "%", ">>", "<<") and \
+            _poly(e.lhs, opaque) is not None and _poly(e.rhs, opaque) is not None:
+        try:
+            return {(f"({to_c(e)})",): 1}
+        except Unprintable:
+            return None
     if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
-        a, b = _poly(e.lhs), _poly(e.rhs)
+        a, b = _poly(e.lhs, opaque), _poly(e.rhs, opaque)
         if a is None or b is None:
             return None
         out: Poly = {}
@@ -551,31 +559,18 @@ def _read_corners(body: n.Compound, read: n.Index, sub: n.Expr, once: dict[str, 
     return out
 
 
-def _fold(e: n.Expr) -> int | None:
-    c = _const(e)
-    if c is not None:
-        return c
-    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
-        a, b = _fold(e.lhs), _fold(e.rhs)
-        if a is None or b is None:
-            return None
-        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
-    if isinstance(e, n.Unary) and e.op == "-":
-        a = _fold(e.operand)
-        return None if a is None else -a
-    return None
-
-
 def _settle(pairs: list[tuple[n.Expr, n.Expr]]) -> list[tuple[n.Expr, n.Expr]] | str:
     """The inequalities constants do not settle (a false one is a reason)."""
     out = []
     for a, b in pairs:
-        x, y = _fold(a), _fold(b)
-        if x is not None and y is not None:
-            if x > y:
-                return (f"it reads its shared copy outside the elements it stores ({x} > {y}):"
-                        " the original reads what no thread stored")
+        pa, pb = _poly(a, opaque=True), _poly(b, opaque=True)
+        gap = None if pa is None or pb is None else {
+            k: v for k in pa.keys() | pb.keys() if (v := pb.get(k, 0) - pa.get(k, 0))}
+        if gap is not None and set(gap) <= {()}:  # b - a is a constant
+            if gap.get((), 0) < 0:
+                return (f"it reads its shared copy outside the elements it stores ({to_c(a)} "
+                        f"> {to_c(b)}): the original reads what no thread stored")
             continue
-        if a != b and (a, b) not in out:  # (IR equality ignores spans)
+        if (a, b) not in out:  # (IR equality ignores spans)
             out.append((a, b))
     return out
