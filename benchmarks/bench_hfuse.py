@@ -29,7 +29,11 @@ profiling fails gets a row saying so, and the others still run (exit status 1 at
     python benchmarks/bench_hfuse.py                      # on a GPU machine: the table
     python benchmarks/bench_hfuse.py --write docs/benchmarks.md
     python benchmarks/bench_hfuse.py --backend emu --no-calibrate --pairs histogram+maxpool2d
-        # anywhere: the same steps under the CPU emulator (the figures mean nothing)
+        # anywhere: the same steps under the CPU emulator (the figures mean nothing);
+        # with --target-ms 0 instead of --no-calibrate, each kernel's calibration runs
+        # there too, once, at the sample's size (the dry GPU session does that)
+    python benchmarks/bench_hfuse.py --rehearse-calibration [--paper all --cache DIR]
+        # anywhere: every kernel's calibration under the emulator, grown once
 """
 
 from __future__ import annotations
@@ -610,7 +614,9 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
                                for s in said.split("; "))
                 print(said, flush=True)
         return 1 if bad else 0
-    calibrate_sizes = args.backend == "nvcc" and not args.no_calibrate
+    # Under the emulator the calibration is a rehearsal of the GPU run's (host clock, the
+    # samples' sizes: --target-ms 0 measures each kernel once and keeps its size).
+    calibrate_sizes = not args.no_calibrate
     done = read_done(args.jsonl, args.backend)
     # Kernels sized by an earlier run keep their sizes: a resumed run calibrates no kernel
     # twice, and its pairs are measured at the sizes the first part used.
@@ -639,7 +645,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         sizes: list[dict] = [{}, {}]
         alone = None
         began = time.perf_counter()
-        if calibrate_sizes and not gpu:
+        if calibrate_sizes and not gpu and args.backend == "nvcc":
             from cudafuse.profile.device import query_device
 
             gpu = query_device()[0].name
@@ -648,10 +654,11 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
             for i in (1, 2):
                 side = _side(pair, i)
                 if side["kernel"] not in sized:
-                    sized[side["kernel"]] = calibrate(side, args.target_ms,
-                                                      defines + pair.get("defines", []),
-                                                      start=started.get(side["kernel"]) or
-                                                      PAPER_START.get(side["kernel"]))
+                    start = started.get(side["kernel"]) or PAPER_START.get(side["kernel"])
+                    sized[side["kernel"]] = calibrate(
+                        side, args.target_ms, defines + pair.get("defines", []),
+                        start=start if args.backend == "nvcc" else None,
+                        backend=args.backend)
                 sizes[i - 1] = sized[side["kernel"]][0]
             alone = (sized[pair["kernel1"]][1], sized[pair["kernel2"]][1])
         calibration = time.perf_counter() - began

@@ -534,7 +534,8 @@ def step_hfuse(s: Session) -> str:
         # Every kernel's calibration (a GPU-only path until then) under the emulator, the
         # earlier sessions' sizes read; every pair's candidates emitted and compiled by
         # nvcc (as --profile's are), coarse splits to keep it short; then one pair
-        # profiled under the emulator.
+        # calibrated (once, at the sample's sizes) and profiled under the emulator, as
+        # the GPU run goes from one to the other.
         rc, stopped = s.sh([s.python, str(BENCH / "bench_hfuse.py"), "--rehearse-calibration",
                             *seeded], s.left())
         if rc != 0:
@@ -544,7 +545,7 @@ def step_hfuse(s: Session) -> str:
                                 "--split-step", "1024"], s.left())
             if rc != 0:
                 return "partial" if stopped else "failed"
-        cmd += ["--backend", "emu", "--no-calibrate", "--split-step", "1024", "--pairs",
+        cmd += ["--backend", "emu", "--target-ms", "0", "--split-step", "1024", "--pairs",
                 DRY_PAIR]
     else:
         cmd += ["--pairs", ",".join(_pair_order()), "--split-step", str(HFUSE_SPLIT_STEP),
