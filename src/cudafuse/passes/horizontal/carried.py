@@ -172,7 +172,9 @@ def _fresh_each_iteration(loop: _Loop, decl: str, outside: list[n.Node]) -> bool
     for s in stmts:
         if not _mentions(s, decl):
             continue
-        e = s.expr if isinstance(s, n.ExprStmt) else None
+        # `v = e;`, or a loop that starts by setting it: `for (v = e; ...)`.
+        e = s.expr if isinstance(s, n.ExprStmt) else \
+            s.init.expr if isinstance(s, n.For) and isinstance(s.init, n.ExprStmt) else None
         return isinstance(e, n.Binary) and e.op == "=" and isinstance(_strip(e.lhs), n.Ref) \
             and (_strip(e.lhs).decl or "") == decl and not _mentions(e.rhs, decl)  # type: ignore[union-attr]
     return False
@@ -212,8 +214,11 @@ def _loops(fn: Function) -> list[tuple[_Loop, n.Node, n.Ref]]:
         if var is not None:
             out.append((loop, loop.inc, var))  # type: ignore[arg-type]
             continue
-        # The while form: `while (i < n) { ...; i += blockDim.x * gridDim.x; }`.
-        steps = [(x, v) for x in loop.body.walk() if (v := _stride_step(x, grid)) is not None]
+        # The while form: `while (i < n) { ...; i += blockDim.x * gridDim.x; }`, the step a
+        # statement of the body itself (one in a nested loop is that loop's).
+        top = loop.body.body if isinstance(loop.body, n.Compound) else (loop.body,)
+        steps = [(x.expr, v) for x in top if isinstance(x, n.ExprStmt) and
+                 (v := _stride_step(x.expr, grid)) is not None]
         if len(steps) == 1:
             out.append((loop, steps[0][0], steps[0][1]))
     return out
