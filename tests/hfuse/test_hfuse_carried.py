@@ -41,7 +41,7 @@ def test_carried_state_is_a_dependence(judged: dict[str, list[str]], kernel: str
     assert len(why) == 1 and f"carries {what}" in why[0], why
 
 
-@pytest.mark.parametrize("kernel", ["squares", "squares_while"])
+@pytest.mark.parametrize("kernel", ["squares", "squares_while", "spread4"])
 def test_independent_iterations_are_not(judged: dict[str, list[str]], kernel: str) -> None:
     # A variable set first in every iteration and read nowhere else carries nothing; the
     # loop's own step (`i += ...`, `i = i + ...`) is not state either.

@@ -76,3 +76,11 @@ __global__ void by_reference(const float *x, float *y, int n) {
     y[i] = x[0];
   }
 }
+
+// A variable declared before the loop that an inner loop's init sets afresh: no state.
+__global__ void spread4(const float *x, float *y, int n) {
+  int j;
+  GS_LOOP(i, n) {
+    for (j = 0; j < 4; ++j) y[i * 4 + j] = x[i] + j;
+  }
+}
