@@ -1,7 +1,9 @@
 """Kernel facts by evaluation (issue 25): a store's element is the thread's own when its
 index EVALUATES to y * S + x (guardmeaning.own_row_stride), whatever locals spell it:
 copies of the coordinates (`int r = p.y, c = p.x; out[r * w + c]`), a row offset computed
-once (`out[rowStart + c]`), the terms in another order. A local written after its
+once (`out[rowStart + c]`), the terms in another order; and a coordinate is any expression
+of the built-ins that evaluates to blockIdx * blockDim + threadIdx (`__umul24(blockIdx.x,
+blockDim.x) + threadIdx.x`, view.coordinate). A local written after its
 declaration is not followed (its stores are refused, with why). Every pipeline of
 programs/evaluated_facts.cu is fused and checked against the original under the emulator,
 every byte of every buffer, inputs and outputs pre-filled with garbage."""
@@ -36,3 +38,10 @@ def test_a_reassigned_index_local_is_not_read_as_the_element(fused) -> None:
     assert edge.refused and "'ef_moved' cannot be recomputed: it stores no value at the " \
         "thread's own element" in edge.why, edge.why
     compare_entry(PROGRAM, out, "ef_reassigned", SIZES)
+
+
+def test_24_bit_multiplies_are_coordinates(fused) -> None:
+    out, api = fused
+    groups = {g.host: g.kernels for g in api.result.groups}
+    assert groups["ef_mul24"] == ["ef_scale24", "ef_shift24"]
+    compare_entry(PROGRAM, out, "ef_mul24", {"n": 300})

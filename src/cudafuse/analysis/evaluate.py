@@ -933,6 +933,13 @@ class Evaluator:
                     return Poly.atom(Atom("opaque", f"unsigned {kind}", (a, b)))
                 return Poly.atom(Atom(kind, kind, (a, b)))
             return opaque("opaque", name)
+        if name in ("__umul24", "__mul24") and len(e.args) == 2:
+            # (the product of the low 24 bits: exact below 2^24, the range CUDA documents
+            # them for: a block index times a block size in code written for older GPUs)
+            a, b = (self.expr(x, path) for x in e.args)
+            if isinstance(a, Poly) and isinstance(b, Poly):
+                return arith("*", a, b)
+            return opaque("opaque", name)
         if name.startswith("operator") and name[8:].endswith("=") and len(e.args) == 2 and \
                 name[8:] not in ("==", "!=", "<=", ">="):
             # an assignment of a class type (float4, a struct): clang makes it a call

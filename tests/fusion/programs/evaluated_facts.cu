@@ -53,6 +53,24 @@ __global__ void ef_moved(const float *in, float *out, int numRows, int numCols) 
   out[at] = in[y * numCols + x] * 2.f;
 }
 
+// Coordinates written with the 24-bit multiply of older CUDA code: the expression evaluates
+// to blockIdx.x * blockDim.x + threadIdx.x, so it is the thread's coordinate.
+__global__ void ef_scale24(const float *in, float *t, int n) {
+  const int i = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
+  if (i < n) t[i] = 3.f * in[i] - 1.f;
+}
+
+__global__ void ef_shift24(const float *t, float *out, int n) {
+  const int i = threadIdx.x + __mul24(blockDim.x, blockIdx.x);
+  if (i >= n) return;
+  out[i] = t[min(i + 1, n - 1)] - t[i];
+}
+
+extern "C" void ef_mul24(const float *in, float *t, float *out, int n) {
+  ef_scale24<<<(n + 63) / 64, 64>>>(in, t, n);
+  ef_shift24<<<(n + 63) / 64, 64>>>(t, out, n);
+}
+
 extern "C" void ef_copies(const float *rgb, float *red, float *green, float *blurred,
                           float *out, int numRows, int numCols, int filterWidth) {
   const dim3 block(16, 8);

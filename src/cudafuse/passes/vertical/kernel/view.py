@@ -214,12 +214,13 @@ def _const_int(e: n.Expr) -> int | None:
 
 
 def coordinate(e: n.Expr) -> tuple[str, int | None] | None:
-    """('x', None) for blockIdx.x * blockDim.x + threadIdx.x in any operand order, ('x', 256)
-    for blockIdx.x * 256 + threadIdx.x (valid only when the launch's block is 256 wide);
-    None for anything else."""
+    """('x', None) for blockIdx.x * blockDim.x + threadIdx.x in any operand order, or any
+    expression of the built-ins that evaluates to it (`__umul24(blockIdx.x, blockDim.x) +
+    threadIdx.x`); ('x', 256) for blockIdx.x * 256 + threadIdx.x (valid only when the
+    launch's block is 256 wide); None for anything else."""
     e = _strip(e)
     if not (isinstance(e, n.Binary) and e.op == "+"):
-        return None
+        return _coordinate_value(e)
     for prod, tid in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
         prod, tid = _strip(prod), _strip(tid)
         if not (isinstance(prod, n.Binary) and prod.op == "*"):
@@ -235,6 +236,56 @@ def coordinate(e: n.Expr) -> tuple[str, int | None] | None:
                 c = _const_int(size)
                 if c is not None and c > 0:
                     return d, c
+    return _coordinate_value(e)
+
+
+# 24-bit multiplies: exact for operands below 2^24, as CUDA documents their use (a block
+# index times a block size, in code written for older GPUs)
+_MUL24 = ("__umul24", "__mul24")
+
+
+def _builtin_poly(e: n.Expr) -> dict[tuple[str, ...], int] | None:
+    """`e` as a polynomial over the built-ins (`blockIdx.x`...) with integer coefficients:
+    + - *, integral casts, literals and the 24-bit multiplies; None for anything else."""
+    e = _strip(e)
+    if isinstance(e, n.IntLit):
+        return {(): e.value} if e.value else {}
+    if isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.kind == "builtin" \
+            and e.base.name in ("blockIdx", "blockDim", "threadIdx") and \
+            e.field_name in DIM_NAMES:
+        return {(f"{e.base.name}.{e.field_name}",): 1}
+    parts: tuple[n.Expr, n.Expr] | None = None
+    op = ""
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
+        parts, op = (e.lhs, e.rhs), e.op
+    elif isinstance(e, n.Call) and e.callee in _MUL24 and len(e.args) == 2:
+        parts, op = (e.args[0], e.args[1]), "*"
+    if parts is None:
+        return None
+    a, b = _builtin_poly(parts[0]), _builtin_poly(parts[1])
+    if a is None or b is None:
+        return None
+    out: dict[tuple[str, ...], int] = {}
+    if op == "*":
+        for ma, ca in a.items():
+            for mb, cb in b.items():
+                m = tuple(sorted(ma + mb))
+                out[m] = out.get(m, 0) + ca * cb
+    else:
+        out = dict(a)
+        for m, c in b.items():
+            out[m] = out.get(m, 0) + (c if op == "+" else -c)
+    return {m: c for m, c in out.items() if c}
+
+
+def _coordinate_value(e: n.Expr) -> tuple[str, int | None] | None:
+    """The dimension d when `e` evaluates to exactly blockIdx.d * blockDim.d + threadIdx.d."""
+    poly = _builtin_poly(e)
+    if poly is None:
+        return None
+    for d in DIM_NAMES:
+        if poly == {tuple(sorted((f"blockDim.{d}", f"blockIdx.{d}"))): 1, (f"threadIdx.{d}",): 1}:
+            return d, None
     return None
 
 
