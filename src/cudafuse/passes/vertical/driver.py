@@ -592,7 +592,8 @@ def _spelled_at_sink(group: FusedGroup) -> FusedGroup:
         raise CodegenError("pointers are exchanged between its launches, so the original "
                            "launches kept for when its run-time check fails cannot be "
                            "moved to the fused launch")
-    if group.checks and any(s.by_value for s in group.launches[:-1]):
+    if group.checks and any(at < sink.stmt.span.start for s in group.launches[:-1]
+                            for at in s.by_value):
         raise CodegenError("a variable its launches read is assigned between them, so the "
                            "original launches kept for when its run-time check fails cannot "
                            "be moved to the fused launch")

@@ -52,10 +52,11 @@ class LaunchSite:
     # argument's key stands for (pointervalues.py), to name it at another launch.
     values: tuple[tuple[str, Value], ...] = field(default=(), compare=False, repr=False)
     evaluator: PointerValues | None = field(default=None, compare=False, repr=False)
-    # Its grid, block or scalar arguments re-spelled by the values host variables held at
-    # it, because a later statement of its sequence assigns them (byvalue.py): the text of
-    # its statement, run anywhere else, would launch with other values.
-    by_value: bool = field(default=False, compare=False)
+    # Where later statements of its sequence assign host variables its statement names
+    # (their byte offsets; its grid, block and scalar arguments are read by the values
+    # those held at it, byvalue.py): the text of its statement, run past one of them, would
+    # launch with other values.
+    by_value: tuple[int, ...] = field(default=(), compare=False)
 
     def arg_for(self, param_name: str) -> n.Expr | None:
         return next((a for p, a in self.bindings if p.name == param_name), None)
@@ -338,7 +339,7 @@ class _Splitter:
                     why = self.stmts.statement_reason(
                         stmt, (s.launch for s in current.launches), SWAPS,
                         self.values.modelled)
-                    if why is not None and current.launches:
+                    if current.launches:
                         why = self._respell(current, stmts, k, why)
                     if why is None and current.launches and self._rotates(stmt):
                         why = self._carry(current, stmt)
@@ -436,12 +437,12 @@ class _Splitter:
 
     # ---- scalars by value (byvalue.py) --------------------------------------------------------
 
-    def _respell(self, current: Sequence, stmts: tuple[n.Stmt, ...], k: int, why: str
-                 ) -> str | None:
+    def _respell(self, current: Sequence, stmts: tuple[n.Stmt, ...], k: int,
+                 why: str | None) -> str | None:
         """Statement k assigns host scalars (`grid = dim3(...)`, `n = w * h`): the launches
-        of the sequence before it re-spelled by the values those held at them, when that
-        leaves the statement no reason to split the sequence (None, `current` updated);
-        else `why`."""
+        of the sequence before it re-spelled by the values those held at them, and marked
+        when their statements name what it assigns; when that leaves the statement no
+        reason to split the sequence, None (`current` updated), else `why`."""
         stmt = stmts[k]
         decls = {r.decl for x in stmt.walk() for r in _assigned(x)
                  if r.kind in ("local", "param") and "*" not in r.type and "[" not in r.type}
@@ -457,16 +458,16 @@ class _Splitter:
             launch = self.by_value.respell(s_.launch, s_.kernel.params, decls, stmts, j)
             # Its statement's text names a variable assigned here: run at the fused
             # launch, after this statement, it would launch with other values.
-            written = s_.by_value or any(isinstance(x, n.Ref) and x.decl in decls
-                                         for x in s_.stmt.walk())
+            written = s_.by_value + ((stmt.span.start,) if any(
+                isinstance(x, n.Ref) and x.decl in decls for x in s_.stmt.walk()) else ())
             bindings = tuple((p, a if old is new else new)
                              for (p, a), old, new in zip(s_.bindings, s_.launch.args,
                                                          launch.args, strict=True))
             sites.append(s_ if launch is s_.launch and written == s_.by_value else
                          dataclasses.replace(s_, launch=launch, bindings=bindings,
                                              by_value=written))
-        if self.stmts.statement_reason(stmt, (s.launch for s in sites), SWAPS,
-                                       self.values.modelled) is not None:
+        if why is not None and self.stmts.statement_reason(
+                stmt, (s.launch for s in sites), SWAPS, self.values.modelled) is not None:
             return why
         current.launches[:] = sites
         return None

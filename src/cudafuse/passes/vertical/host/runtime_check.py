@@ -59,8 +59,29 @@ def _stable(e: n.Expr, unstable: frozenset[str]) -> bool:
         for x in e.walk())
 
 
+def _components(e: n.Expr) -> list[n.Expr | None] | None:
+    """The x, y, z of a dim3 built in place (`dim3(w / 16, h / 16)`, or the conversion of
+    an integer, `<<<num_blks, 1024>>>`), None for each one left to its default of 1."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if isinstance(e, n.Call) and e.callee == "dim3":
+        items: list[n.Expr] = list(e.args)
+    elif isinstance(e, n.InitList) and "dim3" in e.type:
+        items = list(e.items)
+    else:
+        return None
+    comps: list[n.Expr | None] = [
+        None if isinstance(c, n.OtherExpr) and not c.items and c.span.end == c.span.start
+        else c for c in items[:3]]
+    return comps + [None] * (3 - len(comps))
+
+
 def _dim_text(e: n.Expr, i: int, unstable: frozenset[str]) -> str | None:
     """Dimension i of a launch's grid or block expression, as C text."""
+    comps = _components(e)
+    if comps is not None:
+        c = comps[i]
+        return "1" if c is None else _dim_text(c, 0, unstable)
     if not _stable(e, unstable):
         return None
     try:
