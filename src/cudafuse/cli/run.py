@@ -60,6 +60,7 @@ def run_cmd(file: str, spec_path: str, backend: str, timeout: float, sanitize: b
 
     import numpy as np
 
+    from cudafuse.cli.verify_hfuse import structs_wrapped
     from cudafuse.outputs import OutputSet
     from cudafuse.runtime.spec import load_spec
 
@@ -70,11 +71,12 @@ def run_cmd(file: str, spec_path: str, backend: str, timeout: float, sanitize: b
         raise error("--initcheck fills fresh device memory of emulated runs (--backend emu); "
                     "on the GPU use compute-sanitizer --tool initcheck", status=2)
     spec = load_spec(spec_path)
-    if initcheck:
-        values = run_with_both_fills(file, spec, parse_opts, timeout, sanitize,
-                                     "the program's")
-    else:
-        values = run_spec(file, spec, backend, parse_opts, timeout, sanitize)
+    with structs_wrapped(file, spec, parse_opts) as (file, spec):
+        if initcheck:
+            values = run_with_both_fills(file, spec, parse_opts, timeout, sanitize,
+                                         "the program's")
+        else:
+            values = run_spec(file, spec, backend, parse_opts, timeout, sanitize)
     outputs = {a.name: v for a, v in zip(spec.args, values, strict=True) if a.is_output}
     for name, v in outputs.items():
         click.echo(summarise(name, v))
@@ -127,6 +129,8 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
                           sanitize, parse_opts)
         fused, originals = files[2], f"{files[0]} and {files[1]}"
     else:
+        from cudafuse.cli.verify_hfuse import structs_wrapped
+
         original, fused = files
         originals = original
         assert spec_path is not None
@@ -135,8 +139,10 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
         if not any(a.is_output for a in spec.args):
             raise error("the spec marks no argument as an output (role = \"out\" or "
                         "\"inout\")", spec_path)
-        want = run_reference(original, spec, backend, parse_opts, timeout, sanitize)
-        got = run_spec(fused, spec, backend, parse_opts, timeout, sanitize)
+        with structs_wrapped(original, spec, parse_opts) as (path, run):
+            want = run_reference(path, run, backend, parse_opts, timeout, sanitize)
+        with structs_wrapped(fused, spec, parse_opts) as (path, run):
+            got = run_spec(path, run, backend, parse_opts, timeout, sanitize)
         ok = report([(a, w, g) for a, w, g in zip(spec.args, want, got, strict=True)
                      if a.is_output], spec.rtol, spec.atol, spec_path)
     if not ok:

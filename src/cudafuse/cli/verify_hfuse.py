@@ -11,7 +11,9 @@ kernel as `entry` and a [launch] table).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -112,9 +114,12 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
         want.append(values)
         orders.append(order)
     got = [s1.spec.inputs(), s2.spec.inputs()]
+    scratch = tempfile.TemporaryDirectory(prefix="cudafuse-verify-")
+    program, wrapper = _fused_runnable(fused, (s1, s2), orders, opts, scratch.name)
 
     def body(lib: Any, slots: list[Slot]) -> None:
-        sig = _launcher(lib.signatures, s1.spec.entry, s2.spec.entry, fused)
+        sig = lib.signatures[wrapper] if wrapper else \
+            _launcher(lib.signatures, s1.spec.entry, s2.spec.entry, fused)
         n = len(orders[0]) + len(orders[1]) + 5
         if len(sig.codes) != n:
             raise error(f"'{sig.name}' takes {len(sig.codes)} parameters; the two kernels' "
@@ -127,7 +132,8 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
         slots.extend([None] * 5)
         lib.call(sig.name, *args)
 
-    execute(fused, backend, opts, timeout, sanitize, body)
+    with scratch:
+        execute(program, backend, opts, timeout, sanitize, body)
     outputs = []
     for side, w, g in zip((s1, s2), want, got, strict=True):
         for a, wv, gv in zip(side.spec.args, w, g, strict=True):
@@ -150,10 +156,11 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
     from cudafuse.codegen.templates import parse_kernel_ref
     from cudafuse.frontend import parse_file
     from cudafuse.passes.horizontal.driver import find_kernel, rehomed_includes
-    from cudafuse.passes.horizontal.scopes import named, param_trait, wrapped
+    from cudafuse.passes.horizontal.scopes import named, wrapped
 
     spec = side.spec
-    if "<" not in spec.entry and "::" not in spec.entry:
+    if "<" not in spec.entry and "::" not in spec.entry and \
+            not any(a.tensor for a in spec.args):
         return side.file, spec
     unit = parse_file(side.file, opts).unit
     ref = find_kernel(unit, spec.entry)
@@ -161,19 +168,117 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
     kernel = ref.fn.name + (f"<{', '.join(args)}>" if args is not None else "")
     wrapper = f"cudafuse_verify_{ref.fn.name}"
     params = [p.name or f"arg{i}" for i, p in enumerate(ref.fn.params)]
-    decls = ", ".join(f"typename cudafuse_param<{i}, decltype(&{kernel})>::type {p}"
-                      for i, p in enumerate(params))
+    types = [f"typename cudafuse_param<{i}, decltype(&{kernel})>::type"
+             for i in range(len(params))]
+    decls, lines, passed = _struct_params(types, params, _views(spec, params))
     assert spec.grid is not None and spec.block is not None
     grid, block = (", ".join(map(str, d)) for d in (spec.grid, spec.block))
-    text = (f"void {wrapper}({decls}) {{\n  {kernel}<<<dim3({grid}), dim3({block}), "
-            f"{spec.shared}>>>({', '.join(params)});\n}}\n")
+    text = (f"void {wrapper}({', '.join(decls)}) {{\n" + "".join(f"  {x}\n" for x in lines) +
+            f"  {kernel}<<<dim3({grid}), dim3({block}), {spec.shared}>>>"
+            f"({', '.join(passed)});\n}}\n")
     data = rehomed_includes(side.file, unit.source.data, tmp)
-    data += b"\n// ---- appended by cudafuse verify --hfuse\n" + \
-        param_trait("cudafuse").encode() + wrapped(named(ref.fn.namespaces), text).encode()
+    data += b"\n// ---- appended by cudafuse verify --hfuse\n" + _helpers(spec) + \
+        wrapped(named(ref.fn.namespaces), text).encode()
     path = Path(tmp) / Path(side.file).name
     path.write_bytes(data)
     return str(path), dataclasses.replace(spec, entry=wrapper, grid=None, block=None,
                                           shared=0)
+
+
+@contextlib.contextmanager
+def structs_wrapped(path: str, spec: Spec, opts: ParseOptions
+                    ) -> Iterator[tuple[str, Spec]]:
+    """`path` and `spec` as given, or, for a kernel entry that takes a struct by value the
+    spec gives as an array (`tensor`), a copy of the program with a host function that
+    builds the structs and launches the kernel, and the spec calling it (for `run` and
+    `verify`)."""
+    import tempfile
+
+    if spec.grid is None or not any(a.tensor for a in spec.args):
+        yield path, spec
+        return
+    with tempfile.TemporaryDirectory(prefix="cudafuse-structs-") as tmp:
+        yield _runnable(Side(path, spec), opts, tmp)
+
+
+def _views(spec: Spec, params: list[str]) -> dict[int, Any]:
+    """Parameter index -> the TensorView of the spec argument given to it (a struct by
+    value over an array: runtime/spec_struct.py)."""
+    out = {}
+    for i, a in enumerate(spec.args):
+        k = params.index(a.name) if a.named and a.name in params else i if not a.named else -1
+        if a.tensor is not None and 0 <= k < len(params):
+            out[k] = a.tensor
+    return out
+
+
+def _struct_params(types: list[str], params: list[str], views: dict[int, Any]
+                   ) -> tuple[list[str], list[str], list[str]]:
+    """A wrapper's parameter declarations, the statements building its structs, and the
+    arguments it passes on: a struct parameter with a view is received as its array."""
+    from cudafuse.runtime.spec_struct import build_lines, data_param
+
+    decls, lines, passed = [], [], []
+    for i, (t, p) in enumerate(zip(types, params, strict=True)):
+        if i in views:
+            decls.append(data_param(t, p))
+            lines += build_lines(t, p, views[i], f"cudafuse_s{i}")
+            passed.append(f"cudafuse_s{i}")
+        else:
+            decls.append(f"{t} {p}")
+            passed.append(p)
+    return decls, lines, passed
+
+
+def _helpers(*specs: Spec) -> bytes:
+    from cudafuse.passes.horizontal.scopes import param_trait
+    from cudafuse.runtime.spec_struct import HELPER
+
+    structs = any(a.tensor for s in specs for a in s.args)
+    return (param_trait("cudafuse") + (HELPER if structs else "")).encode()
+
+
+def _fused_runnable(fused: str, sides: tuple[Side, Side], orders: list[list[int]],
+                    opts: ParseOptions, tmp: str) -> tuple[str, str | None]:
+    """The fused file, or (when a kernel takes a struct by value that its spec gives as an
+    array) a copy of it with a host function that builds the structs and calls the
+    launcher, and that function's name."""
+    from pathlib import Path
+
+    from cudafuse.frontend import parse_file
+    from cudafuse.passes.horizontal.driver import rehomed_includes
+    from cudafuse.passes.horizontal.scopes import qualifier
+
+    if not any(a.tensor for side in sides for a in side.spec.args):
+        return fused, None
+    unit = parse_file(fused, opts).unit
+    want = f"{_base(sides[0].spec.entry)}_{_base(sides[1].spec.entry)}_hfused_launch"
+    found = [f for f in unit.functions if f.body is not None and f.name == want]
+    if len(found) != 1:
+        raise error(f"no launcher '{want}' (what `cudafuse hfuse` writes for "
+                    f"{sides[0].spec.entry} and {sides[1].spec.entry})", fused)
+    fn = found[0]
+    launcher = qualifier(fn.namespaces) + fn.name
+    params = [p.name or f"arg{i}" for i, p in enumerate(fn.params)]
+    types = [f"typename cudafuse_param<{i}, decltype(&{launcher})>::type"
+             for i in range(len(params))]
+    views: dict[int, Any] = {}
+    at = 0
+    for side, order in zip(sides, orders, strict=True):
+        for k, i in enumerate(order):
+            if side.spec.args[i].tensor is not None:
+                views[at + k] = side.spec.args[i].tensor
+        at += len(order)
+    decls, lines, passed = _struct_params(types, params, views)
+    wrapper = "cudafuse_verify_fused"
+    text = (f"void {wrapper}({', '.join(decls)}) {{\n" + "".join(f"  {x}\n" for x in lines) +
+            f"  {launcher}({', '.join(passed)});\n}}\n")
+    data = rehomed_includes(fused, unit.source.data, tmp)
+    data += b"\n// ---- appended by cudafuse verify --hfuse\n" + \
+        _helpers(sides[0].spec, sides[1].spec) + text.encode()
+    path = Path(tmp) / Path(fused).name
+    path.write_bytes(data)
+    return str(path), wrapper
 
 
 def _files(files: tuple[str, ...]) -> str:

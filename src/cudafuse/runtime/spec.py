@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
+from cudafuse.runtime.spec_struct import parse_tensor
 from cudafuse.runtime.spec_values import (  # noqa: F401 - make_value: API
     ArgSpec,
     check_memory,
@@ -300,7 +301,7 @@ def _arg(i: int, a: dict[str, Any], sizes: dict[str, Any], base_seed: int) -> Ar
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"args[{i}].name: expected a parameter name, got {name!r}")
     where = f"args[{i}] '{name}'"
-    allowed = {"name", "dtype", "count", "init", "role", "seed", "shape", "value"}
+    allowed = {"name", "dtype", "count", "init", "role", "seed", "shape", "value", "tensor"}
     if set(a) - allowed:
         raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(set(a) - allowed))}")
     named = "name" in a
@@ -331,7 +332,10 @@ def _arg(i: int, a: dict[str, Any], sizes: dict[str, Any], base_seed: int) -> Ar
     if not isinstance(init, str):
         raise ValueError(f"{where}.init: expected a string such as \"zeros\", got {init!r}")
     seed = _seed(a.get("seed", base_seed + i), f"{where}.seed")
-    spec = ArgSpec(name, dtype, count, init, role, seed, shape, key=where, named=named)
+    tensor = parse_tensor(a["tensor"], f"{where}.tensor", count, integer, sizes) \
+        if "tensor" in a else None
+    spec = ArgSpec(name, dtype, count, init, role, seed, shape, key=where, named=named,
+                   tensor=tensor)
     parse_init(spec)  # the initialiser's errors now, with the spec's location
     return spec
 

@@ -27,6 +27,8 @@ class ArgSpec:
     value: Any = None
     key: str = ""  # where it is in the spec: "args[2] 'img'"
     named: bool = True  # False: no `name` in the spec, it takes the parameter at its index
+    # A struct parameter by value viewing this array (spec_struct.py), else None.
+    tensor: Any = None
 
     @property
     def nbytes(self) -> int:
