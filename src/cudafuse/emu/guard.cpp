@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -23,6 +24,14 @@ namespace {
 
 char g_path[4096];
 char g_altstack[1 << 16];  // a fiber's stack overflow faults too; the handler needs a stack
+
+void write_report(const char *buf, int n) {
+  int fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd >= 0) {
+    if (n > 0) (void)!write(fd, buf, static_cast<size_t>(n) < 2048 ? n : 2047);
+    close(fd);
+  }
+}
 
 void on_fault(int sig, siginfo_t *si, void *ctx) {
   auto *uc = static_cast<ucontext_t *>(ctx);
@@ -47,12 +56,27 @@ void on_fault(int sig, siginfo_t *si, void *ctx) {
                    ::cudafuse_emu::g_in_kernel ? 1 : 0, site.kernel ? site.kernel : "",
                    site.file ? site.file : "", site.line, blockIdx.x, blockIdx.y, blockIdx.z,
                    threadIdx.x, threadIdx.y, threadIdx.z, sym);
-  int fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (fd >= 0) {
-    if (n > 0) (void)!write(fd, buf, static_cast<size_t>(n) < sizeof buf ? n : sizeof buf - 1);
-    close(fd);
-  }
+  // A pool thread of a parallel launch: the launching thread reports the lowest block's fault
+  // once the blocks below it have run (cudafuse_emu_parallel.h), through refault below.
+  if (::cudafuse_emu::g_par_block >= 0) ::cudafuse_emu::par_stop(sig, buf);
+  write_report(buf, n);
   signal(sig, SIG_DFL);  // returning re-runs the access, which now ends the process
+}
+
+// The report of a fault in a parallel launch's lowest stopped block, then the same end.
+void refault(const char *text, int sig) {
+  write_report(text, static_cast<int>(strlen(text)));
+  signal(sig, SIG_DFL);
+  raise(sig);
+  _exit(128 + sig);
+}
+
+// Each pool thread gets its own signal stack: a fiber's stack overflow faults there too.
+void thread_start() {
+  stack_t ss{};
+  ss.ss_size = 1 << 16;
+  ss.ss_sp = malloc(ss.ss_size);
+  if (ss.ss_sp) sigaltstack(&ss, nullptr);
 }
 
 bool install() {
@@ -69,6 +93,8 @@ bool install() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGSEGV, &sa, nullptr);
   sigaction(SIGBUS, &sa, nullptr);
+  ::cudafuse_emu::g_thread_start = &thread_start;
+  ::cudafuse_emu::g_refault = &refault;
   return true;
 }
 

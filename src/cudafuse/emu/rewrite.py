@@ -15,6 +15,7 @@ from cudafuse.codegen.splice import Rewriter
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.emu import inline_asm
 from cudafuse.emu.overlay import blank_comments, launch_edits
+from cudafuse.emu.parallel import parallel_kernels
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
@@ -87,6 +88,8 @@ class EmuSource:
     text: str
     fiber_kernels: frozenset[str]
     qualified: dict[str, str] = field(default_factory=dict)  # function name -> C++ name
+    # Kernels whose blocks may run on several OS threads (emu/parallel.py).
+    parallel_kernels: frozenset[str] = frozenset()
 
 
 def _diag(unit: TranslationUnit, span: Span, message: str) -> Diagnostic:
@@ -280,19 +283,20 @@ def qualified_names(unit: TranslationUnit) -> dict[str, str]:
 
 
 def _launch_edit(launch: n.KernelLaunch, fibers: bool, callee_text: str, inner: str,
-                 start: int, args_open: int) -> tuple[int, int, str]:
+                 start: int, args_open: int, parallel: bool = False) -> tuple[int, int, str]:
     """Replace [start, args_open + 1): `callee<<<inner>>>(` up to the argument list's "(",
     which (with the arguments and the ")") stays as written."""
     sep = ", " if launch.args else ""
     name = launch.kernel.replace('"', "")
-    new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {str(fibers).lower()})'
+    flags = f"{str(fibers).lower()}, true" if parallel else str(fibers).lower()
+    new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {flags})'
            f"({inner}).run([&](auto... cf_arg_) {{ {callee_text}(cf_arg_...); }}{sep}")
     return start, args_open + 1, new
 
 
 def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
-                 diags: list[Diagnostic],
-                 taken: set[int] | None = None) -> tuple[int, int, str] | None:
+                 diags: list[Diagnostic], taken: set[int] | None = None,
+                 parallel: bool = False) -> tuple[int, int, str] | None:
     src = unit.source
     cfg, callee = launch.config_span, launch.callee_span
     text = src.text(cfg) if cfg.file == unit.path else ""
@@ -301,7 +305,8 @@ def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
             and "<<<" in text):
         # Inside a macro invocation libclang reports the invocation: a launch spelled in
         # full in one of its arguments is found on the text there.
-        edit = _macro_argument_launch(unit, launch, fibers, set() if taken is None else taken)
+        edit = _macro_argument_launch(unit, launch, fibers, set() if taken is None else taken,
+                                      parallel)
         if edit is None:
             diags.append(_diag(unit, launch.span, f"cannot rewrite the launch of "
                                f"'{launch.kernel}' for emulation (is it inside a macro?): "
@@ -316,7 +321,7 @@ def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
     if data[pos:pos + 1] != b"(":
         diags.append(_diag(unit, launch.span, "cannot find the argument list of this launch"))
         return None
-    return _launch_edit(launch, fibers, callee_text, inner, cfg.start, pos)
+    return _launch_edit(launch, fibers, callee_text, inner, cfg.start, pos, parallel)
 
 
 _MACRO_CALL = re.compile(rb"([A-Za-z_]\w*)\s*\(")
@@ -388,7 +393,8 @@ def _callee_before(data: bytes, pos: int, lo: int) -> int:
 
 
 def _macro_argument_launch(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
-                           taken: set[int]) -> tuple[int, int, str] | None:
+                           taken: set[int], parallel: bool = False
+                           ) -> tuple[int, int, str] | None:
     """The edit for a launch written out in full inside the arguments of the macro invocation
     at launch.span (`CHECK(k<<<g, b>>>(x))`, `check((k<<<g, b>>>(x)))`, nested macros too).
     `taken` holds the "<<<" offsets already claimed by earlier launches of the invocation.
@@ -423,7 +429,7 @@ def _macro_argument_launch(unit: TranslationUnit, launch: n.KernelLaunch, fibers
             return None
         taken.add(here)
         inner = data[here + 3:close].decode()
-        return _launch_edit(launch, fibers, callee.decode(), inner, start, args)
+        return _launch_edit(launch, fibers, callee.decode(), inner, start, args, parallel)
     return None
 
 
@@ -469,6 +475,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     """The emulation source for `unit` (raises CudafuseError on unsupported constructs)."""
     check_supported(unit)
     needs = fiber_functions(unit)
+    parallel = parallel_kernels(unit)
     known = {f.name for f in _bodies(unit)}
     rw = Rewriter(unit.source)
     diags: list[Diagnostic] = []
@@ -495,7 +502,8 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
             fibers = needs_fibers[key]
             if fibers:
                 fiber_kernels.add(launch.kernel)
-            edit = _launch_text(unit, launch, fibers, diags, taken)
+            edit = _launch_text(unit, launch, fibers, diags, taken,
+                                launch.kernel in parallel and launch.kernel in known)
             if edit:
                 rw.replace_range(*edit, reason=f"launch of {launch.kernel}")
                 covered.append(edit[:2])
@@ -509,8 +517,9 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     _translate_asm(unit, rw)
     _drop_bar_definitions(unit, rw)
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
-    text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs)
-    return EmuSource(text, frozenset(fiber_kernels), qualified_names(unit))
+    text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs,
+                                                                             parallel)
+    return EmuSource(text, frozenset(fiber_kernels), qualified_names(unit), parallel)
 
 
 def _null_arguments(unit: TranslationUnit, launch: n.KernelLaunch, rw: Rewriter) -> None:
@@ -596,10 +605,12 @@ def _unseen_launches(unit: TranslationUnit, rw: Rewriter, covered: list[tuple[in
     return given
 
 
-def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str]) -> str:
-    """CUDAFUSE_KERNEL lines after the program: cudaLaunchKernel, cudaLaunchCooperativeKernel
-    and graph kernel nodes receive a kernel as `(void *)k`, which has lost its type, and find it
-    by address (non-template kernels whose name has one definition)."""
+def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str],
+                          parallel: frozenset[str] = frozenset()) -> str:
+    """CUDAFUSE_KERNEL lines after the program: cudaLaunchKernel, cudaLaunchCooperativeKernel,
+    graph kernel nodes and the runtime's trampolines receive a kernel as `(void *)k` or a
+    pointer, and find it by address (non-template kernels whose name has one definition),
+    with whether it needs fibers and may run its blocks in parallel."""
     defs: dict[str, int] = {}
     for f in _bodies(unit):
         defs[f.name] = defs.get(f.name, 0) + 1
@@ -609,5 +620,6 @@ def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str]) -> str:
         if k.body is None or k.is_template or defs.get(k.name) != 1 or k.name not in names:
             continue
         fibers = "true" if k.name in needs else "false"
-        lines.append(f'CUDAFUSE_KERNEL({names[k.name]}, "{k.name}", {fibers});')
+        par = ", true" if k.name in parallel else ""
+        lines.append(f'CUDAFUSE_KERNEL({names[k.name]}, "{k.name}", {fibers}{par});')
     return "\n" + "\n".join(lines) + "\n" if lines else ""

@@ -142,8 +142,10 @@ namespace cudafuse_rt {
 template <class... CfP, std::size_t... CfI>
 void launch_(const char *cf_name, bool cf_fibers, void (*cf_k)(CfP...), const unsigned *cf_c,
              std::size_t cf_sh, void **cf_a, std::index_sequence<CfI...>) {
-  ::cudafuse_emu::launch(cf_name, "<python>", 0, cf_fibers)(dim3(cf_c[0], cf_c[1], cf_c[2]),
-                                                       dim3(cf_c[3], cf_c[4], cf_c[5]), cf_sh)
+  // In parallel when the rewrite registered the kernel so (cudafuse_emu_launch.h).
+  ::cudafuse_emu::launch(cf_name, "<python>", 0, cf_fibers, ::cudafuse_emu::parallel_kernel(
+      reinterpret_cast<const void *>(cf_k)))(dim3(cf_c[0], cf_c[1], cf_c[2]),
+                                             dim3(cf_c[3], cf_c[4], cf_c[5]), cf_sh)
       .run(cf_k, *static_cast<std::remove_reference_t<CfP> *>(cf_a[CfI])...);
 }
 template <class... CfP>

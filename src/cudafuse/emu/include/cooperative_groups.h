@@ -84,7 +84,7 @@ inline void grid_sync(const char *file, int line) { ::cudafuse_emu::grid_barrier
 // run; then the waiting threads of each warp that called from the same place form a group.
 constexpr uint8_t __cf_AT_COALESCE = 4;
 inline bool release_coalesced() {
-  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = *::cudafuse_emu::__cf_tls_block();
   bool any = false;
   for (int base = 0; base < __cf_B.n; base += 32)
     for (int i = base; i < base + 32 && i < __cf_B.n; ++i) {
@@ -108,7 +108,7 @@ inline bool release_coalesced() {
 // every thread of the tile that has not exited waits there too.
 constexpr uint8_t __cf_AT_TILE_BAR = 5;
 inline bool tile_bar_ready(int first, int size) {
-  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = *::cudafuse_emu::__cf_tls_block();
   bool waiting = false;
   for (int t = first; t < first + size && t < __cf_B.n; ++t) {
     const ::cudafuse_emu::__cf_Fiber &f = __cf_B.f[t];
@@ -119,14 +119,14 @@ inline bool tile_bar_ready(int first, int size) {
   return waiting;
 }
 inline void tile_bar_release(int first, int size) {
-  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = *::cudafuse_emu::__cf_tls_block();
   for (int t = first; t < first + size && t < __cf_B.n; ++t)
     if (__cf_B.f[t].state == __cf_AT_TILE_BAR) __cf_B.f[t].state = ::cudafuse_emu::__cf_RUN;
 }
 // When the block stalls: form the coalesced groups, and complete the tile barriers that
 // threads exiting since their last arrival have made complete.
 inline bool release_stalled() {
-  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = *::cudafuse_emu::__cf_tls_block();
   bool any = release_coalesced();
   for (int i = 0; i < __cf_B.n; ++i)
     if (__cf_B.f[i].state == __cf_AT_TILE_BAR && tile_bar_ready(__cf_B.f[i].arg, __cf_B.f[i].width)) {
@@ -138,7 +138,7 @@ inline bool release_stalled() {
 inline void tile_barrier(unsigned size, const char *file, int line) {
   need("thread_block_tile::sync", file, line);
   ::cudafuse_emu::g_on_stall = &release_stalled;
-  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = *::cudafuse_emu::__cf_tls_block();
   ::cudafuse_emu::__cf_Fiber &me = __cf_B.f[__cf_B.cur];
   int first = __cf_B.cur & ~int(size - 1);
   me.state = __cf_AT_TILE_BAR;
@@ -152,8 +152,8 @@ inline void tile_barrier(unsigned size, const char *file, int line) {
 // Per-thread slots through which the threads of a multi-warp tile exchange values.
 template <class __cf_T>
 inline unsigned char *slots() {
-  static std::vector<unsigned char> buf;
-  size_t need_bytes = (size_t)::cudafuse_emu::g_block.n * sizeof(__cf_T);
+  static thread_local std::vector<unsigned char> buf;  // per OS thread: parallel blocks
+  size_t need_bytes = (size_t)::cudafuse_emu::__cf_tls_block()->n * sizeof(__cf_T);
   if (buf.size() < need_bytes) buf.resize(need_bytes);
   return buf.data();
 }
@@ -161,7 +161,7 @@ inline unsigned char *slots() {
 inline unsigned coalesce(const char *file, int line) {
   need("coalesced_threads", file, line);
   ::cudafuse_emu::g_on_stall = &release_stalled;
-  ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+  ::cudafuse_emu::__cf_Block &__cf_B = *::cudafuse_emu::__cf_tls_block();
   ::cudafuse_emu::__cf_Fiber &me = __cf_B.f[__cf_B.cur];
   me.state = __cf_AT_COALESCE;
   me.file = file;
@@ -462,7 +462,7 @@ class cf_multi_warp_tile : public thread_group {
     unsigned first = cf_detail::block_rank() & ~(Size - 1);
     memcpy(buf + sizeof(__cf_T) * cf_detail::block_rank(), &v, sizeof(__cf_T));
     cf_detail::tile_barrier(Size, file, line);
-    ::cudafuse_emu::__cf_Block &__cf_B = ::cudafuse_emu::g_block;
+    ::cudafuse_emu::__cf_Block &__cf_B = *::cudafuse_emu::__cf_tls_block();
     __cf_T acc = v;
     bool started = false;
     for (unsigned t = first; t < first + Size && (int)t < __cf_B.n; ++t) {

@@ -2,7 +2,8 @@
 //
 // cudafuse force-includes this header and rewrites every `k<<<g, b, s, st>>>(args)` into
 // `::cudafuse_emu::launch(...)(g, b, s, st).run(...)`. Blocks run one after another on the
-// calling OS thread. Threads of a block run either as a plain loop (kernels that statically
+// calling OS thread, or, for kernels the rewrite found order-independent, on a pool of OS
+// threads (cudafuse_emu_parallel.h). Threads of a block run either as a plain loop (kernels that statically
 // contain no barrier, shuffle or vote) or as cooperative fibers with real barriers.
 // Errors (deadlock, divergence, bad barrier counts) are reported and end the process with
 // status 86: the runtime runs each library in a worker process so that they become Python
@@ -39,7 +40,8 @@
 #define __global__
 #define __device__
 #define __host__
-#define __shared__ static
+// One copy per OS thread: blocks running at once on several each have their own.
+#define __shared__ static thread_local
 #define __constant__
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
@@ -184,13 +186,30 @@ struct __cf_Block {
   dim3 tid_dim{0, 0, 0};
 };
 
-inline __cf_Block g_block;
-inline std::vector<__cf_Fiber> g_fiber_store;  // the running block's fibers (a child grid's own: cdp.h)
-inline bool g_fibers = false;       // fiber mode (false: threads run as a plain loop)
-inline void *g_sched_sp = nullptr;
-inline std::vector<char *> g_stacks;
-inline size_t g_stack_size = 0;
-inline unsigned long long g_seed = 0;  // 0: round-robin order; else seeded random order
+// The scheduler's state is per OS thread: each thread of the block pool runs its blocks' fibers
+// on its own stacks (cudafuse_emu_parallel.h).
+// The block's state, its fibers (a child grid's own: cdp.h) and the fiber stacks are made on
+// an OS thread's first use and never destroyed: a thread_local object with a destructor would
+// cost a call to its initialisation check at every access.
+inline __CUDAFUSE_TLS __cf_Block *g_block_p = nullptr;
+inline __CUDAFUSE_TLS std::vector<__cf_Fiber> *g_fiber_store_p = nullptr;
+inline __CUDAFUSE_TLS std::vector<char *> *g_stacks_p = nullptr;
+inline __cf_Block *__cf_tls_block() {
+  __cf_Block *b = g_block_p;
+  return __builtin_expect(b != nullptr, 1) ? b : (g_block_p = new __cf_Block);
+}
+inline std::vector<__cf_Fiber> *__cf_tls_fibers() {
+  auto *v = g_fiber_store_p;
+  return __builtin_expect(v != nullptr, 1) ? v : (g_fiber_store_p = new std::vector<__cf_Fiber>);
+}
+inline std::vector<char *> *__cf_tls_stacks() {
+  auto *v = g_stacks_p;
+  return __builtin_expect(v != nullptr, 1) ? v : (g_stacks_p = new std::vector<char *>);
+}
+inline __CUDAFUSE_TLS bool g_fibers = false;  // fiber mode (false: threads run as a plain loop)
+inline __CUDAFUSE_TLS void *g_sched_sp = nullptr;
+inline __CUDAFUSE_TLS size_t g_stack_size = 0;
+inline unsigned long long g_seed = 0;  // 0: round-robin order; else seeded random order (serial)
 #if defined(__SANITIZE_ADDRESS__)
 inline void *g_asan_fake = nullptr;
 #endif
@@ -208,7 +227,7 @@ inline void thread_ids(__cf_Block &B, int n) {
   B.tid_dim = blockDim;
 }
 
-inline void set_thread(int i) { threadIdx = g_block.tid[i]; }
+inline void set_thread(int i) { threadIdx = __cf_tls_block()->tid[i]; }
 
 inline void fiber_main();
 
@@ -217,22 +236,22 @@ inline char *stack_top(int i) {
     const char *env = getenv("CUDAFUSE_EMU_STACK_KB");
     g_stack_size = (env ? strtoul(env, nullptr, 10) : 256) * 1024;
   }
-  while ((int)g_stacks.size() <= i) {
+  while ((int)__cf_tls_stacks()->size() <= i) {
     size_t guard = 4096;
     // Linux x86-64 values: PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE.
     void *m = sys::mmap(nullptr, g_stack_size + guard, 0x1 | 0x2, 0x02 | 0x20 | 0x4000, -1, 0);
     if (m == reinterpret_cast<void *>(-1)) fail("cannot allocate a fiber stack");
     sys::mprotect(m, guard, 0);  // a stack overflow faults instead of corrupting memory
-    g_stacks.push_back(static_cast<char *>(m) + guard);
+    __cf_tls_stacks()->push_back(static_cast<char *>(m) + guard);
   }
-  return g_stacks[i] + g_stack_size;
+  return (*__cf_tls_stacks())[i] + g_stack_size;
 }
 
 inline void *fresh_context(int i) {
   auto *top = reinterpret_cast<uint64_t *>(stack_top(i));
 #if defined(__SANITIZE_ADDRESS__)
   // A finished fiber never returned through its frames, so their redzones are still poisoned.
-  __asan_unpoison_memory_region(g_stacks[i], g_stack_size);
+  __asan_unpoison_memory_region((*__cf_tls_stacks())[i], g_stack_size);
 #endif
   top[-1] = 0;                                             // fake return address of fiber_main
   top[-2] = reinterpret_cast<uint64_t>(&fiber_main);       // `ret` of the first switch
@@ -244,16 +263,16 @@ inline void *fresh_context(int i) {
 
 inline void to_fiber(int i) {
 #if defined(__SANITIZE_ADDRESS__)
-  __sanitizer_start_switch_fiber(&g_asan_fake, g_stacks[i], g_stack_size);
+  __sanitizer_start_switch_fiber(&g_asan_fake, (*__cf_tls_stacks())[i], g_stack_size);
 #endif
-  cudafuse_emu_switch(&g_sched_sp, g_block.f[i].sp);
+  cudafuse_emu_switch(&g_sched_sp, __cf_tls_block()->f[i].sp);
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_finish_switch_fiber(g_asan_fake, nullptr, nullptr);
 #endif
 }
 
 inline void to_scheduler() {
-  __cf_Fiber &me = g_block.f[g_block.cur];
+  __cf_Fiber &me = __cf_tls_block()->f[__cf_tls_block()->cur];
 #if defined(__SANITIZE_ADDRESS__)
   void *fake = nullptr;
   __sanitizer_start_switch_fiber(me.state == __cf_DONE ? nullptr : &fake, nullptr, 0);
@@ -279,7 +298,7 @@ inline std::string ranges(const std::vector<int> &ids) {
 }
 
 [[noreturn]] inline void report_stuck(const char *why) {
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   std::string msg = why;
   msg += " (thread ids are linear: x + y*blockDim.x + z*blockDim.x*blockDim.y)";
   std::vector<int> done;
@@ -333,7 +352,7 @@ inline std::string ranges(const std::vector<int> &ids) {
 }
 
 inline void release_bar(int b, bool counted) {
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   long long pred = B.bar_pred[b];
   int pand = B.bar_pred_and[b];
   std::vector<bool> arrived;
@@ -374,7 +393,7 @@ inline void release_bar(int b, bool counted) {
 }
 
 inline void try_bar(int b) {
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   if (!B.bar_waiting[b]) return;
   if (!B.bar_expected[b]) {
     if (B.bar_waiting[b] == B.live) release_bar(b, false);
@@ -388,7 +407,7 @@ inline void try_bar(int b) {
 
 // Completes the collective of lane `i`'s group when every live lane of its mask is there.
 inline void try_warp(int i) {
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   __cf_Fiber &me = B.f[i];
   int base = i & ~31;
   unsigned m = me.mask;
@@ -452,7 +471,7 @@ inline void need_fibers(const char *what, const char *file, int line) {
 }
 
 inline void thread_exit() {
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   __cf_Fiber &me = B.f[B.cur];
   me.state = __cf_DONE;
   --B.live;
@@ -472,7 +491,7 @@ inline void fiber_main() {
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
-  g_block.body(g_block.ctx);
+  __cf_tls_block()->body(__cf_tls_block()->ctx);
   thread_exit();
   to_scheduler();
   __builtin_trap();  // a finished fiber is never resumed
@@ -487,11 +506,11 @@ inline unsigned long long next_rand() {
 
 // Called when no thread of the block can run, before a deadlock is reported: an extension
 // may release waiting threads (cooperative_groups.h's coalesced_threads()); true if it did.
-inline bool (*g_on_stall)() = nullptr;
+inline __CUDAFUSE_TLS bool (*g_on_stall)() = nullptr;
 
 inline void run_block_fibers(int n) {
-  __cf_Block &B = g_block;
-  std::vector<__cf_Fiber> &fibers = g_fiber_store;
+  __cf_Block &B = *__cf_tls_block();
+  std::vector<__cf_Fiber> &fibers = *__cf_tls_fibers();
   fibers.assign(n, __cf_Fiber{});
   B.f = fibers.data();
   B.n = n;
@@ -539,12 +558,12 @@ inline void run_block_fibers(int n) {
 
 inline void block_wait() {
   to_scheduler();
-  set_thread(g_block.cur);
+  set_thread(__cf_tls_block()->cur);
 }
 
 // ---- barriers ---------------------------------------------------------------------------
 inline int bar_enter(int id, int count, int pred, const char *file, int line) {
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   __cf_Fiber &me = B.f[B.cur];
   me.state = __cf_AT_BAR;
   me.bar = (uint8_t)id;
@@ -595,7 +614,7 @@ inline int bar_red(int kind, int id, int n, int pred, const char *file, int line
   if (kind < 0 || kind > 2) fail("%s:%d: bar.red kind %d is not 0-2", file, line, kind);
   check_counted("bar.red", id, n, file, line);
   bar_enter(id, n, pred, file, line);
-  uint64_t r = g_block.f[g_block.cur].res;
+  uint64_t r = __cf_tls_block()->f[__cf_tls_block()->cur].res;
   long long count = (long long)(r & ((1ull << 62) - 1));
   if (kind == 0) return (int)count;
   if (kind == 1) return (int)(r >> 62 & 1);
@@ -606,7 +625,7 @@ inline int bar_reduce(int pred, int kind, const char *file, int line) {
   static const char *names[] = {"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
   need_fibers(names[kind], file, line);
   bar_enter(0, 0, pred, file, line);
-  uint64_t r = g_block.f[g_block.cur].res;
+  uint64_t r = __cf_tls_block()->f[__cf_tls_block()->cur].res;
   long long count = (long long)(r & ((1ull << 62) - 1));
   if (kind == 0) return (int)count;
   if (kind == 1) return (int)(r >> 62 & 1);
@@ -619,7 +638,7 @@ inline int bar_reduce(int pred, int kind, const char *file, int line) {
 inline void event_wait(const void *key, uint64_t phase, const char *what, const char *file,
                        int line) {
   need_fibers(what, file, line);
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   __cf_Fiber &me = B.f[B.cur];
   me.state = __cf_AT_EVENT;
   me.val = reinterpret_cast<uint64_t>(key);
@@ -632,7 +651,7 @@ inline void event_wait(const void *key, uint64_t phase, const char *what, const 
 // The barrier at `key` has completed `phase`: its waiters for that phase run again.
 inline void event_wake(const void *key, uint64_t phase) {
   if (!g_fibers || !g_in_kernel) return;
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   for (int i = 0; i < B.n; ++i) {
     __cf_Fiber &f = B.f[i];
     if (f.state == __cf_AT_EVENT && f.val == reinterpret_cast<uint64_t>(key) && f.res == phase)
@@ -658,7 +677,7 @@ inline T from_bits(uint64_t b) {
 inline uint64_t warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, int width,
                         const char *file, int line) {
   need_fibers(WOP_NAME[op], file, line);
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   __cf_Fiber &me = B.f[B.cur];
   int lane = B.cur & 31;
   if (!(mask >> lane & 1u))
@@ -681,7 +700,7 @@ inline uint64_t warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, int wi
 }
 
 inline unsigned active_mask() {
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   if (!g_fibers) return 0xffffffffu;
   unsigned m = 0;
   int base = B.cur & ~31;
@@ -691,11 +710,11 @@ inline unsigned active_mask() {
 }
 
 // ---- launches ---------------------------------------------------------------------------
-alignas(256) inline unsigned char g_dyn_smem[232448];
-inline size_t g_dyn_smem_size = 0;
+alignas(256) inline __CUDAFUSE_TLS unsigned char g_dyn_smem[232448];
+inline __CUDAFUSE_TLS size_t g_dyn_smem_size = 0;
 inline int g_force_fibers = -1;
 // Defined in cudafuse_emu_launch.h (cooperative grids).
-inline bool g_coop;
+inline __CUDAFUSE_TLS bool g_coop;
 inline void run_grid_fibers(int n, dim3 grid, size_t shared);
 
 }  // namespace cudafuse_emu
@@ -703,6 +722,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared);
 [[noreturn]] inline void __trap() { ::cudafuse_emu::fail("a kernel called __trap()"); }
 inline void __brkpt() { ::cudafuse_emu::fail("a kernel called __brkpt()"); }
 #include "cudafuse_emu_cdp.h"  // launches in device code: ChildGrid, tail launches
+#include "cudafuse_emu_parallel.h"  // the blocks of a launch on several OS threads
 namespace cudafuse_emu {
 
 struct Launch {
@@ -712,6 +732,7 @@ struct Launch {
   size_t shared;
   cudaStream_t stream = nullptr;
   bool cooperative = false;  // cudaLaunchCooperativeKernel: every block resident at once
+  bool parallel = false;     // the rewrite found its blocks order-independent (emu/parallel.py)
 
   template <class F>
   void run_body(F &body) {
@@ -728,6 +749,7 @@ struct Launch {
     if (shared > sizeof g_dyn_smem)
       fail("%s:%d: launch of '%s' asks for %zu bytes of dynamic shared memory (at most %zu)",
            site.file, site.line, site.kernel, shared, sizeof g_dyn_smem);
+    const bool top = !g_in_kernel;  // not a child grid (a launch in device code)
     ChildGrid child(site);  // a launch in device code sets its parent aside until it ends
     if (child.refused) return;
     // Dynamic shared memory holds what nothing wrote: bytes that follow the fill of fresh
@@ -751,15 +773,25 @@ struct Launch {
       }
     }
     bool use_fibers = fibers || g_force_fibers;
+    int n = (int)threads;
+    long long nb = (long long)grid.x * grid.y * grid.z;
+    // Seeded runs (CUDAFUSE_EMU_SEED) expose races in one reproducible order: serial.
+    int workers = parallel && top && !cooperative && !g_seed ? worker_count() : 1;
+    if (workers > nb) workers = (int)nb;
+    if (workers > 1) {
+      ParallelLaunch p{site, grid, block, shared, use_fibers, canary, n, nb};
+      p.run(body, workers);
+      run_tail_launches(tail_mark);
+      return;
+    }
     g_site = site;
     g_in_kernel = true;
     g_fibers = use_fibers;
     g_dyn_smem_size = shared;
     gridDim = grid;
     blockDim = block;
-    g_block.body = [](void *c) { (*static_cast<F *>(c))(); };
-    g_block.ctx = &body;
-    int n = (int)threads;
+    __cf_tls_block()->body = [](void *c) { (*static_cast<F *>(c))(); };
+    __cf_tls_block()->ctx = &body;
     g_coop = cooperative;
     if (cooperative) run_grid_fibers(n, grid, shared);
     else
@@ -822,13 +854,17 @@ struct Launch {
 struct LaunchConfig {
   Site site;
   bool fibers;
+  bool parallel;
   Launch operator()(dim3 g, dim3 b, size_t shared = 0, cudaStream_t st = nullptr) const {
-    return Launch{site, fibers, g, b, shared, st};
+    return Launch{site, fibers, g, b, shared, st, false, parallel};
   }
 };
 
-inline LaunchConfig launch(const char *kernel, const char *file, int line, bool fibers) {
-  return LaunchConfig{Site{kernel, file, line}, fibers};
+// `parallel`: the rewrite found the kernel's blocks order-independent (emu/parallel.py), so
+// they may run on several OS threads; launches it did not see stay serial.
+inline LaunchConfig launch(const char *kernel, const char *file, int line, bool fibers,
+                           bool parallel = false) {
+  return LaunchConfig{Site{kernel, file, line}, fibers, parallel};
 }
 
 }  // namespace cudafuse_emu
@@ -877,7 +913,7 @@ inline long long clock64() {
   static long long c = 0;
   return c += 1000;
 }
-inline int __cudafuse_lane_id() { return int(::cudafuse_emu::g_block.cur & 31); }
+inline int __cudafuse_lane_id() { return int(::cudafuse_emu::__cf_tls_block()->cur & 31); }
 
 // Dynamic shared memory: `extern __shared__ T s[];` is rewritten into a pointer to this buffer.
 #define __cudafuse_dyn_smem() (static_cast<void *>(::cudafuse_emu::g_dyn_smem))

@@ -62,14 +62,14 @@ class ChildGrid {
     dyn_.assign(g_dyn_smem, g_dyn_smem + smem_size_);
     nvars_ = smem_vars().size();
     for (const SmemVar &v : smem_vars()) statics_.insert(statics_.end(), v.p, v.p + v.n);
-    block_state_ = std::move(g_block);
-    g_block = __cf_Block{};
-    store_.swap(g_fiber_store);
+    block_state_ = std::move((*__cf_tls_block()));
+    (*__cf_tls_block()) = __cf_Block{};
+    store_.swap((*__cf_tls_fibers()));
     sched_sp_ = g_sched_sp;
     level_ = g_depth++;
     if (g_level_stacks.size() < size_t(level_) + 2) g_level_stacks.resize(level_ + 2);
-    std::swap(g_stacks, g_level_stacks[level_]);      // park the parent's stacks
-    std::swap(g_stacks, g_level_stacks[level_ + 1]);  // take the child level's
+    std::swap((*__cf_tls_stacks()), g_level_stacks[level_]);      // park the parent's stacks
+    std::swap((*__cf_tls_stacks()), g_level_stacks[level_ + 1]);  // take the child level's
     g_in_kernel = false;
   }
   ChildGrid(const ChildGrid &) = delete;
@@ -77,12 +77,12 @@ class ChildGrid {
 
   ~ChildGrid() {
     if (!nested_ || refused) return;
-    std::swap(g_stacks, g_level_stacks[level_ + 1]);
-    std::swap(g_stacks, g_level_stacks[level_]);
+    std::swap((*__cf_tls_stacks()), g_level_stacks[level_ + 1]);
+    std::swap((*__cf_tls_stacks()), g_level_stacks[level_]);
     g_depth = level_;
     g_sched_sp = sched_sp_;
-    g_fiber_store.swap(store_);
-    g_block = std::move(block_state_);
+    __cf_tls_fibers()->swap(store_);
+    (*__cf_tls_block()) = std::move(block_state_);
     size_t at = 0;
     for (size_t k = 0; k < nvars_; ++k) {
       const SmemVar &v = smem_vars()[k];

@@ -21,9 +21,15 @@
 #define CUDAFUSE_NOT_EMULATED(why) __attribute__((error(why)))
 #include "../../cuda_api/cudafuse_cuda_api.h"
 
+// The emulator's per-OS-thread state: the blocks of a launch may run on several
+// (cudafuse_emu_parallel.h). Local-dynamic: the library defines all of it, so an access costs
+// one lookup of the library's TLS block per function, not one call per access (the default
+// for a symbol another library could define, about twice the run time of a fiber kernel).
+#define __CUDAFUSE_TLS thread_local __attribute__((tls_model("local-dynamic")))
+
 // The launch geometry of the thread now running (set by the scheduler before it runs one).
-inline uint3 threadIdx, blockIdx;
-inline dim3 blockDim, gridDim;
+inline __CUDAFUSE_TLS uint3 threadIdx, blockIdx;
+inline __CUDAFUSE_TLS dim3 blockDim, gridDim;
 constexpr int warpSize = 32;
 
 namespace cudafuse_emu {
@@ -38,19 +44,15 @@ extern "C" int mprotect(void *, size_t, int) noexcept;
 
 // ---- error reports ----------------------------------------------------------------------
 struct Site { const char *kernel; const char *file; int line; };
-inline Site g_site{"", "", 0};
-inline bool g_in_kernel = false;
+inline __CUDAFUSE_TLS Site g_site{"", "", 0};
+inline __CUDAFUSE_TLS bool g_in_kernel = false;
+// The linear id of the block this OS thread runs for a launch whose blocks run in parallel
+// (-1 elsewhere): an error there is reported only once every lower block has run, as the
+// serial order would have (par_stop, cudafuse_emu_parallel.h).
+inline __CUDAFUSE_TLS long long g_par_block = -1;
+[[noreturn]] inline void par_stop(int sig, const char *text);
 
-[[noreturn]] inline void vfail(const char *fmt, va_list ap) {
-  char msg[8192];
-  int n = 0;
-  if (g_in_kernel && g_site.line)
-    n = snprintf(msg, sizeof msg, "%s:%d: kernel '%s', block (%u,%u,%u): ", g_site.file,
-                 g_site.line, g_site.kernel, blockIdx.x, blockIdx.y, blockIdx.z);
-  else if (g_in_kernel)
-    n = snprintf(msg, sizeof msg, "kernel '%s', block (%u,%u,%u): ", g_site.kernel,
-                 blockIdx.x, blockIdx.y, blockIdx.z);
-  vsnprintf(msg + n, sizeof msg - n, fmt, ap);
+[[noreturn]] inline void report_exit(const char *msg) {
   bool reported = false;  // the runtime shows the report: stderr would repeat it
   if (const char *path = getenv("CUDAFUSE_EMU_REPORT")) {
     if (FILE *fh = fopen(path, "w")) {
@@ -62,6 +64,20 @@ inline bool g_in_kernel = false;
   fflush(stdout);
   fflush(stderr);
   std::_Exit(86);
+}
+
+[[noreturn]] inline void vfail(const char *fmt, va_list ap) {
+  char msg[8192];
+  int n = 0;
+  if (g_in_kernel && g_site.line)
+    n = snprintf(msg, sizeof msg, "%s:%d: kernel '%s', block (%u,%u,%u): ", g_site.file,
+                 g_site.line, g_site.kernel, blockIdx.x, blockIdx.y, blockIdx.z);
+  else if (g_in_kernel)
+    n = snprintf(msg, sizeof msg, "kernel '%s', block (%u,%u,%u): ", g_site.kernel,
+                 blockIdx.x, blockIdx.y, blockIdx.z);
+  vsnprintf(msg + n, sizeof msg - n, fmt, ap);
+  if (g_par_block >= 0) par_stop(0, msg);
+  report_exit(msg);
 }
 
 [[noreturn]] inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,6 +25,7 @@ template <class F, int I> using nth_param_t = typename nth_param<F, I>::type;
 struct KernelInfo {
   const char *name = "";
   bool fibers = true;
+  bool parallel = false;  // its blocks may run on several OS threads (cudafuse_emu_parallel.h)
   void (*call)(void **args) = nullptr;       // calls the kernel once (one thread)
   std::vector<size_t> sizes;                  // parameter sizes, for copying arguments
 };
@@ -44,10 +45,12 @@ template <class... P> inline std::vector<size_t> param_sizes(void (*)(P...)) {
 }
 struct __cf_KernelReg {
   template <class... P>
-  __cf_KernelReg(void (*f)(P...), const char *name, bool fibers, void (*call)(void **)) {
+  __cf_KernelReg(void (*f)(P...), const char *name, void (*call)(void **), bool fibers,
+                 bool parallel = false) {
     KernelInfo &k = kernel_registry()[reinterpret_cast<const void *>(f)];
     k.name = name;
     k.fibers = fibers;
+    k.parallel = parallel;
     k.call = call;
     k.sizes = param_sizes(f);
   }
@@ -55,6 +58,11 @@ struct __cf_KernelReg {
 inline const KernelInfo *find_kernel(const void *f) {
   auto it = kernel_registry().find(f);
   return it == kernel_registry().end() ? nullptr : &it->second;
+}
+// Whether the registered kernel at `f` may run its blocks in parallel (the trampolines ask).
+inline bool parallel_kernel(const void *f) {
+  const KernelInfo *k = find_kernel(f);
+  return k && k->parallel;
 }
 
 // ---- the cooperative grid scheduler -----------------------------------------------------
@@ -115,7 +123,7 @@ __attribute__((no_sanitize_address)) inline void raw_copy(void *d, const void *s
 }
 
 inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
-  __cf_Block &B = g_block;
+  __cf_Block &B = *__cf_tls_block();
   size_t nb = (size_t)grid.x * grid.y * grid.z;
   std::vector<ParkedBlock> blocks(nb);
   static std::vector<__cf_Fiber> fibers;
@@ -228,7 +236,7 @@ inline void grid_barrier(const char *file, int line) {
          "this hangs or fails); the emulator does not run it",
          file, line);
   need_fibers("grid_group::sync", file, line);
-  __cf_Fiber &me = g_block.f[g_block.cur];
+  __cf_Fiber &me = __cf_tls_block()->f[__cf_tls_block()->cur];
   me.state = __cf_AT_GRID;
   me.file = file;
   me.line = line;
@@ -239,10 +247,12 @@ inline void grid_barrier(const char *file, int line) {
 // Runs `call` as the kernel of a launch (the registry's thunk, or a typed function pointer).
 template <class F>
 inline cudaError_t launch_with(const char *name, bool fibers, bool coop, F call, dim3 grid,
-                               dim3 block, size_t shared, cudaStream_t stream) {
+                               dim3 block, size_t shared, cudaStream_t stream,
+                               bool parallel = false) {
   Launch l{Site{name, "", 0}, fibers, grid, block, shared};
   l.stream = stream;
   l.cooperative = coop;
+  l.parallel = parallel && !coop;
   l.run(call);
   return cudaSuccess;
 }
@@ -271,7 +281,7 @@ inline cudaError_t launch_registered(const void *func, dim3 grid, dim3 block, vo
   void (*call)(void **) = k->call;
   return launch_with(k->name, k->fibers || coop, coop,
                      [call, pack]() mutable { call(pack.ptrs.data()); }, grid, block, shared,
-                     stream);
+                     stream, k->parallel);
 }
 
 }  // namespace cudafuse_emu
@@ -329,9 +339,10 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, di
       block, shared, stream);
 }
 
-// Registration emitted by the rewrite after the program: CUDAFUSE_KERNEL(::ns::k, "k", true).
-#define CUDAFUSE_KERNEL(fn, name, fibers)                                                  \
+// Registration emitted by the rewrite after the program: CUDAFUSE_KERNEL(::ns::k, "k", fibers)
+// or CUDAFUSE_KERNEL(::ns::k, "k", fibers, true) for a kernel whose blocks may run in parallel.
+#define CUDAFUSE_KERNEL(fn, name, ...)                                                     \
   static ::cudafuse_emu::__cf_KernelReg CF_KREG_CAT(cf_kreg_, __COUNTER__)(                     \
-      &fn, name, fibers, [](void **a) { ::cudafuse_emu::call_with_args(&fn, a); })
+      &fn, name, [](void **a) { ::cudafuse_emu::call_with_args(&fn, a); }, __VA_ARGS__)
 #define CF_KREG_CAT(a, b) CF_KREG_CAT2(a, b)
 #define CF_KREG_CAT2(a, b) a##b

@@ -1,0 +1,64 @@
+"""Blocks of a launch on several OS threads (cudafuse_emu_parallel.h, emu/parallel.py): the
+same program run with one thread and with four gives identical bytes, printed lines and
+error reports; kernels whose blocks' order shows (atomics, printf) stay serial."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest_emu import PROGRAMS
+
+from cudafuse.emu.parallel import parallel_kernels, serial_kernels
+from cudafuse.frontend.parse import parse_file
+from cudafuse.runtime import KernelError, load
+
+PROGRAM = PROGRAMS / "parallel_blocks.cu"
+
+
+def test_which_kernels_run_in_parallel():
+    unit = parse_file(str(PROGRAM)).unit
+    assert parallel_kernels(unit) == {"smooth", "block_sums", "scale", "trap_late"}
+    why = serial_kernels(unit)
+    assert why["float_total"].startswith("calls atomicAdd (float_total, line")
+    assert why["claim"].startswith("calls atomicAdd")
+    assert why["report"].startswith("calls printf (say, line")  # through a device function
+
+
+def run_pipeline(monkeypatch, threads: str, n: int):
+    monkeypatch.setenv("CUDAFUSE_EMU_THREADS", threads)
+    x = np.random.default_rng(5).standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    sums = np.zeros((n + 255) // 256, np.float32)
+    total = np.zeros(1, np.float32)
+    nxt = np.zeros(1, np.int32)
+    order = np.zeros(n, np.int32)
+    with load(PROGRAM, opt="-O1", timeout=60) as lib:
+        lib.call("pipeline", x, out, sums, total, nxt, order, n)
+    return out, sums, total, order
+
+
+def test_serial_and_parallel_runs_agree(monkeypatch, capfd):
+    n = 3001  # 47 tiles, 24 blocks of 128, 12 of 256: every worker runs several blocks
+    serial = run_pipeline(monkeypatch, "1", n)
+    printed_serial = capfd.readouterr().out
+    parallel = run_pipeline(monkeypatch, "4", n)
+    printed_parallel = capfd.readouterr().out
+    for a, b in zip(serial, parallel, strict=True):
+        assert a.tobytes() == b.tobytes()
+    assert printed_serial == printed_parallel
+    assert printed_serial.count("\n") == len(range(0, n, 97))
+    # The serial kernels' results depend on the order: they did run in block order.
+    np.testing.assert_array_equal(parallel[3], np.arange(n))
+    x = np.random.default_rng(5).standard_normal(n).astype(np.float32)
+    pad = np.concatenate([[0.0], x, [0.0]]).astype(np.float32)
+    smooth = (np.float32(0.25) * pad[:-2] + np.float32(0.5) * pad[1:-1]
+              + np.float32(0.25) * pad[2:])
+    expect = smooth * np.float32(1.5) + (np.arange(n) // 128).astype(np.float32)
+    np.testing.assert_allclose(parallel[0], expect, rtol=1e-6)
+
+
+def test_an_error_names_the_block_the_serial_order_reaches_first(monkeypatch):
+    monkeypatch.setenv("CUDAFUSE_EMU_THREADS", "4")
+    with load(PROGRAM, opt="-O1", timeout=60) as lib:
+        with pytest.raises(KernelError, match=r"block \(5,0,0\): a kernel called __trap"):
+            lib.launch("trap_late", 16, 32, 0, (np.zeros(512, np.float32), 512))
