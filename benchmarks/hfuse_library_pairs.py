@@ -31,8 +31,9 @@ Then the HFuse paper's own corpus (PAPER below, same cache convention): the ten 
 PyTorch ATen kernels (aoli-al/TorchKernel, the paper's copy of aten/src/ATen/native/cuda) and
 the ccminer hash pairs (tpruvot/ccminer), files as written; their PyTorch includes and
 ccminer's generated/host-only headers find our stand-ins (benchmarks/hfuse_library/aten/,
-.../ccminer/). The ATen kernels that take PackedTensorAccessor by value, which a run spec
-cannot describe, are verified through drivers the script writes (DRIVERS below).
+.../ccminer/). Kernels that take a PackedTensorAccessor by value are verified with run specs
+that describe it (`tensor`); kernelHistogram1D, launched with a host lambda that no run spec
+can give, is verified through drivers the script writes (DRIVERS below).
 
 (--nvcc: cudafuse's own compile check on, and every output compiled again with nvcc as the
 library builds (--extended-lambda); off by default here. --only ours|third|aten|crypto: one
@@ -113,8 +114,8 @@ REPOS.update({
 STANDINS = {"aoli-al/TorchKernel": LIBRARY / "aten", "tpruvot/ccminer": LIBRARY / "ccminer"}
 # Why a kernel cannot be verified under the emulator (None: it can, with the spec named).
 UNVERIFIABLE = {
-    "struct": "takes a PackedTensorAccessor/TensorInfo by value, which a run spec cannot "
-              "describe",
+    "lambda": "takes a functor whose type its launch deduces from a host lambda, which a run "
+              "spec cannot give",
     "ptx": "reads its block header from __constant__/__device__ arrays set with "
            "cudaMemcpyToSymbol, which a run spec cannot set, and reports nonces by racing "
            "writes",
@@ -124,25 +125,28 @@ PAPER = {
                "tk_im2col.toml", 512),
     "maxpool": ("aoli-al/TorchKernel", "cuda/DilatedMaxPool2d.cu",
                 "at::native::MaxPoolForward<float, float>", "tk_maxpool.toml", 256),
+    # Their PackedTensorAccessors are given by value: the specs describe each as the array
+    # it views (`tensor`, runtime/spec_struct.py).
     "upsample": ("aoli-al/TorchKernel", "cuda/UpSampleBilinear2d.cu",
-                 "at::native::upsample_bilinear2d_out_frame<float, float>", "struct", 512),
+                 "at::native::upsample_bilinear2d_out_frame<float, float>", "tk_upsample.toml",
+                 512),
     "batchnorm": ("aoli-al/TorchKernel", "cuda/Normalization.cuh",
                   "at::native::batch_norm_collect_statistics_kernel<InvStd, float, float, "
-                  "float, int>", "struct", "32x16"),
+                  "float, int>", "tk_batchnorm.toml", "32x16"),
     # histc of floats as SummaryOps.cu's host code launches it for fewer than 100 bins
     # (shared-memory bins). Its last template argument, the type of the lambda the launch
     # passes (getDummyOp), is left to the launch to deduce: the fused kernel and launcher are
     # templates over it.
     "histogram": ("aoli-al/TorchKernel", "cuda/SummaryOps.cu",
                   "at::cuda::kernelHistogram1D<float, float, int64_t, 1, 2, -1, "
-                  "at::cuda::CUDAHistogramMemoryType::SHARED>", "struct", 512),
+                  "at::cuda::CUDAHistogramMemoryType::SHARED>", "lambda", 512),
     "blake2b": ("tpruvot/ccminer", "blake2b.cu", "blake2b_gpu_hash", "ptx", 128),
     "sha256d": ("tpruvot/ccminer", "sha256/cuda_sha256d.cu", "sha256d_gpu_hash_shared", "ptx",
                 128),
     "sia": ("tpruvot/ccminer", "sia/sia.cu", "sia_blake2b_gpu_hash", "ptx", 128),
 }
-# Kernels a run spec cannot launch (they take PackedTensorAccessor/TensorInfo by value) are
-# run through a driver of ours instead: a host function cf_run taking plain arrays, which
+# A pair with a kernel a run spec cannot launch (kernelHistogram1D: its launch passes a host
+# lambda) is run through drivers of ours instead: a host function cf_run taking plain arrays, which
 # builds the accessors over them and launches both kernels (the originals as the fused file
 # holds them), or the fused launcher; `cudafuse verify` compares the two drivers under the
 # emulator, every element. Per kernel: its arrays (name, dtype, count, init, role), the
@@ -242,7 +246,9 @@ def _stage(cache: Path, repo: str, work: Path) -> Path:
 def run_third(a: str, b: str, mode: str, tmp: Path, cache: Path,
               table: dict | None = None) -> str:
     sides, dirs, defines, why = [], [], [], []
-    driven = table is PAPER and a in DRIVERS and b in DRIVERS
+    # A pair with a kernel no run spec can launch is verified through drivers of ours.
+    driven = table is PAPER and a in DRIVERS and b in DRIVERS and \
+        any(PAPER[k][3] in UNVERIFIABLE for k in (a, b))
     for key in (a, b):
         repo, path, kernel, spec, block = (table or THIRD)[key]
         root = _stage(cache, repo, tmp / "libraries")
