@@ -170,9 +170,10 @@ def merge_same(records: list[Record], codes: Mapping[str, str]) -> list[Record]:
             split.append(r)
             out.append(r)
             continue
+        # The twin stands for it wherever it goes (timed, or ranked by rank_spilling).
         why = (f"compiled to the same code as {twin.id} (machine code sha256 "
-               f"{codes[r.id][:12]}, {r.registers} registers, {_spills(r)} spill bytes): the "
-               f"same program, timed as {twin.id}")
+               f"{codes[r.id][:12]}, {r.registers} registers, {_spills(r)} spill bytes): one "
+               "program, not timed twice")
         out.append(replace(r, same_as=twin.id, skip=f"register cap {r.regcap}: {why}"))
     return out
 
