@@ -147,3 +147,13 @@ def test_copy_at_another_element_is_refused(tmp_path: Path) -> None:
     _, _, result = _fuse(tmp_path, SHIFTED)
     why = _edges(result)[(1, 2)]
     assert "copies 'filt' at another element than its own" in why
+
+
+def test_a_producer_that_prints_is_refused(tmp_path: Path) -> None:
+    # Printing before the guard is work before it, but no tile: the reason says what it is
+    # (a producer recomputed at each read would print once per evaluation).
+    _, _, result = _fuse(tmp_path, THREAD_ZERO.replace(
+        "if (threadIdx.x", 'if (col == 0 && row == 0) printf("%d\\n", fw);\n  if (threadIdx.x'))
+    why = _edges(result)[(1, 2)]
+    assert "'blur' cannot be recomputed: it prints ('printf', line 15): recomputed where it " \
+           "is read, it would print once per evaluation" in why

@@ -12,15 +12,26 @@ from cudafuse.passes.vertical.kernel.gridstride import grid_stride_view, row_loo
 from cudafuse.passes.vertical.kernel.staged_copy import StagedCopy, staged_copy
 from cudafuse.passes.vertical.kernel.view import ImpliedGuard, KernelView, plain_view
 
+# Device-side output: a producer recomputed at each read would print once per evaluation.
+_PRINTS = frozenset({"printf", "vprintf", "__assertfail"})
+
 
 def build_view(fn: Function) -> KernelView:
     view = _build_view(fn)
     if view.producer_reason and fn.body is not None:
         copy = staged_copy(fn)
         if isinstance(copy, str):
-            return dataclasses.replace(view, producer_reason=copy)
-        if isinstance(copy, StagedCopy):
-            return _without_copy(view, copy)
+            view = dataclasses.replace(view, producer_reason=copy)
+        elif isinstance(copy, StagedCopy):
+            view = _without_copy(view, copy)
+    prints = next((x for x in fn.body.walk() if isinstance(x, n.Call) and
+                   x.callee in _PRINTS), None) if fn.body is not None else None
+    if prints is not None and (view.producer_reason is None or
+                               "work before its bounds guard" in view.producer_reason):
+        # (printing before the guard is such work, and no tile: say what it is)
+        return dataclasses.replace(view, producer_reason=(
+            f"it prints ('{prints.callee}', line {prints.span.line}): recomputed where it "
+            "is read, it would print once per evaluation, not once per thread"))
     return view
 
 
