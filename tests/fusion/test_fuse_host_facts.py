@@ -26,7 +26,7 @@ ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_betwee
          "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_alias_read_after", "hf_chosen",
          "hf_symbol_between", "hf_dim3_assigned", "hf_ov_double",
          "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math", "hf_regrid",
-         "hf_factor", "hf_count"]
+         "hf_factor", "hf_count", "hf_free_in_macro"]
 HEAT = ["hf_heat", "hf_heat_and"]
 
 
@@ -41,7 +41,7 @@ def test_every_pipeline_fuses(fused) -> None:
     pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
                                       "hf_buffers_between", "hf_shared_between",
                                       "hf_aliases", "hf_alias_read_after", "hf_chosen",
-                                      "hf_dim3_assigned", "hf_regrid"],
+                                      "hf_dim3_assigned", "hf_regrid", "hf_free_in_macro"],
              ("hf_times", "hf_times", "hf_mix"): ["hf_factor"],
              ("hf_times", "hf_mix"): ["hf_count"],
              ("hf_scale", "hf_weigh"): ["hf_symbol_between"],
@@ -60,6 +60,7 @@ def test_every_pipeline_fuses(fused) -> None:
     stored = {g.host: g.stored_why for g in api.result.groups}
     assert stored["hf_alias_read_after"] == {"t": "read after the sequence"}
     assert stored["hf_aliases"] == {"t": "a parameter: the caller may read it"}
+    assert stored["hf_free_in_macro"] == {}  # CHECK_EXIT(cudaFree(t)) reads nothing
 
 
 def test_scalars_assigned_between_pass_the_values_seen(fused) -> None:

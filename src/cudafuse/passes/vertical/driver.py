@@ -209,12 +209,16 @@ class _Planner:
         loops = seq.scope.loops if seq.scope is not None else ()
         end = seq.launches[-1].stmt.span.end
         mine = [(s.stmt.span.start, s.stmt.span.end) for s in seq.launches]
-        skip = mine + [(c.span.start, c.span.end) for c in host.body.walk()
-                       if isinstance(c, n.Call) and c.callee in ("cudaFree", "cudaFreeAsync")]
+        # A buffer's free is no read of it, found in the tree: inside a macro's expansion
+        # (`CHECK(cudaFree(t))`) every node's span is the invocation's, and may be empty.
+        freed = {id(x) for c in host.body.walk()
+                 if isinstance(c, n.Call) and c.callee in ("cudaFree", "cudaFreeAsync")
+                 for x in c.walk()}
         later: dict[str, str] = {}
         aliases = alias_roots(host)  # a mention of `p` in `float *p = tmp;` is one of tmp
         for node in host.body.walk():
-            if not isinstance(node, n.Ref) or any(a <= node.span.start < b for a, b in skip):
+            if not isinstance(node, n.Ref) or id(node) in freed or \
+                    any(a <= node.span.start < b for a, b in mine):
                 continue
             key = node.decl or node.name
             key = aliases.get(key, key)
