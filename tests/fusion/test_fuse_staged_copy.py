@@ -157,3 +157,15 @@ def test_a_producer_that_prints_is_refused(tmp_path: Path) -> None:
     why = _edges(result)[(1, 2)]
     assert "'blur' cannot be recomputed: it prints ('printf', line 15): recomputed where it " \
            "is read, it would print once per evaluation" in why
+
+
+def test_copy_that_converts_is_refused(tmp_path: Path) -> None:
+    # A float copy of a double buffer holds rounded values: reading the buffer instead would
+    # not.
+    src, out = tmp_path / "pipe.cu", tmp_path / "pipe.fused.cu"
+    src.write_text(PROGRAM.replace("COPY", THREAD_ZERO).replace(
+        "const float *filt, int fw) {", "const double *filt, int fw) {").replace(
+        "const float *filt, const float *tab", "const double *filt, const float *tab"))
+    why = _edges(fuse_file(src, out, fuse_all=True))[(1, 2)]
+    assert "its store to shared 'fs' (line 15) converts the elements of 'filt' (const " \
+           "double to float)" in why

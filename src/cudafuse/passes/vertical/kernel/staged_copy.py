@@ -50,6 +50,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.ir.source import Span
 from cudafuse.ir.substitute import replace_nodes
+from cudafuse.ir.types import unqualified
 
 _BARRIER = "__syncthreads"
 _MAX_LOOPS = 3  # corners grow as 2^loops
@@ -471,6 +472,10 @@ def _copy(store: n.Binary, arr: n.VarDecl, written: set[str], fn: Function,
         return f"{where} is not a copy of a buffer parameter's element"
     if base.decl in written:
         return f"{where} copies '{base.name}', which the kernel writes"
+    if unqualified(lhs.type) != unqualified(rhs.type) or not lhs.type:
+        # (a conversion on the way: the copy does not hold the buffer's values)
+        return (f"{where} converts the elements of '{base.name}' ({rhs.type or '?'} to "
+                f"{lhs.type or '?'})")
     _, subs = _subscripts(lhs)
     if len(subs) != len(arr.array_dims):
         return f"{where} is not at a whole element of the array"
