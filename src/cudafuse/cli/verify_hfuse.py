@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ import click
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.execute import execute, report, run_bound
 from cudafuse.frontend import ParseOptions
+from cudafuse.runtime.spec_values import make_value
 
 if TYPE_CHECKING:
     from cudafuse.runtime.spec import Spec
@@ -111,8 +113,8 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
                 "spec, so the fused program was not checked: the spec or the original is at "
                 "fault, not the transformation", side.file))
             raise
-        want.append(values)
-        orders.append(order)
+        want.append(values[:len(side.spec.args)])  # (then the [[symbols]] arrays)
+        orders.append([i for i in order if i < len(side.spec.args)])
     got = [s1.spec.inputs(), s2.spec.inputs()]
     scratch = tempfile.TemporaryDirectory(prefix="cudafuse-verify-")
     program, wrapper = _fused_runnable(fused, (s1, s2), orders, opts, scratch.name)
@@ -121,7 +123,7 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
         sig = lib.signatures[wrapper] if wrapper else \
             _launcher(lib.signatures, s1.spec.entry, s2.spec.entry, fused)
         n = len(orders[0]) + len(orders[1]) + 5
-        if len(sig.codes) != n:
+        if len(sig.codes) != n + len(s1.spec.symbols) + len(s2.spec.symbols):
             raise error(f"'{sig.name}' takes {len(sig.codes)} parameters; the two kernels' "
                         f"{n - 5} and 5 for the launches were expected", fused)
         args: list[Any] = []
@@ -130,6 +132,9 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
             slots.extend((side.spec.args[i], side.spec.path) for i in order)
         args += [s1.spec.grid, s2.spec.grid, s1.spec.shared, s2.spec.shared, None]
         slots.extend([None] * 5)
+        for side in (s1, s2):  # the variables the wrapper sets first (_symbol_params)
+            args += [make_value(sym) for sym in side.spec.symbols]
+            slots.extend((sym, side.spec.path) for sym in side.spec.symbols)
         lib.call(sig.name, *args)
 
     with scratch:
@@ -159,8 +164,7 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
     from cudafuse.passes.horizontal.scopes import named, wrapped
 
     spec = side.spec
-    if "<" not in spec.entry and "::" not in spec.entry and \
-            not any(a.tensor for a in spec.args):
+    if "<" not in spec.entry and "::" not in spec.entry and not _wrapped(spec):
         return side.file, spec
     unit = parse_file(side.file, opts).unit
     ref = find_kernel(unit, spec.entry)
@@ -171,6 +175,8 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
     types = [f"typename cudafuse_param<{i}, decltype(&{kernel})>::type"
              for i in range(len(params))]
     decls, lines, passed = _struct_params(types, params, _views(spec, params))
+    sym_decls, sym_lines = _symbol_params(spec.symbols, 0)
+    decls, lines = decls + sym_decls, sym_lines + lines
     assert spec.grid is not None and spec.block is not None
     grid, block = (", ".join(map(str, d)) for d in (spec.grid, spec.block))
     text = (f"void {wrapper}({', '.join(decls)}) {{\n" + "".join(f"  {x}\n" for x in lines) +
@@ -182,7 +188,8 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
     path = Path(tmp) / Path(side.file).name
     path.write_bytes(data)
     return str(path), dataclasses.replace(spec, entry=wrapper, grid=None, block=None,
-                                          shared=0)
+                                          shared=0, args=spec.args + _symbol_args(spec, 0),
+                                          symbols=[])
 
 
 @contextlib.contextmanager
@@ -194,11 +201,45 @@ def structs_wrapped(path: str, spec: Spec, opts: ParseOptions
     `verify`)."""
     import tempfile
 
-    if spec.grid is None or not any(a.tensor for a in spec.args):
+    if spec.grid is None or not _wrapped(spec):
         yield path, spec
         return
     with tempfile.TemporaryDirectory(prefix="cudafuse-structs-") as tmp:
         yield _runnable(Side(path, spec), opts, tmp)
+
+
+def _wrapped(*specs: Spec) -> bool:
+    """Whether a spec needs a generated host function to run its kernel: it gives a struct
+    parameter as an array, or sets __device__/__constant__ variables first."""
+    return any(a.tensor for s in specs for a in s.args) or any(s.symbols for s in specs)
+
+
+def _symbol_params(symbols: list[Any], first: int) -> tuple[list[str], list[str]]:
+    """A wrapper's parameters receiving [[symbols]] arrays, and the copies into the
+    variables (device to device: a run passes arrays as device memory)."""
+    decls, lines = [], []
+    for i, sym in enumerate(symbols, first):
+        decls.append(f"const std::remove_all_extents_t<decltype({sym.name})> *cudafuse_sym{i}")
+        lines.append(f"cudaMemcpyToSymbol({sym.name}, cudafuse_sym{i}, {sym.nbytes}, 0, "
+                     "cudaMemcpyDeviceToDevice);")
+    return decls, lines
+
+
+def _renamed(sym: Any, unit: Any) -> Any:
+    """A second file's [[symbols]] entry under the name hfuse gave its variable when the
+    first file defines the same name (rename.py: `cf_in2_d_data`)."""
+    scope, _, base = sym.name.rpartition("::")
+    found = sorted(g.name for g in unit.globals
+                   if re.fullmatch(rf"cf\d*_in2_{re.escape(base)}", g.name))
+    if not found:
+        return sym
+    return dataclasses.replace(sym, name=(scope + "::" if scope else "") + found[0])
+
+
+def _symbol_args(spec: Spec, first: int) -> list[Any]:
+    """The [[symbols]] arrays as arguments of the wrapper's parameters (inputs only)."""
+    return [dataclasses.replace(sym, name=f"cudafuse_sym{i}", role="in", named=True)
+            for i, sym in enumerate(spec.symbols, first)]
 
 
 def _views(spec: Spec, params: list[str]) -> dict[int, Any]:
@@ -235,7 +276,8 @@ def _helpers(*specs: Spec) -> bytes:
     from cudafuse.runtime.spec_struct import HELPER
 
     structs = any(a.tensor for s in specs for a in s.args)
-    return (param_trait("cudafuse") + (HELPER if structs else "")).encode()
+    return (param_trait("cudafuse") + "#include <type_traits>\n" +
+            (HELPER if structs else "")).encode()
 
 
 def _fused_runnable(fused: str, sides: tuple[Side, Side], orders: list[list[int]],
@@ -249,7 +291,7 @@ def _fused_runnable(fused: str, sides: tuple[Side, Side], orders: list[list[int]
     from cudafuse.passes.horizontal.driver import rehomed_includes
     from cudafuse.passes.horizontal.scopes import qualifier
 
-    if not any(a.tensor for side in sides for a in side.spec.args):
+    if not _wrapped(sides[0].spec, sides[1].spec):
         return fused, None
     unit = parse_file(fused, opts).unit
     want = f"{_base(sides[0].spec.entry)}_{_base(sides[1].spec.entry)}_hfused_launch"
@@ -270,6 +312,13 @@ def _fused_runnable(fused: str, sides: tuple[Side, Side], orders: list[list[int]
                 views[at + k] = side.spec.args[i].tensor
         at += len(order)
     decls, lines, passed = _struct_params(types, params, views)
+    n1 = len(sides[0].spec.symbols)
+    for side, first in ((sides[0], 0), (sides[1], n1)):
+        symbols = side.spec.symbols if side is sides[0] else \
+            [_renamed(sym, unit) for sym in side.spec.symbols]
+        sym_decls, sym_lines = _symbol_params(symbols, first)
+        decls, lines = decls[:len(params) + first] + sym_decls + decls[len(params) + first:], \
+            sym_lines + lines
     wrapper = "cudafuse_verify_fused"
     text = (f"void {wrapper}({', '.join(decls)}) {{\n" + "".join(f"  {x}\n" for x in lines) +
             f"  {launcher}({', '.join(passed)});\n}}\n")

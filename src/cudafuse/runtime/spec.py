@@ -8,6 +8,7 @@ dtype, an element count, an initialiser and a role; scalars with a value.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import operator
 import re
@@ -133,6 +134,9 @@ class Spec:
     rtol: float = 1e-5
     atol: float = 1e-6
     warnings: list[Diagnostic] = field(default_factory=list)  # shown by verify
+    # __device__/__constant__ arrays the run sets before the entry (cudaMemcpyToSymbol):
+    # their name, dtype, count and init (spec_struct.py).
+    symbols: list[ArgSpec] = field(default_factory=list)
 
     def inputs(self) -> list[Any]:
         """Fresh, deterministic argument values (new arrays on every call)."""
@@ -226,7 +230,7 @@ def _seed(v: Any, where: str) -> int:
 
 
 def _spec(path: str, raw: dict[str, Any]) -> Spec:
-    known = {"entry", "sizes", "args", "launch", "seed", "rtol", "atol"}
+    known = {"entry", "sizes", "args", "launch", "seed", "rtol", "atol", "symbols"}
     unknown = set(raw) - known
     if unknown:
         raise ValueError(f"unknown key(s) {', '.join(sorted(unknown))}; "
@@ -251,9 +255,10 @@ def _spec(path: str, raw: dict[str, Any]) -> Spec:
             raise ValueError(f"{a.key}: the name '{a.name}' is already given to "
                              f"args[{seen[a.name]}]; each parameter takes one [[args]] table")
         seen[a.name] = i
-    check_memory(args)
+    symbols = _symbols(raw.get("symbols", []), sizes, base_seed + len(args))
+    check_memory(args + symbols)
     spec = Spec(path, entry, args, sizes, rtol=_tolerance(raw, "rtol", 1e-5),
-                atol=_tolerance(raw, "atol", 1e-6))
+                atol=_tolerance(raw, "atol", 1e-6), symbols=symbols)
     if spec.rtol >= VACUOUS_RTOL:
         spec.warnings.append(Diagnostic(
             Severity.WARNING, f"rtol: {spec.rtol:g} accepts an error as large as the expected "
@@ -269,6 +274,28 @@ def _spec(path: str, raw: dict[str, Any]) -> Spec:
         spec.shared = integer(launch.get("shared", 0), sizes, "launch.shared")
         _check_launch_limits(spec.grid, spec.block)
     return spec
+
+
+def _symbols(tables: Any, sizes: dict[str, Any], base_seed: int) -> list[ArgSpec]:
+    """[[symbols]]: arrays (name, dtype, count, init) the run copies into the program's
+    __device__/__constant__ variables of those names before the entry runs, as the
+    program's own host code would with cudaMemcpyToSymbol."""
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ValueError("symbols: expected [[symbols]] tables, one per variable")
+    out = []
+    for i, t in enumerate(tables):
+        where = f"symbols[{i}]"
+        if "name" not in t or not isinstance(t["name"], str) or not re.fullmatch(
+                r"(?:\w+::)*\w+", t["name"]):
+            raise ValueError(f"{where}: 'name' must name the variable ([NS::]NAME)")
+        extra = set(t) - {"name", "dtype", "count", "init", "seed"}
+        if extra or "dtype" not in t:
+            raise ValueError(f"{where}: a symbol takes name, dtype, count, init and seed"
+                             + (f" (not {', '.join(sorted(extra))})" if extra else
+                                " (dtype is missing)"))
+        a = _arg(i, {**t, "name": "cudafuse_sym"}, sizes, base_seed)
+        out.append(dataclasses.replace(a, name=t["name"], key=f"{where} '{t['name']}'"))
+    return out
 
 
 def _check_launch_limits(grid: tuple[int, ...], block: tuple[int, ...]) -> None:
