@@ -52,6 +52,12 @@ class ByValue:
         self.stable = stable  # locals never assigned after their declaration (host_locals)
         self.written = written  # every variable the function assigns
         self.params = {p.decl for p in host.params}
+        # A label (goto's, a case's) lets control reach a launch without passing the
+        # assignment before it in the list: no value is read in such a function.
+        self.jumps = host.body is not None and any(
+            isinstance(x, n.OtherStmt) and ("GOTO" in x.kind or "LABEL" in x.kind or
+                                            "CASE" in x.kind or "DEFAULT" in x.kind)
+            for x in host.body.walk())
 
     # ---- what a value may be -------------------------------------------------------------
 
@@ -117,7 +123,8 @@ class ByValue:
                  ) -> n.Expr | None:
         """What variable `r` holds right before statement `k` of the list, as an
         expression naming only settled variables; None when that is not known."""
-        if depth >= MAX_DEPTH or r.kind not in ("local", "param") or "&" in r.type:
+        if depth >= MAX_DEPTH or r.kind not in ("local", "param") or "&" in r.type or \
+                self.jumps:
             return None
         for j in range(k - 1, -1, -1):
             s = stmts[j]
@@ -155,8 +162,9 @@ class ByValue:
             return None
         assert isinstance(value, n.Expr)
         core = _strip(value)
-        if core is not None and unqualified(core.type) == unqualified(var_type):
-            return core
+        if core is not None and (unqualified(core.type) == unqualified(var_type) or
+                                 "auto" in var_type or "decltype" in var_type):
+            return core  # (`auto n = w * h;` has its initialiser's type)
         # `size_t total = w * h;`: the conversion the assignment made, spelled out (a node
         # without text of its own is printed from the IR).
         return n.Cast(type=var_type.replace("&", "").strip(), operand=core or value,
