@@ -135,6 +135,22 @@ def test_failed_check_runs_the_original(copied, fw: int) -> None:
     compare_entry(src, out, "pipe", {"w": 37, "h": 29, "fw": fw})
 
 
+def test_copy_by_thread_zero_of_a_linear_index(tmp_path: Path) -> None:
+    # `tid == 0` with tid the thread's index in its block holds for thread 0 whatever the
+    # block: its copy is read through the buffer as the one under threadIdx.x == 0 && ...
+    _, out, result = _fuse(tmp_path, "int tid = threadIdx.y * blockDim.x + threadIdx.x;\n"
+                           "  " + THREAD_ZERO.replace(
+                               "threadIdx.x == 0 && threadIdx.y == 0", "tid == 0"))
+    assert _edges(result)[(1, 2)] == "fused"
+    (blur,) = re.findall(r"float \w+_blur_out_xy\(.*?\n}\n", out.read_text(), re.S)
+    assert "fs[" not in blur and "__syncthreads" not in blur and "tid == 0" not in blur
+    # ... but not `tid == 1`, which thread 0 does not take.
+    _, _, result = _fuse(tmp_path, "int tid = threadIdx.y * blockDim.x + threadIdx.x;\n"
+                         "  " + THREAD_ZERO.replace(
+                             "threadIdx.x == 0 && threadIdx.y == 0", "tid == 1"))
+    assert "'blur' cannot be recomputed: its copy of 'filt'" in _edges(result)[(1, 2)]
+
+
 def test_copy_by_each_thread_after_the_guard_is_refused(tmp_path: Path) -> None:
     _, _, result = _fuse(tmp_path, EACH_THREAD)
     why = _edges(result)[(1, 2)]

@@ -17,8 +17,9 @@ by `filter[k]`, provided three facts hold, which this module proves or refuses:
    stored element k, it stored `filter[k]`, so any read of a stored element reads it;
 2. the stores all come before the kernel's first barrier and the reads all after it, nothing
    else touches the array (no pointer into it, no helper), and the buffer is never written;
-3. every element read was stored in the reader's block: one thread (threadIdx 0 in each
-   dimension the kernel uses) copies a whole range [A, E) in a loop, that thread reaches the
+3. every element read was stored in the reader's block: one thread (thread 0, under a
+   condition that holds for it: `threadIdx.x == 0 && threadIdx.y == 0`, `tid == 0`) copies
+   a whole range [A, E) in a loop (or every thread copies all of it), that thread reaches the
    copy whenever a reader does (the only return before it is the bounds guard, an upper
    bound per coordinate, which thread 0 of the reader's block passes when the reader does),
    and each read's subscript lies in [A, E) for every value of its loop variables. A
@@ -196,10 +197,13 @@ def _enclosing_loops(root: n.Node, target: n.Node) -> list[n.For] | None:
     return [p for p in path if isinstance(p, n.For)]
 
 
-def _thread_zero(cond: n.Expr, dims: set[str]) -> bool:
-    """`threadIdx.d == 0` for every d in `dims` (a conjunction, in any order)."""
-    found: set[str] = set()
-    stack = [cond]
+def _thread_zero(cond: n.Expr, once: dict[str, n.Expr]) -> bool:
+    """Whether thread 0 of the block (threadIdx 0 in every dimension) takes this branch
+    whatever else holds: a conjunction of equalities, each true as polynomials once every
+    threadIdx is 0 (`threadIdx.x == 0 && threadIdx.y == 0`, `tid == 0` with `int tid =
+    threadIdx.y * blockDim.x + threadIdx.x`)."""
+    stack = [_inline(cond, once)]
+    seen = False
     while stack:
         c = _strip(stack.pop())
         if isinstance(c, n.Binary) and c.op == "&&":
@@ -207,23 +211,14 @@ def _thread_zero(cond: n.Expr, dims: set[str]) -> bool:
             continue
         if not (isinstance(c, n.Binary) and c.op == "=="):
             return False
-        sides = [_strip(c.lhs), _strip(c.rhs)]
-        zero = [s for s in sides if _const(s) == 0]
-        other = [s for s in sides if _const(s) != 0]
-        if len(zero) != 1 or len(other) != 1:
+        at0 = [replace_nodes(side, lambda x: n.IntLit(0, type="int") if isinstance(
+            x, n.Member) and isinstance(x.base, n.Ref) and x.base.name == "threadIdx" and
+            x.base.kind == "builtin" else None) for side in (c.lhs, c.rhs)]
+        pa, pb = (_poly(e, opaque=True) for e in at0)  # type: ignore[arg-type]
+        if pa is None or pa != pb:
             return False
-        o = other[0]
-        if not (isinstance(o, n.Member) and isinstance(o.base, n.Ref) and
-                o.base.name == "threadIdx"):
-            return False
-        found.add(o.field_name)
-    return dims <= found
-
-
-def _thread_dims(body: n.Node) -> set[str]:
-    """The dimensions whose threadIdx or blockDim the kernel reads."""
-    return {x.field_name for x in body.walk() if isinstance(x, n.Member) and
-            isinstance(x.base, n.Ref) and x.base.name in ("threadIdx", "blockDim")}
+        seen = True
+    return seen
 
 
 def staged_copy(fn: Function) -> StagedCopy | str | None:
@@ -298,7 +293,6 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
                         f"{x.span.line}): where its elements are read is not followed")
     if set(copies) != set(shared):
         return None
-    dims = _thread_dims(body)
     requires: list[tuple[n.Expr, n.Expr]] = []
     staging = set()
     renamed: list[tuple[Span, str]] = []
@@ -308,7 +302,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
         stmt = top[i]
         arr = shared[decl]
         what = f"copy of '{buf.name}' into shared '{arr.name}' (line {store.span.line})"
-        shape = _copier(stmt, store, dims)
+        shape = _copier(stmt, store, once)
         if shape is None:
             if any(isinstance(x, n.Return) for s in top[:i] for x in s.walk()):
                 return (f"its {what} is made by the threads of the block, each its own "
@@ -355,7 +349,19 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     requires = _settle(requires)
     if isinstance(requires, str):
         return requires
-    dropped = sorted(staging | set(decl_stmts) | set(bar_stmts))
+    gone = staging | set(decl_stmts) | set(bar_stmts)
+    # Locals only the copy used (`int tid = threadIdx.y * blockDim.x + threadIdx.x;`) go too.
+    used = {x.decl for j, s in enumerate(top) if j not in gone and not isinstance(s, n.DeclStmt)
+            for x in s.walk() if isinstance(x, n.Ref)}
+    for j, s in enumerate(top[:first]):
+        if isinstance(s, n.DeclStmt) and not any(  # (nothing with an effect of its own)
+                isinstance(x, n.Call) or isinstance(x, n.Binary) and x.is_assignment or
+                isinstance(x, n.Unary) and x.op in ("++", "--") for x in s.walk()) and all(
+                d.decl in once and d.decl not in used and not any(
+                isinstance(x, n.Ref) and x.decl == d.decl for t in top if t is not s
+                and isinstance(t, n.DeclStmt) for x in t.walk()) for d in s.decls):
+            gone.add(j)
+    dropped = sorted(gone)
     kept = tuple(s for j, s in enumerate(top) if j not in dropped)
     new_body = replace_nodes(dataclasses.replace(body, body=kept),
                              lambda x: replace.get(id(x)))
@@ -486,14 +492,14 @@ def _copy(store: n.Binary, arr: n.VarDecl, written: set[str], fn: Function,
     return base
 
 
-def _copier(stmt: n.Stmt, store: n.Binary, dims: set[str]
+def _copier(stmt: n.Stmt, store: n.Binary, once: dict[str, n.Expr]
             ) -> tuple[list[tuple[n.Expr, n.Expr]], bool] | None:
     """[low, high] per dimension of the elements a copy stores, when a thread makes all of
     it in a nest of counting loops, one per subscript: every thread (`for (i...) for (j...)
     s[i][j] = g[i * K + j];`, before any barrier), or thread 0 of the block (`if
     (threadIdx.x == 0 && ...) for (...) ...`); and whether it is thread 0."""
     s = stmt
-    zero = isinstance(s, n.If) and s.else_ is None and _thread_zero(s.cond, dims)
+    zero = isinstance(s, n.If) and s.else_ is None and _thread_zero(s.cond, once)
     if zero:
         assert isinstance(s, n.If)
         s = s.then
