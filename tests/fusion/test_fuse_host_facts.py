@@ -234,6 +234,24 @@ void not_parity(float *in, float *out, float *buf, float *tmp, int n, int steps)
     src = dst;
   }
 }
+void count_captured(const float *in, float *t, float *out, int n) {
+  int m = 0;
+  auto halve = [&] { m = n / 2; };
+  m = n;
+  halve();
+  ka<<<(n + 127) / 128, 128>>>(in, t, m);
+  m = n;
+  kb<<<(n + 127) / 128, 128>>>(t, out, m);
+}
+void count_pointed(const float *in, float *t, float *out, int n) {
+  int m = 0;
+  int *pm = &m;
+  m = n;
+  *pm = n / 2;
+  ka<<<(n + 127) / 128, 128>>>(in, t, m);
+  m = n;
+  kb<<<(n + 127) / 128, 128>>>(t, out, m);
+}
 """
 
 WHY = {
@@ -263,6 +281,11 @@ WHY = {
                        "launch evaluates its arguments at the group's last launch)",
     "not_parity": "the launches of 'ka' at line 112 and 'kb' at line 113 are not fused: "
                   "pointer 'dst' may name the same buffer as 'src'",
+    # (the value 'm' had at the first launch is not known: a lambda or a pointer may set it)
+    "count_captured": "it assigns 'm', which the launch of 'ka' at line 122 reads (a fused "
+                      "launch evaluates its arguments at the group's last launch)",
+    "count_pointed": "it assigns 'm', which the launch of 'ka' at line 131 reads (a fused "
+                     "launch evaluates its arguments at the group's last launch)",
 }
 
 

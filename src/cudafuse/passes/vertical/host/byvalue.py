@@ -58,6 +58,7 @@ class ByValue:
             isinstance(x, n.OtherStmt) and ("GOTO" in x.kind or "LABEL" in x.kind or
                                             "CASE" in x.kind or "DEFAULT" in x.kind)
             for x in host.body.walk())
+        self.escaped = _escaped(host.body) if host.body is not None else set()
 
     # ---- what a value may be -------------------------------------------------------------
 
@@ -124,7 +125,7 @@ class ByValue:
         """What variable `r` holds right before statement `k` of the list, as an
         expression naming only settled variables; None when that is not known."""
         if depth >= MAX_DEPTH or r.kind not in ("local", "param") or "&" in r.type or \
-                self.jumps:
+                self.jumps or r.decl in self.escaped:
             return None
         for j in range(k - 1, -1, -1):
             s = stmts[j]
@@ -271,3 +272,24 @@ def _by_value_argument(call: n.Call, i: int, unit: TranslationUnit) -> bool:
     fn = unit.callee(call.callee_decl) if call.callee_decl else None
     return fn is not None and i < len(fn.params) and not fn.params[i].is_reference and \
         "&" not in fn.params[i].type
+
+
+def _escaped(body: n.Node) -> set[str]:
+    """Variables that may be changed where they are not named: their address taken, a
+    reference bound to them, or named inside a lambda (which may capture them by
+    reference and run later)."""
+    out: set[str] = set()
+    for node in body.walk():
+        if isinstance(node, n.Unary) and node.op == "&":
+            target = _strip(node.operand)
+            while isinstance(target, (n.Member, n.Index)):
+                target = _strip(target.base)
+            if isinstance(target, n.Ref):
+                out.add(target.decl)
+        elif isinstance(node, n.VarDecl) and "&" in node.var_type and node.init is not None:
+            target = _strip(node.init)
+            if isinstance(target, n.Ref):
+                out.add(target.decl)
+        elif isinstance(node, n.OtherExpr) and node.kind == "LAMBDA_EXPR":
+            out.update(x.decl for x in node.walk() if isinstance(x, n.Ref))
+    return out
