@@ -19,12 +19,17 @@ LOOPS = CARRIED / "loops.cu"
 
 
 @pytest.fixture(scope="module")
-def judged() -> dict[str, list[str]]:
+def unit():  # type: ignore[no-untyped-def]
     from cudafuse.frontend import ParseOptions
     from cudafuse.frontend.parse import parse_file
+
+    return parse_file(str(LOOPS), ParseOptions()).unit
+
+
+@pytest.fixture(scope="module")
+def judged(unit) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
     from cudafuse.passes.horizontal.carried import carried_state
 
-    unit = parse_file(str(LOOPS), ParseOptions()).unit
     return {fn.name: carried_state(unit, fn) for fn in unit.functions if fn.is_kernel}
 
 
@@ -46,6 +51,34 @@ def test_independent_iterations_are_not(judged: dict[str, list[str]], kernel: st
     # A variable set first in every iteration and read nowhere else carries nothing; the
     # loop's own step (`i += ...`, `i = i + ...`) is not state either.
     assert judged[kernel] == []
+
+
+def test_only_grid_strided_work_may_shrink(unit) -> None:  # type: ignore[no-untyped-def]
+    # Under the native grid, fewer threads a block cover the work only where grid-stride
+    # loops share it out; a sum per thread stored at the thread's own element does not
+    # (nor does a kernel writing one element per thread: pairs.cu's scale2d, the samples').
+    from cudafuse.frontend import ParseOptions
+    from cudafuse.frontend.parse import parse_file
+    from cudafuse.passes.horizontal.carried import grid_strided
+
+    strided = {fn.name: grid_strided(unit, fn) for fn in unit.functions if fn.is_kernel}
+    assert strided["squares"] and strided["squares_while"] and strided["spread4"]
+    assert not strided["thread_sums"] and not strided["thread_sums_while"]
+    pairs = parse_file(str(PROGRAMS / "pairs.cu"), ParseOptions()).unit
+    kernels = {fn.name: fn for fn in pairs.functions if fn.is_kernel}
+    assert grid_strided(pairs, kernels["saxpy"])
+    assert not grid_strided(pairs, kernels["scale2d"])
+
+
+def test_a_part_that_may_not_shrink_only_grows() -> None:
+    from cudafuse.profile.candidates import CandidateOptions, generate, thread_counts
+
+    assert thread_counts(512, True, 256, 992) == (256, 512, 768)
+    assert thread_counts(512, True, 256, 992, shrinks=False) == (512, 768)
+    opts = CandidateOptions(512, 256, True, True, 256, shrinks1=False, modes=("thread",))
+    assert {c.threads1 for c in generate(opts).candidates} == {512, 768}
+    assert opts.to_json()["shrinks"] == [False, True]
+    assert "shrinks" not in CandidateOptions(512, 256, True, True).to_json()
 
 
 def test_the_report_keeps_the_carrying_part_at_its_size(tmp_path: Path) -> None:

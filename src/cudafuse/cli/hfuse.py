@@ -222,6 +222,7 @@ def candidate_setup(inputs: Inputs, split_step: int
     """What hfuse-plan and --profile search: the candidate options (a part whose results
     do not depend on its block size may change size), and the emitter of one configuration
     (mode and candidate, or mode alone for the unfused launchers) -> (program, fused name)."""
+    from cudafuse.passes.horizontal.carried import grid_strided
     from cudafuse.passes.horizontal.driver import HFuseOptions
     from cudafuse.passes.horizontal.driver import hfuse as run_hfuse
     from cudafuse.passes.horizontal.parts import Shape
@@ -230,9 +231,13 @@ def candidate_setup(inputs: Inputs, split_step: int
     (u1, u2), (k1, k2), shapes = inputs.units, inputs.refs, inputs.shapes
     native = run_hfuse(u1, k1, u2, k2, HFuseOptions(*shapes, "block"))
     tunable = [not p.block_dependence and p.block.dims == 1 for p in native.parts]
+    # Fewer threads under the native grid cover the work only where grid-stride loops
+    # share it out (a kernel writing one element per thread would leave some unwritten).
+    shrinks = [t and grid_strided(p.unit, p.fn) for t, p in zip(tunable, native.parts,
+                                                                 strict=True)]
     try:
         options = CandidateOptions(shapes[0].count, shapes[1].count, tunable[0], tunable[1],
-                                   split_step)
+                                   split_step, shrinks1=shrinks[0], shrinks2=shrinks[1])
     except ValueError as exc:
         raise error(str(exc), status=2) from None
 

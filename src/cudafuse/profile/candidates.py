@@ -39,6 +39,12 @@ class CandidateOptions:
     step: int = 128
     regcap_offsets: tuple[int, ...] = (-8, 8, 16)
     modes: tuple[str, ...] = MODES
+    # May a tunable part run with fewer threads than its native block? The pair spec's grid
+    # is sized for the native block, so only a part whose work is shared out by grid-stride
+    # loops covers it all with fewer (passes/horizontal/carried.grid_strided); one element
+    # per thread (`if (i < n)`) leaves the rest unwritten.
+    shrinks1: bool = True
+    shrinks2: bool = True
 
     def __post_init__(self) -> None:
         if self.threads1 < 1 or self.threads2 < 1:
@@ -51,9 +57,13 @@ class CandidateOptions:
             raise ValueError(f"modes are {' and '.join(MODES)}, not {unknown or 'none'}")
 
     def to_json(self) -> dict[str, object]:
-        return {"threads": [self.threads1, self.threads2],
-                "tunable": [self.tunable1, self.tunable2], "step": self.step,
-                "regcap_offsets": list(self.regcap_offsets), "modes": list(self.modes)}
+        out: dict[str, object] = {
+            "threads": [self.threads1, self.threads2],
+            "tunable": [self.tunable1, self.tunable2], "step": self.step,
+            "regcap_offsets": list(self.regcap_offsets), "modes": list(self.modes)}
+        if not (self.shrinks1 and self.shrinks2):  # (absent: both may, as before it existed)
+            out["shrinks"] = [self.shrinks1, self.shrinks2]
+        return out
 
 
 @dataclass(frozen=True)
@@ -122,12 +132,14 @@ def regcaps_around(bound: int | None, offsets: tuple[int, ...] = (-8, 8, 16)
     return (None, *sorted(caps))
 
 
-def thread_counts(native: int, tunable: bool, step: int, most: int) -> tuple[int, ...]:
+def thread_counts(native: int, tunable: bool, step: int, most: int,
+                  shrinks: bool = True) -> tuple[int, ...]:
     """A part's block sizes: its native size, and for a tunable part every multiple of
-    `step` up to `most`."""
+    `step` up to `most` (from the native size up, when it may not shrink)."""
     if not tunable:
         return (native,)
-    return tuple(sorted({native, *range(step, most + 1, step)}))
+    least = native if not shrinks else step
+    return tuple(sorted({native, *(t for t in range(step, most + 1, step) if t >= least)}))
 
 
 def generate(options: CandidateOptions, bound: RegcapBound | None = None,
@@ -159,8 +171,10 @@ def generate(options: CandidateOptions, bound: RegcapBound | None = None,
     if "thread" in options.modes:
         # The other part needs at least one warp of the fused block.
         most = limits.max_threads_per_block - warp
-        sizes1 = thread_counts(options.threads1, options.tunable1, options.step, most)
-        sizes2 = thread_counts(options.threads2, options.tunable2, options.step, most)
+        sizes1 = thread_counts(options.threads1, options.tunable1, options.step, most,
+                               options.shrinks1)
+        sizes2 = thread_counts(options.threads2, options.tunable2, options.step, most,
+                               options.shrinks2)
         for t1 in sizes1:
             for t2 in sizes2:
                 reason = _thread_split_problem(t1, t2, limits)

@@ -247,3 +247,44 @@ def carried_state(unit: TranslationUnit, fn: Function) -> list[str]:
                     "right only with as many iterations per thread as its own launch gives; "
                     "another block size under the same grid changes that count"]
     return []
+
+
+def _stores(node: n.Node) -> bool:
+    """A write to memory: through a subscript or a dereference (not of a local array), or
+    an atomic."""
+    if isinstance(node, n.Binary) and node.is_assignment:
+        lhs = _strip(node.lhs)
+        return isinstance(lhs, n.Index) or isinstance(lhs, n.Unary) and lhs.op == "*" or \
+            isinstance(lhs, n.Member) and lhs.arrow
+    return isinstance(node, n.Call) and node.callee.split("::")[-1].startswith("atomic")
+
+
+def grid_strided(unit: TranslationUnit, fn: Function) -> bool:
+    """Whether every store of the kernel (and every call of a function of the program) is
+    inside one of its grid-stride loops: then the threads share out the work whatever their
+    number, so fewer threads under the same grid compute the same (when no loop carries
+    state: carried_state). A kernel that writes one element per thread (`if (i < n) y[i] =
+    ...`) covers only grid x block elements: under its grid, a smaller block leaves some
+    unwritten, so profiling gives it only larger ones."""
+    if fn.body is None:
+        return False
+    graph = CallGraph(unit)
+    inside: set[int] = set()
+    loops = _loops(fn)
+    if not loops:
+        return False
+    for loop, _, _ in loops:
+        inside |= {id(x) for x in loop.node.walk()}
+    local_arrays = {x.decl or x.name for x in fn.body.walk() if isinstance(x, n.VarDecl) and
+                    x.array_dims and "shared" not in x.storage}
+    for node in fn.body.walk():
+        if id(node) in inside:
+            continue
+        if _stores(node) and not (isinstance(node, n.Binary) and
+                                  _root(node.lhs, local_arrays) is not None):
+            return False
+        if isinstance(node, n.Call):
+            callee = graph.resolve(node)
+            if callee is not None and callee.body is not None:
+                return False
+    return True
