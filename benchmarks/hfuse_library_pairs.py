@@ -116,9 +116,10 @@ STANDINS = {"aoli-al/TorchKernel": LIBRARY / "aten", "tpruvot/ccminer": LIBRARY 
 UNVERIFIABLE = {
     "lambda": "takes a functor whose type its launch deduces from a host lambda, which a run "
               "spec cannot give",
-    "ptx": "reads its block header from __constant__/__device__ arrays set with "
-           "cudaMemcpyToSymbol, which a run spec cannot set, and reports nonces by racing "
-           "writes",
+    "ptx": "its file cannot be run: the front end reads one compilation pass, and the host "
+           "code calls cuda_helper.h's cuda_swab32, a __device__ function where __CUDA_ARCH__ "
+           "is defined and a host macro otherwise (a spec could set its __device__ block "
+           "header, [[symbols]])",
 }
 PAPER = {
     "im2col": ("aoli-al/TorchKernel", "cuda/im2col.cuh", "at::native::im2col_kernel<float>",
