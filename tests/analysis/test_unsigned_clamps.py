@@ -55,3 +55,29 @@ def test_unsigned_clamps_that_wrap_are_not_read_as_clamps(unit_of) -> None:
     assert hi.kind == "stencil" and hi.border[0] == "clamp" and hi.extent[0] == (1, 1)
     lo = _load(unit, "lo_signed")
     assert lo.kind == "stencil" and lo.border[0] == "clamp" and lo.extent[0] == (-1, -1)
+
+
+COND = """
+__global__ void cond_unsigned(const float *in, float *out, unsigned w, unsigned h) {
+  unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  unsigned t = x - 1;
+  out[y * w + x] = in[y * w + (t < 0 ? 0 : t)];
+}
+__global__ void cond_signed(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  int t = x - 1;
+  out[y * w + x] = in[y * w + (t < 0 ? 0 : t)];
+}
+"""
+
+
+def test_unsigned_comparisons_that_wrap_are_not_integer_tests(unit_of) -> None:
+    """`t < 0 ? 0 : t` with unsigned t never clamps (t < 0 never holds)."""
+    unit = unit_of(COND)
+    assert _load(unit, "cond_unsigned").kind == "other"
+    signed = _load(unit, "cond_signed")
+    assert signed.kind == "stencil" and signed.border[0] == "clamp"

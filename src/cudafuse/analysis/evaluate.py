@@ -642,6 +642,11 @@ class Evaluator:
         if isinstance(e, n.Binary) and e.op in _COMPARE:
             a, b = self.expr(e.lhs, path), self.expr(e.rhs, path)
             if isinstance(a, Poly) and isinstance(b, Poly):
+                if (_wide_unsigned(e.lhs.type) or _wide_unsigned(e.rhs.type)) and \
+                        not (_unwrapped(a) and _unwrapped(b)):
+                    # compared as wrapped unsigned values: `x - 1 < w` is false at x = 0,
+                    # `t < 0` never holds; not the integer comparison
+                    return Pred("opaque")
                 return compare(e.op, a, b)
             return Pred("opaque")
         if isinstance(e, n.Binary) and e.op in ("&&", "||"):
@@ -1029,6 +1034,12 @@ class Evaluator:
                 return self.fresh("call", fn.name)
             result = Poly.atom(Atom("cond", "cond", (v, result), c))
         return result
+
+
+def _wide_unsigned(t: str) -> bool:
+    """Whether a comparison with an operand of type `t` compares unsigned values (an
+    unsigned type of int's rank or wider: narrower ones are promoted to int)."""
+    return bool(t) and is_unsigned(t) and not re.search(r"char|short|int8|int16|bool", t)
 
 
 def _unwrapped(p: Poly) -> bool:
