@@ -312,6 +312,10 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
             return (f"its {what} is made by the threads of the block, each its own "
                     "elements: cudafuse proves a copy complete only when one thread of "
                     "the block makes all of it")
+        # (after the copier: a copy some threads never make fails whatever its element)
+        elsewhere = _elsewhere(store, arr, buf, once)
+        if elsewhere:
+            return elsewhere
         ranges, by_thread_zero = shape
         ranges = [(_inline(lo, once), _inline(hi, once)) for lo, hi in ranges]
         if any(isinstance(x, n.Ref) and x.kind not in ("param", "enum") and
@@ -485,11 +489,21 @@ def _copy(store: n.Binary, arr: n.VarDecl, written: set[str], fn: Function,
     _, subs = _subscripts(lhs)
     if len(subs) != len(arr.array_dims):
         return f"{where} is not at a whole element of the array"
+    return base
+
+
+def _elsewhere(store: n.Binary, arr: n.VarDecl, buf: n.Ref, once: dict[str, n.Expr]
+               ) -> str | None:
+    """Why a copy's element of the array is not the buffer's subscript, if it is not."""
+    lhs, rhs = _strip(store.lhs), _strip(store.rhs)
+    assert isinstance(lhs, n.Index) and isinstance(rhs, n.Index)
+    _, subs = _subscripts(lhs)
     mine = _poly(_inline(_flat(subs, arr), once))
     if mine is None or mine != _poly(_inline(rhs.index, once)):
-        return (f"{where} copies '{base.name}' at another element than its own (the "
-                "element of the array is not the buffer's subscript)")
-    return base
+        return (f"its store to shared '{arr.name}' (line {store.span.line}) copies "
+                f"'{buf.name}' at another element than its own (the element of the array is "
+                "not the buffer's subscript)")
+    return None
 
 
 def _copier(stmt: n.Stmt, store: n.Binary, once: dict[str, n.Expr]
