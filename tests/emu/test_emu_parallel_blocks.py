@@ -17,8 +17,9 @@ PROGRAM = PROGRAMS / "parallel_blocks.cu"
 
 def test_which_kernels_run_in_parallel():
     unit = parse_file(str(PROGRAM)).unit
-    assert parallel_kernels(unit) == {"smooth", "block_sums", "scale", "trap_late"}
+    assert parallel_kernels(unit) == {"smooth", "block_sums", "scale", "signs", "trap_late"}
     why = serial_kernels(unit)
+    assert why["last_block"].startswith("calls __threadfence")
     assert why["float_total"].startswith("calls atomicAdd (float_total, line")
     assert why["claim"].startswith("calls atomicAdd")
     assert why["report"].startswith("calls printf (say, line")  # through a device function
@@ -32,9 +33,13 @@ def run_pipeline(monkeypatch, threads: str, n: int):
     total = np.zeros(1, np.float32)
     nxt = np.zeros(1, np.int32)
     order = np.zeros(n, np.int32)
+    bins = np.zeros(2, np.uint32)
+    low = np.array([2**31 - 1], np.int32)
+    done = np.zeros(1, np.int32)
+    flag = np.full(1, -1.0, np.float32)
     with load(PROGRAM, opt="-O1", timeout=60) as lib:
-        lib.call("pipeline", x, out, sums, total, nxt, order, n)
-    return out, sums, total, order
+        lib.call("pipeline", x, out, sums, total, nxt, order, bins, low, done, flag, n)
+    return out, sums, total, order, bins, low, flag
 
 
 def test_serial_and_parallel_runs_agree(monkeypatch, capfd):
@@ -55,6 +60,10 @@ def test_serial_and_parallel_runs_agree(monkeypatch, capfd):
               + np.float32(0.25) * pad[2:])
     expect = smooth * np.float32(1.5) + (np.arange(n) // 128).astype(np.float32)
     np.testing.assert_allclose(parallel[0], expect, rtol=1e-6)
+    # The histogram's blocks ran in parallel, on real atomics.
+    assert parallel[4].tolist() == [(parallel[0] < 0).sum(), (parallel[0] >= 0).sum()]
+    assert parallel[5][0] == (parallel[0] * np.float32(1000)).astype(np.int32).min()
+    assert parallel[6][0] == (n + 127) // 128 - 1  # the last block saw every count
 
 
 def test_an_error_names_the_block_the_serial_order_reaches_first(monkeypatch):

@@ -2,7 +2,10 @@
 
 The blocks of one launch share nothing but global memory, so the order in which they run
 changes nothing, except through what makes one block observe another or the host observe
-their order: atomics (the old value an atomicAdd returns, the rounding of float sums),
+their order: atomics (the old value an atomicAdd returns, the rounding of float sums; an
+integer add, sub, and, or, xor, min or max whose old value is not used is the exception: the
+memory it leaves is the same in any order, and the emulator makes those atomic), fences
+between blocks (`__threadfence`: a block that reads what others counted),
 device printf and assert (the lines' order), device malloc/new, clock() (the emulator's
 counter), launches and runtime calls in device code, grid synchronisation, and a `static`
 variable of a device function. A kernel that reaches none of these, through the functions it
@@ -28,10 +31,34 @@ _ORDERED_CALLS = frozenset({
     "fetch_max", "exchange", "compare_exchange_weak", "compare_exchange_strong",
 })
 _ORDERED_EXPRS = frozenset({"CXX_NEW_EXPR", "CXX_DELETE_EXPR"})
+_FENCES = frozenset({"__threadfence", "__threadfence_system"})
+# Integer atomics whose final memory does not depend on the order, when their old value is
+# dropped (a statement of its own): cudafuse_emu.h makes these real atomic operations.
+_COMMUTATIVE = frozenset(f"{op}{scope}" for op in ("atomicAdd", "atomicSub", "atomicAnd",
+                                                   "atomicOr", "atomicXor", "atomicMin",
+                                                   "atomicMax")
+                         for scope in ("", "_block", "_system"))
+_INTEGERS = frozenset({"int", "unsigned int", "unsigned", "long long", "long long int",
+                       "unsigned long long", "unsigned long long int"})
 
 
 def _ordered_call(name: str) -> bool:
-    return name in _ORDERED_CALLS or name.startswith(_ORDERED_PREFIXES)
+    return name in _ORDERED_CALLS or name in _FENCES or name.startswith(_ORDERED_PREFIXES)
+
+
+def _dropped_integer_atomics(body: n.Node) -> set[int]:
+    """ids of the commutative integer atomics in `body` whose result is not used."""
+    found: set[int] = set()
+    for node in body.walk():
+        if not isinstance(node, n.ExprStmt):
+            continue
+        e = node.expr
+        while isinstance(e, n.Cast) and e.type.strip() == "void":
+            e = e.operand
+        if (isinstance(e, n.Call) and e.callee in _COMMUTATIVE
+                and " ".join(e.type.replace("const", "").split()) in _INTEGERS):
+            found.add(id(e))
+    return found
 
 
 def _functions(unit: TranslationUnit) -> list[Function]:
@@ -39,9 +66,9 @@ def _functions(unit: TranslationUnit) -> list[Function]:
             if f.body is not None]
 
 
-def _reason(node: n.Node) -> str:
+def _reason(node: n.Node, dropped: set[int]) -> str:
     """Why this node makes the blocks' order observable, or ''."""
-    if isinstance(node, n.Call):
+    if isinstance(node, n.Call) and id(node) not in dropped:
         name = node.callee or (node.callee_expr.field_name
                                if isinstance(node.callee_expr, n.Member) else "")
         return f"calls {name}" if name and _ordered_call(name) else ""
@@ -63,13 +90,14 @@ def serial_kernels(unit: TranslationUnit) -> dict[str, str]:
     for fn in _functions(unit):
         assert fn.body is not None
         out = calls.setdefault(fn.name, set())
+        dropped = _dropped_integer_atomics(fn.body)
         for node in fn.body.walk():
             if isinstance(node, n.Call):
                 name = node.callee or (node.callee_expr.field_name
                                        if isinstance(node.callee_expr, n.Member) else "")
                 if name:
                     out.add(name)
-            reason = _reason(node)
+            reason = _reason(node, dropped)
             if reason and fn.name not in why:
                 why[fn.name] = f"{reason} ({fn.name}, line {node.span.line})" \
                     if node.span.file == unit.path else f"{reason} ({fn.name})"

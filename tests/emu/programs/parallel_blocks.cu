@@ -1,7 +1,8 @@
 // Kernels whose blocks the emulator runs on several OS threads (a tiled stencil with static
 // shared memory and a barrier, a block reduction in dynamic shared memory, a plain point
-// operation, a block that traps) and kernels it keeps serial (float atomics, atomics whose
-// old value places an element, device printf). tests/emu/test_emu_parallel_blocks.py runs
+// operation, a histogram of integer atomics whose old value is dropped, a block that traps)
+// and kernels it keeps serial (float atomics, atomics whose old value places an element, a
+// count read after a fence, device printf). tests/emu/test_emu_parallel_blocks.py runs
 // them with one thread and with four: every output byte and printed line must agree.
 #include <cstdio>
 
@@ -45,6 +46,21 @@ __global__ void claim(int *next, int *order, int n) {
   if (i < n) order[atomicAdd(next, 1)] = i;
 }
 
+__global__ void signs(const float *x, unsigned *bins, int *low, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  atomicAdd(&bins[x[i] < 0.0f ? 0 : 1], 1u);
+  atomicMin(low, (int)(x[i] * 1000.0f));
+}
+
+__global__ void last_block(int *done, float *flag) {
+  if (threadIdx.x == 0) {
+    atomicAdd(done, 1);
+    __threadfence();
+    if (*done == (int)gridDim.x) *flag = (float)blockIdx.x;
+  }
+}
+
 __device__ void say(const float *x, int i) { printf("x[%d] = %.4f\n", i, x[i]); }
 
 __global__ void report(const float *x, int n) {
@@ -59,13 +75,15 @@ __global__ void trap_late(float *x, int n) {
 }
 
 void pipeline(const float *in, float *out, float *sums, float *total, int *next, int *order,
-              int n) {
+              unsigned *bins, int *low, int *done, float *flag, int n) {
   int blocks = (n + TILE - 1) / TILE;
   smooth<<<blocks, TILE>>>(in, out, n);
   scale<<<(n + 127) / 128, 128>>>(out, 1.5f, n);
   block_sums<<<(n + 255) / 256, 256, 256 * sizeof(float)>>>(out, sums, n);
   float_total<<<(n + 127) / 128, 128>>>(out, total, n);
   claim<<<(n + 127) / 128, 128>>>(next, order, n);
+  signs<<<(n + 127) / 128, 128>>>(out, bins, low, n);
+  last_block<<<(n + 127) / 128, 32>>>(done, flag);
   report<<<(n + 127) / 128, 128>>>(out, n);
   fflush(stdout);
 }

@@ -918,7 +918,8 @@ inline int __cudafuse_lane_id() { return int(::cudafuse_emu::__cf_tls_block()->c
 // Dynamic shared memory: `extern __shared__ T s[];` is rewritten into a pointer to this buffer.
 #define __cudafuse_dyn_smem() (static_cast<void *>(::cudafuse_emu::g_dyn_smem))
 
-// ---- atomics (fibers switch only at barriers and collectives, so plain RMW is atomic) ---
+// ---- atomics (a fiber switches only at barriers and collectives; the integer families below are
+// real atomics, for the kernels whose blocks run on several OS threads) ----------------------
 // CUDA 13's overload set for sm_90, declared in cuda_api/cudafuse_device_api.h: one non-template
 // function per type, so arguments convert as with nvcc and calls nvcc rejects (atomicAdd on
 // long long, atomicMax on float) do not compile here either. _block and _system variants have
@@ -933,18 +934,35 @@ inline float at_fadd(const float *at, float a, float b) {
   const unsigned char *p = reinterpret_cast<const unsigned char *>(at);
   return p >= g_dyn_smem && p < g_dyn_smem + sizeof g_dyn_smem ? a + b : at_fadd(a, b);
 }
-inline int at_wrap(long long x) { return (int)(unsigned)(unsigned long long)x; }
 }  // namespace cudafuse_emu
 #define CF_ATOMIC_T(NAME, EXPR, T) \
   inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); return old; } \
   inline T NAME##_block(T *a, T v) { return NAME(a, v); } \
   inline T NAME##_system(T *a, T v) { return NAME(a, v); }
+// The integer adds, subs, ands, ors, xors, mins and maxes are real atomic operations: a kernel
+// that drops their old value may run its blocks on several OS threads (emu/parallel.py), and
+// the memory they leave is the same in any order. (GCC's __atomic arithmetic wraps.)
+#define CF_ATOMIC_FETCH(NAME, OP, T) \
+  inline T NAME(T *a, T v) { return __atomic_fetch_##OP(a, v, __ATOMIC_RELAXED); } \
+  inline T NAME##_block(T *a, T v) { return NAME(a, v); } \
+  inline T NAME##_system(T *a, T v) { return NAME(a, v); }
+#define CF_ATOMIC_CASLOOP(NAME, EXPR, T) \
+  inline T NAME(T *a, T v) { \
+    T old = __atomic_load_n(a, __ATOMIC_RELAXED); \
+    while (!__atomic_compare_exchange_n(a, &old, (T)(EXPR), true, __ATOMIC_RELAXED, \
+                                        __ATOMIC_RELAXED)) {} \
+    return old; } \
+  inline T NAME##_block(T *a, T v) { return NAME(a, v); } \
+  inline T NAME##_system(T *a, T v) { return NAME(a, v); }
+#define CF_ATOMIC_INT_FETCH(NAME, OP) \
+  CF_ATOMIC_FETCH(NAME, OP, int) CF_ATOMIC_FETCH(NAME, OP, unsigned int) \
+  CF_ATOMIC_FETCH(NAME, OP, long long) CF_ATOMIC_FETCH(NAME, OP, unsigned long long)
 #define CF_ATOMIC_INT(NAME, EXPR) \
-  CF_ATOMIC_T(NAME, EXPR, int) CF_ATOMIC_T(NAME, EXPR, unsigned int) \
-  CF_ATOMIC_T(NAME, EXPR, long long) CF_ATOMIC_T(NAME, EXPR, unsigned long long)
-CF_ATOMIC_T(atomicAdd, ::cudafuse_emu::at_wrap((long long)old + v), int)
-CF_ATOMIC_T(atomicAdd, old + v, unsigned int)
-CF_ATOMIC_T(atomicAdd, old + v, unsigned long long)
+  CF_ATOMIC_CASLOOP(NAME, EXPR, int) CF_ATOMIC_CASLOOP(NAME, EXPR, unsigned int) \
+  CF_ATOMIC_CASLOOP(NAME, EXPR, long long) CF_ATOMIC_CASLOOP(NAME, EXPR, unsigned long long)
+CF_ATOMIC_FETCH(atomicAdd, add, int)
+CF_ATOMIC_FETCH(atomicAdd, add, unsigned int)
+CF_ATOMIC_FETCH(atomicAdd, add, unsigned long long)
 CF_ATOMIC_T(atomicAdd, ::cudafuse_emu::at_fadd(a, old, v), float)
 CF_ATOMIC_T(atomicAdd, old + v, double)
 CF_ATOMIC_T(atomicAdd, (float2{::cudafuse_emu::at_fadd(old.x, v.x), \
@@ -953,17 +971,17 @@ CF_ATOMIC_T(atomicAdd, (float4{::cudafuse_emu::at_fadd(old.x, v.x), \
                                ::cudafuse_emu::at_fadd(old.y, v.y), \
                                ::cudafuse_emu::at_fadd(old.z, v.z), \
                                ::cudafuse_emu::at_fadd(old.w, v.w)}), float4)
-CF_ATOMIC_T(atomicSub, ::cudafuse_emu::at_wrap((long long)old - v), int)
-CF_ATOMIC_T(atomicSub, old - v, unsigned int)
+CF_ATOMIC_FETCH(atomicSub, sub, int)
+CF_ATOMIC_FETCH(atomicSub, sub, unsigned int)
 CF_ATOMIC_T(atomicExch, v, int)
 CF_ATOMIC_T(atomicExch, v, unsigned int)
 CF_ATOMIC_T(atomicExch, v, unsigned long long)
 CF_ATOMIC_T(atomicExch, v, float)
 CF_ATOMIC_INT(atomicMin, v < old ? v : old)
 CF_ATOMIC_INT(atomicMax, v > old ? v : old)
-CF_ATOMIC_INT(atomicAnd, old & v)
-CF_ATOMIC_INT(atomicOr, old | v)
-CF_ATOMIC_INT(atomicXor, old ^ v)
+CF_ATOMIC_INT_FETCH(atomicAnd, and)
+CF_ATOMIC_INT_FETCH(atomicOr, or)
+CF_ATOMIC_INT_FETCH(atomicXor, xor)
 CF_ATOMIC_T(atomicInc, old >= v ? 0u : old + 1, unsigned int)
 CF_ATOMIC_T(atomicDec, (old == 0 || old > v) ? v : old - 1, unsigned int)
 #define CF_ATOMIC_CAS(NAME, T) \
@@ -986,6 +1004,9 @@ CF_ATOMIC_EXCH128(atomicExch_system)
 CF_ATOMIC_CAS128(atomicCAS) CF_ATOMIC_CAS128(atomicCAS_block) CF_ATOMIC_CAS128(atomicCAS_system)
 #undef CF_ATOMIC_T
 #undef CF_ATOMIC_INT
+#undef CF_ATOMIC_FETCH
+#undef CF_ATOMIC_CASLOOP
+#undef CF_ATOMIC_INT_FETCH
 #undef CF_ATOMIC_CAS
 #undef CF_ATOMIC_CAS_ALL
 #undef CF_ATOMIC_EXCH128
