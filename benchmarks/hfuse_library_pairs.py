@@ -116,10 +116,15 @@ STANDINS = {"aoli-al/TorchKernel": LIBRARY / "aten", "tpruvot/ccminer": LIBRARY 
 UNVERIFIABLE = {
     "lambda": "takes a functor whose type its launch deduces from a host lambda, which a run "
               "spec cannot give",
-    "ptx": "its file cannot be run: the front end reads one compilation pass, and the host "
-           "code calls cuda_helper.h's cuda_swab32, a __device__ function where __CUDA_ARCH__ "
-           "is defined and a host macro otherwise (a spec could set its __device__ block "
-           "header, [[symbols]])",
+    # ccminer's files are written for nvcc's two passes (cuda_helper.h defines helpers one
+    # way where __CUDA_ARCH__ is defined and another way for the host); cudafuse's run
+    # reads one. A spec could set their __device__ block headers ([[symbols]]).
+    "swab32": "cannot be run: its host code calls cuda_swab32, a __device__ function where "
+              "__CUDA_ARCH__ is defined (a host macro otherwise)",
+    "rotr": "cannot be run: its host function sha256_step1_host uses ROTR, __funnelshift_r "
+            "where __CUDA_ARCH__ is defined",
+    "syncthreads": "cannot be run: cuda_helper.h declares __syncthreads() and "
+                   "__threadfence() as functions, which the emulator defines as macros",
 }
 PAPER = {
     "im2col": ("aoli-al/TorchKernel", "cuda/im2col.cuh", "at::native::im2col_kernel<float>",
@@ -141,10 +146,10 @@ PAPER = {
     "histogram": ("aoli-al/TorchKernel", "cuda/SummaryOps.cu",
                   "at::cuda::kernelHistogram1D<float, float, int64_t, 1, 2, -1, "
                   "at::cuda::CUDAHistogramMemoryType::SHARED>", "lambda", 512),
-    "blake2b": ("tpruvot/ccminer", "blake2b.cu", "blake2b_gpu_hash", "ptx", 128),
-    "sha256d": ("tpruvot/ccminer", "sha256/cuda_sha256d.cu", "sha256d_gpu_hash_shared", "ptx",
+    "blake2b": ("tpruvot/ccminer", "blake2b.cu", "blake2b_gpu_hash", "swab32", 128),
+    "sha256d": ("tpruvot/ccminer", "sha256/cuda_sha256d.cu", "sha256d_gpu_hash_shared", "rotr",
                 128),
-    "sia": ("tpruvot/ccminer", "sia/sia.cu", "sia_blake2b_gpu_hash", "ptx", 128),
+    "sia": ("tpruvot/ccminer", "sia/sia.cu", "sia_blake2b_gpu_hash", "syncthreads", 128),
 }
 # A pair with a kernel a run spec cannot launch (kernelHistogram1D: its launch passes a host
 # lambda) is run through drivers of ours instead: a host function cf_run taking plain arrays, which
