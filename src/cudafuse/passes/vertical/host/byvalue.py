@@ -37,7 +37,7 @@ from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import NO_SPAN
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.ir.types import unqualified
-from cudafuse.passes.vertical.host.hostexprs import is_assign_operator
+from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, side_effect_free
 from cudafuse.passes.vertical.host.stmtnodes import _assigned, _quiet, _strip
 
 MAX_DEPTH = 8  # variables whose values name variables, and helpers calling helpers
@@ -200,7 +200,11 @@ class ByValue:
         args = list(launch.args)
         for i, (p, a) in enumerate(zip(params, launch.args, strict=False)):
             if not (p.is_pointer or p.is_reference or p.holds_pointers or "*" in a.type):
-                args[i] = replace_nodes(a, change)  # type: ignore[call-overload]
+                got = replace_nodes(a, change)
+                # (an argument calling a function, even a pure one, is refused by legality:
+                # such a value keeps the launch as written)
+                if isinstance(got, n.Expr) and side_effect_free(got):
+                    args[i] = got
         if grid is launch.grid and block is launch.block and \
                 all(x is y for x, y in zip(args, launch.args, strict=True)):
             return launch
