@@ -495,10 +495,12 @@ def plain_view(fn: Function) -> KernelView:
         coords.append(by_dim[dim])
     # A local declared with the coordinates and never assigned (`const int i = y * w + x;`
     # before the guard) may index the own-element stores, as one declared after it can.
+    # (nor one whose address is taken: a call through it may change it)
+    changed = assigned_decls(fn.body)
     for stmt in body[:i]:
         if isinstance(stmt, n.DeclStmt) and stmt not in coord_stmts:
             locals_.update((d.decl, d.init) for d in stmt.decls
-                           if d.init is not None and not _writes(fn.body, d.decl))
+                           if d.init is not None and d.decl not in changed)
     reason = None
     if not coords or len(coords) != len(by_dim):
         reason = _launch_mapping(body) or \
