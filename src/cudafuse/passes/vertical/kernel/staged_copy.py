@@ -13,8 +13,10 @@ Such a kernel's value at its element is the same computation with every read `fs
 by `filter[k]`, provided three facts hold, which this module proves or refuses:
 
 1. every store into the shared array is a copy of one read-only buffer parameter at the same
-   element (`fs[S] = filter[S]`, the two subscripts the same expression): whatever thread
-   stored element k, it stored `filter[k]`, so any read of a stored element reads it;
+   element, with no conversion: the array's element counted as one index (`k[i][j]` of a
+   `[K][K]` array is `i * K + j`) equals the buffer's subscript as a polynomial (`fs[S] =
+   filter[S]`, `k[i][j] = g[i * K + j]`): whatever thread stored element k, it stored
+   `filter[k]`, so any read of a stored element reads it;
 2. the stores all come before the kernel's first barrier and the reads all after it, nothing
    else touches the array (no pointer into it, no helper), and the buffer is never written;
 3. every element read was stored in the reader's block: one thread (thread 0, under a
@@ -63,9 +65,13 @@ class StagedCopy:
 
     fn: Function  # the kernel without the copy (spans of the original)
     dropped: tuple[Span, ...]  # top-level statements code generation removes
-    renamed: tuple[tuple[Span, str], ...]  # each shared read's base, and the buffer's name
+    # Each read of the copy: the span replaced (a 1-D array's name, or a whole subscript
+    # chain `k[i][j]`) and its text (the buffer's name, or `g[<the flat subscript>]`).
+    renamed: tuple[tuple[Span, str], ...]
     requires: tuple[tuple[n.Expr, n.Expr], ...]  # (a, b): a <= b, checked at run time
-    copier_start: int  # where the copy starts: only the bounds guard may return before it
+    # Where thread 0's copy starts (only the bounds guard may return before it); -1 when
+    # every thread makes the whole copy (a reader made the one it reads).
+    copier_start: int
 
 
 def _const(e: n.Expr) -> int | None:
