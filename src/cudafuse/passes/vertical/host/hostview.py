@@ -277,6 +277,7 @@ class _Splitter:
         self.parity = parity_pairs(self.points)
         self._selected: dict[int, tuple[str, ...]] = {}  # launch index -> _selections
         self.values = pointer_values(unit, host, self.points)
+        self.position: dict[int, int] = {}  # a launch statement's index in its list
         self.by_value = ByValue(unit, host, host_locals(host), _writes(host.body)) \
             if host.body is not None else None
 
@@ -368,6 +369,7 @@ class _Splitter:
             if kernel is not None and kernel.body is not None and \
                     len(launch.args) == len(kernel.params) and rest is None:
                 wrapper = self.wrappers.wrapper_of(stmt)
+                self.position[id(stmt)] = k
                 valued = launch if wrapper is not None or self.by_value is None else \
                     self.by_value.at_launch(launch, kernel.params, stmts, k)
                 site = LaunchSite(index, stmt, valued, kernel,
@@ -448,10 +450,9 @@ class _Splitter:
                  if r.kind in ("local", "param") and "*" not in r.type and "[" not in r.type}
         if not decls or self.by_value is None:
             return why
-        where = {id(s): j for j, s in enumerate(stmts)}
         sites = []
         for s_ in current.launches:
-            j = where.get(id(s_.stmt))
+            j = self.position.get(id(s_.stmt))  # (a statement of this list, before k)
             if s_.wrapper is not None or j is None:
                 sites.append(s_)
                 continue
