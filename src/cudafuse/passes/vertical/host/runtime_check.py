@@ -170,3 +170,18 @@ def at_most_check(site: LaunchSite, a: n.Expr, b: n.Expr) -> str | None:
     if at is None or bt is None:
         return None
     return f"(long long)({at}) <= (long long)({bt})"
+
+
+def block_check(site: LaunchSite, a: n.Expr, dims: int) -> str | None:
+    """C text of `a < blockDim.x * ...` over the first `dims` dimensions of `site`'s block,
+    for a kernel expression `a` (a shared copy whose thread t copies element t covers the
+    elements below the block's size: kernel/staged_copy.py), evaluable at the group's
+    launch; None when it cannot be built."""
+    if site.wrapper is not None or site.host.body is None:
+        return None
+    unstable = _unstable(site.host.body)
+    at = _bound_text(a, site, unstable)
+    sizes = [_dim_text(site.launch.block, i, unstable) for i in range(dims)]
+    if at is None or any(size is None for size in sizes):
+        return None
+    return f"(long long)({at}) < " + " * ".join(f"(long long){size}" for size in sizes)

@@ -72,6 +72,9 @@ class StagedCopy:
     # Where thread 0's copy starts (only the bounds guard may return before it); -1 when
     # every thread makes the whole copy (a reader made the one it reads).
     copier_start: int
+    # (a, d): a < blockDim.x * ... over d dimensions, checked at run time (a copy whose
+    # thread t copies element t holds the elements below the block's size).
+    per_block: tuple[tuple[n.Expr, int], ...] = ()
 
 
 def _const(e: n.Expr) -> int | None:
@@ -300,6 +303,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     if set(copies) != set(shared):
         return None
     requires: list[tuple[n.Expr, n.Expr]] = []
+    per_block: list[tuple[n.Expr, int]] = []
     staging = set()
     renamed: list[tuple[Span, str]] = []
     replace: dict[int, n.Node] = {}
@@ -309,8 +313,12 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
         arr = shared[decl]
         what = f"copy of '{buf.name}' into shared '{arr.name}' (line {store.span.line})"
         shape = _copier(stmt, store, once)
+        early = any(isinstance(x, n.Return) for s in top[:i] for x in s.walk())
+        threads = None if shape is not None or early else _per_thread(stmt, store, once)
+        if threads is not None:  # (thread t copies element t, t < K: [0, K) if the block
+            shape = [(n.IntLit(0, type="int"), _sub(threads[0], 1))], False  # has K threads)
         if shape is None:
-            if any(isinstance(x, n.Return) for s in top[:i] for x in s.walk()):
+            if early:
                 return (f"its {what} is made by the threads of the block, each its own "
                         "elements, after a return: a thread that returns at the bounds "
                         "guard stores nothing, so a block at the image's edge may read "
@@ -344,6 +352,8 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
                 if found is None:
                     return None  # (a tile of the image: the read depends on the thread)
                 requires += found
+                if threads is not None:
+                    per_block += [(a, threads[1]) for a, b in found if b is ranges[k][1]]
             if len(subs) == 1:
                 base = _strip(r.base)
                 renamed.append((base.span, buf.name))
@@ -378,7 +388,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     assert isinstance(new_body, n.Compound)
     return StagedCopy(dataclasses.replace(fn, body=new_body),
                       tuple(top[j].span for j in dropped), tuple(renamed), tuple(requires),
-                      min(starts, default=-1))
+                      min(starts, default=-1), tuple(dict.fromkeys(per_block)))
 
 
 def _bases(ix: n.Index) -> list[n.Node]:
@@ -549,6 +559,34 @@ def _copier(stmt: n.Stmt, store: n.Binary, once: dict[str, n.Expr]
                     for lo, hi in ranges for e in (lo, hi) for x in e.walk()):
         return None
     return ranges, zero
+
+
+# A thread's index in its block, as a polynomial: threadIdx.x (over one dimension of the
+# block) or threadIdx.y * blockDim.x + threadIdx.x (over two).
+_THREAD_INDEX = ({("threadIdx.x",): 1}, {("threadIdx.x",): 1, ("blockDim.x", "threadIdx.y"): 1})
+
+
+def _per_thread(stmt: n.Stmt, store: n.Binary, once: dict[str, n.Expr]
+                ) -> tuple[n.Expr, int] | None:
+    """(K, d) for a copy whose thread t of the block copies element t when t < K (`int t =
+    threadIdx.y * blockDim.x + threadIdx.x; if (t < K) s[t] = g[t];`): with no return
+    before it, every thread of the block makes its part, so elements [0, K) are stored
+    when the block has at least K threads over its first d dimensions (checked at run
+    time). None for any other copy."""
+    if not (isinstance(stmt, n.If) and stmt.else_ is None):
+        return None
+    cond = _strip(stmt.cond)
+    s = stmt.then
+    while isinstance(s, n.Compound) and len(s.body) == 1:
+        s = s.body[0]
+    if not (isinstance(s, n.ExprStmt) and s.expr is store and isinstance(cond, n.Binary) and
+            cond.op == "<"):
+        return None
+    _, subs = _subscripts(_strip(store.lhs))  # type: ignore[arg-type]
+    t = _poly(_inline(subs[0], once)) if len(subs) == 1 else None
+    if t is None or t != _poly(_inline(cond.lhs, once)) or t not in _THREAD_INDEX:
+        return None
+    return _inline(cond.rhs, once), _THREAD_INDEX.index(t) + 1
 
 
 def _read_corners(body: n.Compound, read: n.Index, sub: n.Expr, once: dict[str, n.Expr],

@@ -35,7 +35,12 @@ from cudafuse.passes.vertical.host.hostview import (
     side_effect_free,
     value_key,
 )
-from cudafuse.passes.vertical.host.runtime_check import at_most_check, coverage_check, unknown
+from cudafuse.passes.vertical.host.runtime_check import (
+    at_most_check,
+    block_check,
+    coverage_check,
+    unknown,
+)
 from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_reason, frame
 from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.kernel.escape import subscript_only
@@ -308,11 +313,12 @@ class Legality:
         group runs (the original launches run when they fail)."""
         info = self.infos[i]
         copy = info.view.staged_copy
-        if copy is None or not copy.requires:
+        if copy is None or not copy.requires and not copy.per_block:
             return None
         key = (i, "staged copy")
         if key not in self._kernel:  # (asked once per launch: the check is added once)
-            checks = [at_most_check(info.site, a, b) for a, b in copy.requires]
+            checks = [at_most_check(info.site, a, b) for a, b in copy.requires] + [
+                block_check(info.site, a, d) for a, d in copy.per_block]
             if any(c is None for c in checks):
                 self._kernel[key] = (
                     "its shared copy is read at elements that depend on values cudafuse "
