@@ -325,7 +325,8 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
                         "elements no thread stored")
             return (f"its {what} is made by the threads of the block, each its own "
                     "elements: cudafuse proves a copy complete only when one thread of "
-                    "the block makes all of it")
+                    "the block makes all of it, or thread t copies element t below a bound "
+                    "(if (t < K) s[t] = g[t];)")
         # (after the copier: a copy some threads never make fails whatever its element)
         elsewhere = _elsewhere(store, arr, buf, once)
         if elsewhere:
