@@ -3,7 +3,9 @@ index EVALUATES to y * S + x (guardmeaning.own_row_stride), whatever locals spel
 copies of the coordinates (`int r = p.y, c = p.x; out[r * w + c]`), a row offset computed
 once (`out[rowStart + c]`), the terms in another order; and a coordinate is any expression
 of the built-ins that evaluates to blockIdx * blockDim + threadIdx (`__umul24(blockIdx.x,
-blockDim.x) + threadIdx.x`, view.coordinate). A local written after its
+blockDim.x) + threadIdx.x`, view.coordinate); a kernel that only swaps its own copies of two
+pointers touches no memory (evaluate.inert_pointers), so launches fuse across it. A local
+written after its
 declaration is not followed (its stores are refused, with why). Every pipeline of
 programs/evaluated_facts.cu is fused and checked against the original under the emulator,
 every byte of every buffer, inputs and outputs pre-filled with garbage."""
@@ -45,3 +47,12 @@ def test_24_bit_multiplies_are_coordinates(fused) -> None:
     groups = {g.host: g.kernels for g in api.result.groups}
     assert groups["ef_mul24"] == ["ef_scale24", "ef_shift24"]
     compare_entry(PROGRAM, out, "ef_mul24", {"n": 300})
+
+
+def test_launches_fuse_across_a_kernel_that_touches_nothing(fused) -> None:
+    out, api = fused
+    groups = {g.host: g.kernels for g in api.result.groups}
+    assert groups["ef_swapped"] == ["ef_scale24", "ef_shift24"]
+    body = out.read_text().split("void ef_swapped(")[1].split("\n}\n")[0]
+    assert "ef_swap<<<1, 1>>>(t, other);" in body
+    compare_entry(PROGRAM, out, "ef_swapped", {"n": 300})

@@ -71,6 +71,21 @@ extern "C" void ef_mul24(const float *in, float *t, float *out, int n) {
   ef_shift24<<<(n + 63) / 64, 64>>>(t, out, n);
 }
 
+// A kernel that swaps its own copies of two pointers (course code): it touches no memory,
+// so the launches around it fuse across it (it is still launched, in its place).
+__global__ void ef_swap(const float *lhs, const float *rhs) {
+  const float *temp;
+  temp = lhs;
+  lhs = rhs;
+  rhs = temp;
+}
+
+extern "C" void ef_swapped(const float *in, float *t, float *other, float *out, int n) {
+  ef_scale24<<<(n + 63) / 64, 64>>>(in, t, n);
+  ef_swap<<<1, 1>>>(t, other);
+  ef_shift24<<<(n + 63) / 64, 64>>>(t, out, n);
+}
+
 extern "C" void ef_copies(const float *rgb, float *red, float *green, float *blurred,
                           float *out, int numRows, int numCols, int filterWidth) {
   const dim3 block(16, 8);
