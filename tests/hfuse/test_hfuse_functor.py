@@ -108,3 +108,13 @@ def test_nvcc_compiles_the_output_and_a_lambda_passing_caller(
                            f"-I{ATEN}", "-c", str(drv), "-o", str(tmp_path / "d.o")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.nvcc  # (the check comes after --regcap auto's check for nvcc)
+def test_regcap_auto_is_refused_for_a_template_fused_kernel(tmp_path: Path) -> None:
+    res = hfuse(str(ATEN / "im2col.cu"), str(ATEN / "functor.cu"), "--kernels", KERNELS,
+                "--block1", "128", "--block2", "128", "--regcap", "auto", "-o",
+                str(tmp_path / "o.cu"))
+    assert res.exit_code == 2 and not (tmp_path / "o.cu").exists()
+    assert "it is a template over 'Op', the type of a functor its launch deduces" \
+           in res.output

@@ -135,6 +135,7 @@ def auto_regcap(inputs: Inputs, opts: HFuseOptions, parse_opts: ParseOptions
     import shutil
     from pathlib import Path
 
+    from cudafuse.codegen.templates import DEDUCED
     from cudafuse.passes import run_pass
     from cudafuse.passes.horizontal.regbound import SMS
     from cudafuse.passes.horizontal.regcap_auto import choose
@@ -145,6 +146,12 @@ def auto_regcap(inputs: Inputs, opts: HFuseOptions, parse_opts: ParseOptions
     if parse_opts.arch not in SMS:
         raise error(f"--regcap auto knows {', '.join(SMS)}, not '{parse_opts.arch}'",
                     status=2)
+    deduced = [p.name for ref in inputs.refs for p, a in ref.bindings if a == DEDUCED]
+    if deduced:
+        # Its code exists only once a caller instantiates it with its functor (a lambda).
+        raise error(f"--regcap auto compiles the fused kernel for ptxas' figures, but it is a "
+                    f"template over '{deduced[0]}', the type of a functor its launch deduces "
+                    "(a lambda): no file instantiates it; give --regcap N or none", status=2)
 
     def emit(cap: int | None) -> tuple[bytes, str]:
         res = run_pass("horizontal", inputs.units, dataclasses.replace(opts, regcap=cap),
