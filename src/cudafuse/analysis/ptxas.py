@@ -186,8 +186,12 @@ def compile_figures(source: bytes, arch: str, flags: tuple[str, ...] = (),
     with tempfile.TemporaryDirectory(prefix="cudafuse-ptxas-") as tmp:
         src = Path(tmp) / name
         src.write_bytes(source)
-        cmd = ["nvcc", f"-arch={arch}", "-cubin", "--resource-usage", str(src), "-o",
-               str(Path(tmp) / "k.cubin"), *flags]
+        # --extended-lambda as PyTorch builds and the compile check compiles
+        # (codegen/compile_check.py): ATen's `[] __device__ (...)` lambdas (SummaryOps.cu)
+        # fail without it. Not in the cache key: it changes no kernel without such a
+        # lambda, and a file with one was never compiled (so never cached) before.
+        cmd = ["nvcc", f"-arch={arch}", "-cubin", "--resource-usage", "--extended-lambda",
+               str(src), "-o", str(Path(tmp) / "k.cubin"), *flags]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
         text = res.stdout + res.stderr
         try:

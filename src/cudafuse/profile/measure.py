@@ -38,6 +38,7 @@ from cudafuse.progress import Progress, phase_start, phase_step
 from cudafuse.runtime.spec import Comparison, Spec, compare
 
 EMU_TIMEOUT = 600.0  # seconds for one emulated run
+EXTENDED_LAMBDA = "--extended-lambda"
 
 # CUDA errors that mean "this configuration cannot launch here" (too many resources, an
 # invalid block), not "this configuration is wrong".
@@ -117,8 +118,10 @@ def build_one(path: Path, target: Target) -> str | None:
 
 def _nvcc_flags(target: Target) -> tuple[str, ...]:
     """The target's nvcc flags, for an nvcc build only: an emulator build with them would
-    be the same build under another cache key."""
-    return target.nvcc_flags if target.backend == "nvcc" else ()
+    be the same build under another cache key. --extended-lambda first, as PyTorch builds
+    and cudafuse's compile check (codegen/compile_check.py) compiles: ATen's files hold
+    `[] __device__ (...)` lambdas (SummaryOps.cu) that nvcc refuses without it."""
+    return (EXTENDED_LAMBDA, *target.nvcc_flags) if target.backend == "nvcc" else ()
 
 
 def program_path(source: bytes, name: str) -> Path:

@@ -59,8 +59,10 @@ def ptxas_resources(path: str, arch: str, include_dirs: tuple[str, ...],
                 f'#include "{Path(path).resolve()}"\n'
                 "void *cudafuse_instantiate[] = {"
                 + ", ".join(f"(void *)&{k}" for k in instantiate) + "};\n")
-        cmd = [nvcc, f"-arch={arch}", "-cubin", "--resource-usage", source, "-o",
-               str(Path(tmp) / "k.cubin"), f"-I{Path(path).resolve().parent}",
+        # --extended-lambda as the compile check and analysis/ptxas.py compile (ATen's
+        # SummaryOps.cu holds `[] __device__` lambdas).
+        cmd = [nvcc, f"-arch={arch}", "-cubin", "--resource-usage", "--extended-lambda",
+               source, "-o", str(Path(tmp) / "k.cubin"), f"-I{Path(path).resolve().parent}",
                *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if res.returncode != 0:
