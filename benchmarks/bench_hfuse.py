@@ -155,6 +155,29 @@ def paper_pairs(corpus: str, cache: Path, work: Path) -> tuple[list[dict], list[
     return timed, untimed
 
 
+def chosen_pairs(arg: str, pairs: list[dict]) -> list[dict]:
+    """The pairs `--pairs` names, in its order: each a pair's whole name or, for the
+    paper's, the name before " (" ("im2col+upsample"). The paper's names hold a comma
+    ("(aten, paper's files)"), so the list is cut only at commas outside parentheses."""
+    wanted, depth, part = [], 0, ""
+    for ch in arg:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth <= 0:
+            wanted.append(part.strip())
+            part = ""
+        else:
+            part += ch
+    wanted.append(part.strip())
+    by_name = {p["name"]: p for p in pairs}
+    by_name.update({p["name"].split(" (")[0]: p for p in pairs
+                    if p["name"].endswith(PAPER_SUFFIX)})
+    unknown = [w for w in wanted if w not in by_name]
+    if unknown:
+        raise ValueError(f"unknown pair(s): {'; '.join(unknown)} (known: "
+                         f"{'; '.join(p['name'] for p in pairs)})")
+    return [by_name[w] for w in wanted]
+
+
 def kernel_ms(side: dict, sizes: dict, defines: list[str], backend: str = "nvcc") -> float:
     """The native kernel alone at `sizes`: median ms of an event-timed loop on the GPU.
     backend "emu" runs the same path (program, load, prepare, timed loop) under the
@@ -547,7 +570,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", choices=["nvcc", "emu"], default="nvcc")
     ap.add_argument("--pairs", help="comma-separated pair names, measured in this order "
-                    "(default: all 16, in pairs.toml's order)")
+                    "(default: all 16, in pairs.toml's order); with --paper, e.g. "
+                    "im2col+upsample")
     ap.add_argument("--target-ms", type=float, default=0.5,
                     help="grow each kernel until it alone takes this long (GPU)")
     ap.add_argument("--no-calibrate", action="store_true", help="use the samples' sizes")
@@ -596,12 +620,10 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
             print(line, flush=True)
         defines = []
     if args.pairs:
-        wanted = args.pairs.split(",")
-        by_name = {p["name"]: p for p in pairs}
-        unknown = [w for w in wanted if w not in by_name]
-        if unknown:
-            raise SystemExit(f"unknown pair(s): {', '.join(unknown)}")
-        pairs = [by_name[w] for w in wanted]
+        try:
+            pairs = chosen_pairs(args.pairs, pairs)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
     if args.rehearse_calibration:
         return rehearse_calibration(pairs, defines, args.sizes_from, tmp)
     if args.plan_only:

@@ -30,6 +30,7 @@ from cudafuse.profile.pairspec import PairSpec
 from cudafuse.profile.records import PRUNING, Record
 from cudafuse.profile.report import build_report, records_from_report
 from cudafuse.profile.select import Selection, SelectionError, select
+from cudafuse.profile.structs import wrapped_program
 from cudafuse.profile.timing import TimingPlan
 from cudafuse.progress import Progress
 
@@ -184,10 +185,18 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
         cset = generate(options, None, limits)
         planned = [*(Record.of(c) for c in cset.candidates),
                    *(Record.of(s) for s in cset.skipped)]
+    kernels = tuple(qualified or displays)
+    specs = [side.spec for side in pair.sides]
+
+    def made(record: Record, source: bytes, name: str) -> Program:
+        # A kernel taking a struct by value the spec gives as an array is run through a
+        # host function that builds it (profile.structs); the others call the launcher.
+        return Program(record, *wrapped_program(source, f"{name}_launch", specs, kernels))
+
     programs: list[Program] = []
     for mode in ("streams", "sequential"):
         source, name = emit(mode, None)
-        programs.append(Program(Record(mode, mode), source, f"{name}_launch"))
+        programs.append(made(Record(mode, mode), source, name))
     skipped: list[Record] = []
 
     def program(record: Record) -> Program | None:
@@ -199,7 +208,7 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
             first = exc.diagnostics[0].message if exc.diagnostics else str(exc)
             skipped.append(replace(record, skip=f"hfuse refuses it: {first}"))
             return None
-        return Program(record, source, f"{name}_launch")
+        return made(record, source, name)
 
     runnable = [r for r in planned if r.skip is None and r.threads is not None]
     skipped += [r for r in planned if r not in runnable]
