@@ -74,6 +74,11 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
         return emit_config(c.mode, c)
 
     progress = Progress("hfuse-plan", quiet=quiet)
+    # The candidates are compiled away from the inputs (as --profile's are): the inputs'
+    # folders stay on the include path, for their relative includes (ATen's
+    # UpSampleBilinear2d.cu: #include "UpSample.cuh").
+    dirs = (*dict.fromkeys(str(Path(f).resolve().parent) for f in files),
+            *parse_opts.include_dirs)
     # Everything that changes the plan (profile.plancache): the files parsed, includes too.
     texts = [Path(f).read_bytes() for f in dict.fromkeys(
         [*files, *parse_opts.forced_includes,
@@ -88,7 +93,7 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
         records, hit = cached_plan(
             None if no_cache else ResultsCache(cache_dir), key,
             lambda: compiled_records(options, emit, tuple(files), (k1.qualified, k2.qualified),
-                                     parse_opts.arch, parse_opts.include_dirs,
+                                     parse_opts.arch, dirs,
                                      parse_opts.defines, jobs or None, progress=progress))
     finally:
         progress.end()  # an error's message starts a line of its own

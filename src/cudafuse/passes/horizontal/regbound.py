@@ -55,10 +55,8 @@ def ptxas_resources(path: str, arch: str, include_dirs: tuple[str, ...],
         source = path
         if instantiate:
             source = str(Path(tmp) / "instantiate.cu")
-            Path(source).write_text(
-                f'#include "{Path(path).resolve()}"\n'
-                "void *cudafuse_instantiate[] = {"
-                + ", ".join(f"(void *)&{k}" for k in instantiate) + "};\n")
+            Path(source).write_text(f'#include "{Path(path).resolve()}"\n' +
+                                    "".join(map(_instantiation, enumerate(instantiate))))
         # --extended-lambda as the compile check and analysis/ptxas.py compile (ATen's
         # SummaryOps.cu holds `[] __device__` lambdas).
         cmd = [nvcc, f"-arch={arch}", "-cubin", "--resource-usage", "--extended-lambda",
@@ -69,6 +67,22 @@ def ptxas_resources(path: str, arch: str, include_dirs: tuple[str, ...],
         raise error(f"--regcap auto: nvcc could not compile the input: "
                     f"{res.stderr.strip()[:500]}", path)
     return parse_ptxas(res.stdout + res.stderr)
+
+
+def _instantiation(item: tuple[int, str]) -> str:
+    """A definition taking the address of the kernel `at::native::k<InvStd, float>`, inside
+    its namespaces: its template arguments are written as in the kernel's own file (PyTorch's
+    `InvStd` is `at::native::InvStd`), and resolve there as they do for hfuse."""
+    from cudafuse.codegen.templates import parse_kernel_ref
+
+    index, kernel = item
+    name, args = parse_kernel_ref(kernel)
+    *spaces, base = name.lstrip(":").split("::")
+    ref = base + (f"<{', '.join(args)}>" if args is not None else "")
+    text = f"void *cudafuse_instantiate{index} = (void *)&{ref};\n"
+    for space in reversed(spaces):
+        text = f"namespace {space} {{\n{text}}}\n"
+    return text
 
 
 def native_resources(paths: list[str], kernels: tuple[str, ...], arch: str,
