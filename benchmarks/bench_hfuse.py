@@ -70,16 +70,27 @@ WORK_SIZE = {"batchnorm_stats_kernel": "n", "histogram_kernel": "n", "maxpool2d_
              # small image, images of a batch. Their specs start tiny (90 threads), hence
              # the larger limit on the growth factor.
              "at::native::im2col_kernel<float>": "c",
-             "at::native::MaxPoolForward<float, float>": "b"}
-GROWTH_LIMIT = {"at::native::im2col_kernel<float>": 1 << 24,
-                "at::native::MaxPoolForward<float, float>": 1 << 24}
+             "at::native::MaxPoolForward<float, float>": "b",
+             # One thread per output pixel, looping over batch and channels: the output's
+             # height (more threads, more blocks).
+             "at::native::upsample_bilinear2d_out_frame<float, float>": "h2",
+             # One block per channel: the channels (more blocks; a block's share stays).
+             "at::native::batch_norm_collect_statistics_kernel<InvStd, float, float, float, "
+             "int>": "c"}
+GROWTH_LIMIT = {k: 1 << 24 for k in WORK_SIZE if k.startswith("at::")}
 # Where their calibration starts when no earlier session on the device sized them: about
 # 1/16 of the 0.5 ms target by their bytes (im2col ~1.5 KB a channel, MaxPool ~2.5 KB an
 # image, at ~4 TB/s), so that one measurement and one linear step reach it. Each step runs
 # a program built for that launch (the launcher appended to a copy of an ATen file, seconds
 # of nvcc), not the dozen x4 steps from the specs' 90 threads.
 PAPER_START = {"at::native::im2col_kernel<float>": {"c": 1 << 16},
-               "at::native::MaxPoolForward<float, float>": {"b": 1 << 15}}
+               "at::native::MaxPoolForward<float, float>": {"b": 1 << 15},
+               # upsample: 384 bytes written per output row (2x3 channels of 16 floats):
+               # 100 MB. Batch norm: a 512-thread block per channel over 4x37 floats, so
+               # bound by blocks, not bytes: 8192 blocks, about 16 waves on an H200.
+               "at::native::upsample_bilinear2d_out_frame<float, float>": {"h2": 1 << 18},
+               "at::native::batch_norm_collect_statistics_kernel<InvStd, float, float, "
+               "float, int>": {"c": 1 << 13}}
 # The paper's kernels -> the sample kernel of pairs.toml that stands for it (for the
 # paper's figures printed beside ours).
 PAPER_SAMPLE = {"im2col": "im2col", "maxpool": "maxpool2d", "upsample": "upsample_bilinear2d",

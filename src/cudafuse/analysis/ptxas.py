@@ -142,8 +142,21 @@ def lookup(found: dict[str, Resources], kernel: str) -> Resources | None:
     instances = [k for k in found if k.startswith(plain + "<")]
     if "<" in key:
         # A template's own entry; without c++filt (no instances known) its name alone.
-        return found.get(key) if instances else found.get(plain)
+        if not instances:
+            return found.get(plain)
+        if key in found:
+            return found[key]
+        # Arguments written as in the kernel's namespace (ATen's `...kernel<InvStd, float>`)
+        # where c++filt qualifies them (`at::native::InvStd`): the one instance that
+        # matches with qualifiers left out on both sides, never a guess between several.
+        same = [k for k in instances if _unqualified(k) == _unqualified(key)]
+        return found[same[0]] if len(same) == 1 else None
     return None if len(instances) > 1 else found.get(plain)
+
+
+def _unqualified(name: str) -> str:
+    """`k<at::native::InvStd,::c10::Half>` -> `k<InvStd,Half>`."""
+    return re.sub(r"(?:\b[A-Za-z_]\w*)?::", "", name)
 
 
 def cache_dir() -> Path:
