@@ -526,6 +526,9 @@ def preflight(pair: dict) -> str:
     and the baselines load first on the GPU."""
     from gpu_preflight import host_call, kernel_launch, run_check
 
+    from cudafuse.cli.verify_hfuse import _base
+    from cudafuse.profile.structs import needs_wrapper, wrapped_program
+
     said = []
     for i in (1, 2):
         side = _side(pair, i)
@@ -558,8 +561,17 @@ def preflight(pair: dict) -> str:
             if res.returncode != 0:
                 said.append(f"{mode}: cudafuse hfuse failed: {res.stderr.strip()[:300]}")
                 continue
-            said.append(run_check((mode, out, tuple(pair.get("defines", [])),
-                                   _launcher_call(args)), tuple(s1["include_dirs"])) or
+            check = _launcher_call(args)
+            if needs_wrapper(specs):
+                # Struct parameters given as arrays (tensor views): the launcher is called
+                # through the function --profile appends that builds them.
+                source, wrapper = wrapped_program(
+                    out.read_bytes(), f"{_base(s1['kernel'])}_{_base(s2['kernel'])}"
+                    "_hfused_launch", specs, (s1["kernel"], s2["kernel"]))
+                out.write_bytes(source)
+                check = host_call(wrapper, args)
+            said.append(run_check((mode, out, tuple(pair.get("defines", [])), check),
+                                  tuple(s1["include_dirs"])) or
                         f"{mode} launcher: built for the GPU and loaded")
     return "; ".join(said)
 
