@@ -7,6 +7,7 @@ import re
 import clang.cindex as ci
 
 from cudafuse.frontend.clang_api import (
+    MACRO_BIT,
     Locations,
     Spans,
     arguments,
@@ -359,6 +360,8 @@ class Lowerer:
 
     def for_stmt(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span) -> n.Stmt:
         """libclang omits empty for-header parts; place each child by where the ';'s fall."""
+        if c.location.int_data & MACRO_BIT:
+            return self._macro_for(kids, sp)
         header = self._for_header(sp)
         if header is None or not kids:
             return n.OtherStmt("FOR_STMT", tuple(self.any(k) for k in kids), span=sp)
@@ -373,6 +376,27 @@ class Lowerer:
             else:
                 inc = self.expr(k)
         return n.For(init, cond, inc, self.stmt(kids[-1]), span=sp)
+
+    def _macro_for(self, kids: list[ci.Cursor], sp: Span) -> n.Stmt:
+        """A `for` written by a macro (`CUDA_KERNEL_LOOP(i, n) { ... }`): the file holds the
+        invocation, not the header, so there are no ';'s to read. clang keeps a ForStmt's
+        parts in a fixed order (init, condition variable, condition, increment, body) and
+        libclang skips the absent ones: with all three header parts present, or none, the
+        children say which is which. One or two parts (`for (;; ++i)`) are ambiguous, and a
+        condition variable comes as a VAR_DECL child: those stay an OtherStmt, as before.
+        The parts' spans are the invocation's, which is where diagnostics point."""
+        head, body = kids[:-1], kids[-1:]
+        exprs = all(_kind_class(k._kind_id) == "expr" for k in head[1:])
+        first_ok = not head or head[0].kind == K.DECL_STMT or \
+            _kind_class(head[0]._kind_id) == "expr"
+        if not body or len(head) not in (0, 3) or not exprs or not first_ok:
+            return n.OtherStmt("FOR_STMT", tuple(self.any(k) for k in kids), span=sp)
+        if not head:
+            return n.For(None, None, None, self.stmt(body[0]), span=sp)
+        init_c, cond_c, inc_c = head
+        init = self.stmt(init_c) if init_c.kind == K.DECL_STMT else \
+            n.ExprStmt(self.expr(init_c), span=self.span(init_c))
+        return n.For(init, self.expr(cond_c), self.expr(inc_c), self.stmt(body[0]), span=sp)
 
     def _for_header(self, sp: Span) -> tuple[int, int] | None:
         text = self.source.data

@@ -1,0 +1,65 @@
+// Grid-stride kernels written with a loop macro, as ATen (CUDA_KERNEL_LOOP) and Caffe
+// (CUDA_1D_KERNEL_LOOP) write them: the `for` header lives in the macro's definition, the
+// file holds only the invocation. A 1D pipeline (n = w * h elements) of such kernels, one
+// plain-mapping kernel mixed in, and launches with grids smaller and larger than n / block.
+#include <cuda_runtime.h>
+
+#define CUDA_KERNEL_LOOP(i, n) \
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+
+#define CUDA_1D_KERNEL_LOOP(j, n)                                                  \
+  for (size_t j = blockIdx.x * blockDim.x + threadIdx.x; j < (size_t)(n);          \
+       j += blockDim.x * gridDim.x)
+
+__global__ void mk_scale(const int n, const float *in, float *a) {
+  CUDA_KERNEL_LOOP(index, n) {
+    a[index] = in[index] * 2.0f + 1.0f;
+  }
+}
+
+__global__ void mk_relu(const int n, const float *a, float *b) {
+  CUDA_1D_KERNEL_LOOP(index, n) {
+    const float v = a[index];
+    b[index] = v > 1.5f ? v : 0.1f * v;
+  }
+}
+
+__global__ void mk_shift(const int n, const float *b, float *c) {
+  CUDA_KERNEL_LOOP(index, n) {
+    c[index] = b[index] - 0.75f;
+  }
+}
+
+__global__ void mk_plain(const int n, const float *c, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = c[i] * c[i];
+}
+
+// The usual launch: grids cover n.
+void mk_chain(const float *in, float *out, int w, int h) {
+  int n = w * h;
+  float *a, *b, *c;
+  cudaMalloc(&a, n * sizeof(float));
+  cudaMalloc(&b, n * sizeof(float));
+  cudaMalloc(&c, n * sizeof(float));
+  mk_scale<<<(n + 127) / 128, 128>>>(n, in, a);
+  mk_relu<<<(n + 63) / 64, 64>>>(n, a, b);
+  mk_shift<<<(n + 255) / 256, 256>>>(n, b, c);
+  mk_plain<<<(n + 127) / 128, 128>>>(n, c, out);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
+
+// Grids far smaller than n / block: every loop iterates several times.
+void mk_chain_small(const float *in, float *out, int w, int h) {
+  int n = w * h;
+  float *a, *b;
+  cudaMalloc(&a, n * sizeof(float));
+  cudaMalloc(&b, n * sizeof(float));
+  mk_scale<<<3, 32>>>(n, in, a);
+  mk_relu<<<2, 64>>>(n, a, b);
+  mk_shift<<<1, 32>>>(n, b, out);
+  cudaFree(a);
+  cudaFree(b);
+}
