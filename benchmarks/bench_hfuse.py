@@ -17,9 +17,12 @@ With --paper aten (or crypto): the HFuse paper's own pairs as their projects wri
 (benchmarks/hfuse_library_pairs.py's corpus: PyTorch ATen files of aoli-al/TorchKernel,
 ccminer's hash kernels), read from --cache (owner+name folders; on the GPU machine the
 carried .device-cache that `gpu_session.py --prepare` fills), each kernel at the paper's
-block size. A pair is timed where both kernels have a run spec; the others are listed with
-the reason none can be written (a kernel taking a PackedTensorAccessor by value, inputs set
-with cudaMemcpyToSymbol).
+block size. A pair is timed where both kernels have a run spec: the six ATen pairs of im2col,
+MaxPoolForward, upsample_bilinear2d_out_frame and batch_norm_collect_statistics_kernel (the
+last two take PackedTensorAccessors by value, which their specs give as arrays with tensor
+views; --profile runs them through a host function that builds the accessors); the others
+are listed with the reason none can be run (kernelHistogram1D's functor deduced from a host
+lambda, ccminer's host code written for nvcc's device pass).
 
 Each pair's row, its sizes and its whole --profile report are appended to --jsonl as they
 are measured, and a run skips the pairs already there (a run stopped part-way is resumed by
