@@ -92,3 +92,47 @@ def test_profile_times_struct_kernels_under_the_emulator(tmp_path: Path) -> None
     assert any(i.startswith("thread:64+128") for i in timed)
     assert any(i.startswith("block:64+128") for i in timed)
     assert all(c.get("verified") is not False for c in doc["candidates"])
+
+
+@pytest.mark.slow  # ATen's files: 15-25 s an emulator build, about 8 builds (134 s here)
+def test_the_paper_pair_of_two_accessor_kernels_is_profiled_under_the_emulator(
+        tmp_path: Path) -> None:
+    """The rehearsal of the GPU session's ATen pair upsample + batch norm, both kernels
+    taking PackedTensorAccessors by value: every program built, verified and timed."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    cache = root / ".device-cache"
+    if not (cache / "aoli-al+TorchKernel" / "cuda" / "Normalization.cuh").exists():
+        pytest.skip("no .device-cache with ATen's files (gpu_session.py --prepare)")
+    rows = tmp_path / "rows.jsonl"
+    res = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_hfuse.py"),
+                          "--paper", "aten", "--cache", str(cache), "--backend", "emu",
+                          "--no-calibrate", "--split-step", "1024", "--pairs",
+                          "upsample+batchnorm", "--jsonl", str(rows)],
+                         capture_output=True, text=True, timeout=1200)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    rec = json.loads(rows.read_text().splitlines()[-1])
+    cands = rec["report"]["candidates"]
+    assert {"streams", "sequential"} <= {c["id"] for c in cands if c.get("timing")}
+    assert any(c["id"].startswith(("thread:", "block:")) and c.get("timing") for c in cands)
+    assert all(c.get("verified") is not False for c in cands)
+
+
+def test_a_spec_setting_symbols_is_refused_by_profile(tmp_path: Path) -> None:
+    # [[symbols]] would be set by copies timed with the launch, or left unset (other
+    # inputs than the spec's): refused, at the spec, before anything is built.
+    symbols = STRUCTS.parent / "symbols"
+    pair = tmp_path / "pair.toml"
+    pair.write_text("".join(f'kernel{i} = "scan_{k}"\nspec{i} = "{symbols / f"scan_{k}.toml"}"\n'
+                            f"grid{i} = [3]\nblock{i} = [128]\n"
+                            for i, k in ((1, "a"), (2, "b"))))
+    res = CliRunner().invoke(main, [
+        "hfuse", str(symbols / "scan_a.cu"), str(symbols / "scan_b.cu"), "--block1", "128",
+        "--block2", "128", "--profile", "--spec", str(pair), "--backend", "emu",
+        "--no-cache", "-o", str(tmp_path / "out.cu")])
+    assert res.exit_code == 2, res.output
+    assert f"{symbols / 'scan_a.toml'}: error: the run spec of scan_a sets [[symbols]] " \
+        "(d_data, c_rot)" in res.output
+    assert not (tmp_path / "out.cu").exists()

@@ -125,6 +125,15 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
                   margin: float, plan: TimingPlan | None = None,
                   cache: ResultsCache | None = None, progress: Progress | None = None,
                   exhaustive: bool = False) -> Outcome:
+    for side in pair.sides:
+        if side.spec.symbols:
+            # A profiled program's launcher is timed alone: the copies that set them would
+            # be timed with it, and leaving them unset would time other inputs than the
+            # spec's. verify --hfuse sets them.
+            raise error(f"the run spec of {side.kernel or 'a kernel'} sets [[symbols]] "
+                        f"({', '.join(sym.name for sym in side.spec.symbols)}), which "
+                        "hfuse --profile does not set before its runs; `cudafuse verify "
+                        "--hfuse` does", side.spec.path or pair.path, status=2)
     device, limits, target = device_for(target)
     emu = target.backend == "emu"
     plan = plan or (EMU_PLAN if emu else TimingPlan())
