@@ -48,3 +48,31 @@ def test_macro_loop_fused_compiles(fused: Path, tmp_path: Path) -> None:
     res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(fused), "-o", str(tmp_path / "o.o")],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+# ATen's current macro declares the index before the loop and steps it with a comma
+# expression (`_i_n_d_e_x += stride, i = _i_n_d_e_x`): the loop is a For now, but not a form
+# the grid-stride view knows, so kernels written with it (mk_scale, mk_shift) are refused,
+# not fused wrongly; any other group still matches the original.
+MODERN = """\
+#define CUDA_KERNEL_LOOP_TYPE(i, n, index_type) \\
+  long long _i_n_d_e_x = blockIdx.x * blockDim.x + threadIdx.x; \\
+  for (index_type i = _i_n_d_e_x; _i_n_d_e_x < (n); \\
+       _i_n_d_e_x += blockDim.x * gridDim.x, i = _i_n_d_e_x)
+#define CUDA_KERNEL_LOOP(i, n) CUDA_KERNEL_LOOP_TYPE(i, n, int)
+"""
+
+
+def test_the_modern_aten_macro_fuses_only_exactly(tmp_path: Path) -> None:
+    text = PROGRAM.read_text()
+    start = text.index("#define CUDA_KERNEL_LOOP(i, n)")
+    end = text.index("#define CUDA_1D_KERNEL_LOOP")
+    program = tmp_path / "modern.cu"
+    program.write_text(text[:start] + MODERN + "\n" + text[end:])
+    out = tmp_path / "fused.cu"
+    result = fuse_file(program, out, fuse_all=True)
+    assert not [g.kernels for g in result.groups
+                if {"mk_scale", "mk_shift"} & set(g.kernels)]
+    if result.groups:
+        for w, h in SIZES:
+            run_both(program, out, "mk_chain", w, h)
