@@ -1,9 +1,9 @@
 """Grid-stride loops written by a macro (ATen's CUDA_KERNEL_LOOP, Caffe's
 CUDA_1D_KERNEL_LOOP): the front end lowers the macro's `for` as a For (frontend/lower.py,
 _macro_for), so the grid-stride view sees these kernels as it sees hand-written loops and
-the pipeline fuses (before, each kernel's mapping was unknown and nothing fused). Compared
-element by element with the original under emulation, with grids that cover n and grids far
-smaller than n / block; compiled with nvcc."""
+the pipeline fuses (before, each kernel's mapping was unknown and nothing fused), a macro
+writing two nested loops (2D) too. Compared element by element with the original under
+emulation, with grids that cover n and grids far smaller than n / block; compiled with nvcc."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from equivalence import fuse_file, run_both
 
 PROGRAM = Path(__file__).parent / "programs" / "grid_stride_macro.cu"
-SIZES = ((37, 19), (64, 8), (1, 5))
+SIZES = ((37, 19), (64, 8), (1, 5), (5, 1))
 
 
 @pytest.fixture(scope="module")
@@ -23,12 +23,13 @@ def fused(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("gsm") / "fused.cu"
     result = fuse_file(PROGRAM, out, fuse_all=True)
     assert sorted(g.kernels for g in result.groups) == [
+        ["m2_scale", "m2_blur", "m2_square"],
         ["mk_scale", "mk_relu", "mk_shift"],
         ["mk_scale", "mk_relu", "mk_shift", "mk_plain"]]
     return out
 
 
-@pytest.mark.parametrize("entry", ["mk_chain", "mk_chain_small"])
+@pytest.mark.parametrize("entry", ["mk_chain", "mk_chain_small", "m2_chain"])
 def test_macro_loop_pipelines_match(fused: Path, entry: str) -> None:
     for w, h in SIZES:
         run_both(PROGRAM, fused, entry, w, h)
@@ -68,7 +69,7 @@ def test_the_modern_aten_macro_fuses_only_exactly(tmp_path: Path) -> None:
     start = text.index("#define CUDA_KERNEL_LOOP(i, n)")
     end = text.index("#define CUDA_1D_KERNEL_LOOP")
     program = tmp_path / "modern.cu"
-    program.write_text(text[:start] + MODERN + "\n" + text[end:])
+    program.write_text(text[:start] + MODERN + "\n" + text[end:text.index("__global__ void m2_")])
     out = tmp_path / "fused.cu"
     result = fuse_file(program, out, fuse_all=True)
     assert not [g.kernels for g in result.groups
