@@ -154,3 +154,28 @@ def test_code_digests_agree_with_the_sass(tmp_path: Path) -> None:
     assert sass[None] == sass[32] and digests[None] == digests[32]
     for a, b in ((None, 40), (40, 48)):
         assert sass[a] != sass[b] and digests[a] != digests[b]
+
+
+@pytest.mark.nvcc
+def test_a_cached_entry_without_code_digests_is_compiled_again_when_they_are_asked_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+    import json
+
+    from cudafuse.analysis import ptxas
+
+    monkeypatch.setenv("CUDAFUSE_CACHE_DIR", str(tmp_path))
+    source = b"__global__ void k(float *p) { p[threadIdx.x] *= 2.0f; }\n"
+    # An entry as the cache held before digests were kept: figures only, and false ones,
+    # so that a recompile shows.
+    key = hashlib.sha256(json.dumps([ptxas.CACHE_FORMAT, "sm_90", [], ptxas.nvcc_version()])
+                         .encode() + b"\0" + source).hexdigest()
+    (tmp_path / "ptxas").mkdir()
+    (tmp_path / "ptxas" / f"{key}.json").write_text(json.dumps(
+        {"k": {"registers": 99, "static_shared": 0, "spill_stores": 0, "spill_loads": 0}}))
+    old = ptxas.compile_figures(source, "sm_90")
+    assert not isinstance(old, str) and old["k"].registers == 99 and old["k"].code == ""
+    got = ptxas.compile_figures(source, "sm_90", code=True)
+    assert not isinstance(got, str) and got["k"].registers < 99 and len(got["k"].code) == 64
+    again = ptxas.compile_figures(source, "sm_90", code=True)  # stored with its digest
+    assert not isinstance(again, str) and again["k"].code == got["k"].code
