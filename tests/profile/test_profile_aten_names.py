@@ -78,3 +78,22 @@ def test_every_timed_paper_kernel_can_be_calibrated(bench: object) -> None:
         sizes = tomllib.loads(spec.read_text())["sizes"]
         assert isinstance(sizes[bench.WORK_SIZE[kernel]], int), kernel  # type: ignore[attr-defined]
         assert kernel in bench.PAPER_START, kernel  # type: ignore[attr-defined]
+
+
+def test_hfuse_plan_refuses_a_kernel_over_a_deduced_functor_at_the_kernel(
+        tmp_path: Path) -> None:
+    # kernelHistogram1D's style (`Op getOp`, a lambda at the launch): nothing instantiates
+    # it, or the fused kernel, for ptxas; refused where the kernel is, before any compile.
+    from click.testing import CliRunner
+
+    from cudafuse.cli import main
+
+    aten = Path(__file__).resolve().parents[1] / "hfuse" / "programs" / "aten"
+    res = CliRunner().invoke(main, [
+        "hfuse-plan", str(aten / "im2col.cu"), str(aten / "functor.cu"), "--kernels",
+        "at::native::im2col_kernel<float>,count_bins<int, int>", "--block1", "128",
+        "--block2", "128", "--no-cache", "-q"])
+    assert res.exit_code == 2, res.output
+    assert f"{aten / 'functor.cu'}:" in res.output
+    assert "count_bins<int, int> is a template over 'Op', the type of a functor its launch " \
+        "deduces" in res.output

@@ -10,6 +10,7 @@ import click
 
 from cudafuse.cli.group import guarded, main, nonempty, parse_options, print_diagnostics
 from cudafuse.cli.hfuse import candidate_setup
+from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready
 
@@ -67,6 +68,18 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     outs.add_inputs([i for r in inputs.results for i in r.unit.includes])
     outs.check()
     (k1, k2), shapes = inputs.refs, inputs.shapes
+    from cudafuse.codegen.templates import DEDUCED
+
+    deduced = [(ref, p.name) for ref in inputs.refs for p, a in ref.bindings if a == DEDUCED]
+    if deduced:
+        # Its code (and the fused kernel's) exists only where a caller instantiates it with
+        # its functor, a lambda: ptxas has nothing to give figures for (as --regcap auto).
+        ref, name = deduced[0]
+        raise error(f"hfuse-plan compiles the kernels for ptxas' figures, but "
+                    f"{ref.display} is a template over '{name}', the type of a functor its "
+                    "launch deduces (a lambda): no file instantiates it, or the fused "
+                    "kernel, for ptxas", ref.fn.name_span.file, ref.fn.name_span.line,
+                    ref.fn.name_span.col, status=2)
     options, emit_config = candidate_setup(inputs, split_step)
     tunable = (options.tunable1, options.tunable2)
 
