@@ -71,6 +71,47 @@ def test_the_wrapped_fused_launcher_builds_the_structs(tmp_path: Path) -> None:
     np.testing.assert_array_equal(v2[1], want_b)
 
 
+def test_every_profiled_program_runs_through_the_wrapper(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """profile_pair hands measure_programs the baselines and candidates with the function
+    that builds the structs appended, and that function as their launcher (nothing built)."""
+    from cudafuse.profile import hfuse_profile
+    from cudafuse.profile.candidates import CandidateOptions
+    from cudafuse.profile.measure import Target
+    from cudafuse.profile.pairspec import load_pair_spec
+
+    pair = tmp_path / "pair.toml"
+    pair.write_text(f'spec1 = "{STRUCTS / "row_sums.toml"}"\ngrid1 = [1]\nblock1 = [64]\n'
+                    f'spec2 = "{STRUCTS / "scale_view.toml"}"\ngrid2 = [1]\nblock2 = [128]\n')
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def measure(programs, *_a, **_k):  # type: ignore[no-untyped-def]
+        seen.extend(programs)
+        raise Stop
+
+    monkeypatch.setattr(hfuse_profile, "measure_programs", measure)
+    monkeypatch.setattr(hfuse_profile, "have_nvcc", lambda: False)
+    with pytest.raises(Stop):
+        hfuse_profile.profile_pair(
+            emit=lambda mode, cand: (f"// {mode}\n".encode(), f"lib::{mode}_fused"),
+            options=CandidateOptions(64, 128), pair=load_pair_spec(str(pair)),
+            target=Target("emu"), files=(str(VIEWS), str(VIEWS)),
+            displays=list(KERNELS), qualified=["lib::row_sums", "lib::scale_view<float>"],
+            margin=0.0)
+    assert [p.record.id for p in seen][:2] == ["streams", "sequential"] and len(seen) >= 4
+    for p in seen:
+        assert p.launcher == WRAPPER
+        text = p.source.decode()
+        assert text.startswith(f"// {p.record.kind}\n")
+        assert "using namespace ::lib;" in text and \
+            f"decltype(&lib::{p.record.kind}_fused_launch)" in text
+        # Both specs' views: the accessors are built over the arrays' pointers.
+        assert text.count("cudafuse_tensor<") == 4
+
+
 @pytest.mark.slow  # four emulator builds and hfuse --profile's whole run
 def test_profile_times_struct_kernels_under_the_emulator(tmp_path: Path) -> None:
     pair = tmp_path / "pair.toml"
