@@ -125,3 +125,24 @@ __global__ void e(const float *x, float *y, int n) {
 """)
     (facts,), _ = analyze_unit(parse_file(str(path)).unit)
     assert tuple(facts.mapping.grid_stride) == (("i", "x"),)
+
+
+def test_a_body_written_by_the_macro_stays_other(tmp_path: Path) -> None:
+    # Nothing of the loop is spelled in the file: the passes, which edit the file's text,
+    # would find no statement to edit (the vertical pass emitted the invocation as the
+    # value a producer stores), so the loop stays opaque.
+    path = tmp_path / "b.cu"
+    path.write_text(SOURCE.split("__global__")[0] + """\
+#define SCALE_ALL(d, s, n) \\
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x) \\
+    d[i] = s[i] * 2.0f;
+__global__ void b(const float *x, float *y, int n) {
+  SCALE_ALL(y, x, n)
+  CUDA_KERNEL_LOOP(i, n) y[i] += 1.0f;
+}
+""")
+    fn = parse_file(str(path)).unit.function("b")
+    assert fn is not None and fn.body is not None
+    whole, written = fn.body.body
+    assert isinstance(whole, n.OtherStmt) and whole.kind == "FOR_STMT"
+    assert isinstance(written, n.For) and isinstance(written.body, n.ExprStmt)

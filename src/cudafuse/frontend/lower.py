@@ -382,10 +382,15 @@ class Lowerer:
         invocation, not the header, so there are no ';'s to read. clang keeps a ForStmt's
         parts in a fixed order (init, condition variable, condition, increment, body) and
         libclang skips the absent ones: with all three header parts present, or none, the
-        children say which is which. One or two parts (`for (;; ++i)`) are ambiguous, and a
-        condition variable comes as a VAR_DECL child: those stay an OtherStmt, as before.
+        children say which is which. One or two parts (`for (;; ++i)`) are ambiguous, a
+        condition variable comes as a VAR_DECL child, and a body written by the macro too
+        is no text of the file: those stay an OtherStmt, as before.
         The parts' spans are the invocation's, which is where diagnostics point."""
         head, body = kids[:-1], kids[-1:]
+        if body and not _spelled_in_file(body[0]):
+            # The body comes from the macro too (`#define SCALE(d, s, n) for (...) d[i] =
+            # ...;`): no statement of it is spelled in the file, where the passes edit.
+            return n.OtherStmt("FOR_STMT", tuple(self.any(k) for k in kids), span=sp)
         exprs = all(_kind_class(k._kind_id) == "expr" for k in head[1:])
         first_ok = not head or head[0].kind == K.DECL_STMT or \
             _kind_class(head[0]._kind_id) == "expr"
@@ -526,6 +531,19 @@ class Lowerer:
         space = next((s for s in ("constant", "shared", "device") if s in attrs), "host")
         return GlobalVar(c.spelling, c.type.spelling, space, self.span(c),
                          c.storage_class == ci.StorageClass.EXTERN, self.decl(c))
+
+
+def _spelled_in_file(body: ci.Cursor) -> bool:
+    """Whether a macro-written loop's body is written in the file: it begins and ends there,
+    or it is itself a loop of the same macro whose body is (a 2D macro writes two nested
+    `for` headers around the body that follows its invocation)."""
+    ext = body.extent
+    if ext.end.int_data & MACRO_BIT:
+        return False
+    if not ext.start.int_data & MACRO_BIT:
+        return True
+    kids = children(body) if body.kind == K.FOR_STMT else []
+    return bool(kids) and _spelled_in_file(kids[-1])
 
 
 _PLAIN_KINDS = frozenset(k for k in (getattr(ci.TypeKind, name, None) for name in (
