@@ -36,3 +36,36 @@ def test_an_expression_is_spelled_by_its_own_text_only() -> None:
     # A compound expression: its text must name every variable it reads.
     assert _spells("y * w", n.Binary("*", y, w))
     assert not _spells("IDX(x, y)", n.Binary("*", y, w))
+
+
+STORE_MACRO = """\
+#define SET(d, i, v) d[i] = v
+__global__ void scale(const float *in, float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) SET(a, i, in[i] * 2.0f + 1.0f);
+}
+__global__ void square(const float *a, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] * a[i];
+}
+void chain(const float *in, float *out, int n) {
+  float *a;
+  cudaMalloc(&a, n * sizeof(float));
+  scale<<<(n + 127) / 128, 128>>>(in, a, n);
+  square<<<(n + 127) / 128, 128>>>(a, out, n);
+  cudaFree(a);
+}
+"""
+
+
+def test_a_store_written_by_a_macro_is_left_unfused_with_the_reason(tmp_path: Path) -> None:
+    # The statement and its value both carry the invocation's span: the value's text cannot
+    # be cut out of it (the fused program did not parse: exit 3). Now a refusal, the input
+    # written back as it was.
+    src = tmp_path / "store_macro.cu"
+    src.write_text(STORE_MACRO)
+    out = tmp_path / "fused.cu"
+    result = fuse_file(src, out, fuse_all=True)
+    assert all(len(g.kernels) == 1 for g in result.groups)
+    assert out.read_text() == STORE_MACRO
+    assert any("'scale' stores 'a' through a macro (line 4)" in note for note in result.notes)

@@ -372,6 +372,15 @@ class GroupEmitter:
             body.insert(fn.body.span.end - 1,
                         f"  return {self._rounded(out, acc[out.name][0])};\n")
         for store in stores:
+            sp, vp = store.stmt.span, store.value.span
+            if not (sp.start <= vp.start and vp.end <= sp.end and (sp.start, sp.end) !=
+                    (vp.start, vp.end)):
+                # A store a macro writes (#define SET(d, i, v) d[i] = v): libclang gives the
+                # statement and its value the invocation's span, or none, so the value's
+                # text cannot be cut out of the statement's.
+                raise CodegenError(f"'{fn.name}' stores '{store.param}' through a macro "
+                                   f"(line {sp.line}): the stored value's text cannot be "
+                                   "separated from the macro invocation's")
             if store.param == out.name and (target is None or store.stmt is target):
                 value = _render(self.unit, store.value, fast) if _inside(
                     store.value.span, fn.body.span) else expr_text(self.unit, store.value)
