@@ -48,6 +48,7 @@ import dataclasses
 import itertools
 from dataclasses import dataclass
 
+from cudafuse.analysis.symbolic import Atom, Poly, builtin
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
@@ -427,46 +428,33 @@ def _flat(subs: list[n.Expr], arr: n.VarDecl) -> n.Expr:
     return out
 
 
-Poly = dict[tuple[str, ...], int]
-
-
 def _poly(e: n.Expr, opaque: bool = False) -> Poly | None:
     """`e` as a polynomial over the variables it reads (by declaration), when it is one.
     `opaque`: a division, remainder or shift of such (`fw / 2`) is one more variable, named
     by its text (the same text, the same value: they read only parameters and constants)."""
     c = _const(e)
     if c is not None:
-        return {(): c} if c else {}
+        return Poly.const(c)
     if isinstance(e, n.Cast):
         return None if "float" in e.type or "double" in e.type else _poly(e.operand, opaque)
     if isinstance(e, n.Ref):
-        return {(e.decl or e.name,): 1}
+        return Poly.atom(Atom("var", e.decl or e.name))
     if isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.kind == "builtin":
-        return {(f"{e.base.name}.{e.field_name}",): 1}  # (threadIdx.x)
+        return Poly.atom(builtin(e.base.name, e.field_name))  # (threadIdx.x)
     if isinstance(e, n.Unary) and e.op in ("-", "+"):
         p = _poly(e.operand, opaque)
-        return None if p is None else {k: -v for k, v in p.items()} if e.op == "-" else p
+        return None if p is None else -p if e.op == "-" else p
     if opaque and isinstance(e, n.Binary) and e.op in ("/", "%", ">>", "<<") and \
             _poly(e.lhs, opaque) is not None and _poly(e.rhs, opaque) is not None:
         try:
-            return {(f"({to_c(e)})",): 1}
+            return Poly.atom(Atom("opaque", f"({to_c(e)})"))
         except Unprintable:
             return None
     if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
         a, b = _poly(e.lhs, opaque), _poly(e.rhs, opaque)
         if a is None or b is None:
             return None
-        out: Poly = {}
-        if e.op == "*":
-            for ka, va in a.items():
-                for kb, vb in b.items():
-                    k = tuple(sorted(ka + kb))
-                    out[k] = out.get(k, 0) + va * vb
-        else:
-            out = dict(a)
-            for kb, vb in b.items():
-                out[kb] = out.get(kb, 0) + (vb if e.op == "+" else -vb)
-        return {k: v for k, v in out.items() if v}
+        return a * b if e.op == "*" else a + b if e.op == "+" else a - b
     return None
 
 
@@ -564,7 +552,9 @@ def _copier(stmt: n.Stmt, store: n.Binary, once: dict[str, n.Expr]
 
 # A thread's index in its block, as a polynomial: threadIdx.x (over one dimension of the
 # block) or threadIdx.y * blockDim.x + threadIdx.x (over two).
-_THREAD_INDEX = ({("threadIdx.x",): 1}, {("threadIdx.x",): 1, ("blockDim.x", "threadIdx.y"): 1})
+_THREAD_INDEX = (Poly.atom(builtin("threadIdx", "x")),
+                 Poly.atom(builtin("threadIdx", "x")) +
+                 Poly.atom(builtin("blockDim", "x")) * Poly.atom(builtin("threadIdx", "y")))
 
 
 def _per_thread(stmt: n.Stmt, store: n.Binary, once: dict[str, n.Expr]
@@ -634,10 +624,9 @@ def _settle(pairs: list[tuple[n.Expr, n.Expr]]) -> list[tuple[n.Expr, n.Expr]] |
     out = []
     for a, b in pairs:
         pa, pb = _poly(a, opaque=True), _poly(b, opaque=True)
-        gap = None if pa is None or pb is None else {
-            k: v for k in pa.keys() | pb.keys() if (v := pb.get(k, 0) - pa.get(k, 0))}
-        if gap is not None and set(gap) <= {()}:  # b - a is a constant
-            if gap.get((), 0) < 0:
+        gap = None if pa is None or pb is None else (pb - pa).const_value
+        if gap is not None:  # b - a is a constant
+            if gap < 0:
                 return (f"it reads its shared copy outside the elements it stores ({to_c(a)} "
                         f"> {to_c(b)}): the original reads what no thread stored")
             continue

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
+from cudafuse.analysis.symbolic import Poly, builtin
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.ir.types import unqualified
@@ -244,16 +245,16 @@ def coordinate(e: n.Expr) -> tuple[str, int | None] | None:
 _MUL24 = ("__umul24", "__mul24")
 
 
-def _builtin_poly(e: n.Expr) -> dict[tuple[str, ...], int] | None:
+def _builtin_poly(e: n.Expr) -> Poly | None:
     """`e` as a polynomial over the built-ins (`blockIdx.x`...) with integer coefficients:
     + - *, integral casts, literals and the 24-bit multiplies; None for anything else."""
     e = _strip(e)
     if isinstance(e, n.IntLit):
-        return {(): e.value} if e.value else {}
+        return Poly.const(e.value)
     if isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.kind == "builtin" \
             and e.base.name in ("blockIdx", "blockDim", "threadIdx") and \
             e.field_name in DIM_NAMES:
-        return {(f"{e.base.name}.{e.field_name}",): 1}
+        return Poly.atom(builtin(e.base.name, e.field_name))
     parts: tuple[n.Expr, n.Expr] | None = None
     op = ""
     if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
@@ -265,17 +266,7 @@ def _builtin_poly(e: n.Expr) -> dict[tuple[str, ...], int] | None:
     a, b = _builtin_poly(parts[0]), _builtin_poly(parts[1])
     if a is None or b is None:
         return None
-    out: dict[tuple[str, ...], int] = {}
-    if op == "*":
-        for ma, ca in a.items():
-            for mb, cb in b.items():
-                m = tuple(sorted(ma + mb))
-                out[m] = out.get(m, 0) + ca * cb
-    else:
-        out = dict(a)
-        for m, c in b.items():
-            out[m] = out.get(m, 0) + (c if op == "+" else -c)
-    return {m: c for m, c in out.items() if c}
+    return a * b if op == "*" else a + b if op == "+" else a - b
 
 
 def _coordinate_value(e: n.Expr) -> tuple[str, int | None] | None:
@@ -284,7 +275,8 @@ def _coordinate_value(e: n.Expr) -> tuple[str, int | None] | None:
     if poly is None:
         return None
     for d in DIM_NAMES:
-        if poly == {tuple(sorted((f"blockDim.{d}", f"blockIdx.{d}"))): 1, (f"threadIdx.{d}",): 1}:
+        if poly == Poly.atom(builtin("blockIdx", d)) * Poly.atom(builtin("blockDim", d)) + \
+                Poly.atom(builtin("threadIdx", d)):
             return d, None
     return None
 
