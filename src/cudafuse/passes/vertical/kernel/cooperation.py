@@ -31,6 +31,7 @@ from collections.abc import Callable
 from cudafuse.analysis.evaluate import Access
 from cudafuse.analysis.kernel_facts import KernelFacts
 from cudafuse.ir import nodes as n
+from cudafuse.ir.lvalue import written_root
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.view import KernelView
 
@@ -119,16 +120,7 @@ def _stored_root(node: n.Node) -> n.Ref | None:
         target = node.operand
     else:
         return None
-    while True:
-        if isinstance(target, n.Cast):
-            target = target.operand
-        elif isinstance(target, (n.Index, n.Member)):
-            target = target.base
-        elif isinstance(target, n.Unary) and target.op == "*":
-            target = target.operand
-        else:
-            break
-    return target if isinstance(target, n.Ref) else None
+    return written_root(target)
 
 
 def _is_barrier(node: n.Node) -> bool:

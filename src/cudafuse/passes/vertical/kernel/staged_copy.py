@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from cudafuse.analysis.symbolic import Atom, Poly, builtin
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
+from cudafuse.ir.lvalue import written_root
 from cudafuse.ir.program import Function
 from cudafuse.ir.source import Span
 from cudafuse.ir.substitute import replace_nodes
@@ -95,19 +96,6 @@ def _strip(e: n.Expr) -> n.Expr:
     return e
 
 
-def _root(e: n.Expr) -> n.Ref | None:
-    """The variable an lvalue names, through subscripts, members, casts and `*`."""
-    while True:
-        if isinstance(e, n.Cast):
-            e = e.operand
-        elif isinstance(e, (n.Index, n.Member)):
-            e = e.base
-        elif isinstance(e, n.Unary) and e.op == "*":
-            e = e.operand
-        else:
-            return e if isinstance(e, n.Ref) else None
-
-
 def _written(body: n.Node) -> set[str]:
     """Declarations assigned, incremented or whose address is taken."""
     out = set()
@@ -117,7 +105,7 @@ def _written(body: n.Node) -> set[str]:
             target = x.lhs
         elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
             target = x.operand
-        root = _root(target) if target is not None else None
+        root = written_root(target) if target is not None else None
         if root is not None:
             out.add(root.decl)
     return out
@@ -271,7 +259,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     for i, s in enumerate(top):
         for x in s.walk():
             if isinstance(x, n.Binary) and x.is_assignment:
-                r = _root(x.lhs)
+                r = written_root(x.lhs)
                 if r is not None and r.decl in shared:
                     if i >= first:
                         return None  # (stored after a barrier: rounds, cooperation's reason)
@@ -462,7 +450,7 @@ def _copies_a_table(body: n.Compound, arr: n.VarDecl, once: dict[str, n.Expr]) -
     """Whether every store into `arr` copies a buffer parameter at an element the block's
     position does not choose (a filter or table, not a tile of the image)."""
     stores = [x for x in body.walk() if isinstance(x, n.Binary) and x.is_assignment and
-              (r := _root(x.lhs)) is not None and r.decl == arr.decl]
+              (r := written_root(x.lhs)) is not None and r.decl == arr.decl]
     for x in stores:
         rhs = _strip(x.rhs)
         if not (isinstance(rhs, n.Index) and isinstance(b := _strip(rhs.base), n.Ref) and
