@@ -34,6 +34,7 @@ from cudafuse.analysis.symbolic import (
 )
 from cudafuse.analysis.unit_index import unit_index
 from cudafuse.ir import nodes as n
+from cudafuse.ir.lvalue import write_targets
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
 from cudafuse.ir.types import is_unsigned
@@ -126,16 +127,8 @@ def opaque(kind: str, name: str, *args: Poly) -> Poly:
 
 def assigned_decls(body: n.Node) -> set[str]:
     """Locals written after their declaration or whose address is taken."""
-    out: set[str] = set()
-    for node in body.walk():
-        target: n.Expr | None = None
-        if isinstance(node, n.Binary) and node.is_assignment:
-            target = node.lhs
-        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
-            target = node.operand
-        if isinstance(target, n.Ref) and target.kind in ("local", "param"):
-            out.add(target.decl)
-    return out
+    return {t.decl for t in write_targets(body)
+            if isinstance(t, n.Ref) and t.kind in ("local", "param")}
 
 
 def _larger_than(value: Poly, limit: int) -> bool:

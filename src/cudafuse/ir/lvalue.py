@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from cudafuse.ir import nodes as n
 
 
@@ -17,3 +19,14 @@ def written_root(e: n.Expr) -> n.Ref | None:
             e = e.operand
         else:
             return e if isinstance(e, n.Ref) else None
+
+
+def write_targets(body: n.Node) -> Iterator[n.Expr]:
+    """The lvalues `body` writes or lets be written: each assignment's (compound ones too)
+    left side, each ++/--'s operand, each `&`'s operand (an address taken may be written
+    through)."""
+    for x in body.walk():
+        if isinstance(x, n.Binary) and x.is_assignment:
+            yield x.lhs
+        elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
+            yield x.operand

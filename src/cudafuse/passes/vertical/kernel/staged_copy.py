@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from cudafuse.analysis.symbolic import Atom, Poly, builtin
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
-from cudafuse.ir.lvalue import written_root
+from cudafuse.ir.lvalue import write_targets, written_root
 from cudafuse.ir.program import Function
 from cudafuse.ir.source import Span
 from cudafuse.ir.substitute import replace_nodes
@@ -98,17 +98,7 @@ def _strip(e: n.Expr) -> n.Expr:
 
 def _written(body: n.Node) -> set[str]:
     """Declarations assigned, incremented or whose address is taken."""
-    out = set()
-    for x in body.walk():
-        target = None
-        if isinstance(x, n.Binary) and x.is_assignment:
-            target = x.lhs
-        elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
-            target = x.operand
-        root = written_root(target) if target is not None else None
-        if root is not None:
-            out.add(root.decl)
-    return out
+    return {r.decl for t in write_targets(body) if (r := written_root(t)) is not None}
 
 
 def _is_barrier(x: n.Node) -> bool:

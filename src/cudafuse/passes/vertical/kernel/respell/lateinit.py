@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.lvalue import write_targets
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.respell.text import Edit, keep_lines, own_text
 
@@ -24,12 +25,7 @@ _PLAIN_TYPE = re.compile(r"[A-Za-z_][\w ]*\**")
 def _writes(body: n.Compound, decl: str) -> int:
     """How many places assign, increment or take the address of variable `decl`."""
     count = 0
-    for x in body.walk():
-        target: n.Expr | None = None
-        if isinstance(x, n.Binary) and x.is_assignment:
-            target = x.lhs
-        elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
-            target = x.operand
+    for target in write_targets(body):
         while isinstance(target, n.Cast):
             target = target.operand
         if isinstance(target, n.Ref) and target.decl == decl:
