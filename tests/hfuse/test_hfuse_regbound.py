@@ -56,12 +56,20 @@ def test_auto_needs_thread_mode(tmp_path: Path) -> None:
 def test_auto_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "o.cu"
     res = hfuse(str(PROGRAMS / "pairs.cu"), "--kernels", "sum_abs,sum_sq", "--block1", "128",
-                "--block2", "64", "--regcap", "auto", "-o", str(out))
+                "--block2", "64", "--regcap", "auto", "--explain", "-o", str(out))
     assert res.exit_code == 0, res.output
     text = out.read_text()
     # 192 threads of few registers: threads limit the blocks per SM, no cap adds one.
     assert "regcap none (auto from ptxas: uncapped: " in text
-    assert "no cap gains an occupancy step, so none" in text
+    assert "no cap gains an occupancy step (threads limit the blocks per SM, not " \
+        "registers), so none" in text
+    # --explain: the table of what ptxas made of it, one compile, the uncapped one chosen.
+    lines = res.output.splitlines()
+    head = next(i for i, ln in enumerate(lines) if "register caps from ptxas (sm_90, 192 " in ln)
+    assert lines[head + 1].split()[:2] == ["cap", "registers"]
+    row = lines[head + 2].split()
+    assert row[0] == "none" and row[2] == "0/0" and row[-2:] == ["<-", "chosen"], row
+    assert lines[head + 3].strip().endswith(": no cap")
     assert "__global__ void __launch_bounds__(192) sum_abs_sum_sq_hfused(" in text
 
 
@@ -152,12 +160,12 @@ def test_auto_takes_the_highest_step_without_spills(monkeypatch: pytest.MonkeyPa
     # 256 threads at 128 registers: 2 blocks/SM; 80 gives 3, 64 gives 4, 48 spills.
     seen = _fake_ptxas(monkeypatch, {None: Resources(128, 0), 80: Resources(80, 0),
                                      64: Resources(64, 0), 48: Resources(48, 0, 8, 8)})
-    cap, how = choose(emit, 256, "sm_90", ())
+    cap, how = choose(emit, 256, "sm_90", (), jobs=1)
     assert cap == 64 and seen == [None, 80, 64, 48]  # stops at the first spilling cap
     assert "__maxnreg__(48): 48 registers, spills 8/8 bytes" in how and how.endswith("chose 64")
     # The first step already spills: no cap, and the reason.
     seen = _fake_ptxas(monkeypatch, {None: Resources(128, 0), 80: Resources(80, 0, 724, 816)})
-    cap, how = choose(emit, 256, "sm_90", ())
+    cap, how = choose(emit, 256, "sm_90", (), jobs=1)
     assert cap is None and seen == [None, 80] and "without spills" in how
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from cudafuse.ir.program import TranslationUnit
     from cudafuse.passes.horizontal.driver import HFuseOptions, HFuseResult
     from cudafuse.passes.horizontal.parts import Shape
+    from cudafuse.passes.horizontal.regcap_auto import Choice
 
 
 @dataclass(frozen=True)
@@ -127,10 +128,9 @@ def _rename_apart(r1: ParseResult, r2: ParseResult, parse_opts: ParseOptions,
     return result, renaming.renamed
 
 
-def auto_regcap(inputs: Inputs, opts: HFuseOptions, parse_opts: ParseOptions
-                ) -> tuple[int | None, str]:
+def auto_regcap(inputs: Inputs, opts: HFuseOptions, parse_opts: ParseOptions) -> Choice:
     """`--regcap auto`: the cap chosen from ptxas' figures of the fused kernel at the caps
-    that would gain an occupancy step (regcap_auto.py), and how it was chosen."""
+    that would gain an occupancy step (regcap_auto.py), with every compile read."""
     import dataclasses
     import shutil
     from pathlib import Path
@@ -138,7 +138,7 @@ def auto_regcap(inputs: Inputs, opts: HFuseOptions, parse_opts: ParseOptions
     from cudafuse.codegen.templates import DEDUCED
     from cudafuse.passes import run_pass
     from cudafuse.passes.horizontal.regbound import SMS
-    from cudafuse.passes.horizontal.regcap_auto import choose
+    from cudafuse.passes.horizontal.regcap_auto import decide
 
     if shutil.which("nvcc") is None:
         raise error("--regcap auto needs nvcc on PATH (it reads the fused kernel's register "
@@ -162,7 +162,7 @@ def auto_regcap(inputs: Inputs, opts: HFuseOptions, parse_opts: ParseOptions
     dirs = [opts.out_dir, *(str(Path(u.path).resolve().parent) for u in inputs.units),
             *parse_opts.include_dirs]
     flags = (*(f"-I{d}" for d in dict.fromkeys(dirs) if d), *(f"-D{d}" for d in parse_opts.defines))
-    return choose(emit, opts.block1.count + opts.block2.count, parse_opts.arch, flags)
+    return decide(emit, opts.block1.count + opts.block2.count, parse_opts.arch, flags)
 
 
 def regcap_value(regcap: int | str | None) -> int | None:
@@ -196,10 +196,14 @@ def run_on_inputs(inputs: Inputs, mode: str, regcap: int | str | None, name: str
                     "in block mode", status=2)
     opts = HFuseOptions(inputs.shapes[0], inputs.shapes[1], mode, cap, name, how,
                         inputs.sources, out_dir)
-    if regcap == "auto":  # from ptxas' figures of the fused kernel at each useful cap
-        cap, how = auto_regcap(inputs, opts, parse_opts)
-        opts = dataclasses.replace(opts, regcap=cap, regcap_how=how)
-    return run_pass("horizontal", inputs.units, opts, kernels=inputs.refs)
+    if regcap != "auto":
+        return run_pass("horizontal", inputs.units, opts, kernels=inputs.refs)
+    # From ptxas' figures of the fused kernel at each useful cap; --explain gets the table.
+    choice = auto_regcap(inputs, opts, parse_opts)
+    opts = dataclasses.replace(opts, regcap=choice.cap, regcap_how=choice.how)
+    res = run_pass("horizontal", inputs.units, opts, kernels=inputs.refs)
+    res.explain[1:1] = choice.table()
+    return res
 
 
 def check_emitted(res: HFuseResult, inputs: Inputs, where: str,

@@ -10,16 +10,28 @@ from what ptxas does with the fused kernel:
 1. compile it uncapped: its registers and static shared memory give its occupancy;
 2. for each occupancy step above that one (more blocks per SM), the largest cap that reaches
    it in theory (occupancy.py's arithmetic: registers are allocated per warp);
-3. compile the fused kernel at each such cap, fewest blocks first, and keep the last one
-   whose ptxas figures show no spill bytes and whose occupancy did rise;
-4. none of them: no cap (the uncapped kernel, `__launch_bounds__` of its block).
+3. compile the fused kernel at those caps, fewest blocks first, `jobs` at a time (each
+   compile is one nvcc process, cached by content in analysis/ptxas.py), and read them in
+   that order up to the first that spills: a lower cap spills at least as much. A batch
+   may compile a cap past that one; it is cached, never shown, so the choice and the text
+   that explains it do not depend on the machine's CPU count;
+4. the cap kept is the one of most blocks per SM, above the uncapped kernel's, whose
+   figures show no spill bytes; none of them: no cap (the uncapped kernel, with
+   `__launch_bounds__` of its block).
 
-Each compile is cached by content (analysis/ptxas.py), so asking again costs nothing.
+What this cannot see: a cap that changes the code without adding a block. On the H200,
+batchnorm_stats + histogram at 512+512 threads ran 1.5x faster under `__maxnreg__(40)` (37
+registers, 1 block per SM) than uncapped (31 registers, 2 blocks per SM), and blake256 +
+sha256 at 128+128 0.9% faster under `__maxnreg__(48)` (48 registers, 5 blocks per SM against
+6): both caps *raise* the register count and lower occupancy, which no figure of ptxas
+predicts to pay. Those are for a measurement to find (`hfuse --profile`, `--from-profile`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cudafuse.analysis.occupancy import DeviceLimits, Occupancy, occupancy
@@ -48,6 +60,44 @@ class Tried:
                 f"{self.occupancy.blocks_per_sm} blocks/SM ({self.occupancy.fraction:.2f})")
 
 
+@dataclass(frozen=True)
+class Choice:
+    """What `--regcap auto` chose and from what: every compile it read, in order (the
+    uncapped kernel first), and why."""
+
+    cap: int | None
+    tried: tuple[Tried, ...]
+    why: str  # the rule's verdict, one clause
+    threads: int
+    arch: str
+
+    @property
+    def how(self) -> str:
+        """One line for the output's header, the report and --explain's first line."""
+        said = "; ".join(t.text() for t in self.tried)
+        end = "so none" if self.cap is None else f"chose {self.cap}"
+        return f"auto from ptxas: {said}; {self.why}, {end}"
+
+    def table(self) -> list[str]:
+        """--explain's table: one row per compile, the chosen one marked."""
+        rows = [("cap", "registers", "spill bytes (stored/loaded)", "blocks/SM",
+                 "occupancy", "limited by", "")]
+        for t in self.tried:
+            chosen = t.cap == self.cap
+            rows.append(("none" if t.cap is None else str(t.cap), str(t.figures.registers),
+                         f"{t.figures.spill_stores}/{t.figures.spill_loads}",
+                         str(t.occupancy.blocks_per_sm), f"{t.occupancy.fraction:.2f}",
+                         t.occupancy.limit, "<- chosen" if chosen else ""))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = [f"  register caps from ptxas ({self.arch}, {self.threads} threads a block): "
+                 "uncapped, then each occupancy step's largest cap"]
+        lines += ["    " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                  for r in rows]
+        lines.append(f"    {self.why}: " + ("no cap" if self.cap is None
+                                              else f"__maxnreg__({self.cap})"))
+        return lines
+
+
 def step_caps(limits: DeviceLimits, threads: int, registers: int, shared: int) -> list[int]:
     """For each occupancy above the one `registers` gives, the largest cap reaching it,
     fewest blocks first (the caps descending)."""
@@ -67,33 +117,71 @@ def step_caps(limits: DeviceLimits, threads: int, registers: int, shared: int) -
 Emit = Callable[[int | None], tuple[bytes, str]]
 
 
-def choose(emit: Emit, threads: int, arch: str, flags: tuple[str, ...]
-           ) -> tuple[int | None, str]:
-    """The cap (None: none) and how it was chosen, for the header and --explain."""
+def default_jobs() -> int:
+    """Compiles at once: the CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def decide(emit: Emit, threads: int, arch: str, flags: tuple[str, ...],
+           jobs: int | None = None) -> Choice:
+    """The cap `--regcap auto` takes (module docstring), with every compile it read."""
     limits = DeviceLimits.for_arch(arch)
-    tried = [_compile(emit, None, threads, arch, flags, limits)]
-    base = tried[0]
-    chosen: Tried | None = None
-    for cap in step_caps(limits, threads, base.figures.registers, base.figures.static_shared):
-        t = _compile(emit, cap, threads, arch, flags, limits)
-        tried.append(t)
-        if t.spills:
-            break  # a lower cap spills at least as much
-        best = chosen or base
-        if t.occupancy.blocks_per_sm > best.occupancy.blocks_per_sm:
-            chosen = t
-    said = "; ".join(t.text() for t in tried)
-    if chosen is None:
-        why = ("no cap gains an occupancy step" if len(tried) == 1 else
-               "no cap gains an occupancy step without spills (spills pay only if a "
+    base = _compile(emit(None), None, threads, arch, flags, limits)
+    tried = [base]
+    caps = step_caps(limits, threads, base.figures.registers, base.figures.static_shared)
+    jobs = max(1, jobs or default_jobs())
+    spilled = False
+    for start in range(0, len(caps), jobs):
+        batch = caps[start:start + jobs]
+        # The pass runs here, one at a time (it is Python); ptxas runs in parallel.
+        sources = [emit(cap) for cap in batch]
+        with ThreadPoolExecutor(max_workers=len(batch)) as pool:
+            done = list(pool.map(lambda item: _compile(item[0], item[1], threads, arch, flags,
+                                                       limits), zip(sources, batch, strict=True)))
+        for t in done:  # in cap order: read up to the first that spills
+            tried.append(t)
+            if t.spills:
+                spilled = True
+                break
+        if spilled:
+            break
+    fine = [t for t in tried[1:] if not t.spills
+            and t.occupancy.blocks_per_sm > base.occupancy.blocks_per_sm]
+    if fine:
+        best = max(fine, key=lambda t: t.occupancy.blocks_per_sm)  # first of the most
+        return Choice(best.cap, tuple(tried), "the most blocks per SM without spills",
+                      threads, arch)
+    if not caps:
+        why = ("no cap gains an occupancy step (" +
+               _limited(base.occupancy) + ")")
+    elif not spilled:
+        why = "no cap gained an occupancy step as ptxas compiled it"
+    else:
+        why = ("no cap gains an occupancy step without spills (spills pay only if a "
                "measurement says so: hfuse --profile times the capped candidates)")
-        return None, f"auto from ptxas: {said}; {why}, so none"
-    return chosen.cap, f"auto from ptxas: {said}; chose {chosen.cap}"
+    return Choice(None, tuple(tried), why, threads, arch)
 
 
-def _compile(emit: Emit, cap: int | None, threads: int, arch: str, flags: tuple[str, ...],
-             limits: DeviceLimits) -> Tried:
-    source, name = emit(cap)
+def choose(emit: Emit, threads: int, arch: str, flags: tuple[str, ...],
+           jobs: int | None = None) -> tuple[int | None, str]:
+    """The cap (None: none) and how it was chosen, for the header and --explain."""
+    choice = decide(emit, threads, arch, flags, jobs)
+    return choice.cap, choice.how
+
+
+def _limited(occ: Occupancy) -> str:
+    """Why more registers would not buy a block: the resource that limits it now."""
+    if occ.limit == "registers":
+        return "registers limit the blocks per SM, but no lower cap reaches another"
+    return f"{occ.limit} limit the blocks per SM, not registers"
+
+
+def _compile(emitted: tuple[bytes, str], cap: int | None, threads: int, arch: str,
+             flags: tuple[str, ...], limits: DeviceLimits) -> Tried:
+    source, name = emitted
     got = compile_figures(source, arch, flags, "hfused.cu")
     if isinstance(got, str):
         at = "" if cap is None else f" at __maxnreg__({cap})"
