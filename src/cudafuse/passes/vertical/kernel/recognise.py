@@ -10,6 +10,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.gridstride import grid_stride_view, row_loop_view
 from cudafuse.passes.vertical.kernel.staged_copy import StagedCopy, staged_copy
+from cudafuse.passes.vertical.kernel.staged_tile import staged_tile
 from cudafuse.passes.vertical.kernel.view import ImpliedGuard, KernelView, plain_view
 
 # Device-side output: a producer recomputed at each read would print once per evaluation.
@@ -20,6 +21,11 @@ def build_view(fn: Function) -> KernelView:
     view = _build_view(fn)
     if view.producer_reason and fn.body is not None:
         copy = staged_copy(fn)
+        if copy is None:
+            tile = staged_tile(fn)
+            if isinstance(tile, StagedCopy) or tile and "work before its bounds guard" in (
+                    view.producer_reason or ""):
+                copy = tile  # (a tile's own reason replaces the view's symptom of it)
         if isinstance(copy, str):
             view = dataclasses.replace(view, producer_reason=copy)
         elif isinstance(copy, StagedCopy):
@@ -43,6 +49,11 @@ def _without_copy(view: KernelView, copy: StagedCopy) -> KernelView:
     plain = _build_view(copy.fn)
     if plain.producer_reason:
         return dataclasses.replace(view, producer_reason=plain.producer_reason)
+    if copy.tile_block and tuple(plain.block_sizes[:len(copy.tile_block)]) != \
+            copy.tile_block:
+        return dataclasses.replace(view, producer_reason=(
+            "its shared tile is read through its buffer only when its coordinates are "
+            "blockIdx * K + threadIdx with the block's K threads in each dimension"))
     assert view.fn.body is not None
     early = [r for r in view.fn.body.walk()
              if isinstance(r, n.Return) and r.span.start < copy.copier_start]

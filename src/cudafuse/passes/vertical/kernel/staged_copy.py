@@ -77,6 +77,9 @@ class StagedCopy:
     # (a, d): a < blockDim.x * ... over d dimensions, checked at run time (a copy whose
     # thread t copies element t holds the elements below the block's size).
     per_block: tuple[tuple[n.Expr, int], ...] = ()
+    # A tile of the image (staged_tile.py): the block, per dimension from x, that its
+    # coordinates `blockIdx.d * K + threadIdx.d` assume (the view's block_sizes must be it).
+    tile_block: tuple[int, ...] = ()
 
 
 def _const(e: n.Expr) -> int | None:
