@@ -72,9 +72,13 @@ PARAM_TRAIT_NAME = "param"
 def param_trait(prefix: str) -> str:
     """`<prefix>_param<K, F>::type`: the K-th parameter type of function pointer type F."""
     t = f"{prefix}_{PARAM_TRAIT_NAME}"
+    # (the template's own names are lower case and prefixed: it follows the program's text,
+    # whose macros, ccminer's `#define A 64`, would otherwise replace them)
     return (f"// The K-th parameter type of a kernel, as its own namespace declares it.\n"
-            f"template <int K, class F> struct {t};\n"
-            f"template <int K, class R, class A, class... P> struct {t}<K, R (*)(A, P...)>\n"
-            f"    : {t}<K - 1, R (*)(P...)> {{}};\n"
-            f"template <class R, class A, class... P> struct {t}<0, R (*)(A, P...)> {{\n"
-            f"  using type = A;\n}};\n")
+            f"template <int cf_k, class cf_f> struct {t};\n"
+            f"template <int cf_k, class cf_r, class cf_a, class... cf_p>\n"
+            f"struct {t}<cf_k, cf_r (*)(cf_a, cf_p...)>\n"
+            f"    : {t}<cf_k - 1, cf_r (*)(cf_p...)> {{}};\n"
+            f"template <class cf_r, class cf_a, class... cf_p>\n"
+            f"struct {t}<0, cf_r (*)(cf_a, cf_p...)> {{\n"
+            f"  using type = cf_a;\n}};\n")
