@@ -1,0 +1,91 @@
+"""A producer that stages its input's tile and halo in shared memory before a barrier
+(Hipacc's local operators; kernel/staged_tile.py) is recomputed reading the input itself:
+each read of the tile becomes the load that filled that element, written over the
+coordinates. tests/fusion/programs/staged_tile.cu: a tiled 5x3 stencil read by a point
+kernel, by itself (twice), and by a stencil across rows; each entry compared with the
+original under the emulator, every element of every buffer, at sizes that are not multiples
+of the 8x4 tile (partial blocks at the right and bottom edges, clamped halos). Tiles that
+cannot be shown read through their buffer are refused with their reason."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from equivalence import compare_entry, fuse_file
+
+from cudafuse.passes.vertical.driver import report_dict
+
+PROGRAM = Path(__file__).parent / "programs" / "staged_tile.cu"
+
+
+def _edges(result) -> dict[tuple[str, int, int], str]:
+    return {(e["host"], e["from_launch"], e["to_launch"]): "fused" if e["fused"] else e["why"]
+            for e in report_dict(result)["edges"]}
+
+
+@pytest.fixture(scope="module")
+def fused(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("staged_tile")
+    src, out = tmp / "pipe.cu", tmp / "pipe.fused.cu"
+    src.write_text(PROGRAM.read_text())
+    return src, out, fuse_file(src, out, fuse_all=True)  # (correctness, not the model)
+
+
+def test_tiled_producers_read_their_input(fused) -> None:
+    _, out, result = fused
+    assert set(_edges(result).values()) == {"fused"}
+    code = out.read_text()
+    xys = re.findall(r"float \w+_blur_out_xy\(.*?\n}\n", code, re.S)
+    assert len(xys) == 4  # (point: 1, stencil: 2, twice: 1)
+    for xy in xys:
+        # No tile, barrier or load loop is left in a value function (it runs in one
+        # thread); the read is the load that filled the element, over the coordinates.
+        assert "__shared__" not in xy and "__syncthreads" not in xy and "tile[" not in xy
+        assert "threadIdx" not in xy and "blockIdx" not in xy
+        assert "in[((min(max((y + j), 0), (h - 1)) * w) + min(max((x + i), 0), (w - 1)))]" \
+            in xy
+
+
+def test_fused_stages_match_the_original(fused) -> None:
+    src, out, _ = fused
+    compare_entry(src, out, "stencil", {"w": 37, "h": 19})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", ["point", "stencil", "twice"])
+@pytest.mark.parametrize(("w", "h"), [(37, 19), (5, 3), (8, 4), (61, 2)])
+def test_fused_stages_match_the_original_at_more_sizes(fused, entry: str, w: int,
+                                                       h: int) -> None:
+    src, out, _ = fused
+    compare_entry(src, out, entry, {"w": w, "h": h})
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    # The launch's block is not the tile's: x = blockIdx.x * 8 + threadIdx.x is not the
+    # thread's element, and the tile would not be the block's.
+    (("dim3 block(TW, TH);", "dim3 block(2 * TW, TH);"),
+     "'blur' assumes x blocks of 8 threads, which its launch does not provably use"),
+    # Rows 4..7 of each 8 are stored by no thread of a 4-row block.
+    (("ty += TH)", "ty += 2 * TH)"),
+     "'blur' cannot be recomputed: its tile in shared 'tile' (line 19) is stored in a loop "
+     "whose step is not a constant of at most the block's 4 threads in y"),
+    # A tile one column short: the last thread's right neighbour was never stored.
+    (("tx < TW + 2 * RX;", "tx < TW + 2 * RX - 1;"),
+     "'blur' cannot be recomputed: its read of shared 'tile' (line 26) may be outside the "
+     "elements its block stores (0 to 10): the original reads what no thread stored"),
+    # A halo padded with zeros by a test: what an element holds is not one load of the
+    # buffer (a constant border, which this module does not read): the view's reason.
+    (("tile[ty][tx] = in[gy * w + gx];",
+      "tile[ty][tx] = gx == 0 ? 0.0f : in[gy * w + gx];"),
+     "'blur' cannot be recomputed: it does work before its bounds guard (line 15), such as "
+     "staging a tile in shared memory: it can only be the last kernel of a group"),
+])
+def test_tiles_not_shown_complete_are_refused(tmp_path: Path, edit, why) -> None:
+    src, out = tmp_path / "pipe.cu", tmp_path / "pipe.fused.cu"
+    text = PROGRAM.read_text()
+    assert edit[0] in text
+    src.write_text(text.replace(edit[0], edit[1]))
+    edges = _edges(fuse_file(src, out, fuse_all=True))
+    assert edges[("point", 0, 1)] == f"not fused: {why}"
