@@ -1,6 +1,7 @@
 """Host facts by meaning (issue 25): error checks that exit or throw, from macros,
 templates, functors and helpers (hoststmts.py); host scalars (a grid, a factor, a count)
-assigned between launches, each launch fused with the value it saw (byvalue.py); runtime
+assigned between launches, each launch fused with the value it saw (byvalue.py; a value
+naming a host global nothing in between changes: hf_global_grid); runtime
 calls judged by the buffers they touch (cudaMalloc of a new buffer, transfers and memsets
 of buffers the earlier launches do not use); pointer variables by what they may point to
 (pointsto.py: aliases, a time loop rotating its buffers by parity); a kernel using
@@ -26,7 +27,7 @@ ONE_D = ["hf_exit_macro", "hf_template_check", "hf_throwing", "hf_buffers_betwee
          "hf_sibling_upload", "hf_shared_between", "hf_aliases", "hf_alias_read_after", "hf_chosen",
          "hf_symbol_between", "hf_dim3_assigned", "hf_ov_double",
          "hf_ov_float", "hf_ov_arity", "hf_ov_same_name", "hf_std_math", "hf_regrid",
-         "hf_factor", "hf_count", "hf_free_in_macro"]
+         "hf_factor", "hf_count", "hf_free_in_macro", "hf_global_grid"]
 HEAT = ["hf_heat", "hf_heat_and"]
 
 
@@ -41,7 +42,8 @@ def test_every_pipeline_fuses(fused) -> None:
     pairs = {("hf_scale", "hf_mix"): ["hf_exit_macro", "hf_template_check", "hf_throwing",
                                       "hf_buffers_between", "hf_shared_between",
                                       "hf_aliases", "hf_alias_read_after", "hf_chosen",
-                                      "hf_dim3_assigned", "hf_regrid", "hf_free_in_macro"],
+                                      "hf_dim3_assigned", "hf_regrid", "hf_free_in_macro",
+                                      "hf_global_grid"],
              ("hf_times", "hf_times", "hf_mix"): ["hf_factor"],
              ("hf_times", "hf_mix"): ["hf_count"],
              ("hf_scale", "hf_weigh"): ["hf_symbol_between"],

@@ -15,8 +15,13 @@ assignment before it in the same statement list (or its declaration's initialise
 again, recursively, for the variables it names. That is the same value wherever the group's
 launch stands only when every variable the value names is never assigned after its
 declaration (a parameter the function never writes, a local that host_locals() lists, a
-constant) and it calls nothing but `dim3`, the pure math functions and one-return helpers:
-then the earlier launch's grid, block and scalar arguments are the value. When a
+constant), or a host global no statement between the assignment and the launch may change
+(`gridSize = (h_count + 1023) / 1024;` where a helper set `h_count` earlier: assigned, its
+address taken, or written by a call there, as effects.py reads the called body, it is not
+kept), and it calls nothing but `dim3`, the pure math functions and one-return helpers:
+then the earlier launch's grid, block and scalar arguments are the value. (From the launch
+on, such a global is named by the re-spelled launch, so a statement that changes it before
+the group's last launch splits the sequence, as for a launch naming it itself.) When a
 variable's value is not known that way (it is assigned inside a loop or a branch in
 between, its address is taken or it is passed to a call in between, the value reads
 memory, calls something else or is not found in the same statement list), the launch is
@@ -29,7 +34,7 @@ variable's type (`size_t total = w * h;`), as that conversion spelled out.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
@@ -47,8 +52,13 @@ class ByValue:
     """Re-spells launches of one host function by the values of their scalars."""
 
     def __init__(self, unit: TranslationUnit, host: Function, stable: Collection[str],
-                 written: Collection[str]):
+                 written: Collection[str],
+                 writes_global: Callable[[n.Stmt, str], bool] | None = None):
+        """`writes_global(stmt, decl)`: whether the statement may change the host global
+        (None: no global is kept)."""
         self.unit = unit
+        self.writes_global = writes_global
+        self.host_globals = {g.decl for g in unit.globals if g.space == "host"}
         self.stable = stable  # locals never assigned after their declaration (host_locals)
         self.written = written  # every variable the function assigns
         self.params = {p.decl for p in host.params}
@@ -120,10 +130,20 @@ class ByValue:
 
     # ---- the value a variable holds at a statement ---------------------------------------
 
-    def value_at(self, r: n.Ref, stmts: tuple[n.Stmt, ...], k: int, depth: int = 0
-                 ) -> n.Expr | None:
+    def _kept(self, r: n.Ref, stmts: tuple[n.Stmt, ...], j: int, until: int) -> bool:
+        """A host global read at statement j that holds the same value at statement
+        `until`: no statement between them may change it."""
+        return self.writes_global is not None and r.kind == "global" and \
+            r.decl in self.host_globals and r.decl not in self.escaped and \
+            "&" not in r.type and \
+            not any(self.writes_global(s, r.decl) for s in stmts[j + 1:until])
+
+    def value_at(self, r: n.Ref, stmts: tuple[n.Stmt, ...], k: int, depth: int = 0,
+                 until: int | None = None) -> n.Expr | None:
         """What variable `r` holds right before statement `k` of the list, as an
-        expression naming only settled variables; None when that is not known."""
+        expression naming only settled variables and host globals kept until statement
+        `until` (k when None); None when that is not known."""
+        until = k if until is None else until
         if depth >= MAX_DEPTH or r.kind not in ("local", "param") or "&" in r.type or \
                 self.jumps or r.decl in self.escaped:
             return None
@@ -134,15 +154,16 @@ class ByValue:
                 var_type, rhs = got
                 if rhs is None:
                     return None
-                return self._settle(rhs, var_type, stmts, j, depth)
+                return self._settle(rhs, var_type, stmts, j, depth, until)
             if _touches(s, r.decl, self.unit):
                 return None
         return None
 
     def _settle(self, rhs: n.Expr, var_type: str, stmts: tuple[n.Stmt, ...], j: int,
-                depth: int) -> n.Expr | None:
-        """`rhs` (read at statement j) as the value the variable of type `var_type` holds:
-        its own variables replaced by their values there, converted to the type."""
+                depth: int, until: int) -> n.Expr | None:
+        """`rhs` (read at statement j) as the value the variable of type `var_type` holds
+        at statement `until`: its own variables replaced by their values there (a host
+        global kept as it is when it still holds that value), converted to the type."""
         if not self._pure(rhs):
             return None
         failed = False
@@ -151,7 +172,9 @@ class ByValue:
             nonlocal failed
             if isinstance(node, n.Ref) and node.kind in ("local", "param", "global") and \
                     not self._settled(node):
-                got = self.value_at(node, stmts, j, depth + 1)
+                if self._kept(node, stmts, j, until):
+                    return None
+                got = self.value_at(node, stmts, j, depth + 1, until)
                 if got is None:
                     failed = True
                     return None

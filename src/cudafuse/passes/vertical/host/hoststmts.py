@@ -299,6 +299,30 @@ class HostStatements:
                    for node in stmt.walk() if isinstance(node, n.Call)
                    for fn in self._helpers(node))
 
+    def writes_global(self, stmt: n.Stmt, decl: str) -> bool:
+        """Whether the statement may change host global `decl`: it assigns it, calls a
+        program function whose body may (effects.py; unreadable effects count as may), or
+        calls a function cudafuse neither sees nor knows by name. Runtime, C library and
+        known calls change no global of the program but through an address, which the
+        caller rules out (ByValue.escaped)."""
+        for node in stmt.walk():
+            if any(r.decl == decl for r in _assigned(node)):
+                return True
+            if isinstance(node, n.OtherExpr) and not _quiet(node):
+                return True
+            if not isinstance(node, n.Call):
+                continue
+            fns = self._helpers(node)
+            for fn in fns:
+                got = self.effects.effects(fn)
+                if isinstance(got, str) or decl in got.globals_assigned:
+                    return True
+            if not fns and self._definition(node.callee_decl) is None and not (
+                    _known(node) or node.callee in MEMORY_CALLS or
+                    self._stream_print(node) or _system(node) or _runtime(node)):
+                return True
+        return False
+
     def helper_reason(self, call: n.Call, fns: list[Function],
                       before: list[n.KernelLaunch], exchanges: bool = False) -> str | None:
         """Why a call of the program's own host functions matters to the launches before it:
@@ -648,6 +672,12 @@ def _text(unit: TranslationUnit, e: n.Expr) -> str:
     if e.span.file == unit.path and e.span.end > e.span.start:
         return unit.text(e.span)
     return e.name if isinstance(e, n.Ref) else "?"
+
+
+def _runtime(call: n.Call) -> bool:
+    """A function of the CUDA runtime (declared in CUDA's headers or the shim's)."""
+    f = _file(call.callee_decl)
+    return call.callee.startswith("cuda") and ("cuda" in f or f.endswith("_shim.h"))
 
 
 def _system(call: n.Call) -> bool:

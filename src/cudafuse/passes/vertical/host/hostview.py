@@ -278,7 +278,8 @@ class _Splitter:
         self._selected: dict[int, tuple[str, ...]] = {}  # launch index -> _selections
         self.values = pointer_values(unit, host, self.points)
         self.position: dict[int, int] = {}  # a launch statement's index in its list
-        self.by_value = ByValue(unit, host, host_locals(host), _writes(host.body)) \
+        self.by_value = ByValue(unit, host, host_locals(host), _writes(host.body),
+                                self.stmts.writes_global) \
             if host.body is not None else None
 
     def _held(self, node: n.Node) -> list[n.KernelLaunch]:

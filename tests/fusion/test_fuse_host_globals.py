@@ -1,0 +1,87 @@
+"""Host scalars whose values name a host global (issue 25, host/byvalue.py): a grid computed
+from a count a helper stored in a global (`gridSize = (h_count + 1023) / 1024;`), reassigned
+before the next launches, is read by the value the first launch saw when nothing between
+the assignment and that launch may change the global. A helper that writes it, a function
+cudafuse cannot see, or a write after the launch still splits the sequence, with why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from equivalence import fuse_file
+
+# The fusing case (a helper in between that only prints the global) is host_facts.cu's
+# hf_global_grid, fused and compared under the emulator by test_fuse_host_facts.py.
+
+
+SPLITS = r"""
+#include <cuda_runtime.h>
+int h_count;
+void count_active(int n) { h_count = n - n / 3; }
+void refresh(int n);
+__global__ void ka(const float *in, float *t, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) t[i] = in[i] * 2.0f;
+}
+__global__ void kb(const float *t, const float *in, float *out, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) out[i] = t[i] + in[i];
+}
+void changed_before(const float *in, float *t, float *out, int n) {
+  dim3 grid = (h_count + 127) / 128;
+  count_active(n);
+  ka<<<grid, 128>>>(in, t, h_count);
+  grid = (h_count + 63) / 64;
+  kb<<<grid, 64>>>(t, in, out, h_count);
+}
+void unknown_before(const float *in, float *t, float *out, int n) {
+  dim3 grid = (h_count + 127) / 128;
+  refresh(n);
+  ka<<<grid, 128>>>(in, t, h_count);
+  grid = (h_count + 63) / 64;
+  kb<<<grid, 64>>>(t, in, out, h_count);
+}
+void changed_after(const float *in, float *t, float *out, int n) {
+  dim3 grid = (h_count + 127) / 128;
+  ka<<<grid, 128>>>(in, t, h_count);
+  count_active(n);
+  grid = (h_count + 63) / 64;
+  kb<<<grid, 64>>>(t, in, out, h_count);
+}
+void assigned_after(const float *in, float *t, float *out, int n) {
+  dim3 grid = (h_count + 127) / 128;
+  ka<<<grid, 128>>>(in, t, h_count);
+  grid = (h_count + 63) / 64;
+  h_count = 0;
+  kb<<<grid, 64>>>(t, in, out, h_count);
+}
+void kept(const float *in, float *t, float *out, int n) {
+  dim3 grid = (h_count + 127) / 128;
+  cudaMemset(t, 0, n * sizeof(float));
+  ka<<<grid, 128>>>(in, t, h_count);
+  grid = (h_count + 63) / 64;
+  kb<<<grid, 64>>>(t, in, out, h_count);
+}
+"""
+
+GRID = "it assigns 'grid', which the launch of 'ka' at line {} reads"
+WHY = {
+    # the value grid holds at the launch is not (h_count + 127) / 128 read there
+    "changed_before": GRID.format(17),
+    "unknown_before": GRID.format(24),
+    # the re-spelled launch names h_count: changing it before the fused launch splits
+    "changed_after": "its call to 'count_active' assigns 'h_count', which the launch of 'ka' "
+                     "at line 30",
+    "assigned_after": "it assigns 'h_count', which the launch of 'ka' at line 37 reads",
+}
+
+
+def test_a_global_that_may_change_still_splits(tmp_path: Path) -> None:
+    src = tmp_path / "splits.cu"
+    src.write_text(SPLITS)
+    result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
+    # (the same pipeline with nothing in between that may change h_count fuses)
+    assert [(g.host, tuple(g.kernels)) for g in result.groups] == [("kept", ("ka", "kb"))]
+    first = {la.host: la.why for la in result.launches if la.index == 0}
+    for host, why in WHY.items():
+        assert why in first[host], (host, first[host])
