@@ -44,7 +44,7 @@ from cudafuse.passes.vertical.kernel.ownvalue import (
     store_anchor,
 )
 from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore, _strip
-from cudafuse.passes.vertical.plan.charge import register_cap
+from cudafuse.passes.vertical.plan.charge import register_limit
 
 
 class CodegenError(ValueError):
@@ -718,11 +718,13 @@ class GroupEmitter:
         if self.group.launch_block is not None:
             bx, by = self.group.launch_block
             bounds = f"__launch_bounds__({bx * by}) "
-        # A register cap ptxas was seen to meet without spills (plan/resources.annotate);
+        # A register cap ptxas was seen to meet without spills (plan/resources.annotate),
+        # or launch bounds ptxas gives the same occupancy under (resources.weigh_bounds);
         # nvcc refuses __maxnreg__ beside __launch_bounds__, and none is weighed then.
-        cap = register_cap(self.group.name, tuple(s.kernel.name for s in self.group.launches))
-        if cap is not None and not bounds:
-            bounds = f"__maxnreg__({cap}) "
+        limit = register_limit(self.group.name,
+                               tuple(s.kernel.name for s in self.group.launches))
+        if limit is not None and not bounds:
+            bounds = f"{limit} "
         names = ", ".join(s.kernel.name for s in self.group.launches)
         return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"

@@ -107,6 +107,30 @@ def register_cap(name: str, kernels: tuple[str, ...]) -> int | None:
     return (_CAPS.get() or {}).get((name, kernels))
 
 
+# Launch bounds written in place of a cap, by the same keys as _CAPS: (threads, min blocks
+# per SM, 0: not given), where ptxas gives the kernel under them no more registers than
+# under the cap and no spills (resources.weigh_bounds). The H200 timed shitomasi's fused
+# kernel 5% faster under __launch_bounds__(256) than under __maxnreg__(32), at the same 32
+# registers (docs/cost-model.md): the same occupancy, other code.
+_BOUNDS: ContextVar[dict[tuple[str, tuple[str, ...]], tuple[int, int]] | None] = ContextVar(
+    "cudafuse_launch_bounds", default=None)
+
+
+def bounds_text(threads: int, blocks: int) -> str:
+    return f"__launch_bounds__({threads}{f', {blocks}' if blocks else ''})"
+
+
+def register_limit(name: str, kernels: tuple[str, ...]) -> str | None:
+    """The attribute that limits the registers of the fused kernel `name` of `kernels`:
+    launch bounds where ptxas was seen to give the cap's registers under them, else
+    `__maxnreg__(cap)`; None when it carries no cap."""
+    cap = register_cap(name, kernels)
+    if cap is None:
+        return None
+    held = (_BOUNDS.get() or {}).get((name, kernels))
+    return bounds_text(*held) if held is not None else f"__maxnreg__({cap})"
+
+
 # Launch blocks chosen for fused groups that lose occupancy at their last kernel's block, by
 # host function and the group's kernels in launch order. `annotate` fills it (weigh_blocks)
 # before running the pass again; the driver applies one only where it proves the group's
