@@ -155,8 +155,9 @@ WHY = {
     "alias_arg": "its call to 'upload' touches 'view', which may be a buffer the launch of "
                  "'ka' at line 87 uses",
     "local_ref": "it assigns 'first', a reference",
-    "restream": "it assigns 's', which the launch of 'ka' at line 75 reads (a fused launch "
-                "evaluates its arguments at the group's last launch)",
+    # (DapengFeng's cs344 blend re-creates its streams between launches)
+    "restream": "it assigns 's', the stream the launch of 'ka' at line 75 runs on (a fused "
+                "launch would run on the stream it names at the group's last launch)",
 }
 
 

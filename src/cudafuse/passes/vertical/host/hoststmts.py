@@ -577,6 +577,14 @@ class HostStatements:
         # launches (distinct parameters do not alias); a launch reading it by value is
         # checked below, as for any variable. A local reference may name anything.
         for la in before:
+            if la.stream is not None and any(isinstance(x, n.Ref) and x.decl == r.decl
+                                             for x in la.stream.walk()):
+                # (`cudaStreamCreate(&s[i])` after launches on `s[0]`: the group's launch,
+                # where its last launch stands, would run on the new stream, and the old one
+                # may be destroyed by then)
+                return (f"it assigns '{r.name}', the stream the launch of '{la.kernel}' at "
+                        f"line {la.span.line} runs on (a fused launch would run on the "
+                        "stream it names at the group's last launch)")
             if any(isinstance(x, n.Ref) and x.decl == r.decl for x in la.walk()):
                 return (f"it assigns '{r.name}', which the launch of '{la.kernel}' at line "
                         f"{la.span.line} reads (a fused launch evaluates its arguments at "
