@@ -392,6 +392,15 @@ class GroupEmitter:
                 text = "(void)0"
             body.replace(store.stmt.span, text)
             fast = [e for e in fast if not store.stmt.span.start <= e[0] < store.stmt.span.end]
+        for ret in view.early_returns:  # (kernel/view._early_returns; domain keeps them)
+            # A thread leaving here stores nothing more: its store on this path, if any,
+            # has returned already; otherwise the element keeps what memory holds.
+            if not kept or data[ret.span.start:ret.span.end] != b"return":
+                # (a macro's return carries the invocation's span: its text is not ours)
+                raise CodegenError(f"'{fn.name}' returns early (line {ret.span.line}) "
+                                   + ("through a macro" if kept else
+                                      "but its value function has no memory fallback"))
+            body.replace(ret.span, f"return {load}")
         if kept:  # a path that stores nothing leaves the element as it was
             body.insert(fn.body.span.end - 1, f"  return {load};\n")
         for start, end, text in fast:

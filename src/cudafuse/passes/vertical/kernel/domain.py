@@ -35,7 +35,7 @@ def keeps_guard(producer: KernelView, readers: list[KernelView]) -> bool:
     rows to be as wide as its x bound); a grid-stride reader does not change the answer."""
     if producer.grid_stride:
         return False
-    if producer.lower_bounded or producer.all_stores:
+    if producer.lower_bounded or producer.all_stores or producer.early_returns:
         return True
     if producer.dims == 2 and _text(producer.stride) != _text(producer.bounds[0]):
         return True

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from cudafuse.analysis.evaluate import assigned_decls
+from cudafuse.analysis.evaluate import assigned_decls, exits
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
 from cudafuse.analysis.symbolic import Poly, builtin
 from cudafuse.ir import nodes as n
@@ -144,6 +144,9 @@ class KernelView:
     # grid_dims (0, 0): both coordinates come from the launch's x (one from the block, one
     # from the grid), so no tile or other block shape is used for them.
     launch_extents: tuple[str, ...] = ()
+    # `return;` statements past the guard (plain views only; see _early_returns): code
+    # generation turns each into a return of the element's contents in memory.
+    early_returns: tuple[n.Return, ...] = ()
     # A kernel read without its shared copy of a read-only buffer (staged_copy.py): `fn` is
     # the kernel without it; code generation removes and renames what this says.
     staged_copy: StagedCopy | None = None
@@ -580,8 +583,15 @@ def plain_view(fn: Function) -> KernelView:
     if reason is None and accum and lower:
         reason = (f"it accumulates '{sorted(accum)[0]}' at its element and its guard bounds a "
                   "coordinate from below")
+    returns = _early_returns(fn.body, guard, kind)
+    if reason is None and returns and (channels or accum):
+        reason = (f"it returns early (line {returns[0].span.line}) and stores "
+                  f"'{sorted(set(channels) | accum)[0]}' as channels or builds it in place "
+                  "(a value-at-element function reads an early return only for outputs "
+                  "stored once on each path)")
     if reason is None:
-        reason = _impurity(fn, coord_stmts, guard, stores, other)
+        reason = _impurity(fn, coord_stmts, guard, stores, other,
+                           frozenset(id(r) for r in returns))
     return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
                       tuple(bounds[k] for k in sorted(bounds)), stride, stores, reads, other,
                       reason, tuple(sizes[d] for d in DIM_NAMES[:len(coords)]),
@@ -589,7 +599,21 @@ def plain_view(fn: Function) -> KernelView:
                       lower_bounded=bool(lower) and guard is not None,
                       all_stores=all_stores if any(
                           len(v) > 1 or v[0].nested for v in all_stores.values()) else {},
-                      channels=channels, accumulators=accum, loaded=loaded)
+                      channels=channels, accumulators=accum, loaded=loaded,
+                      early_returns=returns)
+
+
+def _early_returns(body: n.Compound, guard: n.If | None, kind: str) -> tuple[n.Return, ...]:
+    """The `return;` statements of a kernel past its bounds guard (`if (x == 0 || ...) {
+    out[i] = 0; return; }`, `if (m[i] == 0) return;`). A thread leaving there stores
+    nothing more, so a value-at-element function returns there what the element holds: the
+    value of the store that ran on that path (already returned), else the memory (domain.py
+    keeps such a producer's guard and memory fallback)."""
+    skip = {id(x) for x in guard.then.walk()} if guard is not None and kind == "return" \
+        and guard.then is not None else set()
+    # (a return with a value is a lambda's, or no kernel's: it stays a reason to refuse)
+    return tuple(x for x in body.walk() if isinstance(x, n.Return) and x.value is None
+                 and id(x) not in skip)
 
 
 LAUNCH_SHAPED = "its element comes from its launch's shape"
@@ -697,14 +721,19 @@ _COMPOUND = ("+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")
 
 def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str, n.Expr],
                 pointer_params: dict[str, str], path: tuple[tuple[int, int], ...],
-                out: list[tuple[OwnStore, tuple[tuple[int, int], ...]]]) -> None:
+                out: list[tuple[OwnStore, tuple[tuple[int, int], ...]]],
+                exited: tuple[tuple[int, int], ...] = ()) -> None:
     """Stores `p[own] = v` (or `p[own] op= v`) among `stmts` and, through if/else, inside
-    them, each with its path: the (if, branch) pairs it sits under. Loops are not entered (a
+    them, each with its path: the (if, branch) pairs it runs under. An if one of whose
+    branches always leaves the kernel (`if (border) { out[i] = 0; return; }`) puts the
+    statements after it on its other branch, as evaluation does (`exits`): a store there
+    and one in the leaving branch never run on one path. `nested` stays the store's
+    place in the text (inside an if/else of the body or not). Loops are not entered (a
     store there may run many times)."""
     # (a local written after its declaration, or whose address is taken, is not the value
     # it was declared with: its stores are not read through it)
     written = set().union(*(assigned_decls(s) for s in stmts)) if not path else set()
-    for s in stmts:
+    for k, s in enumerate(stmts):
         if isinstance(s, n.DeclStmt) and not path:
             for d in s.decls:
                 if d.init is not None and d.decl not in written:
@@ -717,16 +746,23 @@ def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str,
                     retyped(target.base, base) is None:
                 own, _ = _own_index(target.index, coords, locals_)
                 if own:
+                    # (LEAVES: a statement after it in its list always leaves the kernel,
+                    # so no store runs after this one)
+                    leaves = ((id(s), LEAVES),) if any(exits(t) for t in stmts[k + 1:]) \
+                        else ()
                     out.append((OwnStore(base.name, s, value, target.index, op, bool(path)),
-                                path))
+                                (*path, *exited, *leaves)))
         elif isinstance(s, n.If):
             for branch, part in enumerate((s.then, s.else_)):
                 if part is not None:
                     inner = list(part.body) if isinstance(part, n.Compound) else [part]
                     _own_stores(inner, coords, locals_, pointer_params,
-                                (*path, (id(s), branch)), out)
+                                (*path, (id(s), branch)), out, exited)
+            leaves = (exits(s.then), s.else_ is not None and exits(s.else_))
+            if leaves[0] != leaves[1]:
+                exited = (*exited, (id(s), 1 if leaves[0] else 0))
         elif isinstance(s, n.Compound) and not path:
-            _own_stores(list(s.body), coords, locals_, pointer_params, path, out)
+            _own_stores(list(s.body), coords, locals_, pointer_params, path, out, exited)
 
 
 def _rows_first(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str, n.Expr],
@@ -741,10 +777,18 @@ def _rows_first(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str,
     return bool(swapped) and not plain
 
 
+LEAVES = -1  # a path entry (store, LEAVES): the kernel returns after that store
+
+
 def _store_paths(found: list[tuple[OwnStore, tuple[tuple[int, int], ...]]]) -> str | None:
     """Why one output may be stored twice on one path (its value at an element is then the
-    last store's, which a value-at-element function returning at the first would miss)."""
+    last store's, which a value-at-element function returning at the first would miss).
+    `found` is in the order the stores run; two are on no common path when they sit in
+    different branches of one if (a branch that always leaves counts for the statements
+    after the if: _own_stores), or when the kernel always returns after the first."""
     for j, (a, pa) in enumerate(found):
+        if any(b == LEAVES for _, b in pa):
+            continue
         for b, pb in found[j + 1:]:
             if a.param == b.param and not any(
                     x[0] == y[0] and x[1] != y[1] for x in pa for y in pb):
