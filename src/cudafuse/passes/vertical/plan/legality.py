@@ -130,7 +130,7 @@ class Legality:
                 for j in readers:
                     view = self.infos[j].view
                     if src.view.dims == 2 and view.dims == 2 and \
-                            not self._same(i, src.view.stride, j, view.stride):
+                            not self._same(i, src.view.stride, j, _view_width(view)):
                         return (f"'{name}' and '{self.infos[j].site.kernel.name}' do not "
                                 f"provably have the same row stride ('{name}' writes only "
                                 f"part of '{buf}', whose other elements are read from memory)")
@@ -368,6 +368,19 @@ class Legality:
         area = n.Binary("*", v2.bounds[0], v2.bounds[1], type=v2.bounds[0].type)
         return self._same(one, v1.bounds[0], two, area)
 
+    def _flat_read_exact(self, a: int, c: int) -> bool:
+        """A 1-D producer read by a 2-D consumer whose domain need not be its own (an interior
+        stencil over the same image: `x < 1 || x > cols - 2 ...`): the consumer's reads are
+        flat indices, and a producer that keeps its guard (domain.keeps_guard) is recomputed
+        there only where its guard holds, yielding memory elsewhere, as the original left it.
+        So every read is exact wherever it falls. Asked only of an intermediate the program
+        does not read afterwards (edge_reason): one still stored must be stored by the last
+        kernel at every element the producer writes, which such a consumer's threads need
+        not reach (_domain_reason asks that of one a later launch reads)."""
+        src, dst = self.infos[a].view, self.infos[c].view
+        return src.dims == 1 and dst.dims == 2 and not src.grid_stride and \
+            not src.channels and keeps_guard(src, [dst])
+
     def _at_most(self, i: int, a, j: int, b) -> bool:
         """a (in launch i's terms) <= b (in launch j's), provably: they differ by a constant."""
         if a is None or b is None:
@@ -410,7 +423,8 @@ class Legality:
         if src.view.stores.get(src.writes.get(buffer, "")) is None:
             return f"'{src.site.kernel.name}' does not store '{buffer}' at its own element"
         if dst.view.dims != src.view.dims:
-            if not self._flat_same(a, c):
+            if not self._flat_same(a, c) and (buffer in self.model.live_out or
+                                               not self._flat_read_exact(a, c)):
                 return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the "
                         "same iteration space (a 1-D kernel's bound must be the 2-D one's "
                         "width times height, its rows as wide as its width)")
@@ -535,3 +549,13 @@ class Legality:
                     return (f"launch of '{self.infos[q].site.kernel.name}' between the group's "
                             f"launches depends on '{self.infos[g].site.kernel.name}'")
         return None
+
+
+def _view_width(reader: KernelView) -> n.Expr | None:
+    """The row stride a reader's views of a producer that keeps its guard take as the
+    image's width (codegen's _view_init): its own stores' row stride, or, for a reader that
+    stores no element of its own (a histogram, a min/max with atomics), its guard's x bound,
+    which its reads `in[y * w + x]` then name. The `at2` fast path serves a read at that
+    stride from the producer's coordinates, so the producer's own stride must equal it."""
+    return reader.stride if reader.stride is not None else \
+        reader.bounds[0] if reader.bounds else None
