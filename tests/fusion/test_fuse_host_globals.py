@@ -2,7 +2,8 @@
 from a count a helper stored in a global (`gridSize = (h_count + 1023) / 1024;`), reassigned
 before the next launches, is read by the value the first launch saw when nothing between
 the assignment and that launch may change the global. A helper that writes it, a function
-cudafuse cannot see, or a write after the launch still splits the sequence, with why."""
+cudafuse cannot see, a write after the launch, or a global whose address is taken (written
+through a pointer) still splits the sequence, with why."""
 
 from __future__ import annotations
 
@@ -62,6 +63,16 @@ void kept(const float *in, float *t, float *out, int n) {
   grid = (h_count + 63) / 64;
   kb<<<grid, 64>>>(t, in, out, h_count);
 }
+int h_other;
+int *g_ptr = &h_other;
+void bump() { *g_ptr = 5; }
+void through_pointer(const float *in, float *t, float *out, int n) {
+  dim3 grid = (h_other + 127) / 128;
+  bump();
+  ka<<<grid, 128>>>(in, t, h_other);
+  grid = (h_other + 63) / 64;
+  kb<<<grid, 64>>>(t, in, out, h_other);
+}
 """
 
 GRID = "it assigns 'grid', which the launch of 'ka' at line {} reads"
@@ -73,6 +84,8 @@ WHY = {
     "changed_after": "its call to 'count_active' assigns 'h_count', which the launch of 'ka' "
                      "at line 30",
     "assigned_after": "it assigns 'h_count', which the launch of 'ka' at line 37 reads",
+    # (bump writes h_other through a pointer: no assignment of it a body shows)
+    "through_pointer": GRID.format(55),
 }
 
 

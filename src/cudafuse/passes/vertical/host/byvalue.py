@@ -34,6 +34,7 @@ variable's type (`size_t total = w * h;`), as that conversion spelled out.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Collection
 
 from cudafuse.analysis.mathfuncs import MATH
@@ -44,6 +45,9 @@ from cudafuse.ir.substitute import replace_nodes
 from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, side_effect_free
 from cudafuse.passes.vertical.host.stmtnodes import _assigned, _quiet, _strip
+
+# C's printing functions: variadic, so what they are given is a copy.
+_PRINTS = frozenset({"printf", "fprintf", "sprintf", "snprintf"})
 
 MAX_DEPTH = 8  # variables whose values name variables, and helpers calling helpers
 
@@ -58,7 +62,10 @@ class ByValue:
         (None: no global is kept)."""
         self.unit = unit
         self.writes_global = writes_global
-        self.host_globals = {g.decl for g in unit.globals if g.space == "host"}
+        # Host globals of the main file whose address no code takes: no pointer or reference
+        # elsewhere can change them unseen (a write through one is no assignment of theirs).
+        self.host_globals = {g.decl for g in unit.globals if g.space == "host" and
+                             g.span.file == unit.path and not g.is_extern} - _aliased_globals(unit)
         self.stable = stable  # locals never assigned after their declaration (host_locals)
         self.written = written  # every variable the function assigns
         self.params = {p.decl for p in host.params}
@@ -299,6 +306,42 @@ def _by_value_argument(call: n.Call, i: int, unit: TranslationUnit) -> bool:
     fn = unit.callee(call.callee_decl) if call.callee_decl else None
     return fn is not None and i < len(fn.params) and not fn.params[i].is_reference and \
         "&" not in fn.params[i].type
+
+
+def _aliased_globals(unit: TranslationUnit) -> set[str]:
+    """Host globals whose address may be taken anywhere in the unit: by `&g`, a reference
+    bound to g or a call that may take g by reference in any function cudafuse lowered, or
+    `&g` in the main file's text (an initialiser of another global, `int *p = &g;`, which
+    the IR does not hold; text only ever takes a global out of what is kept)."""
+    decls = {g.decl for g in unit.globals if g.space == "host"}
+    out: set[str] = set()
+    for fn in (*unit.functions, *unit.header_functions):
+        if fn.body is None:
+            continue
+        out |= _escaped(fn.body) & decls
+        parents: dict[int, n.Node] = {}
+        for node in fn.body.walk():
+            for c in node.children():
+                if c is not None:
+                    parents[id(c)] = node
+        for node in fn.body.walk():
+            if not (isinstance(node, n.Ref) and node.decl in decls):
+                continue
+            child: n.Node = node
+            parent = parents.get(id(child))
+            while isinstance(parent, n.Cast):
+                child, parent = parent, parents.get(id(parent))
+            if isinstance(parent, n.Call) and child in parent.args and \
+                    parent.callee not in _PRINTS and \
+                    not _by_value_argument(parent, parent.args.index(child), unit) or \
+                    isinstance(parent, n.VarDecl) and "&" in parent.var_type:
+                out.add(node.decl)
+    text = unit.source.data.decode("utf-8", "replace")
+    for g in unit.globals:
+        if g.decl in decls and re.search(
+                r"(?<!&)&\s*(?:::\s*)?" + re.escape(g.name) + r"\b", text):
+            out.add(g.decl)
+    return out
 
 
 def _escaped(body: n.Node) -> set[str]:
