@@ -89,3 +89,53 @@ def test_tiles_not_shown_complete_are_refused(tmp_path: Path, edit, why) -> None
     src.write_text(text.replace(edit[0], edit[1]))
     edges = _edges(fuse_file(src, out, fuse_all=True))
     assert edges[("point", 0, 1)] == f"not fused: {why}"
+
+
+OVERLAPPING = """
+#include <cuda_runtime.h>
+#define B 16
+__global__ void blur(const float *in, float *out, int w, int h, int r) {
+  const int inner = B - 2 * r;
+  __shared__ float smem[B * B];
+  int px = blockIdx.x * inner + threadIdx.x - r;
+  int py = blockIdx.y * inner + threadIdx.y - r;
+  int cx = min(max(px, 0), w - 1);
+  int cy = min(max(py, 0), h - 1);
+  int at = cy * w + cx;
+  smem[threadIdx.y * B + threadIdx.x] = in[at];
+  __syncthreads();
+  if (threadIdx.x < r || threadIdx.y < r || threadIdx.x >= B - r || threadIdx.y >= B - r)
+    return;
+  float s = 0.f;
+  for (int i = -r; i <= r; i++)
+    for (int j = -r; j <= r; j++)
+      s += smem[(threadIdx.y + j) * B + threadIdx.x + i];
+  out[at] = s;
+}
+__global__ void scale(const float *t, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = 2.0f * t[y * w + x];
+}
+extern "C" void pipe(const float *img, float *t, float *out, int w, int h, int r) {
+  int inner = B - 2 * r;
+  blur<<<dim3(w / inner + 1, h / inner + 1), dim3(B, B)>>>(img, t, w, h, r);
+  scale<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(t, out, w, h);
+}
+"""
+
+
+def test_overlapping_tiles_storing_at_clamped_positions_are_refused(tmp_path: Path) -> None:
+    # The cs344 style of overlapping tiles (each block loads B x B, computes the inner part,
+    # stores at the clamped position): threads past the image's edge store its last column
+    # and row too, each a blur of a shifted window, so the element's value is a race in the
+    # original and no recomputation of one thread's value could match it.
+    src, out = tmp_path / "pipe.cu", tmp_path / "pipe.fused.cu"
+    src.write_text(OVERLAPPING)
+    edges = _edges(fuse_file(src, out, fuse_all=True))
+    assert edges[("pipe", 0, 1)] == (
+        "not fused: 'blur' cannot be recomputed: its store to 'out' (line 20) is at a clamped "
+        "position ('min' of the thread's position): threads past the image's edge store its "
+        "edge's elements too, each its own value, so no one thread's value is the element's "
+        "(which one lands is a race in the original)")

@@ -13,6 +13,11 @@ from cudafuse.passes.vertical.kernel.staged_copy import StagedCopy, staged_copy
 from cudafuse.passes.vertical.kernel.staged_tile import staged_tile
 from cudafuse.passes.vertical.kernel.view import ImpliedGuard, KernelView, plain_view
 
+# Reasons that only say a kernel stages a tile, or that its spelling is unread (view.py,
+# cooperation.py's SPELLING): a tile's own reason, when staged_tile.py gives one, says what
+# stands in the way.
+_TILE_SYMPTOMS = ("work before its bounds guard", "threads exchange data through shared memory",
+                  "thread-to-element mapping", "no recognisable bounds guard")
 # Device-side output: a producer recomputed at each read would print once per evaluation.
 _PRINTS = frozenset({"printf", "vprintf", "__assertfail"})
 
@@ -23,8 +28,8 @@ def build_view(fn: Function) -> KernelView:
         copy = staged_copy(fn)
         if copy is None:
             tile = staged_tile(fn)
-            if isinstance(tile, StagedCopy) or tile and "work before its bounds guard" in (
-                    view.producer_reason or ""):
+            if isinstance(tile, StagedCopy) or tile and any(
+                    symptom in (view.producer_reason or "") for symptom in _TILE_SYMPTOMS):
                 copy = tile  # (a tile's own reason replaces the view's symptom of it)
         if isinstance(copy, str):
             view = dataclasses.replace(view, producer_reason=copy)

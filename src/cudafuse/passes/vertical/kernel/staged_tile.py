@@ -69,6 +69,7 @@ from cudafuse.passes.vertical.kernel.staged_copy import (
 )
 
 _DIMS = ("x", "y", "z")
+_CLAMPS = frozenset({"min", "max", "fminf", "fmaxf", "::min", "::max", "std::min", "std::max"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +141,9 @@ def staged_tile(fn: Function) -> StagedCopy | str | None:
     if not all(_is_tile_store(store, once) for (_, store), in
                (v for v in stores.values())):
         return None  # (a table copy is staged_copy's; anything else keeps its reason)
+    clamped = _clamped_store(fn, once)
+    if clamped:
+        return clamped
     coords = _coords(once)
     renamed: list[tuple[Span, str]] = []
     replace: dict[int, n.Node] = {}
@@ -173,6 +177,31 @@ def staged_tile(fn: Function) -> StagedCopy | str | None:
                       tuple(top[j].span for j in dropped), tuple(renamed), (), -1, (),
                       tile_block=tuple(c.size for c in sorted(coords.values(),
                                                               key=lambda c: c.dim)))
+
+
+def _clamped_store(fn: Function, once: dict[str, n.Expr]) -> str | None:
+    """Why the kernel's value at an element is no one thread's, when it stores a buffer at a
+    clamped position (`out[min(max(p, 0), w - 1)]` with p from the thread's indices, as
+    overlapping tiles whose threads past the image's edge write its last column do)."""
+    params = {p.decl for p in fn.params if p.is_pointer}
+    assert fn.body is not None
+    for x in fn.body.walk():
+        if not (isinstance(x, n.Binary) and x.is_assignment):
+            continue
+        target = _strip(x.lhs)
+        if not (isinstance(target, n.Index) and isinstance(b := _strip(target.base), n.Ref)
+                and b.decl in params):
+            continue
+        index = _inline(target.index, once)
+        for c in index.walk():
+            if isinstance(c, n.Call) and c.callee in _CLAMPS and any(
+                    isinstance(y, n.Ref) and y.name == "threadIdx" for y in c.walk()):
+                return (f"its store to '{b.name}' (line {x.span.line}) is at a clamped "
+                        f"position ('{c.callee}' of the thread's position): threads past the "
+                        "image's edge store its edge's elements too, each its own value, so "
+                        "no one thread's value is the element's (which one lands is a race "
+                        "in the original)")
+    return None
 
 
 def _is_tile_store(store: n.Binary, once: dict[str, n.Expr]) -> bool:
