@@ -98,3 +98,73 @@ def test_a_global_that_may_change_still_splits(tmp_path: Path) -> None:
     first = {la.host: la.why for la in result.launches if la.index == 0}
     for host, why in WHY.items():
         assert why in first[host], (host, first[host])
+
+
+ALIASED = r"""
+#include <cstring>
+#include <cuda_runtime.h>
+int h_n;
+int *g_p = &h_n;
+void bump() { *g_p = 3; }
+void set3(int *p) { *p = 3; }
+__global__ void ka(const float *in, float *t, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) t[i] = in[i] * 2.0f;
+}
+__global__ void kb(const float *t, float *out, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) out[i] = t[i] + 1.0f + m;
+}
+void in_helper(const float *in, float *t, float *out, int n) {
+  h_n = n;
+  ka<<<(h_n + 127) / 128, 128>>>(in, t, h_n);
+  bump();
+  kb<<<(h_n + 127) / 128, 128>>>(t, out, h_n);
+}
+void in_host(const float *in, float *t, float *out, int n) {
+  h_n = n;
+  ka<<<(h_n + 127) / 128, 128>>>(in, t, h_n);
+  *g_p = 3;
+  kb<<<(h_n + 127) / 128, 128>>>(t, out, h_n);
+}
+void as_argument(const float *in, float *t, float *out, int n) {
+  h_n = n;
+  ka<<<(h_n + 127) / 128, 128>>>(in, t, h_n);
+  set3(g_p);
+  kb<<<(h_n + 127) / 128, 128>>>(t, out, h_n);
+}
+void by_memset(const float *in, float *t, float *out, int n) {
+  h_n = n;
+  ka<<<(h_n + 127) / 128, 128>>>(in, t, h_n);
+  memset(g_p, 0, sizeof(int));
+  kb<<<(h_n + 127) / 128, 128>>>(t, out, h_n);
+}
+void by_transfer(const float *in, float *t, float *out, const int *d_n, int n) {
+  h_n = n;
+  ka<<<(h_n + 127) / 128, 128>>>(in, t, h_n);
+  cudaMemcpy(g_p, d_n, sizeof(int), cudaMemcpyDeviceToHost);
+  kb<<<(h_n + 127) / 128, 128>>>(t, out, h_n);
+}
+"""
+
+MAY_BE = "which may be 'h_n' (its address is taken), which the launch of 'ka' at line {} reads"
+ALIASED_WHY = {
+    "in_helper": "its call to 'bump' reaches memory through 'g_p', " + MAY_BE.format(18),
+    "in_host": "it reads or writes memory through 'g_p', " + MAY_BE.format(24),
+    "as_argument": "its call to 'set3' reaches memory through 'g_p', " + MAY_BE.format(30),
+    "by_memset": "its call to 'memset' writes through 'g_p', " + MAY_BE.format(36),
+    "by_transfer": "its call to 'cudaMemcpy' writes through 'g_p', " + MAY_BE.format(42),
+}
+
+
+def test_a_write_through_a_pointer_to_a_global_a_launch_reads_splits(tmp_path: Path) -> None:
+    """A launch reads host global h_n by value; a write through a pointer global that may
+    point to it (its address is taken) between that launch and the next would change what
+    the fused launch, evaluated after it, reads: it splits, whoever writes."""
+    src = tmp_path / "aliased.cu"
+    src.write_text(ALIASED)
+    result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
+    assert not result.groups
+    first = {la.host: la.why for la in result.launches if la.index == 0}
+    for host, why in ALIASED_WHY.items():
+        assert why in first[host], (host, first[host])

@@ -167,6 +167,7 @@ class HostStatements:
         self.globals = {g.decl: g for g in unit.globals}
         self._functions: dict[str, str | None] = {}
         self._event_why: list[str | None] = []
+        self._aliased: frozenset[str] | None = None
 
     def event_reason(self) -> str | None:
         """Why a `cudaEventRecord` between launches may order work (timers.py), or None."""
@@ -299,6 +300,14 @@ class HostStatements:
                    for node in stmt.walk() if isinstance(node, n.Call)
                    for fn in self._helpers(node))
 
+    def aliased_globals(self) -> frozenset[str]:
+        """Host globals whose address the unit may take (byvalue._aliased_globals)."""
+        if self._aliased is None:
+            from cudafuse.passes.vertical.host.byvalue import _aliased_globals
+
+            self._aliased = frozenset(_aliased_globals(self.unit))
+        return self._aliased
+
     def writes_global(self, stmt: n.Stmt, decl: str) -> bool:
         """Whether the statement may change host global `decl`: it assigns it, calls a
         program function whose body may (effects.py; unreadable effects count as may), or
@@ -368,6 +377,14 @@ class HostStatements:
                 if roots is None or used is None or roots & used:
                     return (f"its call to '{name}' touches '{what}', which may be a buffer the "
                             f"launch of '{la.kernel}' at line {la.span.line} uses")
+        # Memory through a pointer global (`int *p = &h_n;`) may be a host global whose
+        # address is taken, which an earlier launch reads by value: the fused launch would
+        # read it after the call.
+        pointers = [what for what, roots in touched
+                    if roots is not None and any(self._pointer_global(g) for g in roots)]
+        if pointers and (why := self.aliased_read(before)) is not None:
+            return (f"its call to '{name}' reaches memory through '{pointers[0]}', which "
+                    f"may be {why}")
         for i in sorted(eff.assigned):
             target = _strip(call.args[i]) if i < len(call.args) else None
             while isinstance(target, n.Member) and not target.arrow:
@@ -410,6 +427,27 @@ class HostStatements:
             if roots is None or used is None or roots & used:
                 return (f"it reads or writes memory through '{name}', which may be a buffer "
                         f"the launch of '{la.kernel}' at line {la.span.line} uses")
+        if roots is not None and any(self._pointer_global(g) for g in roots):
+            why = self.aliased_read(before)
+            if why is not None:
+                return f"it reads or writes memory through '{name}', which may be {why}"
+        return None
+
+    def _pointer_global(self, decl: str) -> bool:
+        g = self.globals.get(decl)
+        return g is not None and g.space == "host" and "*" in g.type
+
+    def aliased_read(self, before: list[n.KernelLaunch]) -> str | None:
+        """`'g' (its address is taken), which the launch of 'k' at line N reads` for the
+        first launch before that reads a host global whose address the unit may take
+        (memory through a pointer global may be that global), else None."""
+        aliased = self.aliased_globals()
+        for la in before:
+            read = next((x for x in la.walk() if isinstance(x, n.Ref) and
+                         x.decl in aliased), None)
+            if read is not None:
+                return (f"'{read.name}' (its address is taken), which the launch of "
+                        f"'{la.kernel}' at line {la.span.line} reads")
         return None
 
     def _host_memory(self, r: n.Ref) -> bool:
@@ -470,6 +508,17 @@ class HostStatements:
                 what = _text(self.unit, arg)
                 return (f"its call to '{call.callee}' touches '{what}', which may be a "
                         f"buffer the launch of '{la.kernel}' at line {la.span.line} uses")
+        return self._through_pointer_global(call, [(a, r) for a, r, w in touched if w], before)
+
+    def _through_pointer_global(self, call: n.Call, touched: list[tuple[n.Expr, Roots | None]],
+                                before: list[n.KernelLaunch]) -> str | None:
+        """A call writing through a pointer global (`int *p = &h_n;`): that memory may be a
+        host global an earlier launch reads by value (aliased_read)."""
+        for arg, roots in touched:
+            if roots is not None and any(self._pointer_global(g) for g in roots) and \
+                    (why := self.aliased_read(before)) is not None:
+                return (f"its call to '{call.callee or '?'}' writes through "
+                        f"'{_text(self.unit, arg)}', which may be {why}")
         return None
 
     def _library_pointers(self, call: n.Call) -> list[n.Expr] | None:
@@ -508,7 +557,7 @@ class HostStatements:
                     return (f"its call to '{call.callee or '?'}' touches "
                             f"'{_text(self.unit, arg)}', which may be a buffer the launch of "
                             f"'{la.kernel}' at line {la.span.line} uses")
-        return None
+        return self._through_pointer_global(call, touched, before)
 
     def launch_write_roots(self, la: n.KernelLaunch) -> Roots | None:
         """The buffers a launch may write: as launch_roots, less what its pointer arguments
