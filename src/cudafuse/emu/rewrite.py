@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
-from cudafuse.emu import inline_asm
+from cudafuse.emu import inline_asm, launch_bounds
 from cudafuse.emu.overlay import blank_comments, launch_edits
 from cudafuse.emu.parallel import parallel_kernels
 from cudafuse.ir import nodes as n
@@ -516,6 +516,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     _extern_shared(unit, rw)
     _translate_asm(unit, rw)
     _drop_bar_definitions(unit, rw)
+    launch_bounds.insert_checks(unit, rw)
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
     text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs,
                                                                              parallel)

@@ -6,8 +6,10 @@
 // the rewrite registers every kernel of the program (address -> a thunk that calls it with
 // `void **` arguments, the parameter sizes, whether it needs fibers) with CUDAFUSE_KERNEL.
 #pragma once
+#include <atomic>
 #include <map>
-
+#include <mutex>
+#include <set>
 #include <tuple>
 
 namespace cudafuse_emu {
@@ -243,6 +245,56 @@ inline void grid_barrier(const char *file, int line) {
   block_wait();
 }
 
+// ---- __launch_bounds__ -----------------------------------------------------------------
+// On a GPU a launch with more threads a block than the kernel's __launch_bounds__(N, ...)
+// allows does not run: the runtime returns cudaErrorLaunchOutOfResources ("too many resources
+// requested for launch": the driver checks the block against the function's maximum threads
+// per block, which the bound sets, as it does for a register count that leaves too few). The
+// rewrite (emu/launch_bounds.py) puts CUDAFUSE_LAUNCH_BOUNDS(text, args) first in the body of
+// every kernel declared with a bound, so the compiler evaluates the bound where the kernel is
+// written (template parameters, #defines, constexpr). Every thread of a refused launch returns
+// before its first statement: nothing the kernel does happens, the launch's error is the
+// program's last error, and a warning names the kernel, the block and the bound. A launch
+// made from Python or a spec (verify --hfuse, `cudafuse run` of a kernel entry) has no program
+// to check the error: there it is an error. __maxnreg__ sets no thread limit.
+inline std::atomic<unsigned long long> g_bounds_refused{0};  // launches refused so far
+
+template <class T, class... R>
+constexpr long long bound_threads(T max_threads, R...) { return (long long)max_threads; }
+
+inline bool over_bounds(long long bound, const char *text, const char *file, int line) {
+  const long long threads = (long long)blockDim.x * blockDim.y * blockDim.z;
+  if (threads <= bound) return false;
+  // Once per launch (every thread of it lands here): the first thread of the first block.
+  if (threadIdx.x || threadIdx.y || threadIdx.z || blockIdx.x || blockIdx.y || blockIdx.z)
+    return true;
+  ++g_bounds_refused;
+  rt_error(cudaErrorLaunchOutOfResources);
+  char what[1024];
+  snprintf(what, sizeof what,
+           "launch of '%s' with block (%u,%u,%u) = %lld threads fails on a GPU: its "
+           "__launch_bounds__(%s) (%s:%d) allows at most %lld threads a block; the launch "
+           "returns cudaErrorLaunchOutOfResources and the kernel does not run",
+           g_site.kernel, blockDim.x, blockDim.y, blockDim.z, threads, text, file, line,
+           bound);
+  // Launched from Python or a spec (runtime/trampoline.py): nothing checks the launch's error.
+  if (!strcmp(g_site.file, "<python>")) {
+    g_in_kernel = false;
+    fail("%s", what);
+  }
+  static std::mutex lock;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> hold(lock);
+  char where[1024];
+  if (g_site.line) snprintf(where, sizeof where, "%s:%d: %s", g_site.file, g_site.line, what);
+  else snprintf(where, sizeof where, "%s", what);  // cudaLaunchKernel: the site is unknown
+  if (said.insert(where).second) {
+    fprintf(stderr, "cudafuse-emu: warning: %s\n", where);
+    fflush(stderr);
+  }
+  return true;
+}
+
 // ---- launches through the runtime API ---------------------------------------------------
 // Runs `call` as the kernel of a launch (the registry's thunk, or a typed function pointer).
 template <class F>
@@ -253,8 +305,10 @@ inline cudaError_t launch_with(const char *name, bool fibers, bool coop, F call,
   l.stream = stream;
   l.cooperative = coop;
   l.parallel = parallel && !coop;
+  const unsigned long long refused = g_bounds_refused;
   l.run(call);
-  return cudaSuccess;
+  // A launch its kernel's __launch_bounds__ refuses returns the error itself, as on a GPU.
+  return g_bounds_refused != refused ? cudaErrorLaunchOutOfResources : cudaSuccess;
 }
 
 inline cudaError_t coop_check(dim3 grid, dim3 block, size_t shared) {
@@ -344,5 +398,10 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, di
 #define CUDAFUSE_KERNEL(fn, name, ...)                                                     \
   static ::cudafuse_emu::__cf_KernelReg CF_KREG_CAT(cf_kreg_, __COUNTER__)(                     \
       &fn, name, [](void **a) { ::cudafuse_emu::call_with_args(&fn, a); }, __VA_ARGS__)
+// First in the body of a kernel declared with __launch_bounds__(args) (emu/launch_bounds.py).
+#define CUDAFUSE_LAUNCH_BOUNDS(text, ...)                                                  \
+  if (::cudafuse_emu::over_bounds(::cudafuse_emu::bound_threads(__VA_ARGS__), text,        \
+                                  __FILE__, __LINE__))                                      \
+    return;
 #define CF_KREG_CAT(a, b) CF_KREG_CAT2(a, b)
 #define CF_KREG_CAT2(a, b) a##b

@@ -1,0 +1,41 @@
+"""`__launch_bounds__` under the emulator: a launch over the bound fails, as on a GPU.
+
+The emulator's header defines `__launch_bounds__(...)` empty (g++ has no such attribute), so
+the bound is put back where the compiler can evaluate it: first in the kernel's body, as
+`CUDAFUSE_LAUNCH_BOUNDS("text", args)` (cudafuse_emu_launch.h). There the arguments mean
+what they mean in the declaration: a template parameter takes each instantiation's value, a
+`#define` or a constexpr its own, so nothing here evaluates them. `__maxnreg__(N)` limits
+registers, not threads: it adds nothing.
+"""
+
+from __future__ import annotations
+
+from cudafuse.codegen.splice import OverlappingEdits, Rewriter
+from cudafuse.ir.program import TranslationUnit
+
+
+def _literal(text: str) -> str:
+    """`text` as a C string literal, on one line (the check must not move lines)."""
+    flat = " ".join(text.split())
+    return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
+    """The check first in the body of each kernel of the file declared with a bound."""
+    data = unit.source.data
+    done: set[int] = set()
+    for fn in unit.kernels:
+        span = fn.body_span
+        if not fn.launch_bounds or span.file != unit.path:
+            continue
+        if data[span.start:span.start + 1] != b"{" or span.start in done:
+            continue  # a body written by a macro is left alone
+        if fn.launch_bounds.count("(") != fn.launch_bounds.count(")"):
+            continue  # the front end's text stops at the first ')': `(MAX(a, b))` is cut
+        done.add(span.start)
+        text = (f" CUDAFUSE_LAUNCH_BOUNDS({_literal(fn.launch_bounds)}, "
+                f"{' '.join(fn.launch_bounds.split())})")
+        try:
+            rw.insert(span.start + 1, text, f"__launch_bounds__ of {fn.name}")
+        except OverlappingEdits:  # another rewrite owns the opening brace: no check there
+            continue

@@ -1,0 +1,92 @@
+"""A launch over the kernel's __launch_bounds__ fails under the emulator as on a GPU: the
+launch's error is cudaErrorLaunchOutOfResources, the kernel does not run, and a warning names
+the kernel, the block and the bound (emu/launch_bounds.py, cudafuse_emu_launch.h)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest_emu import PROGRAMS
+
+from cudafuse.cli import main
+from cudafuse.runtime import load
+from cudafuse.runtime.errors import KernelError
+
+PROGRAM = PROGRAMS / "launch_bounds.cu"
+N = 300
+
+
+@pytest.fixture(scope="module")
+def lib():
+    with load(PROGRAM, opt="-O0") as built:
+        yield built
+
+
+# (threads a block, launches refused (bits of run()), each element afterwards from 1.0)
+# bits: 1 scale (#define 128), 2 add_one<128>, 4 add_one<256> (template), 8 negate
+# (__maxnreg__ only, 1024 threads), 16 sub3 (64, 1, 1) through cudaLaunchKernel.
+CASES = [
+    (64, 0, -(1 * 2 + 1 + 1) - 3),  # every bound holds (sub3's at exactly 64)
+    (128, 16, -(1 * 2 + 1 + 1)),  # at the bound of scale and add_one<128>
+    (256, 1 | 2 | 16, -(1 + 1)),  # only add_one<256> and negate run
+]
+
+
+def test_a_launch_over_the_bound_fails_and_does_not_run(capfd):
+    # Its own worker, started while capfd holds stderr (the warning is the worker's).
+    with load(PROGRAM, opt="-O0") as lib:
+        for threads, refused, value in CASES:
+            x = np.ones(N, np.float32)
+            assert lib.call("run", x, N, threads) == refused, threads
+            np.testing.assert_array_equal(x, np.full(N, value, np.float32))
+            err = capfd.readouterr().err
+            assert ("warning" in err) == bool(refused), err
+            if refused & 1:
+                assert (f"launch_bounds.cu:35: launch of 'scale' with block ({threads},1,1) = "
+                        f"{threads} threads fails on a GPU: its __launch_bounds__(SCALE_THREADS,"
+                        " SCALE_MIN_BLOCKS) (") in err
+                assert "launch_bounds.cu:11) allows at most 128 threads a block" in err
+                assert "launch_bounds.cu:37: launch of 'add_one" in err
+            if refused & 16:
+                assert "__launch_bounds__(64, 1, 1)" in err
+            assert "'negate'" not in err
+
+
+def test_a_direct_launch_over_the_bound_is_an_error(lib):
+    """From Python or a spec nothing checks the launch's error: it is raised."""
+    x = np.ones(N, np.float32)
+    with pytest.raises(KernelError, match=r"launch of 'sub3' with block \(65,1,1\) = 65 "
+                       r"threads fails on a GPU: its __launch_bounds__\(64, 1, 1\) .* at "
+                       r"most 64 threads a block"):
+        lib.launch("sub3", grid=(5, 1, 1), block=(65, 1, 1), shared=0, args=(x, N))
+    np.testing.assert_array_equal(x, np.ones(N, np.float32))
+    lib.launch("sub3", grid=(5, 1, 1), block=(64, 1, 1), shared=0, args=(x, N))
+    np.testing.assert_array_equal(x, np.full(N, -2, np.float32))
+
+
+def test_run_of_a_program_over_the_bound_fails_with_the_bound(tmp_path: Path, capfd,
+                                                               monkeypatch) -> None:
+    """The program's own check sees the error and exits 1; the warning says why."""
+    shutil.copy(PROGRAM, tmp_path / "lb.cu")
+    (tmp_path / "lb.toml").write_text('entry = "main"\n')
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["run", "lb.cu", "--spec", "lb.toml"])
+    assert res.exit_code == 1, res.output
+    err = capfd.readouterr().err
+    assert "CUDA error cudaErrorLaunchOutOfResources" in err
+    assert ("launch of 'scale' with block (256,1,1) = 256 threads fails on a GPU: its "
+            "__launch_bounds__(SCALE_THREADS, SCALE_MIN_BLOCKS)") in err
+
+
+@pytest.mark.nvcc
+def test_program_compiles_with_nvcc(tmp_path):
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "m.o")],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
