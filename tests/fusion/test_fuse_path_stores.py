@@ -1,25 +1,30 @@
-"""Producers that store their element and then return (`if (border) { g[i] = 0; return; }
+"""Stores read by the paths that run them (kernel/view._own_stores, kernel/channels.py).
+
+Producers that store their element and then return (`if (border) { g[i] = 0; return; }
 g[i] = ...;`, llm.c's causal mask), or return before any store: on every path at most one
-store of an output runs (control flow evaluated: a branch that always leaves puts what
-follows the if on the other branch), so the value-at-element function returns that store's
+store of an output runs (a branch that always leaves puts what follows the if on the other
+branch, as evaluation walks it), so the value-at-element function returns that store's
 value, and returns the element's contents in memory where the thread leaves without one.
-Fused and compared with the originals under emulation, every element of every buffer, odd
-sizes, garbage in every buffer; a path that stores twice is refused, naming its stores."""
+Channels stored in the branches of an if/else, each channel once whichever branch runs,
+get one function per channel as unconditional ones do. Fused and compared with the
+originals under emulation, every element of every buffer (every channel), odd sizes,
+garbage in every output buffer; a path that stores twice, and a channel only some paths
+store, are refused, naming why."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from equivalence import fuse_file
-from test_fuse_partial_domains import run_garbage
+from equivalence import fuse_file, run_both
 
-PROGRAM = Path(__file__).parent / "programs" / "early_exit_stores.cu"
+PROGRAM = Path(__file__).parent / "programs" / "path_stores.cu"
+CHANNELS = {"rgb": 3, "p": 3}
 
 
 @pytest.fixture(scope="module")
 def fused(tmp_path_factory: pytest.TempPathFactory):
-    path = tmp_path_factory.mktemp("early_exit") / "fused.cu"
+    path = tmp_path_factory.mktemp("path_stores") / "fused.cu"
     return path, fuse_file(PROGRAM, path, fuse_all=True)
 
 
@@ -27,27 +32,36 @@ def test_what_fuses(fused) -> None:
     _, result = fused
     assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == [
         ("p_border", ("grad", "smooth")), ("p_clip", ("clip", "twice")),
-        ("p_masked", ("masked", "twice")), ("p_pair", ("pair", "sum2"))]
+        ("p_masked", ("masked", "twice")), ("p_pair", ("pair", "sum2")),
+        ("p_planes", ("planes", "mix")), ("p_tint", ("tint", "luma"))]
     why = {(e.host, e.dst): e.why for e in result.edges if e.refused}
-    # t = 1.0f (line 99) then t = in[i] (line 101) when 0 < in[i] <= 1: the last counts.
-    assert "it may store 't' twice at its element (lines 99 and 101)" in why[("p_both", "twice")]
+    # t = 1.0f (line 100) then t = in[i] (line 102) when 0.3 < in[i] <= 0.6: the last counts.
+    assert "it may store 't' twice at its element (lines 100 and 102)" in why[("p_both", "twice")]
+    assert "stores channel 2 under a condition some paths do not take" in why[("p_some", "luma")]
 
 
-def test_each_exit_returns_its_value_or_memory(fused) -> None:
+def test_each_path_returns_its_value_or_memory(fused) -> None:
     path, _ = fused
     text = path.read_text()
-    fn = text[text.index("grad_g_xy"):]
-    fn = fn[:fn.index("\n}\n")]
+
+    def function(name: str) -> str:
+        fn = text[text.index(name):]
+        return fn[:fn.index("\n}\n")]
+
     # the store on the border path returns its value; the `return;` after it became a
     # return of the element's contents (never reached there), and no `return;` is left
-    assert "return cf_round(0.0f);" in fn and "return;" not in fn
-    fn = text[text.index("clip_t_xy"):]
-    fn = fn[:fn.index("\n}\n")]
-    assert fn.count("return cf_round(") == 3 and "return;" not in fn
+    grad = function("grad_g_xy")
+    assert "return cf_round(0.0f);" in grad and "return;" not in grad
+    clip = function("clip_t_xy")
+    assert clip.count("return cf_round(") == 3 and "return;" not in clip
+    # channel 1 of each branch returns, the other channels' stores are gone
+    tint = function("tint_rgb_c1_xy")
+    assert tint.count("return cf_round(") == 3 and tint.count("(void)0") == 6
 
 
-@pytest.mark.parametrize("entry", ["p_border", "p_clip", "p_masked", "p_pair"])
+@pytest.mark.parametrize("entry", ["p_border", "p_clip", "p_masked", "p_pair", "p_tint",
+                                   "p_planes"])
 @pytest.mark.parametrize("w,h", [(37, 19), (1, 9), (13, 1), (2, 2)])
 def test_fused_equals_original(fused, entry: str, w: int, h: int) -> None:
     path, _ = fused
-    run_garbage(PROGRAM, path, entry, w, h)
+    run_both(PROGRAM, path, entry, w, h, seed=w * 100 + h, garbage=True, sizes=CHANNELS)

@@ -1,7 +1,8 @@
-// Producers that store their element and then return (a zero border, a mask, llm.c's causal
-// mask: `if (t2 > t) { preatt[idx] = -INFINITY; return; }`), or return before storing
-// anything: on every path one store at most runs, so the element's value is that store's,
-// or what memory held where none ran.
+// Stores read by the paths that run them. Producers that store their element and then
+// return (a zero border, a mask, llm.c's causal mask: `if (t2 > t) { preatt[idx] =
+// -INFINITY; return; }`), or return before storing anything: on every path one store at most
+// runs, so the element's value is that store's, or what memory held where none ran. And
+// channels stored in the branches of an if/else, each channel once whichever branch runs.
 
 // 2D, a zero border stored then left: the interior's gradient after it.
 __global__ void grad(const float *in, float *g, int w, int h)
@@ -35,8 +36,8 @@ __global__ void clip(const float *in, float *t, int w, int h)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < w * h) {
         float v = in[i];
-        if (v < -1.0f) { t[i] = -1.0f; return; }
-        if (v > 1.0f) {
+        if (v < 0.2f) { t[i] = -1.0f; return; }
+        if (v > 0.8f) {
             t[i] = 1.0f;
             return;
         }
@@ -56,7 +57,7 @@ __global__ void masked(const float *in, const float *m, float *t, int w, int h)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= w * h) return;
-    if (m[i] < 0.0f) return;
+    if (m[i] < 0.3f) return;
     t[i] = in[i] + m[i];
 }
 
@@ -67,7 +68,7 @@ __global__ void pair(const float *in, float *a, float *b, int w, int h)
     int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;
     const int i = y * w + x;
-    if (in[i] > 2.0f) {
+    if (in[i] > 0.7f) {
         a[i] = 1.0f;
         b[i] = -1.0f;
         return;
@@ -91,14 +92,85 @@ __global__ void both(const float *in, float *t, int w, int h)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= w * h) return;
-    if (in[i] > 0.0f) {
-        if (in[i] > 1.0f) {
+    if (in[i] > 0.3f) {
+        if (in[i] > 0.6f) {
             t[i] = 0.0f;
             return;
         }
         t[i] = 1.0f;
     }
     t[i] = in[i];
+}
+
+// Interleaved channels, each branch of an if / else if / else storing all three (in its
+// own order).
+__global__ void tint(const float *in, const float *m, float *rgb, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    int i = y * w + x;
+    if (m[i] > 0.6f) {
+        rgb[i * 3 + 0] = in[i];
+        rgb[i * 3 + 1] = in[i] * 0.5f;
+        rgb[i * 3 + 2] = 1.0f - in[i];
+    } else if (m[i] < 0.3f) {
+        rgb[i * 3 + 2] = 0.25f;
+        rgb[i * 3 + 0] = -in[i];
+        rgb[i * 3 + 1] = m[i];
+    } else {
+        rgb[3 * i] = 0.0f;
+        rgb[3 * i + 1] = 0.0f;
+        rgb[3 * i + 2] = in[i] + m[i];
+    }
+}
+
+__global__ void luma(const float *rgb, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    int i = y * w + x;
+    out[i] = 0.299f * rgb[3 * i] + 0.587f * rgb[3 * i + 1] + 0.114f * rgb[3 * i + 2];
+}
+
+// Planar channels: the plain element (channel 0) before the if, the others in its branches.
+__global__ void planes(const float *in, float *p, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) {
+        p[y * w + x] = in[y * w + x];
+        if (in[y * w + x] > 0.5f) {
+            p[w * h + y * w + x] = 1.0f;
+            p[2 * w * h + y * w + x] = in[y * w + x] * 2.0f;
+        } else {
+            p[2 * w * h + y * w + x] = -1.0f;
+            p[w * h + y * w + x] = 0.0f;
+        }
+    }
+}
+
+__global__ void mix(const float *p, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    out[y * w + x] = p[y * w + x] - p[w * h + y * w + x] + 3.0f * p[2 * w * h + y * w + x];
+}
+
+// Channel 2 only where the mask holds: elsewhere memory keeps it. Refused (no fallback).
+__global__ void some(const float *in, const float *m, float *rgb, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    int i = y * w + x;
+    rgb[i * 3 + 0] = in[i];
+    rgb[i * 3 + 1] = m[i];
+    if (m[i] > 0.0f) {
+        rgb[i * 3 + 2] = in[i] * m[i];
+    }
 }
 
 void p_border(const float *in, float *g, float *out, int w, int h)
@@ -131,4 +203,25 @@ void p_both(const float *in, float *t, float *out, int w, int h)
 {
     both<<<(w * h + 127) / 128, 128>>>(in, t, w, h);
     twice<<<(w * h + 127) / 128, 128>>>(t, out, w, h);
+}
+
+void p_tint(const float *in, const float *m, float *rgb, float *out, int w, int h)
+{
+    dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);
+    tint<<<grid, block>>>(in, m, rgb, w, h);
+    luma<<<grid, block>>>(rgb, out, w, h);
+}
+
+void p_planes(const float *in, float *p, float *out, int w, int h)
+{
+    dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);
+    planes<<<grid, block>>>(in, p, w, h);
+    mix<<<grid, block>>>(p, out, w, h);
+}
+
+void p_some(const float *in, const float *m, float *rgb, float *out, int w, int h)
+{
+    dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);
+    some<<<grid, block>>>(in, m, rgb, w, h);
+    luma<<<grid, block>>>(rgb, out, w, h);
 }

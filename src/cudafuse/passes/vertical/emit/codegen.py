@@ -351,12 +351,12 @@ class GroupEmitter:
         fast = sorted(hoist_edits + [e for e in fast if e[0] not in taken])
         stores = [st for name in view.stores if name not in view.channels
                   for st in view.all_stores.get(name, (view.stores[name],))]
-        target = None
+        targets: set[int] = set()  # the channel's stores (one per branch storing it)
         for name, chans in view.channels.items():
             for cs in chans.stores:
                 stores.append(OwnStore(name, cs.stmt, cs.value, cs.index))
                 if name == out.name and cs.channel == channel:
-                    target = cs.stmt
+                    targets.add(id(cs.stmt))
         acc_edits: list[tuple[int, int, str]] = []
         for name, (local, _) in acc.items():  # every p[own] is the thread's local
             for node in fn.body.walk():
@@ -381,13 +381,13 @@ class GroupEmitter:
                 raise CodegenError(f"'{fn.name}' stores '{store.param}' through a macro "
                                    f"(line {sp.line}): the stored value's text cannot be "
                                    "separated from the macro invocation's")
-            if store.param == out.name and (target is None or store.stmt is target):
+            if store.param == out.name and (channel is None or id(store.stmt) in targets):
                 value = _render(self.unit, store.value, fast) if _inside(
                     store.value.span, fn.body.span) else expr_text(self.unit, store.value)
                 if store.op != "=":  # a[i] op= v reads the element: a[i] op (v)
                     lhs = expr_text(self.unit, store.target, store.stmt.expr)
                     value = f"({lhs}) {store.op[:-1]} ({value})"
-                text = f"return {self._rounded(out, value, whole=target is None)}"
+                text = f"return {self._rounded(out, value, whole=channel is None)}"
             else:
                 text = "(void)0"
             body.replace(store.stmt.span, text)

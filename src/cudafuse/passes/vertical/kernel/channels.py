@@ -16,7 +16,9 @@ channel in 0..K-1. A consumer's read maps to a channel only at its own element, 
 constant channel the producer stores; anything else is refused with the reason.
 
 `find_channels` recognises such producers (every store of the buffer a statement of the
-body, unconditional, `=`, one layout, each channel once); `classify` maps a reader's
+body or of the branches of its if/else, `=`, one layout, each channel once on every path:
+`if (in) { q[3 * i] = r; ... } else { q[3 * i] = 0; ... }` stores each channel once
+whichever branch runs); `classify` maps a reader's
 subscript to (layout, channel) at the reader's own element. Code generation (codegen.py)
 emits one value-at-element function per channel; a view's subscript decodes the channel
 from the index, and reads at the own element with a constant channel call the channel's
@@ -184,16 +186,17 @@ class ChannelStore:
     stmt: n.ExprStmt
     value: n.Expr
     index: n.Expr
+    nested: bool = False  # in a branch of an if/else of the body (see _branch_stores)
 
 
 @dataclass(frozen=True)
 class Channels:
     layout: Layout
-    stores: tuple[ChannelStore, ...]  # ascending channel
+    stores: tuple[ChannelStore, ...]  # ascending channel; one per branch storing it
 
     @property
     def numbers(self) -> tuple[int, ...]:
-        return tuple(s.channel for s in self.stores)
+        return tuple(sorted({s.channel for s in self.stores}))
 
     def describe(self) -> str:
         return (f"{self.layout.describe()} channels, c = "
@@ -224,7 +227,8 @@ def find_channels(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl,
             name = pointer_name(x.operand.base, pointers)
             if name is not None:
                 writes.setdefault(name, []).append(x)  # type: ignore[arg-type]
-    top = {id(s.expr): s for s in tail if isinstance(s, n.ExprStmt)}
+    top: dict[int, tuple[n.ExprStmt, tuple[tuple[int, int], ...]]] = {}
+    _branch_stores(tail, (), top)
     looped = {id(x) for loop in body.walk() if isinstance(loop, (n.For, n.While))
               for x in loop.walk()}
     out: dict[str, Channels] = {}
@@ -248,17 +252,73 @@ def find_channels(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl,
         what = f"it stores '{name}' as {layout.describe()} channels"
         if any(k[0] is None for k in kinds if k is not None) and layout.kind != "planar":
             return {}, f"{what} and also at its plain element"
-        if len(set(chans)) != len(chans):
-            return {}, f"{what} and may store one channel twice"
         for w in ws:
             if not isinstance(w, n.Binary) or w.op != "=" or id(w) not in top:
-                return {}, (f"{what}, one of them (line {w.span.line}) under a condition, in "
-                            "a loop or as a compound assignment; channels are fused only as "
-                            "unconditional statements of the kernel's body")
-        stores = sorted((ChannelStore(c, top[id(w)], w.rhs, w.lhs.index)
+                return {}, (f"{what}, one of them (line {w.span.line}) in a loop, in a "
+                            "statement other than an if/else or as a compound assignment; "
+                            "channels are fused as statements of the kernel's body or of "
+                            "the branches of its if/else")
+        twice = _twice(ws, chans, top)
+        if twice is not None:
+            return {}, (f"{what} and may store one channel twice on one path (channel "
+                        f"{twice[0]}, lines {twice[1]} and {twice[2]})")
+        for c in sorted(set(chans)):
+            if not _always(tail, {id(top[id(w)][0]) for w, k in zip(ws, chans, strict=True)
+                                  if k == c}):
+                return {}, (f"{what} and stores channel {c} under a condition some paths do "
+                            "not take (an if without else, or one branch only): a channel is "
+                            "recomputed only where every path stores it (channels have no "
+                            "memory fallback)")
+        stores = sorted((ChannelStore(c, top[id(w)][0], w.rhs, w.lhs.index,
+                                      bool(top[id(w)][1]))
                          for w, c in zip(ws, chans, strict=True)), key=lambda s: s.channel)
         out[name] = Channels(layout, tuple(stores))
     return out, None
+
+
+def _branch_stores(stmts: list[n.Stmt], path: tuple[tuple[int, int], ...],
+                   out: dict[int, tuple[n.ExprStmt, tuple[tuple[int, int], ...]]]) -> None:
+    """The expression statements among `stmts` and, through if/else (not loops), in their
+    branches, by their expression's id: each with its path, the (if, branch) pairs it runs
+    under (a store in one branch and one in the other never run on one path)."""
+    for s in stmts:
+        if isinstance(s, n.ExprStmt):
+            out[id(s.expr)] = (s, path)
+        elif isinstance(s, n.If):
+            for branch, part in enumerate((s.then, s.else_)):
+                if part is not None:
+                    inner = list(part.body) if isinstance(part, n.Compound) else [part]
+                    _branch_stores(inner, (*path, (id(s), branch)), out)
+        elif isinstance(s, n.Compound):
+            _branch_stores(list(s.body), path, out)
+
+
+def _twice(ws: list[n.Binary], chans: list[int],
+           top: dict[int, tuple[n.ExprStmt, tuple[tuple[int, int], ...]]]
+           ) -> tuple[int, int, int] | None:
+    """(channel, line, line) of two stores of one channel that may run on one path (not in
+    the two branches of one if), else None."""
+    for j, (a, ca) in enumerate(zip(ws, chans, strict=True)):
+        for b, cb in zip(ws[j + 1:], chans[j + 1:], strict=True):
+            pa, pb = top[id(a)][1], top[id(b)][1]
+            if ca == cb and not any(x[0] == y[0] and x[1] != y[1] for x in pa for y in pb):
+                return ca, a.span.line, b.span.line
+    return None
+
+
+def _always(stmts: list[n.Stmt], stores: set[int]) -> bool:
+    """Does every path through `stmts` run one of the statements `stores` (ids)? A statement
+    of the list itself, or an if/else both of whose branches do."""
+    for s in stmts:
+        if id(s) in stores:
+            return True
+        if isinstance(s, n.If) and s.else_ is not None and all(
+                _always(list(p.body) if isinstance(p, n.Compound) else [p], stores)
+                for p in (s.then, s.else_)):
+            return True
+        if isinstance(s, n.Compound) and _always(list(s.body), stores):
+            return True
+    return False
 
 
 def _loop_vars(body: n.Compound, node: n.Node) -> set[str]:

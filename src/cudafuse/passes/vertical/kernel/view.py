@@ -569,7 +569,7 @@ def plain_view(fn: Function) -> KernelView:
             _, st = _own_index(store.index, coords, locals_)
             stride = stride or st
     all_stores = {p: tuple(s for s, _ in found_stores if s.param == p) for p in stores}
-    channel_stores = tuple(OwnStore(name, s.stmt, s.value, s.index)
+    channel_stores = tuple(OwnStore(name, s.stmt, s.value, s.index, nested=s.nested)
                            for name, ch in channels.items() for s in ch.stores)
     for store in channel_stores:
         stores.setdefault(store.param, store)
