@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 from equivalence import fuse_file, run_both
 
+from cudafuse.frontend import parse_file
+from cudafuse.passes.vertical.kernel.recognise import build_view
+
 PROGRAM = Path(__file__).parent / "programs" / "path_stores.cu"
 CHANNELS = {"rgb": 3, "p": 3}
 
@@ -65,3 +68,34 @@ def test_each_path_returns_its_value_or_memory(fused) -> None:
 def test_fused_equals_original(fused, entry: str, w: int, h: int) -> None:
     path, _ = fused
     run_both(PROGRAM, path, entry, w, h, seed=w * 100 + h, garbage=True, sizes=CHANNELS)
+
+
+ROWS = r"""
+__global__ void rows(const float *in, float *att, int T, int NH) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx < T * NH) {
+    int h = idx % NH, t = idx / NH;
+    for (int t2 = 0; t2 < T; t2++) att[h * T * T + t * T + t2] = in[t2];
+    for (int k = 0; k < T; k++) att[h * T * T + t * T] = in[k];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("loop", [0, 1])
+def test_a_row_stored_in_a_loop_is_named(tmp_path: Path, loop: int) -> None:
+    """llm.c's softmax stores a row per thread at an index with `/` and `%` (no polynomial):
+    what the index depends on still says whether the loop moves it."""
+    lines = ROWS.splitlines()
+    src = tmp_path / "k.cu"
+    src.write_text("\n".join(ln for ln in lines if "for (int " not in ln or
+                             ("t2" if loop == 0 else "k = 0") in ln))
+    fn = parse_file(str(src)).unit.function("rows")
+    assert fn is not None
+    why = build_view(fn).producer_reason
+    assert why is not None
+    if loop == 0:
+        assert "it may store several elements per thread: 'att[h * T * T + t * T + t2]' " \
+            "in a loop (line 6) at an index that depends on 't2'" in why, why
+    else:  # the same element every iteration: not several, but not evaluated either
+        assert "at an index cudafuse cannot evaluate" in why, why

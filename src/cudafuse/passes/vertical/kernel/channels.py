@@ -341,6 +341,18 @@ def _loop_vars(body: n.Compound, node: n.Node) -> set[str]:
     return out
 
 
+def _depends(e: n.Expr, locals_: dict[str, n.Expr], depth: int = 0) -> set[str]:
+    """The declarations an expression reads, through the initialisers of `locals_` (locals
+    declared once and never written)."""
+    out: set[str] = set()
+    for x in e.walk():
+        if isinstance(x, n.Ref) and x.decl:
+            out.add(x.decl)
+            if x.decl in locals_ and depth < 16:
+                out |= _depends(locals_[x.decl], locals_, depth + 1)
+    return out
+
+
 def _show(e: n.Expr) -> str:
     """An index expression as C with only the parentheses its + - * need."""
     while isinstance(e, n.Cast) and not e.explicit:
@@ -370,8 +382,19 @@ def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body
     except Unprintable:
         shown = f"'{name}'"
     where = f"in a loop (line {w.span.line})"
-    q = poly(target.index, fr.locals_ if fr is not None else _locals(body))
+    locals_ = fr.locals_ if fr is not None else _locals(body)
+    q = poly(target.index, locals_)
     if q is None:
+        # Not a polynomial (`/`, `%`, calls): what it depends on still says whether the
+        # element changes from one iteration to the next.
+        moving = sorted({d.split("@")[0] for d in _depends(target.index, locals_)
+                         if d in _loop_vars(body, w)})
+        if moving:
+            return (f"it may store several elements per thread: {shown} {where} at an "
+                    f"index that depends on '{', '.join(moving)}', which the loop changes; "
+                    "a consumer could only recompute such an element by running the loop "
+                    "(cudafuse fuses a producer whose threads each store their own element, "
+                    "or channels of it, each a statement)")
         return (f"it stores {shown} {where} at an index cudafuse cannot evaluate; it fuses "
                 "a producer whose threads each store their own element (or channels of "
                 "it, each a statement)")
