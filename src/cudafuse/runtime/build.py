@@ -533,8 +533,11 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
         # front end: a program's own helper_cuda.h wins over the stand-in of that name.
         # -Bsymbolic: the program's own functions bind to themselves, not to a library's of
         # the same name already in the process (an entry called `pipe` ran libc's pipe()).
+        # -fno-semantic-interposition: as -Bsymbolic binds them, so g++ may inline them: a
+        # __device__ function called per pixel (nvcc inlines it) costs a call otherwise.
         flags = [std, opt, "-g0", "-fPIC", "-shared", "-w", "-fno-strict-aliasing",
-                 "-Wl,-Bsymbolic", "-x", "c++", "-include", str(header_path()),
+                 "-fno-semantic-interposition", "-Wl,-Bsymbolic", "-x", "c++", "-include",
+                 str(header_path()),
                  "-iquote", str(src.resolve().parent), *user_dirs, "-I", str(include_dir()),
                  *common]
         as_is = toolkit.as_is_dir(cache_dir())
