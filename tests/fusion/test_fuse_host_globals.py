@@ -168,3 +168,20 @@ def test_a_write_through_a_pointer_to_a_global_a_launch_reads_splits(tmp_path: P
     first = {la.host: la.why for la in result.launches if la.index == 0}
     for host, why in ALIASED_WHY.items():
         assert why in first[host], (host, first[host])
+
+
+def test_a_kernel_template_of_an_included_file_is_named_as_such(tmp_path: Path) -> None:
+    """(Rodinia's scan.cu launches `prescan<true, false>` from scanLargeArray_kernel.cu,
+    which it includes; the launch was said to have "no definition in this file".)"""
+    (tmp_path / "scan_kernel.cuh").write_text(
+        "template <bool twice>\n__global__ void tk(const float *in, float *out, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) out[i] = twice ? 2.0f * in[i] : in[i];\n}\n")
+    src = tmp_path / "main.cu"
+    src.write_text('#include "scan_kernel.cuh"\nvoid run(const float *in, float *t, float *out,'
+                   ' int n) {\n  tk<true><<<(n + 127) / 128, 128>>>(in, t, n);\n'
+                   '  tk<false><<<(n + 127) / 128, 128>>>(t, out, n);\n}\n')
+    result = fuse_file(src, tmp_path / "out.cu")
+    assert [la.why for la in result.launches] == [
+        "kernel 'tk' is a template declared in the included 'scan_kernel.cuh' (cudafuse "
+        "lowers no kernel template of an included file)"] * 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -251,6 +252,17 @@ _SCALAR = re.compile(r"(?:const\s+)?(?:(?:unsigned|signed|short|long|int|char|bo
                      r"double|size_t|std::size_t)\s*)+(?:const\s*)?")
 
 
+def _no_definition(unit: TranslationUnit, launch: n.KernelLaunch) -> str:
+    """Why a launch's kernel has no body here: defined in another file, or a kernel template
+    declared in an included file (frontend/included_kernels.py lowers no template there)."""
+    where = launch.kernel_decl.partition("@")[2].rpartition(":")[0]
+    if launch.template_args and where and where != unit.path:
+        return (f"kernel '{launch.kernel}' is a template declared in the included "
+                f"'{os.path.basename(where)}' (cudafuse lowers no kernel template of an "
+                "included file)")
+    return f"kernel '{launch.kernel}' has no definition in this file"
+
+
 def _launch_of(stmt: n.Stmt) -> n.KernelLaunch | None:
     return stmt.expr if isinstance(stmt, n.ExprStmt) and \
         isinstance(stmt.expr, n.KernelLaunch) else None
@@ -412,7 +424,7 @@ class _Splitter:
                 items.append((stmt, None))
                 continue
             if kernel is None or kernel.body is None:
-                why = f"kernel '{launch.kernel}' has no definition in this file"
+                why = _no_definition(self.unit, launch)
             else:
                 why = alias or "its argument count does not match the kernel"
             self.place(launch, scope, why)
