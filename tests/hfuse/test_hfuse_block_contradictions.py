@@ -1,7 +1,10 @@
 """A block given with --block1/--block2 that the kernel contradicts is an error (exit 1, at
 the `__launch_bounds__` or the construct assuming the size, naming the option and both
 numbers, nothing written), in every mode: the fused kernel (and the unfused launchers) would
-run the kernel with that block and compute wrong results, or fail to launch."""
+run the kernel with that block and compute wrong results. More threads than the kernel's
+`__launch_bounds__` alone is an error only where the kernel is launched as it is (streams,
+sequential: the launch would fail); a part of a fused kernel runs under the fused kernel's
+own bound, and the original's is explained (blocksize.bound_waiver)."""
 
 from __future__ import annotations
 
@@ -30,9 +33,6 @@ CASES = [
      "= 256 and __shared__ 's' (line 13) has 256 elements"),
     ("loop256,tunable", "128", _at("loop256(float", "__launch_bounds__"),
      "declares __launch_bounds__(256) = 256 and a loop runs to 256 (line 21)"),
-    ("tunable,tile256", "512", _at("tunable(float", "__launch_bounds__"),
-     "--block1 512 has 512 threads, but kernel 'tunable' declares __launch_bounds__(256): at "
-     "most 256 threads per block"),
     ("index128,tunable", "64", _at("int i = blockIdx.x * 128 + threadIdx.x;", "128"),
      "--block1 64 gives blockDim.x == 64, but the indexing of kernel 'index128' assumes "
      "blockDim.x == 128; it would compute wrong results (give --block1 128)"),
@@ -65,8 +65,8 @@ def test_a_smaller_block_is_fine_when_nothing_assumes_the_declared_one(tmp_path:
     res = hfuse(str(SRC), "--kernels", "tunable,index128", "--block1", "64", "--block2", "128",
                 "-o", str(tmp_path / "out.cu"), "--explain")
     assert res.exit_code == 0, res.output
-    assert "it declares __launch_bounds__(256) = 256 threads, not 64): it runs as a 64 " \
-        "block" in res.output
+    # The bound itself is no dependence on the block size: nothing in 'tunable' is.
+    assert "block 64 from --block1; no dependence on the block size found" in res.output
     assert "it runs as a 128 block, and profiling does not change that size" in res.output
 
 
@@ -88,3 +88,59 @@ def test_consistent_blocks_compute_what_the_originals_do(tmp_path: Path, mode: s
         outs.append((o1, o2))
     assert np.array_equal(outs[0][0], outs[1][0]) and np.array_equal(outs[0][1], outs[1][1])
     assert np.array_equal(outs[1][1], 2 * x)
+
+
+@pytest.mark.parametrize("mode", ["sequential", "streams"])
+def test_more_threads_than_the_bound_fail_where_the_kernel_is_launched_alone(
+        tmp_path: Path, mode: str) -> None:
+    out = tmp_path / "out.cu"
+    res = hfuse(str(SRC), "--kernels", "tunable,index128", "--block1", "512", "--block2",
+                "128", "--mode", mode, "-o", str(out))
+    assert res.exit_code == 1, res.output
+    assert _at("tunable(float", "__launch_bounds__") + "--block1 512 has 512 threads, but " \
+        "kernel 'tunable' declares __launch_bounds__(256): at most 256 threads per block " \
+        "(the launch would fail)" in res.output
+    assert not out.exists()
+
+
+def test_more_threads_than_the_bound_are_wrong_where_the_code_is_written_for_it(
+        tmp_path: Path) -> None:
+    """shared256's __shared__ array has one element per thread of its bound: 512 threads
+    would index past it, fused or not."""
+    out = tmp_path / "out.cu"
+    res = hfuse(str(SRC), "--kernels", "shared256,tunable", "--block1", "512", "--block2",
+                "256", "-o", str(out))
+    assert res.exit_code == 1, res.output
+    assert "--block1 512 gives 512 threads, but kernel 'shared256' declares " \
+        "__launch_bounds__(256) = 256 and __shared__ 's' (line 13) has 256 elements" \
+        in res.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("mode, threads", [("thread", 512 + 128), ("block", 512)])
+def test_a_part_over_its_kernels_bound_runs_under_the_fused_bound(
+        tmp_path: Path, mode: str, threads: int) -> None:
+    """'tunable' takes its size from blockDim: at 512 threads (its bound says 256) it fuses;
+    the fused kernel declares the bound of the block its launcher launches, and runs there
+    under the emulator, which refuses a launch over a kernel's bound as a GPU does."""
+    out = tmp_path / f"{mode}.cu"
+    res = hfuse(str(SRC), "--kernels", "tunable,index128", "--block1", "512", "--block2",
+                "128", "--mode", mode, "-o", str(out), "--explain")
+    assert res.exit_code == 0, res.output
+    assert "its __launch_bounds__(256) = 256 threads binds 'tunable' launched alone; as a " \
+        "part it runs 512 threads under the fused kernel's own __launch_bounds__" in res.output
+    text = out.read_text()
+    assert f"__global__ void __launch_bounds__({threads}) tunable_index128_hfused(" in text
+    assert f"_threads = {threads}u;" in text
+    assert f"// __launch_bounds__({threads}) counts the whole fused block; it replaces " \
+        "tunable's __launch_bounds__(256) (512 threads here)" in text
+    if mode == "block":
+        return  # one emulated run is enough: the thread mode's block is the larger
+    n = 3000
+    x = np.random.default_rng(4).random(n, dtype=np.float32)
+    y = x.copy()
+    o2 = np.zeros(n, np.float32)
+    library(out).call("tunable_index128_hfused_launch", y, n, x, o2, n, -(-n // 512),
+                      -(-n // 128), 0, 0, None)
+    np.testing.assert_array_equal(y, x + np.float32(1))
+    np.testing.assert_array_equal(o2, 2 * x)

@@ -110,10 +110,13 @@ def block_dependence(unit: TranslationUnit, ref: KernelRef, threads: int) -> lis
     assert fn.body is not None
     facts = analyze_kernel(unit, fn)
     out = [f"its indexing assumes {a}" for a in facts.mapping.assumptions]
+    # The bound itself is no dependence: it limits the kernel launched alone, and a part of a
+    # fused kernel runs under the fused kernel's own bound (bound_waiver). What its code
+    # does with the declared count is one: a loop written to it.
     bounds = launch_bound_threads(unit, ref)
-    if bounds is not None and bounds != threads:
-        out.append(f"it declares __launch_bounds__({fn.launch_bounds}) = {bounds} threads, "
-                   f"not {threads}")
+    loop = _loop_to(unit, fn, bounds) if bounds is not None else ""
+    if loop:
+        out.append(f"it declares __launch_bounds__({fn.launch_bounds}) = {bounds} and {loop}")
     bodies = [fn.body, *(h.body for h in CallGraph(unit).transitive(fn) if h.body is not None)]
     for body in bodies:
         for node in body.walk():
@@ -139,20 +142,22 @@ def block_dependence(unit: TranslationUnit, ref: KernelRef, threads: int) -> lis
 _ASSUMED = re.compile(r"blockDim\.([xyz]) == (\d+)")
 
 
-def contradictions(unit: TranslationUnit, ref: KernelRef, block: Shape, option: str
-                   ) -> list[Diagnostic]:
+def contradictions(unit: TranslationUnit, ref: KernelRef, block: Shape, option: str,
+                   fused: bool = False) -> list[Diagnostic]:
     """Errors for a block given on the command line (`option`) that the kernel contradicts:
-    more threads than its `__launch_bounds__` allows (the launch would fail), or fewer than
-    it declares while its indexing, fixed-size shared arrays or loop bounds are written for
-    the declared count (results would be wrong), or a size other than the one its indexing
-    provably assumes (`blockIdx.x * 256 + threadIdx.x`)."""
+    a size other than its `__launch_bounds__` declares while its indexing, fixed-size
+    shared arrays or loop bounds are written for the declared count (results would be
+    wrong), or a size other than the one its indexing provably assumes (`blockIdx.x * 256 +
+    threadIdx.x`); and, for a kernel launched as it is (not `fused`: streams and sequential
+    modes), more threads than its `__launch_bounds__` allows (the launch would fail). In a
+    fused kernel the part runs under the fused kernel's own bound (bound_waiver)."""
     fn = ref.fn
     assert fn.body is not None
     bounds = launch_bound_threads(unit, ref)
     at = _bounds_span(unit, fn) if bounds is not None else fn.name_span
     name = ref.display
     out = []
-    if bounds is not None and block.count > bounds:
+    if bounds is not None and block.count > bounds and not fused:
         out.append(_error(unit, at, f"{option} {block} has {block.count} threads, but kernel "
                           f"'{name}' declares __launch_bounds__({fn.launch_bounds}): at most "
                           f"{bounds} threads per block (the launch would fail)"))
@@ -220,6 +225,19 @@ def _literal_span(unit: TranslationUnit, fn: Function, value: int, dim: str) -> 
     return None
 
 
+def bound_waiver(unit: TranslationUnit, ref: KernelRef, block: Shape) -> str:
+    """Why a part given more threads than its kernel's `__launch_bounds__` still launches
+    (empty when it is not given more): the bound is the kernel's, launched alone; the fused
+    kernel declares its own, for the fused block (passes/horizontal/codegen.py)."""
+    bounds = launch_bound_threads(unit, ref)
+    if bounds is None or block.count <= bounds:
+        return ""
+    return (f"its __launch_bounds__({ref.fn.launch_bounds}) = {bounds} threads binds "
+            f"'{ref.display}' launched alone; as a part it runs {block.count} threads under "
+            "the fused kernel's own __launch_bounds__ (or __maxnreg__), which counts the "
+            "whole fused block")
+
+
 def _written_for(unit: TranslationUnit, fn: Function, count: int) -> str:
     """How the kernel (and its helpers) is written for `count` threads per block: a
     fixed-size __shared__ array of `count` elements, or a loop bounded by `count`."""
@@ -231,6 +249,12 @@ def _written_for(unit: TranslationUnit, fn: Function, count: int) -> str:
                     isinstance(d, n.IntLit) and d.value == count for d in node.array_dims):
                 return (f"__shared__ '{node.name}' (line {node.span.line}) has {count} "
                         "elements, one per thread")
+    return _loop_to(unit, fn, count)
+
+
+def _loop_to(unit: TranslationUnit, fn: Function, count: int) -> str:
+    """A loop of the kernel (or its helpers) bounded by the literal `count`."""
+    bodies = [fn, *(h for h in CallGraph(unit).transitive(fn) if h.body is not None)]
     loop = re.compile(rf"\bfor\s*\([^;]*;[^;]*<=?\s*\(?\s*{count}[uUlL]*\b")
     for f in bodies:
         if unit.owns(f.body_span):

@@ -169,7 +169,13 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
     threads = p1.block.count + p2.block.count if cfg.mode == "thread" else \
         max(p1.block.count, p2.block.count)
     cap = f"__maxnreg__({cfg.regcap}) " if cfg.regcap else f"__launch_bounds__({threads}) "
-    sig = template_head(p1, p2, names) + f"__global__ void {cap}{cfg.name}(" + \
+    # A part given more threads than its own kernel's __launch_bounds__ (blocksize.
+    # bound_waiver): that bound is the kernel's launched alone; this one counts the block.
+    over = [f"{p.fn.name}'s __launch_bounds__({p.fn.launch_bounds}) ({p.block.count} threads "
+            "here)" for p in (p1, p2) if p.bound_note]
+    note = f"// {cap.strip()} counts the whole fused block; it replaces " + \
+        " and ".join(over) + "\n" if over else ""
+    sig = note + template_head(p1, p2, names) + f"__global__ void {cap}{cfg.name}(" + \
         ",\n    ".join(params) + ")"
     body = [f"  const unsigned {names.tid} = threadIdx.x;",
             f"  const unsigned {names.bid} = blockIdx.x;"]

@@ -330,7 +330,7 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
     # (streams and sequential launch the kernels with it too).
     for p, ref in ((p1, k1), (p2, k2)):
         if p.block_source.startswith("--block"):
-            diags += contradictions(p.unit, ref, p.block, p.block_source)
+            diags += contradictions(p.unit, ref, p.block, p.block_source, fused=not streams)
     restore: list[tuple[str, bytes, bool]] = []
     if not streams:
         (stale, back1), (stale2, back2) = stale_macros(p1), stale_macros(p2)
@@ -523,6 +523,8 @@ def explain_lines(p1: Part, p2: Part, opts: HFuseOptions, name: str) -> list[str
             if p.block_dependence else
             "no dependence on the block size found (it reads blockDim): profiling may run it "
             "with another size"))
+        if p.bound_note and opts.mode not in UNFUSED:
+            out.append(f"    {p.bound_note}")
     return out
 
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cudafuse.analysis.blocksize import Shape, block_dependence
+from cudafuse.analysis.blocksize import Shape, block_dependence, bound_waiver
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.shared_memory import SharedReach, shared_reach
 from cudafuse.codegen.templates import KernelRef
@@ -61,6 +61,9 @@ class Part:
     # block-group type of its own (coop.py).
     uses_coop: bool = False
     group_waits: int = 0  # cooperative groups' sync() (and friends) in the body and helpers
+    # Given more threads than its kernel's __launch_bounds__: why it still launches (the
+    # fused kernel's own bound counts the fused block; blocksize.bound_waiver); '' if not.
+    bound_note: str = ""
 
     @property
     def reducing_count(self) -> int:
@@ -176,7 +179,8 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
                 static_globals, copies, len(helper_barriers) - helper_reducing,
                 tuple(returns), warp, ref.bindings, tuple(dependence),
                 block_source or f"--block{index}", tuple(reducing), helper_reducing,
-                reach, split, uses_coop, len(waits) + len(helper_waits))
+                reach, split, uses_coop, len(waits) + len(helper_waits),
+                bound_waiver(unit, ref, block))
     return part, diags
 
 
