@@ -90,3 +90,25 @@ def test_program_compiles_with_nvcc(tmp_path):
     res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "m.o")],
                          capture_output=True, text=True, check=False)
     assert res.returncode == 0, res.stderr
+
+
+SKIPPED = """
+#define MAXOF(a, b) ((a) > (b) ? (a) : (b))
+constexpr int threads = 128;
+__global__ void __launch_bounds__(threads) shadowed(float *x, int threads) { x[0] = threads; }
+__global__ void __launch_bounds__(MAXOF(64, 128)) nested(float *x) { x[0] = 1; }
+__global__ void __launch_bounds__(threads, 2) checked(float *x) { x[0] = 2; }
+"""
+
+
+def test_the_check_is_left_out_where_the_body_cannot_evaluate_the_bound(tmp_path: Path):
+    """A parameter named like the bound's constant would hide it in the body; a bound the
+    front end's text cuts at its first ')' would not compile: no check (the launch runs)."""
+    from cudafuse.emu.rewrite import rewrite
+    from cudafuse.frontend.parse import parse_file
+
+    src = tmp_path / "s.cu"
+    src.write_text(SKIPPED)
+    text = rewrite(parse_file(str(src)).unit).text
+    assert text.count("CUDAFUSE_LAUNCH_BOUNDS(") == 1
+    assert 'checked(float *x) { CUDAFUSE_LAUNCH_BOUNDS("threads, 2", threads, 2) x[0]' in text

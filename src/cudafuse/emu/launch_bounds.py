@@ -10,6 +10,8 @@ registers, not threads: it adds nothing.
 
 from __future__ import annotations
 
+import re
+
 from cudafuse.codegen.splice import OverlappingEdits, Rewriter
 from cudafuse.ir.program import TranslationUnit
 
@@ -32,6 +34,8 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
             continue  # a body written by a macro is left alone
         if fn.launch_bounds.count("(") != fn.launch_bounds.count(")"):
             continue  # the front end's text stops at the first ')': `(MAX(a, b))` is cut
+        if set(re.findall(r"[A-Za-z_]\w*", fn.launch_bounds)) & {p.name for p in fn.params}:
+            continue  # in the body a parameter would hide the name the bound means
         done.add(span.start)
         text = (f" CUDAFUSE_LAUNCH_BOUNDS({_literal(fn.launch_bounds)}, "
                 f"{' '.join(fn.launch_bounds.split())})")
