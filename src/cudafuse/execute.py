@@ -4,7 +4,7 @@ commands start faster without them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -149,67 +149,142 @@ def run_reference(original: str, spec: Spec, backend: str, opts: ParseOptions,
 def run_with_both_fills(path: str, spec: Spec, opts: ParseOptions, timeout: float | None,
                         sanitize: bool, whose: str = "the original's") -> list[Any]:
     """Run `path` (emu) with fresh device memory filled with 0x00, then 0xff; the first
-    run's values, or an error at `path` when an output differs between the two."""
+    run's values, or an error at `path` when an output differs between the two (naming the
+    kernel whose blocks race, when that is why: _race_between_blocks). The second run takes
+    the blocks of every launch that may run them in parallel one at a time, in decreasing
+    order: a kernel whose blocks read what other blocks of its launch write then gives other
+    outputs every time, not only when the first run's threads happen to interleave."""
     import tempfile
 
     from cudafuse.runtime import uninit
 
     with tempfile.TemporaryDirectory(prefix="cudafuse-uninit-") as tmp:
         reports = [f"{tmp}/{fill:02x}.txt" for fill in uninit.FILLS]
+        orders: list[dict[str, Any]] = [{}, {"threads": 1, "reverse": "*"}]
         runs = [run_spec(path, spec, "emu", opts, timeout, sanitize, fill=fill,
-                         unwritten=report)
-                for fill, report in zip(uninit.FILLS, reports, strict=True)]
+                         unwritten=report, **order)
+                for fill, report, order in zip(uninit.FILLS, reports, orders, strict=True)]
         sites = uninit.in_both(*(uninit.read(r) for r in reports))
-    _same_with_both_fills(path, spec, runs, sites, whose)
-    return runs[0]
+    if _first_difference(spec, runs[0], runs[1]) is None:
+        return runs[0]
+    race = _race_between_blocks(path, spec, opts, timeout, sanitize)
+    _differ_error(path, spec, runs, sites, whose, race)
 
 
-def _same_with_both_fills(original: str, spec: Spec, runs: list[list[Any]],
-                          sites: list[Any], whose: str) -> None:
-    """An error at the original when an output of its two runs differs anywhere (NaN equal
-    to NaN), with a note at each allocation that kept bytes nothing wrote."""
+def _first_difference(spec: Spec, a: list[Any], b: list[Any]
+                      ) -> tuple[Any, Any, Any, Any] | None:
+    """The first output that differs between two runs' values (NaN equal to NaN): the spec
+    argument, both values flattened and the mask of differing elements; or None."""
+    import numpy as np
+
+    for arg, u, v in zip(spec.args, a, b, strict=True):
+        if not arg.is_output:
+            continue
+        x, y = np.asarray(u).reshape(-1), np.asarray(v).reshape(-1)
+        differ = x != y
+        if x.dtype.kind in "fc":
+            differ &= ~(np.isnan(x) & np.isnan(y))
+        if differ.any():
+            return arg, x, y, differ
+    return None
+
+
+def _race_between_blocks(path: str, spec: Spec, opts: ParseOptions, timeout: float | None,
+                         sanitize: bool) -> Any:
+    """Why two runs of `path` differ, when it is the order of blocks: a races.Race when the
+    program, run with one thread (blocks in increasing order) with both fills, gives the same
+    outputs twice; its launch is the first kernel (of those that may run their blocks in
+    parallel) whose blocks, run in decreasing order, change them. None when the serial runs
+    differ too (memory nothing wrote), fail, or no launch may run in parallel."""
+    import tempfile
+
+    from cudafuse.runtime import races, uninit
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="cudafuse-race-") as tmp:
+            log = f"{tmp}/parallel.txt"
+            serial = [run_spec(path, spec, "emu", opts, timeout, sanitize, fill=fill, threads=1,
+                               parallel_log=log if fill == uninit.FILLS[0] else None)
+                      for fill in uninit.FILLS]
+            launches = races.kernels(races.read_log(log))
+    except CudafuseError:
+        return None
+    if not launches or _first_difference(spec, serial[0], serial[1]) is not None:
+        return None
+    for launch in launches:
+        try:
+            flipped = run_spec(path, spec, "emu", opts, timeout, sanitize, fill=uninit.FILLS[0],
+                               threads=1, reverse=launch.kernel)
+        except CudafuseError:
+            continue  # an error only in the other order is no proof of which outputs differ
+        if _first_difference(spec, serial[0], flipped) is not None:
+            return races.Race(launch)
+    return races.Race(None)
+
+
+def _differ_error(original: str, spec: Spec, runs: list[list[Any]], sites: list[Any],
+                  whose: str, race: Any) -> NoReturn:
+    """An error at the original for the first output of its two runs that differs, with a
+    note at each allocation that kept bytes nothing wrote, or at the kernel whose blocks
+    race (`race`, a races.Race)."""
     import numpy as np
 
     from cudafuse.runtime.spec import where_text
     from cudafuse.runtime.uninit import FILLS
 
-    for arg, a, b in zip(spec.args, *runs, strict=True):
-        if not arg.is_output:
-            continue
-        x, y = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
-        differ = x != y
-        if x.dtype.kind in "fc":
-            differ &= ~(np.isnan(x) & np.isnan(y))
-        if not differ.any():
-            continue
-        i = int(np.argmax(differ))
-        cause = "it reads device memory that nothing wrote, which on a GPU holds whatever " \
-            "was there before" if sites else "it reads memory that nothing wrote, or is not " \
-            "deterministic"
+    found = _first_difference(spec, runs[0], runs[1])
+    assert found is not None
+    arg, x, y, differ = found
+    i = int(np.argmax(differ))
+    what = f"{int(differ.sum())} of its {x.size} elements (first at " \
+        f"{where_text(i, arg.shape)} (element {i}): {x[i].item()!r} vs {y[i].item()!r})"
+    if race is not None:
         diags = [Diagnostic(
-            Severity.ERROR, f"{whose} output '{arg.name}' differs between two runs on "
-            f"the same inputs, fresh device memory holding 0x{FILLS[0]:02x} bytes in one and "
-            f"0x{FILLS[1]:02x} in the other: {int(differ.sum())} of its {x.size} elements "
-            f"(first at {where_text(i, arg.shape)} (element {i}): {x[i].item()!r} vs "
-            f"{y[i].item()!r}); {cause}", original)]
-        for u in sites:
-            some = "all" if u.count == u.size else f"{u.count}"
-            given = ""
-            if u.kernel:
-                at = as_spelled(u.launch_file, original)
-                given = f"; kernel '{u.kernel}' (launched at {at}:{u.launch_line}) was the " \
-                    "first given it unwritten"
+            Severity.ERROR, f"{whose} output '{arg.name}' differs between two runs on the "
+            "same inputs (the second with the blocks of each launch in decreasing order): "
+            f"{what}; its blocks race: run one after another in increasing order, its "
+            "outputs are the same with fresh device memory holding "
+            f"0x{FILLS[0]:02x} or 0x{FILLS[1]:02x} bytes", original)]
+        if race.launch is not None:
+            launch = race.launch
             diags.append(Diagnostic(
-                Severity.NOTE, f"allocated here: {some} of its {u.size} bytes were never "
-                f"written (the first at byte {u.first}){given}; cudaMemset it, or store every "
-                "element before a kernel reads it", as_spelled(u.file, original), u.line))
-        if not sites:
+                Severity.NOTE, f"kernel '{launch.kernel}' (launched here) gives other "
+                "outputs when its blocks run in decreasing order: a block reads or writes "
+                "global memory that another block of the same launch writes, so the result "
+                "depends on the order the GPU happens to run the blocks in (write to "
+                "another buffer, or split the kernel where blocks must wait for others)",
+                as_spelled(launch.file, original), launch.line))
+        else:
             diags.append(Diagnostic(
-                Severity.NOTE, "no cudaMalloc'd buffer kept bytes nothing wrote at its "
-                "cudaFree or the end of the run: shared memory read before a thread wrote "
-                "it, a buffer written only after it was read, or a result that varies by "
-                "itself (clock(), rand(), a race between blocks)?", original))
+                Severity.NOTE, "no single kernel's blocks, run in decreasing order, changed "
+                "the outputs: the race needs blocks of one launch running at the same time",
+                original))
         raise CudafuseError(diags)
+    cause = "it reads device memory that nothing wrote, which on a GPU holds whatever " \
+        "was there before" if sites else "it reads memory that nothing wrote, or is not " \
+        "deterministic"
+    diags = [Diagnostic(
+        Severity.ERROR, f"{whose} output '{arg.name}' differs between two runs on "
+        f"the same inputs, fresh device memory holding 0x{FILLS[0]:02x} bytes in one and "
+        f"0x{FILLS[1]:02x} in the other: {what}; {cause}", original)]
+    for u in sites:
+        some = "all" if u.count == u.size else f"{u.count}"
+        given = ""
+        if u.kernel:
+            at = as_spelled(u.launch_file, original)
+            given = f"; kernel '{u.kernel}' (launched at {at}:{u.launch_line}) was the " \
+                "first given it unwritten"
+        diags.append(Diagnostic(
+            Severity.NOTE, f"allocated here: {some} of its {u.size} bytes were never "
+            f"written (the first at byte {u.first}){given}; cudaMemset it, or store every "
+            "element before a kernel reads it", as_spelled(u.file, original), u.line))
+    if not sites:
+        diags.append(Diagnostic(
+            Severity.NOTE, "no cudaMalloc'd buffer kept bytes nothing wrote at its "
+            "cudaFree or the end of the run: shared memory read before a thread wrote "
+            "it, a buffer written only after it was read, or a result that varies by "
+            "itself (clock(), rand(), a race between blocks)?", original))
+    raise CudafuseError(diags)
 
 
 def report(outputs: list[tuple[Any, Any, Any]], rtol: float, atol: float,

@@ -122,6 +122,7 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
          fibers: bool = False, timeout: float | None = None, arch: str = "sm_90",
          forced_includes: Sequence[str] = (), std_args: Sequence[str] = (),
          fill: int | None = None, unwritten: str | None = None,
+         threads: int | None = None, reverse: str = "", parallel_log: str | None = None,
          nvcc_flags: Sequence[str] = ()) -> Library:
     """Build `path` for `backend` ("emu": g++ and the emulator; "nvcc": the GPU).
 
@@ -133,6 +134,11 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
     front-end arguments) a -std= is passed to the compiler too. emu only: `fill` is the
     byte fresh cudaMalloc memory holds (default 0); `unwritten` a file that gets a line per
     allocation still holding fill bytes when freed or at exit (runtime/uninit.py).
+    `threads` is the number of OS threads that run the blocks of a parallel launch (1: all
+    serial; default: the CPUs); `reverse` names a kernel ("*": every one) whose parallel
+    launches run their blocks serially in decreasing linear id, and `parallel_log` a file that
+    gets a line per site of a launch that may run its blocks in parallel ("kernel\tfile\tline"):
+    verify's check for races between blocks (execute.py).
     nvcc only: `nvcc_flags` are passed to nvcc after the others (--fmad=false, ...).
     """
     if backend not in BACKENDS:
@@ -159,6 +165,12 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
         env["CUDAFUSE_EMU_FILL"] = str(fill & 0xFF)
     if unwritten is not None:
         env["CUDAFUSE_EMU_UNWRITTEN"] = unwritten
+    if threads is not None:
+        env["CUDAFUSE_EMU_THREADS"] = str(threads)
+    if reverse:
+        env["CUDAFUSE_EMU_REVERSE"] = reverse
+    if parallel_log is not None:
+        env["CUDAFUSE_EMU_PARALLEL_LOG"] = parallel_log
     if sanitize:
         asan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
                               text=True).stdout.strip()

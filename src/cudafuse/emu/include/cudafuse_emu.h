@@ -775,8 +775,10 @@ struct Launch {
     bool use_fibers = fibers || g_force_fibers;
     int n = (int)threads;
     long long nb = (long long)grid.x * grid.y * grid.z;
-    // Seeded runs (CUDAFUSE_EMU_SEED) expose races in one reproducible order: serial.
-    int workers = parallel && top && !cooperative && !g_seed ? worker_count() : 1;
+    // Seeded runs (CUDAFUSE_EMU_SEED) expose races in one reproducible order: serial; so
+    // are the blocks of a launch verify's race check reverses (order_check).
+    const bool reverse = parallel && top && !cooperative && order_check(site);
+    int workers = parallel && top && !cooperative && !g_seed && !reverse ? worker_count() : 1;
     if (workers > nb) workers = (int)nb;
     if (workers > 1) {
       ParallelLaunch p{site, grid, block, shared, use_fibers, canary, n, nb};
@@ -795,21 +797,21 @@ struct Launch {
     g_coop = cooperative;
     if (cooperative) run_grid_fibers(n, grid, shared);
     else
-    for (unsigned bz = 0; bz < grid.z; ++bz)
-      for (unsigned by = 0; by < grid.y; ++by)
-        for (unsigned bx = 0; bx < grid.x; ++bx) {
-          blockIdx = uint3{bx, by, bz};
-          if (use_fibers) {
-            run_block_fibers(n);
-          } else {  // thread ids in set_thread's order, without its divisions per thread
-            for (unsigned tz = 0; tz < block.z; ++tz)
-              for (unsigned ty = 0; ty < block.y; ++ty)
-                for (unsigned tx = 0; tx < block.x; ++tx) {
-                  threadIdx = uint3{tx, ty, tz};
-                  body();
-                }
-          }
+      for (long long i = 0; i < nb; ++i) {
+        const long long b = reverse ? nb - 1 - i : i;  // blocks in linear id order
+        blockIdx = uint3{unsigned(b % grid.x), unsigned((b / grid.x) % grid.y),
+                         unsigned(b / ((long long)grid.x * grid.y))};
+        if (use_fibers) {
+          run_block_fibers(n);
+        } else {  // thread ids in set_thread's order, without its divisions per thread
+          for (unsigned tz = 0; tz < block.z; ++tz)
+            for (unsigned ty = 0; ty < block.y; ++ty)
+              for (unsigned tx = 0; tx < block.x; ++tx) {
+                threadIdx = uint3{tx, ty, tz};
+                body();
+              }
         }
+      }
     g_in_kernel = false;
     g_fibers = false;
     g_coop = false;

@@ -46,6 +46,25 @@ inline int worker_count() {
   return n;
 }
 
+// verify's race check (execute.py, when an original's outputs differ between two runs): a
+// launch that may run its blocks in parallel is listed, once per site, in the file
+// CUDAFUSE_EMU_PARALLEL_LOG names ("kernel<TAB>file<TAB>line"); its blocks run serially in
+// decreasing linear id when CUDAFUSE_EMU_REVERSE names its kernel ("*": every such launch).
+// Results that then differ from the increasing order show blocks that observe their order.
+inline bool order_check(const Site &site) {
+  static const char *reverse = getenv("CUDAFUSE_EMU_REVERSE");
+  static FILE *log = [] {
+    const char *path = getenv("CUDAFUSE_EMU_PARALLEL_LOG");
+    return path && *path ? fopen(path, "w") : nullptr;
+  }();
+  static std::set<std::pair<const char *, int>> logged;
+  if (log && logged.insert({site.file, site.line}).second) {
+    fprintf(log, "%s\t%s\t%d\n", site.kernel, site.file, site.line);
+    fflush(log);
+  }
+  return reverse && (strcmp(reverse, "*") == 0 || strcmp(reverse, site.kernel) == 0);
+}
+
 // Set by the fault handler (emu/guard.cpp) when it is installed: a pool thread's own signal
 // stack (a fiber's stack overflow faults on it), and the report of a fault that stopped a
 // parallel launch, written by the launching thread before the signal ends the process.
