@@ -23,7 +23,7 @@ SIZES = ((19, 37), (1, 23), (23, 1), (2, 2), (3, 5))
 def fused(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, object]]:
     d = tmp_path_factory.mktemp("flat")
     out = {}
-    for name, scratch in (("live", frozenset()), ("scratch", frozenset({"mask", "out"}))):
+    for name, scratch in (("live", frozenset()), ("scratch", frozenset({"mask", "out", "t"}))):
         path = d / f"{name}.cu"
         out[name] = (path, fuse_file(PROGRAM, path, scratch=scratch, fuse_all=True))
     return out
@@ -31,8 +31,8 @@ def fused(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, obj
 
 def test_what_fuses(fused) -> None:
     assert sorted((g.host, tuple(g.kernels)) for g in fused["scratch"][1].groups) == [
-        ("p_mask", ("get_mask", "region")), ("p_minmax", ("conv_interior", "min_max")),
-        ("p_short", ("get_mask", "region"))]
+        ("p_flat2", ("shift2", "plus1")), ("p_mask", ("get_mask", "region")),
+        ("p_minmax", ("conv_interior", "min_max")), ("p_short", ("get_mask", "region"))]
     # Still stored, the mask would have to be written by the interior's threads alone, and
     # the stencil's output before a store of min_max's own, which it has none of.
     assert not fused["live"][1].groups
@@ -41,18 +41,20 @@ def test_what_fuses(fused) -> None:
         "intermediates could be stored" in why["p_minmax"]
     assert "'get_mask' and 'region' do not provably have the same iteration space (a 1-D " \
         "kernel's bound must be the 2-D one's width times height" in why["p_mask"]
+    assert "'shift2' and 'plus1' do not provably have the same iteration space" in \
+        why["p_flat2"]
     # The mask's value function keeps its guard: memory past `size`.
     assert "if (id >= size) return mask[id];" in fused["scratch"][0].read_text()
 
 
 @pytest.mark.slow  # (two emulated builds: about 15 s on an idle core)
 @pytest.mark.parametrize("mode, entry", [("scratch", "p_mask"), ("scratch", "p_short"),
-                                         ("scratch", "p_minmax")])
+                                         ("scratch", "p_minmax"), ("scratch", "p_flat2")])
 def test_every_element_matches(fused, mode: str, entry: str) -> None:
     path = fused[mode][0]
     fn = _unit(str(PROGRAM), PROGRAM.stat().st_mtime).function(entry)
     assert fn is not None
-    skip = {"mask", "out"} if mode == "scratch" else set()
+    skip = {"mask", "out", "t"} if mode == "scratch" else set()
     for rows, cols in SIZES:
         rng = np.random.default_rng(rows * 100 + cols)
         if entry == "p_minmax":

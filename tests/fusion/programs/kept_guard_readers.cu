@@ -82,3 +82,25 @@ void p_minmax(const int *in, int *out, int *lo, int *hi, int rows, int cols) {
   conv_interior<<<grid, block>>>(in, out, cols, rows);
   min_max<<<grid, block>>>(out, cols, rows, lo, hi);
 }
+
+// A 2-D stage read by a 1-D kernel over fewer elements than the image (n not provably
+// rows * cols): the stage is recomputed at (i % cols, i / cols).
+__global__ void shift2(const float *in, float *t, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  t[y * w + x] = 2.0f * in[y * w + x] - in[y * w + min(x + 1, w - 1)];
+}
+
+__global__ void plus1(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+
+void p_flat2(const float *in, float *t, float *res, float *unused, int rows, int cols) {
+  dim3 block(8, 8);
+  dim3 grid((cols + 7) / 8, (rows + 7) / 8);
+  shift2<<<grid, block>>>(in, t, cols, rows);
+  int n = rows * cols - cols / 2;
+  plus1<<<(n + 63) / 64, 64>>>(t, res, n);
+}

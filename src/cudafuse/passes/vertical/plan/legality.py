@@ -369,17 +369,22 @@ class Legality:
         return self._same(one, v1.bounds[0], two, area)
 
     def _flat_read_exact(self, a: int, c: int) -> bool:
-        """A 1-D producer read by a 2-D consumer whose domain need not be its own (an interior
-        stencil over the same image: `x < 1 || x > cols - 2 ...`): the consumer's reads are
+        """A producer read by a consumer of the other dimension whose domain need not be its
+        own (a 2-D interior stencil after a 1-D mask over the image, `x < 1 || x > cols - 2
+        ...`; a 1-D kernel over fewer elements than a 2-D stage): the consumer's reads are
         flat indices, and a producer that keeps its guard (domain.keeps_guard) is recomputed
-        there only where its guard holds, yielding memory elsewhere, as the original left it.
-        So every read is exact wherever it falls. Asked only of an intermediate the program
-        does not read afterwards (edge_reason): one still stored must be stored by the last
-        kernel at every element the producer writes, which such a consumer's threads need
-        not reach (_domain_reason asks that of one a later launch reads)."""
+        there only where its guard holds, yielding memory elsewhere, as the original left it
+        (a 2-D one at (i % S, i / S), S its own row stride, which is where it stores element
+        i). So every read is exact wherever it falls. Asked only of an intermediate the
+        program does not read afterwards (edge_reason): one still stored must be stored by
+        the last kernel at every element the producer writes, which such a consumer's threads
+        need not reach (_domain_reason asks that of one a later launch reads)."""
         src, dst = self.infos[a].view, self.infos[c].view
-        return src.dims == 1 and dst.dims == 2 and not src.grid_stride and \
-            not src.channels and keeps_guard(src, [dst])
+        if src.grid_stride or src.channels or {src.dims, dst.dims} != {1, 2}:
+            return False
+        if src.dims == 2 and (src.stride is None or src.grid_dims or src.launch_extents):
+            return False  # (decoded in element order from its own stride, written plainly)
+        return keeps_guard(src, [dst])
 
     def _at_most(self, i: int, a, j: int, b) -> bool:
         """a (in launch i's terms) <= b (in launch j's), provably: they differ by a constant."""
