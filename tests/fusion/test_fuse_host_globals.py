@@ -145,6 +145,15 @@ void by_transfer(const float *in, float *t, float *out, const int *d_n, int n) {
   cudaMemcpy(g_p, d_n, sizeof(int), cudaMemcpyDeviceToHost);
   kb<<<(h_n + 127) / 128, 128>>>(t, out, h_n);
 }
+int *g_q;
+void bump_q() { *g_q = 3; }
+void local_target(const float *in, float *t, float *out, int n) {
+  int m = n;
+  g_q = &m;
+  ka<<<(m + 127) / 128, 128>>>(in, t, m);
+  bump_q();
+  kb<<<(m + 127) / 128, 128>>>(t, out, m);
+}
 """
 
 MAY_BE = "which may be 'h_n' (its address is taken), which the launch of 'ka' at line {} reads"
@@ -154,6 +163,9 @@ ALIASED_WHY = {
     "as_argument": "its call to 'set3' reaches memory through 'g_p', " + MAY_BE.format(30),
     "by_memset": "its call to 'memset' writes through 'g_p', " + MAY_BE.format(36),
     "by_transfer": "its call to 'cudaMemcpy' writes through 'g_p', " + MAY_BE.format(42),
+    # (a local of the host function a pointer global is set to)
+    "local_target": "its call to 'bump_q' reaches memory through 'g_q', which may be 'm' (its "
+                    "address is taken), which the launch of 'ka' at line 51 reads",
 }
 
 

@@ -301,11 +301,13 @@ class HostStatements:
                    for fn in self._helpers(node))
 
     def aliased_globals(self) -> frozenset[str]:
-        """Host globals whose address the unit may take (byvalue._aliased_globals)."""
+        """Host globals whose address the unit may take (byvalue._aliased_globals), and
+        the host function's variables whose address it takes (`g_p = &m;`)."""
         if self._aliased is None:
-            from cudafuse.passes.vertical.host.byvalue import _aliased_globals
+            from cudafuse.passes.vertical.host.byvalue import _aliased_globals, _escaped
 
-            self._aliased = frozenset(_aliased_globals(self.unit))
+            assert self.host.body is not None
+            self._aliased = frozenset(_aliased_globals(self.unit) | _escaped(self.host.body))
         return self._aliased
 
     def writes_global(self, stmt: n.Stmt, decl: str) -> bool:
@@ -439,8 +441,8 @@ class HostStatements:
 
     def aliased_read(self, before: list[n.KernelLaunch]) -> str | None:
         """`'g' (its address is taken), which the launch of 'k' at line N reads` for the
-        first launch before that reads a host global whose address the unit may take
-        (memory through a pointer global may be that global), else None."""
+        first launch before that reads a host global or variable whose address may be taken
+        (memory through a pointer global may be that variable), else None."""
         aliased = self.aliased_globals()
         for la in before:
             read = next((x for x in la.walk() if isinstance(x, n.Ref) and
