@@ -88,7 +88,7 @@ def test_timers_do_not_go_back(lib):
     'asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p));',
     'asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; selp.u32 %0, 1, 0, q; }" : "=r"(v) : "r"(*p));',
     'asm("mov.u32 %0, %%laneid; add.u32 %0, %0, 1;" : "=r"(v));',
-    'asm("add.u32 %0, %1, %2;" : "=r"(v) : "r"(*p), "r"(1u));',
+    'asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(*p));',
 ])
 def test_other_ptx_is_refused_at_its_statement(tmp_path: Path, stmt: str):
     src = tmp_path / "ptx.cu"
@@ -99,8 +99,9 @@ def test_other_ptx_is_refused_at_its_statement(tmp_path: Path, stmt: str):
     (d,) = info.value.diagnostics
     assert (d.line, d.col) == (3, 5)
     assert d.message.startswith("inline assembly is not supported by the emulator (only the "
-                                "CUDAFUSE_BAR_SYNC(id, n) macro and the single PTX "
-                                'instructions of docs/emulation.md, "Inline PTX", are)')
+                                "CUDAFUSE_BAR_SYNC(id, n) macro and the PTX of "
+                                'docs/emulation.md, "Inline PTX", are): the emulator does not '
+                                "translate its ")
 
 
 def test_ptx_in_an_own_header_is_translated(tmp_path: Path):
@@ -123,3 +124,59 @@ def test_translation_keeps_operand_expressions():
     assert tr.code == "::cudafuse_emu::ptx::set((o[i + 1]), ::cudafuse_emu::ptx::laneid())"
     assert translate('asm("");').code == "((void)0)"
     assert translate('__asm__ __volatile__("popc.b32 %0, %1;" : "=r"(c) : "r"(m));') is not None
+
+
+def _s32(v: int) -> int:
+    return v - (1 << 32) if v >> 31 else v
+
+
+def _prmt(x: int, y: int, s: int) -> int:
+    """prmt.b32's default mode (PTX ISA): a selector nibble's bit 3 replicates the sign."""
+    data, r = x | y << 32, 0
+    for k in range(4):
+        sel = (s >> (4 * k)) & 15
+        byte = (data >> (8 * (sel & 7))) & 0xFF
+        r |= (0xFF if byte & 0x80 else 0) << (8 * k) if sel & 8 else byte << (8 * k)
+    return r
+
+
+def test_sequences_as_ccminer_writes_them(lib):
+    rng = np.random.default_rng(5)
+    n = 300
+    x = rng.integers(0, 2**64, n, dtype=np.uint64)
+    y = rng.integers(0, 2**64, n, dtype=np.uint64)
+    x[:4] = [0, 2**64 - 1, 0x8000000000000000, 0xFFFFFFFF]  # carries, borrows, signs
+    y[:4] = [2**64 - 1, 1, 0x8000000000000000 + 40, 1 << 32]
+    out = np.zeros(12 * n, np.uint64)
+    lib.launch("sequences", 2, 256, 0, (x, y, out, n))
+    M64 = 2**64 - 1
+    for i, (a, b) in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
+        lo, hi, blo, bhi = a & M32, a >> 32, b & M32, b >> 32
+        s = b & 63
+        both = hi << 32 | lo
+        w = (_s32(lo) * _s32(blo)) >> 16
+        # ccminer's "uint2 a*b": hi(ax bx) + lo(ay bx), its carry added with lo(ay by)
+        t = ((hi * blo) & M32) + ((lo * blo) >> 32)
+        product = ((((hi * bhi) & M32) + (t & M32) + (t >> 32)) & M32) << 32 | (lo * blo) & M32
+        ref = [int.from_bytes(a.to_bytes(8, "little"), "big"), product, (a + b) & M64,
+               (a - b) & M64,
+               ((both >> (s & 31)) & M32),
+               ((both << min(s, 32)) >> 32) & M32,
+               _prmt(lo, blo, bhi),
+               (_s32(lo) >> min(s, 31)) & M32,
+               (lo << s) & M32 if s < 32 else 0,
+               lo ^ blo ^ hi,
+               ((_s32(lo) * _s32(blo)) >> 32) & M32,
+               (w & M32) ^ ((w >> 32) & M32)]
+        assert out[12 * i:12 * i + 12].tolist() == ref, i
+
+
+def test_untranslated_ptx_is_named():
+    from cudafuse.emu.inline_asm import why_not
+
+    assert why_not('asm("{ .reg .b32 t; cvt.rn.f32.u32 t, %1; mov.b32 %0, t; }" : "=r"(v) '
+                   ': "r"(x));') == \
+        "the emulator does not translate its instruction 'cvt.rn.f32.u32'"
+    assert why_not('asm("{ .reg .pred p; setp.eq.u32 p, %1, 0; }" : "=r"(v) : "r"(x));') == \
+        "the emulator does not translate its declaration '.reg .pred p'"
+    assert why_not('asm("add.u32 %0, %1, 1;" : "=r"(v) : "r"(x));') == ""

@@ -236,7 +236,7 @@ def test_ptx_in_an_own_header_is_refused_at_its_line(tmp_path: Path) -> None:
     # host assembler, whose complaint is turned into the refusal at the header's line.
     (tmp_path / "ptx.cuh").write_text(
         "__device__ unsigned lane_id() {\n  unsigned r = 0;\n"
-        '  asm volatile("add.u32 %0, %0, 1;" : "+r"(r));\n  return r;\n}\n')
+        '  asm volatile("ld.shared.u32 %0, [%0];" : "+r"(r));\n  return r;\n}\n')
     src = tmp_path / "main.cu"
     src.write_text('#include "ptx.cuh"\n'
                    "__global__ void k(unsigned *p) { p[threadIdx.x] = lane_id(); }\n"
@@ -246,6 +246,6 @@ def test_ptx_in_an_own_header_is_refused_at_its_line(tmp_path: Path) -> None:
     (d,) = info.value.diagnostics
     assert d.file.endswith("ptx.cuh") and d.line == 3
     assert d.message.startswith("inline assembly is not supported by the emulator (only the "
-                                "CUDAFUSE_BAR_SYNC(id, n) macro and the single PTX "
-                                "instructions of docs/emulation.md")
+                                "CUDAFUSE_BAR_SYNC(id, n) macro and the PTX of "
+                                "docs/emulation.md")
     assert "the host assembler rejects it (" in d.message

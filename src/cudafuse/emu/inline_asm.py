@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cudafuse.emu import ptx_block
+
 # The instruction (operands as %N, special registers with one or two %) -> the C++ expression
 # assigned to %0 (or, with no output, the statement), over the inputs {1}, {2}, ...
 _SREG = r"%%?"
@@ -39,7 +41,19 @@ TEMPLATES: list[tuple[str, str]] = [
     (r"popc\.b64 %0, %1", "__popcll((unsigned long long){1})"),
     (r"clz\.b32 %0, %1", "__clz((int){1})"),
     (r"clz\.b64 %0, %1", "__clzll((long long){1})"),
-    (r"prmt\.b32 %0, %1, %2, %3", "__byte_perm((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+    # prmt's default mode: a selector nibble's bit 3 replicates the chosen byte's sign
+    # (__byte_perm masks it off: nvcc emits `and.b32 s, s, 0x7777` before its prmt)
+    (r"prmt\.b32 %0, %1, %2, %3",
+     "::cudafuse_emu::ptx::prmt((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+    # funnel shifts, as nvcc emits __funnelshift_l/_lc/_r/_rc (lo, hi, shift)
+    (r"shf\.l\.wrap\.b32 %0, %1, %2, %3",
+     "__funnelshift_l((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+    (r"shf\.l\.clamp\.b32 %0, %1, %2, %3",
+     "__funnelshift_lc((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+    (r"shf\.r\.wrap\.b32 %0, %1, %2, %3",
+     "__funnelshift_r((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+    (r"shf\.r\.clamp\.b32 %0, %1, %2, %3",
+     "__funnelshift_rc((unsigned){1}, (unsigned){2}, (unsigned){3})"),
     (r"fma\.rn\.f32 %0, %1, %2, %3", "fmaf((float){1}, (float){2}, (float){3})"),
     (r"fma\.rn\.f64 %0, %1, %2, %3", "fma((double){1}, (double){2}, (double){3})"),
     # round-to-nearest adds (the fused code's rounding barrier: %0 + -0.0); %0 may be an input
@@ -161,6 +175,40 @@ def translate(text: str) -> Translation | None:
     ins = _operands(sections[2]) if len(sections) > 2 else []
     if outs is None or ins is None:
         return None
+    single = _single(template, outs, ins, close)
+    if single is not None:
+        return single
+    try:  # a sequence (or an instruction the templates do not cover): ptx_block.py
+        raw = "".join(_STRING.findall(strings))
+        return Translation(close + 1, ptx_block.translate_block(raw, outs, ins))
+    except ptx_block.Untranslated:
+        return None
+
+
+def why_not(text: str) -> str:
+    """Why the asm statement at the start of `text` is not translated ('' if it is)."""
+    head = _HEAD.match(text)
+    close = _body_end(text, head.end() - 1) if head else -1
+    if close < 0:
+        return "its text could not be read"
+    sections = _split_top(text[head.end():close], ":")
+    strings = sections[0].strip()
+    if not re.fullmatch(r'(?:"(?:\\.|[^"\\])*"\s*)+', strings):
+        return "its template is not a string literal"
+    outs = _operands(sections[1]) if len(sections) > 1 else []
+    ins = _operands(sections[2]) if len(sections) > 2 else []
+    if outs is None or ins is None:
+        return "its operands could not be read"
+    try:
+        ptx_block.translate_block("".join(_STRING.findall(strings)), outs, ins)
+    except ptx_block.Untranslated as exc:
+        return f"the emulator does not translate its {exc}"
+    return ""
+
+
+def _single(template: str, outs: list[tuple[str, str]], ins: list[tuple[str, str]],
+            close: int) -> Translation | None:
+    """The single instructions of TEMPLATES."""
     if len(outs) > 1:
         return None
     operands = [*outs, *ins]

@@ -157,14 +157,18 @@ def rewrite_header(data: bytes) -> bytes | None:
     return b"".join(out)
 
 
-def overlay(src: Path, includes: list[str]) -> dict[str, bytes]:
-    """Rewritten copies of the headers below the program's directory that need one, by
-    their path relative to that directory."""
-    root = src.resolve().parent
+def overlay(src: Path, includes: list[str],
+            include_dirs: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """Rewritten copies of the program's own headers that need one (those below its
+    directory or one of its -I directories, the first that holds it), by their path
+    relative to that directory (the build searches the copies first, for `#include "x.h"`
+    and `#include <x.h>`: ccminer's files include their cuda_helper.h with brackets)."""
+    roots = [src.resolve().parent, *(Path(d).resolve() for d in include_dirs)]
     files: dict[str, bytes] = {}
     for inc in includes:
         path = Path(inc).resolve()
-        if path == src.resolve() or root not in path.parents:
+        root = next((r for r in roots if r in path.parents), None)
+        if path == src.resolve() or root is None:
             continue
         try:
             data = path.read_bytes()
@@ -174,6 +178,22 @@ def overlay(src: Path, includes: list[str]) -> dict[str, bytes]:
             continue
         new = rewrite_header(data)
         if new is not None:
-            files[str(path.relative_to(root))] = (
-                f'#include "cudafuse_emu_null.h"\n#line 1 "{path}"\n'.encode() + new)
+            rel = str(path.relative_to(root))
+            if rel in files:  # two headers of one relative path: only the first is searched
+                continue
+            files[rel] = (f'#include "cudafuse_emu_null.h"\n#line 1 "{path}"\n'.encode()
+                          + _absolute_includes(new, path.parent))
     return files
+
+
+_QUOTED_INCLUDE = re.compile(rb'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
+
+
+def _absolute_includes(data: bytes, folder: Path) -> bytes:
+    """`#include "x.h"` naming a file beside the original header made absolute: the copy
+    lies in another folder, where the compiler would look first."""
+    def absolute(m: re.Match[bytes]) -> bytes:
+        beside = folder / m.group(2).decode("utf-8", "replace")
+        return m.group(1) + b'"' + str(beside).encode() + b'"' if beside.is_file() \
+            else m.group(0)
+    return _QUOTED_INCLUDE.sub(absolute, data)

@@ -127,10 +127,11 @@ def check_supported(unit: TranslationUnit) -> None:
         assert fn.body is not None
         for node in fn.body.walk():
             if isinstance(node, n.Asm) and _refused_asm(unit, fn, node):
+                why = inline_asm.why_not(node.text) if node.span.file == unit.path else ""
                 diags.append(_diag(unit, node.span, "inline assembly is not supported by the "
                                    f"emulator (only the {BAR_MACRO}(id, n) macro and the "
-                                   "single PTX instructions of docs/emulation.md, \"Inline "
-                                   "PTX\", are)"))
+                                   "PTX of docs/emulation.md, \"Inline PTX\", are)"
+                                   + (f": {why}" if why else "")))
             elif isinstance(node, n.Call) and node.callee in _UNSUPPORTED_CALLS:
                 diags.append(_diag(unit, node.span, _UNSUPPORTED_CALLS[node.callee]))
     if diags:

@@ -9,7 +9,7 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import clang.cindex as ci
@@ -279,7 +279,7 @@ def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
     missing = sorted({m.group(1) for d in tu.diagnostics
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
     if not missing:
-        tolerant = _only_unknown_cuda_names(tu)
+        tolerant = _only_unknown_cuda_names(tu) or _only_host_pass_calls(tu, opts)
         return _finish(_lower(tu, source, [], tolerant=tolerant), tu, opts)
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     import tempfile  # rarely needed: imported here to keep start-up short
@@ -300,6 +300,30 @@ _UNKNOWN_CUDA_NAME = re.compile(
 def _only_unknown_cuda_names(tu: ci.TranslationUnit) -> bool:
     errors = [d for d in tu.diagnostics if is_error(d)]
     return bool(errors) and all(_UNKNOWN_CUDA_NAME.search(d.spelling) for d in errors)
+
+
+# nvcc compiles a file twice, and its device pass (__CUDA_ARCH__ defined, what the emulator
+# builds) does not compile host functions: ccminer's host code calls `cuda_swab32`, a
+# __device__ function there and a host macro in the host pass. Such a host function is
+# skipped (with a warning saying why) rather than the file rejected.
+_HOST_PASS_NOTE = "call to __device__ function from __host__ function"
+HOST_PASS_WHY = (" (a __device__ function where __CUDA_ARCH__ is defined: nvcc compiles this "
+                 "host function in its host pass, which the emulator does not build)")
+
+
+def _host_pass_call(d: ci.Diagnostic) -> bool:
+    """A call from a host function that only a __device__ function would take."""
+    notes = [c.spelling for c in d.children if "candidate" in c.spelling]
+    return d.spelling.startswith("no matching function for call to ") and bool(notes) and \
+        all(_HOST_PASS_NOTE in n for n in notes)
+
+
+def _only_host_pass_calls(tu: ci.TranslationUnit, opts: ParseOptions) -> bool:
+    if not any(d.split("=")[0] == "__CUDA_ARCH__" for d in opts.defines):
+        return False
+    errors = [d for d in tu.diagnostics if is_error(d)]
+    return bool(errors) and all(_host_pass_call(d) or _UNKNOWN_CUDA_NAME.search(d.spelling)
+                                for d in errors)
 
 
 def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions) -> ParseResult:
@@ -457,7 +481,10 @@ def _errors(tu: ci.TranslationUnit, source: SourceFile) -> list[tuple[Diagnostic
         if is_error(d) and not is_missing_header(d):
             loc = d.location
             in_main = loc.file is not None and loc.file.name == source.path
-            out.append((to_diagnostic(d, source, root), loc.offset if in_main else -1))
+            diag = to_diagnostic(d, source, root)
+            if _host_pass_call(d):
+                diag = replace(diag, message=diag.message + HOST_PASS_WHY)
+            out.append((diag, loc.offset if in_main else -1))
     return out
 
 

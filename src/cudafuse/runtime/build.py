@@ -127,8 +127,8 @@ def _assembler_refusals(stderr: str) -> list[Diagnostic]:
     if "Assembler messages:" not in stderr:
         return []
     return [Diagnostic(Severity.ERROR, "inline assembly is not supported by the emulator "
-                       "(only the CUDAFUSE_BAR_SYNC(id, n) macro and the single PTX "
-                       "instructions of docs/emulation.md, \"Inline PTX\", are): the host "
+                       "(only the CUDAFUSE_BAR_SYNC(id, n) macro and the PTX of "
+                       "docs/emulation.md, \"Inline PTX\", are): the host "
                        f"assembler rejects it ({m.group(3)})", m.group(1), int(m.group(2)))
             for m in _ASM_ERROR.finditer(stderr)]
 
@@ -141,6 +141,29 @@ class CompileFailed(CudafuseError):
         self.output = output
 
 
+def _link_with_stubs(cmd: list[str], out: Path, tmp: Path, missing: list[str]) -> bool:
+    """Link again with stubs for the undefined functions (emu/undefined.py); False when
+    that is not possible (an undefined variable)."""
+    from cudafuse.emu.undefined import stub_source
+
+    loose = subprocess.run([*cmd, "-Wl,--unresolved-symbols=ignore-all", "-o", str(tmp)],
+                           capture_output=True, text=True)
+    code = stub_source(tmp, missing) if loose.returncode == 0 else None
+    tmp.unlink(missing_ok=True)
+    if code is None:
+        return False
+    stubs = tmp.with_name(tmp.stem + "-undefined.cpp")
+    stubs.write_text(code)
+    done = subprocess.run([*cmd, "-x", "c++", str(stubs), "-o", str(tmp)],
+                          capture_output=True, text=True)
+    stubs.unlink(missing_ok=True)
+    if done.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        return False
+    os.replace(tmp, out)
+    return True
+
+
 def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
              what: str, search: tuple[Path, list[Path]] | None = None) -> None:
     # Per process and thread: --profile builds programs on a thread pool, and on a cold
@@ -151,6 +174,10 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
         tmp.unlink(missing_ok=True)
         diags = _diagnostics(proc.stderr + proc.stdout, pattern, has_col)
         missing = sorted(set(_LINK_UNDEFINED.findall(proc.stderr)))
+        if not diags and missing and search and \
+                _defined_elsewhere(missing, search[1], search[0]) and \
+                _link_with_stubs(cmd, out, tmp, missing):
+            return  # what another file of the program defines: stubs (emu/undefined.py)
         if not diags and missing:
             where = _defined_elsewhere(missing, search[1], search[0]) if search else []
             verb = "seems" if len(where) == 1 else "seem"
@@ -244,7 +271,7 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
                                  with_main=backend == "emu")
     program = f'#line 1 "{src.resolve()}"\n{text}\n#line 1 "{TRAMPOLINES}"\n'
     tramp, owned = trampoline.source(entries, backend, fibers)
-    headers = overlay(src, unit.includes) if backend == "emu" else {}
+    headers = overlay(src, unit.includes, opts.include_dirs) if backend == "emu" else {}
     skipped = [Diagnostic(Severity.WARNING, why, unit.path, span.line, span.col,
                           unit.source.line_text(span.line)) for span, why in unit.skipped]
     thrust = _thrust_headers(src, unit.includes, opts.include_dirs) if backend == "emu" else []
@@ -482,7 +509,7 @@ def _with_overlay(flags: list[str], headers: dict[str, bytes]) -> list[str]:
         except OSError:  # another build wrote it first
             shutil.rmtree(tmp, ignore_errors=True)
     at = flags.index("-iquote")
-    return [*flags[:at], "-iquote", str(root), *flags[at:]]
+    return [*flags[:at], "-iquote", str(root), "-I", str(root), *flags[at:]]
 
 
 def guard_path() -> Path:

@@ -340,8 +340,18 @@ def _arg(i: int, a: dict[str, Any], sizes: dict[str, Any], base_seed: int) -> Ar
         if extra:
             raise ValueError(f"{where}: {', '.join(extra)} only apply to arrays (with 'dtype')")
         return ArgSpec(name, value=_scalar(a, sizes, where), key=where, named=named)
+    if "value" in a and isinstance(a["value"], list) and set(a) <= {"name", "dtype", "value"}:
+        # a struct by value given as its members (ccminer's `const uint2 target2`:
+        # dtype = "uint32", value = [x, y]), passed as those bytes
+        dtype = parse_dtype(a["dtype"], f"{where}.dtype")
+        members = [evaluate(v, sizes, f"{where}.value") for v in a["value"]]
+        try:
+            return ArgSpec(name, value=np.array(members, dtype=dtype), key=where, named=named)
+        except OverflowError as exc:
+            raise ValueError(f"{where}.value: {exc}") from None
     if "value" in a:
-        raise ValueError(f"{where}: 'value' is for scalars; an array takes 'init'")
+        raise ValueError(f"{where}: 'value' is for scalars (or, with 'dtype', a struct's "
+                         "members as a list); an array takes 'init'")
     dtype = parse_dtype(a["dtype"], f"{where}.dtype")
     if "count" not in a:
         raise ValueError(f"{where}: an array needs 'count' (its number of elements)")

@@ -69,3 +69,57 @@ __global__ void timers(unsigned long long *out) {
   out[0] = t1 >= t0;
   out[1] = c1 > c0;
 }
+
+// PTX sequences as ccminer's cuda_helper.h writes them (emu/ptx_block.py): per element, a
+// 64-bit byte swap through .reg halves, a 64-bit product through mul/mad.cc/madc on 32-bit
+// halves, a 64-bit add and subtract through carries, funnel shifts, prmt's sign mode,
+// clamped shifts, lop3, widening and high products.
+__global__ void sequences(const unsigned long long *x, const unsigned long long *y,
+                          unsigned long long *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned long long a = x[i], b = y[i], swapped, sum, diff;
+  asm("{ .reg .b32 x, y; // swab64\n\t"
+      "mov.b64 {x,y}, %1;\n\t"
+      "prmt.b32 x, x, 0, 0x0123;\n\t"
+      "prmt.b32 y, y, 0, 0x0123;\n\t"
+      "mov.b64 %0, {y,x};\n\t"
+      "}\n" : "=l"(swapped) : "l"(a));
+  unsigned lo, hi;
+  asm("{ // uint2 a*b\n\t"
+      "mul.lo.u32       %0, %2, %4;  \n\t"
+      "mul.hi.u32       %1, %2, %4;  \n\t"
+      "mad.lo.cc.u32    %1, %3, %4, %1; \n\t"
+      "madc.lo.u32      %1, %3, %5, %1; \n\t"
+      "}\n" : "=r"(lo), "=r"(hi)
+      : "r"((unsigned)a), "r"((unsigned)(a >> 32)), "r"((unsigned)b), "r"((unsigned)(b >> 32)));
+  asm("{ .reg .u32 l, h;\n\t"
+      "add.cc.u32 l, %1, %3;\n\t"
+      "addc.u32 h, %2, %4;\n\t"
+      "mov.b64 %0, {l, h};\n\t}"
+      : "=l"(sum) : "r"((unsigned)a), "r"((unsigned)(a >> 32)), "r"((unsigned)b),
+        "r"((unsigned)(b >> 32)));
+  asm("{ .reg .u32 l, h;\n\t"
+      "sub.cc.u32 l, %1, %3;\n\t"
+      "subc.u32 h, %2, %4;\n\t"
+      "mov.b64 %0, {l, h};\n\t}"
+      : "=l"(diff) : "r"((unsigned)a), "r"((unsigned)(a >> 32)), "r"((unsigned)b),
+        "r"((unsigned)(b >> 32)));
+  unsigned r[8];
+  const unsigned s = (unsigned)b & 63u;
+  asm("shf.r.wrap.b32 %0, %1, %2, %3;" : "=r"(r[0]) : "r"((unsigned)a), "r"((unsigned)(a >> 32)), "r"(s));
+  asm("shf.l.clamp.b32 %0, %1, %2, %3;" : "=r"(r[1]) : "r"((unsigned)a), "r"((unsigned)(a >> 32)), "r"(s));
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r[2]) : "r"((unsigned)a), "r"((unsigned)b), "r"((unsigned)(b >> 32)));
+  asm("{ .reg .s32 t;\n\tshr.s32 t, %1, %2;\n\tmov.b32 %0, t;\n\t}" : "=r"(r[3]) : "r"((unsigned)a), "r"(s));
+  asm("shl.b32 %0, %1, %2;" : "=r"(r[4]) : "r"((unsigned)a), "r"(s));
+  asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(r[5]) : "r"((unsigned)a), "r"((unsigned)b), "r"((unsigned)(a >> 32)));
+  asm("mul.hi.s32 %0, %1, %2;" : "=r"(r[6]) : "r"((unsigned)a), "r"((unsigned)b));
+  asm("{ .reg .s64 w; .reg .b32 l, h;\n\tmul.wide.s32 w, %1, %2;\n\tshr.s64 w, w, 16;\n\t"
+      "mov.b64 {l, h}, w;\n\txor.b32 %0, l, h;\n\t}"
+      : "=r"(r[7]) : "r"((unsigned)a), "r"((unsigned)b));
+  out[12 * i] = swapped;
+  out[12 * i + 1] = (unsigned long long)hi << 32 | lo;
+  out[12 * i + 2] = sum;
+  out[12 * i + 3] = diff;
+  for (int k = 0; k < 8; ++k) out[12 * i + 4 + k] = r[k];
+}

@@ -50,7 +50,11 @@
 #define __maxnreg__(n)
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
-#define __syncthreads() ::cudafuse_emu::bar_all(0, __FILE__, __LINE__)
+// `__syncthreads()` is the block barrier; `__syncthreads(void)`, a redeclaration of it as a
+// function (ccminer's cuda_helper.h: `extern __device__ __device_builtin__ void
+// __syncthreads(void);`), declares an unused function instead.
+#define __syncthreads(...) __cf_syncthreads##__VA_OPT__(_decl(__VA_ARGS__))
+#define __cf_syncthreads ::cudafuse_emu::bar_all(0, __FILE__, __LINE__)
 #define CUDAFUSE_BAR_SYNC(id, n) ::cudafuse_emu::bar_sync((id), (n), __FILE__, __LINE__)
 #define CUDAFUSE_BAR_RED(kind, id, n, p) \
   ::cudafuse_emu::bar_red((kind), (id), (n), (p), __FILE__, __LINE__)

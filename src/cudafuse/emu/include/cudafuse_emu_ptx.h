@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include <chrono>
+#include <type_traits>
 
 namespace cudafuse_emu {
 namespace ptx {
@@ -36,6 +37,66 @@ inline unsigned long long globaltimer() {
 // bfind: the position of the most significant non-sign bit, 0xffffffff when there is none.
 inline unsigned bfind_u32(unsigned x) { return x ? 31u - (unsigned)__builtin_clz(x) : ~0u; }
 inline unsigned bfind_s32(int x) { return bfind_u32(x < 0 ? ~(unsigned)x : (unsigned)x); }
+// prmt.b32 (default mode): result byte i is byte (s >> 4i) & 7 of y:x, or, when bit 3 of
+// that nibble is set, that byte's sign bit replicated over all eight bits (PTX ISA, prmt).
+inline unsigned prmt(unsigned x, unsigned y, unsigned s) {
+  const uint64_t v = ((uint64_t)y << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned sel = (s >> (4 * i)) & 15u;
+    unsigned byte = (unsigned)(v >> (8 * (sel & 7u))) & 0xffu;
+    if (sel & 8u) byte = byte & 0x80u ? 0xffu : 0u;
+    r |= byte << (8 * i);
+  }
+  return r;
+}
+// Arithmetic of translated PTX sequences (emu/ptx_block.py), with the PTX ISA's semantics.
+// add.cc/addc/mad.cc/madc: d = a + b (+ the carry flag with carry_in), the carry out kept in
+// cc when set_cc; sub.cc/subc: d = a - b (- the borrow flag), the borrow out kept.
+template <class U>
+inline U add_cc(U a, U b, unsigned &cc, bool carry_in, bool set_cc) {
+  const U in = carry_in ? (U)cc : (U)0;
+  const U s = (U)(a + b), t = (U)(s + in);
+  if (set_cc) cc = (unsigned)(s < a) | (unsigned)(t < s);
+  return t;
+}
+template <class U>
+inline U sub_cc(U a, U b, unsigned &cc, bool borrow_in, bool set_cc) {
+  const U in = borrow_in ? (U)cc : (U)0;
+  const U d = (U)(a - b), t = (U)(d - in);
+  if (set_cc) cc = (unsigned)(a < b) | (unsigned)(d < in);
+  return t;
+}
+// mul.lo / mul.hi of the type's width (signed or not).
+template <class T>
+inline T mul_lo(T a, T b) {
+  typedef typename std::make_unsigned<T>::type U;
+  return (T)(U)((unsigned __int128)(U)a * (U)b);
+}
+template <class T>
+inline T mul_hi(T a, T b) {
+  if (std::is_signed<T>::value) return (T)(((__int128)a * (__int128)b) >> (8 * sizeof(T)));
+  return (T)(((unsigned __int128)a * (unsigned __int128)b) >> (8 * sizeof(T)));
+}
+// shl / shr: amounts past the width are clamped to it (0, or the sign for shr.s).
+template <class T>
+inline T shl(T a, uint32_t n) {
+  typedef typename std::make_unsigned<T>::type U;
+  return n >= 8 * sizeof(T) ? (T)0 : (T)(U)((U)a << n);
+}
+template <class T>
+inline T shr(T a, uint32_t n) {
+  if (n >= 8 * sizeof(T)) n = 8 * sizeof(T) - 1 + !std::is_signed<T>::value;
+  if (n >= 8 * sizeof(T)) return (T)0;
+  return (T)(a >> n);
+}
+// lop3.b32: bit i of the result is bit (a_i << 2 | b_i << 1 | c_i) of the table.
+inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut) {
+  uint32_t r = 0;
+  for (int i = 0; i < 8; ++i)
+    if (lut >> i & 1u) r |= (i & 4 ? a : ~a) & (i & 2 ? b : ~b) & (i & 1 ? c : ~c);
+  return r;
+}
 // vabsdiff4 .add: the sum of the four bytes' absolute differences, plus c.
 inline unsigned vabsdiff4_add(unsigned a, unsigned b, unsigned c) {
   for (int i = 0; i < 32; i += 8) {
