@@ -31,7 +31,11 @@ Then the HFuse paper's own corpus (PAPER below, same cache convention): the ten 
 PyTorch ATen kernels (aoli-al/TorchKernel, the paper's copy of aten/src/ATen/native/cuda) and
 the ccminer hash pairs (tpruvot/ccminer), files as written; their PyTorch includes and
 ccminer's generated/host-only headers find our stand-ins (benchmarks/hfuse_library/aten/,
-.../ccminer/). Kernels that take a PackedTensorAccessor by value are verified with run specs
+.../ccminer/). ccminer's kernels are verified with run specs that set their
+`__device__`/`__constant__` arrays ([[symbols]]) and give `uint2 target2` as its members;
+the blake2b kernels' target is the smallest hash of the nonce range (hashlib's BLAKE2b-256
+of the header the kernel hashes), which exactly one nonce meets (_targeted).
+Kernels that take a PackedTensorAccessor by value are verified with run specs
 that describe it (`tensor`); kernelHistogram1D, launched with a host lambda that no run spec
 can give, is verified through drivers the script writes (DRIVERS below).
 
@@ -116,15 +120,6 @@ STANDINS = {"aoli-al/TorchKernel": LIBRARY / "aten", "tpruvot/ccminer": LIBRARY 
 UNVERIFIABLE = {
     "lambda": "takes a functor whose type its launch deduces from a host lambda, which a run "
               "spec cannot give",
-    # ccminer's files are written for nvcc's two passes (cuda_helper.h defines helpers one
-    # way where __CUDA_ARCH__ is defined and another way for the host); cudafuse's run
-    # reads one. A spec could set their __device__ block headers ([[symbols]]).
-    "swab32": "cannot be run: its host code calls cuda_swab32, a __device__ function where "
-              "__CUDA_ARCH__ is defined (a host macro otherwise)",
-    "rotr": "cannot be run: its host function sha256_step1_host uses ROTR, __funnelshift_r "
-            "where __CUDA_ARCH__ is defined",
-    "syncthreads": "cannot be run: cuda_helper.h declares __syncthreads() and "
-                   "__threadfence() as functions, which the emulator defines as macros",
 }
 PAPER = {
     "im2col": ("aoli-al/TorchKernel", "cuda/im2col.cuh", "at::native::im2col_kernel<float>",
@@ -146,10 +141,14 @@ PAPER = {
     "histogram": ("aoli-al/TorchKernel", "cuda/SummaryOps.cu",
                   "at::cuda::kernelHistogram1D<float, float, int64_t, 1, 2, -1, "
                   "at::cuda::CUDAHistogramMemoryType::SHARED>", "lambda", 512),
-    "blake2b": ("tpruvot/ccminer", "blake2b.cu", "blake2b_gpu_hash", "swab32", 128),
-    "sha256d": ("tpruvot/ccminer", "sha256/cuda_sha256d.cu", "sha256d_gpu_hash_shared", "rotr",
-                128),
-    "sia": ("tpruvot/ccminer", "sia/sia.cu", "sia_blake2b_gpu_hash", "syncthreads", 128),
+    # ccminer's files as written: their host code, which nvcc compiles in its host pass, is
+    # skipped (cuda_swab32 is a __device__ function where __CUDA_ARCH__ is defined), their
+    # inline PTX translated (emu/ptx_block.py), their calls into ccminer's other files
+    # stubbed (emu/undefined.py). The blake2b targets are set by _targeted (below).
+    "blake2b": ("tpruvot/ccminer", "blake2b.cu", "blake2b_gpu_hash", "cc_blake2b.toml", 128),
+    "sha256d": ("tpruvot/ccminer", "sha256/cuda_sha256d.cu", "sha256d_gpu_hash_shared",
+                "cc_sha256d.toml", 128),
+    "sia": ("tpruvot/ccminer", "sia/sia.cu", "sia_blake2b_gpu_hash", "cc_sia.toml", 128),
 }
 # A pair with a kernel a run spec cannot launch (kernelHistogram1D: its launch passes a host
 # lambda) is run through drivers of ours instead: a host function cf_run taking plain arrays, which
@@ -221,6 +220,44 @@ CRYPTO_PAIRS = [("blake2b", "sha256d"), ("blake2b", "sia"), ("sha256d", "sia")]
 _HOST_LIBRARY = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:cublas_v2|curand)\.h[>"]', re.M)
 
 
+def _targeted(key: str, spec: Path, tmp: Path) -> Path:
+    """ccminer's blake2b kernels' spec with the target that exactly one nonce of the range
+    meets (the smallest hash, from hashlib's BLAKE2b-256 of the 80-byte header the kernel
+    hashes), written beside the outputs; other specs as they are."""
+    if key not in ("blake2b", "sia"):
+        return spec
+    import hashlib
+
+    import numpy as np
+
+    from cudafuse.runtime.spec import load_spec
+    from cudafuse.runtime.spec_values import make_value
+
+    loaded = load_spec(str(spec))
+    data = [int(v) for v in make_value(loaded.symbols[0])]
+    start, count = loaded.args[1].value, loaded.args[0].value
+    best: tuple[int, int] | None = None
+    for nonce in range(start, start + count):
+        if key == "blake2b":  # m[0..8], the low word of d_data[9], the nonce
+            words = np.array(data[:9], "<u8").tobytes() + (data[9] & 0xFFFFFFFF).to_bytes(4,
+                                                                                  "little")
+            digest = hashlib.blake2b(words + nonce.to_bytes(4, "little"), digest_size=32)
+            value = int.from_bytes(digest.digest()[24:32], "little")  # v[3] ^ v[11] ^ IV[3]
+            rank = ((value >> 32) << 32) | (value & 0xFFFFFFFF)  # y first, then x
+        else:  # sia: the nonce ORed into m[4]; the first word, byte-swapped
+            words = list(data)
+            words[4] |= nonce
+            digest = hashlib.blake2b(np.array(words, "<u8").tobytes(), digest_size=32)
+            value = rank = int.from_bytes(digest.digest()[:8], "big")
+        if best is None or rank < best[0]:
+            best = (rank, value)
+    assert best is not None
+    x, y = best[1] & 0xFFFFFFFF, best[1] >> 32
+    out = tmp / f"{key}_target.toml"
+    out.write_text(spec.read_text().replace("value = [0, 0]", f"value = [{x}, {y}]"))
+    return out
+
+
 def run_pair(a: str, b: str, mode: str, tmp: Path) -> str:
     (fa, ka, sa, ba), (fb, kb, sb, bb) = KERNELS[a], KERNELS[b]
     return _run(((PROGRAMS / fa, ka, PROGRAMS / sa, ba), (PROGRAMS / fb, kb, PROGRAMS / sb, bb)),
@@ -260,8 +297,8 @@ def run_third(a: str, b: str, mode: str, tmp: Path, cache: Path,
         root = _stage(cache, repo, tmp / "libraries")
         if spec in UNVERIFIABLE and not driven:
             why.append(f"{key} {UNVERIFIABLE[spec]}")
-        sides.append((root / path, kernel, None if spec in UNVERIFIABLE else LIBRARY / spec,
-                      block))
+        sides.append((root / path, kernel, None if spec in UNVERIFIABLE else
+                      _targeted(key, LIBRARY / spec, tmp), block))
         dirs += [str(root / d) for d in REPOS[repo][1]]
         if repo in STANDINS:
             dirs.append(str(STANDINS[repo]))
