@@ -43,6 +43,7 @@ from cudafuse.passes.vertical.kernel.ownvalue import (
     own_scope,
     store_anchor,
 )
+from cudafuse.passes.vertical.kernel.recognise import written_view
 from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore, _strip
 from cudafuse.passes.vertical.plan.charge import register_limit
 
@@ -596,10 +597,11 @@ class GroupEmitter:
         t = tile or "nullptr, 0, 0, 0, 0"
         return "{" + ", ".join([*names, *size, t]) + "}"
 
-    def _fast_reads(self, site: LaunchSite, bounds: tuple[n.Expr, ...]
-                    ) -> list[tuple[int, int, str]]:
-        """Edits turning `v[Y * S + X]` on 2D views into `v.at2(X, Y, S)` (see _view_struct)."""
-        view = self.views[site.kernel.name]
+    def _fast_reads(self, site: LaunchSite, bounds: tuple[n.Expr, ...],
+                    view: KernelView | None = None) -> list[tuple[int, int, str]]:
+        """Edits turning `v[Y * S + X]` on 2D views into `v.at2(X, Y, S)` (see _view_struct).
+        `view`: the kernel's, when not its entry in `views` (the last kernel's as written)."""
+        view = view or self.views[site.kernel.name]
         edits: list[tuple[int, int, str]] = self._channel_reads(site)
         if not bounds:
             return edits
@@ -653,7 +655,8 @@ class GroupEmitter:
 
     def kernel(self) -> str:
         k = self.sink.kernel
-        view = self.views[k.name]
+        # (a kernel whose tile a recomputation reads through its buffer keeps it here)
+        view = written_view(self.views[k.name])
         assert k.body is not None
         knames = [gp.kname for gp in self.params]
         views: list[tuple[str, str]] = []  # (local name, buffer key); one per parameter
@@ -667,7 +670,7 @@ class GroupEmitter:
         view_local: dict[str, str] = {}
         for local, key in views:
             view_local.setdefault(key, local)
-        fast = self._fast_reads(self.sink, view.bounds)
+        fast = self._fast_reads(self.sink, view.bounds, view)
         tiles = self._tileable(views, fast)
         prologue_lines, tile_args = self._tile_code(tiles, knames, view.bounds)
         # Two parameters of the last kernel given one buffer (`kb<<<>>>(u, out, out, n)`)
@@ -892,7 +895,7 @@ class GroupEmitter:
         for local, key in views:
             local_of.setdefault(key, local)
         rewritten = {start for start, _, _ in fast}
-        sink_view = self.views[self.sink.kernel.name]
+        sink_view = written_view(self.views[self.sink.kernel.name])
         out, used = [], 0
         for key, (rx, ry) in sorted(self.group.tiles.items()):
             why = None

@@ -46,6 +46,16 @@ def build_view(fn: Function) -> KernelView:
     return view
 
 
+def written_view(view: KernelView) -> KernelView:
+    """The view of a kernel as written, for the last kernel of a group: one read through its
+    tile's buffer (staged_tile.py) when recomputed keeps its tile there, its loads served by
+    the producers' views (a tile element computed once per block, not once per read)."""
+    copy = view.staged_copy
+    if copy is None or copy.original is None:
+        return view
+    return _build_view(copy.original)
+
+
 def _without_copy(view: KernelView, copy: StagedCopy) -> KernelView:
     """The view of a kernel read without its shared copy (staged_copy.py), when the thread
     that makes the copy reaches it whenever a reader does: the only return before the copy

@@ -80,6 +80,9 @@ class StagedCopy:
     # A tile of the image (staged_tile.py): the block, per dimension from x, that its
     # coordinates `blockIdx.d * K + threadIdx.d` assume (the view's block_sizes must be it).
     tile_block: tuple[int, ...] = ()
+    # The kernel as written (a tile's): a group's last kernel keeps its tile (recognise.
+    # written_view), only a recomputed producer is read without it.
+    original: Function | None = None
 
 
 def _const(e: n.Expr) -> int | None:

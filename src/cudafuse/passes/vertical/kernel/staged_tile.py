@@ -176,7 +176,8 @@ def staged_tile(fn: Function) -> StagedCopy | str | None:
     return StagedCopy(dataclasses.replace(fn, body=new_body),
                       tuple(top[j].span for j in dropped), tuple(renamed), (), -1, (),
                       tile_block=tuple(c.size for c in sorted(coords.values(),
-                                                              key=lambda c: c.dim)))
+                                                              key=lambda c: c.dim)),
+                      original=fn)
 
 
 def _clamped_store(fn: Function, once: dict[str, n.Expr]) -> str | None:
