@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import clang.cindex as ci
 
+from cudafuse.frontend.flat import FlatCursor
 from cudafuse.ir.source import Span
 
 # CXUnaryOperatorKind (clang-c/Index.h, LLVM 17+).
@@ -201,7 +202,10 @@ _COLLECT = _VISITOR(_collect)  # one callback object for every call, not one per
 
 
 def children(cursor: ci.Cursor) -> list[ci.Cursor]:
-    """cursor.get_children() as a list, at half the cost (the lowering's most frequent call)."""
+    """cursor.get_children() as a list, at half the cost (the lowering's most frequent call);
+    a flattened cursor's from its subtree's arrays, with no call into libclang."""
+    if cursor.__class__ is FlatCursor:
+        return cursor._flat.children(cursor._i)  # type: ignore[return-value]
     out: list[ci.Cursor] = []
     _raw_lib().clang_visitChildren(cursor, _COLLECT, out)
     tu = cursor._tu
@@ -267,13 +271,20 @@ class Spans:
     def span(self, cursor: ci.Cursor) -> Span:
         """The cursor's extent; outside the main file, its file, line and column with an
         empty range. (The lowering calls this once per IR node.)"""
-        ext = self._extent(cursor)
+        if cursor.__class__ is FlatCursor:
+            flat, i = cursor._flat, cursor._i
+            begin, end = flat.begins[i], flat.ends[i]
+            ext = None
+        else:
+            ext = self._extent(cursor)
+            begin, end = ext.begin_int_data, ext.end_int_data
         base = self.base
         if base is not None:
-            a, b = ext.begin_int_data - base, ext.end_int_data - base
-            if not (ext.begin_int_data | ext.end_int_data) & MACRO_BIT and \
-                    0 <= a <= b <= self.size:
+            a, b = begin - base, end - base
+            if not (begin | end) & MACRO_BIT and 0 <= a <= b <= self.size:
                 return _new_span(Span, (self.main, a, b, *self.line_col(a)))
+        if ext is None:
+            ext = self._extent(cursor)
         fname, start, end, line, col = self.exact(ext)
         if fname != self.main:
             return Span(fname, 0, 0, line, col)
@@ -295,8 +306,13 @@ class Spans:
         """The cursor's type as spelled; cached per type (a unit has few distinct types, and
         the same QualType, sugar included, always spells the same)."""
         raw = _raw_lib()
+        if cursor.__class__ is FlatCursor:
+            key = cursor._flat.type_key(cursor._i)
+            text = self.types.get(key)
+            if text is not None:
+                return text
         t = raw.clang_getCursorType(cursor)
-        key = (t._kind_id, t.data[0])
+        key = (t._kind_id, t.data[0] or 0)
         text = self.types.get(key)
         if text is None:
             text = self.types[key] = ci._CXString.from_result(raw.clang_getTypeSpelling(t))

@@ -23,6 +23,7 @@ from cudafuse.frontend.clang_api import (
 from cudafuse.frontend.clang_api import (
     namespaces as clang_namespaces,
 )
+from cudafuse.frontend.flat import FlatCursor, flatten
 from cudafuse.frontend.kernel_census import skipped_ranges
 from cudafuse.ir import nodes as n
 from cudafuse.ir.code_text import code_only
@@ -56,6 +57,9 @@ _CONDITIONAL, _INIT_LIST, _CXX_UNARY = (K.CONDITIONAL_OPERATOR.value, K.INIT_LIS
 _CAST_IDS = frozenset(k.value for k in _CAST_KINDS)
 _VAR_DECL_ID, _COMPOUND_ID, _DECL_STMT_ID = (K.VAR_DECL.value, K.COMPOUND_STMT.value,
                                              K.DECL_STMT.value)
+_SPACE_ATTR_IDS = {k.value: v for k, v in _SPACE_ATTRS.items()}
+_PARM_DECL_ID, _CONSTRUCTOR_ID = K.PARM_DECL.value, K.CONSTRUCTOR.value
+_FUNCTION_IDS = frozenset({K.FUNCTION_DECL.value, K.FUNCTION_TEMPLATE.value})
 
 
 def _kind_class(kind_id: int, cache: dict[int, str] = {}) -> str:  # noqa: B006 - a cache
@@ -85,6 +89,13 @@ def _class_of(c: ci.Cursor) -> str:
     """The class a member function belongs to ('' for free functions)."""
     parent = c.semantic_parent
     return parent.spelling if parent is not None and parent.kind in _CLASS_KINDS else ""
+
+
+def _literal(c: ci.Cursor) -> int | float | None:
+    """evaluate(c) for a literal, from the flattened tree's arrays where there is one."""
+    if c.__class__ is FlatCursor:
+        return c._flat.value(c._i)
+    return evaluate(c)
 
 
 class LoweringError(Exception):
@@ -161,7 +172,8 @@ class Lowerer:
 
     @staticmethod
     def attrs(cursor: ci.Cursor) -> set[str]:
-        return {_SPACE_ATTRS[c.kind] for c in children(cursor) if c.kind in _SPACE_ATTRS}
+        return {_SPACE_ATTR_IDS[k] for c in children(cursor)
+                if (k := c._kind_id) in _SPACE_ATTR_IDS}
 
     # ---- expressions -------------------------------------------------------------------
 
@@ -191,13 +203,13 @@ class Lowerer:
         if kind in _BINARY_IDS and len(kids) == 2:
             return n.Binary(binary_op(c), self.expr(kids[0]), self.expr(kids[1]), span=sp, type=ty)
         if kind == _INTEGER_LITERAL:
-            v = evaluate(c)
+            v = _literal(c)
             return n.IntLit(int(v) if v is not None else 0, span=sp, type=ty)
         if kind == _FLOATING_LITERAL:
-            v = evaluate(c)
+            v = _literal(c)
             return n.FloatLit(float(v) if v is not None else 0.0, ty != "float", span=sp, type=ty)
         if kind == _BOOL_LITERAL:
-            return n.BoolLit(bool(evaluate(c)), span=sp, type=ty)
+            return n.BoolLit(bool(_literal(c)), span=sp, type=ty)
         if kind == _STRING_LITERAL:
             return n.StrLit(spelling(c), span=sp, type=ty)
         if kind == _MEMBER_REF:
@@ -226,16 +238,23 @@ class Lowerer:
                            type=ty)
 
     def ref(self, c: ci.Cursor, sp: Span, ty: str) -> n.Expr:
-        d = referenced(c)
-        if d is None:
-            return n.Ref(spelling(c), "other", span=sp, type=ty)
         # A declaration is referenced many times (x, w, threadIdx...): classify it once. The
-        # key is the cursor's identity (kind and AST pointers) without a call into libclang,
-        # and a reference is spelled as the name of its declaration.
-        data = d.data
-        key = (d._kind_id, data[0], data[1])
+        # key is the cursor's identity (kind and AST pointers), read from the flattened
+        # tree's arrays where there is one, and a reference is spelled as the name of its
+        # declaration.
+        if c.__class__ is FlatCursor:
+            key = c._flat.referenced_key(c._i)
+            d = None
+        else:
+            d = referenced(c)
+            key = None if d is None else (d._kind_id, d.data[0] or 0, d.data[1] or 0)
+        if key is None:
+            return n.Ref(spelling(c), "other", span=sp, type=ty)
         info = self._refs.get(key)
         if info is None:
+            if d is None:
+                d = referenced(c)
+                assert d is not None  # the helper found it
             name = spelling(c)
             info = self._refs[key] = (name, *self._classify(d, name))
         name, kind, decl, value = info
@@ -270,7 +289,8 @@ class Lowerer:
             return self.launch(c, kids, sp, ty)
         d = referenced(c)
         args = tuple(self.expr(a) for a in arguments(c))
-        if d is not None and d.kind == K.CONSTRUCTOR and len(args) == 1 and args[0].span == sp:
+        if d is not None and d._kind_id == _CONSTRUCTOR_ID and len(args) == 1 and \
+                args[0].span == sp:
             return args[0]  # an implicit copy/conversion constructor: the value itself
         # A call that depends on a template parameter has no referenced declaration yet; its
         # name is still spelled by the callee expression (an overloaded/unresolved name).
@@ -278,9 +298,9 @@ class Lowerer:
             spelling(kids[0]) or _unresolved_name(kids[0]) if kids else "")
         decl = self.decl(d) if d is not None else ""
         callee_expr = None
-        if kids and (d is None or d.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)):
+        if kids and (d is None or d._kind_id not in _FUNCTION_IDS):
             first = kids[0]
-            if first.kind not in (K.DECL_REF_EXPR,) and len(kids) == len(args) + 1:
+            if first._kind_id != _DECL_REF and len(kids) == len(args) + 1:
                 callee_expr = self.expr(first)
         return n.Call(callee, args, decl, callee_expr, span=sp, type=ty)
 
@@ -423,7 +443,7 @@ class Lowerer:
 
     def var(self, c: ci.Cursor) -> n.VarDecl:
         kids = children(c)
-        storage = {_SPACE_ATTRS[k.kind] for k in kids if k.kind in _SPACE_ATTRS}
+        storage = {_SPACE_ATTR_IDS[i] for k in kids if (i := k._kind_id) in _SPACE_ATTR_IDS}
         storage_class = c.storage_class
         if storage_class == ci.StorageClass.STATIC:
             storage.add("static")
@@ -459,11 +479,13 @@ class Lowerer:
     # ---- declarations ------------------------------------------------------------------
 
     def function(self, c: ci.Cursor) -> Function:
+        c = flatten(c) or c  # its cursors' children, extents and types in one C call
         attrs = self.attrs(c)
         space = ("global" if "global" in attrs else "host_device" if {"host", "device"} <= attrs
                  else "device" if "device" in attrs else "host")
-        params = tuple(self.param(p) for p in children(c) if p.kind == K.PARM_DECL)
-        body_cursor = next((k for k in children(c) if k.kind == K.COMPOUND_STMT), None)
+        kids = children(c)
+        params = tuple(self.param(p) for p in kids if p._kind_id == _PARM_DECL_ID)
+        body_cursor = next((k for k in kids if k._kind_id == _COMPOUND_ID), None)
         body = self.stmt(body_cursor) if body_cursor is not None else None
         sp, nsp = self.span(c), self.name_span(c)
         head = self.source.data[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
@@ -471,7 +493,7 @@ class Lowerer:
         # attribute clang sees: read the head as clang does.
         code = self.code()[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
         bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", code)
-        tparams = tuple(self.template_param(k) for k in children(c) if k.kind in (
+        tparams = tuple(self.template_param(k) for k in kids if k.kind in (
             K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER,
             K.TEMPLATE_TEMPLATE_PARAMETER))
         parent = c.lexical_parent

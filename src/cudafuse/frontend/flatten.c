@@ -1,0 +1,128 @@
+/* One libclang visit of a cursor's whole subtree, flattened in preorder (see flat.py).
+
+   The lowering asks every cursor for its children, its extent and its type, every name for
+   the declaration it refers to and every literal for its value: through ctypes, several
+   foreign calls per cursor and a Python callback per child. Here they are C calls, made
+   once per cursor of a subtree, and Python reads the answers from arrays. Built by flat.py
+   with the machine's C compiler; without one the lowering asks libclang cursor by cursor,
+   as before, with the same results.
+
+   libclang's wheel ships no headers: the few types used are declared as clang-c/Index.h
+   declares them (a stable C ABI). The library is not linked against either: the caller
+   hands in the addresses of the functions of the libclang it loaded, so the helper calls
+   that very library whatever its file is called. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
+typedef struct { const void *ptr_data[2]; unsigned begin_int_data; unsigned end_int_data; }
+    CXSourceRange;
+typedef struct { int kind; void *data[2]; } CXType;
+typedef void *CXClientData;
+typedef void *CXEvalResult;
+typedef int (*CXCursorVisitor)(CXCursor, CXCursor, CXClientData);
+
+typedef struct {
+  unsigned (*visit_children)(CXCursor, CXCursorVisitor, CXClientData);
+  CXSourceRange (*extent)(CXCursor);
+  CXType (*type)(CXCursor);
+  CXCursor (*referenced)(CXCursor);
+  CXEvalResult (*evaluate)(CXCursor);
+  int (*eval_kind)(CXEvalResult);
+  long long (*eval_int)(CXEvalResult);
+  double (*eval_double)(CXEvalResult);
+  void (*eval_dispose)(CXEvalResult);
+} Api;
+
+/* CXCursorKind values (clang-c/Index.h) of the cursors asked more than the rest. */
+enum { NULL_CURSOR = 70, DECL_REF_EXPR = 101, INTEGER_LITERAL = 106, FLOATING_LITERAL = 107,
+       CXX_BOOL_LITERAL_EXPR = 130 };
+enum { EVAL_INT = 1, EVAL_FLOAT = 2 }; /* CXEvalResultKind */
+
+/* Per node i: the cursor; the number of nodes in its subtree, itself included (its next
+   sibling is at i + size[i]); its extent's raw begin and end; its type's key (kind, first
+   data pointer). For a name (DECL_REF_EXPR): the referenced declaration's kind and first two
+   data pointers (ref_kind -1: none). For a literal: clang's folding of it (eval_kind 0:
+   none, 1: eval_int, 2: eval_double). Writing stops at `cap`; `n` counts on, so that a
+   caller whose arrays were too small learns how large to make them. */
+typedef struct {
+  const Api *api;
+  CXCursor *cursor;
+  unsigned *size;
+  unsigned *begin;
+  unsigned *end;
+  int *type_kind;
+  uintptr_t *type_data;
+  int *ref_kind;
+  uintptr_t *ref_data0;
+  uintptr_t *ref_data1;
+  int *eval_kind;
+  long long *eval_int;
+  double *eval_double;
+  size_t n;
+  size_t cap;
+} Flat;
+
+static void record(CXCursor c, Flat *out);
+
+static int visit(CXCursor child, CXCursor parent, CXClientData data) {
+  (void)parent;
+  record(child, (Flat *)data);
+  return 1; /* CXChildVisit_Continue: record() descends itself */
+}
+
+static void answers(CXCursor c, size_t i, Flat *out) {
+  const Api *api = out->api;
+  CXSourceRange ext = api->extent(c);
+  CXType t = api->type(c);
+  out->cursor[i] = c;
+  out->begin[i] = ext.begin_int_data;
+  out->end[i] = ext.end_int_data;
+  out->type_kind[i] = t.kind;
+  out->type_data[i] = (uintptr_t)t.data[0];
+  out->ref_kind[i] = -1;
+  out->ref_data0[i] = out->ref_data1[i] = 0;
+  out->eval_kind[i] = 0;
+  out->eval_int[i] = 0;
+  out->eval_double[i] = 0.0;
+  if (c.kind == DECL_REF_EXPR) {
+    CXCursor d = api->referenced(c);
+    if (!(d.kind == NULL_CURSOR && !d.xdata && !d.data[0] && !d.data[1] && !d.data[2])) {
+      out->ref_kind[i] = d.kind;
+      out->ref_data0[i] = (uintptr_t)d.data[0];
+      out->ref_data1[i] = (uintptr_t)d.data[1];
+    }
+  } else if (c.kind == INTEGER_LITERAL || c.kind == FLOATING_LITERAL ||
+             c.kind == CXX_BOOL_LITERAL_EXPR) {
+    CXEvalResult r = api->evaluate(c);
+    if (r) {
+      int kind = api->eval_kind(r);
+      if (kind == EVAL_INT) {
+        out->eval_kind[i] = EVAL_INT;
+        out->eval_int[i] = api->eval_int(r);
+      } else if (kind == EVAL_FLOAT) {
+        out->eval_kind[i] = EVAL_FLOAT;
+        out->eval_double[i] = api->eval_double(r);
+      }
+      api->eval_dispose(r);
+    }
+  }
+}
+
+static void record(CXCursor c, Flat *out) {
+  size_t i = out->n++;
+  if (i < out->cap)
+    answers(c, i, out);
+  out->api->visit_children(c, visit, out);
+  if (i < out->cap)
+    out->size[i] = (unsigned)(out->n - i);
+}
+
+/* Flattens `root`'s subtree; returns the number of nodes (more than `out->cap`: nothing
+   past the cap was written, call again with larger arrays). */
+size_t cudafuse_flatten(CXCursor root, Flat *out) {
+  out->n = 0;
+  record(root, out);
+  return out->n;
+}

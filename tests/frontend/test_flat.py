@@ -1,0 +1,80 @@
+"""The lowering's one-call walk (frontend/flat.py, flatten.c) gives what cindex gives.
+
+flatten() exists only for speed: each flattened cursor's children, extent, type, referenced
+declaration and literal value must be those the cursor-by-cursor calls give, and the IR
+lowered through it must equal the IR lowered without it, spans and types included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import clang.cindex as ci
+import pytest
+
+from cudafuse.frontend import flat, lower
+from cudafuse.frontend.clang_api import evaluate, referenced
+from cudafuse.frontend.parse import ParseOptions, _parse, _top_level, parse_file
+
+ROOT = Path(__file__).resolve().parents[2]
+# Templates, macros in index expressions, launches, structs, shared memory, literals of every
+# kind: a sample of the corpus, kept small (each file is lowered twice).
+FILES = [ROOT / "tests" / "corpus" / name for name in (
+    "point_macro_index.cu", "template_stencil.cu", "structs_classes.cu", "enums_constexpr.cu",
+    "control_flow.cu", "host_pipeline_streams.cu")]
+
+needs_helper = pytest.mark.skipif(flat._helper() is None,
+                                  reason="no C compiler: the lowering asks cursor by cursor")
+
+
+@needs_helper
+def test_flattened_cursors_answer_as_cindex() -> None:
+    path = FILES[0]
+    tu = _parse(str(path), ParseOptions())
+    checked = names = literals = 0
+    for top in _top_level(tu.cursor, str(path)):
+        root = flat.flatten(top)
+        assert root is not None and root == top
+        stack: list[tuple[ci.Cursor, ci.Cursor]] = [(root, top)]
+        while stack:
+            fc, c = stack.pop()
+            tree, i = fc._flat, fc._i
+            assert fc == c and fc.kind == c.kind
+            ext = c.extent
+            assert (tree.begins[i], tree.ends[i]) == (ext.begin_int_data, ext.end_int_data)
+            t = c.type
+            assert tree.type_key(i) == (t._kind_id, t.data[0] or 0)
+            if c.kind == ci.CursorKind.DECL_REF_EXPR:
+                d = referenced(c)
+                want = None if d is None else (d._kind_id, d.data[0] or 0, d.data[1] or 0)
+                assert tree.referenced_key(i) == want
+                names += 1
+            if c.kind in (ci.CursorKind.INTEGER_LITERAL, ci.CursorKind.FLOATING_LITERAL,
+                          ci.CursorKind.CXX_BOOL_LITERAL_EXPR):
+                assert tree.value(i) == evaluate(c)
+                literals += 1
+            kids, want_kids = tree.children(i), list(c.get_children())
+            assert kids == want_kids
+            stack.extend(zip(kids, want_kids, strict=True))
+            checked += 1
+    assert checked > 100 and names > 10 and literals > 5
+
+
+@needs_helper
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_same_ir_with_and_without_the_helper(path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = parse_file(str(path), ParseOptions()).unit
+    monkeypatch.setattr(lower, "flatten", lambda cursor: None)
+    slow = parse_file(str(path), ParseOptions()).unit
+    assert fast.functions and len(fast.functions) == len(slow.functions)
+    for a, b in zip([*fast.functions, *fast.methods, *fast.globals],
+                    [*slow.functions, *slow.methods, *slow.globals], strict=True):
+        assert repr(a) == repr(b)  # repr shows spans and types, which == leaves out
+
+
+def test_flatten_is_none_without_the_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(flat, "_helper", lambda: None)
+    tu = _parse(str(FILES[0]), ParseOptions())
+    top = next(iter(_top_level(tu.cursor, str(FILES[0]))))
+    assert flat.flatten(top) is None
