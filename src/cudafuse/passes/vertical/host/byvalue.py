@@ -309,21 +309,19 @@ def _by_value_argument(call: n.Call, i: int, unit: TranslationUnit) -> bool:
 
 
 def _aliased_globals(unit: TranslationUnit) -> set[str]:
-    """Host globals whose address may be taken anywhere in the unit: by `&g`, a reference
-    bound to g or a call that may take g by reference in any function cudafuse lowered, or
-    `&g` in the main file's text (an initialiser of another global, `int *p = &g;`, which
-    the IR does not hold; text only ever takes a global out of what is kept)."""
+    """Host globals whose address may be kept somewhere in the unit: `&g` (but as a direct
+    argument of a CUDA runtime call, which writes through it there and keeps nothing:
+    `cudaMalloc(&d_img, n)`), a reference bound to g, or a call that may take g by reference,
+    in any function cudafuse lowered; or `&g` in the main file's code outside its functions
+    (an initialiser of another global, `int *p = &g;`, which the IR does not hold; text
+    only ever takes a global out of what is kept)."""
     decls = {g.decl for g in unit.globals if g.space == "host"}
     out: set[str] = set()
     for fn in (*unit.functions, *unit.header_functions):
         if fn.body is None:
             continue
-        out |= _escaped(fn.body) & decls
-        parents: dict[int, n.Node] = {}
-        for node in fn.body.walk():
-            for c in node.children():
-                if c is not None:
-                    parents[id(c)] = node
+        out |= address_leaks(fn.body) & decls
+        parents = _parents(fn.body)
         for node in fn.body.walk():
             if not (isinstance(node, n.Ref) and node.decl in decls):
                 continue
@@ -331,17 +329,63 @@ def _aliased_globals(unit: TranslationUnit) -> set[str]:
             parent = parents.get(id(child))
             while isinstance(parent, n.Cast):
                 child, parent = parent, parents.get(id(parent))
+            # (CUDA's runtime is a C API: what it is given is a copy; its C++ templates that
+            # take a reference take a __device__ symbol, never a host global)
             if isinstance(parent, n.Call) and child in parent.args and \
-                    parent.callee not in _PRINTS and \
+                    parent.callee not in _PRINTS and not parent.callee.startswith("cuda") and \
                     not _by_value_argument(parent, parent.args.index(child), unit) or \
                     isinstance(parent, n.VarDecl) and "&" in parent.var_type:
                 out.add(node.decl)
-    text = unit.source.data.decode("utf-8", "replace")
+    code = bytearray(unit.code_of(unit.path))
+    for fn in unit.functions:
+        if fn.span.file == unit.path and fn.span.end > fn.span.start:
+            code[fn.span.start:fn.span.end] = b" " * (fn.span.end - fn.span.start)
+    text = code.decode("utf-8", "replace")
     for g in unit.globals:
         if g.decl in decls and re.search(
                 r"(?<!&)&\s*(?:::\s*)?" + re.escape(g.name) + r"\b", text):
             out.add(g.decl)
     return out
+
+
+def address_leaks(body: n.Node) -> set[str]:
+    """Variables whose address the body may keep (as _escaped, less `&x` given directly to
+    a CUDA runtime call: `cudaMalloc(&d_x, n)`, `cudaStreamCreate(&s)` write through it
+    where they stand, an assignment of x judged as one, and keep nothing)."""
+    parents = _parents(body)
+    kept: set[int] = set()
+    for node in body.walk():
+        if isinstance(node, n.Unary) and node.op == "&":
+            up = parents.get(id(node))
+            while isinstance(up, n.Cast):
+                up = parents.get(id(up))
+            if isinstance(up, n.Call) and up.callee.startswith("cuda") and \
+                    up.callee_expr is None:
+                kept.add(id(node))
+    out: set[str] = set()
+    for node in body.walk():
+        if isinstance(node, n.Unary) and node.op == "&" and id(node) not in kept:
+            target = _strip(node.operand)
+            while isinstance(target, (n.Member, n.Index)):
+                target = _strip(target.base)
+            if isinstance(target, n.Ref):
+                out.add(target.decl)
+        elif isinstance(node, n.VarDecl) and "&" in node.var_type and node.init is not None:
+            target = _strip(node.init)
+            if isinstance(target, n.Ref):
+                out.add(target.decl)
+        elif isinstance(node, n.OtherExpr) and node.kind == "LAMBDA_EXPR":
+            out.update(x.decl for x in node.walk() if isinstance(x, n.Ref))
+    return out
+
+
+def _parents(body: n.Node) -> dict[int, n.Node]:
+    parents: dict[int, n.Node] = {}
+    for node in body.walk():
+        for c in node.children():
+            if c is not None:
+                parents[id(c)] = node
+    return parents
 
 
 def _escaped(body: n.Node) -> set[str]:

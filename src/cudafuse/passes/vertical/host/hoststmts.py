@@ -304,10 +304,11 @@ class HostStatements:
         """Host globals whose address the unit may take (byvalue._aliased_globals), and
         the host function's variables whose address it takes (`g_p = &m;`)."""
         if self._aliased is None:
-            from cudafuse.passes.vertical.host.byvalue import _aliased_globals, _escaped
+            from cudafuse.passes.vertical.host.byvalue import _aliased_globals, address_leaks
 
             assert self.host.body is not None
-            self._aliased = frozenset(_aliased_globals(self.unit) | _escaped(self.host.body))
+            self._aliased = frozenset(_aliased_globals(self.unit) |
+                                      address_leaks(self.host.body))
         return self._aliased
 
     def writes_global(self, stmt: n.Stmt, decl: str) -> bool:
