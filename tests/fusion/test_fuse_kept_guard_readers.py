@@ -1,6 +1,7 @@
 """Producers that keep their guard (domain.keeps_guard) read where the plain rules asked for
-one shape: a 1-D producer read by a 2-D consumer over another domain (an interior stencil,
-a producer over fewer elements than the image: each flat index read is recomputed where the
+one shape: a producer read by a consumer of the other dimension over another domain (a 2-D
+interior stencil after a 1-D mask, a 1-D producer over fewer elements than the image, a 1-D
+kernel over fewer elements than a 2-D stage: each flat index read is recomputed where the
 producer wrote it and read from memory elsewhere, legality._flat_read_exact), and an
 interior stencil read by a last kernel that stores no element of its own (its views take
 its guard's width as the row stride, legality._view_width). Every element compared with the
