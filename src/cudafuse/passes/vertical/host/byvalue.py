@@ -46,6 +46,10 @@ from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, side_effect_free
 from cudafuse.passes.vertical.host.stmtnodes import _assigned, _quiet, _strip
 
+# CUDA runtime calls that keep an address they are given (the device may use it later).
+_KEEPS_ADDRESS = frozenset({"cudaHostRegister", "cudaHostGetDevicePointer",
+                            "cudaGraphAddMemcpyNode", "cudaLaunchHostFunc"})
+
 # C's printing functions: variadic, so what they are given is a copy.
 _PRINTS = frozenset({"printf", "fprintf", "sprintf", "snprintf"})
 
@@ -351,7 +355,8 @@ def _aliased_globals(unit: TranslationUnit) -> set[str]:
 def address_leaks(body: n.Node) -> set[str]:
     """Variables whose address the body may keep (as _escaped, less `&x` given directly to
     a CUDA runtime call: `cudaMalloc(&d_x, n)`, `cudaStreamCreate(&s)` write through it
-    where they stand, an assignment of x judged as one, and keep nothing)."""
+    where they stand, an assignment of x judged as one, and keep nothing; not an
+    asynchronous one, which writes later, nor one that maps the memory for kernels)."""
     parents = _parents(body)
     kept: set[int] = set()
     for node in body.walk():
@@ -360,7 +365,8 @@ def address_leaks(body: n.Node) -> set[str]:
             while isinstance(up, n.Cast):
                 up = parents.get(id(up))
             if isinstance(up, n.Call) and up.callee.startswith("cuda") and \
-                    up.callee_expr is None:
+                    up.callee_expr is None and "Async" not in up.callee and \
+                    up.callee not in _KEEPS_ADDRESS:
                 kept.add(id(node))
     out: set[str] = set()
     for node in body.walk():
