@@ -112,3 +112,66 @@ def test_the_check_is_left_out_where_the_body_cannot_evaluate_the_bound(tmp_path
     text = rewrite(parse_file(str(src)).unit).text
     assert text.count("CUDAFUSE_LAUNCH_BOUNDS(") == 1
     assert 'checked(float *x) { CUDAFUSE_LAUNCH_BOUNDS("threads, 2", threads, 2) x[0]' in text
+
+
+CHAIN = """
+#include <cuda_runtime.h>
+#define PRODUCER_BLOCK 512
+__global__ void __launch_bounds__(PRODUCER_BLOCK) produce(const float *in, float *tmp, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) tmp[i] = in[i] * 3.0f;
+}
+__global__ void __launch_bounds__(64, 2) consume(const float *tmp, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = tmp[i] + 1.0f;
+}
+extern "C" void chain(const float *in, float *tmp, float *out, int n) {
+  produce<<<(n + 511) / 512, 512>>>(in, tmp, n);
+  consume<<<(n + 63) / 64, 64>>>(tmp, out, n);
+}
+"""
+CHAIN_SPEC = """
+entry = "chain"
+[sizes]
+n = 1000
+[[args]]
+name = "in"
+dtype = "float32"
+count = "n"
+init = "uniform(-1, 1)"
+[[args]]
+name = "tmp"
+dtype = "float32"
+count = "n"
+role = "out"
+[[args]]
+name = "out"
+dtype = "float32"
+count = "n"
+role = "out"
+[[args]]
+name = "n"
+value = "n"
+"""
+
+
+@pytest.mark.slow
+def test_a_vertically_fused_kernel_keeps_a_bound_its_launch_meets(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """Kernels bounded 512 and 64, fused: the fused kernel's bound and launch agree, which
+    the emulator now checks (a bound under its launch would make verify fail)."""
+    monkeypatch.chdir(tmp_path)
+    Path("c.cu").write_text(CHAIN)
+    Path("c.toml").write_text(CHAIN_SPEC)
+    res = CliRunner().invoke(main, ["fuse", "c.cu", "-o", "f.cu"])
+    assert res.exit_code == 0, res.output
+    fused = Path("f.cu").read_text()
+    assert "__launch_bounds__(64, 2) cf_chain_fused0(" in fused
+    assert "cf_chain_fused0<<<(n + 63) / 64, 64>>>" in fused
+    res = CliRunner().invoke(main, ["verify", "c.cu", "f.cu", "--spec", "c.toml"])
+    assert res.exit_code == 0, res.output
+    # The same file with a bound under its launch: the fused launch fails, as on a GPU.
+    Path("bad.cu").write_text(fused.replace("__launch_bounds__(64, 2) cf_chain_fused0(",
+                                            "__launch_bounds__(32) cf_chain_fused0("))
+    res = CliRunner().invoke(main, ["verify", "c.cu", "bad.cu", "--spec", "c.toml"])
+    assert res.exit_code == 1, res.output
