@@ -117,7 +117,8 @@ def test_more_threads_than_the_bound_are_wrong_where_the_code_is_written_for_it(
     assert not out.exists()
 
 
-@pytest.mark.parametrize("mode, threads", [("thread", 512 + 128), ("block", 512)])
+@pytest.mark.parametrize("mode, threads", [
+    pytest.param("thread", 512 + 128, marks=pytest.mark.slow), ("block", 512)])
 def test_a_part_over_its_kernels_bound_runs_under_the_fused_bound(
         tmp_path: Path, mode: str, threads: int) -> None:
     """'tunable' takes its size from blockDim: at 512 threads (its bound says 256) it fuses;
@@ -136,6 +137,7 @@ def test_a_part_over_its_kernels_bound_runs_under_the_fused_bound(
         "tunable's __launch_bounds__(256) (512 threads here)" in text
     if mode == "block":
         return  # one emulated run is enough: the thread mode's block is the larger
+    # (slow: an emulated build; tests/hfuse/test_hfuse_over_bound.py verifies a real pair)
     n = 3000
     x = np.random.default_rng(4).random(n, dtype=np.float32)
     y = x.copy()
