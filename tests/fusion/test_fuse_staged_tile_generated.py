@@ -47,15 +47,19 @@ def random_pipeline(rng: random.Random) -> list[Stage]:
 
 def allowed(stages: list[Stage], host: str) -> list[str]:
     """A tiled stage copying threadIdx into const locals (`const int tx = threadIdx.x, ty =
-    threadIdx.y;`) is not read as 2-D today (respell/ reads only non-const copies as the
-    built-ins): as the last kernel its tile's reads are not at its own coordinates, and
-    elsewhere its iteration space is not shown to be its neighbours'."""
+    threadIdx.y;`) is not read as 2-D today (respell/coords.py's `_builtin` takes a const
+    local's storage, {'const'}, for a storage class and leaves it): as the last kernel its
+    tile's reads are not at its own coordinates, as a producer its mapping is unread (the
+    tile shown complete, cooperation's reason stands), and its iteration space is not shown
+    to be its neighbours'."""
     out = []
     for i, s in enumerate(stages):
         if s.tiled == "const":
             k, other = f"'{host}_k{i}'", f"'{host}_k\\d+'"
             out += [f"^not fused: {k} reads 's0' at run-time offsets in dimensions other "
                     "than its own coordinates$",
+                    f"^not fused: {k} cannot be recomputed: threads exchange data through "
+                    "shared memory \\(line \\d+\\): it stages a tile that other threads read$",
                     f"^not fused: ({k} and {other}|{other} and {k}) do not provably have the "
                     "same iteration space"]
     return out

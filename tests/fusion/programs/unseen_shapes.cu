@@ -268,7 +268,7 @@ void p_staged(const float *in, float *t, float *out, int w, int h)
     blur_staged<<<grid, block>>>(t, out, w, h);
 }
 
-// Staged as a producer: its value at an element depends on other threads' loads.
+// Staged as a producer: recomputed reading 'in' where its tile's loads did (staged_tile.py).
 void p_staged_producer(const float *in, float *t, float *out, int w, int h)
 {
     dim3 block(TBW, TBH);

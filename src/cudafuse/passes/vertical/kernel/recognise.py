@@ -15,9 +15,11 @@ from cudafuse.passes.vertical.kernel.view import ImpliedGuard, KernelView, plain
 
 # Reasons that only say a kernel stages a tile, or that its spelling is unread (view.py,
 # cooperation.py's SPELLING): a tile's own reason, when staged_tile.py gives one, says what
-# stands in the way.
+# stands in the way: any of its reasons instead of the first, only a race (a store at a
+# clamped position) instead of the others (cooperation then says "it stages a tile").
 _TILE_SYMPTOMS = ("work before its bounds guard", "threads exchange data through shared memory",
                   "thread-to-element mapping", "no recognisable bounds guard")
+_RACE = "its store to '"
 # Device-side output: a producer recomputed at each read would print once per evaluation.
 _PRINTS = frozenset({"printf", "vprintf", "__assertfail"})
 
@@ -28,8 +30,10 @@ def build_view(fn: Function) -> KernelView:
         copy = staged_copy(fn)
         if copy is None:
             tile = staged_tile(fn)
-            if isinstance(tile, StagedCopy) or tile and any(
-                    symptom in (view.producer_reason or "") for symptom in _TILE_SYMPTOMS):
+            why = view.producer_reason or ""
+            if isinstance(tile, StagedCopy) or tile and (
+                    _TILE_SYMPTOMS[0] in why or
+                    tile.startswith(_RACE) and any(s in why for s in _TILE_SYMPTOMS)):
                 copy = tile  # (a tile's own reason replaces the view's symptom of it)
         if isinstance(copy, str):
             view = dataclasses.replace(view, producer_reason=copy)
