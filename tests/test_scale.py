@@ -196,3 +196,30 @@ def test_the_collector_is_paused_only_while_the_ir_is_built(chains: dict[int, st
             pass
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_what_a_pause_made_goes_to_the_oldest_generation() -> None:
+    """No young collection walks the IR after the pause (the first one did, 0.24 CPU-s after
+    a 20,000-line analysis); a full collection still reaches it, and a caller's frozen
+    objects stay frozen."""
+    import gc
+
+    from cudafuse.collector import paused
+
+    def generation(obj: object) -> int | None:
+        return next((g for g in range(3) if any(x is obj for x in gc.get_objects(g))), None)
+
+    with paused():
+        made: list[list[int]] = [[] for _ in range(100)]
+        assert generation(made) == 0
+    assert generation(made) == 2 and generation(made[0]) == 2
+    assert gc.get_freeze_count() == 0
+    kept = [[1]]
+    gc.freeze()
+    try:
+        with paused():
+            again: list[list[int]] = [[]]
+        assert gc.get_freeze_count() > 0 and generation(kept) is None  # still frozen
+        assert generation(again) == 0  # (left young: thawing would thaw the caller's too)
+    finally:
+        gc.unfreeze()
