@@ -69,6 +69,15 @@ def test_a_direct_launch_over_the_bound_is_an_error(lib):
     np.testing.assert_array_equal(x, np.full(N, -2, np.float32))
 
 
+def test_the_runtime_reports_the_bound_before_a_launch(lib):
+    out = np.zeros(6, np.int32)
+    lib.call("query", out)
+    # scale: at most 128; its best block for occupancy is then 128; sub3 (64, 1, 1) by its
+    # address; negate (__maxnreg__ only) the device's 1024; no block of 256 is resident.
+    assert out[:4].tolist() == [128, 128, 64, 1024]
+    assert out[4] == 0 and out[5] > 0
+
+
 def test_run_of_a_program_over_the_bound_fails_with_the_bound(tmp_path: Path, capfd) -> None:
     """The program's own check sees the error and exits 1; the warning says why. (The
     program itself, not a copy: its build is the one the tests above made.)"""

@@ -10,6 +10,7 @@ registers, not threads: it adds nothing.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from cudafuse.codegen.splice import OverlappingEdits, Rewriter
@@ -26,6 +27,9 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
     """The check first in the body of each kernel of the file declared with a bound."""
     data = unit.source.data
     done: set[int] = set()
+    # An overloaded &name is ambiguous: one signature of the name only.
+    signatures = {(f.name, tuple(p.type for p in f.params)) for f in unit.functions}
+    names = [name for name, _ in signatures]
     for fn in unit.kernels:
         span = fn.body_span
         if not fn.launch_bounds or span.file != unit.path:
@@ -37,9 +41,16 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
         if set(re.findall(r"[A-Za-z_]\w*", fn.launch_bounds)) & {p.name for p in fn.params}:
             continue  # in the body a parameter would hide the name the bound means
         done.add(span.start)
-        text = (f" CUDAFUSE_LAUNCH_BOUNDS({_literal(fn.launch_bounds)}, "
-                f"{' '.join(fn.launch_bounds.split())})")
+        args = " ".join(fn.launch_bounds.split())
+        text = f" CUDAFUSE_LAUNCH_BOUNDS({_literal(fn.launch_bounds)}, {args})"
         try:
             rw.insert(span.start + 1, text, f"__launch_bounds__ of {fn.name}")
         except OverlappingEdits:  # another rewrite owns the opening brace: no check there
             continue
+        # The bound by the kernel's address too, for what the runtime reports before a
+        # launch (cudaFuncGetAttributes, the occupancy API): a kernel with one address only.
+        if fn.is_template or names.count(fn.name) != 1 or data[span.end - 1:span.end] != b"}":
+            continue
+        with contextlib.suppress(OverlappingEdits):
+            rw.insert(span.end, f" CUDAFUSE_BOUNDS_OF({fn.name}, {args})",
+                      f"__launch_bounds__ of {fn.name}, registered")

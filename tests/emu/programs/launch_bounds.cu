@@ -48,6 +48,23 @@ int run(float *x, int n, int threads) {
   return failed;
 }
 
+// What the runtime reports before a launch, which a program tuning its block asks: the
+// kernel's maximum threads a block is its bound (1024 without one), and the occupancy API
+// stays within it.
+void query(int *out) {
+  cudaFuncAttributes a;
+  cudaFuncGetAttributes(&a, scale);
+  out[0] = a.maxThreadsPerBlock;
+  int grid = 0;
+  cudaOccupancyMaxPotentialBlockSize(&grid, &out[1], scale, 0, 0);
+  cudaFuncGetAttributes(&a, (const void *)sub3);
+  out[2] = a.maxThreadsPerBlock;
+  cudaFuncGetAttributes(&a, negate);
+  out[3] = a.maxThreadsPerBlock;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&out[4], scale, 256, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&out[5], scale, 128, 0);
+}
+
 // A whole program with a checking macro in cuda-samples' style.
 #define CHECK(call)                                                               \
   do {                                                                            \

@@ -262,6 +262,23 @@ inline std::atomic<unsigned long long> g_bounds_refused{0};  // launches refused
 template <class T, class... R>
 constexpr long long bound_threads(T max_threads, R...) { return (long long)max_threads; }
 
+// The bound of each kernel the rewrite could name (not a template: its instances have no one
+// address), registered by CUDAFUSE_BOUNDS_OF after the kernel's body, for what the runtime
+// reports before any launch: cudaFuncGetAttributes' maxThreadsPerBlock and the occupancy
+// API, which a program tuning its block size asks (cudafuse_emu_runtime.h).
+inline std::map<const void *, long long> &bound_registry() {
+  static std::map<const void *, long long> *r = new std::map<const void *, long long>;
+  return *r;
+}
+struct BoundReg {
+  BoundReg(const void *f, long long threads) { bound_registry()[f] = threads; }
+};
+inline int max_threads_of(const void *f) {
+  auto it = bound_registry().find(f);
+  const int most = device_props().maxThreadsPerBlock;
+  return it == bound_registry().end() || it->second > most ? most : (int)it->second;
+}
+
 inline bool over_bounds(long long bound, const char *text, const char *file, int line) {
   const long long threads = (long long)blockDim.x * blockDim.y * blockDim.z;
   if (threads <= bound) return false;
@@ -403,5 +420,9 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, di
   if (::cudafuse_emu::over_bounds(::cudafuse_emu::bound_threads(__VA_ARGS__), text,        \
                                   __FILE__, __LINE__))                                      \
     return;
+// After the body of a (non-template) kernel declared with __launch_bounds__(args).
+#define CUDAFUSE_BOUNDS_OF(fn, ...)                                                        \
+  static ::cudafuse_emu::BoundReg CF_KREG_CAT(cf_bounds_, __COUNTER__)(                    \
+      reinterpret_cast<const void *>(&fn), ::cudafuse_emu::bound_threads(__VA_ARGS__));
 #define CF_KREG_CAT(a, b) CF_KREG_CAT2(a, b)
 #define CF_KREG_CAT2(a, b) a##b

@@ -46,6 +46,13 @@ inline cudaMemPool_t default_pool() {
   static Pool pool{};
   return reinterpret_cast<cudaMemPool_t>(&pool);
 }
+// A kernel's maximum threads a block: its __launch_bounds__, else the device's
+// (cudafuse_emu_launch.h).
+inline int max_threads_of(const void *f);
+template <class F> inline const void *func_address(F f) {
+  if constexpr (std::is_pointer_v<F>) return reinterpret_cast<const void *>(f);
+  else return nullptr;
+}
 inline int occupancy(int block, size_t smem) {
   const cudaDeviceProp &p = device_props();
   if (block <= 0 || block > p.maxThreadsPerBlock) return 0;
@@ -729,9 +736,9 @@ template <class T> inline cudaError_t cudaFuncSetCacheConfig(T *, cudaFuncCache)
 template <class T> inline cudaError_t cudaFuncSetSharedMemConfig(T *, cudaSharedMemConfig) {
   return cudaSuccess;
 }
-template <class T> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, T *) {
+template <class T> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, T *f) {
   memset(a, 0, sizeof *a);
-  a->maxThreadsPerBlock = 1024;
+  a->maxThreadsPerBlock = ::cudafuse_emu::max_threads_of(reinterpret_cast<const void *>(f));
   a->numRegs = 32;
   a->ptxVersion = a->binaryVersion = 90;
   a->maxDynamicSharedSizeBytes = 48 << 10;
@@ -742,9 +749,11 @@ inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, const void *f) {
   return cudaFuncGetAttributes<const void>(a, f);
 }
 template <class F>
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, F, int block,
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, F f, int block,
                                                                  size_t smem) {
-  *n = ::cudafuse_emu::occupancy(block, smem);
+  // A block over the kernel's __launch_bounds__ cannot launch: no block is resident.
+  const bool fits = block <= ::cudafuse_emu::max_threads_of(::cudafuse_emu::func_address(f));
+  *n = fits ? ::cudafuse_emu::occupancy(block, smem) : 0;
   return cudaSuccess;
 }
 template <class F>
@@ -755,10 +764,12 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n
 // The block size (a multiple of 32, at most `limit`) with the most resident threads per SM,
 // the largest such; the grid that fills every SM with it.
 template <class S, class F>
-inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *grid, int *block, F, S smem,
-                                                                  int limit) {
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *grid, int *block, F f,
+                                                                  S smem, int limit) {
   if (!grid || !block) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
-  int top = limit > 0 && limit < 1024 ? limit : 1024;
+  // At most the kernel's __launch_bounds__, as the runtime's own search is.
+  const int most = ::cudafuse_emu::max_threads_of(::cudafuse_emu::func_address(f));
+  int top = limit > 0 && limit < most ? limit : most;
   int best = 0, best_threads = 0, best_blocks = 0;
   for (int b = (top + 31) / 32 * 32; b >= 32; b -= 32) {
     int size = std::min(b, top);
