@@ -105,6 +105,8 @@ constexpr int threads = 128;
 __global__ void __launch_bounds__(threads) shadowed(float *x, int threads) { x[0] = threads; }
 __global__ void __launch_bounds__(MAXOF(64, 128)) nested(float *x) { x[0] = 1; }
 __global__ void __launch_bounds__(threads, 2) checked(float *x) { x[0] = 2; }
+namespace ns { __global__ void outside(float *x); }
+__global__ void __launch_bounds__(64) ns::outside(float *x) { x[0] = 3; }
 """
 
 
@@ -117,8 +119,12 @@ def test_the_check_is_left_out_where_the_body_cannot_evaluate_the_bound(tmp_path
     src = tmp_path / "s.cu"
     src.write_text(SKIPPED)
     text = rewrite(parse_file(str(src)).unit).text
-    assert text.count("CUDAFUSE_LAUNCH_BOUNDS(") == 1
-    assert 'checked(float *x) { CUDAFUSE_LAUNCH_BOUNDS("threads, 2", threads, 2) x[0]' in text
+    assert text.count("CUDAFUSE_LAUNCH_BOUNDS(") == 2
+    assert 'checked(float *x) { CUDAFUSE_LAUNCH_BOUNDS("threads, 2", threads, 2) x[0] = 2; } ' \
+        'CUDAFUSE_BOUNDS_OF(checked, threads, 2)' in text
+    # Defined by its qualified name: checked in its body, not registered by a plain name.
+    assert 'CUDAFUSE_LAUNCH_BOUNDS("64", 64) x[0] = 3; }\n' in text
+    assert text.count("CUDAFUSE_BOUNDS_OF(") == 1
 
 
 CHAIN = """

@@ -51,6 +51,8 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
         # launch (cudaFuncGetAttributes, the occupancy API): a kernel with one address only.
         if fn.is_template or names.count(fn.name) != 1 or data[span.end - 1:span.end] != b"}":
             continue
+        if data[:fn.name_span.start].rstrip().endswith(b"::"):
+            continue  # `void ns::k(...) {...}`: the plain name is not in scope after it
         with contextlib.suppress(OverlappingEdits):
             rw.insert(span.end, f" CUDAFUSE_BOUNDS_OF({fn.name}, {args})",
                       f"__launch_bounds__ of {fn.name}, registered")
