@@ -19,12 +19,13 @@ of `in` that filled that element, `in[min(max(y + j, 0), h - 1) * w + min(max(x 
 the barrier and the loads: a value function runs in one thread). That holds when this module
 proves, from the IR:
 
-1. what an element holds: the array has one store, `tile[v1]...[vk] = in[G]`, whose subscripts
-   are the variables of the loops around it (`for (int v = threadIdx.d; v < E; v += S)`), or
-   threadIdx.d itself; `in` is a buffer parameter the kernel never writes, of the array's
-   element type; G reads no thread index but through those variables. Then element i of the
-   array holds `in[G(i)]` whichever thread stored it (threads that store one element all
-   store that value: no race);
+1. what an element holds: the array has one store, `tile[v1]...[vk] = V`, whose subscripts
+   are the variables of the loops around it (`for (int v = threadIdx.d; v < E; v += S)`);
+   V loads only buffer parameters the kernel never writes, calls only the standard math
+   functions, assigns nothing, and reads no thread index but through those variables (a
+   clamped load `in[G]`, a zero-padded one `c ? in[G] : 0.0f`, Hipacc's CONSTANT border).
+   Then element i of the array holds V(i), converted to its element type, whichever thread
+   stored it (threads that store one element all store that value: no race);
 2. that every element read was stored in the reader's block: the loop nest is a statement of
    the body before the first barrier, with no return before it (every thread makes its
    part), the coordinates are `blockIdx.d * K + threadIdx.d` with K a constant (the block
@@ -32,13 +33,14 @@ proves, from the IR:
    at most K (threads 0..S-1 of the dimension together store all of [0, E)); each read's
    subscript lies in [0, E) at every corner of its loops and of threadIdx.d in [0, K), and E
    fits the declared extent;
-3. that the read can move to another thread: `in[G(R)]` is rewritten over the coordinates
-   (every sum `blockIdx.d * K + threadIdx.d + r` is `x + r`, and no built-in index remains),
+3. that the read can move to another thread: V(R) is rewritten over the coordinates (every
+   sum `C * (blockIdx.d * K + threadIdx.d) + r` is `C * x + r`, no built-in index remains),
    since a value function is evaluated at (x, y) by whichever thread of the fused kernel
    reads it.
 
-A tile whose store is anything else (a zero-padded halo, `cond ? in[...] : 0`; one element
-per thread of a 1-D array; several stores) keeps the reason the view or cooperation gives.
+A tile whose store is anything else (one element per thread of a 1-D array, several stores
+such as a centre and conditional halo loads) keeps the reason the view or cooperation gives;
+one stored at a clamped position (overlapping tiles) is refused as a race.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.analysis.symbolic import Atom, Poly, builtin
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
@@ -205,12 +208,37 @@ def _clamped_store(fn: Function, once: dict[str, n.Expr]) -> str | None:
     return None
 
 
+def _impure(value: n.Expr, fn: Function, written: set[str]) -> str | None:
+    """Why `value` is not the same wherever and whenever the block's threads evaluate it,
+    if it is not: only loads of buffer parameters the kernel never writes, the standard
+    math functions, operators (no assignment) and names are allowed."""
+    params = {p.decl: p for p in fn.params}
+    for x in value.walk():
+        if isinstance(x, n.Binary) and x.is_assignment or \
+                isinstance(x, n.Unary) and x.op in ("++", "--"):
+            return "assigns a variable"
+        if isinstance(x, n.Call) and (x.callee_expr is not None or
+                                      x.callee.rsplit("::", 1)[-1] not in MATH):
+            return f"calls '{x.callee or '?'}'"
+        if isinstance(x, n.Index):
+            b = _strip(x.base)
+            if not (isinstance(b, n.Ref) and b.decl in params and params[b.decl].is_pointer):
+                return "loads other memory than a buffer parameter's"
+            if b.decl in written:
+                return f"loads '{b.name}', which the kernel writes"
+        if isinstance(x, (n.Member, n.Unary)) and not (
+                isinstance(x, n.Member) and isinstance(x.base, n.Ref) and
+                x.base.kind == "builtin") and (isinstance(x, n.Member) or x.op in ("*", "&")):
+            return "reads through a member or a pointer"
+    return None
+
+
 def _is_tile_store(store: n.Binary, once: dict[str, n.Expr]) -> bool:
-    """A store of a buffer parameter's element chosen by the block's position."""
-    rhs = _strip(store.rhs)
-    return isinstance(rhs, n.Index) and isinstance(b := _strip(rhs.base), n.Ref) and \
-        b.kind == "param" and any(isinstance(y, n.Ref) and y.name == "blockIdx"
-                                  for y in _inline(rhs.index, once).walk())
+    """A store of a value that loads a buffer parameter where the block's position says."""
+    rhs = _inline(store.rhs, once)
+    return any(isinstance(x, n.Index) and isinstance(b := _strip(x.base), n.Ref) and
+               b.kind == "param" for x in rhs.walk()) and \
+        any(isinstance(y, n.Ref) and y.name == "blockIdx" for y in rhs.walk())
 
 
 def _thread(dim: str) -> Poly:
@@ -240,19 +268,16 @@ def _tile(fn: Function, top: list[n.Stmt], i: int, store: n.Binary, arr: n.VarDe
           coords: dict[str, _Coord], body: n.Compound
           ) -> list[tuple[Span, str, n.Expr, n.Index]] | str:
     where = f"its tile in shared '{arr.name}' (line {store.span.line})"
-    lhs, rhs = _strip(store.lhs), _strip(store.rhs)
-    assert isinstance(rhs, n.Index)
-    buf = _strip(rhs.base)
-    assert isinstance(buf, n.Ref)
-    params = {p.decl: p for p in fn.params}
-    if store.op != "=" or not isinstance(lhs, n.Index) or buf.decl not in params or \
-            not params[buf.decl].is_pointer:
-        return f"{where} is not a copy of a buffer parameter's element"
-    if buf.decl in written:
-        return f"{where} copies '{buf.name}', which the kernel writes"
-    if unqualified(lhs.type) != unqualified(rhs.type) or not lhs.type:
-        return (f"{where} converts the elements of '{buf.name}' ({rhs.type or '?'} to "
-                f"{lhs.type or '?'})")
+    lhs = _strip(store.lhs)
+    if store.op != "=" or not isinstance(lhs, n.Index) or not lhs.type:
+        return f"{where} is not a plain store of one value"
+    value = _inline(store.rhs, once)
+    bad = _impure(value, fn, written)
+    if bad:
+        return f"{where} stores a value that {bad}"
+    if unqualified(lhs.type) != unqualified(store.rhs.type):
+        # (the store converts its value to the element's type: so does the read through it)
+        value = n.Cast(value, type=unqualified(lhs.type), span=store.rhs.span)
     if any(isinstance(x, n.Return) for s in top[:i + 1] for x in s.walk()):
         return (f"{where} is stored after a return: a thread that returned stores nothing, "
                 "so a block at the image's edge may read elements no thread stored")
@@ -268,13 +293,13 @@ def _tile(fn: Function, top: list[n.Stmt], i: int, store: n.Binary, arr: n.VarDe
         if size is None or size < d.extent:
             return f"{where} stores elements past the array's extent"
     loop_vars = {d.var for d in dims}
-    gx = _inline(rhs.index, once)
+    gx = value
     if any(isinstance(x, n.Member) and isinstance(x.base, n.Ref) and
            x.base.name == "threadIdx" for x in gx.walk()) or any(
-            isinstance(x, n.Ref) and x.kind not in ("param", "enum", "builtin") and
+            isinstance(x, n.Ref) and x.kind not in ("param", "enum", "builtin", "function") and
             x.decl not in loop_vars and _const(x) is None for x in gx.walk()):
-        return (f"{where} loads '{buf.name}' at an element that depends on the thread other "
-                "than through the tile's element")
+        return (f"{where} stores a value that depends on the thread other than through the "
+                "tile's element")
     out = []
     for r in reads:
         _, subs = _subscripts(r)
@@ -292,13 +317,30 @@ def _tile(fn: Function, top: list[n.Stmt], i: int, store: n.Binary, arr: n.VarDe
                                  x.base.kind == "builtin" for x in folded.walk()):
             return (f"its read of shared '{arr.name}' (line {r.span.line}) is not read "
                     "through its buffer at an element of the kernel's coordinates")
-        node = n.Index(buf, folded, span=r.span, type=r.type)
+        # (every node at the read's place: code generation edits nothing inside it, whose
+        # text is not there; an intermediate read in it is served by its view's operator[])
+        node = _at_span(folded, r.span)
         try:
-            text = f"{buf.name}[{to_c(folded)}]"
+            text = to_c(folded) if isinstance(folded, n.Index) else f"({to_c(folded)})"
         except Unprintable:
             return f"its read of shared '{arr.name}' (line {r.span.line}) cannot be printed"
         out.append((r.span, text, node, r))
     return out
+
+
+def _at_span(node: n.Node, span: Span) -> n.Expr:
+    """`node` with every node of its tree located at `span`."""
+    updates: dict[str, object] = {}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, n.Node):
+            updates[f.name] = _at_span(v, span)
+        elif isinstance(v, tuple) and any(isinstance(x, n.Node) for x in v):
+            updates[f.name] = tuple(_at_span(x, span) if isinstance(x, n.Node) else x
+                                    for x in v)
+    if any(f.name == "span" for f in dataclasses.fields(node)):
+        updates["span"] = span
+    return dataclasses.replace(node, **updates)  # type: ignore[return-value]
 
 
 def _stored_dims(stmt: n.Stmt, store: n.Binary, once: dict[str, n.Expr],
@@ -432,13 +474,31 @@ def _fold(e: n.Expr, coords: dict[str, _Coord]) -> n.Expr | None:
         p = _poly(x)
         if p is None:
             return None  # (look inside: a clamp, a call)
+        # (each thread index with its coefficient C, a row stride or 1: C * (blockIdx.d * K
+        # + threadIdx.d) is C times the coordinate)
+        rest, out = p, None
         for c in coords.values():
-            rest = p - _thread(c.dim) - Poly.atom(builtin("blockIdx", c.dim)).scale(c.size)
-            if not any(a.kind == "builtin" for m, _ in rest.terms for a in m):
+            t = builtin("threadIdx", c.dim)
+            coef = Poly()
+            for m, k in p.terms:
+                if m.count(t) == 1:
+                    coef = coef + Poly(((tuple(a for a in m if a != t), k),))
+            if not coef.terms:
+                continue
+            rest = rest - coef * (_thread(c.dim) + Poly.atom(
+                builtin("blockIdx", c.dim)).scale(c.size))
+            scale = _expr(coef, refs)
+            if scale is None:
+                break
+            term: n.Expr = c.ref if coef == Poly.const(1) else n.Binary(
+                "*", c.ref, scale, type="int")
+            out = term if out is None else n.Binary("+", out, term, type="int")
+        else:
+            if out is not None and not any(a.kind == "builtin" for m, _ in rest.terms
+                                           for a in m):
                 back = _expr(rest, refs)
-                if back is None:
-                    break
-                return n.Binary("+", c.ref, back, type="int") if rest.terms else c.ref
+                if back is not None:
+                    return n.Binary("+", out, back, type="int") if rest.terms else out
         failed = True
         return x
 
