@@ -104,6 +104,44 @@ __device__ int __mulhi(int, int);
 __device__ unsigned long long __umul64hi(unsigned long long, unsigned long long);
 __device__ unsigned __usad(unsigned, unsigned, unsigned);
 
+// ---- DPX (sm_90; host and device functions in CUDA 12's device_functions.h) ---------------
+__host__ __device__ int __vimax_s32_relu(int, int);
+__host__ __device__ int __vimin_s32_relu(int, int);
+__host__ __device__ unsigned __vimax_s16x2_relu(unsigned, unsigned);
+__host__ __device__ unsigned __vimin_s16x2_relu(unsigned, unsigned);
+__host__ __device__ int __vimax3_s32(int, int, int);
+__host__ __device__ int __vimin3_s32(int, int, int);
+__host__ __device__ int __vimax3_s32_relu(int, int, int);
+__host__ __device__ int __vimin3_s32_relu(int, int, int);
+__host__ __device__ unsigned __vimax3_u32(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __vimin3_u32(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __vimax3_s16x2(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __vimin3_s16x2(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __vimax3_u16x2(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __vimin3_u16x2(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __vimax3_s16x2_relu(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __vimin3_s16x2_relu(unsigned, unsigned, unsigned);
+__host__ __device__ int __viaddmax_s32(int, int, int);
+__host__ __device__ int __viaddmin_s32(int, int, int);
+__host__ __device__ int __viaddmax_s32_relu(int, int, int);
+__host__ __device__ int __viaddmin_s32_relu(int, int, int);
+__host__ __device__ unsigned __viaddmax_u32(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __viaddmin_u32(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __viaddmax_s16x2(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __viaddmin_s16x2(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __viaddmax_u16x2(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __viaddmin_u16x2(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __viaddmax_s16x2_relu(unsigned, unsigned, unsigned);
+__host__ __device__ unsigned __viaddmin_s16x2_relu(unsigned, unsigned, unsigned);
+__host__ __device__ int __vibmax_s32(int, int, bool *);
+__host__ __device__ int __vibmin_s32(int, int, bool *);
+__host__ __device__ unsigned __vibmax_u32(unsigned, unsigned, bool *);
+__host__ __device__ unsigned __vibmin_u32(unsigned, unsigned, bool *);
+__host__ __device__ unsigned __vibmax_s16x2(unsigned, unsigned, bool *, bool *);
+__host__ __device__ unsigned __vibmax_u16x2(unsigned, unsigned, bool *, bool *);
+__host__ __device__ unsigned __vibmin_s16x2(unsigned, unsigned, bool *, bool *);
+__host__ __device__ unsigned __vibmin_u16x2(unsigned, unsigned, bool *, bool *);
+
 // ---- More device intrinsics (device_functions.h, sm_20/32/61/70/80_intrinsics.h) ----------
 // Integer arithmetic.
 __device__ int __mul24(int, int);

@@ -129,3 +129,4 @@ inline void store(A address, V value, int order) {
 }
 }  // namespace ptx
 }  // namespace cudafuse_emu
+#include "cudafuse_emu_dpx.h"
