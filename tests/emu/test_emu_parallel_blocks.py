@@ -71,3 +71,22 @@ def test_an_error_names_the_block_the_serial_order_reaches_first(monkeypatch):
     with load(PROGRAM, opt="-O1", timeout=60) as lib:
         with pytest.raises(KernelError, match=r"block \(5,0,0\): a kernel called __trap"):
             lib.launch("trap_late", 16, 32, 0, (np.zeros(512, np.float32), 512))
+
+
+def test_a_kernel_launched_through_a_variable_keeps_its_own_mode(tmp_path):
+    """`kernel<<<g, b>>>(...)` with `kernel` a generic lambda's parameter or a function
+    pointer: the kernel it holds is found by address at the launch, so a barrier-free kernel
+    still runs its blocks in parallel under its own name (the emulator's list of such
+    launches), a float-atomic kernel stays serial, and a template instance (not registered)
+    runs on fibers, serially; the results are exact."""
+    from cudafuse.runtime import races
+
+    n = 1000
+    x = np.random.default_rng(3).integers(-8, 8, n).astype(np.float32)
+    host, total = x.copy(), np.zeros(1, np.float32)
+    log = tmp_path / "parallel.txt"
+    with load(PROGRAMS / "pointer_launch.cu", parallel_log=str(log), timeout=60) as lib:
+        lib.call("run", host, total, n)
+    assert np.array_equal(host, 3 * (x + 1))
+    assert total[0] == np.sum(3 * (x + 1), dtype=np.float64)
+    assert [(p.kernel, p.line) for p in races.read_log(str(log))] == [("add_one", 29)]

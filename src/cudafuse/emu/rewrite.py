@@ -283,21 +283,32 @@ def qualified_names(unit: TranslationUnit) -> dict[str, str]:
     return out
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
 def _launch_edit(launch: n.KernelLaunch, fibers: bool, callee_text: str, inner: str,
-                 start: int, args_open: int, parallel: bool = False) -> tuple[int, int, str]:
+                 start: int, args_open: int, parallel: bool = False,
+                 pointer: bool = False) -> tuple[int, int, str]:
     """Replace [start, args_open + 1): `callee<<<inner>>>(` up to the argument list's "(",
-    which (with the arguments and the ")") stays as written."""
+    which (with the arguments and the ")") stays as written. `pointer`: the callee is a
+    variable holding the kernel (a function pointer, a generic lambda's `auto` parameter):
+    the kernel it points to is looked up at the launch (launch_via, cudafuse_emu_launch.h)
+    for its fibers, whether its blocks may run in parallel, and its name."""
     sep = ", " if launch.args else ""
     name = launch.kernel.replace('"', "")
     flags = f"{str(fibers).lower()}, true" if parallel else str(fibers).lower()
-    new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {flags})'
-           f"({inner}).run([&](auto... cf_arg_) {{ {callee_text}(cf_arg_...); }}{sep}")
+    if pointer and _IDENTIFIER.fullmatch(callee_text.strip()):
+        head = f'::cudafuse_emu::launch_via("{name}", __FILE__, __LINE__, {callee_text})'
+    else:
+        head = f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {flags})'
+    new = (f"{head}({inner}).run([&](auto... cf_arg_) {{ {callee_text}(cf_arg_...); }}{sep}")
     return start, args_open + 1, new
 
 
 def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
                  diags: list[Diagnostic], taken: set[int] | None = None,
-                 parallel: bool = False) -> tuple[int, int, str] | None:
+                 parallel: bool = False, pointer: bool = False
+                 ) -> tuple[int, int, str] | None:
     src = unit.source
     cfg, callee = launch.config_span, launch.callee_span
     text = src.text(cfg) if cfg.file == unit.path else ""
@@ -307,7 +318,7 @@ def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
         # Inside a macro invocation libclang reports the invocation: a launch spelled in
         # full in one of its arguments is found on the text there.
         edit = _macro_argument_launch(unit, launch, fibers, set() if taken is None else taken,
-                                      parallel)
+                                      parallel, pointer)
         if edit is None:
             diags.append(_diag(unit, launch.span, f"cannot rewrite the launch of "
                                f"'{launch.kernel}' for emulation (is it inside a macro?): "
@@ -322,7 +333,7 @@ def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
     if data[pos:pos + 1] != b"(":
         diags.append(_diag(unit, launch.span, "cannot find the argument list of this launch"))
         return None
-    return _launch_edit(launch, fibers, callee_text, inner, cfg.start, pos, parallel)
+    return _launch_edit(launch, fibers, callee_text, inner, cfg.start, pos, parallel, pointer)
 
 
 _MACRO_CALL = re.compile(rb"([A-Za-z_]\w*)\s*\(")
@@ -394,7 +405,7 @@ def _callee_before(data: bytes, pos: int, lo: int) -> int:
 
 
 def _macro_argument_launch(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
-                           taken: set[int], parallel: bool = False
+                           taken: set[int], parallel: bool = False, pointer: bool = False
                            ) -> tuple[int, int, str] | None:
     """The edit for a launch written out in full inside the arguments of the macro invocation
     at launch.span (`CHECK(k<<<g, b>>>(x))`, `check((k<<<g, b>>>(x)))`, nested macros too).
@@ -430,7 +441,8 @@ def _macro_argument_launch(unit: TranslationUnit, launch: n.KernelLaunch, fibers
             return None
         taken.add(here)
         inner = data[here + 3:close].decode()
-        return _launch_edit(launch, fibers, callee.decode(), inner, start, args, parallel)
+        return _launch_edit(launch, fibers, callee.decode(), inner, start, args, parallel,
+                            pointer)
     return None
 
 
@@ -478,6 +490,8 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     needs = fiber_functions(unit)
     parallel = parallel_kernels(unit)
     known = {f.name for f in _bodies(unit)}
+    # Every function name, declarations too: a launched name outside it is a variable.
+    functions = {f.name for f in (*unit.functions, *unit.methods, *unit.header_functions)}
     rw = Rewriter(unit.source)
     diags: list[Diagnostic] = []
     fiber_kernels: set[str] = set()
@@ -504,7 +518,8 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
             if fibers:
                 fiber_kernels.add(launch.kernel)
             edit = _launch_text(unit, launch, fibers, diags, taken,
-                                launch.kernel in parallel and launch.kernel in known)
+                                launch.kernel in parallel and launch.kernel in known,
+                                launch.kernel not in functions)
             if edit:
                 rw.replace_range(*edit, reason=f"launch of {launch.kernel}")
                 covered.append(edit[:2])

@@ -61,6 +61,17 @@ inline const KernelInfo *find_kernel(const void *f) {
   auto it = kernel_registry().find(f);
   return it == kernel_registry().end() ? nullptr : &it->second;
 }
+// A launch through a variable (`kernel_fn<<<g, b>>>(...)`, a function pointer or a generic
+// lambda's parameter; emu/rewrite.py): the kernel it holds, found by address, gives the
+// launch its name, fibers and parallel blocks, as the kernel's own launch would; another
+// (a template instance: not registered) runs on fibers, serially, as an unseen kernel does.
+template <class F>
+inline LaunchConfig launch_via(const char *name, const char *file, int line, F *f) {
+  auto it = kernel_registry().find(reinterpret_cast<const void *>(f));
+  if (it == kernel_registry().end()) return LaunchConfig{Site{name, file, line}, true, false};
+  return LaunchConfig{Site{it->second.name, file, line}, it->second.fibers, it->second.parallel};
+}
+
 // Whether the registered kernel at `f` may run its blocks in parallel (the trampolines ask).
 inline bool parallel_kernel(const void *f) {
   const KernelInfo *k = find_kernel(f);
