@@ -157,18 +157,24 @@ def rewrite_header(data: bytes) -> bytes | None:
     return b"".join(out)
 
 
+# The overlay's folder for the headers of -I folders (the others are searched for "x.h" only,
+# as the program's folder is).
+INCLUDE_DIRS = "cf-include-dirs"
+
+
 def overlay(src: Path, includes: list[str],
             include_dirs: tuple[str, ...] = ()) -> dict[str, bytes]:
     """Rewritten copies of the program's own headers that need one (those below its
-    directory or one of its -I directories, the first that holds it), by their path
-    relative to that directory (the build searches the copies first, for `#include "x.h"`
-    and `#include <x.h>`: ccminer's files include their cuda_helper.h with brackets)."""
+    directory or one of its -I directories), by their path relative to its directory and,
+    under INCLUDE_DIRS, to each -I directory holding them (the build searches the former
+    first for `#include "x.h"`, the latter for `<x.h>` too: ccminer's files include their
+    cuda_helper.h with brackets)."""
     roots = [src.resolve().parent, *(Path(d).resolve() for d in include_dirs)]
     files: dict[str, bytes] = {}
     for inc in includes:
         path = Path(inc).resolve()
-        root = next((r for r in roots if r in path.parents), None)
-        if path == src.resolve() or root is None:
+        here = [r for r in roots if r in path.parents]
+        if path == src.resolve() or not here:
             continue
         try:
             data = path.read_bytes()
@@ -177,12 +183,15 @@ def overlay(src: Path, includes: list[str],
         if b"__shared__" not in data and b"<<<" not in data and b"asm" not in data:
             continue
         new = rewrite_header(data)
-        if new is not None:
-            rel = str(path.relative_to(root))
-            if rel in files:  # two headers of one relative path: only the first is searched
-                continue
-            files[rel] = (f'#include "cudafuse_emu_null.h"\n#line 1 "{path}"\n'.encode()
-                          + _absolute_includes(new, path.parent))
+        if new is None:
+            continue
+        text = (f'#include "cudafuse_emu_null.h"\n#line 1 "{path}"\n'.encode()
+                + _absolute_includes(new, path.parent))
+        keys = [str(path.relative_to(roots[0]))] if here[0] == roots[0] else []
+        # below -I folders: searched for <x.h> too (build.py), by its path from each
+        keys += [f"{INCLUDE_DIRS}/{path.relative_to(r)}" for r in roots[1:] if r in path.parents]
+        for key in keys:
+            files.setdefault(key, text)  # two headers of one relative path: the first
     return files
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.emu import cccl, header_path, headers_blob, include_dir, toolkit
 from cudafuse.emu.libraries import check_unsupported
-from cudafuse.emu.overlay import overlay
+from cudafuse.emu.overlay import INCLUDE_DIRS, overlay
 from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.runtime import build_record, emu_pch, trampoline
@@ -509,7 +509,7 @@ def _with_overlay(flags: list[str], headers: dict[str, bytes]) -> list[str]:
         except OSError:  # another build wrote it first
             shutil.rmtree(tmp, ignore_errors=True)
     at = flags.index("-iquote")
-    return [*flags[:at], "-iquote", str(root), "-I", str(root), *flags[at:]]
+    return [*flags[:at], "-iquote", str(root), "-I", str(root / INCLUDE_DIRS), *flags[at:]]
 
 
 def guard_path() -> Path:
