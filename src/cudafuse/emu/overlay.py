@@ -170,11 +170,11 @@ def overlay(src: Path, includes: list[str],
     first for `#include "x.h"`, the latter for `<x.h>` too: ccminer's files include their
     cuda_helper.h with brackets)."""
     roots = [src.resolve().parent, *(Path(d).resolve() for d in include_dirs)]
-    files: dict[str, bytes] = {}
+    rewritten: dict[Path, tuple[list[Path], bytes]] = {}
     for inc in includes:
         path = Path(inc).resolve()
         here = [r for r in roots if r in path.parents]
-        if path == src.resolve() or not here:
+        if path == src.resolve() or not here or path in rewritten:
             continue
         try:
             data = path.read_bytes()
@@ -183,10 +183,15 @@ def overlay(src: Path, includes: list[str],
         if b"__shared__" not in data and b"<<<" not in data and b"asm" not in data:
             continue
         new = rewrite_header(data)
-        if new is None:
-            continue
+        if new is not None:
+            rewritten[path] = (here, new)
+    files: dict[str, bytes] = {}
+    for path, (here, new) in rewritten.items():
+        # A header beside it that has a copy too is left to the search, which finds the copy
+        # (Rodinia's scan.cu, included by a wrapper, includes scanLargeArray_kernel.cu, whose
+        # extern __shared__ the copy rewrites: the original's path broke the build).
         text = (f'#include "cudafuse_emu_null.h"\n#line 1 "{path}"\n'.encode()
-                + _absolute_includes(new, path.parent))
+                + _absolute_includes(new, path.parent, set(rewritten)))
         keys = [str(path.relative_to(roots[0]))] if here[0] == roots[0] else []
         # below -I folders: searched for <x.h> too (build.py), by its path from each
         keys += [f"{INCLUDE_DIRS}/{path.relative_to(r)}" for r in roots[1:] if r in path.parents]
@@ -198,11 +203,12 @@ def overlay(src: Path, includes: list[str],
 _QUOTED_INCLUDE = re.compile(rb'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 
 
-def _absolute_includes(data: bytes, folder: Path) -> bytes:
+def _absolute_includes(data: bytes, folder: Path, copied: set[Path]) -> bytes:
     """`#include "x.h"` naming a file beside the original header made absolute: the copy
-    lies in another folder, where the compiler would look first."""
+    lies in another folder, where the compiler would look first. Not for a file that has a
+    copy of its own (`copied`): the search must find that copy."""
     def absolute(m: re.Match[bytes]) -> bytes:
         beside = folder / m.group(2).decode("utf-8", "replace")
-        return m.group(1) + b'"' + str(beside).encode() + b'"' if beside.is_file() \
-            else m.group(0)
+        return m.group(1) + b'"' + str(beside).encode() + b'"' \
+            if beside.is_file() and beside.resolve() not in copied else m.group(0)
     return _QUOTED_INCLUDE.sub(absolute, data)
