@@ -199,9 +199,9 @@ def test_the_collector_is_paused_only_while_the_ir_is_built(chains: dict[int, st
 
 
 def test_what_a_pause_made_goes_to_the_oldest_generation() -> None:
-    """No young collection walks the IR after the pause (the first one did, 0.24 CPU-s after
-    a 20,000-line analysis); a full collection still reaches it, and a caller's frozen
-    objects stay frozen."""
+    """No young collection walks a large IR after the pause (the first one did, 0.24 CPU-s
+    after a 20,000-line analysis); a full collection still reaches it, a small block's
+    objects stay young, and a caller's frozen objects stay frozen."""
     import gc
 
     from cudafuse.collector import paused
@@ -209,17 +209,22 @@ def test_what_a_pause_made_goes_to_the_oldest_generation() -> None:
     def generation(obj: object) -> int | None:
         return next((g for g in range(3) if any(x is obj for x in gc.get_objects(g))), None)
 
+    from cudafuse.collector import LARGE
+
     with paused():
-        made: list[list[int]] = [[] for _ in range(100)]
+        made: list[list[int]] = [[] for _ in range(LARGE)]
         assert generation(made) == 0
     assert generation(made) == 2 and generation(made[0]) == 2
     assert gc.get_freeze_count() == 0
+    with paused():
+        few: list[list[int]] = [[] for _ in range(10)]
+    assert generation(few) != 2  # a small block's are left young, collected promptly
     kept = [[1]]
     gc.freeze()
     try:
         with paused():
-            again: list[list[int]] = [[]]
+            again: list[list[int]] = [[] for _ in range(LARGE)]
         assert gc.get_freeze_count() > 0 and generation(kept) is None  # still frozen
-        assert generation(again) == 0  # (left young: thawing would thaw the caller's too)
+        assert generation(again) != 2  # (left young: thawing would thaw the caller's too)
     finally:
         gc.unfreeze()
