@@ -123,6 +123,17 @@ def test_what_is_not_respelled(tmp_path: Path, body: str) -> None:
     assert respelled(parse_file(str(src)).unit) is None
 
 
+def test_const_copies_of_the_built_ins_are_respelled(tmp_path: Path) -> None:
+    """`const int tx = threadIdx.x;` (tiled stencils write their copies const) is a copy of
+    the built-in as much as `int tx = threadIdx.x;`."""
+    src = tmp_path / "k.cu"
+    src.write_text(RESPELL % "const int tx = threadIdx.x; const unsigned bx = blockIdx.x; "
+                   "int i = bx * blockDim.x + tx; if (i >= w) return; out[i] = 1.f;")
+    text = respelled(parse_file(str(src)).unit)[0].decode()
+    assert "int i = blockIdx.x * blockDim.x + ((int)threadIdx.x);" in text, text
+    assert "tx" not in text and "bx" not in text
+
+
 def test_a_clamped_run_time_offset_is_a_gather() -> None:
     """The shape a gather gets: clamped into [0, B) on both sides, any offset inside."""
     text = respelled(parse_file(str(PROGRAM)).unit)[0]

@@ -128,7 +128,8 @@ def _builtin(d: n.VarDecl) -> str:
     e = d.init
     while isinstance(e, n.Cast):
         e = e.operand
-    if d.array_dims or d.storage or not _INTEGRAL.match(d.var_type.strip()) or not (
+    # `const` is recorded among the storage words, but a const copy is still a copy.
+    if d.array_dims or d.storage - {"const"} or not _INTEGRAL.match(d.var_type.strip()) or not (
             isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.kind == "builtin"
             and e.base.name in _BUILTINS and e.field_name in _FIELDS):
         return ""
