@@ -78,3 +78,18 @@ def test_flatten_is_none_without_the_helper(monkeypatch: pytest.MonkeyPatch) -> 
     tu = _parse(str(FILES[0]), ParseOptions())
     top = next(iter(_top_level(tu.cursor, str(FILES[0]))))
     assert flat.flatten(top) is None
+
+
+@needs_helper
+def test_a_tree_deeper_than_the_c_walk_takes_is_lowered_cursor_by_cursor(
+        tmp_path: Path) -> None:
+    """The C walk recurses once per level (6,000 levels overflowed its stack): deeper
+    functions are refused there and lowered as before, through the same IR."""
+    terms = " + ".join(f"p[{i % 7}]" for i in range(flat.MAX_DEPTH + 100))
+    path = tmp_path / "deep.cu"
+    path.write_text(f"__global__ void sum(float *p) {{ p[0] = {terms}; }}\n")
+    tu = _parse(str(path), ParseOptions())
+    (top,) = _top_level(tu.cursor, str(path))
+    assert flat.flatten(top) is None
+    (kernel,) = parse_file(str(path), ParseOptions()).unit.kernels
+    assert kernel.body is not None and len(list(kernel.body.walk())) > 3 * flat.MAX_DEPTH

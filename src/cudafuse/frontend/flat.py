@@ -29,6 +29,13 @@ from cudafuse.frontend.pch import cache_dir
 _SOURCE = Path(__file__).resolve().parent / "flatten.c"
 
 
+# The deepest subtree flattened (levels of cursors): the C walk recurses once per level, in
+# C stack (a tree of 6,000 levels overflowed 8 MiB). Deeper functions are lowered cursor by
+# cursor, where the lowering's own limit (lower.MAX_DEPTH) stops them with a diagnostic.
+MAX_DEPTH = 1000
+_TOO_DEEP = ctypes.c_size_t(-1).value
+
+
 class FlatCursor(ci.Cursor):
     """A cursor of a flattened subtree: `_flat` holds the subtree's arrays, `_i` its index."""
 
@@ -56,7 +63,8 @@ _ARRAYS = (("cursor", FlatCursor), ("size", ctypes.c_uint), ("begin", ctypes.c_u
 
 class _Out(ctypes.Structure):
     _fields_ = [("api", ctypes.POINTER(_Api)), *((name, ctypes.c_void_p) for name, _ in _ARRAYS),
-                ("n", ctypes.c_size_t), ("cap", ctypes.c_size_t)]
+                ("n", ctypes.c_size_t), ("cap", ctypes.c_size_t),
+                ("depth", ctypes.c_uint), ("max_depth", ctypes.c_uint), ("too_deep", ctypes.c_int)]
 
 
 class FlatTree:
@@ -115,8 +123,11 @@ def flatten(cursor: ci.Cursor) -> FlatCursor | None:
     cap = 1024
     while True:
         arrays = {name: (t * cap)() for name, t in _ARRAYS}
-        out = _Out(api, *(ctypes.addressof(arrays[name]) for name, _ in _ARRAYS), 0, cap)
+        out = _Out(api, *(ctypes.addressof(arrays[name]) for name, _ in _ARRAYS), 0, cap, 0,
+                   MAX_DEPTH, 0)
         n = fn(cursor, ctypes.byref(out))
+        if n == _TOO_DEEP:
+            return None  # lowered cursor by cursor (see MAX_DEPTH)
         if n <= cap:
             break
         cap = n

@@ -62,14 +62,18 @@ typedef struct {
   double *eval_double;
   size_t n;
   size_t cap;
+  unsigned depth;     /* of the cursor being recorded */
+  unsigned max_depth; /* deeper: stop, and return (size_t)-1 */
+  int too_deep;
 } Flat;
 
 static void record(CXCursor c, Flat *out);
 
 static int visit(CXCursor child, CXCursor parent, CXClientData data) {
+  Flat *out = (Flat *)data;
   (void)parent;
-  record(child, (Flat *)data);
-  return 1; /* CXChildVisit_Continue: record() descends itself */
+  record(child, out);
+  return out->too_deep ? 0 : 1; /* CXChildVisit_Break, or Continue: record() descends */
 }
 
 static void answers(CXCursor c, size_t i, Flat *out) {
@@ -110,19 +114,31 @@ static void answers(CXCursor c, size_t i, Flat *out) {
   }
 }
 
+/* Recursion: one level of C stack (this frame and libclang's visit) per level of the tree.
+   A deeper tree (generated code: `a + a + ...` thousands of terms) would overflow the
+   stack, so it is refused and lowered cursor by cursor, where the lowering stops at its own
+   depth limit with a diagnostic. */
 static void record(CXCursor c, Flat *out) {
   size_t i = out->n++;
   if (i < out->cap)
     answers(c, i, out);
+  if (++out->depth > out->max_depth) {
+    out->too_deep = 1;
+    return;
+  }
   out->api->visit_children(c, visit, out);
+  out->depth--;
   if (i < out->cap)
     out->size[i] = (unsigned)(out->n - i);
 }
 
 /* Flattens `root`'s subtree; returns the number of nodes (more than `out->cap`: nothing
-   past the cap was written, call again with larger arrays). */
+   past the cap was written, call again with larger arrays), or (size_t)-1 for a tree
+   deeper than `out->max_depth`. */
 size_t cudafuse_flatten(CXCursor root, Flat *out) {
   out->n = 0;
+  out->depth = 0;
+  out->too_deep = 0;
   record(root, out);
-  return out->n;
+  return out->too_deep ? (size_t)-1 : out->n;
 }
