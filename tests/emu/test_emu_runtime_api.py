@@ -16,6 +16,7 @@ from conftest_emu import PROGRAMS
 
 from cudafuse.diagnostics import CudafuseError
 from cudafuse.runtime import load
+from cudafuse.runtime.errors import KernelError
 
 
 @pytest.fixture(scope="module")
@@ -194,12 +195,26 @@ def test_unsupported_libraries_are_refused_at_the_line(tmp_path: Path, line: str
 
 
 def test_undefined_function_names_the_file_defining_it(tmp_path: Path) -> None:
+    """A function another file of the program defines builds as a stand-in (emu/undefined.py:
+    the kernels a spec launches may need none of them); called, it stops the run with its
+    name and that file, not as a crash. Without such a file the build is refused."""
     (tmp_path / "gold.cpp").write_text("void computeGold(float *r, int n)\n{ r[0] = n; }\n")
     src = tmp_path / "prog.cu"
     src.write_text("void computeGold(float *, int);\n"
-                   "void run(float *r) { computeGold(r, 1); }\n")
-    with pytest.raises(CudafuseError, match=r"computeGold.*gold\.cpp seems to define it"):
-        load(src, opt="-O0")
+                   "void run(float *r) { computeGold(r, 1); }\n"
+                   "extern \"C\" void other(float *r) { r[0] = 2; }\n")
+    lib = load(src, opt="-O0")
+    r = np.zeros(1, np.float32)
+    lib.call("other", r)
+    assert r[0] == 2
+    with pytest.raises(KernelError, match=r"computeGold\(float\*, int\) was called, but another "
+                       r"file .*\(gold\.cpp seems to define it; only the program's own"):
+        lib.call("run", r)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "prog.cu").write_text(src.read_text() + "// alone\n")
+    with pytest.raises(CudafuseError, match=r"undefined reference to computeGold"):
+        load(alone / "prog.cu", opt="-O0")
 
 
 _OPENMP = """\

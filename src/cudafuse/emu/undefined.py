@@ -29,10 +29,11 @@ def _demangle(names: list[str]) -> dict[str, str]:
     return dict(zip(names, out, strict=False))
 
 
-def stub_source(library: Path, missing: list[str]) -> str | None:
+def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str | None:
     """C++ defining a stand-in for each symbol of `missing` (as the linker named them,
     demangled) that `library` (linked with the references left unresolved) lacks; None when
-    one of them is not found there, or the library cannot be read."""
+    one of them is not found there, or the library cannot be read. `files`: the program's
+    other files that seem to define them, named in the message a stand-in stops with."""
     try:
         syms = subprocess.run(["readelf", "-W", "--dyn-syms", str(library)],
                               capture_output=True, text=True, check=True).stdout
@@ -57,15 +58,33 @@ def stub_source(library: Path, missing: list[str]) -> str | None:
             blocks.append(mangled)
     if found != wanted:
         return None
+    where = (f"{', '.join(files)} {'seems' if len(files) == 1 else 'seem'} to define it; "
+             if files else "")
     data = "".join(f'extern "C" {{ __attribute__((aligned(4096))) char {m}[65536]; }}\n'
                    for m in blocks)
     protect = "".join(f"  mprotect({m}, sizeof {m}, PROT_NONE);\n" for m in blocks)
     return ("// Functions and variables another file of the program defines "
             "(emu/undefined.py).\n#include <stdio.h>\n#include <stdlib.h>\n"
             "#include <sys/mman.h>\n"
+            # As the emulator's own errors stop (report_exit, cudafuse_emu_device.h): the
+            # message in the run's report file, status 86, so the runtime shows it as the
+            # reason, not abort()'s SIGABRT (which it reads as a corrupted heap).
             "[[noreturn]] static void cf_undefined(const char *name) {\n"
-            '  fprintf(stderr, "cudafuse emulator: %s was called, but another file of the '
-            'program defines it (only the program\'s own file is built)\\n", name);\n'
-            "  abort();\n}\n" + "\n".join(stubs) + "\n" + data +
+            "  char msg[1024];\n"
+            '  snprintf(msg, sizeof msg, "%s was called, but another file of the program '
+            "defines it (" + _c_string(where) + "only the program's own file is built)\", "
+            "name);\n"
+            '  const char *path = getenv("CUDAFUSE_EMU_REPORT");\n'
+            '  FILE *fh = path ? fopen(path, "w") : nullptr;\n'
+            "  if (fh) { fputs(msg, fh); fclose(fh); }\n"
+            '  else fprintf(stderr, "cudafuse-emu: error: %s\\n", msg);\n'
+            "  fflush(stdout);\n  fflush(stderr);\n  _Exit(86);\n}\n" +
+            "\n".join(stubs) + "\n" + data +
             "__attribute__((constructor)) static void cf_undefined_data() {\n" + protect +
             "}\n")
+
+
+def _c_string(text: str) -> str:
+    """`text` escaped for a C string literal (a file name may hold quotes or backslashes),
+    with % doubled for snprintf's format."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")

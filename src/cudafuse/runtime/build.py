@@ -141,14 +141,15 @@ class CompileFailed(CudafuseError):
         self.output = output
 
 
-def _link_with_stubs(cmd: list[str], out: Path, tmp: Path, missing: list[str]) -> bool:
-    """Link again with stubs for the undefined functions (emu/undefined.py); False when
-    that is not possible (an undefined variable)."""
+def _link_with_stubs(cmd: list[str], out: Path, tmp: Path, missing: list[str],
+                     files: list[str]) -> bool:
+    """Link again with stubs for the undefined functions (emu/undefined.py), which name
+    `files` (those that seem to define them) when called; False when that is not possible."""
     from cudafuse.emu.undefined import stub_source
 
     loose = subprocess.run([*cmd, "-Wl,--unresolved-symbols=ignore-all", "-o", str(tmp)],
                            capture_output=True, text=True)
-    code = stub_source(tmp, missing) if loose.returncode == 0 else None
+    code = stub_source(tmp, missing, files) if loose.returncode == 0 else None
     tmp.unlink(missing_ok=True)
     if code is None:
         return False
@@ -175,8 +176,8 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
         diags = _diagnostics(proc.stderr + proc.stdout, pattern, has_col)
         missing = sorted(set(_LINK_UNDEFINED.findall(proc.stderr)))
         if not diags and missing and search and \
-                _defined_elsewhere(missing, search[1], search[0]) and \
-                _link_with_stubs(cmd, out, tmp, missing):
+                (files := _defined_elsewhere(missing, search[1], search[0])) and \
+                _link_with_stubs(cmd, out, tmp, missing, files):
             return  # what another file of the program defines: stubs (emu/undefined.py)
         if not diags and missing:
             where = _defined_elsewhere(missing, search[1], search[0]) if search else []
