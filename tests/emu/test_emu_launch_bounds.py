@@ -111,20 +111,22 @@ __global__ void __launch_bounds__(64) ns::outside(float *x) { x[0] = 3; }
 
 
 def test_the_check_is_left_out_where_the_body_cannot_evaluate_the_bound(tmp_path: Path):
-    """A parameter named like the bound's constant would hide it in the body; a bound the
-    front end's text cuts at its first ')' would not compile: no check (the launch runs)."""
+    """A parameter named like the bound's constant would hide it in the body: no check (the
+    launch runs). A bound with parentheses of its own (a function-like macro) is checked."""
     from cudafuse.emu.rewrite import rewrite
     from cudafuse.frontend.parse import parse_file
 
     src = tmp_path / "s.cu"
     src.write_text(SKIPPED)
     text = rewrite(parse_file(str(src)).unit).text
-    assert text.count("CUDAFUSE_LAUNCH_BOUNDS(") == 2
+    assert text.count("CUDAFUSE_LAUNCH_BOUNDS(") == 3
+    assert 'nested(float *x) { CUDAFUSE_LAUNCH_BOUNDS("MAXOF(64, 128)", MAXOF(64, 128)) ' \
+        'x[0] = 1; } CUDAFUSE_BOUNDS_OF(nested, MAXOF(64, 128))' in text
     assert 'checked(float *x) { CUDAFUSE_LAUNCH_BOUNDS("threads, 2", threads, 2) x[0] = 2; } ' \
         'CUDAFUSE_BOUNDS_OF(checked, threads, 2)' in text
     # Defined by its qualified name: checked in its body, not registered by a plain name.
     assert 'CUDAFUSE_LAUNCH_BOUNDS("64", 64) x[0] = 3; }\n' in text
-    assert text.count("CUDAFUSE_BOUNDS_OF(") == 1
+    assert text.count("CUDAFUSE_BOUNDS_OF(") == 2
 
 
 CHAIN = """

@@ -214,6 +214,23 @@ def test_launch_bounds_and_extern_c(tmp_path: Path) -> None:
     assert fns["run"].extern_c and fns["run2"].extern_c and not fns["k"].extern_c
 
 
+def test_launch_bounds_keep_their_own_parentheses(tmp_path: Path) -> None:
+    """`__launch_bounds__((T * 2))` and Rodinia's `__launch_bounds__(CTMIN(T, 512), 2)`: the
+    arguments up to the matching parenthesis, so the thread count still evaluates."""
+    from cudafuse.analysis.blocksize import launch_bound_threads
+    from cudafuse.codegen.templates import KernelRef
+
+    src = tmp_path / "b.cu"
+    src.write_text("#define CTMIN(a, b) ((a) < (b) ? (a) : (b))\n#define T 256\n"
+                   "__global__ void __launch_bounds__(CTMIN(T, 512), 2) k(float *p) { p[0] = 1; }\n"
+                   "__global__ void __launch_bounds__((T * 2)) k2(float *p) { p[0] = 1; }\n")
+    unit = parse_file(str(src)).unit
+    fns = {f.name: f for f in unit.functions}
+    assert fns["k"].launch_bounds == "CTMIN(T, 512), 2"
+    assert fns["k2"].launch_bounds == "(T * 2)"
+    assert launch_bound_threads(unit, KernelRef(fns["k2"])) == 512
+
+
 def test_range_for_loop_variable_is_a_vardecl(tmp_path: Path) -> None:
     src = tmp_path / "r.cu"
     src.write_text("__global__ void k(int *p) {\n  int a[2] = {1, 2};\n"

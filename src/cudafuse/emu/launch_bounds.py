@@ -37,7 +37,7 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
         if data[span.start:span.start + 1] != b"{" or span.start in done:
             continue  # a body written by a macro is left alone
         if fn.launch_bounds.count("(") != fn.launch_bounds.count(")"):
-            continue  # the front end's text stops at the first ')': `(MAX(a, b))` is cut
+            continue  # not the whole argument list (a head written by a macro): no check
         if set(re.findall(r"[A-Za-z_]\w*", fn.launch_bounds)) & {p.name for p in fn.params}:
             continue  # in the body a parameter would hide the name the bound means
         done.add(span.start)

@@ -492,7 +492,7 @@ class Lowerer:
         # A commented-out /* __launch_bounds__(256, 3) */, or one under #if 0, is no
         # attribute clang sees: read the head as clang does.
         code = self.code()[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
-        bounds = re.search(r"__launch_bounds__\s*\(([^)]*)\)", code)
+        bounds = _launch_bounds(code)
         tparams = tuple(self.template_param(k) for k in kids if k.kind in (
             K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER,
             K.TEMPLATE_TEMPLATE_PARAMETER))
@@ -503,7 +503,7 @@ class Lowerer:
             c.spelling, space, params, c.result_type.spelling, body, sp, nsp,
             self.span(body_cursor) if body_cursor is not None else Span("", 0, 0),
             c.kind == K.FUNCTION_TEMPLATE, tparams, extern_c,
-            bounds.group(1).strip() if bounds else "", head, self.decl(c), _class_of(c),
+            bounds, head, self.decl(c), _class_of(c),
             clang_namespaces(c))
 
     def template_param(self, c: ci.Cursor) -> TemplateParam:
@@ -642,3 +642,16 @@ def _holds_pointers(t: ci.Type, depth: int) -> bool:
         return any(_holds_pointers(f.type.get_canonical(), depth + 1) for f in fields) or \
             any(_holds_pointers(b.type.get_canonical(), depth + 1) for b in bases)
     return True  # pointers, references, member pointers, dependent and unknown types
+
+
+def _launch_bounds(code: str) -> str:
+    """The arguments of the `__launch_bounds__(...)` in a function's head, as written, with
+    their own parentheses (Rodinia's `__launch_bounds__(CTMIN(30, 2), 1)`), or ''."""
+    m = re.search(r"__launch_bounds__\s*\(", code)
+    if m is None:
+        return ""
+    depth, i = 1, m.end()
+    while i < len(code) and depth:
+        depth += {"(": 1, ")": -1}.get(code[i], 0)
+        i += 1
+    return code[m.end():i - 1].strip() if depth == 0 else ""
