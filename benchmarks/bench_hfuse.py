@@ -79,8 +79,16 @@ WORK_SIZE = {"batchnorm_stats_kernel": "n", "histogram_kernel": "n", "maxpool2d_
              "at::native::upsample_bilinear2d_out_frame<float, float>": "h2",
              # One block per channel: the channels (more blocks; a block's share stays).
              "at::native::batch_norm_collect_statistics_kernel<InvStd, float, float, float, "
-             "int>": "c"}
+             "int>": "c",
+             # ccminer's hash kernels (benchmarks/hfuse_library/cc_*.toml): the nonces, one
+             # a thread (the grid grows with them).
+             "blake2b_gpu_hash": "n", "sha256d_gpu_hash_shared": "n",
+             "sia_blake2b_gpu_hash": "n"}
 GROWTH_LIMIT = {k: 1 << 24 for k in WORK_SIZE if k.startswith("at::")}
+# The hash kernels read no array per nonce, so growing them costs no memory; 2^16 x their
+# 512 nonces (2^25, ~6 ms at the rate below) leaves startNonce + thread far inside 32 bits.
+GROWTH_LIMIT.update({k: 1 << 16 for k in ("blake2b_gpu_hash", "sha256d_gpu_hash_shared",
+                                          "sia_blake2b_gpu_hash")})
 # Where their calibration starts when no earlier session on the device sized them: about
 # 1/16 of the 0.5 ms target by their bytes (im2col ~1.5 KB a channel, MaxPool ~2.5 KB an
 # image, at ~4 TB/s), so that one measurement and one linear step reach it. Each step runs
@@ -93,7 +101,20 @@ PAPER_START = {"at::native::im2col_kernel<float>": {"c": 1 << 16},
                # bound by blocks, not bytes: 8192 blocks, about 16 waves on an H200.
                "at::native::upsample_bilinear2d_out_frame<float, float>": {"h2": 1 << 18},
                "at::native::batch_norm_collect_statistics_kernel<InvStd, float, float, "
-               "float, int>": {"c": 1 << 13}}
+               "float, int>": {"c": 1 << 13},
+               # ccminer's hashes are ALU work, no memory: one BLAKE2b compression (12
+               # rounds of 8 G mixes on 64-bit words, ~3,000 32-bit instructions) or two
+               # SHA-256 ones a nonce. At the H200's ~64 integer lanes x 132 SMs x ~1.9 GHz
+               # (~1.6e13 instructions/s) that is ~5e9 nonces/s, as the second session
+               # measured for our samples' hashes of that size, which also read and write
+               # ~100-200 bytes a hash (blake2b_kernel: 3,276,800 in 0.60 ms; sha256_kernel,
+               # two compressions: 4,194,304 in 0.56 ms; 2026-11-28-h200-2/hfuse.jsonl).
+               # 0.5 ms is thus ~2.5-3.5 M nonces: start at 2^22 (4,194,304, ~15 waves of
+               # 2048 threads on 132 SMs), which reaches the target in one measurement; a
+               # kernel up to 2x faster than the estimate takes one x2 step more, a slower
+               # one is simply timed longer.
+               "blake2b_gpu_hash": {"n": 1 << 22}, "sha256d_gpu_hash_shared": {"n": 1 << 22},
+               "sia_blake2b_gpu_hash": {"n": 1 << 22}}
 # The paper's kernels -> the sample kernel of pairs.toml that stands for it (for the
 # paper's figures printed beside ours).
 PAPER_SAMPLE = {"im2col": "im2col", "maxpool": "maxpool2d", "upsample": "upsample_bilinear2d",
