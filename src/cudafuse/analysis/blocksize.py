@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cudafuse.analysis.c_constant import evaluate_c
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import analyze_kernel
 from cudafuse.codegen.templates import KernelRef, split_top
@@ -81,8 +82,38 @@ def launch_bound_threads(unit: TranslationUnit, ref: KernelRef) -> int | None:
     try:
         value = evaluate(_INT_SUFFIX.sub(r"\1", expr), {}, "__launch_bounds__")
     except (ValueError, SyntaxError, TypeError, ZeroDivisionError):
-        return None
+        # C's own syntax (`(N <= MAX) ? N : FALLBACK`, PyTorch's C10_LAUNCH_BOUNDS_1
+        # expanded) over the file's constant variables (its CUDA_MAX_THREADS_PER_BLOCK).
+        # split_top reads `<=` as a template's '<': the first argument by parentheses.
+        first = _first_argument(ref.fn.launch_bounds)
+        names = {p.name: arg for p, arg in ref.bindings}
+        try:
+            value = evaluate_c(first, {**_constants(unit), **_object_macros(unit), **names})
+        except (ValueError, RecursionError):
+            return None
     return value if isinstance(value, int) and value > 0 else None
+
+
+def _first_argument(text: str) -> str:
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            return text[:i]
+    return text
+
+
+_CONSTANT_INIT = re.compile(r"\bconst(?:expr)?\b[^=;{]*=\s*([^;{}]+)$|"
+                            r"\bconst(?:expr)?\b[^=;{]*\{([^;{}]+)\}$")
+
+
+def _constants(unit: TranslationUnit) -> dict[str, str]:
+    """A namespace-scope `const`/`constexpr` variable's initialiser text, by name."""
+    out = {}
+    for g in unit.globals:
+        if g.type.startswith("const ") and (m := _CONSTANT_INIT.search(unit.text(g.span))):
+            out[g.name] = (m.group(1) or m.group(2)).strip()
+    return out
 
 
 def default_block(unit: TranslationUnit, ref: KernelRef, option: str) -> tuple[int, str]:

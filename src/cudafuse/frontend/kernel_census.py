@@ -84,6 +84,15 @@ def _name_after(toks: list[tuple[int, str, bytes]], i: int) -> tuple[str, int] |
             if text in _ATTRIBUTE_CALLS and i + 1 < len(toks) and toks[i + 1][2] == b"(":
                 i = _skip_parens(toks, i + 1)
                 continue
+            # A macro call before the name (`C10_LAUNCH_BOUNDS_2(256, 4) k(...)`): an
+            # identifier other than `noexcept` right after its ')' means it was not the
+            # parameter list.
+            if i + 1 < len(toks) and toks[i + 1][2] == b"(":
+                after = _skip_parens(toks, i + 1)
+                if after < len(toks) and toks[after][1] == "ident" and \
+                        toks[after][2] not in (b"noexcept", b"throw"):
+                    i = after
+                    continue
             last = text
         elif text == b"(" or text == b"<":
             if text == b"<" and last in (b"operator", None):

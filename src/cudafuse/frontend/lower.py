@@ -25,6 +25,7 @@ from cudafuse.frontend.clang_api import (
 )
 from cudafuse.frontend.flat import FlatCursor, flatten
 from cudafuse.frontend.kernel_census import skipped_ranges
+from cudafuse.frontend.macro_bounds import Macro, macro_launch_bounds, macro_table
 from cudafuse.ir import nodes as n
 from cudafuse.ir.code_text import code_only
 from cudafuse.ir.program import Function, GlobalVar, Param, TemplateParam
@@ -58,6 +59,7 @@ _CAST_IDS = frozenset(k.value for k in _CAST_KINDS)
 _VAR_DECL_ID, _COMPOUND_ID, _DECL_STMT_ID = (K.VAR_DECL.value, K.COMPOUND_STMT.value,
                                              K.DECL_STMT.value)
 _SPACE_ATTR_IDS = {k.value: v for k, v in _SPACE_ATTRS.items()}
+_UNEXPOSED_ATTR_ID = K.UNEXPOSED_ATTR.value  # __launch_bounds__ among others
 _PARM_DECL_ID, _CONSTRUCTOR_ID = K.PARM_DECL.value, K.CONSTRUCTOR.value
 _FUNCTION_IDS = frozenset({K.FUNCTION_DECL.value, K.FUNCTION_TEMPLATE.value})
 
@@ -137,8 +139,15 @@ class Lowerer:
         self._depth = 0
         self._tu = tu
         self._code: bytes | None = None
+        self._macros: dict[str, Macro | None] | None = None
 
     # ---- helpers -----------------------------------------------------------------------
+
+    def macros(self) -> dict[str, Macro | None]:
+        """The unit's macro definitions, read once, when a head needs them."""
+        if self._macros is None:
+            self._macros = macro_table(self._tu) if self._tu is not None else {}
+        return self._macros
 
     def code(self) -> bytes:
         """The source as clang reads it: comments and skipped branches blanked."""
@@ -493,6 +502,10 @@ class Lowerer:
         # attribute clang sees: read the head as clang does.
         code = self.code()[sp.start:nsp.start].decode("utf-8", "replace") if nsp.end else ""
         bounds = _launch_bounds(code)
+        if not bounds and any(k._kind_id == _UNEXPOSED_ATTR_ID for k in kids):
+            # An attribute clang applied that the head does not spell: one written
+            # through a macro (`LB`, `C10_LAUNCH_BOUNDS_1(256)`).
+            bounds = macro_launch_bounds(code, self.macros())
         tparams = tuple(self.template_param(k) for k in kids if k.kind in (
             K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER,
             K.TEMPLATE_TEMPLATE_PARAMETER))
