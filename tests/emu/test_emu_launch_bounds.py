@@ -190,3 +190,24 @@ def test_a_vertically_fused_kernel_keeps_a_bound_its_launch_meets(tmp_path: Path
                                             "__launch_bounds__(32) cf_chain_fused0("))
     res = CliRunner().invoke(main, ["verify", "c.cu", "bad.cu", "--spec", "c.toml"])
     assert res.exit_code == 1, res.output
+
+
+
+def test_a_bound_written_through_a_macro_is_checked(lib) -> None:
+    """`BOUNDS_1(128)` (PyTorch's C10_LAUNCH_BOUNDS_1 spelling), `BOUND(32)`, `LB`: the
+    check carries the expanded bound, which g++ evaluates in the kernel's scope."""
+    from cudafuse.emu.rewrite import rewrite
+    from cudafuse.frontend.parse import parse_file
+
+    text = rewrite(parse_file(str(PROGRAM)).unit).text
+    assert 'CUDAFUSE_LAUNCH_BOUNDS("32", 32)' in text
+    assert "<= MAX_BLOCK ) ? ( ( 128 ) ) : FALLBACK_BLOCK" in text
+    x = np.ones(N, np.float32)
+    for kernel, bound in (("capped", 128), ("counted", 32), ("plain", 96)):
+        with pytest.raises(KernelError, match=rf"launch of '{kernel}' with block "
+                           rf"\({bound + 1},1,1\) .* at most {bound} threads a block"):
+            lib.launch(kernel, grid=(3, 1, 1), block=(bound + 1, 1, 1), shared=0,
+                       args=(x, N))
+        np.testing.assert_array_equal(x, np.ones(N, np.float32))  # it did not run
+    lib.launch("capped", grid=(3, 1, 1), block=(128, 1, 1), shared=0, args=(x, N))
+    np.testing.assert_array_equal(x, np.full(N, 2, np.float32))

@@ -86,3 +86,26 @@ int main() {
   CHECK(cudaFree(d));
   return 0;
 }
+
+// Bounds written through macros (appended last: the lines above are named by the tests).
+// BOUNDS_1 is PyTorch's C10_LAUNCH_BOUNDS_1 spelling: its bound is computed from constexpr
+// limits; the front end records the expansion (frontend/macro_bounds.py).
+constexpr unsigned MAX_BLOCK = 1024;
+constexpr unsigned FALLBACK_BLOCK = 256;
+#define CAP_THREADS(v) (((v) <= MAX_BLOCK) ? (v) : FALLBACK_BLOCK)
+#define BOUNDS_1(t) __launch_bounds__((CAP_THREADS((t))))
+#define BOUND(n) __launch_bounds__(n)
+#define LB __launch_bounds__(96)
+BOUNDS_1(128)
+__global__ void capped(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1.0f;
+}
+__global__ void BOUND(32) counted(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.0f;
+}
+__global__ void LB plain(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] -= 1.0f;
+}
