@@ -228,3 +228,57 @@ def test_what_a_pause_made_goes_to_the_oldest_generation() -> None:
         assert generation(again) != 2  # (left young: thawing would thaw the caller's too)
     finally:
         gc.unfreeze()
+
+
+def _n_loads_calls(monkeypatch: pytest.MonkeyPatch, path: str) -> int:
+    """How many times planning `path` (the cost model's search) reads a kernel's n_loads."""
+    from cudafuse.passes.vertical.plan.model import KernelCost
+
+    count = 0
+    original = KernelCost.n_loads.fget
+    assert original is not None
+
+    def counting(self: KernelCost) -> int:
+        nonlocal count
+        count += 1
+        return original(self)
+
+    result, _ = parse_for_fusion(path, ParseOptions(included_kernels=True))
+    monkeypatch.setattr(KernelCost, "n_loads", property(counting))
+    try:
+        run_pass("vertical", [result.unit], FuseOptions(siblings="never"))
+    finally:
+        monkeypatch.setattr(KernelCost, "n_loads", property(original))
+    return count
+
+
+def test_the_search_prices_each_kernel_alone_once(monkeypatch, chains):
+    """The partition search scores thousands of groups; each member's figures alone (its
+    issue, words and time: costmodel.alone) are computed once per kernel, not once per
+    group it is in (which made them 40% of group_cost on a 200-launch chain)."""
+    small = _n_loads_calls(monkeypatch, chains[6])
+    large = _n_loads_calls(monkeypatch, chains[12])
+    assert small >= 6  # the count sees them at all
+    # per group scored, 12 launches would read them ~6x as often as 6 (n^3 kernel-groups)
+    assert large <= 2 * small + 4, (small, large)
+
+
+def test_the_figures_alone_follow_the_kernel_and_the_arch():
+    """The memo answers only for the KernelCost and ArchParams it was made from."""
+    import dataclasses
+
+    from cudafuse.passes.vertical.plan.arch import ARCHS
+    from cudafuse.passes.vertical.plan.costmodel import alone, kernel_issue, kernel_time
+    from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
+
+    k0 = KernelCost("a", {"x": frozenset({(0, 0)})}, ("y",), n_alu=3, size=100)
+    k1 = KernelCost("b", {"y": frozenset({(0, 0), (1, 0), (-1, 0)})}, ("z",), size=100)
+    model = PipelineModel.from_kernels([k0, k1], frozenset({"z"}))
+    arch = next(iter(ARCHS.values()))
+    first = alone(model, 1, arch)
+    assert (first.issue, first.time) == (kernel_issue(model, 1, arch),
+                                         kernel_time(model, 1, arch))
+    model.kernels[1] = dataclasses.replace(k1, n_alu=40)
+    assert alone(model, 1, arch).issue == kernel_issue(model, 1, arch) != first.issue
+    slow = dataclasses.replace(arch, c_alu=arch.c_alu * 2)
+    assert alone(model, 1, slow).issue == kernel_issue(model, 1, slow) > first.issue

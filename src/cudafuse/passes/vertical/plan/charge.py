@@ -19,6 +19,7 @@ from contextvars import ContextVar
 
 from cudafuse.analysis.occupancy import DeviceLimits, occupancy
 from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
+from cudafuse.passes.vertical.plan.costmodel import alone as figures_alone
 from cudafuse.passes.vertical.plan.costmodel import combine, group_words
 from cudafuse.passes.vertical.plan.model import PipelineModel
 
@@ -159,8 +160,10 @@ def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: di
         threads = block[0] * block[1] if block else DEFAULT_THREADS
         return _fraction(arch.name, threads, regs, shared)
 
-    own = {i: measured.get((model.kernels[i].name,), (estimate_registers(model, [i]), 0))[0]
-           for i in members}
+    # (estimate_registers(model, [i]), from the n_loads costmodel memoises per kernel)
+    own = {i: measured.get((model.kernels[i].name,), (fused_estimate(
+        [min(10 + 2 * figures_alone(model, i, arch).n_loads, ESTIMATE_CAP)]), 0))[0]
+        for i in members}
     regs, spills = measured.get(tuple(model.kernels[i].name for i in members),
                                 (fused_estimate(list(own.values())), 0))
     fused = occ(regs, sink.block, sum(model.kernels[i].shared_bytes for i in members))

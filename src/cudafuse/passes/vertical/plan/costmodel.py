@@ -55,6 +55,37 @@ class GroupCost:
     members_time: float = 0.0  # its members' cycles, alone, over the same space
 
 
+@dataclass(frozen=True, slots=True)
+class _Alone:
+    """One kernel's figures launched alone (kernel_issue, kernel_words, kernel_time), which
+    the searches would otherwise recompute for each of the thousands of groups it is in."""
+
+    arith: float  # c_alu * n_alu + c_sfu * n_sfu: eval_cost's first two terms
+    issue: float  # kernel_issue
+    size_issue: float  # size * kernel_issue
+    words: int  # kernel_words
+    time: float  # kernel_time
+    n_loads: int
+
+
+def alone(model: PipelineModel, node: int, arch: ArchParams) -> _Alone:
+    """`node`'s _Alone figures, memoised on the model (while its KernelCost and `arch` are
+    the objects the entry was made from). The same expressions as kernel_issue and
+    kernel_time, evaluated in the same order, so every figure is the same float."""
+    k = model.kernels[node]
+    hit = model._alone.get(node)
+    if hit is not None and hit[0] is k and hit[1] is arch:
+        return hit[2]  # type: ignore[return-value]
+    n_loads = k.n_loads
+    arith = arch.c_alu * k.n_alu + arch.c_sfu * k.n_sfu
+    issue = arith + n_loads * arch.t_cached
+    words = len(k.reads) + len(k.writes)
+    figures = _Alone(arith, issue, k.size * issue, words,
+                     k.size * combine(words * arch.t_global, issue, arch), n_loads)
+    model._alone[node] = (k, arch, figures)
+    return figures
+
+
 def _writer_of(model: PipelineModel, group: frozenset[int]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in sorted(group):
@@ -110,9 +141,14 @@ def group_words(model: PipelineModel, group: frozenset[int]) -> int:
     once, the last kernel's stores and the intermediates needed outside the group."""
     inner = _writer_of(model, group)
     sink = max(group)
-    reads = {b for i in group for b in model.kernels[i].reads if b not in inner}
     stores = {b for i in group for b in model.kernels[i].writes
               if i == sink or _needed_outside(model, group, i, b)}
+    return _words(model, group, inner, stores)
+
+
+def _words(model: PipelineModel, group: frozenset[int], inner: dict[str, int],
+           stores: set[str]) -> int:
+    reads = {b for i in group for b in model.kernels[i].reads if b not in inner}
     return len(reads) + len(stores)
 
 
@@ -160,11 +196,14 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     issue = 0.0
     shared = sum(model.kernels[i].shared_bytes for i in group)
     bx, by = block
+    stores: set[str] = set()  # group_words's: the sink's and those needed outside
     for node in sorted(group, reverse=True):  # consumers come later in launch order
         k = model.kernels[node]
         points = EMPTY
         inside = [(c, bufs) for c, bufs in model.consumers(node) if c in group]
-        root = any(_needed_outside(model, group, node, b) for b in k.writes) or not inside
+        needed = [b for b in k.writes if _needed_outside(model, group, node, b)]
+        stores.update(k.writes if node == sink else needed)
+        root = bool(needed) or not inside
         if root:
             points = ORIGIN
         mult = 1.0
@@ -174,7 +213,8 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
                 window = _window(model, c, b)
                 points = points.union(foot.get(c, ORIGIN).plus(window))
         evals = len(points) * mult
-        cost_once = eval_cost(model, group, node, arch, inner)
+        ext_loads = sum(len(offs) for b, offs in k.reads.items() if b not in inner)
+        cost_once = alone(model, node, arch).arith + ext_loads * arch.t_cached  # eval_cost
         access = arch.t_access if node != sink else 0.0
         work = evals * (cost_once + access)
         strategy = "once" if len(points) == 1 else "recompute"
@@ -198,12 +238,12 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
         strategies[node] = strategy
         evaluations[node] = evals
         issue += work
-    words = group_words(model, group)
+    words = _words(model, group, inner, stores)  # group_words
     time = size * combine(words * arch.t_global, issue, arch)
-    members = sum(kernel_time(model, i, arch) for i in group)
-    saved = size * (sum(kernel_words(model, i) for i in group) - words) * arch.t_global
-    extra = size * issue - sum(model.kernels[i].size * kernel_issue(model, i, arch)
-                               for i in group)
+    figures = [alone(model, i, arch) for i in group]
+    members = sum(f.time for f in figures)
+    saved = size * (sum(f.words for f in figures) - words) * arch.t_global
+    extra = size * issue - sum(f.size_issue for f in figures)
     launch = (len(group) - 1) * arch.launch
     return GroupCost(members - time + launch, saved, extra, launch, strategies,
                      {n: round(e) for n, e in evaluations.items()}, shared, time, members)

@@ -58,6 +58,11 @@ class PipelineModel:
     _adjacency: tuple[int, dict[int, list[tuple[int, tuple[str, ...]]]],
                       dict[int, list[tuple[int, tuple[str, ...]]]]] | None = field(
         default=None, init=False, repr=False, compare=False)
+    # node -> (its KernelCost, the ArchParams, its figures launched alone): costmodel's
+    # memo of what the searches would otherwise recompute for every group a node is in;
+    # an entry counts only while both are the very objects it was made from.
+    _alone: dict[int, tuple[KernelCost, object, object]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def from_kernels(cls, kernels: list[KernelCost], live_out: frozenset[str]) -> PipelineModel:
