@@ -201,7 +201,8 @@ def test_a_bound_written_through_a_macro_is_checked(lib) -> None:
 
     text = rewrite(parse_file(str(PROGRAM)).unit).text
     assert 'CUDAFUSE_LAUNCH_BOUNDS("32", 32)' in text
-    assert "<= MAX_BLOCK ) ? ( ( 128 ) ) : FALLBACK_BLOCK" in text
+    assert 'CUDAFUSE_LAUNCH_BOUNDS("(((((128)) <= MAX_BLOCK) ? ((128)) : FALLBACK_BLOCK))", ' \
+        "(((((128)) <= MAX_BLOCK) ? ((128)) : FALLBACK_BLOCK)))" in text
     x = np.ones(N, np.float32)
     for kernel, bound in (("capped", 128), ("counted", 32), ("plain", 96)):
         with pytest.raises(KernelError, match=rf"launch of '{kernel}' with block "

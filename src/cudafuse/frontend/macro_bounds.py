@@ -138,5 +138,16 @@ def macro_launch_bounds(head: str, table: dict[str, Macro | None]) -> str:
             got = _args(out, i + 1)
             if got is None or not got[0]:
                 return ""
-            return " , ".join(" ".join(a) for a in got[0])
+            return ", ".join(_spell(a) for a in got[0])
     return ""
+
+
+def _spell(toks: list[str]) -> str:
+    """Tokens as text a reader takes in (`((128) <= MAX) ? (128) : 256`): a space between
+    two tokens, except inside parentheses' edges, before a comma and around `::`."""
+    out = ""
+    for t in toks:
+        if out and not out.endswith(("(", "::")) and t not in (")", ",", "::"):
+            out += " "
+        out += t
+    return out
