@@ -22,7 +22,8 @@ MaxPoolForward, upsample_bilinear2d_out_frame and batch_norm_collect_statistics_
 last two take PackedTensorAccessors by value, which their specs give as arrays with tensor
 views; --profile runs them through a host function that builds the accessors); the others
 are listed with the reason none can be run (kernelHistogram1D's functor deduced from a host
-lambda, ccminer's host code written for nvcc's device pass).
+lambda; ccminer's files, whose host code names symbols of its other files, which the nvcc
+backend's library leaves undefined: hfuse_library_pairs.NOT_LOADABLE).
 
 Each pair's row, its sizes and its whole --profile report are appended to --jsonl as they
 are measured, and a run skips the pairs already there (a run stopped part-way is resumed by
@@ -132,6 +133,16 @@ def _side(pair: dict, i: int) -> dict:
 
 
 PAPER_SUFFIX = "paper's files)"
+def _untimed(keys: tuple[str, str]) -> list[str]:
+    """Why the paper's pair `keys` is not timed (nothing when it is): a kernel no run spec
+    can describe, or a repository the GPU cannot load yet."""
+    import hfuse_library_pairs as lib
+
+    why = [f"{k}: {lib.UNVERIFIABLE[lib.PAPER[k][3]]}" for k in keys
+           if lib.PAPER[k][3] in lib.UNVERIFIABLE]
+    repo = next((lib.PAPER[k][0] for k in keys if lib.PAPER[k][0] in lib.NOT_LOADABLE), None)
+    return why or ([f"{repo}: {lib.NOT_LOADABLE[repo]}"]
+                   if repo else [])
 
 
 def paper_untimed() -> list[str]:
@@ -143,8 +154,7 @@ def paper_untimed() -> list[str]:
     lines = []
     for corpus, pairs in (("aten", lib.ATEN_PAIRS), ("crypto", lib.CRYPTO_PAIRS)):
         for a, b in pairs:
-            why = [f"{k}: {lib.UNVERIFIABLE[lib.PAPER[k][3]]}" for k in (a, b)
-                   if lib.PAPER[k][3] in lib.UNVERIFIABLE]
+            why = _untimed((a, b))
             if why:
                 lines.append(f"{a}+{b} ({corpus}, {PAPER_SUFFIX}: not timed: "
                              f"{'; '.join(why)}")
@@ -161,8 +171,7 @@ def paper_pairs(corpus: str, cache: Path, work: Path) -> tuple[list[dict], list[
     timed, untimed = [], []
     for a, b in {"aten": lib.ATEN_PAIRS, "crypto": lib.CRYPTO_PAIRS}[corpus]:
         sides = [lib.PAPER[a], lib.PAPER[b]]
-        why = [f"{k}: {lib.UNVERIFIABLE[s[3]]}" for k, s in zip((a, b), sides, strict=True)
-               if s[3] in lib.UNVERIFIABLE]
+        why = _untimed((a, b))
         name = f"{a}+{b} ({corpus}, {PAPER_SUFFIX}"
         if why:
             untimed.append(f"{name}: not timed: {'; '.join(why)}")

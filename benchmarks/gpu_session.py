@@ -612,8 +612,9 @@ def prepare(source: Path, dest: Path) -> int:
     files: dict[str, set[str]] = {}
     for pairs in (lib.ATEN_PAIRS, lib.CRYPTO_PAIRS):
         for a, b in pairs:
-            if any(lib.PAPER[k][3] in lib.UNVERIFIABLE for k in (a, b)):
-                continue  # not timed: no run spec can describe its arguments
+            if any(lib.PAPER[k][3] in lib.UNVERIFIABLE or lib.PAPER[k][0] in lib.NOT_LOADABLE
+                   for k in (a, b)):
+                continue  # not timed: no run spec can describe it, or the GPU cannot load it
             for k in (a, b):
                 files.setdefault(lib.PAPER[k][0], set()).add(lib.PAPER[k][1])
     copied = 0
