@@ -127,8 +127,10 @@ UNVERIFIABLE = {
 # naming symbols of its other files; nvcc builds it (the emulator's front end skips it), the
 # shared library is linked with them undefined and its load fails ("undefined symbol:
 # work_restart", "_Z13cuda_get_archi"; `bench_hfuse.py --paper crypto --plan-only` shows
-# it on the CPU). bench_hfuse's calibration of their kernels (WORK_SIZE, PAPER_START) is
-# ready for when the nvcc build stubs such symbols as the emulator's does (emu/undefined.py).
+# it on the CPU; before that, nvcc fails on miner.h's min/max macros in the standard headers
+# the runtime's trampolines include: docs/gpu-session.md). bench_hfuse's calibration of
+# their kernels (WORK_SIZE, PAPER_START) is ready for when the nvcc build stubs such
+# symbols as the emulator's does (emu/undefined.py).
 NOT_LOADABLE = {
     "tpruvot/ccminer": "cannot be run on the GPU yet: the kernels' files hold host code "
                        "naming symbols of ccminer's other files (work_restart, cuda_get_arch), "
