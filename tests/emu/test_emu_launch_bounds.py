@@ -170,13 +170,24 @@ value = "n"
 """
 
 
+# The same bounds written through macros, a variadic one inside an object-like one.
+MACRO_CHAIN = CHAIN.replace(
+    "#define PRODUCER_BLOCK 512", "#define PRODUCER_BLOCK 512\n"
+    "#define BOUNDED(...) __launch_bounds__(__VA_ARGS__)\n"
+    "#define LB_PRODUCER BOUNDED(PRODUCER_BLOCK)").replace(
+    "__launch_bounds__(PRODUCER_BLOCK) produce", "LB_PRODUCER produce").replace(
+    "__launch_bounds__(64, 2) consume", "BOUNDED(64, 2) consume")
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("program", [CHAIN, MACRO_CHAIN], ids=["literal", "macro"])
 def test_a_vertically_fused_kernel_keeps_a_bound_its_launch_meets(tmp_path: Path,
-                                                                   monkeypatch) -> None:
+                                                                   monkeypatch,
+                                                                   program: str) -> None:
     """Kernels bounded 512 and 64, fused: the fused kernel's bound and launch agree, which
     the emulator now checks (a bound under its launch would make verify fail)."""
     monkeypatch.chdir(tmp_path)
-    Path("c.cu").write_text(CHAIN)
+    Path("c.cu").write_text(program)
     Path("c.toml").write_text(CHAIN_SPEC)
     res = CliRunner().invoke(main, ["fuse", "c.cu", "-o", "f.cu"])
     assert res.exit_code == 0, res.output
