@@ -282,3 +282,39 @@ def test_the_figures_alone_follow_the_kernel_and_the_arch():
     assert alone(model, 1, arch).issue == kernel_issue(model, 1, arch) != first.issue
     slow = dataclasses.replace(arch, c_alu=arch.c_alu * 2)
     assert alone(model, 1, slow).issue == kernel_issue(model, 1, slow) > first.issue
+
+
+def _edge_scans(monkeypatch: pytest.MonkeyPatch, path: str) -> int:
+    """How many times planning `path` walks every edge of the pipeline model."""
+    from cudafuse.passes.vertical.plan.model import PipelineModel
+
+    count = 0
+
+    class Counting(dict):
+        def items(self):  # type: ignore[no-untyped-def]
+            nonlocal count
+            count += 1
+            return super().items()
+
+    original = PipelineModel.from_kernels.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, kernels, live_out):  # type: ignore[no-untyped-def]
+        model = original(cls, kernels, live_out)
+        model.edges = Counting(model.edges)
+        return model
+
+    result, _ = parse_for_fusion(path, ParseOptions(included_kernels=True))
+    monkeypatch.setattr(PipelineModel, "from_kernels", classmethod(counted))
+    run_pass("vertical", [result.unit], FuseOptions(siblings="never"))
+    return count
+
+
+def test_legality_does_not_walk_every_edge_per_group(monkeypatch, chains):
+    """The legality of each group the search looks at (thousands on a long chain) reads
+    the edges leaving its members (PipelineModel.consumers), not every edge of the model:
+    per group scored, the walks grow with the square of the launches (1,000 launches:
+    ~6 million edge visits)."""
+    small = _edge_scans(monkeypatch, chains[6])
+    large = _edge_scans(monkeypatch, chains[12])
+    assert small > 0  # the count sees the walks at all
+    assert large <= 2 * small + 2, (small, large)  # per group emitted, not per group scored

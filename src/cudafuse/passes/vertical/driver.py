@@ -317,8 +317,7 @@ class _Planner:
             members = sorted(g)
             stored = {key for i in members[:-1] for key in infos[i].writes
                       if key in model.live_out or any(
-                          key in bufs for (a, c), bufs in model.edges.items()
-                          if a == i and c not in g)}
+                          key in bufs for c, bufs in model.consumers(i) if c not in g)}
             cost = group_cost(model, g, self.arch, allow_tiles=self.opts.tiles != "never")
             too_much = shared_ratio_ok(model, g, cost, self.arch)
             if too_much:  # Eq. (2): keep the group, recompute instead of staging tiles

@@ -200,8 +200,15 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     for node in sorted(group, reverse=True):  # consumers come later in launch order
         k = model.kernels[node]
         points = EMPTY
-        inside = [(c, bufs) for c, bufs in model.consumers(node) if c in group]
-        needed = [b for b in k.writes if _needed_outside(model, group, node, b)]
+        inside: list[tuple[int, tuple[str, ...]]] = []
+        outside: set[str] = set()  # read by a consumer outside the group
+        for c, bufs in model.consumers(node):
+            if c in group:
+                inside.append((c, bufs))
+            else:
+                outside.update(bufs)
+        # (_needed_outside of each buffer, from the one pass over the consumers)
+        needed = [b for b in k.writes if b in model.live_out or b in outside]
         stores.update(k.writes if node == sink else needed)
         root = bool(needed) or not inside
         if root:

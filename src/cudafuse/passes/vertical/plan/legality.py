@@ -91,8 +91,7 @@ class Legality:
         last = max(group)
         return {key for i in group - {last} for key in self.infos[i].writes
                 if key in self.model.live_out or any(
-                    key in bufs for (a, c), bufs in self.model.edges.items()
-                    if a == i and c not in group)}
+                    key in bufs for c, bufs in self.model.consumers(i) if c not in group)}
 
     def _readers(self, group: frozenset[int], i: int, key: str) -> list[int]:
         """The members whose views see producer i's `key` (as code generation counts them:
@@ -202,8 +201,7 @@ class Legality:
         for i in group - {last}:
             for key in self.infos[i].writes:
                 if key in self.model.live_out or any(
-                        key in bufs for (a, c), bufs in self.model.edges.items()
-                        if a == i and c not in group):
+                        key in bufs for c, bufs in self.model.consumers(i) if c not in group):
                     return True
         return False
 
@@ -471,12 +469,13 @@ class Legality:
             r = self.kernel_reason(i, as_producer=i != last)
             if r:
                 return r
-        for (a, c), bufs in sorted(self.model.edges.items()):
-            if a in group and c in group:
-                for b in bufs:
-                    r = self.edge_reason(a, c, b)
-                    if r:
-                        return r
+        for a in members:  # the edges inside the group, by (producer, consumer)
+            for c, bufs in self.model.consumers(a):  # (not every edge of the model: 1,000s)
+                if c in group:
+                    for b in bufs:
+                        r = self.edge_reason(a, c, b)
+                        if r:
+                            return r
         mappings = {self.infos[i].view.grid_dims or (0, 1) for i in members
                     if self.infos[i].view.dims == 2}
         if len(mappings) > 1:
