@@ -318,3 +318,25 @@ def test_legality_does_not_walk_every_edge_per_group(monkeypatch, chains):
     large = _edge_scans(monkeypatch, chains[12])
     assert small > 0  # the count sees the walks at all
     assert large <= 2 * small + 2, (small, large)  # per group emitted, not per group scored
+
+
+def test_group_cost_counts_the_words_group_words_counts() -> None:
+    """The search hands GroupCost.words to estimated_charge instead of counting them again:
+    they must be group_words's, for groups that store an intermediate read outside them
+    and groups that do not."""
+    from cudafuse.passes.vertical.plan.arch import ARCHS
+    from cudafuse.passes.vertical.plan.costmodel import group_cost, group_words
+    from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
+
+    point = frozenset({(0, 0)})
+    kernels = [KernelCost("a", {"x": point}, ("y",)),
+               KernelCost("b", {"y": frozenset({(0, 0), (1, 0)})}, ("z",)),
+               KernelCost("c", {"z": point, "y": point}, ("w",)),
+               KernelCost("d", {"w": point, "x": point}, ("v",))]
+    model = PipelineModel.from_kernels(kernels, frozenset({"v"}))
+    arch = next(iter(ARCHS.values()))
+    groups = [frozenset(g) for g in ({0, 1}, {1, 2}, {0, 1, 2}, {2, 3}, {1, 2, 3},
+                                     {0, 1, 2, 3})]
+    counts = [group_cost(model, g, arch).words for g in groups]
+    assert counts == [group_words(model, g) for g in groups]
+    assert len(set(counts)) > 1  # (the groups differ in what they store and read)

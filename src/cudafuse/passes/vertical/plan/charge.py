@@ -146,12 +146,13 @@ def chosen_block(host: str, kernels: tuple[str, ...]) -> tuple[int, int] | None:
 
 
 def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: dict[int, int],
-                     arch: ArchParams) -> float:
+                     arch: ArchParams, words: int | None = None) -> float:
     """The charge of `occupancy_charge` (plus spills) for a candidate group during the
     partition search: from ptxas's figures where this run compiled the same group before
     (`annotate`), else from estimated registers (thousands of groups are scored, none
     compiled). `footprints`: evaluations per element of each member
-    (costmodel.GroupCost.footprints)."""
+    (costmodel.GroupCost.footprints); `words`: group_words, when the caller has it
+    (GroupCost.words)."""
     members = sorted(group)
     sink = model.kernels[members[-1]]
     measured = _MEASURED.get() or {}
@@ -174,7 +175,8 @@ def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: di
         return spill
     # (its stores include the intermediates needed outside the group, as group_resources
     # counts them from traffic.py: the search and the figures after emission agree)
-    words = group_words(model, group)
+    if words is None:  # (the search passes GroupCost.words: the same count)
+        words = group_words(model, group)
     ops = sum(footprints.get(i, 1) * (model.kernels[i].n_alu + model.kernels[i].n_sfu)
               for i in members)
     return spill + occupancy_charge(fused_cycles(sink.size, words * 4, ops, arch), fused,

@@ -53,6 +53,7 @@ class GroupCost:
     shared_bytes: int = 0
     time: float = 0.0  # the fused kernel's cycles over the iteration space
     members_time: float = 0.0  # its members' cycles, alone, over the same space
+    words: int = 0  # DRAM words per element of the fused kernel (group_words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +254,8 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     extra = size * issue - sum(f.size_issue for f in figures)
     launch = (len(group) - 1) * arch.launch
     return GroupCost(members - time + launch, saved, extra, launch, strategies,
-                     {n: round(e) for n, e in evaluations.items()}, shared, time, members)
+                     {n: round(e) for n, e in evaluations.items()}, shared, time, members,
+                     words)
 
 
 def edge_weight(model: PipelineModel, a: int, b: int, arch: ArchParams, legal: bool,

@@ -43,7 +43,8 @@ def cost_scorer(model: PipelineModel, arch: ArchParams, tiles: bool = True) -> S
     @functools.cache
     def score(group: Group) -> float:
         cost = group_cost(model, group, arch, allow_tiles=tiles)
-        return cost.benefit - estimated_charge(model, group, cost.footprints, arch)
+        return cost.benefit - estimated_charge(model, group, cost.footprints, arch,
+                                               cost.words if len(group) > 1 else None)
 
     return score
 
