@@ -31,6 +31,23 @@ def test_trampolines_compile_with_nvcc(tmp_path, program):
 
 
 @pytest.mark.nvcc
+def test_trampolines_compile_after_a_programs_min_max_macros(tmp_path):
+    """C code's function-like `min`/`max` macros (ccminer's miner.h) must not reach the
+    standard headers the trampolines include after the program."""
+    src = tmp_path / "minmax.cu"
+    src.write_text("#define min(a, b) ((a) < (b) ? (a) : (b))\n"
+                   "#define max(a, b) ((a) > (b) ? (a) : (b))\n"
+                   "__global__ void clampk(int *p, int n) {\n"
+                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "  if (i < n) p[i] = max(0, min(p[i], 9));\n}\n")
+    out = tmp_path / "gen.cu"
+    out.write_text(prepare(str(src), "nvcc", BuildOptions()).text)
+    proc = subprocess.run(["nvcc", "-c", "-arch=sm_90", "-std=c++17", str(out), "-o",
+                           str(tmp_path / "out.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.nvcc
 def test_nvcc_library_reports_the_same_signatures_as_emu():
     built = build(str(PROGRAMS / "api.cu"), "nvcc", BuildOptions(opt="-O0"))
     lib = ctypes.CDLL(str(built.library))  # loads without a GPU; nothing is called on it

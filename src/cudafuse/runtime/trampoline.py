@@ -16,12 +16,20 @@ from dataclasses import dataclass, replace
 from cudafuse.ir.program import Function, TranslationUnit
 
 _HELPERS = r"""
+// A program's own function-like min/max macros (C code, ccminer's miner.h) would rewrite
+// std::min in the standard headers below: set aside while they are read.
+#pragma push_macro("min")
+#pragma push_macro("max")
+#undef min
+#undef max
 #include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#pragma pop_macro("max")
+#pragma pop_macro("min")
 namespace cudafuse_rt {
 template <class CfR, class... CfP> using fn_ptr = CfR (*)(CfP...);
 template <class CfT, class = void> struct complete : std::false_type {};
