@@ -368,21 +368,7 @@ def address_leaks(body: n.Node) -> set[str]:
                     up.callee_expr is None and "Async" not in up.callee and \
                     up.callee not in _KEEPS_ADDRESS:
                 kept.add(id(node))
-    out: set[str] = set()
-    for node in body.walk():
-        if isinstance(node, n.Unary) and node.op == "&" and id(node) not in kept:
-            target = _strip(node.operand)
-            while isinstance(target, (n.Member, n.Index)):
-                target = _strip(target.base)
-            if isinstance(target, n.Ref):
-                out.add(target.decl)
-        elif isinstance(node, n.VarDecl) and "&" in node.var_type and node.init is not None:
-            target = _strip(node.init)
-            if isinstance(target, n.Ref):
-                out.add(target.decl)
-        elif isinstance(node, n.OtherExpr) and node.kind == "LAMBDA_EXPR":
-            out.update(x.decl for x in node.walk() if isinstance(x, n.Ref))
-    return out
+    return _escaped(body, kept)
 
 
 def _parents(body: n.Node) -> dict[int, n.Node]:
@@ -394,13 +380,13 @@ def _parents(body: n.Node) -> dict[int, n.Node]:
     return parents
 
 
-def _escaped(body: n.Node) -> set[str]:
-    """Variables that may be changed where they are not named: their address taken, a
-    reference bound to them, or named inside a lambda (which may capture them by
-    reference and run later)."""
+def _escaped(body: n.Node, kept: Collection[int] = frozenset()) -> set[str]:
+    """Variables that may be changed where they are not named: their address taken (other
+    than by the `&` nodes whose ids `kept` holds), a reference bound to them, or named
+    inside a lambda (which may capture them by reference and run later)."""
     out: set[str] = set()
     for node in body.walk():
-        if isinstance(node, n.Unary) and node.op == "&":
+        if isinstance(node, n.Unary) and node.op == "&" and id(node) not in kept:
             target = _strip(node.operand)
             while isinstance(target, (n.Member, n.Index)):
                 target = _strip(target.base)

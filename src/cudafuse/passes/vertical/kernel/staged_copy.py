@@ -355,7 +355,21 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     requires = _settle(requires)
     if isinstance(requires, str):
         return requires
-    gone = staging | set(decl_stmts) | set(bar_stmts)
+    dropped, new_body = without_staging(body, staging | set(decl_stmts) | set(bar_stmts),
+                                        first, once, replace)
+    return StagedCopy(dataclasses.replace(fn, body=new_body),
+                      tuple(top[j].span for j in dropped), tuple(renamed), tuple(requires),
+                      min(starts, default=-1), tuple(dict.fromkeys(per_block)))
+
+
+def without_staging(body: n.Compound, gone: set[int], first: int, once: dict[str, n.Expr],
+                    replace: dict[int, n.Node]) -> tuple[list[int], n.Compound]:
+    """The indices of `body`'s statements dropped (`gone`: the staging, the shared arrays'
+    declarations, the barriers; and the locals only those used, declared before statement
+    `first`), and the body without them, with `replace`'s nodes (by id) put in. Shared by a
+    copied table (here) and a staged tile (staged_tile.py)."""
+    top = body.body
+    gone = set(gone)
     # Locals only the copy used (`int tid = threadIdx.y * blockDim.x + threadIdx.x;`) go too.
     used = {x.decl for j, s in enumerate(top) if j not in gone and not isinstance(s, n.DeclStmt)
             for x in s.walk() if isinstance(x, n.Ref)}
@@ -372,9 +386,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     new_body = replace_nodes(dataclasses.replace(body, body=kept),
                              lambda x: replace.get(id(x)))
     assert isinstance(new_body, n.Compound)
-    return StagedCopy(dataclasses.replace(fn, body=new_body),
-                      tuple(top[j].span for j in dropped), tuple(renamed), tuple(requires),
-                      min(starts, default=-1), tuple(dict.fromkeys(per_block)))
+    return dropped, new_body
 
 
 def _bases(ix: n.Index) -> list[n.Node]:

@@ -69,6 +69,7 @@ from cudafuse.passes.vertical.kernel.staged_copy import (
     _strip,
     _subscripts,
     _written,
+    without_staging,
 )
 
 _DIMS = ("x", "y", "z")
@@ -160,22 +161,8 @@ def staged_tile(fn: Function) -> StagedCopy | str | None:
         for span, text, node, read in found:
             renamed.append((span, text))
             replace[id(read)] = node
-    gone = staging | set(decl_stmts) | set(bar_stmts)
-    used = {x.decl for j, s in enumerate(top) if j not in gone and not isinstance(s, n.DeclStmt)
-            for x in s.walk() if isinstance(x, n.Ref)}
-    for j, s in enumerate(top[:first]):
-        if isinstance(s, n.DeclStmt) and not any(
-                isinstance(x, n.Call) or isinstance(x, n.Binary) and x.is_assignment or
-                isinstance(x, n.Unary) and x.op in ("++", "--") for x in s.walk()) and all(
-                d.decl in once and d.decl not in used and not any(
-                isinstance(x, n.Ref) and x.decl == d.decl for t in top if t is not s
-                and isinstance(t, n.DeclStmt) for x in t.walk()) for d in s.decls):
-            gone.add(j)
-    dropped = sorted(gone)
-    kept = tuple(s for j, s in enumerate(top) if j not in dropped)
-    new_body = replace_nodes(dataclasses.replace(body, body=kept),
-                             lambda x: replace.get(id(x)))
-    assert isinstance(new_body, n.Compound)
+    dropped, new_body = without_staging(body, staging | set(decl_stmts) | set(bar_stmts),
+                                        first, once, replace)
     return StagedCopy(dataclasses.replace(fn, body=new_body),
                       tuple(top[j].span for j in dropped), tuple(renamed), (), -1, (),
                       tile_block=tuple(c.size for c in sorted(coords.values(),
