@@ -281,8 +281,9 @@ inline std::map<const void *, long long> &bound_registry() {
   static std::map<const void *, long long> *r = new std::map<const void *, long long>;
   return *r;
 }
-struct BoundReg {
-  BoundReg(const void *f, long long threads) { bound_registry()[f] = threads; }
+// (Lowercase: a program may #define a capitalised name, which would reach CUDAFUSE_BOUNDS_OF.)
+struct bound_reg {
+  bound_reg(const void *f, long long threads) { bound_registry()[f] = threads; }
 };
 inline int max_threads_of(const void *f) {
   auto it = bound_registry().find(f);
@@ -433,7 +434,7 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, di
     return;
 // After the body of a (non-template) kernel declared with __launch_bounds__(args).
 #define CUDAFUSE_BOUNDS_OF(fn, ...)                                                        \
-  static ::cudafuse_emu::BoundReg CF_KREG_CAT(cf_bounds_, __COUNTER__)(                    \
+  static ::cudafuse_emu::bound_reg CF_KREG_CAT(cf_bounds_, __COUNTER__)(                    \
       reinterpret_cast<const void *>(&fn), ::cudafuse_emu::bound_threads(__VA_ARGS__));
 #define CF_KREG_CAT(a, b) CF_KREG_CAT2(a, b)
 #define CF_KREG_CAT2(a, b) a##b
