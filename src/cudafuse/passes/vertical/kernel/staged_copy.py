@@ -215,13 +215,30 @@ def _thread_zero(cond: n.Expr, once: dict[str, n.Expr]) -> bool:
     return seen
 
 
-def staged_copy(fn: Function) -> StagedCopy | str | None:
-    """The kernel read without its shared copy of a read-only buffer; a reason when it has
-    shared memory of that kind that cannot be shown to be one; None when it has none (or
-    shared memory this module does not read: a tile of the image)."""
-    if fn.body is None:
-        return None
+@dataclasses.dataclass(frozen=True)
+class StagingFrame:
+    """What a kernel that stages shared arrays before its first barrier is made of: its
+    body's top-level statements, the shared arrays by decl, the barriers' statement indices
+    (`first` the first), the statements declaring the arrays, the variables written, and
+    the locals set once (decl -> initialiser). Read by staged_copy and staged_tile."""
+
+    body: n.Compound
+    top: list[n.Stmt]
+    shared: dict[str, n.VarDecl]
+    bar_stmts: list[int]
+    first: int
+    decl_stmts: list[int]
+    written: set[str]
+    once: dict[str, n.Expr]
+
+
+def staging_frame(fn: Function) -> StagingFrame | None:
+    """The frame of a kernel whose shared arrays are declared at its top level (alone in
+    their declarations) and whose barriers are all statements of its top level; None
+    otherwise (no shared memory, barriers in branches or loops, collectives: rounds)."""
     body = fn.body
+    if body is None:
+        return None
     top = list(body.body)
     shared = {x.decl: x for x in body.walk() if isinstance(x, n.VarDecl) and
               "shared" in x.storage and x.decl}
@@ -232,8 +249,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     bar_stmts = [i for i, s in enumerate(top) if isinstance(s, n.ExprStmt) and
                  _is_barrier(s.expr)]
     if len(bar_stmts) != len(barriers) or not bar_stmts:
-        return None  # (barriers in branches or loops, or collectives: rounds, not a copy)
-    first = bar_stmts[0]
+        return None
     decl_stmts = [i for i, s in enumerate(top) if isinstance(s, n.DeclStmt) and
                   any(d.decl in shared for d in s.decls)]
     if any(not all(d.decl in shared for d in top[i].decls) for i in decl_stmts) or \
@@ -243,6 +259,19 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     once = {d.decl: d.init for d in body.walk() if isinstance(d, n.VarDecl) and
             d.init is not None and not d.array_dims and d.decl not in written and
             d.decl not in shared}
+    return StagingFrame(body, top, shared, bar_stmts, bar_stmts[0], decl_stmts, written, once)
+
+
+def staged_copy(fn: Function) -> StagedCopy | str | None:
+    """The kernel read without its shared copy of a read-only buffer; a reason when it has
+    shared memory of that kind that cannot be shown to be one; None when it has none (or
+    shared memory this module does not read: a tile of the image)."""
+    frame = staging_frame(fn)
+    if frame is None:
+        return None
+    body, top, shared = frame.body, frame.top, frame.shared
+    bar_stmts, first, decl_stmts = frame.bar_stmts, frame.first, frame.decl_stmts
+    written, once = frame.written, frame.once
     if not all(_copies_a_table(body, d, once) for d in shared.values()):
         return None  # (a tile of the image, or a block's partial results: not a copy)
     for d in shared.values():

@@ -64,11 +64,11 @@ from cudafuse.passes.vertical.kernel.staged_copy import (
     _counting_loop,
     _enclosing_loops,
     _inline,
-    _is_barrier,
     _poly,
     _strip,
     _subscripts,
     _written,
+    staging_frame,
     without_staging,
 )
 
@@ -92,30 +92,12 @@ class _Dim:
 def staged_tile(fn: Function) -> StagedCopy | str | None:
     """The kernel read without its shared tile of a read-only buffer; a reason when its tile
     is of that kind but a fact cannot be shown; None when it has no such tile."""
-    body = fn.body
-    if body is None:
+    frame = staging_frame(fn)
+    if frame is None:
         return None
-    top = list(body.body)
-    shared = {x.decl: x for x in body.walk() if isinstance(x, n.VarDecl) and
-              "shared" in x.storage and x.decl}
-    if not shared:
-        return None
-    barriers = [x for x in body.walk() if isinstance(x, n.Call) and
-                x.callee.startswith("__syncthreads")]
-    bar_stmts = [i for i, s in enumerate(top) if isinstance(s, n.ExprStmt) and
-                 _is_barrier(s.expr)]
-    if len(bar_stmts) != len(barriers) or not bar_stmts:
-        return None
-    first = bar_stmts[0]
-    decl_stmts = [i for i, s in enumerate(top) if isinstance(s, n.DeclStmt) and
-                  any(d.decl in shared for d in s.decls)]
-    if any(not all(d.decl in shared for d in top[i].decls) for i in decl_stmts) or \
-            sum(len(top[i].decls) for i in decl_stmts) != len(shared):
-        return None
-    written = _written(body)
-    once = {d.decl: d.init for d in body.walk() if isinstance(d, n.VarDecl) and
-            d.init is not None and not d.array_dims and d.decl not in written and
-            d.decl not in shared}
+    body, top, shared = frame.body, frame.top, frame.shared
+    bar_stmts, first, decl_stmts = frame.bar_stmts, frame.first, frame.decl_stmts
+    written, once = frame.written, frame.once
     stores: dict[str, list[tuple[int, n.Binary]]] = {k: [] for k in shared}
     reads: dict[str, list[n.Index]] = {k: [] for k in shared}
     uses: set[int] = set()
