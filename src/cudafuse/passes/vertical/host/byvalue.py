@@ -275,11 +275,7 @@ def _touches(s: n.Stmt, decl: str, unit: TranslationUnit) -> bool:
     takes its address, binds a reference to it, passes it to a call that may take it by
     reference, or names it in an expression the IR does not model (a lambda's capture).
     Reading it (`int blocks = ceil_div(total, 128);`) changes nothing; nor does a launch."""
-    parents: dict[int, n.Node] = {}
-    for node in s.walk():
-        for c in node.children():
-            if c is not None:
-                parents[id(c)] = node
+    parents = _parents(s)
     for node in s.walk():
         if any(r.decl == decl for r in _assigned(node)):
             return True
