@@ -20,13 +20,16 @@ from cudafuse.emu.libraries import check_unsupported
 from cudafuse.emu.overlay import INCLUDE_DIRS, overlay
 from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.runtime import build_record, emu_pch, trampoline
+from cudafuse.runtime import build_record, emu_pch, standins, trampoline
 from cudafuse.runtime.trampoline import Entry
 
 _GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
 _LINK_UNDEFINED = re.compile(r"undefined reference to `([^']+)'")
 _NVCC_DIAG = re.compile(r"^(.*?)\((\d+)\): error: (.*)$")
 BUILD_VERSION = "3"  # bump when the generated code changes shape
+# The nvcc build's own version (in its keys only, so the emulator's builds stay cached):
+# "2" compiles, then links with stand-ins (standins.py), the trampolines catching throws.
+NVCC_LINK = "2"
 TRAMPOLINES = "<cudafuse trampolines>"  # the file name g++ gives the trampolines' lines
 
 
@@ -100,21 +103,7 @@ def _diagnostics(output: str, pattern: re.Pattern[str], has_col: bool) -> list[D
 
 def _defined_elsewhere(names: list[str], dirs: list[Path], main: Path) -> list[str]:
     """Source files (other than the program) in `dirs` that seem to define one of `names`."""
-    bare = {re.sub(r"\(.*", "", n).split("::")[-1] for n in names}
-    found: list[str] = []
-    for d in dict.fromkeys(p.resolve() for p in dirs):
-        for f in sorted(d.glob("*")) if d.is_dir() else []:
-            if f.suffix not in (".c", ".cc", ".cpp", ".cxx", ".cu") or f.resolve() == main:
-                continue
-            try:
-                text = f.read_text("utf-8", "replace")
-            except OSError:
-                continue
-            defines = (re.search(rf"\b{re.escape(b)}\s*\([^;{{]*\)\s*(?:const\s*)?\{{", text)
-                       for b in bare)
-            if f.name not in found and any(defines):
-                found.append(f.name)
-    return found
+    return list(standins.defined_in(names, dirs, main))
 
 
 _ASM_ERROR = re.compile(r"^(.*?):(\d+): Error: (.*)$", re.M)
@@ -322,7 +311,8 @@ def _record_path(src: Path, backend: str, opts: BuildOptions) -> Path | None:
     except OSError:
         return None
     name = os.environ.get("CXX", "g++") if backend == "emu" else "nvcc"
-    extra = headers_blob() + guard_path().read_bytes() if backend == "emu" else b""
+    extra = headers_blob() + guard_path().read_bytes() if backend == "emu" else \
+        NVCC_LINK.encode()
     key = build_record.key(BUILD_VERSION, backend, str(src.resolve()), data, repr(opts),
                            shutil.which(name) or name, extra,
                            "\0".join(_flags(src, backend, opts)))
@@ -352,7 +342,7 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
         flags = _with_overlay(flags, prep.headers)
     if prep.thrust:
         flags = cccl.with_cccl(flags, include_dir(), prep.thrust)
-    extra = headers_blob() if backend == "emu" else b""
+    extra = headers_blob() if backend == "emu" else NVCC_LINK.encode()
     guarded = backend == "emu" and not opts.sanitize
     if guarded:
         extra += guard_path().read_bytes()
@@ -376,6 +366,8 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
         if backend == "emu":
             flags = emu_pch.with_pch([*flags, *trampoline.EMU_LINK_FLAGS], tool, root)
 
+        where = {re.sub(r"\(.*", "", e.name): e.where for e in prep.entries}
+
         def compile_(text: str) -> None:
             with tempfile.NamedTemporaryFile("w", dir=root, suffix=suffix, delete=False) as fh:
                 fh.write(text)
@@ -383,8 +375,17 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
             if backend == "emu":
                 _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
                          (src.resolve(), dirs))
-            else:
-                _compile([tool, *flags, str(src_copy)], lib, _NVCC_DIAG, False, "nvcc")
+            else:  # compiled, then linked with stand-ins where needed (standins.py)
+                obj = lib.with_name(f"{lib.stem}.{os.getpid()}.{threading.get_ident()}.o")
+                try:
+                    _compile([tool, *flags, "-c", str(src_copy)], obj, _NVCC_DIAG, False,
+                             "nvcc")
+                    standins.link([tool, *flags], obj, lib, str(src.resolve()),
+                                  lambda names: standins.defined_in(names, dirs,
+                                                                    src.resolve()),
+                                  where)
+                finally:
+                    obj.unlink(missing_ok=True)
 
         try:
             prep, uncallable = _compile_trampolines(prep, compile_)

@@ -45,6 +45,11 @@ class GpuExecutor:
         self._lib = ctypes.CDLL(str(library))
         self._lib.cudafuse_manifest.restype = ctypes.c_char_p
         self.manifest = self._lib.cudafuse_manifest().decode()
+        self._lib.cudafuse_thrown.restype = ctypes.c_char_p
+
+    def _thrown(self) -> str:
+        """The message of what the program's host code threw in the last call."""
+        return (self._lib.cudafuse_thrown() or b"").decode("utf-8", "replace")
 
     def run(self, op: str, name: str, items: list[Item],
             cfg: tuple[int, ...] | None) -> tuple[int, bytes, list[np.ndarray]]:
@@ -52,7 +57,7 @@ class GpuExecutor:
         from cudafuse.runtime.prepared import GpuPrepared
 
         entry = getattr(self._lib, f"cudafuse_{op}_{name}")
-        once = GpuPrepared(self._drv, entry, op, name, [], items, cfg)
+        once = GpuPrepared(self._drv, entry, op, name, [], items, cfg, self._thrown)
         try:
             rc = once.invoke()
             return rc, once.returned, once.results()
@@ -64,7 +69,7 @@ class GpuExecutor:
         from cudafuse.runtime.prepared import GpuPrepared
 
         entry = getattr(self._lib, f"cudafuse_{'ha' if op == 'h' else 'ka'}_{name}")
-        return GpuPrepared(self._drv, entry, op, label, args, items, cfg)
+        return GpuPrepared(self._drv, entry, op, label, args, items, cfg, self._thrown)
 
     def close(self) -> None:
         pass

@@ -17,13 +17,14 @@ later runs are for timing only.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from cudafuse.runtime import convert
 from cudafuse.runtime.convert import Item
+from cudafuse.runtime.standins import THROWN
 from cudafuse.runtime.worker import pack_args
 
 
@@ -82,9 +83,10 @@ class GpuPrepared(Prepared):
     """Device buffers allocated and filled once; `run()` queues without waiting."""
 
     def __init__(self, drv: Any, entry: Any, op: str, label: str, args: Sequence[Any],
-                 items: list[Item], cfg: tuple[int, ...] | None):
+                 items: list[Item], cfg: tuple[int, ...] | None,
+                 thrown: Callable[[], str] | None = None):
         super().__init__(label, args, items)
-        self._drv, self._entry, self._op = drv, entry, op
+        self._drv, self._entry, self._op, self._thrown = drv, entry, op, thrown
         self._buffers: list[tuple[Any, np.ndarray]] = []
 
         def device(host: np.ndarray) -> int:
@@ -104,11 +106,19 @@ class GpuPrepared(Prepared):
             self._shared = ctypes.c_size_t(cfg[6])
 
     def invoke(self) -> int:
-        """Call the entry once; its CUDA error code (0: none)."""
+        """Call the entry once; its CUDA error code (0: none). KernelError when the
+        program's host code threw (a stand-in for what another of its files defines:
+        runtime/standins.py)."""
         self.runs += 1
         if self._op == "h":
-            return int(self._entry(self._argv, self._ret))
-        return int(self._entry(self._dims, self._shared, self._argv))
+            rc = int(self._entry(self._argv, self._ret))
+        else:
+            rc = int(self._entry(self._dims, self._shared, self._argv))
+        if rc == THROWN and self._thrown is not None:
+            from cudafuse.runtime.errors import KernelError
+
+            raise KernelError(f"{self.label}: {self._thrown()}")
+        return rc
 
     @property
     def returned(self) -> bytes:

@@ -166,7 +166,30 @@ int launch(const char *cf_name, bool cf_fibers, void (*cf_k)(CfP...), const unsi
 """
 
 _GPU_LAUNCH = r"""
+#pragma push_macro("min")
+#pragma push_macro("max")
+#undef min
+#undef max
+#include <exception>
+#pragma pop_macro("max")
+#pragma pop_macro("min")
 namespace cudafuse_rt {
+// The program's host code runs in the Python process: an exception it lets out (or a
+// stand-in's, runtime/standins.py, a const char *) is caught here, its message kept for
+// cudafuse_thrown(), and the call returns -2 (standins.THROWN), not std::terminate().
+inline thread_local std::string thrown;
+template <class CfF> int guarded(CfF &&cf_f) {
+  try {
+    return cf_f();
+  } catch (const char *cf_m) {
+    thrown = cf_m;
+  } catch (const std::exception &cf_e) {
+    thrown = std::string("the program threw an exception: ") + cf_e.what();
+  } catch (...) {
+    thrown = "the program threw an exception (not a std::exception)";
+  }
+  return -2;
+}
 template <class... CfP>
 int launch(const char *, bool, void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh,
            void **cf_a) {
@@ -182,6 +205,7 @@ int launch_async(void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh, 
                                dim3(cf_c[3], cf_c[4], cf_c[5]), cf_a, cf_sh, 0);
 }
 }  // namespace cudafuse_rt
+extern "C" const char *cudafuse_thrown() { return cudafuse_rt::thrown.c_str(); }
 """
 
 
@@ -345,16 +369,18 @@ def _defaults(e: Entry, addr: str, backend: str, add: Callable[[Entry, str], Non
     add(e, f"struct {caller} {{ template <class... CfA> auto operator()(CfA &&...cf_x) const "
         f"-> decltype({fn}(std::forward<CfA>(cf_x)...)) {{ return "
         f"{fn}(std::forward<CfA>(cf_x)...); }} }};")
-    sync = "" if backend == "emu" else \
-        " if (cf_e == 0) cf_e = (int)cudaDeviceSynchronize();"
     for n in range(len(e.params)):
+        call = f"int cf_e = cudafuse_rt::invoke_first<{caller}, {n}>({addr}, cf_a, cf_r);"
+        if backend == "emu":
+            add(e, f'extern "C" int cudafuse_h_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
+                f"{call} return cf_e; }}")
+            continue
         add(e, f'extern "C" int cudafuse_h_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
-            f"int cf_e = cudafuse_rt::invoke_first<{caller}, {n}>({addr}, cf_a, cf_r);{sync} "
-            "return cf_e; }")
-        if backend != "emu":
-            add(e, f'extern "C" int cudafuse_ha_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
-                f"int cf_e = cudafuse_rt::invoke_first<{caller}, {n}>({addr}, cf_a, cf_r); "
-                "return cf_e ? cf_e : (int)cudaGetLastError(); }")
+            f"return cudafuse_rt::guarded([&] {{ {call} if (cf_e == 0) cf_e = "
+            "(int)cudaDeviceSynchronize(); return cf_e; }); }")
+        add(e, f'extern "C" int cudafuse_ha_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
+            f"return cudafuse_rt::guarded([&] {{ {call} "
+            "return cf_e ? cf_e : (int)cudaGetLastError(); }); }")
     return f' + " " + std::to_string(cudafuse_rt::required<{caller}>({addr}))'
 
 
@@ -386,14 +412,19 @@ def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
             manifest.append((e, 'cf_s += "host main i4 \\n";'))
             continue
         required = ""
-        if e.kind == "host":
-            sync = "" if backend == "emu" else "return (int)cudaDeviceSynchronize();"
+        if e.kind == "host" and backend == "emu":
             add(e, f'extern "C" int cudafuse_h_{e.sym}(void **cf_a, void *cf_r) {{ '
-                f"cudafuse_rt::invoke({addr}, cf_a, cf_r); {sync} return 0; }}")
-            if backend != "emu":  # the same without waiting, for timing (runtime.prepared)
-                add(e, f'extern "C" int cudafuse_ha_{e.sym}(void **cf_a, void *cf_r) '
-                    f"{{ cudafuse_rt::invoke({addr}, cf_a, cf_r); "
-                    "return (int)cudaGetLastError(); }")
+                f"cudafuse_rt::invoke({addr}, cf_a, cf_r);  return 0; }}")
+        elif e.kind == "host":
+            call = f"cudafuse_rt::invoke({addr}, cf_a, cf_r);"
+            add(e, f'extern "C" int cudafuse_h_{e.sym}(void **cf_a, void *cf_r) {{ '
+                f"return cudafuse_rt::guarded([&] {{ {call} "
+                "return (int)cudaDeviceSynchronize(); }); }")
+            # the same without waiting, for timing (runtime.prepared)
+            add(e, f'extern "C" int cudafuse_ha_{e.sym}(void **cf_a, void *cf_r) {{ '
+                f"return cudafuse_rt::guarded([&] {{ {call} "
+                "return (int)cudaGetLastError(); }); }")
+        if e.kind == "host":
             if e.params and e.defaults:
                 required = _defaults(e, addr, backend, add)
         else:
