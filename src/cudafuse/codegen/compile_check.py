@@ -31,6 +31,7 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.frontend.parse import check_parse
 from cudafuse.ir.program import TranslationUnit
 
 ENV_SKIP = "CUDAFUSE_NO_NVCC_CHECK"
@@ -86,13 +87,15 @@ def reparse(text: bytes, where: str, options: ParseOptions, *,
     return result.unit
 
 
-def parses_in_place(file: str, options: ParseOptions, output: bytes) -> None:
+def parses_in_place(file: str, options: ParseOptions, output: bytes,
+                    source: TranslationUnit | None = None) -> None:
     """A vertical fusion's output must parse, as `file` itself, as the input did (every
     kernel found): one that cudafuse's own front end rejects is cudafuse's bug, reported as
     such (status 3), and nothing is written. (The horizontal pass's output, a new file,
-    goes through `reparse`.)"""
+    goes through `reparse`.) `source`: the input's parse, whose functions the output
+    keeps as they were need not be lowered again (check_parse)."""
     try:
-        parse_file(file, options, text=output)
+        check_parse(file, options, output, lowered_texts(source) if source else frozenset())
     except CudafuseError as exc:
         first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR),
                      exc.diagnostics[0])
@@ -100,6 +103,13 @@ def parses_in_place(file: str, options: ParseOptions, output: bytes) -> None:
             Severity.ERROR, "internal error: the fused program does not parse "
             f"(line {first.line}: {first.message}); nothing was written. Please report "
             "this with the input file", file), status=3) from None
+
+
+def lowered_texts(unit: TranslationUnit) -> frozenset[bytes]:
+    """The text of every function definition of `unit`'s own file that its parse lowered."""
+    data = unit.source.data
+    return frozenset(data[f.span.start:f.span.end] for f in (*unit.functions, *unit.methods)
+                     if f.span.file == unit.path and f.span.end > f.span.start)
 
 
 def _gist(message: str) -> str:

@@ -244,6 +244,33 @@ def parse_file(path: str, opts: ParseOptions = ParseOptions(),
     return result
 
 
+@dataclass
+class _Reuse:
+    """For a check of a pass's output (check_parse): the texts of the functions the input's
+    parse lowered, and the kernels of the output found with one of those texts."""
+
+    texts: frozenset[bytes]
+    kernels: set[str] = field(default_factory=set)
+
+
+def check_parse(path: str, opts: ParseOptions, text: bytes,
+                lowered: frozenset[bytes]) -> None:
+    """Raise the CudafuseError that parse_file(path, opts, text) would raise, and nothing
+    else: for the check that a pass's output (`text`, to be written as `path`) parses as its
+    input did. `lowered` are the texts of the function definitions the input's parse
+    lowered (from their first byte to their last): a function of the output spelled exactly
+    as one of them is not lowered again (a fused program keeps most of its input's
+    functions as they were, and lowering them is most of a parse's time). libclang still
+    parses the whole text and its errors count as in parse_file; the functions the pass
+    wrote or changed are lowered, and every kernel the output spells must be found. The
+    diagnostics that are notes and warnings only (kernels of included files, preprocessed
+    out) are not computed."""
+    source = SourceFile(path, text)
+    opts, _ = effective_options(opts, path)
+    with paused():
+        _parse_source(path, source, opts, text, _Reuse(lowered))
+
+
 # Standards the front end parses with instead of its default (c++17) when the build asks:
 # older ones parse as C++17 (nvcc's default too), which accepts what they accept.
 _NEWER_STD = re.compile(r"^(?:c|gnu)\+\+(?:2[0-9a-z]|[3-9][0-9])$")
@@ -267,7 +294,7 @@ def effective_options(opts: ParseOptions, path: str) -> tuple[ParseOptions, list
 
 
 def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
-                  text: bytes | None) -> ParseResult:
+                  text: bytes | None, reuse: _Reuse | None = None) -> ParseResult:
     _check_forced_includes(opts)
     respelled = clang_spelling(text if text is not None else source.data)
     if respelled is not None:
@@ -280,14 +307,16 @@ def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
                       if is_error(d) and (m := MISSING_HEADER.search(d.spelling))})
     if not missing:
         tolerant = _only_unknown_cuda_names(tu) or _only_host_pass_calls(tu, opts)
-        return _finish(_lower(tu, source, [], tolerant=tolerant), tu, opts)
+        return _finish(_lower(tu, source, [], tolerant=tolerant, reuse=reuse), tu, opts,
+                       reuse)
     diags = [_missing_warning(d, source) for d in tu.diagnostics if is_missing_header(d)]
     import tempfile  # rarely needed: imported here to keep start-up short
 
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
         _write_stubs(stub_dir, missing)
         tu = _parse(path, opts, stub_dir, text, source.data)
-        return _finish(_lower(tu, source, diags, tolerant=True), tu, opts)
+        return _finish(_lower(tu, source, diags, tolerant=True, reuse=reuse), tu, opts,
+                       reuse)
 
 
 # A name from a CUDA library or runtime API that the shim does not declare. nvcc would know it,
@@ -326,8 +355,11 @@ def _only_host_pass_calls(tu: ci.TranslationUnit, opts: ParseOptions) -> bool:
                                 for d in errors)
 
 
-def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions) -> ParseResult:
-    _check_no_kernel_lost(result, tu)
+def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions,
+            reuse: _Reuse | None = None) -> ParseResult:
+    _check_no_kernel_lost(result, tu, reuse.kernels if reuse is not None else set())
+    if reuse is not None:
+        return result  # a check (check_parse): what follows only adds notes and warnings
     if opts.included_kernels:
         from cudafuse.frontend.included_kernels import lower_included
 
@@ -418,13 +450,15 @@ def _defined_kernels_of(path: str, mtime_ns: int, size: int) -> list[str]:
     return list(dict.fromkeys(k.name for k in spelled_kernels(data, []) if k.defined))
 
 
-def _check_no_kernel_lost(result: ParseResult, tu: ci.TranslationUnit) -> None:
+def _check_no_kernel_lost(result: ParseResult, tu: ci.TranslationUnit,
+                          reused: set[str]) -> None:
     """Raise when the main file spells a `__global__` function that the parse did not
     yield: skipped with a warning (it failed to compile here), or dropped without a word by
     clang's recovery from an earlier error. Analysing the rest as if it were the whole file
     would mislead: a pipeline would lose a stage, a pair a kernel."""
     unit = result.unit
     seen = {f.name.rsplit("::", 1)[-1] for f in unit.functions if f.is_kernel}
+    seen |= {name.rsplit("::", 1)[-1] for name in reused}
     skipped = {unit.text(span).rsplit("::", 1)[-1].split("<", 1)[0]
                for span, _ in unit.skipped}
     spelled = spelled_kernels(unit.source.data, skipped_ranges(tu, unit.path))
@@ -497,7 +531,7 @@ def _fail(errors: list[tuple[Diagnostic, int]], diags: list[Diagnostic]) -> Cuda
 
 
 def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
-           tolerant: bool) -> ParseResult:
+           tolerant: bool, reuse: _Reuse | None = None) -> ParseResult:
     path = source.path
     errors = _errors(tu, source)
     if errors and not tolerant:
@@ -508,7 +542,7 @@ def _lower(tu: ci.TranslationUnit, source: SourceFile, diags: list[Diagnostic],
     lowerer = Lowerer(source, tu)
     used: set[int] = set()
     with _recursion_limit(4 * MAX_DEPTH + 1000):
-        _lower_all(tu, unit, lowerer, errors, used, diags)
+        _lower_all(tu, unit, lowerer, errors, used, diags, reuse)
         unit.header_functions = header_callees(tu, unit, lowerer, str(include_dir()))
     # Errors outside every function and global (a struct, a typedef, a user header): the
     # declarations involved are unusable, which the skipped functions already show; say so.
@@ -542,7 +576,7 @@ def _recursion_limit(limit: int) -> Iterator[None]:
 
 def _lower_all(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lowerer,
                errors: list[tuple[Diagnostic, int]], used: set[int],
-               diags: list[Diagnostic]) -> None:
+               diags: list[Diagnostic], reuse: _Reuse | None = None) -> None:
     for cursor in _top_level(tu.cursor, unit.path):
         start, end = cursor.extent.start.offset, cursor.extent.end.offset
         broken = [i for i, (_, off) in enumerate(errors) if start <= off <= end]
@@ -557,6 +591,15 @@ def _lower_all(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lowerer,
         if cursor.kind == K.VAR_DECL:
             unit.globals.append(lowerer.global_var(cursor))
             continue
+        if reuse is not None:
+            # A check raises only for a kernel lost: other functions are skipped with a
+            # warning at worst, and kernels spelled as the input's were lowered then.
+            if "global" not in lowerer.attrs(cursor):
+                continue
+            sp = lowerer.span(cursor)
+            if sp.end > sp.start and unit.source.data[sp.start:sp.end] in reuse.texts:
+                reuse.kernels.add(cursor.spelling)
+                continue
         try:
             fn = lowerer.function(cursor)
         except (LoweringError, ValueError, AttributeError) as exc:
