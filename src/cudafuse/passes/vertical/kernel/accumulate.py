@@ -24,12 +24,18 @@ These are *loaded* accumulators: the same private local, initialised from the el
 contents in memory before the kernel (`loaded`), so the fused kernel must not have stored
 that buffer before a thread recomputes it (legality's in-place check sees them as reads of
 their own output).
+
+The own element is read by its value, y * S + x, with S the row stride the kernel's stores
+use: PolyBench's `data[i * M + j] -= mean[j]; data[i * M + j] /= s[j];` under `i < n && j
+< m` strides its rows by the constant M, not by the guard's bound m (legality then asks the
+bound to be at most the stride, at the group's launch when it cannot tell before: rows no
+wider than the stride do not overlap, so each element is still one thread's).
 """
 
 from __future__ import annotations
 
 from cudafuse.ir import nodes as n
-from cudafuse.passes.vertical.kernel.channels import classify, frame, pointer_name
+from cudafuse.passes.vertical.kernel.channels import Frame, classify, frame, pointer_name, poly
 
 
 def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, ...],
@@ -69,7 +75,9 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
     for name, ws in writes.items():
         if len(ws) < 2 or name in bare or any(id(w) not in statements for w in ws):
             continue
-        if any(classify(a.index, fr) != (None, 0) for a in access[name]):
+        own = fr if all(classify(a.index, fr) == (None, 0) for a in access[name]) else \
+            _strided_frame(fr, coords, bounds, ws[0].lhs.index)
+        if own is None or any(classify(a.index, own) != (None, 0) for a in access[name]):
             continue
         first = next((s for s in tail if any(isinstance(x, n.Index) and
                                              pointer_name(x.base, pointers) == name
@@ -89,3 +97,33 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
             loaded.add(name)
         out.add(name)
     return frozenset(out), frozenset(loaded)
+
+
+def _strided_frame(fr: Frame, coords: tuple[n.VarDecl, ...], bounds: tuple[n.Expr, ...],
+                   index: n.Expr) -> Frame | None:
+    """The frame of a 2-D kernel whose own element `index` evaluates to y * S + x, S other
+    than its guard's bound in x (a #define, another parameter), each coefficient positive
+    and S not 1 (threads of neighbouring rows would name one element): rows S wide."""
+    if len(coords) != 2 or len(bounds) != 2:
+        return None
+    q, height = poly(index, fr.locals_), poly(bounds[1], fr.locals_)
+    x, y = coords[0].decl, coords[1].decl
+    if q is None or height is None or q.get((x,)) != 1:
+        return None
+    stride: dict[tuple[str, ...], int] = {}
+    for m, c in q.items():
+        if m == (x,):
+            continue
+        if m.count(y) != 1 or x in m or c <= 0:
+            return None
+        rest = list(m)
+        rest.remove(y)
+        stride[tuple(rest)] = c
+    if not stride or stride == {(): 1}:
+        return None
+    plane: dict[tuple[str, ...], int] = {}
+    for a, ca in stride.items():
+        for b, cb in height.items():
+            key = tuple(sorted((*a, *b)))
+            plane[key] = plane.get(key, 0) + ca * cb
+    return Frame(q, {k: v for k, v in plane.items() if v}, fr.locals_)
