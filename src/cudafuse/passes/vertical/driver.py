@@ -330,7 +330,10 @@ class _Planner:
                 seq.host.name, tuple(infos[i].site.kernel.name for i in members))
             if wanted is not None:
                 sink = infos[members[-1]]
-                why = self.block_problem(seq, sink, bool(stored))
+                why = self.block_problem(seq, sink, bool(stored)) or next((
+                    f"'{infos[i].site.kernel.name}' reads its block index, its element's "
+                    "only with its own launch's block" for i in members[:-1]
+                    if infos[i].view.block_reads), "")
                 if why:
                     self.notes.append(f"{seq.host.name}: the group ending in "
                                       f"'{sink.site.kernel.name}' keeps its launch's block: "

@@ -367,7 +367,7 @@ class GroupEmitter:
                         raise CodegenError(f"'{fn.name}' reads '{name}' inside another "
                                            "intermediate's subscript")
                     acc_edits.append((node.span.start, node.span.end, local))
-        fast = sorted(fast + acc_edits)
+        fast = sorted(fast + acc_edits + self._block_edits(view, fast))
         stores = [st for st in stores if st.param not in acc]
         if out.name in acc:
             body.insert(fn.body.span.end - 1,
@@ -766,6 +766,27 @@ class GroupEmitter:
                 value = f"{view_local[key]}[{idx}]"
             out.append(f"if ({cond}) {kname_of[key]}[{idx}] = {value};")
         return " ".join(out) + " "
+
+    def _block_edits(self, view: KernelView, fast: list[tuple[int, int, str]]
+                     ) -> list[tuple[int, int, str]]:
+        """A producer's block index and thread index as functions of its element x
+        (kernel/view.KernelView.block_reads): x / blockDim.x and x % blockDim.x, the fused
+        kernel's block being the producer's own (legality._block_reads_reason)."""
+        edits = []
+        data = self.unit.source_of(view.fn.span.file).data
+        x = view.coords[0].name if view.coords else ""
+        for m in view.block_reads:
+            if m.base.name == "blockDim":
+                continue
+            spelled = data[m.span.start:m.span.end].decode("utf-8", "replace")
+            if "".join(spelled.split()) != f"{m.base.name}.x" or any(
+                    s < m.span.end and m.span.start < e for s, e, _ in fast):
+                raise CodegenError(f"'{view.fn.name}' reads '{m.base.name}.x' (line "
+                                   f"{m.span.line}) through a macro or inside another "
+                                   "intermediate's subscript")
+            op = "/" if m.base.name == "blockIdx" else "%"
+            edits.append((m.span.start, m.span.end, f"((unsigned int)({x}) {op} blockDim.x)"))
+        return edits
 
     def _group_text(self, site: LaunchSite, e: n.Expr) -> str:
         """A producer's expression over its parameters (a bound, a stride) as C text in the

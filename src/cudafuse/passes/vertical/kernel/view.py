@@ -150,6 +150,12 @@ class KernelView:
     # A kernel read without its shared copy of a read-only buffer (staged_copy.py): `fn` is
     # the kernel without it; code generation removes and renames what this says.
     staged_copy: StagedCopy | None = None
+    # `blockIdx.x`, `threadIdx.x` and `blockDim.x` read past the coordinate declarations of
+    # a 1-D kernel whose x is blockIdx.x * blockDim.x + threadIdx.x (a per-block table,
+    # `out[i] = in[i] + sums[blockIdx.x]`, as multi-block scans add their blocks' sums):
+    # at element x they are x / blockDim.x, x % blockDim.x and the block size, so the value
+    # function is one of x wherever the fused kernel's block is the producer's (legality).
+    block_reads: tuple[n.Member, ...] = ()
 
     @property
     def grid_stride(self) -> bool:
@@ -589,9 +595,10 @@ def plain_view(fn: Function) -> KernelView:
                   f"'{sorted(set(channels) | accum)[0]}' as channels or builds it in place "
                   "(a value-at-element function reads an early return only for outputs "
                   "stored once on each path)")
+    block = _block_reads(fn, coords, coord_stmts, guard, sizes) if reason is None else ()
     if reason is None:
         reason = _impurity(fn, coord_stmts, guard, stores, other,
-                           frozenset(id(r) for r in returns))
+                           frozenset(id(r) for r in returns) | {id(m.base) for m in block})
     return KernelView(fn, tuple(coords), tuple(coord_stmts), guard, kind,
                       tuple(bounds[k] for k in sorted(bounds)), stride, stores, reads, other,
                       reason, tuple(sizes[d] for d in DIM_NAMES[:len(coords)]),
@@ -600,7 +607,33 @@ def plain_view(fn: Function) -> KernelView:
                       all_stores=all_stores if any(
                           len(v) > 1 or v[0].nested for v in all_stores.values()) else {},
                       channels=channels, accumulators=accum, loaded=loaded,
-                      early_returns=returns)
+                      early_returns=returns, block_reads=block)
+
+
+def _block_reads(fn: Function, coords: list[n.VarDecl], coord_stmts: list[n.Stmt],
+                 guard: n.If | None, sizes: dict[str, int | None]) -> tuple[n.Member, ...]:
+    """The x built-ins a 1-D kernel reads in its body (not its coordinate declarations or
+    guard), when its x is blockIdx.x * blockDim.x + threadIdx.x: each is then a function of
+    the element, x / blockDim.x, x % blockDim.x or blockDim.x (see KernelView.block_reads).
+    Empty when any other built-in is read there (gridDim, another dimension: _impurity
+    refuses those), or for a 2-D kernel, or one whose block size is written as a constant."""
+    assert fn.body is not None
+    if len(coords) != 1 or sizes.get("x", 0) is not None:
+        return ()
+    skip = {id(x) for s in coord_stmts for x in s.walk()}
+    if guard is not None:
+        skip |= {id(x) for x in guard.cond.walk()}
+    found = []
+    for node in fn.body.walk():
+        if id(node) in skip or not (isinstance(node, n.Member) and
+                                    isinstance(node.base, n.Ref) and
+                                    node.base.kind == "builtin"):
+            continue
+        if node.base.name not in ("blockIdx", "threadIdx", "blockDim") or \
+                node.field_name != "x":
+            return ()
+        found.append(node)
+    return tuple(found)
 
 
 def _early_returns(body: n.Compound, guard: n.If | None, kind: str) -> tuple[n.Return, ...]:

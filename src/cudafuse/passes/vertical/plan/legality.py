@@ -343,6 +343,29 @@ class Legality:
                         "not provably use")
         return None
 
+    def _block_reads_reason(self, members: list[int]) -> str | None:
+        """A producer reading its block index (kernel/view.KernelView.block_reads) is
+        recomputed with x / blockDim.x for it: its element's block only when the fused kernel
+        runs with the producer's block, which is the last launch's (the driver keeps that
+        block for such a group)."""
+        last = self.infos[members[-1]]
+        for i in members[:-1]:
+            info = self.infos[i]
+            if not info.view.block_reads:
+                continue
+            mine, theirs = (self.resolver.dim3(x.site.launch.block) for x in (info, last))
+            a = self.resolver.with_params({p.decl: v for p, v in info.site.bindings}).linear(
+                mine[0]) if mine else None
+            b = self.resolver.with_params({p.decl: v for p, v in last.site.bindings}).linear(
+                theirs[0]) if theirs else None
+            if a is None or a != b:
+                m = info.view.block_reads[0]
+                return (f"'{info.site.kernel.name}' reads its block index ('{m.base.name}."
+                        f"{m.field_name}', line {m.span.line}), its element's only with its own "
+                        f"launch's block, which '{last.site.kernel.name}''s launch does not "
+                        "provably use")
+        return None
+
     def _lin(self, i: int, e):
         if e is None:  # (a reader with no own-element store has no row stride)
             return None
@@ -469,6 +492,9 @@ class Legality:
             r = self.kernel_reason(i, as_producer=i != last)
             if r:
                 return r
+        r = self._block_reads_reason(members)
+        if r:
+            return r
         for a in members:  # the edges inside the group, by (producer, consumer)
             for c, bufs in self.model.consumers(a):  # (not every edge of the model: 1,000s)
                 if c in group:
