@@ -32,6 +32,7 @@ from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.passes.vertical.emit.rounding import prologue as prologue  # driver imports it here
+from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import LaunchSite, param_key
 from cudafuse.passes.vertical.kernel.channels import Channels, Layout, classify, frame
 from cudafuse.passes.vertical.kernel.domain import keeps_guard, reads_own_output
@@ -1048,7 +1049,7 @@ class GroupEmitter:
             # Inside a macro's expansion libclang locates a launch at the macro's name: its
             # text cannot be rewritten in place (`CHECK(k<<<g, b>>>(x))`).
             callee = site.launch.callee_span
-            if not self.unit.text(callee).startswith(site.kernel.name.rsplit("::", 1)[-1]):
+            if not spells_kernel(self.unit.text(callee), site.kernel.name):
                 raise CodegenError(f"the launch of '{site.kernel.name}' is written inside "
                                    "a macro invocation")
         rw.replace(launch.callee_span, self.group.name, "fused launch")

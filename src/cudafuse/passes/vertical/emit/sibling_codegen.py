@@ -24,6 +24,7 @@ from cudafuse.diagnostics import CudafuseError
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.emit.codegen import CodegenError, _declare, expr_text, param_key
+from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import Sequence
 from cudafuse.passes.vertical.plan.legality import LaunchInfo
 from cudafuse.passes.vertical.plan.model import KernelCost
@@ -121,7 +122,7 @@ class SiblingEmitter:
             raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
         for info in (pair.a, pair.b):
             callee = info.site.launch.callee_span
-            if not self.unit.text(callee).startswith(info.site.kernel.name.rsplit("::", 1)[-1]):
+            if not spells_kernel(self.unit.text(callee), info.site.kernel.name):
                 raise CodegenError(f"the launch of '{info.site.kernel.name}' is written inside "
                                    "a macro invocation")
         name = f"{self.prefix}_{host.name.replace('::', '_')}_sib{self.count}"

@@ -20,6 +20,7 @@ from cudafuse.passes.vertical.emit.codegen import (
     expr_text,
     param_key,
 )
+from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 
 if TYPE_CHECKING:
     from cudafuse.codegen.splice import Rewriter
@@ -42,7 +43,7 @@ def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
             if not unit.text(call.span).startswith(site.wrapper.fn.name):
                 raise CodegenError(f"the call of '{site.wrapper.fn.name}' is written inside "
                                    "a macro invocation")
-    if not unit.text(orig.callee_span).startswith(sink.kernel.name.rsplit("::", 1)[-1]):
+    if not spells_kernel(unit.text(orig.callee_span), sink.kernel.name):
         raise CodegenError(f"the launch in '{w.fn.name}' is written inside a macro invocation")
     at = {param_key(p, a): i for i, (p, a) in enumerate(sink.bindings)}
     args: list[str] = []

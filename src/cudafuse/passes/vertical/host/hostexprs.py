@@ -21,6 +21,15 @@ def launched_kernel(unit: TranslationUnit, launch: n.KernelLaunch) -> Function |
     return named[0] if len(named) == 1 else None
 
 
+def spells_kernel(callee_text: str, name: str) -> bool:
+    """Whether a launch's callee text names the kernel `name` itself, qualified or not
+    (`img::brighten`, `::k`, `blur<float, 3>`). Inside a macro's expansion libclang locates
+    the launch at the macro's name (`CHECK(k<<<g, b>>>(x))`, `LAUNCH(k, g, b, x)`), whose text
+    cannot be rewritten in place: that text names the macro instead."""
+    head = callee_text.split("<", 1)[0]
+    return head.rsplit("::", 1)[-1].strip() == name.rsplit("::", 1)[-1]
+
+
 def shared_variables(unit: TranslationUnit, fns: list[Function]) -> set[str]:
     """Decls of the `__shared__` variables the functions may name: namespace-scope ones and
     those declared in their bodies (`extern __shared__ float data[];` included, which clang

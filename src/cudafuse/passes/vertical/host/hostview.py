@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.memo import per_object
+from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.ir.types import unqualified
@@ -375,7 +376,8 @@ class _Splitter:
             rest = self._escaped_reason(launch) or _struct_reason(launch, self.points) or \
                 member_alias_reason(self.unit, self.host, launch) or \
                 _foreign_param(self.host, launch) or \
-                _hidden_memory(self.unit, self.calls, kernel, launch)
+                _hidden_memory(self.unit, self.calls, kernel, launch) or \
+                _unfollowed_pointer(self.unit, kernel, launch, self.points)
             alias = old or rest
             index = self.index[launch.span.start]
             site = None
@@ -845,6 +847,50 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
                                        points.sets.get(d.decl) == frozenset({d.decl})):
             return f"the address of pointer '{d.name}' is passed to '{callee}'"
     return None
+
+
+def _unfollowed_pointer(unit: TranslationUnit, kernel: Function | None,
+                        launch: n.KernelLaunch, points: PointsTo) -> str | None:
+    """A pointer argument whose buffer cudafuse does not know: an expression that is no
+    buffer variable (`bufs[0]` of a std::vector, `arr[i]`, `t + off`, a call's result, a
+    field of a local struct), or a local pointer whose may-point-to set is unknown (set from
+    a call such as `pick(a, b)` or `thrust::raw_pointer_cast(v.data())`). It may be any
+    buffer, an earlier or later launch's included, so the launch splits its sequence: no
+    launch's work may move across it (fusing `k1(in, t); k2(bufs[0], o); k3(t, out)` into
+    k1 + k3 would run k1 after k2, which reads `t` through `bufs[0]`). A null pointer names
+    no buffer."""
+    if kernel is None or len(launch.args) != len(kernel.params):
+        return None
+    for p, arg in zip(kernel.params, launch.args, strict=True):
+        a = arg
+        while isinstance(a, n.Cast):
+            a = a.operand
+        if not p.is_pointer or isinstance(a, n.IntLit) and a.value == 0 or \
+                isinstance(a, n.OtherExpr) and a.kind == "CXX_NULL_PTR_LITERAL_EXPR":
+            continue
+        if buffer_key(a) is None:
+            return (f"its argument '{_source_text(unit, a)}' for '{p.name}' is no plain "
+                    "buffer variable: it may name any buffer, so no launch's work may move "
+                    "across it")
+        if isinstance(a, n.Ref) and a.kind == "local" and points.roots(a) is None and \
+                points.stable_alias(a) is None and not points.selection(a):
+            return (f"pointer '{a.name}' may name any buffer (a value cudafuse does not "
+                    "follow: a call's result, a field, an element of an array), so no "
+                    "launch's work may move across it")
+    return None
+
+
+def _source_text(unit: TranslationUnit, e: n.Expr) -> str:
+    """The expression as written, when its text is the unit's (else a rendering of it)."""
+    if unit.owns(e.span) and e.span.end > e.span.start:
+        try:
+            return " ".join(unit.text(e.span).split())
+        except (IndexError, ValueError):
+            pass
+    try:
+        return to_c(e)
+    except Unprintable:
+        return "?"
 
 
 def _struct_reason(launch: n.KernelLaunch, points: PointsTo) -> str | None:

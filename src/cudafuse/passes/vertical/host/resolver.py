@@ -1,12 +1,15 @@
 """What a launch's host expressions are, for the coverage check and the grid-size bounds:
 the x, y, z of a `dim3` (a local, a constructor call, braces), linear forms over the host
 function's never-reassigned locals and the kernel's parameters bound to the launch's
-arguments, helpers whose body is one `return` inlined at the call."""
+arguments, helpers whose body is one `return` inlined at the call, and a kernel's integer
+locals set once where declared from its parameters and constants (`int n = w * h; if (i >= n)
+return;`, llm.c's `int total_threads = B * NH * T * T;`) read as their initialisers."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
 from cudafuse.ir.substitute import inline_helper
 from cudafuse.ir.types import is_integral
@@ -14,9 +17,28 @@ from cudafuse.passes.vertical.host.hostview import _shape
 from cudafuse.passes.vertical.host.linear import Linear
 from cudafuse.passes.vertical.host.linear import add as _add
 from cudafuse.passes.vertical.host.linear import scale as _scale
+from cudafuse.passes.vertical.host.stmtnodes import _assigned
 
 if TYPE_CHECKING:
     from cudafuse.ir.program import TranslationUnit
+
+
+@per_object()
+def _kernels_by_param(unit: TranslationUnit) -> dict[str, n.Compound]:
+    """Each kernel parameter's declaration id -> the body of its kernel."""
+    return {p.decl: k.body for k in unit.kernels if k.body is not None
+            for p in k.params if p.decl}
+
+
+@per_object()
+def _once_set(body: n.Compound) -> dict[str, n.Expr]:
+    """The kernel's integer locals given their value where declared and never assigned (nor
+    their address taken), by declaration: their initialisers. Each declaration id is unique,
+    so a local declared in a branch or a loop still names one value wherever it is read."""
+    assigned = {r.decl for node in body.walk() for r in _assigned(node)}
+    return {d.decl: d.init for d in body.walk() if isinstance(d, n.VarDecl) and
+            d.init is not None and not d.array_dims and d.decl and d.decl not in assigned
+            and is_integral(d.var_type.replace("const ", "").replace("constexpr ", "").strip())}
 
 
 def _strip(e: n.Expr) -> n.Expr:
@@ -35,6 +57,33 @@ class Resolver:
 
     def with_params(self, params: dict[str, n.Expr]) -> Resolver:
         return Resolver(self.locals, params, self.unit)
+
+    def kernel_local(self, e: n.Ref) -> n.Expr | None:
+        """The initialiser of a once-set integer local of the kernel whose parameters this
+        resolver binds, when it reads only those parameters, constants and other such locals
+        (no thread index, no memory, no call): it has that value wherever the kernel reads
+        it. None otherwise."""
+        if e.kind != "local" or not self.params or self.unit is None:
+            return None
+        bodies = _kernels_by_param(self.unit)
+        body = next((bodies[d] for d in self.params if d in bodies), None)
+        if body is None:
+            return None
+        consts = _once_set(body)
+        init = consts.get(e.decl)
+        if init is None:
+            return None
+        for x in init.walk():
+            if isinstance(x, n.Ref):
+                if not (x.kind == "param" and x.decl in self.params or x.kind == "enum" or
+                        isinstance(x.const_value, int) or
+                        x.kind == "local" and x.decl in consts and x.decl != e.decl):
+                    return None
+            elif not isinstance(x, (n.IntLit, n.Binary, n.Unary, n.Cast, n.Cond)) or \
+                    isinstance(x, n.Binary) and x.is_assignment or \
+                    isinstance(x, n.Unary) and x.op in ("++", "--", "&", "*"):
+                return None
+        return init
 
     def inline(self, call: n.Call) -> n.Expr | None:
         """A call of a helper whose body is `return e;`, as e over the call's arguments.
@@ -69,6 +118,13 @@ class Resolver:
             if d.var_type.replace("const ", "").strip() != "dim3":
                 return [e]
             return self.dim3(d.init)
+        if isinstance(e, n.Call) and e.callee != "dim3" and \
+                e.type.replace("const ", "").strip() == "dim3":
+            # A helper returning the dim3 (`dim3 grid_for(int w, int h, dim3 b) { return
+            # dim3((w + b.x - 1) / b.x, ...); }`): its one return over the call's arguments.
+            body = self.inline(e)
+            if body is not None:
+                return self.dim3(body)
         if isinstance(e, n.Call) and e.callee == "dim3":
             comps = list(e.args)
         elif isinstance(e, n.InitList):
@@ -93,6 +149,9 @@ class Resolver:
         if isinstance(e, n.Ref):
             if e.const_value is not None and isinstance(e.const_value, int):
                 return ((), e.const_value)
+            init = self.kernel_local(e)
+            if init is not None:
+                return self.linear(init, depth + 1)
             d = self.locals.get(e.decl)
             if d is not None and d.init is not None and \
                     d.var_type.replace("const ", "").strip() != "dim3":
