@@ -111,10 +111,12 @@ def with_launch_constants(unit: TranslationUnit) -> tuple[TranslationUnit, list[
     and guard-free kernels the block and grid of their launches (launchshape.py), and a note
     per kernel saying which (for --explain)."""
     from cudafuse.passes.vertical.kernel.launchshape import with_launch_shapes
+    from cudafuse.passes.vertical.kernel.tileblock import with_tile_blocks
 
     unit, notes = _with_constants(unit)
     unit, shaped = with_launch_shapes(unit)
-    return unit, notes + shaped
+    unit, tiled = with_tile_blocks(unit)
+    return unit, notes + shaped + tiled
 
 
 def _with_constants(unit: TranslationUnit) -> tuple[TranslationUnit, list[str]]:

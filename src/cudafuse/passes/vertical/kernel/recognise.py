@@ -11,6 +11,7 @@ from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.gridstride import grid_stride_view, row_loop_view
 from cudafuse.passes.vertical.kernel.staged_copy import StagedCopy, staged_copy
 from cudafuse.passes.vertical.kernel.staged_tile import staged_tile
+from cudafuse.passes.vertical.kernel.tile_writers import staged_writers
 from cudafuse.passes.vertical.kernel.view import ImpliedGuard, KernelView, plain_view
 
 # Reasons that only say a kernel stages a tile, or that its spelling is unread (view.py,
@@ -30,6 +31,11 @@ def build_view(fn: Function) -> KernelView:
         copy = staged_copy(fn)
         if copy is None:
             tile = staged_tile(fn)
+            if not isinstance(tile, StagedCopy):
+                # (a tile staged by several stores: which thread stored each element read)
+                written = staged_writers(fn)
+                if isinstance(written, StagedCopy) or tile is None:
+                    tile = written
             why = view.producer_reason or ""
             if isinstance(tile, StagedCopy) or tile and (
                     _TILE_SYMPTOMS[0] in why or
