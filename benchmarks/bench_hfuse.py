@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import staged_sources  # noqa: E402
 from stamped import run_stamped  # noqa: E402
 
 from cudafuse.runtime.spec import evaluate, load_spec, tomllib  # noqa: E402
@@ -178,7 +179,7 @@ def paper_pairs(corpus: str, cache: Path, work: Path) -> tuple[list[dict], list[
             continue
         pair: dict = {"name": name, "include_dirs": [], "defines": []}
         for i, (repo, path, kernel, spec, block) in enumerate(sides, 1):
-            root = lib._stage(cache, repo, work)
+            root = staged_sources.stage(lib, cache, repo, work)
             launch = tomllib.loads((lib.LIBRARY / spec).read_text())["launch"]
             pair.update({f"file{i}": str(root / path), f"kernel{i}": kernel,
                          f"spec{i}": str(lib.LIBRARY / spec), f"grid{i}": launch["grid"],

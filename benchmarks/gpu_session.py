@@ -55,7 +55,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -596,14 +596,61 @@ def step_hfuse_paper(s: Session) -> str:
     return _bench_status(rc, stopped)
 
 
+def _standins_module():  # type: ignore[no-untyped-def]
+    """runtime/standins.py, loaded by its path: importing the cudafuse.runtime package
+    would import the front end (libclang), which this Python need not have."""
+    import importlib.util
+
+    sys.path.insert(0, str(ROOT / "src"))
+    spec = importlib.util.spec_from_file_location("cudafuse_standins",
+                                                  ROOT / "src/cudafuse/runtime/standins.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclass looks the module up while it is made
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _defining_files(nvcc: str, staged: Path, rel: str, dirs: list[Path],
+                    defines: Sequence[str], tmp: str) -> set[Path] | None:
+    """The files of the staged repository that define what `rel`'s host code names and
+    the file does not define (ccminer's blake2b.cu: work_restart, in ccminer.cpp): the
+    nvcc backend links stand-ins for such symbols only where it finds a file that seems to
+    define them (runtime/standins.py), as it searches: the file's folder, then `dirs`.
+    Found as the build does: the file compiled by nvcc, linked with nothing undefined, and
+    the files that define what the link lacks. None (said why) when it does not compile."""
+    standins = _standins_module()
+    obj, lib = Path(tmp) / "defining.o", Path(tmp) / "defining.so"
+    flags = ["-Xcompiler", "-fPIC", "-std=c++17", "-arch=sm_90",
+             *(f"-I{d}" for d in dirs), *(f"-D{d}" for d in defines)]
+    res = subprocess.run([nvcc, "-c", "-x", "cu", *flags, str(staged / rel), "-o", str(obj)],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        print(f"nvcc -c {rel}: {res.stderr.strip()[:500]}", file=sys.stderr)
+        return None
+    res = subprocess.run([nvcc, "-shared", str(obj), "-Xlinker", "--no-undefined", "-o",
+                          str(lib)], capture_output=True, text=True)
+    missing = sorted(standins.users(res.stderr)) if res.returncode != 0 else []
+    where = [(staged / rel).parent, *dirs]
+    found = standins.defined_in(missing, where, staged / rel) if missing else {}
+    out: set[Path] = set()
+    for name in found:
+        path = next(d / name for d in where if (d / name).is_file())
+        if path.resolve().is_relative_to(staged.resolve()):  # not our stand-in headers'
+            out.add(path.resolve().relative_to(staged.resolve()))
+    return out
+
+
 def prepare(source: Path, dest: Path) -> int:
     """Copy into `dest` the files of the survey cache `source` that the paper's timed pairs
     compile, and nothing else: each kernel's file and what it includes from its repository
-    (`nvcc -M` on a staged copy, with the stand-in headers), in the cache's layout."""
+    (`nvcc -M` on a staged copy, with the stand-in headers), and the files that define what
+    its host code names and it lacks (_defining_files), in the cache's layout."""
     sys.path.insert(0, str(BENCH))
     import tempfile
 
     import hfuse_library_pairs as lib
+    import staged_sources
 
     nvcc = shutil.which("nvcc")
     if nvcc is None:
@@ -621,7 +668,7 @@ def prepare(source: Path, dest: Path) -> int:
     with tempfile.TemporaryDirectory(prefix="cudafuse-prepare-") as tmp:
         for repo, paths in sorted(files.items()):
             try:
-                staged = lib._stage(source, repo, Path(tmp))
+                staged = staged_sources.stage(lib, source, repo, Path(tmp))
             except FileNotFoundError as exc:
                 print(f"not in the cache: {exc}", file=sys.stderr)
                 return 1
@@ -646,6 +693,11 @@ def prepare(source: Path, dest: Path) -> int:
                     path = Path(word).resolve()
                     if path.is_relative_to(staged.resolve()) and path.is_file():
                         needed.add(path.relative_to(staged.resolve()))
+            for rel in sorted(paths):  # and what their host code needs of other files
+                found = _defining_files(nvcc, staged, rel, dirs, lib.REPOS[repo][2], tmp)
+                if found is None:
+                    return 1
+                needed |= found
             for rel in sorted(needed):
                 if rel.name == "cudafuse_standins.h":
                     continue  # ours, added again when the copy is staged

@@ -79,19 +79,53 @@ def test_paper_pairs_time_what_a_spec_describes_and_say_why_not_the_rest(
 
 
 @pytest.mark.nvcc
+@pytest.mark.slow  # each kernel file compiled by nvcc (its host code's needs): 6.5 s CPU
 def test_prepare_copies_only_the_files_the_timed_pairs_compile(tmp_path: Path) -> None:
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc not on PATH")
     gs = _module("gpu_session")
     dest = tmp_path / "device-cache"
-    assert gs.prepare(_cache(tmp_path / "cache"), dest) == 0
+    cache = _cache(tmp_path / "cache")
+    _host_code_naming_another_file(cache)
+    assert gs.prepare(cache, dest) == 0
     got = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
-    # What the two kernels' files include from their repository; not the stand-in headers
-    # (ours, in the checkout), nor a file nothing includes.
+    # What the two kernels' files include from their repository, and the C++ file that
+    # defines what MaxPool's host code calls; not the stand-in headers (ours, in the
+    # checkout), nor a file nothing includes or needs.
     assert got == [f"{TK}/cuda/DilatedMaxPool2d.cu", f"{TK}/cuda/Normalization.cuh",
-                   f"{TK}/cuda/UpSample.cuh", f"{TK}/cuda/UpSampleBilinear2d.cu",
-                   f"{TK}/cuda/helper.cuh", f"{TK}/cuda/im2col.cuh"]
+                   f"{TK}/cuda/PoolHost.cpp", f"{TK}/cuda/UpSample.cuh",
+                   f"{TK}/cuda/UpSampleBilinear2d.cu", f"{TK}/cuda/helper.cuh",
+                   f"{TK}/cuda/im2col.cuh"]
     assert gs.prepare(tmp_path / "nothing", tmp_path / "d2") == 1  # said, not crashed
+
+
+def _host_code_naming_another_file(cache: Path) -> None:
+    """MaxPool's file with host code calling what a C++ file of the repository defines
+    (as ccminer's kernel files call cuda.cpp's functions), and a C++ file nothing needs."""
+    cuda = cache / TK / "cuda"
+    with (cuda / "DilatedMaxPool2d.cu").open("a") as fh:
+        fh.write("int pool_threads(int);\nint launch_size(int n) { return pool_threads(n); }\n")
+    (cuda / "PoolHost.cpp").write_text("int pool_threads(int n) { return n * 2; }\n")
+    (cuda / "Other.cpp").write_text("int other_host(int n) { return n; }\n")
+
+
+@pytest.mark.nvcc
+def test_prepare_finds_the_files_defining_what_a_kernel_files_host_code_needs(
+        tmp_path: Path) -> None:
+    # The nvcc backend links stand-ins for such symbols only where it finds the file that
+    # defines them (src/cudafuse/runtime/standins.py): --prepare carries it to the GPU.
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not on PATH")
+    gs = _module("gpu_session")
+    cache = _cache(tmp_path / "cache")
+    _host_code_naming_another_file(cache)
+    lib = _module("hfuse_library_pairs")
+    staged = _module("staged_sources").stage(lib, cache, "aoli-al/TorchKernel",
+                                             tmp_path / "work")
+    assert (staged / "cuda" / "PoolHost.cpp").is_file()  # staged beside the kernel files
+    found = gs._defining_files("nvcc", staged, "cuda/DilatedMaxPool2d.cu",
+                               [lib.STANDINS["aoli-al/TorchKernel"]], (), str(tmp_path))
+    assert found == {Path("cuda/PoolHost.cpp")}
 
 
 def test_paper_rows_share_the_samples_table(tmp_path: Path,
