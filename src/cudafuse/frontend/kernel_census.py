@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import clang.cindex as ci
@@ -27,13 +28,13 @@ class SpelledKernel:
 
 
 # Tokens that matter here; everything else (numbers, punctuation we do not track) is skipped.
-_TOKEN = re.compile(
+_NOT_CODE = (
     rb"""(?P<comment>//[^\n]*|/\*.*?\*/)"""
     rb"""|(?P<string>(?:u8|[uUL])?R"(?P<delim>[^()\\\s]{0,16})\(.*?\)(?P=delim)"|"""
     rb"""(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
-    rb"""|(?P<directive>^[ \t]*\#(?:\\\r?\n|[^\n])*)"""
-    rb"""|(?P<ident>[A-Za-z_]\w*)|(?P<punct>::|[()<>;{}=])""",
-    re.S | re.M)
+    rb"""|(?P<directive>^[ \t]*\#(?:\\\r?\n|[^\n])*)""")
+_TOKEN = re.compile(_NOT_CODE + rb"""|(?P<ident>[A-Za-z_]\w*)|(?P<punct>::|[()<>;{}=])""",
+                    re.S | re.M)
 
 # Identifiers between `__global__` and the kernel's name that take a parenthesised argument.
 _ATTRIBUTE_CALLS = frozenset({b"__launch_bounds__", b"__maxnreg__", b"__attribute__",
@@ -58,11 +59,53 @@ def _tokens(data: bytes, skipped: list[tuple[int, int]]) -> list[tuple[int, str,
     return out
 
 
-def _skip_parens(toks: list[tuple[int, str, bytes]], i: int) -> int:
+# The same scan as _TOKEN, for finding where `__global__` can be a token without making a
+# token of every identifier: comments, strings and directives exactly as _TOKEN finds them,
+# and runs of code between them in one match. A run takes identifiers whole (as _TOKEN does)
+# and every character that cannot start a comment, a string, a directive or an identifier;
+# it stops before an identifier that may start a prefixed string (u8"...", R"(...)": only
+# one whose first letter is L, R, U or u needs the look ahead), where
+# _TOKEN tries the string first, and before a line that is a directive (which starts only
+# at a line's start).
+_SCAN = re.compile(
+    _NOT_CODE + rb"""|(?P<code>(?:[A-KM-QS-TV-Za-tv-z_]\w*|(?!(?:u8|[uUL])?R?")[LRUu]\w*"""
+    rb"""|[^A-Za-z_"'/\n]+|\n(?![ \t]*\#))+)"""
+    rb"""|(?P<ident>[A-Za-z_]\w*)""",
+    re.S | re.M)
+_GLOBAL = b"__global__"
+
+
+class _Stream:
+    """Tokens as _tokens gives them, from a token's start on, read as far as asked."""
+
+    def __init__(self, data: bytes, start: int, skipped: list[tuple[int, int]]):
+        self._it = (t for t in _tokens_from(data, start, skipped))
+        self._got: list[tuple[int, str, bytes]] = []
+
+    def get(self, i: int) -> tuple[int, str, bytes] | None:
+        while len(self._got) <= i:
+            nxt = next(self._it, None)
+            if nxt is None:
+                return None
+            self._got.append(nxt)
+        return self._got[i]
+
+
+def _tokens_from(data: bytes, start: int, skipped: list[tuple[int, int]]
+                 ) -> Iterator[tuple[int, str, bytes]]:
+    for m in _TOKEN.finditer(data, start):
+        if m.lastgroup in ("comment", "string", "directive"):
+            continue
+        at = m.start()
+        if not any(a <= at < b for a, b in skipped):
+            yield at, m.lastgroup or "", m.group()
+
+
+def _skip_parens(toks: _Stream, i: int) -> int:
     """From toks[i] == '(' to just past its matching ')'."""
     depth = 0
-    while i < len(toks):
-        text = toks[i][2]
+    while (tok := toks.get(i)) is not None:
+        text = tok[2]
         if text == b"(":
             depth += 1
         elif text == b")":
@@ -73,24 +116,30 @@ def _skip_parens(toks: list[tuple[int, str, bytes]], i: int) -> int:
     return i
 
 
-def _name_after(toks: list[tuple[int, str, bytes]], i: int) -> tuple[str, int] | None:
+def _is(toks: _Stream, i: int, text: bytes) -> bool:
+    tok = toks.get(i)
+    return tok is not None and tok[2] == text
+
+
+def _name_after(toks: _Stream, i: int) -> tuple[str, int] | None:
     """The declarator name of the function whose `__global__` is toks[i - 1]: the last
     identifier before the parameter list's '(' (or before a specialisation's '<'), and the
     index of that bracket."""
     last = None
-    while i < len(toks):
-        _, kind, text = toks[i]
+    while (tok := toks.get(i)) is not None:
+        _, kind, text = tok
         if kind == "ident":
-            if text in _ATTRIBUTE_CALLS and i + 1 < len(toks) and toks[i + 1][2] == b"(":
+            if text in _ATTRIBUTE_CALLS and _is(toks, i + 1, b"("):
                 i = _skip_parens(toks, i + 1)
                 continue
             # A macro call before the name (`C10_LAUNCH_BOUNDS_2(256, 4) k(...)`): an
             # identifier other than `noexcept` right after its ')' means it was not the
             # parameter list.
-            if i + 1 < len(toks) and toks[i + 1][2] == b"(":
+            if _is(toks, i + 1, b"("):
                 after = _skip_parens(toks, i + 1)
-                if after < len(toks) and toks[after][1] == "ident" and \
-                        toks[after][2] not in (b"noexcept", b"throw"):
+                nxt = toks.get(after)
+                if nxt is not None and nxt[1] == "ident" and \
+                        nxt[2] not in (b"noexcept", b"throw"):
                     i = after
                     continue
             last = text
@@ -104,14 +153,14 @@ def _name_after(toks: list[tuple[int, str, bytes]], i: int) -> tuple[str, int] |
     return None
 
 
-def _has_body(toks: list[tuple[int, str, bytes]], i: int) -> bool:
+def _has_body(toks: _Stream, i: int) -> bool:
     """Whether the declaration whose name ends before toks[i] ('(' or '<') has a body: the
     first '{' or ';' after its parameter list."""
-    while i < len(toks) and toks[i][2] != b"(":
+    while (tok := toks.get(i)) is not None and tok[2] != b"(":
         i += 1
     i = _skip_parens(toks, i)
-    while i < len(toks):
-        text = toks[i][2]
+    while (tok := toks.get(i)) is not None:
+        text = tok[2]
         if text == b"{":
             return True
         if text in (b";", b"}", b"="):
@@ -120,16 +169,46 @@ def _has_body(toks: list[tuple[int, str, bytes]], i: int) -> bool:
     return False
 
 
+def _global_tokens(data: bytes, skipped: list[tuple[int, int]]) -> Iterator[int]:
+    """The offsets at which _tokens would give the identifier `__global__`, in order."""
+    if _GLOBAL not in data:
+        return
+    for m in _SCAN.finditer(data):
+        if m.lastgroup != "code":
+            continue
+        begin, end = m.span()
+        at = data.find(_GLOBAL, begin, end)
+        while at >= 0:
+            if _ident_starts(data, begin, at) and not _is_word(data, at + len(_GLOBAL)) \
+                    and not any(a <= at < b for a, b in skipped):
+                yield at
+            at = data.find(_GLOBAL, at + 1, end)
+
+
+def _is_word(data: bytes, i: int) -> bool:
+    return i < len(data) and (data[i] == 0x5F or chr(data[i]).isalnum() and data[i] < 0x80)
+
+
+def _ident_starts(data: bytes, begin: int, at: int) -> bool:
+    """Whether _TOKEN's scan, at a token boundary at `begin`, starts an identifier at `at`
+    (data[at] a letter or '_'): the word characters before it, back to `begin`, are digits
+    only (it skips a number's digits one by one, and takes a word from its first letter)."""
+    j = at
+    while j > begin and _is_word(data, j - 1):
+        j -= 1
+    return data[j:at].isdigit() or j == at
+
+
 def spelled_kernels(data: bytes, skipped: list[tuple[int, int]]) -> list[SpelledKernel]:
     """Every `__global__` function declaration the text spells, in order (a kernel declared
     before it is defined appears twice)."""
-    toks = _tokens(data, skipped)
     out = []
-    for i, (start, kind, text) in enumerate(toks):
-        if kind == "ident" and text == b"__global__":
-            found = _name_after(toks, i + 1)
-            if found:
-                out.append(SpelledKernel(found[0], start, _has_body(toks, found[1])))
+    skipped = sorted(skipped)
+    for start in _global_tokens(data, skipped):
+        toks = _Stream(data, start, skipped)
+        found = _name_after(toks, 1)
+        if found:
+            out.append(SpelledKernel(found[0], start, _has_body(toks, found[1])))
     return out
 
 
