@@ -401,7 +401,18 @@ class Legality:
         the last kernel at every element the producer writes, which such a consumer's threads
         need not reach (_domain_reason asks that of one a later launch reads)."""
         src, dst = self.infos[a].view, self.infos[c].view
-        if src.grid_stride or src.channels or {src.dims, dst.dims} != {1, 2}:
+        return {src.dims, dst.dims} == {1, 2} and self._any_index_exact(a, c)
+
+    def _any_index_exact(self, a: int, c: int) -> bool:
+        """Producer a's value function, as consumer c sees it, is exact at any flat index:
+        it keeps its guard, yielding memory where that does not hold (a 2-D one decoded at
+        (i % S, i / S), S its own row stride). So a read of it at any element is, wherever
+        the reader's index falls: a gather at clamped positions of a kernel whose threads are
+        not one per element (overlapping tiles, `min(max(p, 0), cols - 1)` of a block's
+        patch origin), as a 1-D read of a 2-D producer (_flat_read_exact). Asked only of an
+        intermediate the program does not read afterwards, like that one."""
+        src, dst = self.infos[a].view, self.infos[c].view
+        if src.grid_stride or src.channels:
             return False
         if src.dims == 2 and (src.stride is None or src.grid_dims or src.launch_extents):
             return False  # (decoded in element order from its own stride, written plainly)
@@ -440,7 +451,7 @@ class Legality:
             return f"'{cname}' reads '{pname}' in a way cudafuse cannot map: {why}"
         if load.kind == "gather":
             why = gather_reason(dst.view, load)
-            if why:
+            if why and (buffer in self.model.live_out or not self._any_index_exact(a, c)):
                 return f"'{cname}' reads '{pname}' {why}"
         for d, (lo, hi), border in zip(load.dims, load.extent, load.border, strict=True):
             if (lo, hi) != (0, 0) and not handled(border):
@@ -449,8 +460,16 @@ class Legality:
         if src.view.stores.get(src.writes.get(buffer, "")) is None:
             return f"'{src.site.kernel.name}' does not store '{buffer}' at its own element"
         if dst.view.dims != src.view.dims:
-            if not self._flat_same(a, c) and (buffer in self.model.live_out or
-                                               not self._flat_read_exact(a, c)):
+            # (a reader with no coordinates of its own, overlapping tiles: any index)
+            exact = self._any_index_exact(a, c) if dst.view.dims == 0 else \
+                self._flat_read_exact(a, c)
+            if dst.view.dims == 0 and exact and buffer in self.model.live_out:
+                return (f"'{cname}' has no coordinates of its own (its threads are not one "
+                        f"per element) and '{buffer.split(':', 1)[1].split('@')[0]}' is read "
+                        "after the group: the fused kernel would have to store it at every "
+                        f"element '{src.site.kernel.name}' writes, which no thread of "
+                        f"'{cname}' owns")
+            if not self._flat_same(a, c) and (buffer in self.model.live_out or not exact):
                 return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the "
                         "same iteration space (a 1-D kernel's bound must be the 2-D one's "
                         "width times height, its rows as wide as its width)")
