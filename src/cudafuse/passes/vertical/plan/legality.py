@@ -451,6 +451,9 @@ class Legality:
             return f"'{cname}' reads '{pname}' in a way cudafuse cannot map: {why}"
         if load.kind == "gather":
             why = gather_reason(dst.view, load)
+            if why and self._any_index_exact(a, c) and buffer in self.model.live_out and \
+                    dst.view.dims == 0:
+                return _unowned(cname, buffer, src.site.kernel.name)
             if why and (buffer in self.model.live_out or not self._any_index_exact(a, c)):
                 return f"'{cname}' reads '{pname}' {why}"
         for d, (lo, hi), border in zip(load.dims, load.extent, load.border, strict=True):
@@ -464,11 +467,7 @@ class Legality:
             exact = self._any_index_exact(a, c) if dst.view.dims == 0 else \
                 self._flat_read_exact(a, c)
             if dst.view.dims == 0 and exact and buffer in self.model.live_out:
-                return (f"'{cname}' has no coordinates of its own (its threads are not one "
-                        f"per element) and '{buffer.split(':', 1)[1].split('@')[0]}' is read "
-                        "after the group: the fused kernel would have to store it at every "
-                        f"element '{src.site.kernel.name}' writes, which no thread of "
-                        f"'{cname}' owns")
+                return _unowned(cname, buffer, src.site.kernel.name)
             if not self._flat_same(a, c) and (buffer in self.model.live_out or not exact):
                 return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the "
                         "same iteration space (a 1-D kernel's bound must be the 2-D one's "
@@ -598,6 +597,15 @@ class Legality:
                     return (f"launch of '{self.infos[q].site.kernel.name}' between the group's "
                             f"launches depends on '{self.infos[g].site.kernel.name}'")
         return None
+
+
+def _unowned(cname: str, buffer: str, pname: str) -> str:
+    """Why a reader with no coordinates of its own cannot end a group that must still store
+    the intermediate it reads (at any element, exactly: legality._any_index_exact)."""
+    return (f"'{cname}' has no coordinates of its own (its threads are not one per element) "
+            f"and '{buffer.split(':', 1)[1].split('@')[0]}' may be read after the group: the "
+            f"fused kernel would have to store it at every element '{pname}' writes, which "
+            f"no thread of '{cname}' owns")
 
 
 def _view_width(reader: KernelView) -> n.Expr | None:
