@@ -62,6 +62,14 @@ def _calls(fn: Function | None, start: int = 0, end: int | None = None) -> list[
             start <= c.span.start and (end is None or c.span.start < end)]
 
 
+def _unresolved(fn: Function) -> list[n.Call]:
+    """Plain calls of `fn` that name no declaration (dependent, in a template's pattern)."""
+    if fn.body is None:
+        return []
+    return [c for c in fn.body.walk() if isinstance(c, n.Call) and not c.callee_decl and
+            c.callee and not isinstance(c.callee_expr, n.Member)]
+
+
 def mismatches(out: TranslationUnit, fused: str, parts: list[tuple[TranslationUnit,
                                                                     Function]],
                markers: list[int]) -> list[Diagnostic]:
@@ -76,6 +84,10 @@ def mismatches(out: TranslationUnit, fused: str, parts: list[tuple[TranslationUn
         before: dict[str, set[tuple[str, str]]] = {}
         unknown: set[str] = set()
         tparams = [p.name for p in kernel.template_params]
+        # A call the front end left unresolved in the template's pattern (an argument of a
+        # dependent type: ggml's `max(res, (To)cur)`) binds only at instantiation, and may
+        # bind another overload than a resolved call of the same name (`max(0, start_h)`).
+        unknown.update(c.callee.split("::")[-1] for c in _unresolved(kernel))
         for c in _calls(kernel):
             name = c.callee.split("::")[-1]
             w = _where(unit, c.callee_decl, unit.path)

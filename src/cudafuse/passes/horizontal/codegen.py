@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from cudafuse.codegen.templates import DEDUCED, alias_name, deduced_params, substitute
+from cudafuse.passes.horizontal.discarded import dep_param, discards
 from cudafuse.passes.horizontal.parts import Part
 from cudafuse.passes.horizontal.remap import Names, part_scope
 from cudafuse.passes.horizontal.scopes import Namespaces, named, qualifier
@@ -104,17 +105,23 @@ def _names_deduced(decl: str, part: Part, names: Names) -> bool:
                for t in deduced_params(part.bindings, names.prefix, part.index))
 
 
-def template_head(p1: Part, p2: Part, names: Names) -> str:
+def template_head(p1: Part, p2: Part, names: Names, kernel: bool = False) -> str:
     """`template <typename cf_tp2_Op> ` for the parts' parameters left to the launch to
-    deduce (a functor, often a lambda), or ''."""
-    params = [*deduced_params(p1.bindings, names.prefix, 1),
-              *deduced_params(p2.bindings, names.prefix, 2)]
-    return f"template <{', '.join('typename ' + t for t in params)}>\n" if params else ""
+    deduce (a functor, often a lambda), or ''; the fused `kernel`'s also has `int cf_dep`
+    when a part's `if constexpr` needs its names dependent (discarded.py)."""
+    params = ["typename " + t for t in (*deduced_params(p1.bindings, names.prefix, 1),
+                                        *deduced_params(p2.bindings, names.prefix, 2))]
+    if kernel and (discards(p1) or discards(p2)):
+        params.insert(0, f"int {dep_param(names.prefix)}")
+    return f"template <{', '.join(params)}>\n" if params else ""
 
 
-def template_args(p1: Part, p2: Part, names: Names) -> str:
+def template_args(p1: Part, p2: Part, names: Names, kernel: bool = False) -> str:
+    """The arguments of template_head's parameters, as the launcher passes them."""
     params = [*deduced_params(p1.bindings, names.prefix, 1),
               *deduced_params(p2.bindings, names.prefix, 2)]
+    if kernel and (discards(p1) or discards(p2)):
+        params.insert(0, "0")
     return f"<{', '.join(params)}>" if params else ""
 
 
@@ -175,7 +182,8 @@ def kernel_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
             "here)" for p in (p1, p2) if p.bound_note]
     note = f"// {cap.strip()} counts the whole fused block; it replaces " + \
         " and ".join(over) + "\n" if over else ""
-    sig = note + template_head(p1, p2, names) + f"__global__ void {cap}{cfg.name}(" + \
+    sig = note + template_head(p1, p2, names, kernel=True) + \
+        f"__global__ void {cap}{cfg.name}(" + \
         ",\n    ".join(params) + ")"
     body = [f"  const unsigned {names.tid} = threadIdx.x;",
             f"  const unsigned {names.bid} = blockIdx.x;"]
@@ -251,7 +259,7 @@ def launcher_text(p1: Part, p2: Part, names: Names, cfg: Config) -> str:
             "  // A block runs one part only: both parts' regions start at offset 0.",
             f"  const size_t {p}_smem = smem1 > smem2 ? smem1 : smem2;",
             f"  const unsigned {p}_threads = {max(n1, n2)}u;"]
-    kernel = cfg.name + template_args(p1, p2, names)
+    kernel = cfg.name + template_args(p1, p2, names, kernel=True)
     # An instantiation over a lambda's type has no linkage: the runtime's template overload
     # over it could not be defined elsewhere (clang refuses it), its address as a plain
     # pointer can.

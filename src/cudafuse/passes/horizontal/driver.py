@@ -23,6 +23,7 @@ from cudafuse.passes.horizontal.codegen import (
     streams_launcher_text,
 )
 from cudafuse.passes.horizontal.coop import TILE_DEFINITION
+from cudafuse.passes.horizontal.discarded import definitions, discards
 from cudafuse.passes.horizontal.guards import shared_guards
 from cudafuse.passes.horizontal.parts import (
     Part,
@@ -399,7 +400,8 @@ def hfuse(u1: TranslationUnit, k1: KernelRef, u2: TranslationUnit, k2: KernelRef
         if groups:
             groups = TILE_DEFINITION + "\n" + groups
         macros, unmacros = macro_restoring(restore)
-        tail = (rule + (BAR_SYNC_DEFINITION + "\n" if named else "") +
+        dependent = definitions(names.prefix) + "\n" if discards(p1) or discards(p2) else ""
+        tail = (rule + (BAR_SYNC_DEFINITION + "\n" if named else "") + dependent +
                 (BAR_RED_DEFINITION + "\n" if reducing else "") + aliases + macros + groups +
                 shared_prelude(p2, names, opts.mode) + helpers +
                 wrapped(space, kernel_text(p1, p2, names, cfg) + "\n" +

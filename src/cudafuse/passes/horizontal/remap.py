@@ -19,6 +19,8 @@ from cudafuse.codegen.splice import Rewriter
 from cudafuse.codegen.templates import scope_lines, template_names
 from cudafuse.ir.source import SourceFile
 from cudafuse.passes.horizontal import coop
+from cudafuse.passes.horizontal.discarded import discards
+from cudafuse.passes.horizontal.discarded import scope_lines as dependent_scope_lines
 from cudafuse.passes.horizontal.helpers import (
     SmemView,
     call_edits,
@@ -112,7 +114,7 @@ def part_scope(part: Part, names: Names, mode: str, thread_offset: int, block_of
     directive = using_directive(fn.namespaces) if named(fn.namespaces) != space else ""
     lines = [
         *([directive] if directive else []),
-        *scope_lines(part.bindings, p, i),
+        *(dependent_scope_lines if discards(part) else scope_lines)(part.bindings, p, i),
         f"const unsigned {t} = {tid};",
         f"const unsigned {b} = {bid};",
         f"{keep}const uint3 threadIdx = {_split(t, part.block)};",
