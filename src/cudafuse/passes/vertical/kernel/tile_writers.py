@@ -145,6 +145,9 @@ def _staged(fn: Function) -> StagedCopy | str | None:
     sizes = {d: coords[d].size for d in coords if d in used}
     if _prod(sizes.values()) > _MAX_THREADS:
         return None
+    impure = _impure_staging(fn, [top[i] for i in sorted(staging)], frame.written, name)
+    if impure:
+        return impure
     writes = _run_block(fn, top[:first], shared, sizes, frame.written)
     written_in = {d for i in staging for d in _assigned_locals(top[i])}
     kept_refs = {x.decl for j, s in enumerate(top) if j not in staging
@@ -199,6 +202,63 @@ def _assigned_locals(s: n.Stmt) -> set[str]:
 # ---------------------------------------------------------------------------------------
 # 1. the staging, run for every thread of the block
 
+def _impure_staging(fn: Function, stmts: list[n.Stmt], written: set[str], name: str
+                    ) -> str | None:
+    """Why a value the staging stores may not be the same wherever and whenever the block's
+    threads compute it, if it may not: every value it assigns (a store's, a local's) is
+    checked as written, so each thread's bound value is made of checked parts."""
+    for s in stmts:
+        for x in s.walk():
+            if isinstance(x, n.Binary) and x.is_assignment:
+                e = x.rhs
+            elif isinstance(x, n.VarDecl) and x.init is not None:
+                e = x.init
+            else:
+                continue
+            bad = _impure(e, fn, written)
+            if bad:
+                if "which the kernel writes" in bad:
+                    bad += (": other blocks may already have stored their new values where "
+                            "this block stages its halo, so what the tile holds is a race in "
+                            "the original")
+                return (f"its tile in shared '{name}' (line {x.span.line}) stores a value that "
+                        f"{bad}")
+    return None
+
+
+def _rebuild(e: n.Expr, change) -> n.Expr:
+    """`e` with the nodes `change` replaces replaced (replace_nodes for the expression
+    kinds a staging's values are made of, without its reflection)."""
+    r = change(e)
+    if r is not None:
+        return r
+    if isinstance(e, n.Binary):
+        a, b = _rebuild(e.lhs, change), _rebuild(e.rhs, change)
+        return e if a is e.lhs and b is e.rhs else dataclasses.replace(e, lhs=a, rhs=b)
+    if isinstance(e, n.Unary):
+        a = _rebuild(e.operand, change)
+        return e if a is e.operand else dataclasses.replace(e, operand=a)
+    if isinstance(e, n.Cast):
+        a = _rebuild(e.operand, change)
+        return e if a is e.operand else dataclasses.replace(e, operand=a)
+    if isinstance(e, n.Cond):
+        c, a, b = (_rebuild(x, change) for x in (e.cond, e.then, e.else_))
+        return e if c is e.cond and a is e.then and b is e.else_ else \
+            dataclasses.replace(e, cond=c, then=a, else_=b)
+    if isinstance(e, n.Index):
+        a, b = _rebuild(e.base, change), _rebuild(e.index, change)
+        return e if a is e.base and b is e.index else dataclasses.replace(e, base=a, index=b)
+    if isinstance(e, n.Call) and e.callee_expr is None:
+        args = tuple(_rebuild(x, change) for x in e.args)
+        return e if all(a is b for a, b in zip(args, e.args, strict=True)) else \
+            dataclasses.replace(e, args=args)
+    if isinstance(e, (n.IntLit, n.FloatLit, n.BoolLit, n.Ref, n.Member, n.StrLit)):
+        return e
+    out = replace_nodes(e, change)
+    assert isinstance(out, n.Expr)
+    return out
+
+
 def _run_block(fn: Function, prefix: list[n.Stmt], shared: dict[str, n.VarDecl],
                sizes: dict[str, int], written: set[str]) -> dict[str, list[_Write]]:
     out: dict[str, list[_Write]] = {}
@@ -242,9 +302,7 @@ class _Thread:
                 return self.env[x.decl]
             return None
 
-        out = replace_nodes(e, change)
-        assert isinstance(out, n.Expr)
-        return out
+        return _rebuild(e, change)
 
     def local(self, e: n.Expr, typ: str) -> n.Expr:
         """A local's new value: a constant when the thread's indices make it one (`int tx =
@@ -343,13 +401,6 @@ class _Thread:
             raise _Refused(f"{where} is stored at an element that the block's position or "
                            "a parameter decides")
         value = self.bind(e.rhs)
-        bad = _impure(value, self.fn, self.written)
-        if bad:
-            if "which the kernel writes" in bad:
-                bad += (": other blocks may already have stored their new values where this "
-                        "block stages its halo, so what the tile holds is a race in the "
-                        "original")
-            raise _Refused(f"{where} stores a value that {bad}")
         if unqualified(lhs.type) != unqualified(e.rhs.type):
             value = n.Cast(value, type=unqualified(lhs.type), span=e.rhs.span)
         self.writes.append((arr.decl, _Write(e, element, value)))  # type: ignore[arg-type]
@@ -583,13 +634,15 @@ def _read_value(body: n.Compound, r: n.Index, arr: n.VarDecl, extents: list[int 
     groups: dict[object, int] = {}
     exprs: list[n.Expr] = []
     elem_groups: dict[tuple[int, ...], set[int]] = {}
+    here = {d: Poly.atom(Atom("var", xs[d].decl)) + o for d, o in zip(dims, offsets,
+                                                                       strict=True)}
     for element, ws in by_elem.items():
         for w in ws:
-            moved = _moved(w.value, w.element, dims, offsets, xs, sizes, refs)
-            k = _key(moved)
+            k = _key(w.value, _shifter({d: here[d] - Poly.const(e) for d, e in zip(
+                dims, w.element, strict=True)}, sizes))
             if k not in groups:
                 groups[k] = len(exprs)
-                exprs.append(moved)
+                exprs.append(_moved(w.value, w.element, dims, offsets, xs, sizes, refs))
             elem_groups.setdefault(element, set()).add(groups[k])
     cands = exprs + _all_tests(exprs)
     prepared: dict[tuple[int, tuple[int, ...]], _Prepared] = {}
@@ -696,11 +749,12 @@ def _guard_highs(body: n.Compound, r: n.Index, coords: set[str]) -> dict[str, Po
     return out
 
 
-def _at_least_zero(c: n.Expr) -> Poly | None:
+def _at_least_zero(c: n.Expr, memo: dict | None = None) -> Poly | None:
     """P with `c` equivalent to P >= 0 (integers), for a comparison of polynomials."""
     if not (isinstance(c, n.Binary) and c.op in ("<", "<=", ">", ">=")):
         return None
-    a, b = _poly(c.lhs), _poly(c.rhs)
+    memo = {} if memo is None else memo
+    a, b = _pm(c.lhs, memo), _pm(c.rhs, memo)
     if a is None or b is None:
         return None
     one = Poly.const(1)
@@ -879,31 +933,84 @@ def _simplify(e: n.Expr, facts: _Facts) -> n.Expr:
     return e
 
 
-def _key(e: n.Expr) -> object:
+def _pm(e: n.Expr, memo: dict) -> Poly | None:
+    """staged_copy._poly with each node's polynomial kept in `memo` (by id): a key walks
+    every node of a deep value, each asking for its polynomial."""
+    k = id(e)
+    if k in memo:
+        return memo[k][1]
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
+        a, b = _pm(e.lhs, memo), _pm(e.rhs, memo)
+        p = None if a is None or b is None else a * b if e.op == "*" else \
+            a + b if e.op == "+" else a - b
+    elif isinstance(e, n.Unary) and e.op in ("-", "+"):
+        a = _pm(e.operand, memo)
+        p = None if a is None else -a if e.op == "-" else a
+    elif isinstance(e, n.Cast) and _const(e) is None:
+        p = None if "float" in e.type or "double" in e.type else _pm(e.operand, memo)
+    else:
+        p = _poly(e)
+    memo[k] = (e, p)  # (the node kept: its id stays its own)
+    return p
+
+
+def _has_block(p: Poly) -> bool:
+    return any(a.kind == "builtin" and a.name.startswith("blockIdx") for m, _ in p.terms
+               for a in m)
+
+
+def _shifter(repl: dict[str, Poly], sizes: dict[str, int]):
+    """p with each blockIdx.d * K_d written repl[d] (what _moved does to the expression)."""
+    def sub(p: Poly) -> Poly:
+        out = Poly()
+        for m, c in p.terms:
+            bs = [a for a in m if a.kind == "builtin" and a.name.startswith("blockIdx")]
+            if not bs:
+                out = out + Poly(((m, c),))
+                continue
+            d = bs[0].name.split(".")[-1]
+            if len(bs) != 1 or d not in repl or c % sizes[d]:
+                raise _Refused()
+            out = out + Poly(((tuple(a for a in m if a is not bs[0]), c // sizes[d]),)) * \
+                repl[d]
+        return out
+    return sub
+
+
+def _key(e: n.Expr, sub=None, memo: dict | None = None) -> object:
     """A key equal for expressions that compute the same value the same way: integer
-    arithmetic as polynomials, comparisons as P >= 0, the rest by structure."""
+    arithmetic as polynomials, comparisons as P >= 0, the rest by structure. `sub`, when
+    given, rewrites each polynomial first (a writer's value moved: _shifter): the key of
+    the moved expression without building it."""
+    if memo is None:
+        memo = {}
     e2 = e.operand if isinstance(e, n.Cast) and not e.explicit else e
     if is_integral(e2.type or "") and not isinstance(e2, n.BoolLit):
-        p = _poly(e2)
+        p = _pm(e2, memo)
         if p is not None:
-            return ("P", p)
+            if sub is not None and is_unsigned(e.type) and _has_block(p):
+                raise _Refused()  # (as _moved: unsigned arithmetic wraps)
+            return ("P", sub(p) if sub else p)
     if isinstance(e2, n.Binary):
         if is_integral(e2.lhs.type or "int") and is_integral(e2.rhs.type or "int"):
-            p = _at_least_zero(e2)
+            p = _at_least_zero(e2, memo)
             if p is not None:
-                return ("GE", p)
-        return ("B", e2.op, _key(e2.lhs), _key(e2.rhs))
+                return ("GE", sub(p) if sub else p)
+        return ("B", e2.op, _key(e2.lhs, sub, memo), _key(e2.rhs, sub, memo))
     if isinstance(e2, n.Ref):
         return ("R", e2.decl or e2.name)
     if isinstance(e2, n.Cond):
-        return ("?", _key(e2.cond), _key(e2.then), _key(e2.else_))
+        return ("?", _key(e2.cond, sub, memo), _key(e2.then, sub, memo),
+                _key(e2.else_, sub, memo))
     if isinstance(e2, n.Unary):
-        return ("U", e2.op, _key(e2.operand))
+        return ("U", e2.op, _key(e2.operand, sub, memo))
     if isinstance(e2, n.Call):
-        return ("C", e2.callee, tuple(_key(a) for a in e2.args))
+        return ("C", e2.callee, tuple(_key(a, sub, memo) for a in e2.args))
     if isinstance(e2, n.Index):
-        return ("I", _key(e2.base), _key(e2.index))
+        return ("I", _key(e2.base, sub, memo), _key(e2.index, sub, memo))
     if isinstance(e2, n.Cast):
-        return ("T", unqualified(e2.type), _key(e2.operand))
+        return ("T", unqualified(e2.type), _key(e2.operand, sub, memo))
+    if sub is not None and isinstance(e2, n.Member):
+        raise _Refused()  # (blockIdx outside any polynomial)
     return e2  # (literals: IR equality ignores spans)
 
