@@ -242,20 +242,23 @@ def _enumerate(model: PipelineModel, bits: _Bits, score: Scorer, legal: Legality
     `budget`; a level is looked at whole or not at all, so the result covers every group up
     to some size."""
     n = len(model.kernels)
-    level = {1 << i for i in range(n)}
+    # Each group with its neighbours, descendants and ancestors (as masks), each grown from
+    # the group it extends by one kernel rather than from all its members again.
+    level = {1 << i: (bits.data[i] & ~(1 << i), bits.desc[i], bits.anc[i]) for i in range(n)}
     good: list[Group] = []
     size, seen, work = 1, 0, 0
     while level:
-        nxt: set[int] = set()
-        for mask in level:
-            around = 0
-            for v in _members(mask):
-                around |= bits.data[v]
-            around &= ~mask
-            while around:
-                low = around & -around
-                nxt.add(mask | low)
-                around ^= low
+        nxt: dict[int, tuple[int, int, int]] = {}
+        for mask, (around, desc, anc) in level.items():
+            rest = around
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                grown = mask | low
+                if grown not in nxt:
+                    v = low.bit_length() - 1
+                    nxt[grown] = ((around | bits.data[v]) & ~grown, desc | bits.desc[v],
+                                  anc | bits.anc[v])
         if not nxt:
             return _Enumeration(good, True, size, seen)
         if work + len(nxt) * (size + 1) > budget:
@@ -263,10 +266,7 @@ def _enumerate(model: PipelineModel, bits: _Bits, score: Scorer, legal: Legality
         seen += len(nxt)
         work += len(nxt) * (size + 1)
         for mask in sorted(nxt):
-            desc = anc = 0
-            for v in _members(mask):
-                desc |= bits.desc[v]
-                anc |= bits.anc[v]
+            _, desc, anc = nxt[mask]
             if desc & anc & ~mask:  # not convex: cannot be one kernel whatever its bodies
                 continue
             group = frozenset(_members(mask))
