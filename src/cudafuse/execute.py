@@ -20,11 +20,58 @@ if TYPE_CHECKING:
 
 
 def execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
-            sanitize: bool, body: Callable[[Any, list[Slot]], None], **emu: Any) -> None:
+            sanitize: bool, body: Callable[[Any, list[Slot]], None], faults: str = "warn",
+            **emu: Any) -> None:
     """Build `path` and run `body(lib, slots)`; `body` fills `slots` (the spec argument
     behind each parameter of what it calls) before calling, so that a bad access or a
     value that does not fit is reported at the spec's key. `emu`: the emulator's `fill`
-    and `unwritten` (runtime.load)."""
+    and `unwritten` (runtime.load). A launch the GPU would refuse (an empty grid: it sets
+    cudaErrorInvalidConfiguration and the program goes on, as under the emulator) is a
+    warning at the launch when `faults` is "warn" (`run`), an error there when it names
+    whose run it is ("the original's", verify: such a run is never a silent match)."""
+    import tempfile
+
+    if backend != "emu":
+        _execute(path, backend, opts, timeout, sanitize, body, **emu)
+        return
+    from cudafuse.emu import launch_faults
+
+    with tempfile.TemporaryDirectory(prefix="cudafuse-launches-") as tmp:
+        log = f"{tmp}/faults.txt"
+        try:
+            _execute(path, backend, opts, timeout, sanitize, body, launch_faults=log, **emu)
+        except CudafuseError as exc:
+            # The program may have stopped at the launch's error (its own check): the
+            # refused launch comes first.
+            _faults(launch_faults.read(log), path, faults, exc.diagnostics)
+            raise
+        _faults(launch_faults.read(log), path, faults, [])
+
+
+def _faults(found: list[Any], path: str, faults: str, then: list[Diagnostic]) -> None:
+    """Show the refused launches as warnings (`faults` "warn"), or raise an error at the
+    first, followed by the others and by the diagnostics of the error the run ended with."""
+    if not found:
+        return
+    if faults == "warn":
+        for f in found:
+            click.echo(_fault_at(f, path, Severity.WARNING).format(), err=True)
+        return
+    first = _fault_at(found[0], path, Severity.ERROR)
+    raise CudafuseError([
+        Diagnostic(Severity.ERROR, f"{faults} {first.message}; a run where the GPU refuses "
+                   "a launch is not compared", first.file, first.line),
+        *(_fault_at(f, path, Severity.NOTE) for f in found[1:]), *then])
+
+
+def _fault_at(fault: Any, path: str, severity: Severity) -> Diagnostic:
+    """A launch fault at its place, named as the user spelled the program."""
+    file = as_spelled(fault.file, path) if fault.file else path
+    return Diagnostic(severity, fault.message, file, fault.line)
+
+
+def _execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
+             sanitize: bool, body: Callable[[Any, list[Slot]], None], **emu: Any) -> None:
     from cudafuse.runtime import ArgumentError, KernelError, load
     from cudafuse.runtime.errors import BoundsError
     from cudafuse.runtime.spec_bind import argument_error, bounds_error
@@ -76,7 +123,7 @@ def located(message: str, path: str) -> CudafuseError:
 
 
 def run_bound(path: str, spec: Spec, backend: str, opts: ParseOptions,
-              timeout: float | None, sanitize: bool = False, **emu: Any
+              timeout: float | None, sanitize: bool = False, faults: str = "warn", **emu: Any
               ) -> tuple[list[Any], list[int]]:
     """Build `path`, call the spec's entry on fresh inputs; the argument values (in the
     spec's order) and, for each parameter, the index of the spec argument passed to it."""
@@ -98,13 +145,14 @@ def run_bound(path: str, spec: Spec, backend: str, opts: ParseOptions,
         else:
             lib.call(spec.entry, *args)
 
-    execute(path, backend, opts, timeout, sanitize, body, **emu)
+    execute(path, backend, opts, timeout, sanitize, body, faults, **emu)
     return values, order
 
 
 def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
-             timeout: float | None, sanitize: bool = False, **emu: Any) -> list[Any]:
-    return run_bound(path, spec, backend, opts, timeout, sanitize, **emu)[0]
+             timeout: float | None, sanitize: bool = False, faults: str = "warn", **emu: Any
+             ) -> list[Any]:
+    return run_bound(path, spec, backend, opts, timeout, sanitize, faults, **emu)[0]
 
 
 def summarise(name: str, v: Any) -> str:
@@ -161,7 +209,7 @@ def run_with_both_fills(path: str, spec: Spec, opts: ParseOptions, timeout: floa
     with tempfile.TemporaryDirectory(prefix="cudafuse-uninit-") as tmp:
         reports = [f"{tmp}/{fill:02x}.txt" for fill in uninit.FILLS]
         orders: list[dict[str, Any]] = [{}, {"threads": 1, "reverse": "*"}]
-        runs = [run_spec(path, spec, "emu", opts, timeout, sanitize, fill=fill,
+        runs = [run_spec(path, spec, "emu", opts, timeout, sanitize, whose, fill=fill,
                          unwritten=report, **order)
                 for fill, report, order in zip(uninit.FILLS, reports, orders, strict=True)]
         sites = uninit.in_both(*(uninit.read(r) for r in reports))

@@ -142,7 +142,8 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
         with structs_wrapped(original, spec, parse_opts) as (path, run):
             want = run_reference(path, run, backend, parse_opts, timeout, sanitize)
         with structs_wrapped(fused, spec, parse_opts) as (path, run):
-            got = run_spec(path, run, backend, parse_opts, timeout, sanitize)
+            got = run_spec(path, run, backend, parse_opts, timeout, sanitize,
+                           "the transformed program's")
         ok = report([(a, w, g) for a, w, g in zip(spec.args, want, got, strict=True)
                      if a.is_output], spec.rtol, spec.atol, spec_path)
     if not ok:

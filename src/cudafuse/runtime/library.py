@@ -123,6 +123,7 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
          forced_includes: Sequence[str] = (), std_args: Sequence[str] = (),
          fill: int | None = None, unwritten: str | None = None,
          threads: int | None = None, reverse: str = "", parallel_log: str | None = None,
+         launch_faults: str | None = None,
          nvcc_flags: Sequence[str] = ()) -> Library:
     """Build `path` for `backend` ("emu": g++ and the emulator; "nvcc": the GPU).
 
@@ -138,7 +139,9 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
     serial; default: the CPUs); `reverse` names a kernel ("*": every one) whose parallel
     launches run their blocks serially in decreasing linear id, and `parallel_log` a file that
     gets a line per site of a launch that may run its blocks in parallel ("kernel\tfile\tline"):
-    verify's check for races between blocks (execute.py).
+    verify's check for races between blocks (execute.py). `launch_faults` is a file that gets
+    a line per launch the GPU would refuse (emu/launch_faults.py); without it the emulator
+    warns on stderr.
     nvcc only: `nvcc_flags` are passed to nvcc after the others (--fmad=false, ...).
     """
     if backend not in BACKENDS:
@@ -171,6 +174,8 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
         env["CUDAFUSE_EMU_REVERSE"] = reverse
     if parallel_log is not None:
         env["CUDAFUSE_EMU_PARALLEL_LOG"] = parallel_log
+    if launch_faults is not None:
+        env["CUDAFUSE_EMU_LAUNCH_FAULTS"] = launch_faults
     if sanitize:
         asan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
                               text=True).stdout.strip()

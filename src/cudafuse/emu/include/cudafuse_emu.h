@@ -729,6 +729,42 @@ inline void __brkpt() { ::cudafuse_emu::fail("a kernel called __brkpt()"); }
 #include "cudafuse_emu_parallel.h"  // the blocks of a launch on several OS threads
 namespace cudafuse_emu {
 
+// ---- launches a GPU refuses --------------------------------------------------------------
+// On a GPU a launch with an invalid configuration (an empty grid or block, more than 1024
+// threads a block, block.z > 64, grid.y or grid.z > 65535) does not run: it sets
+// cudaErrorInvalidConfiguration, which the program's next cudaGetLastError returns, and the
+// program goes on (one that never checks runs to its end, the kernel's outputs holding
+// whatever they held). So here: the kernel does not run, the error is the program's last
+// error, and the launch is reported once per site and configuration, on stderr as a warning,
+// or, with CUDAFUSE_EMU_LAUNCH_FAULTS=PATH (`cudafuse run` and `verify`, execute.py), as a
+// line of PATH ("file\tline\tkernel\tmessage") that they show at the launch (verify: as the
+// program's fault, never a silent match). A launch from Python or a spec has no program to
+// check the error: there it is an error.
+inline std::atomic<unsigned long long> g_config_refused{0};  // launches refused so far
+
+inline void refuse_launch(const Site &site, const char *what) {
+  if (!strcmp(site.file, "<python>")) fail("%s:%d: %s", site.file, site.line, what);
+  ++g_config_refused;
+  rt_error(cudaErrorInvalidConfiguration);
+  static std::mutex lock;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> hold(lock);
+  char key[1200];
+  snprintf(key, sizeof key, "%s:%d: %s", site.file, site.line, what);
+  if (!said.insert(key).second) return;
+  static const char *path = getenv("CUDAFUSE_EMU_LAUNCH_FAULTS");
+  if (path && *path) {
+    if (FILE *f = fopen(path, "a")) {
+      fprintf(f, "%s\t%d\t%s\t%s\n", site.file, site.line, site.kernel, what);
+      fclose(f);
+      return;
+    }
+  }
+  if (site.line) fprintf(stderr, "cudafuse-emu: warning: %s:%d: %s\n", site.file, site.line, what);
+  else fprintf(stderr, "cudafuse-emu: warning: %s\n", what);  // cudaLaunchKernel: no site
+  fflush(stderr);
+}
+
 struct Launch {
   Site site;
   bool fibers;
@@ -741,15 +777,18 @@ struct Launch {
   template <class F>
   void run_body(F &body) {
     long long threads = (long long)block.x * block.y * block.z;
-    if (!grid.x || !grid.y || !grid.z || !threads)
-      fail("%s:%d: launch of '%s' with an empty grid (%u,%u,%u) or block (%u,%u,%u)",
-           site.file, site.line, site.kernel, grid.x, grid.y, grid.z, block.x, block.y,
-           block.z);
-    if (threads > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
-      fail("%s:%d: launch of '%s' with block (%u,%u,%u) / grid (%u,%u,%u) exceeds CUDA's "
-           "limits (1024 threads, block.z <= 64, grid.y/z <= 65535)",
-           site.file, site.line, site.kernel, block.x, block.y, block.z, grid.x, grid.y,
-           grid.z);
+    char what[512];
+    if (!grid.x || !grid.y || !grid.z || !threads) {
+      snprintf(what, sizeof what, "launch of '%s' with an empty grid (%u,%u,%u) or block "
+               "(%u,%u,%u)", site.kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+      return refuse_config(what);
+    }
+    if (threads > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535) {
+      snprintf(what, sizeof what, "launch of '%s' with block (%u,%u,%u) / grid (%u,%u,%u) "
+               "exceeds CUDA's limits (1024 threads, block.z <= 64, grid.y/z <= 65535)",
+               site.kernel, block.x, block.y, block.z, grid.x, grid.y, grid.z);
+      return refuse_config(what);
+    }
     if (shared > sizeof g_dyn_smem)
       fail("%s:%d: launch of '%s' asks for %zu bytes of dynamic shared memory (at most %zu)",
            site.file, site.line, site.kernel, shared, sizeof g_dyn_smem);
@@ -825,6 +864,13 @@ struct Launch {
              "past the %zu bytes its launch gives (the third <<<>>> argument): on a GPU the "
              "launch fails", site.file, site.line, site.kernel, i, shared);
     run_tail_launches(tail_mark);
+  }
+
+  void refuse_config(const char *what) {
+    char full[640];
+    snprintf(full, sizeof full, "%s: on a GPU it fails with cudaErrorInvalidConfiguration "
+             "and the kernel does not run", what);
+    refuse_launch(site, full);
   }
 
   template <class F, class... A>

@@ -334,9 +334,11 @@ inline cudaError_t launch_with(const char *name, bool fibers, bool coop, F call,
   l.stream = stream;
   l.cooperative = coop;
   l.parallel = parallel && !coop;
-  const unsigned long long refused = g_bounds_refused;
+  const unsigned long long refused = g_bounds_refused, invalid = g_config_refused;
   l.run(call);
-  // A launch its kernel's __launch_bounds__ refuses returns the error itself, as on a GPU.
+  // A launch its kernel's __launch_bounds__ or an invalid configuration refuses returns the
+  // error itself, as on a GPU.
+  if (g_config_refused != invalid) return cudaErrorInvalidConfiguration;
   return g_bounds_refused != refused ? cudaErrorLaunchOutOfResources : cudaSuccess;
 }
 
