@@ -9,11 +9,14 @@ directories (and packages coming and going), `from conftest import ...` is ambig
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TextIO
 
 import pytest
 
@@ -71,6 +74,59 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="nvcc not on PATH"))
         if "gpu" in item.keywords and not have_gpu():
             item.add_marker(pytest.mark.skip(reason="no GPU (PyCUDA cannot create a context)"))
+
+
+# CUDAFUSE_TEST_CPU=PREFIX: one JSON line per test in PREFIX.<xdist worker>.jsonl with its
+# CPU seconds, the process's own and its waited-for children's (g++, nvcc, emulation workers
+# when closed), and of those the emulator builds' (g++ in runtime/build.py). On the shared
+# machine the wall durations grow with the load; CPU time is what the suite itself spends.
+# benchmarks/suite_cpu.py sums the lines by file (issue 27).
+_CPU_LOG = os.environ.get("CUDAFUSE_TEST_CPU")
+_CPU_KEY = pytest.StashKey[TextIO]()
+_BUILD_CPU = [0.0, 0]  # children's CPU seconds inside runtime.build._compile, calls
+
+
+def _cpu() -> tuple[float, float]:
+    t = os.times()
+    return t.user + t.system, t.children_user + t.children_system
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not _CPU_LOG or (getattr(config.option, "numprocesses", None)
+                        and not os.environ.get("PYTEST_XDIST_WORKER")):
+        return  # (the xdist controller runs no tests)
+    from cudafuse.runtime import build  # noqa: PLC0415 - only when measuring
+
+    compile_ = build._compile
+
+    def counted(*args: Any, **kw: Any) -> None:
+        before = _cpu()[1]
+        try:
+            return compile_(*args, **kw)
+        finally:
+            _BUILD_CPU[0] += _cpu()[1] - before
+            _BUILD_CPU[1] += 1
+
+    build._compile = counted
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    config.stash[_CPU_KEY] = open(f"{_CPU_LOG}.{worker}.jsonl", "w", buffering=1)  # noqa: SIM115
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
+                            ) -> Iterator[None]:
+    log = item.config.stash.get(_CPU_KEY, None)
+    if log is None:
+        yield
+        return
+    own, children = _cpu()
+    build, builds, start = _BUILD_CPU[0], _BUILD_CPU[1], time.monotonic()
+    yield
+    own2, children2 = _cpu()
+    log.write(json.dumps({"id": item.nodeid, "wall": round(time.monotonic() - start, 3),
+                          "self": round(own2 - own, 3), "children": round(children2 - children, 3),
+                          "build": round(_BUILD_CPU[0] - build, 3),
+                          "builds": _BUILD_CPU[1] - builds}) + "\n")
 
 
 @pytest.fixture(scope="session", autouse=True)
