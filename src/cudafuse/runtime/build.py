@@ -28,8 +28,9 @@ _LINK_UNDEFINED = re.compile(r"undefined reference to `([^']+)'")
 _NVCC_DIAG = re.compile(r"^(.*?)\((\d+)\): error: (.*)$")
 BUILD_VERSION = "3"  # bump when the generated code changes shape
 # The nvcc build's own version (in its keys only, so the emulator's builds stay cached):
-# "2" compiles, then links with stand-ins (standins.py), the trampolines catching throws.
-NVCC_LINK = "2"
+# "2" compiles, then links with stand-ins (standins.py), the trampolines catching throws;
+# "3" their message kept in a static (not inline) thread_local.
+NVCC_LINK = "3"
 TRAMPOLINES = "<cudafuse trampolines>"  # the file name g++ gives the trampolines' lines
 
 

@@ -35,8 +35,9 @@ from cudafuse.diagnostics import error
 # What the trampolines return when a stand-in (or anything else) threw (trampoline.py).
 THROWN = -2
 EXIT_STATUS = 86  # a stand-in variable's fault ends the process with it (as the emulator's)
-_IN_FUNCTION = re.compile(r"in function [`']([^']+)'")
-_UNDEFINED = re.compile(r"undefined reference to [`']([^']+)'")
+# (ld quotes `so', or in a UTF-8 locale with gettext's quotes, ‘so’)
+_IN_FUNCTION = re.compile(r"in function [`'‘]([^'’]+)['’]")
+_UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’]+)['’]")
 _DYN_UNDEFINED = re.compile(r"^\s*\d+:\s+0+\s+\d+\s+\w+\s+\w+\s+\w+\s+UND\s+(\S+)", re.M)
 _BLOCK = 65536
 

@@ -177,7 +177,7 @@ namespace cudafuse_rt {
 // The program's host code runs in the Python process: an exception it lets out (or a
 // stand-in's, runtime/standins.py, a const char *) is caught here, its message kept for
 // cudafuse_thrown(), and the call returns -2 (standins.THROWN), not std::terminate().
-inline thread_local std::string thrown;
+static thread_local std::string thrown;
 template <class CfF> int guarded(CfF &&cf_f) {
   try {
     return cf_f();
