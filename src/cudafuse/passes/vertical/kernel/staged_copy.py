@@ -328,7 +328,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
         what = f"copy of '{buf.name}' into shared '{arr.name}' (line {store.span.line})"
         shape = _copier(stmt, store, once)
         early = any(isinstance(x, n.Return) for s in top[:i] for x in s.walk())
-        threads = None if shape is not None or early else _per_thread(stmt, store, once)
+        threads = None if shape is not None or early else _per_thread(stmt, store, arr, once)
         if threads is not None:  # (thread t copies element t, t < K: [0, K) if the block
             shape = [(n.IntLit(0, type="int"), _sub(threads[0], 1))], False  # has K threads)
         if shape is None:
@@ -582,13 +582,24 @@ _THREAD_INDEX = (Poly.atom(builtin("threadIdx", "x")),
                  Poly.atom(builtin("blockDim", "x")) * Poly.atom(builtin("threadIdx", "y")))
 
 
-def _per_thread(stmt: n.Stmt, store: n.Binary, once: dict[str, n.Expr]
+def _per_thread(stmt: n.Stmt, store: n.Binary, arr: n.VarDecl, once: dict[str, n.Expr]
                 ) -> tuple[n.Expr, int] | None:
     """(K, d) for a copy whose thread t of the block copies element t when t < K (`int t =
     threadIdx.y * blockDim.x + threadIdx.x; if (t < K) s[t] = g[t];`): with no return
     before it, every thread of the block makes its part, so elements [0, K) are stored
     when the block has at least K threads over its first d dimensions (checked at run
     time). None for any other copy."""
+    if isinstance(stmt, n.ExprStmt) and stmt.expr is store and len(arr.array_dims) == 1 \
+            and arr.array_dims[0] is not None:
+        # (unconditional, `s[threadIdx.x] = g[threadIdx.x];`: thread t stores element t for
+        # every t of the block; within the array that is [0, extent) when the block has
+        # that many threads, as if written `if (t < extent)`. A block larger than the array
+        # makes the original store past it, undefined behaviour there.)
+        _, subs = _subscripts(_strip(store.lhs))  # type: ignore[arg-type]
+        t = _poly(_inline(subs[0], once)) if len(subs) == 1 else None
+        if t is None or t not in _THREAD_INDEX:
+            return None
+        return arr.array_dims[0], _THREAD_INDEX.index(t) + 1
     if not (isinstance(stmt, n.If) and stmt.else_ is None):
         return None
     cond = _strip(stmt.cond)
