@@ -7,7 +7,6 @@ is recomputed reading the buffer itself."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from equivalence import compare_entry, fuse_file
