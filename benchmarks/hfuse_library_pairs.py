@@ -40,8 +40,8 @@ that describe it (`tensor`); kernelHistogram1D, launched with a host lambda that
 can give, is verified through drivers the script writes (DRIVERS below).
 
 (--nvcc: cudafuse's own compile check on, and every output compiled again with nvcc as the
-library builds (--extended-lambda); off by default here. --only ours|third|aten|crypto: one
-corpus.)
+library builds (--extended-lambda); off by default here. --only ours|third|aten|crypto or
+llama|caffe|mmcv: one corpus.)
 """
 
 from __future__ import annotations
@@ -116,6 +116,93 @@ REPOS.update({
                         ()),
 })
 STANDINS = {"aoli-al/TorchKernel": LIBRARY / "aten", "tpruvot/ccminer": LIBRARY / "ccminer"}
+
+# Libraries tried by no one here before (issue 26: "the same holds on kernels you do not
+# see"), in other styles: ggml's CUDA backend in ggerganov/llama.cpp (`static __global__`
+# templates with non-type parameters, `if constexpr`, warp reductions through helpers of
+# common.cuh), BVLC/caffe (`template <typename Dtype> __global__` in `namespace caffe`,
+# CUDA_KERNEL_LOOP, launched through CAFFE_GET_BLOCKS) and open-mmlab/mmcv's ops
+# (`*_cuda_kernel.cuh` templates included by .cu files, CUDA_1D_KERNEL_LOOP).
+REPOS.update({
+    "ggerganov/llama.cpp": ("c392e5094deaf2d1a7c18683214f007fad3fe42b",
+                            ("ggml/include", "ggml/src"), ()),
+    "BVLC/caffe": ("9b891540183ddc834a02b2bd81b31afae71b2153", ("include",), ()),
+    "open-mmlab/mmcv": ("a8073c74bf83d62ec36a103f835faa4837fb6585",
+                        ("mmcv/ops/csrc/common", "mmcv/ops/csrc/common/cuda"), ()),
+})
+# caffe's headers (include/caffe/common.hpp, util/math_functions.hpp) are its own; what they
+# include of Boost, gflags, glog and CBLAS (host code only) finds our stand-ins.
+STANDINS["BVLC/caffe"] = LIBRARY / "caffe"
+# mmcv's ops include PyTorch (ATen, c10, THC) through pytorch_cuda_helper.hpp: the ATen
+# stand-ins of the paper's corpus, and two more headers it names (.../mmcv/).
+STANDINS["open-mmlab/mmcv"] = LIBRARY / "mmcv"
+MORE_STANDINS = {"open-mmlab/mmcv": (LIBRARY / "aten",)}
+# What the emulator's builds (verify) of a repository's files need beyond the -I/-D: headers
+# given with -include, and the environment. ggml's common.cuh names the driver API in host
+# code (CUresult), which the emulator's <cuda.h> lacks; its warp reductions are helpers in
+# that header, whose bodies the emulator's choice of fibers does not read (it stops at the
+# first __shfl_xor_sync and says to set CUDAFUSE_EMU_FIBERS).
+EMU_INCLUDES = {"ggerganov/llama.cpp": (str(LIBRARY / "driver_api.h"),)}
+EMU_ENV = {"ggerganov/llama.cpp": {"CUDAFUSE_EMU_FIBERS": "1"}}
+# (kernel as --kernels names it, file, run spec, block as the library launches it)
+GGML = "ggml/src/ggml-cuda/"
+MMCV = "mmcv/ops/csrc/common/cuda/"
+LIBS: dict[str, dict[str, tuple]] = {
+    "llama": {
+        "rms_norm": ("ggerganov/llama.cpp", GGML + "norm.cu", "rms_norm_f32<32>",
+                     "ll_rms_norm.toml", 32),
+        "gelu": ("ggerganov/llama.cpp", GGML + "unary.cu", "gelu_f32", "ll_gelu.toml", 256),
+        "pool2d": ("ggerganov/llama.cpp", GGML + "pool2d.cu",
+                   "pool2d_nchw_kernel<float, float>", "ll_pool2d.toml", 256),
+        "silu": ("ggerganov/llama.cpp", GGML + "unary.cu", "silu_f32", "ll_silu.toml", 256),
+        "softmax": ("ggerganov/llama.cpp", GGML + "softmax.cu",
+                    "soft_max_f32<true, 128, 128, float>", "ll_softmax.toml", 128),
+        "im2col": ("ggerganov/llama.cpp", GGML + "im2col.cu", "im2col_kernel<float>",
+                   "ll_im2col.toml", 256),
+        "sum_rows": ("ggerganov/llama.cpp", GGML + "sumrows.cu", "k_sum_rows_f32",
+                     "ll_sum_rows.toml", 32),
+        "scale": ("ggerganov/llama.cpp", GGML + "scale.cu", "scale_f32", "ll_scale.toml", 256),
+    },
+    "caffe": {
+        "im2col": ("BVLC/caffe", "src/caffe/util/im2col.cu", "caffe::im2col_gpu_kernel<float>",
+                   "cf_im2col.toml", 512),
+        "im2col_d": ("BVLC/caffe", "src/caffe/util/im2col.cu",
+                     "caffe::im2col_gpu_kernel<double>", "cf_im2col_d.toml", 512),
+        "col2im": ("BVLC/caffe", "src/caffe/util/im2col.cu", "caffe::col2im_gpu_kernel<float>",
+                   "cf_col2im.toml", 512),
+        "adam": ("BVLC/caffe", "src/caffe/solvers/adam_solver.cu", "caffe::AdamUpdate<float>",
+                 "cf_adam.toml", 512),
+        "rmsprop": ("BVLC/caffe", "src/caffe/solvers/rmsprop_solver.cu",
+                    "caffe::RMSPropUpdate<float>", "cf_rmsprop.toml", 512),
+        "adadelta": ("BVLC/caffe", "src/caffe/solvers/adadelta_solver.cu",
+                     "caffe::AdaDeltaUpdate<float>", "cf_adadelta.toml", 512),
+        "nesterov": ("BVLC/caffe", "src/caffe/solvers/nesterov_solver.cu",
+                     "caffe::NesterovUpdate<float>", "cf_nesterov.toml", 512),
+        "adagrad_d": ("BVLC/caffe", "src/caffe/solvers/adagrad_solver.cu",
+                      "caffe::AdaGradUpdate<double>", "cf_adagrad_d.toml", 512),
+    },
+    # mmcv's kernels are fused from the headers that define them (hfuse analyses a file's own
+    # kernels: the .cu launchers include them).
+    "mmcv": {
+        "sigmoid_focal": ("open-mmlab/mmcv", MMCV + "sigmoid_focal_loss_cuda_kernel.cuh",
+                          "sigmoid_focal_loss_forward_cuda_kernel<float>",
+                          "mm_sigmoid_focal.toml", 512),
+        "masked_im2col": ("open-mmlab/mmcv", MMCV + "masked_conv2d_cuda_kernel.cuh",
+                          "MaskedIm2colForward<float>", "mm_masked_im2col.toml", 512),
+        "roi_align": ("open-mmlab/mmcv", MMCV + "roi_align_cuda_kernel.cuh",
+                      "roi_align_forward_cuda_kernel<float>", "mm_roi_align.toml", 512),
+        "softmax_focal": ("open-mmlab/mmcv", MMCV + "softmax_focal_loss_cuda_kernel.cuh",
+                          "softmax_focal_loss_forward_cuda_kernel<float>",
+                          "mm_softmax_focal.toml", 512),
+    },
+}
+LIB_PAIRS = {
+    "llama": [("rms_norm", "gelu"), ("pool2d", "silu"), ("softmax", "im2col"),
+              ("sum_rows", "scale")],
+    "caffe": [("im2col", "adam"), ("col2im", "rmsprop"), ("adadelta", "nesterov"),
+              ("im2col_d", "adagrad_d")],
+    "mmcv": [("sigmoid_focal", "masked_im2col"), ("roi_align", "softmax_focal")],
+}
 # Why a kernel cannot be verified under the emulator (None: it can, with the spec named).
 UNVERIFIABLE = {
     "lambda": "takes a functor whose type its launch deduces from a host lambda, which a run "
@@ -303,7 +390,8 @@ def _stage(cache: Path, repo: str, work: Path) -> Path:
 
 def run_third(a: str, b: str, mode: str, tmp: Path, cache: Path,
               table: dict | None = None) -> str:
-    sides, dirs, defines, why = [], [], [], []
+    sides, dirs, defines, why, forced = [], [], [], [], []
+    env: dict[str, str] = {}
     # A pair with a kernel no run spec can launch is verified through drivers of ours.
     driven = table is PAPER and a in DRIVERS and b in DRIVERS and \
         any(PAPER[k][3] in UNVERIFIABLE for k in (a, b))
@@ -317,9 +405,13 @@ def run_third(a: str, b: str, mode: str, tmp: Path, cache: Path,
         dirs += [str(root / d) for d in REPOS[repo][1]]
         if repo in STANDINS:
             dirs.append(str(STANDINS[repo]))
+        dirs += [str(d) for d in MORE_STANDINS.get(repo, ())]
         defines += REPOS[repo][2]
+        forced += EMU_INCLUDES.get(repo, ())
+        env.update(EMU_ENV.get(repo, {}))
     return _run(tuple(sides), f"{a}_{b}_{mode}", mode, tmp, tuple(dict.fromkeys(dirs)),
-                tuple(dict.fromkeys(defines)), "; ".join(why), (a, b) if driven else None)
+                tuple(dict.fromkeys(defines)), "; ".join(why), (a, b) if driven else None,
+                tuple(dict.fromkeys(forced)), env)
 
 
 def _side(key: str, prefix: str) -> dict:
@@ -383,7 +475,8 @@ def _nvcc(out: Path, include_dirs: tuple[str, ...], defines: tuple[str, ...]) ->
 
 def _run(sides: tuple, name: str, mode: str, tmp: Path, include_dirs: tuple[str, ...],
          defines: tuple[str, ...], unverifiable: str = "",
-         driven: tuple[str, str] | None = None) -> str:
+         driven: tuple[str, str] | None = None, forced: tuple[str, ...] = (),
+         env: dict[str, str] | None = None) -> str:
     import cudafuse
     from cudafuse.cli.verify_hfuse import verify_hfuse
     from cudafuse.diagnostics import CudafuseError
@@ -417,11 +510,19 @@ def _run(sides: tuple, name: str, mode: str, tmp: Path, include_dirs: tuple[str,
         where = str(out.parent) + "/"
         return (f"fused{compiled}, verified exact (driver)" if not bad else
                 f"fused{compiled}; driver verify failed: {bad.replace(where, '')}")
+    saved = {k: os.environ.get(k) for k in env or {}}
+    os.environ.update(env or {})
     try:
         ok = verify_hfuse((str(fa), str(fb), str(out)), None, None, str(sa), str(sb), "emu",
-                          300.0, False, ParseOptions(include_dirs, defines))
+                          300.0, False, ParseOptions(include_dirs, defines, forced))
     except CudafuseError as exc:
         return f"fused{compiled}; verify failed: {exc.diagnostics[0].format(caret=False)}"
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return f"fused{compiled}, verified exact" if ok else "fused, OUTPUTS DIFFER"
 
 
@@ -448,6 +549,11 @@ def main() -> int:
         for corpus, pairs in (("aten", ATEN_PAIRS), ("crypto", CRYPTO_PAIRS)):
             if only in ("", corpus):
                 jobs += [(a, b, m, lambda a, b, m, t: run_third(a, b, m, t, cache, PAPER))
+                         for a, b in pairs for m in MODES]
+        for lib, pairs in LIB_PAIRS.items():
+            if only in ("", lib):
+                jobs += [(a, b, m, lambda a, b, m, t, lib=lib:
+                          run_third(a, b, m, t, cache, LIBS[lib]))
                          for a, b in pairs for m in MODES]
         for a, b, mode, run in jobs:
             t0 = time.perf_counter()

@@ -9,10 +9,12 @@
 #include <stddef.h>
 typedef struct cudafuse_cublas_context *cublasHandle_t;
 typedef struct cudafuse_curand_generator *curandGenerator_t;
+typedef enum { CURAND_STATUS_SUCCESS = 0 } curandStatus_t;
 typedef enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_SUPPORTED = 15 } cublasStatus_t;
 typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;
 typedef enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_TF32_TENSOR_OP_MATH = 3 } cublasMath_t;
 typedef enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77 } cublasComputeType_t;
+static inline const char *cublasGetStatusString(cublasStatus_t) { return "cuBLAS stand-in"; }
 static inline cublasStatus_t cublasCreate(cublasHandle_t *) { return CUBLAS_STATUS_NOT_SUPPORTED; }
 static inline cublasStatus_t cublasDestroy(cublasHandle_t) { return CUBLAS_STATUS_NOT_SUPPORTED; }
 static inline cublasStatus_t cublasSetMathMode(cublasHandle_t, cublasMath_t) {

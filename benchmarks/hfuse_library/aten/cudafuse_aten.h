@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
+#include <cfloat>  // FLT_MIN, FLT_MAX: ATen's c10/util/Half.h includes it (mmcv's kernels rely on that)
 #include <array>
 #include <cmath>
 #include <initializer_list>
@@ -223,6 +224,8 @@ class Tensor {
   bool is_contiguous() const { return true; }
   ScalarType scalar_type() const { return ScalarType::Float; }
   TensorOptions options() const { return TensorOptions(); }
+  DeviceType device() const { return DeviceType::CUDA; }
+  template <typename T> T item() const { return T(); }
   TensorOptions dtype() const { return TensorOptions(); }
   Tensor contiguous(MemoryFormat = MemoryFormat::Contiguous) const { return *this; }
   Tensor view(IntArrayRef) const { return *this; }
