@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow lint bench bench-analyze bench-emu bench-vertical \
+.PHONY: install demo test test-slow lint bench bench-analyze bench-emu bench-emu-build bench-vertical \
 	bench-verify bench-hfuse gpu-session gpu-session-dry clean
 
 $(STAMP): pyproject.toml
@@ -57,6 +57,10 @@ bench-analyze: $(STAMP)
 
 bench-emu: $(STAMP)
 	$(BIN)/python benchmarks/bench_emu.py
+
+# What one emulator build costs (g++ CPU seconds): every program's share and its kernels'.
+bench-emu-build: $(STAMP)
+	$(BIN)/python benchmarks/bench_emu_build.py
 
 # Needs an NVIDIA GPU and nvcc: times every sample unfused and fused at 4096^2 and 8192^2
 # and writes the table into docs/benchmarks.md.
