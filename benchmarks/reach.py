@@ -30,9 +30,13 @@ from git mirrors MIRRORS/owner+name/repo: the source files, and every file of a 
 directory). With --emu each is built, then run as a user runs it, from a scratch copy of its
 directory's other files (the images it opens by name): `cudafuse run FILE --spec S` with S
 naming `main` (argc 1, no arguments), and shown as
-ran / run failed (with what the program or cudafuse said) / not built (the first error).
+ran / run failed (with what the program or cudafuse said) / not built (the first error). A
+run that ends well after a launch the GPU refuses (an empty grid: `run` warns; a GPU runs
+such a program to its end too) is shown as "ran, but the GPU refuses a launch", counted as ran
+and listed, with how many there are.
 
     python benchmarks/reach.py --survey benchmarks/survey/manifest.toml [--survey-cache DIR]
+                               [--only NAME ...]
 
 adds the third-party survey's programs (benchmarks/survey.py: repository files in a cache,
 DIR/owner+name/..., default $CUDAFUSE_SURVEY_CACHE or ~/.cache/cudafuse-survey): each is built
@@ -60,7 +64,8 @@ from typing import Any
 
 MARK = "<!-- reach -->"
 MARK_MANIFEST = "<!-- reach: third-party manifest -->"
-_ERROR = re.compile(r"^(?:\S*?:\d+(?::\d+)?: |\S+: )?error: (.*)$", re.M)
+# (A path may hold spaces: cs344's "Problem Sets/Problem Set 3/...".)
+_ERROR = re.compile(r"^(?:[^\n]*?:\d+(?::\d+)?: |[^\n]*?: )?error: (.*)$", re.M)
 
 
 @dataclass
@@ -270,6 +275,11 @@ def nvcc_check(path: Path, includes: list[str], flags: list[str] | None = None) 
     return re.sub(r"^.*?(?:\(\d+\)|:\d+:\d+): (?:fatal )?", "", err).strip()[:120]
 
 
+# `cudafuse run`'s warning at a launch the GPU refuses (docs/emulation.md, "Launches a GPU
+# refuses").
+_REFUSED_LAUNCH = re.compile(r"warning: (launch of .*?): on a GPU it fails with ", re.M)
+
+
 def emu_run(exe: str, path: Path, includes: list[str], timeout: float,
             spec: Path | None = None, flags: list[str] | None = None) -> str:
     """`cudafuse run` on the program's main (or `spec`'s entry): "ran", or why not, with the
@@ -298,6 +308,10 @@ def emu_run(exe: str, path: Path, includes: list[str], timeout: float,
                                   timeout=timeout + 120, cwd=scratch)
         except subprocess.TimeoutExpired:
             return f"run failed: no answer in {timeout + 120:.0f} s"
+    refused = _REFUSED_LAUNCH.search(proc.stderr)
+    if proc.returncode == 0 and refused:
+        # It ends well as on a GPU, but a launch did not run: not an input it supports.
+        return f"ran, but the GPU refuses a launch: {refused.group(1)[:160]}"
     if proc.returncode == 0:
         return "ran"
     lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
@@ -340,12 +354,14 @@ def summary(rows: list[Row], emu: bool) -> str:
                      f"({100 * built / max(len(progs), 1):.1f}%)")
         runs = [r for r in rows if r.run]
         if runs:
-            ran = sum(r.run == "ran" for r in runs)
+            ran = sum(r.run.startswith("ran") for r in runs)
+            refused = sum(r.run.startswith("ran, but") for r in runs)
             valid = [r for r in runs if not r.nvcc_rejects]
             lines.append(f"manifest programs: {len(runs)}, of which nvcc compiles "
                          f"{len(valid)}; built: {sum(r.emu == 'built' for r in valid)}; built "
                          f"and ran (main, exit status 0): {ran} "
-                         f"({100 * ran / max(len(valid), 1):.1f}% of those nvcc compiles)")
+                         f"({100 * ran / max(len(valid), 1):.1f}% of those nvcc compiles; "
+                         f"{refused} of them after a launch the GPU refuses)")
     refusals = collections.Counter(_abstract(r.detail) for r in rows if r.status != "ok")
     if refusals:
         lines.append("first diagnostics of the files not analysed:")
@@ -358,7 +374,8 @@ def summary(rows: list[Row], emu: bool) -> str:
             lines += [f"  {c:3d}  {m}" for m, c in fails.most_common(15)]
         failed = [r for r in rows if r.run and r.run != "ran" and r.emu == "built"]
         if failed:
-            lines.append("why the built manifest programs did not run to exit status 0:")
+            lines.append("why the built manifest programs did not run to exit status 0, or "
+                         "ran after a launch the GPU refuses:")
             lines += [f"  {r.path.name}: {r.run}" for r in failed]
     return "\n".join(lines)
 
@@ -394,10 +411,12 @@ def survey_run(exe: str, prog: Any, timeout: float) -> SurveyRow:
 def survey_summary(rows: list[SurveyRow]) -> str:
     valid = [r for r in rows if not r.nvcc]
     built = sum(r.emu == "built" for r in valid)
-    ran = sum(r.run == "ran" for r in valid)
+    ran = sum(r.run.startswith("ran") for r in valid)
+    refused = sum(r.run.startswith("ran, but") for r in valid)
     lines = [f"survey programs: {len(rows)}, of which nvcc compiles {len(valid)}; built: "
              f"{built}; built and ran (entry from its spec, exit status 0): {ran} "
-             f"({100 * ran / max(len(valid), 1):.1f}% of those nvcc compiles)"]
+             f"({100 * ran / max(len(valid), 1):.1f}% of those nvcc compiles; {refused} of "
+             "them after a launch the GPU refuses)"]
     for r in rows:
         if r.run != "ran":
             why = r.run if r.emu == "built" else r.emu
@@ -406,11 +425,17 @@ def survey_summary(rows: list[SurveyRow]) -> str:
     return "\n".join(lines)
 
 
-def run_survey(exe: str, manifest: Path, cache: Path, jobs: int, timeout: float) -> str:
+def run_survey(exe: str, manifest: Path, cache: Path, jobs: int, timeout: float,
+               only: list[str] | None = None) -> str:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from survey import load  # benchmarks/survey.py: the manifest's programs and flags
 
     progs, _ = load(manifest, cache)
+    if only:
+        unknown = set(only) - {p.name for p in progs}
+        if unknown:
+            raise SystemExit(f"--only: not in {manifest}: {', '.join(sorted(unknown))}")
+        progs = [p for p in progs if p.name in only]
     for p in progs:
         if not p.path.exists():
             print(f"{p.name}: not in the cache: {p.path}", file=sys.stderr)
@@ -457,11 +482,14 @@ def main() -> int:
                     "with its spec")
     ap.add_argument("--survey-cache", type=Path, default=Path(os.environ.get(
         "CUDAFUSE_SURVEY_CACHE", Path.home() / ".cache" / "cudafuse-survey")))
+    ap.add_argument("--only", action="append", metavar="NAME",
+                    help="with --survey: only this program (repeatable); the totals are "
+                    "then of those alone")
     args = ap.parse_args()
     exe = str(Path(sys.executable).parent / "cudafuse")
     if args.survey:
         text = run_survey(exe, args.survey, args.survey_cache.resolve(), args.jobs,
-                          args.timeout)
+                          args.timeout, args.only)
         print()
         print(text)
         if args.write:
