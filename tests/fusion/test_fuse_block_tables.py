@@ -5,8 +5,10 @@ x % blockDim.x of the element (kernel/view.KernelView.block_reads), so such a pr
 recomputed wherever the fused kernel runs with its block; the group then keeps that block,
 and a consumer launched with another is refused. The fused programs are compared with the
 originals under emulation, every element of every buffer, at odd sizes that end inside a
-block, with garbage in every buffer; one consumer reads the element before its own, which
-at each block's first thread belongs to the block before."""
+block, with garbage in every buffer; two consumers read the element before their own, which
+at each block's first thread belongs to the block before, one of them after a producer whose
+guard skips the first block (`if (i >= n || blockIdx.x == 0) return;`, kernel/view's
+_block_condition: those elements keep their contents)."""
 
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ def test_what_fuses(fused) -> None:
     _, result = fused
     assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == [
         ("p_block_sums", ("add_block_sums", "twice")),
-        ("p_block_sums_neighbour", ("add_block_sums", "difference"))]
+        ("p_block_sums_neighbour", ("add_block_sums", "difference")),
+        ("p_skip_first_block", ("add_previous_sums", "difference"))]
     why = {e.host: e.why for e in result.edges if e.refused}
     assert "'add_block_sums' reads its block index ('blockIdx.x', line 12)" in \
         why["p_other_block"]
@@ -45,10 +48,15 @@ def test_block_index_is_the_elements(fused) -> None:
     assert "blockIdx" not in body and "threadIdx" not in body
     # the fused launch keeps the producer's block
     assert "fused0<<<(n + 127) / 128, 128>>>" in text
+    # a guard that skips the first block tests the element's block, memory where it holds
+    at = text[text.index("add_previous_sums_scan_xy("):]
+    assert "if (i >= n || ((unsigned int)(i) / blockDim.x) == 0) return scan[i];" in \
+        at[:at.index("\n}\n")]
 
 
 @pytest.mark.slow  # (building the two emulated programs takes ~45 s on a loaded CI core)
-@pytest.mark.parametrize("entry", ["p_block_sums", "p_block_sums_neighbour"])
+@pytest.mark.parametrize("entry", ["p_block_sums", "p_block_sums_neighbour",
+                                   "p_skip_first_block"])
 @pytest.mark.parametrize("n", [1000, 129, 1, 63])
 def test_fused_equals_original(fused, entry: str, n: int) -> None:
     path, _ = fused

@@ -331,10 +331,19 @@ class GroupEmitter:
                                    _through_line(data, stmt.span.end), "")
         kept = key in self.kept
         load = self._own_load(view, out.name) if kept else ""
+        # (a guard testing the block, `i >= n || blockIdx.x == 0`, is printed with the
+        # block index of the element: kernel/view._block_condition)
+        in_guard = [] if view.guard is None else sorted([
+            e for e in self._block_edits(view, []) if view.guard.cond.span.start <= e[0]
+            and e[1] <= view.guard.cond.span.end])
+        if in_guard and not kept:
+            raise CodegenError(f"'{fn.name}''s guard tests its block, but its value "
+                               "function has no memory fallback")
         if view.guard is None:
             pass
         elif kept:  # elements outside the guard keep what memory holds
-            cond = expr_text(self.unit, view.guard.cond, view.guard)
+            cond = _render(self.unit, view.guard.cond, in_guard) if in_guard else \
+                expr_text(self.unit, view.guard.cond, view.guard)
             if view.guard_kind == "return":
                 body.replace_range(_line_start(data, view.guard.span.start, body.span.start),
                                    _through_line(data, view.guard.span.end),
@@ -368,7 +377,8 @@ class GroupEmitter:
                         raise CodegenError(f"'{fn.name}' reads '{name}' inside another "
                                            "intermediate's subscript")
                     acc_edits.append((node.span.start, node.span.end, local))
-        fast = sorted(fast + acc_edits + self._block_edits(view, fast))
+        fast = sorted(fast + acc_edits + [e for e in self._block_edits(view, fast)
+                                          if e not in in_guard])
         stores = [st for st in stores if st.param not in acc]
         if out.name in acc:
             body.insert(fn.body.span.end - 1,

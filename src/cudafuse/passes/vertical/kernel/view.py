@@ -318,6 +318,11 @@ def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool,
         if left is None or right is None or set(left) & set(right):
             return None
         return {**left, **right}
+    if lower is not None and _block_condition(cond, decls):
+        # (`i >= n || blockIdx.x == 0`: the first block stores nothing, as the last step of a
+        # multi-block scan skips it; kept with the guard, memory where it holds)
+        lower[-1 - sum(k < 0 for k in lower)] = cond
+        return {}
     if not isinstance(cond, n.Binary):
         return None
     if lower is not None and _lower_bound(cond, decls, negated, lower):
@@ -390,6 +395,38 @@ def _lower_bound(cond: n.Binary, decls: dict[str, int], negated: bool,
         return False
     lower[c] = cond
     return True
+
+
+_BLOCK_BUILTINS = ("blockIdx", "threadIdx", "blockDim")
+
+
+def _block_condition(cond: n.Expr, decls: dict[str, int]) -> bool:
+    """A guard's test of the thread's block or place in it (`blockIdx.x == 0`, `threadIdx.x
+    >= k`), over the x built-ins, parameters and constants only: the threads it selects
+    store nothing, so the kernel writes part of its elements (as a lower bound does), and
+    the test is one of the element wherever KernelView.block_reads are (plain_view checks
+    that the kernel has them)."""
+    if not (isinstance(cond, n.Binary) and cond.op in ("==", "!=", "<", "<=", ">", ">=")):
+        return False
+    seen = False
+    for x in cond.walk():
+        if isinstance(x, n.Member):
+            if not (isinstance(x.base, n.Ref) and x.base.kind == "builtin" and
+                    x.base.name in _BLOCK_BUILTINS and x.field_name == "x"):
+                return False
+            seen = True
+        elif isinstance(x, n.Ref):
+            if x.kind == "builtin" and isinstance(x, n.Ref):
+                continue  # (the base of a Member checked above)
+            if x.decl in decls or not (x.kind == "param" or isinstance(x.const_value, int)):
+                return False
+            if "*" in x.type or "[" in x.type:
+                return False
+        elif not isinstance(x, (n.Binary, n.Unary, n.IntLit, n.Cast)) or \
+                isinstance(x, n.Binary) and x.is_assignment or \
+                isinstance(x, n.Unary) and x.op in ("++", "--", "*", "&"):
+            return False
+    return seen
 
 
 def _trivial_lower(cond: n.Expr, decls: dict[str, int], negated: bool) -> bool:
@@ -595,7 +632,13 @@ def plain_view(fn: Function) -> KernelView:
                   f"'{sorted(set(channels) | accum)[0]}' as channels or builds it in place "
                   "(a value-at-element function reads an early return only for outputs "
                   "stored once on each path)")
-    block = _block_reads(fn, coords, coord_stmts, guard, sizes) if reason is None else ()
+    exits = any(k < 0 for k in lower)
+    block = _block_reads(fn, coords, coord_stmts, guard, sizes, exits) \
+        if reason is None else ()
+    if reason is None and exits and not block:
+        reason = ("its guard tests the thread's block or place in it, which cudafuse reads "
+                  "as one of the element only in a 1-D kernel whose x is blockIdx.x * "
+                  "blockDim.x + threadIdx.x")
     if reason is None:
         reason = _impurity(fn, coord_stmts, guard, stores, other,
                            frozenset(id(r) for r in returns) | {id(m.base) for m in block})
@@ -611,17 +654,19 @@ def plain_view(fn: Function) -> KernelView:
 
 
 def _block_reads(fn: Function, coords: list[n.VarDecl], coord_stmts: list[n.Stmt],
-                 guard: n.If | None, sizes: dict[str, int | None]) -> tuple[n.Member, ...]:
-    """The x built-ins a 1-D kernel reads in its body (not its coordinate declarations or
-    guard), when its x is blockIdx.x * blockDim.x + threadIdx.x: each is then a function of
-    the element, x / blockDim.x, x % blockDim.x or blockDim.x (see KernelView.block_reads).
-    Empty when any other built-in is read there (gridDim, another dimension: _impurity
-    refuses those), or for a 2-D kernel, or one whose block size is written as a constant."""
+                 guard: n.If | None, sizes: dict[str, int | None], exits: bool = False
+                 ) -> tuple[n.Member, ...]:
+    """The x built-ins a 1-D kernel reads in its body (not its coordinate declarations, nor
+    its guard unless `exits`: the guard tests the block, _block_condition), when its x is
+    blockIdx.x * blockDim.x + threadIdx.x: each is then a function of the element, x /
+    blockDim.x, x % blockDim.x or blockDim.x (see KernelView.block_reads). Empty when any
+    other built-in is read there (gridDim, another dimension: _impurity refuses those), or
+    for a 2-D kernel, or one whose block size is written as a constant."""
     assert fn.body is not None
     if len(coords) != 1 or sizes.get("x", 0) is not None:
         return ()
     skip = {id(x) for s in coord_stmts for x in s.walk()}
-    if guard is not None:
+    if guard is not None and not exits:
         skip |= {id(x) for x in guard.cond.walk()}
     found = []
     for node in fn.body.walk():
