@@ -22,8 +22,10 @@ MaxPoolForward, upsample_bilinear2d_out_frame and batch_norm_collect_statistics_
 last two take PackedTensorAccessors by value, which their specs give as arrays with tensor
 views; --profile runs them through a host function that builds the accessors); the others
 are listed with the reason none can be run (kernelHistogram1D's functor deduced from a host
-lambda; ccminer's files, whose host code names symbols of its other files, which the nvcc
-backend's library leaves undefined: hfuse_library_pairs.NOT_LOADABLE).
+lambda). ccminer's three pairs are timed as well: their files' host code names what
+ccminer's other files define, for which the nvcc backend links stand-ins where it finds
+those files (src/cudafuse/runtime/standins.py; --prepare carries them, and a repository is
+staged with its C++ sources: staged_sources.py).
 
 Each pair's row, its sizes and its whole --profile report are appended to --jsonl as they
 are measured, and a run skips the pairs already there (a run stopped part-way is resumed by

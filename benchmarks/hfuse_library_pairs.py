@@ -209,20 +209,13 @@ UNVERIFIABLE = {
               "spec cannot give",
 }
 # Repositories whose files the emulator runs (their pairs verified here) but the GPU cannot
-# load yet: bench_hfuse.py does not time their pairs (it says why) and gpu_session.py
-# --prepare does not carry their files. ccminer's kernel files hold host code (scanhash_*)
-# naming symbols of its other files; nvcc builds it (the emulator's front end skips it), the
-# shared library is linked with them undefined and its load fails ("undefined symbol:
-# work_restart", "_Z13cuda_get_archi"; `bench_hfuse.py --paper crypto --plan-only` shows
-# it on the CPU; before that, nvcc fails on miner.h's min/max macros in the standard headers
-# the runtime's trampolines include: docs/gpu-session.md). bench_hfuse's calibration of
-# their kernels (WORK_SIZE, PAPER_START) is ready for when the nvcc build stubs such
-# symbols as the emulator's does (emu/undefined.py).
-NOT_LOADABLE = {
-    "tpruvot/ccminer": "cannot be run on the GPU yet: the kernels' files hold host code "
-                       "naming symbols of ccminer's other files (work_restart, cuda_get_arch), "
-                       "which the nvcc backend's library leaves undefined, so it does not load",
-}
+# load: bench_hfuse.py does not time their pairs (it says why) and gpu_session.py --prepare
+# does not carry their files. None since 359d1ef: ccminer's kernel files hold host code
+# (scanhash_*) naming what its other files define (work_restart, cuda_get_arch), which nvcc
+# builds (the emulator's front end skips it); the nvcc backend links stand-ins for such
+# symbols, as the emulator's build does (src/cudafuse/runtime/standins.py, emu/undefined.py),
+# where it finds the files that define them (--prepare carries those).
+NOT_LOADABLE: dict[str, str] = {}
 PAPER = {
     "im2col": ("aoli-al/TorchKernel", "cuda/im2col.cuh", "at::native::im2col_kernel<float>",
                "tk_im2col.toml", 512),

@@ -72,10 +72,17 @@ def test_paper_pairs_time_what_a_spec_describes_and_say_why_not_the_rest(
     # The four others: each said, with the kernel that stops it.
     assert len(untimed) == 4 and all("not timed: histogram: takes a functor" in line
                                      for line in untimed)
-    # Crypto: none can be timed (inputs set with cudaMemcpyToSymbol); no file is needed.
-    timed, untimed = bh.paper_pairs("crypto", tmp_path / "empty", tmp_path / "work2")
-    assert timed == [] and len(untimed) == 3
-    assert all("cannot be run" in line for line in untimed)
+    # Crypto: the three are timed (the nvcc backend links stand-ins for what ccminer's
+    # other files define), their C++ sources staged beside the kernel files.
+    cc = tmp_path / "cache" / "tpruvot+ccminer"
+    for rel in ("blake2b.cu", "sha256/cuda_sha256d.cu", "sia/sia.cu", "cuda.cpp"):
+        (cc / rel).parent.mkdir(parents=True, exist_ok=True)
+        (cc / rel).write_text("// stand-in\n")
+    timed, untimed = bh.paper_pairs("crypto", cache, tmp_path / "work2")
+    assert [p["name"] for p in timed] == [f"{n} (crypto, paper's files)" for n in (
+        "blake2b+sha256d", "blake2b+sia", "sha256d+sia")] and untimed == []
+    assert (Path(timed[0]["file1"]).parent / "cuda.cpp").is_file()
+    assert timed[2]["kernel2"] == "sia_blake2b_gpu_hash" and timed[2]["block2"] == [128]
 
 
 @pytest.mark.nvcc
@@ -156,4 +163,4 @@ def test_paper_rows_share_the_samples_table(tmp_path: Path,
     assert text.index("sample row") < text.index("paper row")
     # ... and the paper's pairs that are not timed, listed by the paper's run, stay listed.
     assert "- im2col+histogram (aten, paper's files): not timed: histogram: " in text
-    assert text.count(": not timed: ") == 7
+    assert text.count(": not timed: ") == 4  # the four kernelHistogram1D pairs
