@@ -9,7 +9,9 @@ for these tests in that style), two things that broke on the library's own files
 - `pool2d_nchw_kernel<Ti, To>`: `max(res, (To)cur)` is unresolved in the template (a
   dependent argument) beside a resolved `max(0, start_h)`; the check that calls bind as in
   the original compared the fused `max(float, float)` with the `int` one and refused
-  (passes/horizontal/bindings.py).
+  (passes/horizontal/bindings.py);
+- `k_get_rows<qk, qr, dequantize_kernel, dst_t>`: a call of the function-pointer template
+  parameter was compared with the part's redeclaration of that name and refused.
 
 Fused from one file in both modes and compared under the emulator with the originals."""
 
@@ -45,6 +47,36 @@ def test_discarded_branch_and_dependent_call_fuse(tmp_path: Path, mode: str) -> 
     assert "row_rms_norm_pool1d_max_hfused<0><<<" in text
     # The second part writes no `if constexpr`: its names stay plain aliases.
     assert "using To = cf_tp2_To;" in text
+
+
+def test_a_function_pointer_template_parameter_is_called_as_bound(tmp_path: Path) -> None:
+    out = tmp_path / "f.cu"
+    res = hfuse(str(SRC), "--kernels", f"rows_dequant<dequantize_u8>,{POOL}", "--block1", "64",
+                "--block2", "128", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "constexpr decltype(cf_tp1_dequantize_kernel) dequantize_kernel = " \
+        "cf_tp1_dequantize_kernel;" in out.read_text()
+
+
+@pytest.mark.slow
+def test_function_pointer_pair_matches_the_originals(tmp_path: Path) -> None:
+    out = tmp_path / "f.cu"
+    res = hfuse(str(SRC), "--kernels", f"rows_dequant<dequantize_u8>,{POOL}", "--block1", "64",
+                "--block2", "128", "--mode", "block", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    rng = np.random.default_rng(9)
+    n, m, width = 500, 300, 600
+    q = rng.integers(0, 256, n).astype(np.uint8)
+    src = rng.standard_normal(width).astype(np.float32)
+    want1, want2 = np.full(n, -7, np.float32), np.full(m, -7, np.float32)
+    got1, got2 = want1.copy(), want2.copy()
+    lib = library(out)
+    lib.call("dequant_bytes", q, want1, n)
+    lib.call("pool_floats", src, want2, m, width)
+    lib.call("rows_dequant_pool1d_max_hfused_launch", q, got1, n, src, got2, m, width,
+             ((n + 63) // 64,), ((m + 127) // 128,), 0, 0, None)
+    np.testing.assert_array_equal(got1, want1)
+    np.testing.assert_array_equal(got2, want2)
 
 
 def _run(out: Path, rows: int, threads: int) -> None:

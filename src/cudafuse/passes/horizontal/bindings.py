@@ -88,6 +88,10 @@ def mismatches(out: TranslationUnit, fused: str, parts: list[tuple[TranslationUn
         # dependent type: ggml's `max(res, (To)cur)`) binds only at instantiation, and may
         # bind another overload than a resolved call of the same name (`max(0, start_h)`).
         unknown.update(c.callee.split("::")[-1] for c in _unresolved(kernel))
+        # A call of a non-type template parameter (ggml's `dequantize_kernel_t
+        # dequantize_kernel`, a function pointer) calls the bound argument, which the part's
+        # scope declares again under the parameter's name (codegen/templates.scope_lines).
+        unknown.update(tparams)
         for c in _calls(kernel):
             name = c.callee.split("::")[-1]
             w = _where(unit, c.callee_decl, unit.path)

@@ -2,7 +2,8 @@
 // __global__` templates, a block size as a non-type template parameter whose larger
 // instantiation takes an `if constexpr` branch (with a static_assert that the smaller one
 // must not see), a warp reduction helper, and a template whose `max(res, (To)cur)` is left
-// for the instantiation to resolve beside an `int max` resolved in the template itself.
+// for the instantiation to resolve beside an `int max` resolved in the template itself, and
+// a function pointer as a template parameter.
 #include <cfloat>
 
 #define WARP_SIZE 32
@@ -58,6 +59,29 @@ static __global__ void pool1d_max(const Ti *src, To *dst, const int n, const int
     res = max(res, (To)src[j]);
   }
   dst[idx] = res;
+}
+
+// A function pointer as a non-type template parameter (ggml's k_get_rows<qk, qr,
+// dequantize_kernel, dst_t>), called in the body.
+typedef void (*dequantize_t)(const unsigned char *q, int i, float &v);
+
+static __device__ void dequantize_u8(const unsigned char *q, int i, float &v) {
+  v = (q[i] - 128) * (1.0f / 64);
+}
+
+template <dequantize_t dequantize_kernel>
+static __global__ void rows_dequant(const unsigned char *q, float *dst, const int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) {
+    return;
+  }
+  float v;
+  dequantize_kernel(q, i, v);
+  dst[i] = v;
+}
+
+extern "C" void dequant_bytes(const unsigned char *q, float *dst, int n) {
+  rows_dequant<dequantize_u8><<<(n + 63) / 64, 64>>>(q, dst, n);
 }
 
 extern "C" void norm_rows(const float *x, float *dst, int rows, int ncols, int threads) {
