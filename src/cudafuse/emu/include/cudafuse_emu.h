@@ -181,6 +181,7 @@ struct __cf_Block {
   long long bar_pred[16] = {};
   int bar_pred_and[16] = {};
   std::vector<int> warp_live;             // per warp
+  std::vector<unsigned> warp_at;          // per warp: the lanes waiting in a warp collective
   std::vector<int> warp_wait;             // [16 * nwarps]
   void (*body)(void *) = nullptr;
   void *ctx = nullptr;
@@ -413,20 +414,21 @@ inline void try_bar(int b) {
 inline void try_warp(int i) {
   __cf_Block &B = *__cf_tls_block();
   __cf_Fiber &me = B.f[i];
-  int base = i & ~31;
-  unsigned m = me.mask;
-  for (int l = 0; l < 32; ++l) {
-    if (!(m >> l & 1u)) continue;
-    int t = base + l;
-    if (t >= B.n || B.f[t].state == __cf_DONE) continue;
-    if (B.f[t].state != __cf_AT_WARP) return;
-  }
+  const int base = i & ~31, warp = i >> 5;
+  const unsigned valid = B.n - base >= 32 ? ~0u : (1u << (B.n - base)) - 1;
+  const unsigned m = me.mask & valid;
+  // A lane of the mask that does not wait here must have exited; one that runs or waits
+  // elsewhere is still to come. Only those lanes are looked at, lowest first: threads run
+  // in order, so at each arrival but the last the next lane settles it (a scan of the lanes
+  // already there, at every arrival, was a fifth of a shuffle-heavy kernel's time).
+  for (unsigned missing = m & ~B.warp_at[warp]; missing; missing &= missing - 1)
+    if (B.f[base + __builtin_ctz(missing)].state != __cf_DONE) return;
+  const unsigned at = m & B.warp_at[warp];  // the group: the mask's lanes that have not exited
   uint64_t ballot = 0;
   bool any = false, all = true;
-  for (int l = 0; l < 32; ++l) {
-    int t = base + l;
-    if (!(m >> l & 1u) || t >= B.n || B.f[t].state != __cf_AT_WARP) continue;
-    const __cf_Fiber &f = B.f[t];
+  for (unsigned rest = at; rest; rest &= rest - 1) {
+    const int l = __builtin_ctz(rest);
+    const __cf_Fiber &f = B.f[base + l];
     if (f.wop != me.wop)
       fail("warp divergence: lane %d of warp %d is at %s (%s:%d) but lane %d is at %s (%s:%d)",
            i & 31, i >> 5, WOP_NAME[me.wop], me.file, me.line, l, WOP_NAME[f.wop], f.file,
@@ -434,10 +436,9 @@ inline void try_warp(int i) {
     if (f.val) ballot |= 1ull << l, any = true;
     else all = false;
   }
-  for (int l = 0; l < 32; ++l) {
-    int t = base + l;
-    if (!(m >> l & 1u) || t >= B.n || B.f[t].state != __cf_AT_WARP) continue;
-    __cf_Fiber &f = B.f[t];
+  for (unsigned rest = at; rest; rest &= rest - 1) {
+    const int l = __builtin_ctz(rest);
+    __cf_Fiber &f = B.f[base + l];
     int w = f.width, seg = l & ~(w - 1), src = l;
     switch (f.wop) {
       case __cf_W_SHFL: src = seg + (f.arg & (w - 1)); break;
@@ -446,23 +447,18 @@ inline void try_warp(int i) {
       case __cf_W_XOR: src = l ^ f.arg; if ((src & ~(w - 1)) > seg || src > 31) src = l; break;
       default: break;
     }
-    int st = base + src;
-    bool ok = (m >> src & 1u) && st < B.n && B.f[st].state == __cf_AT_WARP;
+    const bool ok = src >= 0 && src <= 31 && (at >> src & 1u);
     switch (f.wop) {
       case __cf_W_BALLOT: f.res = ballot; break;
       case __cf_W_ANY: f.res = any; break;
       case __cf_W_ALL: f.res = all; break;
       case __cf_W_SYNC: f.res = 0; break;
-      default: f.res = ok ? B.f[st].val : f.val; break;
+      default: f.res = ok ? B.f[base + src].val : f.val; break;
     }
   }
-  for (int l = 0; l < 32; ++l) {
-    int t = base + l;
-    if ((m >> l & 1u) && t < B.n && B.f[t].state == __cf_AT_WARP) {
-      B.f[t].state = __cf_RUN;
-      --B.at_warp;
-    }
-  }
+  for (unsigned rest = at; rest; rest &= rest - 1) B.f[base + __builtin_ctz(rest)].state = __cf_RUN;
+  B.at_warp -= __builtin_popcount(at);
+  B.warp_at[warp] &= ~at;
 }
 
 inline void need_fibers(const char *what, const char *file, int line) {
@@ -524,6 +520,7 @@ inline void run_block_fibers(int n) {
   B.at_warp = 0;
   B.warp_live.assign(B.nwarps, 0);
   for (int i = 0; i < n; ++i) ++B.warp_live[i >> 5];
+  B.warp_at.assign(B.nwarps, 0u);
   B.warp_wait.assign(16 * B.nwarps, 0);
   for (int b = 0; b < 16; ++b) {
     B.bar_expected[b] = B.bar_waiting[b] = 0;
@@ -691,6 +688,7 @@ inline uint64_t warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, int wi
     fail("%s:%d: %s: width %d is not a power of two in 1-32", file, line, WOP_NAME[op], width);
   me.state = __cf_AT_WARP;
   ++B.at_warp;
+  B.warp_at[B.cur >> 5] |= 1u << lane;
   me.wop = op;
   me.mask = mask;
   me.val = val;
