@@ -8,6 +8,7 @@
 // bodies do nothing useful.
 #pragma once
 #include <cuda_runtime.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <math.h>
@@ -59,8 +60,13 @@
   [&] { using scalar_t = int64_t; return __VA_ARGS__(); }()
 
 namespace c10 {
+// IEEE binary16 converting to and from float as c10::Half does (mmcv's kernels specialised
+// for `phalf` read it through static_cast<float>).
 struct Half {
   unsigned short x;
+  Half() = default;
+  __host__ __device__ Half(float f) : x(__half_as_ushort(__float2half(f))) {}
+  __host__ __device__ operator float() const { return __half2float(__ushort_as_half(x)); }
 };
 enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, Undefined };
 enum class DeviceType { CPU, CUDA };

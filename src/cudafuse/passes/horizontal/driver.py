@@ -36,6 +36,7 @@ from cudafuse.passes.horizontal.remap import Names, coop_text, helper_copies
 from cudafuse.passes.horizontal.rename import identifier_tokens
 from cudafuse.passes.horizontal.scopes import encloses, wrapped
 from cudafuse.passes.horizontal.scopes import named as named_spaces
+from cudafuse.passes.horizontal.specializations import specialization_choice
 
 UNFUSED = ("streams", "sequential")  # modes that launch the two kernels as they are
 
@@ -86,6 +87,9 @@ def find_kernel(unit: TranslationUnit, ref: str | None) -> KernelRef:
     if not found:
         listed = ", ".join(qualified_name(k) for k in kernels) or "none"
         raise error(f"no kernel named '{name}' (kernels: {listed})", unit.path, status=2)
+    if len({k.decl for k in found}) > 1 and (chosen := specialization_choice(unit, found, name,
+                                                                              args)):
+        return chosen
     if len({k.decl for k in found}) > 1:
         listed = ", ".join(qualified_name(k) for k in found)
         raise error(f"'{name}' names {len(found)} kernels ({listed}); qualify it", unit.path,

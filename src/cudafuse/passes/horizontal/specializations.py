@@ -1,0 +1,97 @@
+"""A template kernel and its explicit specializations: which one `--kernels NAME<ARGS>` runs.
+
+mmcv writes each sync-BN kernel as a template and a `template <>` specialization for
+`phalf` (sync_bn_cuda_kernel.cuh), so one name finds two kernel definitions. The launch
+`NAME<float>` runs the primary template, `NAME<phalf>` the specialization, whose body is
+other code. The specialization's arguments are read from its parameters where the primary
+writes a type parameter as a parameter's (pointee) type (`const T *input` against `const
+phalf *input`: T = phalf, canonically `c10::Half`), and compared with the named argument:
+the same spelling or canonical type is that specialization; two different builtin types, or
+a builtin and a class, differ; anything else (a typedef the front end cannot resolve from
+the command line) cannot be told apart, and is an error rather than a guess.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cudafuse.codegen.templates import KernelRef, bind
+from cudafuse.diagnostics import error
+from cudafuse.ir.program import Function, TranslationUnit
+
+_BUILTIN = {"bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int",
+            "unsigned int", "unsigned", "long", "unsigned long", "long long",
+            "unsigned long long", "float", "double", "long double"}
+_EXPLICIT = re.compile(r"template\s*<\s*>")
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"\b(?:const|volatile)\b", "", text).split())
+
+
+def _deduced(primary: Function, spec: Function) -> dict[str, tuple[str, str]] | None:
+    """Type parameter -> (the specialization's spelling, its canonical type), from the
+    parameters the primary declares through a type parameter; None when the parameter lists
+    do not line up."""
+    if len(primary.params) != len(spec.params):
+        return None
+    names = {p.name for p in primary.template_params if p.kind == "type"}
+    out: dict[str, tuple[str, str]] = {}
+    for mine, theirs in zip(primary.params, spec.params, strict=True):
+        pointee = _norm(mine.pointee) if mine.is_pointer else _norm(mine.type)
+        if pointee in names and (theirs.is_pointer == mine.is_pointer):
+            written = _norm(theirs.pointee) if theirs.is_pointer else _norm(theirs.type)
+            canonical = _norm(theirs.pointee_canonical) if theirs.is_pointer else written
+            out.setdefault(pointee, (written, canonical or written))
+    return out
+
+
+_SPELLINGS = {"unsigned": "unsigned int", "signed": "int", "signed int": "int",
+              "short int": "short", "long int": "long", "long long int": "long long",
+              "unsigned short int": "unsigned short", "unsigned long int": "unsigned long",
+              "unsigned long long int": "unsigned long long"}
+
+
+def _compare(arg: str, written: str, canonical: str) -> str:
+    """'same', 'differs' or 'unknown'."""
+    arg = _SPELLINGS.get(_norm(arg), _norm(arg))
+    if arg in (written, _SPELLINGS.get(canonical, canonical)):
+        return "same"
+    # A builtin type is its own canonical type: another canonical type (a builtin, a class,
+    # an enum) is another type.
+    return "differs" if arg in _BUILTIN else "unknown"
+
+
+def specialization_choice(unit: TranslationUnit, found: list[Function], name: str,
+                          args: list[str] | None) -> KernelRef | None:
+    """The kernel `name<args>` runs when `found` is one primary template and explicit
+    specializations of it; None when `found` is something else (the caller's ambiguity
+    error stands)."""
+    primaries = [k for k in found if k.is_template]
+    specs = [k for k in found if not k.is_template and
+             _EXPLICIT.match(unit.code_text(k.span).lstrip())]
+    if len(primaries) != 1 or len(primaries) + len(specs) != len(found):
+        return None
+    primary = primaries[0]
+    if args is None:
+        return bind(primary, None, unit.path)  # the error: name its arguments
+    order = [p.name for p in primary.template_params]
+    same, unknown = [], []
+    for spec in specs:
+        deduced = _deduced(primary, spec)
+        if deduced is None or len(deduced) != len(order) or len(args) != len(order):
+            unknown.append(spec)  # a non-type parameter, or parameters that do not line up
+            continue
+        verdicts = {_compare(args[order.index(t)], *deduced[t]) for t in deduced}
+        if "differs" in verdicts:
+            continue
+        (same if verdicts == {"same"} else unknown).append(spec)
+    if unknown or len(same) > 1:
+        spec = (unknown or same)[0]
+        at = spec.name_span if spec.name_span.file == unit.path else spec.span
+        head = " ".join(unit.code_text(spec.span).split("{")[0].split())
+        raise error(f"cannot tell whether '{name}<{', '.join(args)}>' is the primary template "
+                    f"or the explicit specialization '{head}' declared here: name the "
+                    "template arguments as the specialization's parameters write them",
+                    unit.path, at.line, at.col, status=2)
+    return KernelRef(same[0]) if same else bind(primary, args, unit.path)
