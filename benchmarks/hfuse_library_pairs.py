@@ -41,7 +41,7 @@ can give, is verified through drivers the script writes (DRIVERS below).
 
 (--nvcc: cudafuse's own compile check on, and every output compiled again with nvcc as the
 library builds (--extended-lambda); off by default here. --only ours|third|aten|crypto or
-llama|caffe|mmcv: one corpus.)
+llama|caffe|mmcv: one corpus; --pair A+B: that pair of it.)
 """
 
 from __future__ import annotations
@@ -194,6 +194,12 @@ LIBS: dict[str, dict[str, tuple]] = {
         "softmax_focal": ("open-mmlab/mmcv", MMCV + "softmax_focal_loss_cuda_kernel.cuh",
                           "softmax_focal_loss_forward_cuda_kernel<float>",
                           "mm_softmax_focal.toml", 512),
+        # The `template <>` specialization for phalf (passes/horizontal/specializations.py).
+        "syncbn_mean_h": ("open-mmlab/mmcv", MMCV + "sync_bn_cuda_kernel.cuh",
+                          "sync_bn_forward_mean_cuda_kernel<phalf>", "mm_syncbn_mean_h.toml",
+                          512),
+        "three_nn": ("open-mmlab/mmcv", MMCV + "three_nn_cuda_kernel.cuh",
+                     "three_nn_forward_cuda_kernel<float>", "mm_three_nn.toml", 512),
     },
 }
 LIB_PAIRS = {
@@ -201,7 +207,8 @@ LIB_PAIRS = {
               ("sum_rows", "scale")],
     "caffe": [("im2col", "adam"), ("col2im", "rmsprop"), ("adadelta", "nesterov"),
               ("im2col_d", "adagrad_d")],
-    "mmcv": [("sigmoid_focal", "masked_im2col"), ("roi_align", "softmax_focal")],
+    "mmcv": [("sigmoid_focal", "masked_im2col"), ("roi_align", "softmax_focal"),
+             ("syncbn_mean_h", "three_nn")],
 }
 # Why a kernel cannot be verified under the emulator (None: it can, with the spec named).
 UNVERIFIABLE = {
@@ -548,6 +555,9 @@ def main() -> int:
                 jobs += [(a, b, m, lambda a, b, m, t, lib=lib:
                           run_third(a, b, m, t, cache, LIBS[lib]))
                          for a, b in pairs for m in MODES]
+        if "--pair" in sys.argv:  # A+B: that pair only (both modes)
+            wanted = tuple(sys.argv[sys.argv.index("--pair") + 1].split("+"))
+            jobs = [j for j in jobs if j[:2] == wanted]
         for a, b, mode, run in jobs:
             t0 = time.perf_counter()
             got = run(a, b, mode, Path(tmp))
