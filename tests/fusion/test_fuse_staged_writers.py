@@ -1,7 +1,8 @@
 """Tiles staged by several stores (kernel/tile_writers.py): four corner loads per thread
 (ferraiuolo's canny style, blockDim coordinates read with the launches' 16 x 16 block,
 kernel/tileblock.py), a 1-D tile with halo threads padded with zeros, a tile loaded in rounds
-by the block's linear index with __restrict__ and #pragma unroll. Each producer is recomputed
+by the block's linear index with __restrict__ and #pragma unroll, a tile and halo loaded
+with if/else by the block's edge threads. Each producer is recomputed
 in its consumer and compared with the original under the emulator at sizes that are not
 multiples of the block (every element of every buffer); a tile whose writers disagree at the
 image's edge is refused as the race it is."""
@@ -53,9 +54,10 @@ def _edges(result) -> dict[str, str]:
 def test_tiles_read_by_their_writers(fused) -> None:
     _, out, result = fused
     edges = _edges(result)
-    assert edges["corner_pipe"] == edges["halo_pipe"] == edges["rounds_pipe"] == "fused"
+    assert edges["corner_pipe"] == edges["halo_pipe"] == edges["rounds_pipe"] == \
+        edges["ifelse_pipe"] == "fused"
     code = out.read_text()
-    for name in ("corners_out", "smooth1d_out", "box2d_out"):
+    for name in ("corners_out", "smooth1d_out", "box2d_out", "edges2d_out"):
         (xy,) = re.findall(rf"float \w+_{name}_xy?\(.*?\n}}\n", code, re.S)
         assert "__shared__" not in xy and "__syncthreads" not in xy
         assert "threadIdx" not in xy and "blockIdx" not in xy
@@ -74,7 +76,7 @@ def test_writers_that_disagree_are_a_race(fused) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("entry", "sizes"), [
     ("halo_pipe", {"n": 203}), ("rounds_pipe", {"w": 37, "h": 19}),
-    ("corner_pipe", {"w": 37, "h": 19}),
+    ("corner_pipe", {"w": 37, "h": 19}), ("ifelse_pipe", {"w": 37, "h": 19}),
 ])
 def test_fused_tiles_match_the_original(fused, entry: str, sizes: dict[str, int]) -> None:
     src, out, _ = fused
@@ -94,6 +96,7 @@ def _padded(entry: str, sizes: dict[str, int]) -> dict[str, int] | None:
     ("corner_pipe", {"w": 5, "h": 3}), ("corner_pipe", {"w": 16, "h": 33}),
     ("halo_pipe", {"n": 2}), ("halo_pipe", {"n": 128}),
     ("rounds_pipe", {"w": 5, "h": 3}), ("rounds_pipe", {"w": 61, "h": 2}),
+    ("ifelse_pipe", {"w": 5, "h": 3}), ("ifelse_pipe", {"w": 61, "h": 2}),
 ])
 def test_fused_tiles_match_the_original_at_more_sizes(fused, entry: str,
                                                       sizes: dict[str, int]) -> None:

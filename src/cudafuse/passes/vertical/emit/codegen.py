@@ -394,7 +394,8 @@ class GroupEmitter:
                                    f"(line {sp.line}): the stored value's text cannot be "
                                    "separated from the macro invocation's")
             if store.param == out.name and (channel is None or id(store.stmt) in targets):
-                value = _render(self.unit, store.value, fast) if _inside(
+                value = _render(self.unit, store.value, _copy_reads_in(
+                    view, store, fast)) if _inside(
                     store.value.span, fn.body.span) else expr_text(self.unit, store.value)
                 if store.op != "=":  # a[i] op= v reads the element: a[i] op (v)
                     lhs = expr_text(self.unit, store.target, store.stmt.expr)
@@ -441,8 +442,10 @@ class GroupEmitter:
         for span in copy.dropped:
             body.replace_range(_line_start(data, span.start, body.span.start),
                                _through_line(data, span.end), "")
+        stored = _store_spans(view)
         for span, name in copy.renamed:
-            body.replace(span, name)
+            if not any(a <= span.start and span.end <= b for a, b in stored):
+                body.replace(span, name)  # (a read in a stored value: _copy_reads_in)
 
     def _hoisted_reads(self, site: LaunchSite) -> tuple[str, list[tuple[int, int, str]]]:
         """A producer's reads of another producer at its own element, evaluated once at the
@@ -1279,6 +1282,36 @@ def _through_line(data: bytes, end: int) -> int:
 
 def _inside(span: Span, outer: Span) -> bool:
     return span.end > span.start and outer.start <= span.start and span.end <= outer.end
+
+
+def _store_spans(view: KernelView) -> list[tuple[int, int]]:
+    """The spans of the statements that store the kernel's outputs (each becomes a return
+    or nothing in a value function)."""
+    out = [(st.stmt.span.start, st.stmt.span.end) for name in view.stores
+           for st in view.all_stores.get(name, (view.stores[name],))]
+    out += [(cs.stmt.span.start, cs.stmt.span.end) for chans in view.channels.values()
+            for cs in chans.stores]
+    return out
+
+
+def _copy_reads_in(view: KernelView, store, fast: list[tuple[int, int, str]]
+                   ) -> list[tuple[int, int, str]]:
+    """The edits of a stored value: the reads of a shared copy or tile inside it, read
+    through their buffer (staged_copy.py, staged_tile.py, tile_writers.py), and the other
+    edits outside those reads (their text is the buffer's read, not the original's)."""
+    copy = view.staged_copy
+    v = store.value.span
+    mine = [] if copy is None else [(sp.start, sp.end, text) for sp, text in copy.renamed
+                                    if v.start <= sp.start and sp.end <= v.end]
+    if not mine:
+        return fast
+    s0, e0 = store.stmt.span.start, store.stmt.span.end
+    if copy is not None and any(s0 <= sp.start and sp.end <= e0 and not (
+            v.start <= sp.start and sp.end <= v.end) for sp, _ in copy.renamed):
+        raise CodegenError(f"'{view.fn.name}' reads its shared copy in a store's subscript "
+                           f"(line {store.stmt.span.line})")
+    rest = [e for e in fast if not any(a <= e[0] and e[1] <= b for a, b, _ in mine)]
+    return sorted(rest + mine)
 
 
 def _render(unit: TranslationUnit, e: n.Expr, edits: list[tuple[int, int, str]]) -> str:

@@ -173,10 +173,33 @@ def _staged(fn: Function) -> StagedCopy | str | None:
             replace[id(r)] = node
     dropped, new_body = without_staging(body, staging | set(frame.decl_stmts) |
                                         set(frame.bar_stmts), first, once, replace)
+    dropped, new_body = _unused_locals(top, dropped, new_body, once)
     return StagedCopy(dataclasses.replace(fn, body=new_body),
                       tuple(top[j].span for j in dropped), tuple(renamed), (), -1, (),
                       tile_block=tuple(coords[d].size for d in _DIMS if d in coords),
                       original=fn)
+
+
+def _unused_locals(top: list[n.Stmt], dropped: list[int], body: n.Compound,
+                   once: dict[str, n.Expr]) -> tuple[list[int], n.Compound]:
+    """Also dropped: the top-level locals only the tile's reads used (`const int tx =
+    threadIdx.x + 1;`), unused once the reads are rewritten."""
+    kept = [j for j in range(len(top)) if j not in dropped]
+    stmts = list(body.body)
+    while True:
+        for pos, s in enumerate(stmts):
+            if not isinstance(s, n.DeclStmt) or not all(d.decl in once for d in s.decls) or \
+                    any(isinstance(x, n.Call) or isinstance(x, n.Binary) and x.is_assignment
+                        for x in s.walk()):
+                continue
+            mine = {d.decl for d in s.decls}
+            if not any(isinstance(x, n.Ref) and x.decl in mine for t in stmts if t is not s
+                       for x in t.walk()):
+                del stmts[pos]
+                dropped = sorted([*dropped, kept.pop(pos)])
+                break
+        else:
+            return dropped, dataclasses.replace(body, body=tuple(stmts))
 
 
 def _prod(xs) -> int:
@@ -213,6 +236,8 @@ def _impure_staging(fn: Function, stmts: list[n.Stmt], written: set[str], name: 
                 e = x.rhs
             elif isinstance(x, n.VarDecl) and x.init is not None:
                 e = x.init
+            elif isinstance(x, n.If):
+                e = x.cond  # (a branch the block's position decides is part of the value)
             else:
                 continue
             bad = _impure(e, fn, written)
@@ -337,9 +362,8 @@ class _Thread:
         elif isinstance(s, n.If):
             c = self.value(s.cond)
             if c is None:
-                raise _Refused(self._where(s) + " is stored under a condition that the "
-                               "block's position or a parameter decides, so which elements "
-                               "are stored is not followed")
+                self.both(s)
+                return
             if c:
                 self.stmt(s.then)
             elif s.else_ is not None:
@@ -363,6 +387,34 @@ class _Thread:
             self.stmt(s.items[0])  # (a statement with an attribute: `#pragma unroll` for)
         else:
             raise _Refused()  # (while, return, break, asm: not followed)
+
+    def both(self, s: n.If) -> None:
+        """A branch the block's position or a parameter decides: each side run apart, and
+        kept only when both store the same elements in the same order (`if (gx < w) t[ty][tx]
+        = in[...]; else t[ty][tx] = 0.0f;`): each element then holds `c ? then : else`.
+        Locals either side assigns are unknown after it."""
+        cond = self.bind(s.cond)
+        sides = []
+        for branch in (s.then, s.else_):
+            side = _Thread(self.fn, self.shared, self.sizes, self.thread, self.written,
+                           self.budget)
+            side.env = dict(self.env)
+            if branch is not None:
+                side.stmt(branch)
+            sides.append(side)
+        a, b = sides[0].writes, sides[1].writes
+        if len(a) != len(b) or any(x[0] != y[0] or x[1].element != y[1].element
+                                   for x, y in zip(a, b, strict=True)):
+            raise _Refused(self._where(s) + " is stored under a condition that the block's "
+                           "position or a parameter decides, and its two sides do not store "
+                           "the same elements, so which elements are stored is not followed")
+        for (decl, x), (_, y) in zip(a, b, strict=True):
+            value = n.Cond(cond, x.value, y.value, type=x.value.type, span=x.value.span)
+            self.writes.append((decl, _Write(x.store, x.element, value)))
+        for side in sides:
+            for k, v in side.env.items():
+                if self.env.get(k) is not v:
+                    self.env[k] = None
 
     def _where(self, s: n.Stmt) -> str:
         name = next(iter(self.shared.values())).name
