@@ -312,8 +312,8 @@ def _record_path(src: Path, backend: str, opts: BuildOptions) -> Path | None:
     except OSError:
         return None
     name = os.environ.get("CXX", "g++") if backend == "emu" else "nvcc"
-    extra = headers_blob() + guard_path().read_bytes() if backend == "emu" else \
-        NVCC_LINK.encode()
+    extra = headers_blob() + guard_path().read_bytes() + runtime_path().read_bytes() \
+        if backend == "emu" else NVCC_LINK.encode()
     key = build_record.key(BUILD_VERSION, backend, str(src.resolve()), data, repr(opts),
                            shutil.which(name) or name, extra,
                            "\0".join(_flags(src, backend, opts)))
@@ -343,7 +343,8 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
         flags = _with_overlay(flags, prep.headers)
     if prep.thrust:
         flags = cccl.with_cccl(flags, include_dir(), prep.thrust)
-    extra = headers_blob() if backend == "emu" else NVCC_LINK.encode()
+    extra = headers_blob() + runtime_path().read_bytes() if backend == "emu" else \
+        NVCC_LINK.encode()
     guarded = backend == "emu" and not opts.sanitize
     if guarded:
         extra += guard_path().read_bytes()
@@ -364,6 +365,8 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
         dirs = [src.resolve().parent, *(Path(d) for d in opts.include_dirs)]
         opt = opts.opt or default_opt(backend)
         guard = ["-x", "none", str(_guard_object(tool, opt))] if guarded else []
+        if backend == "emu":  # the runtime's functions, compiled once (emu/runtime.cpp)
+            guard = ["-x", "none", str(_runtime_object(tool, opts)), *guard]
         if backend == "emu":
             flags = emu_pch.with_pch([*flags, *trampoline.EMU_LINK_FLAGS], tool, root)
 
@@ -531,6 +534,33 @@ def _guard_object(tool: str, opt: str) -> Path:
     obj = cache_dir() / f"guard-{key}.o"
     if not obj.exists():
         _compile([tool, *flags, "-c", str(guard_path())], obj, _GCC_DIAG, True, "g++")
+    return obj
+
+
+def runtime_path() -> Path:
+    """The bodies of the emulator runtime's functions that are not templates."""
+    return include_dir().parent / "runtime.cpp"
+
+
+def _runtime_object(tool: str, opts: BuildOptions) -> Path:
+    """emu/runtime.cpp compiled once per content of the headers and of runtime.cpp, compiler
+    and the options that change its code (language standard, optimisation, sanitizer), and
+    linked into every emu library: compiled into each program it cost about 1 s of g++'s CPU
+    a build (issue 27). Without the program's -D macros and include directories: the
+    runtime's code does not depend on them. One process compiles it, others wait for it."""
+    flags = [opts.std or "-std=c++17", opts.opt or default_opt("emu"), "-g0", "-fPIC", "-w",
+             "-fno-strict-aliasing", "-fno-semantic-interposition", "-x", "c++", "-include",
+             str(header_path()), "-I", str(include_dir())]
+    if opts.sanitize:
+        flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]
+    key = _key(BUILD_VERSION, runtime_path().read_bytes(), headers_blob(), " ".join(flags),
+               tool)
+    obj = cache_dir() / f"emu-runtime-{key}.o"
+    if not obj.exists():
+        with build_record.exclusive(cache_dir() / f"emu-runtime-{key}.lock"):
+            if not obj.exists():
+                _compile([tool, *flags, "-c", str(runtime_path())], obj, _GCC_DIAG, True,
+                         "g++ (the emulator's runtime)")
     return obj
 
 

@@ -22,10 +22,7 @@ struct SmemVar {
   unsigned char *p;
   size_t n;
 };
-inline std::vector<SmemVar> &smem_vars() {
-  static std::vector<SmemVar> *v = new std::vector<SmemVar>;
-  return *v;
-}
+std::vector<SmemVar> &smem_vars();
 template <class T>
 inline bool smem_register(T *p, size_t n) {
   void *at = const_cast<void *>(static_cast<const volatile void *>(p));
@@ -34,8 +31,8 @@ inline bool smem_register(T *p, size_t n) {
 }
 
 inline int g_depth = 0;                                  // nesting level of the running grid
-inline std::vector<std::vector<char *>> g_level_stacks;  // fiber stacks of the other levels
-inline std::vector<std::function<void()>> g_tail;        // tail launches not yet run
+extern std::vector<std::vector<char *>> g_level_stacks;  // fiber stacks of the other levels
+extern std::vector<std::function<void()>> g_tail;        // tail launches not yet run
 
 // Sets the launching grid's state aside for a launch made in device code, and puts it back
 // when the child grid has completed. Inactive for a launch made by host code.
@@ -43,63 +40,11 @@ class ChildGrid {
  public:
   bool refused = false;  // nested too deep: the launch fails, as on the GPU
 
-  explicit ChildGrid(const Site &child) : nested_(g_in_kernel) {
-    if (!nested_) return;
-    if (g_depth + 1 >= MAX_NESTING) {
-      refused = true;
-      rt_error(cudaErrorLaunchMaxDepthExceeded);
-      (void)child;
-      return;
-    }
-    site_ = g_site;
-    fibers_ = g_fibers;
-    coop_ = g_coop;
-    grid_ = gridDim;
-    block_ = blockDim;
-    bidx_ = blockIdx;
-    tidx_ = threadIdx;
-    smem_size_ = g_dyn_smem_size;
-    dyn_.assign(g_dyn_smem, g_dyn_smem + smem_size_);
-    nvars_ = smem_vars().size();
-    for (const SmemVar &v : smem_vars()) statics_.insert(statics_.end(), v.p, v.p + v.n);
-    block_state_ = std::move((*__cf_tls_block()));
-    (*__cf_tls_block()) = __cf_Block{};
-    store_.swap((*__cf_tls_fibers()));
-    sched_sp_ = g_sched_sp;
-    level_ = g_depth++;
-    if (g_level_stacks.size() < size_t(level_) + 2) g_level_stacks.resize(level_ + 2);
-    std::swap((*__cf_tls_stacks()), g_level_stacks[level_]);      // park the parent's stacks
-    std::swap((*__cf_tls_stacks()), g_level_stacks[level_ + 1]);  // take the child level's
-    g_in_kernel = false;
-  }
+  explicit ChildGrid(const Site &child);
   ChildGrid(const ChildGrid &) = delete;
   ChildGrid &operator=(const ChildGrid &) = delete;
 
-  ~ChildGrid() {
-    if (!nested_ || refused) return;
-    std::swap((*__cf_tls_stacks()), g_level_stacks[level_ + 1]);
-    std::swap((*__cf_tls_stacks()), g_level_stacks[level_]);
-    g_depth = level_;
-    g_sched_sp = sched_sp_;
-    __cf_tls_fibers()->swap(store_);
-    (*__cf_tls_block()) = std::move(block_state_);
-    size_t at = 0;
-    for (size_t k = 0; k < nvars_; ++k) {
-      const SmemVar &v = smem_vars()[k];
-      memcpy(v.p, statics_.data() + at, v.n);
-      at += v.n;
-    }
-    if (smem_size_) memcpy(g_dyn_smem, dyn_.data(), smem_size_);
-    g_dyn_smem_size = smem_size_;
-    gridDim = grid_;
-    blockDim = block_;
-    blockIdx = bidx_;
-    threadIdx = tidx_;
-    g_site = site_;
-    g_fibers = fibers_;
-    g_coop = coop_;
-    g_in_kernel = true;
-  }
+  ~ChildGrid();
 
  private:
   bool nested_;
@@ -117,13 +62,7 @@ class ChildGrid {
 
 // Runs the tail launches made by the grid that has just completed (those queued after
 // `mark`), in launch order; theirs run at the end of each.
-inline void run_tail_launches(size_t mark) {
-  while (g_tail.size() > mark) {
-    std::function<void()> op = std::move(g_tail[mark]);
-    g_tail.erase(g_tail.begin() + (long)mark);
-    op();
-  }
-}
+void run_tail_launches(size_t mark);
 
 }  // namespace cudafuse_emu
 

@@ -377,269 +377,66 @@ inline void surf_store(const char *fn, const T &v, cudaSurfaceObject_t s, long x
 }
 
 // ---- runtime-side helpers -----------------------------------------------------------------
-inline cudaError_t image_of_resource(const cudaResourceDesc *r, Image &m) {
-  switch (r->resType) {
-    case cudaResourceTypeArray:
-      if (!r->res.array.array) return rt_error(cudaErrorInvalidResourceHandle);
-      m = image_of(r->res.array.array);
-      return cudaSuccess;
-    case cudaResourceTypeLinear:
-      m.fmt = r->res.linear.desc, m.elem = format_bytes(m.fmt);
-      if (!m.elem) return rt_error(cudaErrorInvalidChannelDescriptor);
-      if (!r->res.linear.devPtr) return rt_error(cudaErrorInvalidValue);
-      m.base = static_cast<char *>(r->res.linear.devPtr);
-      m.w = r->res.linear.sizeInBytes / m.elem, m.pitch = m.slice = m.w * m.elem;
-      if (!m.w) return rt_error(cudaErrorInvalidValue);
-      return cudaSuccess;
-    case cudaResourceTypePitch2D:
-      m.fmt = r->res.pitch2D.desc, m.elem = format_bytes(m.fmt);
-      if (!m.elem) return rt_error(cudaErrorInvalidChannelDescriptor);
-      if (!r->res.pitch2D.devPtr || !r->res.pitch2D.width || !r->res.pitch2D.height ||
-          r->res.pitch2D.pitchInBytes < r->res.pitch2D.width * m.elem)
-        return rt_error(cudaErrorInvalidValue);
-      m.base = static_cast<char *>(r->res.pitch2D.devPtr);
-      m.w = r->res.pitch2D.width, m.h = r->res.pitch2D.height;
-      m.pitch = r->res.pitch2D.pitchInBytes, m.slice = m.pitch * m.h;
-      return cudaSuccess;
-    default:  // mipmapped arrays are refused at build time
-      return rt_error(cudaErrorNotSupported);
-  }
-}
+cudaError_t image_of_resource(const cudaResourceDesc *r, Image &m);
 
 // One side of a copy: an array (positions in elements) or memory with a pitch (x in bytes).
 struct CopySide {
   char *base;
   size_t pitch, rows;  // rows per slice
 };
-inline cudaError_t array_side(const cudaArray *a, size_t x, size_t y, size_t z, size_t wbytes,
-                              size_t h, size_t d, CopySide &side) {
-  if (!a) return rt_error(cudaErrorInvalidResourceHandle);
-  if (x * a->elem + wbytes > a->pitch() || y + h > a->h || z + d > a->d)
-    return rt_error(cudaErrorInvalidValue);
-  side = CopySide{a->data + z * a->slice() + y * a->pitch() + x * a->elem, a->pitch(), a->h};
-  return cudaSuccess;
-}
-inline void copy_rows(const CopySide &dst, const CopySide &src, size_t wbytes, size_t h,
-                      size_t d) {
-  for (size_t k = 0; k < d; ++k)
-    for (size_t j = 0; j < h; ++j)
-      memmove(dst.base + (k * dst.rows + j) * dst.pitch, src.base + (k * src.rows + j) * src.pitch,
-              wbytes);
-}
-inline cudaError_t array_copy3d(const cudaMemcpy3DParms *p) {
-  if (!p) return rt_error(cudaErrorInvalidValue);
-  const cudaArray *arr = p->srcArray ? p->srcArray : p->dstArray;
-  size_t wbytes = p->extent.width * arr->elem;  // an array's extent counts its elements
-  size_t h = std::max<size_t>(p->extent.height, 1), d = std::max<size_t>(p->extent.depth, 1);
-  CopySide src, dst;
-  cudaError_t e;
-  if (p->srcArray) e = array_side(p->srcArray, p->srcPos.x, p->srcPos.y, p->srcPos.z, wbytes, h, d, src);
-  else {
-    const cudaPitchedPtr &s = p->srcPtr;
-    if (!s.ptr || s.pitch < p->srcPos.x + wbytes) return rt_error(cudaErrorInvalidPitchValue);
-    size_t rows = s.ysize ? s.ysize : h;
-    src = CopySide{static_cast<char *>(s.ptr) + (p->srcPos.z * rows + p->srcPos.y) * s.pitch +
-                       p->srcPos.x, s.pitch, rows};
-    e = cudaSuccess;
-  }
-  if (e != cudaSuccess) return e;
-  if (p->dstArray) e = array_side(p->dstArray, p->dstPos.x, p->dstPos.y, p->dstPos.z, wbytes, h, d, dst);
-  else {
-    const cudaPitchedPtr &s = p->dstPtr;
-    if (!s.ptr || s.pitch < p->dstPos.x + wbytes) return rt_error(cudaErrorInvalidPitchValue);
-    size_t rows = s.ysize ? s.ysize : h;
-    dst = CopySide{static_cast<char *>(s.ptr) + (p->dstPos.z * rows + p->dstPos.y) * s.pitch +
-                       p->dstPos.x, s.pitch, rows};
-  }
-  if (e != cudaSuccess) return e;
-  copy_rows(dst, src, wbytes, h, d);
-  return cudaSuccess;
-}
+cudaError_t array_side(const cudaArray *a, size_t x, size_t y, size_t z, size_t wbytes,
+                       size_t h, size_t d, CopySide &side);
+void copy_rows(const CopySide &dst, const CopySide &src, size_t wbytes, size_t h,
+               size_t d);
+cudaError_t array_copy3d(const cudaMemcpy3DParms *p);
 }  // namespace cudafuse_emu
 
 // ---- the array API -----------------------------------------------------------------------
-inline cudaError_t cudaMalloc3DArray(cudaArray_t *a, const cudaChannelFormatDesc *desc,
-                                     cudaExtent e, unsigned flags) {
-  using namespace ::cudafuse_emu;
-  if (!a || !desc) return rt_error(cudaErrorInvalidValue);
-  *a = nullptr;
-  size_t elem = format_bytes(*desc);
-  if (!elem) return rt_error(cudaErrorInvalidChannelDescriptor);
-  if (!e.width || (e.depth && !e.height && !(flags & cudaArrayLayered)))
-    return rt_error(cudaErrorInvalidValue);
-  if (flags & cudaArrayCubemap) {  // 6 square faces, or 6 per layer
-    bool ok = e.width == e.height && e.depth &&
-              ((flags & cudaArrayLayered) ? e.depth % 6 == 0 : e.depth == 6);
-    if (!ok) return rt_error(cudaErrorInvalidValue);
-  }
-  if ((flags & cudaArrayLayered) && !e.depth) return rt_error(cudaErrorInvalidValue);
-  cudaArray *arr = new cudaArray;
-  arr->desc = *desc, arr->extent = e, arr->flags = flags, arr->elem = elem;
-  arr->w = e.width, arr->h = std::max<size_t>(e.height, 1), arr->d = std::max<size_t>(e.depth, 1);
-  void *mem = nullptr;
-  cudaError_t err = rt_alloc(&mem, arr->slice() * arr->d, cudaMemoryTypeDevice);
-  if (err != cudaSuccess) {
-    delete arr;
-    return err;
-  }
-  arr->data = static_cast<char *>(mem);
-  *a = arr;
-  return cudaSuccess;
-}
-inline cudaError_t cudaMallocArray(cudaArray_t *a, const cudaChannelFormatDesc *desc, size_t w,
-                                   size_t h, unsigned flags) {
-  if (flags & (cudaArrayLayered | cudaArrayCubemap))
-    return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
-  return cudaMalloc3DArray(a, desc, make_cudaExtent(w, h, 0), flags);
-}
-inline cudaError_t cudaFreeArray(cudaArray_t a) {
-  if (!a) return cudaSuccess;
-  cudaError_t e = ::cudafuse_emu::rt_free(a->data);
-  delete a;
-  return e;
-}
-inline cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *desc, cudaExtent *e, unsigned *flags,
-                                    cudaArray_t a) {
-  if (!a) return ::cudafuse_emu::rt_error(cudaErrorInvalidResourceHandle);
-  if (desc) *desc = a->desc;
-  if (e) *e = a->extent;
-  if (flags) *flags = a->flags;
-  return cudaSuccess;
-}
-inline cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc, cudaArray_const_t a) {
-  if (!a || !desc) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
-  *desc = a->desc;
-  return cudaSuccess;
-}
-inline cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void *src,
-                                       size_t spitch, size_t w, size_t h, cudaMemcpyKind) {
-  using namespace ::cudafuse_emu;
-  if (!dst) return rt_error(cudaErrorInvalidResourceHandle);
-  if (w > spitch) return rt_error(cudaErrorInvalidPitchValue);
-  if (wOff + w > dst->pitch() || hOff + h > dst->h) return rt_error(cudaErrorInvalidValue);
-  copy_rows(CopySide{dst->data + hOff * dst->pitch() + wOff, dst->pitch(), h},
-            CopySide{const_cast<char *>(static_cast<const char *>(src)), spitch, h}, w, h, 1);
-  return cudaSuccess;
-}
-inline cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOff, size_t hOff,
-                                            const void *src, size_t spitch, size_t w, size_t h,
-                                            cudaMemcpyKind k, cudaStream_t) {
-  return cudaMemcpy2DToArray(dst, wOff, hOff, src, spitch, w, h, k);
-}
-inline cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
-                                         size_t wOff, size_t hOff, size_t w, size_t h,
-                                         cudaMemcpyKind) {
-  using namespace ::cudafuse_emu;
-  if (!src) return rt_error(cudaErrorInvalidResourceHandle);
-  if (w > dpitch) return rt_error(cudaErrorInvalidPitchValue);
-  if (wOff + w > src->pitch() || hOff + h > src->h) return rt_error(cudaErrorInvalidValue);
-  copy_rows(CopySide{static_cast<char *>(dst), dpitch, h},
-            CopySide{src->data + hOff * src->pitch() + wOff, src->pitch(), h}, w, h, 1);
-  return cudaSuccess;
-}
-inline cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src,
-                                              size_t wOff, size_t hOff, size_t w, size_t h,
-                                              cudaMemcpyKind k, cudaStream_t = nullptr) {
-  return cudaMemcpy2DFromArray(dst, dpitch, src, wOff, hOff, w, h, k);
-}
-inline cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffDst, size_t hOffDst,
-                                            cudaArray_const_t src, size_t wOffSrc,
-                                            size_t hOffSrc, size_t w, size_t h,
-                                            cudaMemcpyKind) {
-  using namespace ::cudafuse_emu;
-  if (!src || !dst) return rt_error(cudaErrorInvalidResourceHandle);
-  if (wOffSrc + w > src->pitch() || hOffSrc + h > src->h || wOffDst + w > dst->pitch() ||
-      hOffDst + h > dst->h)
-    return rt_error(cudaErrorInvalidValue);
-  copy_rows(CopySide{dst->data + hOffDst * dst->pitch() + wOffDst, dst->pitch(), h},
-            CopySide{src->data + hOffSrc * src->pitch() + wOffSrc, src->pitch(), h}, w, h, 1);
-  return cudaSuccess;
-}
+cudaError_t cudaMalloc3DArray(cudaArray_t *a, const cudaChannelFormatDesc *desc,
+                              cudaExtent e, unsigned flags);
+cudaError_t cudaMallocArray(cudaArray_t *a, const cudaChannelFormatDesc *desc, size_t w,
+                            size_t h, unsigned flags);
+cudaError_t cudaFreeArray(cudaArray_t a);
+cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *desc, cudaExtent *e, unsigned *flags,
+                             cudaArray_t a);
+cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc, cudaArray_const_t a);
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void *src,
+                                size_t spitch, size_t w, size_t h, cudaMemcpyKind);
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOff, size_t hOff,
+                                     const void *src, size_t spitch, size_t w, size_t h,
+                                     cudaMemcpyKind k, cudaStream_t);
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+                                  size_t wOff, size_t hOff, size_t w, size_t h,
+                                  cudaMemcpyKind);
+cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src,
+                                       size_t wOff, size_t hOff, size_t w, size_t h,
+                                       cudaMemcpyKind k, cudaStream_t = nullptr);
+cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffDst, size_t hOffDst,
+                                     cudaArray_const_t src, size_t wOffSrc,
+                                     size_t hOffSrc, size_t w, size_t h,
+                                     cudaMemcpyKind);
 // The deprecated linear forms: n bytes from row hOff, byte wOff on, continuing row after row.
-inline cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void *src,
-                                     size_t n, cudaMemcpyKind) {
-  using namespace ::cudafuse_emu;
-  if (!dst) return rt_error(cudaErrorInvalidResourceHandle);
-  size_t at = hOff * dst->pitch() + wOff;
-  if (wOff > dst->pitch() || at + n > dst->slice() * dst->d) return rt_error(cudaErrorInvalidValue);
-  memmove(dst->data + at, src, n);
-  return cudaSuccess;
-}
-inline cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOff, size_t hOff,
-                                          const void *src, size_t n, cudaMemcpyKind k,
-                                          cudaStream_t = nullptr) {
-  return cudaMemcpyToArray(dst, wOff, hOff, src, n, k);
-}
-inline cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOff, size_t hOff,
-                                       size_t n, cudaMemcpyKind) {
-  using namespace ::cudafuse_emu;
-  if (!src) return rt_error(cudaErrorInvalidResourceHandle);
-  size_t at = hOff * src->pitch() + wOff;
-  if (wOff > src->pitch() || at + n > src->slice() * src->d) return rt_error(cudaErrorInvalidValue);
-  memmove(dst, src->data + at, n);
-  return cudaSuccess;
-}
-inline cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOff,
-                                            size_t hOff, size_t n, cudaMemcpyKind k,
-                                            cudaStream_t = nullptr) {
-  return cudaMemcpyFromArray(dst, src, wOff, hOff, n, k);
-}
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOff, size_t hOff, const void *src,
+                              size_t n, cudaMemcpyKind);
+cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOff, size_t hOff,
+                                   const void *src, size_t n, cudaMemcpyKind k,
+                                   cudaStream_t = nullptr);
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOff, size_t hOff,
+                                size_t n, cudaMemcpyKind);
+cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOff,
+                                     size_t hOff, size_t n, cudaMemcpyKind k,
+                                     cudaStream_t = nullptr);
 
 // ---- texture and surface objects -----------------------------------------------------------
-inline cudaError_t cudaCreateTextureObject(cudaTextureObject_t *t, const cudaResourceDesc *r,
-                                           const cudaTextureDesc *d,
-                                           const cudaResourceViewDesc *v) {
-  using namespace ::cudafuse_emu;
-  if (!t || !r || !d) return rt_error(cudaErrorInvalidValue);
-  *t = 0;
-  if (v && v->format != cudaResViewFormatNone) return rt_error(cudaErrorNotSupported);
-  Image m;
-  if (cudaError_t e = image_of_resource(r, m)) return e;
-  if (d->readMode == cudaReadModeNormalizedFloat && m.fmt.f != cudaChannelFormatKindFloat &&
-      m.fmt.x == 32)  // normalizedFloat applies to 8- and 16-bit integers only
-    return rt_error(cudaErrorInvalidValue);
-  Texture *tex = new Texture{*r, *d, m,
-                             d->readMode == cudaReadModeNormalizedFloat &&
-                                 m.fmt.f != cudaChannelFormatKindFloat};
-  *t = cudaTextureObject_t(reinterpret_cast<uintptr_t>(tex));
-  return cudaSuccess;
-}
-inline cudaError_t cudaDestroyTextureObject(cudaTextureObject_t t) {
-  delete reinterpret_cast<::cudafuse_emu::Texture *>(uintptr_t(t));
-  return cudaSuccess;
-}
-inline cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *r, cudaTextureObject_t t) {
-  if (!r || !t) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
-  *r = reinterpret_cast<const ::cudafuse_emu::Texture *>(uintptr_t(t))->res;
-  return cudaSuccess;
-}
-inline cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *d, cudaTextureObject_t t) {
-  if (!d || !t) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
-  *d = reinterpret_cast<const ::cudafuse_emu::Texture *>(uintptr_t(t))->desc;
-  return cudaSuccess;
-}
-inline cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *s, const cudaResourceDesc *r) {
-  using namespace ::cudafuse_emu;
-  if (!s || !r) return rt_error(cudaErrorInvalidValue);
-  *s = 0;
-  // Surfaces live on arrays allocated with cudaArraySurfaceLoadStore.
-  if (r->resType != cudaResourceTypeArray) return rt_error(cudaErrorInvalidValue);
-  if (!r->res.array.array) return rt_error(cudaErrorInvalidResourceHandle);
-  if (!(r->res.array.array->flags & cudaArraySurfaceLoadStore))
-    return rt_error(cudaErrorInvalidValue);
-  Surface *surf = new Surface{*r, image_of(r->res.array.array)};
-  *s = cudaSurfaceObject_t(reinterpret_cast<uintptr_t>(surf));
-  return cudaSuccess;
-}
-inline cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t s) {
-  delete reinterpret_cast<::cudafuse_emu::Surface *>(uintptr_t(s));
-  return cudaSuccess;
-}
-inline cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc *r, cudaSurfaceObject_t s) {
-  if (!r || !s) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
-  *r = reinterpret_cast<const ::cudafuse_emu::Surface *>(uintptr_t(s))->res;
-  return cudaSuccess;
-}
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t *t, const cudaResourceDesc *r,
+                                    const cudaTextureDesc *d,
+                                    const cudaResourceViewDesc *v);
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t t);
+cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *r, cudaTextureObject_t t);
+cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *d, cudaTextureObject_t t);
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *s, const cudaResourceDesc *r);
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t s);
+cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc *r, cudaSurfaceObject_t s);
 
 // ---- fetches (texture_indirect_functions.h) ---------------------------------------------------
 // tex1Dfetch: an integer index into linear memory, no filtering and no address modes (an

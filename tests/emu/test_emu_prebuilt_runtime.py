@@ -1,0 +1,43 @@
+"""The emulator's runtime compiled once (emu/runtime.cpp, runtime/build.py's _runtime_object)
+and linked into every program: made again whenever its source, the headers or the options
+that shape its code change, and not for a program's own macros. (That every emulated program
+links it and runs is what the rest of tests/emu shows.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cudafuse.runtime import build
+
+
+def test_the_object_is_keyed_by_its_source_headers_and_options(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled: list[list[str]] = []
+
+    def fake_compile(cmd: list[str], out: Path, *args: object, **kw: object) -> None:
+        compiled.append(cmd)
+        out.write_bytes(b"")
+
+    monkeypatch.setenv("CUDAFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(build, "_compile", fake_compile)
+    o2 = build.BuildOptions(opt="-O2")
+    first = build._runtime_object("g++", o2)
+    assert build._runtime_object("g++", o2) == first and len(compiled) == 1  # cached
+    # The program's own macros and include directories do not shape the runtime's code.
+    assert build._runtime_object("g++", build.BuildOptions(
+        opt="-O2", defines=("BLOCK=512",), include_dirs=(str(tmp_path),))) == first
+    assert not any("-DBLOCK=512" in c for c in compiled)
+    others = {build._runtime_object("g++", build.BuildOptions(opt="-O0")),
+              build._runtime_object("g++", build.BuildOptions(opt="-O2", std="-std=c++20")),
+              build._runtime_object("g++", build.BuildOptions(opt="-O2", sanitize=True)),
+              build._runtime_object("clang++", o2)}
+    assert first not in others and len(others) == 4
+    assert "-fsanitize=address" in compiled[3]
+    # A changed runtime.cpp (or header) is compiled again.
+    changed = tmp_path / "runtime.cpp"
+    changed.write_bytes(build.runtime_path().read_bytes() + b"\n// changed\n")
+    monkeypatch.setattr(build, "runtime_path", lambda: changed)
+    assert build._runtime_object("g++", o2) != first
+    assert compiled[-1][-1] == str(changed)
