@@ -513,7 +513,10 @@ def _evaluate(e: n.Expr) -> int | None:
             q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
             return q if e.op == "/" else a - q * b
         f = _ARITH.get(e.op)
-        return f(a, b) if f else None
+        try:
+            return f(a, b) if f else None
+        except (ValueError, OverflowError):  # (a negative shift: left to the compiler)
+            return None
     return None
 
 
