@@ -67,6 +67,9 @@ struct Half {
   Half() = default;
   __host__ __device__ Half(float f) : x(__half_as_ushort(__float2half(f))) {}
   __host__ __device__ operator float() const { return __half2float(__ushort_as_half(x)); }
+  __host__ __device__ Half(__half h) : x(__half_as_ushort(h)) {}
+  __host__ __device__ operator __half() const { return __ushort_as_half(x); }
+  __host__ __device__ Half &operator+=(float v) { return *this = Half(float(*this) + v); }
 };
 enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, Undefined };
 enum class DeviceType { CPU, CUDA };
