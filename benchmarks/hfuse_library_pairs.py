@@ -39,6 +39,11 @@ Kernels that take a PackedTensorAccessor by value are verified with run specs
 that describe it (`tensor`); kernelHistogram1D, launched with a host lambda that no run spec
 can give, is verified through drivers the script writes (DRIVERS below).
 
+Then three libraries tried by no one here before (LIBS below): ggml's CUDA kernels in
+ggerganov/llama.cpp, BVLC/caffe's im2col and solver kernels, open-mmlab/mmcv's op headers,
+same cache convention, host stand-ins in benchmarks/hfuse_library/caffe/ and .../mmcv/
+(docs/benchmarks.md, "Libraries no one here had tried").
+
 (--nvcc: cudafuse's own compile check on, and every output compiled again with nvcc as the
 library builds (--extended-lambda); off by default here. --only ours|third|aten|crypto or
 llama|caffe|mmcv: one corpus; --pair A+B: that pair of it.)
