@@ -50,10 +50,12 @@ def test_refused_for_what_threads_do_together(result, host: str, producer: str,
 
 
 def test_per_element_kernel_keeps_the_spelling_reason(result) -> None:
-    """add_prefix stores data[i] at its own element (only its guard, `blockIdx.x == 0`, is
-    unread): no cooperation is claimed for it."""
+    """add_prefix stores data[i] at its own element, its guard a test of the block
+    (`blockIdx.x == 0`, read by meaning: kernel/view._block_condition): no cooperation is
+    claimed for it; it is refused because `data` is the caller's, updated in place."""
     why = _why(result, "p_guard_spelling", "add_prefix")
-    assert "'add_prefix' cannot be recomputed: it has no recognisable bounds guard" in why
+    assert "'add_prefix' updates 'data' in place and the fused kernel must still store" in why
+    assert "cannot be recomputed" not in why
 
 
 def test_nothing_fuses(result) -> None:
