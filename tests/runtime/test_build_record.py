@@ -114,6 +114,7 @@ def test_one_build_of_a_key_at_a_time(tmp_path, monkeypatch):
 
     monkeypatch.setattr(build, "_compile", fake_compile)
     monkeypatch.setattr(build, "_guard_object", lambda *a: tmp_path / "guard.o")
+    monkeypatch.setattr(build, "_runtime_object", lambda *a: tmp_path / "runtime.o")
     with ThreadPoolExecutor(max_workers=2) as pool:
         libs = list(pool.map(lambda _: build._build(src, "emu", BuildOptions()), range(2)))
     assert len(compiled) == 1 and libs[0].library == libs[1].library == compiled[0]
