@@ -2,7 +2,8 @@
 (ferraiuolo's canny style, blockDim coordinates read with the launches' 16 x 16 block,
 kernel/tileblock.py), a 1-D tile with halo threads padded with zeros, a tile loaded in rounds
 by the block's linear index with __restrict__ and #pragma unroll, a tile and halo loaded
-with if/else by the block's edge threads. Each producer is recomputed
+with if/else by the block's edge threads, halo threads whose loads are clamped on their own
+side only. Each producer is recomputed
 in its consumer and compared with the original under the emulator at sizes that are not
 multiples of the block (every element of every buffer); a tile whose writers disagree at the
 image's edge is refused as the race it is."""
@@ -55,14 +56,16 @@ def test_tiles_read_by_their_writers(fused) -> None:
     _, out, result = fused
     edges = _edges(result)
     assert edges["corner_pipe"] == edges["halo_pipe"] == edges["rounds_pipe"] == \
-        edges["ifelse_pipe"] == "fused"
+        edges["ifelse_pipe"] == edges["cross_pipe"] == "fused"
     code = out.read_text()
-    for name in ("corners_out", "smooth1d_out", "box2d_out", "edges2d_out"):
+    for name in ("corners_out", "smooth1d_out", "box2d_out", "edges2d_out", "cross2d_out"):
         (xy,) = re.findall(rf"float \w+_{name}_xy?\(.*?\n}}\n", code, re.S)
         assert "__shared__" not in xy and "__syncthreads" not in xy
         assert "threadIdx" not in xy and "blockIdx" not in xy
     # The halo's three zero-padded loads are one value under both tests.
     assert "((((i + k) < n) && ((i + k) >= 0)) ? in[(i + k)] : 0.0f)" in code
+    # The centre's and the halos' one-sided clamps are one value under both.
+    assert "in[((min(max(gy, 0), (h - 1)) * w) + min(max((gx + k), 0), (w - 1)))]" in code
 
 
 @pytest.mark.slow
@@ -77,6 +80,7 @@ def test_writers_that_disagree_are_a_race(fused) -> None:
 @pytest.mark.parametrize(("entry", "sizes"), [
     ("halo_pipe", {"n": 203}), ("rounds_pipe", {"w": 37, "h": 19}),
     ("corner_pipe", {"w": 37, "h": 19}), ("ifelse_pipe", {"w": 37, "h": 19}),
+    ("cross_pipe", {"w": 37, "h": 19}),
 ])
 def test_fused_tiles_match_the_original(fused, entry: str, sizes: dict[str, int]) -> None:
     src, out, _ = fused
@@ -97,6 +101,7 @@ def _padded(entry: str, sizes: dict[str, int]) -> dict[str, int] | None:
     ("halo_pipe", {"n": 2}), ("halo_pipe", {"n": 128}),
     ("rounds_pipe", {"w": 5, "h": 3}), ("rounds_pipe", {"w": 61, "h": 2}),
     ("ifelse_pipe", {"w": 5, "h": 3}), ("ifelse_pipe", {"w": 61, "h": 2}),
+    ("cross_pipe", {"w": 5, "h": 3}), ("cross_pipe", {"w": 1, "h": 29}),
 ])
 def test_fused_tiles_match_the_original_at_more_sizes(fused, entry: str,
                                                       sizes: dict[str, int]) -> None:

@@ -150,6 +150,32 @@ __global__ void edges2d(const float *in, float *out, int w, int h) {
                                t[ty + 1][tx]);
 }
 
+// A centre load per thread, clamped into the image, and halo loads by the first R2 threads
+// of each dimension, each clamped on its own side only (the value is the clamp of both).
+#define R2 2
+__global__ void cross2d(const float *in, float *out, int w, int h) {
+  __shared__ float s[TH + 2 * R2][TW + 2 * R2];
+  int gx = blockIdx.x * TW + threadIdx.x, gy = blockIdx.y * TH + threadIdx.y;
+  int lx = threadIdx.x + R2, ly = threadIdx.y + R2;
+  int cx = min(gx, w - 1), cy = min(gy, h - 1);
+  s[ly][lx] = in[cy * w + cx];
+  if (threadIdx.x < R2) {
+    s[ly][lx - R2] = in[cy * w + max(gx - R2, 0)];
+    s[ly][lx + TW] = in[cy * w + min(gx + TW, w - 1)];
+  }
+  if (threadIdx.y < R2) {
+    s[ly - R2][lx] = in[max(gy - R2, 0) * w + cx];
+    s[ly + TH][lx] = in[min(gy + TH, h - 1) * w + cx];
+  }
+  __syncthreads();
+  if (gx < w && gy < h) {
+    float acc = 0.0f;
+    for (int k = -R2; k <= R2; ++k)
+      acc += (0.3f + 0.1f * k) * s[ly][lx + k] + (0.2f - 0.05f * k) * s[ly + k][lx];
+    out[gy * w + gx] = acc;
+  }
+}
+
 __global__ void scale2d(const float *t, float *out, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -192,5 +218,12 @@ extern "C" void ifelse_pipe(const float *img, float *t, float *out, int w, int h
   dim3 block(TW, TH);
   dim3 grid((w + TW - 1) / TW, (h + TH - 1) / TH);
   edges2d<<<grid, block>>>(img, t, w, h);
+  scale2d<<<grid, block>>>(t, out, w, h);
+}
+
+extern "C" void cross_pipe(const float *img, float *t, float *out, int w, int h) {
+  dim3 block(TW, TH);
+  dim3 grid((w + TW - 1) / TW, (h + TH - 1) / TH);
+  cross2d<<<grid, block>>>(img, t, w, h);
   scale2d<<<grid, block>>>(t, out, w, h);
 }

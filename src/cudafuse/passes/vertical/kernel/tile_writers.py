@@ -561,13 +561,19 @@ class _Linear:
     lo_coef: tuple[tuple[str, int], ...]
     hi: int | None
     hi_coef: tuple[tuple[str, int], ...]
+    # lo (hi) written high_d + c (-high_d + c): a bound over the parameters that the
+    # reader's own coordinate bounds (low_d <= x_d <= high_d)
+    lo_via: tuple[tuple[str, int], ...] = ()
+    hi_via: tuple[tuple[str, int], ...] = ()
 
     def decide(self, low: dict[str, int]) -> bool | None:
-        if self.lo is not None and self.lo + sum(c * low.get(x, 0)
-                                                 for x, c in self.lo_coef) >= 0:
+        base = sum(c * low.get(x, 0) for x, c in self.lo_coef)
+        if self.lo is not None and self.lo + base >= 0 or any(
+                low.get(d, 0) + c + base >= 0 for d, c in self.lo_via):
             return True
-        if self.hi is not None and self.hi + sum(c * low.get(x, 0)
-                                                 for x, c in self.hi_coef) < 0:
+        base = sum(c * low.get(x, 0) for x, c in self.hi_coef)
+        if self.hi is not None and self.hi + base < 0 or any(
+                c - low.get(d, 0) + base < 0 for d, c in self.hi_via):
             return False
         return None
 
@@ -602,8 +608,13 @@ def _linear(p: Poly, high: dict[str, Poly], coords: frozenset[str]) -> _Linear:
         else:
             term = Poly(((m, c),))
             lo, hi = lo + term, hi + term
+    lo_via = tuple((d, (lo - h).const_value) for d, h in high.items()
+                   if lo_ok and not lo.is_const and (lo - h).is_const)
+    hi_via = tuple((d, (hi + h).const_value) for d, h in high.items()
+                   if hi_ok and not hi.is_const and (hi + h).is_const)
     got = _Linear(lo.const_value if lo_ok else None, tuple(lo_coef),
-                  hi.const_value if hi_ok else None, tuple(hi_coef))
+                  hi.const_value if hi_ok else None, tuple(hi_coef),
+                  lo_via, hi_via)  # type: ignore[arg-type]
     if len(_LINEAR) > 100_000:
         _LINEAR.clear()
     _LINEAR[memo] = got
@@ -624,7 +635,7 @@ def _comparisons(e: n.Expr) -> list[Poly]:
                 len(x.args) == 2:
             for a in _forms(x.args[0]):
                 for b in _forms(x.args[1]):
-                    out.append(b - a)
+                    out += [b - a, a - b]
     return out
 
 
@@ -699,7 +710,7 @@ def _read_value(body: n.Compound, r: n.Index, arr: n.VarDecl, extents: list[int 
                 groups[k] = len(exprs)
                 exprs.append(_moved(w.value, w.element, dims, offsets, xs, sizes, refs))
             elem_groups.setdefault(element, set()).add(groups[k])
-    cands = exprs + _all_tests(exprs)
+    cands = exprs + _all_tests(exprs) + _merged(exprs)
     prepared: dict[tuple[int, tuple[int, ...]], _Prepared] = {}
     alive = [True] * len(cands)
     for t in threads:
@@ -926,6 +937,67 @@ def _all_tests(exprs: list[n.Expr]) -> list[n.Expr]:
     return [dataclasses.replace(conds[0], cond=test)]
 
 
+def _merged(exprs: list[n.Expr]) -> list[n.Expr]:
+    """When the writers' values differ only in their clamps (a centre load clamped above,
+    a left halo's below: `in[min(p, w - 1)]`, `in[max(p, 0)]`), the value under both
+    clamps, `in[min(max(p, 0), w - 1)]`: each writer's for every reader whose other clamp
+    does nothing."""
+    if len(exprs) < 2:
+        return []
+    out: n.Expr | None = exprs[0]
+    for e in exprs[1:]:
+        out = _merge(out, e)
+        if out is None:
+            return []
+    return [out]
+
+
+def _clamp(e: n.Expr) -> str | None:
+    e = _strip(e)
+    if isinstance(e, n.Call) and len(e.args) == 2 and e.callee_expr is None:
+        name = e.callee.rsplit("::", 1)[-1]
+        return name if name in ("min", "max") else None
+    return None
+
+
+def _merge(a: n.Expr, b: n.Expr) -> n.Expr | None:
+    if _key(a) == _key(b):
+        return a
+    for x, y in ((a, b), (b, a)):
+        cx, cy = _clamp(x), _clamp(y)
+        xs = _strip(x)
+        if cx and _key(xs.args[0]) == _key(y):  # type: ignore[attr-defined]
+            return x  # (the other is the clamped value unclamped)
+        if cx == "min" and cy == "max":
+            ys = _strip(y)
+            if _key(xs.args[0]) == _key(ys.args[0]):  # type: ignore[attr-defined]
+                inner = dataclasses.replace(ys, args=(xs.args[0], ys.args[1]))  # type: ignore
+                return dataclasses.replace(xs, args=(inner, xs.args[1]))  # type: ignore
+    if type(a) is not type(b):
+        return None
+    if isinstance(a, n.Binary) and isinstance(b, n.Binary) and a.op == b.op:
+        lhs, rhs = _merge(a.lhs, b.lhs), _merge(a.rhs, b.rhs)
+        return None if lhs is None or rhs is None else dataclasses.replace(a, lhs=lhs, rhs=rhs)
+    if isinstance(a, n.Index) and isinstance(b, n.Index) and _key(a.base) == _key(b.base):
+        ix = _merge(a.index, b.index)
+        return None if ix is None else dataclasses.replace(a, index=ix)
+    if isinstance(a, n.Cast) and isinstance(b, n.Cast) and a.type == b.type:
+        op = _merge(a.operand, b.operand)
+        return None if op is None else dataclasses.replace(a, operand=op)
+    if isinstance(a, n.Cond) and isinstance(b, n.Cond):
+        parts = [_merge(x, y) for x, y in ((a.cond, b.cond), (a.then, b.then),
+                                          (a.else_, b.else_))]
+        if any(x is None for x in parts):
+            return None
+        return dataclasses.replace(a, cond=parts[0], then=parts[1], else_=parts[2])
+    if isinstance(a, n.Call) and isinstance(b, n.Call) and a.callee == b.callee and \
+            len(a.args) == len(b.args) and a.callee_expr is None and b.callee_expr is None:
+        args = [_merge(x, y) for x, y in zip(a.args, b.args, strict=True)]
+        return None if any(x is None for x in args) else dataclasses.replace(
+            a, args=tuple(args))  # type: ignore[arg-type]
+    return None
+
+
 def _instance(e: n.Expr, at: dict[str, int]) -> n.Expr:
     if not at:
         return e
@@ -974,11 +1046,14 @@ def _simplify(e: n.Expr, facts: _Facts) -> n.Expr:
         args = tuple(_simplify(a, facts) for a in e.args)
         name = e.callee.rsplit("::", 1)[-1]
         if name in ("min", "max") and len(args) == 2:
-            pa, pb = _poly(args[0]), _poly(args[1])
-            if pa is not None and pb is not None:
-                le = _decide(pb - pa, facts)  # a <= b
-                if le is not None:
-                    return args[0] if le == (name == "min") else args[1]
+            # (each argument is one of its forms: a <= b when every form of a is at most
+            # every form of b)
+            fa, fb = _forms(args[0]), _forms(args[1])
+            if fa and fb:
+                if all(_decide(b - a, facts) for a in fa for b in fb):  # a <= b
+                    return args[0] if name == "min" else args[1]
+                if all(_decide(a - b, facts) for a in fa for b in fb):  # a >= b
+                    return args[1] if name == "min" else args[0]
         return dataclasses.replace(e, args=args)
     if isinstance(e, n.Index):
         return dataclasses.replace(e, base=_simplify(e.base, facts),
