@@ -184,22 +184,27 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     recomputation for each (to price a partition as it was emitted)."""
     if len(group) < 2:
         return GroupCost(0.0, 0.0, 0.0, 0.0)
-    sink = max(group)
-    block = block or model.kernels[sink].block
+    kernels = model.kernels
+    members_desc = sorted(group, reverse=True)  # consumers come later in launch order
+    sink = members_desc[0]
+    block = block or kernels[sink].block
     allow_tiles = allow_tiles and block is not None
     block = block or DEFAULT_BLOCK
     inner = _writer_of(model, group)
-    size = max(model.kernels[i].size for i in group)
+    size = max(kernels[i].size for i in group)
     foot: dict[int, Footprint] = {}
     scale: dict[int, float] = {}  # evaluations per footprint point (a tile's fill ratio)
     strategies: dict[int, str] = {}
     evaluations: dict[int, float] = {}
+    figs: dict[int, _Alone] = {}
     issue = 0.0
-    shared = sum(model.kernels[i].shared_bytes for i in group)
+    shared = sum(kernels[i].shared_bytes for i in group)
     bx, by = block
+    live_out, no_tile = model.live_out, model.no_tile
+    t_cached = arch.t_cached
     stores: set[str] = set()  # group_words's: the sink's and those needed outside
-    for node in sorted(group, reverse=True):  # consumers come later in launch order
-        k = model.kernels[node]
+    for node in members_desc:
+        k = kernels[node]
         points = EMPTY
         inside: list[tuple[int, tuple[str, ...]]] = []
         outside: set[str] = set()  # read by a consumer outside the group
@@ -209,32 +214,42 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
             else:
                 outside.update(bufs)
         # (_needed_outside of each buffer, from the one pass over the consumers)
-        needed = [b for b in k.writes if b in model.live_out or b in outside]
+        needed = [b for b in k.writes if b in live_out or b in outside]
         stores.update(k.writes if node == sink else needed)
-        root = bool(needed) or not inside
-        if root:
+        if needed or not inside:
             points = ORIGIN
         mult = 1.0
+        gathered = untileable = False
         for c, bufs in inside:
             mult = max(mult, scale.get(c, 1.0))
+            ck = kernels[c]
+            reads = ck.reads
+            base = foot.get(c, ORIGIN)
             for b in bufs:
-                window = _window(model, c, b)
-                points = points.union(foot.get(c, ORIGIN).plus(window))
+                window = _window_of(reads.get(b, _NONE))
+                points = points.union(base.plus(window))
+                if b in ck.gathers:
+                    gathered = True
+                if (c, b) in no_tile:
+                    untileable = True
         evals = len(points) * mult
-        ext_loads = sum(len(offs) for b, offs in k.reads.items() if b not in inner)
-        cost_once = alone(model, node, arch).arith + ext_loads * arch.t_cached  # eval_cost
+        ext_loads = 0
+        for b, offs in k.reads.items():
+            if b not in inner:
+                ext_loads += len(offs)
+        fig = figs[node] = alone(model, node, arch)
+        cost_once = fig.arith + ext_loads * t_cached  # eval_cost
         access = arch.t_access if node != sink else 0.0
         work = evals * (cost_once + access)
-        strategy = "once" if len(points) == 1 else "recompute"
-        consumers = {c for c, _ in inside}
-        gathered = any(b in model.kernels[c].gathers for c, bufs in inside for b in bufs)
-        untileable = any((c, b) in model.no_tile for c, bufs in inside for b in bufs)
-        can_tile = len(points) > 1 and allow_tiles and consumers == {sink} and not gathered \
-            and not untileable
+        npoints = len(points)
+        strategy = "once" if npoints == 1 else "recompute"
+        # (the group's last kernel the only consumer inside it)
+        can_tile = npoints > 1 and allow_tiles and not gathered and not untileable and \
+            bool(inside) and all(c == sink for c, _ in inside)
         if can_tile and (staged is None or node in staged):
             rx, ry = points.extent()
             issued, rounds = tile_shape((bx, by), (rx, ry))
-            tile = (issued * (cost_once + access) + len(points) * arch.t_shared
+            tile = (issued * (cost_once + access) + npoints * arch.t_shared
                     + rounds * arch.t_barrier)
             if staged is not None or tile < work:
                 work, strategy = tile, "tile"
@@ -248,7 +263,7 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
         issue += work
     words = _words(model, group, inner, stores)  # group_words
     time = size * combine(words * arch.t_global, issue, arch)
-    figures = [alone(model, i, arch) for i in group]
+    figures = [figs[i] for i in group]
     members = sum(f.time for f in figures)
     saved = size * (sum(f.words for f in figures) - words) * arch.t_global
     extra = size * issue - sum(f.size_issue for f in figures)
@@ -256,6 +271,9 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     return GroupCost(members - time + launch, saved, extra, launch, strategies,
                      {n: round(e) for n, e in evaluations.items()}, shared, time, members,
                      words)
+
+
+_NONE: frozenset[Offset] = frozenset()
 
 
 def edge_weight(model: PipelineModel, a: int, b: int, arch: ArchParams, legal: bool,
