@@ -169,10 +169,6 @@ def _window_of(offsets: frozenset[Offset]) -> Footprint:
     return Footprint.of(offsets)
 
 
-def _window(model: PipelineModel, consumer: int, buf: str) -> Footprint:
-    return _window_of(model.kernels[consumer].window(buf))
-
-
 def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
                block: tuple[int, int] | None = None, allow_tiles: bool = True,
                staged: frozenset[int] | None = None) -> GroupCost:
