@@ -5,12 +5,14 @@ return: no run-time check), `__restrict__ const` everywhere, uchar4 / float2 / _
 elements, a stream created and passed, a CUDA graph captured around the launches,
 cudaMallocAsync / cudaFreeAsync and a memset of the new buffer between them, a kernel's
 bound held in a local of the kernel (`int total = w * h; if (i >= total) return;`), and
-cudaPeekAtLastError after each launch. Pointers cudafuse does not follow (an element of a
-std::vector, a helper's result) split the sequence: fusing the launches around one would
-run the first after it. Refusals that remain (kernel side: templates, 3-D grids;
-cudaLaunchKernel's launches are not seen) are asserted with their reasons. The plan is read
-in the default suite; the differential run under the emulator (every byte of every buffer,
-garbage inputs, odd sizes) is slow (two emulator builds)."""
+cudaPeekAtLastError after each launch, a buffer returned by a helper that allocates it.
+Pointers cudafuse does not follow (an element of a std::vector, a helper's result other
+than its own allocation: a static buffer returned at every call) split the sequence:
+fusing the launches around one would run the first after it. Refusals that remain
+(kernel side: templates, 3-D grids; cudaLaunchKernel's launches are not seen) are asserted
+with their reasons. The plan is read in the default suite; the differential run under the
+emulator (every byte of every buffer, garbage inputs, odd sizes) is slow (two emulator
+builds)."""
 
 from __future__ import annotations
 
@@ -26,8 +28,9 @@ FUSED = {"p_namespace": ("brighten", "box3"), "p_static_anon": ("square", "plus_
          "p_half": ("h_scale", "h_relu"), "p_stream": ("brighten", "box3"),
          "p_graph": ("brighten", "box3"), "p_malloc_async": ("square", "add_both"),
          "p_local_bound": ("local_bound_scale", "local_bound_shift"),
-         "p_peek": ("brighten", "box3")}
-UNFUSED = ("p_template", "p_volume", "p_launch_kernel", "p_vector", "p_pick")
+         "p_peek": ("brighten", "box3"), "p_helper_alloc": ("brighten", "box3")}
+UNFUSED = ("p_template", "p_volume", "p_launch_kernel", "p_vector", "p_pick",
+           "p_static_buffer")
 SIZES = ({"w": 37, "h": 19, "d": 5}, {"w": 1, "h": 41, "d": 3})
 
 
@@ -70,11 +73,12 @@ def test_refusals_say_why(fused) -> None:
     at_p = 1 + next(k for k, x in enumerate(lines) if "invert<<<g, b>>>(p, u" in x)
     assert why_left[("p_vector", "box3")] == (
         f"line {at_v} separates it from the launch of 'invert' at line {at_v}: its argument "
-        "'bufs[0]' for 'in' is no plain buffer variable: it may name any buffer, so no "
-        "launch's work may move across it")
+        "'bufs[0]' for 'in' is no plain buffer variable: which memory it names is not "
+        "followed (any buffer, or part of one), so no launch's work may move across it")
     assert why_left[("p_pick", "brighten")].startswith(
         f"line {at_p} separates it from the launch of 'invert' at line {at_p}: pointer 'p' may "
         "name any buffer (a value cudafuse does not follow")
+    assert why_left[("p_static_buffer", "invert")].startswith("pointer 't2' may name any buffer")
     # cudaLaunchKernel's launches are not seen as launches (no sequence, no edge).
     assert not any(e.host == "p_launch_kernel" for e in result.edges)
 

@@ -387,3 +387,41 @@ void p_pick(const float *in, float *t, float *u, float *out, int w, int h)
     invert<<<g, b>>>(p, u, w, h);
     img::box3<<<g, b>>>(t, out, w, h);
 }
+
+// ---- buffers from allocating helpers ------------------------------------------------------
+// A helper that returns memory it allocated gives a buffer of its own at each call; one
+// that returns a static buffer gives the same one each time (`t` and `t2` below alias), so
+// the launch given `t2` splits the sequence.
+static float *dev_alloc(int n)
+{
+    float *p = nullptr;
+    CHECK(cudaMalloc((void **)&p, n * sizeof(float)));
+    CHECK(cudaMemset(p, 0, n * sizeof(float)));
+    return p;
+}
+
+static float *cached_buffer(int n)
+{
+    static float *buf = nullptr;
+    if (!buf) CHECK(cudaMalloc((void **)&buf, 4096 * sizeof(float)));
+    return n <= 4096 ? buf : nullptr;
+}
+
+void p_helper_alloc(const float *in, float *out, int w, int h)
+{
+    float *t = dev_alloc(w * h);
+    dim3 b(16, 16), g((w + 15) / 16, (h + 15) / 16);
+    img::brighten<<<g, b>>>(in, t, w, h);
+    img::box3<<<g, b>>>(t, out, w, h);
+    CHECK(cudaFree(t));
+}
+
+void p_static_buffer(const float *in, float *u, float *out, int w, int h)
+{
+    float *t = cached_buffer(w * h);
+    float *t2 = cached_buffer(w * h);
+    dim3 b(16, 16), g((w + 15) / 16, (h + 15) / 16);
+    img::brighten<<<g, b>>>(in, t, w, h);
+    invert<<<g, b>>>(t2, u, w, h);
+    img::box3<<<g, b>>>(t, out, w, h);
+}

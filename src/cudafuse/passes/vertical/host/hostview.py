@@ -377,7 +377,8 @@ class _Splitter:
                 member_alias_reason(self.unit, self.host, launch) or \
                 _foreign_param(self.host, launch) or \
                 _hidden_memory(self.unit, self.calls, kernel, launch) or \
-                _unfollowed_pointer(self.unit, kernel, launch, self.points)
+                _unfollowed_pointer(self.unit, kernel, launch, self.points,
+                                    evaluated=old is not None)
             alias = old or rest
             index = self.index[launch.span.start]
             site = None
@@ -850,7 +851,8 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
 
 
 def _unfollowed_pointer(unit: TranslationUnit, kernel: Function | None,
-                        launch: n.KernelLaunch, points: PointsTo) -> str | None:
+                        launch: n.KernelLaunch, points: PointsTo, evaluated: bool = False
+                        ) -> str | None:
     """A pointer argument whose buffer cudafuse does not know: an expression that is no
     buffer variable (`bufs[0]` of a std::vector, `arr[i]`, `t + off`, a call's result, a
     field of a local struct), or a local pointer whose may-point-to set is unknown (set from
@@ -858,7 +860,8 @@ def _unfollowed_pointer(unit: TranslationUnit, kernel: Function | None,
     buffer, an earlier or later launch's included, so the launch splits its sequence: no
     launch's work may move across it (fusing `k1(in, t); k2(bufs[0], o); k3(t, out)` into
     k1 + k3 would run k1 after k2, which reads `t` through `bufs[0]`). A null pointer names
-    no buffer."""
+    no buffer. With `evaluated`, the host function's evaluation (pointervalues.py) says
+    which buffer each pointer variable holds at the launch, or splits there itself."""
     if kernel is None or len(launch.args) != len(kernel.params):
         return None
     for p, arg in zip(kernel.params, launch.args, strict=True):
@@ -870,9 +873,10 @@ def _unfollowed_pointer(unit: TranslationUnit, kernel: Function | None,
             continue
         if buffer_key(a) is None:
             return (f"its argument '{_source_text(unit, a)}' for '{p.name}' is no plain "
-                    "buffer variable: it may name any buffer, so no launch's work may move "
-                    "across it")
-        if isinstance(a, n.Ref) and a.kind == "local" and points.roots(a) is None and \
+                    "buffer variable: which memory it names is not followed (any buffer, "
+                    "or part of one), so no launch's work may move across it")
+        if not evaluated and isinstance(a, n.Ref) and a.kind == "local" and \
+                points.roots(a) is None and \
                 points.stable_alias(a) is None and not points.selection(a):
             return (f"pointer '{a.name}' may name any buffer (a value cudafuse does not "
                     "follow: a call's result, a field, an element of an array), so no "

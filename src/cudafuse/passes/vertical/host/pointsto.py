@@ -271,6 +271,9 @@ class PointsTo:
             return frozenset({f"new@{e.span.start}"})
         if isinstance(e, n.Call) and (owner := self.smart_get(e)) is not None:
             return frozenset({owner})  # the memory the smart pointer owns
+        if isinstance(e, n.Call) and self.definition is not None and \
+                (fn := self.definition(e)) is not None and returns_fresh(fn):
+            return frozenset({f"new@{e.span.start}"})  # `float *t = dev_alloc(n);`
         return None
 
     @staticmethod
@@ -331,6 +334,62 @@ class PointsTo:
                    lp.span.start <= w.span.start < lp.span.end and
                    lp.span.start <= d.span.start < lp.span.end
                    for lp in self.host.body.walk())
+
+
+# Calls that may be given a freshly allocated pointer without keeping it: they touch the
+# memory it names, not the pointer.
+_TOUCH_ONLY = frozenset({"cudaMemset", "cudaMemsetAsync", "cudaMemcpy", "cudaMemcpyAsync",
+                         "memset", "memcpy"})
+
+
+def returns_fresh(fn: Function) -> bool:
+    """Each call of the helper returns memory of its own, named by nothing else: every
+    `return` gives an allocation (`return (float *)malloc(n);`) or a non-static local that
+    only an allocation sets (`float *p; cudaMalloc(&p, n); return p;`) and that is otherwise
+    only given to memsets and copies. A helper returning a parameter, a global, a static
+    local (the same buffer at every call) or a pointer it also stored elsewhere does not
+    qualify, nor one that calls itself."""
+    if fn.body is None or fn.is_kernel or "*" not in fn.return_type:
+        return False
+    rets = [r for r in fn.body.walk() if isinstance(r, n.Return)]
+    if not rets or any(isinstance(c, n.Call) and c.callee_decl == fn.decl and fn.decl
+                       for c in fn.body.walk()):
+        return False
+    points = PointsTo(fn)
+    decls = {d.decl: d for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+    for r in rets:
+        v = _strip(r.value)
+        if v is not None and PointsTo._allocation(v):
+            continue
+        if not (isinstance(v, n.Ref) and v.kind == "local" and v.decl in decls) or \
+                "static" in decls[v.decl].storage or \
+                points.sets.get(v.decl) != frozenset({v.decl}) or \
+                not _only_allocated(fn.body, v.decl, rets):
+            return False
+    return True
+
+
+def _only_allocated(body: n.Compound, decl: str, rets: list[n.Return]) -> bool:
+    """Every mention of the local is its allocation (`&p` given to an allocator, `p =
+    malloc(...)`), a memset or copy of its memory, a test of it, or a return."""
+    allowed: set[int] = set()
+    for node in body.walk():
+        if isinstance(node, n.Call) and (node.callee in ALLOCATORS or
+                                         node.callee in _TOUCH_ONLY):
+            allowed.update(id(x) for x in node.walk())
+        elif isinstance(node, n.Binary) and node.op == "=" and \
+                (v := _var(node.lhs)) is not None and v.decl == decl and \
+                PointsTo._allocation(_strip(node.rhs) or node.rhs):
+            allowed.update(id(x) for x in node.walk())
+        elif isinstance(node, (n.If, n.While)) or isinstance(node, n.Unary) and node.op == "!":
+            cond = node.cond if isinstance(node, (n.If, n.While)) else node.operand
+            if isinstance(_strip(cond), n.Ref) or isinstance(node, n.Unary):
+                allowed.update(id(x) for x in cond.walk())  # `if (!p)`, `if (p == ...)`
+        elif isinstance(node, n.Binary) and node.op in ("==", "!="):
+            allowed.update(id(x) for x in node.walk())
+    allowed.update(id(x) for r in rets for x in r.walk())
+    return all(id(x) in allowed for x in body.walk()
+               if isinstance(x, n.Ref) and x.decl == decl)
 
 
 def only_exchanges(fn: Function) -> bool:
