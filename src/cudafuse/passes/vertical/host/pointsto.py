@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.host.hostexprs import changed_structs, struct_field
@@ -342,6 +343,7 @@ _TOUCH_ONLY = frozenset({"cudaMemset", "cudaMemsetAsync", "cudaMemcpy", "cudaMem
                          "memset", "memcpy"})
 
 
+@per_object()
 def returns_fresh(fn: Function) -> bool:
     """Each call of the helper returns memory of its own, named by nothing else: every
     `return` gives an allocation (`return (float *)malloc(n);`) or a non-static local that
