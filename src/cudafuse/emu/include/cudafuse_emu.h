@@ -211,6 +211,7 @@ inline std::vector<char *> *__cf_tls_stacks() {
   auto *v = g_stacks_p;
   return __builtin_expect(v != nullptr, 1) ? v : (g_stacks_p = new std::vector<char *>);
 }
+inline __CUDAFUSE_TLS bool g_coop;  // a cooperative launch runs (cudafuse_emu_launch.h)
 inline __CUDAFUSE_TLS bool g_fibers = false;  // fiber mode (false: threads run as a plain loop)
 inline __CUDAFUSE_TLS void *g_sched_sp = nullptr;
 inline __CUDAFUSE_TLS size_t g_stack_size = 0;
@@ -550,6 +551,7 @@ inline void run_block_fibers(int n) {
         set_thread(i);
         to_fiber(i);
         ran = true;
+        i = B.cur;  // block_wait went on to later threads directly: go on after the last
       }
     }
     if (!ran && !(g_on_stall && g_on_stall()))
@@ -557,9 +559,28 @@ inline void run_block_fibers(int n) {
   }
 }
 
+// A thread that waits hands over to the next runnable thread of the block directly, as the
+// scheduler's pass would (run_block_fibers then goes on after the last one run): one switch
+// instead of two through the scheduler, at every arrival at a barrier or warp collective.
+// Not for seeded orders, cooperative grids (their own scheduler) or AddressSanitizer builds
+// (which must be told of each stack switch).
 inline void block_wait() {
+  __cf_Block &B = *__cf_tls_block();
+#if !defined(__SANITIZE_ADDRESS__)
+  if (!g_seed && !g_coop) {
+    const int me = B.cur;
+    for (int j = me + 1; j < B.n; ++j)
+      if (B.f[j].state == __cf_RUN) {
+        B.cur = j;
+        set_thread(j);
+        cudafuse_emu_switch(&B.f[me].sp, B.f[j].sp);
+        set_thread(B.cur);  // resumed (by the scheduler or a thread before it): B.cur is me
+        return;
+      }
+  }
+#endif
   to_scheduler();
-  set_thread(__cf_tls_block()->cur);
+  set_thread(B.cur);
 }
 
 // ---- barriers ---------------------------------------------------------------------------
@@ -715,8 +736,7 @@ inline unsigned active_mask() {
 alignas(256) inline __CUDAFUSE_TLS unsigned char g_dyn_smem[232448];
 inline __CUDAFUSE_TLS size_t g_dyn_smem_size = 0;
 inline int g_force_fibers = -1;
-// Defined in cudafuse_emu_launch.h (cooperative grids).
-inline __CUDAFUSE_TLS bool g_coop;
+// Defined in cudafuse_emu_launch.h (cooperative grids); g_coop is above.
 inline void run_grid_fibers(int n, dim3 grid, size_t shared);
 
 }  // namespace cudafuse_emu
