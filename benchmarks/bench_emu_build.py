@@ -6,8 +6,10 @@ Builds (uncached, the emulator header precompiled as in a test run) a program wi
 one with a kernel launched once between cudaMalloc/cudaMemcpy/cudaFree, the same with 20
 kernels, and samples/harris.cu, and prints the CPU seconds g++ spent on each (the median of
 --repeat builds, each of a fresh copy: CPU, not wall, so that a busy machine reads the same).
-The difference between the first two is the emulator's runtime compiled again into every
-program that launches a kernel; the test suite's CPU is mostly emulator builds (issue 27,
+The difference between the first two is what the emulator's headers cost a program that
+launches a kernel (the launch templates and what they instantiate); the runtime's functions
+that are not templates are compiled once per cache (emu/runtime.cpp, made by the warm-up
+builds and not counted here). The test suite's CPU is mostly emulator builds (issue 27,
 benchmarks/suite_cpu.py).
 """
 
@@ -56,7 +58,8 @@ def main() -> None:
                  "1 kernel, launched, with cudaMalloc/Memcpy": program(1),
                  "20 kernels, each launched": program(20),
                  "samples/harris.cu": (ROOT / "samples" / "harris.cu").read_text()}
-        # The precompiled header is made the second time its options are asked for.
+        # The precompiled header is made the second time its options are asked for; the
+        # prebuilt runtime object (emu/runtime.cpp) the first time.
         for n in range(2):
             warm = Path(tmp) / f"warm{n}.cu"
             warm.write_text(program(1) + f"int warm{n};\n")
