@@ -48,6 +48,9 @@ class ParseOptions:
     # Lower the kernels of the user's included files as the file's own (included_kernels.py):
     # for analyze, plan and fuse; the emulator and hfuse take the main file's only.
     included_kernels: bool = False
+    # Make a concrete copy of each kernel template instantiation a launch starts
+    # (instantiate.py): for vertical fusion (respell.parse_for_fusion).
+    instantiate: bool = False
 
 
 @dataclass
@@ -289,7 +292,8 @@ def effective_options(opts: ParseOptions, path: str) -> tuple[ParseOptions, list
                           (*flags.defines, *opts.defines),
                           (*flags.forced_includes, *opts.forced_includes),
                           (*std, *opts.extra_args), opts.arch,
-                          included_kernels=opts.included_kernels)
+                          included_kernels=opts.included_kernels,
+                          instantiate=opts.instantiate)
     return merged, diags
 
 
@@ -366,6 +370,14 @@ def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions,
         with _recursion_limit(4 * MAX_DEPTH + 1000):
             result.diagnostics += lower_included(tu, result.unit, opts.include_dirs,
                                                  str(include_dir()))
+    if opts.instantiate:
+        if any(f.is_template and f.is_kernel for f in result.unit.functions):
+            from cudafuse.frontend.instantiate import lower_instances
+
+            path = result.unit.path
+            with _recursion_limit(4 * MAX_DEPTH + 1000):
+                lower_instances(tu, result.unit,
+                                lambda text: _parse(path, opts, None, text, text))
     result.diagnostics += _kernels_in_user_headers(result.unit, opts)
     result.diagnostics += _kernels_preprocessed_out(result.unit, tu)
     # Not an error: a file of host code or device helpers is valid CUDA; every command then

@@ -115,6 +115,9 @@ class TranslationUnit:
     included_at: dict[str, int] = field(default_factory=dict)  # each one's #include's offset
     # Byte ranges of the main file the preprocessor skipped (clang's skipped ranges).
     inactive: list[tuple[int, int]] = field(default_factory=list)
+    # Launches of kernel templates (by their callee's offset): the concrete kernel their
+    # instantiation is, or why none was made (frontend/instantiate.py; parsed for fusion).
+    instances: dict[int, Function | str] = field(default_factory=dict)
 
     @functools.cached_property
     def code(self) -> bytes:

@@ -127,7 +127,8 @@ class _Planner:
         return self.facts[key]
 
     def group_views(self, group: FusedGroup) -> dict[str, KernelView]:
-        """The views of a group's kernels by name, as code generation looks them up."""
+        """The views of a group's kernels by name, as code generation looks them up (two
+        instantiations of one template are named apart first: _named_apart)."""
         out: dict[str, KernelView] = {}
         decls: dict[str, str] = {}
         for site in group.launches:
@@ -476,7 +477,9 @@ def _local_decls(host: Function) -> list[n.VarDecl]:
 def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResult:
     """Fuse every launch sequence of every host function; the result's output is the new
     file (byte-identical to the input where nothing was fused)."""
-    unit, const_notes = with_launch_constants(unit)
+    from cudafuse.passes.vertical.kernel.instances import with_instances
+
+    unit, const_notes = with_launch_constants(with_instances(unit))
     planner = _Planner(unit, opts)
     result = FuseResult(b"")
     rewriter = Rewriter(unit.source)
@@ -513,8 +516,9 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                             if unit.main_end(s.kernel.span) > host.span.start]
                     if late:
                         raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
-                    emitter = GroupEmitter(unit, planner.group_views(group),
-                                           _spelled_at_sink(group), prefix, overloads)
+                    named = _named_apart(unit, group)
+                    emitter = GroupEmitter(unit, planner.group_views(named),
+                                           _spelled_at_sink(named), prefix, overloads)
                     code = emitter.emit()
                     extra = None
                     if emitter.sink.wrapper is not None:  # started by a launcher function
@@ -583,6 +587,27 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
     result.assumed.extend(const_notes)
     result.notes.extend(scratch_notes(unit, opts.scratch))
     return result
+
+
+def _named_apart(unit: TranslationUnit, group: FusedGroup) -> FusedGroup:
+    """The group with two instantiations of one template named by their arguments
+    (`blur_t<float, 1>`, `blur_t<float, 2>`): code generation knows a group's kernels by
+    name. A deduced launch has no argument text: it is numbered (`add_t<#2>`). Overloads
+    that are no instantiations stay as they are (group_views refuses them)."""
+    decls: dict[str, set[str]] = {}
+    for site in group.launches:
+        decls.setdefault(site.kernel.name, set()).add(site.kernel.decl)
+    if all(len(d) == 1 for d in decls.values()):
+        return group
+    sites = []
+    for k, site in enumerate(group.launches):
+        fn = site.kernel
+        if len(decls[fn.name]) > 1 and site.launch.callee_span.start in unit.instances:
+            shown = " ".join(site.launch.template_args.split()) or f"<#{k}>"
+            fn = dataclasses.replace(fn, name=f"{fn.name}{shown}")
+            site = dataclasses.replace(site, kernel=fn)
+        sites.append(site)
+    return dataclasses.replace(group, launches=sites)
 
 
 def _spelled_at_sink(group: FusedGroup) -> FusedGroup:

@@ -234,7 +234,8 @@ class GroupEmitter:
 
     def at_name(self, key: str) -> str:
         site, p = self.produced[key]
-        return f"{self.group.name}_{site.index}_{site.kernel.name}_{p.name}"
+        kernel = re.sub(r"\W+", "_", site.kernel.name).strip("_")  # (`blur<float, 1>`)
+        return f"{self.group.name}_{site.index}_{kernel}_{p.name}"
 
     def _aliases(self, site: LaunchSite) -> str:
         """Declarations of the producer's parameters from the group parameters: values first,

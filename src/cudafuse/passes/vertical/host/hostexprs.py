@@ -27,6 +27,7 @@ def spells_kernel(callee_text: str, name: str) -> bool:
     the launch at the macro's name (`CHECK(k<<<g, b>>>(x))`, `LAUNCH(k, g, b, x)`), whose text
     cannot be rewritten in place: that text names the macro instead."""
     head = callee_text.split("<", 1)[0]
+    name = name.split("<", 1)[0]  # an instantiation named apart (kernel/instances.py)
     return head.rsplit("::", 1)[-1].strip() == name.rsplit("::", 1)[-1]
 
 

@@ -209,7 +209,9 @@ class Legality:
         info = self.infos[i]
         name = info.site.kernel.name
         if info.site.kernel.is_template:
-            return f"'{name}' is a template (not supported yet)"
+            from cudafuse.passes.vertical.kernel.instances import template_reason
+
+            return template_reason(self.unit, info.site.launch, name)
         if info.facts.textures:
             # A texture or surface reaches memory through an object: which buffer it reads
             # or writes (perhaps an intermediate fusion would no longer store) is unknown.

@@ -126,7 +126,9 @@ def _global_write(unit: TranslationUnit, info: LaunchInfo) -> str | None:
 def kernel_reason(unit: TranslationUnit, info: LaunchInfo) -> str | None:
     name = info.site.kernel.name
     if info.site.kernel.is_template:
-        return f"'{name}' is a template (not supported yet)"
+        from cudafuse.passes.vertical.kernel.instances import template_reason
+
+        return template_reason(unit, info.site.launch, name)
     if info.facts.textures:
         return f"'{name}' uses a texture or surface object ('{info.facts.textures[0].name}')"
     if info.site.wrapper is not None:

@@ -38,6 +38,8 @@ parse_for_fusion parses again after each, up to four times (a helper calling a h
 
 from __future__ import annotations
 
+import dataclasses
+
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.frontend.parse import ParseOptions, ParseResult, parse_file
 from cudafuse.ir.program import TranslationUnit
@@ -98,6 +100,8 @@ def parse_for_fusion(path: str, options: ParseOptions) -> tuple[ParseResult, byt
     """`path` parsed for vertical fusion: respelled (see above) and parsed again when a kernel
     needs it. The second value is the file as written when it was respelled: the output to
     keep if nothing is fused after all (a respelling alone is no reason to touch a file)."""
+    # (Launches of kernel templates are read through concrete copies: instantiate.py.)
+    options = dataclasses.replace(options, instantiate=True)
     result = parse_file(path, options)
     as_written = result.unit.source.original or result.unit.source.data
     notes: list[Diagnostic] = []

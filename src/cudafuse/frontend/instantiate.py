@@ -1,0 +1,215 @@
+"""Concrete copies of the kernel templates the file's host code launches (issue 25).
+
+A launch `blur<float, 2><<<g, b>>>(...)` (or `scale<<<g, b>>>(fp, n)`, its arguments
+deduced) starts one instantiation of a template. libclang does not hand out an
+instantiation's body, so the copy is made from the template's text: every reference the
+template makes to one of its own parameters (a TYPE_REF to a type parameter, a DECL_REF_EXPR
+to a non-type parameter, found by what they reference, not by their spelling) is replaced by
+the argument clang bound it to at that launch, the `template <...>` head is blanked, and the
+text is parsed again after the file, in its namespaces, as an ordinary kernel. Its lines are
+the template's lines, so diagnostics in it point where the user wrote the code.
+
+The passes that read kernels by their meaning (the vertical pass) then see the copy: every
+fact, the cost model and code generation work on concrete types and constants. Unfused
+launches keep the template as written; the copy is never part of any output.
+
+Refused (the launch keeps the template, with the reason): a template template parameter or
+a pack, a template argument that is neither a type nor an integer, a reference to a
+parameter written by a macro expansion (its text is not where the template is), a member
+template.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import replace
+
+import clang.cindex as ci
+
+from cudafuse.frontend.clang_api import referenced
+from cudafuse.frontend.clang_diags import is_error
+from cudafuse.frontend.lower import K, Lowerer, LoweringError
+from cudafuse.ir import nodes as n
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import SourceFile
+
+_PARAM_KINDS = (K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER)
+
+
+def _launches(unit: TranslationUnit) -> list[n.KernelLaunch]:
+    return [la for las in unit.launches.values() for la in las]
+
+
+def _template_of(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | None:
+    fn = next((f for f in unit.functions if f.decl == launch.kernel_decl), None)
+    if fn is None or not fn.is_template or fn.space != "global" or fn.body is None:
+        return None
+    return fn if fn.span.file == unit.path else None
+
+
+def _arguments(tu: ci.TranslationUnit, path: str, launch: n.KernelLaunch
+               ) -> list[str] | str:
+    """The argument text bound to each template parameter at this launch, or why not."""
+    loc = ci.SourceLocation.from_offset(tu, tu.get_file(path), launch.callee_span.start)
+    cur = ci.Cursor.from_location(tu, loc)
+    spec = referenced(cur) if cur is not None else None
+    if spec is None or spec.kind != K.FUNCTION_DECL:
+        return "the instantiation its launch names is not found"
+    count = spec.get_num_template_arguments()
+    if count <= 0:
+        return "the instantiation its launch names is not found"
+    out = []
+    for i in range(count):
+        kind = spec.get_template_argument_kind(i)
+        if kind == ci.TemplateArgumentKind.TYPE:
+            out.append(spec.get_template_argument_type(i).get_canonical().spelling)
+        elif kind == ci.TemplateArgumentKind.INTEGRAL:
+            out.append(f"({spec.get_template_argument_value(i)})")
+        else:
+            return f"its template argument {i + 1} is neither a type nor an integer"
+    return out
+
+
+def _concrete_text(tu: ci.TranslationUnit, unit: TranslationUnit, fn: Function,
+                   args: list[str], new_name: str) -> str | bytes:
+    """The template's text with its parameters replaced by `args`, its head blanked and
+    renamed `new_name`, on the template's own lines; or why it cannot be made."""
+    data = unit.source.data
+    cur = _template_cursor(tu.cursor, unit.path, fn.span.start)
+    if cur is None:
+        return "its template declaration is not found"
+    params = [c for c in cur.get_children() if c.kind in (*_PARAM_KINDS,
+                                                          K.TEMPLATE_TEMPLATE_PARAMETER)]
+    if any(c.kind == K.TEMPLATE_TEMPLATE_PARAMETER for c in params):
+        return "it has a template template parameter"
+    if len(params) != len(args):
+        return "it has a parameter pack"
+    bound = {c.hash: a for c, a in zip(params, args, strict=True)}
+    names = {c.hash: c.spelling for c in params}
+    start, end = fn.span.start, fn.span.end
+    head_end = max(c.extent.end.offset for c in params) if params else start
+    close = data.find(b">", head_end)
+    if close < 0 or close >= fn.name_span.start:
+        return "its template head is not found"
+    edits: dict[int, tuple[int, str]] = {}
+    for c in cur.walk_preorder():
+        if c.kind not in (K.TYPE_REF, K.DECL_REF_EXPR) or c.extent.start.offset <= close:
+            continue
+        r = c.referenced
+        if r is None or r.kind not in _PARAM_KINDS or r.hash not in bound:
+            continue
+        s, e = c.extent.start.offset, c.extent.end.offset
+        if data[s:e].decode("utf-8", "replace") != names[r.hash]:
+            return (f"its parameter '{names[r.hash]}' is used through a macro "
+                    f"(line {c.location.line})")
+        edits[s] = (e, bound[r.hash])
+    ns, ne = fn.name_span.start, fn.name_span.end
+    edits[ns] = (ne, new_name)
+    out = bytearray()
+    pos = start
+    for s in sorted(edits):
+        e, text = edits[s]
+        out += data[pos:s] + text.encode()
+        pos = e
+    out += data[pos:end]
+    head = len(data[start:close + 1])
+    body = b" " * head + bytes(out[head:])
+    line_start = data.rfind(b"\n", 0, start) + 1
+    lines = data.count(b"\n", 0, start)
+    opening = "".join(f"namespace {name} {{ " for name, _ in fn.namespaces)
+    closing = " }" * len(fn.namespaces)
+    pad = b"\n" * max(lines - 1, 0) + opening.encode() + (b"\n" if lines else b"")
+    return pad + b" " * (start - line_start) + body + closing.encode() + b"\n"
+
+
+def lower_instances(tu: ci.TranslationUnit, unit: TranslationUnit,
+                    reparse: object) -> None:
+    """Fill unit.instances: for each launch of a template kernel of the main file (by the
+    offset of its callee), the concrete kernel its instantiation is, or why none is made.
+    `reparse(text)` parses the main file with `text` as its content."""
+    wanted: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    templates: dict[str, Function] = {}
+    for launch in _launches(unit):
+        fn = _template_of(unit, launch)
+        if fn is None:
+            continue
+        if fn.parent:
+            unit.instances[launch.callee_span.start] = "it is a member template"
+            continue
+        args = _arguments(tu, unit.path, launch)
+        if isinstance(args, str):
+            unit.instances[launch.callee_span.start] = args
+            continue
+        templates[fn.decl] = fn
+        wanted.setdefault((fn.decl, tuple(args)), []).append(launch.callee_span.start)
+    if not wanted:
+        return
+    with tempfile.TemporaryDirectory(prefix="cudafuse-instances-") as tmp:
+        files: dict[str, tuple[Function, tuple[str, ...], list[int], bytes]] = {}
+        for k, ((decl, args), offsets) in enumerate(sorted(wanted.items())):
+            fn = templates[decl]
+            text = _concrete_text(tu, unit, fn, list(args), f"{fn.name}__cf_instance{k}")
+            if isinstance(text, str):
+                for off in offsets:
+                    unit.instances[off] = text
+                continue
+            path = os.path.join(tmp, f"{os.path.basename(unit.path)}.{fn.name}.{k}.cuh")
+            with open(path, "wb") as f:
+                f.write(text)
+            files[path] = (fn, args, offsets, text)
+        if not files:
+            return
+        extra = "".join(f'\n#include "{p}"' for p in files).encode()
+        tu2 = reparse(unit.source.data + b"\n" + extra + b"\n")
+        for path, (fn, _args, offsets, text) in files.items():
+            why = _lower_copy(tu2, unit, fn, path, text)
+            for off in offsets:
+                unit.instances[off] = why
+
+
+def _lower_copy(tu: ci.TranslationUnit, unit: TranslationUnit, fn: Function, path: str,
+                text: bytes) -> Function | str:
+    errors = [d for d in tu.diagnostics if is_error(d) and d.location.file is not None
+              and d.location.file.name == path]
+    if errors:
+        return f"its instantiation does not compile: {errors[0].spelling}"
+    found = _find(tu.cursor, path)
+    if found is None:
+        return "its instantiation is not found"
+    source = SourceFile(path, text)
+    try:
+        copy = Lowerer(source, tu).function(found)
+    except (LoweringError, ValueError, AttributeError, RecursionError) as exc:
+        return f"its instantiation cannot be lowered ({exc})"
+    unit.sources[path] = source
+    unit.included_at[path] = fn.span.start
+    return replace(copy, name=fn.name, namespaces=fn.namespaces)
+
+
+def _find(cursor: ci.Cursor, path: str) -> ci.Cursor | None:
+    for c in cursor.get_children():
+        if c.location.file is None or c.location.file.name != path:
+            continue
+        if c.kind == K.NAMESPACE:
+            inner = _find(c, path)
+            if inner is not None:
+                return inner
+        elif c.kind == K.FUNCTION_DECL and c.is_definition():
+            return c
+    return None
+
+
+def _template_cursor(cursor: ci.Cursor, path: str, start: int) -> ci.Cursor | None:
+    """The FUNCTION_TEMPLATE of the main file whose text starts at `start`."""
+    for c in cursor.get_children():
+        if c.location.file is None or c.location.file.name != path:
+            continue
+        if c.kind == K.FUNCTION_TEMPLATE and c.extent.start.offset == start:
+            return c
+        if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL) and \
+                c.extent.start.offset <= start < c.extent.end.offset:
+            inner = _template_cursor(c, path, start)
+            if inner is not None:
+                return inner
+    return None

@@ -1,0 +1,89 @@
+// Launches of kernel templates (issue 25): each instantiation is fused by what it computes
+// (frontend/instantiate.py), the template text stays as written for launches left unfused.
+#include <cuda_runtime.h>
+
+template <typename T>
+__global__ void scale_t(const T *in, T *out, T k, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) out[y * w + x] = in[y * w + x] * k;
+}
+
+// A non-type parameter as the radius of a vertical box filter (clamped at the border).
+template <typename T, int R>
+__global__ void blur_t(const T *in, T *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    T s = 0;
+    for (int d = -R; d <= R; ++d)
+        s += in[min(max(y + d, 0), h - 1) * w + x];
+    out[y * w + x] = s / T(2 * R + 1);
+}
+
+template <class V>
+__global__ void add_t(const V *a, const V *b, V *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[i] + b[i];
+}
+
+template <class V>
+__global__ void square_t(const V *in, V *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    V v = in[i];
+    out[i] = v * v;
+}
+
+// The radius reaches the body through a macro: the copy cannot be made from the text.
+#define CF_TEST_RADIUS R
+template <int R>
+__global__ void blur_macro(const float *in, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float s = 0.f;
+    for (int d = -CF_TEST_RADIUS; d <= CF_TEST_RADIUS; ++d)
+        s += in[y * w + min(max(x + d, 0), w - 1)];
+    out[y * w + x] = s;
+}
+
+void p_type(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 b(32, 4), g((w + 31) / 32, (h + 3) / 4);
+    scale_t<float><<<g, b>>>(in, t, 0.75f, w, h);
+    blur_t<float, 2><<<g, b>>>(t, out, w, h);
+}
+
+void p_two_radii(const float *in, float *t, float *u, float *out, int w, int h)
+{
+    dim3 b(16, 8), g((w + 15) / 16, (h + 7) / 8);
+    scale_t<float><<<g, b>>>(in, t, 1.5f, w, h);
+    blur_t<float, 1><<<g, b>>>(t, u, w, h);
+    blur_t<float, 2><<<g, b>>>(u, out, w, h);
+}
+
+void p_double(const double *in, double *t, double *out, int w, int h)
+{
+    dim3 b(32, 4), g((w + 31) / 32, (h + 3) / 4);
+    scale_t<double><<<g, b>>>(in, t, 0.75, w, h);
+    blur_t<double, 1><<<g, b>>>(t, out, w, h);
+}
+
+void p_deduced(const float *a, const float *b, float *t, float *out, int n)
+{
+    add_t<<<(n + 127) / 128, 128>>>(a, b, t, n);
+    square_t<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+
+void p_macro(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 b(32, 4), g((w + 31) / 32, (h + 3) / 4);
+    scale_t<float><<<g, b>>>(in, t, 0.5f, w, h);
+    blur_macro<1><<<g, b>>>(t, out, w, h);
+}

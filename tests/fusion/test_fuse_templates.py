@@ -1,0 +1,63 @@
+"""Launches of kernel templates fuse by what each instantiation computes (issue 25;
+frontend/instantiate.py, passes/vertical/kernel/instances.py; programs/templates.cu): a
+type parameter (float and double instantiations of the same templates), a non-type
+parameter as a stencil radius (two radii of one template in one group), arguments deduced
+at the launch; a template whose parameter reaches its body through a macro stays refused
+with that reason. The plan is read in the default suite; the differential run under the
+emulator (every element of every buffer, garbage inputs, odd sizes) is slow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from equivalence import compare_entry, fuse_file
+
+PROGRAM = Path(__file__).parent / "programs" / "templates.cu"
+FUSED = {"p_type": ("scale_t", "blur_t"), "p_two_radii": ("scale_t", "blur_t", "blur_t"),
+         "p_double": ("scale_t", "blur_t"), "p_deduced": ("add_t", "square_t")}
+UNFUSED = ("p_macro",)
+SIZES = ({"w": 37, "h": 19, "n": 37 * 19}, {"w": 1, "h": 41, "n": 41})
+
+
+@pytest.fixture(scope="module")
+def fused(tmp_path_factory: pytest.TempPathFactory):
+    path = tmp_path_factory.mktemp("templates") / "fused.cu"
+    return path, fuse_file(PROGRAM, path, fuse_all=True)
+
+
+def test_what_fuses(fused) -> None:
+    _, result = fused
+    assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == sorted(FUSED.items())
+
+
+def test_instantiations_are_concrete(fused) -> None:
+    path, _ = fused
+    text = path.read_text()
+    kernel = text[text.index("__global__ void cf_p_two_radii_fused"):]
+    kernel = kernel[:kernel.index("\n}\n")]
+    # The radius is the launch's constant in each part; the type parameter is float.
+    assert "d <= (2)" in kernel and "(T)" not in kernel and " T " not in kernel
+    producer = text[text.index("cf_p_two_radii_fused1_1_blur_t_float_1_out_xy("):]
+    assert "d <= (1)" in producer[:producer.index("\n}\n")]
+    # The templates stay as written, and so do the launches left unfused.
+    assert "template <typename T, int R>\n__global__ void blur_t(" in text
+    assert "blur_macro<1><<<g, b>>>(t, out, w, h);" in text
+
+
+def test_refusal_says_why(fused) -> None:
+    _, result = fused
+    why = {(e.host, e.dst): e.why for e in result.edges if e.refused}
+    line = 1 + next(k for k, x in enumerate(PROGRAM.read_text().splitlines())
+                    if "d <= CF_TEST_RADIUS" in x)
+    assert why[("p_macro", "blur_macro")] == (
+        "not fused: 'blur_macro' is a template whose instantiation is not made: its "
+        f"parameter 'R' is used through a macro (line {line})")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", sorted([*FUSED, *UNFUSED]))
+def test_fused_equals_original(fused, entry: str) -> None:
+    path, _ = fused
+    for sizes in SIZES:
+        compare_entry(PROGRAM, path, entry, sizes)
