@@ -2,9 +2,10 @@
 frontend/instantiate.py, passes/vertical/kernel/instances.py; programs/templates.cu): a
 type parameter (float and double instantiations of the same templates), a non-type
 parameter as a stencil radius (two radii of one template in one group), arguments deduced
-at the launch; a template whose parameter reaches its body through a macro stays refused
-with that reason. The plan is read in the default suite; the differential run under the
-emulator (every element of every buffer, garbage inputs, odd sizes) is slow."""
+at the launch, a template in a namespace whose defaulted parameter is its block size; a
+template whose parameter reaches its body through a macro stays refused with that reason.
+The plan is read in the default suite; the differential run under the emulator (every
+element of every buffer, garbage inputs, odd sizes) is slow."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from equivalence import compare_entry, fuse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "templates.cu"
 FUSED = {"p_type": ("scale_t", "blur_t"), "p_two_radii": ("scale_t", "blur_t", "blur_t"),
-         "p_double": ("scale_t", "blur_t"), "p_deduced": ("add_t", "square_t")}
+         "p_double": ("scale_t", "blur_t"), "p_deduced": ("add_t", "square_t"),
+         "p_namespace": ("affine_t", "square_t")}
 UNFUSED = ("p_macro",)
 SIZES = ({"w": 37, "h": 19, "n": 37 * 19}, {"w": 1, "h": 41, "n": 41})
 

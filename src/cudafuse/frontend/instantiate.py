@@ -14,7 +14,9 @@ fact, the cost model and code generation work on concrete types and constants. U
 launches keep the template as written; the copy is never part of any output.
 
 Refused (the launch keeps the template, with the reason): a template template parameter or
-a pack, a template argument that is neither a type nor an integer, a reference to a
+a pack, a template argument that is neither a type nor an integer, a type argument that
+is a pointer, reference, array or function type (`const T *` with T = `float *` is no
+text substitution of `float *` for T), a copy that does not compile, a reference to a
 parameter written by a macro expansion (its text is not where the template is), a member
 template.
 """
@@ -35,6 +37,11 @@ from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import SourceFile
 
 _PARAM_KINDS = (K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER)
+_COMPOUND = frozenset({
+    ci.TypeKind.POINTER, ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE,
+    ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
+    ci.TypeKind.DEPENDENTSIZEDARRAY, ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO,
+    ci.TypeKind.MEMBERPOINTER, ci.TypeKind.BLOCKPOINTER})
 
 
 def _launches(unit: TranslationUnit) -> list[n.KernelLaunch]:
@@ -48,10 +55,15 @@ def _template_of(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | No
     return fn if fn.span.file == unit.path else None
 
 
-def _arguments(tu: ci.TranslationUnit, path: str, launch: n.KernelLaunch
+def _arguments(tu: ci.TranslationUnit, path: str, unit_text: bytes, launch: n.KernelLaunch
                ) -> list[str] | str:
     """The argument text bound to each template parameter at this launch, or why not."""
-    loc = ci.SourceLocation.from_offset(tu, tu.get_file(path), launch.callee_span.start)
+    # (at the kernel's own name: `img::blur<float>` starts with a namespace's)
+    head = launch.callee_span.start
+    text = unit_text[head:launch.callee_span.end].split(b"<", 1)[0]
+    name = launch.kernel.rsplit("::", 1)[-1].encode()
+    at = head + text.rfind(name) if name and name in text else head
+    loc = ci.SourceLocation.from_offset(tu, tu.get_file(path), at)
     cur = ci.Cursor.from_location(tu, loc)
     spec = referenced(cur) if cur is not None else None
     if spec is None or spec.kind != K.FUNCTION_DECL:
@@ -63,7 +75,13 @@ def _arguments(tu: ci.TranslationUnit, path: str, launch: n.KernelLaunch
     for i in range(count):
         kind = spec.get_template_argument_kind(i)
         if kind == ci.TemplateArgumentKind.TYPE:
-            out.append(spec.get_template_argument_type(i).get_canonical().spelling)
+            ty = spec.get_template_argument_type(i).get_canonical()
+            if ty.kind in _COMPOUND:
+                # `const T *` with T = `float *` is `float *const *`: the argument's text
+                # put in place of the parameter would read `const float **`.
+                return f"its type argument '{ty.spelling}' is a pointer, reference, array " \
+                    "or function type (its text cannot stand for the parameter)"
+            out.append(ty.spelling)
         elif kind == ci.TemplateArgumentKind.INTEGRAL:
             out.append(f"({spec.get_template_argument_value(i)})")
         else:
@@ -137,7 +155,7 @@ def lower_instances(tu: ci.TranslationUnit, unit: TranslationUnit,
         if fn.parent:
             unit.instances[launch.callee_span.start] = "it is a member template"
             continue
-        args = _arguments(tu, unit.path, launch)
+        args = _arguments(tu, unit.path, unit.source.data, launch)
         if isinstance(args, str):
             unit.instances[launch.callee_span.start] = args
             continue

@@ -39,6 +39,16 @@ __global__ void square_t(const V *in, V *out, int n)
     out[i] = v * v;
 }
 
+// In a namespace, with a defaulted non-type parameter as the block size its index uses.
+namespace lib {
+template <typename T, int BLOCK = 128>
+__global__ void affine_t(const T *in, T *out, int n)
+{
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    if (i < n) out[i] = in[i] * T(3) + T(sizeof(T));
+}
+}
+
 // The radius reaches the body through a macro: the copy cannot be made from the text.
 #define CF_TEST_RADIUS R
 template <int R>
@@ -78,6 +88,12 @@ void p_double(const double *in, double *t, double *out, int w, int h)
 void p_deduced(const float *a, const float *b, float *t, float *out, int n)
 {
     add_t<<<(n + 127) / 128, 128>>>(a, b, t, n);
+    square_t<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+
+void p_namespace(const float *in, float *t, float *out, int n)
+{
+    lib::affine_t<float><<<(n + 127) / 128, 128>>>(in, t, n);
     square_t<<<(n + 127) / 128, 128>>>(t, out, n);
 }
 
