@@ -3,7 +3,8 @@ frontend/instantiate.py, passes/vertical/kernel/instances.py; programs/templates
 type parameter (float and double instantiations of the same templates), a non-type
 parameter as a stencil radius (two radii of one template in one group), arguments deduced
 at the launch, a template in a namespace whose defaulted parameter is its block size; a
-template whose parameter reaches its body through a macro stays refused with that reason.
+template whose parameter reaches its body through a macro, and one using a macro the file
+defines again after it, stay refused with their reasons.
 The plan is read in the default suite; the differential run under the emulator (every
 element of every buffer, garbage inputs, odd sizes) is slow."""
 
@@ -18,7 +19,7 @@ PROGRAM = Path(__file__).parent / "programs" / "templates.cu"
 FUSED = {"p_type": ("scale_t", "blur_t"), "p_two_radii": ("scale_t", "blur_t", "blur_t"),
          "p_double": ("scale_t", "blur_t"), "p_deduced": ("add_t", "square_t"),
          "p_namespace": ("affine_t", "square_t")}
-UNFUSED = ("p_macro",)
+UNFUSED = ("p_macro", "p_redefined")
 SIZES = ({"w": 37, "h": 19, "n": 37 * 19}, {"w": 1, "h": 41, "n": 41})
 
 
@@ -55,6 +56,10 @@ def test_refusal_says_why(fused) -> None:
     assert why[("p_macro", "blur_macro")] == (
         "not fused: 'blur_macro' is a template whose instantiation is not made: its "
         f"parameter 'R' is used through a macro (line {line})")
+    assert why[("p_redefined", "square_t")] == (
+        "not fused: 'gain_t' is a template whose instantiation is not made: the macro "
+        "'CF_TEST_GAIN' it uses is defined or undefined again after it (its copy, read after "
+        "the file, could mean something else)")
 
 
 @pytest.mark.slow

@@ -17,8 +17,9 @@ Refused (the launch keeps the template, with the reason): a template template pa
 a pack, a template argument that is neither a type nor an integer, a type argument that
 is a pointer, reference, array or function type (`const T *` with T = `float *` is no
 text substitution of `float *` for T), a copy that does not compile, a reference to a
-parameter written by a macro expansion (its text is not where the template is), a member
-template.
+parameter written by a macro expansion (its text is not where the template is), a macro
+the template uses that the file defines or undefines again after it (the copy is read
+after the file), a member template, a template of an included file.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import clang.cindex as ci
 
 from cudafuse.frontend.clang_api import referenced
 from cudafuse.frontend.clang_diags import is_error
+from cudafuse.frontend.included_kernels import _redefined
 from cudafuse.frontend.lower import K, Lowerer, LoweringError
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -97,6 +99,10 @@ def _concrete_text(tu: ci.TranslationUnit, unit: TranslationUnit, fn: Function,
     cur = _template_cursor(tu.cursor, unit.path, fn.span.start)
     if cur is None:
         return "its template declaration is not found"
+    macro = _redefined(data, cur, b"", 0)
+    if macro:
+        return f"the macro '{macro}' it uses is defined or undefined again after it (its " \
+            "copy, read after the file, could mean something else)"
     params = [c for c in cur.get_children() if c.kind in (*_PARAM_KINDS,
                                                           K.TEMPLATE_TEMPLATE_PARAMETER)]
     if any(c.kind == K.TEMPLATE_TEMPLATE_PARAMETER for c in params):

@@ -63,6 +63,16 @@ __global__ void blur_macro(const float *in, float *out, int w, int h)
     out[y * w + x] = s;
 }
 
+// A macro it uses is defined again at the end of the file: the copy, read after the file,
+// would mean something else.
+#define CF_TEST_GAIN 2.0f
+template <typename T>
+__global__ void gain_t(const T *in, T *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] * CF_TEST_GAIN;
+}
+
 void p_type(const float *in, float *t, float *out, int w, int h)
 {
     dim3 b(32, 4), g((w + 31) / 32, (h + 3) / 4);
@@ -103,3 +113,12 @@ void p_macro(const float *in, float *t, float *out, int w, int h)
     scale_t<float><<<g, b>>>(in, t, 0.5f, w, h);
     blur_macro<1><<<g, b>>>(t, out, w, h);
 }
+
+void p_redefined(const float *in, float *t, float *out, int n)
+{
+    gain_t<float><<<(n + 127) / 128, 128>>>(in, t, n);
+    square_t<float><<<(n + 127) / 128, 128>>>(t, out, n);
+}
+
+#undef CF_TEST_GAIN
+#define CF_TEST_GAIN 3.0f
