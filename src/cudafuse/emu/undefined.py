@@ -52,7 +52,11 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
         slots = re.findall(rf"^\S+\s+\S+\s+(\S+)\s+\S+\s+{re.escape(mangled)}\b", relocs,
                            re.M)
         text = shown.replace("\\", "\\\\").replace('"', '\\"')
-        if slots and all(s == "R_X86_64_JUMP_SLOT" for s in slots):  # only called
+        # A function (its demangled name has a parameter list) gets a stub even where its
+        # address is taken too (the emulator registers a kernel by its address): a call
+        # through that address then stops with the name; pages no access is allowed to would
+        # end the run with a bare SIGSEGV (yakovenko's Canny launches canny.cu's kernels).
+        if "(" in shown or (slots and all(s == "R_X86_64_JUMP_SLOT" for s in slots)):
             stubs.append(f'extern "C" void {mangled}() {{ cf_undefined("{text}"); }}')
         else:  # a variable (or a function's address): pages no access is allowed to
             blocks.append(mangled)
