@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 
 import clang.cindex as ci
@@ -148,7 +149,7 @@ def _concrete_text(tu: ci.TranslationUnit, unit: TranslationUnit, fn: Function,
 
 
 def lower_instances(tu: ci.TranslationUnit, unit: TranslationUnit,
-                    reparse: object) -> None:
+                    reparse: Callable[[bytes], ci.TranslationUnit]) -> None:
     """Fill unit.instances: for each launch of a template kernel of the main file (by the
     offset of its callee), the concrete kernel its instantiation is, or why none is made.
     `reparse(text)` parses the main file with `text` as its content."""
