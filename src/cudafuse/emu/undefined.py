@@ -20,7 +20,7 @@ from pathlib import Path
 _DYN_UNDEFINED = re.compile(r"^\s*\d+:\s+0+\s+\d+\s+(\w+)\s+\w+\s+\w+\s+UND\s+(\S+)", re.M)
 
 
-def _demangle(names: list[str]) -> dict[str, str]:
+def demangle(names: list[str]) -> dict[str, str]:
     try:
         out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True,
                              text=True, check=True).stdout.splitlines()
@@ -42,7 +42,7 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
     except (OSError, subprocess.CalledProcessError):
         return None
     undefined = {name.split("@")[0] for _, name in _DYN_UNDEFINED.findall(syms)}
-    readable = _demangle(sorted(undefined))
+    readable = demangle(sorted(undefined))
     wanted = set(missing)
     stubs, blocks, found = [], [], set()
     for mangled, shown in readable.items():

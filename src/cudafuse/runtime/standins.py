@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cudafuse.diagnostics import error
+from cudafuse.emu.undefined import demangle
 
 # What the trampolines return when a stand-in (or anything else) threw (trampoline.py).
 THROWN = -2
@@ -69,15 +70,6 @@ def users(link_output: str) -> dict[str, list[str]]:
     return found
 
 
-def _demangle(names: list[str]) -> dict[str, str]:
-    try:
-        out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True,
-                             text=True, check=True).stdout.splitlines()
-    except (OSError, subprocess.CalledProcessError):
-        return {n: n for n in names}
-    return dict(zip(names, out, strict=False))
-
-
 def undefined(library: Path, missing: list[str]) -> list[Symbol] | None:
     """The symbols of `missing` (demangled, as the linker named them) in `library`, linked
     with them left undefined; None when one is not found there or the library cannot be
@@ -93,7 +85,7 @@ def undefined(library: Path, missing: list[str]) -> list[Symbol] | None:
     names = sorted({name.split("@")[0] for name in _DYN_UNDEFINED.findall(syms)})
     wanted = set(missing)
     found: list[Symbol] = []
-    for mangled, shown in _demangle(names).items():
+    for mangled, shown in demangle(names).items():
         if shown not in wanted and mangled not in wanted:
             continue
         slots = re.findall(rf"^\S+\s+\S+\s+(\S+)\s+\S+\s+{re.escape(mangled)}\b", relocs,

@@ -172,8 +172,9 @@ def _counting_loop(s: n.For) -> _Loop | None:
     return _Loop(d.decl, d.init, high)
 
 
-def _enclosing_loops(root: n.Node, target: n.Node) -> list[n.For] | None:
-    """The `for` statements around `target` inside `root`, outermost first."""
+def node_path(root: n.Node, target: n.Node) -> list[n.Node]:
+    """The nodes from `root` down to `target` (both included), or [] if `target` is not
+    inside `root`."""
     path: list[n.Node] = []
 
     def find(node: n.Node) -> bool:
@@ -186,7 +187,14 @@ def _enclosing_loops(root: n.Node, target: n.Node) -> list[n.For] | None:
         path.pop()
         return False
 
-    if not find(root):
+    find(root)
+    return path
+
+
+def _enclosing_loops(root: n.Node, target: n.Node) -> list[n.For] | None:
+    """The `for` statements around `target` inside `root`, outermost first."""
+    path = node_path(root, target)
+    if not path:
         return None
     return [p for p in path if isinstance(p, n.For)]
 

@@ -89,15 +89,12 @@ class _Dim:
     extent: int  # E: elements [0, E) are stored
 
 
-def staged_tile(fn: Function) -> StagedCopy | str | None:
-    """The kernel read without its shared tile of a read-only buffer; a reason when its tile
-    is of that kind but a fact cannot be shown; None when it has no such tile."""
-    frame = staging_frame(fn)
-    if frame is None:
-        return None
-    body, top, shared = frame.body, frame.top, frame.shared
-    bar_stmts, first, decl_stmts = frame.bar_stmts, frame.first, frame.decl_stmts
-    written, once = frame.written, frame.once
+def shared_uses(top: list[n.Stmt], shared: dict, first: int) -> tuple[
+        dict[str, list[tuple[int, n.Binary]]], dict[str, list[n.Index]]] | None:
+    """Each shared array's stores (top-level statement index, assignment) before the first
+    barriers at `first` and its full-rank element reads after them; None when a shared array
+    is stored after the barrier (rounds), read before it or with fewer subscripts than its
+    rank, or named otherwise (its address taken, passed on)."""
     stores: dict[str, list[tuple[int, n.Binary]]] = {k: [] for k in shared}
     reads: dict[str, list[n.Index]] = {k: [] for k in shared}
     uses: set[int] = set()
@@ -122,6 +119,22 @@ def staged_tile(fn: Function) -> StagedCopy | str | None:
             if isinstance(x, n.Ref) and x.decl in shared and id(x) not in uses and \
                     not isinstance(s, n.DeclStmt):
                 return None
+    return stores, reads
+
+
+def staged_tile(fn: Function) -> StagedCopy | str | None:
+    """The kernel read without its shared tile of a read-only buffer; a reason when its tile
+    is of that kind but a fact cannot be shown; None when it has no such tile."""
+    frame = staging_frame(fn)
+    if frame is None:
+        return None
+    body, top, shared = frame.body, frame.top, frame.shared
+    bar_stmts, first, decl_stmts = frame.bar_stmts, frame.first, frame.decl_stmts
+    written, once = frame.written, frame.once
+    scanned = shared_uses(top, shared, first)
+    if scanned is None:
+        return None
+    stores, reads = scanned
     if any(len(v) != 1 for v in stores.values()):
         return None
     if not all(_is_tile_store(store, once) for (_, store), in

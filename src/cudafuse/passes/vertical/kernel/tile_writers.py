@@ -45,17 +45,17 @@ from cudafuse.ir.substitute import replace_nodes
 from cudafuse.ir.types import is_integral, is_unsigned, unqualified
 from cudafuse.passes.vertical.kernel.staged_copy import (
     StagedCopy,
-    _bases,
     _const,
     _counting_loop,
     _inline,
     _poly,
     _strip,
     _subscripts,
+    node_path,
     staging_frame,
     without_staging,
 )
-from cudafuse.passes.vertical.kernel.staged_tile import _at_span, _coords, _impure
+from cudafuse.passes.vertical.kernel.staged_tile import _at_span, _coords, _impure, shared_uses
 
 _DIMS = ("x", "y", "z")
 RACE = "a race in the original"
@@ -108,30 +108,11 @@ def _staged(fn: Function) -> StagedCopy | str | None:
         return None
     body, top, shared, first = frame.body, frame.top, frame.shared, frame.first
     once = frame.once
-    reads: dict[str, list[n.Index]] = {k: [] for k in shared}
-    uses: set[int] = set()
-    staging: set[int] = set()
-    for i, s in enumerate(top):
-        for x in s.walk():
-            if isinstance(x, n.Binary) and x.is_assignment:
-                r = written_root(x.lhs)
-                if r is not None and r.decl in shared:
-                    if i >= first:
-                        return None  # (rounds: cooperation's reason)
-                    staging.add(i)
-                    uses.update(id(y) for y in x.lhs.walk())
-            elif isinstance(x, n.Index) and id(x) not in uses:
-                root, subs = _subscripts(x)
-                if root is None or root.decl not in shared:
-                    continue
-                if i <= first or len(subs) != len(shared[root.decl].array_dims):
-                    return None
-                reads[root.decl].append(x)
-                uses.update(id(y) for y in _bases(x))
-        for x in s.walk():
-            if isinstance(x, n.Ref) and x.decl in shared and id(x) not in uses and \
-                    not isinstance(s, n.DeclStmt):
-                return None
+    scanned = shared_uses(top, shared, first)
+    if scanned is None:
+        return None
+    stores, reads = scanned
+    staging = {i for v in stores.values() for i, _ in v}
     if not staging or any(isinstance(x, n.Return) for s in top[:first] for x in s.walk()):
         return None
     coords = _coords(once)
@@ -668,7 +649,7 @@ def _read_value(body: n.Compound, r: n.Index, arr: n.VarDecl, extents: list[int 
         dims.append(d)
         offsets.append(p - Poly.atom(builtin("threadIdx", d)))
     loops = {}
-    path = _path(body, r)
+    path = node_path(body, r)
     for s in path:
         if isinstance(s, n.For):
             lp = _counting_loop(s)
@@ -761,23 +742,6 @@ def _at(p: Poly, at: dict[str, int]) -> int:
     return total
 
 
-def _path(root: n.Node, target: n.Node) -> list[n.Node]:
-    path: list[n.Node] = []
-
-    def find(node: n.Node) -> bool:
-        path.append(node)
-        if node is target:
-            return True
-        for c in node.children():
-            if c is not None and find(c):
-                return True
-        path.pop()
-        return False
-
-    find(root)
-    return path
-
-
 def _loop_refs(path: list[n.Node], used: list[str]) -> dict[str, n.Ref]:
     out = {}
     for s in path:
@@ -792,7 +756,7 @@ def _guard_highs(body: n.Compound, r: n.Index, coords: set[str]) -> dict[str, Po
     """Upper bounds on the coordinates from the conditions of the ifs the read is in (their
     then branches): `x < w` is x <= w - 1."""
     out: dict[str, Poly] = {}
-    path = _path(body, r)
+    path = node_path(body, r)
     for a, b in zip(path, path[1:], strict=False):
         if not (isinstance(a, n.If) and b is a.then):
             continue
