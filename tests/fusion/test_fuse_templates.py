@@ -2,7 +2,8 @@
 frontend/instantiate.py, passes/vertical/kernel/instances.py; programs/templates.cu): a
 type parameter (float and double instantiations of the same templates), a non-type
 parameter as a stencil radius (two radii of one template in one group), arguments deduced
-at the launch, a template in a namespace whose defaulted parameter is its block size; a
+at the launch, a template in a namespace whose defaulted parameter is its block size,
+two instantiations run as siblings; a
 template whose parameter reaches its body through a macro, and one using a macro the file
 defines again after it, stay refused with their reasons.
 The plan is read in the default suite; the differential run under the emulator (every
@@ -19,6 +20,7 @@ PROGRAM = Path(__file__).parent / "programs" / "templates.cu"
 FUSED = {"p_type": ("scale_t", "blur_t"), "p_two_radii": ("scale_t", "blur_t", "blur_t"),
          "p_double": ("scale_t", "blur_t"), "p_deduced": ("add_t", "square_t"),
          "p_namespace": ("affine_t", "square_t")}
+SIBLINGS = ("p_siblings",)
 UNFUSED = ("p_macro", "p_redefined")
 SIZES = ({"w": 37, "h": 19, "n": 37 * 19}, {"w": 1, "h": 41, "n": 41})
 
@@ -26,12 +28,14 @@ SIZES = ({"w": 37, "h": 19, "n": 37 * 19}, {"w": 1, "h": 41, "n": 41})
 @pytest.fixture(scope="module")
 def fused(tmp_path_factory: pytest.TempPathFactory):
     path = tmp_path_factory.mktemp("templates") / "fused.cu"
-    return path, fuse_file(PROGRAM, path, fuse_all=True)
+    return path, fuse_file(PROGRAM, path, fuse_all=True, siblings="always")
 
 
 def test_what_fuses(fused) -> None:
     _, result = fused
     assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == sorted(FUSED.items())
+    sibs = sorted(s.host for p in result.plans for s in p.siblings if s.fused)
+    assert sibs == list(SIBLINGS)
 
 
 def test_instantiations_are_concrete(fused) -> None:
@@ -63,7 +67,7 @@ def test_refusal_says_why(fused) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("entry", sorted([*FUSED, *UNFUSED]))
+@pytest.mark.parametrize("entry", sorted([*FUSED, *SIBLINGS, *UNFUSED]))
 def test_fused_equals_original(fused, entry: str) -> None:
     path, _ = fused
     for sizes in SIZES:

@@ -107,6 +107,14 @@ void p_namespace(const float *in, float *t, float *out, int n)
     square_t<<<(n + 127) / 128, 128>>>(t, out, n);
 }
 
+// Two instantiations with no dependence between them: siblings (one thread runs both).
+void p_siblings(const float *a, const float *b, float *o1, float *o2, int w, int h)
+{
+    dim3 bl(32, 4), g((w + 31) / 32, (h + 3) / 4);
+    blur_t<float, 1><<<g, bl>>>(a, o1, w, h);
+    blur_t<float, 2><<<g, bl>>>(b, o2, w, h);
+}
+
 void p_macro(const float *in, float *t, float *out, int w, int h)
 {
     dim3 b(32, 4), g((w + 31) / 32, (h + 3) / 4);
