@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from equivalence import fuse_file
+import pytest
+from equivalence import compare_entry, fuse_file
 
 # The fusing case (a helper in between that only prints the global) is host_facts.cu's
 # hf_global_grid, fused and compared under the emulator by test_fuse_host_facts.py.
@@ -182,9 +183,7 @@ def test_a_write_through_a_pointer_to_a_global_a_launch_reads_splits(tmp_path: P
         assert why in first[host], (host, first[host])
 
 
-def test_a_kernel_template_of_an_included_file_is_named_as_such(tmp_path: Path) -> None:
-    """(Rodinia's scan.cu launches `prescan<true, false>` from scanLargeArray_kernel.cu,
-    which it includes; the launch was said to have "no definition in this file".)"""
+def _included_template(tmp_path: Path) -> Path:
     (tmp_path / "scan_kernel.cuh").write_text(
         "template <bool twice>\n__global__ void tk(const float *in, float *out, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -193,7 +192,24 @@ def test_a_kernel_template_of_an_included_file_is_named_as_such(tmp_path: Path) 
     src.write_text('#include "scan_kernel.cuh"\nvoid run(const float *in, float *t, float *out,'
                    ' int n) {\n  tk<true><<<(n + 127) / 128, 128>>>(in, t, n);\n'
                    '  tk<false><<<(n + 127) / 128, 128>>>(t, out, n);\n}\n')
+    return src
+
+
+def test_a_kernel_template_of_an_included_file_fuses_by_its_instantiations(
+        tmp_path: Path) -> None:
+    """(Rodinia's scan.cu launches `prescan<true, false>` from scanLargeArray_kernel.cu,
+    which it includes; the launch was said to have "no definition in this file", then
+    "a template declared in the included file". Each instantiation is now a kernel of its
+    own: frontend/instantiate.py, test_fuse_templates.py.)"""
+    src = _included_template(tmp_path)
     result = fuse_file(src, tmp_path / "out.cu")
-    assert [la.why for la in result.launches] == [
-        "kernel 'tk' is a template declared in the included 'scan_kernel.cuh' (cudafuse "
-        "lowers no kernel template of an included file)"] * 2
+    assert [(g.host, g.kernels) for g in result.groups] == [("run", ["tk", "tk"])]
+    assert [la.why for la in result.launches] == ["", ""]
+
+
+@pytest.mark.slow
+def test_included_template_instantiations_fused_equal_original(tmp_path: Path) -> None:
+    src = _included_template(tmp_path)
+    fuse_file(src, tmp_path / "out.cu")
+    for n in (1, 37, 300):
+        compare_entry(src, tmp_path / "out.cu", "run", {"n": n})

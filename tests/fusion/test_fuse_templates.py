@@ -3,7 +3,7 @@ frontend/instantiate.py, passes/vertical/kernel/instances.py; programs/templates
 type parameter (float and double instantiations of the same templates), a non-type
 parameter as a stencil radius (two radii of one template in one group), arguments deduced
 at the launch, a template in a namespace whose defaulted parameter is its block size,
-two instantiations run as siblings; a
+two instantiations run as siblings, a template of an included header; a
 template whose parameter reaches its body through a macro, and one using a macro the file
 defines again after it, stay refused with their reasons.
 The plan is read in the default suite; the differential run under the emulator (every
@@ -19,7 +19,7 @@ from equivalence import compare_entry, fuse_file
 PROGRAM = Path(__file__).parent / "programs" / "templates.cu"
 FUSED = {"p_type": ("scale_t", "blur_t"), "p_two_radii": ("scale_t", "blur_t", "blur_t"),
          "p_double": ("scale_t", "blur_t"), "p_deduced": ("add_t", "square_t"),
-         "p_namespace": ("affine_t", "square_t")}
+         "p_namespace": ("affine_t", "square_t"), "p_included": ("scale_t", "hblur_t")}
 SIBLINGS = ("p_siblings",)
 UNFUSED = ("p_macro", "p_redefined")
 SIZES = ({"w": 37, "h": 19, "n": 37 * 19}, {"w": 1, "h": 41, "n": 41})
@@ -28,6 +28,8 @@ SIZES = ({"w": 37, "h": 19, "n": 37 * 19}, {"w": 1, "h": 41, "n": 41})
 @pytest.fixture(scope="module")
 def fused(tmp_path_factory: pytest.TempPathFactory):
     path = tmp_path_factory.mktemp("templates") / "fused.cu"
+    header = PROGRAM.parent / "templates_kernels.cuh"  # (the fused file includes it too)
+    (path.parent / header.name).write_bytes(header.read_bytes())
     return path, fuse_file(PROGRAM, path, fuse_all=True, siblings="always")
 
 

@@ -19,7 +19,9 @@ is a pointer, reference, array or function type (`const T *` with T = `float *` 
 text substitution of `float *` for T), a copy that does not compile, a reference to a
 parameter written by a macro expansion (its text is not where the template is), a macro
 the template uses that the file defines or undefines again after it (the copy is read
-after the file), a member template, a template of an included file.
+after the file), a member template. A template of a user file the main file includes (once)
+is copied the same way, its copy standing at the #include (Rodinia's `prescan<...>` in
+scanLargeArray_kernel.cu).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import clang.cindex as ci
 
@@ -58,8 +61,9 @@ def _template_of(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | No
     return fn if fn.span.file == unit.path else None
 
 
-def _arguments(tu: ci.TranslationUnit, path: str, unit_text: bytes, launch: n.KernelLaunch
-               ) -> list[str] | str:
+def _specialisation(tu: ci.TranslationUnit, path: str, unit_text: bytes,
+                    launch: n.KernelLaunch) -> ci.Cursor | None:
+    """The function template specialisation a launch names, if it names one."""
     """The argument text bound to each template parameter at this launch, or why not."""
     # (at the kernel's own name: `img::blur<float>` starts with a namespace's)
     head = launch.callee_span.start
@@ -69,7 +73,14 @@ def _arguments(tu: ci.TranslationUnit, path: str, unit_text: bytes, launch: n.Ke
     loc = ci.SourceLocation.from_offset(tu, tu.get_file(path), at)
     cur = ci.Cursor.from_location(tu, loc)
     spec = referenced(cur) if cur is not None else None
-    if spec is None or spec.kind != K.FUNCTION_DECL:
+    if spec is None or spec.kind != K.FUNCTION_DECL or spec.get_num_template_arguments() <= 0:
+        return None
+    return spec
+
+
+def _arguments(spec: ci.Cursor | None) -> list[str] | str:
+    """The argument text bound to each template parameter at this launch, or why not."""
+    if spec is None:
         return "the instantiation its launch names is not found"
     count = spec.get_num_template_arguments()
     if count <= 0:
@@ -92,15 +103,15 @@ def _arguments(tu: ci.TranslationUnit, path: str, unit_text: bytes, launch: n.Ke
     return out
 
 
-def _concrete_text(tu: ci.TranslationUnit, unit: TranslationUnit, fn: Function,
-                   args: list[str], new_name: str) -> str | bytes:
+def _concrete_text(tu: ci.TranslationUnit, where: _Template, args: list[str],
+                   new_name: str) -> str | bytes:
     """The template's text with its parameters replaced by `args`, its head blanked and
     renamed `new_name`, on the template's own lines; or why it cannot be made."""
-    data = unit.source.data
-    cur = _template_cursor(tu.cursor, unit.path, fn.span.start)
+    fn, data = where.fn, where.source.data
+    cur = _template_cursor(tu.cursor, where.source.path, fn.span.start)
     if cur is None:
         return "its template declaration is not found"
-    macro = _redefined(data, cur, b"", 0)
+    macro = _redefined(data, cur, where.main, where.site)
     if macro:
         return f"the macro '{macro}' it uses is defined or undefined again after it (its " \
             "copy, read after the file, could mean something else)"
@@ -148,53 +159,108 @@ def _concrete_text(tu: ci.TranslationUnit, unit: TranslationUnit, fn: Function,
     return pad + b" " * (start - line_start) + body + closing.encode() + b"\n"
 
 
+@dataclass(frozen=True)
+class _Template:
+    """A kernel template: its lowered head, its file's text, and where the copy stands
+    in the main file (the template itself, or the #include of its file)."""
+
+    fn: Function
+    source: SourceFile
+    site: int
+    main: bytes = b""  # the main file's text after an #include: its macros count too
+
+
+def _included_template(tu: ci.TranslationUnit, spec: ci.Cursor | None,
+                       user: dict[str, int]) -> _Template | str | None:
+    """The template of an included user file that `spec` instantiates (None: none)."""
+    if spec is None:
+        return None
+    tcur = ci.conf.lib.clang_getSpecializedCursorTemplate(spec)
+    if tcur is None or tcur.kind != K.FUNCTION_TEMPLATE or tcur.location.file is None:
+        return None
+    fname = tcur.location.file.name
+    if fname not in user:
+        return None
+    try:
+        source = SourceFile(fname, Path(fname).read_bytes())
+        fn = Lowerer(source, tu).function(tcur)
+    except (OSError, LoweringError, ValueError, AttributeError, RecursionError) as exc:
+        return f"its template cannot be read ({exc})"
+    if fn.space != "global" or fn.body is None:
+        return None
+    return _Template(fn, source, user[fname])
+
+
 def lower_instances(tu: ci.TranslationUnit, unit: TranslationUnit,
-                    reparse: Callable[[bytes], ci.TranslationUnit]) -> None:
-    """Fill unit.instances: for each launch of a template kernel of the main file (by the
-    offset of its callee), the concrete kernel its instantiation is, or why none is made.
-    `reparse(text)` parses the main file with `text` as its content."""
+                    reparse: Callable[[bytes], ci.TranslationUnit],
+                    user: dict[str, int]) -> set[tuple[str, str]]:
+    """Fill unit.instances: for each launch of a template kernel of the main file or of an
+    included user file (`user`: each such file's #include offset in the main file), by the
+    offset of its callee, the concrete kernel its instantiation is, or why none is made.
+    `reparse(text)` parses the main file with `text` as its content. Returns the templates
+    (file, name) of which a copy was made."""
     wanted: dict[tuple[str, tuple[str, ...]], list[int]] = {}
-    templates: dict[str, Function] = {}
+    templates: dict[str, _Template] = {}
     for launch in _launches(unit):
+        at = launch.callee_span.start
         fn = _template_of(unit, launch)
-        if fn is None:
+        if fn is None and unit.callee(launch.kernel_decl) is not None:
+            continue  # an ordinary kernel of the unit
+        spec = _specialisation(tu, unit.path, unit.source.data, launch)
+        where: _Template | str | None
+        if fn is not None:
+            where = _Template(fn, unit.source, fn.span.start)
+        else:
+            where = _included_template(tu, spec, user)
+            if isinstance(where, _Template):
+                where = replace(where, main=unit.source.data)
+        if where is None:
             continue
-        if fn.parent:
-            unit.instances[launch.callee_span.start] = "it is a member template"
+        if isinstance(where, str):
+            unit.instances[at] = where
             continue
-        args = _arguments(tu, unit.path, unit.source.data, launch)
+        if where.fn.parent:
+            unit.instances[at] = "it is a member template"
+            continue
+        args = _arguments(spec)
         if isinstance(args, str):
-            unit.instances[launch.callee_span.start] = args
+            unit.instances[at] = args
             continue
-        templates[fn.decl] = fn
-        wanted.setdefault((fn.decl, tuple(args)), []).append(launch.callee_span.start)
+        templates[where.fn.decl] = where
+        wanted.setdefault((where.fn.decl, tuple(args)), []).append(at)
+    made: set[tuple[str, str]] = set()
     if not wanted:
-        return
+        return made
     with tempfile.TemporaryDirectory(prefix="cudafuse-instances-") as tmp:
-        files: dict[str, tuple[Function, tuple[str, ...], list[int], bytes]] = {}
+        files: dict[str, tuple[_Template, list[int], bytes]] = {}
         for k, ((decl, args), offsets) in enumerate(sorted(wanted.items())):
-            fn = templates[decl]
-            text = _concrete_text(tu, unit, fn, list(args), f"{fn.name}__cf_instance{k}")
+            where = templates[decl]
+            name = where.fn.name
+            text = _concrete_text(tu, where, list(args), f"{name}__cf_instance{k}")
             if isinstance(text, str):
                 for off in offsets:
                     unit.instances[off] = text
                 continue
-            path = os.path.join(tmp, f"{os.path.basename(unit.path)}.{fn.name}.{k}.cuh")
+            path = os.path.join(tmp, f"{os.path.basename(where.source.path)}.{name}.{k}.cuh")
             with open(path, "wb") as f:
                 f.write(text)
-            files[path] = (fn, args, offsets, text)
+            files[path] = (where, offsets, text)
         if not files:
-            return
+            return made
         extra = "".join(f'\n#include "{p}"' for p in files).encode()
         tu2 = reparse(unit.source.data + b"\n" + extra + b"\n")
-        for path, (fn, _args, offsets, text) in files.items():
-            why = _lower_copy(tu2, unit, fn, path, text)
+        for path, (where, offsets, text) in files.items():
+            why = _lower_copy(tu2, unit, where, path, text)
             for off in offsets:
                 unit.instances[off] = why
+            if isinstance(why, Function):
+                made.add((where.source.path, where.fn.name))
+    return made
 
 
-def _lower_copy(tu: ci.TranslationUnit, unit: TranslationUnit, fn: Function, path: str,
+def _lower_copy(tu: ci.TranslationUnit, unit: TranslationUnit, where: _Template, path: str,
                 text: bytes) -> Function | str:
+    fn = where.fn
     errors = [d for d in tu.diagnostics if is_error(d) and d.location.file is not None
               and d.location.file.name == path]
     if errors:
@@ -208,7 +274,7 @@ def _lower_copy(tu: ci.TranslationUnit, unit: TranslationUnit, fn: Function, pat
     except (LoweringError, ValueError, AttributeError, RecursionError) as exc:
         return f"its instantiation cannot be lowered ({exc})"
     unit.sources[path] = source
-    unit.included_at[path] = fn.span.start
+    unit.included_at[path] = where.site
     return replace(copy, name=fn.name, namespaces=fn.namespaces)
 
 

@@ -370,14 +370,23 @@ def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions,
         with _recursion_limit(4 * MAX_DEPTH + 1000):
             result.diagnostics += lower_included(tu, result.unit, opts.include_dirs,
                                                  str(include_dir()))
-    if opts.instantiate:
-        if any(f.is_template and f.is_kernel for f in result.unit.functions):
-            from cudafuse.frontend.instantiate import lower_instances
+    unit = result.unit
+    if opts.instantiate and any(  # a launch of no ordinary kernel of the unit: a template's?
+            (f := unit.callee(la.kernel_decl)) is None or f.is_template
+            for las in unit.launches.values() for la in las):
+        from cudafuse.frontend.included_kernels import user_files
+        from cudafuse.frontend.instantiate import lower_instances
 
-            path = result.unit.path
-            with _recursion_limit(4 * MAX_DEPTH + 1000):
-                lower_instances(tu, result.unit,
-                                lambda text: _parse(path, opts, None, text, text))
+        path = result.unit.path
+        files, entered, at = user_files(tu, path, opts.include_dirs, str(include_dir()))
+        with _recursion_limit(4 * MAX_DEPTH + 1000):
+            made = lower_instances(tu, unit, lambda text: _parse(path, opts, None, text, text),
+                                   {f: at[f] for f in files if f in at and entered[f] == 1})
+        # An included template whose launches were instantiated is analysed after all.
+        gone = {f"kernel '{k}' of the included file {f} is not analysed: it is a template"
+                for f, k in made}
+        result.diagnostics = [d for d in result.diagnostics if d.message not in gone]
+        unit.instantiated = {(os.path.realpath(f), k) for f, k in made}
     result.diagnostics += _kernels_in_user_headers(result.unit, opts)
     result.diagnostics += _kernels_preprocessed_out(result.unit, tu)
     # Not an error: a file of host code or device helpers is valid CUDA; every command then
@@ -430,6 +439,7 @@ def _kernels_in_user_headers(unit: TranslationUnit, opts: ParseOptions) -> list[
 
             done = lowered_kernels(unit, header)
             names = [n for n in names if n not in done]
+        names = [n for n in names if (os.path.realpath(header), n) not in unit.instantiated]
         if names:
             shown = ", ".join(f"'{n}'" for n in names[:6]) + (", ..." if len(names) > 6 else "")
             why = ("not analysed (see the notes at them, if any; a kernel the preprocessor "

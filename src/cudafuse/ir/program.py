@@ -118,6 +118,8 @@ class TranslationUnit:
     # Launches of kernel templates (by their callee's offset): the concrete kernel their
     # instantiation is, or why none was made (frontend/instantiate.py; parsed for fusion).
     instances: dict[int, Function | str] = field(default_factory=dict)
+    # The templates (realpath of their file, name) of which such a copy was made.
+    instantiated: set[tuple[str, str]] = field(default_factory=set)
 
     @functools.cached_property
     def code(self) -> bytes:

@@ -1,6 +1,7 @@
 // Launches of kernel templates (issue 25): each instantiation is fused by what it computes
 // (frontend/instantiate.py), the template text stays as written for launches left unfused.
 #include <cuda_runtime.h>
+#include "templates_kernels.cuh"
 
 template <typename T>
 __global__ void scale_t(const T *in, T *out, T k, int w, int h)
@@ -113,6 +114,13 @@ void p_siblings(const float *a, const float *b, float *o1, float *o2, int w, int
     dim3 bl(32, 4), g((w + 31) / 32, (h + 3) / 4);
     blur_t<float, 1><<<g, bl>>>(a, o1, w, h);
     blur_t<float, 2><<<g, bl>>>(b, o2, w, h);
+}
+
+void p_included(const float *in, float *t, float *out, int w, int h)
+{
+    dim3 b(32, 4), g((w + 31) / 32, (h + 3) / 4);
+    scale_t<float><<<g, b>>>(in, t, 0.5f, w, h);
+    hblur_t<3><<<g, b>>>(t, out, w, h);
 }
 
 void p_macro(const float *in, float *t, float *out, int w, int h)
