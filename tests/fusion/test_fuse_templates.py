@@ -4,8 +4,9 @@ type parameter (float and double instantiations of the same templates), a non-ty
 parameter as a stencil radius (two radii of one template in one group), arguments deduced
 at the launch, a template in a namespace whose defaulted parameter is its block size,
 two instantiations run as siblings, a template of an included header; a
-template whose parameter reaches its body through a macro, and one using a macro the file
-defines again after it, stay refused with their reasons.
+template whose parameter reaches its body through a macro, one using a macro the file
+defines again after it, and one with a template template parameter stay refused with
+their reasons.
 The plan is read in the default suite; the differential run under the emulator (every
 element of every buffer, garbage inputs, odd sizes) is slow."""
 
@@ -21,7 +22,7 @@ FUSED = {"p_type": ("scale_t", "blur_t"), "p_two_radii": ("scale_t", "blur_t", "
          "p_double": ("scale_t", "blur_t"), "p_deduced": ("add_t", "square_t"),
          "p_namespace": ("affine_t", "square_t"), "p_included": ("scale_t", "hblur_t")}
 SIBLINGS = ("p_siblings",)
-UNFUSED = ("p_macro", "p_redefined")
+UNFUSED = ("p_macro", "p_redefined", "p_template_template")
 SIZES = ({"w": 37, "h": 19, "n": 37 * 19}, {"w": 1, "h": 41, "n": 41})
 
 
@@ -66,6 +67,9 @@ def test_refusal_says_why(fused) -> None:
         "not fused: 'gain_t' is a template whose instantiation is not made: the macro "
         "'CF_TEST_GAIN' it uses is defined or undefined again after it (its copy, read after "
         "the file, could mean something else)")
+    assert why[("p_template_template", "apply_op")] == (
+        "not fused: 'apply_op' is a template whose instantiation is not made: its template "
+        "argument 1 is a template or a pack (no text of a type or a value stands for it)")
 
 
 @pytest.mark.slow

@@ -87,7 +87,11 @@ def _arguments(spec: ci.Cursor | None) -> list[str] | str:
         return "the instantiation its launch names is not found"
     out = []
     for i in range(count):
-        kind = spec.get_template_argument_kind(i)
+        try:
+            kind = spec.get_template_argument_kind(i)
+        except ValueError:  # a kind the bindings do not name: a template, a pack
+            return f"its template argument {i + 1} is a template or a pack (no text of " \
+                "a type or a value stands for it)"
         if kind == ci.TemplateArgumentKind.TYPE:
             ty = spec.get_template_argument_type(i).get_canonical()
             if ty.kind in _COMPOUND:

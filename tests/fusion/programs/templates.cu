@@ -74,6 +74,15 @@ __global__ void gain_t(const T *in, T *out, int n)
     if (i < n) out[i] = in[i] * CF_TEST_GAIN;
 }
 
+// A template template parameter: no text stands for it.
+template <typename T> struct twice_op { __device__ T operator()(T v) const { return v + v; } };
+template <template <typename> class Op>
+__global__ void apply_op(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = Op<float>()(in[i]);
+}
+
 void p_type(const float *in, float *t, float *out, int w, int h)
 {
     dim3 b(32, 4), g((w + 31) / 32, (h + 3) / 4);
@@ -121,6 +130,12 @@ void p_included(const float *in, float *t, float *out, int w, int h)
     dim3 b(32, 4), g((w + 31) / 32, (h + 3) / 4);
     scale_t<float><<<g, b>>>(in, t, 0.5f, w, h);
     hblur_t<3><<<g, b>>>(t, out, w, h);
+}
+
+void p_template_template(const float *in, float *t, float *out, int n)
+{
+    square_t<<<(n + 127) / 128, 128>>>(in, t, n);
+    apply_op<twice_op><<<(n + 127) / 128, 128>>>(t, out, n);
 }
 
 void p_macro(const float *in, float *t, float *out, int w, int h)
