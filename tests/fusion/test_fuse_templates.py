@@ -78,3 +78,24 @@ def test_fused_equals_original(fused, entry: str) -> None:
     path, _ = fused
     for sizes in SIZES:
         compare_entry(PROGRAM, path, entry, sizes)
+
+
+def test_a_copy_is_the_kernel_of_its_own_launches_only(tmp_path: Path) -> None:
+    """Two launches of one included template, one instantiated and one refused: the refused
+    launch keeps its template (by name it would have found the other's copy, whose
+    `sizeof(T)` is another)."""
+    (tmp_path / "conv.cuh").write_text(
+        "template <typename T>\n__global__ void conv(const float *in, float *out, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) out[i] = in[i] * sizeof(T);\n}\n")
+    src = tmp_path / "main.cu"
+    src.write_text('#include "conv.cuh"\nvoid run(const float *in, float *t, float *out, '
+                   'int n) {\n  conv<float><<<(n + 127) / 128, 128>>>(in, t, n);\n'
+                   '  conv<double *><<<(n + 127) / 128, 128>>>(t, out, n);\n}\n')
+    out = tmp_path / "out.cu"
+    result = fuse_file(src, out, fuse_all=True)
+    assert not result.groups and out.read_bytes() == src.read_bytes()
+    assert result.launches[1].why == (
+        "kernel 'conv' is a template of the included 'conv.cuh' whose instantiation is not "
+        "made: its type argument 'double *' is a pointer, reference, array or function type "
+        "(its text cannot stand for the parameter)")

@@ -17,7 +17,10 @@ def launched_kernel(unit: TranslationUnit, launch: n.KernelLaunch) -> Function |
         fn = unit.callee(launch.kernel_decl)
         if fn is not None and fn.space == "global":
             return fn
-    named = [f for f in unit.functions if f.name == launch.kernel and f.body is not None]
+    # (never a template's concrete copy: it is the kernel of its own launches only)
+    copies = {f.decl for f in unit.instances.values() if isinstance(f, Function)}
+    named = [f for f in unit.functions if f.name == launch.kernel and f.body is not None
+             and f.decl not in copies]
     return named[0] if len(named) == 1 else None
 
 

@@ -257,6 +257,10 @@ def _no_definition(unit: TranslationUnit, launch: n.KernelLaunch) -> str:
     """Why a launch's kernel has no body here: defined in another file, or a kernel template
     declared in an included file (frontend/included_kernels.py lowers no template there)."""
     where = launch.kernel_decl.partition("@")[2].rpartition(":")[0]
+    why = unit.instances.get(launch.callee_span.start)
+    if isinstance(why, str):  # (frontend/instantiate.py tried)
+        return (f"kernel '{launch.kernel}' is a template of the included "
+                f"'{os.path.basename(where)}' whose instantiation is not made: {why}")
     if launch.template_args and where and where != unit.path:
         return (f"kernel '{launch.kernel}' is a template declared in the included "
                 f"'{os.path.basename(where)}' (cudafuse lowers no kernel template of an "
