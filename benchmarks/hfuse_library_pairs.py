@@ -144,11 +144,10 @@ STANDINS["open-mmlab/mmcv"] = LIBRARY / "mmcv"
 MORE_STANDINS = {"open-mmlab/mmcv": (LIBRARY / "aten",)}
 # What the emulator's builds (verify) of a repository's files need beyond the -I/-D: headers
 # given with -include, and the environment. ggml's common.cuh names the driver API in host
-# code (CUresult), which the emulator's <cuda.h> lacks; its warp reductions are helpers in
-# that header, whose bodies the emulator's choice of fibers does not read (it stops at the
-# first __shfl_xor_sync and says to set CUDAFUSE_EMU_FIBERS).
+# code (CUresult), which the emulator's <cuda.h> lacks. (Its warp reductions, helpers in that
+# header, are read by the emulator's choice of fibers: emu/fibers.py; no environment needed.)
 EMU_INCLUDES = {"ggerganov/llama.cpp": (str(LIBRARY / "driver_api.h"),)}
-EMU_ENV = {"ggerganov/llama.cpp": {"CUDAFUSE_EMU_FIBERS": "1"}}
+EMU_ENV: dict[str, dict[str, str]] = {}
 # (kernel as --kernels names it, file, run spec, block as the library launches it)
 GGML = "ggml/src/ggml-cuda/"
 MMCV = "mmcv/ops/csrc/common/cuda/"

@@ -14,43 +14,12 @@ from dataclasses import dataclass, field
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.emu import inline_asm, launch_bounds
+from cudafuse.emu.fibers import BAR_MACRO, fiber_functions
 from cudafuse.emu.overlay import blank_comments, launch_edits
 from cudafuse.emu.parallel import parallel_kernels
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
-
-# Calls that make threads of a block wait for each other: a kernel that reaches one of them
-# (directly or through device functions) runs its threads as fibers.
-SYNC_CALLS = frozenset({
-    "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
-    "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-    "__ballot_sync", "__any_sync", "__all_sync", "__match_any_sync", "__match_all_sync",
-    "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
-    "__reduce_or_sync", "__reduce_xor_sync",
-    "cudafuse_bar_red",  # CUDAFUSE_BAR_RED as the front end sees it (hfuse's definition)
-})
-BAR_MACRO = "CUDAFUSE_BAR_SYNC"
-# Cooperative-groups calls (members and free functions of namespace cooperative_groups) that
-# are barriers or warp collectives in the emulator's cooperative_groups.h. They count when the
-# callee is declared in a cooperative_groups header, or unresolved (a call on a template
-# parameter's group: treated as a collective, to be safe).
-CG_SYNC_CALLS = frozenset({
-    "sync", "shfl", "shfl_up", "shfl_down", "shfl_xor", "ballot", "any", "all", "match_any",
-    "match_all", "reduce", "inclusive_scan", "exclusive_scan", "coalesced_threads",
-    "binary_partition", "labeled_partition", "wait", "wait_prior", "barrier_arrive",
-    "barrier_wait",
-})
-
-# Waits of libcu++'s barriers and pipelines and of cuda_awbarrier.h (the emulator's
-# cudafuse_emu_async.h), and make_pipeline, which synchronises its group: they count when the
-# callee is declared in one of those headers (cuda/..., cuda_awbarrier.h, cuda_pipeline.h).
-ASYNC_WAIT_CALLS = frozenset({
-    "wait", "try_wait", "arrive_and_wait", "wait_parity", "try_wait_parity",
-    "producer_acquire", "consumer_wait", "consumer_wait_for", "consumer_wait_until",
-    "make_pipeline", "__mbarrier_test_wait",
-})
-_ASYNC_HEADER = re.compile(r"[/\\]cuda[/\\]|cuda_awbarrier|cuda_pipeline")
 
 _TEXREF = ("texture references (texture<T, dim, mode>, removed in CUDA 12) are not supported "
            "by the emulator: use texture objects (cudaTextureObject_t)")
@@ -184,67 +153,11 @@ def _translate_asm(unit: TranslationUnit, rw: Rewriter) -> None:
             rw.replace_range(start, end, code, "inline PTX")
 
 
-_SPELLED_CALLEE = re.compile(r"(\w+)\s*(?:<[^()]*>)?\s*\(")
-
-
-def _call_name(call: n.Call, unit: TranslationUnit) -> str:
-    """The called function's name. A call that depends on a template parameter has none in
-    the IR (`tile.shfl_down(v, d)` on a `thread_block_tile<N>`): it is read from the text."""
-    if call.callee:
-        return call.callee
-    if isinstance(call.callee_expr, n.Member) and call.callee_expr.field_name:
-        return call.callee_expr.field_name
-    if call.span.file != unit.path:
-        return ""
-    m = _SPELLED_CALLEE.search(unit.source.text(call.span))
-    return m.group(1) if m else ""
-
-
-def _is_cg_collective(call: n.Call, unit: TranslationUnit) -> bool:
-    if _call_name(call, unit) not in CG_SYNC_CALLS:
-        return False
-    decl_file = call.callee_decl.partition("@")[2]
-    return not decl_file or "cooperative_groups" in decl_file
-
-
-def _is_async_wait(call: n.Call, unit: TranslationUnit) -> bool:
-    if _call_name(call, unit) not in ASYNC_WAIT_CALLS:
-        return False
-    decl_file = call.callee_decl.partition("@")[2]
-    return not decl_file or _ASYNC_HEADER.search(decl_file) is not None
-
-
 def _in_comment(data: bytes, pos: int) -> bool:
     line_start = data.rfind(b"\n", 0, pos) + 1
     if b"//" in data[line_start:pos]:
         return True
     return data.rfind(b"/*", 0, pos) > data.rfind(b"*/", 0, pos)
-
-
-def fiber_functions(unit: TranslationUnit) -> frozenset[str]:
-    """Names of functions that reach a barrier, warp collective (cooperative groups' too), an
-    arrive-wait barrier's or pipeline's wait, or CUDAFUSE_BAR_SYNC."""
-    calls: dict[str, set[str]] = {}
-    needs: set[str] = set()
-    for fn in _bodies(unit):
-        assert fn.body is not None
-        out = calls.setdefault(fn.name, set())
-        for node in fn.body.walk():
-            if isinstance(node, n.Call):
-                out.add(node.callee)
-                if (node.callee in SYNC_CALLS or _is_cg_collective(node, unit)
-                        or _is_async_wait(node, unit)):
-                    needs.add(fn.name)
-            elif isinstance(node, n.Asm) and node.text.lstrip().startswith(BAR_MACRO):
-                needs.add(fn.name)
-    changed = True
-    while changed:
-        changed = False
-        for name, callees in calls.items():
-            if name not in needs and callees & needs:
-                needs.add(name)
-                changed = True
-    return frozenset(needs)
 
 
 def namespaces(data: bytes) -> list[tuple[int, int, str]]:
