@@ -43,15 +43,21 @@ def test_header_reductions_run_and_match():
         np.testing.assert_array_equal(outi, np.repeat(xi.reshape(-1, 32).sum(axis=1), 32))
 
 
-@pytest.mark.parametrize("kernel", KERNELS[:1])
-def test_without_the_header_helpers_bodies_the_kernel_still_gets_fibers(kernel, tmp_path):
+def test_without_the_header_helpers_bodies_the_kernel_still_gets_fibers(tmp_path):
     """A helper the front end cannot see (declared only: defined in another file) counts as
-    one that waits."""
+    one that waits, and so does a callable template parameter; math, including a call left
+    unresolved in a template (`exp(-x)` on a T), does not."""
     (tmp_path / "p.cu").write_text(
-        "__device__ float warp_reduce_sum(float x);\n"
-        f"__global__ void {kernel}(const float *x, float *out) {{\n"
+        "__device__ float warp_reduce_sum(float x);\n"  # defined in another file
+        "__global__ void row_sum(const float *x, float *out) {\n"
         "    out[threadIdx.x] = warp_reduce_sum(x[threadIdx.x]);\n}\n"
         "__global__ void plain(const float *x, float *out) {\n"
-        "    out[threadIdx.x] = sqrtf(x[threadIdx.x]) + fmaxf(x[0], 1.0f);\n}\n")
+        "    out[threadIdx.x] = sqrtf(x[threadIdx.x]) + fmaxf(x[0], 1.0f);\n}\n"
+        "template <typename T> __device__ T sig(T x) { return 1 / (1 + exp(-x)); }\n"
+        "__global__ void plain_t(const float *x, float *out) {\n"
+        "    out[threadIdx.x] = sig(x[threadIdx.x]);\n}\n"
+        "template <typename Op> __global__ void apply(float *x, Op op) {\n"
+        "    x[threadIdx.x] = op(x[threadIdx.x]);\n}\n")
     needs = fiber_functions(parse_file(str(tmp_path / "p.cu")).unit)
-    assert kernel in needs and "plain" not in needs
+    assert "row_sum" in needs and "apply" in needs
+    assert "plain" not in needs and "plain_t" not in needs

@@ -111,6 +111,18 @@ def _known_by_name(fname: str, include_root: str) -> bool:
     return bool(_HOST_LIBRARY.search(fname)) and not _CUDA_LIBRARY.search(fname)
 
 
+# The C standard's <math.h> functions (and their f/l forms), which a template calls with
+# operands of its parameter's type (`exp(-x)` for a Dtype x): the host library's or the
+# toolkit's, never a collective.
+_C_MATH = frozenset(f"{base}{suffix}" for suffix in ("", "f", "l") for base in (
+    "acos", "asin", "atan", "atan2", "cos", "sin", "tan", "acosh", "asinh", "atanh", "cosh",
+    "sinh", "tanh", "exp", "exp2", "expm1", "frexp", "ldexp", "log", "log10", "log1p", "log2",
+    "logb", "ilogb", "modf", "scalbn", "scalbln", "cbrt", "fabs", "hypot", "pow", "sqrt",
+    "erf", "erfc", "lgamma", "tgamma", "ceil", "floor", "nearbyint", "rint", "lrint", "llrint",
+    "round", "lround", "llround", "trunc", "fmod", "remainder", "remquo", "copysign", "nan",
+    "nextafter", "nexttoward", "fdim", "fmax", "fmin", "fma", "abs"))
+
+
 @functools.lru_cache(maxsize=1)
 def _toolkit_names() -> frozenset[str]:
     """Every name cudafuse's own headers (the front end's shim and stand-ins, the API
@@ -125,7 +137,7 @@ def _toolkit_names() -> frozenset[str]:
     # and the functions a declaring macro is given (`CF_PAIR2(__h2div)`)
     for args in re.findall(r"\b[A-Z][A-Z0-9_]+\(([^()]*)\)", text):
         names.update(re.findall(r"[A-Za-z_]\w*", args))
-    return frozenset(names)
+    return frozenset(names) | _C_MATH
 
 
 def _is_constructor(call: n.Call) -> bool:
