@@ -25,6 +25,34 @@ def test_which_kernels_run_in_parallel():
     assert why["report"].startswith("calls printf (say, line")  # through a device function
 
 
+UNSEEN = r"""
+__device__ int claim_slot(int *next);  // defined in another file: may use atomics
+template <typename F> __global__ void map(const float *in, float *out, int n, F f) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = f(in[i]);
+}
+__global__ void order(int *next, int *slot, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) slot[i] = claim_slot(next);
+}
+__device__ float half_of(float v) { return 0.5f * v; }
+__global__ void halve(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = half_of(in[i]);
+}
+"""
+
+
+def test_a_call_whose_body_is_not_seen_keeps_the_blocks_in_order(tmp_path):
+    src = tmp_path / "unseen.cu"
+    src.write_text(UNSEEN)
+    unit = parse_file(str(src)).unit
+    why = serial_kernels(unit)
+    assert why["order"].startswith("calls claim_slot whose body is not seen")
+    assert why["map"].startswith("calls f whose body is not seen")  # a callable parameter
+    assert "halve" in parallel_kernels(unit)
+
+
 def run_pipeline(monkeypatch, threads: str, n: int):
     monkeypatch.setenv("CUDAFUSE_EMU_THREADS", threads)
     x = np.random.default_rng(5).standard_normal(n).astype(np.float32)

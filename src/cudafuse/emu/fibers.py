@@ -188,32 +188,54 @@ def _callees(fn: Function, call: n.Call, name: str, by_decl: dict[str, list[Func
     return None
 
 
+class CalleeBodies:
+    """The bodies each call of the unit's functions may run: the function it resolves to,
+    every overload of a name it only spells, none for what cudafuse's headers or the host's
+    C/C++ library declare; None where what it runs cannot be seen (declared only, through a
+    pointer, a callable parameter, a name nothing known spells)."""
+
+    def __init__(self, unit: TranslationUnit) -> None:
+        self.unit = unit
+        self.include_root = str(include_dir())
+        self.bodies = _bodies(unit)
+        self.by_decl: dict[str, list[Function]] = {}
+        self.by_name: dict[str, list[Function]] = {}
+        for f in self.bodies:
+            self.by_decl.setdefault(f.decl, []).append(f)
+            self.by_name.setdefault(f.name, []).append(f)
+
+    def of(self, fn: Function, call: n.Call, locals_: set[str]) -> list[Function] | None:
+        """`locals_`: the names of fn's parameters and variables."""
+        name = _call_name(call, self.unit)
+        found = _callees(fn, call, name, self.by_decl, self.by_name, self.include_root)
+        if found is None and not call.callee_decl and name in locals_:
+            found = []  # (a dependent expression spelled by a variable's name)
+        return found
+
+
+def local_names(fn: Function) -> set[str]:
+    assert fn.body is not None
+    return {p.name for p in fn.params} | {
+        x.name for x in fn.body.walk() if isinstance(x, n.VarDecl)}
+
+
 def fiber_functions(unit: TranslationUnit) -> frozenset[str]:
     """Names of functions that may reach a barrier, a warp collective (cooperative groups'
     too), an arrive-wait barrier's or pipeline's wait, CUDAFUSE_BAR_SYNC, or a callee whose
     body cannot be seen."""
-    include_root = str(include_dir())
-    bodies = _bodies(unit)
-    by_decl: dict[str, list[Function]] = {}
-    by_name: dict[str, list[Function]] = {}
-    for f in bodies:
-        by_decl.setdefault(f.decl, []).append(f)
-        by_name.setdefault(f.name, []).append(f)
+    index = CalleeBodies(unit)
+    bodies = index.bodies
     callees: dict[int, list[Function]] = {}
     needs: set[int] = set()
     for fn in bodies:
         assert fn.body is not None
         out = callees.setdefault(id(fn), [])
-        locals_ = {p.name for p in fn.params} | {
-            x.name for x in fn.body.walk() if isinstance(x, n.VarDecl)}
+        locals_ = local_names(fn)
         for node in fn.body.walk():
             if _waits(node, unit):
                 needs.add(id(fn))
             elif isinstance(node, n.Call):
-                name = _call_name(node, unit)
-                found = _callees(fn, node, name, by_decl, by_name, include_root)
-                if found is None and not node.callee_decl and name in locals_:
-                    found = []  # (a dependent expression spelled by a variable's name)
+                found = index.of(fn, node, locals_)
                 if found is None:
                     needs.add(id(fn))
                 else:

@@ -9,13 +9,15 @@ between blocks (`__threadfence`: a block that reads what others counted),
 device printf and assert (the lines' order), device malloc/new, clock() (the emulator's
 counter), launches and runtime calls in device code, grid synchronisation, and a `static`
 variable of a device function. A kernel that reaches none of these, through the functions it
-calls (by name, every overload), runs its blocks in parallel (cudafuse_emu_parallel.h); the
+calls (by name, every overload), runs its blocks in parallel; a call whose body cannot be
+seen (emu/fibers.py's CalleeBodies) keeps it serial, (cudafuse_emu_parallel.h); the
 others run serially, as do launches the front end did not see. A race between blocks on
 plain global memory is the program's own, on the GPU as here.
 """
 
 from __future__ import annotations
 
+from cudafuse.emu.fibers import CalleeBodies, local_names
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
@@ -87,17 +89,24 @@ def serial_kernels(unit: TranslationUnit) -> dict[str, str]:
     front end did not see is not listed and is serial too (see parallel_kernels)."""
     calls: dict[str, set[str]] = {}
     why: dict[str, str] = {}
+    index = CalleeBodies(unit)
     for fn in _functions(unit):
         assert fn.body is not None
         out = calls.setdefault(fn.name, set())
         dropped = _dropped_integer_atomics(fn.body)
+        locals_ = local_names(fn)
         for node in fn.body.walk():
+            reason = _reason(node, dropped)
             if isinstance(node, n.Call):
                 name = node.callee or (node.callee_expr.field_name
                                        if isinstance(node.callee_expr, n.Member) else "")
                 if name:
                     out.add(name)
-            reason = _reason(node, dropped)
+                if not reason and name and index.of(fn, node, locals_) is None:
+                    # What it runs is not seen (declared only, a pointer, a callable
+                    # parameter): it may reach an atomic whose order shows.
+                    # (An unnamed call, an operator on template-typed operands, is not.)
+                    reason = f"calls {name} whose body is not seen"
             if reason and fn.name not in why:
                 why[fn.name] = f"{reason} ({fn.name}, line {node.span.line})" \
                     if node.span.file == unit.path else f"{reason} ({fn.name})"
