@@ -51,6 +51,7 @@ llama|caffe|mmcv: one corpus; --pair A+B: that pair of it.)
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -535,13 +536,24 @@ NVCC = False
 
 def main() -> int:
     global NVCC
-    NVCC = "--nvcc" in sys.argv and shutil.which("nvcc") is not None
-    if "--nvcc" not in sys.argv:
+    parser = argparse.ArgumentParser(
+        description="hfuse on kernel pairs as libraries write them: fused / refused / "
+                    "does not compile / verified, per pair and mode (a Markdown table).")
+    parser.add_argument("--nvcc", action="store_true",
+                        help="compile every output with nvcc too (when nvcc is on PATH)")
+    parser.add_argument("--only", default="",
+                        help="one corpus: ours, third, aten, crypto, " + ", ".join(LIB_PAIRS))
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="the folder of OWNER+NAME checkouts (else $CUDAFUSE_SURVEY_CACHE, "
+                             "else ~/.cache/cudafuse-survey)")
+    parser.add_argument("--pair", default="", help="A+B: that pair only (both modes)")
+    args = parser.parse_args()
+    NVCC = args.nvcc and shutil.which("nvcc") is not None
+    if not args.nvcc:
         os.environ["CUDAFUSE_NO_NVCC_CHECK"] = "1"
-    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
-    cache = Path(sys.argv[sys.argv.index("--cache") + 1]) if "--cache" in sys.argv else \
-        Path(os.environ.get("CUDAFUSE_SURVEY_CACHE") or
-             os.path.expanduser("~/.cache/cudafuse-survey"))
+    only = args.only
+    cache = args.cache or Path(os.environ.get("CUDAFUSE_SURVEY_CACHE") or
+                               os.path.expanduser("~/.cache/cudafuse-survey"))
     bad = 0
     print("| pair | mode | result | s |\n|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="cudafuse-libpairs-") as tmp:
@@ -559,8 +571,8 @@ def main() -> int:
                 jobs += [(a, b, m, lambda a, b, m, t, lib=lib:
                           run_third(a, b, m, t, cache, LIBS[lib]))
                          for a, b in pairs for m in MODES]
-        if "--pair" in sys.argv:  # A+B: that pair only (both modes)
-            wanted = tuple(sys.argv[sys.argv.index("--pair") + 1].split("+"))
+        if args.pair:
+            wanted = tuple(args.pair.split("+"))
             jobs = [j for j in jobs if j[:2] == wanted]
         for a, b, mode, run in jobs:
             t0 = time.perf_counter()
