@@ -43,12 +43,13 @@ def test_run_prints_output_summaries(variants, tmp_path):
     r = invoke("run", variants["orig"], "--spec", variants["spec"], "--save", save)
     assert r.exit_code == 0, r.output
     assert "out: 900 x float32" in r.output and "tmp: 900 x float32" in r.output
-    saved = np.load(save)
+    with np.load(save) as saved:  # (an NpzFile holds its file open until closed)
+        out = saved["out"]
     spec = load_spec(str(variants["spec"]))
     img = spec.inputs()[0].reshape(20, 45).astype(np.float64)
     p = np.pad(img, 1, mode="edge")
     blur = sum(p[dy:dy + 20, dx:dx + 45] for dy in range(3) for dx in range(3)) / 9.0
-    np.testing.assert_allclose(saved["out"].reshape(20, 45), blur * 2.5, rtol=1e-5)
+    np.testing.assert_allclose(out.reshape(20, 45), blur * 2.5, rtol=1e-5)
 
 
 def test_verify_equivalent_programs(variants):
