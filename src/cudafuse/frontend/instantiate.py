@@ -64,7 +64,6 @@ def _template_of(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | No
 def _specialisation(tu: ci.TranslationUnit, path: str, unit_text: bytes,
                     launch: n.KernelLaunch) -> ci.Cursor | None:
     """The function template specialisation a launch names, if it names one."""
-    """The argument text bound to each template parameter at this launch, or why not."""
     # (at the kernel's own name: `img::blur<float>` starts with a namespace's)
     head = launch.callee_span.start
     text = unit_text[head:launch.callee_span.end].split(b"<", 1)[0]
@@ -82,9 +81,7 @@ def _arguments(spec: ci.Cursor | None) -> list[str] | str:
     """The argument text bound to each template parameter at this launch, or why not."""
     if spec is None:
         return "the instantiation its launch names is not found"
-    count = spec.get_num_template_arguments()
-    if count <= 0:
-        return "the instantiation its launch names is not found"
+    count = spec.get_num_template_arguments()  # > 0: _specialisation checked
     out = []
     for i in range(count):
         try:
