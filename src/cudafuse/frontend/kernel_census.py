@@ -79,7 +79,7 @@ class _Stream:
     """Tokens as _tokens gives them, from a token's start on, read as far as asked."""
 
     def __init__(self, data: bytes, start: int, skipped: list[tuple[int, int]]):
-        self._it = (t for t in _tokens_from(data, start, skipped))
+        self._it = _tokens_from(data, start, skipped)
         self._got: list[tuple[int, str, bytes]] = []
 
     def get(self, i: int) -> tuple[int, str, bytes] | None:
