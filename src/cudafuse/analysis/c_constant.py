@@ -39,16 +39,8 @@ class _Parser:
     def __init__(self, text: str, names: dict[str, str], depth: int):
         if depth > 16:
             raise ValueError("names nested too deep")
-        pos, toks = 0, []
-        text = text.strip()
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
-            if m is None:
-                break
-            toks.append(m.group(1))
-            pos = m.end()
-            while pos < len(text) and text[pos].isspace():
-                pos += 1
+        # Every non-space character starts a token (`\S` at worst): nothing is skipped.
+        toks: list[str] = _TOKEN.findall(text)
         self.toks, self.i, self.names, self.depth = toks, 0, names, depth
 
     def whole(self) -> int:
