@@ -272,14 +272,6 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
 _NONE: frozenset[Offset] = frozenset()
 
 
-def edge_weight(model: PipelineModel, a: int, b: int, arch: ArchParams, legal: bool,
-                tiles: bool = True) -> float:
-    """The paper's w_e = max(w + gamma, epsilon), w from the pair's group cost."""
-    if not legal:
-        return EPSILON
-    return max(group_cost(model, frozenset((a, b)), arch, allow_tiles=tiles).benefit, EPSILON)
-
-
 def shared_ratio_ok(model: PipelineModel, group: frozenset[int], cost: GroupCost,
                     arch: ArchParams) -> str | None:
     """The paper's Eq. (2) plus the per-block limit; a reason string when violated."""
