@@ -187,9 +187,6 @@ class KernelView:
                     for b, e in zip(self.bounds, self.launch_extents, strict=True)]
         return self.in_grid_order(self.bounds)
 
-    def param_names(self) -> list[str]:
-        return [p.name for p in self.fn.params]
-
 
 def _is(e: n.Expr, base: str, dim: str) -> bool:
     return isinstance(e, n.Member) and isinstance(e.base, n.Ref) and e.base.name == base and \
@@ -288,11 +285,6 @@ def _coordinate_value(e: n.Expr) -> tuple[str, int | None] | None:
                 Poly.atom(builtin("threadIdx", d)):
             return d, None
     return None
-
-
-def coordinate_dim(e: n.Expr) -> str | None:
-    found = coordinate(e)
-    return found[0] if found else None
 
 
 def _ref_to(e: n.Expr, decls: dict[str, int]) -> int | None:
