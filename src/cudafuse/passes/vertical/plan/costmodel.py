@@ -61,7 +61,7 @@ class _Alone:
     """One kernel's figures launched alone (kernel_issue, kernel_words, kernel_time), which
     the searches would otherwise recompute for each of the thousands of groups it is in."""
 
-    arith: float  # c_alu * n_alu + c_sfu * n_sfu: eval_cost's first two terms
+    arith: float  # c_alu * n_alu + c_sfu * n_sfu: the arithmetic of one evaluation
     issue: float  # kernel_issue
     size_issue: float  # size * kernel_issue
     words: int  # kernel_words
@@ -104,18 +104,6 @@ def _needed_outside(model: PipelineModel, group: frozenset[int], node: int, buf:
 def combine(memory: float, issue: float, arch: ArchParams) -> float:
     """A kernel's time from its memory and issue terms (per element, or summed)."""
     return max(memory, issue) + arch.overlap * min(memory, issue)
-
-
-def eval_cost(model: PipelineModel, group: frozenset[int], node: int, arch: ArchParams,
-              inner: dict[str, int] | None = None) -> float:
-    """Issue cycles to evaluate `node` once inside the group: its arithmetic plus the loads
-    of buffers not produced inside the group (served by the caches when it is evaluated at
-    many points; the DRAM words are counted once per group, in the memory term).
-    `inner`: the group's buffer -> writer map, when the caller has it."""
-    k = model.kernels[node]
-    inner = _writer_of(model, group) if inner is None else inner
-    ext_loads = sum(len(offs) for b, offs in k.reads.items() if b not in inner)
-    return arch.c_alu * k.n_alu + arch.c_sfu * k.n_sfu + ext_loads * arch.t_cached
 
 
 def kernel_issue(model: PipelineModel, node: int, arch: ArchParams) -> float:
@@ -234,7 +222,10 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
             if b not in inner:
                 ext_loads += len(offs)
         fig = figs[node] = alone(model, node, arch)
-        cost_once = fig.arith + ext_loads * t_cached  # eval_cost
+        # Issue cycles to evaluate `node` once inside the group: its arithmetic plus the
+        # loads of buffers not produced inside it (served by the caches when it is evaluated
+        # at many points; the DRAM words are counted once per group, in the memory term).
+        cost_once = fig.arith + ext_loads * t_cached
         access = arch.t_access if node != sink else 0.0
         work = evals * (cost_once + access)
         npoints = len(points)
