@@ -10,7 +10,7 @@ device printf and assert (the lines' order), device malloc/new, clock() (the emu
 counter), launches and runtime calls in device code, grid synchronisation, and a `static`
 variable of a device function. A kernel that reaches none of these, through the functions it
 calls (by name, every overload), runs its blocks in parallel; a call whose body cannot be
-seen (emu/fibers.py's CalleeBodies) keeps it serial, (cudafuse_emu_parallel.h); the
+seen (emu/fibers.py's CalleeBodies) keeps it serial (cudafuse_emu_parallel.h); the
 others run serially, as do launches the front end did not see. A race between blocks on
 plain global memory is the program's own, on the GPU as here.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from cudafuse.emu.fibers import CalleeBodies, local_names
 from cudafuse.ir import nodes as n
-from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.program import TranslationUnit
 
 # Calls whose effect depends on the order of blocks (prefix match for the atomic families).
 _ORDERED_PREFIXES = ("atomic", "__atomic", "__sync_", "cuda", "__cf_atomic")
@@ -63,11 +63,6 @@ def _dropped_integer_atomics(body: n.Node) -> set[int]:
     return found
 
 
-def _functions(unit: TranslationUnit) -> list[Function]:
-    return [f for f in [*unit.functions, *unit.methods, *unit.header_functions]
-            if f.body is not None]
-
-
 def _reason(node: n.Node, dropped: set[int]) -> str:
     """Why this node makes the blocks' order observable, or ''."""
     if isinstance(node, n.Call) and id(node) not in dropped:
@@ -90,7 +85,7 @@ def serial_kernels(unit: TranslationUnit) -> dict[str, str]:
     calls: dict[str, set[str]] = {}
     why: dict[str, str] = {}
     index = CalleeBodies(unit)
-    for fn in _functions(unit):
+    for fn in index.bodies:  # the unit's functions with a body, header helpers and methods
         assert fn.body is not None
         out = calls.setdefault(fn.name, set())
         dropped = _dropped_integer_atomics(fn.body)
