@@ -92,6 +92,10 @@ def test_thread_counts_evaluate_over_constexpr_limits(unit) -> None:
 def test_c_constant_expressions() -> None:
     assert evaluate_c("(7 <= N) ? -7 / 2 : 0", {"N": "8u"}) == -3  # C truncates
     assert evaluate_c("0x10 << 2 | 1 && 0 || !0", {}) == 1
+    # exact past a double's 53 bits and past its range (no OverflowError): `/` and `%`
+    big = 10 ** 400 + 7
+    assert evaluate_c(f"-{big} / 3 + {big} % 10", {}) == -(big // 3) + 7
+    assert evaluate_c("(1 << 60) * 3 / 7", {}) == (3 << 60) // 7
     for bad in ("N", "1 / 0", "(1", "1 ? 2", "1 2"):
         with pytest.raises(ValueError):
             evaluate_c(bad, {})

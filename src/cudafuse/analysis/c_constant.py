@@ -23,10 +23,16 @@ _BINARY: dict[str, tuple[int, Callable[[int, int], int]]] = {
     "<<": (8, lambda a, b: a << b), ">>": (8, lambda a, b: a >> b),
     "+": (9, lambda a, b: a + b), "-": (9, lambda a, b: a - b),
     "*": (10, lambda a, b: a * b),
-    # C truncates towards zero.
-    "/": (10, lambda a, b: int(a / b) if abs(a) < 2 ** 52 else a // b),
-    "%": (10, lambda a, b: a - b * int(a / b)),
+    "/": (10, lambda a, b: _quotient(a, b)),
+    "%": (10, lambda a, b: a - b * _quotient(a, b)),
 }
+
+
+def _quotient(a: int, b: int) -> int:
+    """C's integer division, truncated towards zero, exact at any size (int(a / b) goes
+    through a float: wrong past 2^53, OverflowError past 1e308). b != 0: binary() checks."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
 
 
 def evaluate_c(text: str, names: dict[str, str]) -> int:
