@@ -165,12 +165,11 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
         tmp.unlink(missing_ok=True)
         diags = _diagnostics(proc.stderr + proc.stdout, pattern, has_col)
         missing = sorted(set(_LINK_UNDEFINED.findall(proc.stderr)))
-        if not diags and missing and search and \
-                (files := _defined_elsewhere(missing, search[1], search[0])) and \
-                _link_with_stubs(cmd, out, tmp, missing, files):
+        where = _defined_elsewhere(missing, search[1], search[0]) \
+            if not diags and missing and search else []
+        if where and _link_with_stubs(cmd, out, tmp, missing, where):
             return  # what another file of the program defines: stubs (emu/undefined.py)
         if not diags and missing:
-            where = _defined_elsewhere(missing, search[1], search[0]) if search else []
             verb = "seems" if len(where) == 1 else "seem"
             it = "it" if len(missing) == 1 else "them"
             note = (f"; {', '.join(where)} {verb} to define {it}, but only the program's own "
@@ -367,7 +366,6 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
         guard = ["-x", "none", str(_guard_object(tool, opt))] if guarded else []
         if backend == "emu":  # the runtime's functions, compiled once (emu/runtime.cpp)
             guard = ["-x", "none", str(_runtime_object(tool, opts)), *guard]
-        if backend == "emu":
             flags = emu_pch.with_pch([*flags, *trampoline.EMU_LINK_FLAGS], tool, root)
 
         where = {re.sub(r"\(.*", "", e.name): e.where for e in prep.entries}
