@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 
+from cudafuse.analysis.memo import per_object
 from cudafuse.analysis.symbolic import Atom, Poly, builtin
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
@@ -80,26 +82,17 @@ class _Write:
     value: n.Expr  # over blockIdx and the parameters (the thread's indices known)
 
 
+# Each kernel is read several times (as a producer, a consumer, per host function): its
+# staging is run for every thread of the block once.
+@per_object(256)
 def staged_writers(fn: Function) -> StagedCopy | str | None:
     """The kernel read without its shared tile, when every element it reads is shown to
     hold one value of the reader's position; a reason when its tile cannot be; None when
     it has no tile of this kind."""
-    got = _MEMO.get(id(fn))
-    if got is not None and got[0] is fn:
-        return got[1]
     try:
-        out = _staged(fn)
+        return _staged(fn)
     except _Refused as r:
-        out = r.reason
-    if len(_MEMO) > 256:
-        _MEMO.clear()
-    _MEMO[id(fn)] = (fn, out)  # (the function kept: its id stays its own)
-    return out
-
-
-# Each kernel is read several times (as a producer, a consumer, per host function): its
-# staging is run for every thread of the block once.
-_MEMO: dict[int, tuple[Function, StagedCopy | str | None]] = {}
+        return r.reason
 
 
 def _staged(fn: Function) -> StagedCopy | str | None:
@@ -124,7 +117,7 @@ def _staged(fn: Function) -> StagedCopy | str | None:
                 "constant at every launch) in every dimension it uses, so which thread "
                 "stores which element is not followed")
     sizes = {d: coords[d].size for d in coords if d in used}
-    if _prod(sizes.values()) > _MAX_THREADS:
+    if math.prod(sizes.values()) > _MAX_THREADS:
         return None
     impure = _impure_staging(fn, [top[i] for i in sorted(staging)], frame.written, name)
     if impure:
@@ -181,13 +174,6 @@ def _unused_locals(top: list[n.Stmt], dropped: list[int], body: n.Compound,
                 break
         else:
             return dropped, dataclasses.replace(body, body=tuple(stmts))
-
-
-def _prod(xs) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
 
 
 def _assigned_locals(s: n.Stmt) -> set[str]:
@@ -667,7 +653,7 @@ def _read_value(body: n.Compound, r: n.Index, arr: n.VarDecl, extents: list[int 
     used = sorted(a.name for a in free)
     ranges = [range(loops[v][0], loops[v][1] + 1) for v in used]
     threads = list(itertools.product(*(range(sizes[d]) for d in _DIMS if d in sizes)))
-    if len(threads) * _prod(len(x) for x in ranges) > _MAX_POINTS * 64:  # (4 K loop values)
+    if len(threads) * math.prod(len(x) for x in ranges) > _MAX_POINTS * 64:  # (4 K loop values)
         raise _Refused(f"{where} is in loops too long to check element by element")
     refs = _loop_refs(path, used)
     xs = {d: coords[d].ref for d in dims}
