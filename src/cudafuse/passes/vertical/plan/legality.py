@@ -356,10 +356,8 @@ class Legality:
             if not info.view.block_reads:
                 continue
             mine, theirs = (self.resolver.dim3(x.site.launch.block) for x in (info, last))
-            a = self.resolver.with_params({p.decl: v for p, v in info.site.bindings}).linear(
-                mine[0]) if mine else None
-            b = self.resolver.with_params({p.decl: v for p, v in last.site.bindings}).linear(
-                theirs[0]) if theirs else None
+            a = self._lin(i, mine[0]) if mine else None
+            b = self._lin(members[-1], theirs[0]) if theirs else None
             if a is None or a != b:
                 m = info.view.block_reads[0]
                 return (f"'{info.site.kernel.name}' reads its block index ('{m.base.name}."
