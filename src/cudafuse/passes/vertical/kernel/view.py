@@ -408,7 +408,7 @@ def _block_condition(cond: n.Expr, decls: dict[str, int]) -> bool:
                 return False
             seen = True
         elif isinstance(x, n.Ref):
-            if x.kind == "builtin" and isinstance(x, n.Ref):
+            if x.kind == "builtin":
                 continue  # (the base of a Member checked above)
             if x.decl in decls or not (x.kind == "param" or isinstance(x.const_value, int)):
                 return False
