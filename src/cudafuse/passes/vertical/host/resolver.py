@@ -36,6 +36,13 @@ def _once_set(body: n.Compound) -> dict[str, n.Expr]:
     their address taken), by declaration: their initialisers. Each declaration id is unique,
     so a local declared in a branch or a loop still names one value wherever it is read."""
     assigned = {r.decl for node in body.walk() for r in _assigned(node)}
+    # A local bound to a reference (`int &r = n;`) or handed to a call (whose parameter may
+    # be a reference) may change through it: not followed.
+    for node in body.walk():
+        if isinstance(node, n.VarDecl) and "&" in node.var_type and node.init is not None:
+            assigned.update(r.decl for r in [_strip(node.init)] if isinstance(r, n.Ref))
+        elif isinstance(node, n.Call):
+            assigned.update(a.decl for a in map(_strip, node.args) if isinstance(a, n.Ref))
     return {d.decl: d.init for d in body.walk() if isinstance(d, n.VarDecl) and
             d.init is not None and not d.array_dims and d.decl and d.decl not in assigned
             and is_integral(d.var_type.replace("const ", "").replace("constexpr ", "").strip())}
