@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cudafuse.diagnostics import CudafuseError
-from cudafuse.runtime.build import BuildOptions, Built, build
+from cudafuse.runtime.build import _GCC_DIAG, BuildOptions, Built, _compile, build
 from cudafuse.runtime.errors import KernelError
 from cudafuse.runtime.prepared import GpuPrepared
 from cudafuse.runtime.standins import THROWN, users
@@ -145,3 +145,23 @@ def test_the_linkers_undefined_references_by_function() -> None:
               "x.cpp:(.text+0x57): undefined reference to `gpulog'\n"
               "collect2: error: ld returned 1 exit status\n")
     assert users(output) == {"work_restart": ["scan(int)"], "gpulog": ["scan(int)", "hash"]}
+
+
+def test_the_linkers_quotes_in_a_utf8_locale() -> None:
+    # With its translations in a UTF-8 locale, ld quotes with ‘ and ’ instead of ` and '.
+    output = ("/usr/bin/ld: a.o: in function ‘scan(int)’:\n"
+              "x.cpp:(.text+0x3c): undefined reference to ‘work_restart’\n"
+              "collect2: error: ld returned 1 exit status\n")
+    assert users(output) == {"work_restart": ["scan(int)"]}
+
+
+def test_the_emulator_build_reads_undefined_references_in_either_quotes(tmp_path: Path
+                                                                         ) -> None:
+    # A stand-in compiler that fails as g++'s link does in a UTF-8 locale: the build names
+    # the missing function instead of giving the generic "g++ failed".
+    failing = ("printf '/usr/bin/ld: a.o: in function \\342\\200\\230f(int)\\342\\200\\231:\\n"
+               "a.cpp:(.text+0x11): undefined reference to \\342\\200\\230nowhere(int)"
+               "\\342\\200\\231\\ncollect2: error: ld returned 1 exit status\\n' >&2; exit 1")
+    with pytest.raises(CudafuseError, match=r"error: g\+\+: undefined reference to nowhere\(int\) "
+                       r"\(declared but not defined in the program\)"):
+        _compile(["sh", "-c", failing, "sh"], tmp_path / "lib.so", _GCC_DIAG, True, "g++")

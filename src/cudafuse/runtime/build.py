@@ -24,7 +24,6 @@ from cudafuse.runtime import build_record, emu_pch, standins, trampoline
 from cudafuse.runtime.trampoline import Entry
 
 _GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
-_LINK_UNDEFINED = re.compile(r"undefined reference to `([^']+)'")
 _NVCC_DIAG = re.compile(r"^(.*?)\((\d+)\): error: (.*)$")
 BUILD_VERSION = "3"  # bump when the generated code changes shape
 # The nvcc build's own version (in its keys only, so the emulator's builds stay cached):
@@ -164,7 +163,9 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
     if proc.returncode != 0:
         tmp.unlink(missing_ok=True)
         diags = _diagnostics(proc.stderr + proc.stdout, pattern, has_col)
-        missing = sorted(set(_LINK_UNDEFINED.findall(proc.stderr)))
+        # Read as the nvcc link's are (standins.py): ld quotes `so' or, in a UTF-8 locale
+        # with its translations, ‘so’.
+        missing = sorted(standins.users(proc.stderr))
         where = _defined_elsewhere(missing, search[1], search[0]) \
             if not diags and missing and search else []
         if where and _link_with_stubs(cmd, out, tmp, missing, where):
