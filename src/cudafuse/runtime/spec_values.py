@@ -118,7 +118,8 @@ def parse_init(a: ArgSpec) -> tuple[str, list[float]]:
     """The initialiser's kind and parameters, checked against the array's dtype."""
     assert a.dtype is not None
     where = f"{a.key or repr(a.name)}.init"
-    usage = "use zeros, ones, const(v), ramp, ramp(start, step), uniform(a, b) or random"
+    usage = ("use zeros, ones, const(v), ramp, ramp(start, step), uniform(a, b), random or "
+             "values(v0, v1, ...)")
     m = _INIT.match(a.init)
     if not m:
         raise ValueError(f"{where}: cannot parse {a.init!r}; {usage}")
@@ -127,8 +128,10 @@ def parse_init(a: ArgSpec) -> tuple[str, list[float]]:
         params = [float(x) for x in m.group(2).split(",")] if m.group(2) else []
     except ValueError:
         raise ValueError(f"{where}: the parameters of {a.init!r} must be numbers") from None
+    # values(...) gives every element (shapes, strides, index tables a kernel reads): one
+    # value per element of the array.
     arity = {"zeros": (0,), "ones": (0,), "const": (1,), "ramp": (0, 2), "uniform": (2,),
-             "random": (0,)}
+             "random": (0,), "values": (a.count,)}
     if kind not in arity:
         raise ValueError(f"{where}: unknown init {a.init!r}; {usage}")
     if len(params) not in arity[kind]:
@@ -145,7 +148,7 @@ def parse_init(a: ArgSpec) -> tuple[str, list[float]]:
             raise ValueError(f"{where}: {a.init!r}: {v!r} is not a finite number{extra}")
     if kind == "uniform" and params[0] > params[1]:
         raise ValueError(f"{where}: {a.init!r}: the low end exceeds the high end")
-    if a.dtype.kind in "iu" and kind in ("const", "uniform"):
+    if a.dtype.kind in "iu" and kind in ("const", "uniform", "values"):
         info = np.iinfo(a.dtype)
         for v in params:
             if v != int(v) or not info.min <= v <= info.max:
@@ -185,6 +188,8 @@ def make_value(a: ArgSpec) -> Any:
         return np.ones(n, dt)
     if kind == "const":
         return np.full(n, params[0], dt)
+    if kind == "values":
+        return np.array(params, dt)
     if kind == "ramp":
         start, step = (params + [0.0, 1.0][len(params):])[:2]
         return (start + step * np.arange(n)).astype(dt)
