@@ -55,7 +55,9 @@ def _launches(unit: TranslationUnit) -> list[n.KernelLaunch]:
 
 
 def _template_of(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | None:
-    fn = next((f for f in unit.functions if f.decl == launch.kernel_decl), None)
+    # (a template declared before its definition has both among the functions, one decl)
+    fn = next((f for f in unit.functions if f.decl == launch.kernel_decl
+               and f.body is not None), None)
     if fn is None or not fn.is_template or fn.space != "global" or fn.body is None:
         return None
     return fn if fn.span.file == unit.path else None
@@ -77,8 +79,9 @@ def _specialisation(tu: ci.TranslationUnit, path: str, unit_text: bytes,
     return spec
 
 
-def _arguments(spec: ci.Cursor | None) -> list[str] | str:
-    """The argument text bound to each template parameter at this launch, or why not."""
+def _arguments(spec: ci.Cursor | None) -> list[str | int] | str:
+    """What each template parameter is bound to at this launch (a type's text, or an
+    integer's value: its text depends on the parameter's type, _value_text), or why not."""
     if spec is None:
         return "the instantiation its launch names is not found"
     count = spec.get_num_template_arguments()  # > 0: _specialisation checked
@@ -98,13 +101,26 @@ def _arguments(spec: ci.Cursor | None) -> list[str] | str:
                     "or function type (its text cannot stand for the parameter)"
             out.append(ty.spelling)
         elif kind == ci.TemplateArgumentKind.INTEGRAL:
-            out.append(f"({spec.get_template_argument_value(i)})")
+            out.append(spec.get_template_argument_value(i))
         else:
             return f"its template argument {i + 1} is neither a type nor an integer"
     return out
 
 
-def _concrete_text(tu: ci.TranslationUnit, where: _Template, args: list[str],
+def _value_text(param: ci.Cursor, value: int) -> str:
+    """The text of integer `value` bound to non-type parameter `param`. A bool is `true` or
+    `false`: `(1)` is no converted constant expression of type bool, so a copy that hands
+    the parameter on to another template (Rodinia's `loadSharedChunkFromMem<isNP2>(...)`)
+    would not compile. An enumeration's value is cast to it, for the same reason."""
+    ty = param.type.get_canonical()
+    if ty.kind == ci.TypeKind.BOOL:
+        return "true" if value else "false"
+    if ty.kind == ci.TypeKind.ENUM:
+        return f"(({ty.spelling})({value}))"
+    return f"({value})"
+
+
+def _concrete_text(tu: ci.TranslationUnit, where: _Template, args: list[str | int],
                    new_name: str) -> str | bytes:
     """The template's text with its parameters replaced by `args`, its head blanked and
     renamed `new_name`, on the template's own lines; or why it cannot be made."""
@@ -122,7 +138,8 @@ def _concrete_text(tu: ci.TranslationUnit, where: _Template, args: list[str],
         return "it has a template template parameter"
     if len(params) != len(args):
         return "it has a parameter pack"
-    bound = {c.hash: a for c, a in zip(params, args, strict=True)}
+    bound = {c.hash: a if isinstance(a, str) else _value_text(c, a)
+             for c, a in zip(params, args, strict=True)}
     names = {c.hash: c.spelling for c in params}
     start, end = fn.span.start, fn.span.end
     head_end = max(c.extent.end.offset for c in params) if params else start
@@ -200,7 +217,7 @@ def lower_instances(tu: ci.TranslationUnit, unit: TranslationUnit,
     offset of its callee, the concrete kernel its instantiation is, or why none is made.
     `reparse(text)` parses the main file with `text` as its content. Returns the templates
     (file, name) of which a copy was made."""
-    wanted: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    wanted: dict[tuple[str, tuple[str | int, ...]], list[int]] = {}
     templates: dict[str, _Template] = {}
     for launch in _launches(unit):
         at = launch.callee_span.start

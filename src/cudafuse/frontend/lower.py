@@ -332,8 +332,24 @@ class Lowerer:
         targs = callee_text[callee_text.index("<"):] if "<" in callee_text else ""
         name = spelling(d) if d is not None else callee_text.split("<")[0].strip()
         return n.KernelLaunch(name, grid, block, shared, stream, args,
-                              self.decl(d) if d is not None else "", targs, callee, config,
-                              span=sp, type=ty)
+                              self._kernel_decl(d) if d is not None else "", targs, callee,
+                              config, span=sp, type=ty)
+
+    def _kernel_decl(self, d: ci.Cursor) -> str:
+        """The launched kernel's declaration name. An implicit instantiation of a template
+        (`k<float>`) is named by its template, canonically (its first declaration), like the
+        template's Function: the instantiation itself stands where its pattern, the
+        definition, is, which differs from a forward declaration's place. An explicit
+        specialisation (`template <> __global__ void k<double>(...)`) is a definition of its
+        own, named by itself."""
+        if d.kind == K.FUNCTION_DECL:
+            t = ci.conf.lib.clang_getSpecializedCursorTemplate(d)
+            if t is not None and t.kind == K.FUNCTION_TEMPLATE and \
+                    t.location.file is not None and d.location.file is not None and \
+                    t.location.offset == d.location.offset and \
+                    t.location.file.name == d.location.file.name:
+                return self.decl(t)
+        return self.decl(d)
 
     # ---- statements --------------------------------------------------------------------
 

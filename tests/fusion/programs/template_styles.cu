@@ -1,0 +1,122 @@
+// Kernel templates in styles the other template tests do not use (issue 25): templates
+// declared before their definitions (in a header), an explicit specialisation, a bool and an
+// enumeration as non-type parameters handed on to device templates, `if constexpr`, a
+// defaulted parameter.
+#include <cuda_runtime.h>
+#include "template_styles_decls.cuh"
+
+template <typename T>
+__global__ void offset_k(const T *in, T *out, T by, int n)
+{
+    const int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n)
+        out[i] = in[i] + by;
+}
+
+template <typename T, int STRIDE>
+__global__ void twice_k(const T *in, T *out, int n)
+{
+    const int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i >= n)
+        return;
+    out[i] = in[i] * T(2) + T(STRIDE - 1);
+}
+
+// The primary template adds one; the specialisation for double subtracts three.
+template <typename T>
+__global__ void bump_k(const T *in, T *out, int n)
+{
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) out[i] = in[i] + T(1);
+}
+
+template <>
+__global__ void bump_k<double>(const double *in, double *out, int n)
+{
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) out[i] = in[i] - 3.0;
+}
+
+// A bool parameter handed on to a device template (Rodinia's scan style).
+template <bool CLAMP>
+__device__ float fetch(const float *p, int i, int n)
+{
+    if (CLAMP)
+        return p[i < n - 1 ? i + 1 : n - 1];
+    return p[i];
+}
+
+template <bool CLAMP>
+__global__ void shifted_k(const float *in, float *out, int n)
+{
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) out[i] = fetch<CLAMP>(in, i, n) * 0.5f;
+}
+
+template <bool NEG>
+__device__ float signed_half(float v)
+{
+    return NEG ? -0.5f * v : 0.5f * v;
+}
+
+template <bool NEG, typename T = float>
+__global__ void half_k(const T *in, T *out, int n)
+{
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) out[i] = signed_half<NEG>(in[i]);
+}
+
+enum class Op { Add, Mul };
+
+template <Op OP>
+__device__ float apply(float a, float b)
+{
+    if constexpr (OP == Op::Add)
+        return a + b;
+    else
+        return a * b;
+}
+
+template <Op OP>
+__global__ void combine_k(const float *a, const float *b, float *out, int n)
+{
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) out[i] = apply<OP>(a[i], b[i]);
+}
+
+void p_forward(const float *in, float *tmp, float *out, int n)
+{
+    const int threads = 64;
+    offset_k<float><<<(n + threads - 1) / threads, threads>>>(in, tmp, 0.25f, n);
+    twice_k<float><<<(n + threads - 1) / threads, threads>>>(tmp, out, n);
+}
+
+void p_default_arg(const double *in, double *tmp, double *out, int n)
+{
+    twice_k<double, 3><<<(n + 31) / 32, 32>>>(in, tmp, n);
+    offset_k<<<(n + 31) / 32, 32>>>(tmp, out, 1.5, n);
+}
+
+void p_specialised(const double *in, double *tmp, double *out, int n)
+{
+    bump_k<double><<<(n + 63) / 64, 64>>>(in, tmp, n);
+    bump_k<double><<<(n + 63) / 64, 64>>>(tmp, out, n);
+}
+
+void p_bool(const float *in, float *tmp, float *out, int n)
+{
+    shifted_k<true><<<(n + 127) / 128, 128>>>(in, tmp, n);
+    shifted_k<false><<<(n + 127) / 128, 128>>>(tmp, out, n);
+}
+
+void p_bool_values(const float *in, float *tmp, float *out, int n)
+{
+    half_k<true><<<(n + 127) / 128, 128>>>(in, tmp, n);
+    half_k<false><<<(n + 127) / 128, 128>>>(tmp, out, n);
+}
+
+void p_enum(const float *a, const float *b, float *tmp, float *out, int n)
+{
+    combine_k<Op::Mul><<<(n + 127) / 128, 128>>>(a, b, tmp, n);
+    combine_k<Op::Add><<<(n + 127) / 128, 128>>>(tmp, b, out, n);
+}
