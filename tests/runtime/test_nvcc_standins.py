@@ -37,11 +37,22 @@ int throws(int x) {
   if (x > 0) throw std::runtime_error("x must not be positive");
   return checked(x);
 }
+namespace units {  // a stand-in reached from a method, and from an anonymous namespace
+int scaled(int x);
+struct Meter { int read(int x) const; };
+int Meter::read(int x) const { return scaled(x); }
+}
+int read_meter(int x) { return units::Meter().read(x); }
+extern int limits[4];
+namespace { int first_limit() { return limits[0]; } }
+int reads_limits() { return first_limit(); }
 """
 OTHER = """\
 extern "C" int counter_of(int which) { return which * 3; }
 int checked(int x) { return -x; }
 int table[16];
+namespace units { int scaled(int x) { return 2 * x; } }
+int limits[4];
 """
 
 
@@ -87,6 +98,22 @@ def test_a_called_stand_in_is_an_error_at_the_function_that_calls_it(built: Buil
         "of the program defines it (other.cpp seems to define it): the nvcc backend builds "
         "only the program's own file")
     assert _call(built, "plain", 2)[0] != THROWN  # a call that reaches no stand-in
+
+
+@pytest.mark.nvcc
+def test_a_stand_in_called_from_a_method_is_located_at_the_method(built: Built) -> None:
+    rc, message = _call(built, "read_meter", 2)
+    assert rc == THROWN
+    assert "part.cu:21:12: error: units::scaled(int) was called (by " \
+        "units::Meter::read(int) const), but another file" in message
+
+
+@pytest.mark.nvcc
+def test_a_stand_in_read_in_an_anonymous_namespace_is_located_there(built: Built) -> None:
+    # Its message, as the fault handler would write it (the run itself ends the process:
+    # test_reading_a_stand_in_variable_ends_the_run_with_its_message).
+    assert b"part.cu:25:17: error: limits was used (by (anonymous namespace)::" \
+        b"first_limit()), but another file" in built.library.read_bytes()
 
 
 @pytest.mark.nvcc

@@ -20,7 +20,7 @@ from cudafuse.emu.libraries import check_unsupported
 from cudafuse.emu.overlay import INCLUDE_DIRS, overlay
 from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.runtime import build_record, emu_pch, standins, trampoline
+from cudafuse.runtime import build_record, emu_pch, linker_names, standins, trampoline
 from cudafuse.runtime.trampoline import Entry
 
 _GCC_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
@@ -231,6 +231,8 @@ class Prepared:
     program: str = ""  # the text before the trampolines
     backend: str = ""
     owned: dict[str, list[int]] = field(default_factory=dict)  # trampoline lines per entry
+    # The program's function definitions, methods too: where a stand-in's caller is.
+    defined: list[linker_names.Definition] = field(default_factory=list)
 
     def with_entries(self, entries: list[Entry]) -> Prepared:
         """The same program with other trampolines (some named by type, some left out)."""
@@ -266,8 +268,9 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     skipped = [Diagnostic(Severity.WARNING, why, unit.path, span.line, span.col,
                           unit.source.line_text(span.line)) for span, why in unit.skipped]
     thrust = _thrust_headers(src, unit.includes, opts.include_dirs) if backend == "emu" else []
+    defined = linker_names.definitions([*unit.functions, *unit.methods], unit.path)
     return Prepared(program + tramp, entries, fibers, unit.includes, headers, skipped, thrust,
-                    program, backend, owned)
+                    program, backend, owned, defined)
 
 
 def _thrust_headers(src: Path, includes: list[str], include_dirs: tuple[str, ...]) -> list[str]:
@@ -369,8 +372,6 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
             guard = ["-x", "none", str(_runtime_object(tool, opts)), *guard]
             flags = emu_pch.with_pch([*flags, *trampoline.EMU_LINK_FLAGS], tool, root)
 
-        where = {re.sub(r"\(.*", "", e.name): e.where for e in prep.entries}
-
         def compile_(text: str) -> None:
             with tempfile.NamedTemporaryFile("w", dir=root, suffix=suffix, delete=False) as fh:
                 fh.write(text)
@@ -386,7 +387,7 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
                     standins.link([tool, *flags], obj, lib, str(src.resolve()),
                                   lambda names: standins.defined_in(names, dirs,
                                                                     src.resolve()),
-                                  where)
+                                  prep.defined)
                 finally:
                     obj.unlink(missing_ok=True)
 

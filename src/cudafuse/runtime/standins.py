@@ -32,6 +32,7 @@ from pathlib import Path
 
 from cudafuse.diagnostics import error
 from cudafuse.emu.undefined import demangle
+from cudafuse.runtime.linker_names import Definition, bare, locate
 
 # What the trampolines return when a stand-in (or anything else) threw (trampoline.py).
 THROWN = -2
@@ -95,16 +96,13 @@ def undefined(library: Path, missing: list[str]) -> list[Symbol] | None:
     return found if {s.shown for s in found} == wanted else None
 
 
-Where = tuple[str, int, int]
-
-
 def defined_in(names: list[str], dirs: list[Path], main: Path) -> dict[str, list[str]]:
     """The source files (other than the program, `main`) in `dirs` that seem to define one
     of `names` (a function's definition by its name: a variable's is not recognised), each
     with the names it seems to define, in the order of `dirs` and of the files' names."""
-    bare: dict[str, list[str]] = {}
+    by_name: dict[str, list[str]] = {}
     for n in names:
-        bare.setdefault(_bare(n), []).append(n)
+        by_name.setdefault(bare(n), []).append(n)
     found: dict[str, list[str]] = {}
     for d in dict.fromkeys(p.resolve() for p in dirs):
         for f in sorted(d.glob("*")) if d.is_dir() else []:
@@ -115,7 +113,7 @@ def defined_in(names: list[str], dirs: list[Path], main: Path) -> dict[str, list
                 text = f.read_text("utf-8", "replace")
             except OSError:
                 continue
-            defines = [n for b, ns in bare.items()
+            defines = [n for b, ns in by_name.items()
                        if re.search(rf"\b{re.escape(b)}\s*\([^;{{]*\)\s*(?:const\s*)?\{{", text)
                        for n in ns]
             if defines:
@@ -123,13 +121,14 @@ def defined_in(names: list[str], dirs: list[Path], main: Path) -> dict[str, list
     return found
 
 
-def message(symbol: Symbol, program: str, callers: list[str], where: dict[str, Where],
+def message(symbol: Symbol, program: str, callers: list[str], defined: list[Definition],
             files: dict[str, list[str]]) -> str:
     """What a run that reaches `symbol`'s stand-in stops with: located at the first of the
-    program's functions that refers to it whose definition is known (else the program),
-    naming the files that seem to define it (`files`: defined_in's), or where none does
-    (a variable), those that define the rest of what the program lacks."""
-    at = next((where[_bare(c)] for c in callers if _bare(c) in where), None)
+    program's functions that refers to it whose definition is known (`defined`: a method,
+    a namespace's function or a lambda's enclosing one too; else the program), naming the
+    files that seem to define it (`files`: defined_in's), or where none does (a variable),
+    those that define the rest of what the program lacks."""
+    at = next((w for c in callers if (w := locate(c, defined))), None)
     place = f"{at[0]}:{at[1]}:{at[2]}" if at else program
     by = f" (by {', '.join(callers[:3])})" if callers else ""
     what = "was called" if symbol.called else "was used"
@@ -141,11 +140,6 @@ def message(symbol: Symbol, program: str, callers: list[str], where: dict[str, W
         f"as {rest} define the rest of what it lacks"
     return (f"{place}: error: {symbol.shown} {what}{by}, but another file of the program "
             f"defines it ({why}): the nvcc backend builds only the program's own file")
-
-
-def _bare(function: str) -> str:
-    """A function as the linker names it (`ns::f(int)`), as entries name it (`f`)."""
-    return re.sub(r"\(.*", "", function).split("::")[-1]
 
 
 def source(symbols: list[Symbol], messages: dict[str, str]) -> str:
@@ -200,7 +194,7 @@ def _c_string(text: str) -> str:
 
 
 def link(cmd: list[str], obj: Path, out: Path, program: str,
-         elsewhere: Callable[[list[str]], dict[str, list[str]]], where: dict[str, Where]
+         elsewhere: Callable[[list[str]], dict[str, list[str]]], defined: list[Definition]
          ) -> None:
     """Link `obj` into the shared library `out` with nvcc (`cmd`: nvcc and its flags),
     no symbol left undefined: with stand-ins for those another file of the program seems
@@ -230,7 +224,7 @@ def link(cmd: list[str], obj: Path, out: Path, program: str,
         raise error(f"nvcc: undefined reference to {', '.join(missing[:8])} (another file "
                     "of the program seems to define them, but the stand-ins could not be "
                     "made: readelf cannot read the library)")
-    texts = {s.mangled: message(s, program, refs.get(s.shown, []), where, files)
+    texts = {s.mangled: message(s, program, refs.get(s.shown, []), defined, files)
              for s in symbols}
     stubs = tmp.with_name(f"{tmp.stem}-standins.cpp")
     stubs.write_text(source(symbols, texts))
