@@ -15,9 +15,16 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
-_DYN_UNDEFINED = re.compile(r"^\s*\d+:\s+0+\s+\d+\s+(\w+)\s+\w+\s+\w+\s+UND\s+(\S+)", re.M)
+# What a stand-in ends the process with, as the emulator's own errors do (report_exit,
+# cudafuse_emu_device.h); the nvcc backend's stand-ins too (runtime/standins.py).
+EXIT_STATUS = 86
+# Blanks, not \s: the table's first row is the null symbol, UND with no name, and \s would
+# take the next row's number for its name and hide that row's symbol.
+_DYN_UNDEFINED = re.compile(
+    r"^[ \t]*\d+:[ \t]+0+[ \t]+\d+(?:[ \t]+\w+){3}[ \t]+UND[ \t]+(\S+)", re.M)
 
 
 def demangle(names: list[str]) -> dict[str, str]:
@@ -29,11 +36,22 @@ def demangle(names: list[str]) -> dict[str, str]:
     return dict(zip(names, out, strict=False))
 
 
-def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str | None:
-    """C++ defining a stand-in for each symbol of `missing` (as the linker named them,
-    demangled) that `library` (linked with the references left unresolved) lacks; None when
-    one of them is not found there, or the library cannot be read. `files`: the program's
-    other files that seem to define them, named in the message a stand-in stops with."""
+@dataclass(frozen=True)
+class Symbol:
+    """An undefined symbol of a loosely linked library: as the linker names it, demangled
+    (`shown`), and whether the program only calls it (else it reads it or takes its
+    address)."""
+
+    mangled: str
+    shown: str
+    called: bool
+
+
+def undefined(library: Path, missing: list[str]) -> list[Symbol] | None:
+    """The symbols of `missing` (demangled, as the linker named them) in `library`, linked
+    with them left undefined; None when one is not found there or the library cannot be
+    read. A symbol only called goes through the PLT alone (R_X86_64_JUMP_SLOT relocations);
+    any other relocation reads it or takes its address."""
     try:
         syms = subprocess.run(["readelf", "-W", "--dyn-syms", str(library)],
                               capture_output=True, text=True, check=True).stdout
@@ -41,27 +59,38 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
                                 capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    undefined = {name.split("@")[0] for _, name in _DYN_UNDEFINED.findall(syms)}
-    readable = demangle(sorted(undefined))
+    names = sorted({name.split("@")[0] for name in _DYN_UNDEFINED.findall(syms)})
     wanted = set(missing)
-    stubs, blocks, found = [], [], set()
-    for mangled, shown in readable.items():
+    found: list[Symbol] = []
+    for mangled, shown in demangle(names).items():
         if shown not in wanted and mangled not in wanted:
             continue
-        found.add(shown if shown in wanted else mangled)
-        slots = re.findall(rf"^\S+\s+\S+\s+(\S+)\s+\S+\s+{re.escape(mangled)}\b", relocs,
-                           re.M)
-        text = shown.replace("\\", "\\\\").replace('"', '\\"')
+        slots = re.findall(rf"^\S+[ \t]+\S+[ \t]+(\S+)[ \t]+\S+[ \t]+{re.escape(mangled)}\b",
+                           relocs, re.M)
+        found.append(Symbol(mangled, shown if shown in wanted else mangled,
+                            bool(slots) and all(s == "R_X86_64_JUMP_SLOT" for s in slots)))
+    return found if {s.shown for s in found} == wanted else None
+
+
+def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str | None:
+    """C++ defining a stand-in for each symbol of `missing` (as the linker named them,
+    demangled) that `library` (linked with the references left unresolved) lacks; None when
+    one of them is not found there, or the library cannot be read. `files`: the program's
+    other files that seem to define them, named in the message a stand-in stops with."""
+    symbols = undefined(library, missing)
+    if symbols is None:
+        return None
+    stubs, blocks = [], []
+    for symbol in symbols:
+        text = symbol.shown.replace("\\", "\\\\").replace('"', '\\"')
         # A function (its demangled name has a parameter list) gets a stub even where its
         # address is taken too (the emulator registers a kernel by its address): a call
         # through that address then stops with the name; pages no access is allowed to would
         # end the run with a bare SIGSEGV (yakovenko's Canny launches canny.cu's kernels).
-        if "(" in shown or (slots and all(s == "R_X86_64_JUMP_SLOT" for s in slots)):
-            stubs.append(f'extern "C" void {mangled}() {{ cf_undefined("{text}"); }}')
+        if "(" in symbol.shown or symbol.called:
+            stubs.append(f'extern "C" void {symbol.mangled}() {{ cf_undefined("{text}"); }}')
         else:  # a variable (or a function's address): pages no access is allowed to
-            blocks.append(mangled)
-    if found != wanted:
-        return None
+            blocks.append(symbol.mangled)
     where = (f"{', '.join(files)} {'seems' if len(files) == 1 else 'seem'} to define it; "
              if files else "")
     data = "".join(f'extern "C" {{ __attribute__((aligned(4096))) char {m}[65536]; }}\n'
@@ -71,8 +100,8 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
             "(emu/undefined.py).\n#include <stdio.h>\n#include <stdlib.h>\n"
             "#include <sys/mman.h>\n"
             # As the emulator's own errors stop (report_exit, cudafuse_emu_device.h): the
-            # message in the run's report file, status 86, so the runtime shows it as the
-            # reason, not abort()'s SIGABRT (which it reads as a corrupted heap).
+            # message in the run's report file, status EXIT_STATUS, so the runtime shows it as
+            # the reason, not abort()'s SIGABRT (which it reads as a corrupted heap).
             "[[noreturn]] static void cf_undefined(const char *name) {\n"
             "  char msg[1024];\n"
             '  snprintf(msg, sizeof msg, "%s was called, but another file of the program '
@@ -82,7 +111,7 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
             '  FILE *fh = path ? fopen(path, "w") : nullptr;\n'
             "  if (fh) { fputs(msg, fh); fclose(fh); }\n"
             '  else fprintf(stderr, "cudafuse-emu: error: %s\\n", msg);\n'
-            "  fflush(stdout);\n  fflush(stderr);\n  _Exit(86);\n}\n" +
+            f"  fflush(stdout);\n  fflush(stderr);\n  _Exit({EXIT_STATUS});\n}}\n" +
             "\n".join(stubs) + "\n" + data +
             "__attribute__((constructor)) static void cf_undefined_data() {\n" + protect +
             "}\n")

@@ -13,8 +13,11 @@ of them, the library is linked with a stand-in for each:
   raises KernelError with the message, located at the program's function that calls it;
 - a variable (or a function whose address is taken) is 64 KiB of pages no access is
   allowed to, so that reading it faults instead of finding made-up values; the fault is
-  the run's end: a handler writes the message to stderr and exits with status 86 (a fault
-  elsewhere goes on to the handler installed before).
+  the run's end: a handler writes the message to stderr and exits with status 86 (the
+  emulator's EXIT_STATUS; a fault elsewhere goes on to the handler installed before).
+
+Which symbols are missing, and whether each is only called, is read from the loosely
+linked library as the emulator's build reads it (emu/undefined.py, `undefined`).
 
 The link is `--no-undefined`: a reference nothing defines fails the build, where it used to
 fail the load.
@@ -27,32 +30,18 @@ import re
 import subprocess
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from cudafuse.diagnostics import error
-from cudafuse.emu.undefined import demangle
+from cudafuse.emu.undefined import EXIT_STATUS, Symbol, undefined
 from cudafuse.runtime.linker_names import Definition, bare, locate
 
 # What the trampolines return when a stand-in (or anything else) threw (trampoline.py).
 THROWN = -2
-EXIT_STATUS = 86  # a stand-in variable's fault ends the process with it (as the emulator's)
 # (ld quotes `so', or in a UTF-8 locale with gettext's quotes, ‘so’)
 _IN_FUNCTION = re.compile(r"in function [`'‘]([^'’]+)['’]")
 _UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’]+)['’]")
-_DYN_UNDEFINED = re.compile(r"^\s*\d+:\s+0+\s+\d+\s+\w+\s+\w+\s+\w+\s+UND\s+(\S+)", re.M)
 _BLOCK = 65536
-
-
-@dataclass(frozen=True)
-class Symbol:
-    """An undefined symbol of the loosely linked library: as the linker names it, demangled
-    (`shown`), and whether the program only calls it (else it reads it or takes its
-    address)."""
-
-    mangled: str
-    shown: str
-    called: bool
 
 
 def users(link_output: str) -> dict[str, list[str]]:
@@ -69,31 +58,6 @@ def users(link_output: str) -> dict[str, list[str]]:
             if function and function not in names:
                 names.append(function)
     return found
-
-
-def undefined(library: Path, missing: list[str]) -> list[Symbol] | None:
-    """The symbols of `missing` (demangled, as the linker named them) in `library`, linked
-    with them left undefined; None when one is not found there or the library cannot be
-    read. A symbol only called goes through the PLT alone (R_X86_64_JUMP_SLOT relocations);
-    any other relocation reads it or takes its address."""
-    try:
-        syms = subprocess.run(["readelf", "-W", "--dyn-syms", str(library)],
-                              capture_output=True, text=True, check=True).stdout
-        relocs = subprocess.run(["readelf", "-W", "-r", str(library)],
-                                capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    names = sorted({name.split("@")[0] for name in _DYN_UNDEFINED.findall(syms)})
-    wanted = set(missing)
-    found: list[Symbol] = []
-    for mangled, shown in demangle(names).items():
-        if shown not in wanted and mangled not in wanted:
-            continue
-        slots = re.findall(rf"^\S+\s+\S+\s+(\S+)\s+\S+\s+{re.escape(mangled)}\b", relocs,
-                           re.M)
-        found.append(Symbol(mangled, shown if shown in wanted else mangled,
-                            bool(slots) and all(s == "R_X86_64_JUMP_SLOT" for s in slots)))
-    return found if {s.shown for s in found} == wanted else None
 
 
 def defined_in(names: list[str], dirs: list[Path], main: Path) -> dict[str, list[str]]:
