@@ -130,6 +130,8 @@ __device__ unsigned __activemask(void);
 
 // Math. The C library's declarations (when there is one) are the host versions; the shim adds
 // __device__ overloads, which CUDA lets coexist with __host__ ones, as clang's own wrapper does.
+// Before <cmath> can be read: what nvcc folds in constant expressions and clang does not.
+#include "cudafuse_constexpr_math.h"
 #if __has_include(<math.h>) && __has_include(<stdlib.h>)
 #include <math.h>
 #include <stdlib.h>
