@@ -52,6 +52,7 @@ __global__ void BOUND(64) arg(float *x, int n) {
   if (i < n) x[i] -= 3.f;
 }
 __global__ void /* LB */ commented(float *x) { x[threadIdx.x] = 0.f; }
+__global__ void __launch_bounds__(256 + -32 % 5) signed_rest(float *x) { x[threadIdx.x] = 2.f; }
 #if 0
 #define HIDDEN __launch_bounds__(32)
 #else
@@ -87,6 +88,8 @@ def test_bounds_through_macros_as_clang_expands_them(unit) -> None:
 def test_thread_counts_evaluate_over_constexpr_limits(unit) -> None:
     assert [_threads(unit, k) for k in ("plain", "one", "two", "arg", "commented")] == \
         [256, 128, 256, 64, None]  # two: 4096 is over MAX_BLOCK, so FALLBACK_BLOCK
+    # C's remainder takes the dividend's sign (Python's the divisor's: 259).
+    assert _threads(unit, "signed_rest") == 254
 
 
 def test_c_constant_expressions() -> None:

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from cudafuse.analysis.c_constant import evaluate_c
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.kernel_facts import analyze_kernel
-from cudafuse.codegen.templates import KernelRef, split_top
+from cudafuse.codegen.templates import KernelRef
 from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
-from cudafuse.runtime.spec import evaluate
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,6 @@ class Shape:
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?![\w(])[ \t]*([^\n]*)", re.M)
 # `blockDim.x / 2` or `blockDim.x >> 1`: the start of a tree reduction over the block.
 _HALVING = re.compile(r"\bblockDim\s*\.\s*([xyz])\s*(?:/\s*2|>>\s*1)\b")
-_INT_SUFFIX = re.compile(r"\b(\d+)[uUlL]+\b")
 
 
 def _object_macros(unit: TranslationUnit) -> dict[str, str]:
@@ -68,30 +66,19 @@ def _object_macros(unit: TranslationUnit) -> dict[str, str]:
 
 def launch_bound_threads(unit: TranslationUnit, ref: KernelRef) -> int | None:
     """The maximum threads per block of the kernel's `__launch_bounds__`, when it is an
-    integer constant expression over object-like macros and template arguments."""
+    integer constant expression (in C's syntax and integer semantics: PyTorch's
+    C10_LAUNCH_BOUNDS_1 expands to `(N <= MAX) ? N : FALLBACK`) over the template
+    arguments, the object-like macros and the file's constant variables (its
+    CUDA_MAX_THREADS_PER_BLOCK), in that order of precedence."""
     if not ref.fn.launch_bounds:
         return None
-    expr = split_top(ref.fn.launch_bounds)[0].strip()
-    names = {p.name: f"({arg})" for p, arg in ref.bindings}
-    names.update({k: f"({v})" for k, v in _object_macros(unit).items() if k not in names})
-    for _ in range(16):  # macros naming macros, a bounded number of times
-        new = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: names.get(m.group(), m.group()), expr)
-        if new == expr:
-            break
-        expr = new
+    names = {**_constants(unit), **_object_macros(unit),
+             **{p.name: arg for p, arg in ref.bindings}}
     try:
-        value = evaluate(_INT_SUFFIX.sub(r"\1", expr), {}, "__launch_bounds__")
-    except (ValueError, SyntaxError, TypeError, ZeroDivisionError):
-        # C's own syntax (`(N <= MAX) ? N : FALLBACK`, PyTorch's C10_LAUNCH_BOUNDS_1
-        # expanded) over the file's constant variables (its CUDA_MAX_THREADS_PER_BLOCK).
-        # split_top reads `<=` as a template's '<': the first argument by parentheses.
-        first = _first_argument(ref.fn.launch_bounds)
-        names = {p.name: arg for p, arg in ref.bindings}
-        try:
-            value = evaluate_c(first, {**_constants(unit), **_object_macros(unit), **names})
-        except (ValueError, RecursionError):
-            return None
-    return value if isinstance(value, int) and value > 0 else None
+        value = evaluate_c(_first_argument(ref.fn.launch_bounds), names)
+    except (ValueError, RecursionError):
+        return None
+    return value if value > 0 else None
 
 
 def _first_argument(text: str) -> str:
