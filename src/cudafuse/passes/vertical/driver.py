@@ -32,6 +32,7 @@ from cudafuse.passes.vertical.host.hostview import (
     host_view,
     moved_buffers,
     rotations,
+    touch_key,
 )
 from cudafuse.passes.vertical.host.wrappers import hosts_with_wrappers
 from cudafuse.passes.vertical.kernel.constargs import with_launch_constants
@@ -149,7 +150,8 @@ class _Planner:
             pf = {p.name: p for p in facts.params}
             reads, writes = {}, {}
             for p, arg in site.bindings:
-                key = param_key(p, arg) if p.is_pointer else None
+                # (an offset into a buffer, `t + off`, is a use of t: hostview.touch_key)
+                key = touch_key(p, arg) if p.is_pointer else None
                 if key is None or p.name not in pf:
                     continue
                 if pf[p.name].reads:
@@ -593,7 +595,8 @@ def _named_apart(unit: TranslationUnit, group: FusedGroup) -> FusedGroup:
     """The group with two instantiations of one template named by their arguments
     (`blur_t<float, 1>`, `blur_t<float, 2>`): code generation knows a group's kernels by
     name. A deduced launch has no argument text: it is numbered (`add_t<#2>`). Overloads
-    that are no instantiations stay as they are (group_views refuses them)."""
+    that are no instantiations stay as they are (group_views refuses them). The names the
+    plan knows stay in `planned`: its register caps are keyed by them."""
     decls: dict[str, set[str]] = {}
     for site in group.launches:
         decls.setdefault(site.kernel.name, set()).add(site.kernel.decl)
@@ -607,7 +610,8 @@ def _named_apart(unit: TranslationUnit, group: FusedGroup) -> FusedGroup:
             fn = dataclasses.replace(fn, name=f"{fn.name}{shown}")
             site = dataclasses.replace(site, kernel=fn)
         sites.append(site)
-    return dataclasses.replace(group, launches=sites)
+    return dataclasses.replace(group, launches=sites,
+                               planned=tuple(s.kernel.name for s in group.launches))
 
 
 def _spelled_at_sink(group: FusedGroup) -> FusedGroup:

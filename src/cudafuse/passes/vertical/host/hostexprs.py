@@ -3,6 +3,8 @@ wrapper calls it sees as launches (wrappers.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.host.members import is_this, this_member
@@ -61,6 +63,77 @@ def buffer_key(e: n.Expr) -> str | None:
         return carried
     field_name = this_member(e)
     return None if field_name is None else f"this->{field_name}"
+
+
+def _pointer_typed(e: n.Expr) -> bool:
+    return "*" in e.type or "[" in e.type
+
+
+def part_root(e: n.Expr) -> n.Ref | None:
+    """The buffer variable a pointer expression points inside, when it is an offset into one
+    (`t + off`, `off + t`, `t - k`, `&t[k]`, through casts and repeated offsets): the memory
+    it names is part of that variable's buffer, where in it known only at run time. None for
+    a plain buffer variable (buffer_key names it) and for anything else (`bufs[0]`, a
+    call's result, a struct field plus an offset): memory not followed."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if isinstance(e, n.Unary) and e.op == "&" and isinstance(e.operand, n.Index):
+        base = e.operand.base
+        while isinstance(base, n.Cast):
+            base = base.operand
+        if not _pointer_typed(base):
+            return None
+        e = base
+    elif isinstance(e, n.Binary) and e.op in ("+", "-"):
+        lhs, rhs = e.lhs, e.rhs
+        while isinstance(lhs, n.Cast):
+            lhs = lhs.operand
+        while isinstance(rhs, n.Cast):
+            rhs = rhs.operand
+        if _pointer_typed(lhs):
+            e = lhs
+        elif e.op == "+" and _pointer_typed(rhs):
+            e = rhs
+        else:
+            return None
+    else:
+        return None
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if isinstance(e, n.Ref) and e.kind in ("param", "local", "global") and e.decl:
+        return e
+    return part_root(e)
+
+
+def with_root(e: n.Expr, root: n.Expr) -> n.Expr:
+    """`e`, an offset into a variable (part_root), with that variable replaced by `root`
+    (another name or key for the same buffer); the offset is kept as it is."""
+    if isinstance(e, n.Ref):
+        return root
+    if isinstance(e, n.Cast):
+        return dataclasses.replace(e, operand=with_root(e.operand, root))
+    if isinstance(e, n.Unary) and isinstance(e.operand, n.Index):
+        return dataclasses.replace(e, operand=dataclasses.replace(
+            e.operand, base=with_root(e.operand.base, root)))
+    if isinstance(e, n.Binary):
+        lhs = e.lhs
+        while isinstance(lhs, n.Cast):
+            lhs = lhs.operand
+        if _pointer_typed(lhs):
+            return dataclasses.replace(e, lhs=with_root(e.lhs, root))
+        return dataclasses.replace(e, rhs=with_root(e.rhs, root))
+    raise ValueError("not an offset into a variable")
+
+
+def touched_key(e: n.Expr) -> str | None:
+    """The buffer a pointer argument touches: its buffer_key, or for an offset into a
+    variable (part_root) that variable's: the dependences between launches then see it use
+    the buffer, even where the part it names is not known."""
+    k = buffer_key(e)
+    if k is not None:
+        return k
+    root = part_root(e)
+    return None if root is None else buffer_key(root)
 
 
 def struct_field(e: n.Expr) -> str | None:

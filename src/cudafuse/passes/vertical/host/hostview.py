@@ -25,9 +25,12 @@ from cudafuse.passes.vertical.host.byvalue import ByValue
 from cudafuse.passes.vertical.host.hostexprs import (
     _writes,
     launched_kernel,
+    part_root,
     root_variable,
     shared_variables,
     struct_field,
+    touched_key,
+    with_root,
     write_target,
 )
 from cudafuse.passes.vertical.host.hostexprs import buffer_key as buffer_key
@@ -74,7 +77,7 @@ class LaunchSite:
         vals = dict(self.values)
         out = []
         for p, a in self.bindings:
-            r = _ref(a)
+            r = _ref(a) or _ref(part_root(a))
             if r is not None and p.is_pointer and r.decl in vals:
                 held = at.evaluator.holder(at.stmt, vals[r.decl], prefer=r.decl)
                 if held is None:
@@ -83,7 +86,7 @@ class LaunchSite:
                                      f" where the launch of '{at.kernel.name}' stands")
                 if held[1] != r.name:
                     new = dataclasses.replace(r, name=held[1])
-                    a = new if a is r else _replace_inner(a, new)
+                    a = _put_root(a, r, new)
             out.append((p, a))
         return dataclasses.replace(self, bindings=tuple(out))
 
@@ -119,6 +122,18 @@ def param_key(p: Param, arg: n.Expr) -> str | None:
         k = buffer_key(arg)
         return None if k is None else f"buf:{k}"
     return f"val:{value_key(arg, p.type)}"
+
+
+def touch_key(p: Param, arg: n.Expr) -> str | None:
+    """The buffer a launch's argument touches, for the dependences between launches: its
+    param_key, or for an offset into a buffer variable (`t + off`, `&t[k]`:
+    hostexprs.part_root) that variable's `buf:` key. Such a launch is no member of a fused
+    group (its param_key is None), but the launches around it see it use `t`."""
+    k = param_key(p, arg)
+    if k is None and p.is_pointer:
+        t = touched_key(arg)
+        return None if t is None else f"buf:{t}"
+    return k
 
 
 def _shape(e: n.Node) -> str:
@@ -199,7 +214,7 @@ def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
     another argument's included."""
     params = {p.decl for p in host.params}
     for arg in launch.args:
-        r = _ref(arg)
+        r = _ref(arg) or _ref(part_root(arg))
         if r is not None and r.kind == "param" and r.decl not in params and \
                 not _SCALAR.fullmatch(r.type):
             return f"pointer '{r.name}' is a parameter of a lambda (it may name any buffer)"
@@ -498,7 +513,7 @@ class _Splitter:
     def _escaped_reason(self, launch: n.KernelLaunch) -> str | None:
         """A pointer argument (or the variable it aliases) that may change unseen."""
         for a in launch.args:
-            r = _ref(a)
+            r = _ref(a) or _ref(part_root(a))
             root = self.points.stable_alias(r) if r is not None else None
             for v in (r, root):
                 if v is not None and v.decl in self.values.escaped:
@@ -519,7 +534,7 @@ class _Splitter:
             return "its pointers are not evaluated in this block"
         out, vals = [], []
         for p, a in site.bindings:
-            r = _ref(a)
+            r = _ref(a) or _ref(part_root(a))
             if p.is_pointer and r is not None and r.decl in self.values.vars:
                 v = self.values.value(stmt, r)
                 if v is None:
@@ -528,7 +543,7 @@ class _Splitter:
                 if why is not None:
                     return f"pointer '{r.name}' may name any buffer at this launch ({why})"
                 new = dataclasses.replace(r, decl=v.key())
-                a = new if a is r else _replace_inner(a, new)
+                a = _put_root(a, r, new)
                 vals.append((v.key(), v))
             out.append((p, a))
         return dataclasses.replace(site, bindings=tuple(out), values=tuple(vals),
@@ -560,7 +575,8 @@ class _Splitter:
             if why is not None:
                 return why
         for s_ in current.launches:
-            names = {buffer_key(a): _ref(a) for p, a in s_.bindings if p.is_pointer}
+            names = {touched_key(a): _ref(a) or _ref(part_root(a))
+                     for p, a in s_.bindings if p.is_pointer}
             for key, v in s_.values:
                 if self.values.holder(stmt, v, after=True) is None:
                     r = names.get(key)
@@ -577,12 +593,14 @@ class _Splitter:
             for s_ in sites:
                 vals = dict(s_.values)
                 for (p, a), orig in zip(s_.bindings, s_.launch.args, strict=True):
-                    k = buffer_key(a) if p.is_pointer else None
+                    k = touched_key(a) if p.is_pointer else None
                     if k is None:
                         continue
-                    v = vals.get(k) or self.values.value(s_.stmt, orig)
+                    whole = orig if buffer_key(orig) is not None else part_root(orig)
+                    v = vals.get(k) or (self.values.value(s_.stmt, whole)
+                                        if whole is not None else None)
                     if v is not None:
-                        r = _ref(a)
+                        r = _ref(a) or _ref(part_root(a))
                         out.append((k, v, r.name if r is not None else _text_of(a)))
             return out
         before, added = entries(old), entries(new)
@@ -598,6 +616,9 @@ class _Splitter:
         """A pointer argument that is a stable alias of another variable (`const float
         *src = in;`, pointsto.py) as that variable, so that both spellings are one buffer;
         its span is kept, so the emitted code still spells it as written (the same value)."""
+        part = part_root(arg)
+        if part is not None:  # `src + off` with `src` an alias of `in`: `in + off`
+            return with_root(arg, self._aliased(part))
         root = self.points.stable_alias(arg)
         if root is None:
             return arg
@@ -633,7 +654,7 @@ class _Splitter:
         keys: dict[str, n.Expr] = {}
         for s_ in (*current.launches, site):
             for p, a in s_.bindings:
-                k = buffer_key(a) if p.is_pointer else None
+                k = touched_key(a) if p.is_pointer else None
                 if k is not None:
                     keys.setdefault(k, a)
         for k, a in keys.items():
@@ -643,7 +664,7 @@ class _Splitter:
                 if k2 == k or k2 in paired.get(k, ()) and k in paired.get(k2, ()):
                     continue
                 if not self.points.disjoint(a, a2):
-                    names = [x.name if isinstance(x, n.Ref) else "?" for x in (a, a2)]
+                    names = [x.name if isinstance(x, n.Ref) else _text_of(x) for x in (a, a2)]
                     return (f"pointer '{names[0]}' may name the same buffer as "
                             f"'{names[1]}'")
         return None
@@ -654,7 +675,8 @@ class _Splitter:
         if site.index not in self._selected:
             self._selected[site.index] = tuple(
                 r.decl for p, a in site.bindings
-                if p.is_pointer and (r := _ref(a)) is not None and self.points.selection(r))
+                if p.is_pointer and (r := _ref(a) or _ref(part_root(a))) is not None and
+                self.points.selection(r))
         return self._selected[site.index]
 
     def _note_breaks(self, items: list[tuple[n.Stmt, str | None]]) -> None:
@@ -779,6 +801,13 @@ def host_view(unit: TranslationUnit, host: Function
 ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch"})
 
 
+def _put_root(a: n.Expr, r: n.Ref, new: n.Expr) -> n.Expr:
+    """Argument `a` (the variable `r`, perhaps cast, or an offset into it) naming `new`."""
+    if a is r:
+        return new
+    return with_root(a, new) if part_root(a) is r else _replace_inner(a, new)
+
+
 def _replace_inner(e: n.Expr, ref: n.Expr) -> n.Expr:
     if isinstance(e, n.Cast):
         return dataclasses.replace(e, operand=_replace_inner(e.operand, ref))
@@ -824,6 +853,7 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
     if why is not None:
         return why
     for arg in launch.args:
+        arg = part_root(arg) or arg  # an offset into a variable: judged as the variable
         while isinstance(arg, n.Cast):
             arg = arg.operand
         if not isinstance(arg, n.Ref) or arg.kind not in ("local", "param"):
@@ -875,6 +905,7 @@ def _unfollowed_pointer(unit: TranslationUnit, kernel: Function | None,
         if not p.is_pointer or isinstance(a, n.IntLit) and a.value == 0 or \
                 isinstance(a, n.OtherExpr) and a.kind == "CXX_NULL_PTR_LITERAL_EXPR":
             continue
+        a = part_root(a) or a  # `t + off`, `&t[k]`: a part of t's buffer, a use of t
         if buffer_key(a) is None:
             return (f"its argument '{_source_text(unit, a)}' for '{p.name}' is no plain "
                     "buffer variable: which memory it names is not followed (any buffer, "
@@ -1062,7 +1093,7 @@ def rotations(host: Function) -> tuple[frozenset[str], dict[str, str]]:
     for node in host.body.walk():  # a root passed directly would alias its variable
         if isinstance(node, n.KernelLaunch):
             for arg in node.args:
-                r = _ref(arg)
+                r = _ref(arg) or _ref(part_root(arg))
                 if r is not None and r.decl in roots and r.decl not in group:
                     why.setdefault(roots[r.decl], f"pointer '{names[roots[r.decl]]}' starts "
                                    f"on '{r.name}', which a launch also names")

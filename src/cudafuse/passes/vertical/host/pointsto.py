@@ -287,6 +287,9 @@ class PointsTo:
     def roots(self, e: n.Expr) -> Roots | None:
         """The buffers a pointer expression may name (None: unknown)."""
         e = _strip(e)
+        if isinstance(e, n.Unary) and e.op == "&" and isinstance(e.operand, n.Index) and \
+                is_pointer_type(e.operand.base.type):
+            return self.roots(e.operand.base)  # `&t[k]`: part of t's buffer
         if isinstance(e, n.Unary) and e.op == "&":
             v = _var(e.operand)  # the variable itself: host memory of its own
             return frozenset({f"&{v.decl}"}) if v is not None else None
