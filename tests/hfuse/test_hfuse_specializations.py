@@ -3,8 +3,8 @@
 kernel definitions and `--kernels NAME<float>` was refused with "names 2 kernels; qualify
 it", which no qualifier could fix. `NAME<float>` is now the primary template and
 `NAME<phalf>` the `template <>` specialization for phalf, as the launches run them
-(passes/horizontal/specializations.py); an argument the front end cannot tell from the
-specialization's type (another typedef) is a located error."""
+(passes/horizontal/specializations.py); an argument that is a typedef (real_t) is
+resolved as the file resolves it, and one that names no type is a located error."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def _fuse(tmp_path: Path, first: str, mode: str = "thread"):
 
 @pytest.mark.parametrize(("arg", "param"), [("float", "const cf_tp1_T *cf_p1_input"),
                                             ("phalf", "const phalf *cf_p1_input"),
-                                            ("halfbits", "const phalf *cf_p1_input")])
+                                            ("halfbits", "const phalf *cf_p1_input"),
+                                            ("real_t", "const cf_tp1_T *cf_p1_input")])
 def test_the_named_arguments_choose_primary_or_specialization(tmp_path: Path, arg: str,
                                                               param: str) -> None:
     res, out = _fuse(tmp_path, f"channel_sum<{arg}>")
@@ -34,14 +35,14 @@ def test_the_named_arguments_choose_primary_or_specialization(tmp_path: Path, ar
     text = out.read_text()
     assert param in text
     assert ("2.0f * __half2float" in text.split("__global__ void __launch_bounds__")[-1]) \
-        == (arg != "float")
+        == (arg in ("phalf", "halfbits"))
 
 
 def test_an_argument_that_cannot_be_told_apart_is_a_located_error(tmp_path: Path) -> None:
-    # real_t is a typedef of float: the front end does not resolve a command-line spelling.
-    res, out = _fuse(tmp_path, "channel_sum<real_t>")
+    # real_tt names no type in the file: nothing tells which kernel it would run.
+    res, out = _fuse(tmp_path, "channel_sum<real_tt>")
     assert res.exit_code == 2 and not out.exists()
-    assert f"{SRC}:38:17: error: cannot tell whether 'channel_sum<real_t>'" in res.output
+    assert f"{SRC}:38:17: error: cannot tell whether 'channel_sum<real_tt>'" in res.output
 
 
 @pytest.mark.slow

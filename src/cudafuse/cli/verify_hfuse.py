@@ -167,7 +167,7 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
     if "<" not in spec.entry and "::" not in spec.entry and not _wrapped(spec):
         return side.file, spec
     unit = parse_file(side.file, opts).unit
-    ref = find_kernel(unit, spec.entry)
+    ref = find_kernel(unit, spec.entry, opts)
     name, args = parse_kernel_ref(spec.entry)
     kernel = ref.fn.name + (f"<{', '.join(args)}>" if args is not None else "")
     wrapper = f"cudafuse_verify_{ref.fn.name}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cudafuse.analysis.blocksize import contradictions
 from cudafuse.codegen.templates import KernelRef, bind, namespace_aliases, parse_kernel_ref
@@ -37,6 +38,9 @@ from cudafuse.passes.horizontal.rename import identifier_tokens
 from cudafuse.passes.horizontal.scopes import encloses, wrapped
 from cudafuse.passes.horizontal.scopes import named as named_spaces
 from cudafuse.passes.horizontal.specializations import specialization_choice
+
+if TYPE_CHECKING:
+    from cudafuse.frontend.parse import ParseOptions
 
 UNFUSED = ("streams", "sequential")  # modes that launch the two kernels as they are
 
@@ -72,8 +76,11 @@ def _same_file(a: TranslationUnit, b: TranslationUnit) -> bool:
         return a.path == b.path
 
 
-def find_kernel(unit: TranslationUnit, ref: str | None) -> KernelRef:
-    """The kernel `ref` names (NAME or NAME<ARGS> for a template), or the file's only one."""
+def find_kernel(unit: TranslationUnit, ref: str | None,
+                opts: ParseOptions | None = None) -> KernelRef:
+    """The kernel `ref` names (NAME or NAME<ARGS> for a template), or the file's only one.
+    `opts`: the file's parse options (to resolve template arguments that are typedefs when
+    explicit specializations must be told apart)."""
     kernels = [k for k in unit.kernels if k.span.file == unit.path]
     if ref is None:
         if len(kernels) != 1:
@@ -88,7 +95,7 @@ def find_kernel(unit: TranslationUnit, ref: str | None) -> KernelRef:
         listed = ", ".join(qualified_name(k) for k in kernels) or "none"
         raise error(f"no kernel named '{name}' (kernels: {listed})", unit.path, status=2)
     if len({k.decl for k in found}) > 1 and (chosen := specialization_choice(unit, found, name,
-                                                                              args)):
+                                                                              args, opts)):
         return chosen
     if len({k.decl for k in found}) > 1:
         listed = ", ".join(qualified_name(k) for k in found)

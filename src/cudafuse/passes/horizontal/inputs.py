@@ -73,7 +73,7 @@ def resolve_inputs(files: tuple[str, ...], kernels: str | None, block1: str | No
                 names[1] = (qual + "::" if qual else "") + renamed[base] + \
                     ("<" + rest if rest else "")
     u1, u2 = results[0].unit, results[-1].unit
-    k1, k2 = find_kernel(u1, names[0]), find_kernel(u2, names[1])
+    k1, k2 = find_kernel(u1, names[0], parse_opts), find_kernel(u2, names[1], parse_opts)
     shapes, sources = [], []
     for i, (unit, ref, shape) in enumerate(((u1, k1, given[0]), (u2, k2, given[1])), 1):
         if shape is None:
