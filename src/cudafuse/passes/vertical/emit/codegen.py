@@ -74,6 +74,10 @@ class FusedGroup:
     # Run-time coverage checks of producers (host/runtime_check.py): the fused launch runs
     # when they hold, the original launches otherwise.
     checks: tuple[str, ...] = ()
+    # Its members' names as the plan knows them (and keys its register caps by:
+    # plan/charge.register_cap), when two instantiations of one template were named apart
+    # for code generation (driver._named_apart); () when they are the launches' names.
+    planned: tuple[str, ...] = ()
 
 
 _COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"', re.S)
@@ -748,7 +752,7 @@ class GroupEmitter:
         # A register cap ptxas was seen to meet without spills (plan/resources.annotate),
         # or launch bounds ptxas gives the same occupancy under (resources.weigh_bounds);
         # nvcc refuses __maxnreg__ beside __launch_bounds__, and none is weighed then.
-        limit = register_limit(self.group.name,
+        limit = register_limit(self.group.name, self.group.planned or
                                tuple(s.kernel.name for s in self.group.launches))
         if limit is not None and not bounds:
             bounds = f"{limit} "
