@@ -75,14 +75,6 @@ def cache_dir() -> Path:
     return path
 
 
-def _defines(defines: dict[str, object] | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
-    if not defines:
-        return ()
-    if isinstance(defines, dict):
-        return tuple(k if v is None else f"{k}={v}" for k, v in defines.items())
-    return tuple(defines)
-
-
 def _diagnostics(output: str, pattern: re.Pattern[str], has_col: bool) -> list[Diagnostic]:
     diags = []
     for line in output.splitlines():

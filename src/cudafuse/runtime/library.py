@@ -10,13 +10,23 @@ from typing import Any
 
 from cudafuse.runtime import convert
 from cudafuse.runtime.asan import STACK_FORMAT
-from cudafuse.runtime.build import BuildOptions, Built, _defines, build
+from cudafuse.runtime.build import BuildOptions, Built, build
 from cudafuse.runtime.emu_exec import EmuExecutor
 from cudafuse.runtime.errors import KernelError
 from cudafuse.runtime.prepared import Prepared
 from cudafuse.runtime.trampoline import Signature, parse_manifest
 
 BACKENDS = ("emu", "nvcc")
+
+
+def _defines(defines: dict[str, object] | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    """load()'s `defines` (a mapping, None for a bare name, or NAME[=VALUE] strings) as
+    BuildOptions keeps them."""
+    if not defines:
+        return ()
+    if isinstance(defines, dict):
+        return tuple(k if v is None else f"{k}={v}" for k, v in defines.items())
+    return tuple(defines)
 
 
 class Library:
