@@ -48,7 +48,7 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
     Needs nvcc, no GPU. The result is cached like --profile's (--cache-dir, --no-cache)."""
     from cudafuse.profile.cache import ResultsCache
     from cudafuse.profile.compiled import compiled_records
-    from cudafuse.profile.hfuse_profile import _nvcc_version
+    from cudafuse.profile.hfuse_profile import nvcc_build
     from cudafuse.profile.plancache import cached_plan, plan_key_inputs
     from cudafuse.profile.records import PRUNING
     from cudafuse.progress import Progress
@@ -100,7 +100,7 @@ def hfuse_plan(files: tuple[str, ...], kernels: str | None, block1: str | None,
         "candidates": options.to_json(), "kernels": [k1.display, k2.display],
         "shapes": [str(shapes[0]), str(shapes[1])], "arch": parse_opts.arch,
         "include_dirs": list(parse_opts.include_dirs), "defines": list(parse_opts.defines),
-        "extra_args": list(parse_opts.extra_args), "nvcc": _nvcc_version(),
+        "extra_args": list(parse_opts.extra_args), "nvcc": nvcc_build(),
         "pruning": PRUNING})
     try:
         records, hit = cached_plan(

@@ -43,7 +43,7 @@ def thrust_headers(data: bytes) -> list[str]:
     return [m.group(1).decode() for m in _CCCL_INCLUDE.finditer(data)]
 
 
-def _toolkit_roots() -> list[Path]:
+def toolkit_roots() -> list[Path]:
     roots = [Path(os.environ[v]) for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
     nvcc = shutil.which("nvcc")
     if nvcc:
@@ -55,7 +55,7 @@ def _toolkit_roots() -> list[Path]:
 def cccl_dir() -> Path | None:
     """The toolkit directory holding `thrust/` (CUDA 13's include/cccl, or include itself in
     older toolkits), or None."""
-    for root in _toolkit_roots():
+    for root in toolkit_roots():
         for sub in ("include/cccl", "targets/x86_64-linux/include/cccl", "include"):
             if (root / sub / "thrust" / "version.h").is_file():
                 return root / sub

@@ -15,13 +15,13 @@ import os
 import tempfile
 from pathlib import Path
 
-from cudafuse.emu.cccl import _toolkit_roots
+from cudafuse.emu.cccl import toolkit_roots
 
 AS_IS = ("cuComplex.h", "cuda_occupancy.h", "cuda_stdint.h", "cudart_platform.h")
 
 
 def toolkit_include() -> Path | None:
-    for root in _toolkit_roots():
+    for root in toolkit_roots():
         for sub in ("include", "targets/x86_64-linux/include"):
             if (root / sub / "cuComplex.h").is_file():
                 return (root / sub).resolve()

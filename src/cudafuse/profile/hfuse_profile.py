@@ -70,7 +70,10 @@ def have_nvcc() -> bool:
     return shutil.which("nvcc") is not None
 
 
-def _nvcc_version() -> str:
+def nvcc_build() -> str:
+    """nvcc's build, the last line of `nvcc --version` (`Build cuda_13.0.r13.0/compiler...`),
+    as reports and plans record it; '' without nvcc. (analysis/ptxas.nvcc_version is the
+    release line.)"""
     if not have_nvcc():
         return ""
     out = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout
@@ -144,7 +147,7 @@ def _profile_pair(*, emit: Emit, options: CandidateOptions, pair: PairSpec, targ
     run_options: dict[str, object] = {
         "candidates": options.to_json(), "timing": plan.to_json(), "backend": target.backend,
         "arch": target.arch, "include_dirs": list(target.include_dirs),
-        "defines": list(target.defines), "nvcc": _nvcc_version(), "pair": pair.name,
+        "defines": list(target.defines), "nvcc": nvcc_build(), "pair": pair.name,
         "exhaustive": exhaustive,
         # the timed builds' flags, and the exactness check's (profile.exactness)
         "nvcc_flags": list(target.nvcc_flags),

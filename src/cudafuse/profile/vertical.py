@@ -352,7 +352,7 @@ def _profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: 
                   margin: float, plan: Any = None, cache: ResultsCache | None = None,
                   progress: Progress | None = None
                   ) -> tuple[Variant, Choice, dict[str, object], list[str]]:
-    from cudafuse.profile.hfuse_profile import EMU_PLAN, ProfileFailed, _nvcc_version, device_for
+    from cudafuse.profile.hfuse_profile import EMU_PLAN, ProfileFailed, device_for, nvcc_build
     from cudafuse.profile.measure import gpu_timer, host_timer
     from cudafuse.profile.timing import TimingPlan
 
@@ -367,7 +367,7 @@ def _profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: 
                  "scratch": sorted(base.scratch), "block": base.block},
         "timing": plan.to_json(), "backend": target.backend, "arch": target.arch,
         "defines": list(target.defines), "include_dirs": list(target.include_dirs),
-        "nvcc": _nvcc_version() if not emu else "",
+        "nvcc": nvcc_build() if not emu else "",
         # the timed builds' flags, and the exactness check's (profile.exactness)
         "nvcc_flags": list(target.nvcc_flags),
         "exactness_flags": list(build_plan(target.nvcc_flags, target.backend).verify)}
