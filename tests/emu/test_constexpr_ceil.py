@@ -21,11 +21,22 @@ def test_the_ceiling_folds_to_the_values_nvcc_gives():
     assert [k.name for k in result.unit.kernels] == ["halve_pairs"]
 
 
+def test_the_c_librarys_ceil_in_a_constexpr_is_accepted(tmp_path):
+    src = tmp_path / "ceil.cu"
+    src.write_text("#include <cmath>\nconstexpr int n = 1000;\n"
+                   "constexpr int blocks = std::ceil(n / 256.0) + ceilf(0.5f);\n"
+                   "__global__ void g(int *p) { p[threadIdx.x] = blocks; }\n"
+                   "void go(int *p) { g<<<blocks, 32>>>(p); }\n")
+    result = parse_file(str(src))
+    assert not [d for d in result.diagnostics if d.severity == Severity.ERROR]
+    assert [k.name for k in result.unit.kernels] == ["g"]
+
+
 def test_what_nvcc_does_not_fold_stays_refused(tmp_path):
     # nvcc refuses std::floor in a constant expression ("cannot call non-constexpr function
     # __builtin_floor"): so does the front end, located at the variable.
     src = tmp_path / "floor.cu"
-    src.write_text("#include <cmath>\nconstexpr int k = std::floor(7);\n"
+    src.write_text("#include <cmath>\nconstexpr int k = std::floor(7) + std::ceil(0.5);\n"
                    "__global__ void g(int *p) { p[0] = k; }\n")
     with pytest.raises(CudafuseError) as err:
         parse_file(str(src))
