@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from collections import OrderedDict
 from pathlib import Path
@@ -18,9 +19,12 @@ from cudafuse.runtime import KernelError, Library, load
 def fuse_file(src: Path, out: Path, scratch: frozenset[str] = frozenset(), **kw
               ) -> FuseResult:
     """`src` fused as `cudafuse fuse` parses it (respelled first, passes/vertical/kernel/respell/)
-    and written to `out`."""
-    unit = parse_for_fusion(str(src), ParseOptions())[0].unit
+    and written to `out`; when nothing fuses, the file as written (as api.fuse keeps it)."""
+    parsed, as_written = parse_for_fusion(str(src), ParseOptions())
+    unit = parsed.unit
     result = fuse_unit(unit, FuseOptions(scratch=scratch, **kw))
+    if as_written is not None and result.output in (unit.source.data, unit.source.original):
+        result = dataclasses.replace(result, output=as_written)
     out.write_bytes(result.output)
     return result
 

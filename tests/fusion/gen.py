@@ -23,10 +23,10 @@ A stage may store K (2..4) channels of its element instead of one value (`channe
 15), planar (`out[c * w * h + i]`) or interleaved (`out[i * K + c]`), spelled in one of
 several ways (LAYOUTS), each channel a different function of the stage's value (channel 0
 the value itself), perhaps leaving one channel unstored (`skip`), or all of them in a loop
-over c (`loop`: the tool refuses it as a producer). A stage reads a buffer of channels at
-constant channels of its own element (`reads`: for each input, the layout spelling and the
-channels, in any order and with repetition) or, as a stencil's first input, over one plane
-(the tool refuses both that and a read of an unstored channel).
+over c (`loop`: the tool unrolls it, kernel/respell/unroll.py, and fuses it). A stage reads
+a buffer of channels at constant channels of its own element (`reads`: for each input, the
+layout spelling and the channels, in any order and with repetition) or, as a stencil's
+first input, over one plane (the tool refuses both that and a read of an unstored channel).
 
 Third-party spellings (issue 25), orthogonal to the above: a stage may take its coordinates
 from `__device__` helpers (`coords="helper"`), declare locals before its guard (`late`),

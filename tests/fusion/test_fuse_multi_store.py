@@ -1,7 +1,8 @@
-"""Producers whose threads store several elements each in a loop (`for (k = 0; k < 4; ++k)
-a[i * 4 + k] = ...`, a row walked from threadIdx.x by blockDim.x), or update one element in
-a loop that is not provably their own, are refused as producers; the reason names the
-elements, evaluated from the index (which loop variable it varies with), and its line."""
+"""Producers whose threads store several elements each (`for (k = 0; k < 4; ++k)
+a[i * 4 + k] = ...`, unrolled into channels that the consumer here reads at another
+element; a row walked from threadIdx.x by blockDim.x), or update one element in a loop that
+is not provably their own, are refused as producers; the reason names the elements,
+evaluated from the index (which loop variable it varies with), and its line."""
 
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ def test_nothing_fuses_and_the_file_is_unchanged(result) -> None:
 
 def test_reasons_name_the_elements(result) -> None:
     why = {(e.host, e.src): e.why for e in result.edges if e.refused}
-    assert "'quad' cannot be recomputed: it stores several elements per thread: " \
-        "'a[i * 4 + k]' for each value of 'k' in a loop (line 12)" in why[("p_quad", "quad")]
+    # (quad's loop is unrolled into four channel stores, kernel/respell/unroll.py; twice's
+    # threads are one per element of a, four per thread of quad)
+    assert "'twice' reads 'a' (line 38) at its own element, not at a constant channel of " \
+        "it: its producer stores interleaved (i * 4 + c) channels, c = 0, 1, 2, 3, one " \
+        "thread per 4 elements" in why[("p_quad", "quad")]
     assert "'row_walk' cannot be recomputed: it walks several elements per thread in a loop " \
         "from threadIdx.x (line 19; a block-stride loop)" in why[("p_row_walk", "row_walk")]
     assert "'sum_rows' cannot be recomputed: it stores one element per thread in a loop " \

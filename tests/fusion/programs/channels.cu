@@ -87,7 +87,7 @@ __global__ void blur_red(const float *planes, float *out, int w, int h) {
   out[y * w + x] = 0.5f * (planes[y * w + x] + planes[y * w + xl]);
 }
 
-// Refused: channels stored in a loop over c.
+// Channels stored in a loop over c: fused, the loop unrolled (kernel/respell/unroll.py).
 __global__ void split_loop(const float *rgb, float *planes, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;

@@ -368,6 +368,16 @@ def _show(e: n.Expr) -> str:
     return to_c(e)
 
 
+# The most iterations of a loop kernel/respell/unroll.py unrolls (a channel loop: RGB, RGBA,
+# a small vector), and what a producer's stores may be, the loops it unrolls named.
+UNROLL_TRIPS = 16
+_FUSED_STORES = ("cudafuse fuses a producer whose threads each store their own element, or "
+                 "channels of it, each a statement or an iteration of a loop it unrolls: "
+                 f"integer constant start, bound and step, at most {UNROLL_TRIPS} iterations, "
+                 "no break, continue or return in its body, no other write of its variable, "
+                 "in no other loop and around none the stored element also follows")
+
+
 def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body: n.Compound,
                         coords: tuple[n.VarDecl, ...], bounds: tuple[n.Expr, ...]) -> str:
     """Why a store of `name` inside a loop (not at the thread's own element) makes no
@@ -393,8 +403,7 @@ def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body
             return (f"it may store several elements per thread: {shown} {where} at an "
                     f"index that depends on '{', '.join(moving)}', which the loop changes; "
                     "a consumer could only recompute such an element by running the loop "
-                    "(cudafuse fuses a producer whose threads each store their own element, "
-                    "or channels of it, each a statement)")
+                    f"({_FUSED_STORES})")
         return (f"it stores {shown} {where} at an index cudafuse cannot evaluate; it fuses "
                 "a producer whose threads each store their own element (or channels of "
                 "it, each a statement)")
@@ -402,8 +411,7 @@ def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body
     if varying:
         return (f"it stores several elements per thread: {shown} for each value of "
                 f"'{', '.join(varying)}' {where}; a consumer could only recompute such an "
-                "element by running the loop (cudafuse fuses a producer whose threads each "
-                "store their own element, or channels of it, each a statement)")
+                f"element by running the loop ({_FUSED_STORES})")
     kind = classify(target.index, fr) if fr is not None else None
     if kind is not None and kind[0] is not None:
         return (f"it updates channel {kind[1]} of its own element ({kind[0].describe()}), "
@@ -432,8 +440,15 @@ def channel_reads_reason(reader: str, pname: str, reads: list[n.Index], fr: Fram
             return (f"'{reader}' reads '{pname}' (line {node.span.line}) other than at a "
                     f"constant channel of its own element ({channels.describe()})")
         layout, c = k
+        if layout is None and channels.layout.kind != "planar":
+            # (its own element i is, in the producer's frame, channel i % K of element
+            # i / K: the two kernels do not map threads to elements alike)
+            return (f"'{reader}' reads '{pname}' (line {node.span.line}) at its own element, "
+                    f"not at a constant channel of it: its producer stores "
+                    f"{channels.describe()}, one thread per {channels.layout.factor} "
+                    "elements")
         if layout is None:
-            layout = Layout("planar") if channels.layout.kind == "planar" else None
+            layout = Layout("planar")
         if layout != channels.layout or c not in channels.numbers:
             return (f"'{reader}' reads '{pname}' (line {node.span.line}) at a channel its "
                     f"producer does not store ({channels.describe()})")

@@ -29,6 +29,10 @@ Others mean exactly a plain guard and plain subscripts:
   * scalars declared without a value and given their one value later (`int i; i =
     blockIdx.x * blockDim.x + threadIdx.x;`) are declared there with it (lateinit.py).
 
+And a loop of a few constant iterations, each storing an element of its own (`for (int c =
+0; c < 3; ++c) out[i * 3 + c] = ...`), is one block per iteration, its variable a constant
+in each (unroll.py): each store is then a statement at an element the view evaluates.
+
 Each rewrite keeps the statement's lines (missing line breaks are appended), so every line
 number stays the user's. The text is checked against the tree before anything is changed:
 a use hidden in a macro, a coordinate vector that is passed whole, assigned, or has its
@@ -56,6 +60,7 @@ from cudafuse.passes.vertical.kernel.respell.guards import guards, nested
 from cudafuse.passes.vertical.kernel.respell.helpers import helpers
 from cudafuse.passes.vertical.kernel.respell.lateinit import assigned_once
 from cudafuse.passes.vertical.kernel.respell.text import Edit
+from cudafuse.passes.vertical.kernel.respell.unroll import unrolled
 
 
 def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
@@ -74,7 +79,7 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
                             split_data_return(fn, data), later_returns(fn, data),
                             loads(fn, data),
                             helpers(unit, fn, data),
-                            rows(fn, data)):
+                            rows(fn, data), unrolled(fn, data)):
             # One edit per place: a node reached twice in the tree (the element of a struct
             # store is also its operator='s callee) gives the same edit twice.
             found = sorted(set(found), key=lambda e: (e.start, e.end))

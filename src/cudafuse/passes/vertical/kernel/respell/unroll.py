@@ -1,0 +1,288 @@
+"""Loops of a few constant iterations that store one element of a buffer per iteration,
+respelled as one block per iteration (the loop unrolled), so that each store is a statement
+of its own at an element the view can evaluate:
+
+    for (int c = 0; c < 3; ++c)               { { const int c = 0; out[i * 3 + c] = f(c); }
+        out[i * 3 + c] = f(c);            ->     { const int c = 1; out[i * 3 + c] = f(c); }
+                                                 { const int c = 2; out[i * 3 + c] = f(c); } }
+
+Third-party image code writes channels this way (`for (int c = 0; c < 3; c++) dst[idx * 3 +
+c] = ...`); read as a loop, a consumer could only recompute such an element by running it.
+Unrolled, each iteration is the loop's body with its variable a constant: the same
+statements in the same order, so the kernel computes exactly what it did. The facts come
+from the tree, not the text: the trip is evaluated from the header (start, bound and step
+integer constants: literals, macros, `constexpr`), the loop variable is declared by the
+header and written nowhere else, the body neither leaves the loop (break, continue, return,
+goto) nor declares shared or static variables, and some store of the body to a pointer
+parameter is at an element that is affine in the variable with a nonzero step (each
+iteration its own element: `i * 3 + c`, `c * w * h + i`). Loops that only read, or store
+one element many times (accumulations), are left as written, and so are loops inside
+another loop, or around one whose variable a store's element also follows (an upsampler's
+`for (dy ...) for (dx ...) out[(2 * y + dy) * 2 * w + 2 * x + dx] = ...`: several elements
+per iteration, refused as a loop that stores them). An inner loop that only computes a
+channel's value (a window's sum per channel) is copied with its iteration.
+
+Line numbers stay the user's: the first iteration keeps the body's lines, the others follow
+on the loop's last line (their comments dropped), and a `#pragma unroll` before the loop,
+which would no longer precede one, becomes an empty line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cudafuse.ir import nodes as n
+from cudafuse.ir.lvalue import write_targets
+from cudafuse.ir.program import Function
+from cudafuse.passes.vertical.kernel.channels import UNROLL_TRIPS, poly
+from cudafuse.passes.vertical.kernel.respell.text import Edit, bare, keep_lines
+
+MAX_TRIPS = UNROLL_TRIPS  # a channel loop (RGB, RGBA, a small vector); longer ones stay loops
+_INT_TYPE = re.compile(r"(?:(?:unsigned|signed|const)\s+)*(?:int|long|short|char|"
+                       r"long\s+long|long\s+int|size_t|u?int(?:8|16|32|64)_t)")
+_PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma[ \t]+unroll\b[^\n]*")
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b}
+_SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
+
+
+def _const(e: n.Expr | None) -> int | None:
+    """The integer constant `e` is (literals, macros, folded const variables), else None."""
+    q = poly(e, {})
+    if q is None or any(m for m in q):
+        return None
+    return q.get((), 0)
+
+
+def _is_var(e: n.Expr | None, decl: str) -> bool:
+    e = bare(e) if e is not None else None
+    return isinstance(e, n.Ref) and e.decl == decl
+
+
+def _trip(loop: n.For, var: n.VarDecl) -> list[int] | None:
+    """The values the loop variable takes, one per iteration, when its start, bound and
+    step are constants and there are 1..MAX_TRIPS of them; else None."""
+    start = _const(var.init)
+    cond = loop.cond
+    while isinstance(cond, n.Cast):
+        cond = cond.operand
+    if start is None or not isinstance(cond, n.Binary) or cond.op not in _COMPARE:
+        return None
+    if _is_var(cond.lhs, var.decl):
+        op, bound = cond.op, _const(cond.rhs)
+    elif _is_var(cond.rhs, var.decl):
+        op, bound = _SWAPPED[cond.op], _const(cond.lhs)
+    else:
+        return None
+    inc = loop.inc
+    step: int | None = None
+    if isinstance(inc, n.Unary) and inc.op in ("++", "--") and _is_var(inc.operand, var.decl):
+        step = 1 if inc.op == "++" else -1
+    elif isinstance(inc, n.Binary) and inc.op in ("+=", "-=") and _is_var(inc.lhs, var.decl):
+        k = _const(inc.rhs)
+        step = None if k is None else (k if inc.op == "+=" else -k)
+    elif isinstance(inc, n.Binary) and inc.op == "=" and _is_var(inc.lhs, var.decl):
+        q = poly(inc.rhs, {})  # c = c + k, c = k + c, c = c - k
+        if q is not None and q.get((var.decl,)) == 1 and \
+                all(m in ((), (var.decl,)) for m in q):
+            step = q.get((), 0)
+    if bound is None or not step:
+        return None
+    values: list[int] = []
+    v = start
+    while _COMPARE[op](v, bound):
+        values.append(v)
+        if len(values) > MAX_TRIPS:
+            return None
+        v += step
+    unsigned = "unsigned" in var.var_type or "size_t" in var.var_type or \
+        var.var_type.strip().startswith("uint")
+    if not values or unsigned and any(x < 0 for x in values):
+        return None
+    return values
+
+
+def _leaves_or_shares(body: n.Stmt) -> bool:
+    """Whether the body may leave the loop other than by finishing an iteration, or declares
+    something a copy of it would not declare afresh (shared, static), or holds text that
+    cannot be copied onto one line (inline assembly)."""
+    for x in body.walk():
+        if isinstance(x, (n.Break, n.Continue, n.Return, n.Asm)):
+            return True
+        if isinstance(x, n.OtherStmt) and x.kind in ("GOTO_STMT", "LABEL_STMT",
+                                                      "INDIRECT_GOTO_STMT"):
+            return True
+        if isinstance(x, n.VarDecl) and x.storage:
+            return True
+    return False
+
+
+def _dependents(body: n.Stmt, decl: str) -> set[str]:
+    """`decl` and the locals of the body whose initialiser reads it (through one another)."""
+    out = {decl}
+    grew = True
+    while grew:
+        grew = False
+        for x in body.walk():
+            if isinstance(x, n.VarDecl) and x.decl not in out and x.init is not None and \
+                    any(isinstance(r, n.Ref) and r.decl in out for r in x.init.walk()):
+                out.add(x.decl)
+                grew = True
+    return out
+
+
+def _stores_per_iteration(fn: Function, body: n.Stmt, decl: str) -> bool:
+    """Whether some store of the body to a pointer parameter is at an element affine in the
+    loop variable with a nonzero step: each iteration stores an element of its own."""
+    pointers = {p.decl for p in fn.params if p.is_pointer and p.decl}
+    locals_ = {x.decl: x.init for x in body.walk()
+               if isinstance(x, n.VarDecl) and x.init is not None and x.decl != decl}
+    deps = _dependents(body, decl)
+    written = {t.decl for t in (bare(w) for w in write_targets(body)) if isinstance(t, n.Ref)}
+    if written & deps:
+        return False  # (a local of the body the iterations change is no function of `decl`)
+    # Variables an inner loop changes: a store that also moves with one of them stores
+    # several elements per iteration (an upsampler's 2 x 2 block), left as a loop whose
+    # refusal names them.
+    inner: set[str] = set()
+    for loop in (x for x in body.walk() if isinstance(x, (n.For, n.While))):
+        inner |= {x.decl for x in loop.walk() if isinstance(x, n.VarDecl)}
+        inner |= {t.decl for t in (bare(w) for w in write_targets(loop)) if isinstance(t, n.Ref)}
+    found = False
+    for target in write_targets(body):
+        target = bare(target)
+        if not isinstance(target, n.Index):
+            continue
+        base = bare(target.base)
+        if not (isinstance(base, n.Ref) and base.decl in pointers):
+            continue
+        reads = {r.decl for r in target.index.walk() if isinstance(r, n.Ref)}
+        for x in body.walk():  # (through the body's locals)
+            if isinstance(x, n.VarDecl) and x.decl in reads and x.init is not None:
+                reads |= {r.decl for r in x.init.walk() if isinstance(r, n.Ref)}
+        if reads & inner:
+            return False
+        q = poly(target.index, locals_)
+        if q is None:
+            continue
+        slope = {m: c for m, c in q.items() if m.count(decl) == 1}
+        if slope and not any(m.count(decl) > 1 for m in q):
+            found = True
+    return found
+
+
+def _one_line(text: str) -> str | None:
+    """`text` (a statement) on one line, its comments dropped; None when that could change
+    it (a preprocessor line, a line continuation, a string or character literal running
+    over a line break)."""
+    out: list[str] = []
+    k = 0
+    while k < len(text):
+        ch = text[k]
+        if text.startswith("//", k):
+            k = text.find("\n", k)
+            k = len(text) if k < 0 else k
+        elif text.startswith("/*", k):
+            end = text.find("*/", k + 2)
+            if end < 0:
+                return None
+            if not out or out[-1] != " ":
+                out.append(" ")
+            k = end + 2
+        elif ch in "\"'":
+            end = k + 1
+            while end < len(text) and text[end] != ch:
+                end += 2 if text[end] == "\\" else 1
+            if end >= len(text) or "\n" in text[k:end]:
+                return None
+            out.append(text[k:end + 1])
+            k = end + 1
+        elif ch == "\\" and text.startswith("\n", k + 1):
+            return None
+        elif ch.isspace():
+            if ch == "\n" and text[k + 1:].lstrip(" \t").startswith("#"):
+                return None  # (a preprocessor line)
+            if not out or out[-1] != " ":
+                out.append(" ")
+            k += 1
+        else:
+            out.append(ch)
+            k += 1
+    return "".join(out).strip()
+
+
+def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int]]]:
+    """The loops this respelling unrolls: none inside another loop (whose iterations would
+    each store several elements: a row or block per thread, refused with its loops named)."""
+    assert fn.body is not None
+    found: list[tuple[n.For, n.VarDecl, list[int]]] = []
+    loops = [x for x in fn.body.walk() if isinstance(x, (n.For, n.While))]
+    for loop in loops:
+        if not isinstance(loop, n.For) or any(
+                outer is not loop and any(y is loop for y in outer.walk()) for outer in loops):
+            continue
+        init = loop.init
+        if not isinstance(init, n.DeclStmt) or len(init.decls) != 1:
+            continue
+        var = init.decls[0]
+        if var.init is None or var.storage or var.array_dims or \
+                not _INT_TYPE.fullmatch(var.var_type.strip()):
+            continue
+        values = _trip(loop, var)
+        if values is None or _leaves_or_shares(loop.body):
+            continue
+        if any(isinstance(t := bare(w), n.Ref) and t.decl == var.decl
+               for w in write_targets(loop.body)):
+            continue
+        if not _stores_per_iteration(fn, loop.body, var.decl):
+            continue
+        found.append((loop, var, values))
+    return found
+
+
+def _pragma_before(data: bytes, start: int) -> tuple[int, int] | None:
+    """The span of a `#pragma unroll` line right before the loop at `start` (the loop the
+    first thing on its own line), else None."""
+    line = data.rfind(b"\n", 0, start) + 1
+    if data[line:start].strip() or line == 0:
+        return None
+    prev = data.rfind(b"\n", 0, line - 1) + 1
+    found = _PRAGMA.fullmatch(data, prev, line - 1)
+    return (prev, line - 1) if found else None
+
+
+def unrolled(fn: Function, data: bytes) -> tuple[list[Edit], str]:
+    """Each loop of a few constant iterations whose iterations store elements of their own
+    (see above) as one block per iteration, its variable a constant in each."""
+    edits: list[Edit] = []
+    names: list[str] = []
+    for loop, var, values in _loops(fn):
+        start, end = loop.span.start, loop.span.end
+        body = loop.body
+        b0, b1 = body.span.start, body.span.end
+        if not (data[start:start + 3] == b"for" and start < b0 <= b1 <= end):
+            continue  # (a loop a macro writes: its text is not ours to copy)
+        body_text = data[b0:b1].decode("utf-8", errors="replace")
+        if not isinstance(body, n.Compound):
+            semi = re.match(rb"\s*;", data[b1:])
+            if semi is None:
+                continue
+            body_text += ";"
+            end = max(end, b1 + semi.end())
+        flat = _one_line(body_text)
+        if flat is None:
+            continue
+        header = data[start:b0].decode("utf-8", errors="replace")
+        decl = f"const {var.var_type.strip()} {var.name} = "
+        text = ("{ { " + decl + f"{values[0]};" + "\n" * header.count("\n") + " " + body_text
+                + " }" + "".join(f" {{ {decl}{v}; {flat} }}" for v in values[1:]) + " }")
+        old = data[start:end].decode("utf-8", errors="replace")
+        edits.append(Edit(start, end, keep_lines(old, text)))
+        pragma = _pragma_before(data, start)
+        if pragma is not None:
+            edits.append(Edit(pragma[0], pragma[1], ""))
+        names.append(f"'{var.name}' (line {loop.span.line}, {len(values)} iterations)")
+    if not edits:
+        return [], ""
+    return edits, (f"loop over {', '.join(names)} unrolled: each iteration stores an element "
+                   "of its own")
