@@ -23,10 +23,10 @@ from pathlib import Path
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.analysis.unit_index import unit_index
 from cudafuse.ir import nodes as n
+from cudafuse.ir.code_text import code_bytes
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
 
-_NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)((?:[^\n\\]|\\[\s\S])*)", re.M)
 # Not `class T` in a template's parameter list: a definition, declaration or specialisation.
@@ -54,11 +54,6 @@ class SharedReach:
     functions: tuple[Function, ...]  # free functions of the file reached, the kernel excluded
     classes: tuple[str, ...]  # classes of the file whose members the kernel may call
     methods: tuple[Function, ...]  # those classes' member functions
-
-
-def code_bytes(data: bytes) -> bytes:
-    """`data` with comments and string literals blanked (offsets kept)."""
-    return _NOISE.sub(lambda m: b" " * len(m.group()), data)
 
 
 _TYPEDEF = re.compile(rb"\btypedef\b([^;{}]*?)\b([A-Za-z_]\w*)\s*;")

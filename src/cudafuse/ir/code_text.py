@@ -28,6 +28,13 @@ def blank_comments(data: bytes) -> bytes:
                       data)
 
 
+def code_bytes(data: bytes) -> bytes:
+    """`data` with comments and string and character literals blanked, every byte of them a
+    space (offsets kept): for a search that must find neither a word in a comment nor one
+    in a literal."""
+    return _NOISE.sub(lambda m: b" " * len(m.group()), data)
+
+
 def code_only(data: bytes, inactive: list[tuple[int, int]] | tuple[()] = ()) -> bytes:
     """`data` with comments blanked, and the lines strictly inside each `inactive` range
     (clang's skipped ranges: from a conditional directive to the directive ending the

@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
-from cudafuse.analysis.shared_memory import code_bytes
 from cudafuse.ir import nodes as n
+from cudafuse.ir.code_text import code_bytes
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
 

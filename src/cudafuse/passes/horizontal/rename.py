@@ -20,11 +20,9 @@ from pathlib import Path
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.diagnostics import Diagnostic, Severity
 from cudafuse.ir import nodes as n
+from cudafuse.ir.code_text import code_bytes
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.ir.source import Span
-
-_CODE_NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
-                         re.S)
 
 
 @dataclass
@@ -110,7 +108,7 @@ def _occurrences(unit: TranslationUnit, name: str, decls: set[str]
 def _invocation_end(data: bytes, start: int) -> int:
     """The end of the macro invocation written at `start` (its name, then its parenthesised
     arguments if any; libclang gives a reference inside one an empty span there)."""
-    code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
+    code = code_bytes(data)
     m = re.compile(rb"[A-Za-z_]\w*\s*").match(code, start)
     if m is None:
         return start
@@ -197,7 +195,7 @@ def _leftovers(data: bytes, name: str, covered: set[tuple[int, int]]) -> list[in
 def identifier_tokens(data: bytes, name: str, members: bool = False) -> list[tuple[int, int]]:
     """Every identifier token `name` outside comments and strings, except member names
     (after `.` or `->`) unless `members` (a macro expands there too)."""
-    code = _CODE_NOISE.sub(lambda m: b" " * len(m.group()), data)
+    code = code_bytes(data)
     word = re.escape(name.encode()) + rb"\b"
     if members:
         return [(m.start(), m.end()) for m in re.finditer(rb"(?<!\w)" + word, code)]

@@ -31,14 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
-from cudafuse.analysis.shared_memory import (
-    SharedReach,
-    code_bytes,
-    mentioned,
-    owner_label,
-    standing_for,
-)
+from cudafuse.analysis.shared_memory import SharedReach, mentioned, owner_label, standing_for
 from cudafuse.ir import nodes as n
+from cudafuse.ir.code_text import code_bytes
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import Span
 
