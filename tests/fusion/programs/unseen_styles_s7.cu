@@ -4,7 +4,7 @@
 // / __half elements, cudaLaunchKernel with an argument array, a stream created and passed,
 // a CUDA graph captured around the launches, cudaMallocAsync/cudaFreeAsync between them, a
 // kernel bound held in a local of the kernel, cudaPeekAtLastError after every launch, and
-// pointers cudafuse does not follow (a std::vector's elements, a helper's result). Each
+// pointers in a std::vector set once (followed) or from a helper (not followed). Each
 // entry is `entry(<in>, <t>, [<u>,] <out>, int w, int h)` (a volume's adds `int d`).
 #include <cuda_fp16.h>
 #include <cstdio>
@@ -365,9 +365,10 @@ void p_peek(const float *in, float *t, float *out, int w, int h)
 }
 
 // ---- pointers held in a std::vector, or returned by a helper ----------------------------
-// The middle launch reads `t` through a pointer cudafuse does not follow: fusing the first
-// and last launches around it (the fused kernel runs at the last one) would let it read `t`
-// before the first launch wrote it. Each such launch splits its sequence.
+// The middle launch reads `t` through bufs[0]: fusing the first and last launches around it
+// (the fused kernel runs at the last one) would let it read `t` before the first launch
+// wrote it. bufs, set once, is followed (all three fuse); a helper's result is not, and
+// its launch splits its sequence.
 void p_vector(const float *in, float *t, float *u, float *out, int w, int h)
 {
     std::vector<float *> bufs = {t, u};

@@ -58,7 +58,11 @@ from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.host.effects import EffectReader, Effects, _library, _plain
-from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, launched_kernel
+from cudafuse.passes.vertical.host.hostexprs import (
+    is_assign_operator,
+    launched_kernel,
+    part_root,
+)
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo, Roots
 from cudafuse.passes.vertical.host.stmtnodes import (
@@ -160,8 +164,10 @@ class HostStatements:
         self.points = PointsTo(host, self.allocates,
                                lambda call: self._definition(call.callee_decl))
         self.launches = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)]
+        # (`&t[k]` is part of t; `bufs[0]` of a table set once is the variable it holds)
         self.buffers = {r.decl for la in self.launches for a in la.args
-                        if (r := _root(a)) is not None and _is_pointer(r)}
+                        if (r := _root(a) or part_root(a) or self.points.element(a))
+                        is not None and _is_pointer(r)}
         self.decls = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
         self.assigned = {r.decl for node in host.body.walk() for r in _assigned(node)}
         self.globals = {g.decl: g for g in unit.globals}

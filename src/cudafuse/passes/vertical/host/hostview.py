@@ -208,13 +208,14 @@ def _lambda_bodies(stmt: n.Node) -> list[tuple[n.OtherExpr, n.Compound]]:
     return out
 
 
-def _foreign_param(host: Function, launch: n.KernelLaunch) -> str | None:
+def _foreign_param(host: Function, launch: n.KernelLaunch, points: PointsTo | None = None
+                   ) -> str | None:
     """An argument that is a parameter of a lambda, not of the host function, and may be a
     pointer (a generic lambda's `auto` too): the caller of the lambda may pass any buffer,
     another argument's included."""
     params = {p.decl for p in host.params}
     for arg in launch.args:
-        r = _ref(arg) or _ref(part_root(arg))
+        r = _ref(arg) or _ref(part_root(arg)) or (points.element(arg) if points else None)
         if r is not None and r.kind == "param" and r.decl not in params and \
                 not _SCALAR.fullmatch(r.type):
             return f"pointer '{r.name}' is a parameter of a lambda (it may name any buffer)"
@@ -394,7 +395,7 @@ class _Splitter:
             old = pointer_alias_reason(self.host, launch, self.points, self.parity)
             rest = self._escaped_reason(launch) or _struct_reason(launch, self.points) or \
                 member_alias_reason(self.unit, self.host, launch) or \
-                _foreign_param(self.host, launch) or \
+                _foreign_param(self.host, launch, self.points) or \
                 _hidden_memory(self.unit, self.calls, kernel, launch) or \
                 _unfollowed_pointer(self.unit, kernel, launch, self.points,
                                     evaluated=old is not None)
@@ -513,7 +514,7 @@ class _Splitter:
     def _escaped_reason(self, launch: n.KernelLaunch) -> str | None:
         """A pointer argument (or the variable it aliases) that may change unseen."""
         for a in launch.args:
-            r = _ref(a) or _ref(part_root(a))
+            r = _ref(a) or _ref(part_root(a)) or self.points.element(a)
             root = self.points.stable_alias(r) if r is not None else None
             for v in (r, root):
                 if v is not None and v.decl in self.values.escaped:
@@ -534,7 +535,7 @@ class _Splitter:
             return "its pointers are not evaluated in this block"
         out, vals = [], []
         for p, a in site.bindings:
-            r = _ref(a) or _ref(part_root(a))
+            r = _ref(a) or _ref(part_root(a)) or self.points.element(a)
             if p.is_pointer and r is not None and r.decl in self.values.vars:
                 v = self.values.value(stmt, r)
                 if v is None:
@@ -596,7 +597,8 @@ class _Splitter:
                     k = touched_key(a) if p.is_pointer else None
                     if k is None:
                         continue
-                    whole = orig if buffer_key(orig) is not None else part_root(orig)
+                    whole = orig if buffer_key(orig) is not None else \
+                        self.points.element(orig) or part_root(orig)
                     v = vals.get(k) or (self.values.value(s_.stmt, whole)
                                         if whole is not None else None)
                     if v is not None:
@@ -619,6 +621,9 @@ class _Splitter:
         part = part_root(arg)
         if part is not None:  # `src + off` with `src` an alias of `in`: `in + off`
             return with_root(arg, self._aliased(part))
+        elem = self.points.element(arg)
+        if elem is not None:  # `bufs[0]` of `float *bufs[] = {t, out};`: `t`
+            return self._aliased(elem)
         root = self.points.stable_alias(arg)
         if root is None:
             return arg
@@ -853,7 +858,9 @@ def pointer_alias_reason(host: Function, launch: n.KernelLaunch,
     if why is not None:
         return why
     for arg in launch.args:
-        arg = part_root(arg) or arg  # an offset into a variable: judged as the variable
+        # An offset into a variable, or an element of a table set once from variables
+        # (pointer_tables.py): judged as the variable.
+        arg = part_root(arg) or points.element(arg) or arg
         while isinstance(arg, n.Cast):
             arg = arg.operand
         if not isinstance(arg, n.Ref) or arg.kind not in ("local", "param"):
@@ -905,7 +912,9 @@ def _unfollowed_pointer(unit: TranslationUnit, kernel: Function | None,
         if not p.is_pointer or isinstance(a, n.IntLit) and a.value == 0 or \
                 isinstance(a, n.OtherExpr) and a.kind == "CXX_NULL_PTR_LITERAL_EXPR":
             continue
-        a = part_root(a) or a  # `t + off`, `&t[k]`: a part of t's buffer, a use of t
+        # `t + off`, `&t[k]`: a part of t's buffer, a use of t; `bufs[0]` of a table set
+        # once: the variable it holds (pointer_tables.py).
+        a = part_root(a) or points.element(a) or a
         if buffer_key(a) is None:
             return (f"its argument '{_source_text(unit, a)}' for '{p.name}' is no plain "
                     "buffer variable: which memory it names is not followed (any buffer, "
@@ -1090,10 +1099,11 @@ def rotations(host: Function) -> tuple[frozenset[str], dict[str, str]]:
         if target is not None and target.decl in group:
             why.setdefault(target.decl, f"pointer '{target.name}' is assigned other than "
                                         "by exchanging it with another pointer")
+    points = PointsTo(host)
     for node in host.body.walk():  # a root passed directly would alias its variable
         if isinstance(node, n.KernelLaunch):
             for arg in node.args:
-                r = _ref(arg) or _ref(part_root(arg))
+                r = _ref(arg) or _ref(part_root(arg)) or points.element(arg)
                 if r is not None and r.decl in roots and r.decl not in group:
                     why.setdefault(roots[r.decl], f"pointer '{names[roots[r.decl]]}' starts "
                                    f"on '{r.name}', which a launch also names")

@@ -28,6 +28,7 @@ from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.host.hostexprs import changed_structs, struct_field
+from cudafuse.passes.vertical.host.pointer_tables import PointerTables
 
 ALLOCATORS = frozenset({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaMallocPitch",
                         "cudaMallocHost", "cudaHostAlloc", "cudaMallocFromPoolAsync",
@@ -107,6 +108,7 @@ class PointsTo:
         for node in body.walk():
             self._collect(node)
         self.changed_structs = changed_structs(body)
+        self.tables = PointerTables(host, self._stable_after)
         self.owners = self._owners(body)
         self.sets = self._solve()
 
@@ -237,6 +239,9 @@ class PointsTo:
 
     def _eval(self, e: n.Expr, sets: dict[str, Roots | None]) -> Roots | None:
         e = _strip(e)
+        elem = self.tables.element(e) if e is not None else None
+        if elem is not None:  # `bufs[0]` of a table set once (pointer_tables.py)
+            return self._eval(elem, sets)
         if isinstance(e, n.Ref):
             if e.kind == "local" and e.decl in self.owners:
                 return frozenset({e.decl})  # a smart pointer: the memory it owns
@@ -329,6 +334,16 @@ class PointsTo:
             return False
         roots = self.roots(d.init)
         return roots is not None and len(roots) > 1
+
+    def element(self, e: n.Expr | None) -> n.Ref | None:
+        """The buffer variable `e` names when it is an element of a table of buffers set
+        once (`bufs[0]` of `float *bufs[] = {t, out};`: pointer_tables.py)."""
+        return self.tables.element(e)
+
+    def _stable_after(self, v: n.Ref, d: n.VarDecl) -> bool:
+        """Whether variable v keeps its value from declaration d on."""
+        return not any(w.span.start >= d.span.start or self._in_loop_around(w, d)
+                       for w in self.writes.get(v.decl, []))
 
     def _in_loop_around(self, w: n.Node, d: n.VarDecl) -> bool:
         """Is the write inside a loop that also holds the declaration (the next iteration
