@@ -43,20 +43,7 @@ _ATTRIBUTE_CALLS = frozenset({b"__launch_bounds__", b"__maxnreg__", b"__attribut
 
 
 def _tokens(data: bytes, skipped: list[tuple[int, int]]) -> list[tuple[int, str, bytes]]:
-    out = []
-    spans = iter(sorted(skipped))
-    cur = next(spans, None)
-    for m in _TOKEN.finditer(data):
-        kind = m.lastgroup
-        if kind in ("comment", "string", "directive"):
-            continue
-        start = m.start()
-        while cur is not None and cur[1] <= start:
-            cur = next(spans, None)
-        if cur is not None and cur[0] <= start:
-            continue
-        out.append((start, kind or "", m.group()))
-    return out
+    return list(_tokens_from(data, 0, sorted(skipped)))
 
 
 # The same scan as _TOKEN, for finding where `__global__` can be a token without making a
@@ -93,11 +80,17 @@ class _Stream:
 
 def _tokens_from(data: bytes, start: int, skipped: list[tuple[int, int]]
                  ) -> Iterator[tuple[int, str, bytes]]:
+    """The tokens that matter here (_TOKEN's identifiers and punctuation) from `start` on,
+    as (offset, kind, text), none inside a `skipped` range (sorted by start)."""
+    spans = iter(skipped)
+    cur = next(spans, None)
     for m in _TOKEN.finditer(data, start):
         if m.lastgroup in ("comment", "string", "directive"):
             continue
         at = m.start()
-        if not any(a <= at < b for a, b in skipped):
+        while cur is not None and cur[1] <= at:
+            cur = next(spans, None)
+        if cur is None or cur[0] > at:
             yield at, m.lastgroup or "", m.group()
 
 
