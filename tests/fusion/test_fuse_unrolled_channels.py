@@ -1,9 +1,10 @@
 """Channels stored by a loop of a few constant iterations (kernel/respell/unroll.py): the
 loop is unrolled before the view reads the kernel, each iteration a block with its variable
-a constant, so every store is a channel statement. Original and fused programs run under
-emulation on the same garbage-filled buffers at odd sizes, and every element of every
-output is compared. Loops whose trip is not a constant, that may leave early, or that store
-a 2 x 2 block per thread stay loops and are refused with the reason."""
+a constant, so every store is a channel statement (and a loop reading the channels of one
+element, a constant channel each). Original and fused programs run under emulation on the
+same garbage-filled buffers at odd sizes, and every element of every output is compared.
+Loops whose trip is not a constant, that may leave early, or that store a 2 x 2 block per
+thread stay loops and are refused with the reason."""
 
 from __future__ import annotations
 
@@ -60,13 +61,15 @@ def test_channel_loops_fuse(fused) -> None:
     assert ("gain_rgb", "rgb_gray") in groups
     assert ("to_planes", "planes_rgba", "rgba_sum") in groups
     assert ("window_rgb", "luma3") in groups
+    assert ("window_rgb", "weighted_gray") in groups
     assert not any(k in ("scale_n", "first_small") for g in groups for k in g if len(g) > 1
                    and "rgb_gray" in g)
 
 
 @pytest.mark.slow  # (the two emulated builds: about 12 s of CPU; channels.cu's split_loop,
 # unrolled the same way, is compared in the default suite by test_fuse_channels.py)
-@pytest.mark.parametrize("entry", ["interleaved", "planar", "refused", "windowed"])
+@pytest.mark.parametrize("entry", ["interleaved", "planar", "refused", "windowed",
+                                   "read_loop"])
 def test_channel_loops_match(fused, entry: str) -> None:
     path, _ = fused
     for w, h in SIZES:
@@ -101,4 +104,6 @@ def test_unrolled_keeps_lines_and_meaning() -> None:
         "planes_rgba": "loop over 'c' (line 40, 3 iterations) unrolled: each iteration "
                        "stores an element of its own",
         "window_rgb": "loop over 'c' (line 96, 3 iterations) unrolled: each iteration "
-                      "stores an element of its own"}
+                      "stores an element of its own",
+        "weighted_gray": "loop over 'c' (line 137, 3 iterations) unrolled: each iteration "
+                         "reads one channel of an interleaved element"}

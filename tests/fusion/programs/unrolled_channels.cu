@@ -127,3 +127,19 @@ void windowed(const float *in, float *tmp, float *gray, float *up, float *half, 
   up2<<<dim3((w + 15) / 16, (h + 7) / 8), dim3(16, 8)>>>(gray, up, w, h);
   halve<<<(n + 127) / 128, 128>>>(up, half, n);
 }
+
+// A consumer reading the three channels in a loop (each iteration one channel of its
+// element): unrolled, each read is a constant channel.
+__global__ void weighted_gray(const float *rgb, const float *wt, float *gray, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0.0f;
+  for (int c = 0; c < 3; ++c) s += wt[c] * rgb[i * 3 + c];
+  gray[i] = s;
+}
+
+void read_loop(const float *in, float *tmp, const float *wt, float *gray, int w, int h) {
+  int n = w * h;
+  window_rgb<<<(n + 63) / 64, 64>>>(in, tmp, n);
+  weighted_gray<<<(n + 127) / 128, 128>>>(tmp, wt, gray, n);
+}

@@ -22,6 +22,12 @@ another loop, or around one whose variable a store's element also follows (an up
 per iteration, refused as a loop that stores them). An inner loop that only computes a
 channel's value (a window's sum per channel) is copied with its iteration.
 
+A loop that stores nothing moving with it but reads the K channels of one interleaved
+element, `for (int c = 0; c < 3; ++c) s += wt[c] * rgb[i * 3 + c];` (c = 0..K-1, each read
+that moves with c at K * r + c, every other coefficient a multiple of K), is unrolled the
+same way, so a consumer reads each channel at a constant: a stencil's loop over
+neighbours, `in[y * w + x + d]`, is not of that form and stays a loop.
+
 Line numbers stay the user's: the first iteration keeps the body's lines, the others follow
 on the loop's last line (their comments dropped), and a `#pragma unroll` before the loop,
 which would no longer precede one, becomes an empty line.
@@ -211,11 +217,15 @@ def _one_line(text: str) -> str | None:
     return "".join(out).strip()
 
 
-def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int]]]:
+STORES = "each iteration stores an element of its own"
+READS = "each iteration reads one channel of an interleaved element"
+
+
+def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int], str]]:
     """The loops this respelling unrolls: none inside another loop (whose iterations would
     each store several elements: a row or block per thread, refused with its loops named)."""
     assert fn.body is not None
-    found: list[tuple[n.For, n.VarDecl, list[int]]] = []
+    found: list[tuple[n.For, n.VarDecl, list[int], str]] = []
     loops = [x for x in fn.body.walk() if isinstance(x, (n.For, n.While))]
     for loop in loops:
         if not isinstance(loop, n.For) or any(
@@ -234,9 +244,45 @@ def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int]]]:
         if any(isinstance(t := bare(w), n.Ref) and t.decl == var.decl
                for w in write_targets(loop.body)):
             continue
-        if not _stores_per_iteration(fn, loop.body, var.decl):
+        if _stores_per_iteration(fn, loop.body, var.decl):
+            found.append((loop, var, values, STORES))
+        elif _reads_channels(fn, loop.body, var.decl, values):
+            found.append((loop, var, values, READS))
+    return found
+
+
+def _reads_channels(fn: Function, body: n.Stmt, decl: str, values: list[int]) -> bool:
+    """Whether the loop (stores to no pointer parameter moving with it) reads the K channels
+    of one interleaved element, c = 0..K-1: every read of a pointer parameter that moves
+    with the variable is at K * r + c, each other coefficient a multiple of K (`rgb[i * 3 +
+    c]`, `px[(y * w + x) * 4 + c]`; not a stencil's `in[y * w + x + d]`, whose neighbours
+    the view reads as offsets)."""
+    k = len(values)
+    if values != list(range(k)) or k < 2:
+        return False
+    pointers = {p.decl for p in fn.params if p.is_pointer and p.decl}
+    locals_ = {x.decl: x.init for x in body.walk()
+               if isinstance(x, n.VarDecl) and x.init is not None and x.decl != decl}
+    written = {t.decl for t in (bare(w) for w in write_targets(body)) if isinstance(t, n.Ref)}
+    if written & _dependents(body, decl):
+        return False
+    targets = {id(bare(t)) for t in write_targets(body)}
+    found = False
+    for x in body.walk():
+        if not isinstance(x, n.Index) or not isinstance(b := bare(x.base), n.Ref) or \
+                b.decl not in pointers:
             continue
-        found.append((loop, var, values))
+        q = poly(x.index, locals_)
+        if q is None:
+            if decl in {r.decl for r in x.index.walk() if isinstance(r, n.Ref)}:
+                return False
+            continue
+        if not any(decl in m for m in q):
+            continue
+        if id(x) in targets or q.get((decl,)) != 1 or any(
+                decl in m and m != (decl,) or decl not in m and c % k for m, c in q.items()):
+            return False
+        found = True
     return found
 
 
@@ -252,11 +298,12 @@ def _pragma_before(data: bytes, start: int) -> tuple[int, int] | None:
 
 
 def unrolled(fn: Function, data: bytes) -> tuple[list[Edit], str]:
-    """Each loop of a few constant iterations whose iterations store elements of their own
-    (see above) as one block per iteration, its variable a constant in each."""
+    """Each loop of a few constant iterations whose iterations store elements of their own,
+    or read the channels of one interleaved element (see above), as one block per
+    iteration, its variable a constant in each."""
     edits: list[Edit] = []
-    names: list[str] = []
-    for loop, var, values in _loops(fn):
+    names: dict[str, list[str]] = {STORES: [], READS: []}
+    for loop, var, values, why in _loops(fn):
         start, end = loop.span.start, loop.span.end
         body = loop.body
         b0, b1 = body.span.start, body.span.end
@@ -281,8 +328,8 @@ def unrolled(fn: Function, data: bytes) -> tuple[list[Edit], str]:
         pragma = _pragma_before(data, start)
         if pragma is not None:
             edits.append(Edit(pragma[0], pragma[1], ""))
-        names.append(f"'{var.name}' (line {loop.span.line}, {len(values)} iterations)")
+        names[why].append(f"'{var.name}' (line {loop.span.line}, {len(values)} iterations)")
     if not edits:
         return [], ""
-    return edits, (f"loop over {', '.join(names)} unrolled: each iteration stores an element "
-                   "of its own")
+    return edits, "; ".join(f"loop over {', '.join(which)} unrolled: {why}"
+                            for why, which in names.items() if which)
