@@ -449,6 +449,9 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     fiber_kernels |= {f.name for f in unit.kernels if f.name in needs}
     text = rw.apply(user_bytes=False).decode("utf-8") + _kernel_registrations(unit, needs,
                                                                              parallel)
+    # A UTF-8 byte order mark (Visual Studio writes one) is only allowed at a file's start;
+    # the build puts its own lines before the program's text, where g++ calls it "stray".
+    text = text.removeprefix("\ufeff")
     return EmuSource(text, frozenset(fiber_kernels), qualified_names(unit), parallel)
 
 
