@@ -341,6 +341,10 @@ def table(rows: list[Row], roots: list[Path]) -> str:
     return "\n".join(out)
 
 
+# `cudafuse run`'s message when --timeout stops the program (runtime/emu_exec.py).
+_TIMED_OUT = "no answer after"
+
+
 def summary(rows: list[Row], emu: bool) -> str:
     n = len(rows)
     counts = collections.Counter(r.status for r in rows)
@@ -362,6 +366,11 @@ def summary(rows: list[Row], emu: bool) -> str:
                          f"and ran (main, exit status 0): {ran} "
                          f"({100 * ran / max(len(valid), 1):.1f}% of those nvcc compiles; "
                          f"{refused} of them after a launch the GPU refuses)")
+            # A run stopped by --timeout has met no error nor refusal: its work (sizes and
+            # trials written into main) takes one CPU longer than the limit.
+            timed = sum(r.emu == "built" and _TIMED_OUT in r.run for r in valid)
+            lines.append(f"of the {len(valid) - ran} others, stopped only by the time limit: "
+                         f"{timed}")
     refusals = collections.Counter(_abstract(r.detail) for r in rows if r.status != "ok")
     if refusals:
         lines.append("first diagnostics of the files not analysed:")

@@ -97,3 +97,18 @@ def test_a_manifest_program_is_fetched_at_its_commit_and_its_main_runs(tmp_path,
     (tmp_path / "main.toml").write_text('entry = "main"\n')
     monkeypatch.chdir(tmp_path)
     assert reach.emu_run(exe, path, [], 120, Path("main.toml")) == "ran"
+
+
+def test_the_summary_counts_runs_stopped_only_by_the_time_limit():
+    reach = _reach()
+    rows = [reach.Row(Path(f"{name}.cu"), "ok", 1, 1, emu="built", run=run) for name, run in [
+        ("a", "ran"),
+        ("b", "run failed: call of 'main': no answer after 300 s (an endless loop in the "
+              "program?); the worker was stopped"),
+        ("c", "run failed: barrier divergence in kernel 'k'"),
+        ("d", "ran, but the GPU refuses a launch: launch of 'k' with block (2048,1,1)")]]
+    rows.append(reach.Row(Path("e.cu"), "ok", 1, 1, emu="not built: x (nvcc rejects it too: "
+                          "y)", run="not run", nvcc_rejects=True))
+    text = reach.summary(rows, emu=True)
+    assert "nvcc compiles 4; built: 4; built and ran (main, exit status 0): 2 (50.0%" in text
+    assert "of the 2 others, stopped only by the time limit: 1" in text
