@@ -1,10 +1,11 @@
 """Kernel templates in styles tests/fusion/test_fuse_templates.py does not draw (issue 25;
-programs/template_styles.cu): templates declared before their definitions (prototypes in a
-header, a defaulted parameter on the declaration), an explicit specialisation launched
-beside its primary template's instantiations, a bool non-type parameter handed on to a
-device template (Rodinia's `prescan<storeSum, isNP2>` style), and a scoped enumeration as a
-non-type parameter selecting an `if constexpr` branch. Each instantiation must be made and
-fused; the original and the fused program must agree on every element (slow: the emulator).
+programs/template_styles.cu): kernel and device templates declared before their
+definitions (prototypes in a header, a defaulted parameter on the declaration), an explicit
+specialisation launched beside its primary template's instantiations, a bool non-type
+parameter handed on to a device template (Rodinia's `prescan<storeSum, isNP2>` style), and
+a scoped enumeration as a non-type parameter selecting an `if constexpr` branch. Each
+instantiation must be made and fused; the original and the fused program must agree on
+every element (slow: the emulator).
 """
 
 from __future__ import annotations
@@ -15,10 +16,15 @@ import pytest
 from equivalence import compare_entry, fuse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "template_styles.cu"
-FUSED = {"p_forward": ("offset_k", "twice_k"), "p_default_arg": ("twice_k", "offset_k"),
-         "p_specialised": ("bump_k", "bump_k"), "p_bool_values": ("half_k", "half_k"),
-         "p_enum": ("combine_k", "combine_k")}
-UNFUSED = ("p_bool",)
+FUSED = [("p_forward", ("offset_k", "twice_k")), ("p_helper", ("cubed_k", "cubed_plain_k")),
+         ("p_default_arg", ("twice_k", "offset_k")), ("p_specialised", ("bump_k", "bump_k")),
+         ("p_bool_values", ("half_k", "half_k")), ("p_enum", ("combine_k", "combine_k")),
+         # host function templates, through their explicit specialisations
+         ("forward_gpu", ("offset_k", "twice_k")), ("forward_gpu", ("offset_k", "twice_k")),
+         ("launch_pair", ("combine_k", "half_k"))]
+ENTRIES = ("p_forward", "p_helper", "p_default_arg", "p_specialised", "p_bool_values",
+           "p_enum", "p_template_host", "p_template_host_double", "p_static_launcher")
+UNFUSED = ("p_bool", "p_default_host", "p_in_place")
 SIZES = ({"n": 37 * 19}, {"n": 1}, {"n": 129})
 
 
@@ -32,7 +38,7 @@ def fused(tmp_path_factory: pytest.TempPathFactory):
 
 def test_what_fuses(fused) -> None:
     _, result = fused
-    assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == sorted(FUSED.items())
+    assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == sorted(FUSED)
 
 
 def test_instantiations_are_made(fused) -> None:
@@ -43,6 +49,30 @@ def test_instantiations_are_made(fused) -> None:
     why = {(e.host, e.dst): e.why for e in result.edges if e.refused}
     assert not any("instantiation is not made" in w for w in why.values()), why
     assert "'shifted_k' passes 'in' to 'fetch'" in why[("p_bool", "shifted_k")]
+
+
+def test_host_templates_are_specialised(fused) -> None:
+    """Each instantiation of a host function template that the file uses (explicit
+    instantiations, a call with deduced arguments) is written as an explicit specialisation
+    on the template's last line, so every later line keeps its number; one in which nothing
+    fuses (in_place) is dropped; one with a default argument is refused with its reason."""
+    path, result = fused
+    text = path.read_text()
+    assert "template <> void forward_gpu<float>(const float *bottom," in text
+    assert "template <> void forward_gpu<double>(const double *bottom," in text
+    assert "void launch_pair<(2), float>(const float *a," in text
+    assert "in_place<" not in text and "with_default<" not in text
+    assert "the bias first" not in text.split("template <> void forward_gpu<float>")[1][:400]
+    # (the code after the last template keeps its lines: fused kernels come before them)
+    src = PROGRAM.read_text().splitlines()
+    assert text.splitlines()[-len(src) + src.index("void p_in_place(float *a, float *tmp, "
+                                                   "int n)"):] == src[src.index(
+                                                       "void p_in_place(float *a, float "
+                                                       "*tmp, int n)"):]
+    line = 1 + next(k for k, x in enumerate(src) if "offset_k<T><<<" in x)
+    assert ("with_default", line, 5, "launches in 'with_default' are not fused: it is a "
+            "function template, and no concrete copy of it is made: its parameter 'by' has a "
+            "default argument") in result.breaks
 
 
 def test_explicit_specialisation_is_its_own(fused) -> None:
@@ -58,8 +88,38 @@ def test_explicit_specialisation_is_its_own(fused) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("entry", sorted([*FUSED, *UNFUSED]))
+@pytest.mark.parametrize("entry", sorted([*ENTRIES, *UNFUSED]))
 def test_fused_equals_original(fused, entry: str) -> None:
     path, _ = fused
     for sizes in SIZES:
         compare_entry(PROGRAM, path, entry, sizes)
+
+
+def test_caps_reach_instantiations_named_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A register cap planned for a group of two instantiations of one template
+    (`combine_k<Op::Mul>` then `combine_k<Op::Add>`, named apart for code generation) is
+    emitted: it was looked up by the names given apart and missed. A stand-in ptxas gives
+    each fused kernel 50 registers (occupancy 0.50 at 128 threads), R under a cap of R."""
+    import re
+
+    import cudafuse.analysis.ptxas as ptxas
+    from cudafuse import api
+    from cudafuse.analysis.ptxas import Resources
+
+    def fake(source: bytes, arch: str, flags: tuple[str, ...] = (), name: str = "") -> dict:
+        out = {}
+        for cap, k in re.findall(r"__global__\s+void\s+(?:__maxnreg__\((\d+)\)\s+)?(\w+)\(",
+                                 source.decode()):
+            out[k] = Resources(int(cap) if cap else 50 if k.startswith("cf_") else 20, 0)
+        return out
+
+    monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
+    monkeypatch.setattr(ptxas, "compile_figures", fake)
+    fused = api.fuse(str(PROGRAM))
+    groups = {g["name"]: g for s in fused.report["sequences"] for g in s["fused"]}
+    caps = {name: g["resources"]["register_cap"] for name, g in groups.items()}
+    enum = next(name for name, g in groups.items() if g["kernels"] == ["combine_k"] * 2)
+    assert caps[enum] is not None
+    for name, cap in caps.items():
+        if cap is not None:
+            assert f"__global__ void __maxnreg__({cap}) {name}(" in fused.text, name

@@ -5,7 +5,8 @@ deduced) starts one instantiation of a template. libclang does not hand out an
 instantiation's body, so the copy is made from the template's text: every reference the
 template makes to one of its own parameters (a TYPE_REF to a type parameter, a DECL_REF_EXPR
 to a non-type parameter, found by what they reference, not by their spelling) is replaced by
-the argument clang bound it to at that launch, the `template <...>` head is blanked, and the
+the argument clang bound it to at that launch (an integer written for its parameter's type:
+`true` for a bool, a cast for an enumeration), the `template <...>` head is blanked, and the
 text is parsed again after the file, in its namespaces, as an ordinary kernel. Its lines are
 the template's lines, so diagnostics in it point where the user wrote the code.
 
@@ -51,7 +52,16 @@ _COMPOUND = frozenset({
 
 
 def _launches(unit: TranslationUnit) -> list[n.KernelLaunch]:
-    return [la for las in unit.launches.values() for la in las]
+    """Every launch of the unit's host functions, by walking their bodies: unit.launches is
+    keyed by name, and the explicit specialisations of one host template share it
+    (frontend/host_instances.py)."""
+    out: dict[int, n.KernelLaunch] = {la.callee_span.start: la
+                                      for las in unit.launches.values() for la in las}
+    for f in (*unit.functions, *unit.method_hosts):
+        if f.body is not None and f.space != "global" and not f.is_template:
+            out.update((x.callee_span.start, x) for x in f.body.walk()
+                       if isinstance(x, n.KernelLaunch))
+    return list(out.values())
 
 
 def _template_of(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | None:

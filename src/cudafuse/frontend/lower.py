@@ -62,6 +62,7 @@ _SPACE_ATTR_IDS = {k.value: v for k, v in _SPACE_ATTRS.items()}
 _UNEXPOSED_ATTR_ID = K.UNEXPOSED_ATTR.value  # __launch_bounds__ among others
 _PARM_DECL_ID, _CONSTRUCTOR_ID = K.PARM_DECL.value, K.CONSTRUCTOR.value
 _FUNCTION_IDS = frozenset({K.FUNCTION_DECL.value, K.FUNCTION_TEMPLATE.value})
+_FUNCTION_DECL_ID = K.FUNCTION_DECL.value
 
 
 def _kind_class(kind_id: int, cache: dict[int, str] = {}) -> str:  # noqa: B006 - a cache
@@ -110,6 +111,18 @@ def decl_id(cursor: ci.Cursor, locations: Locations | None = None) -> str:
     """A stable name for a declaration: spelling, file and offset of its declaration."""
     fname, _, _, offset = (locations or Locations())(cursor.location)
     return f"{cursor.spelling}@{fname}:{offset}"
+
+
+def _template_of_instance(d: ci.Cursor) -> ci.Cursor:
+    """The function template `d` is an implicit instantiation of, else `d` itself."""
+    t = ci.conf.lib.clang_getSpecializedCursorTemplate(d)
+    if t is None or t.kind != K.FUNCTION_TEMPLATE:
+        return d
+    tl, dl = t.location, d.location
+    if tl.file is None or dl.file is None or tl.offset != dl.offset or \
+            tl.file.name != dl.file.name:
+        return d  # an explicit specialisation, or no instantiation
+    return t
 
 
 def _unresolved_name(c: ci.Cursor) -> str:
@@ -165,9 +178,15 @@ class Lowerer:
         # or a use matches the Function or GlobalVar lowered from the definition.
         # Cached by the cursor's identity (kind and Decl pointer): the same callee or
         # variable is named over and over.
+        # An implicit instantiation of a function template (`k<float>`, `sq(x)` deduced) is
+        # named by its template, like the template's Function: the instantiation stands
+        # where its pattern, the definition, is, not at a forward declaration. An explicit
+        # specialisation (`template <> ... k<double>(...)`) is a definition of its own.
         key = (cursor._kind_id, cursor.data[0])
         got = self._decls.get(key)
         if got is None:
+            if cursor._kind_id == _FUNCTION_DECL_ID:
+                cursor = _template_of_instance(cursor)
             target = canonical(cursor) if cursor.kind in _REDECLARABLE else cursor
             fname, _, _, offset = self.loc(target.location)
             got = self._decls[key] = f"{spelling(target)}@{fname}:{offset}"
@@ -332,24 +351,8 @@ class Lowerer:
         targs = callee_text[callee_text.index("<"):] if "<" in callee_text else ""
         name = spelling(d) if d is not None else callee_text.split("<")[0].strip()
         return n.KernelLaunch(name, grid, block, shared, stream, args,
-                              self._kernel_decl(d) if d is not None else "", targs, callee,
-                              config, span=sp, type=ty)
-
-    def _kernel_decl(self, d: ci.Cursor) -> str:
-        """The launched kernel's declaration name. An implicit instantiation of a template
-        (`k<float>`) is named by its template, canonically (its first declaration), like the
-        template's Function: the instantiation itself stands where its pattern, the
-        definition, is, which differs from a forward declaration's place. An explicit
-        specialisation (`template <> __global__ void k<double>(...)`) is a definition of its
-        own, named by itself."""
-        if d.kind == K.FUNCTION_DECL:
-            t = ci.conf.lib.clang_getSpecializedCursorTemplate(d)
-            if t is not None and t.kind == K.FUNCTION_TEMPLATE and \
-                    t.location.file is not None and d.location.file is not None and \
-                    t.location.offset == d.location.offset and \
-                    t.location.file.name == d.location.file.name:
-                return self.decl(t)
-        return self.decl(d)
+                              self.decl(d) if d is not None else "", targs, callee, config,
+                              span=sp, type=ty)
 
     # ---- statements --------------------------------------------------------------------
 

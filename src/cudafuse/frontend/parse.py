@@ -371,6 +371,10 @@ def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions,
             result.diagnostics += lower_included(tu, result.unit, opts.include_dirs,
                                                  str(include_dir()))
     unit = result.unit
+    if opts.instantiate:  # host function templates read through explicit specialisations
+        again = _with_host_instances(result.unit.path, opts, tu, result)
+        if again is not None:
+            return again
     if opts.instantiate and any(  # a launch of no ordinary kernel of the unit: a template's?
             (f := unit.callee(la.kernel_decl)) is None or f.is_template
             for las in unit.launches.values() for la in las):
@@ -636,6 +640,54 @@ def _lower_all(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lowerer,
             launches = [x for x in fn.body.walk() if isinstance(x, KernelLaunch)]
             if launches:
                 unit.launches[fn.name] = launches
+
+
+def _with_host_instances(path: str, opts: ParseOptions, tu: ci.TranslationUnit,
+                         result: ParseResult) -> ParseResult | None:
+    """The file parsed again with an explicit specialisation written after each host
+    function template for each instantiation it uses (frontend/host_instances.py), if it
+    has any and they parse with no more errors; None otherwise (the reasons kept)."""
+    from cudafuse.frontend.host_instances import host_templates, specialised
+
+    found = specialised(tu, result.unit)
+    if found is None:
+        return None
+    text, where = found
+    if text is None:
+        result.unit.host_instances = where
+        return None
+    errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
+    try:  # (idempotent: the copies are explicit specialisations, no instantiations)
+        again = _parse_source(path, SourceFile(path, text), opts, text)
+    except CudafuseError:
+        again = None
+    # (a host function clang rejects is skipped with a warning, not an error: each copy
+    # must be lowered, and nothing else skipped)
+    lowered = {f.span.start for f in again.unit.functions} if again is not None else set()
+    if again is None or sum(d.severity is Severity.ERROR for d in again.diagnostics) > \
+            errors or len(again.unit.kernels) != len(result.unit.kernels) or \
+            len(again.unit.skipped) > len(result.unit.skipped) or \
+            any(not any(s < at < e for at in lowered) for rs in where.values()
+                if not isinstance(rs, str) for s, e in rs):
+        result.unit.host_instances = {f.span.start: "its copies do not compile"
+                                      for f in host_templates(result.unit)}
+        return None
+    again.unit.host_instances = where
+    return again
+
+
+def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, cursor: ci.Cursor,
+          why: str, err: Diagnostic | None) -> None:
+    sp = lowerer.name_span(cursor)
+    if err is not None:
+        d = Diagnostic(Severity.WARNING, f"skipping '{cursor.spelling}': {why}", err.file,
+                       err.line, err.col, err.source_line)
+    else:
+        line = cursor.location.line
+        d = Diagnostic(Severity.WARNING, f"skipping '{cursor.spelling}': {why}", unit.path,
+                       line, cursor.location.column, unit.source.line_text(line))
+    diags.append(d)
+    unit.skipped.append((sp, d.message))
 
 
 def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, cursor: ci.Cursor,

@@ -120,6 +120,10 @@ class TranslationUnit:
     instances: dict[int, Function | str] = field(default_factory=dict)
     # The templates (realpath of their file, name) of which such a copy was made.
     instantiated: set[tuple[str, str]] = field(default_factory=set)
+    # Host function templates with launches (by where they start): the byte ranges of the
+    # explicit specialisations written into the parsed text for the instantiations the file
+    # uses, or why none was (frontend/host_instances.py; parsed for fusion).
+    host_instances: dict[int, list[tuple[int, int]] | str] = field(default_factory=dict)
 
     @functools.cached_property
     def code(self) -> bytes:

@@ -1,5 +1,5 @@
-// Kernel templates in styles the other template tests do not use (issue 25): templates
-// declared before their definitions (in a header), an explicit specialisation, a bool and an
+// Kernel templates in styles the other template tests do not use (issue 25): kernel and
+// device templates declared before their definitions (in a header), an explicit specialisation, a bool and an
 // enumeration as non-type parameters handed on to device templates, `if constexpr`, a
 // defaulted parameter.
 #include <cuda_runtime.h>
@@ -20,6 +20,26 @@ __global__ void twice_k(const T *in, T *out, int n)
     if (i >= n)
         return;
     out[i] = in[i] * T(2) + T(STRIDE - 1);
+}
+
+// A device template declared in the header, called with its arguments given and deduced.
+template <typename T>
+__device__ T cube(T v)
+{
+    return v * v * v;
+}
+
+template <typename T>
+__global__ void cubed_k(const T *in, T *out, int n)
+{
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) out[i] = cube<T>(in[i]) - in[i];
+}
+
+__global__ void cubed_plain_k(const float *in, float *out, int n)
+{
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) out[i] = cube(in[i]) * 0.5f;
 }
 
 // The primary template adds one; the specialisation for double subtracts three.
@@ -91,6 +111,12 @@ void p_forward(const float *in, float *tmp, float *out, int n)
     twice_k<float><<<(n + threads - 1) / threads, threads>>>(tmp, out, n);
 }
 
+void p_helper(const float *in, float *tmp, float *out, int n)
+{
+    cubed_k<<<(n + 63) / 64, 64>>>(in, tmp, n);
+    cubed_plain_k<<<(n + 63) / 64, 64>>>(tmp, out, n);
+}
+
 void p_default_arg(const double *in, double *tmp, double *out, int n)
 {
     twice_k<double, 3><<<(n + 31) / 32, 32>>>(in, tmp, n);
@@ -119,4 +145,65 @@ void p_enum(const float *a, const float *b, float *tmp, float *out, int n)
 {
     combine_k<Op::Mul><<<(n + 127) / 128, 128>>>(a, b, tmp, n);
     combine_k<Op::Add><<<(n + 127) / 128, 128>>>(tmp, b, out, n);
+}
+
+// Host function templates (Caffe's Forward_gpu, explicitly instantiated; a static launcher
+// called with deduced arguments; one with a default argument, left as it is; one whose
+// launches do not fuse, whose specialisation must not stay in the output).
+template <typename Dtype>
+void forward_gpu(const Dtype *bottom, Dtype *tmp, Dtype *top, int count)
+{
+    // the bias first, then the doubling (comments are dropped in the copies)
+    offset_k<Dtype><<<(count + 127) / 128, 128>>>(bottom, tmp, Dtype(1), count);
+    twice_k<Dtype><<<(count + 127) / 128, 128>>>(tmp, top, count);
+}
+
+template void forward_gpu<float>(const float *, float *, float *, int);
+template void forward_gpu<double>(const double *, double *, double *, int);
+
+template <int R, typename T>
+static void launch_pair(const T *a, T *t, T *o, int n)
+{
+    const int threads = 32 * R;
+    combine_k<Op::Add><<<(n + threads - 1) / threads, threads>>>(a, a, t, n);
+    half_k<R == 2><<<(n + threads - 1) / threads, threads>>>(t, o, n);
+}
+
+template <typename T>
+void with_default(const T *a, T *t, T *o, int n, T by = T(2))
+{
+    offset_k<T><<<(n + 63) / 64, 64>>>(a, t, by, n);
+    offset_k<T><<<(n + 63) / 64, 64>>>(t, o, by, n);
+}
+
+template <typename T>
+void in_place(T *a, T *t, int n)
+{
+    twice_k<T><<<(n + 63) / 64, 64>>>(a, t, n);
+    twice_k<T><<<(n + 63) / 64, 64>>>(t, a, n);
+}
+
+void p_template_host(const float *in, float *tmp, float *out, int n)
+{
+    forward_gpu(in, tmp, out, n);
+}
+
+void p_template_host_double(const double *in, double *tmp, double *out, int n)
+{
+    forward_gpu<double>(in, tmp, out, n);
+}
+
+void p_static_launcher(const float *in, float *tmp, float *out, int n)
+{
+    launch_pair<2>(in, tmp, out, n);
+}
+
+void p_default_host(const float *in, float *tmp, float *out, int n)
+{
+    with_default(in, tmp, out, n);
+}
+
+void p_in_place(float *a, float *tmp, int n)
+{
+    in_place(a, tmp, n);
 }

@@ -494,8 +494,10 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
     siblings = SiblingEmitter(unit, prefix)
     for host in hosts_with_wrappers(unit):
         if host.is_template:
+            _template_host_note(result, unit, host)
             continue
         emitted: list[str] = []
+        edits_before = len(rewriter.edits)
         seqs, breaks, places = host_view(unit, host)
         first_plan = len(result.plans)
         for stmt, why in breaks:
@@ -582,8 +584,15 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
             if not wrote_prologue:
                 emitted.insert(0, prologue(prefix))
                 wrote_prologue = True
-            rewriter.insert(_insertion_point(unit, host), "\n".join(emitted) + "\n",
+            spec = _host_instance(unit, host) is not None
+            rewriter.insert(_insertion_point(unit, host),
+                            "\n" * spec + "\n".join(emitted) + "\n",
                             f"fused kernels for {host.name}")
+        if len(rewriter.edits) == edits_before and \
+                (spec_range := _host_instance(unit, host)) is not None:
+            # nothing fused in it: the specialisation cudafuse wrote goes (the template
+            # serves this instantiation as before)
+            rewriter.replace(unit.source.span(*spec_range), "", "unused specialisation")
     result.output = rewriter.apply()
     result.notes.extend(planner.notes)
     result.assumed.extend(const_notes)
@@ -635,6 +644,22 @@ def _spelled_at_sink(group: FusedGroup) -> FusedGroup:
     return dataclasses.replace(group, launches=spelled)
 
 
+def _template_host_note(result: FuseResult, unit: TranslationUnit, host: Function) -> None:
+    """A function template's own launches (Caffe's `template <typename Dtype> void
+    Forward_gpu(...) { k1<Dtype><<<...>>>(...); k2<Dtype><<<...>>>(...); }`) name no
+    concrete kernel: they are read through the explicit specialisations written for the
+    instantiations the file uses (frontend/host_instances.py). Where none was written, one
+    note at its first launch says why (when it has two or more launches)."""
+    why = unit.host_instances.get(host.span.start, "its instantiations are not read")
+    launches = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)] \
+        if host.body is not None and host.span.file == unit.path else []
+    if isinstance(why, str) and len(launches) > 1:
+        span = launches[0].span
+        result.breaks.append((host.name, span.line, span.col,
+                              f"launches in '{host.name}' are not fused: it is a function "
+                              f"template, and no concrete copy of it is made: {why}"))
+
+
 def _place_launches(result: FuseResult, host: Function, places: list[Placement],
                     first_plan: int) -> None:
     """Every launch of the host function, with its sequence and group or why it is in no
@@ -680,7 +705,17 @@ def _insertion_point(unit: TranslationUnit, host: Function) -> int:
     or `static` written on that line); for a member function defined in its class's body,
     where the class begins."""
     data = unit.source.data
+    spec = _host_instance(unit, host)
+    if spec is not None:
+        return spec[0]  # (on the template's last line: frontend/host_instances.py)
     return data.rfind(b"\n", 0, unit.anchor(host)) + 1
+
+
+def _host_instance(unit: TranslationUnit, host: Function) -> tuple[int, int] | None:
+    """The byte range of the explicit specialisation cudafuse wrote for `host`, if it is
+    one (frontend/host_instances.py)."""
+    return next((r for rs in unit.host_instances.values() if not isinstance(rs, str)
+                 for r in rs if r[0] <= host.span.start < r[1]), None)
 
 
 def report_dict(result: FuseResult) -> dict[str, Any]:

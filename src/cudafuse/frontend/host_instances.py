@@ -1,0 +1,194 @@
+"""Explicit specialisations of the host function templates whose launches may fuse (issue 25).
+
+Caffe's `template <typename Dtype> void Forward_gpu(...) { k1<Dtype><<<...>>>(...);
+k2<Dtype><<<...>>>(...); }` names no concrete kernel until it is instantiated. For each
+instantiation the file uses (a call, `Forward_gpu(a, t, o, n)` or `Forward_gpu<float>(...)`,
+or an explicit instantiation, `template void Forward_gpu<float>(...);`), a concrete copy of
+the function is written as an explicit specialisation, `template <> void
+Forward_gpu<float>(...) {...}`, right after the template's closing brace, on its last line
+(so every later line keeps its number): every reference the template makes to one of its
+own parameters becomes the argument (as frontend/instantiate.py does for kernels), its
+comments blanked and its lines joined. The specialisation is an ordinary host function
+whose launches name instantiations of kernel templates, so the vertical pass fuses it as
+written by hand; a specialisation in which nothing fuses is dropped from the output
+(passes/vertical/driver.py), and the template stays as written for every other use.
+
+No copy is made (the template keeps its note) for a member function, a template whose body
+has a preprocessor directive or a line continuation, a parameter with a default argument or an
+`extern` specifier (no explicit specialisation may repeat them; `static` is dropped: the
+specialisation takes its template's linkage), a template
+argument instantiate.py cannot write, or a call in the body to a name the file declares
+again after the template: the instantiation, made where it is used, might call that later
+declaration, where the copy, standing at the template, could not. The parse with the copies
+must have no more errors than the one without.
+"""
+
+from __future__ import annotations
+
+import re
+
+import clang.cindex as ci
+
+from cudafuse.frontend.instantiate import _PARAM_KINDS, _arguments, _template_cursor, _value_text
+from cudafuse.frontend.lower import K
+from cudafuse.ir import nodes as n
+from cudafuse.ir.code_text import blank_comments
+from cudafuse.ir.program import Function, TranslationUnit
+
+
+def _launch_count(fn: Function) -> int:
+    return sum(isinstance(x, n.KernelLaunch) for x in fn.body.walk()) if fn.body else 0
+
+
+def host_templates(unit: TranslationUnit) -> list[Function]:
+    """The main file's host function templates with two or more launches."""
+    return [f for f in unit.functions if f.is_template and f.space != "global" and
+            f.body is not None and f.span.file == unit.path and not f.parent and
+            _launch_count(f) > 1]
+
+
+def _uses(tu: ci.TranslationUnit, path: str, tcur: ci.Cursor) -> list[ci.Cursor]:
+    """The implicit instantiations of template `tcur` the main file names (calls, explicit
+    instantiations), in source order, one per argument list."""
+    loc = tcur.location
+    out: list[ci.Cursor] = []
+
+    def instance(c: ci.Cursor | None) -> bool:
+        if c is None or c.kind != K.FUNCTION_DECL:
+            return False
+        t = ci.conf.lib.clang_getSpecializedCursorTemplate(c)
+        # (an explicit specialisation stands elsewhere: it is the user's own)
+        return t is not None and t == tcur and c.location.offset == loc.offset
+    for c in tu.cursor.walk_preorder():
+        f = c.location.file
+        if f is None or f.name != path:
+            continue
+        if c.kind == K.FUNCTION_DECL and instance(c):
+            out.append(c)  # an explicit instantiation (at the pattern's place)
+        elif c.kind in (K.CALL_EXPR, K.DECL_REF_EXPR) and instance(c.referenced):
+            out.append(c.referenced)
+    return out
+
+
+def _copy(unit: TranslationUnit, tcur: ci.Cursor, fn: Function,
+          args: list[str | int]) -> bytes | str:
+    """The explicit specialisation `template <> R name<args>(...) {...}` on one line, or why
+    none is written."""
+    data = unit.source.data
+    start, end = fn.span.start, fn.span.end
+    text = data[start:end]
+    if re.search(rb"^[ \t]*#", text, re.M) or b"\\\n" in text:
+        return "its body has a preprocessor directive or a line continuation"
+    params = [c for c in tcur.get_children() if c.kind in (*_PARAM_KINDS,
+                                                           K.TEMPLATE_TEMPLATE_PARAMETER)]
+    if len(params) != len(args) or any(c.kind == K.TEMPLATE_TEMPLATE_PARAMETER
+                                       for c in params):
+        return "it has a parameter pack or a template template parameter"
+    for c in tcur.get_children():
+        if c.kind == K.PARM_DECL and any(k.kind.is_expression() for k in c.get_children()):
+            return f"its parameter '{c.spelling}' has a default argument"
+    close = data.find(b">", max(c.extent.end.offset for c in params) if params else start)
+    if close < 0 or close >= fn.name_span.start:
+        return "its template head is not found"
+    head = data[close + 1:fn.name_span.start]
+    if re.search(rb"\bextern\b", head):
+        return "it is declared extern"
+    bound = {c.hash: a if isinstance(a, str) else _value_text(c, a)
+             for c, a in zip(params, args, strict=True)}
+    edits: dict[int, tuple[int, str]] = {}
+    for c in tcur.walk_preorder():
+        if c.kind not in (K.TYPE_REF, K.DECL_REF_EXPR) or c.extent.start.offset <= close:
+            continue
+        r = c.referenced
+        if r is None or r.kind not in _PARAM_KINDS or r.hash not in bound:
+            continue
+        s, e = c.extent.start.offset, c.extent.end.offset
+        if data[s:e].decode("utf-8", "replace") != r.spelling:
+            return f"its parameter '{r.spelling}' is used through a macro"
+        edits[s] = (e, bound[r.hash])
+    shown = ", ".join(bound[c.hash] for c in params)
+    edits[fn.name_span.start] = (fn.name_span.end, f"{fn.name}<{shown}>")
+    # (a specialisation takes its template's linkage and may not repeat `static`)
+    for m in re.finditer(rb"\bstatic\b", head):
+        edits[close + 1 + m.start()] = (close + 1 + m.end(), "")
+    out = bytearray(b"template <>")
+    pos = close + 1
+    for s in sorted(edits):
+        e, new = edits[s]
+        out += data[pos:s] + new.encode()
+        pos = e
+    out += data[pos:end]
+    # (lines joined, nothing else: a string literal keeps its spaces)
+    return blank_comments(bytes(out)).replace(b"\r", b" ").replace(b"\n", b" ")
+
+
+def _later_names(unit: TranslationUnit, fn: Function) -> str:
+    """A name the template's body calls that the file declares again after the template."""
+    called = {x.callee.rsplit("::", 1)[-1] for x in fn.body.walk()
+              if isinstance(x, n.Call) and x.callee} if fn.body else set()
+    later = [f.name for f in (*unit.functions, *unit.methods)
+             if f.span.file == unit.path and f.span.start > fn.span.end and f.name in called]
+    return later[0] if later else ""
+
+
+def specialised(tu: ci.TranslationUnit, unit: TranslationUnit
+                ) -> tuple[bytes | None, dict[int, list[tuple[int, int]] | str]] | None:
+    """The main file's text with an explicit specialisation after each host template for
+    each instantiation it uses (None: none written), and by template (where it starts in
+    that text) the byte ranges written, or why none was; None when there is no such
+    template."""
+    templates = host_templates(unit)
+    if not templates:
+        return None
+    data = unit.source.data
+    inserts: list[tuple[int, int, list[bytes]]] = []
+    why: dict[int, list[tuple[int, int]] | str] = {}
+    for fn in templates:
+        tcur = _template_cursor(tu.cursor, unit.path, fn.span.start)
+        if tcur is None:
+            why[fn.span.start] = "its template declaration is not found"
+            continue
+        later = _later_names(unit, fn)
+        if later:
+            why[fn.span.start] = (f"it calls '{later}', which the file declares again after it "
+                            "(an instantiation may call that declaration, a copy at the "
+                            "template could not)")
+            continue
+        copies: list[bytes] = []
+        seen: set[tuple[str | int, ...]] = set()
+        for spec in _uses(tu, unit.path, tcur):
+            args = _arguments(spec)
+            if isinstance(args, str):
+                why[fn.span.start] = args
+                break
+            if tuple(args) in seen:
+                continue
+            seen.add(tuple(args))
+            copy = _copy(unit, tcur, fn, args)
+            if isinstance(copy, str):
+                why[fn.span.start] = copy
+                break
+            copies.append(b" " + copy)
+        else:
+            if copies:
+                inserts.append((fn.span.end, fn.span.start, copies))
+            else:
+                why[fn.span.start] = "no instantiation of it is used in the file"
+    if not inserts:
+        return None, why
+    out = bytearray()
+    pos = 0
+    made: dict[int, list[tuple[int, int]]] = {}
+    for at, start, copies in sorted(inserts):
+        out += data[pos:at]
+        ranges = made[start] = []
+        for copy in copies:  # (its leading space included: the output drops it whole)
+            ranges.append((len(out), len(out) + len(copy)))
+            out += copy
+        pos = at
+    out += data[pos:]
+    # (a template after a copy starts later in the new text by the copies before it)
+    starts = sorted({*why, *made})
+    moved = {s: s + sum(len(c) for at, _, cs in inserts if at <= s for c in cs)
+             for s in starts}
+    return bytes(out), {moved[s]: made.get(s, why.get(s, "")) for s in starts}
