@@ -56,6 +56,7 @@ def test_class_results_are_computed_and_dropped_and_class_parameters_refused(lib
 def test_a_function_no_trampoline_can_call_is_left_out_with_a_located_warning(lib):
     d = lib.built.uncallable["pinned_value"]
     assert (d.line, d.col) == (34, 5) and "deleted function" in d.message
+    assert "pinned_value(" in d.source_line  # the line shown under the warning
     with pytest.raises(KeyError, match=r"host_constructs.cu:34:5: 'pinned_value' cannot be "
                                        "called"):
         lib.call("pinned_value", b"\0" * 4)

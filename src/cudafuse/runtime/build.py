@@ -84,13 +84,18 @@ def _diagnostics(output: str, pattern: re.Pattern[str], has_col: bool) -> list[D
         file, ln = m.group(1), int(m.group(2))
         col = int(m.group(3)) if has_col else 0
         msg = m.group(4) if has_col else m.group(3)
-        text = ""
-        try:
-            text = Path(file).read_text("utf-8", "replace").splitlines()[ln - 1]
-        except (OSError, IndexError):
-            pass
-        diags.append(Diagnostic(Severity.ERROR, msg, file, ln, col, text))
+        diags.append(Diagnostic(Severity.ERROR, msg, file, ln, col, _source_line(file, ln)))
     return diags
+
+
+def _source_line(file: str, line: int) -> str:
+    """Line `line` (1-based) of `file` for a diagnostic to show; '' when it cannot be read."""
+    if line < 1:  # not a line ([-1] would be the last one)
+        return ""
+    try:
+        return Path(file).read_text("utf-8", "replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return ""
 
 
 def _defined_elsewhere(names: list[str], dirs: list[Path], main: Path) -> list[str]:
@@ -467,14 +472,9 @@ def _compile_trampolines(prep: Prepared, compile_: Callable[[str], None]
 
 def _uncallable(e: Entry, why: str, message: str = "") -> Diagnostic:
     file, line, col = e.where
-    text = ""
-    try:
-        text = Path(file).read_text("utf-8", "replace").splitlines()[line - 1]
-    except (OSError, IndexError):
-        pass
     message = message or (f"'{e.name}' cannot be called from Python or a spec: the "
                           f"compiler rejects its trampoline ({why})")
-    return Diagnostic(Severity.WARNING, message, file, line, col, text)
+    return Diagnostic(Severity.WARNING, message, file, line, col, _source_line(file, line))
 
 
 
