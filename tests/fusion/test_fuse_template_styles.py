@@ -69,6 +69,10 @@ def test_host_templates_are_specialised(fused) -> None:
                                                    "int n)"):] == src[src.index(
                                                        "void p_in_place(float *a, float "
                                                        "*tmp, int n)"):]
+    # (notes about a copy's code point where the template has it)
+    (edge,) = [e for e in result.edges if e.host == "in_place"]
+    assert (edge.line, edge.col) == (1 + src.index("    twice_k<T><<<(n + 63) / 64, 64>>>(t, "
+                                                   "a, n);"), 5)
     line = 1 + next(k for k, x in enumerate(src) if "offset_k<T><<<" in x)
     assert ("with_default", line, 5, "launches in 'with_default' are not fused: it is a "
             "function template, and no concrete copy of it is made: its parameter 'by' has a "

@@ -25,7 +25,9 @@ must have no more errors than the one without.
 
 from __future__ import annotations
 
+import bisect
 import re
+from dataclasses import dataclass, field
 
 import clang.cindex as ci
 
@@ -34,6 +36,7 @@ from cudafuse.frontend.lower import K
 from cudafuse.ir import nodes as n
 from cudafuse.ir.code_text import blank_comments
 from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.source import SourceFile
 
 
 def _launch_count(fn: Function) -> int:
@@ -70,10 +73,38 @@ def _uses(tu: ci.TranslationUnit, path: str, tcur: ci.Cursor) -> list[ci.Cursor]
     return out
 
 
+# A piece of a copy and where its text comes from: (start, end) in the copy, the offset of
+# the template's text it was copied from, and whether it is the template's text (else a
+# replacement, all of it shown at that offset).
+_Piece = tuple[int, int, int, bool]
+
+
+@dataclass
+class CopiedSource(SourceFile):
+    """The file with the copies written in: an offset inside a copy has the line and column
+    of the template text it was copied from, so every note about a copy's code points where
+    the user wrote it."""
+
+    pieces: list[_Piece] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.pieces.sort()
+        self._starts = [p[0] for p in self.pieces]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self._starts, offset) - 1
+        if i >= 0:
+            start, end, target, same = self.pieces[i]
+            if offset < end:
+                offset = target + (offset - start if same else 0)
+        return super().line_col(offset)
+
+
 def _copy(unit: TranslationUnit, tcur: ci.Cursor, fn: Function,
-          args: list[str | int]) -> bytes | str:
-    """The explicit specialisation `template <> R name<args>(...) {...}` on one line, or why
-    none is written."""
+          args: list[str | int]) -> tuple[bytes, list[_Piece]] | str:
+    """The explicit specialisation `template <> R name<args>(...) {...}` on one line, with
+    where its pieces come from (offsets in the copy), or why none is written."""
     data = unit.source.data
     start, end = fn.span.start, fn.span.end
     text = data[start:end]
@@ -112,14 +143,20 @@ def _copy(unit: TranslationUnit, tcur: ci.Cursor, fn: Function,
     for m in re.finditer(rb"\bstatic\b", head):
         edits[close + 1 + m.start()] = (close + 1 + m.end(), "")
     out = bytearray(b"template <>")
+    pieces: list[_Piece] = [(0, len(out), start, False)]
     pos = close + 1
     for s in sorted(edits):
         e, new = edits[s]
-        out += data[pos:s] + new.encode()
+        pieces.append((len(out), len(out) + s - pos, pos, True))
+        out += data[pos:s]
+        pieces.append((len(out), len(out) + len(new.encode()), s, False))
+        out += new.encode()
         pos = e
+    pieces.append((len(out), len(out) + end - pos, pos, True))
     out += data[pos:end]
     # (lines joined, nothing else: a string literal keeps its spaces)
-    return blank_comments(bytes(out)).replace(b"\r", b" ").replace(b"\n", b" ")
+    text = blank_comments(bytes(out)).replace(b"\r", b" ").replace(b"\n", b" ")
+    return text, pieces
 
 
 def _later_names(unit: TranslationUnit, fn: Function) -> str:
@@ -132,7 +169,7 @@ def _later_names(unit: TranslationUnit, fn: Function) -> str:
 
 
 def specialised(tu: ci.TranslationUnit, unit: TranslationUnit
-                ) -> tuple[bytes | None, dict[int, list[tuple[int, int]] | str]] | None:
+                ) -> tuple[CopiedSource | None, dict[int, list[tuple[int, int]] | str]] | None:
     """The main file's text with an explicit specialisation after each host template for
     each instantiation it uses (None: none written), and by template (where it starts in
     that text) the byte ranges written, or why none was; None when there is no such
@@ -141,7 +178,7 @@ def specialised(tu: ci.TranslationUnit, unit: TranslationUnit
     if not templates:
         return None
     data = unit.source.data
-    inserts: list[tuple[int, int, list[bytes]]] = []
+    inserts: list[tuple[int, int, list[tuple[bytes, list[_Piece]]]]] = []
     why: dict[int, list[tuple[int, int]] | str] = {}
     for fn in templates:
         tcur = _template_cursor(tu.cursor, unit.path, fn.span.start)
@@ -154,7 +191,7 @@ def specialised(tu: ci.TranslationUnit, unit: TranslationUnit
                             "(an instantiation may call that declaration, a copy at the "
                             "template could not)")
             continue
-        copies: list[bytes] = []
+        copies: list[tuple[bytes, list[_Piece]]] = []
         seen: set[tuple[str | int, ...]] = set()
         for spec in _uses(tu, unit.path, tcur):
             args = _arguments(spec)
@@ -168,7 +205,7 @@ def specialised(tu: ci.TranslationUnit, unit: TranslationUnit
             if isinstance(copy, str):
                 why[fn.span.start] = copy
                 break
-            copies.append(b" " + copy)
+            copies.append(copy)
         else:
             if copies:
                 inserts.append((fn.span.end, fn.span.start, copies))
@@ -179,16 +216,21 @@ def specialised(tu: ci.TranslationUnit, unit: TranslationUnit
     out = bytearray()
     pos = 0
     made: dict[int, list[tuple[int, int]]] = {}
+    pieces: list[_Piece] = []
     for at, start, copies in sorted(inserts):
         out += data[pos:at]
+        shift = len(out) - at  # (of this template's text: the copies before it)
         ranges = made[start] = []
-        for copy in copies:  # (its leading space included: the output drops it whole)
-            ranges.append((len(out), len(out) + len(copy)))
+        for copy, where in copies:  # (its leading space included: the output drops it whole)
+            ranges.append((len(out), len(out) + 1 + len(copy)))
+            out += b" "
+            pieces += [(len(out) + s, len(out) + e, t + shift, same) for s, e, t, same in where]
             out += copy
         pos = at
     out += data[pos:]
     # (a template after a copy starts later in the new text by the copies before it)
     starts = sorted({*why, *made})
-    moved = {s: s + sum(len(c) for at, _, cs in inserts if at <= s for c in cs)
+    moved = {s: s + sum(1 + len(c) for at, _, cs in inserts if at <= s for c, _ in cs)
              for s in starts}
-    return bytes(out), {moved[s]: made.get(s, why.get(s, "")) for s in starts}
+    return CopiedSource(unit.path, bytes(out), pieces=pieces), \
+        {moved[s]: made.get(s, why.get(s, "")) for s in starts}

@@ -652,13 +652,13 @@ def _with_host_instances(path: str, opts: ParseOptions, tu: ci.TranslationUnit,
     found = specialised(tu, result.unit)
     if found is None:
         return None
-    text, where = found
-    if text is None:
+    source, where = found
+    if source is None:
         result.unit.host_instances = where
         return None
     errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
     try:  # (idempotent: the copies are explicit specialisations, no instantiations)
-        again = _parse_source(path, SourceFile(path, text), opts, text)
+        again = _parse_source(path, source, opts, source.data)
     except CudafuseError:
         again = None
     # (a host function clang rejects is skipped with a warning, not an error: each copy
