@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from cudafuse.emu.undefined import Symbol, undefined
+from cudafuse.emu.undefined import Symbol, stub_source, undefined
 
 PART = """\
 int called_only(int);
@@ -32,3 +32,19 @@ def test_called_read_and_address_taken_symbols_are_told_apart(tmp_path: Path) ->
                      Symbol("read_only", "read_only", False)]
     # One the library does not lack: no stand-ins can be made for that list.
     assert undefined(lib, [*missing, "elsewhere(int)"]) is None
+
+
+def test_stand_ins_compile_whatever_the_file_names_hold(tmp_path: Path) -> None:
+    # Quotes, a backslash, a % (snprintf's format) and a line break in the names of the
+    # files said to define the symbols: the stand-ins' source still compiles.
+    (tmp_path / "part.cpp").write_text(PART)
+    lib = tmp_path / "part.so"
+    subprocess.run(["g++", "-shared", "-fPIC", "-O0", str(tmp_path / "part.cpp"), "-o",
+                    str(lib)], check=True)
+    code = stub_source(lib, ["called_only(int)", "read_only"],
+                       ['50% "odd"\\name.cpp', "two\nlines.cpp"])
+    assert code is not None
+    (tmp_path / "stubs.cpp").write_text(code)
+    done = subprocess.run(["g++", "-fsyntax-only", "-Wall", "-Werror=format",
+                           str(tmp_path / "stubs.cpp")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -82,7 +82,7 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
         return None
     stubs, blocks = [], []
     for symbol in symbols:
-        text = symbol.shown.replace("\\", "\\\\").replace('"', '\\"')
+        text = c_string(symbol.shown)
         # A function (its demangled name has a parameter list) gets a stub even where its
         # address is taken too (the emulator registers a kernel by its address): a call
         # through that address then stops with the name; pages no access is allowed to would
@@ -93,6 +93,7 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
             blocks.append(symbol.mangled)
     where = (f"{', '.join(files)} {'seems' if len(files) == 1 else 'seem'} to define it; "
              if files else "")
+    in_format = c_string(where).replace("%", "%%")  # inside snprintf's format
     data = "".join(f'extern "C" {{ __attribute__((aligned(4096))) char {m}[65536]; }}\n'
                    for m in blocks)
     protect = "".join(f"  mprotect({m}, sizeof {m}, PROT_NONE);\n" for m in blocks)
@@ -105,7 +106,7 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
             "[[noreturn]] static void cf_undefined(const char *name) {\n"
             "  char msg[1024];\n"
             '  snprintf(msg, sizeof msg, "%s was called, but another file of the program '
-            "defines it (" + _c_string(where) + "only the program's own file is built)\", "
+            "defines it (" + in_format + "only the program's own file is built)\", "
             "name);\n"
             '  const char *path = getenv("CUDAFUSE_EMU_REPORT");\n'
             '  FILE *fh = path ? fopen(path, "w") : nullptr;\n'
@@ -117,7 +118,7 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
             "}\n")
 
 
-def _c_string(text: str) -> str:
-    """`text` escaped for a C string literal (a file name may hold quotes or backslashes),
-    with % doubled for snprintf's format."""
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+def c_string(text: str) -> str:
+    """`text` escaped for a C string literal (a name or a file name may hold quotes,
+    backslashes or line breaks)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

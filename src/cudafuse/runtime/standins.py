@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cudafuse.diagnostics import error
-from cudafuse.emu.undefined import EXIT_STATUS, Symbol, undefined
+from cudafuse.emu.undefined import EXIT_STATUS, Symbol, c_string, undefined
 from cudafuse.runtime.linker_names import Definition, bare, locate
 
 # What the trampolines return when a stand-in (or anything else) threw (trampoline.py).
@@ -115,13 +115,13 @@ def source(symbols: list[Symbol], messages: dict[str, str]) -> str:
              "#include <unistd.h>"]
     for s in calls:  # caught by the trampoline (trampoline.py, guarded)
         lines.append(f'extern "C" void {s.mangled}() {{ throw static_cast<const char *>('
-                     f'"{_c_string(messages[s.mangled])}"); }}')
+                     f'"{c_string(messages[s.mangled])}"); }}')
     if not blocks:
         return "\n".join(lines) + "\n"
     for s in blocks:
         lines.append(f'extern "C" {{ __attribute__((aligned(4096))) char '
                      f"{s.mangled}[{_BLOCK}]; }}")
-    entries = ", ".join(f'{{{s.mangled}, "{_c_string(messages[s.mangled] + chr(10))}"}}'
+    entries = ", ".join(f'{{{s.mangled}, "{c_string(messages[s.mangled] + chr(10))}"}}'
                         for s in blocks)
     lines += [
         "namespace {",
@@ -151,10 +151,6 @@ def source(symbols: list[Symbol], messages: dict[str, str]) -> str:
         "}  // namespace",
     ]
     return "\n".join(lines) + "\n"
-
-
-def _c_string(text: str) -> str:
-    return (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
 
 
 def link(cmd: list[str], obj: Path, out: Path, program: str,
