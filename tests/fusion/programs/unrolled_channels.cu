@@ -143,3 +143,21 @@ void read_loop(const float *in, float *tmp, const float *wt, float *gray, int w,
   window_rgb<<<(n + 63) / 64, 64>>>(in, tmp, n);
   weighted_gray<<<(n + 127) / 128, 128>>>(tmp, wt, gray, n);
 }
+
+// The channel count in a local given one value (`int channels = 3;`), in the bound and in
+// the index; a 2-D consumer over the same pixels.
+__global__ void invert_rgb(const float *in, float *out, int w, int h) {
+  int col = threadIdx.x + blockIdx.x * blockDim.x;
+  int row = threadIdx.y + blockIdx.y * blockDim.y;
+  int channels = 3;
+  if (col < w && row < h) {
+    int offset = (row * w + col) * channels;
+    for (int c = 0; c < channels; c++) out[offset + c] = 1.0f - in[offset + c];
+  }
+}
+
+void local_count(const float *in, float *tmp, float *gray, int w, int h) {
+  dim3 block(8, 8), grid((w + 7) / 8, (h + 7) / 8);
+  invert_rgb<<<grid, block>>>(in, tmp, w, h);
+  rgb_gray<<<grid, block>>>(tmp, gray, w, h);
+}

@@ -122,7 +122,7 @@ def decompose(q: Poly, own: Poly, plane: Poly) -> tuple[Layout, int] | None:
     return None
 
 
-def _locals(fn: n.Node) -> dict[str, n.Expr]:
+def kernel_locals(fn: n.Node) -> dict[str, n.Expr]:
     """Locals declared with an initialiser and never assigned again, whose initialisers read
     nothing that is assigned (so the local and its initialiser agree wherever it is seen;
     a grid-stride loop's variable, stepped only between iterations, is the caller's to
@@ -151,7 +151,7 @@ class Frame:
 def frame(body: n.Node, coords: tuple[n.VarDecl, ...], bounds: tuple[n.Expr, ...]
           ) -> Frame | None:
     """The frame of a 1D (`i`, plane n) or 2D (`y * w + x`, plane w * h) kernel, or None."""
-    locals_ = _locals(body)
+    locals_ = kernel_locals(body)
     for c in coords:
         locals_.pop(c.decl, None)
     if not coords or len(coords) > 2 or len(bounds) != len(coords):
@@ -392,7 +392,7 @@ def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body
     except Unprintable:
         shown = f"'{name}'"
     where = f"in a loop (line {w.span.line})"
-    locals_ = fr.locals_ if fr is not None else _locals(body)
+    locals_ = fr.locals_ if fr is not None else kernel_locals(body)
     q = poly(target.index, locals_)
     if q is None:
         # Not a polynomial (`/`, `%`, calls): what it depends on still says whether the

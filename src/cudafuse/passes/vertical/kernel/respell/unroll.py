@@ -11,7 +11,8 @@ c] = ...`); read as a loop, a consumer could only recompute such an element by r
 Unrolled, each iteration is the loop's body with its variable a constant: the same
 statements in the same order, so the kernel computes exactly what it did. The facts come
 from the tree, not the text: the trip is evaluated from the header (start, bound and step
-integer constants: literals, macros, `constexpr`), the loop variable is declared by the
+integer constants: literals, macros, `constexpr`, a local given one value and never written,
+`int channels = 3;`), the loop variable is declared by the
 header and written nowhere else, the body neither leaves the loop (break, continue, return,
 goto) nor declares shared or static variables, and some store of the body to a pointer
 parameter is at an element that is affine in the variable with a nonzero step (each
@@ -40,7 +41,7 @@ import re
 from cudafuse.ir import nodes as n
 from cudafuse.ir.lvalue import write_targets
 from cudafuse.ir.program import Function
-from cudafuse.passes.vertical.kernel.channels import UNROLL_TRIPS, poly
+from cudafuse.passes.vertical.kernel.channels import UNROLL_TRIPS, kernel_locals, poly
 from cudafuse.passes.vertical.kernel.respell.text import Edit, bare, keep_lines
 
 MAX_TRIPS = UNROLL_TRIPS  # a channel loop (RGB, RGBA, a small vector); longer ones stay loops
@@ -52,9 +53,10 @@ _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b
 _SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
 
 
-def _const(e: n.Expr | None) -> int | None:
-    """The integer constant `e` is (literals, macros, folded const variables), else None."""
-    q = poly(e, {})
+def _const(e: n.Expr | None, locals_: dict[str, n.Expr]) -> int | None:
+    """The integer constant `e` is (literals, macros, folded const variables, locals of the
+    kernel given one value and never written: `int channels = 3;`), else None."""
+    q = poly(e, locals_)
     if q is None or any(m for m in q):
         return None
     return q.get((), 0)
@@ -65,19 +67,19 @@ def _is_var(e: n.Expr | None, decl: str) -> bool:
     return isinstance(e, n.Ref) and e.decl == decl
 
 
-def _trip(loop: n.For, var: n.VarDecl) -> list[int] | None:
+def _trip(loop: n.For, var: n.VarDecl, locals_: dict[str, n.Expr]) -> list[int] | None:
     """The values the loop variable takes, one per iteration, when its start, bound and
     step are constants and there are 1..MAX_TRIPS of them; else None."""
-    start = _const(var.init)
+    start = _const(var.init, locals_)
     cond = loop.cond
     while isinstance(cond, n.Cast):
         cond = cond.operand
     if start is None or not isinstance(cond, n.Binary) or cond.op not in _COMPARE:
         return None
     if _is_var(cond.lhs, var.decl):
-        op, bound = cond.op, _const(cond.rhs)
+        op, bound = cond.op, _const(cond.rhs, locals_)
     elif _is_var(cond.rhs, var.decl):
-        op, bound = _SWAPPED[cond.op], _const(cond.lhs)
+        op, bound = _SWAPPED[cond.op], _const(cond.lhs, locals_)
     else:
         return None
     inc = loop.inc
@@ -85,7 +87,7 @@ def _trip(loop: n.For, var: n.VarDecl) -> list[int] | None:
     if isinstance(inc, n.Unary) and inc.op in ("++", "--") and _is_var(inc.operand, var.decl):
         step = 1 if inc.op == "++" else -1
     elif isinstance(inc, n.Binary) and inc.op in ("+=", "-=") and _is_var(inc.lhs, var.decl):
-        k = _const(inc.rhs)
+        k = _const(inc.rhs, locals_)
         step = None if k is None else (k if inc.op == "+=" else -k)
     elif isinstance(inc, n.Binary) and inc.op == "=" and _is_var(inc.lhs, var.decl):
         q = poly(inc.rhs, {})  # c = c + k, c = k + c, c = c - k
@@ -227,6 +229,7 @@ def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int], str]]:
     assert fn.body is not None
     found: list[tuple[n.For, n.VarDecl, list[int], str]] = []
     loops = [x for x in fn.body.walk() if isinstance(x, (n.For, n.While))]
+    once = kernel_locals(fn.body)
     for loop in loops:
         if not isinstance(loop, n.For) or any(
                 outer is not loop and any(y is loop for y in outer.walk()) for outer in loops):
@@ -238,7 +241,7 @@ def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int], str]]:
         if var.init is None or var.storage or var.array_dims or \
                 not _INT_TYPE.fullmatch(var.var_type.strip()):
             continue
-        values = _trip(loop, var)
+        values = _trip(loop, var, {d: e for d, e in once.items() if d != var.decl})
         if values is None or _leaves_or_shares(loop.body):
             continue
         if any(isinstance(t := bare(w), n.Ref) and t.decl == var.decl
