@@ -153,18 +153,8 @@ def _without_brackets(part: str) -> str | None:
 
 def _count_params(text: str, opening: int) -> int | None:
     """The parameter count of the list opening at `opening`; None when it does not close."""
-    depth, commas, empty = 0, 0, True
-    for ch in text[opening:]:
-        if ch in _OPENING:
-            depth += 1
-            if depth == 1:
-                continue
-        elif ch in _OPENING.values():
-            depth -= 1
-            if depth == 0:
-                return 0 if empty else commas + 1
-        if depth == 1 and ch == ",":
-            commas += 1
-        if not ch.isspace():
-            empty = False
-    return None
+    close = next((i for i, ch, d in _scan(text[opening:]) if d == 1 and ch == ")"), None)
+    if close is None:
+        return None
+    inner = text[opening + 1:opening + close]
+    return len(_split_top_level(inner, ",")) if inner.strip() else 0
