@@ -14,10 +14,10 @@ written by hand; a specialisation in which nothing fuses is dropped from the out
 (passes/vertical/driver.py), and the template stays as written for every other use.
 
 No copy is made (the template keeps its note) for a member function, a template whose body
-has a preprocessor directive or a line continuation, a parameter with a default argument or an
-`extern` specifier (no explicit specialisation may repeat them; `static` is dropped: the
-specialisation takes its template's linkage), a template
-argument instantiate.py cannot write, or a call in the body to a name the file declares
+has a preprocessor directive or a line continuation, an `extern` specifier (`static` and
+default arguments are dropped: an explicit specialisation may not repeat them, takes its
+template's linkage, and a call leaving an argument out finds the default on the template),
+a template argument instantiate.py cannot write, or a call in the body to a name the file declares
 again after the template: the instantiation, made where it is used, might call that later
 declaration, where the copy, standing at the template, could not. The parse with the copies
 must have no more errors than the one without.
@@ -115,9 +115,18 @@ def _copy(unit: TranslationUnit, tcur: ci.Cursor, fn: Function,
     if len(params) != len(args) or any(c.kind == K.TEMPLATE_TEMPLATE_PARAMETER
                                        for c in params):
         return "it has a parameter pack or a template template parameter"
+    defaults: list[tuple[int, int]] = []
     for c in tcur.get_children():
-        if c.kind == K.PARM_DECL and any(k.kind.is_expression() for k in c.get_children()):
-            return f"its parameter '{c.spelling}' has a default argument"
+        value = [k for k in c.get_children() if k.kind.is_expression()] \
+            if c.kind == K.PARM_DECL else []
+        if value:
+            # (a specialisation may not repeat a default argument; a call that leaves it
+            # out still finds it on the template)
+            eq = data.rfind(b"=", c.extent.start.offset, value[0].extent.start.offset)
+            if eq < 0:
+                return f"its parameter '{c.spelling}' has a default argument not written " \
+                    "with '='"
+            defaults.append((eq, c.extent.end.offset))
     close = data.find(b">", max(c.extent.end.offset for c in params) if params else start)
     if close < 0 or close >= fn.name_span.start:
         return "its template head is not found"
@@ -139,6 +148,10 @@ def _copy(unit: TranslationUnit, tcur: ci.Cursor, fn: Function,
         edits[s] = (e, bound[r.hash])
     shown = ", ".join(bound[c.hash] for c in params)
     edits[fn.name_span.start] = (fn.name_span.end, f"{fn.name}<{shown}>")
+    for s, e in defaults:
+        for at in [at for at in edits if s <= at < e]:
+            del edits[at]  # (a parameter named in the default goes with it)
+        edits[s] = (e, "")
     # (a specialisation takes its template's linkage and may not repeat `static`)
     for m in re.finditer(rb"\bstatic\b", head):
         edits[close + 1 + m.start()] = (close + 1 + m.end(), "")
