@@ -162,6 +162,8 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
     from cudafuse.frontend import parse_file
     from cudafuse.passes.horizontal.driver import find_kernel, rehomed_includes
     from cudafuse.passes.horizontal.scopes import named, wrapped
+    from cudafuse.profile.structs import wrapper_helpers
+    from cudafuse.runtime.spec_struct import wrapper_params
 
     spec = side.spec
     if "<" not in spec.entry and "::" not in spec.entry and not _wrapped(spec):
@@ -174,7 +176,7 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
     params = [p.name or f"arg{i}" for i, p in enumerate(ref.fn.params)]
     types = [f"typename cudafuse_param<{i}, decltype(&{kernel})>::type"
              for i in range(len(params))]
-    decls, lines, passed = _struct_params(types, params, _views(spec, params))
+    decls, lines, passed = wrapper_params(types, params, _views(spec, params))
     sym_decls, sym_lines = _symbol_params(spec.symbols, 0)
     decls, lines = decls + sym_decls, sym_lines + lines
     assert spec.grid is not None and spec.block is not None
@@ -183,7 +185,7 @@ def _runnable(side: Side, opts: ParseOptions, tmp: str) -> tuple[str, Spec]:
             f"  {kernel}<<<dim3({grid}), dim3({block}), {spec.shared}>>>"
             f"({', '.join(passed)});\n}}\n")
     data = rehomed_includes(side.file, unit.source.data, tmp)
-    data += b"\n// ---- appended by cudafuse verify --hfuse\n" + _helpers(spec) + \
+    data += b"\n// ---- appended by cudafuse verify --hfuse\n" + wrapper_helpers(spec) + \
         wrapped(named(ref.fn.namespaces), text).encode()
     path = Path(tmp) / Path(side.file).name
     path.write_bytes(data)
@@ -253,33 +255,6 @@ def _views(spec: Spec, params: list[str]) -> dict[int, Any]:
     return out
 
 
-def _struct_params(types: list[str], params: list[str], views: dict[int, Any]
-                   ) -> tuple[list[str], list[str], list[str]]:
-    """A wrapper's parameter declarations, the statements building its structs, and the
-    arguments it passes on: a struct parameter with a view is received as its array."""
-    from cudafuse.runtime.spec_struct import build_lines, data_param
-
-    decls, lines, passed = [], [], []
-    for i, (t, p) in enumerate(zip(types, params, strict=True)):
-        if i in views:
-            decls.append(data_param(t, p))
-            lines += build_lines(t, p, views[i], f"cudafuse_s{i}")
-            passed.append(f"cudafuse_s{i}")
-        else:
-            decls.append(f"{t} {p}")
-            passed.append(p)
-    return decls, lines, passed
-
-
-def _helpers(*specs: Spec) -> bytes:
-    from cudafuse.passes.horizontal.scopes import param_trait
-    from cudafuse.runtime.spec_struct import HELPER
-
-    structs = any(a.tensor for s in specs for a in s.args)
-    return (param_trait("cudafuse") + "#include <type_traits>\n" +
-            (HELPER if structs else "")).encode()
-
-
 def _fused_runnable(fused: str, sides: tuple[Side, Side], orders: list[list[int]],
                     opts: ParseOptions, tmp: str) -> tuple[str, str | None]:
     """The fused file, or (when a kernel takes a struct by value that its spec gives as an
@@ -290,6 +265,8 @@ def _fused_runnable(fused: str, sides: tuple[Side, Side], orders: list[list[int]
     from cudafuse.frontend import parse_file
     from cudafuse.passes.horizontal.driver import rehomed_includes
     from cudafuse.passes.horizontal.scopes import qualifier
+    from cudafuse.profile.structs import wrapper_helpers
+    from cudafuse.runtime.spec_struct import wrapper_params
 
     if not _wrapped(sides[0].spec, sides[1].spec):
         return fused, None
@@ -311,7 +288,7 @@ def _fused_runnable(fused: str, sides: tuple[Side, Side], orders: list[list[int]
             if side.spec.args[i].tensor is not None:
                 views[at + k] = side.spec.args[i].tensor
         at += len(order)
-    decls, lines, passed = _struct_params(types, params, views)
+    decls, lines, passed = wrapper_params(types, params, views)
     n1 = len(sides[0].spec.symbols)
     for side, first in ((sides[0], 0), (sides[1], n1)):
         symbols = side.spec.symbols if side is sides[0] else \
@@ -324,7 +301,7 @@ def _fused_runnable(fused: str, sides: tuple[Side, Side], orders: list[list[int]
             f"  {launcher}({', '.join(passed)});\n}}\n")
     data = rehomed_includes(fused, unit.source.data, tmp)
     data += b"\n// ---- appended by cudafuse verify --hfuse\n" + \
-        _helpers(sides[0].spec, sides[1].spec) + text.encode()
+        wrapper_helpers(sides[0].spec, sides[1].spec) + text.encode()
     path = Path(tmp) / Path(fused).name
     path.write_bytes(data)
     return str(path), wrapper

@@ -4,8 +4,8 @@ runtime/spec_struct.py).
 
 Every profiled program's launcher (`X_launch(args1..., args2..., grid1, grid2, smem1,
 smem2, stream)`, profile.measure) takes such a parameter as the struct itself, while a run
-passes the spec's array. As `verify --hfuse` does (cli/verify_hfuse.py, whose pieces this
-reuses), a host function is appended to the program that receives the array's device
+passes the spec's array. As `verify --hfuse` does (cli/verify_hfuse.py, which uses these
+pieces too), a host function is appended to the program that receives the array's device
 pointer, builds the struct over it with the spec's sizes and strides (by the class's own
 constructor or members, as the compiler finds them), and calls the launcher; the program
 then runs that function in the launcher's place.
@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cudafuse.runtime.spec import Spec
+from cudafuse.runtime.spec_struct import wrapper_params
 
 WRAPPER = "cudafuse_profile_launch"
 SCOPE = "cudafuse_profile_scope"
@@ -45,6 +46,16 @@ def namespaces(kernel: str) -> str:
     return name.lstrip(":").rpartition("::")[0]
 
 
+def wrapper_helpers(*specs: Spec) -> bytes:
+    """What a wrapper's code needs before it: the launcher's parameter types
+    (`cudafuse_param`), and the struct builders when a spec gives a struct as an array."""
+    from cudafuse.passes.horizontal.scopes import param_trait
+    from cudafuse.runtime.spec_struct import HELPER
+
+    return (param_trait("cudafuse") + "#include <type_traits>\n" +
+            (HELPER if needs_wrapper(specs) else "")).encode()
+
+
 def wrapped_program(source: bytes, launcher: str, specs: Sequence[Spec],
                     kernels: Sequence[str]) -> tuple[bytes, str]:
     """The program to run and the function to call: `source` and `launcher` as they are
@@ -53,8 +64,6 @@ def wrapped_program(source: bytes, launcher: str, specs: Sequence[Spec],
     kernels' run specs (their arguments in the kernels' parameter order, as a pair spec
     gives them); `kernels`: the two kernels, qualified
     (`at::native::upsample_bilinear2d_out_frame<float, float>`)."""
-    from cudafuse.cli.verify_hfuse import _helpers, _struct_params
-
     if not needs_wrapper(specs):
         return source, launcher
     views: dict[int, Any] = {}
@@ -68,7 +77,7 @@ def wrapped_program(source: bytes, launcher: str, specs: Sequence[Spec],
     params = [f"cudafuse_a{i}" for i in range(count)]
     types = [f"typename cudafuse_param<{i}, {SCOPE}::launcher_type>::type"
              for i in range(count)]
-    decls, lines, passed = _struct_params(types, params, views)
+    decls, lines, passed = wrapper_params(types, params, views)
     spaces = dict.fromkeys(n for n in map(namespaces, kernels) if n)
     scope = (f"namespace {SCOPE} {{\n" +
              "".join(f"using namespace ::{n};\n" for n in spaces) +
@@ -79,5 +88,5 @@ def wrapped_program(source: bytes, launcher: str, specs: Sequence[Spec],
             f"  {SCOPE}::launcher()({', '.join(passed)});\n}}\n")
     tail = (b"\n// ---- appended by cudafuse hfuse --profile (profile/structs.py): the "
             b"structs by value built over the spec's arrays\n" +
-            _helpers(*specs) + scope.encode() + text.encode())
+            wrapper_helpers(*specs) + scope.encode() + text.encode())
     return source + tail, WRAPPER

@@ -134,3 +134,20 @@ def build_lines(param_type: str, name: str, view: TensorView, local: str) -> lis
             f"auto {local} = cudafuse_tensor<std::remove_cv_t<{param_type}>>({name}, "
             f"{len(view.sizes)}, "
             f"{local}_sz, {local}_st);"]
+
+
+def wrapper_params(types: list[str], params: list[str], views: dict[int, TensorView]
+                   ) -> tuple[list[str], list[str], list[str]]:
+    """A wrapper's parameter declarations, the statements building its structs, and the
+    arguments it passes on: a struct parameter with a view (by its index) is received as
+    its array (`verify --hfuse`'s and `hfuse --profile`'s wrappers)."""
+    decls, lines, passed = [], [], []
+    for i, (t, p) in enumerate(zip(types, params, strict=True)):
+        if i in views:
+            decls.append(data_param(t, p))
+            lines += build_lines(t, p, views[i], f"cudafuse_s{i}")
+            passed.append(f"cudafuse_s{i}")
+        else:
+            decls.append(f"{t} {p}")
+            passed.append(p)
+    return decls, lines, passed
