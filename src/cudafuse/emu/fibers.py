@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 from cudafuse import cuda_api
+from cudafuse.emu import inline_asm
 from cudafuse.frontend.clang_diags import in_bundled_headers
 from cudafuse.frontend.parse import include_dir
 from cudafuse.ir import nodes as n
@@ -155,7 +156,8 @@ def _waits(node: n.Node, unit: TranslationUnit) -> bool:
     if isinstance(node, n.Call):
         return (node.callee in SYNC_CALLS or _is_cg_collective(node, unit)
                 or _is_async_wait(node, unit))
-    return isinstance(node, n.Asm) and node.text.lstrip().startswith(BAR_MACRO)
+    return isinstance(node, n.Asm) and (node.text.lstrip().startswith(BAR_MACRO)
+                                        or inline_asm.waits_at_barrier(node.text.lstrip()))
 
 
 def _inside(fn: Function, call: n.Call) -> bool:

@@ -18,6 +18,8 @@ from cudafuse.emu import ptx_block
 # The instruction (operands as %N, special registers with one or two %) -> the C++ expression
 # assigned to %0 (or, with no output, the statement), over the inputs {1}, {2}, ...
 _SREG = r"%%?"
+_BAR = r"(?:bar|barrier)\.sync(?:\.aligned)?"
+_VALUE = r"%\d|\d+"  # an operand or an immediate
 TEMPLATES: list[tuple[str, str]] = [
     (rf"mov\.u32 %0, {_SREG}laneid", "::cudafuse_emu::ptx::laneid()"),
     (rf"mov\.u32 %0, {_SREG}warpid", "::cudafuse_emu::ptx::warpid()"),
@@ -80,6 +82,12 @@ TEMPLATES: list[tuple[str, str]] = [
     (r"membar\.(?:cta|gl|sys)", ""),
     (r"fence\.(?:acq_rel|sc)\.(?:cta|cluster|gpu|sys)", ""),
     (r"", ""),  # an empty template: a compiler barrier only
+    # Named barriers (bar.sync a[, b] = barrier.sync.aligned; hand-written in kernels that
+    # let warps wait apart, CUTLASS's NamedBarrier): a and b immediates or operands ({vN});
+    # without b every thread of the block takes part, as in __syncthreads (barrier 0).
+    (rf"{_BAR} ({_VALUE})", "!::cudafuse_emu::bar_sync_all((int){v1}, __FILE__, __LINE__)"),
+    (rf"{_BAR} ({_VALUE}), ({_VALUE})",
+     "!::cudafuse_emu::bar_sync((int){v1}, (int){v2}, __FILE__, __LINE__)"),
 ]
 _COMPILED = [(re.compile(p + r"\Z"), e) for p, e in TEMPLATES]
 _ORDERS = {"acquire": "__ATOMIC_ACQUIRE", "release": "__ATOMIC_RELEASE",
@@ -220,13 +228,20 @@ def _single(template: str, outs: list[tuple[str, str]], ins: list[tuple[str, str
             args = ", ".join(f"(void)({e})" for c, e in ins)
             return Translation(close + 1, f"((void)0{', ' + args if args else ''})")
         groups = {f"m{i}": g for i, g in enumerate(m.groups(), 1)}
-        # {oN}: the operand the template's Nth group numbers; {mNq}: group N's memory order
+        # {oN}: the operand the template's Nth group numbers (`%(\d)`); {vN}: the value
+        # group N spells, an operand (`%1`) or an immediate; {mNq}: group N's memory order
         for i, g in enumerate(m.groups(), 1):
-            if g is not None and g.isdigit():
-                if int(g) >= len(operands):
-                    return None
-                groups[f"o{i}"] = f"({operands[int(g)][1]})"
             groups[f"m{i}q"] = _ORDERS.get(g or "", "")
+            if g is None:
+                continue
+            after_percent = m.start(i) > 0 and template[m.start(i) - 1] == "%"
+            index = g if after_percent else g[1:] if g.startswith("%") else None
+            if index is not None and index.isdigit():
+                if int(index) >= len(operands):
+                    return None
+                groups[f"o{i}"] = groups[f"v{i}"] = f"({operands[int(index)][1]})"
+            elif g.isdigit():
+                groups[f"v{i}"] = g
         if expr.startswith("!"):  # a statement with inputs only
             if outs:
                 return None
@@ -239,6 +254,21 @@ def _single(template: str, outs: list[tuple[str, str]], ins: list[tuple[str, str
         value = expr.format(*([""] + [f"({e})" for _, e in operands[1:]]), **groups)
         return Translation(close + 1, f"::cudafuse_emu::ptx::set(({outs[0][1]}), {value})")
     return None
+
+
+_BARRIER = re.compile(rf"{_BAR} ({_VALUE})(?:, ({_VALUE}))?\Z")
+
+
+def waits_at_barrier(text: str) -> bool:
+    """Whether the asm statement at the start of `text` is a barrier the emulator translates
+    (its kernel then runs on fibers, as one calling __syncthreads)."""
+    head = _HEAD.match(text)
+    close = _body_end(text, head.end() - 1) if head else -1
+    if close < 0:
+        return False
+    strings = _split_top(text[head.end():close], ":")[0].strip()
+    return bool(_BARRIER.match(instruction("".join(_STRING.findall(strings))))) and \
+        translate(text) is not None
 
 
 _ASM_WORD = re.compile(rb"\b(?:asm|__asm__|__asm)\b")

@@ -628,6 +628,14 @@ inline void bar_sync(int id, int n, const char *file, int line) {
   bar_enter(id, n, 1, file, line);
 }
 
+// bar.sync id with no count (inline PTX): every thread of the block takes part, as in
+// __syncthreads, on barrier `id`.
+inline void bar_sync_all(int id, const char *file, int line) {
+  need_fibers("bar.sync", file, line);
+  if (id < 0 || id > 15) fail("%s:%d: bar.sync barrier id %d is out of range 0-15", file, line, id);
+  bar_enter(id, 0, 1, file, line);
+}
+
 // bar.red.popc / .and / .or (kind 0, 1, 2) over barrier `id` counting `n` threads: the
 // counted barrier of bar_sync, returning what __syncthreads_count / _and / _or would over
 // the threads it releases.
