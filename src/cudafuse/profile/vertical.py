@@ -92,7 +92,7 @@ def partition_of(result: Any) -> dict[str, list[list[int]]]:
     and, per group, the producers its fused kernel staged in shared-memory tiles (as
     emitted). benchmarks/calibrate.py fits the cost model to timed variants and needs this:
     the variant's name alone does not say, and the model that chose it is being refitted."""
-    from cudafuse.passes.vertical.driver import _short  # GroupNote.tiles' buffer names
+    from cudafuse.passes.vertical.driver import buffer_name  # GroupNote.tiles' buffer names
 
     groups: list[list[int]] = []
     staged: list[list[int]] = []
@@ -103,8 +103,8 @@ def partition_of(result: Any) -> dict[str, list[list[int]]]:
         for note in plan.groups:
             members = sorted(position[i] for i in note.launches if i in position)
             groups.append(members)
-            staged.append([i for i in members
-                           if any(_short(b) in note.tiles for b in plan.model.kernels[i].writes)])
+            staged.append([i for i in members if any(
+                buffer_name(b) in note.tiles for b in plan.model.kernels[i].writes)])
     return {"groups": groups, "staged": staged}
 
 

@@ -70,7 +70,9 @@ _DEFAULTS = FuseOptions()
 GATHER_WINDOW = frozenset((dx, dy) for dx in range(-2, 3) for dy in range(-2, 3))
 
 
-def _short(key: str) -> str:
+def buffer_name(key: str) -> str:
+    """A buffer's key as notes and plans name the buffer: what stands between its first
+    ':' and its '@'."""
     return key.split(":", 1)[-1].split("@")[0]
 
 
@@ -278,7 +280,7 @@ class _Planner:
                             [i.site.index for i in infos], [], *self.objective_unit())
         plan.model = model
         plan.where = seq.scope.what if seq.scope is not None else ""
-        plan.live = {_short(k): why for k, why in live.items()}
+        plan.live = {buffer_name(k): why for k, why in live.items()}
         plan.sizes = {i: {param_key(p, a): _times(elem_size(p.pointee) or
                                                   elem_size(p.pointee_canonical),
                                                   elements_per_item(info.view, p.name))
@@ -294,7 +296,7 @@ class _Planner:
                 why = f"fused (group of {len(chosen.groups[where[a]])} kernels)"
                 gathered = [b for b in bufs if b in model.kernels[c].gathers]
                 if gathered:
-                    why += (f"; '{model.kernels[c].name}' reads {_short(gathered[0])} at "
+                    why += (f"; '{model.kernels[c].name}' reads {buffer_name(gathered[0])} at "
                             "run-time offsets: recomputed per read, costed as a 5x5 window")
             else:
                 pair = frozenset((a, c))
@@ -309,7 +311,7 @@ class _Planner:
                            "keeps them apart")
             edges.append(EdgeNote(seq.host.name, infos[a].site.kernel.name,
                                   infos[c].site.kernel.name, infos[a].site.index,
-                                  infos[c].site.index, tuple(_short(b) for b in bufs), fused,
+                                  infos[c].site.index, tuple(buffer_name(b) for b in bufs), fused,
                                   why, bool(legal(frozenset((a, c)))) and not fused,
                                   infos[c].site.launch.span.line,
                                   infos[c].site.launch.span.col, benefit))
@@ -460,7 +462,7 @@ class _Planner:
                     continue  # (read at its own element: nothing to stage)
                 why = model.no_tile.get((max(group), key))
                 if why is not None:  # (only "always" asks: the cost model never priced it)
-                    notes.append(f"{sink.site.host.name}: tile of {_short(key)} not staged: "
+                    notes.append(f"{sink.site.host.name}: tile of {buffer_name(key)} not staged: "
                                  f"{why}; recomputed instead")
                     continue
                 out[key] = (max(-x0, x1, 0), max(-y0, y1, 0))
@@ -549,23 +551,23 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                         f"{host.name}: {group.name} runs when {' && '.join(group.checks)} "
                         "(its producers' grids cover their domains: not shown from the "
                         "text); the original launches run otherwise")
-                untouched = sorted(_short(k) for s in group.launches[:-1]
+                untouched = sorted(buffer_name(k) for s in group.launches[:-1]
                                    for k in planner.infos(Sequence(host, [s]))[0].writes
                                    if k not in group.stored)
                 plan.groups.append(GroupNote(
                     host.name, group.name, [s.kernel.name for s in group.launches],
                     [s.index for s in group.launches], benefit,
-                    sorted(_short(k) for k in group.stored), untouched, {},
-                    group.launch_block, tiles={_short(k): h for k, h in
+                    sorted(buffer_name(k) for k in group.stored), untouched, {},
+                    group.launch_block, tiles={buffer_name(k): h for k, h in
                                                sorted(emitter.staged_tiles.items())},
                     tile_bytes=emitter.tile_bytes,
-                    tiles_declined={_short(k): why for k, why in
+                    tiles_declined={buffer_name(k): why for k, why in
                                     sorted(emitter.declined_tiles.items())}))
                 position = {id(s): i for i, s in enumerate(seq.launches)}
                 # The figures count the tiles the emitter staged, not those planned: a
                 # declined tile's producer is recomputed per read, and the notes say so.
                 for key, why in sorted(emitter.declined_tiles.items()):
-                    result.notes.append(f"{host.name}: {group.name}: tile of {_short(key)} "
+                    result.notes.append(f"{host.name}: {group.name}: tile of {buffer_name(key)} "
                                         f"planned, not staged: {why}; recomputed instead")
                 shapes.append(GroupShape(
                     frozenset(position[id(s)] for s in group.launches),
