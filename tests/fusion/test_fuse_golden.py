@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import shlex
 import shutil
 import subprocess
@@ -28,8 +29,16 @@ def filecheck(path: Path, prefix: str, text: str) -> subprocess.CompletedProcess
 
 
 def run(path: Path) -> list[subprocess.CompletedProcess[str]]:
+    """The results of `path`'s RUN lines: run once per version of the file, as
+    test_fuse_golden and test_fused_output_compiles check the same runs (a run of `cudafuse`
+    costs some CPU-seconds; issue 27)."""
+    return _run(path, path.read_text())
+
+
+@functools.cache
+def _run(path: Path, text: str) -> list[subprocess.CompletedProcess[str]]:
     out = []
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         if line.startswith("// RUN:"):
             args = shlex.split(line[len("// RUN:"):].replace("%s", str(path)))
             out.append(subprocess.run([sys.executable, "-m", "cudafuse", *args],
