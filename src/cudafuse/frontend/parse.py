@@ -647,8 +647,10 @@ def _with_host_instances(path: str, opts: ParseOptions, tu: ci.TranslationUnit,
     """The file parsed again with an explicit specialisation written after each host
     function template for each instantiation it uses (frontend/host_instances.py), if it
     has any and they parse with no more errors; None otherwise (the reasons kept)."""
-    from cudafuse.frontend.host_instances import host_templates, specialised
+    from cudafuse.frontend.host_instances import WRITING, host_templates, specialised
 
+    if WRITING.get():
+        return None
     found = specialised(tu, result.unit)
     if found is None:
         return None
@@ -657,10 +659,15 @@ def _with_host_instances(path: str, opts: ParseOptions, tu: ci.TranslationUnit,
         result.unit.host_instances = where
         return None
     errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
-    try:  # (idempotent: the copies are explicit specialisations, no instantiations)
+    # (once: a copy's calls may name instantiations of other host templates, which stay
+    # the templates' own; copies written in a second round would move the first's ranges)
+    token = WRITING.set(True)
+    try:
         again = _parse_source(path, source, opts, source.data)
     except CudafuseError:
         again = None
+    finally:
+        WRITING.reset(token)
     # (a host function clang rejects is skipped with a warning, not an error: each copy
     # must be lowered, and nothing else skipped)
     lowered = {f.span.start for f in again.unit.functions} if again is not None else set()
@@ -690,18 +697,14 @@ def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, curs
     unit.skipped.append((sp, d.message))
 
 
-def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, cursor: ci.Cursor,
-          why: str, err: Diagnostic | None) -> None:
-    sp = lowerer.name_span(cursor)
-    if err is not None:
-        d = Diagnostic(Severity.WARNING, f"skipping '{cursor.spelling}': {why}", err.file,
-                       err.line, err.col, err.source_line)
-    else:
-        line = cursor.location.line
-        d = Diagnostic(Severity.WARNING, f"skipping '{cursor.spelling}': {why}", unit.path,
-                       line, cursor.location.column, unit.source.line_text(line))
-    diags.append(d)
-    unit.skipped.append((sp, d.message))
+def _macro_linkage_in_main_file(c: ci.Cursor) -> bool:
+    """An `extern "C"` written by a macro in the main file (OpenMM's `#define KERNEL extern
+    "C" __global__`, from a header): the linkage spec's location is in the macro's
+    definition, its expansion in the main file."""
+    if c.kind != K.LINKAGE_SPEC:
+        return False
+    where = c.location.file  # the expansion location's file
+    return where is not None and where.name == c.translation_unit.spelling
 
 
 def _top_level(cursor: ci.Cursor, path: str,
@@ -710,7 +713,7 @@ def _top_level(cursor: ci.Cursor, path: str,
     extern "C" blocks, in source order."""
     templates = set() if templates is None else templates
     for c in cursor.get_children():
-        if not in_main_file(c):
+        if not in_main_file(c) and not _macro_linkage_in_main_file(c):
             continue
         kind = c.kind
         if kind in (K.LINKAGE_SPEC, K.NAMESPACE, K.UNEXPOSED_DECL):

@@ -21,13 +21,13 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
 from cudafuse.passes.horizontal import coop
+from cudafuse.passes.horizontal.barrier_macros import barrier_suffix
 from cudafuse.passes.horizontal.shared_split import dyn_pointer, extern_globals, shared_classes
 
 BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 BUILTIN_PARAMS = ("[[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const dim3 blockDim, "
                   "[[maybe_unused]] const uint3 blockIdx, [[maybe_unused]] const dim3 gridDim")
 BUILTIN_ARGS = "threadIdx, blockDim, blockIdx, gridDim"
-PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
 # __syncthreads_count / _and / _or and their CUDAFUSE_BAR_RED kind.
 REDUCING = {"__syncthreads_count": 0, "__syncthreads_and": 1, "__syncthreads_or": 2}
 REDUCING_CALL = re.compile(r"^(__syncthreads_(?:count|and|or))\s*\(")
@@ -186,7 +186,9 @@ def copy_text(unit: TranslationUnit, fn: Function, name: str, copies: dict[str, 
     if barrier:
         for node in fn.body.walk():
             if isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads":
-                rel(node.span.start, node.span.end, barrier, "the part's barrier")
+                suffix = barrier_suffix(unit, node)
+                assert suffix is not None  # parts.py refuses what cannot be rewritten
+                rel(node.span.start, node.span.end, barrier + suffix, "the part's barrier")
     if reducing is not None:
         for node in fn.body.walk():
             if isinstance(node, n.Call) and node.callee.split("::")[-1] in REDUCING:

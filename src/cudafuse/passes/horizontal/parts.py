@@ -20,6 +20,7 @@ from cudafuse.ir.program import Function, GlobalVar, TemplateParam, TranslationU
 from cudafuse.ir.source import Span
 from cudafuse.passes.horizontal import coop
 from cudafuse.passes.horizontal.asm import asm_hazard
+from cudafuse.passes.horizontal.barrier_macros import barrier_suffix
 from cudafuse.passes.horizontal.carried import carried_state
 from cudafuse.passes.horizontal.helpers import (
     REDUCING,
@@ -30,8 +31,6 @@ from cudafuse.passes.horizontal.helpers import (
 )
 from cudafuse.passes.horizontal.per_block import per_block_stores
 from cudafuse.passes.horizontal.shared_split import SharedSplit, plan_split, written_out
-
-_PLAIN_BARRIER = re.compile(r"^__syncthreads\s*\(\s*\)$")
 
 
 @dataclass(frozen=True)
@@ -113,8 +112,7 @@ def build_part(index: int, unit: TranslationUnit, ref: KernelRef, block: Shape,
         elif isinstance(node, n.Call):
             callee = node.callee.split("::")[-1]
             if callee == "__syncthreads":
-                text = unit.code_text(node.span) if node.span.file == unit.path else ""
-                if mode == "thread" and not _PLAIN_BARRIER.match(text.strip()):
+                if mode == "thread" and barrier_suffix(unit, node) is None:
                     refuse(node.span, "a __syncthreads() inside a macro expansion cannot be "
                            "rewritten into the part's own barrier; write it out")
                 barriers.append(node)
@@ -267,8 +265,7 @@ def _check_helpers(unit: TranslationUnit, helpers: list[Function], copies: Copie
             elif isinstance(node, n.Call) and node.callee.split("::")[-1] == "__syncthreads" \
                     and mode == "thread":
                 helper_barriers.append(node)
-                text = unit.code_text(node.span) if node.span.file == unit.path else ""
-                if not _PLAIN_BARRIER.match(text.strip()):
+                if barrier_suffix(unit, node) is None:
                     why = "a __syncthreads() inside a macro expansion (write it out)"
             elif isinstance(node, n.Ref) and node.kind == "global" and \
                     node.decl in globals_by_decl and globals_by_decl[node.decl].space == "shared":

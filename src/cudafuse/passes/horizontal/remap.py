@@ -19,6 +19,7 @@ from cudafuse.codegen.splice import Rewriter
 from cudafuse.codegen.templates import scope_lines, template_names
 from cudafuse.ir.source import SourceFile
 from cudafuse.passes.horizontal import coop
+from cudafuse.passes.horizontal.barrier_macros import barrier_suffix
 from cudafuse.passes.horizontal.discarded import discards
 from cudafuse.passes.horizontal.discarded import scope_lines as dependent_scope_lines
 from cudafuse.passes.horizontal.helpers import (
@@ -142,8 +143,10 @@ def _edited_body(part: Part, names: Names, mode: str, base: str) -> str:
     rw = Rewriter(SourceFile(source.path, source.data[span.start:span.end]))
     if mode == "thread":
         for call in part.barriers:
+            suffix = barrier_suffix(part.unit, call)
+            assert suffix is not None  # parts.py refuses what cannot be rewritten
             rw.replace_range(call.span.start - span.start, call.span.end - span.start,
-                             f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count})",
+                             f"CUDAFUSE_BAR_SYNC({part.index}, {part.block.count}){suffix}",
                              "__syncthreads -> the part's named barrier")
         for call in part.reducing:
             edit = reducing_edit(part.unit.code, call, part.index, part.block.count)
