@@ -197,7 +197,8 @@ def test_unsupported_libraries_are_refused_at_the_line(tmp_path: Path, line: str
 def test_undefined_function_names_the_file_defining_it(tmp_path: Path) -> None:
     """A function another file of the program defines builds as a stand-in (emu/undefined.py:
     the kernels a spec launches may need none of them); called, it stops the run with its
-    name and that file, not as a crash. Without such a file the build is refused."""
+    name and that file, located at the function that calls it, not as a crash. Without
+    such a file the build is refused."""
     (tmp_path / "gold.cpp").write_text("void computeGold(float *r, int n)\n{ r[0] = n; }\n")
     src = tmp_path / "prog.cu"
     src.write_text("void computeGold(float *, int);\n"
@@ -207,8 +208,9 @@ def test_undefined_function_names_the_file_defining_it(tmp_path: Path) -> None:
     r = np.zeros(1, np.float32)
     lib.call("other", r)
     assert r[0] == 2
-    with pytest.raises(KernelError, match=r"computeGold\(float\*, int\) was called, but another "
-                       r"file .*\(gold\.cpp seems to define it; only the program's own"):
+    with pytest.raises(KernelError, match=r"prog\.cu:2:6: error: computeGold\(float\*, int\) was "
+                       r"called \(by run\(float\*\)\), but another file .*\(gold\.cpp seems "
+                       r"to define it; only the program's own"):
         lib.call("run", r)
     alone = tmp_path / "alone"
     alone.mkdir()

@@ -72,17 +72,20 @@ def undefined(library: Path, missing: list[str]) -> list[Symbol] | None:
     return found if {s.shown for s in found} == wanted else None
 
 
-def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str | None:
+def stub_source(library: Path, missing: list[str], files: list[str] = (),
+                heads: dict[str, str] | None = None) -> str | None:
     """C++ defining a stand-in for each symbol of `missing` (as the linker named them,
     demangled) that `library` (linked with the references left unresolved) lacks; None when
     one of them is not found there, or the library cannot be read. `files`: the program's
-    other files that seem to define them, named in the message a stand-in stops with."""
+    other files that seem to define them, named in the message a stand-in stops with;
+    `heads`: by name, how that message starts (`prog.cu:2:6: error: f(int) was called (by
+    run(float*))`), `f(int) was called` where none is given."""
     symbols = undefined(library, missing)
     if symbols is None:
         return None
     stubs, blocks = [], []
     for symbol in symbols:
-        text = c_string(symbol.shown)
+        text = c_string((heads or {}).get(symbol.shown, f"{symbol.shown} was called"))
         # A function (its demangled name has a parameter list) gets a stub even where its
         # address is taken too (the emulator registers a kernel by its address): a call
         # through that address then stops with the name; pages no access is allowed to would
@@ -103,11 +106,11 @@ def stub_source(library: Path, missing: list[str], files: list[str] = ()) -> str
             # As the emulator's own errors stop (report_exit, cudafuse_emu_device.h): the
             # message in the run's report file, status EXIT_STATUS, so the runtime shows it as
             # the reason, not abort()'s SIGABRT (which it reads as a corrupted heap).
-            "[[noreturn]] static void cf_undefined(const char *name) {\n"
-            "  char msg[1024];\n"
-            '  snprintf(msg, sizeof msg, "%s was called, but another file of the program '
+            "[[noreturn]] static void cf_undefined(const char *head) {\n"
+            "  char msg[2048];\n"
+            '  snprintf(msg, sizeof msg, "%s, but another file of the program '
             "defines it (" + in_format + "only the program's own file is built)\", "
-            "name);\n"
+            "head);\n"
             '  const char *path = getenv("CUDAFUSE_EMU_REPORT");\n'
             '  FILE *fh = path ? fopen(path, "w") : nullptr;\n'
             "  if (fh) { fputs(msg, fh); fclose(fh); }\n"

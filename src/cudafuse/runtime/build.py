@@ -98,11 +98,6 @@ def _source_line(file: str, line: int) -> str:
         return ""
 
 
-def _defined_elsewhere(names: list[str], dirs: list[Path], main: Path) -> list[str]:
-    """Source files (other than the program) in `dirs` that seem to define one of `names`."""
-    return list(standins.defined_in(names, dirs, main))
-
-
 _ASM_ERROR = re.compile(r"^(.*?):(\d+): Error: (.*)$", re.M)
 
 
@@ -128,14 +123,15 @@ class CompileFailed(CudafuseError):
 
 
 def _link_with_stubs(cmd: list[str], out: Path, tmp: Path, missing: list[str],
-                     files: list[str]) -> bool:
-    """Link again with stubs for the undefined functions (emu/undefined.py), which name
-    `files` (those that seem to define them) when called; False when that is not possible."""
+                     files: list[str], heads: dict[str, str]) -> bool:
+    """Link again with stubs for the undefined functions (emu/undefined.py), which stop
+    with `heads` (by name: where and by what it was called) naming `files` (those that seem
+    to define them) when called; False when that is not possible."""
     from cudafuse.emu.undefined import stub_source
 
     loose = subprocess.run([*cmd, "-Wl,--unresolved-symbols=ignore-all", "-o", str(tmp)],
                            capture_output=True, text=True)
-    code = stub_source(tmp, missing, files) if loose.returncode == 0 else None
+    code = stub_source(tmp, missing, files, heads) if loose.returncode == 0 else None
     tmp.unlink(missing_ok=True)
     if code is None:
         return False
@@ -152,7 +148,11 @@ def _link_with_stubs(cmd: list[str], out: Path, tmp: Path, missing: list[str],
 
 
 def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
-             what: str, search: tuple[Path, list[Path]] | None = None) -> None:
+             what: str, search: tuple[Path, list[Path]] | None = None,
+             defined: list[linker_names.Definition] | None = None) -> None:
+    """Compile (and link) with `cmd` into `out`. A link that lacks what another source file
+    in `search`'s folders (the program, its folders) seems to define gets stubs that stop
+    the run, located at their caller among `defined` (the program's definitions)."""
     # Per process and thread: --profile builds programs on a thread pool, and on a cold
     # cache two of them compile the same shared object (the emulator's guard) at once.
     tmp = out.with_name(f"{out.stem}.{os.getpid()}.{threading.get_ident()}.tmp{out.suffix}")
@@ -162,11 +162,15 @@ def _compile(cmd: list[str], out: Path, pattern: re.Pattern[str], has_col: bool,
         diags = _diagnostics(proc.stderr + proc.stdout, pattern, has_col)
         # Read as the nvcc link's are (standins.py): ld quotes `so' or, in a UTF-8 locale
         # with its translations, ‘so’.
-        missing = sorted(standins.users(proc.stderr))
-        where = _defined_elsewhere(missing, search[1], search[0]) \
+        refs = standins.users(proc.stderr)
+        missing = sorted(refs)
+        where = list(standins.defined_in(missing, search[1], search[0])) \
             if not diags and missing and search else []
-        if where and _link_with_stubs(cmd, out, tmp, missing, where):
-            return  # what another file of the program defines: stubs (emu/undefined.py)
+        if where and search:
+            heads = {m: standins.located(m, "was called", str(search[0]), refs[m],
+                                         defined or []) for m in missing}
+            if _link_with_stubs(cmd, out, tmp, missing, where, heads):
+                return  # what another file of the program defines: stubs (emu/undefined.py)
         if not diags and missing:
             verb = "seems" if len(where) == 1 else "seem"
             it = "it" if len(missing) == 1 else "them"
@@ -375,7 +379,7 @@ def _build(src: Path, backend: str, opts: BuildOptions) -> Built:
             os.replace(fh.name, src_copy)
             if backend == "emu":
                 _compile([tool, *flags, str(src_copy), *guard], lib, _GCC_DIAG, True, "g++",
-                         (src.resolve(), dirs))
+                         (src.resolve(), dirs), prep.defined)
             else:  # compiled, then linked with stand-ins where needed (standins.py)
                 obj = lib.with_name(f"{lib.stem}.{os.getpid()}.{threading.get_ident()}.o")
                 try:

@@ -92,9 +92,6 @@ def message(symbol: Symbol, program: str, callers: list[str], defined: list[Defi
     a namespace's function or a lambda's enclosing one too; else the program), naming the
     files that seem to define it (`files`: defined_in's), or where none does (a variable),
     those that define the rest of what the program lacks."""
-    at = next((w for c in callers if (w := locate(c, defined))), None)
-    place = f"{at[0]}:{at[1]}:{at[2]}" if at else program
-    by = f" (by {', '.join(callers[:3])})" if callers else ""
     what = "was called" if symbol.called else "was used"
     own = [f for f, names in files.items() if symbol.shown in names]
     shown = ", ".join(own[:3]) + (", ..." if len(own) > 3 else "")
@@ -102,8 +99,19 @@ def message(symbol: Symbol, program: str, callers: list[str], defined: list[Defi
     rest = ", ".join(list(files)[:3]) + (", ..." if len(files) > 3 else "")
     why = f"{shown} {verb} to define it" if own else \
         f"as {rest} define the rest of what it lacks"
-    return (f"{place}: error: {symbol.shown} {what}{by}, but another file of the program "
-            f"defines it ({why}): the nvcc backend builds only the program's own file")
+    return (f"{located(symbol.shown, what, program, callers, defined)}, but another file of "
+            f"the program defines it ({why}): the nvcc backend builds only the program's own "
+            "file")
+
+
+def located(shown: str, what: str, program: str, callers: list[str],
+            defined: list[Definition]) -> str:
+    """`place: error: shown what (by callers)`, at the first of `callers` whose definition
+    is known (else `program`): how both backends' stand-ins start their message."""
+    at = next((w for c in callers if (w := locate(c, defined))), None)
+    place = f"{at[0]}:{at[1]}:{at[2]}" if at else program
+    by = f" (by {', '.join(callers[:3])})" if callers else ""
+    return f"{place}: error: {shown} {what}{by}"
 
 
 def source(symbols: list[Symbol], messages: dict[str, str]) -> str:
