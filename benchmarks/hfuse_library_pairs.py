@@ -42,7 +42,11 @@ can give, is verified through drivers the script writes (DRIVERS below).
 Then three libraries tried by no one here before (LIBS below): ggml's CUDA kernels in
 ggerganov/llama.cpp, BVLC/caffe's im2col and solver kernels, open-mmlab/mmcv's op headers,
 same cache convention, host stand-ins in benchmarks/hfuse_library/caffe/ and .../mmcv/
-(docs/benchmarks.md, "Libraries no one here had tried").
+(docs/benchmarks.md, "Libraries no one here had tried"); caffe's layer kernels (ReLU,
+Sigmoid, TanH, Dropout, max/average pooling) with a stand-in for its protobuf-generated
+caffe.pb.h and, in emulator builds, for the Blob accessors other files define. Then
+openmm/openmm's kernels in its common compute dialect (PRELUDE: each kernel file staged with
+our header of the defines OpenMM's runtime compiler puts before it).
 
 (--nvcc: cudafuse's own compile check on, and every output compiled again with nvcc as the
 library builds (--extended-lambda); off by default here. --only ours|third|aten|crypto or
@@ -136,6 +140,20 @@ REPOS.update({
     "open-mmlab/mmcv": ("a8073c74bf83d62ec36a103f835faa4837fb6585",
                         ("mmcv/ops/csrc/common", "mmcv/ops/csrc/common/cuda"), ()),
 })
+# OpenMM compiles its kernels at run time from texts it concatenates (CudaContext::
+# createModule): defines and typedefs for the precision, platforms/cuda/src/kernels/common.cu
+# (the common compute dialect: KERNEL, GLOBAL_ID, SYNC_THREADS...), vectorOps.cu, then the
+# kernel file (platforms/common/src/kernels/*.cc, written in that dialect). The staged copy of
+# each kernel file is that text: a first line including our header of those defines
+# (openmm/cudafuse_openmm.h, single precision), which includes OpenMM's two files; `.cc`
+# files staged as `.cu`. The defines some kernel files expect from their host code, -D.
+REPOS["openmm/openmm"] = ("1a47c2f68439c579e27666e5f985ea1a46dd105a", ("platforms/cuda/src",),
+                          ("COMPONENTS=1", "INVERSE_TOTAL_MASS=0.25f", "THREAD_BLOCK_SIZE=128",
+                           "WORK_GROUP_SIZE=64", "PADDED_NUM_ATOMS=512"))
+STANDINS["openmm/openmm"] = LIBRARY / "openmm"
+# repository -> (header, the paths whose files are kernel sources that get it as line 1)
+PRELUDE = {"openmm/openmm": ("cudafuse_openmm.h", ("platforms/common/src/kernels/",
+                                                   "platforms/cuda/src/kernels/utilities.cu"))}
 # caffe's headers (include/caffe/common.hpp, util/math_functions.hpp) are its own; what they
 # include of Boost, gflags, glog and CBLAS (host code only) finds our stand-ins.
 STANDINS["BVLC/caffe"] = LIBRARY / "caffe"
@@ -147,11 +165,15 @@ MORE_STANDINS = {"open-mmlab/mmcv": (LIBRARY / "aten",)}
 # given with -include, and the environment. ggml's common.cuh names the driver API in host
 # code (CUresult), which the emulator's <cuda.h> lacks. (Its warp reductions, helpers in that
 # header, are read by the emulator's choice of fibers: emu/fibers.py; no environment needed.)
-EMU_INCLUDES = {"ggerganov/llama.cpp": (str(LIBRARY / "driver_api.h"),)}
+# caffe's layer files name Blob's accessors and math helpers that other files define
+# (caffe/cudafuse_caffe_emu.h: stand-ins that stop a run reaching them).
+EMU_INCLUDES = {"ggerganov/llama.cpp": (str(LIBRARY / "driver_api.h"),),
+                "BVLC/caffe": (str(LIBRARY / "caffe" / "cudafuse_caffe_emu.h"),)}
 EMU_ENV: dict[str, dict[str, str]] = {}
 # (kernel as --kernels names it, file, run spec, block as the library launches it)
 GGML = "ggml/src/ggml-cuda/"
 MMCV = "mmcv/ops/csrc/common/cuda/"
+OMM = "platforms/common/src/kernels/"  # staged as .cu (PRELUDE)
 LIBS: dict[str, dict[str, tuple]] = {
     "llama": {
         "rms_norm": ("ggerganov/llama.cpp", GGML + "norm.cu", "rms_norm_f32<32>",
@@ -185,6 +207,23 @@ LIBS: dict[str, dict[str, tuple]] = {
                      "caffe::NesterovUpdate<float>", "cf_nesterov.toml", 512),
         "adagrad_d": ("BVLC/caffe", "src/caffe/solvers/adagrad_solver.cu",
                       "caffe::AdaGradUpdate<double>", "cf_adagrad_d.toml", 512),
+        # The N-d im2col (3-d here), its shapes read from int arrays (values(...) in the spec).
+        "im2col_nd": ("BVLC/caffe", "src/caffe/util/im2col.cu",
+                      "caffe::im2col_nd_gpu_kernel<float, 3>", "cf_im2col_nd.toml", 512),
+        # Layer kernels: the files include their layer's header (caffe/layers/*.hpp), which
+        # includes the protobuf-generated caffe.pb.h: a stand-in (.../caffe/caffe/proto/).
+        "relu": ("BVLC/caffe", "src/caffe/layers/relu_layer.cu", "caffe::ReLUForward<float>",
+                 "cf_relu.toml", 512),
+        "sigmoid": ("BVLC/caffe", "src/caffe/layers/sigmoid_layer.cu",
+                    "caffe::SigmoidForward<float>", "cf_sigmoid.toml", 512),
+        "maxpool": ("BVLC/caffe", "src/caffe/layers/pooling_layer.cu",
+                    "caffe::MaxPoolForward<float>", "cf_maxpool.toml", 512),
+        "dropout": ("BVLC/caffe", "src/caffe/layers/dropout_layer.cu",
+                    "caffe::DropoutForward<float>", "cf_dropout.toml", 512),
+        "avepool": ("BVLC/caffe", "src/caffe/layers/pooling_layer.cu",
+                    "caffe::AvePoolForward<float>", "cf_avepool.toml", 512),
+        "tanh": ("BVLC/caffe", "src/caffe/layers/tanh_layer.cu", "caffe::TanHForward<float>",
+                 "cf_tanh.toml", 512),
     },
     # mmcv's kernels are fused from the headers that define them (hfuse analyses a file's own
     # kernels: the .cu launchers include them).
@@ -206,14 +245,38 @@ LIBS: dict[str, dict[str, tuple]] = {
         "three_nn": ("open-mmlab/mmcv", MMCV + "three_nn_cuda_kernel.cuh",
                      "three_nn_forward_cuda_kernel<float>", "mm_three_nn.toml", 512),
     },
+    # OpenMM's kernels in its common compute dialect (KERNEL, GLOBAL_ID, SYNC_THREADS...),
+    # `extern "C"`, types and macros its runtime defines (the staged files' first line), at
+    # OpenMM's default block of 64 (reductions at the blocks their LOCAL arrays are sized for).
+    "openmm": {
+        "cm_momentum": ("openmm/openmm", OMM + "removeCM.cu", "calcCenterOfMassMomentum",
+                        "om_cm_momentum.toml", 64),
+        "langevin1": ("openmm/openmm", OMM + "langevinMiddle.cu",
+                      "integrateLangevinMiddlePart1", "om_langevin1.toml", 64),
+        "brownian1": ("openmm/openmm", OMM + "brownian.cu", "integrateBrownianPart1",
+                      "om_brownian1.toml", 64),
+        "scale_positions": ("openmm/openmm", OMM + "monteCarloBarostat.cu", "scalePositions",
+                            "om_scale_positions.toml", 64),
+        "center": ("openmm/openmm", OMM + "rg.cu", "computeCenterPosition", "om_center.toml",
+                   128),
+        "verlet1": ("openmm/openmm", OMM + "verlet.cu", "integrateVerletPart1",
+                    "om_verlet1.toml", 64),
+        "clear2": ("openmm/openmm", "platforms/cuda/src/kernels/utilities.cu", "clearTwoBuffers",
+                   "om_clear2.toml", 64),
+        "reduce_energy": ("openmm/openmm", "platforms/cuda/src/kernels/utilities.cu",
+                          "reduceEnergy", "om_reduce_energy.toml", 128),
+    },
 }
 LIB_PAIRS = {
     "llama": [("rms_norm", "gelu"), ("pool2d", "silu"), ("softmax", "im2col"),
               ("sum_rows", "scale")],
     "caffe": [("im2col", "adam"), ("col2im", "rmsprop"), ("adadelta", "nesterov"),
-              ("im2col_d", "adagrad_d")],
+              ("im2col_d", "adagrad_d"), ("relu", "sigmoid"), ("maxpool", "dropout"),
+              ("avepool", "tanh"), ("im2col_nd", "relu")],
     "mmcv": [("sigmoid_focal", "masked_im2col"), ("roi_align", "softmax_focal"),
              ("syncbn_mean_h", "three_nn")],
+    "openmm": [("cm_momentum", "langevin1"), ("brownian1", "scale_positions"),
+               ("center", "verlet1"), ("clear2", "reduce_energy")],
 }
 # Why a kernel cannot be verified under the emulator (None: it can, with the spec named).
 UNVERIFIABLE = {
@@ -382,12 +445,17 @@ def _stage(cache: Path, repo: str, work: Path) -> Path:
     root = work / repo.replace("/", "+")
     if root.is_dir():
         return root
+    header, sources = PRELUDE.get(repo, ("", ()))
     for path in src.rglob("*"):
-        if path.is_file() and path.suffix in (".cu", ".cuh", ".h", ".hpp", ".c"):
-            dest = root / path.relative_to(src)
+        rel = path.relative_to(src)
+        kernel_source = bool(header) and str(rel).startswith(sources)
+        if path.is_file() and (path.suffix in (".cu", ".cuh", ".h", ".hpp", ".c") or
+                               kernel_source and path.suffix == ".cc"):
+            dest = root / (rel.with_suffix(".cu") if kernel_source else rel)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(_HOST_LIBRARY.sub(b'#include "cudafuse_standins.h"',
-                                               path.read_bytes()))
+            text = _HOST_LIBRARY.sub(b'#include "cudafuse_standins.h"', path.read_bytes())
+            dest.write_bytes(f'#include "{header}"\n'.encode() + text if kernel_source
+                             else text)
     for folder in {p.parent for p in root.rglob("*") if p.is_file()}:
         shutil.copy(LIBRARY / "standins.h", folder / "cudafuse_standins.h")
     return root
