@@ -21,10 +21,11 @@ FUSED = [("p_forward", ("offset_k", "twice_k")), ("p_helper", ("cubed_k", "cubed
          ("p_bool_values", ("half_k", "half_k")), ("p_enum", ("combine_k", "combine_k")),
          # host function templates, through their explicit specialisations
          ("forward_gpu", ("offset_k", "twice_k")), ("forward_gpu", ("offset_k", "twice_k")),
-         ("launch_pair", ("combine_k", "half_k")), ("with_default", ("offset_k", "offset_k"))]
+         ("launch_pair", ("combine_k", "half_k")), ("with_default", ("offset_k", "offset_k")),
+         ("chain", ("offset_k", "twice_k"))]
 ENTRIES = ("p_forward", "p_helper", "p_default_arg", "p_specialised", "p_bool_values",
            "p_enum", "p_template_host", "p_template_host_double", "p_static_launcher",
-           "p_default_host")
+           "p_default_host", "p_nested")
 UNFUSED = ("p_bool", "p_in_place")
 SIZES = ({"n": 37 * 19}, {"n": 1}, {"n": 129})
 
@@ -65,6 +66,7 @@ def test_host_templates_are_specialised(fused) -> None:
     assert "void with_default<float>(const float *a, float *t, float *o, int n, float by )" \
         in text  # (its default argument dropped: the template keeps it)
     assert "in_place<" not in text and "never_used<" not in text
+    assert "int chain<float>(" in text and "pair_in_place<" not in text  # (in place: kept)
     assert "the bias first" not in text.split("template <> void forward_gpu<float>")[1][:400]
     # (the code after the last template keeps its lines: fused kernels come before them)
     src = PROGRAM.read_text().splitlines()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import clang.cindex as ci
@@ -71,6 +72,11 @@ def _uses(tu: ci.TranslationUnit, path: str, tcur: ci.Cursor) -> list[ci.Cursor]
         elif c.kind in (K.CALL_EXPR, K.DECL_REF_EXPR) and instance(c.referenced):
             out.append(c.referenced)
     return out
+
+
+# Set while the file with the copies is parsed: its copies' calls name instantiations of
+# other host templates (a launcher calling a launcher), which are not copied in turn.
+WRITING: ContextVar[bool] = ContextVar("cudafuse_host_instances", default=False)
 
 
 # A piece of a copy and where its text comes from: (start, end) in the copy, the offset of

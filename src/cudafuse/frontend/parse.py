@@ -647,8 +647,10 @@ def _with_host_instances(path: str, opts: ParseOptions, tu: ci.TranslationUnit,
     """The file parsed again with an explicit specialisation written after each host
     function template for each instantiation it uses (frontend/host_instances.py), if it
     has any and they parse with no more errors; None otherwise (the reasons kept)."""
-    from cudafuse.frontend.host_instances import host_templates, specialised
+    from cudafuse.frontend.host_instances import WRITING, host_templates, specialised
 
+    if WRITING.get():
+        return None
     found = specialised(tu, result.unit)
     if found is None:
         return None
@@ -657,10 +659,15 @@ def _with_host_instances(path: str, opts: ParseOptions, tu: ci.TranslationUnit,
         result.unit.host_instances = where
         return None
     errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
-    try:  # (idempotent: the copies are explicit specialisations, no instantiations)
+    # (once: a copy's calls may name instantiations of other host templates, which stay
+    # the templates' own; copies written in a second round would move the first's ranges)
+    token = WRITING.set(True)
+    try:
         again = _parse_source(path, source, opts, source.data)
     except CudafuseError:
         again = None
+    finally:
+        WRITING.reset(token)
     # (a host function clang rejects is skipped with a warning, not an error: each copy
     # must be lowered, and nothing else skipped)
     lowered = {f.span.start for f in again.unit.functions} if again is not None else set()
