@@ -86,7 +86,7 @@ def test_timers_do_not_go_back(lib):
 
 @pytest.mark.parametrize("stmt", [
     'asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p));',
-    'asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; selp.u32 %0, 1, 0, q; }" : "=r"(v) : "r"(*p));',
+    'asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q mov.u32 %0, 1; }" : "=r"(v) : "r"(*p));',
     'asm("mov.u32 %0, %%laneid; add.u32 %0, %0, 1;" : "=r"(v));',
     'asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(*p));',
 ])
@@ -177,6 +177,7 @@ def test_untranslated_ptx_is_named():
     assert why_not('asm("{ .reg .b32 t; cvt.rn.f32.u32 t, %1; mov.b32 %0, t; }" : "=r"(v) '
                    ': "r"(x));') == \
         "the emulator does not translate its instruction 'cvt.rn.f32.u32'"
-    assert why_not('asm("{ .reg .pred p; setp.eq.u32 p, %1, 0; }" : "=r"(v) : "r"(x));') == \
-        "the emulator does not translate its declaration '.reg .pred p'"
+    assert why_not('asm("{ .reg .pred p; setp.eq.u32 p, %1, 0; @p mov.u32 %0, 1; }" : "=r"(v) '
+                   ': "r"(x));') == \
+        "the emulator does not translate its predicated instruction '@p mov.u32 %0, 1'"
     assert why_not('asm("add.u32 %0, %1, 1;" : "=r"(v) : "r"(x));') == ""

@@ -256,18 +256,18 @@ def _single(template: str, outs: list[tuple[str, str]], ins: list[tuple[str, str
     return None
 
 
-_BARRIER = re.compile(rf"{_BAR} ({_VALUE})(?:, ({_VALUE}))?\Z")
+_BARRIER = re.compile(r"(?:^|[\s;{])(?:bar|barrier)\.(?:sync|red)\b")
 
 
 def waits_at_barrier(text: str) -> bool:
-    """Whether the asm statement at the start of `text` is a barrier the emulator translates
-    (its kernel then runs on fibers, as one calling __syncthreads)."""
+    """Whether the asm statement at the start of `text` holds a barrier (bar.sync, bar.red)
+    the emulator translates (its kernel then runs on fibers, as one calling __syncthreads)."""
     head = _HEAD.match(text)
     close = _body_end(text, head.end() - 1) if head else -1
     if close < 0:
         return False
     strings = _split_top(text[head.end():close], ":")[0].strip()
-    return bool(_BARRIER.match(instruction("".join(_STRING.findall(strings))))) and \
+    return bool(_BARRIER.search(instruction("".join(_STRING.findall(strings))))) and \
         translate(text) is not None
 
 

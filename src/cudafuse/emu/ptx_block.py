@@ -20,7 +20,7 @@ from dataclasses import dataclass
 _CTYPE = {"b8": "uint8_t", "u8": "uint8_t", "s8": "int8_t", "b16": "uint16_t",
           "u16": "uint16_t", "s16": "int16_t", "b32": "uint32_t", "u32": "uint32_t",
           "s32": "int32_t", "b64": "uint64_t", "u64": "uint64_t", "s64": "int64_t",
-          "f32": "float", "f64": "double"}
+          "f32": "float", "f64": "double", "pred": "bool"}
 _CONSTRAINT = {"r": "uint32_t", "l": "uint64_t", "h": "uint16_t", "f": "float",
                "d": "double", "n": "long long", "c": "uint8_t"}
 _WIDER = {"u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64", "b32": "b64"}
@@ -39,7 +39,9 @@ class _Scope:
 
 
 def _unescape(template: str) -> str:
+    # `%%` is a literal `%` in a template with operands (`.reg .pred %%p`)
     text = template.replace("\\n", "\n").replace("\\t", " ").replace('\\"', '"')
+    text = text.replace("%%", "%")
     text = re.sub(r"//[^\n]*", " ", text)
     return re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
 
@@ -113,7 +115,7 @@ class _Translator:
             if int(m.group(1)) >= len(self.operands):
                 raise Untranslated(f"operand '{text}' is not given")
             return f"cf_op{m.group(1)}"
-        if _NAME.match(text) and not text.startswith("%"):
+        if _NAME.match(text):  # a declared register (`%p` too; a special one is not)
             return self.name(text)
         raise Untranslated(f"destination '{text}'")
 
@@ -139,6 +141,10 @@ class _Translator:
         args = _split_operands(rest)
         parts = op.split(".")
         base, mods = parts[0], parts[1:]
+        if base in ("bar", "barrier"):
+            if not self._barrier(mods, args):
+                raise Untranslated(f"instruction '{op}' with these operands")
+            return
         kind = mods[-1] if mods else ""
         ctype = _CTYPE.get(kind)
         handler = getattr(self, f"_op_{base}", None)
@@ -148,6 +154,60 @@ class _Translator:
             raise Untranslated(f"instruction '{op}' with these operands")
 
     # -- instructions ------------------------------------------------------------------
+
+    def _pred(self, text: str) -> str:
+        """A predicate operand, maybe negated (`!p`)."""
+        text = text.strip()
+        if text.startswith("!"):
+            return f"(!{self.value(text[1:], 'bool')})"
+        return self.value(text, "bool")
+
+    _SETP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+             "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
+
+    def _op_setp(self, mods, kind, ctype, args) -> bool:
+        """setp.CMP.TYPE p, a, b (no `p|q` pair, no combining .and/.or with a third)."""
+        if len(args) != 3 or "|" in args[0] or len(mods) < 2 or mods[0] not in self._SETP:
+            return False
+        if set(mods[1:-1]) - {"ftz"} or kind == "pred":
+            return False
+        cmp, a, b = mods[0], self.value(args[1], ctype), self.value(args[2], ctype)
+        if cmp in ("lo", "ls", "hi", "hs") and not kind.startswith(("u", "b")):
+            return False
+        if kind.startswith("f") and cmp == "ne":  # ordered: false when either is NaN
+            self.emit(f"{self.target(args[0])} = {a} == {a} && {b} == {b} && {a} != {b};")
+        else:
+            self.emit(f"{self.target(args[0])} = {a} {self._SETP[cmp]} {b};")
+        return True
+
+    def _op_selp(self, mods, kind, ctype, args) -> bool:
+        if len(args) != 4 or len(mods) != 1:
+            return False
+        d, a, b, c = args
+        self.emit(f"{self.target(d)} = {self._pred(c)} ? {self.value(a, ctype)} : "
+                  f"{self.value(b, ctype)};")
+        return True
+
+    def _barrier(self, mods, args) -> bool:
+        """bar.sync a[, b], barrier.sync[.aligned] a[, b], and the reducing
+        bar.red.popc.u32 / .and.pred / .or.pred d, a[, b], [!]c: the emulator's barriers."""
+        mods = [m for m in mods if m != "aligned"]
+        if mods == ["sync"] and len(args) in (1, 2):
+            ids = [self.value(x, "int") for x in args]
+            if len(ids) == 1:
+                self.emit(f"::cudafuse_emu::bar_sync_all({ids[0]}, __FILE__, __LINE__);")
+            else:
+                self.emit(f"::cudafuse_emu::bar_sync({ids[0]}, {ids[1]}, __FILE__, __LINE__);")
+            return True
+        kinds = {("red", "popc", "u32"): 0, ("red", "and", "pred"): 1, ("red", "or", "pred"): 2}
+        kind = kinds.get(tuple(mods))
+        if kind is None or len(args) not in (3, 4):
+            return False
+        d, ids, c = args[0], [self.value(x, "int") for x in args[1:-1]], self._pred(args[-1])
+        count = ids[1] if len(ids) == 2 else "0"
+        self.emit(f"{self.target(d)} = ::cudafuse_emu::bar_red_ptx({kind}, {ids[0]}, {count}, "
+                  f"{c}, __FILE__, __LINE__);")
+        return True
 
     def _op_mov(self, mods, kind, ctype, args) -> bool:
         if len(mods) != 1 or len(args) != 2:

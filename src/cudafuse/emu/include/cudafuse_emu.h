@@ -651,6 +651,20 @@ inline int bar_red(int kind, int id, int n, int pred, const char *file, int line
   return count > 0;
 }
 
+// bar.red in inline PTX: with a count `n` the counted barrier (bar_red); without (n == 0)
+// every thread of the block on barrier `id`, as __syncthreads_count/_and/_or on barrier 0.
+inline int bar_red_ptx(int kind, int id, int n, int pred, const char *file, int line) {
+  if (n != 0) return bar_red(kind, id, n, pred, file, line);
+  need_fibers("bar.red", file, line);
+  if (id < 0 || id > 15) fail("%s:%d: bar.red barrier id %d is out of range 0-15", file, line, id);
+  bar_enter(id, 0, pred, file, line);
+  uint64_t r = __cf_tls_block()->f[__cf_tls_block()->cur].res;
+  long long count = (long long)(r & ((1ull << 62) - 1));
+  if (kind == 0) return (int)count;
+  if (kind == 1) return (int)(r >> 62 & 1);
+  return count > 0;
+}
+
 inline int bar_reduce(int pred, int kind, const char *file, int line) {
   static const char *names[] = {"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
   need_fibers(names[kind], file, line);
