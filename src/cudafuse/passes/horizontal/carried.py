@@ -31,15 +31,10 @@ from dataclasses import dataclass
 
 from cudafuse.analysis.callgraph import CallGraph
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, Param, TranslationUnit
 
 _VARIABLES = frozenset({"local", "param"})
-
-
-def _strip(e: n.Expr) -> n.Expr:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _grid_constants(fn: Function) -> set[str]:

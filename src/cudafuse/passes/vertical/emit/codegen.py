@@ -28,6 +28,7 @@ from cudafuse.analysis.kernel_facts import elem_size
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.codegen.splice import Rewriter
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
 from cudafuse.ir.substitute import replace_nodes
@@ -45,7 +46,7 @@ from cudafuse.passes.vertical.kernel.ownvalue import (
     store_anchor,
 )
 from cudafuse.passes.vertical.kernel.recognise import written_view
-from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore, _strip
+from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore
 from cudafuse.passes.vertical.plan.charge import register_limit
 
 

@@ -39,12 +39,13 @@ from collections.abc import Callable, Collection
 
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import NO_SPAN
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, side_effect_free
-from cudafuse.passes.vertical.host.stmtnodes import _assigned, _quiet, _strip
+from cudafuse.passes.vertical.host.stmtnodes import _assigned, _quiet
 
 # CUDA runtime calls that keep an address they are given (the device may use it later).
 _KEEPS_ADDRESS = frozenset({"cudaHostRegister", "cudaHostGetDevicePointer",

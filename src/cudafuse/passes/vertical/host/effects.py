@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.host.hostexprs import launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
@@ -369,12 +370,6 @@ def _name(e: n.Expr) -> str:
     if isinstance(e, n.Member):
         return f"{_name(e.base)}{'->' if e.arrow else '.'}{e.field_name}"
     return e.name if isinstance(e, n.Ref) else "?"
-
-
-def _strip(e: n.Expr) -> n.Expr:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _address_of(e: n.Expr) -> bool:

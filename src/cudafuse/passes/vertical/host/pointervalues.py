@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.host.hostexprs import struct_field
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, FRESH_CALLS, PointsTo
@@ -65,12 +66,6 @@ class Value:
         """Equal keys are the same buffer (hostview.py compares values of one sequence only
         when they are uniform or seen in the same worlds)."""
         return self.atoms[0] if self.uniform() else "|".join(self.atoms)
-
-
-def _strip(e: n.Expr | None) -> n.Expr | None:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _is_pointer(t: str) -> bool:

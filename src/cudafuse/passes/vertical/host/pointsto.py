@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.host.hostexprs import changed_structs, struct_field
 from cudafuse.passes.vertical.host.pointer_tables import PointerTables
@@ -39,12 +40,6 @@ FRESH_CALLS = frozenset({"malloc", "calloc", "aligned_alloc", "operator new",
 SWAPS = frozenset({"swap", "std::swap"})
 
 Roots = frozenset[str]
-
-
-def _strip(e: n.Expr | None) -> n.Expr | None:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _var(e: n.Expr | None) -> n.Ref | None:

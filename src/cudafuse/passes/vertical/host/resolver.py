@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.substitute import inline_helper
 from cudafuse.ir.types import is_integral
 from cudafuse.passes.vertical.host.hostview import _shape
@@ -46,12 +47,6 @@ def _once_set(body: n.Compound) -> dict[str, n.Expr]:
     return {d.decl: d.init for d in body.walk() if isinstance(d, n.VarDecl) and
             d.init is not None and not d.array_dims and d.decl and d.decl not in assigned
             and is_integral(d.var_type.replace("const ", "").replace("constexpr ", "").strip())}
-
-
-def _strip(e: n.Expr) -> n.Expr:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 class Resolver:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.passes.vertical.host.hostexprs import root_variable, write_target
-from cudafuse.passes.vertical.kernel.view import _strip
 
 _FIELDS = ("x", "y", "z")
 

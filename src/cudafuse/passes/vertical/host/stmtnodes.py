@@ -7,6 +7,7 @@ not each other."""
 from __future__ import annotations
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.passes.vertical.host.hostexprs import is_assign_operator
 
 # Expression kinds the IR leaves unmodelled that compute nothing: sizeof/alignof, a default
@@ -14,12 +15,6 @@ from cudafuse.passes.vertical.host.hostexprs import is_assign_operator
 # (`sizeof(T)`).
 _QUIET = frozenset({"CXX_UNARY_EXPR", "CXX_NULL_PTR_LITERAL_EXPR", "GNU_NULL_EXPR",
                     "STRING_LITERAL", "CHARACTER_LITERAL", "CXX_THIS_EXPR", "TYPE_REF"})
-
-
-def _strip(e: n.Expr | None) -> n.Expr | None:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _quiet(node: n.OtherExpr) -> bool:

@@ -28,8 +28,9 @@ distinct pointer parameters are taken not to alias.
 from __future__ import annotations
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, TranslationUnit
-from cudafuse.passes.vertical.host.stmtnodes import _deref_base, _root, _strip
+from cudafuse.passes.vertical.host.stmtnodes import _deref_base, _root
 
 # The event calls a timer makes: what they read from the event is its time stamp.
 TIMING = frozenset({"cudaEventRecord", "cudaEventSynchronize", "cudaEventElapsedTime"})

@@ -34,6 +34,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import NO_SPAN
 from cudafuse.passes.vertical.host.hostexprs import (
@@ -52,12 +53,6 @@ class WrapperCall:
     call: n.Call  # in the caller
     fn: Function  # the wrapper
     launch: n.KernelLaunch  # the wrapper's own launch, in the wrapper's terms
-
-
-def _strip(e: n.Expr | None) -> n.Expr | None:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _subst(e: n.Expr, env: dict[str, n.Expr]) -> n.Expr:

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from cudafuse.analysis.symbolic import Atom, Poly, builtin
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.lvalue import write_targets, written_root
 from cudafuse.ir.program import Function
 from cudafuse.ir.source import Span
@@ -94,12 +95,6 @@ def _const(e: n.Expr) -> int | None:
     if isinstance(e, n.Cast):
         return _const(e.operand)
     return None
-
-
-def _strip(e: n.Expr) -> n.Expr:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _written(body: n.Node) -> set[str]:

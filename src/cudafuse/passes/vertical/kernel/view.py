@@ -22,6 +22,7 @@ from cudafuse.analysis.evaluate import assigned_decls, exits
 from cudafuse.analysis.kernel_facts import is_cooperative_groups_call
 from cudafuse.analysis.symbolic import Poly, builtin
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function
 from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.kernel.accumulate import accumulators
@@ -203,12 +204,6 @@ def retyped(base: n.Expr, ref: n.Ref) -> str | None:
             return base.type
         base = base.operand
     return None
-
-
-def _strip(e: n.Expr) -> n.Expr:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    return e
 
 
 def _const_int(e: n.Expr) -> int | None:
