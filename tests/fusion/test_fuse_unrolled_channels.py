@@ -63,6 +63,7 @@ def test_channel_loops_fuse(fused) -> None:
     assert ("window_rgb", "luma3") in groups
     assert ("window_rgb", "weighted_gray") in groups
     assert ("invert_rgb", "rgb_gray") in groups
+    assert ("abs_gain", "max_channel") in groups
     assert not any(k in ("scale_n", "first_small") for g in groups for k in g if len(g) > 1
                    and "rgb_gray" in g)
 
@@ -70,7 +71,7 @@ def test_channel_loops_fuse(fused) -> None:
 @pytest.mark.slow  # (the two emulated builds: about 12 s of CPU; channels.cu's split_loop,
 # unrolled the same way, is compared in the default suite by test_fuse_channels.py)
 @pytest.mark.parametrize("entry", ["interleaved", "planar", "refused", "windowed",
-                                   "read_loop", "local_count"])
+                                   "read_loop", "local_count", "reassigned"])
 def test_channel_loops_match(fused, entry: str) -> None:
     path, _ = fused
     for w, h in SIZES:
@@ -109,4 +110,8 @@ def test_unrolled_keeps_lines_and_meaning() -> None:
         "weighted_gray": "loop over 'c' (line 137, 3 iterations) unrolled: each iteration "
                          "reads one channel of an interleaved element",
         "invert_rgb": "loop over 'c' (line 155, 3 iterations) unrolled: each iteration "
-                      "stores an element of its own"}
+                      "stores an element of its own",
+        "abs_gain": "loop over 'c' (line 170, 3 iterations) unrolled: each iteration "
+                    "stores an element of its own",
+        "max_channel": "loop over 'c' (line 184, 2 iterations) unrolled: each iteration "
+                       "reads one channel of an interleaved element"}

@@ -161,3 +161,36 @@ void local_count(const float *in, float *tmp, float *gray, int w, int h) {
   invert_rgb<<<grid, block>>>(in, tmp, w, h);
   rgb_gray<<<grid, block>>>(tmp, gray, w, h);
 }
+
+// Locals the iteration reassigns (a value, a running maximum) and an index through a chain
+// of locals: still one block per iteration.
+__global__ void abs_gain(const float *in, float *out, int n, float g) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    for (int c = 0; c < 3; ++c) {
+      int base = i * 3;
+      int at = base + c;
+      float v = in[at] * g;
+      if (v < 0.0f) v = -v;
+      out[at] = v;
+    }
+  }
+}
+
+__global__ void max_channel(const float *rgb, float *m, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float best = rgb[3 * i];
+    for (int c = 1; c < 3; ++c) {
+      float v = rgb[3 * i + c];
+      best = v > best ? v : best;
+    }
+    m[i] = best;
+  }
+}
+
+void reassigned(const float *in, float *tmp, float *m, int w, int h) {
+  int n = w * h;
+  abs_gain<<<(n + 127) / 128, 128>>>(in, tmp, n, 0.5f);
+  max_channel<<<(n + 127) / 128, 128>>>(tmp, m, n);
+}

@@ -23,9 +23,9 @@ another loop, or around one whose variable a store's element also follows (an up
 per iteration, refused as a loop that stores them). An inner loop that only computes a
 channel's value (a window's sum per channel) is copied with its iteration.
 
-A loop that stores nothing moving with it but reads the K channels of one interleaved
-element, `for (int c = 0; c < 3; ++c) s += wt[c] * rgb[i * 3 + c];` (c = 0..K-1, each read
-that moves with c at K * r + c, every other coefficient a multiple of K), is unrolled the
+A loop that stores nothing moving with it but reads channels of one interleaved element,
+`for (int c = 0; c < 3; ++c) s += wt[c] * rgb[i * 3 + c];` (each read that moves with c at
+K * r + k + c, K > 1 the gcd of its other coefficients, k + c in 0..K-1), is unrolled the
 same way, so a consumer reads each channel at a constant: a stencil's loop over
 neighbours, `in[y * w + x + d]`, is not of that form and stays a loop.
 
@@ -36,6 +36,7 @@ which would no longer precede one, becomes an empty line.
 
 from __future__ import annotations
 
+import math
 import re
 
 from cudafuse.ir import nodes as n
@@ -125,30 +126,37 @@ def _leaves_or_shares(body: n.Stmt) -> bool:
     return False
 
 
-def _dependents(body: n.Stmt, decl: str) -> set[str]:
-    """`decl` and the locals of the body whose initialiser reads it (through one another)."""
-    out = {decl}
+def _index_reads(index: n.Expr, body: n.Stmt) -> set[str]:
+    """The variables an index reads, through the initialisers of the body's locals."""
+    out = {r.decl for r in index.walk() if isinstance(r, n.Ref)}
     grew = True
     while grew:
         grew = False
         for x in body.walk():
-            if isinstance(x, n.VarDecl) and x.decl not in out and x.init is not None and \
-                    any(isinstance(r, n.Ref) and r.decl in out for r in x.init.walk()):
-                out.add(x.decl)
-                grew = True
+            if isinstance(x, n.VarDecl) and x.decl in out and x.init is not None:
+                more = {r.decl for r in x.init.walk() if isinstance(r, n.Ref)} - out
+                if more:
+                    out |= more
+                    grew = True
     return out
+
+
+def _written(body: n.Stmt) -> set[str]:
+    return {t.decl for t in (bare(w) for w in write_targets(body)) if isinstance(t, n.Ref)}
+
+
+def _body_locals(body: n.Stmt, decl: str, written: set[str]) -> dict[str, n.Expr]:
+    """The body's locals with one value (declared with it, never written), by declaration."""
+    return {x.decl: x.init for x in body.walk() if isinstance(x, n.VarDecl) and
+            x.init is not None and x.decl != decl and x.decl not in written}
 
 
 def _stores_per_iteration(fn: Function, body: n.Stmt, decl: str) -> bool:
     """Whether some store of the body to a pointer parameter is at an element affine in the
     loop variable with a nonzero step: each iteration stores an element of its own."""
     pointers = {p.decl for p in fn.params if p.is_pointer and p.decl}
-    locals_ = {x.decl: x.init for x in body.walk()
-               if isinstance(x, n.VarDecl) and x.init is not None and x.decl != decl}
-    deps = _dependents(body, decl)
-    written = {t.decl for t in (bare(w) for w in write_targets(body)) if isinstance(t, n.Ref)}
-    if written & deps:
-        return False  # (a local of the body the iterations change is no function of `decl`)
+    written = _written(body)
+    locals_ = _body_locals(body, decl, written)
     # Variables an inner loop changes: a store that also moves with one of them stores
     # several elements per iteration (an upsampler's 2 x 2 block), left as a loop whose
     # refusal names them.
@@ -164,12 +172,11 @@ def _stores_per_iteration(fn: Function, body: n.Stmt, decl: str) -> bool:
         base = bare(target.base)
         if not (isinstance(base, n.Ref) and base.decl in pointers):
             continue
-        reads = {r.decl for r in target.index.walk() if isinstance(r, n.Ref)}
-        for x in body.walk():  # (through the body's locals)
-            if isinstance(x, n.VarDecl) and x.decl in reads and x.init is not None:
-                reads |= {r.decl for r in x.init.walk() if isinstance(r, n.Ref)}
+        reads = _index_reads(target.index, body)
         if reads & inner:
             return False
+        if reads & written:
+            continue  # (through a local the body changes: not evaluated)
         q = poly(target.index, locals_)
         if q is None:
             continue
@@ -255,35 +262,39 @@ def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int], str]]:
 
 
 def _reads_channels(fn: Function, body: n.Stmt, decl: str, values: list[int]) -> bool:
-    """Whether the loop (stores to no pointer parameter moving with it) reads the K channels
-    of one interleaved element, c = 0..K-1: every read of a pointer parameter that moves
-    with the variable is at K * r + c, each other coefficient a multiple of K (`rgb[i * 3 +
-    c]`, `px[(y * w + x) * 4 + c]`; not a stencil's `in[y * w + x + d]`, whose neighbours
-    the view reads as offsets)."""
-    k = len(values)
-    if values != list(range(k)) or k < 2:
+    """Whether the loop (stores to no pointer parameter moving with it) reads channels of
+    one interleaved element: every read of a pointer parameter that moves with the variable
+    is at K * r + k + c, K > 1 the gcd of the coefficients of its other terms and k + c in
+    0..K-1 for every value of c (`rgb[i * 3 + c]`, c = 0..2 or 1..2; `px[(y * w + x) * 4 +
+    c]`; not a stencil's `in[y * w + x + d]`, whose neighbours the view reads as offsets),
+    or at c plus a constant alone (a table of weights, `wt[c]`)."""
+    if len(values) < 2:
         return False
     pointers = {p.decl for p in fn.params if p.is_pointer and p.decl}
-    locals_ = {x.decl: x.init for x in body.walk()
-               if isinstance(x, n.VarDecl) and x.init is not None and x.decl != decl}
-    written = {t.decl for t in (bare(w) for w in write_targets(body)) if isinstance(t, n.Ref)}
-    if written & _dependents(body, decl):
-        return False
+    written = _written(body)
+    locals_ = _body_locals(body, decl, written)
     targets = {id(bare(t)) for t in write_targets(body)}
     found = False
     for x in body.walk():
         if not isinstance(x, n.Index) or not isinstance(b := bare(x.base), n.Ref) or \
                 b.decl not in pointers:
             continue
-        q = poly(x.index, locals_)
+        reads = _index_reads(x.index, body)
+        q = None if reads & written else poly(x.index, locals_)
         if q is None:
-            if decl in {r.decl for r in x.index.walk() if isinstance(r, n.Ref)}:
+            if decl in reads:
                 return False
             continue
         if not any(decl in m for m in q):
             continue
         if id(x) in targets or q.get((decl,)) != 1 or any(
-                decl in m and m != (decl,) or decl not in m and c % k for m, c in q.items()):
+                decl in m and m != (decl,) for m in q):
+            return False
+        others = [c for m, c in q.items() if m and decl not in m]
+        if not others:
+            continue  # (a table indexed by c alone, `wt[c]`: a constant position each)
+        k = math.gcd(*others)
+        if k < 2 or not all(0 <= v + q.get((), 0) % k < k for v in values):
             return False
         found = True
     return found
