@@ -93,3 +93,68 @@ def test_a_tree_deeper_than_the_c_walk_takes_is_lowered_cursor_by_cursor(
     assert flat.flatten(top) is None
     (kernel,) = parse_file(str(path), ParseOptions()).unit.kernels
     assert kernel.body is not None and len(list(kernel.body.walk())) > 3 * flat.MAX_DEPTH
+
+
+@needs_helper
+def test_a_flattened_calls_arguments_are_its_flattened_children() -> None:
+    """arguments() of a flattened call hands back the flattened cursors (so that their
+    subtrees are lowered from the arrays), each the very argument libclang gives."""
+    from cudafuse.frontend.clang_api import arguments
+
+    path = FILES[0]  # macros expanding to calls (min, max) inside index expressions
+    tu = _parse(str(path), ParseOptions())
+    calls = 0
+    for top in _top_level(tu.cursor, str(path)):
+        root = flat.flatten(top)
+        assert root is not None
+        tree = root._flat
+        for i in range(len(tree.sizes)):
+            c = tree.cursor(i)
+            if c.kind != ci.CursorKind.CALL_EXPR:
+                continue
+            got, want = arguments(c), list(c.get_arguments())
+            assert all(a.__class__ is flat.FlatCursor for a in got)
+            # The same expressions (node pointers, kinds, extents): only the enclosing
+            # declaration a visit leaves null differs, which == compares.
+            assert [(a.data[1], a.kind, a.extent) for a in got] == \
+                [(a.data[1], a.kind, a.extent) for a in want]
+            calls += bool(got)
+    assert calls > 5
+
+
+@needs_helper
+@pytest.mark.parametrize("path", FILES[:2], ids=lambda p: p.name)
+def test_flattened_spans_are_the_cursor_by_cursor_spans(path: Path) -> None:
+    """Spans.span of a flattened cursor (flatten.c's cudafuse_spans) is the span the
+    cursor-by-cursor path gives (checked against cindex in test_fast_paths): in the main
+    file, in macro expansions, with the main file's start unknown, and where line_col is
+    not SourceFile's own (a subclass may map offsets: it is asked then)."""
+    from cudafuse.frontend.clang_api import Locations, Spans, main_file_base
+    from cudafuse.ir.source import SourceFile
+
+    class Shifted(SourceFile):
+        def line_col(self, offset: int) -> tuple[int, int]:
+            line, col = super().line_col(offset)
+            return line + 1000, col
+
+    tu = _parse(str(path), ParseOptions())
+    base = main_file_base(tu, str(path))
+    assert base is not None
+    checked = macro = 0
+    for source in (SourceFile(str(path), path.read_bytes()),
+                   Shifted(str(path), path.read_bytes())):
+        for b in (base, None):
+            fast = Spans(Locations(), source.path, len(source.data), b, source.line_col)
+            slow = Spans(Locations(), source.path, len(source.data), b, source.line_col)
+            for top in _top_level(tu.cursor, str(path)):
+                root = flat.flatten(top)
+                assert root is not None
+                tree = root._flat
+                for i in range(len(tree.sizes)):
+                    c = tree.cursor(i)
+                    plain = ci.Cursor.from_buffer_copy(c)  # the same cursor, not flattened
+                    plain._tu = tu
+                    assert fast.span(c) == slow.span(plain)
+                    checked += 1
+                    macro += bool((tree.begins[i] | tree.ends[i]) & (1 << 31))
+    assert checked > 400 and macro > 5

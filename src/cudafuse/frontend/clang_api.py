@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 import clang.cindex as ci
 
-from cudafuse.frontend.flat import FlatCursor
-from cudafuse.ir.source import Span
+from cudafuse.frontend.flat import FlatCursor, FlatTree
+from cudafuse.frontend.flat import spans as flat_spans
+from cudafuse.ir.source import SourceFile, Span
 
 # CXUnaryOperatorKind (clang-c/Index.h, LLVM 17+).
 _UNARY = {1: ("++", True), 2: ("--", True), 3: ("++", False), 4: ("--", False), 5: ("&", False),
@@ -183,11 +184,28 @@ def spelling(cursor: ci.Cursor) -> str:
 
 
 def arguments(cursor: ci.Cursor) -> list[ci.Cursor]:
-    """list(cursor.get_arguments()) (arguments of a call, parameters of a declaration)."""
+    """list(cursor.get_arguments()) (arguments of a call, parameters of a declaration).
+
+    A flattened call's arguments are its flattened children (the same cursors: an argument
+    is visited as a child of its call), so that the lowering of their subtrees reads the
+    arrays too instead of asking libclang cursor by cursor; an argument that is no child
+    (none is known) stays the cursor libclang gave."""
     raw, tu = _raw_lib(), cursor._tu
     get = raw.clang_Cursor_getArgument
-    return [_cursor_or_none(get(cursor, i), tu)
-            for i in range(raw.clang_Cursor_getNumArguments(cursor))]
+    out = [_cursor_or_none(get(cursor, i), tu)
+           for i in range(raw.clang_Cursor_getNumArguments(cursor))]
+    if cursor.__class__ is FlatCursor and out:
+        kids = {_identity(k): k for k in cursor._flat.children(cursor._i)}
+        out = [a if a is None else kids.get(_identity(a), a) for a in out]
+    return out
+
+
+def _identity(c: ci.Cursor) -> tuple[int, int, int, int]:
+    """An expression cursor's kind, xdata, node (the Stmt) and unit. Not its first pointer,
+    the enclosing declaration: a visit of a call's children leaves it null where
+    clang_Cursor_getArgument sets it."""
+    d = c.data
+    return c._kind_id, c.xdata, d[1] or 0, d[2] or 0
 
 
 _VISITOR = ctypes.CFUNCTYPE(ctypes.c_int, ci.Cursor, ci.Cursor, ctypes.py_object)
@@ -233,14 +251,17 @@ class Locations:
     def __call__(self, loc: ci.SourceLocation) -> tuple[str, int, int, int]:
         _raw_lib().clang_getInstantiationLocation(loc, *self._ptrs)
         key = self._file.value or 0
-        line, col, off = self._line.value, self._col.value, self._off.value
+        return self.file_name(key), self._line.value, self._col.value, self._off.value
+
+    def file_name(self, key: int) -> str:
+        """The name of the file whose CXFile handle is `key` ('' for none)."""
         if not key:
-            return "", line, col, off
+            return ""
         name = self.names.get(key)
         if name is None:
             name = self.names[key] = ci._CXString.from_result(
                 _raw_lib().clang_getFileName(key))
-        return name, line, col, off
+        return name
 
 
 # A file location's raw encoding (clang::SourceLocation, 32 bits in clang 18) is its offset in
@@ -267,28 +288,46 @@ class Spans:
         self.types: dict[tuple[int, int | None], str] = {}
         self.endpoints: dict[int, tuple[str, int, int, int]] = {}
         self._extent = _raw_lib().clang_getCursorExtent
+        # A flattened tree's spans are read in C (flat.spans), lines and columns included
+        # where they are SourceFile's own (a subclass may map offsets elsewhere).
+        owner = getattr(line_col, "__self__", None)
+        starts = owner._line_starts if isinstance(owner, SourceFile) and \
+            getattr(line_col, "__func__", None) is SourceFile.line_col else None
+        self._line_starts = (ctypes.c_uint * len(starts))(*starts) \
+            if starts and starts[-1] < 1 << 32 else None
 
     def span(self, cursor: ci.Cursor) -> Span:
         """The cursor's extent; outside the main file, its file, line and column with an
         empty range. (The lowering calls this once per IR node.)"""
         if cursor.__class__ is FlatCursor:
-            flat, i = cursor._flat, cursor._i
-            begin, end = flat.begins[i], flat.ends[i]
-            ext = None
-        else:
-            ext = self._extent(cursor)
-            begin, end = ext.begin_int_data, ext.end_int_data
+            return self._flat_span(cursor._flat, cursor._i)
+        ext = self._extent(cursor)
+        begin, end = ext.begin_int_data, ext.end_int_data
         base = self.base
         if base is not None:
             a, b = begin - base, end - base
             if not (begin | end) & MACRO_BIT and 0 <= a <= b <= self.size:
                 return _new_span(Span, (self.main, a, b, *self.line_col(a)))
-        if ext is None:
-            ext = self._extent(cursor)
         fname, start, end, line, col = self.exact(ext)
         if fname != self.main:
             return Span(fname, 0, 0, line, col)
         return Span(fname, start, max(end, start), line, col)
+
+    def _flat_span(self, flat: FlatTree, i: int) -> Span:
+        """span() of node i of a flattened tree: the same two cases, read from arrays."""
+        parts = flat.spans
+        if parts is None:
+            parts = flat.spans = flat_spans(flat, self.base, self.size, self._line_starts)
+        kinds, starts, stops, lines, cols, files = parts
+        if kinds[i] == 0:
+            a = starts[i]
+            if self._line_starts is not None:
+                return _new_span(Span, (self.main, a, stops[i], lines[i], cols[i]))
+            return _new_span(Span, (self.main, a, stops[i], *self.line_col(a)))
+        fname, start, end = self.loc.file_name(files[i]), starts[i], stops[i]
+        if fname != self.main:
+            return Span(fname, 0, 0, lines[i], cols[i])
+        return Span(fname, start, max(end, start), lines[i], cols[i])
 
     def exact(self, ext: ci.SourceRange) -> tuple[str, int, int, int, int]:
         # Cached per endpoint: the cursors inside one macro expansion share many endpoints.

@@ -46,7 +46,8 @@ class FlatCursor(ci.Cursor):
 _NAMES = ("clang_visitChildren", "clang_getCursorExtent", "clang_getCursorType",
           "clang_getCursorReferenced", "clang_Cursor_Evaluate", "clang_EvalResult_getKind",
           "clang_EvalResult_getAsLongLong", "clang_EvalResult_getAsDouble",
-          "clang_EvalResult_dispose")
+          "clang_EvalResult_dispose", "clang_getRangeStart", "clang_getRangeEnd",
+          "clang_getInstantiationLocation")
 
 
 class _Api(ctypes.Structure):
@@ -72,10 +73,11 @@ class FlatTree:
     sibling is `sizes[child]` nodes on. The other arrays answer what the lowering asks."""
 
     __slots__ = ("arrays", "cursors", "sizes", "begins", "ends", "type_kinds", "type_data",
-                 "tu")
+                 "tu", "spans")
 
     def __init__(self, arrays: dict[str, ctypes.Array], n: int, tu: object):
         self.arrays, self.tu = arrays, tu
+        self.spans: SpanArrays | None = None  # made by spans(), when a span is first asked
         self.cursors = arrays["cursor"]
         # As lists: read for every node (the rest, read for some, stay C arrays).
         self.sizes, self.begins, self.ends = (arrays[k][:n] for k in ("size", "begin", "end"))
@@ -132,6 +134,48 @@ def flatten(cursor: ci.Cursor) -> FlatCursor | None:
             break
         cap = n
     return FlatTree(arrays, n, cursor._tu).cursor(0)
+
+
+class _SpansOut(ctypes.Structure):
+    _fields_ = [("api", ctypes.POINTER(_Api)), ("cursor", ctypes.c_void_p),
+                ("begin", ctypes.c_void_p), ("end", ctypes.c_void_p), ("n", ctypes.c_size_t),
+                ("base", ctypes.c_longlong), ("size", ctypes.c_longlong),
+                ("has_base", ctypes.c_int), ("line_starts", ctypes.c_void_p),
+                ("n_lines", ctypes.c_size_t), ("kind", ctypes.c_void_p),
+                ("start", ctypes.c_void_p), ("stop", ctypes.c_void_p),
+                ("line", ctypes.c_void_p), ("col", ctypes.c_void_p), ("file", ctypes.c_void_p)]
+
+
+# Per node of a tree: kind (0: main-file offsets, 1: where clang expands its ends), start and
+# end offsets, line, column (kind 0: 0 when no line starts were given), CXFile (kind 1).
+SpanArrays = tuple[list[int], list[int], list[int], list[int], list[int], list[int]]
+
+
+def spans(tree: FlatTree, base: int | None, size: int,
+          line_starts: ctypes.Array | None) -> SpanArrays:
+    """The spans' parts of every node of `tree` (flatten.c's cudafuse_spans): for the main
+    file starting at raw location `base` (None: unknown) and `size` bytes long, with lines
+    and columns from `line_starts` (the offsets where its lines start) if given."""
+    helper = _helper()
+    assert helper is not None  # the tree was made by it
+    n, a = len(tree.sizes), tree.arrays
+    kind, file = (ctypes.c_int * n)(), (ctypes.c_size_t * n)()
+    start, stop, line, col = ((ctypes.c_uint * n)() for _ in range(4))
+    out = _SpansOut(helper[1], ctypes.addressof(tree.cursors), ctypes.addressof(a["begin"]),
+                    ctypes.addressof(a["end"]), n, base or 0, size, base is not None,
+                    ctypes.addressof(line_starts) if line_starts is not None else None,
+                    len(line_starts) if line_starts is not None else 0,
+                    *(ctypes.addressof(a) for a in (kind, start, stop, line, col, file)))
+    _spans_fn()(ctypes.byref(out))
+    return kind[:], start[:], stop[:], line[:], col[:], file[:]
+
+
+@functools.cache
+def _spans_fn() -> ctypes._CFuncPtr:
+    fn = ctypes.CDLL(str(_build())).cudafuse_spans
+    fn.argtypes = [ctypes.POINTER(_SpansOut)]
+    fn.restype = None
+    return fn
 
 
 @functools.cache

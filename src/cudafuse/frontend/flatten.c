@@ -19,6 +19,8 @@ typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
 typedef struct { const void *ptr_data[2]; unsigned begin_int_data; unsigned end_int_data; }
     CXSourceRange;
 typedef struct { int kind; void *data[2]; } CXType;
+typedef struct { const void *ptr_data[2]; unsigned int_data; } CXSourceLocation;
+typedef void *CXFile;
 typedef void *CXClientData;
 typedef void *CXEvalResult;
 typedef int (*CXCursorVisitor)(CXCursor, CXCursor, CXClientData);
@@ -33,6 +35,9 @@ typedef struct {
   long long (*eval_int)(CXEvalResult);
   double (*eval_double)(CXEvalResult);
   void (*eval_dispose)(CXEvalResult);
+  CXSourceLocation (*range_start)(CXSourceRange);
+  CXSourceLocation (*range_end)(CXSourceRange);
+  void (*instantiation)(CXSourceLocation, CXFile *, unsigned *, unsigned *, unsigned *);
 } Api;
 
 /* CXCursorKind values (clang-c/Index.h) of the cursors asked more than the rest. */
@@ -141,4 +146,77 @@ size_t cudafuse_flatten(CXCursor root, Flat *out) {
   out->too_deep = 0;
   record(root, out);
   return out->too_deep ? (size_t)-1 : out->n;
+}
+
+/* Spans of a flattened subtree (clang_api.Spans.span, which the lowering asks once per IR
+   node), from the extents cudafuse_flatten recorded. A node whose extent lies in the main
+   file, with no macro location at either end, is main-file offsets (begin and end minus the
+   file's start in clang's address space: kind 0), with the line and column of its start
+   found in the main file's line starts when the caller gives them (as SourceFile.line_col
+   finds them: the last line starting at or before the offset). Any other node (in a macro
+   expansion, another file) is where clang says its ends are expanded (kind 1): the file,
+   line and column of its start and the offsets of both ends, as Locations reads them one
+   foreign call at a time. */
+typedef struct {
+  const Api *api;
+  const CXCursor *cursor;
+  const unsigned *begin;
+  const unsigned *end;
+  size_t n;
+  long long base; /* the main file's start; has_base 0: every node takes kind 1 */
+  long long size;
+  int has_base;
+  const unsigned *line_starts; /* NULL: lines and columns of kind 0 are not computed */
+  size_t n_lines;
+  int *kind;
+  unsigned *start;
+  unsigned *stop;
+  unsigned *line;
+  unsigned *col;
+  uintptr_t *file;
+} Spans;
+
+enum { MACRO_BIT = 1u << 31 };
+
+void cudafuse_spans(Spans *s) {
+  const Api *api = s->api;
+  for (size_t i = 0; i < s->n; i++) {
+    unsigned b = s->begin[i], e = s->end[i];
+    s->line[i] = s->col[i] = 0;
+    s->file[i] = 0;
+    if (s->has_base && !((b | e) & MACRO_BIT)) {
+      long long a = (long long)b - s->base, z = (long long)e - s->base;
+      if (0 <= a && a <= z && z <= s->size) {
+        s->kind[i] = 0;
+        s->start[i] = (unsigned)a;
+        s->stop[i] = (unsigned)z;
+        if (s->line_starts && s->n_lines) {
+          size_t lo = 0, hi = s->n_lines; /* first line start > a is at hi */
+          while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->line_starts[mid] <= (unsigned long long)a)
+              lo = mid + 1;
+            else
+              hi = mid;
+          }
+          if (lo > 0) {
+            s->line[i] = (unsigned)lo;
+            s->col[i] = (unsigned)(a - s->line_starts[lo - 1] + 1);
+          }
+        }
+        continue;
+      }
+    }
+    CXSourceRange ext = api->extent(s->cursor[i]);
+    CXFile f = 0, f2 = 0;
+    unsigned line = 0, col = 0, off = 0, l2 = 0, c2 = 0, off2 = 0;
+    api->instantiation(api->range_start(ext), &f, &line, &col, &off);
+    api->instantiation(api->range_end(ext), &f2, &l2, &c2, &off2);
+    s->kind[i] = 1;
+    s->start[i] = off;
+    s->stop[i] = off2;
+    s->line[i] = line;
+    s->col[i] = col;
+    s->file[i] = (uintptr_t)f;
+  }
 }
