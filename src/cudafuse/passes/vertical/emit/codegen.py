@@ -230,7 +230,8 @@ class GroupEmitter:
         return params
 
     def _decls(self, names: list[str]) -> str:
-        return ", ".join(_declare(gp.type, nm) for gp, nm in zip(self.params, names, strict=True))
+        return ", ".join(declare_var(gp.type, nm)
+                         for gp, nm in zip(self.params, names, strict=True))
 
     def _cf_names(self) -> list[str]:
         return [f"{self.prefix}_p{j}" for j in range(len(self.params))]
@@ -259,7 +260,7 @@ class GroupEmitter:
                 views.append(f"  [[maybe_unused]] const {self.at_name(key)}_view {p.name}"
                              f"{self._view_init(cf, view, key)};")
             else:
-                values.append(f"  [[maybe_unused]] {_declare(p.type, p.name)} = "
+                values.append(f"  [[maybe_unused]] {declare_var(p.type, p.name)} = "
                               f"{cf[index[key]]};")
         return "\n".join(values + views)
 
@@ -562,7 +563,7 @@ class GroupEmitter:
         """A view's members, as _view_init fills them: the group parameters, the image's
         width and height, and a tile (with what the tile is for this view)."""
         p = self.prefix
-        members = "\n".join(f"  {_declare(gp.type, f'm{j}')};" for j, gp in
+        members = "\n".join(f"  {declare_var(gp.type, f'm{j}')};" for j, gp in
                             enumerate(self.params))
         return (f"struct {name}_view {{\n{members}\n"
                 f"  long long {p}_s, {p}_h;  // the image's width and height\n"
@@ -697,7 +698,7 @@ class GroupEmitter:
         # are one group parameter, named after one of them: the other is declared from it.
         kname_of = {gp.key: gp.kname for gp in self.params}
         same_buffer = [
-            f"  [[maybe_unused]] {_declare(p.type, p.name)} = {kname_of[key]};"
+            f"  [[maybe_unused]] {declare_var(p.type, p.name)} = {kname_of[key]};"
             for p, arg in self.sink.bindings
             if (key := param_key(p, arg)) in kname_of and kname_of[key] != p.name
             and p.name and not self._is_view(self.sink, p, key)]  # (unnamed: unused)
@@ -1353,7 +1354,7 @@ def _find_args(src: SourceFile, start: int, end: int) -> tuple[int, int]:
     return open_, end
 
 
-def _declare(type_: str, name: str) -> str:
+def declare_var(type_: str, name: str) -> str:
     """`float *__restrict name`, `int name`: a declaration from clang's type spelling."""
     if "(*)" in type_ or "[" in type_:
         raise CodegenError(f"cannot declare a parameter of type '{type_}'")

@@ -23,7 +23,7 @@ from cudafuse.codegen.templates import KernelRef
 from cudafuse.diagnostics import CudafuseError
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
-from cudafuse.passes.vertical.emit.codegen import CodegenError, _declare, expr_text, param_key
+from cudafuse.passes.vertical.emit.codegen import CodegenError, declare_var, expr_text, param_key
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import Sequence
 from cudafuse.passes.vertical.plan.legality import LaunchInfo
@@ -71,12 +71,12 @@ class SiblingEmitter:
             fn = info.site.kernel
             assert fn.body is not None
             part = f"{name}_{k}_{fn.name}"
-            decls = ", ".join(_declare(p.type, p.name) for p in fn.params)
+            decls = ", ".join(declare_var(p.type, p.name) for p in fn.params)
             parts.append(f"__device__ __forceinline__ void {part}({decls})\n"
                          f"{self.unit.text(fn.body.span)}\n")
             args = ", ".join(knames[param_key(p, a)] for p, a in info.site.bindings)  # type: ignore[index]
             calls.append(f"  {part}({args});")
-        sig = ", ".join(_declare(_restrict(params[k][0]) if params[k][0].rstrip().endswith("*")
+        sig = ", ".join(declare_var(_restrict(params[k][0]) if params[k][0].rstrip().endswith("*")
                                  else params[k][0], knames[k]) for k in keys)
         bounds = pair.a.site.kernel.launch_bounds or pair.b.site.kernel.launch_bounds
         lb = f"__launch_bounds__({bounds}) " if bounds else ""

@@ -70,7 +70,8 @@ class ByValue:
         # Host globals of the main file whose address no code takes: no pointer or reference
         # elsewhere can change them unseen (a write through one is no assignment of theirs).
         self.host_globals = {g.decl for g in unit.globals if g.space == "host" and
-                             g.span.file == unit.path and not g.is_extern} - _aliased_globals(unit)
+                             g.span.file == unit.path and not g.is_extern} - \
+            address_kept_globals(unit)
         self.stable = stable  # locals never assigned after their declaration (host_locals)
         self.written = written  # every variable the function assigns
         self.params = {p.decl for p in host.params}
@@ -309,7 +310,7 @@ def _by_value_argument(call: n.Call, i: int, unit: TranslationUnit) -> bool:
         "&" not in fn.params[i].type
 
 
-def _aliased_globals(unit: TranslationUnit) -> set[str]:
+def address_kept_globals(unit: TranslationUnit) -> set[str]:
     """Host globals whose address may be kept somewhere in the unit: `&g` (but as a direct
     argument of a CUDA runtime call, which writes through it there and keeps nothing:
     `cudaMalloc(&d_img, n)`), a reference bound to g, or a call that may take g by reference,

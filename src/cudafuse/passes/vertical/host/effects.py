@@ -281,9 +281,9 @@ class _Body:
                 return
         if _vector_maker(call):
             return  # make_float2(x, y): a value
-        if _library(call) and self._own_object(call):
+        if library_call(call) and self._own_object(call):
             return  # a method of a standard container it owns (`std::vector<T> v;`)
-        if _library(call) and all(_plain(a) for a in call.args) and \
+        if library_call(call) and all(plain_argument(a) for a in call.args) and \
                 not isinstance(call.callee_expr, n.Member) and \
                 not call.callee.startswith("operator"):  # (a method reaches its object too)
             for a in call.args:  # the C library touches memory only through its arguments
@@ -339,7 +339,7 @@ class _Body:
         if obj is None and args and call.callee.startswith("operator"):
             obj = _strip(args.pop(0))
         return isinstance(obj, n.Ref) and obj.decl in self.values and \
-            all(_plain(a) or _vector_type(a.type) for a in args)
+            all(plain_argument(a) or _vector_type(a.type) for a in args)
 
 
 def _in_loop(fn: Function, node: n.Node) -> bool:
@@ -394,7 +394,7 @@ def _own_file(unit: TranslationUnit, call: n.Call) -> bool:
     return _file(call.callee_decl) == unit.path
 
 
-def _library(call: n.Call) -> bool:
+def library_call(call: n.Call) -> bool:
     """A function of the C or C++ library (not CUDA's, not Thrust's: those reach device
     memory in ways of their own)."""
     f = _file(call.callee_decl)
@@ -402,7 +402,7 @@ def _library(call: n.Call) -> bool:
         "thrust" not in f
 
 
-def _plain(e: n.Expr) -> bool:
+def plain_argument(e: n.Expr) -> bool:
     """An argument through which a library call can reach only the memory it points to:
     a scalar, or a pointer to scalars (not to pointers, not a struct that may hold some)."""
     t = e.type.replace("const", "").replace("volatile", "").strip()

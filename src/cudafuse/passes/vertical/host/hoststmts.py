@@ -57,7 +57,12 @@ from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
 from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
-from cudafuse.passes.vertical.host.effects import EffectReader, Effects, _library, _plain
+from cudafuse.passes.vertical.host.effects import (
+    EffectReader,
+    Effects,
+    library_call,
+    plain_argument,
+)
 from cudafuse.passes.vertical.host.hostexprs import (
     is_assign_operator,
     launched_kernel,
@@ -310,10 +315,10 @@ class HostStatements:
         """Host globals whose address the unit may take (byvalue._aliased_globals), and
         the host function's variables whose address it takes (`g_p = &m;`)."""
         if self._aliased is None:
-            from cudafuse.passes.vertical.host.byvalue import _aliased_globals, address_leaks
+            from cudafuse.passes.vertical.host.byvalue import address_kept_globals, address_leaks
 
             assert self.host.body is not None
-            self._aliased = frozenset(_aliased_globals(self.unit) |
+            self._aliased = frozenset(address_kept_globals(self.unit) |
                                       address_leaks(self.host.body))
         return self._aliased
 
@@ -535,7 +540,7 @@ class HostStatements:
         `std::fill(a, a + n, v)`) given only scalars and pointers to scalars, not known by
         name: the pointers through which it may touch memory (it reaches no other); None
         for any other call (a method or operator also reaches its object)."""
-        if _known(call) or self._stream_print(call) or not _library(call) or \
+        if _known(call) or self._stream_print(call) or not library_call(call) or \
                 self._definition(call.callee_decl) is not None or \
                 isinstance(call.callee_expr, n.Member) or call.callee.startswith("operator"):
             return None  # (a method also touches its object: `d.reset()` may free a buffer)
@@ -546,7 +551,7 @@ class HostStatements:
                 base = _strip(base.lhs)  # `h.get() + n`: still its memory
             if self.points.smart_get(base) is not None:
                 out.append(a)
-            elif not _plain(a):
+            elif not plain_argument(a):
                 return None
             elif ("*" in a.type or "[" in a.type) and not (
                     isinstance(base, n.OtherExpr) and base.kind == "STRING_LITERAL"):

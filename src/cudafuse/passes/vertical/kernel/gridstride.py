@@ -45,13 +45,13 @@ from cudafuse.passes.vertical.kernel.view import (
     _bounds_from,
     _impurity,
     _is,
-    _own_index,
     _pointer_uses,
     _ref_to,
     _strip,
-    _writes,
     coordinate,
+    own_index,
     store_parts,
+    writes_to,
 )
 
 
@@ -137,7 +137,7 @@ class _Loop:
         return self.found[0]
 
     def var_writes(self) -> list[n.Node]:
-        return [w for w in _writes(self.stmt.body, self.var.decl) if id(w) not in self.header]
+        return [w for w in writes_to(self.stmt.body, self.var.decl) if id(w) not in self.header]
 
 
 def _parse_loop(loop: n.Stmt, coords: dict[str, tuple[n.VarDecl, n.DeclStmt]]
@@ -260,7 +260,7 @@ def _common_reason(fn: Function, loops: list[_Loop], stride_vars: dict[str, str]
     for lp in loops:
         bounds = _bounds_from(lp.cond, {lp.var.decl: 0}, negated=True) or {}
         written = [r.name for r in bounds[0].walk() if isinstance(r, n.Ref) and r.decl and
-                   (r.decl in loop_vars or _writes(outermost, r.decl))]
+                   (r.decl in loop_vars or writes_to(outermost, r.decl))]
         if written:
             return f"its grid-stride loop's bound changes in the loop ('{written[0]}')"
     return None
@@ -285,7 +285,7 @@ def _stores(fn: Function, tail: list[n.Stmt], coords: list[n.VarDecl]
             target, value, _ = parts
             base = _strip(target.base)
             if isinstance(base, n.Ref) and base.decl in pointer_params:
-                own, st = _own_index(target.index, coords, locals_)
+                own, st = own_index(target.index, coords, locals_)
                 if own and base.name not in stores:
                     stores[base.name] = OwnStore(base.name, s, value, target.index)
                     stride = stride or st

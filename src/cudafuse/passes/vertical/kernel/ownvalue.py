@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
-from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore, _own_index, _writes
+from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore, own_index, writes_to
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class OwnScope:
         return e
 
     def is_own(self, index: n.Expr) -> bool:
-        own, stride = _own_index(index, list(self.coords), self.locals_)
+        own, stride = own_index(index, list(self.coords), self.locals_)
         return own and _text(stride) == self.stride
 
 
@@ -109,12 +109,12 @@ def own_scope(data: bytes, view: KernelView, store: OwnStore) -> OwnScope | None
             if part is not None for x in part.walk()}
 
     def written(decl: str) -> bool:
-        return any(id(w) not in step for w in _writes(body, decl))
+        return any(id(w) not in step for w in writes_to(body, decl))
 
     coords = {c.decl for c in view.coords}
     decls = [x for x in body.walk() if isinstance(x, n.VarDecl) and x.decl not in coords]
     locals_ = {d.decl: d.init for d in decls if d.init is not None and not written(d.decl)}
-    own, stride = _own_index(store.index, list(view.coords), locals_)
+    own, stride = own_index(store.index, list(view.coords), locals_)
     if not own:
         return None
     needed = _referenced(store.index, locals_)

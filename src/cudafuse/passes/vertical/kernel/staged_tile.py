@@ -143,7 +143,7 @@ def staged_tile(fn: Function) -> StagedCopy | str | None:
     clamped = _clamped_store(fn, once)
     if clamped:
         return clamped
-    coords = _coords(once)
+    coords = block_coords(once)
     renamed: list[tuple[Span, str]] = []
     replace: dict[int, n.Node] = {}
     staging: set[int] = set()
@@ -190,7 +190,7 @@ def _clamped_store(fn: Function, once: dict[str, n.Expr]) -> str | None:
     return None
 
 
-def _impure(value: n.Expr, fn: Function, written: set[str]) -> str | None:
+def impure_reason(value: n.Expr, fn: Function, written: set[str]) -> str | None:
     """Why `value` is not the same wherever and whenever the block's threads evaluate it,
     if it is not: only loads of buffer parameters the kernel never writes, the standard
     math functions, operators (no assignment) and names are allowed."""
@@ -227,7 +227,7 @@ def _thread(dim: str) -> Poly:
     return Poly.atom(builtin("threadIdx", dim))
 
 
-def _coords(once: dict[str, n.Expr]) -> dict[str, _Coord]:
+def block_coords(once: dict[str, n.Expr]) -> dict[str, _Coord]:
     """The locals set once to `blockIdx.d * K + threadIdx.d` with K a constant, per d."""
     out: dict[str, _Coord] = {}
     for decl, init in once.items():
@@ -254,7 +254,7 @@ def _tile(fn: Function, top: list[n.Stmt], i: int, store: n.Binary, arr: n.VarDe
     if store.op != "=" or not isinstance(lhs, n.Index) or not lhs.type:
         return f"{where} is not a plain store of one value"
     value = _inline(store.rhs, once)
-    bad = _impure(value, fn, written)
+    bad = impure_reason(value, fn, written)
     if bad:
         return f"{where} stores a value that {bad}"
     if unqualified(lhs.type) != unqualified(store.rhs.type):
@@ -301,7 +301,7 @@ def _tile(fn: Function, top: list[n.Stmt], i: int, store: n.Binary, arr: n.VarDe
                     "through its buffer at an element of the kernel's coordinates")
         # (every node at the read's place: code generation edits nothing inside it, whose
         # text is not there; an intermediate read in it is served by its view's operator[])
-        node = _at_span(folded, r.span)
+        node = at_span(folded, r.span)
         try:
             text = to_c(folded) if isinstance(folded, n.Index) else f"({to_c(folded)})"
         except Unprintable:
@@ -310,15 +310,15 @@ def _tile(fn: Function, top: list[n.Stmt], i: int, store: n.Binary, arr: n.VarDe
     return out
 
 
-def _at_span(node: n.Node, span: Span) -> n.Expr:
+def at_span(node: n.Node, span: Span) -> n.Expr:
     """`node` with every node of its tree located at `span`."""
     updates: dict[str, object] = {}
     for f in dataclasses.fields(node):
         v = getattr(node, f.name)
         if isinstance(v, n.Node):
-            updates[f.name] = _at_span(v, span)
+            updates[f.name] = at_span(v, span)
         elif isinstance(v, tuple) and any(isinstance(x, n.Node) for x in v):
-            updates[f.name] = tuple(_at_span(x, span) if isinstance(x, n.Node) else x
+            updates[f.name] = tuple(at_span(x, span) if isinstance(x, n.Node) else x
                                     for x in v)
     if any(f.name == "span" for f in dataclasses.fields(node)):
         updates["span"] = span

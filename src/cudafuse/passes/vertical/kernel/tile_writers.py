@@ -57,7 +57,12 @@ from cudafuse.passes.vertical.kernel.staged_copy import (
     staging_frame,
     without_staging,
 )
-from cudafuse.passes.vertical.kernel.staged_tile import _at_span, _coords, _impure, shared_uses
+from cudafuse.passes.vertical.kernel.staged_tile import (
+    at_span,
+    block_coords,
+    impure_reason,
+    shared_uses,
+)
 
 _DIMS = ("x", "y", "z")
 RACE = "a race in the original"
@@ -108,7 +113,7 @@ def _staged(fn: Function) -> StagedCopy | str | None:
     staging = {i for v in stores.values() for i, _ in v}
     if not staging or any(isinstance(x, n.Return) for s in top[:first] for x in s.walk()):
         return None
-    coords = _coords(once)
+    coords = block_coords(once)
     used = {x.field_name for s in top for x in s.walk() if isinstance(x, n.Member) and
             isinstance(x.base, n.Ref) and x.base.name in ("threadIdx", "blockIdx")}
     name = next(iter(shared.values())).name
@@ -138,7 +143,7 @@ def _staged(fn: Function) -> StagedCopy | str | None:
         extents = [_const(e) if e is not None else None for e in arr.array_dims]
         for r in rs:
             expr = _read_value(body, r, arr, extents, by_elem, coords, sizes, once)
-            node = _at_span(expr, r.span)
+            node = at_span(expr, r.span)
             try:
                 text = to_c(expr) if isinstance(expr, n.Index) else f"({to_c(expr)})"
             except Unprintable:
@@ -207,7 +212,7 @@ def _impure_staging(fn: Function, stmts: list[n.Stmt], written: set[str], name: 
                 e = x.cond  # (a branch the block's position decides is part of the value)
             else:
                 continue
-            bad = _impure(e, fn, written)
+            bad = impure_reason(e, fn, written)
             if bad:
                 if "which the kernel writes" in bad:
                     bad += (": other blocks may already have stored their new values where "

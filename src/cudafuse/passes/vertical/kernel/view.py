@@ -436,7 +436,7 @@ def _returns_only(s: n.Stmt) -> bool:
     return isinstance(s, n.Compound) and len(s.body) == 1 and _returns_only(s.body[0])
 
 
-def _own_index(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.Expr]
+def own_index(index: n.Expr, coords: list[n.VarDecl], locals_: dict[str, n.Expr]
                ) -> tuple[bool, n.Expr | None]:
     """Is `index` this thread's own element (x, or y * S + x)? Returns (yes, stride)."""
     index = _strip(index)
@@ -478,7 +478,7 @@ def _bound_of_params(fn: Function, bound: n.Expr, loop: n.Stmt) -> n.Expr:
     for _ in range(8):  # a chain of such locals, not a cycle
         e = _strip(bound)
         d = before.get(e.decl) if isinstance(e, n.Ref) and e.kind == "local" else None
-        if d is None or d.init is None or _writes(fn.body, d.decl) or not all(
+        if d is None or d.init is None or writes_to(fn.body, d.decl) or not all(
                 x.kind == "param" or x.const_value is not None or x.decl in before
                 for x in d.init.walk() if isinstance(x, n.Ref)):
             return bound
@@ -596,7 +596,7 @@ def plain_view(fn: Function) -> KernelView:
     for store, _ in found_stores:
         if store.param not in stores:
             stores[store.param] = store
-            _, st = _own_index(store.index, coords, locals_)
+            _, st = own_index(store.index, coords, locals_)
             stride = stride or st
     all_stores = {p: tuple(s for s, _ in found_stores if s.param == p) for p in stores}
     channel_stores = tuple(OwnStore(name, s.stmt, s.value, s.index, nested=s.nested)
@@ -809,7 +809,7 @@ def _own_stores(stmts: list[n.Stmt], coords: list[n.VarDecl], locals_: dict[str,
             base = _strip(target.base)
             if isinstance(base, n.Ref) and base.decl in pointer_params and \
                     retyped(target.base, base) is None:
-                own, _ = _own_index(target.index, coords, locals_)
+                own, _ = own_index(target.index, coords, locals_)
                 if own:
                     # (LEAVES: a statement after it in its list always leaves the kernel,
                     # so no store runs after this one)
@@ -868,7 +868,7 @@ def _self_reads(stores: dict[str, OwnStore], reads: dict[str, list[n.Index]],
     another element is another thread's, written at a time the fused kernel cannot keep."""
     for name in sorted(stores):
         for node in reads.get(name, []):
-            if not _own_index(node.index, coords, locals_)[0]:
+            if not own_index(node.index, coords, locals_)[0]:
                 return (f"it reads '{name}' at an element other than its own (line "
                         f"{node.span.line}), which another thread writes")
     return None
@@ -1026,7 +1026,7 @@ def _impurity(fn: Function, coord_stmts: list[n.Stmt],
 
 # ---- grid-stride loops (gridstride.py) ------------------------------------------------
 
-def _writes(node: n.Node, decl: str) -> list[n.Node]:
+def writes_to(node: n.Node, decl: str) -> list[n.Node]:
     out = []
     for x in node.walk():
         if isinstance(x, n.Binary) and x.is_assignment and _ref_to(x.lhs, {decl: 0}) == 0:

@@ -68,7 +68,7 @@ class LaunchInfo:
     writes: dict[str, str]
 
 
-def _stream_key(site: LaunchSite) -> str:
+def stream_key(site: LaunchSite) -> str:
     """The stream a launch uses; the default stream (omitted, 0 or nullptr) is one key."""
     stream = site.launch.stream
     if stream is None or (isinstance(stream, n.IntLit) and stream.value == 0) or (
@@ -527,7 +527,7 @@ class Legality:
             # and a producer's value at the thread's own element assume one mapping)
             return ("its kernels map threads to elements differently: in one the grid's x "
                     "walks the rows (out[x * cols + y]), in another the columns")
-        streams = {_stream_key(self.infos[i].site) for i in members}
+        streams = {stream_key(self.infos[i].site) for i in members}
         if len(streams) > 1:  # the fused launch runs on one stream: others' ordering would change
             return "its launches use different streams"
         writers: dict[str, list[int]] = {}

@@ -48,7 +48,7 @@ from cudafuse.passes.vertical.host.hostview import (
 )
 from cudafuse.passes.vertical.host.resolver import Resolver
 from cudafuse.passes.vertical.plan.arch import ArchParams
-from cudafuse.passes.vertical.plan.legality import LaunchInfo, _stream_key
+from cudafuse.passes.vertical.plan.legality import LaunchInfo, stream_key
 from cudafuse.passes.vertical.plan.model import KernelCost
 
 # Streaming multiprocessors per arch: a block split pays when both grids fit one wave.
@@ -311,7 +311,7 @@ class SiblingPlanner:
             r = kernel_reason(self.unit, info)
             if r:
                 return None, f"not fused: {r}", None
-        if _stream_key(a.site) != _stream_key(b.site):
+        if stream_key(a.site) != stream_key(b.site):
             return None, "not fused: their launches use different streams", None
         at_second, why = self.between_reason(i, j)
         if why:
