@@ -19,7 +19,8 @@ _EVAL_INT, _EVAL_FLOAT = 1, 2
 
 
 @functools.cache
-def _lib() -> ctypes.CDLL:
+def libclang() -> ctypes.CDLL:
+    """The wheel's libclang, with the types of the entry points used here declared."""
     lib = ci.conf.lib
     lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
     lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
@@ -50,7 +51,7 @@ def namespaces(cursor: ci.Cursor) -> tuple[tuple[str, bool], ...]:
     out = []
     parent = cursor.semantic_parent
     while parent is not None and parent.kind == ci.CursorKind.NAMESPACE:
-        out.append((parent.spelling, bool(_lib().clang_Cursor_isInlineNamespace(parent))))
+        out.append((parent.spelling, bool(libclang().clang_Cursor_isInlineNamespace(parent))))
         parent = parent.semantic_parent
     return tuple(reversed(out))
 
@@ -59,7 +60,7 @@ _BINARY: dict[int, str] = {}
 
 
 def binary_op(cursor: ci.Cursor) -> str:
-    lib = _lib()
+    lib = libclang()
     kind = lib.clang_getCursorBinaryOperatorKind(cursor)
     text = _BINARY.get(kind)
     if text is None:
@@ -70,12 +71,12 @@ def binary_op(cursor: ci.Cursor) -> str:
 
 def unary_op(cursor: ci.Cursor) -> tuple[str, bool]:
     """(operator, is_postfix); ('?', False) for kinds the IR does not model."""
-    return _UNARY.get(_lib().clang_getCursorUnaryOperatorKind(cursor), ("?", False))
+    return _UNARY.get(libclang().clang_getCursorUnaryOperatorKind(cursor), ("?", False))
 
 
 def evaluate(cursor: ci.Cursor) -> int | float | None:
     """Clang's constant folding of an expression or an initialised variable, if it folds."""
-    lib = _lib()
+    lib = libclang()
     res = lib.clang_Cursor_Evaluate(cursor)
     if not res:
         return None
@@ -97,7 +98,7 @@ def in_main_file(cursor: ci.Cursor) -> bool:
     a translation unit that includes <math.h> has tens of thousands of top-level declarations,
     and filtering them by name cost more than parsing.
     """
-    return bool(_lib().clang_Location_isFromMainFile(cursor.location))
+    return bool(libclang().clang_Location_isFromMainFile(cursor.location))
 
 
 

@@ -136,7 +136,7 @@ def lower_included(tu: ci.TranslationUnit, unit: TranslationUnit,
             elif any(c.extent.start.offset <= off <= c.extent.end.offset
                      for off in broken.get(fname, ())):
                 why = "clang reported an error in it"
-            elif macro := _redefined(source.data, c, unit.source.data, at[fname]):
+            elif macro := redefined_later(source.data, c, unit.source.data, at[fname]):
                 why = f"the macro '{macro}' it uses is defined or undefined again after it " \
                     "(its fused copy, in the main file, could mean something else)"
             if not why:
@@ -177,7 +177,7 @@ _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:define|undef)[ \t]+([A-Za-z_]\w*)", re.M)
 
 
-def _redefined(data: bytes, c: ci.Cursor, main: bytes, site: int) -> str:
+def redefined_later(data: bytes, c: ci.Cursor, main: bytes, site: int) -> str:
     """A name the kernel's text uses that a #define or #undef changes after the kernel in
     its file, or in the main file after the #include: the fused code, placed later in the
     main file, would then expand it otherwise."""

@@ -37,7 +37,7 @@ import clang.cindex as ci
 
 from cudafuse.frontend.clang_api import referenced
 from cudafuse.frontend.clang_diags import is_error
-from cudafuse.frontend.included_kernels import _redefined
+from cudafuse.frontend.included_kernels import redefined_later
 from cudafuse.frontend.lower import K, Lowerer, LoweringError
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -138,7 +138,7 @@ def _concrete_text(tu: ci.TranslationUnit, where: _Template, args: list[str | in
     cur = _template_cursor(tu.cursor, where.source.path, fn.span.start)
     if cur is None:
         return "its template declaration is not found"
-    macro = _redefined(data, cur, where.main, where.site)
+    macro = redefined_later(data, cur, where.main, where.site)
     if macro:
         return f"the macro '{macro}' it uses is defined or undefined again after it (its " \
             "copy, read after the file, could mean something else)"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import clang.cindex as ci
 
-from cudafuse.frontend.clang_api import _lib
+from cudafuse.frontend.clang_api import libclang
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ class _RangeList(ctypes.Structure):
 
 @functools.cache
 def _skipped_api() -> ctypes.CDLL:
-    lib = _lib()
+    lib = libclang()
     lib.clang_getSkippedRanges.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.clang_getSkippedRanges.restype = ctypes.POINTER(_RangeList)
     lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_RangeList)]
