@@ -22,10 +22,10 @@ FUSED = [("p_forward", ("offset_k", "twice_k")), ("p_helper", ("cubed_k", "cubed
          # host function templates, through their explicit specialisations
          ("forward_gpu", ("offset_k", "twice_k")), ("forward_gpu", ("offset_k", "twice_k")),
          ("launch_pair", ("combine_k", "half_k")), ("with_default", ("offset_k", "offset_k")),
-         ("chain", ("offset_k", "twice_k"))]
+         ("chain", ("offset_k", "twice_k")), ("respelled_pair", ("copies_k", "offset_k"))]
 ENTRIES = ("p_forward", "p_helper", "p_default_arg", "p_specialised", "p_bool_values",
            "p_enum", "p_template_host", "p_template_host_double", "p_static_launcher",
-           "p_default_host", "p_nested")
+           "p_default_host", "p_nested", "p_respelled")
 UNFUSED = ("p_bool", "p_in_place")
 SIZES = ({"n": 37 * 19}, {"n": 1}, {"n": 129})
 
@@ -104,11 +104,12 @@ def test_fused_equals_original(fused, entry: str) -> None:
         compare_entry(PROGRAM, path, entry, sizes)
 
 
-def test_caps_reach_instantiations_named_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_caps_reach_instantiations_named_apart(monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path) -> None:
     """A register cap planned for a group of two instantiations of one template
-    (`combine_k<Op::Mul>` then `combine_k<Op::Add>`, named apart for code generation) is
-    emitted: it was looked up by the names given apart and missed. A stand-in ptxas gives
-    each fused kernel 50 registers (occupancy 0.50 at 128 threads), R under a cap of R."""
+    (`box_k<1>` then `box_k<2>`, named apart for code generation) is emitted: it was looked
+    up by the names given apart and missed. A stand-in ptxas gives the fused kernel 50
+    registers (occupancy 0.50 at 32x8), R under a cap of R, the originals 20."""
     import re
 
     import cudafuse.analysis.ptxas as ptxas
@@ -122,13 +123,31 @@ def test_caps_reach_instantiations_named_apart(monkeypatch: pytest.MonkeyPatch) 
             out[k] = Resources(int(cap) if cap else 50 if k.startswith("cf_") else 20, 0)
         return out
 
+    src = tmp_path / "radii.cu"
+    src.write_text("""template <int R>
+__global__ void box_k(const float *in, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float s = 0.0f;
+    for (int d = -R; d <= R; ++d)
+        s += in[y * w + min(max(x + d, 0), w - 1)];
+    out[y * w + x] = s / (2 * R + 1);
+}
+
+void run(const float *in, float *tmp, float *out, int w, int h)
+{
+    dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
+    box_k<1><<<g, b>>>(in, tmp, w, h);
+    box_k<2><<<g, b>>>(tmp, out, w, h);
+}
+""")
     monkeypatch.delenv("CUDAFUSE_NO_PTXAS", raising=False)
     monkeypatch.setattr(ptxas, "compile_figures", fake)
-    fused = api.fuse(str(PROGRAM))
-    groups = {g["name"]: g for s in fused.report["sequences"] for g in s["fused"]}
-    caps = {name: g["resources"]["register_cap"] for name, g in groups.items()}
-    enum = next(name for name, g in groups.items() if g["kernels"] == ["combine_k"] * 2)
-    assert caps[enum] is not None
-    for name, cap in caps.items():
-        if cap is not None:
-            assert f"__global__ void __maxnreg__({cap}) {name}(" in fused.text, name
+    fused = api.fuse(str(src))
+    (group,) = fused.report["sequences"][0]["fused"]
+    assert group["kernels"] == ["box_k", "box_k"]
+    cap = group["resources"]["register_cap"]
+    assert cap is not None
+    assert f"__global__ void __maxnreg__({cap}) {group['name']}(" in fused.text

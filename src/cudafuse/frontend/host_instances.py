@@ -26,7 +26,9 @@ must have no more errors than the one without.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import re
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -77,6 +79,19 @@ def _uses(tu: ci.TranslationUnit, path: str, tcur: ci.Cursor) -> list[ci.Cursor]
 # Set while the file with the copies is parsed: its copies' calls name instantiations of
 # other host templates (a launcher calling a launcher), which are not copied in turn.
 WRITING: ContextVar[bool] = ContextVar("cudafuse_host_instances", default=False)
+# Set by parse_for_fusion for its last parse only: the respelling rounds before it rewrite
+# the file's text (kernels change length), which would move the copies' byte ranges.
+ENABLED: ContextVar[bool] = ContextVar("cudafuse_host_instances_enabled", default=False)
+
+
+@contextlib.contextmanager
+def copies_written() -> Iterator[None]:
+    """Parses inside write the copies (frontend/parse.py: ParseOptions.instantiate too)."""
+    token = ENABLED.set(True)
+    try:
+        yield
+    finally:
+        ENABLED.reset(token)
 
 
 # A piece of a copy and where its text comes from: (start, end) in the copy, the offset of

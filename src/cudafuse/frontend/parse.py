@@ -647,9 +647,9 @@ def _with_host_instances(path: str, opts: ParseOptions, tu: ci.TranslationUnit,
     """The file parsed again with an explicit specialisation written after each host
     function template for each instantiation it uses (frontend/host_instances.py), if it
     has any and they parse with no more errors; None otherwise (the reasons kept)."""
-    from cudafuse.frontend.host_instances import WRITING, host_templates, specialised
+    from cudafuse.frontend.host_instances import ENABLED, WRITING, host_templates, specialised
 
-    if WRITING.get():
+    if WRITING.get() or not ENABLED.get():
         return None
     found = specialised(tu, result.unit)
     if found is None:

@@ -124,6 +124,11 @@ def parse_for_fusion(path: str, options: ParseOptions) -> tuple[ParseResult, byt
             break
         notes += more
         result = again
+    from cudafuse.frontend.host_instances import copies_written, host_templates
+
+    if host_templates(result.unit):  # host function templates: copied into the final text
+        with copies_written():
+            result = parse_file(path, options, text=result.unit.source.data if notes else None)
     if not notes:
         return result, None
     result.diagnostics += notes
