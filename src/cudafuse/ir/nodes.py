@@ -27,13 +27,16 @@ class Node:
     def preorder(self) -> tuple[Node, ...]:
         """walk() as a tuple."""
         out: list[Node] = []
-        stack: list[Node] = [self]
+        stack: list[Node | None] = [self]
+        pop, push, append = stack.pop, stack.extend, out.append
         while stack:
-            node = stack.pop()
-            out.append(node)
+            node = pop()
+            if node is None:  # an absent child (children() may hold None)
+                continue
+            append(node)
             kids = node.children()
             if kids:
-                stack.extend(reversed([c for c in kids if c is not None]))
+                push(kids[::-1])
         return tuple(out)
 
 
@@ -104,7 +107,14 @@ class Binary(Expr):
 
     @property
     def is_assignment(self) -> bool:
-        return self.op.endswith("=") and self.op not in ("==", "!=", "<=", ">=")
+        op = self.op
+        got = _ASSIGNMENT.get(op)
+        if got is None:  # asked for every Binary by several analyses: cached per operator
+            got = _ASSIGNMENT[op] = op.endswith("=") and op not in ("==", "!=", "<=", ">=")
+        return got
+
+
+_ASSIGNMENT: dict[str, bool] = {}
 
 
 @dataclass(frozen=True)
