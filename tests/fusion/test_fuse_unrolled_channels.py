@@ -115,3 +115,30 @@ def test_unrolled_keeps_lines_and_meaning() -> None:
                     "stores an element of its own",
         "max_channel": "loop over 'c' (line 184, 2 iterations) unrolled: each iteration "
                        "reads one channel of an interleaved element"}
+
+
+SEPARABLE = Path(__file__).parent / "programs" / "unrolled_separable.cu"
+
+
+@pytest.mark.slow  # (two emulated builds)
+def test_separable_row_pass_matches(tmp_path: Path) -> None:
+    """A style of image code no other test has (a row pass per channel with a run-time
+    filter width inside, a pitch argument, bytes in and out): fused, and equal to the
+    original on garbage-filled buffers at odd sizes, with odd filter widths."""
+    fused = tmp_path / "fused.cu"
+    result = fuse_file(SEPARABLE, fused)
+    assert [tuple(g.kernels) for g in result.groups] == [("blur_rows", "to_bytes")]
+    for w, h, kw in ((37, 19, 5), (1, 3, 3), (20, 7, 1)):
+        rng = np.random.default_rng(w + h + kw)
+        args = [rng.integers(0, 256, 3 * w * h + PAD, dtype=np.uint8),
+                rng.standard_normal(3 * w * h + PAD).astype(np.float32),
+                rng.integers(0, 256, w * h + PAD, dtype=np.uint8),
+                rng.uniform(0.1, 0.3, kw).astype(np.float32), w, h, kw]
+        results = []
+        for path in (SEPARABLE, fused):
+            call = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            library(path).call("run", *call)
+            results.append(call)
+        for k in (1, 2):  # tmp, out
+            a, b = results[0][k], results[1][k]
+            assert np.array_equal(a, b), (w, h, kw, k, np.flatnonzero(a != b)[:4])
