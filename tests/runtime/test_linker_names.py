@@ -19,6 +19,7 @@ from cudafuse.runtime.linker_names import Definition, LinkerName, bare, locate, 
     ("f(int)::{lambda(int)#1}::operator()(int) const", ("f",), 1),  # the enclosing one
     ("g(void (*)(int, int), int)", ("g",), 2),
     ("(anonymous namespace)::h()", ("", "h"), 0),
+    ("cooperator(int)", ("cooperator",), 1),  # not an operator
 ])
 def test_a_demangled_name_is_read_by_its_structure(demangled: str, scope: tuple[str, ...],
                                                    params: int | None) -> None:

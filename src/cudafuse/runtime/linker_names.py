@@ -11,6 +11,7 @@ namespace or a return type's template arguments would mislead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -62,7 +63,7 @@ def read(demangled: str) -> LinkerName | None:
     head, params = (text, None) if cut < 0 else (text[:cut], _count_params(text, cut))
     if cut >= 0 and params is None:
         return None
-    if "operator" in head or not _depth_ok(head):
+    if re.search(r"\boperator\b", head) or not _depth_ok(head):
         return None
     # A function template's instance starts with its return type: the name follows the
     # last space outside brackets.
