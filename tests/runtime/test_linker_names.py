@@ -20,6 +20,7 @@ from cudafuse.runtime.linker_names import Definition, LinkerName, bare, locate, 
     ("g(void (*)(int, int), int)", ("g",), 2),
     ("(anonymous namespace)::h()", ("", "h"), 0),
     ("cooperator(int)", ("cooperator",), 1),  # not an operator
+    ("ns::describe[abi:cxx11](int)", ("ns", "describe"), 1),  # returns a std::string
 ])
 def test_a_demangled_name_is_read_by_its_structure(demangled: str, scope: tuple[str, ...],
                                                    params: int | None) -> None:

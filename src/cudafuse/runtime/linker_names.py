@@ -145,11 +145,12 @@ def _split_top_level(text: str, sep: str) -> list[str]:
 
 
 def _without_brackets(part: str) -> str | None:
-    """A component without its template arguments (`Box<int>`: `Box`); None when its
-    brackets do not pair."""
+    """A component without its template arguments and ABI tags (`Box<int>`: `Box`;
+    `name[abi:cxx11]`, a function returning std::string: `name`); None when its brackets
+    do not pair."""
     if not _depth_ok(part):
         return None
-    return "".join(ch for _, ch, d in _scan(part) if d == 0 and ch not in "<>")
+    return "".join(ch for _, ch, d in _scan(part) if d == 0 and ch not in _OPENING)
 
 
 def _count_params(text: str, opening: int) -> int | None:
