@@ -41,6 +41,7 @@ def test_an_argument_naming_no_type_is_still_a_located_error(tmp_path: Path) -> 
     code, output, text = _fuse(tmp_path, "sq_norm<Vec4f>")
     assert code == 2 and not text
     assert f"{SRC}:30:17: error: cannot tell whether 'sq_norm<Vec4f>'" in output
+    assert "('Vec4f' names no type in the kernel's namespaces)" in " ".join(output.split())
 
 
 @pytest.mark.slow

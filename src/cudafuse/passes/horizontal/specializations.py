@@ -160,8 +160,13 @@ def specialization_choice(unit: TranslationUnit, found: list[Function], name: st
         spec = (unknown or same)[0]
         at = spec.name_span if spec.name_span.file == unit.path else spec.span
         head = " ".join(unit.code_text(spec.span).split("{")[0].split())
+        # Arguments the file's parse could not resolve (names no type there) say why.
+        lost = [a for a in args if resolved is not None and a not in resolved and
+                _compare(a, "", "") == "unknown"]
+        why = f" ({', '.join(repr(a) for a in lost)} names no type in the kernel's " \
+            "namespaces)" if lost else ""
         raise error(f"cannot tell whether '{name}<{', '.join(args)}>' is the primary template "
-                    f"or the explicit specialization '{head}' declared here: name the "
+                    f"or the explicit specialization '{head}' declared here{why}: name the "
                     "template arguments as the specialization's parameters write them",
                     unit.path, at.line, at.col, status=2)
     return KernelRef(same[0]) if same else bind(primary, args, unit.path)
