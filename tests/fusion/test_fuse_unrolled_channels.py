@@ -64,6 +64,7 @@ def test_channel_loops_fuse(fused) -> None:
     assert ("window_rgb", "weighted_gray") in groups
     assert ("invert_rgb", "rgb_gray") in groups
     assert ("abs_gain", "max_channel") in groups
+    assert ("c89_scale", "luma3") in groups
     assert not any(k in ("scale_n", "first_small") for g in groups for k in g if len(g) > 1
                    and "rgb_gray" in g)
 
@@ -71,7 +72,7 @@ def test_channel_loops_fuse(fused) -> None:
 @pytest.mark.slow  # (the two emulated builds: about 12 s of CPU; channels.cu's split_loop,
 # unrolled the same way, is compared in the default suite by test_fuse_channels.py)
 @pytest.mark.parametrize("entry", ["interleaved", "planar", "refused", "windowed",
-                                   "read_loop", "local_count", "reassigned"])
+                                   "read_loop", "local_count", "reassigned", "c89"])
 def test_channel_loops_match(fused, entry: str) -> None:
     path, _ = fused
     for w, h in SIZES:
@@ -114,7 +115,9 @@ def test_unrolled_keeps_lines_and_meaning() -> None:
         "abs_gain": "loop over 'c' (line 170, 3 iterations) unrolled: each iteration "
                     "stores an element of its own",
         "max_channel": "loop over 'c' (line 184, 2 iterations) unrolled: each iteration "
-                       "reads one channel of an interleaved element"}
+                       "reads one channel of an interleaved element",
+        "c89_scale": "loop over 'c' (line 204, 3 iterations) unrolled: each iteration "
+                     "stores an element of its own"}
 
 
 SEPARABLE = Path(__file__).parent / "programs" / "unrolled_separable.cu"

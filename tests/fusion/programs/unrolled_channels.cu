@@ -194,3 +194,21 @@ void reassigned(const float *in, float *tmp, float *m, int w, int h) {
   abs_gain<<<(n + 127) / 128, 128>>>(in, tmp, n, 0.5f);
   max_channel<<<(n + 127) / 128, 128>>>(tmp, m, n);
 }
+
+// C89 style: the loop variable declared before the loop, and read after it (its value then
+// is the one that ended the loop).
+__global__ void c89_scale(const float *in, float *out, float *last, int n) {
+  int i, c;
+  i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    for (c = 0; c < 3; c++)
+      out[i * 3 + c] = in[i * 3 + c] * 0.25f;
+    last[i] = (float)c;
+  }
+}
+
+void c89(const float *in, float *tmp, float *last, float *gray, int w, int h) {
+  int n = w * h;
+  c89_scale<<<(n + 127) / 128, 128>>>(in, tmp, last, n);
+  luma3<<<(n + 127) / 128, 128>>>(tmp, gray, n);
+}

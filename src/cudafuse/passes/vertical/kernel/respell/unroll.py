@@ -12,9 +12,10 @@ Unrolled, each iteration is the loop's body with its variable a constant: the sa
 statements in the same order, so the kernel computes exactly what it did. The facts come
 from the tree, not the text: the trip is evaluated from the header (start, bound and step
 integer constants: literals, macros, `constexpr`, a local given one value and never written,
-`int channels = 3;`), the loop variable is declared by the
-header and written nowhere else, the body neither leaves the loop (break, continue, return,
-goto) nor declares shared or static variables, and some store of the body to a pointer
+`int channels = 3;`), the loop variable is declared by the header (or before the loop, C89
+style: the copies then shadow it, and it is set after them to the value that ended the
+loop) and written nowhere in the body, the body neither leaves the loop (break, continue,
+return, goto) nor declares shared or static variables, and some store of the body to a pointer
 parameter is at an element that is affine in the variable with a nonzero step (each
 iteration its own element: `i * 3 + c`, `c * w * h + i`). Loops that only read, or store
 one element many times (accumulations), are left as written, and so are loops inside
@@ -36,6 +37,7 @@ which would no longer precede one, becomes an empty line.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -68,9 +70,11 @@ def _is_var(e: n.Expr | None, decl: str) -> bool:
     return isinstance(e, n.Ref) and e.decl == decl
 
 
-def _trip(loop: n.For, var: n.VarDecl, locals_: dict[str, n.Expr]) -> list[int] | None:
-    """The values the loop variable takes, one per iteration, when its start, bound and
-    step are constants and there are 1..MAX_TRIPS of them; else None."""
+def _trip(loop: n.For, var: n.VarDecl, locals_: dict[str, n.Expr]
+          ) -> tuple[list[int], int] | None:
+    """The values the loop variable takes, one per iteration, and its value once the loop
+    ends, when its start, bound and step are constants and there are 1..MAX_TRIPS
+    iterations; else None."""
     start = _const(var.init, locals_)
     cond = loop.cond
     while isinstance(cond, n.Cast):
@@ -106,9 +110,9 @@ def _trip(loop: n.For, var: n.VarDecl, locals_: dict[str, n.Expr]) -> list[int] 
         v += step
     unsigned = "unsigned" in var.var_type or "size_t" in var.var_type or \
         var.var_type.strip().startswith("uint")
-    if not values or unsigned and any(x < 0 for x in values):
+    if not values or unsigned and any(x < 0 for x in values + [v]):
         return None
-    return values
+    return values, v
 
 
 def _leaves_or_shares(body: n.Stmt) -> bool:
@@ -230,35 +234,55 @@ STORES = "each iteration stores an element of its own"
 READS = "each iteration reads one channel of an interleaved element"
 
 
-def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int], str]]:
+def _loops(fn: Function) -> list[tuple[n.For, n.VarDecl, list[int], str, str]]:
     """The loops this respelling unrolls: none inside another loop (whose iterations would
     each store several elements: a row or block per thread, refused with its loops named)."""
     assert fn.body is not None
-    found: list[tuple[n.For, n.VarDecl, list[int], str]] = []
+    found: list[tuple[n.For, n.VarDecl, list[int], str, str]] = []
     loops = [x for x in fn.body.walk() if isinstance(x, (n.For, n.While))]
     once = kernel_locals(fn.body)
     for loop in loops:
         if not isinstance(loop, n.For) or any(
                 outer is not loop and any(y is loop for y in outer.walk()) for outer in loops):
             continue
-        init = loop.init
-        if not isinstance(init, n.DeclStmt) or len(init.decls) != 1:
-            continue
-        var = init.decls[0]
-        if var.init is None or var.storage or var.array_dims or \
+        var = _loop_var(fn, loop)
+        if var is None or var.init is None or var.storage or var.array_dims or \
                 not _INT_TYPE.fullmatch(var.var_type.strip()):
             continue
-        values = _trip(loop, var, {d: e for d, e in once.items() if d != var.decl})
-        if values is None or _leaves_or_shares(loop.body):
+        trip = _trip(loop, var, {d: e for d, e in once.items() if d != var.decl})
+        if trip is None or _leaves_or_shares(loop.body):
             continue
+        values, last = trip
+        # A variable declared before the loop (C89's `int c; for (c = 0; ...)`) keeps,
+        # after it, the value that ended it: the copies shadow it, and it is set to that.
+        after = "" if isinstance(loop.init, n.DeclStmt) else f" {var.name} = {last};"
         if any(isinstance(t := bare(w), n.Ref) and t.decl == var.decl
                for w in write_targets(loop.body)):
             continue
         if _stores_per_iteration(fn, loop.body, var.decl):
-            found.append((loop, var, values, STORES))
+            found.append((loop, var, values, STORES, after))
         elif _reads_channels(fn, loop.body, var.decl, values):
-            found.append((loop, var, values, READS))
+            found.append((loop, var, values, READS, after))
     return found
+
+
+def _loop_var(fn: Function, loop: n.For) -> n.VarDecl | None:
+    """The loop's variable: declared by its header (`int c = 0`), or a local of the kernel
+    declared before it and given its start there (`c = 0`), as a declaration with that
+    start; else None."""
+    init = loop.init
+    if isinstance(init, n.DeclStmt):
+        return init.decls[0] if len(init.decls) == 1 else None
+    e = init.expr if isinstance(init, n.ExprStmt) else init
+    if not (isinstance(e, n.Binary) and e.op == "=" and isinstance(t := bare(e.lhs), n.Ref)
+            and t.kind == "local"):
+        return None
+    assert fn.body is not None
+    decl = next((x for x in fn.body.walk() if isinstance(x, n.VarDecl) and x.decl == t.decl),
+                None)
+    if decl is None or any(x is decl for x in loop.walk()):
+        return None
+    return dataclasses.replace(decl, init=e.rhs)
 
 
 def _reads_channels(fn: Function, body: n.Stmt, decl: str, values: list[int]) -> bool:
@@ -317,7 +341,7 @@ def unrolled(fn: Function, data: bytes) -> tuple[list[Edit], str]:
     iteration, its variable a constant in each."""
     edits: list[Edit] = []
     names: dict[str, list[str]] = {STORES: [], READS: []}
-    for loop, var, values, why in _loops(fn):
+    for loop, var, values, why, after in _loops(fn):
         start, end = loop.span.start, loop.span.end
         body = loop.body
         b0, b1 = body.span.start, body.span.end
@@ -336,7 +360,8 @@ def unrolled(fn: Function, data: bytes) -> tuple[list[Edit], str]:
         header = data[start:b0].decode("utf-8", errors="replace")
         decl = f"const {var.var_type.strip()} {var.name} = "
         text = ("{ { " + decl + f"{values[0]};" + "\n" * header.count("\n") + " " + body_text
-                + " }" + "".join(f" {{ {decl}{v}; {flat} }}" for v in values[1:]) + " }")
+                + " }" + "".join(f" {{ {decl}{v}; {flat} }}" for v in values[1:]) + after
+                + " }")
         old = data[start:end].decode("utf-8", errors="replace")
         edits.append(Edit(start, end, keep_lines(old, text)))
         pragma = _pragma_before(data, start)
