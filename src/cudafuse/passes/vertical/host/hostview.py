@@ -20,6 +20,7 @@ from cudafuse.analysis.memo import per_object
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
+from cudafuse.ir.source import Span
 from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.host.byvalue import ByValue
 from cudafuse.passes.vertical.host.hostexprs import (
@@ -41,6 +42,12 @@ from cudafuse.passes.vertical.host.pointervalues import PointerValues, Value
 from cudafuse.passes.vertical.host.pointsto import PointsTo, parity_pairs
 from cudafuse.passes.vertical.host.settled import settled_locals
 from cudafuse.passes.vertical.host.stmtnodes import _assigned
+from cudafuse.passes.vertical.host.unread import (
+    line_of,
+    unread_between,
+    unread_inits,
+    unread_inside,
+)
 from cudafuse.passes.vertical.host.wrappers import WrapperCall, Wrappers
 
 
@@ -311,6 +318,7 @@ class _Splitter:
         self._selected: dict[int, tuple[str, ...]] = {}  # launch index -> _selections
         self.values = pointer_values(unit, host, self.points)
         self.position: dict[int, int] = {}  # a launch statement's index in its list
+        self.inits = unread_inits(unit, host.body) if host.body is not None else {}
         self.by_value = ByValue(unit, host, host_locals(host), _writes(host.body),
                                 self.stmts.writes_global) \
             if host.body is not None else None
@@ -362,6 +370,13 @@ class _Splitter:
         current = Sequence(self.host, scope=scope)
         items: list[tuple[n.Stmt, str | None]] = []  # launch statements and breaks, in order
         for k, stmt in enumerate(stmts):
+            unread = self._unread(stmts, k) if current.launches and \
+                any(self._held(s) for s in stmts[k:]) else None
+            if unread is not None:  # code the IR does not hold (unread.py): nothing moves
+                self.breaks.append(unread)
+                items.append(unread)
+                self.seqs.append(current)
+                current = Sequence(self.host, scope=scope)
             launch = self._launch(stmt)
             if launch is None:
                 if self._held(stmt):
@@ -393,7 +408,8 @@ class _Splitter:
                 continue
             kernel = launched_kernel(self.unit, launch)
             old = pointer_alias_reason(self.host, launch, self.points, self.parity)
-            rest = self._escaped_reason(launch) or _struct_reason(launch, self.points) or \
+            rest = self._escaped_reason(launch) or self._unread_init(launch) or \
+                _struct_reason(launch, self.points) or \
                 member_alias_reason(self.unit, self.host, launch) or \
                 _foreign_param(self.host, launch, self.points) or \
                 _hidden_memory(self.unit, self.calls, kernel, launch) or \
@@ -461,6 +477,21 @@ class _Splitter:
         self._note_breaks(items)
         self._note_alone(items, scope)
 
+    def _unread(self, stmts: tuple[n.Stmt, ...], k: int) -> tuple[n.Stmt, str] | None:
+        """Code the IR does not hold, before statement k or inside it when it is no launch
+        (unread.py): a statement standing for it, and why it splits the sequence."""
+        at = unread_between(self.unit, stmts[k - 1], stmts[k]) if k else None
+        if at is None and self._launch(stmts[k]) is None:
+            at = unread_inside(self.unit, stmts[k])
+        if at is None:
+            return None
+        line = line_of(self.unit, at)
+        col = at - self.unit.source.data.rfind(b"\n", 0, at)
+        where = n.OtherStmt(kind="unread", span=Span(self.unit.path, at, at + 1, line, col))
+        return where, (f"line {line} holds code cudafuse did not read (clang dropped it: a "
+                       "name it does not know, from a header not found?), so no launch's "
+                       "work may move across it")
+
     def _cut(self, current: Sequence, site: LaunchSite, cut: str) -> None:
         """End `current` before `site`, saying why at both launches."""
         if not current.launches:
@@ -520,6 +551,19 @@ class _Splitter:
                 if v is not None and v.decl in self.values.escaped:
                     return (f"pointer '{v.name}' may be changed through a reference, a kept "
                             "address or a lambda")
+        return None
+
+    def _unread_init(self, launch: n.KernelLaunch) -> str | None:
+        """A pointer argument declared with a value the IR does not hold (unread.py)."""
+        for a in launch.args:
+            r = _ref(a) or _ref(part_root(a)) or self.points.element(a)
+            root = self.points.stable_alias(r) if r is not None else None
+            for v in (r, root):
+                if v is not None and v.decl in self.inits:
+                    return (f"pointer '{v.name}' is initialised at line {self.inits[v.decl]} "
+                            "by code cudafuse did not read (clang dropped it: a name it does "
+                            "not know, from a header not found?): it may name any buffer, so "
+                            "no launch's work may move across it")
         return None
 
     def _rotates(self, stmt: n.Stmt) -> bool:
