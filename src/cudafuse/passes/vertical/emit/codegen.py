@@ -191,9 +191,18 @@ class GroupEmitter:
     # ---- parameters ------------------------------------------------------------------
 
     def _is_view(self, site: LaunchSite, p: Param, key: str | None) -> bool:
-        """A pointer parameter served by a view: it names a buffer produced in the group,
-        and `site` is not that buffer's producer."""
-        return key in self.produced and self.produced[key][0] is not site
+        """A pointer parameter served by a view: it names a buffer produced in the group by
+        a launch before `site`. A launch before the producer reads the buffer as it was
+        before the group (from memory): a read of `s0` by a stencil launched before a later
+        kernel updates `s0` in place sees the old values, and serving it with the updater's
+        view would also make the two producers' functions call each other."""
+        if key not in self.produced:
+            return False
+        producer = self.produced[key][0]
+        return producer is not site and self._position(producer) < self._position(site)
+
+    def _position(self, site: LaunchSite) -> int:
+        return next(i for i, s in enumerate(self.group.launches) if s is site)
 
     def _group_params(self) -> list[GroupParam]:
         out: dict[str, GroupParam] = {}
