@@ -174,7 +174,7 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
                                                        result.unit.source.original):
             fused = dataclasses.replace(fused, output=as_written)  # nothing fused
         elif fused.output != result.unit.source.data:
-            parses_in_place(str(path), options, fused.output, result.unit)
+            parses_in_place(str(path), options, fused.output, result.unit, result.diagnostics)
             diags.extend(nvcc_check(fused.output, str(path), options, inputs=[str(path)]))
         diags.extend(fuse_diagnostics(fused, result.unit, str(path)))
     return Fused(fused.output.decode("utf-8", errors="surrogateescape"), report_dict(fused),

@@ -31,7 +31,6 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.frontend import ParseOptions, parse_file
-from cudafuse.frontend.parse import check_parse
 from cudafuse.ir.program import TranslationUnit
 
 ENV_SKIP = "CUDAFUSE_NO_NVCC_CHECK"
@@ -88,21 +87,64 @@ def reparse(text: bytes, where: str, options: ParseOptions, *,
 
 
 def parses_in_place(file: str, options: ParseOptions, output: bytes,
-                    source: TranslationUnit | None = None) -> None:
+                    source: TranslationUnit | None = None,
+                    known: Iterable[Diagnostic] = ()) -> None:
     """A vertical fusion's output must parse, as `file` itself, as the input did (every
     kernel found): one that cudafuse's own front end rejects is cudafuse's bug, reported as
     such (status 3), and nothing is written. (The horizontal pass's output, a new file,
     goes through `reparse`.) `source`: the input's parse, whose functions the output
-    keeps as they were need not be lowered again (check_parse)."""
+    keeps as they were need not be lowered again (check_parse); `known`: the input
+    parse's diagnostics (the declarations it ignored and why)."""
     try:
-        check_parse(file, options, output, lowered_texts(source) if source else frozenset())
+        tolerated = _check_parse(file, options, output,
+                                 lowered_texts(source) if source else frozenset())
     except CudafuseError as exc:
         first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR),
                      exc.diagnostics[0])
-        raise CudafuseError(Diagnostic(
-            Severity.ERROR, "internal error: the fused program does not parse "
-            f"(line {first.line}: {first.message}); nothing was written. Please report "
-            "this with the input file", file), status=3) from None
+        raise _own_bug(file, output, first) from None
+    # The parse tolerates errors (every one when a header is not found, names of CUDA
+    # libraries otherwise): it skips the function or declaration holding one. An error the
+    # input's parse did not have too is in what the pass wrote (a view type used before its
+    # declaration), and nvcc, which cannot judge a file whose header is missing, would not
+    # catch it either.
+    theirs = {_gist(m) for _, m in source.skipped} if source else set()
+    theirs |= {_gist(d.message) for d in known}
+    for d in tolerated:
+        if d.severity is Severity.WARNING and _TOLERATED.match(d.message) and \
+                not _CANNOT_LOWER.search(d.message) and _gist(d.message) not in theirs:
+            raise _own_bug(file, output, d)
+
+
+# How the front end words an error it tolerated (frontend/parse.py: _skip, _lower); a
+# function it could not lower is no compile error (the output's own helpers may be such).
+_TOLERATED = re.compile(r"skipping '[^']*': |ignoring a declaration: ")
+_CANNOT_LOWER = re.compile(r"^skipping '[^']*': cannot lower it ")
+
+
+def _check_parse(file: str, options: ParseOptions, output: bytes,
+                 lowered: frozenset[bytes]) -> list[Diagnostic]:
+    """frontend.parse.check_parse, also returning the warnings of the errors it tolerated."""
+    from cudafuse.collector import paused
+    from cudafuse.frontend.parse import _parse_source, _Reuse, effective_options
+    from cudafuse.ir.source import SourceFile
+
+    opts, _ = effective_options(options, file)
+    with paused():
+        return _parse_source(file, SourceFile(file, output), opts, output,
+                             _Reuse(lowered)).diagnostics
+
+
+def _own_bug(file: str, output: bytes, first: Diagnostic) -> CudafuseError:
+    """cudafuse's own bug (status 3), located in the output that was not written: its line
+    and column there, and that line's text."""
+    in_output = first.file == file and first.line > 0
+    message = re.sub(r"^(?:skipping '[^']*'|ignoring a declaration): ", "", first.message)
+    where = f"line {first.line} of the fused program" if in_output else \
+        f"{first.file}:{first.line}" if first.file else "the fused program"
+    return CudafuseError(_located(
+        file, output, first.line if in_output else 0, first.col if in_output else 0,
+        f"internal error: the fused program does not parse ({where}: {message}); nothing "
+        "was written. Please report this with the input file"), status=3)
 
 
 def lowered_texts(unit: TranslationUnit) -> frozenset[bytes]:
