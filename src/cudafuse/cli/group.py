@@ -16,6 +16,12 @@ import click
 
 from cudafuse import __version__
 from cudafuse.archs import CLANG_ARCHS, arch_problem  # noqa: F401 - CLANG_ARCHS: API
+from cudafuse.cli.compiler_flags import (
+    META_KEY,
+    CompilerFlagsCommand,
+    clang_flags,
+    take_paths,
+)
 from cudafuse.diagnostics import CudafuseError, Diagnostic
 from cudafuse.frontend import ParseOptions
 
@@ -180,12 +186,27 @@ def _check_clang_args(extra: tuple[str, ...]) -> None:
 
 
 def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """-I/-D/-include and extra clang arguments after `--`, folded into `parse_opts`."""
+    """The compiler flags (-I/-D/-U/-include/-isystem/-iquote/-idirafter/-imacros/-std,
+    attached or separated: compiler_flags.py) and extra clang arguments after `--`, folded
+    into `parse_opts`."""
 
-    @click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include dir.")
-    @click.option("-D", "defines", multiple=True, metavar="NAME[=V]", help="Define a macro.")
+    @click.option("-I", "include_dirs", multiple=True, metavar="DIR",
+                  help="Add an include dir (-IDIR or -I DIR).")
+    @click.option("-D", "defines", multiple=True, metavar="NAME[=V]",
+                  help="Define a macro (-DNAME=V or -D NAME=V).")
+    @click.option("-U", "undefines", multiple=True, metavar="NAME",
+                  help="Undefine a macro (drops the command line's -D NAME).")
     @click.option("-include", "--include", "forced", multiple=True, metavar="FILE",
                   help="Include FILE before the source (as clang -include).")
+    @click.option("-isystem", "system_dirs", multiple=True, metavar="DIR",
+                  help="Add a system include dir (-isystem DIR or -isystemDIR; also "
+                       "-iquote, -idirafter, -imacros): for the front end only, the nvcc "
+                       "and emulator builds take -I.")
+    @click.option("-iquote", "quote_dirs", multiple=True, metavar="DIR", hidden=True)
+    @click.option("-idirafter", "after_dirs", multiple=True, metavar="DIR", hidden=True)
+    @click.option("-imacros", "macro_files", multiple=True, metavar="FILE", hidden=True)
+    @click.option("-std", "--std", "std", metavar="STD",
+                  help="The language standard (-std=c++17 or --std c++17; default c++17).")
     @click.option("--arch", default="sm_90", show_default=True, callback=_check_arch,
                   help="GPU architecture: sm_20 to sm_90a (those clang 18 parses CUDA for).")
     @click.option("-p", "compdb", metavar="BUILD_DIR", default="",
@@ -194,10 +215,21 @@ def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                        "command line's.")
     @functools.wraps(fn)
     def wrapper(*args: Any, include_dirs: tuple[str, ...], defines: tuple[str, ...],
-                forced: tuple[str, ...], arch: str, compdb: str, **kwargs: Any) -> Any:
-        extra = tuple(kwargs.pop("clang_args", ()) or ())
-        _check_clang_args(extra)
-        kwargs["parse_opts"] = ParseOptions(include_dirs, defines, forced, extra, arch, compdb)
+                undefines: tuple[str, ...], forced: tuple[str, ...],
+                system_dirs: tuple[str, ...], quote_dirs: tuple[str, ...],
+                after_dirs: tuple[str, ...], macro_files: tuple[str, ...], std: str | None,
+                arch: str, compdb: str, **kwargs: Any) -> Any:
+        tail = (*click.get_current_context().meta.get(META_KEY, ()),
+                *(kwargs.pop("clang_args", ()) or ()))
+        _check_clang_args(tail)
+        dirs, defs, rest = take_paths(tail)
+        extra = (*clang_flags(undefines, system_dirs, quote_dirs, after_dirs, macro_files, std),
+                 *rest)
+        # -UNAME drops the command line's -DNAME (as clang does for a -U after it) here,
+        # where the builds (nvcc, the emulator's g++) that take only the defines see it too.
+        kept = tuple(d for d in (*defines, *defs) if d.split("=", 1)[0] not in undefines)
+        kwargs["parse_opts"] = ParseOptions((*include_dirs, *dirs), kept, forced, extra, arch,
+                                            compdb)
         return fn(*args, **kwargs)
 
     return wrapper
@@ -208,6 +240,7 @@ class LazyGroup(click.Group):
     does not pay for importing what fuse, hfuse and run need (the modules register their
     commands on `main` when imported)."""
 
+    command_class = CompilerFlagsCommand
     MODULES = {"analyze": "cudafuse.cli.analyze", "plan": "cudafuse.cli.fuse",
                "fuse": "cudafuse.cli.fuse", "hfuse": "cudafuse.cli.hfuse",
                "hfuse-plan": "cudafuse.cli.hfuse_plan", "run": "cudafuse.cli.run",
