@@ -63,6 +63,9 @@ from cudafuse.passes.vertical.kernel.view import (
     launch_mapped,
     plain_view,
 )
+from cudafuse.passes.vertical.kernel.view import (
+    coordinate as view_coordinate,
+)
 
 _BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 
@@ -352,14 +355,72 @@ def _rewrite(unit: TranslationUnit, fn: Function, shape: _Shape, block: n.Expr |
     return dataclasses.replace(fn, body=dataclasses.replace(body, body=(*head, guard)))
 
 
-def _needs_shape(fn: Function) -> bool:
+def _one_block(unit: TranslationUnit, sites: list[tuple[Function, n.KernelLaunch]]) -> bool:
+    """Does every launch give the kernel a grid of one block (1 in x, y and z, as host
+    values: `k<<<1, n>>>`, `dim3 grid(1, 1)`)? Then blockIdx is 0 in every dimension."""
+    for host, launch in sites:
+        if host.body is None:
+            return False
+        resolver = Resolver(host_locals(host), unit=unit)
+        grid = resolver.dim3(launch.grid)
+        if grid is None or any(resolver.linear(c) != ((), 1) for c in grid):
+            return False
+    return bool(sites)
+
+
+def _as_one_block(fn: Function) -> Function:
+    """`fn` read at launches of one block: there blockIdx.d is 0, so threadIdx.d equals
+    blockIdx.d * blockDim.d + threadIdx.d, the usual coordinate, and a lone blockIdx.d is
+    0. Expressions that already are the coordinate stay as they are; gridDim (a grid-stride
+    loop's step) too. The rewrite is an identity at those launches: every analysis may use
+    it, code generation keeps the user's text (the fused launch is the last kernel's own,
+    and host/coverage.py asks each launch again for its extents)."""
+    assert fn.body is not None
+
+    def change(node: n.Node) -> n.Node | None:
+        if isinstance(node, n.Expr) and not isinstance(node, n.Member) and \
+                view_coordinate(node) is not None:
+            return node  # (already blockIdx * blockDim + threadIdx: not entered)
+        b = _builtin(node) if isinstance(node, n.Member) else None
+        if b is None:
+            return None
+        base, dim = b
+        if base == "threadIdx":
+            return _coord_expr(dim, node.span)
+        if base == "blockIdx":
+            return n.IntLit(0, type="unsigned int", span=node.span)
+        return None
+
+    body = replace_nodes(fn.body, change)
+    assert isinstance(body, n.Compound)
+    return dataclasses.replace(fn, body=body)
+
+
+def _reads_block_builtins(fn: Function) -> bool:
+    """Does the kernel read threadIdx or blockIdx other than as the usual coordinate?"""
+    assert fn.body is not None
+    skip: set[int] = set()
+    for node in fn.body.walk():
+        if id(node) in skip:
+            continue
+        if isinstance(node, n.Expr) and not isinstance(node, n.Member) and \
+                view_coordinate(node) is not None:
+            skip |= {id(x) for x in node.walk()}
+        elif _builtin(node) is not None and _builtin(node)[0] in ("threadIdx", "blockIdx"):  # type: ignore[index]
+            return True
+    return False
+
+
+def _needs_shape(fn: Function, one_block: bool = False) -> bool:
     """A kernel the plain reading refuses for want of the usual coordinates or of a guard,
     with no guard at all and threads that do not work together (view.launch_mapped), and
     no grid-stride loop."""
     assert fn.body is not None
     why = plain_view(fn).producer_reason or ""
-    return any(u in why for u in UNMAPPED) and launch_mapped(list(fn.body.body)) and \
-        grid_stride_view(fn) is None
+    # (one block: its threads' shared memory and barriers are the whole grid's, so they do
+    # not stand in the way of reading its coordinate from the launch)
+    return any(u in why for u in UNMAPPED) and (one_block or launch_mapped(
+        list(fn.body.body))) and grid_stride_view(fn) is None
 
 
 def with_launch_shapes(unit: TranslationUnit) -> tuple[TranslationUnit, list[str]]:
@@ -371,12 +432,23 @@ def with_launch_shapes(unit: TranslationUnit) -> tuple[TranslationUnit, list[str
     notes: list[str] = []
     changed: dict[str, Function] = {}
     for fn in kernels:
+        where = f"{fn.span.file or unit.path}:{fn.span.line}"
+        one_block = False
+        if _reads_block_builtins(fn):
+            launches = launches or _Launches(unit)
+            sites = launches.by_kernel.get(fn.decl, [])
+            if fn.decl not in launches.other_use and _one_block(unit, sites):
+                one_block = True
+                fn = _as_one_block(fn)
+                changed[fn.decl] = fn
+                notes.append(f"{where}: kernel '{fn.name}' is launched as one block at every "
+                             "launch in the file: analysed with blockIdx = 0, its threadIdx "
+                             "its global coordinate")
         shape = _shape(fn)
-        if shape is None or not _needs_shape(fn):
+        if shape is None or not _needs_shape(fn, one_block):
             continue
         launches = launches or _Launches(unit)
         sites = launches.by_kernel.get(fn.decl, [])
-        where = f"{fn.span.file or unit.path}:{fn.span.line}"
         if not sites or fn.decl in launches.other_use:
             continue
         rowloop = shape.kind == "rowloop"
