@@ -353,3 +353,28 @@ def test_kernels_in_branches_not_taken_are_named(tmp_path: Path) -> None:
     assert note.severity is Severity.NOTE and (note.line, note.col) == (4, 1)
     assert note.message == ("2 kernels defined only in preprocessor branches not taken, not "
                             "analysed: 'fp32_only' (line 4), 'off' (line 9)")
+
+
+def test_every_missing_header_is_stubbed(tmp_path: Path) -> None:
+    # A missing header is a fatal error: clang names only the first and is silent about
+    # every error after it, while dropping the statements that do not compile. With one
+    # round of stand-ins, a call into the second missing library between two launches
+    # vanished without a word (the launches then fused across it). Each missing header is
+    # named, and a function using what they lack is skipped with a warning.
+    path = write(tmp_path, "two.cu", '#include "first_lib.h"\n'
+                 "__global__ void k1(float *p) { p[0] = 1; }\n"
+                 '#include "second_lib.h"\n'
+                 '#include <third/lib.h>\n'
+                 "__global__ void k2(float *p) { p[1] = p[0]; }\n"
+                 "void host(float *p) {\n"
+                 "  k1<<<1, 1>>>(p);\n"
+                 "  second_lib_fill(p, 4);\n"
+                 "  k2<<<1, 1>>>(p);\n"
+                 "}\n")
+    result = parse_file(path)
+    assert [k.name for k in result.unit.kernels] == ["k1", "k2"]
+    assert "host" not in result.unit.launches
+    assert any(d.message.startswith("skipping 'host'") and "second_lib_fill" in d.message
+               for d in result.diagnostics)
+    named = [d.message for d in result.diagnostics if "file not found" in d.message]
+    assert [m.split("'")[1] for m in named] == ["first_lib.h", "second_lib.h", "third/lib.h"]

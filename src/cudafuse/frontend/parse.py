@@ -317,10 +317,32 @@ def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
     import tempfile  # rarely needed: imported here to keep start-up short
 
     with tempfile.TemporaryDirectory(prefix="cudafuse-stubs-") as stub_dir:
-        _write_stubs(stub_dir, missing)
-        tu = _parse(path, opts, stub_dir, text, source.data)
+        # A missing header is a fatal error: clang stops there, so each parse reports only
+        # the first one it meets, and everything after a second missing header would be
+        # dropped without a word (a host statement lost between two launches). Stub and
+        # parse again until no header is missing.
+        stubbed: set[str] = set()
+        for _ in range(_MAX_STUB_ROUNDS):
+            _write_stubs(stub_dir, [m for m in missing if m not in stubbed])
+            stubbed.update(missing)
+            tu = _parse(path, opts, stub_dir, text, source.data)
+            _unreadable_includes(tu, source, opts)
+            missing = sorted({m.group(1) for d in tu.diagnostics
+                              if is_error(d) and (m := MISSING_HEADER.search(d.spelling))}
+                             - stubbed)
+            if not missing:
+                break
+            diags += [_missing_warning(d, source) for d in tu.diagnostics
+                      if is_missing_header(d)]
+        else:
+            raise error(f"more than {_MAX_STUB_ROUNDS} included headers cannot be found"
+                        f" (the last: '{missing[0]}'): give their folders with -I", path)
         return _finish(_lower(tu, source, diags, tolerant=True, reuse=reuse), tu, opts,
                        reuse)
+
+
+# Rounds of stand-ins for missing headers (one header per round: clang stops at the first).
+_MAX_STUB_ROUNDS = 64
 
 
 # A name from a CUDA library or runtime API that the shim does not declare. nvcc would know it,
@@ -681,20 +703,6 @@ def _with_host_instances(path: str, opts: ParseOptions, tu: ci.TranslationUnit,
         return None
     again.unit.host_instances = where
     return again
-
-
-def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, cursor: ci.Cursor,
-          why: str, err: Diagnostic | None) -> None:
-    sp = lowerer.name_span(cursor)
-    if err is not None:
-        d = Diagnostic(Severity.WARNING, f"skipping '{cursor.spelling}': {why}", err.file,
-                       err.line, err.col, err.source_line)
-    else:
-        line = cursor.location.line
-        d = Diagnostic(Severity.WARNING, f"skipping '{cursor.spelling}': {why}", unit.path,
-                       line, cursor.location.column, unit.source.line_text(line))
-    diags.append(d)
-    unit.skipped.append((sp, d.message))
 
 
 def _skip(unit: TranslationUnit, diags: list[Diagnostic], lowerer: Lowerer, cursor: ci.Cursor,
