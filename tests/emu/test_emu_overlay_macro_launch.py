@@ -28,3 +28,23 @@ def test_a_launch_in_a_macro_definition_is_rewritten_and_stays_one_directive() -
     last = next(i for i, line in enumerate(lines) if b"a, OP);" in line)
     assert all(line.endswith(b"\\") for line in lines[:last])
     assert lines[last + 1] == b"int after;"
+
+
+def test_a_quote_in_a_character_literal_hides_no_launch() -> None:
+    # `'"'` read as the start of a string blanked the rest of its line, launch included,
+    # which then reached g++ as `<<<`.
+    text = b"void h(char c, float *p) { if (c == '\"') k<<<1, 2>>>(p, \"a\"); }\n"
+    edits = launch_edits(blank_comments(text), text)
+    assert len(edits) == 1
+    assert b'launch("k"' in text[:edits[0][0]] + edits[0][2].encode()
+
+
+def test_a_quote_in_a_character_literal_hides_no_unsupported_call(tmp_path) -> None:
+    import pytest
+
+    from cudafuse.diagnostics import CudafuseError
+    from cudafuse.emu.libraries import check_unsupported
+
+    text = b"void h(char c) { if (c == '\"') cuInit(0); const char *s = \"x\"; }\n"
+    with pytest.raises(CudafuseError, match="driver API"):
+        check_unsupported(str(tmp_path / "p.cu"), text)

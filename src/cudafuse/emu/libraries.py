@@ -61,7 +61,9 @@ _REFUSALS: list[tuple[re.Pattern[bytes], str]] = [
      "the CUDA driver API (cu* calls) is not supported by the emulator"),
 ]
 _INCLUDED = re.compile(rb'[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]*[>"])')
-_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+# (character literals too: a `'"'` would otherwise open a string hiding the rest of its line)
+_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                                re.S)
 
 
 def check_unsupported(path: str, data: bytes) -> None:

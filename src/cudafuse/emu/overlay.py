@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cudafuse.emu import inline_asm
+from cudafuse.ir.code_text import code_bytes
 
 # (the element type may carry an alignment, `extern __shared__ __align__(16) unsigned char
 # s[];`, as cudafuse's own sibling kernels declare theirs)
@@ -25,7 +26,6 @@ _EXTERN_SHARED = re.compile(
     rb"\bextern\s+(?:__shared__\s+" + _ELEM + rb"|" + _ELEM + rb"\s+__shared__\s+)"
     rb"(\w+)\s*\[\s*\]((?:\s*\[[^\]]*\])*)\s*;")
 _ALIGN = re.compile(r"__align__\s*\(\s*\d+\s*\)")
-_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 
 
 def _declaration(elem: str, name: str, rest: str) -> str:
@@ -61,11 +61,9 @@ def _callee_start(text: bytes, end: int) -> int:
 
 
 def blank_comments(data: bytes) -> bytes:
-    """`data` with comments and string literals made spaces (offsets kept)."""
-    blanked = bytearray(data)
-    for m in _COMMENT_OR_STRING.finditer(data):
-        blanked[m.start():m.end()] = b" " * (m.end() - m.start())
-    return bytes(blanked)
+    """`data` with comments and string and character literals made spaces (offsets kept):
+    a `'"'` no longer opens a string that hides the rest of its line (a launch there)."""
+    return code_bytes(data)
 
 
 def launch_edits(blanked: bytes, data: bytes,
