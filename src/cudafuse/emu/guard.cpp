@@ -50,9 +50,9 @@ void on_fault(int sig, siginfo_t *si, void *ctx) {
   const auto &site = ::cudafuse_emu::g_site;
   char buf[2048];
   int n = snprintf(buf, sizeof buf,
-                   "addr %p\nwrite %d\nin_kernel %d\nkernel %s\nfile %s\nline %d\n"
-                   "block %u %u %u\nthread %u %u %u\nsymbol %s\n",
-                   si->si_addr, static_cast<int>((err >> 1) & 1),
+                   "addr %p\ncode %d\nwrite %d\nin_kernel %d\nkernel %s\nfile %s\n"
+                   "line %d\nblock %u %u %u\nthread %u %u %u\nsymbol %s\n",
+                   si->si_addr, si->si_code, static_cast<int>((err >> 1) & 1),
                    ::cudafuse_emu::g_in_kernel ? 1 : 0, site.kernel ? site.kernel : "",
                    site.file ? site.file : "", site.line, blockIdx.x, blockIdx.y, blockIdx.z,
                    threadIdx.x, threadIdx.y, threadIdx.z, sym);

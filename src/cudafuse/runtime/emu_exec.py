@@ -88,6 +88,16 @@ class EmuExecutor:
         self._live_report: list[str] = []
         self._live_proc: list[subprocess.Popen[bytes]] = []
         weakref.finalize(self, _leftovers, self._live_report, self._live_proc)
+        # Spec arrays end at their guard (an access one past the end faults), so their start
+        # is aligned only to the largest power of two dividing their size. A program that
+        # needs cudaMalloc's 256-byte alignment (int4 stores through an int* of 333
+        # elements) dies of a general-protection fault on its first call; that call is
+        # then run again in a fresh worker whose arrays start 256-byte aligned (worker.py),
+        # as are this executor's later workers. Only a first call: the worker then holds no
+        # state (device globals, allocations) from earlier calls that a rerun would lose.
+        self._aligned = False
+        self._fresh = True  # the worker has served no call yet
+        self._general_protection = False
         self._start()
 
     def _start(self) -> None:
@@ -101,6 +111,9 @@ class EmuExecutor:
         # written to .bufs; AddressSanitizer reports (--sanitize) or guard faults (the
         # default, emu/guard.cpp) go to files read back when the worker dies.
         env["CUDAFUSE_EMU_BUFFERS"] = f"{self._report}.bufs"
+        if self._aligned:
+            env["CUDAFUSE_EMU_ALIGN"] = "256"
+        self._fresh = True
         if "ASAN_OPTIONS" in self._env:
             env["ASAN_OPTIONS"] += f":log_path={self._report}.asan"
         else:
@@ -151,8 +164,11 @@ class EmuExecutor:
                 keep = [ln for ln in text.strip().splitlines() if ln.strip()][:24]
                 report = f"{what}: AddressSanitizer:\n" + "\n".join(keep)
         fault = Path(f"{self._report}.fault")
+        self._general_protection = False
         if found is None and fault.exists():
-            found = guards.parse(fault.read_text(errors="replace"), buffers)
+            record = fault.read_text(errors="replace")
+            found = guards.parse(record, buffers)
+            self._general_protection = found is None and guards.general_protection(record)
         self._close_pipes()
         if found is not None and not emulator:
             return BoundsError(f"{what}: {_describe(found)}", found)
@@ -165,15 +181,31 @@ class EmuExecutor:
         if self._proc is None:
             self._start()
         what = f"{'call' if op == 'h' else 'launch'} of '{name}'"
+        fresh = self._fresh
         try:
-            self._tx.send((op, name, _to_wire(items), cfg))
-        except (OSError, ConnectionError):
-            raise self._death(what) from None
-        answer = self._receive(what)
+            answer = self._exchange(op, name, items, cfg, what)
+        except KernelError:
+            if not (self._general_protection and fresh and not self._aligned):
+                raise
+            self._aligned = True  # see __init__
+            self._start()
+            answer = self._exchange(op, name, items, cfg, what)
         if answer[0] == "error":
             raise KernelError(f"{what}: {answer[1]}")
         _, rc, ret, raw = answer
         return rc, ret, _from_wire(items, raw)
+
+    def _exchange(self, op: str, name: str, items: list[Item], cfg: tuple[int, ...] | None,
+                  what: str) -> tuple:
+        self._general_protection = False
+        try:
+            self._tx.send((op, name, _to_wire(items), cfg))
+        except (OSError, ConnectionError):
+            raise self._death(what) from None
+        try:
+            return self._receive(what)
+        finally:
+            self._fresh = False
 
     def prepare(self, op: str, name: str, label: str, args: Any, items: list[Item],
                 cfg: tuple[int, ...] | None) -> Any:

@@ -32,6 +32,17 @@ def _demangle(symbol: str) -> str:
     return done.stdout.strip() or symbol
 
 
+# siginfo's si_code for a fault the kernel raised itself: on x86-64 a general-protection
+# fault (no address), which is what a 16-byte SSE load or store of a misaligned address
+# gets (int4/float4 through an int* whose start the placement aligned only to 4).
+SI_KERNEL = 128
+
+
+def general_protection(record: str) -> bool:
+    """Whether the fault record is a general-protection fault (see SI_KERNEL)."""
+    return _fields(record).get("code") == str(SI_KERNEL)
+
+
 def parse(record: str, table: str) -> Access | None:
     """The bad access, when the faulting address lies in an argument's reserved range but
     outside the argument itself; None for any other fault (a wild pointer, a stack

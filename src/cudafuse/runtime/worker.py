@@ -48,16 +48,16 @@ def pack_args(items: list[tuple[str, Any]], place: Callable[[Any], int],
 
 
 class ExactBuffers:
-    """Each array argument (bytes) in a malloc'ed block of exactly its size; under
-    AddressSanitizer (ASan's malloc, preloaded) one element past the end is then a reported
-    overflow. The blocks' addresses are written to `table`, when there is one, before the
-    call ("index start nbytes" lines, index = the argument's position) for the runtime to
-    tell which argument a report is about."""
+    """Each array argument (bytes) in a malloc'ed block of exactly its size (256-byte
+    aligned); under AddressSanitizer (ASan's malloc, preloaded) one element past the end is
+    then a reported overflow. The blocks' addresses are written to `table`, when there is
+    one, before the call ("index start nbytes" lines, index = the argument's position) for
+    the runtime to tell which argument a report is about."""
 
     def __init__(self, table: str | None, libc: Any):
         self._table, self._libc = table, libc
-        self._libc.malloc.restype = ctypes.c_void_p
-        self._libc.malloc.argtypes = [ctypes.c_size_t]
+        self._libc.posix_memalign.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
+                                              ctypes.c_size_t]
         self._libc.free.argtypes = [ctypes.c_void_p]
         self._blocks: list[tuple[int, int]] = []  # address, size in bytes
 
@@ -84,10 +84,13 @@ class ExactBuffers:
         return argv, keep
 
     def _place(self, nbytes: int) -> tuple[int, str]:
-        addr = self._libc.malloc(max(nbytes, 1))
-        if not addr:
+        # 256-byte aligned as cudaMalloc's memory is (an int4 store through an int* needs
+        # 16); ASan still knows the block's exact size.
+        addr = ctypes.c_void_p()
+        if self._libc.posix_memalign(ctypes.byref(addr), 256, max(nbytes, 1)) != 0 or \
+                not addr.value:
             raise MemoryError(f"cannot allocate {nbytes} bytes for an argument")
-        return int(addr), ""
+        return int(addr.value), ""
 
     def release(self, addr: int) -> None:
         self._libc.free(addr)
@@ -112,10 +115,15 @@ class GuardedBuffers(ExactBuffers):
     faults and emu/guard.cpp records the address. The table's lines add the reserved
     range: "index start nbytes low high". An array's start is then aligned to the largest
     power of two dividing its size (up to a page): enough for every element type whose
-    size divides the array's."""
+    size divides the array's. With `align` (CUDAFUSE_EMU_ALIGN=256, cudaMalloc's
+    alignment: emu_exec.py sets it for a program that faulted on a misaligned access) the
+    start is rounded down to it, and an access up to align - 1 bytes past the end reads or
+    writes the gap before the guard (as on a GPU, whose allocations are rounded up to 256
+    bytes) instead of faulting; before the start nothing changes."""
 
-    def __init__(self, table: str, libc: Any):
+    def __init__(self, table: str, libc: Any, align: int = 0):
         super().__init__(table, libc)
+        self._align = align
         libc.mmap.restype = ctypes.c_void_p
         libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                               ctypes.c_int, ctypes.c_long]
@@ -134,6 +142,8 @@ class GuardedBuffers(ExactBuffers):
         if pages and self._libc.mprotect(base + PAGE, pages, 0x1 | 0x2) != 0:
             raise MemoryError(f"cannot map {pages} bytes for an argument")
         start = base + PAGE + pages - nbytes
+        if self._align:  # base + PAGE is a page's start: rounded down, start stays above it
+            start -= start % self._align
         self._maps.append((base, total))
         return start, f"{base} {base + total}"
 
@@ -157,8 +167,11 @@ def serve(path: str, rx: Connection, tx: Connection) -> None:
     lib.cudafuse_manifest.restype = ctypes.c_char_p
     libc = ctypes.CDLL(None)
     table = os.environ.get("CUDAFUSE_EMU_BUFFERS")
-    kind = GuardedBuffers if os.environ.get("CUDAFUSE_EMU_GUARDS") else ExactBuffers
-    placement = kind(table, libc)
+    placement: ExactBuffers
+    if os.environ.get("CUDAFUSE_EMU_GUARDS"):
+        placement = GuardedBuffers(table, libc, int(os.environ.get("CUDAFUSE_EMU_ALIGN", "0")))
+    else:
+        placement = ExactBuffers(table, libc)
     tx.send(("ready", lib.cudafuse_manifest().decode()))
     while True:
         try:
