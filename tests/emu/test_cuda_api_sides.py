@@ -36,13 +36,18 @@ SEPARATE = {
     "mma.h": "WMMA fragments: the emulator's carry their elements",
     "cuda.h": "the driver API: the front end declares it, the emulator refuses its calls "
               "(emu/libraries.py) and declares nothing here",
+    "curand.h": "the front end declares cuRAND's host API; the emulator's declares only its "
+                "handle and enums and refuses the functions at their first use "
+                "(emu/libraries.py)",
+    "curand_kernel.h": "the front end declares cuRAND's device API; the emulator's declares "
+                       "none of it and refuses its first use (emu/libraries.py)",
     "helper_cuda.h": "different on purpose: the emulator's checkCudaErrors and getLastCudaError "
                      "read the runtime's errors, the front end's only parse",
 }
-ONE_SIDED = {
-    "curand.h": "front end: the emulator refuses cuRAND (emu/libraries.py)",
-    "curand_kernel.h": "front end: the emulator refuses cuRAND (emu/libraries.py)",
-}
+# The emulator's stand-ins for libraries it refuses at their first use (emu/libraries.py):
+# handle and status types only, which the front end's stub for a missing header lets pass.
+_REFUSED = "emulator: handle and status types only; the library refused at its first use"
+ONE_SIDED = {name: _REFUSED for name in ("cusolver_common.h", "cudnn.h", "nvjpeg.h", "nvrtc.h")}
 
 
 def _files(root: Path) -> set[str]:

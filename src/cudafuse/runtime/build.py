@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.emu import cccl, header_path, headers_blob, include_dir, toolkit
-from cudafuse.emu.libraries import check_unsupported
+from cudafuse.emu.libraries import check_library_uses, check_unsupported, gxx_refusal
 from cudafuse.emu.overlay import INCLUDE_DIRS, overlay
 from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
 from cudafuse.frontend import ParseOptions, parse_file
@@ -84,6 +84,7 @@ def _diagnostics(output: str, pattern: re.Pattern[str], has_col: bool) -> list[D
         file, ln = m.group(1), int(m.group(2))
         col = int(m.group(3)) if has_col else 0
         msg = m.group(4) if has_col else m.group(3)
+        msg = gxx_refusal(msg) or msg  # a library the emulator has a stand-in header for
         diags.append(Diagnostic(Severity.ERROR, msg, file, ln, col, _source_line(file, ln)))
     return diags
 
@@ -257,6 +258,9 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     unit = parse_file(str(src), ParseOptions(opts.include_dirs, defines,
                                              opts.forced_includes, extra, opts.arch)).unit
     if backend == "emu":
+        own = {f.name for f in [*unit.functions, *unit.methods]}
+        check_library_uses(str(src), unit.source.data, unit.inactive,
+                           _own_headers(src, unit.includes, opts.include_dirs), own)
         emu = rewrite(unit)
         text, fibers, qualified = emu.text, emu.fiber_kernels, emu.qualified
     else:
@@ -272,6 +276,20 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     defined = linker_names.definitions([*unit.functions, *unit.methods], unit.path)
     return Prepared(program + tramp, entries, fibers, unit.includes, headers, skipped, thrust,
                     program, backend, owned, defined)
+
+
+def _own_headers(src: Path, includes: list[str], include_dirs: tuple[str, ...]) -> list[bytes]:
+    """The text of the program's own headers it includes (below its directory or an -I
+    one): which libraries it includes, for emu/libraries.py."""
+    roots = [src.resolve().parent, *(Path(d).resolve() for d in include_dirs)]
+    found = []
+    for path in (Path(p).resolve() for p in includes):
+        if path != src.resolve() and any(r in path.parents for r in roots):
+            try:
+                found.append(path.read_bytes())
+            except OSError:
+                continue
+    return found
 
 
 def _thrust_headers(src: Path, includes: list[str], include_dirs: tuple[str, ...]) -> list[str]:
