@@ -13,7 +13,9 @@ partially guarded consumer that would store intermediates, a consumer updating i
 producer's output in place), the
 refusal must name the kernels and buffers that cause it (`expected`), and a pipeline with
 nothing fused must come out unchanged; a pipeline where none of those applies must fuse
-completely.
+completely or, where a group of pairs that each fuse is refused as a whole
+(group_refused: partial guards on a producer and on the last stage), keep as many edges
+fused as any partition can.
 
 With `channels` (issue 15), stages may also store K channels of their element, planar or
 interleaved in any of gen.LAYOUTS' spellings, and read them at constant channels of their
