@@ -8,9 +8,9 @@ kernels, and samples/harris.cu, and prints the CPU seconds g++ spent on each (th
 --repeat builds, each of a fresh copy: CPU, not wall, so that a busy machine reads the same).
 The difference between the first two is what the emulator's headers cost a program that
 launches a kernel (the launch templates and what they instantiate); the runtime's functions
-that are not templates are compiled once per cache (emu/runtime.cpp, made by the warm-up
-builds and not counted here). The test suite's CPU is mostly emulator builds (issue 27,
-benchmarks/suite_cpu.py).
+that are not templates, and the launch code past the kernel's type (Launch::run_erased), are
+compiled once per cache (emu/runtime.cpp, made by the warm-up builds and not counted here).
+The test suite's CPU is mostly emulator builds (issue 27, benchmarks/suite_cpu.py).
 """
 
 from __future__ import annotations

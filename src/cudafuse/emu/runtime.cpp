@@ -1,9 +1,10 @@
 // runtime.cpp: the bodies of the emulator runtime's functions that are not templates (the
 // runtime API, allocations, stream capture, graphs, CUDA arrays, dynamic parallelism's grid
-// switch), compiled once per build cache into an object that every emulated program links
-// (runtime/build.py, _runtime_object), as guard.cpp is. Their declarations, and everything
-// that is a template or runs per thread in a kernel (texture sampling, barriers, fibers),
-// stay in the headers.
+// switch) and of a launch past its kernel's type (Launch::run_erased: the checks, the block
+// and fiber schedulers, the block pool; kernel registration), compiled once per build cache
+// into an object that every emulated program links (runtime/build.py, _runtime_object), as
+// guard.cpp is. Their declarations, and everything that is a template or runs per thread in a
+// kernel (texture sampling, barriers, fibers), stay in the headers.
 //
 // Why: g++ compiles an inline function of a header again in every program, with the std
 // containers it instantiates (maps of allocations and captures, vectors, std::function),
@@ -437,6 +438,7 @@ std::vector<SmemVar> &smem_vars() {
   static std::vector<SmemVar> *v = new std::vector<SmemVar>;
   return *v;
 }
+void push_tail(std::function<void()> op) { g_tail.push_back(std::move(op)); }
 void run_tail_launches(size_t mark) {
   while (g_tail.size() > mark) {
     std::function<void()> op = std::move(g_tail[mark]);
@@ -1772,3 +1774,157 @@ cudaError_t cudaDeviceSetGraphMemAttribute(int, cudaGraphMemAttributeType a, voi
   return cudaSuccess;
 }
 #undef CF_GRAPH_NODE
+
+// ---- cudafuse_emu.h / cudafuse_emu_parallel.h: a launch, past its kernel's type ----------
+// Launch::run_body and ParallelLaunch::run were templates on the launch's body, so every
+// program compiled them (and the scheduler, pool, child-grid and vector code they call) once
+// per kernel; the body now comes type-erased (BodyRef), so that code is compiled here once.
+namespace cudafuse_emu {
+void Launch::run_erased(const BodyRef &body) {
+  long long threads = (long long)block.x * block.y * block.z;
+  char what[512];
+  if (!grid.x || !grid.y || !grid.z || !threads) {
+    snprintf(what, sizeof what, "launch of '%s' with an empty grid (%u,%u,%u) or block "
+             "(%u,%u,%u)", site.kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+    return refuse_config(what);
+  }
+  if (threads > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535) {
+    snprintf(what, sizeof what, "launch of '%s' with block (%u,%u,%u) / grid (%u,%u,%u) "
+             "exceeds CUDA's limits (1024 threads, block.z <= 64, grid.y/z <= 65535)",
+             site.kernel, block.x, block.y, block.z, grid.x, grid.y, grid.z);
+    return refuse_config(what);
+  }
+  if (shared > sizeof g_dyn_smem)
+    fail("%s:%d: launch of '%s' asks for %zu bytes of dynamic shared memory (at most %zu)",
+         site.file, site.line, site.kernel, shared, sizeof g_dyn_smem);
+  const bool top = !g_in_kernel;  // not a child grid (a launch in device code)
+  ChildGrid child(site);  // a launch in device code sets its parent aside until it ends
+  if (child.refused) return;
+  // Dynamic shared memory holds what nothing wrote: bytes that follow the fill of fresh
+  // device memory (verify's two runs with different fills then tell a read of them), and
+  // past the launch's size they are a canary: a kernel that writes there (extern
+  // __shared__ with too small a third <<<>>> argument) is an error, as it faults on a GPU.
+  const unsigned char canary = (unsigned char)(fill_byte() ^ 0x5A);
+  memset(g_dyn_smem, canary, sizeof g_dyn_smem);
+  size_t tail_mark = g_tail.size();
+  if (g_force_fibers < 0) {
+    const char *env = getenv("CUDAFUSE_EMU_FIBERS");
+    g_force_fibers = env && *env == '1';
+    const char *seed = getenv("CUDAFUSE_EMU_SEED");
+    g_seed = seed ? strtoull(seed, nullptr, 10) : 0;
+    if (g_seed) {
+      g_force_fibers = 1;
+      unsigned long long z = g_seed + 0x9e3779b97f4a7c15ull;  // splitmix64: small seeds
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;           // differ in every bit
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      g_seed = (z ^ (z >> 31)) | 1;
+    }
+  }
+  bool use_fibers = fibers || g_force_fibers;
+  int n = (int)threads;
+  long long nb = (long long)grid.x * grid.y * grid.z;
+  // Seeded runs (CUDAFUSE_EMU_SEED) expose races in one reproducible order: serial; so
+  // are the blocks of a launch verify's race check reverses (order_check).
+  const bool reverse = parallel && top && !cooperative && order_check(site);
+  int workers = parallel && top && !cooperative && !g_seed && !reverse ? worker_count() : 1;
+  if (workers > nb) workers = (int)nb;
+  if (workers > 1) {
+    ParallelLaunch p{site, grid, block, shared, use_fibers, canary, n, nb};
+    p.run(body, workers);
+    run_tail_launches(tail_mark);
+    return;
+  }
+  g_site = site;
+  g_in_kernel = true;
+  g_fibers = use_fibers;
+  g_dyn_smem_size = shared;
+  gridDim = grid;
+  blockDim = block;
+  __cf_tls_block()->body = body.thread;
+  __cf_tls_block()->ctx = body.ctx;
+  g_coop = cooperative;
+  if (cooperative) run_grid_fibers(n, grid, shared);
+  else
+    for (long long i = 0; i < nb; ++i) {
+      const long long b = reverse ? nb - 1 - i : i;  // blocks in linear id order
+      blockIdx = uint3{unsigned(b % grid.x), unsigned((b / grid.x) % grid.y),
+                       unsigned(b / ((long long)grid.x * grid.y))};
+      if (use_fibers) {
+        run_block_fibers(n);
+      } else {
+        body.block(body.ctx, block);
+      }
+    }
+  g_in_kernel = false;
+  g_fibers = false;
+  g_coop = false;
+  for (size_t i = shared; i < sizeof g_dyn_smem; ++i)
+    if (g_dyn_smem[i] != canary)
+      fail("%s:%d: kernel '%s' wrote dynamic shared memory (extern __shared__) at byte %zu, "
+           "past the %zu bytes its launch gives (the third <<<>>> argument): on a GPU the "
+           "launch fails", site.file, site.line, site.kernel, i, shared);
+  run_tail_launches(tail_mark);
+}
+
+void ParallelLaunch::run(const BodyRef &body, int workers) {
+  std::atomic<long long> next{0};
+  std::vector<size_t> past(workers, SIZE_MAX);  // each thread's first byte written past `shared`
+  BlockPool &P = block_pool();
+  pool_run(workers, [&](int w) {
+    g_site = site;
+    g_in_kernel = true;
+    g_fibers = fibers;
+    g_coop = false;
+    g_dyn_smem_size = shared;
+    gridDim = grid;
+    blockDim = block;
+    __cf_tls_block()->body = body.thread;
+    __cf_tls_block()->ctx = body.ctx;
+    memset(g_dyn_smem, canary, sizeof g_dyn_smem);
+    for (;;) {
+      long long b = next.fetch_add(1, std::memory_order_relaxed);
+      if (b >= nb || b > P.stop.block.load()) break;
+      g_par_block = b;
+      blockIdx = uint3{unsigned(b % grid.x), unsigned((b / grid.x) % grid.y),
+                       unsigned(b / ((long long)grid.x * grid.y))};
+      if (fibers) {
+        run_block_fibers(n);
+      } else {  // thread ids in set_thread's order, as the serial loop runs them
+        body.block(body.ctx, block);
+      }
+    }
+    g_par_block = -1;
+    g_in_kernel = false;
+    g_fibers = false;
+    for (size_t i = shared; i < sizeof g_dyn_smem; ++i)
+      if (g_dyn_smem[i] != canary) {
+        past[w] = i;
+        break;
+      }
+  });
+  if (P.stop.block.load() != LLONG_MAX) {
+    if (P.stop.sig && g_refault) g_refault(P.stop.text, P.stop.sig);
+    report_exit(P.stop.text);
+  }
+  size_t first = *std::min_element(past.begin(), past.end());
+  if (first != SIZE_MAX)
+    fail("%s:%d: kernel '%s' wrote dynamic shared memory (extern __shared__) at byte %zu, "
+         "past the %zu bytes its launch gives (the third <<<>>> argument): on a GPU the "
+         "launch fails", site.file, site.line, site.kernel, first, shared);
+}
+
+void __cf_KernelReg::register_kernel(const void *f, const char *name, void (*call)(void **),
+                                     bool fibers, bool parallel, const size_t *sizes,
+                                     size_t n) {
+  KernelInfo &k = kernel_registry()[f];
+  k.name = name;
+  k.fibers = fibers;
+  k.parallel = parallel;
+  k.call = call;
+  k.sizes.assign(sizes, sizes + n);
+}
+const KernelInfo *find_kernel(const void *f) {
+  auto it = kernel_registry().find(f);
+  return it == kernel_registry().end() ? nullptr : &it->second;
+}
+}  // namespace cudafuse_emu

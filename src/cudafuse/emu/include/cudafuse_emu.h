@@ -805,6 +805,27 @@ inline void refuse_launch(const Site &site, const char *what) {
   fflush(stderr);
 }
 
+// A kernel launch's body (`[&] { f(args...); }`), type-erased for the launch code in
+// emu/runtime.cpp: `thread` runs it as one thread (fibers, cooperative grids); `block` runs
+// every thread of a block in order without fibers, the call inlined in the per-kernel loop.
+struct BodyRef {
+  void *ctx;
+  void (*thread)(void *);
+  void (*block)(void *, dim3 block);
+};
+template <class F> BodyRef body_ref(F &body) {
+  return BodyRef{&body, [](void *c) { (*static_cast<F *>(c))(); }, [](void *c, dim3 block) {
+                   F &f = *static_cast<F *>(c);
+                   // thread ids in set_thread's order, without its divisions per thread
+                   for (unsigned tz = 0; tz < block.z; ++tz)
+                     for (unsigned ty = 0; ty < block.y; ++ty)
+                       for (unsigned tx = 0; tx < block.x; ++tx) {
+                         threadIdx = uint3{tx, ty, tz};
+                         f();
+                       }
+                 }};
+}
+
 struct Launch {
   Site site;
   bool fibers;
@@ -814,97 +835,14 @@ struct Launch {
   bool cooperative = false;  // cudaLaunchCooperativeKernel: every block resident at once
   bool parallel = false;     // the rewrite found its blocks order-independent (emu/parallel.py)
 
+  // The kernel-independent launch (checks, child grids, blocks, fibers, the pool) is one
+  // function compiled once in emu/runtime.cpp; each kernel adds only BodyRef's two thunks
+  // (issue 27: it cost every program about 0.7 s of g++ at -O0).
   template <class F>
   void run_body(F &body) {
-    long long threads = (long long)block.x * block.y * block.z;
-    char what[512];
-    if (!grid.x || !grid.y || !grid.z || !threads) {
-      snprintf(what, sizeof what, "launch of '%s' with an empty grid (%u,%u,%u) or block "
-               "(%u,%u,%u)", site.kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z);
-      return refuse_config(what);
-    }
-    if (threads > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535) {
-      snprintf(what, sizeof what, "launch of '%s' with block (%u,%u,%u) / grid (%u,%u,%u) "
-               "exceeds CUDA's limits (1024 threads, block.z <= 64, grid.y/z <= 65535)",
-               site.kernel, block.x, block.y, block.z, grid.x, grid.y, grid.z);
-      return refuse_config(what);
-    }
-    if (shared > sizeof g_dyn_smem)
-      fail("%s:%d: launch of '%s' asks for %zu bytes of dynamic shared memory (at most %zu)",
-           site.file, site.line, site.kernel, shared, sizeof g_dyn_smem);
-    const bool top = !g_in_kernel;  // not a child grid (a launch in device code)
-    ChildGrid child(site);  // a launch in device code sets its parent aside until it ends
-    if (child.refused) return;
-    // Dynamic shared memory holds what nothing wrote: bytes that follow the fill of fresh
-    // device memory (verify's two runs with different fills then tell a read of them), and
-    // past the launch's size they are a canary: a kernel that writes there (extern
-    // __shared__ with too small a third <<<>>> argument) is an error, as it faults on a GPU.
-    const unsigned char canary = (unsigned char)(fill_byte() ^ 0x5A);
-    memset(g_dyn_smem, canary, sizeof g_dyn_smem);
-    size_t tail_mark = g_tail.size();
-    if (g_force_fibers < 0) {
-      const char *env = getenv("CUDAFUSE_EMU_FIBERS");
-      g_force_fibers = env && *env == '1';
-      const char *seed = getenv("CUDAFUSE_EMU_SEED");
-      g_seed = seed ? strtoull(seed, nullptr, 10) : 0;
-      if (g_seed) {
-        g_force_fibers = 1;
-        unsigned long long z = g_seed + 0x9e3779b97f4a7c15ull;  // splitmix64: small seeds
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;           // differ in every bit
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        g_seed = (z ^ (z >> 31)) | 1;
-      }
-    }
-    bool use_fibers = fibers || g_force_fibers;
-    int n = (int)threads;
-    long long nb = (long long)grid.x * grid.y * grid.z;
-    // Seeded runs (CUDAFUSE_EMU_SEED) expose races in one reproducible order: serial; so
-    // are the blocks of a launch verify's race check reverses (order_check).
-    const bool reverse = parallel && top && !cooperative && order_check(site);
-    int workers = parallel && top && !cooperative && !g_seed && !reverse ? worker_count() : 1;
-    if (workers > nb) workers = (int)nb;
-    if (workers > 1) {
-      ParallelLaunch p{site, grid, block, shared, use_fibers, canary, n, nb};
-      p.run(body, workers);
-      run_tail_launches(tail_mark);
-      return;
-    }
-    g_site = site;
-    g_in_kernel = true;
-    g_fibers = use_fibers;
-    g_dyn_smem_size = shared;
-    gridDim = grid;
-    blockDim = block;
-    __cf_tls_block()->body = [](void *c) { (*static_cast<F *>(c))(); };
-    __cf_tls_block()->ctx = &body;
-    g_coop = cooperative;
-    if (cooperative) run_grid_fibers(n, grid, shared);
-    else
-      for (long long i = 0; i < nb; ++i) {
-        const long long b = reverse ? nb - 1 - i : i;  // blocks in linear id order
-        blockIdx = uint3{unsigned(b % grid.x), unsigned((b / grid.x) % grid.y),
-                         unsigned(b / ((long long)grid.x * grid.y))};
-        if (use_fibers) {
-          run_block_fibers(n);
-        } else {  // thread ids in set_thread's order, without its divisions per thread
-          for (unsigned tz = 0; tz < block.z; ++tz)
-            for (unsigned ty = 0; ty < block.y; ++ty)
-              for (unsigned tx = 0; tx < block.x; ++tx) {
-                threadIdx = uint3{tx, ty, tz};
-                body();
-              }
-        }
-      }
-    g_in_kernel = false;
-    g_fibers = false;
-    g_coop = false;
-    for (size_t i = shared; i < sizeof g_dyn_smem; ++i)
-      if (g_dyn_smem[i] != canary)
-        fail("%s:%d: kernel '%s' wrote dynamic shared memory (extern __shared__) at byte %zu, "
-             "past the %zu bytes its launch gives (the third <<<>>> argument): on a GPU the "
-             "launch fails", site.file, site.line, site.kernel, i, shared);
-    run_tail_launches(tail_mark);
+    run_erased(body_ref(body));
   }
+  void run_erased(const BodyRef &body);
 
   void refuse_config(const char *what) {
     char full[640];
@@ -918,7 +856,7 @@ struct Launch {
     if (stream == cudaStreamTailLaunch && g_in_kernel) {  // after the launching grid
       Launch self = *this;
       self.stream = nullptr;
-      g_tail.push_back([self, f, args...]() mutable { self.run(f, args...); });
+      push_tail([self, f, args...]() mutable { self.run(f, args...); });
       return;
     }
     if (stream == cudaStreamTailLaunch || stream == cudaStreamFireAndForget) stream = nullptr;

@@ -63,6 +63,8 @@ class ChildGrid {
 // Runs the tail launches made by the grid that has just completed (those queued after
 // `mark`), in launch order; theirs run at the end of each.
 void run_tail_launches(size_t mark);
+// Queues a tail launch (Launch::run): out of line, so no program compiles the vector's code.
+void push_tail(std::function<void()> op);
 
 }  // namespace cudafuse_emu
 

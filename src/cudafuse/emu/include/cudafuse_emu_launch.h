@@ -49,27 +49,24 @@ struct __cf_KernelReg {
   template <class... P>
   __cf_KernelReg(void (*f)(P...), const char *name, void (*call)(void **), bool fibers,
                  bool parallel = false) {
-    KernelInfo &k = kernel_registry()[reinterpret_cast<const void *>(f)];
-    k.name = name;
-    k.fibers = fibers;
-    k.parallel = parallel;
-    k.call = call;
-    k.sizes = param_sizes(f);
+    const size_t sizes[] = {sizeof(std::remove_cv_t<std::remove_reference_t<P>>)..., 0};
+    register_kernel(reinterpret_cast<const void *>(f), name, call, fibers, parallel, sizes,
+                    sizeof...(P));
   }
+  // Defined in emu/runtime.cpp, as find_kernel: the registry's map code is compiled once.
+  static void register_kernel(const void *f, const char *name, void (*call)(void **),
+                              bool fibers, bool parallel, const size_t *sizes, size_t n);
 };
-inline const KernelInfo *find_kernel(const void *f) {
-  auto it = kernel_registry().find(f);
-  return it == kernel_registry().end() ? nullptr : &it->second;
-}
+const KernelInfo *find_kernel(const void *f);
 // A launch through a variable (`kernel_fn<<<g, b>>>(...)`, a function pointer or a generic
 // lambda's parameter; emu/rewrite.py): the kernel it holds, found by address, gives the
 // launch its name, fibers and parallel blocks, as the kernel's own launch would; another
 // (a template instance: not registered) runs on fibers, serially, as an unseen kernel does.
 template <class F>
 inline LaunchConfig launch_via(const char *name, const char *file, int line, F *f) {
-  auto it = kernel_registry().find(reinterpret_cast<const void *>(f));
-  if (it == kernel_registry().end()) return LaunchConfig{Site{name, file, line}, true, false};
-  return LaunchConfig{Site{it->second.name, file, line}, it->second.fibers, it->second.parallel};
+  const KernelInfo *k = find_kernel(reinterpret_cast<const void *>(f));
+  if (!k) return LaunchConfig{Site{name, file, line}, true, false};
+  return LaunchConfig{Site{k->name, file, line}, k->fibers, k->parallel};
 }
 
 // Whether the registered kernel at `f` may run its blocks in parallel (the trampolines ask).

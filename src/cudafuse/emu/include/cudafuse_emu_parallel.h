@@ -157,6 +157,8 @@ inline void pool_run(int workers, std::function<void(int)> job) {
 
 inline void run_block_fibers(int n);
 
+struct BodyRef;  // a kernel launch's body, type-erased (cudafuse_emu.h)
+
 // One launch whose blocks run on the pool (Launch::run_body, cudafuse_emu.h).
 struct ParallelLaunch {
   Site site;
@@ -167,58 +169,8 @@ struct ParallelLaunch {
   int n;
   long long nb;
 
-  template <class F>
-  void run(F &body, int workers) {
-    std::atomic<long long> next{0};
-    std::vector<size_t> past(workers, SIZE_MAX);  // each thread's first byte written past `shared`
-    BlockPool &P = block_pool();
-    pool_run(workers, [&](int w) {
-      g_site = site;
-      g_in_kernel = true;
-      g_fibers = fibers;
-      g_coop = false;
-      g_dyn_smem_size = shared;
-      gridDim = grid;
-      blockDim = block;
-      __cf_tls_block()->body = [](void *c) { (*static_cast<F *>(c))(); };
-      __cf_tls_block()->ctx = &body;
-      memset(g_dyn_smem, canary, sizeof g_dyn_smem);
-      for (;;) {
-        long long b = next.fetch_add(1, std::memory_order_relaxed);
-        if (b >= nb || b > P.stop.block.load()) break;
-        g_par_block = b;
-        blockIdx = uint3{unsigned(b % grid.x), unsigned((b / grid.x) % grid.y),
-                         unsigned(b / ((long long)grid.x * grid.y))};
-        if (fibers) {
-          run_block_fibers(n);
-        } else {  // thread ids in set_thread's order, as the serial loop runs them
-          for (unsigned tz = 0; tz < block.z; ++tz)
-            for (unsigned ty = 0; ty < block.y; ++ty)
-              for (unsigned tx = 0; tx < block.x; ++tx) {
-                threadIdx = uint3{tx, ty, tz};
-                body();
-              }
-        }
-      }
-      g_par_block = -1;
-      g_in_kernel = false;
-      g_fibers = false;
-      for (size_t i = shared; i < sizeof g_dyn_smem; ++i)
-        if (g_dyn_smem[i] != canary) {
-          past[w] = i;
-          break;
-        }
-    });
-    if (P.stop.block.load() != LLONG_MAX) {
-      if (P.stop.sig && g_refault) g_refault(P.stop.text, P.stop.sig);
-      report_exit(P.stop.text);
-    }
-    size_t first = *std::min_element(past.begin(), past.end());
-    if (first != SIZE_MAX)
-      fail("%s:%d: kernel '%s' wrote dynamic shared memory (extern __shared__) at byte %zu, "
-           "past the %zu bytes its launch gives (the third <<<>>> argument): on a GPU the "
-           "launch fails", site.file, site.line, site.kernel, first, shared);
-  }
+  // Defined in emu/runtime.cpp (compiled once): the kernel reaches it type-erased.
+  void run(const BodyRef &body, int workers);
 };
 
 }  // namespace cudafuse_emu
