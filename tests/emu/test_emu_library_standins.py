@@ -29,8 +29,9 @@ __global__ void twice(float *x, int n) {
 
 def test_a_program_that_only_includes_the_libraries_runs(tmp_path: Path) -> None:
     """Includes (one through the program's own header, which names the handle types in
-    declarations), a status check in an error helper, a library call in a branch the
-    preprocessor drops, and a function of the program's own named like the library's."""
+    declarations), a status check in an error helper, a library call and a header without a
+    stand-in in branches the preprocessor drops (llm.c's #ifdef ENABLE_CUDNN), and a
+    function of the program's own named like the library's."""
     (tmp_path / "net.h").write_text(textwrap.dedent("""\
         #pragma once
         #include "curand.h"
@@ -46,7 +47,10 @@ def test_a_program_that_only_includes_the_libraries_runs(tmp_path: Path) -> None
     src = tmp_path / "net.cu"
     src.write_text(textwrap.dedent("""\
         #include <npp.h>
-        #include <curand_kernel.h>
+        #include <curand_mtgp32_kernel.h>
+        #ifdef ENABLE_CUDNN
+        #include <cudnn_frontend.h>
+        #endif
         #include "net.h"
         static const char *status_name(curandStatus_t s) {
           return s == CURAND_STATUS_SUCCESS ? "ok" : "failed";
@@ -139,3 +143,16 @@ def test_a_header_without_a_stand_in_is_refused_at_the_include(tmp_path: Path) -
     diag = info.value.diagnostics[0]
     assert diag.line == 5
     assert diag.message == "this cuDNN header (<cudnn_ops.h>) is not supported by the emulator"
+
+
+def test_a_header_without_a_stand_in_in_a_live_branch_is_refused(tmp_path: Path) -> None:
+    """The refusals of the includes read only the branches the preprocessor keeps: the same
+    #ifdef as in the test that runs, with its macro defined."""
+    src = tmp_path / "live.cu"
+    src.write_text("#ifdef ENABLE_CUDNN\n#include <cudnn_frontend.h>\n#endif\n" + _KERNEL)
+    with pytest.raises(CudafuseError) as info:
+        load(src, opt="-O0", defines=["ENABLE_CUDNN"])
+    diag = info.value.diagnostics[0]
+    assert (diag.line, diag.col) == (2, 1)
+    assert diag.message == ("this cuDNN header (<cudnn_frontend.h>) is not supported by the "
+                            "emulator")

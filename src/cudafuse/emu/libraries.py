@@ -167,10 +167,12 @@ def gxx_refusal(message: str) -> str | None:
     return None
 
 
-def check_unsupported(path: str, data: bytes) -> None:
+def check_unsupported(path: str, data: bytes,
+                      inactive: list[tuple[int, int]] | tuple[()] = ()) -> None:
     """Raise CudafuseError at each include of a library, unsupported graph call or driver API
-    call."""
-    blanked = _code(data)
+    call, outside the preprocessor's `inactive` ranges (clang's skipped ranges, once the
+    file is parsed: llm.c includes cudnn_frontend.h under #ifdef ENABLE_CUDNN)."""
+    blanked = code_only(_code(data), inactive)
     source = SourceFile(path, data)
     diags = []
     for pattern, message in _REFUSALS:

@@ -245,18 +245,30 @@ class Prepared:
 def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     """Parse, rewrite (emu) or keep (nvcc) the program, and append the trampolines."""
     src = Path(path)
+    refused: CudafuseError | None = None
     if backend == "emu" and src.is_file():
         check_text(str(src), src.read_bytes())
-        check_unsupported(str(src), src.read_bytes())
-        cccl.check(str(src), src.read_bytes())
+        try:
+            check_unsupported(str(src), src.read_bytes())
+            cccl.check(str(src), src.read_bytes())
+        except CudafuseError as e:  # perhaps only in branches the preprocessor drops: below
+            refused = e
     extra = (opts.std,) if opts.std else ()
     # The emulator compiles kernels and host code in one pass with __CUDA_ARCH__ defined (the
     # device code is what it runs; with Thrust, after Thrust's headers, see emu/cccl.py); the
     # front end must see the same branches.
     arch = backend == "emu"
     defines = (*opts.defines, cuda_arch_define(opts.arch)) if arch else opts.defines
-    unit = parse_file(str(src), ParseOptions(opts.include_dirs, defines,
-                                             opts.forced_includes, extra, opts.arch)).unit
+    try:
+        unit = parse_file(str(src), ParseOptions(opts.include_dirs, defines,
+                                                 opts.forced_includes, extra, opts.arch)).unit
+    except CudafuseError:
+        if refused is not None:
+            raise refused from None
+        raise
+    if refused is not None:  # the refusals in live code, now that the parse knows which
+        check_unsupported(str(src), unit.source.data, unit.inactive)
+        cccl.check(str(src), unit.source.data)
     if backend == "emu":
         own = {f.name for f in [*unit.functions, *unit.methods]}
         check_library_uses(str(src), unit.source.data, unit.inactive,

@@ -1,0 +1,4 @@
+/* cudafuse emulator stand-in for curand_normal_static.h, a part of cuRAND's device API: nothing of its own
+   (see curand_kernel.h); its first use is refused (emu/libraries.py). */
+#pragma once
+#include "curand_kernel.h"
