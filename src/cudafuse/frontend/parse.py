@@ -51,6 +51,12 @@ class ParseOptions:
     # Make a concrete copy of each kernel template instantiation a launch starts
     # (instantiate.py): for vertical fusion (respell.parse_for_fusion).
     instantiate: bool = False
+    # Stub only the missing headers the first parse names (clang names one; it is then silent
+    # about what later missing headers break, and drops those statements): for the
+    # emulator's build alone, which compiles the real text with g++ (Thrust, which the front
+    # end cannot parse, included) and reads the IR only for launches and signatures. Every
+    # analysis stubs them all (_parse_source), so no statement vanishes without a word.
+    one_stub_round: bool = False
 
 
 @dataclass
@@ -293,7 +299,7 @@ def effective_options(opts: ParseOptions, path: str) -> tuple[ParseOptions, list
                           (*flags.forced_includes, *opts.forced_includes),
                           (*std, *opts.extra_args), opts.arch,
                           included_kernels=opts.included_kernels,
-                          instantiate=opts.instantiate)
+                          instantiate=opts.instantiate, one_stub_round=opts.one_stub_round)
     return merged, diags
 
 
@@ -330,7 +336,7 @@ def _parse_source(path: str, source: SourceFile, opts: ParseOptions,
             missing = sorted({m.group(1) for d in tu.diagnostics
                               if is_error(d) and (m := MISSING_HEADER.search(d.spelling))}
                              - stubbed)
-            if not missing:
+            if not missing or opts.one_stub_round:
                 break
             diags += [_missing_warning(d, source) for d in tu.diagnostics
                       if is_missing_header(d)]

@@ -261,7 +261,8 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
     defines = (*opts.defines, cuda_arch_define(opts.arch)) if arch else opts.defines
     try:
         unit = parse_file(str(src), ParseOptions(opts.include_dirs, defines,
-                                                 opts.forced_includes, extra, opts.arch)).unit
+                                                 opts.forced_includes, extra, opts.arch,
+                                                 one_stub_round=True)).unit
     except CudafuseError:
         if refused is not None:
             raise refused from None
