@@ -90,8 +90,10 @@ class HFused:
 def parse_options(include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
                   forced_includes: Iterable[str] = (), extra_args: Iterable[str] = (),
                   arch: str = "sm_90", compdb: str = "",
-                  included_kernels: bool = False, instantiate: bool = False) -> ParseOptions:
-    """The front end's options from the API's keyword arguments."""
+                  included_kernels: bool = False, instantiate: bool = False,
+                  one_stub_round: bool = False) -> ParseOptions:
+    """The front end's options from the API's keyword arguments (every field of
+    ParseOptions: the CLI hands them over as asdict(ParseOptions))."""
     for name, value in (("include_dirs", include_dirs), ("defines", defines),
                         ("forced_includes", forced_includes), ("extra_args", extra_args)):
         if isinstance(value, str | bytes):
@@ -101,7 +103,8 @@ def parse_options(include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
         raise error(f"arch {problem}", status=2)
     return ParseOptions(tuple(map(str, include_dirs)), tuple(map(str, defines)),
                         tuple(map(str, forced_includes)), tuple(map(str, extra_args)),
-                        arch, str(compdb), bool(included_kernels), bool(instantiate))
+                        arch, str(compdb), bool(included_kernels), bool(instantiate),
+                        bool(one_stub_round))
 
 
 class _Collected:

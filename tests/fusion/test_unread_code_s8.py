@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 from equivalence import compare_entry, fuse_file
 
+from cudafuse.frontend import ParseOptions
+from cudafuse.passes.vertical.driver import FuseOptions, fuse_unit
+from cudafuse.passes.vertical.kernel.respell import parse_for_fusion
+
 PROGRAM = Path(__file__).parent / "programs" / "unread_code_s8.cu"
 FUSED = {"p_mark": ("scale", "plus")}
 UNFUSED = ("p_fill_between", "p_fill_in_branch", "p_vector_mid")
@@ -26,6 +30,16 @@ def fused(tmp_path_factory: pytest.TempPathFactory):
     return path, fuse_file(PROGRAM, path)
 
 
+@pytest.fixture(scope="module")
+def silent():
+    """The plan when clang dropped the Thrust statements without a word: the front end now
+    stubs every missing header, so clang reports them and the functions are skipped; a
+    parse stubbing only the first (ParseOptions.one_stub_round, as before) shows the drop
+    this rule guards against."""
+    parsed, _ = parse_for_fusion(str(PROGRAM), ParseOptions(one_stub_round=True))
+    return fuse_unit(parsed.unit, FuseOptions())
+
+
 def _line(text: str) -> int:
     lines = PROGRAM.read_text().splitlines()
     return 1 + next(k for k, x in enumerate(lines) if text in x)
@@ -33,6 +47,14 @@ def _line(text: str) -> int:
 
 def test_what_fuses(fused) -> None:
     _, result = fused
+    assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == sorted(FUSED.items())
+    # Every missing header stubbed, clang reports what uses Thrust: those functions are
+    # skipped whole (nothing of theirs is planned).
+    assert not {x.host for x in result.launches} & set(UNFUSED)
+
+
+def test_code_clang_dropped_splits(silent) -> None:
+    result = silent
     assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == sorted(FUSED.items())
     why = {(x.host, x.kernel): x.why for x in result.launches}
     fill = _line("thrust::fill(thrust::device_pointer_cast(t), ")
