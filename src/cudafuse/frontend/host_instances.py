@@ -34,7 +34,13 @@ from dataclasses import dataclass, field
 
 import clang.cindex as ci
 
-from cudafuse.frontend.instantiate import _PARAM_KINDS, _arguments, _template_cursor, _value_text
+from cudafuse.frontend.instantiate import (
+    _PARAM_KINDS,
+    _arguments,
+    _template_cursor,
+    _value_text,
+    parameter_edits,
+)
 from cudafuse.frontend.lower import K
 from cudafuse.ir import nodes as n
 from cudafuse.ir.code_text import blank_comments
@@ -156,17 +162,9 @@ def _copy(unit: TranslationUnit, tcur: ci.Cursor, fn: Function,
         return "it is declared extern"
     bound = {c.hash: a if isinstance(a, str) else _value_text(c, a)
              for c, a in zip(params, args, strict=True)}
-    edits: dict[int, tuple[int, str]] = {}
-    for c in tcur.walk_preorder():
-        if c.kind not in (K.TYPE_REF, K.DECL_REF_EXPR) or c.extent.start.offset <= close:
-            continue
-        r = c.referenced
-        if r is None or r.kind not in _PARAM_KINDS or r.hash not in bound:
-            continue
-        s, e = c.extent.start.offset, c.extent.end.offset
-        if data[s:e].decode("utf-8", "replace") != r.spelling:
-            return f"its parameter '{r.spelling}' is used through a macro"
-        edits[s] = (e, bound[r.hash])
+    edits = parameter_edits(tcur, data, close, bound)
+    if isinstance(edits, str):
+        return edits
     shown = ", ".join(bound[c.hash] for c in params)
     edits[fn.name_span.start] = (fn.name_span.end, f"{fn.name}<{shown}>")
     for s, e in defaults:

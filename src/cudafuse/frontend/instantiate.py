@@ -150,24 +150,14 @@ def _concrete_text(tu: ci.TranslationUnit, where: _Template, args: list[str | in
         return "it has a parameter pack"
     bound = {c.hash: a if isinstance(a, str) else _value_text(c, a)
              for c, a in zip(params, args, strict=True)}
-    names = {c.hash: c.spelling for c in params}
     start, end = fn.span.start, fn.span.end
     head_end = max(c.extent.end.offset for c in params) if params else start
     close = data.find(b">", head_end)
     if close < 0 or close >= fn.name_span.start:
         return "its template head is not found"
-    edits: dict[int, tuple[int, str]] = {}
-    for c in cur.walk_preorder():
-        if c.kind not in (K.TYPE_REF, K.DECL_REF_EXPR) or c.extent.start.offset <= close:
-            continue
-        r = c.referenced
-        if r is None or r.kind not in _PARAM_KINDS or r.hash not in bound:
-            continue
-        s, e = c.extent.start.offset, c.extent.end.offset
-        if data[s:e].decode("utf-8", "replace") != names[r.hash]:
-            return (f"its parameter '{names[r.hash]}' is used through a macro "
-                    f"(line {c.location.line})")
-        edits[s] = (e, bound[r.hash])
+    edits = parameter_edits(cur, data, close, bound)
+    if isinstance(edits, str):
+        return edits
     ns, ne = fn.name_span.start, fn.name_span.end
     edits[ns] = (ne, new_name)
     out = bytearray()
@@ -332,3 +322,26 @@ def _template_cursor(cursor: ci.Cursor, path: str, start: int) -> ci.Cursor | No
             if inner is not None:
                 return inner
     return None
+
+
+def parameter_edits(cur: ci.Cursor, data: bytes, close: int,
+                    bound: dict[str, str]) -> dict[int, tuple[int, str]] | str:
+    """The edits that write each use of a template parameter in `cur`'s text after its
+    template head (which ends at offset `close`) as its bound argument (`bound`, keyed by the
+    parameter's cursor hash): start offset -> (end offset, text). A reason instead where a
+    use is spelled through a macro (its text is not the parameter's name), which no edit of
+    the text could bind. For kernel copies (here) and host function copies
+    (host_instances.py)."""
+    edits: dict[int, tuple[int, str]] = {}
+    for c in cur.walk_preorder():
+        if c.kind not in (K.TYPE_REF, K.DECL_REF_EXPR) or c.extent.start.offset <= close:
+            continue
+        r = c.referenced
+        if r is None or r.kind not in _PARAM_KINDS or r.hash not in bound:
+            continue
+        s, e = c.extent.start.offset, c.extent.end.offset
+        if data[s:e].decode("utf-8", "replace") != r.spelling:
+            return (f"its parameter '{r.spelling}' is used through a macro "
+                    f"(line {c.location.line})")
+        edits[s] = (e, bound[r.hash])
+    return edits
