@@ -88,3 +88,15 @@ def test_pipeline_traffic_line_matches_the_report(tmp_path: Path) -> None:
                 f"{b['fused']} (minimum {b['minimum']}); redundant work "
                 f"x{t['redundant_work']:.2f}") in text.splitlines()
         assert "speed" not in text  # traffic figures, not a run-time claim
+
+
+def test_an_edge_kept_apart_by_a_group_refusal_names_it(tmp_path: Path) -> None:
+    # Every pair fuses, but no group joins k2's and k4's partial guards while b2 is live:
+    # the edge left apart names that refusal (it used to blame the min-cut).
+    text, report = plan(tmp_path, str(Path(__file__).parent / "programs" /
+                                      "joined_groups_refused.cu"), "--fuse-all")
+    (apart,) = [e for e in report["edges"] if not e["fused"]]
+    assert apart["why"].startswith("not fused: the pair would fuse, but the groups it would "
+                                   "join ('k1', 'k2', 'k3', 'k4') cannot form one kernel: "
+                                   "'k4' writes only the interior"), apart["why"]
+    assert "keeps them apart" not in text

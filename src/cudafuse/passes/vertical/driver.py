@@ -302,8 +302,16 @@ class _Planner:
                 pair = frozenset((a, c))
                 reason = legal(pair)
                 benefit = score(pair)
+                joined = chosen.groups[where[a]] | chosen.groups[where[c]]
+                # A pair that fuses on its own may still be kept apart because the groups
+                # it would join cannot form one kernel: name that refusal, not the search.
+                joint = legal(frozenset(joined)) if reason is None and benefit > 0 else None
                 if reason:
                     why = f"not fused: {reason}"
+                elif joint:
+                    names = ", ".join(f"'{infos[v].site.kernel.name}'" for v in sorted(joined))
+                    why = (f"not fused: the pair would fuse, but the groups it would join "
+                           f"({names}) cannot form one kernel: {joint}")
                 else:
                     why = (f"not fused: not profitable (estimated benefit {benefit:.3g} "
                            f"{plan.unit_short})" if benefit <= 0 else "not fused: the "
