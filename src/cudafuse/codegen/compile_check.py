@@ -31,6 +31,7 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.frontend.parse import check_parse
 from cudafuse.ir.program import TranslationUnit
 
 ENV_SKIP = "CUDAFUSE_NO_NVCC_CHECK"
@@ -96,8 +97,8 @@ def parses_in_place(file: str, options: ParseOptions, output: bytes,
     keeps as they were need not be lowered again (check_parse); `known`: the input
     parse's diagnostics (the declarations it ignored and why)."""
     try:
-        tolerated = _check_parse(file, options, output,
-                                 lowered_texts(source) if source else frozenset())
+        tolerated = check_parse(file, options, output,
+                                lowered_texts(source) if source else frozenset())
     except CudafuseError as exc:
         first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR),
                      exc.diagnostics[0])
@@ -119,19 +120,6 @@ def parses_in_place(file: str, options: ParseOptions, output: bytes,
 # function it could not lower is no compile error (the output's own helpers may be such).
 _TOLERATED = re.compile(r"skipping '[^']*': |ignoring a declaration: ")
 _CANNOT_LOWER = re.compile(r"^skipping '[^']*': cannot lower it ")
-
-
-def _check_parse(file: str, options: ParseOptions, output: bytes,
-                 lowered: frozenset[bytes]) -> list[Diagnostic]:
-    """frontend.parse.check_parse, also returning the warnings of the errors it tolerated."""
-    from cudafuse.collector import paused
-    from cudafuse.frontend.parse import _parse_source, _Reuse, effective_options
-    from cudafuse.ir.source import SourceFile
-
-    opts, _ = effective_options(options, file)
-    with paused():
-        return _parse_source(file, SourceFile(file, output), opts, output,
-                             _Reuse(lowered)).diagnostics
 
 
 def _own_bug(file: str, output: bytes, first: Diagnostic) -> CudafuseError:

@@ -263,21 +263,21 @@ class _Reuse:
 
 
 def check_parse(path: str, opts: ParseOptions, text: bytes,
-                lowered: frozenset[bytes]) -> None:
-    """Raise the CudafuseError that parse_file(path, opts, text) would raise, and nothing
-    else: for the check that a pass's output (`text`, to be written as `path`) parses as its
-    input did. `lowered` are the texts of the function definitions the input's parse
-    lowered (from their first byte to their last): a function of the output spelled exactly
-    as one of them is not lowered again (a fused program keeps most of its input's
-    functions as they were, and lowering them is most of a parse's time). libclang still
-    parses the whole text and its errors count as in parse_file; the functions the pass
-    wrote or changed are lowered, and every kernel the output spells must be found. The
-    diagnostics that are notes and warnings only (kernels of included files, preprocessed
-    out) are not computed."""
+                lowered: frozenset[bytes]) -> list[Diagnostic]:
+    """Raise the CudafuseError that parse_file(path, opts, text) would raise, else return
+    its warnings (the errors it tolerated, for the caller to judge): for the check that a
+    pass's output (`text`, to be written as `path`) parses as its input did. `lowered`
+    are the texts of the function definitions the input's parse lowered (from their first
+    byte to their last): a function of the output spelled exactly as one of them is not
+    lowered again (a fused program keeps most of its input's functions as they were, and
+    lowering them is most of a parse's time). libclang still parses the whole text and its
+    errors count as in parse_file; the functions the pass wrote or changed are lowered, and
+    every kernel the output spells must be found. The diagnostics that are notes and
+    warnings only (kernels of included files, preprocessed out) are not computed."""
     source = SourceFile(path, text)
     opts, _ = effective_options(opts, path)
     with paused():
-        _parse_source(path, source, opts, text, _Reuse(lowered))
+        return _parse_source(path, source, opts, text, _Reuse(lowered)).diagnostics
 
 
 # Standards the front end parses with instead of its default (c++17) when the build asks:
