@@ -146,7 +146,8 @@ class Lowerer:
         self._decls: dict[tuple[int, int], str] = {}
         self._var_types: dict[tuple[int, int], tuple[str, bool, tuple[int, ...]]] = {}
         self._param_types: dict[tuple[int, int], tuple[
-            str, bool, str, bool, bool, bool, str, tuple[str, ...] | None]] = {}
+            str, bool, str, bool, bool, bool, str, tuple[str, ...] | None,
+            tuple[str, ...] | None]] = {}
         self.span = self.spans.span  # bound once: called for every IR node
         self._type_spelling = self.spans.type_spelling
         self._depth = 0
@@ -549,16 +550,19 @@ class Lowerer:
                              default)
 
     def param(self, c: ci.Cursor) -> Param:
-        spelled, is_ptr, pointee_name, pointee_const, is_ref, holds, canonical, floats = \
-            self._param_type(c.type)
+        spelled, is_ptr, pointee_name, pointee_const, is_ref, holds, canonical, floats, \
+            members = self._param_type(c.type)
         return Param(spelling(c), spelled, self.decl(c), self.span(c), is_ptr, pointee_name,
-                     pointee_const, "restrict" in spelled, is_ref, holds, canonical, floats)
+                     pointee_const, "restrict" in spelled, is_ref, holds, canonical, floats,
+                     members)
 
     def _param_type(self, t: ci.Type
-                    ) -> tuple[str, bool, str, bool, bool, bool, str, tuple[str, ...] | None]:
+                    ) -> tuple[str, bool, str, bool, bool, bool, str, tuple[str, ...] | None,
+                               tuple[str, ...] | None]:
         """(spelling, is pointer, pointee without cv, pointee const, is reference, holds
         pointers, canonical pointee without cv, the pointee's floating members when it is a
-        class), per type: kernels repeat a few parameter types many times."""
+        class, its direct members when it is a plain class), per type: kernels repeat a few
+        parameter types many times."""
         key = (t._kind_id, t.data[0])
         got = self._param_types.get(key)
         if got is None:
@@ -577,7 +581,8 @@ class Lowerer:
                 bool(pointee is not None and pointee.is_const_qualified()), is_ref,
                 not is_ptr and _holds_pointers(canon, 0), canonical,
                 _float_paths(pointee.get_canonical(), 0) if pointee is not None and
-                pointee.get_canonical().kind == ci.TypeKind.RECORD else ())
+                pointee.get_canonical().kind == ci.TypeKind.RECORD else (),
+                _plain_members(pointee.get_canonical()) if pointee is not None else None)
         return got
 
     def global_var(self, c: ci.Cursor) -> GlobalVar:
@@ -655,6 +660,32 @@ def _leaf_paths(t: ci.Type, depth: int) -> tuple[str, ...] | None:
         if len(out) > _MAX_FLOAT_PATHS:
             return None
     return tuple(out)
+
+
+def _plain_members(t: ci.Type) -> tuple[str, ...] | None:
+    """The direct members of canonical class type `t`, in declaration order, when storing
+    each of them stores every byte of a value (so a copy of a local holding the same members
+    writes what the member stores wrote): a POD struct or class (no bases, no virtuals,
+    default-constructible) whose members are named, public, not bit-fields, not const,
+    and fill it without padding. None for anything else (unions, incomplete types)."""
+    if t.kind != ci.TypeKind.RECORD or not t.is_pod():
+        return None
+    decl = t.get_declaration()
+    if decl.kind not in (ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL) or \
+            not decl.is_definition() or any(
+                ch.kind == ci.CursorKind.CXX_BASE_SPECIFIER for ch in decl.get_children()):
+        return None
+    names: list[str] = []
+    size = 0
+    for f in t.get_fields():
+        ft = f.type.get_canonical()
+        if not f.spelling or f.is_bitfield() or ft.is_const_qualified() or \
+                f.access_specifier not in (ci.AccessSpecifier.PUBLIC,
+                                           ci.AccessSpecifier.INVALID) or ft.get_size() <= 0:
+            return None
+        names.append(f.spelling)
+        size += ft.get_size()
+    return tuple(names) if names and size == t.get_size() else None
 
 
 def _holds_pointers(t: ci.Type, depth: int) -> bool:

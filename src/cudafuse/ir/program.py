@@ -29,6 +29,10 @@ class Param:
     # A pointer to a class: the member paths of the floating-point values in an element
     # (`r`, `pos.x`, `v[2]`), () for none, None when one cannot be named (frontend/lower.py).
     pointee_float_paths: tuple[str, ...] | None = ()
+    # A pointer to a plain class (no bases, no virtuals, default-constructible, no padding):
+    # its direct members in declaration order, so that a thread storing each of them at one
+    # element is known to store the whole element; None for any other pointee.
+    pointee_members: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
