@@ -489,9 +489,10 @@ def _local_decls(host: Function) -> list[n.VarDecl]:
 def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResult:
     """Fuse every launch sequence of every host function; the result's output is the new
     file (byte-identical to the input where nothing was fused)."""
+    from cudafuse.passes.vertical.host.api_launches import with_api_launches
     from cudafuse.passes.vertical.kernel.instances import with_instances
 
-    unit, const_notes = with_launch_constants(with_instances(unit))
+    unit, const_notes = with_launch_constants(with_instances(with_api_launches(unit)))
     planner = _Planner(unit, opts)
     result = FuseResult(b"")
     rewriter = Rewriter(unit.source)
@@ -589,6 +590,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
             if opts.siblings != "never":  # vertical groups first, then siblings (siblings.py)
                 code, plan.siblings = sibling_pass(planner, seq, plan, siblings, rewriter)
                 emitted.extend(code)
+                _serial_edges(edges, plan.siblings)
         _place_launches(result, host, places, first_plan)
         if emitted:
             if not wrote_prologue:
@@ -652,6 +654,18 @@ def _spelled_at_sink(group: FusedGroup) -> FusedGroup:
                            "original launches kept for when its run-time check fails cannot "
                            "be moved to the fused launch")
     return dataclasses.replace(group, launches=spelled)
+
+
+def _serial_edges(edges: list[EdgeNote], pairs: list[Any]) -> None:
+    """A dependent pair fused with one thread running both bodies (siblings.py, serial) is
+    a fused producer/consumer edge: say so on the edge."""
+    for s in pairs:
+        if not (s.fused and s.serial):
+            continue
+        for e in edges:
+            if (e.src_index, e.dst_index) == (s.first_index, s.second_index):
+                e.fused, e.refused, e.benefit = True, False, None
+                e.why = s.why
 
 
 def _template_host_note(result: FuseResult, unit: TranslationUnit, host: Function) -> None:

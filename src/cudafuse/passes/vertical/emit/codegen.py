@@ -33,6 +33,7 @@ from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.passes.vertical.emit.rounding import prologue as prologue  # driver imports it here
+from cudafuse.passes.vertical.host.api_launches import is_api_launch
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import LaunchSite, param_key
 from cudafuse.passes.vertical.kernel.channels import Channels, Layout, classify, frame
@@ -46,6 +47,7 @@ from cudafuse.passes.vertical.kernel.ownvalue import (
     store_anchor,
 )
 from cudafuse.passes.vertical.kernel.recognise import written_view
+from cudafuse.passes.vertical.kernel.tile_stores import TileStore, tile_store
 from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore
 from cudafuse.passes.vertical.plan.charge import register_limit
 
@@ -728,7 +730,9 @@ class GroupEmitter:
                             f"{scope.indent}" for (key, c), name in own.items())
             body.insert(scope.at if scope.close is None else first.stmt.span.start,
                         decls if scope.close is None else "{ " + decls)
-        if self.group.stored and view.lower_bounded:
+        if self.group.stored and view.dims == 0:
+            body.insert(*self._tile_stores(k, view_local))
+        elif self.group.stored and view.lower_bounded:
             assert view.guard is not None
             body.insert(view.guard.span.start, self._domain_stores(view, view_local))
         elif self.group.stored:
@@ -771,6 +775,27 @@ class GroupEmitter:
         return (f"// cudafuse: {names} fused into one kernel (see cudafuse fuse --explain)\n"
                 f"__global__ void {bounds}{self.group.name}({self._decls(knames)}) {{\n"
                 + "\n".join(locals_) + f"\n  {body.text()}\n}}\n")
+
+    def _tile_stores(self, k: Function, view_local: dict[str, str]) -> tuple[int, str]:
+        """Where and what a last kernel with no coordinates of its own stores of the group's
+        intermediates: each at the element its threads load a tile from, before that load
+        (kernel/tile_stores.py; legality checked the loads reach every element)."""
+        produced = {key for key in self.produced}
+        reads = {param_key(p, a): p.name for p, a in self.sink.bindings
+                 if p.is_pointer and param_key(p, a) in produced}
+        found: TileStore | str = "it loads no intermediate of the group"
+        for _, pname in sorted(reads.items()):
+            found = tile_store(k, pname)
+            if isinstance(found, TileStore):
+                break
+        if isinstance(found, str):
+            raise CodegenError(found)
+        kname_of = {gp.key: gp.kname for gp in self.params}
+        i = f"{self.prefix}_ti"
+        stores = " ".join(f"{kname_of[key]}[{i}] = {view_local[key]}[{i}];"
+                          for key in sorted(self.group.stored))
+        index = expr_text(self.unit, found.index)
+        return found.stmt.span.start, f"{{ const long long {i} = {index}; {stores} }} "
 
     def _domain_stores(self, view: KernelView, view_local: dict[str, str]) -> str:
         """The intermediates stored before the guard of a last kernel that writes only the
@@ -1081,10 +1106,16 @@ class GroupEmitter:
             if not spells_kernel(self.unit.text(callee), site.kernel.name):
                 raise CodegenError(f"the launch of '{site.kernel.name}' is written inside "
                                    "a macro invocation")
-        rw.replace(launch.callee_span, self.group.name, "fused launch")
         args = ", ".join(expr_text(self.unit, gp.host_arg) for gp in self.params)
-        close = _find_args(src, launch.config_span.end, launch.span.end)
-        rw.replace_range(close[0], close[1], f"({args})", "fused launch arguments")
+        if is_api_launch(launch):  # a cudaLaunchKernel call: rewritten whole (api_launches)
+            config = ", ".join(expr_text(self.unit, e) for e in (
+                launch.grid, launch.block, launch.shared, launch.stream) if e is not None)
+            rw.replace(launch.span, f"{self.group.name}<<<{config}>>>({args})",
+                       "fused launch (was a cudaLaunchKernel call)")
+        else:
+            rw.replace(launch.callee_span, self.group.name, "fused launch")
+            close = _find_args(src, launch.config_span.end, launch.span.end)
+            rw.replace_range(close[0], close[1], f"({args})", "fused launch arguments")
         if self.group.launch_block is not None:
             opened = src.data.find(b"<<<", launch.callee_span.end, launch.config_span.end)
             rw.replace_range(opened, launch.config_span.end, self.launch_config(),
