@@ -45,6 +45,7 @@ from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_rea
 from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.kernel.escape import subscript_only
 from cudafuse.passes.vertical.kernel.ownvalue import store_anchor
+from cudafuse.passes.vertical.kernel.tile_stores import TileStore, group_tile_stores, tile_store
 from cudafuse.passes.vertical.kernel.view import KernelView
 from cudafuse.passes.vertical.plan.model import PipelineModel
 
@@ -133,7 +134,7 @@ class Legality:
                         return (f"'{name}' and '{self.infos[j].site.kernel.name}' do not "
                                 f"provably have the same row stride ('{name}' writes only "
                                 f"part of '{buf}', whose other elements are read from memory)")
-                if key in stored and not sink.view.lower_bounded and (
+                if key in stored and not sink.view.lower_bounded and sink.view.dims and (
                         not self._flat_same(i, last) if sink.view.dims != src.view.dims
                         else len(sink.view.bounds) != len(src.view.bounds) or not all(
                             self._at_most(i, a, last, b) for a, b in
@@ -425,6 +426,30 @@ class Legality:
         la, lb = self._lin(i, a), self._lin(j, b)
         return la is not None and lb is not None and la[0] == lb[0] and la[1] <= lb[1]
 
+    def _tile_loaded(self, c: int, pname: str) -> bool:
+        """Every thread of c, with no coordinates of its own, loads `pname` at a clamped
+        tile position (kernel/tile_stores.py): the fused kernel can store it there."""
+        return self.infos[c].view.dims == 0 and isinstance(
+            tile_store(self.infos[c].site.kernel, pname), TileStore)
+
+    def _tile_stores_reason(self, group: frozenset[int]) -> str | None:
+        """Why a last kernel with no coordinates of its own cannot store the group's stored
+        intermediates at its tile loads; the condition it does so under goes to checks."""
+        last = max(group)
+        sink = self.infos[last]
+        stored = self._stored(group)
+        reads = {key: sink.reads[key] for i in group - {last} for key in self.infos[i].writes
+                 if key in sink.reads}
+        found = group_tile_stores(sink.site, reads, [
+            (key, self.infos[i].site, self.infos[i].view) for i in sorted(group - {last})
+            for key in sorted(self.infos[i].writes) if key in stored])
+        if isinstance(found, str):
+            return (f"'{sink.site.kernel.name}' has no coordinates of its own and would store "
+                    f"the group's intermediates where its threads load its tile, but {found}")
+        self.checks[last] = " && ".join(dict.fromkeys(
+            c for c in (self.checks.get(last), found[1]) if c))
+        return None
+
     def edge_reason(self, a: int, c: int, buffer: str) -> str | None:
         """Why consumer c cannot read `buffer` from producer a through a view."""
         src, dst = self.infos[a], self.infos[c]
@@ -446,15 +471,21 @@ class Legality:
         if channels is not None:
             return self._channel_edge_reason(a, c, pname, channels)
         load = next((ld for ld in dst.facts.loads if ld.pointer == pname), None)
+        if load is not None and load.kind == "other" and self._tile_loaded(c, pname) and \
+                self._any_index_exact(a, c) and src.view.stores.get(
+                    src.writes.get(buffer, "")) is not None:
+            return None  # its one load is a clamped tile position (kernel/tile_stores.py)
         if load is None or load.kind not in ("point", "stencil", "gather"):
             why = load.reason if load is not None else "no load classification"
             return f"'{cname}' reads '{pname}' in a way cudafuse cannot map: {why}"
         if load.kind == "gather":
             why = gather_reason(dst.view, load)
+            tiled = self._tile_loaded(c, pname) and self._any_index_exact(a, c)
             if why and self._any_index_exact(a, c) and buffer in self.model.live_out and \
-                    dst.view.dims == 0:
+                    dst.view.dims == 0 and not tiled:
                 return _unowned(cname, buffer, src.site.kernel.name)
-            if why and (buffer in self.model.live_out or not self._any_index_exact(a, c)):
+            if why and not tiled and (
+                    buffer in self.model.live_out or not self._any_index_exact(a, c)):
                 return f"'{cname}' reads '{pname}' {why}"
         for d, (lo, hi), border in zip(load.dims, load.extent, load.border, strict=True):
             if (lo, hi) != (0, 0) and not handled(border):
@@ -466,9 +497,12 @@ class Legality:
             # (a reader with no coordinates of its own, overlapping tiles: any index)
             exact = self._any_index_exact(a, c) if dst.view.dims == 0 else \
                 self._flat_read_exact(a, c)
-            if dst.view.dims == 0 and exact and buffer in self.model.live_out:
+            # (overlapping tiles that load it whole store it there: kernel/tile_stores.py)
+            tiled = dst.view.dims == 0 and exact and self._tile_loaded(c, pname)
+            if dst.view.dims == 0 and exact and buffer in self.model.live_out and not tiled:
                 return _unowned(cname, buffer, src.site.kernel.name)
-            if not self._flat_same(a, c) and (buffer in self.model.live_out or not exact):
+            if not self._flat_same(a, c) and not tiled and (
+                    buffer in self.model.live_out or not exact):
                 return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the "
                         "same iteration space (a 1-D kernel's bound must be the 2-D one's "
                         "width times height, its rows as wide as its width)")
@@ -563,7 +597,11 @@ class Legality:
         r = self._domain_reason(group)
         if r:
             return r
-        if self._stores_intermediates(group) and not self.infos[last].view.lower_bounded:
+        if self._stores_intermediates(group) and self.infos[last].view.dims == 0:
+            r = self._tile_stores_reason(group)
+            if r:
+                return r
+        elif self._stores_intermediates(group) and not self.infos[last].view.lower_bounded:
             # (A last kernel bounded from below stores them before its guard, where each
             # producer's grid coverage is checked: _domain_reason.)
             # The last kernel's threads store them, before its own store (or the statement
