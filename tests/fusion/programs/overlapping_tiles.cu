@@ -48,8 +48,8 @@ void p_tiles(const float *a, const float *b, float *out, int w, int h)
     cudaFree(m);
 }
 
-// The mix is the caller's: the fused kernel would have to store it at every element, which
-// no thread of the tiles owns. Refused.
+// The mix is the caller's: the fused kernel stores it at every element, where the tiles
+// load it (each element is some thread's clamped position; checked at the launch).
 void p_tiles_live(const float *a, const float *b, float *m, float *out, int w, int h)
 {
     dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);

@@ -483,7 +483,8 @@ class Legality:
             tiled = self._tile_loaded(c, pname) and self._any_index_exact(a, c)
             if why and self._any_index_exact(a, c) and buffer in self.model.live_out and \
                     dst.view.dims == 0 and not tiled:
-                return _unowned(cname, buffer, src.site.kernel.name)
+                return _unowned(cname, buffer, src.site.kernel.name,
+                                tile_store(dst.site.kernel, pname))
             if why and not tiled and (
                     buffer in self.model.live_out or not self._any_index_exact(a, c)):
                 return f"'{cname}' reads '{pname}' {why}"
@@ -500,7 +501,8 @@ class Legality:
             # (overlapping tiles that load it whole store it there: kernel/tile_stores.py)
             tiled = dst.view.dims == 0 and exact and self._tile_loaded(c, pname)
             if dst.view.dims == 0 and exact and buffer in self.model.live_out and not tiled:
-                return _unowned(cname, buffer, src.site.kernel.name)
+                return _unowned(cname, buffer, src.site.kernel.name,
+                                tile_store(dst.site.kernel, pname))
             if not self._flat_same(a, c) and not tiled and (
                     buffer in self.model.live_out or not exact):
                 return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the "
@@ -637,13 +639,15 @@ class Legality:
         return None
 
 
-def _unowned(cname: str, buffer: str, pname: str) -> str:
+def _unowned(cname: str, buffer: str, pname: str, tiled: TileStore | str) -> str:
     """Why a reader with no coordinates of its own cannot end a group that must still store
-    the intermediate it reads (at any element, exactly: legality._any_index_exact)."""
+    the intermediate it reads (at any element, exactly: legality._any_index_exact), nor store
+    it where it loads a tile (`tiled`: kernel/tile_stores.py's reason)."""
     return (f"'{cname}' has no coordinates of its own (its threads are not one per element) "
             f"and '{buffer.split(':', 1)[1].split('@')[0]}' may be read after the group: the "
             f"fused kernel would have to store it at every element '{pname}' writes, which "
-            f"no thread of '{cname}' owns")
+            f"no thread of '{cname}' owns" + (
+                f", and {tiled}" if isinstance(tiled, str) else ""))
 
 
 def _view_width(reader: KernelView) -> n.Expr | None:
