@@ -50,11 +50,11 @@ def allowed(stages: list[Stage], host: str) -> list[str]:
     fuse instead). A tiled stage copying threadIdx into const locals is not read today
     (`const int tx = threadIdx.x, ty = threadIdx.y;`: its tile's reads are not seen as at
     the thread's own coordinates, nor its grid as 2-D): an edge into it may be refused,
-    saying so. A stage storing a member of its px element (`out[i].v = ...`) is a store to
-    part of an element to the tool (px has one member, but that is not looked at): it is
-    not recomputed as a producer, as a group's last kernel it has no store of its own
-    element before which live intermediates could be stored, and it shows no row stride
-    to a 1-D (linear) kernel."""
+    saying so. A stage storing the one member of its px element (`out[i].v = ...`) stores
+    the whole element (respell/member_stores.py), so it usually fuses; these refusals stay
+    allowed for a store the respelling leaves as written: it is then not recomputed as a
+    producer, as a group's last kernel it has no store of its own element before which live
+    intermediates could be stored, and it shows no row stride to a 1-D (linear) kernel."""
     out = []
     last = len(stages) - 1
 

@@ -59,6 +59,7 @@ from cudafuse.passes.vertical.kernel.respell.guardplace import (
 from cudafuse.passes.vertical.kernel.respell.guards import guards, nested
 from cudafuse.passes.vertical.kernel.respell.helpers import helpers
 from cudafuse.passes.vertical.kernel.respell.lateinit import assigned_once
+from cudafuse.passes.vertical.kernel.respell.member_stores import whole_elements
 from cudafuse.passes.vertical.kernel.respell.text import Edit
 from cudafuse.passes.vertical.kernel.respell.unroll import unrolled
 
@@ -79,7 +80,8 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
                             split_data_return(fn, data), later_returns(fn, data),
                             loads(fn, data),
                             helpers(unit, fn, data),
-                            rows(fn, data), unrolled(fn, data)):
+                            rows(fn, data), unrolled(fn, data),
+                            whole_elements(unit, fn, data)):
             # One edit per place: a node reached twice in the tree (the element of a struct
             # store is also its operator='s callee) gives the same edit twice.
             found = sorted(set(found), key=lambda e: (e.start, e.end))
