@@ -490,9 +490,11 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
     """Fuse every launch sequence of every host function; the result's output is the new
     file (byte-identical to the input where nothing was fused)."""
     from cudafuse.passes.vertical.host.api_launches import with_api_launches
+    from cudafuse.passes.vertical.host.table_elements import with_table_elements
     from cudafuse.passes.vertical.kernel.instances import with_instances
 
-    unit, const_notes = with_launch_constants(with_instances(with_api_launches(unit)))
+    unit = with_table_elements(with_api_launches(unit))
+    unit, const_notes = with_launch_constants(with_instances(unit))
     planner = _Planner(unit, opts)
     result = FuseResult(b"")
     rewriter = Rewriter(unit.source)

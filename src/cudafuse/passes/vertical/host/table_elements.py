@@ -1,0 +1,418 @@
+"""Elements of a table of device buffers read at run-time positions, as buffers of their own.
+
+    float *levels[LEVELS];                          // or a host global `float **sums`
+    for (int l = 0; l < LEVELS; ++l) cudaMalloc(&levels[l], bytes(l));
+    for (int l = 0; l + 1 < LEVELS; ++l) {
+        down<<<g, b>>>(levels[l], levels[l + 1], w >> l, h >> l);
+        blur<<<g, b>>>(levels[l + 1], w >> (l + 1), h >> (l + 1));
+    }
+
+A pyramid's levels, a scan's per-level block sums (Rodinia's `g_scanBlockSums[level]`): each
+element of the table is a buffer of its own, set once by an allocation, and a launch names
+one through a position the host computes. pointer_tables.py follows tables read at constant
+positions only; here `levels[l]` and `levels[l + 1]` become two buffers when it is proved
+that
+
+* every element the table ever holds is a fresh allocation: its elements are written only
+  as the allocated pointer of an allocator (`cudaMalloc(&t[i], n)`), the table itself (a
+  host pointer) only given an allocation or null, never its address taken, never passed
+  whole to a function (`free(t)` and `delete` aside): two elements are then two buffers,
+  distinct from every other buffer the function names (as a global or a parameter is);
+* nothing re-allocates an element between the launches: in the host function, the
+  allocations come before its first launch, in no loop around a launch; a global table is
+  written by no function the host function calls (at any depth);
+* each position is a value fixed wherever the launches run (a parameter never assigned, a
+  local written only by its initialiser, the variable a `for` declares, read in its body
+  and written only by its increment), and any two positions read are provably equal or
+  provably different: their difference, as a linear form over those variables, is zero or
+  a non-zero constant (`l` and `l + 1`; not `l` and `m`).
+
+Each such read becomes a reference to a pseudo-variable named by the table and the
+position's linear form (kind "global": a buffer of its own, never assigned in the function),
+spanning the read's text, so the fused launch passes it as written. Reads outside the part
+of the function that launches (before its first launch or after its last, in no loop
+around a launch: the frees at the end) are left as they are. Any other table, or position,
+is left as an element of an array, which splits the launch sequence there, as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts
+from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.ir.substitute import replace_nodes
+from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, FRESH_CALLS
+
+# Calls that may be handed the table whole without changing what it holds.
+_RELEASES = frozenset({"free", "cudaFreeHost", "operator delete", "operator delete[]"})
+
+Form = tuple[tuple[tuple[str, int], ...], int]  # ((var decl, coefficient), ...), constant
+
+
+def _linear(e: n.Expr) -> dict[str, int] | None:
+    """`e` as {var decl: coefficient, '': constant}, or None when it is not linear in
+    variables (Refs) and integer literals."""
+    e = strip_casts(e)
+    if isinstance(e, n.IntLit):
+        return {"": e.value}
+    if isinstance(e, n.Ref):
+        if isinstance(e.const_value, int):
+            return {"": e.const_value}
+        if e.kind in ("param", "local") and e.decl:
+            return {e.decl: 1}
+        return None
+    if isinstance(e, n.Unary) and e.op in ("-", "+") and not e.postfix:
+        inner = _linear(e.operand)
+        return None if inner is None else {k: (-v if e.op == "-" else v)
+                                           for k, v in inner.items()}
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
+        a, b = _linear(e.lhs), _linear(e.rhs)
+        if a is None or b is None:
+            return None
+        if e.op == "*":
+            if set(a) <= {""}:
+                a, b = b, a
+            if not set(b) <= {""}:
+                return None
+            k = b.get("", 0)
+            return {v: c * k for v, c in a.items()}
+        sign = -1 if e.op == "-" else 1
+        out = dict(a)
+        for v, c in b.items():
+            out[v] = out.get(v, 0) + sign * c
+        return out
+    return None
+
+
+def _form(e: n.Expr) -> Form | None:
+    lin = _linear(e)
+    if lin is None:
+        return None
+    terms = tuple(sorted((v, c) for v, c in lin.items() if v and c))
+    return terms, lin.get("", 0)
+
+
+def _comparable(a: Form, b: Form) -> bool:
+    """Provably equal or provably different positions."""
+    return a[0] == b[0]
+
+
+def _parents(root: n.Node) -> dict[int, n.Node]:
+    out: dict[int, n.Node] = {}
+    for node in root.walk():
+        for c in node.children():
+            if c is not None:
+                out[id(c)] = node
+    return out
+
+
+def _up(node: n.Node, parents: dict[int, n.Node]) -> tuple[n.Node, n.Node | None]:
+    """The node above `node`'s casts, and its parent."""
+    parent = parents.get(id(node))
+    while isinstance(parent, n.Cast):
+        node, parent = parent, parents.get(id(parent))
+    return node, parent
+
+
+def _table_of(node: n.Node) -> n.Ref | None:
+    if isinstance(node, n.Index):
+        base = strip_casts(node.base)
+        if isinstance(base, n.Ref):
+            return base
+    return None
+
+
+def _is_fresh(e: n.Expr | None) -> bool:
+    """An allocation or a null pointer (what a table pointer may be given)."""
+    e = strip_casts(e)
+    if isinstance(e, n.IntLit) and e.value == 0 or \
+            isinstance(e, n.OtherExpr) and e.kind in ("CXX_NULL_PTR_LITERAL_EXPR",
+                                                      "CXX_NEW_EXPR", "GNU_NULL_EXPR"):
+        return True
+    return isinstance(e, n.Call) and e.callee in FRESH_CALLS
+
+
+def _dimension_only(d: n.VarDecl) -> bool:
+    """An array declared without an initialiser (the IR's init then holds its size)."""
+    return bool(d.array_dims) and not isinstance(strip_casts(d.init), n.InitList)
+
+
+def _uses_ok(fn: Function, decl: str, by_value: Callable[[n.Call, n.Node], bool]
+             ) -> tuple[bool, bool]:
+    """Whether every use of table `decl` in `fn` is one the module allows, and whether `fn`
+    writes the table (allocates into it or gives it a new value). `by_value(call, arg)`:
+    whether the call takes that argument by value (it cannot change the element)."""
+    assert fn.body is not None
+    parents = _parents(fn.body)
+    writes = False
+    for node in fn.body.walk():
+        if isinstance(node, n.VarDecl) and node.decl == decl and node.init is not None and \
+                not _dimension_only(node):
+            if node.array_dims or not _is_fresh(node.init):
+                return False, True
+            writes = True
+        if not (isinstance(node, n.Ref) and node.decl == decl):
+            continue
+        top, parent = _up(node, parents)
+        if isinstance(parent, n.Index) and strip_casts(parent.base) is node:
+            elem, above = _up(parent, parents)
+            if isinstance(above, n.Unary) and above.op == "&":
+                addr, call = _up(above, parents)
+                if isinstance(call, n.Call) and call.callee in ALLOCATORS and \
+                        call.args and call.args[0] is addr:
+                    writes = True
+                    continue
+                return False, True
+            if isinstance(above, n.Binary) and above.is_assignment and above.lhs is elem or \
+                    isinstance(above, n.Unary) and above.op in ("++", "--") or \
+                    isinstance(above, n.VarDecl) and "&" in above.var_type:
+                return False, True
+            if isinstance(above, n.Call) and not isinstance(above, n.KernelLaunch) and \
+                    not by_value(above, elem):
+                return False, True
+            continue
+        if isinstance(parent, n.Binary) and parent.is_assignment and parent.lhs is top:
+            if parent.op != "=" or not _is_fresh(parent.rhs):
+                return False, True
+            writes = True
+            continue
+        if isinstance(parent, n.Call) and parent.callee in _RELEASES:
+            continue
+        if isinstance(parent, n.OtherExpr) and parent.kind == "CXX_DELETE_EXPR":
+            continue
+        return False, True
+    return True, writes
+
+
+def _loops_around(node: n.Node, parents: dict[int, n.Node]) -> list[n.Node]:
+    out = []
+    p = parents.get(id(node))
+    while p is not None:
+        if isinstance(p, (n.For, n.While)):
+            out.append(p)
+        p = parents.get(id(p))
+    return out
+
+
+def _written(fn: Function) -> set[str]:
+    """Variables the function writes after their declaration (assigned, incremented, or
+    their address taken)."""
+    assert fn.body is not None
+    out: set[str] = set()
+    for node in fn.body.walk():
+        target = None
+        if isinstance(node, n.Binary) and node.is_assignment:
+            target = strip_casts(node.lhs)
+        elif isinstance(node, n.Unary) and node.op in ("++", "--", "&"):
+            target = strip_casts(node.operand)
+        if isinstance(target, n.Ref):
+            out.add(target.decl)
+    return out
+
+
+class _Host:
+    """One host function's reads of the tables, replaced where proved."""
+
+    def __init__(self, unit: TranslationUnit, fn: Function, writers: dict[str, set[str]]):
+        assert fn.body is not None
+        self.unit, self.fn = unit, fn
+        self.parents = _parents(fn.body)
+        launches = [x for x in fn.body.walk() if isinstance(x, n.KernelLaunch)]
+        self.first = min((la.span.start for la in launches), default=-1)
+        self.last = max((la.span.end for la in launches), default=-1)
+        self.launch_loops = {id(lp) for la in launches
+                             for lp in _loops_around(la, self.parents)}
+        self.written = _written(fn)
+        self.params = {p.decl for p in fn.params}
+        self.locals = {d.decl: d for d in fn.body.walk() if isinstance(d, n.VarDecl)}
+        self.for_vars = {d.decl: f for f in fn.body.walk() if isinstance(f, n.For)
+                         and isinstance(f.init, n.DeclStmt) for d in f.init.decls}
+        self.callees = {f.decl for f in CallGraph(unit).transitive(fn)}
+        self.writers = writers
+
+    def in_launch_region(self, node: n.Node) -> bool:
+        return self.first <= node.span.start < self.last or \
+            any(id(lp) in self.launch_loops for lp in _loops_around(node, self.parents))
+
+    def fixed(self, var: str, read: n.Node) -> bool:
+        """Whether variable `var` holds one value wherever `read` may run in one pass of
+        the innermost block around it."""
+        if var in self.params:
+            return var not in self.written
+        loop = self.for_vars.get(var)
+        if loop is not None:
+            assert isinstance(loop, n.For)
+            inside = any(x is read for x in loop.body.walk())
+            body_writes = any(
+                isinstance(x, n.Binary) and x.is_assignment and
+                isinstance(strip_casts(x.lhs), n.Ref) and strip_casts(x.lhs).decl == var or
+                isinstance(x, n.Unary) and x.op in ("++", "--", "&") and
+                isinstance(strip_casts(x.operand), n.Ref) and
+                strip_casts(x.operand).decl == var
+                for x in loop.body.walk())
+            cond_writes = loop.cond is not None and any(
+                isinstance(x, n.Unary) and x.op in ("++", "--") or
+                isinstance(x, n.Binary) and x.is_assignment for x in loop.cond.walk())
+            return inside and not body_writes and not cond_writes
+        d = self.locals.get(var)
+        return d is not None and d.init is not None and var not in self.written
+
+    def table_ok(self, decl: str, is_global: bool) -> bool:
+        """The host function's side of the proof for table `decl`."""
+        if is_global:
+            return not (self.writers.get(decl, set()) & ({self.fn.decl} | self.callees))
+        assert self.fn.body is not None
+        for node in self.fn.body.walk():
+            if isinstance(node, n.Unary) and node.op == "&" and \
+                    (t := _table_of(strip_casts(node.operand))) is not None and \
+                    t.decl == decl and (node.span.start >= self.first >= 0 or any(
+                        id(lp) in self.launch_loops
+                        for lp in _loops_around(node, self.parents))):
+                return False
+        return True
+
+    def replacements(self, tables: dict[str, bool]) -> dict[int, n.Ref]:
+        """Reads of the followed tables in the launch region -> their pseudo-variables."""
+        reads: dict[str, list[tuple[n.Index, Form | None]]] = {}
+        assert self.fn.body is not None
+        for node in self.fn.body.walk():
+            t = _table_of(node)
+            if t is None or t.decl not in tables or not self.in_launch_region(node):
+                continue
+            _, above = _up(node, self.parents)
+            if isinstance(above, n.Unary) and above.op == "&":
+                continue  # an allocation into the table (table_ok placed it)
+            assert isinstance(node, n.Index)
+            form = _form(node.index)
+            if form is not None and not all(self.fixed(v, node) for v, _ in form[0]) or \
+                    self._spelled(t) != t.name:
+                form = None  # (the fused launch prints the name: `ns::t` would not do)
+            reads.setdefault(t.decl, []).append((node, form))
+        out: dict[int, n.Ref] = {}
+        for decl, found in reads.items():
+            forms = [f for _, f in found]
+            if any(f is None for f in forms) or not self.table_ok(decl, tables[decl]):
+                continue
+            if not all(_comparable(a, b) for a in forms for b in forms):  # type: ignore[arg-type]
+                continue
+            for node, form in found:
+                assert form is not None
+                # One name per position (`levels[l+1]`), whatever its spelling: notes and
+                # plans name a buffer by what precedes its key's '@'.
+                name = f"{decl.split('@')[0]}[{_render(form)}]"
+                out[id(node)] = n.Ref(span=node.span, type=node.type, name=name,
+                                      kind="global", decl=f"{name}@{decl}")
+        return out
+
+    def _spelled(self, r: n.Ref) -> str:
+        try:
+            return self.unit.text(r.span).strip()
+        except (IndexError, ValueError):
+            return ""
+
+
+def _render(form: Form) -> str:
+    text = ""
+    for v, c in form[0]:
+        name = v.split("@")[0]
+        term = name if abs(c) == 1 else f"{abs(c)}*{name}"
+        text += (f"-{term}" if c < 0 else f"+{term}") if text else \
+            (f"-{term}" if c < 0 else term)
+    if form[1] or not text:
+        text += f"{form[1]:+d}" if text else str(form[1])
+    return text
+
+
+def _pointer_table_type(t: str, array: bool) -> bool:
+    """`float *[4]` (an array of pointers) or `float **` (a pointer to pointers)."""
+    t = t.replace("const", " ").strip()
+    if array:
+        return t.split("[")[0].rstrip().endswith("*")
+    return t.replace(" ", "").endswith("**")
+
+
+def _functions(unit: TranslationUnit) -> list[Function]:
+    seen: dict[int, Function] = {}
+    for f in (*unit.functions, *unit.method_hosts, *unit.methods):
+        if f.body is not None and f.space != "global":
+            seen.setdefault(id(f), f)
+    return list(seen.values())
+
+
+# Runtime calls and C library functions take pointers by value.
+_BY_VALUE = ("cuda", "memset", "memcpy", "printf", "fprintf", "free")
+
+
+def _by_value(unit: TranslationUnit) -> Callable[[n.Call, n.Node], bool]:
+    graph = CallGraph(unit)
+
+    def check(call: n.Call, arg: n.Node) -> bool:
+        fn = graph.resolve(call)
+        if fn is None:
+            return call.callee.startswith(_BY_VALUE)
+        at = next((i for i, a in enumerate(call.args) if a is arg or strip_casts(a) is arg),
+                  None)
+        return at is not None and at < len(fn.params) and "&" not in fn.params[at].type
+    return check
+
+
+def _global_tables(unit: TranslationUnit, fns: list[Function]) -> dict[str, set[str]]:
+    """Host globals that are tables of allocations: decl -> the functions writing them."""
+    out: dict[str, set[str]] = {}
+    by_value = _by_value(unit)
+    for g in unit.globals:
+        if g.space != "host" or g.is_extern or not g.decl or \
+                not _pointer_table_type(g.type, "[" in g.type):
+            continue
+        writers: set[str] = set()
+        ok = True
+        for f in fns:
+            fine, writes = _uses_ok(f, g.decl, by_value)
+            if not fine:
+                ok = False
+                break
+            if writes:
+                writers.add(f.decl)
+        if ok:
+            out[g.decl] = writers
+    return out
+
+
+def with_table_elements(unit: TranslationUnit) -> TranslationUnit:
+    """A copy of `unit` whose host functions read elements of tables of allocations as
+    pseudo-variables (see the module text); `unit` itself when there are none."""
+    fns = _functions(unit)
+    writers = _global_tables(unit, fns)
+    changed: dict[int, Function] = {}
+    for f in fns:
+        if f.span.file != unit.path or f.body is None or \
+                not any(isinstance(x, n.KernelLaunch) for x in f.body.walk()):
+            continue
+        tables = dict.fromkeys(writers, True)
+        for d in f.body.walk():
+            if isinstance(d, n.VarDecl) and _dimension_only(d) and \
+                    _pointer_table_type(d.var_type, True) and \
+                    _uses_ok(f, d.decl, _by_value(unit))[0]:
+                tables[d.decl] = False
+        if not tables:
+            continue
+        host = _Host(unit, f, writers)
+        repl = host.replacements(tables)
+        if repl:
+            body = replace_nodes(f.body, lambda x, r=repl: r.get(id(x)))  # type: ignore[misc]
+            changed[id(f)] = dataclasses.replace(f, body=body)
+    if not changed:
+        return unit
+    launches = dict(unit.launches)
+    for g in changed.values():
+        assert g.body is not None
+        launches[g.name] = sorted((x for x in g.body.walk() if isinstance(x, n.KernelLaunch)),
+                                  key=lambda la: la.span.start)
+    return dataclasses.replace(
+        unit, functions=[changed.get(id(f), f) for f in unit.functions],
+        method_hosts=[changed.get(id(f), f) for f in unit.method_hosts],
+        methods=[changed.get(id(f), f) for f in unit.methods], launches=launches)
