@@ -25,7 +25,17 @@ STAND_INS = ("builtin_types.h", "channel_descriptor.h", "common_functions.h",
              "surface_types.h", "texture_types.h", "surface_indirect_functions.h",
              "texture_indirect_functions.h", "cuda_fp16.h", "cuda_bf16.h",
              "cuda_profiler_api.h", "cooperative_groups.h", "cuda_awbarrier.h",
-             "cuda_pipeline.h", "mma.h")
+             "cuda_pipeline.h", "mma.h",
+             # the parts the toolkit splits those into, and its internal crt/ headers (nvcc
+             # warns at a direct include, and builds)
+             "cuda_awbarrier_helpers.h", "cuda_awbarrier_primitives.h",
+             "cuda_pipeline_helpers.h", "cuda_pipeline_primitives.h", "vector_functions.hpp",
+             *(f"crt/{h}" for h in (
+                 "common_functions.h", "cudacc_ext.h", "device_double_functions.h",
+                 "device_double_functions.hpp", "device_functions.h", "device_functions.hpp",
+                 "host_config.h", "host_defines.h", "host_runtime.h", "math_functions.h",
+                 "math_functions.hpp", "mma.h", "sm_70_rt.h", "sm_80_rt.h", "sm_90_rt.h",
+                 "sm_100_rt.h", "storage_class.h")))
 
 
 def test_every_stand_in_exists():
@@ -37,10 +47,15 @@ def test_every_stand_in_exists():
 def test_each_header_named_directly_builds_and_runs(tmp_path):
     headers = [*STAND_INS, *(h for h in AS_IS if (toolkit_include() / h).is_file())]
     src = tmp_path / "all_headers.cu"
-    src.write_text("".join(f"#include <{h}>\n" for h in headers) + """
+    src.write_text("".join(f"#include <{h}>\n" for h in headers) + """#include <nv/target>
 __global__ void rot(float2 *z, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) z[i] = cuCmulf(z[i], make_cuFloatComplex(0.0f, 1.0f));  // cuComplex.h
+  // nv/target: the device branch, and sm_90 provides sm_80
+  NV_IF_ELSE_TARGET(NV_IS_HOST, (return;), (
+    NV_IF_TARGET(NV_PROVIDES_SM_80, (
+      if (i < n) z[i] = cuCmulf(z[i], make_cuFloatComplex(0.0f, 1.0f));  // cuComplex.h
+    ))
+  ))
 }
 int occupancy_blocks() {  // cuda_occupancy.h, host only
   cudaOccDeviceProp prop; prop.computeMajor = 9; prop.computeMinor = 0;
@@ -69,7 +84,11 @@ int occupancy_blocks() {  // cuda_occupancy.h, host only
 
 @pytest.mark.parametrize(("header", "named"), [("cuda_fp8.h", "FP8/FP6/FP4"),
                                                ("cupti.h", "CUPTI"),
-                                               ("cudaProfiler.h", "driver API's profiler")])
+                                               ("cudaProfiler.h", "driver API's profiler"),
+                                               ("cudaProfilerTypedefs.h", "driver API's"),
+                                               ("cudaGL.h", "OpenGL"),
+                                               ("cudaEGLTypedefs.h", "EGL"),
+                                               ("crt/cuda_tile.h", "CUDA Tile")])
 def test_headers_needing_what_the_emulator_lacks_are_refused_at_the_include(tmp_path, header,
                                                                               named):
     src = tmp_path / "p.cu"

@@ -39,15 +39,17 @@ _LIBRARIES: list[tuple[bytes, str]] = [
     (rb"cub/", "CUB"),
     # libcu++ beyond the emulator's own <cuda/barrier>, <cuda/pipeline> and <cuda/std/...>
     (rb"cuda/(?!(?:" + _OWN_LIBCUDACXX + rb")[>\"])", "this libcu++ header ({header})"),
-    (rb"cuda_gl_interop\.h|GL/|GLES\w*/|helper_gl\.h", "OpenGL interoperability"),
-    (rb"cuda_egl_interop\.h|cudaEGL\.h|EGL/", "EGL interoperability"),
+    (rb"cuda_gl_interop\.h|cudaGL\w*\.h|GL/|GLES\w*/|helper_gl\.h",
+     "OpenGL interoperability"),
+    (rb"cuda_egl_interop\.h|cudaEGL\w*\.h|EGL/", "EGL interoperability"),
     (rb"vulkan/|cuda_d3d\w*\.h|d3d\w*\.h", "graphics interoperability (Vulkan, Direct3D)"),
     (rb"cudaVDPAU\w*\.h|cuda_vdpau_interop\.h", "VDPAU interoperability"),
     (rb"cuda_fp[864]\.h", "FP8/FP6/FP4 (cuda_fp8.h, cuda_fp6.h, cuda_fp4.h)"),
-    (rb"cudaProfiler\.h", "the driver API's profiler (cudaProfiler.h; cuda_profiler_api.h is "
-                          "provided)"),
+    (rb"cudaProfiler(?:Typedefs)?\.h",
+     "the driver API's profiler (cudaProfiler.h; cuda_profiler_api.h is provided)"),
     (rb"cupti\w*\.h|nvperf_\w*\.h", "CUPTI and the profiling API"),
     (rb"nvvm\.h", "libNVVM"),
+    (rb"crt/cuda_tile\.h", "CUDA Tile (crt/cuda_tile.h)"),
     (rb"cudaTypedefs\.h|generated_\w*_meta\.h|fatbinary_section\.h|nv_decode\.h",
      "this toolkit-internal header"),
 ]
