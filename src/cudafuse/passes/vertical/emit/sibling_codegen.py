@@ -23,7 +23,13 @@ from cudafuse.codegen.templates import KernelRef
 from cudafuse.diagnostics import CudafuseError
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
-from cudafuse.passes.vertical.emit.codegen import CodegenError, declare_var, expr_text, param_key
+from cudafuse.passes.vertical.emit.codegen import (
+    CodegenError,
+    _statement_end,
+    declare_var,
+    expr_text,
+    param_key,
+)
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import Sequence
 from cudafuse.passes.vertical.plan.legality import LaunchInfo
@@ -35,6 +41,10 @@ def _restrict(type_: str) -> str:
     if "restrict" in type_ or not type_.rstrip().endswith("*"):
         return type_
     return type_.rstrip() + "__restrict__"
+
+
+def _short(key: str) -> str:
+    return key.split(":", 1)[-1].split("@")[0]
 
 
 def _pointee(type_: str) -> str:
@@ -76,13 +86,19 @@ class SiblingEmitter:
                          f"{self.unit.text(fn.body.span)}\n")
             args = ", ".join(knames[param_key(p, a)] for p, a in info.site.bindings)  # type: ignore[index]
             calls.append(f"  {part}({args});")
+        # A buffer one part writes and the other reads is reached by both: no __restrict__.
         sig = ", ".join(declare_var(_restrict(params[k][0]) if params[k][0].rstrip().endswith("*")
-                                 else params[k][0], knames[k]) for k in keys)
+                                 and k not in pair.serial else params[k][0], knames[k])
+                        for k in keys)
         bounds = pair.a.site.kernel.launch_bounds or pair.b.site.kernel.launch_bounds
         lb = f"__launch_bounds__({bounds}) " if bounds else ""
-        text = (f"// cudafuse: sibling launches of {pair.a.site.kernel.name} and "
-                f"{pair.b.site.kernel.name}, one thread runs both (see cudafuse fuse "
-                "--explain)\n" + "".join(parts) +
+        what = (f"launches of {pair.a.site.kernel.name} and {pair.b.site.kernel.name}, one "
+                "thread runs the first, then the second: each thread touches only its own "
+                f"elements of {', '.join(_short(k) for k in pair.serial)}"
+                if pair.serial else
+                f"sibling launches of {pair.a.site.kernel.name} and "
+                f"{pair.b.site.kernel.name}, one thread runs both")
+        text = (f"// cudafuse: {what} (see cudafuse fuse --explain)\n" + "".join(parts) +
                 f"__global__ void {lb}{name}({sig}) {{\n" + "\n".join(calls) + "\n}\n")
         return text, [params[k][1] for k in keys]
 
@@ -145,13 +161,41 @@ class SiblingEmitter:
                 call = self._launcher_call(pair, name)
                 rw.replace(kept.site.launch.span, call, "sibling launcher")
                 shown = f"{name}_launch"
+            how = "one thread runs both" if pair.serial else "siblings"
             rw.replace(gone.site.stmt.span, f"/* cudafuse: {gone.site.kernel.name} fused "
-                       f"into {shown} (siblings) */", f"launch of {gone.site.kernel.name} fused")
+                       f"into {shown} ({how}) */", f"launch of {gone.site.kernel.name} fused")
+            if pair.checks:
+                self._versioned(pair, kept, rw)
         except CodegenError:
             del rw.edits[applied:]
             raise
         self.count += 1
         return code, shown
+
+    def _versioned(self, pair: SiblingPair, kept: LaunchInfo, rw: Rewriter) -> None:
+        """`if (<checks>) { <fused launch> } else { <the original launches> }` at the fused
+        launch's statement; the other launch is written there with the kept launch's grid
+        and block (equal as values: the thread form asks it) and its own arguments as named
+        there."""
+        data = self.unit.source.data
+        stmt = kept.site.stmt
+        end = _statement_end(data, stmt.span.end)
+        launch = kept.site.launch
+        config = self.unit.text(launch.config_span)[
+            launch.callee_span.end - launch.config_span.start:]
+        originals = []
+        for info in (pair.a, pair.b):
+            if info is kept:
+                text = self.unit.text(stmt.span)
+                originals.append(text if text.rstrip().endswith(";") else text + ";")
+            else:
+                args = ", ".join(expr_text(self.unit, a) for _, a in info.site.bindings)
+                originals.append(f"{self.unit.text(info.site.launch.callee_span)}{config}"
+                                 f"({args});")
+        rw.insert(stmt.span.start, "if (" + " && ".join(f"({c})" for c in pair.checks) +
+                  ") { ", "fused launch under its run-time conditions")
+        rw.insert(end, " } else { /* cudafuse: the original launches */ " +
+                  " ".join(originals) + " }", "the original launches otherwise")
 
     def _launcher_call(self, pair: SiblingPair, name: str) -> str:
         args = [expr_text(self.unit, a) for info in (pair.a, pair.b)
@@ -210,6 +254,13 @@ def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[
             how = ("one thread runs both bodies" if pair.form == "thread" else
                    "a block split: the first grid's blocks run the first kernel, the rest "
                    "the second")
+            if pair.serial:
+                how = (f"one thread runs '{a.site.kernel.name}', then '{b.site.kernel.name}': "
+                       "each thread reads and writes only its own elements of "
+                       f"{', '.join(_short(k) for k in pair.serial)}")
+                if pair.checks:
+                    how += f"; when {' && '.join(pair.checks)}, the original launches otherwise"
+            note.serial = bool(pair.serial)
             note.why = f"fused into {shown} ({how}" + (f"; {why})" if why else ")")
             code.append(text)
             done |= {i, j}

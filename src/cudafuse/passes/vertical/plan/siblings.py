@@ -36,8 +36,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cudafuse.analysis.symbolic import Poly
+from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
-from cudafuse.ir.program import TranslationUnit
+from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.host.hostexprs import root_variable, shared_variables, write_target
 from cudafuse.passes.vertical.host.hoststmts import MEMORY_CALLS
 from cudafuse.passes.vertical.host.hostview import (
@@ -47,6 +49,12 @@ from cudafuse.passes.vertical.host.hostview import (
     value_key,
 )
 from cudafuse.passes.vertical.host.resolver import Resolver
+from cudafuse.passes.vertical.kernel.thread_private import (
+    KernelSide,
+    check_text,
+    host_atom,
+    prove,
+)
 from cudafuse.passes.vertical.plan.arch import ArchParams
 from cudafuse.passes.vertical.plan.legality import LaunchInfo, stream_key
 from cudafuse.passes.vertical.plan.model import KernelCost
@@ -73,6 +81,7 @@ class SiblingNote:
     shared_inputs: tuple[str, ...] = ()
     line: int = 0  # the second launch's, for diagnostics
     col: int = 0
+    serial: bool = False  # a dependent pair, one thread running one body after the other
 
 
 @dataclass
@@ -84,6 +93,11 @@ class SiblingPair:
     benefit: float
     shared: tuple[str, ...] = ()  # buffer keys both read at their own element
     note: SiblingNote | None = field(default=None, repr=False)
+    # A dependent pair whose dependence stays inside each thread (kernel/thread_private.py):
+    # the buffers one writes and the other touches, and the run-time conditions (C text)
+    # the fused launch runs under (the original launches otherwise).
+    serial: tuple[str, ...] = ()
+    checks: tuple[str, ...] = ()
 
 
 def _short(key: str) -> str:
@@ -141,6 +155,41 @@ def kernel_reason(unit: TranslationUnit, info: LaunchInfo) -> str | None:
         if p.is_pointer and param_key(p, arg) is None:
             return f"argument for '{p.name}' of '{name}' is not a plain buffer variable"
     return _global_write(unit, info)
+
+
+def shared_written(a: LaunchInfo, b: LaunchInfo
+                   ) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The buffers one of the two launches writes and the other touches, with the
+    parameters through which each kernel reaches them."""
+    touched = [set(x.reads) | set(x.writes) for x in (a, b)]
+    keys = (set(a.writes) & touched[1]) | (set(b.writes) & touched[0])
+    out = {}
+    for key in keys:
+        names = tuple(tuple(p.name for p, arg in info.site.bindings
+                            if p.is_pointer and param_key(p, arg) == key) or
+                      tuple(n for k, n in (*info.reads.items(), *info.writes.items())
+                            if k == key)
+                      for info in (a, b))
+        out[key] = (names[0], names[1])
+    return out
+
+
+def _assigns_member(host: Function, e: n.Expr | None, dim: str) -> bool:
+    """Does the host function assign dimension `dim` of the dim3 variable `e` (or the whole
+    variable) after its declaration?"""
+    root = e
+    while isinstance(root, n.Cast):
+        root = root.operand
+    if not isinstance(root, n.Ref) or host.body is None:
+        return False
+    for node in host.body.walk():
+        target = write_target(node)
+        if isinstance(target, n.Ref) and target.decl == root.decl:
+            return True
+        if isinstance(target, n.Member) and target.field_name == dim and \
+                root_variable(target) is not None and root_variable(target).decl == root.decl:
+            return True
+    return False
 
 
 class SiblingPlanner:
@@ -268,6 +317,63 @@ class SiblingPlanner:
                 out.append(key)
         return tuple(out)
 
+    def private_proof(self, a: LaunchInfo, b: LaunchInfo,
+                      shared: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+                      ) -> tuple[str, ...] | str:
+        """The run-time conditions (C text) under which one thread may run a's body and then
+        b's, each thread touching only its own elements of the buffers they share
+        (kernel/thread_private.py); or why not."""
+        sides, texts = [], {}
+        for info in (a, b):
+            if not info.facts.mapping.dims:
+                return f"'{info.site.kernel.name}' has no thread coordinates"
+            why = self._one_thread_per_coordinate(info)
+            if why:
+                return why
+            params: dict[str, Poly] = {}
+            for p, arg in info.site.bindings:
+                if p.is_pointer:
+                    continue
+                value = self.resolver.linear(arg) if self.resolver is not None else None
+                if value is not None and not value[0]:
+                    params[p.name] = Poly.const(value[1])
+                    continue
+                key = param_key(p, arg)
+                try:
+                    text = to_c(arg)
+                except Unprintable:
+                    continue
+                if key is None or not side_effect_free(arg):
+                    continue
+                params[p.name] = host_atom(key)
+                texts[key] = text
+            sides.append(KernelSide(info.site.kernel, info.facts.accesses,
+                                    info.facts.mapping.dims, params))
+        proof = prove(self.unit, (sides[0], sides[1]), shared)
+        if isinstance(proof, str):
+            for key, text in texts.items():  # host values by their spelling
+                proof = proof.replace(key, text)
+            return proof
+        return tuple(check_text(c, texts) for c in proof.checks)
+
+    def _one_thread_per_coordinate(self, info: LaunchInfo) -> str:
+        """Why two threads of the launch may share coordinates: a grid or block dimension
+        its kernel does not read, not shown to be 1 ('' when none)."""
+        assert self.resolver is not None
+        host = info.site.host
+        for k, dim in enumerate("xyz"):
+            if dim in info.facts.mapping.dims:
+                continue
+            for what, e in (("grid", info.site.launch.grid), ("block", info.site.launch.block)):
+                comps = self.resolver.dim3(e)
+                lin = self.resolver.linear(comps[k]) if comps is not None else None
+                if lin is None or lin[0] or lin[1] != 1 or \
+                        _assigns_member(host, e, dim):
+                    return (f"the {what} of '{info.site.kernel.name}' may have more than one "
+                            f"thread along {dim}, which its kernel does not read (threads "
+                            "sharing coordinates would share elements)")
+        return ""
+
     # ---- cost ---------------------------------------------------------------------------
 
     def work(self, i: int) -> float:
@@ -278,8 +384,12 @@ class SiblingPlanner:
         k = self.costs[i]
         return 16 + 2 * k.n_loads + k.n_alu / 8
 
-    def thread_benefit(self, i: int, j: int, shared: tuple[str, ...]) -> float:
-        regs = self.registers(i) + self.registers(j) - 2 * len(shared)
+    def thread_benefit(self, i: int, j: int, shared: tuple[str, ...],
+                       serial: bool = False) -> float:
+        # A dependent pair runs one body after the other: the first body's values are dead
+        # when the second starts, so the thread holds the larger of the two, not the sum.
+        regs = max(self.registers(i), self.registers(j)) if serial else \
+            self.registers(i) + self.registers(j) - 2 * len(shared)
         penalty = max(0.0, regs / REG_FREE - 1) * (self.work(i) + self.work(j))
         per_element = len(shared) * self.arch.t_global - penalty
         return self.arch.launch + per_element * self.size
@@ -305,8 +415,18 @@ class SiblingPlanner:
         """The pair (i, j) fused, or why not and its benefit if it were fused."""
         a, b = self.infos[i], self.infos[j]
         why = conflict(a, b)
+        serial: tuple[str, ...] = ()
+        checks: tuple[str, ...] = ()
         if why:
-            return None, f"not siblings: {why}", None
+            # A dependent pair may still run in one thread when every thread touches only
+            # its own elements of what they share (the thread form's conditions first).
+            if self.thread_form_reason(a, b) is not None:
+                return None, f"not siblings: {why}", None
+            shared = shared_written(a, b)
+            proof = self.private_proof(a, b, shared)
+            if isinstance(proof, str):
+                return None, f"not siblings: {why}; nor one thread's: {proof}", None
+            serial, checks = tuple(sorted(shared)), proof
         for info in (a, b):
             r = kernel_reason(self.unit, info)
             if r:
@@ -317,11 +437,15 @@ class SiblingPlanner:
         if why:
             return None, f"not fused: {why}", None
         thread_why = self.thread_form_reason(a, b)
+        if serial and thread_why is not None:
+            return None, (f"not fused: one thread would run '{a.site.kernel.name}' then "
+                          f"'{b.site.kernel.name}', but {thread_why}"), None
         if thread_why is None:
-            shared = self.shared_point_inputs(a, b)
-            benefit = self.thread_benefit(i, j, shared)
+            shared = () if serial else self.shared_point_inputs(a, b)
+            benefit = self.thread_benefit(i, j, shared, bool(serial))
             if self.mode == "always" or self.fuse_all or benefit > 0:
-                return SiblingPair(a, b, "thread", at_second, benefit, shared), "", benefit
+                return SiblingPair(a, b, "thread", at_second, benefit, shared,
+                                   serial=serial, checks=checks), "", benefit
             return None, (f"not fused: not profitable (estimated benefit {benefit:.3g} "
                           "cycles: the estimated occupancy cost outweighs the launch saved)"
                           ), benefit
