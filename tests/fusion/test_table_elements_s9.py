@@ -1,12 +1,13 @@
 """Tables of device buffers read at run-time positions (issue 25; programs/table_levels_s9.cu,
 host/table_elements.py): a pyramid's levels in a local `float *levels[N]` allocated in a
-loop, and per-level sums in a host global `float **` another function allocates (Rodinia's
-scan), read as `levels[l]` / `levels[l + 1]` and `g_sums[level]` / `g_sums[level - 1]`: each
-position a buffer of its own, so the launches fuse (2 and 3 kernels). Positions of two
-different variables (`levels[a]`, `levels[c]`: maybe one buffer) and a level allocated
-again between the launches stay unfollowed: the launches split, as before. The plan is read
-in the default suite; the differential run under the emulator (every element of every
-buffer, garbage inputs, odd sizes) is slow."""
+loop (or a `std::vector<float *>` sized first, read with `lv[l - 1]`, `lv.back()`, a
+range-for), and per-level sums in a host global `float **` another function allocates
+(Rodinia's scan), read as `levels[l]` / `levels[l + 1]` and `g_sums[level]` /
+`g_sums[level - 1]`: each position a buffer of its own, so the launches fuse (2, 3 and 3
+kernels). Positions of two different variables (`levels[a]`, `levels[c]`: maybe one
+buffer) and a level allocated again between the launches stay unfollowed: the launches
+split, as before. The plan is read in the default suite; the differential run under the
+emulator (every element of every buffer, garbage inputs, odd sizes) is slow."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.host.table_elements import _form, _render, with_table_elements
 
 PROGRAM = Path(__file__).parent / "programs" / "table_levels_s9.cu"
-FUSED = {"p_levels": ("scale", "mix"), "run_level": ("scale", "plus", "mix")}
+FUSED = {"p_levels": ("scale", "mix"), "run_level": ("scale", "plus", "mix"),
+         "p_levels_vector": ("scale", "plus", "mix")}
 UNFUSED = {"p_levels_two_vars": "its argument 'levels[a]' for 't' is no plain buffer",
            "p_levels_realloc": "its argument 'levels[l + 1]' for 'out' is no plain buffer"}
 SIZES = ({"w": 37, "h": 19}, {"w": 2, "h": 3})
@@ -60,7 +62,8 @@ def test_positions_by_their_linear_form() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("entry", sorted(["p_levels", "p_global_sums", *UNFUSED]))
+@pytest.mark.parametrize("entry", sorted(["p_levels", "p_levels_vector", "p_global_sums",
+                                          *UNFUSED]))
 def test_fused_equals_original(fused, entry: str) -> None:
     path, _ = fused
     for sizes in SIZES:

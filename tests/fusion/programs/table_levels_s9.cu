@@ -5,6 +5,7 @@
 // `entry(in, t, u, v, out, int w, int h)` over n = w * h elements.
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <vector>
 
 #define LEVELS 4
 
@@ -42,6 +43,26 @@ void p_levels(const float *in, float *t, float *u, float *v, float *out, int w, 
     cudaMemcpy(out, levels[LEVELS - 1], n * sizeof(float), cudaMemcpyDeviceToDevice);
     for (int l = 0; l < LEVELS; ++l)
         cudaFree(levels[l]);
+}
+
+// The same levels in a std::vector sized first, walked from level 1 up to its size.
+void p_levels_vector(const float *in, float *t, float *u, float *v, float *out, int w,
+                     int h)
+{
+    const int n = w * h;
+    dim3 block(96), grid((n + block.x - 1) / block.x);
+    std::vector<float *> lv(3, nullptr);
+    for (size_t l = 0; l < lv.size(); ++l)
+        cudaMalloc((void **)&lv[l], n * sizeof(float));
+    cudaMemcpy(lv[0], in, n * sizeof(float), cudaMemcpyDeviceToDevice);
+    for (size_t l = 1; l < lv.size(); ++l) {
+        scale<<<grid, block>>>(lv[l - 1], u, n);
+        plus<<<grid, block>>>(u, v, n);
+        mix<<<grid, block>>>(v, lv[l - 1], lv[l], n);
+    }
+    cudaMemcpy(out, lv.back(), n * sizeof(float), cudaMemcpyDeviceToDevice);
+    for (float *p : lv)
+        cudaFree(p);
 }
 
 static float **g_sums;

@@ -1,6 +1,6 @@
 """Elements of a table of device buffers read at run-time positions, as buffers of their own.
 
-    float *levels[LEVELS];                          // or a host global `float **sums`
+    float *levels[LEVELS];         // or a sized std::vector<float *>, a host global float **
     for (int l = 0; l < LEVELS; ++l) cudaMalloc(&levels[l], bytes(l));
     for (int l = 0; l + 1 < LEVELS; ++l) {
         down<<<g, b>>>(levels[l], levels[l + 1], w >> l, h >> l);
@@ -16,8 +16,10 @@ that
 * every element the table ever holds is a fresh allocation: its elements are written only
   as the allocated pointer of an allocator (`cudaMalloc(&t[i], n)`), the table itself (a
   host pointer) only given an allocation or null, never its address taken, never passed
-  whole to a function (`free(t)` and `delete` aside): two elements are then two buffers,
-  distinct from every other buffer the function names (as a global or a parameter is);
+  whole to a function (`free(t)` and `delete` aside; a vector: declared empty or with a
+  size and null elements, then only indexed, read by `front`/`back`/`size`/`empty` or a
+  range-for by value, never resized): two elements are then two buffers, distinct from
+  every other buffer the function names (as a global or a parameter is);
 * nothing re-allocates an element between the launches: in the host function, the
   allocations come before its first launch, in no loop around a launch; a global table is
   written by no function the host function calls (at any depth);
@@ -118,12 +120,49 @@ def _up(node: n.Node, parents: dict[int, n.Node]) -> tuple[n.Node, n.Node | None
     return node, parent
 
 
-def _table_of(node: n.Node) -> n.Ref | None:
-    if isinstance(node, n.Index):
-        base = strip_casts(node.base)
-        if isinstance(base, n.Ref):
-            return base
+def _vector_of_pointers(t: str) -> str | None:
+    """The element type of `std::vector<float *>` (None for any other type)."""
+    t = t.replace("const ", "").strip()
+    for head in ("std::vector<", "vector<"):
+        if t.startswith(head) and t.endswith("*>"):
+            return t[len(head):-1].strip()
     return None
+
+
+def _element(node: n.Node) -> tuple[n.Ref, n.Expr] | None:
+    """`t[i]` of an array or pointer, or a vector's `operator[]`: the table and the
+    position."""
+    if isinstance(node, n.Index):
+        base, index = strip_casts(node.base), node.index
+    elif isinstance(node, n.Call) and node.callee == "operator[]" and len(node.args) == 2:
+        base, index = strip_casts(node.args[0]), node.args[1]
+        if not (isinstance(base, n.Ref) and _vector_of_pointers(base.type)):
+            return None
+    else:
+        return None
+    return (base, index) if isinstance(base, n.Ref) else None
+
+
+def _table_of(node: n.Node) -> n.Ref | None:
+    got = _element(node)
+    return None if got is None else got[0]
+
+
+def _sized_vector(d: n.VarDecl) -> bool:
+    """`std::vector<float *> v;`, `v(n)` or `v(n, nullptr)`: elements null until allocated
+    into (not a list of pointers: pointer_tables.py reads those)."""
+    if _vector_of_pointers(d.var_type) is None:
+        return False
+    init = strip_casts(d.init)
+    if init is None:
+        return True
+    if not (isinstance(init, n.Call) and init.callee == "vector"):
+        return False
+    given = [a for a in init.args
+             if not (isinstance(a, n.OtherExpr) and a.span.end == a.span.start)]
+    return len(given) <= 2 and not any(isinstance(strip_casts(a), n.InitList) for a in given) \
+        and all(_is_fresh(a) for a in given[1:]) and \
+        not (given and _vector_of_pointers(strip_casts(given[0]).type))  # (not a copy)
 
 
 def _is_fresh(e: n.Expr | None) -> bool:
@@ -151,14 +190,14 @@ def _uses_ok(fn: Function, decl: str, by_value: Callable[[n.Call, n.Node], bool]
     writes = False
     for node in fn.body.walk():
         if isinstance(node, n.VarDecl) and node.decl == decl and node.init is not None and \
-                not _dimension_only(node):
+                not _dimension_only(node) and not _sized_vector(node):
             if node.array_dims or not _is_fresh(node.init):
                 return False, True
             writes = True
         if not (isinstance(node, n.Ref) and node.decl == decl):
             continue
         top, parent = _up(node, parents)
-        if isinstance(parent, n.Index) and strip_casts(parent.base) is node:
+        if parent is not None and (got := _element(parent)) is not None and got[0] is node:
             elem, above = _up(parent, parents)
             if isinstance(above, n.Unary) and above.op == "&":
                 addr, call = _up(above, parents)
@@ -167,12 +206,7 @@ def _uses_ok(fn: Function, decl: str, by_value: Callable[[n.Call, n.Node], bool]
                     writes = True
                     continue
                 return False, True
-            if isinstance(above, n.Binary) and above.is_assignment and above.lhs is elem or \
-                    isinstance(above, n.Unary) and above.op in ("++", "--") or \
-                    isinstance(above, n.VarDecl) and "&" in above.var_type:
-                return False, True
-            if isinstance(above, n.Call) and not isinstance(above, n.KernelLaunch) and \
-                    not by_value(above, elem):
+            if not _read(elem, above, by_value):
                 return False, True
             continue
         if isinstance(parent, n.Binary) and parent.is_assignment and parent.lhs is top:
@@ -182,10 +216,34 @@ def _uses_ok(fn: Function, decl: str, by_value: Callable[[n.Call, n.Node], bool]
             continue
         if isinstance(parent, n.Call) and parent.callee in _RELEASES:
             continue
+        if isinstance(parent, n.Member) and \
+                isinstance(call := parents.get(id(parent)), n.Call) and \
+                call.callee_expr is parent:
+            if parent.field_name in ("size", "empty"):
+                continue
+            if parent.field_name in ("front", "back") and \
+                    _read(*_up(call, parents), by_value):
+                continue  # an element, read
+            return False, True
+        if isinstance(parent, n.OtherStmt) and parent.kind == "CXX_FOR_RANGE_STMT" and \
+                parent.items and isinstance(v := parent.items[0], n.VarDecl) and \
+                "&" not in v.var_type:
+            continue  # `for (float *p : t)`: each element copied
         if isinstance(parent, n.OtherExpr) and parent.kind == "CXX_DELETE_EXPR":
             continue
         return False, True
     return True, writes
+
+
+def _read(elem: n.Node, above: n.Node | None, by_value: Callable[[n.Call, n.Node], bool]
+          ) -> bool:
+    """Whether an element (`elem`, under `above`) is only read as a value there."""
+    if isinstance(above, n.Binary) and above.is_assignment and above.lhs is elem or \
+            isinstance(above, n.Unary) and above.op in ("++", "--", "&") or \
+            isinstance(above, n.VarDecl) and "&" in above.var_type:
+        return False
+    return not (isinstance(above, n.Call) and not isinstance(above, n.KernelLaunch) and
+                not by_value(above, elem))
 
 
 def _loops_around(node: n.Node, parents: dict[int, n.Node]) -> list[n.Node]:
@@ -277,7 +335,8 @@ class _Host:
 
     def replacements(self, tables: dict[str, bool]) -> dict[int, n.Ref]:
         """Reads of the followed tables in the launch region -> their pseudo-variables."""
-        reads: dict[str, list[tuple[n.Index, Form | None]]] = {}
+        reads: dict[str, list[tuple[n.Expr, Form | None]]] = {}
+        types: dict[str, str] = {}
         assert self.fn.body is not None
         for node in self.fn.body.walk():
             t = _table_of(node)
@@ -286,12 +345,14 @@ class _Host:
             _, above = _up(node, self.parents)
             if isinstance(above, n.Unary) and above.op == "&":
                 continue  # an allocation into the table (table_ok placed it)
-            assert isinstance(node, n.Index)
-            form = _form(node.index)
+            got = _element(node)
+            assert got is not None and isinstance(node, n.Expr)
+            form = _form(got[1])
             if form is not None and not all(self.fixed(v, node) for v, _ in form[0]) or \
                     self._spelled(t) != t.name:
                 form = None  # (the fused launch prints the name: `ns::t` would not do)
             reads.setdefault(t.decl, []).append((node, form))
+            types[t.decl] = t.type
         out: dict[int, n.Ref] = {}
         for decl, found in reads.items():
             forms = [f for _, f in found]
@@ -304,7 +365,8 @@ class _Host:
                 # One name per position (`levels[l+1]`), whatever its spelling: notes and
                 # plans name a buffer by what precedes its key's '@'.
                 name = f"{decl.split('@')[0]}[{_render(form)}]"
-                out[id(node)] = n.Ref(span=node.span, type=node.type, name=name,
+                elem = _vector_of_pointers(types[decl]) or node.type
+                out[id(node)] = n.Ref(span=node.span, type=elem, name=name,
                                       kind="global", decl=f"{name}@{decl}")
         return out
 
@@ -394,9 +456,9 @@ def with_table_elements(unit: TranslationUnit) -> TranslationUnit:
             continue
         tables = dict.fromkeys(writers, True)
         for d in f.body.walk():
-            if isinstance(d, n.VarDecl) and _dimension_only(d) and \
-                    _pointer_table_type(d.var_type, True) and \
-                    _uses_ok(f, d.decl, _by_value(unit))[0]:
+            if isinstance(d, n.VarDecl) and (
+                    _dimension_only(d) and _pointer_table_type(d.var_type, True) or
+                    _sized_vector(d)) and _uses_ok(f, d.decl, _by_value(unit))[0]:
                 tables[d.decl] = False
         if not tables:
             continue
