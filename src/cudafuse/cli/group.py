@@ -200,8 +200,8 @@ def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                   help="Include FILE before the source (as clang -include).")
     @click.option("-isystem", "system_dirs", multiple=True, metavar="DIR",
                   help="Add a system include dir (-isystem DIR or -isystemDIR; also "
-                       "-iquote, -idirafter, -imacros): for the front end only, the nvcc "
-                       "and emulator builds take -I.")
+                       "-iquote, -idirafter, -imacros): for the front end and the nvcc and "
+                       "emulator builds of run and verify.")
     @click.option("-iquote", "quote_dirs", multiple=True, metavar="DIR", hidden=True)
     @click.option("-idirafter", "after_dirs", multiple=True, metavar="DIR", hidden=True)
     @click.option("-imacros", "macro_files", multiple=True, metavar="FILE", hidden=True)

@@ -45,6 +45,9 @@ class BuildOptions:
     # nvcc only: more flags, after the others (e.g. --fmad=false for `--profile`'s
     # exactness check, or the user's own). Part of the build's key, as every flag is.
     nvcc_flags: tuple[str, ...] = ()
+    # The user's -isystem/-iquote/-idirafter DIR, -imacros FILE and -U NAME, as pairs (flag,
+    # value; paths absolute): the front end's parse and the compiler take them as clang does.
+    search: tuple[str, ...] = ()
 
 
 @dataclass
@@ -253,7 +256,7 @@ def prepare(path: str, backend: str, opts: BuildOptions) -> Prepared:
             cccl.check(str(src), src.read_bytes())
         except CudafuseError as e:  # perhaps only in branches the preprocessor drops: below
             refused = e
-    extra = (opts.std,) if opts.std else ()
+    extra = ((opts.std,) if opts.std else ()) + opts.search
     # The emulator compiles kernels and host code in one pass with __CUDA_ARCH__ defined (the
     # device code is what it runs; with Thrust, after Thrust's headers, see emu/cccl.py); the
     # front end must see the same branches.
@@ -627,6 +630,7 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
                  str(header_path()),
                  "-iquote", str(src.resolve().parent), *user_dirs, "-I", str(include_dir()),
                  *common]
+        flags += opts.search
         as_is = toolkit.as_is_dir(cache_dir())
         if as_is is not None:  # host-only toolkit headers, as NVIDIA ships them
             flags += ["-idirafter", str(as_is)]
@@ -638,4 +642,14 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
         return flags
     return ["-shared", "-Xcompiler", "-fPIC", "-Xlinker", "-Bsymbolic", f"-arch={opts.arch}",
             std, opt,
-            "-I", str(src.resolve().parent), *user_dirs, *common, *opts.nvcc_flags]
+            "-I", str(src.resolve().parent), *user_dirs, *common, *_nvcc_search(opts.search),
+            *opts.nvcc_flags]
+
+
+def _nvcc_search(search: tuple[str, ...]) -> list[str]:
+    """nvcc's spelling of the user's search flags: -isystem and -U are its own; -iquote,
+    -idirafter and -imacros reach the host compiler, whose preprocessor both passes use."""
+    out: list[str] = []
+    for flag, value in zip(search[::2], search[1::2], strict=True):
+        out += [flag, value] if flag in ("-isystem", "-U") else ["-Xcompiler", f"{flag},{value}"]
+    return out

@@ -126,6 +126,34 @@ class Library:
             pass
 
 
+# Search and macro flags of the front end's arguments the compiler takes too (with their
+# value: separate, attached or after `=`); the value of those naming a path made absolute,
+# since the compilers run elsewhere.
+_SEARCH_FLAGS = {"-isystem": True, "-iquote": True, "-idirafter": True, "-imacros": True,
+                 "-U": False}
+
+
+def search_flags(args: Sequence[str]) -> tuple[str, ...]:
+    """(flag, value, ...) of `args`' -isystem/-iquote/-idirafter DIR, -imacros FILE and -U
+    NAME: what `cudafuse run` and `verify` take for the front end, which the nvcc and
+    emulator builds must see too (a header found only on -isystem would not build)."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        flag = next((f for f in _SEARCH_FLAGS if arg == f or arg.startswith(f)), None)
+        if flag is None:
+            i += 1
+            continue
+        if arg == flag and i + 1 < len(args):
+            value, i = args[i + 1], i + 2
+        else:
+            value, i = arg[len(flag):].removeprefix("="), i + 1
+        if value:
+            out += [flag, os.path.abspath(value) if _SEARCH_FLAGS[flag] else value]
+    return tuple(out)
+
+
 def load(path: str | os.PathLike[str], backend: str = "emu", *,
          include_dirs: Sequence[str] = (), defines: Mapping[str, object] | Sequence[str] | None
          = None, opt: str = "", sanitize: bool = False, seed: int | None = None,
@@ -142,7 +170,8 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
     AddressSanitizer; `timeout` (seconds) stops a call that does not finish.
     `opt` is the compiler's optimisation level ("": -O2, or CUDAFUSE_EMU_OPT for emu).
     `forced_includes` are included before the source (as -include); of `std_args` (extra
-    front-end arguments) a -std= is passed to the compiler too. emu only: `fill` is the
+    front-end arguments) a -std= is passed to the compiler too, and so are -isystem,
+    -iquote, -idirafter, -imacros and -U (`search_flags`). emu only: `fill` is the
     byte fresh cudaMalloc memory holds (default 0); `unwritten` a file that gets a line per
     allocation still holding fill bytes when freed or at exit (runtime/uninit.py).
     `threads` is the number of OS threads that run the blocks of a parallel launch (1: all
@@ -163,7 +192,7 @@ def load(path: str | os.PathLike[str], backend: str = "emu", *,
     std = next((a for a in reversed(std_args) if a.startswith("-std=")), "")
     opts = BuildOptions(tuple(str(d) for d in include_dirs), _defines(defines), opt, sanitize,
                         arch, tuple(str(f) for f in forced_includes), std,
-                        tuple(nvcc_flags))
+                        tuple(nvcc_flags), search_flags(std_args))
     built = build(str(path), backend, opts)
     if backend == "nvcc":
         from cudafuse.runtime.gpu import GpuExecutor
