@@ -9,6 +9,7 @@ sizes that are not multiples of the patch, garbage in every buffer."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -39,14 +40,18 @@ def test_what_fuses_and_where_it_stores(fused) -> None:
     assert "which no thread of 'half_tile' owns, and its loads of 'in' are not made by " \
         "every thread, once, before its first barrier or return" in why
     code = out.read_text()
-    # Both planes stored where the tile loads r, before the load (the view computes split).
-    assert "{ const long long cf_ti = idx; cf_p7[cf_ti] = cf_v1[cf_ti]; " \
-        "cf_p6[cf_ti] = in[cf_ti]; } smem[threadIdx.y * BW + threadIdx.x] = in[idx];" in code
+    # Both planes stored where the tile loads r, before the load (the view computes split),
+    # by the threads below the patch's width in x and y (one per element).
+    (planes,) = re.findall(r"\{ const long long cf_ti = idx; if \(\(int\)threadIdx.x < "
+                           r"(.*) && \(int\)threadIdx.y < (.*)\) \{ cf_p7\[cf_ti\] = "
+                           r"cf_v1\[cf_ti\]; cf_p6\[cf_ti\] = in\[cf_ti\]; \} \} "
+                           r"smem\[threadIdx.y \* BW \+ threadIdx.x\] = in\[idx\];", code)
+    assert all("16 - (2 * ((int)((fw / 2))))" in k for k in planes)
     assert "{ const long long cf_ti = max(0, min(g, n - 1)); " in code
-    # The check: the loads reach [0, numCols) (E(grid - 1, block - 1) >= numCols - 1)...
+    # The check: the storing threads reach [0, numCols) (E(grid - 1, 0) + K - 1 >= numCols
+    # - 1), and the patch's width K is at least 1 and at most blockDim.x.
     assert ">= (long long)((((int)(numCols)) - 1))" in code
-    # ...and the tiles' blocks meet (0 <= patch width <= blockDim.x).
-    assert "<= (long long)(block).x)" in code
+    assert ">= 1LL &&" in code and "<= (long long)(block).x) &&" in code
 
 
 @pytest.mark.slow  # (the two emulated builds: 9 CPU-s, the default suite's whole allowance)

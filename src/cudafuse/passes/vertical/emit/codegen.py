@@ -47,7 +47,7 @@ from cudafuse.passes.vertical.kernel.ownvalue import (
     store_anchor,
 )
 from cudafuse.passes.vertical.kernel.recognise import written_view
-from cudafuse.passes.vertical.kernel.tile_stores import TileStore, tile_store
+from cudafuse.passes.vertical.kernel.tile_stores import TileStore, owner_guard, tile_store
 from cudafuse.passes.vertical.kernel.view import KernelView, OwnStore
 from cudafuse.passes.vertical.plan.charge import register_limit
 
@@ -795,6 +795,9 @@ class GroupEmitter:
         stores = " ".join(f"{kname_of[key]}[{i}] = {view_local[key]}[{i}];"
                           for key in sorted(self.group.stored))
         index = expr_text(self.unit, found.index)
+        owner = owner_guard(found)
+        if owner:
+            stores = f"if ({owner}) {{ {stores} }}"
         return found.stmt.span.start, f"{{ const long long {i} = {index}; {stores} }} "
 
     def _domain_stores(self, view: KernelView, view_local: dict[str, str]) -> str:

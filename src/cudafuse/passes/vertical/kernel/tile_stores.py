@@ -13,10 +13,11 @@ As the last kernel of a group its load of an intermediate reads the producer's v
 producer computed into the tile, halo included). When the program still reads that
 intermediate after the group, the fused kernel must store it at every element the producer
 writes; no thread owns an element, but every element is loaded by some thread: the fused
-kernel stores `in[idx] = <the producer's value at idx>` right before the load. Threads whose
-loads clamp to one element store one value there (the producer's, a value of the element
-alone), so the duplicate stores are no race. That holds when this module shows, from the
-IR, that every thread makes the load and where:
+kernel stores `in[idx] = <the producer's value at idx>` right before the load, in the first K
+threads of each block in each dimension (K the patch's width: their positions partition the
+image). Threads whose loads clamp to one element (at the image's edges) store one value
+there, the producer's, a value of the element alone: no race. That holds when this module
+shows, from the IR, that every thread makes the load and where:
 
 - the load is the whole right-hand side of a top-level statement of the body (an
   assignment or a declaration's initialiser) with no return before it: every thread
@@ -26,10 +27,10 @@ IR, that every thread makes the load and where:
   `blockIdx.d * K + threadIdx.d + C` with K and C free of thread and block indices.
 
 The rest is a fact of the launch, checked when the program runs (host/runtime_check.py's
-kind of condition, `tile_store_checks`): in each dimension E covers the clamp's range with
-no gap, E(0, 0) <= 0, 0 <= K <= blockDim.d (consecutive blocks' loads meet), E(gridDim.d -
-1, blockDim.d - 1) >= Bd - 1; and the clamp's bounds and row stride are the producer's, so
-the loads' elements are exactly the producer's domain. A group whose condition fails runs
+kind of condition, `tile_store_checks`): in each dimension the storing threads' positions
+cover the clamp's range with no gap, E(0, 0) <= 0, 1 <= K <= blockDim.d, E(gridDim.d - 1,
+0) + K - 1 >= Bd - 1; and the clamp's bounds and row stride are the producer's, so the
+stores' elements are exactly the producer's domain. A group whose condition fails runs
 its original launches.
 """
 
@@ -41,6 +42,7 @@ from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.ir.substitute import replace_nodes
+from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.host.hostview import LaunchSite
 from cudafuse.passes.vertical.host.runtime_check import (
     _dim_text,
@@ -101,13 +103,29 @@ def tile_store(fn: Function, pname: str) -> TileStore | str:
         load = _whole_load(stmt, param.decl)
         if load is None:
             continue
-        dims = _clamped_index(_strip(_inline(load.index, once)))
+        dims = _clamped_index(_strip(_typed_inline(load.index, once)))
         if isinstance(dims, str):
             return f"{where}: {dims}"
         terms, stride = dims
         return TileStore(pname, stmt, load.index, terms, stride)
     return (f"{where} are not made by every thread, once, before its first barrier or "
             "return (a statement of its body loading it whole)")
+
+
+def _typed_inline(e: n.Expr, once: dict[str, n.Expr]) -> n.Expr:
+    """`e` with once-set locals replaced by their initialisers converted to the locals'
+    types (`int px = blockIdx.x * pw + threadIdx.x - pad;` is an int, its initialiser
+    unsigned: the clamp sees the int)."""
+    for _ in range(8):
+        if not any(isinstance(x, n.Ref) and x.decl in once for x in e.walk()):
+            break
+        out = replace_nodes(e, lambda x: (n.Cast(once[x.decl], type=unqualified(x.type),
+                                                 explicit=False, span=x.span)
+                                          if x.type else once[x.decl])
+                            if isinstance(x, n.Ref) and x.decl in once else None)
+        assert isinstance(out, n.Expr)
+        e = out
+    return e
 
 
 def _whole_load(stmt: n.Stmt, decl: str) -> n.Index | None:
@@ -151,7 +169,9 @@ def _clamp(e: n.Expr) -> tuple[n.Expr, n.Expr] | None:
         for j in (0, 1):
             pos, other = inner.args[j], inner.args[1 - j]
             top, zero = (free, other) if outer == "min" else (other, free)
-            if _poly(_strip(zero)) == _poly(n.IntLit(0, type="int")):
+            if _poly(_strip(zero)) == _poly(n.IntLit(0, type="int")) and \
+                    "unsigned" not in pos.type and "size_t" not in pos.type:
+                # (an unsigned position past the left edge wraps to the right one)
                 return pos, top
     return None
 
@@ -226,15 +246,42 @@ def tile_store_checks(site: LaunchSite, ts: TileStore) -> list[str] | None:
         if g is None or b is None:
             return None
         at = {v: launch_text(site, td.inner, {td.dim: v}, unstable) for v in (
-            ("0", "0"), ("1", "0"), (f"({g} - 1)", f"({b} - 1)"))}
+            ("0", "0"), ("1", "0"), (f"({g} - 1)", "0"))}
         top = launch_text(site, td.top, {}, unstable)
         if top is None or any(v is None for v in at.values()):
             return None
-        e00, e10, ehi = at[("0", "0")], at[("1", "0")], at[(f"({g} - 1)", f"({b} - 1)")]
+        e00, e10, elast = at[("0", "0")], at[("1", "0")], at[(f"({g} - 1)", "0")]
+        step = f"({e10} - {e00})"
         out.append(f"{e00} <= 0LL")
-        out.append(f"{e10} - {e00} >= 0LL && {e10} - {e00} <= (long long){b}")
-        out.append(f"{ehi} >= {top}")
+        out.append(f"{step} >= 1LL && {step} <= (long long){b}")
+        out.append(f"{elast} + {step} - 1 >= {top}")
     return out
+
+
+def owner_guard(ts: TileStore) -> str | None:
+    """The kernel's condition (C text over its own names) for the threads that store: the
+    first K of each block in each dimension, K the patch's step E(1, 0) - E(0, 0). Their
+    positions partition the line into [b * K + C, b * K + C + K), so each element inside the
+    image is stored once (the edges' clamped positions a few times, with one value); None
+    when it cannot be printed (then every loading thread stores: more stores, same
+    values)."""
+    terms = []
+    for td in ts.dims:
+        def at(b: int, td: TileDim = td) -> n.Expr:
+            def change(x: n.Node) -> n.Node | None:
+                if isinstance(x, n.Member) and isinstance(x.base, n.Ref) and \
+                        x.base.kind == "builtin" and x.field_name == td.dim and \
+                        x.base.name in ("blockIdx", "threadIdx"):
+                    return n.IntLit(b if x.base.name == "blockIdx" else 0, type="int")
+                return None
+            out = replace_nodes(td.inner, change)
+            assert isinstance(out, n.Expr)
+            return out
+        try:
+            terms.append(f"(int)threadIdx.{td.dim} < ({to_c(at(1))}) - ({to_c(at(0))})")
+        except Unprintable:
+            return None
+    return " && ".join(terms)
 
 
 def launch_text(site: LaunchSite, e: n.Expr, indices: dict[str, tuple[str, str]],
@@ -252,8 +299,8 @@ def launch_text(site: LaunchSite, e: n.Expr, indices: dict[str, tuple[str, str]]
     e = _inline(e, consts)
     ok = True
 
-    def text(name: str) -> n.Ref:
-        return n.Ref(f"({name})", kind="enum", type="long long")
+    def text(name: str) -> n.Ref:  # (long long: an unsigned grid size minus 1 times a
+        return n.Ref(f"((long long)({name}))", kind="enum", type="long long")  # negative)
 
     def change(x: n.Node) -> n.Node | None:
         nonlocal ok
