@@ -131,12 +131,10 @@ __global__ void k(const float *in, float *out, int w, int h) {
 
 
 @pytest.mark.parametrize("body, why", [
-    ("out[y * w + x] = 1.0f; if (in[0] > 0) out[w * h + y * w + x] = 2.0f;",
-     "under a condition"),
     ("out[(y * w + x) * 3] = 1.0f; out[(y * w + x) * 3] = 2.0f;", "store one channel twice"),
     ("out[(y * w + x) * 3] = 1.0f; out[w * h + y * w + x] = 2.0f;", "not one layout"),
     ("out[(y * w + x) * 2] = 1.0f; out[(y * w + x) * 2 + 1] = out[(y * w + x) * 2];",
-     "reads it too"),
+     "reads channel 0 (line 6) after storing it"),
 ])
 def test_channel_producers_refused(tmp_path: Path, body: str, why: str) -> None:
     src = tmp_path / "k.cu"
@@ -145,6 +143,18 @@ def test_channel_producers_refused(tmp_path: Path, body: str, why: str) -> None:
     assert fn is not None
     reason = build_view(fn).producer_reason
     assert reason is not None and why in reason, reason
+
+
+def test_channel_under_a_condition_falls_back_to_memory(tmp_path: Path) -> None:
+    """A channel some paths do not store keeps what memory holds there: the view reads it,
+    marked partial, and its function falls back to memory (test_fuse_channel_fallback.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text(REFUSED % "out[y * w + x] = 1.0f; if (in[0] > 0) out[w * h + y * w + x] "
+                   "= 2.0f;")
+    fn = parse_file(str(src)).unit.function("k")
+    assert fn is not None
+    view = build_view(fn)
+    assert view.producer_reason is None and view.channels["out"].partial
 
 
 @pytest.mark.nvcc

@@ -348,7 +348,7 @@ class GroupEmitter:
                 body.replace_range(_line_start(data, stmt.span.start, body.span.start),
                                    _through_line(data, stmt.span.end), "")
         kept = key in self.kept
-        load = self._own_load(view, out.name) if kept else ""
+        load = self._own_load(view, out.name, channel) if kept else ""
         # (a guard testing the block, `i >= n || blockIdx.x == 0`, is printed with the
         # block index of the element: kernel/view._block_condition)
         in_guard = [] if view.guard is None else sorted([
@@ -513,15 +513,25 @@ class GroupEmitter:
         return {name: (f"{self.prefix}_acc{j}", types[name])
                 for j, name in enumerate(sorted(view.accumulators))}
 
-    def _own_load(self, view: KernelView, out: str) -> str:
+    def _own_load(self, view: KernelView, out: str, channel: int | None = None) -> str:
         """The producer's output at its own element, loaded from memory (in its _xy function,
-        whose coordinates are declared from the arguments)."""
+        whose coordinates are declared from the arguments); for channel c of an output
+        stored as channels, that channel of the element (`i * K + c`, `c * plane + i`, the
+        plane the guard's bounds: channels.frame)."""
         c = view.coords
         if len(c) == 1:
-            return f"{out}[{c[0].name}]"
-        if view.stride is None:
+            own = c[0].name
+        elif view.stride is None:
             raise CodegenError(f"'{view.fn.name}' has no row stride to load '{out}' with")
-        return f"{out}[{c[1].name} * ({expr_text(self.unit, view.stride)}) + {c[0].name}]"
+        else:
+            own = f"{c[1].name} * ({expr_text(self.unit, view.stride)}) + {c[0].name}"
+        chans = view.channels.get(out)
+        if channel is None or chans is None:
+            return f"{out}[{own}]"
+        if chans.layout.kind == "interleaved":
+            return f"{out}[({own}) * {chans.layout.factor} + {channel}]"
+        plane = " * ".join(f"({expr_text(self.unit, b)})" for b in view.bounds)
+        return f"{out}[{channel}LL * {plane} + ({own})]"
 
     def _unloop(self, view: KernelView, body: _Slice) -> None:
         """A grid-stride loop's body at one element: the step variables' declarations and the

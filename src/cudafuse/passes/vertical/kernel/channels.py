@@ -193,6 +193,10 @@ class ChannelStore:
 class Channels:
     layout: Layout
     stores: tuple[ChannelStore, ...]  # ascending channel; one per branch storing it
+    # Some path through the body stores no value for a channel (an if without else): there
+    # the element keeps what memory holds, so the channel's function falls back to memory
+    # (domain.keeps_guard).
+    partial: bool = False
 
     @property
     def numbers(self) -> tuple[int, ...]:
@@ -262,17 +266,13 @@ def find_channels(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl,
         if twice is not None:
             return {}, (f"{what} and may store one channel twice on one path (channel "
                         f"{twice[0]}, lines {twice[1]} and {twice[2]})")
-        for c in sorted(set(chans)):
-            if not _always(tail, {id(top[id(w)][0]) for w, k in zip(ws, chans, strict=True)
-                                  if k == c}):
-                return {}, (f"{what} and stores channel {c} under a condition some paths do "
-                            "not take (an if without else, or one branch only): a channel is "
-                            "recomputed only where every path stores it (channels have no "
-                            "memory fallback)")
+        partial = any(not _always(tail, {id(top[id(w)][0]) for w, k in
+                                         zip(ws, chans, strict=True) if k == c})
+                      for c in sorted(set(chans)))
         stores = sorted((ChannelStore(c, top[id(w)][0], w.rhs, w.lhs.index,
                                       bool(top[id(w)][1]))
                          for w, c in zip(ws, chans, strict=True)), key=lambda s: s.channel)
-        out[name] = Channels(layout, tuple(stores))
+        out[name] = Channels(layout, tuple(stores), partial)
     return out, None
 
 

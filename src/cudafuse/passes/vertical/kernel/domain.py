@@ -1,10 +1,11 @@
 """Where a producer writes, and what a view yields where it does not.
 
 A producer whose guard covers only part of its rows (`x >= 1 && x < w - 1`), whose bounds
-differ from a reader's, or whose stores sit under an if/else does not write every element a
-consumer may read. The original program leaves such an element as it was, so the fused code
-must too: its value-at-element function keeps the producer's guard and, where the guard (or
-every store) is not taken, returns the element loaded from memory. That is exact for any
+differ from a reader's, or whose stores (or a channel's: channels.Channels.partial) sit under
+an if/else does not write every element a consumer may read. The original program leaves
+such an element as it was, so the fused code must too: its value-at-element function keeps
+the producer's guard and, where the guard (or every store) is not taken, returns the
+element loaded from memory (for a channel, that channel of the element). That is exact for any
 prior contents, provided nothing in the fused kernel writes the element first (legality
 checks it). Producers that write every element a reader reads keep the original, guard-free
 functions.
@@ -35,7 +36,8 @@ def keeps_guard(producer: KernelView, readers: list[KernelView]) -> bool:
     rows to be as wide as its x bound); a grid-stride reader does not change the answer."""
     if producer.grid_stride:
         return False
-    if producer.lower_bounded or producer.all_stores or producer.early_returns:
+    if producer.lower_bounded or producer.all_stores or producer.early_returns or any(
+            ch.partial for ch in producer.channels.values()):
         return True
     if producer.dims == 2 and _text(producer.stride) != _text(producer.bounds[0]):
         return True

@@ -609,16 +609,17 @@ def plain_view(fn: Function) -> KernelView:
                                  tuple(s for s, _ in found_stores) + channel_stores + acc_writes)
     if reason is None:
         reason = _store_paths(found_stores) or channel_reason or _channel_limits(
-            channels, reads, lower, all_stores) or _self_reads(stores, reads, coords, locals_)
+            fn.body, channels, reads, tuple(coords), tuple(bounds[k] for k in sorted(bounds))
+        ) or _self_reads({k: v for k, v in stores.items() if k not in channels}, reads,
+                         coords, locals_)
     if reason is None and accum and lower:
         reason = (f"it accumulates '{sorted(accum)[0]}' at its element and its guard bounds a "
                   "coordinate from below")
     returns = _early_returns(fn.body, guard, kind)
-    if reason is None and returns and (channels or accum):
-        reason = (f"it returns early (line {returns[0].span.line}) and stores "
-                  f"'{sorted(set(channels) | accum)[0]}' as channels or builds it in place "
-                  "(a value-at-element function reads an early return only for outputs "
-                  "stored once on each path)")
+    if reason is None and returns and accum:
+        reason = (f"it returns early (line {returns[0].span.line}) and builds "
+                  f"'{sorted(accum)[0]}' in place (a value-at-element function reads an "
+                  "early return only for outputs stored at most once on each path)")
     exits = any(k < 0 for k in lower)
     block = _block_reads(fn, coords, coord_stmts, guard, sizes, exits) \
         if reason is None else ()
@@ -764,20 +765,32 @@ def elements_per_item(view: KernelView, pname: str) -> int:
     return len({(k[0] or Layout("planar"), k[1]) for k in found if k is not None})
 
 
-def _channel_limits(channels: dict[str, Channels], reads: dict[str, list[n.Index]],
-                    lower: dict[int, n.Expr], all_stores: dict[str, tuple[OwnStore, ...]]
-                    ) -> str | None:
-    """What a producer of channels may not do yet: read its own channels, write only part
-    of its rows, or store other outputs under an if/else (each needs the memory fallback,
-    which channel functions do not have)."""
+def _channel_limits(body: n.Compound, channels: dict[str, Channels],
+                    reads: dict[str, list[n.Index]], coords: tuple[n.VarDecl, ...],
+                    bounds: tuple[n.Expr, ...]) -> str | None:
+    """How a producer of channels may read the buffer it stores them in: only channel c of
+    its own element, and only before it stores channel c or in the value it stores there
+    (`x[i * K + c] = x[i * K + c] / b[i]`, an in-place update). The value function of
+    channel c turns every other channel's store into nothing, so a read of channel d after
+    d's store would see memory, not the value stored; and where no store runs (a guard
+    bounding a coordinate from below, an if without else, an early return), each channel's
+    function yields the element's channel from memory, as the original leaves it
+    (domain.keeps_guard)."""
+    fr = frame(body, coords, bounds) if channels else None
     for name, ch in sorted(channels.items()):
         what = f"it stores '{name}' as {ch.describe()}"
-        if name in reads:
-            return f"{what} and reads it too"
-        if lower:
-            return f"{what} and its guard bounds a coordinate from below"
-        if any(len(v) > 1 or v[0].nested for v in all_stores.values()):
-            return f"{what} and stores another output under an if/else"
+        for node in reads.get(name, []):
+            k = classify(node.index, fr) if fr is not None else None
+            layout = (k[0] or Layout("planar")) if k is not None else None
+            if k is None or layout != ch.layout:
+                return f"{what} and reads it other than at a channel of its own element " \
+                       f"(line {node.span.line})"
+            mine = [s for s in ch.stores if s.channel == k[1]]
+            if not all(node.span.end <= s.stmt.span.start or
+                       s.value.span.start <= node.span.start < s.value.span.end
+                       for s in mine):
+                return f"{what} and reads channel {k[1]} (line {node.span.line}) after " \
+                       "storing it"
     return None
 
 

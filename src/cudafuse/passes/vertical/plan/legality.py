@@ -580,10 +580,13 @@ class Legality:
         written = set(self.infos[last].writes) | stored
         for i in members[:-1]:
             info = self.infos[i]
-            # A producer reading its own output only at its own element (`a[i] += ...`)
-            # reads what it read originally, unless the fused kernel stores that buffer.
-            own = sorted(b for b, p in info.reads.items() if b in info.writes and any(
-                ld.pointer == p and ld.kind == "point" for ld in info.facts.loads)
+            # A producer reading its own output only at its own element (`a[i] += ...`, or
+            # a channel of it: the view admits no other read of a buffer of channels,
+            # view._channel_limits) reads what it read originally, unless the fused kernel
+            # stores that buffer.
+            own = sorted(b for b, p in info.reads.items() if b in info.writes and (any(
+                ld.pointer == p and ld.kind == "point" for ld in info.facts.loads) or
+                p in info.view.channels)
                 and (p not in info.view.accumulators or p in info.view.loaded))
             # (accumulators read a local, not memory, unless loaded from it first)
             if any(b in written for b in own):
