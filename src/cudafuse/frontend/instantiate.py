@@ -40,6 +40,7 @@ from cudafuse.frontend.clang_diags import is_error
 from cudafuse.frontend.included_kernels import redefined_later
 from cudafuse.frontend.lower import K, Lowerer, LoweringError
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import SourceFile
 
@@ -51,17 +52,48 @@ _COMPOUND = frozenset({
     ci.TypeKind.MEMBERPOINTER, ci.TypeKind.BLOCKPOINTER})
 
 
+API_LAUNCH = "cudaLaunchKernel"
+
+
+def api_kernel(call: n.Node) -> n.Ref | None:
+    """The function a `cudaLaunchKernel(k, grid, block, args[, shared[, stream]])` call
+    starts, named through casts and `&` (`(const void *)k`, `(void *)&k<float, 3>`)."""
+    if not (isinstance(call, n.Call) and call.callee == API_LAUNCH and
+            4 <= len(call.args) <= 6):
+        return None
+    e = strip_casts(call.args[0])
+    if isinstance(e, n.Unary) and e.op == "&":
+        e = strip_casts(e.operand)
+    return e if isinstance(e, n.Ref) and e.kind == "function" else None
+
+
 def _launches(unit: TranslationUnit) -> list[n.KernelLaunch]:
     """Every launch of the unit's host functions, by walking their bodies: unit.launches is
     keyed by name, and the explicit specialisations of one host template share it
-    (frontend/host_instances.py)."""
+    (frontend/host_instances.py). A runtime-API launch of a template (`cudaLaunchKernel(
+    (void *)k<float>, ...)`, which the vertical pass reads as a launch: passes/vertical/host/
+    api_launches.py) counts too, as a launch whose callee is the kernel's name there."""
     out: dict[int, n.KernelLaunch] = {la.callee_span.start: la
                                       for las in unit.launches.values() for la in las}
     for f in (*unit.functions, *unit.method_hosts):
         if f.body is not None and f.space != "global" and not f.is_template:
             out.update((x.callee_span.start, x) for x in f.body.walk()
                        if isinstance(x, n.KernelLaunch))
+            for x in f.body.walk():
+                ref = api_kernel(x)
+                if ref is not None and isinstance(x, n.Call) and \
+                        ref.span.end > ref.span.start:
+                    out.setdefault(ref.span.start, n.KernelLaunch(
+                        span=x.span, kernel=ref.name, grid=x.args[1], block=x.args[2],
+                        shared=None, stream=None, args=(), kernel_decl=ref.decl,
+                        callee_span=ref.span))
     return list(out.values())
+
+
+def launches_templates(unit: TranslationUnit) -> bool:
+    """Whether some launch starts no ordinary kernel of the unit (a template's?)."""
+    return any((f := unit.callee(la.kernel_decl)) is None or f.is_template
+               for la in _launches(unit))
 
 
 def _template_of(unit: TranslationUnit, launch: n.KernelLaunch) -> Function | None:

@@ -403,9 +403,8 @@ def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions,
         again = _with_host_instances(result.unit.path, opts, tu, result)
         if again is not None:
             return again
-    if opts.instantiate and any(  # a launch of no ordinary kernel of the unit: a template's?
-            (f := unit.callee(la.kernel_decl)) is None or f.is_template
-            for las in unit.launches.values() for la in las):
+    from cudafuse.frontend.instantiate import launches_templates
+    if opts.instantiate and launches_templates(unit):
         from cudafuse.frontend.included_kernels import user_files
         from cudafuse.frontend.instantiate import lower_instances
 

@@ -29,6 +29,20 @@ __global__ void negate(const float *a, float *b, int n)
     if (i < n) b[i] = -a[i];
 }
 
+template <typename T, int K>
+__global__ void times(const T *in, T *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] * (T)K + (T)0.125;
+}
+
+template <typename T>
+__global__ void square(const T *in, T *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] * in[i];
+}
+
 // Two API launches on one stream, the kernel named through a cast and through `&`.
 void p_api_pair(const float *in, float *t, float *u, float *v, float *out, int w, int h)
 {
@@ -90,4 +104,32 @@ void p_api_wide(const float *in, float *t, float *u, float *v, float *out, int w
     plus<<<(m + 127) / 128, 128>>>(in, t, m);
     cudaLaunchKernel((const void *)negate, dim3((m + 127) / 128), dim3(128), args, 0, 0);
     plus<<<(m + 127) / 128, 128>>>(u, out, m);
+}
+
+// Instantiations of kernel templates, named with their arguments: each launch starts the
+// concrete copy the front end makes of its instantiation.
+void p_api_templates(const float *in, float *t, float *u, float *v, float *out, int w,
+                     int h)
+{
+    int n = w * h;
+    dim3 block(32), grid((n + 31) / 32);
+    void *first[] = {&in, &t, &n};
+    cudaLaunchKernel((const void *)times<float, 3>, grid, block, first, 0, nullptr);
+    void *second[] = {&t, &u, &n};
+    cudaLaunchKernel(square<float>, grid, block, second, 0, nullptr);
+    void *third[] = {&u, &out, &n};
+    cudaLaunchKernel((void *)&times<float, -2>, grid, block, third, 0, nullptr);
+}
+
+// p_api_templates written with `<<<>>>`, which CUDA defines to launch the same: the
+// reference its fused file is compared with (the emulator finds a kernel passed by address
+// for non-template kernels only, so p_api_templates itself does not run there).
+void p_api_templates_chevrons(const float *in, float *t, float *u, float *v, float *out,
+                              int w, int h)
+{
+    int n = w * h;
+    dim3 block(32), grid((n + 31) / 32);
+    times<float, 3><<<grid, block, 0, nullptr>>>(in, t, n);
+    square<float><<<grid, block>>>(t, u, n);
+    times<float, -2><<<grid, block, 0, nullptr>>>(u, out, n);
 }

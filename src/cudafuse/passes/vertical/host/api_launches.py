@@ -18,7 +18,8 @@ splits its sequence, as before):
   used (`err = cudaLaunchKernel(...)`, `CHECK(cudaLaunchKernel(...))`) has no `<<<>>>`
   spelling to put in its place;
 * the kernel named through casts and `&` (`(void *)k`, `(const void *)&k`, `k`), a
-  non-template kernel of the unit;
+  kernel of the unit, or an instantiation of a kernel template (`(void *)k<float, 3>`)
+  of which the front end made a concrete copy (frontend/instantiate.py);
 * `args` a local array of `void *` initialised from a list of `&variable`, one per kernel
   parameter, each variable of the parameter's type up to qualifiers (or a pointer for a
   pointer parameter: the runtime copies its bytes, and pointers share a representation),
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from cudafuse.frontend.instantiate import API_LAUNCH, api_kernel
 from cudafuse.ir import nodes as n
 from cudafuse.ir.casts import strip_casts
 from cudafuse.ir.program import Function, TranslationUnit
@@ -43,7 +45,7 @@ from cudafuse.ir.source import NO_SPAN
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.ir.types import unqualified
 
-API = "cudaLaunchKernel"
+API = API_LAUNCH
 
 
 def is_api_launch(launch: n.KernelLaunch) -> bool:
@@ -59,17 +61,18 @@ def _present(e: n.Expr | None) -> n.Expr | None:
     return e
 
 
-def _kernel(unit: TranslationUnit, e: n.Expr) -> tuple[Function, n.Ref] | None:
-    e = strip_casts(e)
-    if isinstance(e, n.Unary) and e.op == "&":
-        e = strip_casts(e.operand)
-    if not (isinstance(e, n.Ref) and e.kind == "function"):
+def _kernel(unit: TranslationUnit, call: n.Call) -> tuple[Function, n.Ref] | None:
+    """The kernel a call starts (for a template, the concrete copy of its instantiation
+    the front end made: frontend/instantiate.py), and its name in the call."""
+    e = api_kernel(call)
+    if e is None:
         return None
     fn = next((f for f in unit.functions if f.decl == e.decl and f.space == "global" and
                f.body is not None), None)
-    if fn is None or fn.is_template:
-        return None
-    return fn, e
+    if fn is not None and fn.is_template:
+        made = unit.instances.get(e.span.start) if e.span.end > e.span.start else None
+        fn = made if isinstance(made, Function) else None
+    return None if fn is None else (fn, e)
 
 
 def _same_type(var: str, param: str) -> bool:
@@ -102,9 +105,7 @@ def _call_of(stmt: n.Node) -> n.Call | None:
     if not isinstance(stmt, n.ExprStmt):
         return None
     c = strip_casts(stmt.expr)  # `(void)cudaLaunchKernel(...)`
-    if isinstance(c, n.Call) and c.callee == API and 4 <= len(c.args) <= 6:
-        return c
-    return None
+    return c if isinstance(c, n.Call) and api_kernel(c) is not None else None
 
 
 def _rewrite(unit: TranslationUnit, host: Function) -> Function:
@@ -117,7 +118,7 @@ def _rewrite(unit: TranslationUnit, host: Function) -> Function:
         call = _call_of(stmt)
         if call is None:
             continue
-        found = _kernel(unit, call.args[0])
+        found = _kernel(unit, call)
         lst = strip_casts(call.args[3])
         if found is None or not isinstance(lst, n.Ref) or lst.decl not in arrays:
             continue
@@ -127,8 +128,10 @@ def _rewrite(unit: TranslationUnit, host: Function) -> Function:
             continue
         shared = _present(call.args[4]) if len(call.args) > 4 else None
         stream = _present(call.args[5]) if len(call.args) > 5 else None
+        # (a template's launch names the template, its kernel_decl the copy, as
+        # kernel/instances.py binds a `<<<>>>` launch of one)
         launches[id(call)] = n.KernelLaunch(
-            span=call.span, type="void", kernel=fn.name, grid=call.args[1],
+            span=call.span, type="void", kernel=name.name, grid=call.args[1],
             block=call.args[2], shared=shared, stream=stream, args=args,
             kernel_decl=fn.decl, callee_span=name.span, config_span=NO_SPAN)
         used_as_list[lst.decl] = used_as_list.get(lst.decl, 0) + 1
