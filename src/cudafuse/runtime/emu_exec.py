@@ -61,6 +61,9 @@ def _leftovers(report: list[str], procs: list[subprocess.Popen[bytes]]) -> None:
                 pass
 
 
+# The most array bytes of earlier calls kept to replay them (see EmuExecutor.__init__).
+_REPLAY_BYTES = 256 << 20
+
 _RUN_WORKER = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
 
 
@@ -91,12 +94,14 @@ class EmuExecutor:
         # Spec arrays end at their guard (an access one past the end faults), so their start
         # is aligned only to the largest power of two dividing their size. A program that
         # needs cudaMalloc's 256-byte alignment (int4 stores through an int* of 333
-        # elements) dies of a general-protection fault on its first call; that call is
-        # then run again in a fresh worker whose arrays start 256-byte aligned (worker.py),
-        # as are this executor's later workers. Only a first call: the worker then holds no
-        # state (device globals, allocations) from earlier calls that a rerun would lose.
+        # elements) dies of a general-protection fault; that call is then run again in a
+        # fresh worker whose arrays start 256-byte aligned (worker.py), as are this
+        # executor's later workers. A later call's fault loses the state (device globals,
+        # allocations) the earlier calls left in the worker: they are replayed first, from
+        # the arguments they were sent (kept while the worker is unaligned, up to
+        # _REPLAY_BYTES; past that, the fault is the call's error as before).
         self._aligned = False
-        self._fresh = True  # the worker has served no call yet
+        self._sent: list[tuple] | None = []
         self._general_protection = False
         self._start()
 
@@ -113,7 +118,8 @@ class EmuExecutor:
         env["CUDAFUSE_EMU_BUFFERS"] = f"{self._report}.bufs"
         if self._aligned:
             env["CUDAFUSE_EMU_ALIGN"] = "256"
-        self._fresh = True
+        else:  # a new worker: no earlier call's state to replay
+            self._sent = []
         if "ASAN_OPTIONS" in self._env:
             env["ASAN_OPTIONS"] += f":log_path={self._report}.asan"
         else:
@@ -181,31 +187,34 @@ class EmuExecutor:
         if self._proc is None:
             self._start()
         what = f"{'call' if op == 'h' else 'launch'} of '{name}'"
-        fresh = self._fresh
+        message = (op, name, _to_wire(items), cfg)
         try:
-            answer = self._exchange(op, name, items, cfg, what)
+            answer = self._exchange(message, what)
         except KernelError:
-            if not (self._general_protection and fresh and not self._aligned):
+            if not (self._general_protection and not self._aligned and self._sent is not None):
                 raise
             self._aligned = True  # see __init__
+            earlier, self._sent = self._sent, None
             self._start()
-            answer = self._exchange(op, name, items, cfg, what)
+            for sent in earlier:  # their answers were given when they first ran
+                self._exchange(sent, what)
+            answer = self._exchange(message, what)
+        if self._sent is not None and not self._aligned:
+            self._sent.append(message)
+            if sum(len(v) for m in self._sent for k, v in m[2] if k == "a") > _REPLAY_BYTES:
+                self._sent = None
         if answer[0] == "error":
             raise KernelError(f"{what}: {answer[1]}")
         _, rc, ret, raw = answer
         return rc, ret, _from_wire(items, raw)
 
-    def _exchange(self, op: str, name: str, items: list[Item], cfg: tuple[int, ...] | None,
-                  what: str) -> tuple:
+    def _exchange(self, message: tuple, what: str) -> tuple:
         self._general_protection = False
         try:
-            self._tx.send((op, name, _to_wire(items), cfg))
+            self._tx.send(message)
         except (OSError, ConnectionError):
             raise self._death(what) from None
-        try:
-            return self._receive(what)
-        finally:
-            self._fresh = False
+        return self._receive(what)
 
     def prepare(self, op: str, name: str, label: str, args: Any, items: list[Item],
                 cfg: tuple[int, ...] | None) -> Any:
