@@ -23,8 +23,11 @@ from cudafuse.passes.vertical.host.table_elements import _form, _render, with_ta
 PROGRAM = Path(__file__).parent / "programs" / "table_levels_s9.cu"
 FUSED = {"p_levels": ("scale", "mix"), "run_level": ("scale", "plus", "mix"),
          "p_levels_vector": ("scale", "plus", "mix")}
-UNFUSED = {"p_levels_two_vars": "its argument 'levels[a]' for 't' is no plain buffer",
-           "p_levels_realloc": "its argument 'levels[l + 1]' for 'out' is no plain buffer"}
+UNFUSED = {"p_levels_two_vars": "'levels[a]' and 'levels[c]' are not provably one element of "
+                                "'levels' or two",
+           "p_levels_realloc": "'levels' is not followed as a table of allocations: an element "
+                               "is allocated at line 127, after a launch or in a loop around "
+                               "one"}
 SIZES = ({"w": 37, "h": 19}, {"w": 2, "h": 3})
 
 

@@ -42,6 +42,7 @@ from cudafuse.passes.vertical.host.pointervalues import PointerValues, Value
 from cudafuse.passes.vertical.host.pointsto import PointsTo, parity_pairs
 from cudafuse.passes.vertical.host.settled import settled_locals
 from cudafuse.passes.vertical.host.stmtnodes import _assigned
+from cudafuse.passes.vertical.host.table_elements import why_unfollowed
 from cudafuse.passes.vertical.host.unread import (
     line_of,
     unread_between,
@@ -960,9 +961,11 @@ def _unfollowed_pointer(unit: TranslationUnit, kernel: Function | None,
         # once: the variable it holds (pointer_tables.py).
         a = part_root(a) or points.element(a) or a
         if buffer_key(a) is None:
+            why = why_unfollowed(unit, points.host, a)  # (an element of a table of buffers)
             return (f"its argument '{_source_text(unit, a)}' for '{p.name}' is no plain "
                     "buffer variable: which memory it names is not followed (any buffer, "
-                    "or part of one), so no launch's work may move across it")
+                    "or part of one), so no launch's work may move across it" +
+                    (f" ({why})" if why else ""))
         if not evaluated and isinstance(a, n.Ref) and a.kind == "local" and \
                 points.roots(a) is None and \
                 points.stable_alias(a) is None and not points.selection(a):

@@ -43,6 +43,7 @@ import dataclasses
 from collections.abc import Callable
 
 from cudafuse.analysis.callgraph import CallGraph
+from cudafuse.analysis.memo import per_object
 from cudafuse.ir import nodes as n
 from cudafuse.ir.casts import strip_casts
 from cudafuse.ir.program import Function, TranslationUnit
@@ -181,10 +182,11 @@ def _dimension_only(d: n.VarDecl) -> bool:
 
 
 def _uses_ok(fn: Function, decl: str, by_value: Callable[[n.Call, n.Node], bool]
-             ) -> tuple[bool, bool]:
-    """Whether every use of table `decl` in `fn` is one the module allows, and whether `fn`
-    writes the table (allocates into it or gives it a new value). `by_value(call, arg)`:
-    whether the call takes that argument by value (it cannot change the element)."""
+             ) -> tuple[str | None, bool]:
+    """Why some use of table `decl` in `fn` is not one the module allows (None: every one
+    is), and whether `fn` writes the table (allocates into it or gives it a new value).
+    `by_value(call, arg)`: whether the call takes that argument by value (it cannot change
+    the element)."""
     assert fn.body is not None
     parents = _parents(fn.body)
     writes = False
@@ -192,7 +194,7 @@ def _uses_ok(fn: Function, decl: str, by_value: Callable[[n.Call, n.Node], bool]
         if isinstance(node, n.VarDecl) and node.decl == decl and node.init is not None and \
                 not _dimension_only(node) and not _sized_vector(node):
             if node.array_dims or not _is_fresh(node.init):
-                return False, True
+                return f"it is initialised with other pointers (line {node.span.line})", True
             writes = True
         if not (isinstance(node, n.Ref) and node.decl == decl):
             continue
@@ -205,13 +207,16 @@ def _uses_ok(fn: Function, decl: str, by_value: Callable[[n.Call, n.Node], bool]
                         call.args and call.args[0] is addr:
                     writes = True
                     continue
-                return False, True
+                return (f"the address of an element is taken other than for an allocation "
+                        f"(line {node.span.line}{_in(fn)})"), True
             if not _read(elem, above, by_value):
-                return False, True
+                return (f"an element is written or handed on by reference (line "
+                        f"{node.span.line}{_in(fn)})"), True
             continue
         if isinstance(parent, n.Binary) and parent.is_assignment and parent.lhs is top:
             if parent.op != "=" or not _is_fresh(parent.rhs):
-                return False, True
+                return (f"it is given other pointers than an allocation (line "
+                        f"{node.span.line}{_in(fn)})"), True
             writes = True
             continue
         if isinstance(parent, n.Call) and parent.callee in _RELEASES:
@@ -224,15 +229,20 @@ def _uses_ok(fn: Function, decl: str, by_value: Callable[[n.Call, n.Node], bool]
             if parent.field_name in ("front", "back") and \
                     _read(*_up(call, parents), by_value):
                 continue  # an element, read
-            return False, True
+            return (f"it is changed or handed on by '{parent.field_name}' (line "
+                    f"{node.span.line}{_in(fn)})"), True
         if isinstance(parent, n.OtherStmt) and parent.kind == "CXX_FOR_RANGE_STMT" and \
                 parent.items and isinstance(v := parent.items[0], n.VarDecl) and \
                 "&" not in v.var_type:
             continue  # `for (float *p : t)`: each element copied
         if isinstance(parent, n.OtherExpr) and parent.kind == "CXX_DELETE_EXPR":
             continue
-        return False, True
-    return True, writes
+        return (f"it is used whole, other than freed (line {node.span.line}{_in(fn)})"), True
+    return None, writes
+
+
+def _in(fn: Function) -> str:
+    return f" in '{fn.name}'"
 
 
 def _read(elem: n.Node, above: n.Node | None, by_value: Callable[[n.Call, n.Node], bool]
@@ -291,6 +301,7 @@ class _Host:
                          and isinstance(f.init, n.DeclStmt) for d in f.init.decls}
         self.callees = {f.decl for f in CallGraph(unit).transitive(fn)}
         self.writers = writers
+        self.reasons: dict[str, str] = {}  # table decl -> why its reads are not followed
 
     def in_launch_region(self, node: n.Node) -> bool:
         return self.first <= node.span.start < self.last or \
@@ -319,10 +330,12 @@ class _Host:
         d = self.locals.get(var)
         return d is not None and d.init is not None and var not in self.written
 
-    def table_ok(self, decl: str, is_global: bool) -> bool:
-        """The host function's side of the proof for table `decl`."""
+    def table_reason(self, decl: str, is_global: bool) -> str | None:
+        """The host function's side of the proof for table `decl`: why it fails."""
         if is_global:
-            return not (self.writers.get(decl, set()) & ({self.fn.decl} | self.callees))
+            writer = sorted(self.writers.get(decl, set()) & ({self.fn.decl} | self.callees))
+            return None if not writer else \
+                f"'{writer[0].split('@')[0]}', called here, allocates into it"
         assert self.fn.body is not None
         for node in self.fn.body.walk():
             if isinstance(node, n.Unary) and node.op == "&" and \
@@ -330,8 +343,9 @@ class _Host:
                     t.decl == decl and (node.span.start >= self.first >= 0 or any(
                         id(lp) in self.launch_loops
                         for lp in _loops_around(node, self.parents))):
-                return False
-        return True
+                return (f"an element is allocated at line {node.span.line}, after a launch "
+                        "or in a loop around one")
+        return None
 
     def replacements(self, tables: dict[str, bool]) -> dict[int, n.Ref]:
         """Reads of the followed tables in the launch region -> their pseudo-variables."""
@@ -355,20 +369,38 @@ class _Host:
             types[t.decl] = t.type
         out: dict[int, n.Ref] = {}
         for decl, found in reads.items():
-            forms = [f for _, f in found]
-            if any(f is None for f in forms) or not self.table_ok(decl, tables[decl]):
+            name = decl.split("@")[0]
+            bad = next((node for node, f in found if f is None), None)
+            if bad is not None:
+                self.reasons[decl] = (f"the position in '{self._text(bad)}' is no linear "
+                                      "form of parameters never assigned, locals set once "
+                                      "and a for's own variable")
                 continue
-            if not all(_comparable(a, b) for a in forms for b in forms):  # type: ignore[arg-type]
+            why = self.table_reason(decl, tables[decl])
+            if why is not None:
+                self.reasons[decl] = why
+                continue
+            pair = next(((a, b) for a, fa in found for b, fb in found
+                         if not _comparable(fa, fb)), None)  # type: ignore[arg-type]
+            if pair is not None:
+                self.reasons[decl] = (f"'{self._text(pair[0])}' and '{self._text(pair[1])}' "
+                                      f"are not provably one element of '{name}' or two")
                 continue
             for node, form in found:
                 assert form is not None
                 # One name per position (`levels[l+1]`), whatever its spelling: notes and
                 # plans name a buffer by what precedes its key's '@'.
-                name = f"{decl.split('@')[0]}[{_render(form)}]"
+                pseudo = f"{name}[{_render(form)}]"
                 elem = _vector_of_pointers(types[decl]) or node.type
-                out[id(node)] = n.Ref(span=node.span, type=elem, name=name,
-                                      kind="global", decl=f"{name}@{decl}")
+                out[id(node)] = n.Ref(span=node.span, type=elem, name=pseudo,
+                                      kind="global", decl=f"{pseudo}@{decl}")
         return out
+
+    def _text(self, node: n.Node) -> str:
+        try:
+            return " ".join(self.unit.text(node.span).split())
+        except (IndexError, ValueError):
+            return "?"
 
     def _spelled(self, r: n.Ref) -> str:
         try:
@@ -422,50 +454,86 @@ def _by_value(unit: TranslationUnit) -> Callable[[n.Call, n.Node], bool]:
     return check
 
 
-def _global_tables(unit: TranslationUnit, fns: list[Function]) -> dict[str, set[str]]:
-    """Host globals that are tables of allocations: decl -> the functions writing them."""
+def _global_tables(unit: TranslationUnit, fns: list[Function]
+                   ) -> tuple[dict[str, set[str]], dict[str, str]]:
+    """Host globals that are tables of allocations: decl -> the functions writing them; and
+    for the other host globals of pointer-table type, why not."""
     out: dict[str, set[str]] = {}
+    refused: dict[str, str] = {}
     by_value = _by_value(unit)
     for g in unit.globals:
         if g.space != "host" or g.is_extern or not g.decl or \
                 not _pointer_table_type(g.type, "[" in g.type):
             continue
         writers: set[str] = set()
-        ok = True
         for f in fns:
-            fine, writes = _uses_ok(f, g.decl, by_value)
-            if not fine:
-                ok = False
+            why, writes = _uses_ok(f, g.decl, by_value)
+            if why is not None:
+                refused[g.decl] = why
                 break
             if writes:
                 writers.add(f.decl)
-        if ok:
+        else:
             out[g.decl] = writers
-    return out
+    return out, refused
+
+
+def _analyse(unit: TranslationUnit
+             ) -> tuple[dict[int, dict[int, n.Ref]], dict[int, dict[str, str]]]:
+    """For each host function that launches (by id): its reads to replace, and why the
+    reads of each other table are not followed."""
+    fns = _functions(unit)
+    writers, refused = _global_tables(unit, fns)
+    by_value = _by_value(unit)
+    repl: dict[int, dict[int, n.Ref]] = {}
+    reasons: dict[int, dict[str, str]] = {}
+    for f in fns:
+        if f.span.file != unit.path or f.body is None or \
+                not any(isinstance(x, n.KernelLaunch) for x in f.body.walk()):
+            continue
+        tables = dict.fromkeys(writers, True)
+        why = dict(refused)
+        for d in f.body.walk():
+            if isinstance(d, n.VarDecl) and (
+                    _dimension_only(d) and _pointer_table_type(d.var_type, True) or
+                    _sized_vector(d)):
+                bad = _uses_ok(f, d.decl, by_value)[0]
+                if bad is None:
+                    tables[d.decl] = False
+                else:
+                    why[d.decl] = bad
+        host = _Host(unit, f, writers)
+        repl[id(f)] = host.replacements(tables) if tables else {}
+        reasons[id(f)] = {**why, **host.reasons}
+    return repl, reasons
+
+
+@per_object()
+def _reasons(unit: TranslationUnit) -> dict[int, dict[str, str]]:
+    return _analyse(unit)[1]
+
+
+def why_unfollowed(unit: TranslationUnit, host: Function, e: n.Expr) -> str | None:
+    """Why an element of a table given to a launch is not followed as a buffer of its own
+    (None when `e` is no element of a table of pointers, or nothing is known)."""
+    got = _element(strip_casts(e))
+    if got is None:
+        return None
+    why = _reasons(unit).get(id(host), {}).get(got[0].decl)
+    return None if why is None else f"'{got[0].name}' is not followed as a table of " \
+        f"allocations: {why}"
 
 
 def with_table_elements(unit: TranslationUnit) -> TranslationUnit:
     """A copy of `unit` whose host functions read elements of tables of allocations as
     pseudo-variables (see the module text); `unit` itself when there are none."""
     fns = _functions(unit)
-    writers = _global_tables(unit, fns)
+    repl, _ = _analyse(unit)
     changed: dict[int, Function] = {}
     for f in fns:
-        if f.span.file != unit.path or f.body is None or \
-                not any(isinstance(x, n.KernelLaunch) for x in f.body.walk()):
-            continue
-        tables = dict.fromkeys(writers, True)
-        for d in f.body.walk():
-            if isinstance(d, n.VarDecl) and (
-                    _dimension_only(d) and _pointer_table_type(d.var_type, True) or
-                    _sized_vector(d)) and _uses_ok(f, d.decl, _by_value(unit))[0]:
-                tables[d.decl] = False
-        if not tables:
-            continue
-        host = _Host(unit, f, writers)
-        repl = host.replacements(tables)
-        if repl:
-            body = replace_nodes(f.body, lambda x, r=repl: r.get(id(x)))  # type: ignore[misc]
+        got = repl.get(id(f))
+        if got and f.body is not None:
+            body = replace_nodes(f.body, lambda x, r=got: r.get(id(x)))  # type: ignore[misc]
             changed[id(f)] = dataclasses.replace(f, body=body)
     if not changed:
         return unit
