@@ -38,6 +38,11 @@ class _Scope:
     names: dict[str, str]
 
 
+# prefetch{,u}'s state spaces, levels and eviction priorities (`prefetch.global.L2::evict_last`
+# splits at its dots into these)
+_PREFETCH = {"global", "local", "L1", "L2", "L2::evict_last", "L2::evict_normal"}
+
+
 def _unescape(template: str) -> str:
     # `%%` is a literal `%` in a template with operands (`.reg .pred %%p`)
     text = template.replace("\\n", "\n").replace("\\t", " ").replace('\\"', '"')
@@ -143,6 +148,11 @@ class _Translator:
         base, mods = parts[0], parts[1:]
         if base in ("bar", "barrier"):
             if not self._barrier(mods, args):
+                raise Untranslated(f"instruction '{op}' with these operands")
+            return
+        if base in ("prefetch", "prefetchu"):
+            # a cache hint: no effect on what a program computes (the operand is not read)
+            if not set(mods) <= _PREFETCH or len(args) != 1 or not args[0].startswith("["):
                 raise Untranslated(f"instruction '{op}' with these operands")
             return
         kind = mods[-1] if mods else ""
@@ -362,16 +372,39 @@ class _Translator:
                   + ", ".join(self.value(a, u) for a in args[1:]) + ");")
         return True
 
+    def _op_st(self, mods, kind, ctype, args) -> bool:
+        """st.global[.wb|.cg|.cs|.wt][.v2|.v4].TYPE: plain stores, as _op_ld loads."""
+        if not mods or mods[0] != "global" or len(args) != 2 or \
+                set(mods[1:-1]) - {"v2", "v4", "wb", "cg", "cs", "wt"}:
+            return False
+        address = self._address(args[0])
+        if address is None:
+            return False
+        base, offset = address
+        srcs = _split_operands(args[1][1:-1]) if args[1].startswith("{") else [args[1]]
+        if len(srcs) != (4 if "v4" in mods else 2 if "v2" in mods else 1):
+            return False
+        for i, v in enumerate(srcs):
+            self.emit(f"*({ctype} *)({base} + {offset} + {i} * sizeof({ctype})) = "
+                      f"{self.value(v, ctype)};")
+        return True
+
+    def _address(self, text: str) -> tuple[str, int] | None:
+        """`[base]` or `[base+offset]`: (the base as an integer, the offset)."""
+        m = re.fullmatch(r"\[\s*(%\d+|[A-Za-z_$][\w$]*)\s*(?:\+\s*(-?\d+))?\s*\]", text)
+        if not m:
+            return None
+        return self.value(m.group(1), "uintptr_t"), int(m.group(2) or 0)
+
     def _op_ld(self, mods, kind, ctype, args) -> bool:
         """ld.global[.nc][.v2|.v4].TYPE: plain loads (the emulator's memory is the host's)."""
         if not mods or mods[0] != "global" or len(args) != 2 or \
                 set(mods[1:-1]) - {"nc", "v2", "v4", "ca", "cg", "cs", "lu", "cv"}:
             return False
-        m = re.fullmatch(r"\[\s*(%\d+|[A-Za-z_$][\w$]*)\s*(?:\+\s*(-?\d+))?\s*\]", args[1])
-        if not m:
+        address = self._address(args[1])
+        if address is None:
             return False
-        base = self.value(m.group(1), "uintptr_t")
-        offset = int(m.group(2) or 0)
+        base, offset = address
         dsts = _split_operands(args[0][1:-1]) if args[0].startswith("{") else [args[0]]
         width = 4 if "v4" in mods else 2 if "v2" in mods else 1
         if len(dsts) != width:
