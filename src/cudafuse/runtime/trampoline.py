@@ -312,6 +312,9 @@ def entries(unit: TranslationUnit, qualified: dict[str, str],
         fns = [f for f in fns if not (f.is_template or f.space == "device"
                                       or "operator" in name)]
         overloaded = len(fns) > 1
+        # definitions in different namespaces are named with theirs (`a::f(int)`,
+        # `b::f(int)`): the same parameter types would otherwise give both one name
+        scoped = len({_scope(regions or [], f) for f in fns}) > 1
         for i, f in enumerate(fns):
             kind = "kernel" if f.is_kernel else "host"
             params = tuple(p.name or f"arg{i}" for i, p in enumerate(f.params))
@@ -322,6 +325,8 @@ def entries(unit: TranslationUnit, qualified: dict[str, str],
                                  _pointer_type(f), scope, _where(unit, f), defaults=defaults))
                 continue
             shown = f"{name}({', '.join(' '.join(p.type.split()) for p in f.params)})"
+            if scoped:
+                shown = "::".join([*(s or "(anonymous namespace)" for s in scope), shown])
             cxx = "::" + "::".join([*(s for s in scope if s), name])
             out.append(Entry(shown, kind, params, cxx, f"{name}__cf{i}", _pointer_type(f),
                              scope, _where(unit, f), typed=True, defaults=defaults))
