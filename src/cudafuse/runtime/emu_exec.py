@@ -40,7 +40,11 @@ def _status(code: int) -> str:
                 "load(..., sanitize=True), or CUDAFUSE_EMU_STACK_KB)") \
             if name in ("SIGSEGV", "SIGBUS") else \
             " (glibc found its heap corrupted: an out-of-bounds write? try --sanitize)" \
-            if name == "SIGABRT" else ""
+            if name == "SIGABRT" else \
+            (" (an integer division by zero, or of the type's minimum by -1: the host traps"
+             " where a GPU's kernel goes on with an unspecified value; a divisor read from"
+             " memory nothing wrote? fresh cudaMalloc memory is zero here)") \
+            if name == "SIGFPE" else ""
         return f"the program crashed with {name}{hint}"
     return f"the emulation worker exited with status {code}"
 
