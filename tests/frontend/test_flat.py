@@ -32,6 +32,7 @@ def test_flattened_cursors_answer_as_cindex() -> None:
     path = FILES[0]
     tu = _parse(str(path), ParseOptions())
     checked = names = literals = 0
+    spelled: dict[tuple[int, int, int], str] = {}
     for top in _top_level(tu.cursor, str(path)):
         root = flat.flatten(top)
         assert root is not None and root == top
@@ -44,11 +45,15 @@ def test_flattened_cursors_answer_as_cindex() -> None:
             assert (tree.begins[i], tree.ends[i]) == (ext.begin_int_data, ext.end_int_data)
             t = c.type
             assert tree.type_key(i) == (t._kind_id, t.data[0] or 0)
-            if c.kind == ci.CursorKind.DECL_REF_EXPR:
+            if c.kind in (ci.CursorKind.DECL_REF_EXPR, ci.CursorKind.MEMBER_REF_EXPR,
+                          ci.CursorKind.CALL_EXPR):
                 d = referenced(c)
                 want = None if d is None else (d._kind_id, d.data[0] or 0, d.data[1] or 0)
                 assert tree.referenced_key(i) == want
                 names += 1
+                # (the lowering reads a name's, member's or call's spelling once per key)
+                if want is not None:
+                    assert spelled.setdefault(want, c.spelling) == c.spelling
             if c.kind in (ci.CursorKind.INTEGER_LITERAL, ci.CursorKind.FLOATING_LITERAL,
                           ci.CursorKind.CXX_BOOL_LITERAL_EXPR):
                 assert tree.value(i) == evaluate(c)

@@ -142,6 +142,8 @@ def _raw_lib() -> ctypes.CDLL:
     raw.clang_Cursor_getNumArguments.restype = ctypes.c_int
     raw.clang_Cursor_getArgument.argtypes = [ci.Cursor, ctypes.c_uint]
     raw.clang_Cursor_getArgument.restype = ci.Cursor
+    raw.clang_Cursor_getStorageClass.argtypes = [ci.Cursor]
+    raw.clang_Cursor_getStorageClass.restype = ctypes.c_int
     return raw
 
 
@@ -165,6 +167,11 @@ def _cursor_or_none(res: ci.Cursor, tu: object) -> ci.Cursor | None:
 def referenced(cursor: ci.Cursor) -> ci.Cursor | None:
     """cursor.referenced, without cindex's result converter (two more C calls)."""
     return _cursor_or_none(_raw_lib().clang_getCursorReferenced(cursor), cursor._tu)
+
+
+def storage_class(cursor: ci.Cursor) -> int:
+    """cursor.storage_class's value (a ci.StorageClass's), without building the enum."""
+    return int(_raw_lib().clang_Cursor_getStorageClass(cursor))
 
 
 def canonical(cursor: ci.Cursor) -> ci.Cursor:
@@ -329,6 +336,18 @@ class Spans:
         if fname != self.main:
             return Span(fname, 0, 0, lines[i], cols[i])
         return Span(fname, start, max(end, start), lines[i], cols[i])
+
+    def offsets(self, cursor: ci.Cursor) -> tuple[int, int]:
+        """The offsets where clang expands the ends of the cursor's extent, in whichever
+        file (`cursor.extent.start.offset`, `cursor.extent.end.offset`)."""
+        if cursor.__class__ is FlatCursor:
+            flat, i = cursor._flat, cursor._i
+            parts = flat.spans
+            if parts is None:
+                parts = flat.spans = flat_spans(flat, self.base, self.size, self._line_starts)
+            return parts[1][i], parts[2][i]
+        ext = cursor.extent
+        return ext.start.offset, ext.end.offset
 
     def exact(self, ext: ci.SourceRange) -> tuple[str, int, int, int, int]:
         # Cached per endpoint: the cursors inside one macro expansion share many endpoints.

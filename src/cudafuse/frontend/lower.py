@@ -23,6 +23,7 @@ from cudafuse.frontend.clang_api import (
 from cudafuse.frontend.clang_api import (
     namespaces as clang_namespaces,
 )
+from cudafuse.frontend.clang_api import storage_class as raw_storage_class
 from cudafuse.frontend.flat import FlatCursor, flatten
 from cudafuse.frontend.kernel_census import skipped_ranges
 from cudafuse.frontend.macro_bounds import Macro, macro_launch_bounds, macro_table
@@ -47,6 +48,7 @@ _LEAVES = frozenset({K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_E
 # CursorKind per call, and these run once per IR node.
 _LEAF_IDS = frozenset(k.value for k in _LEAVES)
 _SEE_THROUGH_IDS = frozenset({K.PAREN_EXPR.value, K.UNEXPOSED_EXPR.value})
+_UNEXPOSED_EXPR_ID = K.UNEXPOSED_EXPR.value
 _INTEGER_LITERAL, _FLOATING_LITERAL = K.INTEGER_LITERAL.value, K.FLOATING_LITERAL.value
 _BOOL_LITERAL, _STRING_LITERAL = K.CXX_BOOL_LITERAL_EXPR.value, K.STRING_LITERAL.value
 _DECL_REF, _MEMBER_REF = K.DECL_REF_EXPR.value, K.MEMBER_REF_EXPR.value
@@ -82,6 +84,8 @@ MAX_DEPTH = 2000
 
 
 _REDECLARABLE = frozenset({K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.VAR_DECL})
+_REDECLARABLE_IDS = frozenset(k.value for k in _REDECLARABLE)
+_STATIC, _EXTERN = ci.StorageClass.STATIC.value, ci.StorageClass.EXTERN.value
 
 
 _CLASS_KINDS = frozenset({K.STRUCT_DECL, K.CLASS_DECL, K.CLASS_TEMPLATE, K.UNION_DECL,
@@ -148,6 +152,12 @@ class Lowerer:
         self._param_types: dict[tuple[int, int], tuple[
             str, bool, str, bool, bool, bool, str, tuple[str, ...] | None,
             tuple[str, ...] | None]] = {}
+        # Per referenced declaration (a flattened tree's key), what the lowering asks of the
+        # names, members and calls that refer to it, and per type whether its canonical type
+        # is a pointer: asked again and again of the same few declarations and types.
+        self._names: dict[tuple[int, int, int], str] = {}
+        self._callees: dict[tuple[int, int, int], tuple[int, str, str]] = {}
+        self._pointers: dict[tuple[int, int], bool] = {}
         self.span = self.spans.span  # bound once: called for every IR node
         self._type_spelling = self.spans.type_spelling
         self._depth = 0
@@ -188,7 +198,7 @@ class Lowerer:
         if got is None:
             if cursor._kind_id == _FUNCTION_DECL_ID:
                 cursor = _template_of_instance(cursor)
-            target = canonical(cursor) if cursor.kind in _REDECLARABLE else cursor
+            target = canonical(cursor) if cursor._kind_id in _REDECLARABLE_IDS else cursor
             fname, _, _, offset = self.loc(target.location)
             got = self._decls[key] = f"{spelling(target)}@{fname}:{offset}"
         return got
@@ -198,6 +208,44 @@ class Lowerer:
         if fname != self.source.path:
             return Span("", 0, 0, line, col)
         return Span(fname, offset, offset + len(spelling(cursor)), line, col)
+
+    def _spelled(self, c: ci.Cursor) -> str:
+        """spelling(c) of a name, member or call. libclang spells such a cursor as the
+        declaration it refers to, so a flattened one's is read once per declaration."""
+        if c.__class__ is FlatCursor:
+            key = c._flat.referenced_key(c._i)
+            if key is not None:
+                got = self._names.get(key)
+                if got is None:
+                    got = self._names[key] = spelling(c)
+                return got
+        return spelling(c)
+
+    def _is_pointer(self, c: ci.Cursor) -> bool:
+        """Whether the cursor's type is canonically a pointer (once per type where the
+        flattened tree keys it)."""
+        if c.__class__ is FlatCursor:
+            key = c._flat.type_key(c._i)
+            got = self._pointers.get(key)
+            if got is None:
+                got = self._pointers[key] = \
+                    c.type.get_canonical().kind == ci.TypeKind.POINTER
+            return got
+        return c.type.get_canonical().kind == ci.TypeKind.POINTER
+
+    def _callee(self, c: ci.Cursor) -> tuple[int, str, str] | None:
+        """(kind id, spelling, decl id) of the declaration a call refers to, None for
+        none; a flattened call's once per declaration."""
+        key = c._flat.referenced_key(c._i) if c.__class__ is FlatCursor else None
+        got = self._callees.get(key) if key is not None else None
+        if got is None:
+            d = referenced(c)
+            if d is None:
+                return None
+            got = (d._kind_id, spelling(d), self.decl(d))
+            if key is not None:
+                self._callees[key] = got
+        return got
 
     @staticmethod
     def attrs(cursor: ci.Cursor) -> set[str]:
@@ -243,8 +291,8 @@ class Lowerer:
             return n.StrLit(spelling(c), span=sp, type=ty)
         if kind == _MEMBER_REF:
             base = self.expr(kids[0]) if kids else n.Ref("this", "other", span=sp)
-            arrow = bool(kids) and kids[0].type.get_canonical().kind == ci.TypeKind.POINTER
-            return n.Member(base, spelling(c), arrow, span=sp, type=ty)
+            arrow = bool(kids) and self._is_pointer(kids[0])
+            return n.Member(base, self._spelled(c), arrow, span=sp, type=ty)
         if kind == _UNARY_OPERATOR and len(kids) == 1:
             op, post = unary_op(c)
             return n.Unary(op, self.expr(kids[0]), post, span=sp, type=ty)
@@ -314,20 +362,20 @@ class Lowerer:
 
     def call(self, c: ci.Cursor, kids: list[ci.Cursor], sp: Span, ty: str) -> n.Expr:
         if len(kids) >= 2 and kids[1]._kind_id == _CALL and \
-                spelling(kids[1]) == "__cudaPushCallConfiguration":
+                self._spelled(kids[1]) == "__cudaPushCallConfiguration":
             return self.launch(c, kids, sp, ty)
-        d = referenced(c)
+        d = self._callee(c)
         args = tuple(self.expr(a) for a in arguments(c))
-        if d is not None and d._kind_id == _CONSTRUCTOR_ID and len(args) == 1 and \
+        if d is not None and d[0] == _CONSTRUCTOR_ID and len(args) == 1 and \
                 args[0].span == sp:
             return args[0]  # an implicit copy/conversion constructor: the value itself
         # A call that depends on a template parameter has no referenced declaration yet; its
         # name is still spelled by the callee expression (an overloaded/unresolved name).
-        callee = spelling(d) if d is not None else spelling(c) or (
+        callee = d[1] if d is not None else spelling(c) or (
             spelling(kids[0]) or _unresolved_name(kids[0]) if kids else "")
-        decl = self.decl(d) if d is not None else ""
+        decl = d[2] if d is not None else ""
         callee_expr = None
-        if kids and (d is None or d._kind_id not in _FUNCTION_IDS):
+        if kids and (d is None or d[0] not in _FUNCTION_IDS):
             first = kids[0]
             if first._kind_id != _DECL_REF and len(kids) == len(args) + 1:
                 callee_expr = self.expr(first)
@@ -337,12 +385,15 @@ class Lowerer:
         cfg = arguments(kids[1])
         cfg_exprs = [self.expr(a) for a in cfg]
         # Omitted shared/stream show up as default-argument expressions with no extent.
-        explicit = [e for e, a in zip(cfg_exprs, cfg, strict=True)
-                    if a.extent.start.offset != a.extent.end.offset or a.kind != K.UNEXPOSED_EXPR]
+        explicit = []
+        for e, a in zip(cfg_exprs, cfg, strict=True):
+            start, end = self.spans.offsets(a)
+            if start != end or a._kind_id != _UNEXPOSED_EXPR_ID:
+                explicit.append(e)
         grid, block = cfg_exprs[0], cfg_exprs[1]
         shared = explicit[2] if len(explicit) > 2 else None
         stream = explicit[3] if len(explicit) > 3 else None
-        d = referenced(c)
+        d = self._callee(c)
         callee = self.span(kids[0])
         args = tuple(self.expr(a) for a in arguments(c))
         text = self.source.data
@@ -350,9 +401,9 @@ class Lowerer:
         config = self.source.span(callee.start, close + 3) if close >= 0 and callee.end else sp
         callee_text = self.source.text(callee)
         targs = callee_text[callee_text.index("<"):] if "<" in callee_text else ""
-        name = spelling(d) if d is not None else callee_text.split("<")[0].strip()
+        name = d[1] if d is not None else callee_text.split("<")[0].strip()
         return n.KernelLaunch(name, grid, block, shared, stream, args,
-                              self.decl(d) if d is not None else "", targs, callee, config,
+                              d[2] if d is not None else "", targs, callee, config,
                               span=sp, type=ty)
 
     # ---- statements --------------------------------------------------------------------
@@ -417,9 +468,9 @@ class Lowerer:
         semi1, semi2 = header
         init = cond = inc = None
         for k in kids[:-1]:
-            off = k.extent.start.offset
+            off = self.spans.offsets(k)[0]
             if off < semi1:
-                init = self.stmt(k) if k.kind in (K.DECL_STMT,) else n.ExprStmt(self.expr(k))
+                init = self.stmt(k) if k._kind_id == _DECL_STMT_ID else n.ExprStmt(self.expr(k))
             elif off < semi2:
                 cond = self.expr(k)
             else:
@@ -473,12 +524,13 @@ class Lowerer:
     def var(self, c: ci.Cursor) -> n.VarDecl:
         kids = children(c)
         storage = {_SPACE_ATTR_IDS[i] for k in kids if (i := k._kind_id) in _SPACE_ATTR_IDS}
-        storage_class = c.storage_class
-        if storage_class == ci.StorageClass.STATIC:
+        storage_class = raw_storage_class(c)
+        if storage_class == _STATIC:
             storage.add("static")
-        if storage_class == ci.StorageClass.EXTERN:
+        if storage_class == _EXTERN:
             storage.add("extern")
-        spelled, const, sizes = self._var_type(c.type)
+        spelled, const, sizes = self._var_types.get(self._type_key(c)) or \
+            self._var_type(c.type)
         if const:
             storage.add("const")
         init = None
@@ -490,10 +542,16 @@ class Lowerer:
         return n.VarDecl(spelling(c), spelled, init, self.decl(c), frozenset(storage), dims,
                          span=self.span(c))
 
+    @staticmethod
+    def _type_key(c: ci.Cursor) -> tuple[int, int] | None:
+        """The key of _var_type's and _param_type's caches for the cursor's type, read from
+        a flattened tree without asking libclang for the type (None: not flattened)."""
+        return c._flat.type_key(c._i) if c.__class__ is FlatCursor else None
+
     def _var_type(self, t: ci.Type) -> tuple[str, bool, tuple[int, ...]]:
         """(spelling, const-qualified, array sizes (-1: unknown)) of a variable's type, cached
         per type."""
-        key = (t._kind_id, t.data[0])
+        key = (t._kind_id, t.data[0] or 0)
         got = self._var_types.get(key)
         if got is None:
             spelled, const = t.spelling, t.is_const_qualified()
@@ -551,7 +609,7 @@ class Lowerer:
 
     def param(self, c: ci.Cursor) -> Param:
         spelled, is_ptr, pointee_name, pointee_const, is_ref, holds, canonical, floats, \
-            members = self._param_type(c.type)
+            members = self._param_types.get(self._type_key(c)) or self._param_type(c.type)
         return Param(spelling(c), spelled, self.decl(c), self.span(c), is_ptr, pointee_name,
                      pointee_const, "restrict" in spelled, is_ref, holds, canonical, floats,
                      members)
@@ -563,7 +621,7 @@ class Lowerer:
         pointers, canonical pointee without cv, the pointee's floating members when it is a
         class, its direct members when it is a plain class), per type: kernels repeat a few
         parameter types many times."""
-        key = (t._kind_id, t.data[0])
+        key = (t._kind_id, t.data[0] or 0)
         got = self._param_types.get(key)
         if got is None:
             canon = t.get_canonical()

@@ -16,7 +16,7 @@ import clang.cindex as ci
 
 from cudafuse.collector import paused
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
-from cudafuse.frontend.clang_api import in_main_file
+from cudafuse.frontend.clang_api import children, in_main_file
 from cudafuse.frontend.clang_diags import (
     CANNOT_OPEN,
     MISSING_HEADER,
@@ -631,8 +631,10 @@ def _lower_all(tu: ci.TranslationUnit, unit: TranslationUnit, lowerer: Lowerer,
                errors: list[tuple[Diagnostic, int]], used: set[int],
                diags: list[Diagnostic], reuse: _Reuse | None = None) -> None:
     for cursor in _top_level(tu.cursor, unit.path):
-        start, end = cursor.extent.start.offset, cursor.extent.end.offset
-        broken = [i for i, (_, off) in enumerate(errors) if start <= off <= end]
+        broken = []
+        if errors:  # (an extent costs several calls into libclang: only when needed)
+            start, end = cursor.extent.start.offset, cursor.extent.end.offset
+            broken = [i for i, (_, off) in enumerate(errors) if start <= off <= end]
         if broken:
             used.update(broken)
             first = errors[broken[0]][0]
@@ -739,7 +741,7 @@ def _top_level(cursor: ci.Cursor, path: str,
     """Function definitions/declarations and globals of the main file, through namespaces and
     extern "C" blocks, in source order."""
     templates = set() if templates is None else templates
-    for c in cursor.get_children():
+    for c in children(cursor):  # (the raw visit: a unit has thousands of declarations)
         if not in_main_file(c) and not _macro_linkage_in_main_file(c):
             continue
         kind = c.kind
