@@ -92,3 +92,68 @@ def test_the_check_is_needed(fused, tmp_path: Path) -> None:
     forced.write_text(code[:at] + "if (1 || (" + code[at + 5:])
     with pytest.raises(AssertionError, match="y\\["):
         compare_entry(PROGRAM, forced, "short_pipe", {"n": 203, "r": 2})
+
+
+_SPELLINGS = r"""
+#define B 16
+__global__ void decl(const float *in, float *out, int w, int h) {
+  __shared__ float t[B * B];
+  const float v = in[w * min(max((int)(blockIdx.y * (B - 2) + threadIdx.y) - 1, 0), h - 1)
+                     + max(0, min(w - 1, (int)(blockIdx.x * (B - 2) + threadIdx.x) - 1))];
+  t[threadIdx.y * B + threadIdx.x] = v;
+  __syncthreads();
+  out[0] = t[0];
+}
+__global__ void wraps(const float *in, float *out, int n) {
+  __shared__ float t[B];
+  unsigned g = blockIdx.x * (B - 2) + threadIdx.x - 1;
+  t[threadIdx.x] = in[min(max(g, 0u), n - 1u)];
+  __syncthreads();
+  out[0] = t[0];
+}
+__global__ void bumps(const float *in, float *out, int n) {
+  __shared__ float t[B];
+  int g = blockIdx.x * (B - 2) + threadIdx.x - 1;
+  t[threadIdx.x] = in[min(max(g++, 0), n - 1)];
+  __syncthreads();
+  out[0] = t[0] + g;
+}
+__global__ void late(const float *in, float *out, int n) {
+  __shared__ float t[B];
+  int g = blockIdx.x * (B - 2) + threadIdx.x - 1;
+  if (g >= n) return;
+  t[threadIdx.x] = in[min(max(g, 0), n - 1)];
+  __syncthreads();
+  out[0] = t[0];
+}
+__global__ void strided(const float *in, float *out, int n) {
+  __shared__ float t[B];
+  int g = 2 * threadIdx.x + blockIdx.x * (B - 2);
+  t[threadIdx.x] = in[min(max(g, 0), n - 1)];
+  __syncthreads();
+  out[0] = t[0];
+}
+"""
+
+
+@pytest.mark.parametrize(("kernel", "expect"), [
+    ("decl", None),  # a declaration's initialiser, y first, min/max in the other order
+    ("wraps", "is not a sum of positions clamped into [0, B)"),  # unsigned: wraps at -1
+    ("bumps", "its subscript assigns a variable"),
+    ("late", "are not made by every thread, once, before its first barrier or return"),
+    ("strided", "its position is not threadIdx plus a block offset"),
+])
+def test_which_loads_store(tmp_path: Path, kernel: str, expect: str | None) -> None:
+    from cudafuse.frontend.parse import ParseOptions
+    from cudafuse.passes.vertical.kernel.respell import parse_for_fusion
+    from cudafuse.passes.vertical.kernel.tile_stores import TileStore, tile_store
+
+    src = tmp_path / "k.cu"
+    src.write_text(_SPELLINGS)
+    fn = parse_for_fusion(str(src), ParseOptions())[0].unit.function(kernel)
+    found = tile_store(fn, "in")
+    if expect is None:
+        assert isinstance(found, TileStore), found
+        assert [d.dim for d in found.dims] == ["x", "y"] and found.stride is not None
+    else:
+        assert isinstance(found, str) and expect in found, found

@@ -103,6 +103,9 @@ def tile_store(fn: Function, pname: str) -> TileStore | str:
         load = _whole_load(stmt, param.decl)
         if load is None:
             continue
+        if any(isinstance(x, n.Binary) and x.is_assignment or isinstance(x, n.Unary) and
+               x.op in ("++", "--") for x in load.index.walk()):
+            return f"{where}: its subscript assigns a variable (evaluated twice, it would change)"
         dims = _clamped_index(_strip(_typed_inline(load.index, once)))
         if isinstance(dims, str):
             return f"{where}: {dims}"
@@ -170,10 +173,16 @@ def _clamp(e: n.Expr) -> tuple[n.Expr, n.Expr] | None:
             pos, other = inner.args[j], inner.args[1 - j]
             top, zero = (free, other) if outer == "min" else (other, free)
             if _poly(_strip(zero)) == _poly(n.IntLit(0, type="int")) and \
+                    not _indexed(top) and \
                     "unsigned" not in pos.type and "size_t" not in pos.type:
                 # (an unsigned position past the left edge wraps to the right one)
                 return pos, top
     return None
+
+
+def _indexed(e: n.Expr) -> bool:
+    """Whether `e` reads a thread or block index."""
+    return any(isinstance(y, n.Ref) and y.name in ("threadIdx", "blockIdx") for y in e.walk())
 
 
 def _thread_dim(e: n.Expr) -> str:
