@@ -4,10 +4,13 @@ lists the addresses of variables is the launch `k<<<grid, block, shared, stream>
 those variables' values at the call, so it joins its sequence and fuses with API and chevron
 launches alike (its statement rewritten whole when it starts the fused kernel), kernel
 templates' instantiations (`(void *)times<float, 3>`) through their concrete copies. An array
-changed before the call, a call whose status is used, and an argument of another width than
-its parameter stay calls, which split their sequences as before. The plan is read in the
-default suite; the differential run under the emulator (every element of every buffer,
-garbage inputs, odd sizes) is slow."""
+changed before the call, a check that also copies the intermediate, and an argument of another
+width than its parameter stay calls, which split their sequences as before. A call whose
+status is kept or checked (`err = cudaLaunchKernel(...)`, `CHECK(cudaLaunchKernel(...))`) is
+a launch too: its check stays, given cudaSuccess, or the fused launch's status; so is one in
+a launcher function per stage (host/wrappers.py, emit/wrapper_codegen.py). The plan
+is read in the default suite; the differential run under the emulator (every element of
+every buffer, garbage inputs, odd sizes) is slow."""
 
 from __future__ import annotations
 
@@ -24,8 +27,10 @@ from cudafuse.passes.vertical.host.api_launches import with_api_launches
 PROGRAM = Path(__file__).parent / "programs" / "api_launches_s9.cu"
 FUSED = {"p_api_pair": ("scale", "plus"), "p_api_mixed": ("scale", "negate", "scale"),
          "p_api_templates": ("times", "square", "times"),
-         "p_api_templates_chevrons": ("times", "square", "times")}
-UNFUSED = ("p_api_rewritten", "p_api_checked", "p_api_wide")
+         "p_api_templates_chevrons": ("times", "square", "times"),
+         "p_api_checked": ("scale", "plus"), "p_api_status": ("scale", "negate"),
+         "p_api_stages": ("scale", "negate", "scale")}
+UNFUSED = ("p_api_rewritten", "p_api_saved", "p_api_wide")
 SIZES = ({"w": 37, "h": 19}, {"w": 1, "h": 3})
 
 
@@ -52,6 +57,7 @@ def test_api_launches_read(fused) -> None:
     assert read["p_api_pair"] == [("scale", ("in", "t", "n", "a"), False),
                                   ("plus", ("t", "out", "n"), False)]
     assert read["p_api_mixed"] == [("negate", ("t", "u", "n"), True)]
+    assert read["p_api_checked"] == [("scale", ("in", "t", "n", "a"), False)]
     for host in UNFUSED:
         assert read.get(host, []) == [], host
 
@@ -63,6 +69,18 @@ def test_fused_statement_is_a_chevron_launch(fused) -> None:
     host = host[:host.index("\n}\n")]
     assert "cf_p_api_pair_fused0<<<grid, block, 0, s>>>(" in host
     assert "cudaLaunchKernel" not in host.split("args_plus[]", 1)[1]
+
+
+def test_checked_statements_keep_their_checks(fused) -> None:
+    """A fused-away launch's check is given cudaSuccess; the last one's checks the fused
+    launch's status."""
+    path, _ = fused
+    text = path.read_text()
+    host = text[text.index("void p_api_status("):]
+    host = host[:host.index("\n}\n")]
+    assert "cudaError_t err = cudaSuccess;" in host
+    assert "CHECK((cf_p_api_status_fused" in host and \
+        "(out, n, in, t, a), cudaPeekAtLastError()));" in host
 
 
 @pytest.mark.slow

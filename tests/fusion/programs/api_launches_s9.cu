@@ -11,6 +11,13 @@
         if (e_ != cudaSuccess) printf("error %s\n", cudaGetErrorString(e_));         \
     } while (0)
 
+// A check that also copies a buffer: more than a check, so its call stays a call.
+#define CHECK_AND_SAVE(call, dst, src, bytes)                                        \
+    do {                                                                             \
+        CHECK(call);                                                                 \
+        cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);                       \
+    } while (0)
+
 __global__ void scale(const float *in, float *t, int n, float a)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -84,13 +91,41 @@ void p_api_rewritten(const float *in, float *t, float *u, float *v, float *out, 
     plus<<<(n + 127) / 128, 128>>>(u, out, n);
 }
 
-// The call's status is checked through a macro: its value is used, so it stays a call.
+// The call's status is checked through a macro: the check stays, given cudaSuccess where the
+// call's launch went into the fused kernel.
 void p_api_checked(const float *in, float *t, float *u, float *v, float *out, int w, int h)
 {
     int n = w * h;
     float a = 2.0f;
     void *args[] = {&in, &t, &n, &a};
     CHECK(cudaLaunchKernel((const void *)scale, dim3((n + 127) / 128), dim3(128), args, 0, 0));
+    plus<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+
+// The status kept in a variable and tested, and a checked API launch last: the fused
+// launch's status is what the check reads there.
+void p_api_status(const float *in, float *t, float *u, float *v, float *out, int w, int h)
+{
+    int n = w * h;
+    float a = 0.5f;
+    dim3 block(64), grid((n + 63) / 64);
+    void *args[] = {&in, &t, &n, &a};
+    cudaError_t err = cudaLaunchKernel((const void *)scale, grid, block, args, 0, 0);
+    if (err != cudaSuccess)
+        printf("scale: %s\n", cudaGetErrorString(err));
+    err = cudaGetLastError();
+    void *args2[] = {&t, &out, &n};
+    CHECK(cudaLaunchKernel((const void *)negate, grid, block, args2, 0, 0));
+}
+
+// A launch whose check macro also copies the intermediate: not read as a launch.
+void p_api_saved(const float *in, float *t, float *u, float *v, float *out, int w, int h)
+{
+    int n = w * h;
+    float a = 1.25f;
+    void *args[] = {&in, &t, &n, &a};
+    CHECK_AND_SAVE(cudaLaunchKernel((const void *)scale, dim3((n + 127) / 128), dim3(128),
+                                    args, 0, 0), v, t, n * sizeof(float));
     plus<<<(n + 127) / 128, 128>>>(t, out, n);
 }
 
@@ -132,4 +167,29 @@ void p_api_templates_chevrons(const float *in, float *t, float *u, float *v, flo
     times<float, 3><<<grid, block, 0, nullptr>>>(in, t, n);
     square<float><<<grid, block>>>(t, u, n);
     times<float, -2><<<grid, block, 0, nullptr>>>(u, out, n);
+}
+
+// One launcher per stage, each starting its kernel through the runtime API (the status
+// checked in one, kept in the other), called by the pipeline.
+void stage_scale(const float *src, float *dst, int count, float factor)
+{
+    dim3 threads(128), blocks((count + threads.x - 1) / threads.x);
+    void *params[] = {&src, &dst, &count, &factor};
+    CHECK(cudaLaunchKernel((const void *)scale, blocks, threads, params, 0, 0));
+}
+
+void stage_negate(const float *src, float *dst, int count)
+{
+    void *params[] = {&src, &dst, &count};
+    cudaError_t status = cudaLaunchKernel((const void *)negate, dim3((count + 127) / 128),
+                                          dim3(128), params, 0, 0);
+    if (status != cudaSuccess)
+        printf("negate: %s\n", cudaGetErrorString(status));
+}
+
+void p_api_stages(const float *in, float *t, float *u, float *v, float *out, int w, int h)
+{
+    stage_scale(in, t, w * h, 0.75f);
+    stage_negate(t, u, w * h);
+    stage_scale(u, out, w * h, 2.0f);
 }

@@ -33,7 +33,7 @@ from cudafuse.ir.program import Function, Param, TranslationUnit
 from cudafuse.ir.source import SourceFile, Span
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.passes.vertical.emit.rounding import prologue as prologue  # driver imports it here
-from cudafuse.passes.vertical.host.api_launches import is_api_launch
+from cudafuse.passes.vertical.host.api_launches import is_api_launch, status_used
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import LaunchSite, param_key
 from cudafuse.passes.vertical.kernel.channels import Channels, Layout, classify, frame
@@ -1123,8 +1123,10 @@ class GroupEmitter:
         if is_api_launch(launch):  # a cudaLaunchKernel call: rewritten whole (api_launches)
             config = ", ".join(expr_text(self.unit, e) for e in (
                 launch.grid, launch.block, launch.shared, launch.stream) if e is not None)
-            rw.replace(launch.span, f"{self.group.name}<<<{config}>>>({args})",
-                       "fused launch (was a cudaLaunchKernel call)")
+            text = f"{self.group.name}<<<{config}>>>({args})"
+            if status_used(self.sink.stmt, launch):  # `CHECK(...)`: the launch's status
+                text = f"({text}, cudaPeekAtLastError())"
+            rw.replace(launch.span, text, "fused launch (was a cudaLaunchKernel call)")
         else:
             rw.replace(launch.callee_span, self.group.name, "fused launch")
             close = _find_args(src, launch.config_span.end, launch.span.end)
@@ -1134,6 +1136,10 @@ class GroupEmitter:
             rw.replace_range(opened, launch.config_span.end, self.launch_config(),
                              "fused launch with the chosen block")
         for site in self.group.launches[:-1]:
+            if status_used(site.stmt, site.launch):  # its check stays, of no error
+                rw.replace(site.launch.span, "cudaSuccess",
+                           f"launch of {site.kernel.name} fused")
+                continue
             rw.replace(site.stmt.span,
                        f"/* cudafuse: {site.kernel.name} fused into {self.group.name} */",
                        f"launch of {site.kernel.name} fused")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.emit.codegen import (
     CodegenError,
     GroupEmitter,
@@ -20,6 +21,7 @@ from cudafuse.passes.vertical.emit.codegen import (
     expr_text,
     param_key,
 )
+from cudafuse.passes.vertical.host.api_launches import is_api_launch, status_used
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 
 if TYPE_CHECKING:
@@ -59,9 +61,20 @@ def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
             extra.append((gp.type, name, expr_text(unit, gp.host_arg)))
             args.append(name)
     body = _Slice(unit.source, w.fn.body_span)
-    body.replace(orig.callee_span, em.group.name)
-    close = _find_args(unit.source, orig.config_span.end, orig.span.end)
-    body.replace_range(close[0], close[1], f"({', '.join(args)})")
+    if is_api_launch(orig):  # the wrapper's cudaLaunchKernel call (host/api_launches.py)
+        config = ", ".join(expr_text(unit, e) for e in (
+            orig.grid, orig.block, orig.shared, orig.stream) if e is not None)
+        text = f"{em.group.name}<<<{config}>>>({', '.join(args)})"
+        assert w.fn.body is not None
+        stmt = next((s for s in w.fn.body.walk()
+                     if isinstance(s, n.ExprStmt) and s.expr is orig), None)
+        if stmt is None or status_used(stmt, orig):
+            text = f"({text}, cudaPeekAtLastError())"
+        body.replace(orig.span, text)
+    else:
+        body.replace(orig.callee_span, em.group.name)
+        close = _find_args(unit.source, orig.config_span.end, orig.span.end)
+        body.replace_range(close[0], close[1], f"({', '.join(args)})")
     if em.group.launch_block is not None:
         kparams = [p.name for p in sink.kernel.params]
         opened = data.find(b"<<<", orig.callee_span.end, orig.config_span.end)

@@ -36,14 +36,17 @@ synchronisation) are not read: they stay calls.
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Callable
 
 from cudafuse.frontend.instantiate import API_LAUNCH, api_kernel
 from cudafuse.ir import nodes as n
 from cudafuse.ir.casts import strip_casts
 from cudafuse.ir.program import Function, TranslationUnit
-from cudafuse.ir.source import NO_SPAN
+from cudafuse.ir.source import NO_SPAN, Span
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.ir.types import unqualified
+from cudafuse.passes.vertical.host.stmtnodes import _assigned
 
 API = API_LAUNCH
 
@@ -108,16 +111,108 @@ def _call_of(stmt: n.Node) -> n.Call | None:
     return c if isinstance(c, n.Call) and api_kernel(c) is not None else None
 
 
+def _block_statements(body: n.Node) -> list[n.Stmt]:
+    """The statements that are items of a block (or a loop's or branch's whole body)."""
+    out: list[n.Stmt] = []
+    for x in body.walk():
+        if isinstance(x, n.Compound):
+            out.extend(x.body)
+        elif isinstance(x, (n.For, n.While)) and not isinstance(x.body, n.Compound):
+            out.append(x.body)
+        elif isinstance(x, n.If):
+            out.extend(b for b in (x.then, x.else_)
+                       if b is not None and not isinstance(b, n.Compound))
+    return out
+
+
+_CALL = re.compile(rb"\b" + API.encode() + rb"\s*\(")
+
+
+def _call_text(unit: TranslationUnit, stmt: n.Stmt, name: str) -> tuple[Span, Span] | None:
+    """Where the statement's text spells its one cudaLaunchKernel call, and the kernel's
+    name in its first argument (a call written inside a macro invocation has no span of
+    its own: `CHECK(cudaLaunchKernel(...))`)."""
+    if stmt.span.file != unit.path:
+        return None
+    code = unit.code
+    found = list(_CALL.finditer(code, stmt.span.start, stmt.span.end))
+    if len(found) != 1:
+        return None
+    start, depth, at, comma = found[0].start(), 0, found[0].end() - 1, -1
+    for at in range(found[0].end() - 1, stmt.span.end):
+        c = code[at:at + 1]
+        if c in b"(<[{" and c != b"<":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif c == b"," and depth == 1 and comma < 0:
+            comma = at
+    if depth != 0 or comma < 0:
+        return None
+    first = code[found[0].end():comma]
+    names = list(re.finditer(rb"\b" + re.escape(name.encode()) + rb"\b", first))
+    if len(names) != 1:
+        return None
+    k = found[0].end() + names[0].start()
+    return unit.source.span(start, at + 1), unit.source.span(k, k + len(name))
+
+
+def status_used(stmt: n.Stmt, launch: n.KernelLaunch) -> bool:
+    """Whether an API launch's statement does more than make the call (checks or keeps its
+    status): its replacement then stands for the call alone, inside the statement."""
+    return is_api_launch(launch) and launch.span != stmt.span
+
+
+def _checked(unit: TranslationUnit, host: Function, stmt: n.Stmt, call: n.Call,
+             judge: Callable[[n.Stmt], str | None]) -> bool:
+    """Whether a statement that holds the call and uses its status (`err = call;`,
+    `CHECK(call);`) does nothing else that matters between launches: with the call's
+    status taken as cudaSuccess, what remains is harmless (hoststmts: error checks,
+    printing, exits), and no launch reads a variable it assigns."""
+    if any(isinstance(x, n.KernelLaunch) for x in stmt.walk()) or \
+            sum(api_kernel(x) is not None for x in stmt.walk()) != 1:
+        return False
+    rest = replace_nodes(stmt, lambda x: n.IntLit(span=x.span, type="cudaError_t", value=0)
+                         if x is call else None)
+    assert isinstance(rest, n.Stmt)
+    if judge(rest) is not None:
+        return False
+    assigned = {r.decl for x in rest.walk() for r in _assigned(x)}
+    assert host.body is not None
+    return not any(isinstance(r, n.Ref) and r.decl in assigned
+                   for la in host.body.walk()
+                   if isinstance(la, n.KernelLaunch) or api_kernel(la) is not None
+                   for r in la.walk())
+
+
 def _rewrite(unit: TranslationUnit, host: Function) -> Function:
     """`host` with its runtime-API launches as KernelLaunch nodes (itself when none)."""
     assert host.body is not None
     arrays = {d.decl: d for d in host.body.walk() if isinstance(d, n.VarDecl)}
     launches: dict[int, n.KernelLaunch] = {}  # id of the call -> its launch
+    statements: dict[int, tuple[n.Stmt, n.Call]] = {}  # id of a checking statement ->
     used_as_list: dict[str, int] = {}  # array decl -> uses as a converted call's list
-    for stmt in host.body.walk():
+    for stmt in _block_statements(host.body):
         call = _call_of(stmt)
+        where = None
+        if call is not None and id(call) in launches:
+            continue  # (inside a statement read whole: `do { ... } while (0)`)
         if call is None:
-            continue
+            inner = [x for x in stmt.walk() if isinstance(x, n.Call) and
+                     api_kernel(x) is not None]
+            if len(inner) != 1:
+                continue
+            call = inner[0]
+            if id(call) in launches:
+                continue  # (the outermost statement holding it is read whole)
+            ref = api_kernel(call)
+            assert ref is not None
+            where = _call_text(unit, stmt, ref.name)
+            if where is None:
+                continue
+            statements[id(stmt)] = (stmt, call)
         found = _kernel(unit, call)
         lst = strip_casts(call.args[3])
         if found is None or not isinstance(lst, n.Ref) or lst.decl not in arrays:
@@ -130,11 +225,24 @@ def _rewrite(unit: TranslationUnit, host: Function) -> Function:
         stream = _present(call.args[5]) if len(call.args) > 5 else None
         # (a template's launch names the template, its kernel_decl the copy, as
         # kernel/instances.py binds a `<<<>>>` launch of one)
+        span, callee = (call.span, name.span) if where is None else where
         launches[id(call)] = n.KernelLaunch(
-            span=call.span, type="void", kernel=name.name, grid=call.args[1],
+            span=span, type="void", kernel=name.name, grid=call.args[1],
             block=call.args[2], shared=shared, stream=stream, args=args,
-            kernel_decl=fn.decl, callee_span=name.span, config_span=NO_SPAN)
+            kernel_decl=fn.decl, callee_span=callee, config_span=NO_SPAN)
         used_as_list[lst.decl] = used_as_list.get(lst.decl, 0) + 1
+    if statements and launches:
+        # What a checking statement does besides its call is judged against every launch
+        # the function may have (its own included: `CHECK(call); cudaMemcpy(v, t, ...)`
+        # reads what its launch writes).
+        judge = _judge(unit, host, list(launches.values()))
+        for i, (st, c) in list(statements.items()):
+            if id(c) in launches and not _checked(unit, host, st, c, judge):
+                statements.pop(i)
+                launches.pop(id(c))
+                lst = strip_casts(c.args[3])
+                assert isinstance(lst, n.Ref)
+                used_as_list[lst.decl] -= 1
     if not launches:
         return host
     # An array with any other use (written, passed on, a call not read as a launch) may
@@ -155,7 +263,14 @@ def _rewrite(unit: TranslationUnit, host: Function) -> Function:
         return host
     emptied = {strip_casts(c.args[3]).decl for i, c in calls.items() if i in ok}  # type: ignore[union-attr]
 
+    # A statement that checks or keeps the status becomes the launch statement (its
+    # launch's span the call's text in it: codegen replaces only that).
+    whole = {i: n.ExprStmt(span=st.span, expr=ok[id(c)])
+             for i, (st, c) in statements.items() if id(c) in ok}
+
     def change(x: n.Node) -> n.Node | None:
+        if id(x) in whole:
+            return whole[id(x)]
         if id(x) in ok:
             return ok[id(x)]
         if isinstance(x, n.VarDecl) and x.decl in emptied:
@@ -164,6 +279,18 @@ def _rewrite(unit: TranslationUnit, host: Function) -> Function:
 
     body = replace_nodes(host.body, change)
     return dataclasses.replace(host, body=body)
+
+
+def _judge(unit: TranslationUnit, host: Function, api: list[n.KernelLaunch]
+           ) -> Callable[[n.Stmt], str | None]:
+    """Why a statement may not stand after any of the host function's launches (its
+    `<<<>>>` launches and the API launches `api`)."""
+    from cudafuse.passes.vertical.host.hoststmts import HostStatements
+
+    stmts = HostStatements(unit, host)
+    assert host.body is not None
+    every = [x for x in host.body.walk() if isinstance(x, n.KernelLaunch)] + api
+    return lambda st: stmts.statement_reason(st, every, frozenset())
 
 
 def _launches_of(fn: Function) -> list[n.KernelLaunch]:
