@@ -8,15 +8,21 @@ reads each argument through its pointer in `args` when the call is made, so the 
 arguments are the values those variables hold at the call. Such a call statement becomes a
 KernelLaunch of the host function's IR (its span the call's, its callee span the kernel's
 name inside the call, no configuration span), so that sequences, legality and planning see
-it as any other launch; a fused group whose last launch is one is rewritten whole into a
-`<<<...>>>` launch (is_api_launch tells codegen so).
+it as any other launch; a fused group whose last launch is one has the call rewritten into
+a `<<<...>>>` launch (is_api_launch tells codegen so).
 
 Only what is provably that launch is read so; anything else stays an opaque call (which
 splits its sequence, as before):
 
-* a statement that is the call alone (its cudaError_t unused; `(void)` allowed): a value
-  used (`err = cudaLaunchKernel(...)`, `CHECK(cudaLaunchKernel(...))`) has no `<<<>>>`
-  spelling to put in its place;
+* a statement that is the call alone (`(void)` allowed), or one that keeps or checks its
+  status (`err = cudaLaunchKernel(...);`, `CHECK(cudaLaunchKernel(...));`, the call found
+  in the statement's text when a macro hides its span) and otherwise does nothing that
+  matters between launches: with the status taken as cudaSuccess, what remains is harmless
+  after every launch of the function, its own included (hoststmts.py: error checks,
+  printing, exits; not a copy of the buffer it writes), and no launch reads a variable it
+  assigns. The statement then stays as written around the call's replacement:
+  `cudaSuccess` for a launch fused away, `(fused<<<...>>>(...), cudaPeekAtLastError())`
+  for the one that starts the fused kernel (status_used);
 * the kernel named through casts and `&` (`(void *)k`, `(const void *)&k`, `k`), a
   kernel of the unit, or an instantiation of a kernel template (`(void *)k<float, 3>`)
   of which the front end made a concrete copy (frontend/instantiate.py);
