@@ -126,6 +126,20 @@ __global__ void late(const float *in, float *out, int n) {
   __syncthreads();
   out[0] = t[0];
 }
+__global__ void scaled(const float *in, float *out, int n) {
+  __shared__ float t[B];
+  int g = blockIdx.x * (B - 2) + threadIdx.x - 1;
+  t[threadIdx.x] = __expf(in[min(max(g, 0), n - 1)] / 255.0f);
+  __syncthreads();
+  out[0] = t[0];
+}
+__global__ void guarded(const float *in, float *out, int n) {
+  __shared__ float t[B];
+  int g = blockIdx.x * (B - 2) + threadIdx.x - 1;
+  t[threadIdx.x] = g >= 0 ? in[min(max(g, 0), n - 1)] : 0.0f;
+  __syncthreads();
+  out[0] = t[0];
+}
 __global__ void strided(const float *in, float *out, int n) {
   __shared__ float t[B];
   int g = 2 * threadIdx.x + blockIdx.x * (B - 2);
@@ -142,6 +156,8 @@ __global__ void strided(const float *in, float *out, int n) {
     ("bumps", "its subscript assigns a variable"),
     ("late", "are not made by every thread, once, before its first barrier or return"),
     ("strided", "its position is not threadIdx plus a block offset"),
+    ("scaled", None),  # the load inside the value every thread computes
+    ("guarded", "are not made by every thread"),  # under ?: (zero padding)
 ])
 def test_which_loads_store(tmp_path: Path, kernel: str, expect: str | None) -> None:
     from cudafuse.frontend.parse import ParseOptions
@@ -154,6 +170,7 @@ def test_which_loads_store(tmp_path: Path, kernel: str, expect: str | None) -> N
     found = tile_store(fn, "in")
     if expect is None:
         assert isinstance(found, TileStore), found
-        assert [d.dim for d in found.dims] == ["x", "y"] and found.stride is not None
+        assert [d.dim for d in found.dims] == (["x", "y"] if kernel == "decl" else ["x"])
+        assert (found.stride is not None) == (kernel == "decl")
     else:
         assert isinstance(found, str) and expect in found, found

@@ -58,7 +58,8 @@ extern "C" void planes_pipe(const uchar4 *rgba, unsigned char *r, unsigned char 
 }
 
 // 1-D, a window in dynamic shared memory sized at launch, the clamp written max(0, min()),
-// the patch blockDim.x - 2 * r wide; y is read again by a later launch.
+// the load inside the tile's value, the patch blockDim.x - 2 * r wide; y is read again by
+// a later launch.
 __global__ void level(const float *__restrict__ x, float *__restrict__ y, float gain, int n)
 {
   int i = threadIdx.x + blockDim.x * blockIdx.x;
@@ -71,7 +72,7 @@ __global__ void smooth(const float *__restrict__ y, float *__restrict__ z, int n
   extern __shared__ float win[];
   const int span = blockDim.x - 2 * r;
   const int g = blockIdx.x * span + threadIdx.x - r;
-  win[threadIdx.x] = y[max(0, min(g, n - 1))];
+  win[threadIdx.x] = 0.5f * y[max(0, min(g, n - 1))] + 0.25f;
   __syncthreads();
   if (threadIdx.x < r || threadIdx.x >= blockDim.x - r || g >= n)
     return;

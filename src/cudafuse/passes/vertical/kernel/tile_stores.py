@@ -19,9 +19,9 @@ image). Threads whose loads clamp to one element (at the image's edges) store on
 there, the producer's, a value of the element alone: no race. That holds when this module
 shows, from the IR, that every thread makes the load and where:
 
-- the load is the whole right-hand side of a top-level statement of the body (an
-  assignment or a declaration's initialiser) with no return before it: every thread
-  executes it once;
+- the load is in the value of a top-level statement of the body (an assignment or a
+  declaration's initialiser), not under `?:`, `&&` or `||`, with no return before it:
+  every thread executes it once;
 - its subscript, once-set locals inlined, is `min(max(Ex, 0), Bx - 1)` or that plus
   `min(max(Ey, 0), By - 1) * S` (clamps in either nesting and operand order), each E a sum
   `blockIdx.d * K + threadIdx.d + C` with K and C free of thread and block indices.
@@ -132,7 +132,9 @@ def _typed_inline(e: n.Expr, once: dict[str, n.Expr]) -> n.Expr:
 
 
 def _whole_load(stmt: n.Stmt, decl: str) -> n.Index | None:
-    """The load of parameter `decl` that is the whole value `stmt` assigns or declares."""
+    """The load of parameter `decl` in the value `stmt` assigns or declares, when every
+    evaluation of that value makes it: not under a conditional expression, `&&` or `||`
+    (`t[ty][tx] = img[idx] / 255.0f` loads; `c ? img[idx] : 0` may not)."""
     value: n.Expr | None = None
     if isinstance(stmt, n.ExprStmt) and isinstance(stmt.expr, n.Binary) and \
             stmt.expr.op == "=":
@@ -141,10 +143,17 @@ def _whole_load(stmt: n.Stmt, decl: str) -> n.Index | None:
         value = stmt.decls[0].init
     if value is None:
         return None
-    load = _strip(value)
-    if isinstance(load, n.Index) and isinstance(b := _strip(load.base), n.Ref) and \
-            b.decl == decl:
-        return load
+    return _made_load(value, decl)
+
+
+def _made_load(e: n.Expr, decl: str) -> n.Index | None:
+    if isinstance(e, n.Index) and isinstance(b := _strip(e.base), n.Ref) and b.decl == decl:
+        return e
+    if isinstance(e, n.Cond) or isinstance(e, n.Binary) and e.op in ("&&", "||", ","):
+        return None
+    for c in e.children():
+        if isinstance(c, n.Expr) and (found := _made_load(c, decl)) is not None:
+            return found
     return None
 
 
