@@ -18,11 +18,11 @@ from equivalence import compare_entry, fuse_file
 from cudafuse.frontend.parse import parse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "whole_struct_stores.cu"
-SCRATCH = frozenset({"img", "l", "mask", "tmp", "p"})
+SCRATCH = frozenset({"img", "l", "mask", "tmp", "p", "rgba"})
 FUSED = {"rgb_pipeline": ("tone", "box_luma", "threshold", "apply"),
-         "rgba_pipeline": ("invert", "gray8")}
+         "rgba_pipeline": ("invert", "gray8"), "planes_pipeline": ("recombine", "shade")}
 REFUSED = {"partial_pipeline": "no_alpha", "swizzle_pipeline": "swizzle",
-           "padded_pipeline": "tag"}
+           "padded_pipeline": "tag", "planes_any_pipeline": "recombine_any"}
 
 
 @pytest.fixture(scope="module")
@@ -75,10 +75,12 @@ def test_what_fuses(fused) -> None:
 @pytest.mark.parametrize("entry,sizes", [
     ("rgb_pipeline", {"w": 37, "h": 19}),
     ("rgba_pipeline", {"n": 301}),
+    ("planes_pipeline", {"numCols": 29, "numRows": 11}),
 ])
 def test_fused_equals_original(stored: Path, entry: str, sizes: dict[str, int]) -> None:
     path = stored
-    n = sizes.get("w", sizes.get("n", 1)) * sizes.get("h", 1)
+    n = sizes.get("w", sizes.get("n", sizes.get("numCols", 1))) * \
+        sizes.get("h", sizes.get("numRows", 1))
     compare_entry(PROGRAM, path, entry, sizes, extra=_extra(n))
 
 
@@ -94,9 +96,12 @@ def _extra(n: int) -> dict[str, int]:
     ("rgb_pipeline", {"w": 5, "h": 41}), ("rgb_pipeline", {"w": 1, "h": 1}),
     ("rgba_pipeline", {"n": 1}), ("partial_pipeline", {"n": 77}),
     ("swizzle_pipeline", {"n": 77}), ("padded_pipeline", {"n": 77}),
+    ("planes_pipeline", {"numCols": 1, "numRows": 17}),
+    ("planes_any_pipeline", {"numCols": 17, "numRows": 3}),
 ])
 def test_fused_equals_original_more(stored: Path, entry: str, sizes: dict[str, int]
                                     ) -> None:
     path = stored
-    n = sizes.get("w", sizes.get("n", 1)) * sizes.get("h", 1)
+    n = sizes.get("w", sizes.get("n", sizes.get("numCols", 1))) * \
+        sizes.get("h", sizes.get("numRows", 1))
     compare_entry(PROGRAM, path, entry, sizes, extra=_extra(n))

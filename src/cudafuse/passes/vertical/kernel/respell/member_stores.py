@@ -18,9 +18,10 @@ same integer polynomial), and nothing else in the kernel writes through `p`. The
 what the member stores did only if nothing between the first and the last of them observes
 the element half written, so that stretch must not leave (return, break, continue, goto),
 change a variable of the element's index, read memory that may be the element (`p` or a
-pointer of its element type, a char pointer, a dereference, a call that may read memory),
-except a member not stored yet (`out[i].g = in[i].g * k` after `out[i].r = ...` reads `g`,
-which an in-place launch has not overwritten yet either). Anything else is left as written
+pointer of its element type or a char pointer, unless one of the two is `__restrict__`, a
+dereference, a call that may read memory), except a member not stored yet (`out[i].g =
+in[i].g * k` after `out[i].r = ...` reads `g`, which an in-place launch has not overwritten
+yet either). Anything else is left as written
 (the view then says why it cannot recompute the kernel).
 """
 
@@ -47,8 +48,9 @@ def whole_elements(unit: TranslationUnit, fn: Function, data: bytes) -> tuple[li
     """The edits that respell each whole element a kernel stores member by member, and a
     note naming the buffers; nothing when no buffer qualifies."""
     assert fn.body is not None
-    params = {p.decl: p for p in fn.params
-              if p.is_pointer and p.pointee_members and not p.pointee_const}
+    # (a volatile element is not assigned from a plain local: left as written)
+    params = {p.decl: p for p in fn.params if p.is_pointer and p.pointee_members and
+              not p.pointee_const and "volatile" not in p.type.split("*")[0]}
     if not params or any(isinstance(x, n.OtherStmt) and x.kind in ("GOTO_STMT", "LABEL_STMT")
                          for x in fn.body.walk()):
         return [], ""
@@ -256,6 +258,8 @@ def _harmless_read(x: n.Index, p: Param, stored: set[str], parents: dict[int, n.
         return "[" in btype  # (a local or shared array; anything else: not known)
     if not (isinstance(base, n.Ref) and base.kind == "param"):
         return False
+    if base.decl != p.decl and (p.restrict or "restrict" in btype):
+        return True  # (the programmer's promise: the two never alias)
     elem = btype.rsplit("*", 1)[0].replace("__restrict__", "").strip()
     if elem in _CHARS:
         return False
