@@ -1,13 +1,15 @@
 """Tables of device buffers read at run-time positions (issue 25; programs/table_levels_s9.cu,
 host/table_elements.py): a pyramid's levels in a local `float *levels[N]` allocated in a
 loop (or a `std::vector<float *>` sized first, read with `lv[l - 1]`, `lv.back()`, a
-range-for), and per-level sums in a host global `float **` another function allocates
-(Rodinia's scan), read as `levels[l]` / `levels[l + 1]` and `g_sums[level]` /
-`g_sums[level - 1]`: each position a buffer of its own, so the launches fuse (2, 3 and 3
-kernels). Positions of two different variables (`levels[a]`, `levels[c]`: maybe one
-buffer) and a level allocated again between the launches stay unfollowed: the launches
-split, as before. The plan is read in the default suite; the differential run under the
-emulator (every element of every buffer, garbage inputs, odd sizes) is slow."""
+range-for; or C-style, malloc'd, its loop variable and level count assigned once), and
+per-level sums in a host global `float **` another function allocates (Rodinia's scan),
+read as `levels[l]` / `levels[l + 1]` and `g_sums[level]` / `g_sums[level - 1]`: each
+position a buffer of its own, so the launches fuse (2, 3, 2 and 3 kernels). Positions of
+two different variables (`levels[a]`, `levels[c]`: maybe one buffer; `lv[0]` and a loop
+clearing `lv[j]` between two launches) and a level allocated again between the launches
+stay unfollowed: the launches split, as before. The plan is read in the default suite;
+the differential run under the emulator (every element of every buffer, garbage inputs,
+odd sizes) is slow."""
 
 from __future__ import annotations
 
@@ -22,11 +24,13 @@ from cudafuse.passes.vertical.host.table_elements import _form, _render, with_ta
 
 PROGRAM = Path(__file__).parent / "programs" / "table_levels_s9.cu"
 FUSED = {"p_levels": ("scale", "mix"), "run_level": ("scale", "plus", "mix"),
-         "p_levels_vector": ("scale", "plus", "mix")}
-UNFUSED = {"p_levels_two_vars": "'levels[a]' and 'levels[c]' are not provably one element of "
+         "p_levels_vector": ("scale", "plus", "mix"), "p_levels_c89": ("plus", "mix")}
+UNFUSED = {"p_levels_cleared": "'lv[0]' and 'lv[j]' are not provably one element of 'lv' or "
+                               "two",
+           "p_levels_two_vars": "'levels[a]' and 'levels[c]' are not provably one element of "
                                 "'levels' or two",
            "p_levels_realloc": "'levels' is not followed as a table of allocations: an element "
-                               "is allocated at line 127, after a launch or in a loop around "
+                               "is allocated at line 148, after a launch or in a loop around "
                                "one"}
 SIZES = ({"w": 37, "h": 19}, {"w": 2, "h": 3})
 
@@ -65,8 +69,8 @@ def test_positions_by_their_linear_form() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("entry", sorted(["p_levels", "p_levels_vector", "p_global_sums",
-                                          *UNFUSED]))
+@pytest.mark.parametrize("entry", sorted(["p_levels", "p_levels_vector", "p_levels_c89",
+                                          "p_global_sums", *UNFUSED]))
 def test_fused_equals_original(fused, entry: str) -> None:
     path, _ = fused
     for sizes in SIZES:

@@ -65,6 +65,27 @@ void p_levels_vector(const float *in, float *t, float *u, float *v, float *out, 
         cudaFree(p);
 }
 
+// C style: the table malloc'd, its loop variable declared at the top of the function.
+void p_levels_c89(const float *in, float *t, float *u, float *v, float *out, int w, int h)
+{
+    int n, l, nlev;
+    float **lv;
+    n = w * h;
+    nlev = 3;
+    lv = (float **)malloc(nlev * sizeof(float *));
+    for (l = 0; l < nlev; l++)
+        cudaMalloc((void **)&lv[l], n * sizeof(float));
+    scale<<<(n + 63) / 64, 64>>>(in, lv[0], n);
+    for (l = 1; l < nlev; l++) {
+        plus<<<(n + 63) / 64, 64>>>(lv[l - 1], t, n);
+        mix<<<(n + 63) / 64, 64>>>(t, lv[l - 1], lv[l], n);
+    }
+    plus<<<(n + 63) / 64, 64>>>(lv[nlev - 1], out, n);
+    for (l = 0; l < nlev; l++)
+        cudaFree(lv[l]);
+    free(lv);
+}
+
 static float **g_sums;
 static int g_levels;
 
@@ -130,4 +151,21 @@ void p_levels_realloc(const float *in, float *t, float *u, float *v, float *out,
     }
     cudaFree(levels[0]);
     cudaFree(levels[1]);
+}
+
+// The levels cleared in a loop between two launches: `lv[j]` may be `lv[0]`, so the
+// memsets may touch what the first launch wrote; nothing moves across them.
+void p_levels_cleared(const float *in, float *t, float *u, float *v, float *out, int w,
+                      int h)
+{
+    int n = w * h, b = 128, g = (n + b - 1) / b;
+    float *lv[2];
+    cudaMalloc(&lv[0], n * sizeof(float));
+    cudaMalloc(&lv[1], n * sizeof(float));
+    scale<<<g, b>>>(in, lv[0], n);
+    for (int j = 0; j < 2; ++j)
+        cudaMemset(lv[j], 0, n * sizeof(float));
+    plus<<<g, b>>>(lv[0], out, n);
+    cudaFree(lv[0]);
+    cudaFree(lv[1]);
 }

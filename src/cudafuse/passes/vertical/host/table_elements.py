@@ -1,6 +1,7 @@
 """Elements of a table of device buffers read at run-time positions, as buffers of their own.
 
-    float *levels[LEVELS];         // or a sized std::vector<float *>, a host global float **
+    float *levels[LEVELS];  // or float **levels = malloc(...), a sized std::vector<float *>,
+                            // a host global float ** another function allocates
     for (int l = 0; l < LEVELS; ++l) cudaMalloc(&levels[l], bytes(l));
     for (int l = 0; l + 1 < LEVELS; ++l) {
         down<<<g, b>>>(levels[l], levels[l + 1], w >> l, h >> l);
@@ -16,7 +17,8 @@ that
 * every element the table ever holds is a fresh allocation: its elements are written only
   as the allocated pointer of an allocator (`cudaMalloc(&t[i], n)`), the table itself (a
   host pointer) only given an allocation or null, never its address taken, never passed
-  whole to a function (`free(t)` and `delete` aside; a vector: declared empty or with a
+  whole to a function (`free(t)` and `delete` aside; a local table pointer given its
+  table before the first launch, in no loop around a launch; a vector: declared empty or with a
   size and null elements, then only indexed, read by `front`/`back`/`size`/`empty` or a
   range-for by value, never resized): two elements are then two buffers, distinct from
   every other buffer the function names (as a global or a parameter is);
@@ -24,8 +26,11 @@ that
   allocations come before its first launch, in no loop around a launch; a global table is
   written by no function the host function calls (at any depth);
 * each position is a value fixed wherever the launches run (a parameter never assigned, a
-  local written only by its initialiser, the variable a `for` declares, read in its body
-  and written only by its increment), and any two positions read are provably equal or
+  local written only by its initialiser or by one assignment before the first launch, the
+  variable a `for` declares, or one only `for` loops' starts and steps write (C89), read
+  in such a loop's body and written only by its step), and any two positions read in one
+  block (the function's body, or the body of a loop holding a launch, which splits every
+  sequence around it) are provably equal or
   provably different: their difference, as a linear form over those variables, is zero or
   a non-zero constant (`l` and `l + 1`; not `l` and `m`).
 
@@ -56,24 +61,26 @@ _RELEASES = frozenset({"free", "cudaFreeHost", "operator delete", "operator dele
 Form = tuple[tuple[tuple[str, int], ...], int]  # ((var decl, coefficient), ...), constant
 
 
-def _linear(e: n.Expr) -> dict[str, int] | None:
+def _linear(e: n.Expr, known: dict[str, int] | None = None) -> dict[str, int] | None:
     """`e` as {var decl: coefficient, '': constant}, or None when it is not linear in
-    variables (Refs) and integer literals."""
+    variables (Refs) and integer literals; `known`: variables that hold one integer."""
     e = strip_casts(e)
     if isinstance(e, n.IntLit):
         return {"": e.value}
     if isinstance(e, n.Ref):
         if isinstance(e.const_value, int):
             return {"": e.const_value}
+        if known and e.decl in known:
+            return {"": known[e.decl]}
         if e.kind in ("param", "local") and e.decl:
             return {e.decl: 1}
         return None
     if isinstance(e, n.Unary) and e.op in ("-", "+") and not e.postfix:
-        inner = _linear(e.operand)
+        inner = _linear(e.operand, known)
         return None if inner is None else {k: (-v if e.op == "-" else v)
                                            for k, v in inner.items()}
     if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
-        a, b = _linear(e.lhs), _linear(e.rhs)
+        a, b = _linear(e.lhs, known), _linear(e.rhs, known)
         if a is None or b is None:
             return None
         if e.op == "*":
@@ -91,8 +98,8 @@ def _linear(e: n.Expr) -> dict[str, int] | None:
     return None
 
 
-def _form(e: n.Expr) -> Form | None:
-    lin = _linear(e)
+def _form(e: n.Expr, known: dict[str, int] | None = None) -> Form | None:
+    lin = _linear(e, known)
     if lin is None:
         return None
     terms = tuple(sorted((v, c) for v, c in lin.items() if v and c))
@@ -266,6 +273,16 @@ def _loops_around(node: n.Node, parents: dict[int, n.Node]) -> list[n.Node]:
     return out
 
 
+def _writes_of(x: n.Node) -> list[n.Ref]:
+    """The variable a node assigns, increments or takes the address of (at most one)."""
+    target = None
+    if isinstance(x, n.Binary) and x.is_assignment:
+        target = strip_casts(x.lhs)
+    elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
+        target = strip_casts(x.operand)
+    return [target] if isinstance(target, n.Ref) else []
+
+
 def _written(fn: Function) -> set[str]:
     """Variables the function writes after their declaration (assigned, incremented, or
     their address taken)."""
@@ -302,6 +319,18 @@ class _Host:
         self.callees = {f.decl for f in CallGraph(unit).transitive(fn)}
         self.writers = writers
         self.reasons: dict[str, str] = {}  # table decl -> why its reads are not followed
+        # Locals that hold one integer wherever launches run (`const int L = 3;`, or C89's
+        # `int L; ... L = 3;` once before any launch, in no loop).
+        self.known: dict[str, int] = {}
+        for v, d in self.locals.items():
+            lit = strip_casts(d.init) if d.init is not None and not d.array_dims else None
+            if isinstance(lit, n.IntLit) and v not in self.written:
+                self.known[v] = lit.value
+            elif d.init is None and not d.array_dims and self.fixed(v, fn.body):
+                only = next(x for x in fn.body.walk() for w in _writes_of(x) if w.decl == v)
+                if isinstance(only, n.Binary) and \
+                        isinstance(value := strip_casts(only.rhs), n.IntLit):
+                    self.known[v] = value.value
 
     def in_launch_region(self, node: n.Node) -> bool:
         return self.first <= node.span.start < self.last or \
@@ -315,20 +344,39 @@ class _Host:
         loop = self.for_vars.get(var)
         if loop is not None:
             assert isinstance(loop, n.For)
-            inside = any(x is read for x in loop.body.walk())
-            body_writes = any(
-                isinstance(x, n.Binary) and x.is_assignment and
-                isinstance(strip_casts(x.lhs), n.Ref) and strip_casts(x.lhs).decl == var or
-                isinstance(x, n.Unary) and x.op in ("++", "--", "&") and
-                isinstance(strip_casts(x.operand), n.Ref) and
-                strip_casts(x.operand).decl == var
-                for x in loop.body.walk())
-            cond_writes = loop.cond is not None and any(
-                isinstance(x, n.Unary) and x.op in ("++", "--") or
-                isinstance(x, n.Binary) and x.is_assignment for x in loop.cond.walk())
-            return inside and not body_writes and not cond_writes
+            return self._steps(loop, var, read)
         d = self.locals.get(var)
-        return d is not None and d.init is not None and var not in self.written
+        if d is not None and d.init is not None and var not in self.written:
+            return True
+        assert self.fn.body is not None
+        writes = [x for x in self.fn.body.walk() for w in _writes_of(x) if w.decl == var]
+        if d is not None and d.init is None and len(writes) == 1 and \
+                isinstance(writes[0], n.Binary) and writes[0].op == "=" and \
+                writes[0].span.end <= self.first and \
+                not _loops_around(writes[0], self.parents):
+            return True  # C89: `int levels; ... levels = 3;` once, before any launch
+        # C89: `int l; ... for (l = 1; l < L; ++l) { ... t[l] ... }`: written only by the
+        # starts and steps of `for` loops, read in the body of one.
+        loops = [f for f in self.fn.body.walk() if isinstance(f, n.For) and
+                 any(w.decl == var for part in (f.init, f.inc) if part is not None
+                     for x in part.walk() for w in _writes_of(x))]
+        steps = {id(x) for f in loops for part in (f.init, f.inc) if part is not None
+                 for x in part.walk()}
+        if d is None or any(w.decl == var and id(x) not in steps
+                            for x in self.fn.body.walk() for w in _writes_of(x)):
+            return False
+        holder = [f for f in loops if any(x is read for x in f.body.walk())]
+        return bool(holder) and self._steps(holder[-1], var, read)
+
+    @staticmethod
+    def _steps(loop: n.For, var: str, read: n.Node) -> bool:
+        """Whether `read` is in the body of `loop`, which writes `var` only in its step."""
+        inside = any(x is read for x in loop.body.walk())
+        body_writes = any(w.decl == var for x in loop.body.walk() for w in _writes_of(x))
+        cond_writes = loop.cond is not None and any(
+            isinstance(x, n.Unary) and x.op in ("++", "--") or
+            isinstance(x, n.Binary) and x.is_assignment for x in loop.cond.walk())
+        return inside and not body_writes and not cond_writes
 
     def table_reason(self, decl: str, is_global: bool) -> str | None:
         """The host function's side of the proof for table `decl`: why it fails."""
@@ -344,6 +392,13 @@ class _Host:
                         id(lp) in self.launch_loops
                         for lp in _loops_around(node, self.parents))):
                 return (f"an element is allocated at line {node.span.line}, after a launch "
+                        "or in a loop around one")
+            if isinstance(node, n.Binary) and node.is_assignment and \
+                    isinstance(t := strip_casts(node.lhs), n.Ref) and t.decl == decl and \
+                    (node.span.start >= self.first >= 0 or any(
+                        id(lp) in self.launch_loops
+                        for lp in _loops_around(node, self.parents))):
+                return (f"it is given a new table at line {node.span.line}, after a launch "
                         "or in a loop around one")
         return None
 
@@ -361,7 +416,7 @@ class _Host:
                 continue  # an allocation into the table (table_ok placed it)
             got = _element(node)
             assert got is not None and isinstance(node, n.Expr)
-            form = _form(got[1])
+            form = _form(got[1], self.known)
             if form is not None and not all(self.fixed(v, node) for v, _ in form[0]) or \
                     self._spelled(t) != t.name:
                 form = None  # (the fused launch prints the name: `ns::t` would not do)
@@ -380,8 +435,12 @@ class _Host:
             if why is not None:
                 self.reasons[decl] = why
                 continue
+            # Reads meet in one sequence only inside one block: those in a loop that
+            # launches are never in a sequence with reads outside it (the loop, holding a
+            # launch, splits every sequence around it).
             pair = next(((a, b) for a, fa in found for b, fb in found
-                         if not _comparable(fa, fb)), None)  # type: ignore[arg-type]
+                         if self._scope(a) == self._scope(b) and
+                         not _comparable(fa, fb)), None)  # type: ignore[arg-type]
             if pair is not None:
                 self.reasons[decl] = (f"'{self._text(pair[0])}' and '{self._text(pair[1])}' "
                                       f"are not provably one element of '{name}' or two")
@@ -395,6 +454,11 @@ class _Host:
                 out[id(node)] = n.Ref(span=node.span, type=elem, name=pseudo,
                                       kind="global", decl=f"{pseudo}@{decl}")
         return out
+
+    def _scope(self, node: n.Node) -> int:
+        """The innermost loop around `node` that holds a launch (0: none)."""
+        return next((id(lp) for lp in _loops_around(node, self.parents)
+                     if id(lp) in self.launch_loops), 0)
 
     def _text(self, node: n.Node) -> str:
         try:
@@ -496,6 +560,7 @@ def _analyse(unit: TranslationUnit
         for d in f.body.walk():
             if isinstance(d, n.VarDecl) and (
                     _dimension_only(d) and _pointer_table_type(d.var_type, True) or
+                    not d.array_dims and _pointer_table_type(d.var_type, False) or
                     _sized_vector(d)):
                 bad = _uses_ok(f, d.decl, by_value)[0]
                 if bad is None:
