@@ -181,5 +181,16 @@ class TranslationUnit:
 
     def callee(self, decl: str) -> Function | None:
         """The definition (free function or method) a Call.callee_decl / Ref.decl names."""
-        return next((f for f in (*self.functions, *self.methods)
-                     if f.decl == decl and f.body is not None), None)
+        # (by an index of the definitions, made again when either list is replaced or
+        # changes length: asked per call of a host function, a scan of every function
+        # made a file of a thousand kernels quadratic)
+        fns, methods = self.functions, self.methods
+        index = self.__dict__.get("_callees")
+        if index is None or index[0] is not fns or index[1] != len(fns) or \
+                index[2] is not methods or index[3] != len(methods):
+            found: dict[str, Function] = {}
+            for f in (*fns, *methods):
+                if f.body is not None:
+                    found.setdefault(f.decl, f)
+            index = self.__dict__["_callees"] = (fns, len(fns), methods, len(methods), found)
+        return index[4].get(decl)
