@@ -145,7 +145,13 @@ class PointsTo:
 
     def owner_init(self, call: n.Node) -> bool:
         """The construction of an owning smart pointer's fresh memory (its initialiser)."""
-        return any(v.init is call for d, v in self.decls.items() if d in self.owners)
+        # (their initialisers by identity, collected once: asked of every node of every
+        # host statement, a scan of the declarations made long host functions quadratic)
+        inits = self.__dict__.get("_owner_inits")
+        if inits is None:
+            inits = self.__dict__["_owner_inits"] = {
+                id(v.init) for d, v in self.decls.items() if d in self.owners}
+        return id(call) in inits
 
     # ---- facts ------------------------------------------------------------------------------
 
