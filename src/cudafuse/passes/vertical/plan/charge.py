@@ -21,7 +21,7 @@ from cudafuse.analysis.occupancy import DeviceLimits, occupancy
 from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
 from cudafuse.passes.vertical.plan.costmodel import alone as figures_alone
 from cudafuse.passes.vertical.plan.costmodel import combine, group_words
-from cudafuse.passes.vertical.plan.model import PipelineModel
+from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
 
 DEFAULT_THREADS = 256  # when a launch's block is not a constant
 ESTIMATE_CAP = 32  # a plain kernel's estimate: ptxas keeps the samples' kernels under 32
@@ -146,30 +146,45 @@ def chosen_block(host: str, kernels: tuple[str, ...]) -> tuple[int, int] | None:
 
 
 def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: dict[int, int],
-                     arch: ArchParams, words: int | None = None) -> float:
+                     arch: ArchParams, words: int | None = None,
+                     alone_memo: dict[int, tuple[KernelCost, int, float]] | None = None) -> float:
     """The charge of `occupancy_charge` (plus spills) for a candidate group during the
     partition search: from ptxas's figures where this run compiled the same group before
     (`annotate`), else from estimated registers (thousands of groups are scored, none
     compiled). `footprints`: evaluations per element of each member
     (costmodel.GroupCost.footprints); `words`: group_words, when the caller has it
-    (GroupCost.words)."""
+    (GroupCost.words). `alone_memo`: node -> (its kernel, its registers, its occupancy
+    launched alone), kept by a caller that charges many groups of one model, arch and run (the
+    search: partition.cost_scorer), since they are the same in every group."""
     members = sorted(group)
-    sink = model.kernels[members[-1]]
+    kernels = model.kernels
+    sink = kernels[members[-1]]
     measured = _MEASURED.get() or {}
 
     def occ(regs: int, block: tuple[int, int] | None, shared: int) -> float:
         threads = block[0] * block[1] if block else DEFAULT_THREADS
         return _fraction(arch.name, threads, regs, shared)
 
-    # (estimate_registers(model, [i]), from the n_loads costmodel memoises per kernel)
-    own = {i: measured.get((model.kernels[i].name,), (fused_estimate(
-        [min(10 + 2 * figures_alone(model, i, arch).n_loads, ESTIMATE_CAP)]), 0))[0]
-        for i in members}
-    regs, spills = measured.get(tuple(model.kernels[i].name for i in members),
-                                (fused_estimate(list(own.values())), 0))
-    fused = occ(regs, sink.block, sum(model.kernels[i].shared_bytes for i in members))
-    alone = min(occ(own[i], model.kernels[i].block, model.kernels[i].shared_bytes)
-                for i in members)
+    own: list[int] = []
+    alone = 1.0
+    first = True
+    for i in members:
+        k = kernels[i]
+        hit = alone_memo.get(i) if alone_memo is not None else None
+        if hit is None or hit[0] is not k:
+            # (estimate_registers(model, [i]), from the n_loads costmodel memoises per
+            # kernel)
+            regs = measured.get((k.name,), (fused_estimate(
+                [min(10 + 2 * figures_alone(model, i, arch).n_loads, ESTIMATE_CAP)]), 0))[0]
+            hit = (k, regs, occ(regs, k.block, k.shared_bytes))
+            if alone_memo is not None:
+                alone_memo[i] = hit
+        own.append(hit[1])
+        if first or hit[2] < alone:
+            alone, first = hit[2], False
+    regs, spills = measured.get(tuple(kernels[i].name for i in members),
+                                (fused_estimate(own), 0))
+    fused = occ(regs, sink.block, sum(kernels[i].shared_bytes for i in members))
     spill = sink.size * spills / 4 * arch.spill_access
     if fused >= alone or fused >= arch.occupancy_knee:
         return spill
@@ -177,7 +192,7 @@ def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: di
     # counts them from traffic.py: the search and the figures after emission agree)
     if words is None:  # (the search passes GroupCost.words: the same count)
         words = group_words(model, group)
-    ops = sum(footprints.get(i, 1) * (model.kernels[i].n_alu + model.kernels[i].n_sfu)
+    ops = sum(footprints.get(i, 1) * (kernels[i].n_alu + kernels[i].n_sfu)
               for i in members)
     return spill + occupancy_charge(fused_cycles(sink.size, words * 4, ops, arch), fused,
                                     alone, arch)

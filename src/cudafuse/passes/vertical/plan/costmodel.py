@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from cudafuse.passes.vertical.plan.arch import ArchParams
 from cudafuse.passes.vertical.plan.footprint import EMPTY, ORIGIN, Footprint
-from cudafuse.passes.vertical.plan.model import Offset, PipelineModel
+from cudafuse.passes.vertical.plan.model import KernelCost, Offset, PipelineModel
 
 EPSILON = 1.0  # the paper's epsilon: weight of an edge that must not (or need not) be fused
 DEFAULT_BLOCK = (32, 8)
@@ -157,6 +157,47 @@ def _window_of(offsets: frozenset[Offset]) -> Footprint:
     return Footprint.of(offsets)
 
 
+@dataclass(frozen=True, slots=True)
+class _Member:
+    """What group_cost reads of one kernel and the edges leaving it, the same in every
+    group it is in: built once per kernel (memoised on the model) rather than looked up
+    again for each of the thousands of groups the search scores."""
+
+    kernel: KernelCost  # the entry counts only while this is the model's kernel
+    writes: tuple[str, ...]
+    live: bool  # it writes a buffer used after the sequence
+    # (consumer, buffers, each buffer's window there, one of them gathered there, one of
+    # them with no tile to serve that consumer: model.no_tile)
+    consumers: tuple[tuple[int, tuple[str, ...], tuple[Footprint, ...], bool, bool], ...]
+    reads: tuple[tuple[str, int], ...]  # (buffer, offsets it reads it at)
+
+
+def _member(model: PipelineModel, node: int) -> _Member:
+    """`node`'s _Member, memoised on the model while the edges, live-out buffers and
+    no-tile reasons it was made from are (a model's edges are only ever added to)."""
+    kernels = model.kernels
+    k = kernels[node]
+    memo = model._members
+    stamp = (len(model.edges), model.live_out, id(model.no_tile), len(model.no_tile))
+    if memo.get(-1) != stamp:
+        memo.clear()
+        memo[-1] = stamp
+    hit = memo.get(node)
+    if hit is not None and hit.kernel is k:
+        return hit
+    no_tile = model.no_tile
+    consumers = []
+    for c, bufs in model.consumers(node):
+        ck = kernels[c]
+        consumers.append((c, bufs, tuple(_window_of(ck.reads.get(b, _NONE)) for b in bufs),
+                          any(b in ck.gathers for b in bufs),
+                          any((c, b) in no_tile for b in bufs)))
+    entry = _Member(k, k.writes, any(b in model.live_out for b in k.writes),
+                    tuple(consumers), tuple((b, len(offs)) for b, offs in k.reads.items()))
+    memo[node] = entry
+    return entry
+
+
 def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
                block: tuple[int, int] | None = None, allow_tiles: bool = True,
                staged: frozenset[int] | None = None) -> GroupCost:
@@ -174,7 +215,18 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     block = block or kernels[sink].block
     allow_tiles = allow_tiles and block is not None
     block = block or DEFAULT_BLOCK
-    inner = _writer_of(model, group)
+    memo = model._members
+    if memo.get(-1) != (len(model.edges), model.live_out, id(model.no_tile),
+                        len(model.no_tile)):
+        memo.clear()  # (_member stamps it again)
+    facts: dict[int, _Member] = {}
+    inner: set[str] = set()  # (_writer_of's keys: the buffers written inside the group)
+    for i in members_desc:
+        m = memo.get(i)
+        if m is None or m.kernel is not kernels[i]:
+            m = _member(model, i)
+        facts[i] = m
+        inner.update(m.writes)
     size = max(kernels[i].size for i in group)
     foot: dict[int, Footprint] = {}
     scale: dict[int, float] = {}  # evaluations per footprint point (a tile's fill ratio)
@@ -184,55 +236,86 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
     issue = 0.0
     shared = sum(kernels[i].shared_bytes for i in group)
     bx, by = block
-    live_out, no_tile = model.live_out, model.no_tile
-    t_cached = arch.t_cached
+    live_out = model.live_out
+    t_cached, t_access = arch.t_cached, arch.t_access
+    alone_memo = model._alone
     stores: set[str] = set()  # group_words's: the sink's and those needed outside
     for node in members_desc:
-        k = kernels[node]
+        m = facts[node]
         points = EMPTY
-        inside: list[tuple[int, tuple[str, ...]]] = []
+        inside = []
         outside: set[str] = set()  # read by a consumer outside the group
-        for c, bufs in model.consumers(node):
-            if c in group:
-                inside.append((c, bufs))
+        for edge in m.consumers:
+            if edge[0] in group:
+                inside.append(edge)
             else:
-                outside.update(bufs)
+                outside.update(edge[1])
         # (_needed_outside of each buffer, from the one pass over the consumers)
-        needed = [b for b in k.writes if b in live_out or b in outside]
-        stores.update(k.writes if node == sink else needed)
+        if node == sink:
+            stores.update(m.writes)
+            needed = m.live or not outside.isdisjoint(m.writes)
+        elif m.live or outside:
+            written = [b for b in m.writes if b in live_out or b in outside]
+            stores.update(written)
+            needed = bool(written)
+        else:
+            needed = False
         if needed or not inside:
             points = ORIGIN
         mult = 1.0
         gathered = untileable = False
-        for c, bufs in inside:
+        only_sink = True  # the group's last kernel the only consumer inside it
+        for c, _, windows, gathers, no_tile in inside:
             mult = max(mult, scale.get(c, 1.0))
-            ck = kernels[c]
-            reads = ck.reads
             base = foot.get(c, ORIGIN)
-            for b in bufs:
-                window = _window_of(reads.get(b, _NONE))
-                points = points.union(base.plus(window))
-                if b in ck.gathers:
-                    gathered = True
-                if (c, b) in no_tile:
-                    untileable = True
-        evals = len(points) * mult
+            b = base.rect
+            for window in windows:
+                w = window.rect
+                if b is None or w is None:
+                    points = points.union(base.plus(window))
+                    continue
+                # (Footprint.plus and .union of two rectangles, without the objects
+                # when the sum adds nothing)
+                sx0, sx1, sy0, sy1 = b[0] + w[0], b[1] + w[1], b[2] + w[2], b[3] + w[3]
+                p = points.rect
+                if p is not None and p[0] <= sx0 and sx1 <= p[1] and p[2] <= sy0 and \
+                        sy1 <= p[3]:
+                    continue
+                rect = (sx0, sx1, sy0, sy1)
+                summed = _RECTS.get(rect)
+                if summed is None:
+                    if len(_RECTS) > 4096:  # (a bound on what a long run keeps)
+                        _RECTS.clear()
+                    summed = _RECTS[rect] = Footprint(rect)
+                if (p is None and not points.points) or (
+                        p is not None and sx0 <= p[0] and p[1] <= sx1 and sy0 <= p[2] and
+                        p[3] <= sy1):
+                    points = summed
+                else:
+                    points = points.union(summed)
+            gathered = gathered or gathers
+            untileable = untileable or no_tile
+            if c != sink:
+                only_sink = False
+        npoints = len(points)
+        evals = npoints * mult
         ext_loads = 0
-        for b, offs in k.reads.items():
+        for b, count in m.reads:
             if b not in inner:
-                ext_loads += len(offs)
-        fig = figs[node] = alone(model, node, arch)
+                ext_loads += count
+        hit = alone_memo.get(node)
+        fig = figs[node] = hit[2] if hit is not None and hit[0] is kernels[node] and \
+            hit[1] is arch else alone(model, node, arch)  # type: ignore[assignment]
         # Issue cycles to evaluate `node` once inside the group: its arithmetic plus the
         # loads of buffers not produced inside it (served by the caches when it is evaluated
         # at many points; the DRAM words are counted once per group, in the memory term).
         cost_once = fig.arith + ext_loads * t_cached
-        access = arch.t_access if node != sink else 0.0
+        access = t_access if node != sink else 0.0
         work = evals * (cost_once + access)
-        npoints = len(points)
         strategy = "once" if npoints == 1 else "recompute"
         # (the group's last kernel the only consumer inside it)
         can_tile = npoints > 1 and allow_tiles and not gathered and not untileable and \
-            bool(inside) and all(c == sink for c, _ in inside)
+            bool(inside) and only_sink
         if can_tile and (staged is None or node in staged):
             rx, ry = points.extent()
             issued, rounds = tile_shape((bx, by), (rx, ry))
@@ -248,7 +331,9 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
         strategies[node] = strategy
         evaluations[node] = evals
         issue += work
-    words = _words(model, group, inner, stores)  # group_words
+    # (group_words's reads: each buffer read from outside the group once)
+    reads = {b for i in group for b, _ in facts[i].reads if b not in inner}
+    words = len(reads) + len(stores)
     time = size * combine(words * arch.t_global, issue, arch)
     figures = [figs[i] for i in group]
     members = sum(f.time for f in figures)
@@ -261,6 +346,9 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
 
 
 _NONE: frozenset[Offset] = frozenset()
+# Rectangular footprints by their bounds, shared (Footprint is never changed once made): a
+# chain's groups compose the same few rectangles thousands of times.
+_RECTS: dict[tuple[int, int, int, int], Footprint] = {}
 
 
 def shared_ratio_ok(model: PipelineModel, group: frozenset[int], cost: GroupCost,

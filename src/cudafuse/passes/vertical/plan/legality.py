@@ -86,6 +86,12 @@ class Legality:
         # Launch index -> the run-time coverage check a producer is fused under
         # (host/runtime_check.py), where its coverage is not shown statically.
         self.checks: dict[int, str] = {}
+        # What a group's legality asks of each member and each edge inside it, the same in
+        # every group: the search asks thousands of groups that share them. (kernel_reason's
+        # one effect, a launch's run-time check in `checks`, is made on its first call: a
+        # second would add the same check again, which `checks` keeps once.)
+        self._member_reasons: dict[tuple[int, bool], str | None] = {}
+        self._edge_reasons: dict[tuple[int, int, str], str | None] = {}
 
     def _stored(self, group: frozenset[int]) -> set[str]:
         """The intermediates the fused kernel must still store (as the driver decides)."""
@@ -543,7 +549,11 @@ class Legality:
         members = sorted(group)
         last = members[-1]
         for i in members:
-            r = self.kernel_reason(i, as_producer=i != last)
+            key = (i, i != last)
+            if key in self._member_reasons:
+                r = self._member_reasons[key]
+            else:
+                r = self._member_reasons[key] = self.kernel_reason(i, as_producer=i != last)
             if r:
                 return r
         r = self._block_reads_reason(members)
@@ -553,7 +563,11 @@ class Legality:
             for c, bufs in self.model.consumers(a):  # (not every edge of the model: 1,000s)
                 if c in group:
                     for b in bufs:
-                        r = self.edge_reason(a, c, b)
+                        edge = (a, c, b)
+                        if edge in self._edge_reasons:
+                            r = self._edge_reasons[edge]
+                        else:
+                            r = self._edge_reasons[edge] = self.edge_reason(a, c, b)
                         if r:
                             return r
         mappings = {self.infos[i].view.grid_dims or (0, 1) for i in members

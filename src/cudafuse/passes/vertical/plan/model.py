@@ -8,6 +8,7 @@ cost figures, and the buffers between them. It is built from the analyses (see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 Offset = tuple[int, int]
 
@@ -62,6 +63,10 @@ class PipelineModel:
     # memo of what the searches would otherwise recompute for every group a node is in;
     # an entry counts only while both are the very objects it was made from.
     _alone: dict[int, tuple[KernelCost, object, object]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    # node -> what costmodel.group_cost reads of it and its edges in every group it is in
+    # (costmodel._member); key -1 holds what the entries were made from.
+    _members: dict[int, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod

@@ -18,7 +18,7 @@ import networkx as nx
 from cudafuse.passes.vertical.plan.arch import ArchParams
 from cudafuse.passes.vertical.plan.charge import estimated_charge
 from cudafuse.passes.vertical.plan.costmodel import EPSILON, group_cost
-from cudafuse.passes.vertical.plan.model import PipelineModel
+from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
 
 Group = frozenset[int]
 Legality = Callable[[Group], "str | None"]
@@ -40,11 +40,13 @@ def cost_scorer(model: PipelineModel, arch: ArchParams, tiles: bool = True) -> S
     """The cost model's benefit (costmodel.group_cost), less what it charges for the
     occupancy the group's estimated registers lose (resources.estimated_charge)."""
 
+    alone: dict[int, tuple[KernelCost, int, float]] = {}  # (estimated_charge's memo)
+
     @functools.cache
     def score(group: Group) -> float:
         cost = group_cost(model, group, arch, allow_tiles=tiles)
         return cost.benefit - estimated_charge(model, group, cost.footprints, arch,
-                                               cost.words if len(group) > 1 else None)
+                                               cost.words if len(group) > 1 else None, alone)
 
     return score
 
@@ -150,11 +152,21 @@ def _objective(model: PipelineModel, groups: list[Group], score: Scorer,
                legal: Legality) -> tuple[float, float]:
     total = sum(score(g)
                 for g in groups if len(g) > 1)
+    # The edges inside each group, group by group and each group's in the model's order
+    # (the sum's order), from one pass over the edges rather than one per group.
+    inside: list[list[tuple[int, int]]] = [[] for _ in groups]
+    where: dict[int, list[int]] = {}
+    for gi, g in enumerate(groups):
+        for v in g:
+            where.setdefault(v, []).append(gi)
+    for (a, b) in model.edges:
+        for gi in where.get(a, ()):
+            if b in groups[gi]:
+                inside[gi].append((a, b))
     edges = 0.0
-    for g in groups:
-        for (a, b) in model.edges:
-            if a in g and b in g:
-                edges += _edge_weight(score, a, b, legal(frozenset((a, b))) is None)
+    for pairs in inside:
+        for a, b in pairs:
+            edges += _edge_weight(score, a, b, legal(frozenset((a, b))) is None)
     return total, edges
 
 
@@ -309,6 +321,23 @@ def exact_partition(model: PipelineModel, score: Scorer, legal: Legality,
     for ci, (mask, _, _) in enumerate(cands):
         for v in _members(mask):
             by_member[v].append(ci)
+    # A kernel is ready once its predecessors are placed: one with none, or a successor of
+    # a placed kernel. So each state keeps its placed kernels' successors (`front`), and
+    # only those and the sources are asked, not all n kernels per state (quadratic).
+    succ = [0] * n
+    sources = 0
+    for v in range(n):
+        if not bits.preds[v]:
+            sources |= 1 << v
+        for u in _members(bits.preds[v]):
+            succ[u] |= 1 << v
+    cand_succ = []
+    for mask, _, _ in cands:
+        out = 0
+        for v in _members(mask):
+            out |= succ[v]
+        cand_succ.append(out)
+    front: dict[int, int] = {0: 0}
     full = (1 << n) - 1
     # state -> (value, previous state, candidate index or -1 - kernel placed alone)
     best: dict[int, tuple[float, int, int]] = {0: (0.0, -1, 0)}
@@ -325,7 +354,8 @@ def exact_partition(model: PipelineModel, score: Scorer, legal: Legality,
             layer = layer[:limits.states]
         for done in layer:
             value = best[done][0]
-            ready = [v for v in range(n) if not done >> v & 1 and not bits.preds[v] & ~done]
+            ready = [v for v in _members((front[done] | sources) & ~done)
+                     if not bits.preds[v] & ~done]
             tried: set[int] = set()
             moves = [(1 << v, 0.0, -1 - v) for v in ready]
             for v in ready:
@@ -339,6 +369,7 @@ def exact_partition(model: PipelineModel, score: Scorer, legal: Legality,
                 nxt = done | mask
                 if nxt not in best:
                     layers[bin(nxt).count("1")].append(nxt)
+                    front[nxt] = front[done] | (cand_succ[how] if how >= 0 else succ[-1 - how])
                 elif best[nxt][0] >= value + benefit:
                     continue
                 best[nxt] = (value + benefit, done, how)
