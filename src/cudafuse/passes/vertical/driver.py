@@ -52,6 +52,7 @@ from cudafuse.passes.vertical.plan.partition import (
     make_legality,
 )
 from cudafuse.passes.vertical.plan.traffic import GroupShape, pipeline_traffic
+from cudafuse.passes.vertical.ranges import Ranges
 from cudafuse.passes.vertical.result import (  # noqa: F401 - the pass's public types
     NOMINAL_SIZE,
     EdgeNote,
@@ -213,7 +214,9 @@ class _Planner:
         holds = moved_buffers(self.unit, host)  # a variable that may hold other buffers
         loops = seq.scope.loops if seq.scope is not None else ()
         end = seq.launches[-1].stmt.span.end
-        mine = [(s.stmt.span.start, s.stmt.span.end) for s in seq.launches]
+        # (a mention inside a launch statement of the sequence is found by bisection, not
+        # by a scan of every launch per mention)
+        mine = Ranges((s.stmt.span.start, s.stmt.span.end) for s in seq.launches)
         # A buffer's free is no read of it, found in the tree: inside a macro's expansion
         # (`CHECK(cudaFree(t))`) every node's span is the invocation's, and may be empty.
         freed = {id(x) for c in host.body.walk()
@@ -223,7 +226,7 @@ class _Planner:
         aliases = alias_roots(host)  # a mention of `p` in `float *p = tmp;` is one of tmp
         for node in host.body.walk():
             if not isinstance(node, n.Ref) or id(node) in freed or \
-                    any(a <= node.span.start < b for a, b in mine):
+                    node.span.start in mine:
                 continue
             key = node.decl or node.name
             key = aliases.get(key, key)
@@ -457,7 +460,7 @@ class _Planner:
             # kernel whose x walks the rows has its threads
             return out
         for node, strategy in sorted(cost.strategies.items()):
-            direct = {c for (a, c) in model.edges if a == node and c in group} == {max(group)}
+            direct = {c for c, _ in model.consumers(node) if c in group} == {max(group)}
             if mode == "never" or not (strategy == "tile" or (mode == "always" and direct)):
                 continue
             for key in infos[node].writes:
@@ -524,6 +527,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
             result.plans.append(plan)
             result.edges.extend(edges)
             shapes: list[GroupShape] = []
+            position = {id(s): i for i, s in enumerate(seq.launches)}
             phase_start(active(), f"emitting the fused kernels of '{host.name}'", len(groups))
             for group, benefit in groups:
                 phase_step(active())
@@ -574,7 +578,6 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                     tile_bytes=emitter.tile_bytes,
                     tiles_declined={buffer_name(k): why for k, why in
                                     sorted(emitter.declined_tiles.items())}))
-                position = {id(s): i for i, s in enumerate(seq.launches)}
                 # The figures count the tiles the emitter staged, not those planned: a
                 # declined tile's producer is recomputed per read, and the notes say so.
                 for key, why in sorted(emitter.declined_tiles.items()):

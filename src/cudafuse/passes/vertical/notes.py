@@ -53,11 +53,12 @@ def _unanalysed_launches(unit: TranslationUnit, file: str) -> list[Diagnostic]:
     functions, lambdas at namespace scope; a macro's definition is a directive, not counted):
     fusion never saw them, which the user must hear rather than only 'nothing to fuse'."""
     from cudafuse.frontend.kernel_census import spelled_launches
+    from cudafuse.passes.vertical.ranges import Ranges
 
-    bodies = [(f.span.start, f.span.end) for f in (*unit.functions, *unit.method_hosts)
-              if f.body is not None and f.span.file == unit.path]
-    unseen = [o for o in spelled_launches(unit.source.data)
-              if not any(a <= o < b for a, b in bodies)]
+    # (a file of a thousand launches has a thousand functions: Ranges bisects)
+    bodies = Ranges((f.span.start, f.span.end) for f in (*unit.functions, *unit.method_hosts)
+                    if f.body is not None and f.span.file == unit.path)
+    unseen = [o for o in spelled_launches(unit.source.data) if o not in bodies]
     if not unseen:
         return []
     line, col = unit.source.line_col(unseen[0])

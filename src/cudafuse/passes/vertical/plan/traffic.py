@@ -76,7 +76,7 @@ def _size(sizes: Sizes, i: int, key: str) -> int:
 
 def _needed_outside(model: PipelineModel, group: frozenset[int], node: int, buf: str) -> bool:
     return buf in model.live_out or any(
-        buf in bufs for (a, c), bufs in model.edges.items() if a == node and c not in group)
+        buf in bufs for c, bufs in model.consumers(node) if c not in group)
 
 
 def _ops(model: PipelineModel, i: int) -> int:
@@ -116,8 +116,7 @@ def evaluations(model: PipelineModel, shape: GroupShape) -> dict[int, float]:
             foot[node] = {(bx + 2 * rx) * (by + 2 * ry) / (bx * by): {(0, 0)}}
             continue
         acc: dict[float, set[Offset]] = {}
-        consumers = [(c, bufs) for (a, c), bufs in model.edges.items()
-                     if a == node and c in group]
+        consumers = [(c, bufs) for c, bufs in model.consumers(node) if c in group]
         if node == sink or not consumers or any(
                 _needed_outside(model, group, node, b) for b in k.writes):
             acc.setdefault(1.0, set()).add((0, 0))
