@@ -25,12 +25,13 @@ from __future__ import annotations
 def prologue(prefix: str) -> str:
     """Definitions every fused file needs once, before the first fused kernel."""
     r = f"{prefix}_round"
+    t = f"{prefix}_T"  # (not `T`: the user's file may #define T, as tiled kernels do)
     return f"""// cudafuse: a producer's result is rounded to its type when the original stored it.
 // An empty asm would not do: ptxas contracts a mul.f32 and an add.f32 without a rounding
 // modifier into one FFMA across it. An add.rn of -0.0 is never contracted (PTX ISA) and
 // gives back x for every x (a NaN stays a NaN): one FADD per evaluation. Not volatile, so
 // nvcc may still merge two evaluations of a producer at one element into one.
-template <class T> __device__ __forceinline__ T {r}(T v) {{ return v; }}
+template <class {t}> __device__ __forceinline__ {t} {r}({t} v) {{ return v; }}
 __device__ __forceinline__ float {r}(float v) {{
 #ifdef __CUDA_ARCH__
   asm("add.rn.f32 %0, %0, %1;" : "+f"(v) : "f"(-0.0f));
