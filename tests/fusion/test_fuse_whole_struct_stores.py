@@ -18,9 +18,10 @@ from equivalence import compare_entry, fuse_file
 from cudafuse.frontend.parse import parse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "whole_struct_stores.cu"
-SCRATCH = frozenset({"img", "l", "mask", "tmp", "p", "rgba"})
+SCRATCH = frozenset({"img", "l", "mask", "tmp", "p", "rgba", "q", "z"})
 FUSED = {"rgb_pipeline": ("tone", "box_luma", "threshold", "apply"),
-         "rgba_pipeline": ("invert", "gray8"), "planes_pipeline": ("recombine", "shade")}
+         "rgba_pipeline": ("invert", "gray8"), "planes_pipeline": ("recombine", "shade"),
+         "tagged_pipeline": ("tag_all", "weigh"), "cplx_pipeline": ("to_cplx", "norm2")}
 REFUSED = {"partial_pipeline": "no_alpha", "swizzle_pipeline": "swizzle",
            "padded_pipeline": "tag", "planes_any_pipeline": "recombine_any"}
 
@@ -76,6 +77,7 @@ def test_what_fuses(fused) -> None:
     ("rgb_pipeline", {"w": 37, "h": 19}),
     ("rgba_pipeline", {"n": 301}),
     ("planes_pipeline", {"numCols": 29, "numRows": 11}),
+    ("tagged_pipeline", {"n": 517}), ("cplx_pipeline", {"n": 99}),
 ])
 def test_fused_equals_original(stored: Path, entry: str, sizes: dict[str, int]) -> None:
     path = stored
@@ -87,8 +89,8 @@ def test_fused_equals_original(stored: Path, entry: str, sizes: dict[str, int]) 
 def _extra(n: int) -> dict[str, int]:
     """Element counts for the struct buffers: compare_entry gives a struct 8 bytes per count
     plus 64, which must be whole 12-byte rgb elements (3n + 1 counts: 24n + 72 bytes, 2n + 6
-    elements, room for the image's n)."""
-    return {"img": 3 * n + 1, "p": 2 * n}
+    elements, room for the image's n; a 16-byte cplx, 2n counts)."""
+    return {"img": 3 * n + 1, "p": 2 * n, "z": 2 * n}
 
 
 @pytest.mark.slow

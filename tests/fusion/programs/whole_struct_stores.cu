@@ -117,6 +117,43 @@ __global__ void recombine_any(const unsigned char *red, const unsigned char *gre
     rgba[y * cols + x].w = 255;
 }
 
+// A grid-stride loop storing a mixed struct (a float and an int: no padding), its value
+// from a helper.
+struct tagged { float x; int tag; };
+
+__device__ float halve(float v) { return v * 0.5f; }
+
+__global__ void tag_all(const float *in, tagged *o, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        o[i].tag = i & 3;
+        o[i].x = halve(in[i]);
+    }
+}
+
+__global__ void weigh(const tagged *o, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = o[i].x * o[i].tag;
+}
+
+// Each branch of an if/else stores every member of a double pair itself.
+struct cplx { double re, im; };
+
+__global__ void to_cplx(const double *a, cplx *z, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (a[i] > 0) { z[i].re = a[i]; z[i].im = 0; }
+    else { z[i].im = -a[i]; z[i].re = 0; }
+}
+
+__global__ void norm2(const cplx *z, double *m, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) m[i] = z[i].re * z[i].re + z[i].im * z[i].im + z[min(i + 1, n - 1)].re;
+}
+
 // Refused: a member left to memory (alpha never stored).
 __global__ void no_alpha(const rgba8 *src, rgba8 *dst, int n)
 {
@@ -206,4 +243,16 @@ void planes_any_pipeline(const unsigned char *r, const unsigned char *g,
     dim3 block(16, 16), grid((numCols + 15) / 16, (numRows + 15) / 16);
     recombine_any<<<grid, block>>>(r, g, b, rgba, numCols, numRows);
     shade<<<grid, block>>>(rgba, out, numCols, numRows);
+}
+
+void tagged_pipeline(const float *in, tagged *q, float *out, int n)
+{
+    tag_all<<<(n + 255) / 256, 256>>>(in, q, n);
+    weigh<<<(n + 255) / 256, 256>>>(q, out, n);
+}
+
+void cplx_pipeline(const double *a, cplx *z, double *m, int n)
+{
+    to_cplx<<<(n + 255) / 256, 256>>>(a, z, n);
+    norm2<<<(n + 255) / 256, 256>>>(z, m, n);
 }
