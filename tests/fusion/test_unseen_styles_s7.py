@@ -34,9 +34,10 @@ FUSED = {"p_namespace": ("brighten", "box3"), "p_static_anon": ("square", "plus_
          "p_peek": ("brighten", "box3"), "p_helper_alloc": ("brighten", "box3"),
          "p_template": ("scale_t", "blur_t"),
          # (a std::vector set once from buffers: bufs[0] is t, host/pointer_tables.py)
-         "p_vector": ("brighten", "invert", "box3")}
-UNFUSED = ("p_volume", "p_launch_kernel", "p_pick",
-           "p_static_buffer")
+         "p_vector": ("brighten", "invert", "box3"),
+         # (CHECK(cudaLaunchKernel(...)): launches, their checks kept, host/api_launches.py)
+         "p_launch_kernel": ("lk_square", "lk_half")}
+UNFUSED = ("p_volume", "p_pick", "p_static_buffer")
 SIZES = ({"w": 37, "h": 19, "d": 5}, {"w": 1, "h": 41, "d": 3})
 
 
@@ -79,8 +80,8 @@ def test_refusals_say_why(fused) -> None:
         f"line {at_p} separates it from the launch of 'invert' at line {at_p}: pointer 'p' may "
         "name any buffer (a value cudafuse does not follow")
     assert why_left[("p_static_buffer", "invert")].startswith("pointer 't2' may name any buffer")
-    # cudaLaunchKernel's launches are not seen as launches (no sequence, no edge).
-    assert not any(e.host == "p_launch_kernel" for e in result.edges)
+    # cudaLaunchKernel's launches are launches (host/api_launches.py): one edge, fused.
+    assert [e.fused for e in result.edges if e.host == "p_launch_kernel"] == [True]
 
 
 @pytest.mark.slow
