@@ -628,6 +628,15 @@ def _read_value(body: n.Compound, r: n.Index, arr: n.VarDecl, extents: list[int 
     _, subs = _subscripts(r)
     dims: list[str] = []
     offsets: list[Poly] = []
+    if len(subs) == 1 and (rows := _rows(subs[0], once, sizes)) is not None:
+        # A tile laid out in rows of W in a 1-D array (`extern __shared__ float s[]`,
+        # s[ty * W + tx + c]): read as the [.][W] array it is, each element's writers too.
+        width, offsets = rows
+        dims = ["y", "x"]
+        by_elem = {(e[0] // width, e[0] % width): [dataclasses.replace(
+            w, element=(e[0] // width, e[0] % width)) for w in ws] for e, ws in by_elem.items()}
+        extents = [extents[0] // width if extents[0] is not None else None, width]
+        subs = []
     for sub in subs:
         p = _poly(_inline(sub, once))
         if p is None:
@@ -721,6 +730,27 @@ def _read_value(body: n.Compound, r: n.Index, arr: n.VarDecl, extents: list[int 
                        "image's edge, and no one expression over the coordinates is each "
                        "reader's")
     return chosen
+
+
+def _rows(sub: n.Expr, once: dict[str, n.Expr], sizes: dict[str, int]
+          ) -> tuple[int, list[Poly]] | None:
+    """(W, [row offset, column offset]) for a flat subscript `threadIdx.y * W + threadIdx.x
+    + c` of a 2-D block (W a constant, c over constants and loop variables): each term of c
+    whose coefficient W divides goes to the row, the rest to the column (the column, tx
+    plus its offset, must then lie in [0, W) for every thread and loop value: _read_value's
+    extent check refuses it otherwise, so the row and column are exact)."""
+    p = _poly(_inline(sub, once))
+    ty, tx = builtin("threadIdx", "y"), builtin("threadIdx", "x")
+    if p is None or set(sizes) != {"x", "y"}:
+        return None
+    width = next((c for m, c in p.terms if m == (ty,)), None)
+    if width is None or width <= 1 or not any(m == (tx,) and c == 1 for m, c in p.terms):
+        return None
+    rest = p - Poly.atom(ty).scale(width) - Poly.atom(tx)
+    if any(a in (ty, tx) for m, _ in rest.terms for a in m):
+        return None
+    row = Poly(tuple((m, c // width) for m, c in rest.terms if c % width == 0))
+    return width, [row, rest - row.scale(width)]
 
 
 def _at(p: Poly, at: dict[str, int]) -> int:
