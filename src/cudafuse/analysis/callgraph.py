@@ -26,11 +26,10 @@ class CallGraph:
     def direct(self, fn: Function) -> list[Function]:
         if fn.decl not in self._direct:
             out: list[Function] = []
-            for node in fn.body.walk() if fn.body is not None else ():
-                if isinstance(node, n.Call):
-                    f = self.resolve(node)
-                    if f is not None and f not in out:
-                        out.append(f)
+            for node in fn.body.nodes_of(n.Call) if fn.body is not None else ():
+                f = self.resolve(node)
+                if f is not None and f not in out:
+                    out.append(f)
             self._direct[fn.decl] = out
         return self._direct[fn.decl]
 

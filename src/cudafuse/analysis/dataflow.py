@@ -123,9 +123,8 @@ class _Buffers:
         if fn.body is None:
             return
         mutable = assigned_decls(fn.body)
-        for node in fn.body.walk():
-            if isinstance(node, n.VarDecl) and node.init is not None and \
-                    node.decl not in mutable and "*" in node.var_type:
+        for node in fn.body.nodes_of(n.VarDecl):
+            if node.init is not None and node.decl not in mutable and "*" in node.var_type:
                 self.alias[node.decl] = node.init
 
     def root(self, e: n.Expr, depth: int = 0) -> tuple[str, str]:
@@ -246,8 +245,7 @@ def analyze_host(unit: TranslationUnit, fn: Function,
 
 @per_object()  # (asked for every launch of the host)
 def _all_loops(fn: Function) -> list[n.Stmt]:
-    return [x for x in fn.body.walk() if isinstance(x, (n.For, n.While))] \
-        if fn.body is not None else []
+    return list(fn.body.nodes_of((n.For, n.While))) if fn.body is not None else []
 
 
 def _loops_around(fn: Function, node: n.Node) -> list[n.Stmt]:
@@ -361,12 +359,12 @@ def _live_out(unit: TranslationUnit, fn: Function, sites: list[n.KernelLaunch],
         if any(p.decl == decl for p in fn.params) or any(g.decl == decl for g in unit.globals):
             live.add(b)
     ignore: list[tuple[int, int]] = [(s.span.start, s.span.end) for s in sites]
-    for node in fn.body.walk():
-        if isinstance(node, n.Call) and node.callee in _NOT_USES:
-            ignore.append((node.span.start, node.span.end))
+    for call in fn.body.nodes_of(n.Call):
+        if call.callee in _NOT_USES:
+            ignore.append((call.span.start, call.span.end))
     ignored = _Ranges(ignore)
-    for node in fn.body.walk():
-        if not isinstance(node, n.Ref) or node.kind not in ("local", "param", "global"):
+    for node in fn.body.nodes_of(n.Ref):
+        if node.kind not in ("local", "param", "global"):
             continue
         ident, _ = bufs.root(node)
         if ident not in last_write:

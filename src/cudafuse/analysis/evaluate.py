@@ -145,33 +145,36 @@ def settable_decls(body: n.Node, by_decl: dict[str, Function]) -> frozenset[str]
     an unknown from its first write, as before."""
     refs: set[str] = set()
     pinned: set[str] = set()
-    for node in body.walk():
-        if isinstance(node, (n.OtherStmt, n.OtherExpr)):
-            return frozenset()
-        if isinstance(node, n.Binary) and node.is_assignment and isinstance(node.lhs, n.Ref):
-            t = node.lhs.type
-            if node.lhs.kind in ("local", "param") and not any(c in t for c in "*&[") and \
-                    node.op in _STRONG_OPS:
-                refs.add(node.lhs.decl)
+    # (each class of node read from the body's grouping: the answer is a set, in no order)
+    if body.nodes_of((n.OtherStmt, n.OtherExpr)):
+        return frozenset()
+    for b in body.nodes_of(n.Binary):
+        lhs = b.lhs
+        if b.is_assignment and isinstance(lhs, n.Ref):
+            t = lhs.type
+            if lhs.kind in ("local", "param") and not any(c in t for c in "*&[") and \
+                    b.op in _STRONG_OPS:
+                refs.add(lhs.decl)
             else:
-                pinned.add(node.lhs.decl)
-        elif isinstance(node, n.Unary) and node.op in ("++", "--") and \
-                isinstance(node.operand, n.Ref):
-            refs.add(node.operand.decl)
-        elif isinstance(node, n.Unary) and node.op == "&":
-            pinned |= {r.decl for r in node.operand.walk() if isinstance(r, n.Ref)}
-        elif isinstance(node, n.VarDecl) and "&" in node.var_type and node.init is not None:
-            pinned |= {r.decl for r in node.init.walk() if isinstance(r, n.Ref)}
-        elif isinstance(node, n.Call):
-            callee = by_decl.get(node.callee_decl) if node.callee_decl else None
-            for k, a in enumerate(node.args):
-                if not isinstance(_strip_casts(a), n.Ref):
-                    continue
-                param = callee.params[k] if callee is not None and k < len(callee.params) \
-                    else None
-                if param is None and not _declared_by_cuda(node) or \
-                        param is not None and (param.is_reference or "&" in param.type):
-                    pinned.add(_strip_casts(a).decl)  # type: ignore[union-attr]
+                pinned.add(lhs.decl)
+    for u in body.nodes_of(n.Unary):
+        if u.op in ("++", "--") and isinstance(u.operand, n.Ref):
+            refs.add(u.operand.decl)
+        elif u.op == "&":
+            pinned |= {r.decl for r in u.operand.walk() if isinstance(r, n.Ref)}
+    for v in body.nodes_of(n.VarDecl):
+        if "&" in v.var_type and v.init is not None:
+            pinned |= {r.decl for r in v.init.walk() if isinstance(r, n.Ref)}
+    for call in body.nodes_of(n.Call):
+        callee = by_decl.get(call.callee_decl) if call.callee_decl else None
+        for k, a in enumerate(call.args):
+            if not isinstance(_strip_casts(a), n.Ref):
+                continue
+            param = callee.params[k] if callee is not None and k < len(callee.params) \
+                else None
+            if param is None and not _declared_by_cuda(call) or \
+                    param is not None and (param.is_reference or "&" in param.type):
+                pinned.add(_strip_casts(a).decl)  # type: ignore[union-attr]
     return frozenset(refs - pinned)
 
 
@@ -192,7 +195,7 @@ def inert_pointers(fn: Function) -> frozenset[str]:
     cand = {p.decl for p in fn.params if p.is_pointer and pointer(p.type)}
     moves: list[tuple[str, str | None]] = []  # (target, source or None when not a variable)
     allowed: set[int] = set()
-    for node in fn.body.walk():
+    for node in fn.body.nodes_of((n.VarDecl, n.ExprStmt)):  # (in walk order)
         if isinstance(node, n.VarDecl) and pointer(node.var_type, node.array_dims):
             cand.add(node.decl)
             if node.init is not None:
@@ -208,9 +211,9 @@ def inert_pointers(fn: Function) -> frozenset[str]:
             if isinstance(src, n.Ref):
                 allowed.add(id(src))
     uses: dict[str, list[int]] = {}
-    for node in fn.body.walk():
-        if isinstance(node, n.Ref) and node.decl in cand:
-            uses.setdefault(node.decl, []).append(id(node))
+    for ref in fn.body.nodes_of(n.Ref):
+        if ref.decl in cand:
+            uses.setdefault(ref.decl, []).append(id(ref))
     inert = {d for d in cand if all(u in allowed for u in uses.get(d, []))}
     changed = True
     while changed:
@@ -479,7 +482,7 @@ class Evaluator:
                 self._unroll *= max(len(values), 1)
                 # An iteration may start from a break's or a continue's values, not only
                 # from the end of the one before: those locals are unknown then.
-                jumps = any(isinstance(x, (n.Break, n.Continue)) for x in s.body.walk())
+                jumps = bool(s.body.nodes_of((n.Break, n.Continue)))
                 for v in values:
                     if jumps:
                         self.forget(body_writes)

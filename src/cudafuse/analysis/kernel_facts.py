@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -134,6 +135,7 @@ def _aggregate(t: str) -> bool:
     return elem_size(t) is None and not _ARITH.search(t)
 
 
+@functools.lru_cache(maxsize=4096)  # (asked per parameter and access of every kernel)
 def elem_size(t: str) -> int | None:
     t = " ".join(re.sub(r"\b(const|volatile|__restrict)\b", "", t).split())
     return _SIZES.get(t)
@@ -166,44 +168,44 @@ def _shared_var(node: n.VarDecl) -> SharedVar:
 
 def _scan(bodies: list[n.Node]) -> _Scan:
     sc = _Scan([], [], [], [], set(), [], set(), set(), set(), [])
+    # Each class of node from the body's grouping (Compound.nodes_of), each in walk order:
+    # every list below is fed by one class only, so the order of each is the walk's.
+    targets: list[n.Expr] = []
     for body in bodies:
-        for node in body.walk():
-            if isinstance(node, n.Call):
-                name = node.callee.split("::")[-1]
-                if is_cooperative_groups_call(node):
-                    (sc.barriers if name in _CG_BARRIERS else sc.warp).append(
-                        Op(f"cooperative_groups::{name}", node.span.line))
-                elif name in _BARRIERS:
-                    sc.barriers.append(Op(name, node.span.line))
-                elif _WARP.match(name):
-                    sc.warp.append(Op(name, node.span.line))
-                elif name.startswith("atomic"):
-                    sc.atomics.append(Op(name, node.span.line))
-                elif _TEXTURE.match(name) and _declared_by_cuda(node):
-                    sc.textures.append(Op(name, node.span.line))
-            elif isinstance(node, n.Asm):
-                sc.asm.append(node.span.line)
-            elif isinstance(node, n.Member) and isinstance(node.base, n.Ref) and \
-                    node.base.kind == "builtin":
-                sc.builtins.add(f"{node.base.name}.{node.field_name}")
-            elif isinstance(node, n.Ref):
-                if node.kind == "builtin" and node.name == "warpSize":
-                    sc.builtins.add("warpSize")
-                elif node.kind == "global":
-                    sc.globals_used.add(node.decl)
-            elif isinstance(node, n.VarDecl) and "shared" in node.storage:
-                sc.shared.append(_shared_var(node))
-                sc.shared_decls.add(node.decl)
-            target: n.Expr | None = None
-            if isinstance(node, n.Binary) and node.is_assignment:
-                target = node.lhs
-            elif isinstance(node, n.Unary) and node.op in ("++", "--"):
-                target = node.operand
-            elif isinstance(node, n.Call) and node.callee.startswith("atomic") and node.args:
-                target = node.args[0]
-            root = _root_ref(target) if target is not None else None
-            if root is not None:
-                sc.written_roots.add(root.decl)
+        for call in body.nodes_of(n.Call):
+            name = call.callee.split("::")[-1]
+            if is_cooperative_groups_call(call):
+                (sc.barriers if name in _CG_BARRIERS else sc.warp).append(
+                    Op(f"cooperative_groups::{name}", call.span.line))
+            elif name in _BARRIERS:
+                sc.barriers.append(Op(name, call.span.line))
+            elif _WARP.match(name):
+                sc.warp.append(Op(name, call.span.line))
+            elif name.startswith("atomic"):
+                sc.atomics.append(Op(name, call.span.line))
+            elif _TEXTURE.match(name) and _declared_by_cuda(call):
+                sc.textures.append(Op(name, call.span.line))
+            if call.callee.startswith("atomic") and call.args:
+                targets.append(call.args[0])
+        sc.asm += [a.span.line for a in body.nodes_of(n.Asm)]
+        for m in body.nodes_of(n.Member):
+            if isinstance(m.base, n.Ref) and m.base.kind == "builtin":
+                sc.builtins.add(f"{m.base.name}.{m.field_name}")
+        for r in body.nodes_of(n.Ref):
+            if r.kind == "builtin" and r.name == "warpSize":
+                sc.builtins.add("warpSize")
+            elif r.kind == "global":
+                sc.globals_used.add(r.decl)
+        for v in body.nodes_of(n.VarDecl):
+            if "shared" in v.storage:
+                sc.shared.append(_shared_var(v))
+                sc.shared_decls.add(v.decl)
+        targets += [b.lhs for b in body.nodes_of(n.Binary) if b.is_assignment]
+        targets += [u.operand for u in body.nodes_of(n.Unary) if u.op in ("++", "--")]
+    for target in targets:
+        root = _root_ref(target)
+        if root is not None:
+            sc.written_roots.add(root.decl)
     return sc
 
 
@@ -224,7 +226,7 @@ def _root_ref(e: n.Expr) -> n.Ref | None:
 
 def _early_returns(body: n.Compound) -> list[int]:
     last = body.body[-1] if body.body else None
-    return [s.span.line for s in body.walk() if isinstance(s, n.Return) and s is not last]
+    return [s.span.line for s in body.nodes_of(n.Return) if s is not last]
 
 
 def _mapping(unit: TranslationUnit, fn: Function, ev: Evaluator, accesses: list[Access],

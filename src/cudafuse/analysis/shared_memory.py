@@ -150,7 +150,10 @@ def shared_reach(unit: TranslationUnit, kernel: Function,
     by_class, method_class, free = index.methods_by_class, index.method_class, index.free
     included = set(unit.includes)
     # (only the headers declaring shared memory can hold a name that reaches it)
-    headers = {h: names for h in unit.includes if (names := _header_shared_names(h))}
+    headers: dict[str, frozenset[str]] | None = index.memo.get("shared_headers")
+    if headers is None:  # (once per unit: a stat of each include)
+        headers = index.memo["shared_headers"] = {
+            h: names for h in unit.includes if (names := _header_shared_names(h))}
     seen: list[Function] = [kernel]
     classes: list[str] = []
     opaque: dict[str, SharedUse] = {}
@@ -167,8 +170,8 @@ def shared_reach(unit: TranslationUnit, kernel: Function,
         for f in graph.direct(fn):
             add(f)
         words = mentioned(unit, fn.span)
-        for node in fn.body.walk():
-            if isinstance(node, n.Call) and node.callee_decl:
+        for node in fn.body.nodes_of(n.Call):
+            if node.callee_decl:
                 if node.callee_decl in method_class:
                     words.add(method_class[node.callee_decl])
                 elif _decl_file(node.callee_decl) in included:
@@ -190,7 +193,7 @@ def shared_reach(unit: TranslationUnit, kernel: Function,
     for fn in seen:
         assert fn.body is not None
         via = "" if fn is kernel else owner_label(unit, fn)
-        for node in fn.body.walk():
+        for node in fn.body.nodes_of((n.VarDecl, n.Ref)):  # (in walk order)
             if isinstance(node, n.VarDecl) and "shared" in node.storage:
                 uses.append(SharedUse(node.name, "local", "extern" in node.storage or any(
                     d is None for d in node.array_dims), node.span, fn, via, node))

@@ -9,7 +9,8 @@ the key, so one grown afterwards (the front end's own passes append) gets fresh 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from cudafuse.ir.program import Function, GlobalVar, TranslationUnit
 
@@ -34,6 +35,9 @@ class UnitIndex:
     # CallGraph of the unit.
     file_by_decl: dict[str, Function]
     direct_callees: dict[str, list[Function]]
+    # Other per-unit facts an analysis computes on its first kernel and reads for the rest,
+    # by name (shared_memory's "shared_headers": the headers declaring __shared__ memory).
+    memo: dict[str, Any] = field(default_factory=dict)
 
 
 def _key(unit: TranslationUnit) -> tuple[int, ...]:

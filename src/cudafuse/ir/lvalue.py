@@ -25,8 +25,9 @@ def write_targets(body: n.Node) -> Iterator[n.Expr]:
     """The lvalues `body` writes or lets be written: each assignment's (compound ones too)
     left side, each ++/--'s operand, each `&`'s operand (an address taken may be written
     through)."""
-    for x in body.walk():
-        if isinstance(x, n.Binary) and x.is_assignment:
-            yield x.lhs
+    for x in body.nodes_of((n.Binary, n.Unary)):
+        if isinstance(x, n.Binary):
+            if x.is_assignment:
+                yield x.lhs
         elif isinstance(x, n.Unary) and x.op in ("++", "--", "&"):
             yield x.operand

@@ -7,8 +7,10 @@ variables that share a name never alias in the analyses.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from cudafuse.ir.source import NO_SPAN, Span
 
@@ -38,6 +40,35 @@ class Node:
             if kids:
                 push(kids[::-1])
         return tuple(out)
+
+    def nodes_of(self, classes: type[NodeT] | tuple[type[NodeT], ...]) -> tuple[NodeT, ...]:
+        """The nodes of walk() that are instances of `classes`, in walk order."""
+        return tuple([x for x in self.preorder() if isinstance(x, classes)])
+
+
+NodeT = TypeVar("NodeT", bound=Node)
+
+
+def _by_class(nodes: tuple[Node, ...]) -> dict[type, list[int]]:
+    """The positions in `nodes` of each class's nodes (by exact class), in order."""
+    out: dict[type, list[int]] = {}
+    get = out.get
+    for i, x in enumerate(nodes):
+        got = get(x.__class__)
+        if got is None:
+            out[x.__class__] = [i]
+        else:
+            got.append(i)
+    return out
+
+
+def _select(nodes: tuple[Node, ...], groups: dict[type, list[int]],
+            classes: type | tuple[type, ...]) -> tuple[Node, ...]:
+    found = [g for cls, g in groups.items() if issubclass(cls, classes)]
+    if not found:
+        return ()
+    at = found[0] if len(found) == 1 else sorted(itertools.chain.from_iterable(found))
+    return tuple([nodes[i] for i in at])
 
 
 # ---- expressions -------------------------------------------------------------------------
@@ -265,6 +296,19 @@ class Compound(Stmt):
             cached = super().preorder()
             object.__setattr__(self, "_preorder", cached)
         return cached
+
+    def nodes_of(self, classes: type[NodeT] | tuple[type[NodeT], ...]) -> tuple[NodeT, ...]:
+        # The analyses each ask a body for a few classes of nodes (calls, assignments,
+        # declarations...): the walk is grouped by class once, and each answer kept.
+        memo: dict[object, tuple[Any, ...]] | None = self.__dict__.get("_nodes_of")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_nodes_of", memo)
+            object.__setattr__(self, "_groups", _by_class(self.preorder()))
+        got = memo.get(classes)
+        if got is None:
+            got = memo[classes] = _select(self.preorder(), self.__dict__["_groups"], classes)
+        return got
 
 
 @dataclass(frozen=True)
