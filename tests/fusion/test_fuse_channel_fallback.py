@@ -5,7 +5,10 @@ element from memory, as the original leaves it; a producer may read a channel of
 element before storing it or in the value it stores there (an in-place update), never after.
 Programs in programs/channel_fallback.cu: 2-D interleaved RGB with two channels stored under a
 condition, 1-D interleaved pairs updated in place under a mask, planar planes behind an early
-return on data, and a kernel reading a channel it already stored (not recomputed). Fused with
+return on data, and a kernel reading a channel it already stored (not recomputed); and
+interleaved channels read at other elements (a clamped 3x3 blur of one channel, felixchu's
+neighbour index reassigned at the border), served by the channel functions with their guard
+kept (exact at any element). Fused with
 every buffer stored and with the intermediates scratch; the differential runs (slow) compare
 every element of every buffer the caller keeps, on garbage at odd sizes."""
 
@@ -23,7 +26,8 @@ from cudafuse.passes.vertical.kernel.recognise import build_view
 PROGRAM = Path(__file__).parent / "programs" / "channel_fallback.cu"
 SCRATCH = frozenset({"rgb", "uv", "planes", "d"})
 VERTICAL = {"rgb_masked": ("boost_rgb", "luma_rgb"), "uv_masked": ("masked_gain", "uv_norm"),
-            "planes_weighed": ("weigh_planes", "planes_sum")}
+            "planes_weighed": ("weigh_planes", "planes_sum"),
+            "rgb_blurred": ("gain_rgb", "blur_green"), "uv_west": ("masked_gain", "west_diff")}
 
 
 @pytest.fixture(scope="module", params=["stored", "scratch"])
@@ -42,7 +46,7 @@ def test_views() -> None:
         assert view.channels[out].partial == partial, name
     assert build_view(kernels["reuse"]).producer_reason == (
         "it stores 'dst' as interleaved (i * 2 + c) channels, c = 0, 1 and reads channel 0 "
-        "(line 75) after storing it")
+        "(line 112) after storing it")
 
 
 def test_what_fuses(fused) -> None:
@@ -53,13 +57,16 @@ def test_what_fuses(fused) -> None:
     else:
         # An in-place update whose buffer the caller keeps is not recomputed (a read after
         # the fused kernel's store would see the new value): those two run in one thread.
-        assert groups == {"rgb_masked": VERTICAL["rgb_masked"]}
+        assert groups == {k: VERTICAL[k] for k in ("rgb_masked", "rgb_blurred")}
     text = path.read_text()
     # boost_rgb's channel 0 yields channel 0 of the element from memory where it stores none.
     assert "if (x >= w || y >= h) return dst[(y * (w) + x) * 3 + 0];" in text
     assert "  return dst[(y * (w) + x) * 3 + 0];\n}" in text
     if scratch:  # (planar: the plane is the guard's bound)
         assert "return planes[1LL * (n) + (i)];" in text
+    # A channel read at other pixels (a blur of green): gain_rgb keeps its guard, so that
+    # each channel's function is exact at any pixel, and the read decodes the channel.
+    assert "if (!(x < w && y < h)) return dst[(y * (w) + x) * 3 + 1]; " in text
 
 
 def _args(entry: str, n: int, rng: np.random.Generator) -> list:
@@ -84,7 +91,7 @@ def test_fused_equals_original(fused, entry: str, size: tuple[int, int]) -> None
     rng = np.random.default_rng(size[0])
     w, h = size
     args = _args(entry, w * h, rng)
-    if entry == "rgb_masked":  # (w, h instead of n)
+    if entry in ("rgb_masked", "rgb_blurred"):  # (w, h instead of n)
         args[-2:] = [w, h]
     a, b = call_both(PROGRAM, path, entry, args)
     for p, x, y in zip(fn.params, a, b, strict=True):

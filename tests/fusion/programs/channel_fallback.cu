@@ -66,6 +66,43 @@ __global__ void planes_sum(const float *planes, float *out, int n)
     if (i < n) out[i] = planes[i] - planes[n + i];
 }
 
+// Interleaved RGB over the whole image, and a 3x3 clamped blur of its green channel: the
+// reader reads channels at other pixels, so each channel's function keeps the guard (exact
+// at any pixel).
+__global__ void gain_rgb(const float *src, float *dst, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) {
+        int p = y * w + x;
+        dst[3 * p] = src[3 * p] * 1.5f;
+        dst[3 * p + 1] = src[3 * p + 1] - 0.25f;
+        dst[3 * p + 2] = src[3 * p + 2];
+    }
+}
+
+__global__ void blur_green(const float *rgb, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float s = 0.0f;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            int xx = min(max(x + dx, 0), w - 1), yy = min(max(y + dy, 0), h - 1);
+            s += rgb[(yy * w + xx) * 3 + 1];
+        }
+    out[y * w + x] = s / 9.0f + rgb[(y * w + x) * 3 + 2];
+}
+
+// felixchu's neighbour index, reassigned at the border, into interleaved pairs.
+__global__ void west_diff(const float *uv, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int Wi = i - 1; if (i == 0) Wi = i;
+    if (i < n) out[i] = uv[2 * i] - uv[Wi * 2 + 1];
+}
+
 // Not recomputed: channel 0 read after it was stored (its value function would read memory).
 __global__ void reuse(const float *src, float *dst, int n)
 {
@@ -105,4 +142,17 @@ void reused(const float *src, float *d, float *out, int n)
 {
     reuse<<<(n + 63) / 64, 64>>>(src, d, n);
     pair_sum<<<(n + 63) / 64, 64>>>(d, out, n);
+}
+
+void rgb_blurred(const float *src, float *rgb, float *out, int w, int h)
+{
+    dim3 b(16, 8), g((w + 15) / 16, (h + 7) / 8);
+    gain_rgb<<<g, b>>>(src, rgb, w, h);
+    blur_green<<<g, b>>>(rgb, out, w, h);
+}
+
+void uv_west(const float *mask, float *uv, float *out, int n)
+{
+    masked_gain<<<(n + 127) / 128, 128>>>(mask, uv, n, 0.5f);
+    west_diff<<<(n + 127) / 128, 128>>>(uv, out, n);
 }

@@ -427,15 +427,36 @@ def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body
             "so it is no value of the thread's own")
 
 
+def interleaved_channel(index: n.Expr, locals_: dict[str, n.Expr], factor: int) -> int | None:
+    """c when `index` is K * e + c for some integer polynomial e, whatever element e is
+    (`rgb[(p - w) * 3 + 1]`, `buf[Nt * 3 + 2]` with Nt any integer): every coefficient but
+    the constant a multiple of K, the constant c modulo K. None for anything else. Locals
+    whose value is no polynomial (`int xx = min(max(x + dx, 0), w - 1);`) stand for
+    themselves: e is any integer."""
+    q = poly(index, locals_)
+    if q is None:
+        q = poly(index, {})
+    if q is None or factor < 2 or any(c % factor for m, c in q.items() if m != ()):
+        return None
+    return q.get((), 0) % factor
+
+
 def channel_reads_reason(reader: str, pname: str, reads: list[n.Index], fr: Frame | None,
                          channels: Channels) -> str | None:
-    """Why a reader's subscripts of a channel buffer are not each its own element at a
-    channel the producer stores (None when they all are)."""
+    """Why a reader's subscripts of a channel buffer are not each an element at a channel
+    the producer stores (None when they all are): its own element at a constant channel,
+    or, for interleaved channels, any element at a constant channel (a stencil over an RGB
+    image: the producer's value function then keeps its guard, exact at any element:
+    domain.keeps_guard)."""
     if fr is None:
         return (f"'{reader}' reads channels of '{pname}' but its own element is not "
                 "recognised (no coordinate mapping and bounds)")
     for node in reads:
         k = classify(node.index, fr)
+        if (k is None or k[0] is None) and channels.layout.kind == "interleaved":
+            c = interleaved_channel(node.index, fr.locals_, channels.layout.factor)
+            if c is not None and c in channels.numbers:
+                continue
         if k is None:
             return (f"'{reader}' reads '{pname}' (line {node.span.line}) other than at a "
                     f"constant channel of its own element ({channels.describe()})")

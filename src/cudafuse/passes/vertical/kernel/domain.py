@@ -16,6 +16,7 @@ from __future__ import annotations
 from cudafuse.analysis.classify import LoadClass
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
+from cudafuse.passes.vertical.kernel.channels import classify, frame
 from cudafuse.passes.vertical.kernel.view import KernelView
 
 
@@ -39,10 +40,24 @@ def keeps_guard(producer: KernelView, readers: list[KernelView]) -> bool:
     if producer.lower_bounded or producer.all_stores or producer.early_returns or any(
             ch.partial for ch in producer.channels.values()):
         return True
+    if producer.channels and any(_reads_elsewhere(r) for r in readers):
+        return True  # (a channel read at another element: channels.channel_reads_reason)
     if producer.dims == 2 and _text(producer.stride) != _text(producer.bounds[0]):
         return True
     own = [_text(b) for b in producer.bounds]
     return any(r.lower_bounded or [_text(b) for b in r.bounds] != own for r in readers)
+
+
+def _reads_elsewhere(reader: KernelView) -> bool:
+    """Whether a reader subscripts any buffer other than at its own element or a constant
+    channel of it: a producer of channels it may read there keeps its guard, so that each
+    channel's function is exact at any element (memory where the producer stores nothing),
+    as a plain producer read by a gather is."""
+    if reader.fn.body is None or not reader.coords:
+        return True
+    fr = frame(reader.fn.body, reader.coords, reader.bounds)
+    return fr is None or any(classify(x.index, fr) is None
+                             for reads in reader.reads.values() for x in reads)
 
 
 def reads_own_output(view: KernelView, out: str) -> bool:
