@@ -1780,6 +1780,20 @@ cudaError_t cudaDeviceSetGraphMemAttribute(int, cudaGraphMemAttributeType a, voi
 // program compiled them (and the scheduler, pool, child-grid and vector code they call) once
 // per kernel; the body now comes type-erased (BodyRef), so that code is compiled here once.
 namespace cudafuse_emu {
+// A kernel computes in the GPU's floating-point environment (round to nearest, subnormals
+// kept) whatever the host code set before the launch (fesetround, FTZ/DAZ in MXCSR: a
+// program may for its own CPU reference); the host's comes back after it. Set once per launch
+// and per pool thread's share of it. (Fibers started from the default MXCSR already; a
+// plain-loop kernel on the launching thread ran in the host's rounding mode.)
+struct GpuFpEnv {
+  std::fenv_t host;
+  GpuFpEnv() {
+    std::fegetenv(&host);
+    std::fesetenv(FE_DFL_ENV);
+  }
+  ~GpuFpEnv() { std::fesetenv(&host); }
+};
+
 void Launch::run_erased(const BodyRef &body) {
   long long threads = (long long)block.x * block.y * block.z;
   char what[512];
@@ -1821,6 +1835,7 @@ void Launch::run_erased(const BodyRef &body) {
     }
   }
   bool use_fibers = fibers || g_force_fibers;
+  GpuFpEnv fp_env;
   int n = (int)threads;
   long long nb = (long long)grid.x * grid.y * grid.z;
   // Seeded runs (CUDAFUSE_EMU_SEED) expose races in one reproducible order: serial; so
@@ -1871,6 +1886,7 @@ void ParallelLaunch::run(const BodyRef &body, int workers) {
   std::vector<size_t> past(workers, SIZE_MAX);  // each thread's first byte written past `shared`
   BlockPool &P = block_pool();
   pool_run(workers, [&](int w) {
+    std::fesetenv(FE_DFL_ENV);  // a pool thread started under the host's environment
     g_site = site;
     g_in_kernel = true;
     g_fibers = fibers;
