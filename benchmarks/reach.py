@@ -33,7 +33,9 @@ naming `main` (argc 1, no arguments), and shown as
 ran / run failed (with what the program or cudafuse said) / not built (the first error). A
 run that ends well after a launch the GPU refuses (an empty grid: `run` warns; a GPU runs
 such a program to its end too) is shown as "ran, but the GPU refuses a launch", counted as ran
-and listed, with how many there are.
+and listed, with how many there are. A run the time limit (`--timeout`, wall clock) stops says
+how many CPU-seconds it had in that time and the load average then ("[it had 37 CPU-s; load
+14.2]"): on a shared machine a run may get a small part of its limit.
 
     python benchmarks/reach.py --survey benchmarks/survey/manifest.toml [--survey-cache DIR]
                                [--only NAME ...]
@@ -280,6 +282,22 @@ def nvcc_check(path: Path, includes: list[str], flags: list[str] | None = None) 
 _REFUSED_LAUNCH = re.compile(r"warning: (launch of .*?): on a GPU it fails with ", re.M)
 
 
+# Runs a command (argv[1:]) and writes the CPU seconds it and its children used, with the
+# 1-minute load average, as the last line of stderr; exits as the command did.
+_CPU_OF = """import os, resource, signal, subprocess, sys
+r = subprocess.call(sys.argv[1:])
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu, load = u.ru_utime + u.ru_stime, os.getloadavg()[0]
+sys.stderr.write(f"\\ncudafuse-reach-cpu: {cpu:.2f} {load:.1f}\\n")
+sys.stderr.flush()
+if r < 0:
+    signal.signal(-r, signal.SIG_DFL)
+    os.kill(os.getpid(), -r)
+sys.exit(r)
+"""
+_CPU_LINE = re.compile(r"\n?cudafuse-reach-cpu: ([\d.]+) ([\d.]+)\n")
+
+
 def emu_run(exe: str, path: Path, includes: list[str], timeout: float,
             spec: Path | None = None, flags: list[str] | None = None) -> str:
     """`cudafuse run` on the program's main (or `spec`'s entry): "ran", or why not, with the
@@ -304,10 +322,12 @@ def emu_run(exe: str, path: Path, includes: list[str], timeout: float,
         for d in [str(path.parent), *includes]:
             cmd += ["-I", d]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True,
-                                  timeout=timeout + 120, cwd=scratch)
+            proc = subprocess.run([sys.executable, "-c", _CPU_OF, *cmd], capture_output=True,
+                                  text=True, timeout=timeout + 120, cwd=scratch)
         except subprocess.TimeoutExpired:
             return f"run failed: no answer in {timeout + 120:.0f} s"
+    cpu = _CPU_LINE.search(proc.stderr)
+    proc.stderr = _CPU_LINE.sub("", proc.stderr)
     refused = _REFUSED_LAUNCH.search(proc.stderr)
     if proc.returncode == 0 and refused:
         # It ends well as on a GPU, but a launch did not run: not an input it supports.
@@ -322,7 +342,11 @@ def emu_run(exe: str, path: Path, includes: list[str], timeout: float,
                                                           f"exit status {proc.returncode}")
     if said and "main returned" in why:
         why += f"; the program said: {said[-1][:100]}"
-    return f"run failed: {why[:220]}"
+    why = why[:220]
+    if _TIMED_OUT in why and cpu:
+        # On a shared machine the limit is wall clock: say how much CPU the run got in it.
+        why += f" [it had {float(cpu.group(1)):.0f} CPU-s; load {cpu.group(2)}]"
+    return f"run failed: {why}"
 
 
 def _abstract(message: str) -> str:
