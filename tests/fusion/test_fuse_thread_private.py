@@ -29,7 +29,7 @@ def _pairs(result) -> dict[str, list]:
 
 def _sizes(entry: str, k: int) -> tuple[dict[str, int], dict[str, int]]:
     """(scalars, buffer lengths) for the k-th size set of `entry`."""
-    if entry in ("row_sweep",):
+    if entry in ("row_sweep", "row_chain"):
         n, w = ((37, 13), (5, 1))[k]
         return {"n": n, "w": w}, {"a": n * w, "b": n * w, "out": n}
     if entry == "colour":
@@ -48,16 +48,36 @@ def _sizes(entry: str, k: int) -> tuple[dict[str, int], dict[str, int]]:
 
 # Two emulator builds of an 8-kernel program, about 10 CPU-s here: make test-slow.
 @pytest.mark.slow
-@pytest.mark.parametrize("entry", ["row_sweep", "colour", "four_per_thread", "attention"])
+@pytest.mark.parametrize("entry", ["row_sweep", "row_chain", "colour", "four_per_thread",
+                                   "attention"])
 def test_fused_matches_original(fused, entry: str) -> None:
     out, result = fused
-    (pair,) = [s for s in _pairs(result)[entry] if s.fused]
-    assert pair.serial and pair.form == "thread"
-    edge = next(e for e in result.edges if e.host == entry)
-    assert edge.fused and edge.why.startswith(f"fused into {pair.name} (one thread runs")
     for k in (0, 1):
         sizes, lengths = _sizes(entry, k)
         compare_entry(PROGRAM, out, entry, sizes, seed=k + 3, extra=lengths)
+
+
+def test_what_fuses(fused) -> None:
+    _, result = fused
+    got = {h: sorted({s.name for s in ps if s.fused}) for h, ps in _pairs(result).items()}
+    assert got == {"row_sweep": ["cf_row_sweep_sib0"], "row_chain": ["cf_row_chain_sib1"],
+                   "colour": ["cf_colour_sib2"], "four_per_thread": ["cf_four_per_thread_sib3"],
+                   "attention": ["cf_attention_sib4"], "neighbour_row": [], "overrun": [],
+                   "two_rows": []}
+    assert all(s.serial and s.form == "thread" for ps in _pairs(result).values()
+               for s in ps if s.fused)
+    for e in result.edges:
+        assert e.fused == bool(got[e.host]), e
+        if e.fused:
+            assert e.why.startswith(f"fused into {got[e.host][0]} (one thread runs")
+    # Three launches in turn: each edge among them is fused.
+    assert {(e.src, e.dst) for e in result.edges if e.host == "row_chain"} == {
+        ("tp_sweep", "tp_finish"), ("tp_finish", "tp_back")}
+    assert "one thread runs 'tp_sweep', then 'tp_finish', then 'tp_back': each thread reads " \
+        "and writes only its own elements of a, out; when (w) >= 1" in \
+        next(s.why for s in _pairs(result)["row_chain"] if s.fused)
+
+
 
 
 def test_conditions_and_code(fused) -> None:
@@ -69,12 +89,13 @@ def test_conditions_and_code(fused) -> None:
     assert why["attention"].endswith(
         "when (T) >= 1 && (NH) >= 1, the original launches otherwise)")
     assert "when" not in why["colour"] and "when" not in why["four_per_thread"]
+    assert why["row_chain"].endswith("when (w) >= 1, the original launches otherwise)")
     text = out.read_text()
     # The shared buffer is no __restrict__ parameter of the fused kernel; the inputs are.
-    assert ("__global__ void cf_attention_sib3(float *cf_p0, const float *__restrict__ cf_p1, "
+    assert ("__global__ void cf_attention_sib4(float *cf_p0, const float *__restrict__ cf_p1, "
             "int cf_p2, int cf_p3, int cf_p4, float *__restrict__ cf_p5, "
             "const float *__restrict__ cf_p6)") in text
-    assert ("if (((T) >= 1) && ((NH) >= 1)) { cf_attention_sib3<<<(threads + 31) / 32, 32>>>"
+    assert ("if (((T) >= 1) && ((NH) >= 1)) { cf_attention_sib4<<<(threads + 31) / 32, 32>>>"
             "(att, pre, B, T, NH, out, val); } else { /* cudafuse: the original launches */ "
             "tp_softmax<<<(threads + 31) / 32, 32>>>(att, pre, B, T, NH); "
             "tp_weighted<<<(threads + 31) / 32, 32>>>(out, att, val, B, T, NH); }") in text
@@ -85,10 +106,10 @@ def test_refusals_say_why(fused) -> None:
     why = {h: [s.why for s in ps] for h, ps in _pairs(result).items()}
     assert why["neighbour_row"] == [
         "not siblings: 'tp_next_row' reads 'a', which 'tp_sweep' writes; nor one thread's: "
-        "'tp_next_row' reads 'a' at line 122: offset 'w' may pass its row's end"]
+        "'tp_next_row' reads 'a' at line 135: offset 'w' may pass its row's end"]
     assert why["overrun"] == [
         "not siblings: 'tp_overrun' and 'tp_finish' both write 'a'; nor one thread's: "
-        "'tp_overrun' reads 'a' at line 133: offset 'j' may pass its row's end"]
+        "'tp_overrun' reads 'a' at line 146: offset 'j' may pass its row's end"]
     assert why["two_rows"] == [
         "not siblings: 'tp_sweep' and 'tp_finish' both write 'a'; nor one thread's: the "
         "block of 'tp_sweep' may have more than one thread along y, which its kernel does "

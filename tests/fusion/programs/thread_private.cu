@@ -25,6 +25,19 @@ void row_sweep(int n, int w, float *a, const float *b, float *out) {
     tp_finish<<<(n + 127) / 128, 128>>>(n, w, a, out);
 }
 
+// The same sweep, its reduction, then a sweep back along the row scaled by the reduction:
+// three launches, one thread running each in turn.
+__global__ void tp_back(int n, int w, float *a, const float *out) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    for (int j = w - 2; j >= 0; --j) a[r * w + j] -= 0.25f * a[r * w + j + 1] * out[r];
+}
+void row_chain(int n, int w, float *a, const float *b, float *out) {
+    tp_sweep<<<(n + 127) / 128, 128>>>(n, w, a, b);
+    tp_finish<<<(n + 127) / 128, 128>>>(n, w, a, out);
+    tp_back<<<(n + 127) / 128, 128>>>(n, w, a, out);
+}
+
 // A colour-space pipeline over a run-time channel count: gamma per channel, then the
 // channels' mean subtracted, each pixel's channels walked in a loop by its own thread.
 __global__ void tp_gamma(const float *img, float *lin, int width, int height, int ch) {

@@ -34,7 +34,12 @@ from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import Sequence
 from cudafuse.passes.vertical.plan.legality import LaunchInfo
 from cudafuse.passes.vertical.plan.model import KernelCost
-from cudafuse.passes.vertical.plan.siblings import SiblingNote, SiblingPair, SiblingPlanner
+from cudafuse.passes.vertical.plan.siblings import (
+    SiblingNote,
+    SiblingPair,
+    SiblingPlanner,
+    conflict,
+)
 
 
 def _restrict(type_: str) -> str:
@@ -62,7 +67,7 @@ class SiblingEmitter:
     def thread_code(self, pair: SiblingPair, name: str) -> tuple[str, list[n.Expr]]:
         """The part functions and the fused kernel; the host arguments, in order."""
         params: dict[str, list] = {}  # key -> [type, host arg]
-        for info in (pair.a, pair.b):
+        for info in pair.members:
             for p, arg in info.site.bindings:
                 key = param_key(p, arg)
                 assert key is not None
@@ -77,7 +82,7 @@ class SiblingEmitter:
         keys = list(params)
         knames = {k: f"{self.prefix}_p{j}" for j, k in enumerate(keys)}
         parts, calls = [], []
-        for k, info in enumerate((pair.a, pair.b)):
+        for k, info in enumerate(pair.members):
             fn = info.site.kernel
             assert fn.body is not None
             part = f"{name}_{k}_{fn.name}"
@@ -92,8 +97,8 @@ class SiblingEmitter:
                         for k in keys)
         bounds = pair.a.site.kernel.launch_bounds or pair.b.site.kernel.launch_bounds
         lb = f"__launch_bounds__({bounds}) " if bounds else ""
-        what = (f"launches of {pair.a.site.kernel.name} and {pair.b.site.kernel.name}, one "
-                "thread runs the first, then the second: each thread touches only its own "
+        what = (f"launches of {', '.join(i.site.kernel.name for i in pair.members)}, one "
+                "thread runs each in turn: each thread touches only its own "
                 f"elements of {', '.join(_short(k) for k in pair.serial)}"
                 if pair.serial else
                 f"sibling launches of {pair.a.site.kernel.name} and "
@@ -132,17 +137,18 @@ class SiblingEmitter:
         """The code to insert before the host function and the fused kernel's (or
         launcher's) name; the host edits go into `rw`, whole or not at all."""
         pair = _spelled_at_kept(pair)
-        late = [i.site.kernel.name for i in (pair.a, pair.b)
+        late = [i.site.kernel.name for i in pair.members
                 if self.unit.main_end(i.site.kernel.span) > host.span.start]
         if late:
             raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
-        for info in (pair.a, pair.b):
+        for info in pair.members:
             callee = info.site.launch.callee_span
             if not spells_kernel(self.unit.text(callee), info.site.kernel.name):
                 raise CodegenError(f"the launch of '{info.site.kernel.name}' is written inside "
                                    "a macro invocation")
         name = f"{self.prefix}_{host.name.replace('::', '_')}_sib{self.count}"
-        kept, gone = (pair.b, pair.a) if pair.at_second else (pair.a, pair.b)
+        kept = pair.members[-1] if pair.at_second else pair.a
+        gones = [i for i in pair.members if i is not kept]
         applied = len(rw.edits)
         try:
             if pair.form == "thread":
@@ -161,9 +167,12 @@ class SiblingEmitter:
                 call = self._launcher_call(pair, name)
                 rw.replace(kept.site.launch.span, call, "sibling launcher")
                 shown = f"{name}_launch"
-            how = "one thread runs both" if pair.serial else "siblings"
-            rw.replace(gone.site.stmt.span, f"/* cudafuse: {gone.site.kernel.name} fused "
-                       f"into {shown} ({how}) */", f"launch of {gone.site.kernel.name} fused")
+            how = "siblings" if not pair.serial else "one thread runs both" \
+                if not pair.more else "one thread runs them in turn"
+            for gone in gones:
+                rw.replace(gone.site.stmt.span, f"/* cudafuse: {gone.site.kernel.name} fused "
+                           f"into {shown} ({how}) */",
+                           f"launch of {gone.site.kernel.name} fused")
             if pair.checks:
                 self._versioned(pair, kept, rw)
         except CodegenError:
@@ -184,7 +193,7 @@ class SiblingEmitter:
         config = self.unit.text(launch.config_span)[
             launch.callee_span.end - launch.config_span.start:]
         originals = []
-        for info in (pair.a, pair.b):
+        for info in pair.members:
             if info is kept:
                 text = self.unit.text(stmt.span)
                 originals.append(text if text.rstrip().endswith(";") else text + ";")
@@ -212,13 +221,13 @@ class SiblingEmitter:
 def _spelled_at_kept(pair: SiblingPair) -> SiblingPair:
     """The pair with both launches' pointer arguments named as where the fused launch
     stands (they differ across a pointer rotation: host/hostview.py)."""
-    at = (pair.b if pair.at_second else pair.a).site
+    at = (pair.members[-1] if pair.at_second else pair.a).site
     try:
-        a, b = pair.a.site.spelled_at(at), pair.b.site.spelled_at(at)
+        sites = [i.site.spelled_at(at) for i in pair.members]
     except ValueError as exc:
         raise CodegenError(str(exc)) from None
-    return dataclasses.replace(pair, a=dataclasses.replace(pair.a, site=a),
-                               b=dataclasses.replace(pair.b, site=b))
+    infos = [dataclasses.replace(i, site=s) for i, s in zip(pair.members, sites, strict=True)]
+    return dataclasses.replace(pair, a=infos[0], b=infos[1], more=tuple(infos[2:]))
 
 
 def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[KernelCost],
@@ -238,6 +247,9 @@ def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[
                 continue
             pair, why, benefit = planner.pair(i, j)
             a, b = infos[i], infos[j]
+            chained: list[SiblingNote] = []
+            if pair is not None and pair.serial and pair.at_second:
+                pair, chained = _chain(pair, planner, free, done, i, j, host)
             note = SiblingNote(host.name, a.site.kernel.name, b.site.kernel.name,
                                a.site.index, b.site.index, False, why, "", "", benefit,
                                (), b.site.launch.span.line, b.site.launch.span.col)
@@ -255,7 +267,8 @@ def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[
                    "a block split: the first grid's blocks run the first kernel, the rest "
                    "the second")
             if pair.serial:
-                how = (f"one thread runs '{a.site.kernel.name}', then '{b.site.kernel.name}': "
+                names = [f"'{m.site.kernel.name}'" for m in pair.members]
+                how = (f"one thread runs {', then '.join(names)}: "
                        "each thread reads and writes only its own elements of "
                        f"{', '.join(_short(k) for k in pair.serial)}")
                 if pair.checks:
@@ -263,9 +276,41 @@ def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[
             note.serial = bool(pair.serial)
             note.why = f"fused into {shown} ({how}" + (f"; {why})" if why else ")")
             code.append(text)
-            done |= {i, j}
+            done |= {i, j} | {infos.index(c) for c in pair.more}
+            for c in chained:
+                c.fused, c.form, c.name, c.serial = True, "thread", shown, True
+                c.why = note.why
+            notes.extend(chained)
             break
     return code, notes
+
+
+def _chain(pair: SiblingPair, planner: SiblingPlanner, free: list[int], done: set[int],
+           i: int, j: int, host: Function) -> tuple[SiblingPair, list[SiblingNote]]:
+    """A dependent pair fused at its second launch's place, extended with the later free
+    launches one thread may run after it in turn (SiblingPlanner.extend), each with a note
+    per earlier member it depends on (their edges are fused too)."""
+    members = [i, j]
+    serial, checks = set(pair.serial), list(pair.checks)
+    notes: list[SiblingNote] = []
+    for k in free:
+        if k <= j or k in done:
+            continue
+        got = planner.extend(members, k)
+        if isinstance(got, str):
+            continue
+        for m in members:
+            a, c = planner.infos[m], planner.infos[k]
+            if conflict(a, c):
+                notes.append(SiblingNote(host.name, a.site.kernel.name, c.site.kernel.name,
+                                         a.site.index, c.site.index, False, "", line=
+                                         c.site.launch.span.line, col=c.site.launch.span.col))
+        members.append(k)
+        serial |= set(got[0])
+        checks += [x for x in got[1] if x not in checks]
+    more = tuple(planner.infos[k] for k in members[2:])
+    return dataclasses.replace(pair, more=more, serial=tuple(sorted(serial)),
+                               checks=tuple(checks)), notes
 
 
 def sibling_pass(planner: Any, seq: Sequence, plan: Any, emitter: SiblingEmitter,

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from math import gcd
 
-from cudafuse.analysis.evaluate import Access
+from cudafuse.analysis.evaluate import Access, Evaluator
 from cudafuse.analysis.symbolic import ONE, ZERO, Atom, Poly, Pred, pred_coords, to_coords
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -252,6 +252,11 @@ def loop_starts(unit: TranslationUnit, fn: Function
     variable, starts at a value of constants and scalar parameters and steps it by a
     constant it alone writes."""
     loops: list[tuple[n.For, str, Poly, int]] = []
+    # The values of the kernel's locals set once (`int t = (idx / NH) % T;`), in the
+    # evaluator's atoms: a loop may start at one (`for (int k = t; k >= 0; k--)`).
+    ev = Evaluator(unit)
+    ev.run(fn)
+    once = {decl: v for decl, (_, v) in ev.values.items()}
     for f in {id(f): f for f in (fn, *unit.functions)}.values():  # helpers' loops too
         if f.body is None:
             continue
@@ -260,7 +265,7 @@ def loop_starts(unit: TranslationUnit, fn: Function
                     len(s.init.decls) != 1:
                 continue
             d = s.init.decls[0]
-            start = _start_poly(d.init)
+            start = _start_poly(d.init, once if f is fn else {})
             step = _step(s.inc, d.decl)
             if start is None or step is None or _writes(s.body, d.decl):
                 continue
@@ -279,9 +284,9 @@ def loop_starts(unit: TranslationUnit, fn: Function
     return at
 
 
-def _start_poly(e: n.Expr | None) -> Poly | None:
-    """A loop's start over integer constants and the kernel's scalar parameters (atoms as
-    the evaluator names them), or None."""
+def _start_poly(e: n.Expr | None, once: dict[str, Poly]) -> Poly | None:
+    """A loop's start over integer constants, the kernel's scalar parameters and its locals
+    set once (atoms as the evaluator names them), or None."""
     while isinstance(e, n.Cast):
         e = e.operand
     v = _int_value(e)
@@ -289,8 +294,10 @@ def _start_poly(e: n.Expr | None) -> Poly | None:
         return Poly.const(v)
     if isinstance(e, n.Ref) and e.kind == "param" and "*" not in e.type:
         return Poly.atom(Atom("param", e.name))
+    if isinstance(e, n.Ref) and e.decl in once:
+        return once[e.decl]
     if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
-        a, b = _start_poly(e.lhs), _start_poly(e.rhs)
+        a, b = _start_poly(e.lhs, once), _start_poly(e.rhs, once)
         if a is None or b is None:
             return None
         return a + b if e.op == "+" else a - b if e.op == "-" else a * b
@@ -421,10 +428,10 @@ def prove(unit: TranslationUnit, sides: tuple[KernelSide, KernelSide],
     `buffers`: each shared buffer written by either kernel -> the parameter names through
     which each kernel accesses it."""
     checks: list[Poly] = []
+    starts_of = [loop_starts(unit, side.fn) for side in sides]
     for _key, names in sorted(buffers.items()):
         rows: tuple[Poly, Poly] | None = None
-        for side, pnames in zip(sides, names, strict=True):
-            starts_at = loop_starts(unit, side.fn)
+        for side, pnames, starts_at in zip(sides, names, starts_of, strict=True):
             hosts = side.params
 
             def to_host(a: Atom, hosts: dict[str, Poly] = hosts) -> Poly | None:
@@ -471,7 +478,12 @@ def prove(unit: TranslationUnit, sides: tuple[KernelSide, KernelSide],
 
 
 def _implied(c: Poly, checks: list[Poly]) -> bool:
-    """`a * b - 1 >= 0` when `a - 1 >= 0` and `b - 1 >= 0` are checked too."""
+    """c >= 0 follows from another check: one that differs by a constant only (`38 >= n`
+    beside `37 >= n`), or `a * b - 1 >= 0` beside `a - 1 >= 0` and `b - 1 >= 0`."""
+    for d in checks:
+        k = (c - d).const_value
+        if d is not c and k is not None and k > 0:
+            return True
     if len(c.terms) != 2 or c.constant_term != -1:
         return False
     mono, k = next((m, k) for m, k in c.terms if m)

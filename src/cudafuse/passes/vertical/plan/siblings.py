@@ -98,6 +98,13 @@ class SiblingPair:
     # the fused launch runs under (the original launches otherwise).
     serial: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()
+    # Later launches one thread runs after b's body too (a chain of such launches, each
+    # checked against every launch before it: SiblingPlanner.extend).
+    more: tuple[LaunchInfo, ...] = ()
+
+    @property
+    def members(self) -> tuple[LaunchInfo, ...]:
+        return (self.a, self.b, *self.more)
 
 
 def _short(key: str) -> str:
@@ -172,6 +179,30 @@ def shared_written(a: LaunchInfo, b: LaunchInfo
                       for info in (a, b))
         out[key] = (names[0], names[1])
     return out
+
+
+def _thread_dims(info: LaunchInfo) -> tuple[str, ...]:
+    """The dimensions whose thread or block index the kernel reads (its mapping's may be
+    the 2-D image a 1-D index is delinearised into)."""
+    return tuple(d for d in "xyz" if f"threadIdx.{d}" in info.facts.builtins or
+                 f"blockIdx.{d}" in info.facts.builtins)
+
+
+def _declared_dim3(host: Function, e: n.Expr | None) -> list[n.Expr] | None:
+    """The components a dim3 local is declared with (`dim3 grid(1, 1, 1);`), whatever
+    assignments of some of them follow (`grid.x = ...`: _assigns_member says which)."""
+    while isinstance(e, n.Cast):
+        e = e.operand
+    if not isinstance(e, n.Ref) or e.kind != "local" or host.body is None:
+        return None
+    decl = next((d for d in host.body.walk() if isinstance(d, n.VarDecl) and
+                 d.decl == e.decl), None)
+    init = decl.init if decl is not None else None
+    if not isinstance(init, n.Call) or init.callee != "dim3":
+        return None
+    comps: list[n.Expr] = [n.IntLit(1) if isinstance(c, n.OtherExpr) and not c.items and
+                           c.span.end == c.span.start else c for c in init.args]
+    return comps + [n.IntLit(1)] * (3 - len(comps))
 
 
 def _assigns_member(host: Function, e: n.Expr | None, dim: str) -> bool:
@@ -325,7 +356,7 @@ class SiblingPlanner:
         (kernel/thread_private.py); or why not."""
         sides, texts = [], {}
         for info in (a, b):
-            if not info.facts.mapping.dims:
+            if not _thread_dims(info):
                 return f"'{info.site.kernel.name}' has no thread coordinates"
             why = self._one_thread_per_coordinate(info)
             if why:
@@ -348,7 +379,7 @@ class SiblingPlanner:
                 params[p.name] = host_atom(key)
                 texts[key] = text
             sides.append(KernelSide(info.site.kernel, info.facts.accesses,
-                                    info.facts.mapping.dims, params))
+                                    _thread_dims(info), params))
         proof = prove(self.unit, (sides[0], sides[1]), shared)
         if isinstance(proof, str):
             for key, text in texts.items():  # host values by their spelling
@@ -362,10 +393,10 @@ class SiblingPlanner:
         assert self.resolver is not None
         host = info.site.host
         for k, dim in enumerate("xyz"):
-            if dim in info.facts.mapping.dims:
+            if dim in _thread_dims(info):
                 continue
             for what, e in (("grid", info.site.launch.grid), ("block", info.site.launch.block)):
-                comps = self.resolver.dim3(e)
+                comps = self.resolver.dim3(e) or _declared_dim3(host, e)
                 lin = self.resolver.linear(comps[k]) if comps is not None else None
                 if lin is None or lin[0] or lin[1] != 1 or \
                         _assigns_member(host, e, dim):
@@ -410,6 +441,39 @@ class SiblingPlanner:
         return True, f"{blocks[0]} + {blocks[1]} blocks fit one wave of {sms}"
 
     # ---- pairing ------------------------------------------------------------------------
+
+    def extend(self, members: list[int], k: int) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
+        """Whether launch k may join a chain of launches one thread runs in order (the first
+        two a dependent pair fused at the second's place): (the buffers it shares with them,
+        the run-time conditions), or why not. Each member's work moves to k's place, so no
+        launch between a member and k may depend on it."""
+        c = self.infos[k]
+        why = kernel_reason(self.unit, c)
+        if why:
+            return why
+        shared_all: set[str] = set()
+        checks: list[str] = []
+        for m in members:
+            a = self.infos[m]
+            if stream_key(a.site) != stream_key(c.site):
+                return "their launches use different streams"
+            why = self.thread_form_reason(a, c)
+            if why:
+                return why
+            for x in range(m + 1, k):
+                if x not in members and conflict(a, self.infos[x]):
+                    return (f"the launch of '{self.infos[x].site.kernel.name}' between them "
+                            f"depends on '{a.site.kernel.name}'")
+            if conflict(a, c):
+                shared = shared_written(a, c)
+                proof = self.private_proof(a, c, shared)
+                if isinstance(proof, str):
+                    return f"'{a.site.kernel.name}' then '{c.site.kernel.name}': {proof}"
+                shared_all |= set(shared)
+                checks += [x for x in proof if x not in checks]
+        if self._host_between(members[-1], k) or self._declared_between(members[0], k):
+            return "a host statement between them may change what the launches use"
+        return tuple(sorted(shared_all)), tuple(checks)
 
     def pair(self, i: int, j: int) -> tuple[SiblingPair | None, str, float | None]:
         """The pair (i, j) fused, or why not and its benefit if it were fused."""
