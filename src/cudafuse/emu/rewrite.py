@@ -439,6 +439,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
                 _null_arguments(unit, launch, rw)
     if diags:
         raise CudafuseError(diags)
+    fiber_kernels |= _kernel_addresses(unit, rw, needs, parallel, known)
     fiber_kernels |= _unseen_launches(unit, rw, covered, needs, known)
     if any(launches for launches in _kernel_launches(unit).values()):
         _register_static_shared(unit, rw)
@@ -556,3 +557,141 @@ def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str],
         par = ", true" if k.name in parallel else ""
         lines.append(f'CUDAFUSE_KERNEL({names[k.name]}, "{k.name}", {fibers}{par});')
     return "\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+# The runtime API's launches that receive the kernel as an address (cudafuse_emu_launch.h).
+_API_LAUNCHES = frozenset({"cudaLaunchKernel", "cudaLaunchCooperativeKernel"})
+_KERNEL_NAME = re.compile(r"\s*(?:::\s*)?(?:[A-Za-z_]\w*\s*::\s*)*([A-Za-z_]\w*)\s*(?:<.*>)?\s*",
+                          re.S)
+
+
+def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str],
+                      parallel: frozenset[str], known: set[str]) -> set[str]:
+    """Every kernel the host code names as a value (`(void *)k<float, 3>`, `&ns::k`,
+    `kernel_t p = c ? k<int> : k<float>;`) is spelled registered<...>(...) where it is
+    written, so the instance it names (template arguments, namespaces and typedefs resolved by
+    the compiler at that very place) is in the registry before cudaLaunchKernel looks it up
+    by address; the kernel argument of each cudaLaunchKernel / cudaLaunchCooperativeKernel is
+    wrapped in api_site(...), so that a pointer the registry still lacks stops the run there,
+    naming the argument. Returns the kernels so registered with fibers."""
+    kernels = {f.decl: f for f in (*unit.functions, *unit.header_functions)
+               if f.space == "global" and f.decl}
+    given: set[str] = set()
+    for fn in [*_bodies(unit), *(m for m in unit.methods if m.body is not None)]:
+        if fn.space == "global" or fn.space == "device" or fn.body is None:
+            continue
+        sites = [c.args[0] for c in fn.body.walk()
+                 if isinstance(c, n.Call) and c.callee in _API_LAUNCHES and c.args]
+        wrapped: list[tuple[int, int]] = []
+        for arg in sites:
+            if arg.span.file != unit.path or arg.span.start >= arg.span.end:
+                continue
+            inner = [_registered(unit, e, kernels, needs, parallel, known, given)
+                     for e in _kernel_values(arg, kernels)]
+            text = _spliced(unit, arg.span, [x for x in inner if x])
+            quoted = " ".join(unit.source.text(arg.span).split()).replace("\\", "\\\\") \
+                .replace('"', '\\"')
+            if _overlaps(rw, arg.span.start, arg.span.end):
+                continue
+            rw.replace_range(arg.span.start, arg.span.end,
+                             f'::cudafuse_emu::api_site(__FILE__, __LINE__, "{quoted}", '
+                             f"{text})", "kernel argument of a runtime API launch")
+            wrapped.append((arg.span.start, arg.span.end))
+        for e in _kernel_values(fn.body, kernels):
+            if any(s <= e.span.start < t for s, t in wrapped):
+                continue
+            edit = _registered(unit, e, kernels, needs, parallel, known, given)
+            if edit and not _overlaps(rw, edit[0], edit[1]):
+                rw.replace_range(*edit, reason="address of a kernel, registered")
+    return given
+
+
+def _overlaps(rw: Rewriter, start: int, end: int) -> bool:
+    return any(e.start < end and start < e.end for e in rw.edits)
+
+
+def _kernel_values(root: n.Node, kernels: dict[str, Function]) -> list[n.Expr]:
+    """The expressions under `root` that name a kernel as a value: a Ref to it, or `&` of one
+    (replaced whole: the registered pointer is not an lvalue whose address can be taken)."""
+    out: list[n.Expr] = []
+    inside: set[int] = set()
+    for node in root.walk():
+        if isinstance(node, n.Unary) and node.op == "&" and _is_kernel_ref(node.operand,
+                                                                          kernels):
+            out.append(node)
+            inside.add(id(node.operand))
+        elif _is_kernel_ref(node, kernels) and id(node) not in inside:
+            assert isinstance(node, n.Expr)
+            out.append(node)
+    return out
+
+
+def _is_kernel_ref(node: n.Node, kernels: dict[str, Function]) -> bool:
+    return isinstance(node, n.Ref) and _kernel_of(node, kernels) is not None
+
+
+# Lookups the front end leaves unresolved: in a template's body where they depend on its
+# parameters (`k<T, 1>`), and in an initialiser list (`kernel_t ks[] = {k<1>, k<2>};`).
+_UNRESOLVED = frozenset({"<dependent type>", "<overloaded function type>"})
+
+
+def _kernel_of(ref: n.Ref, kernels: dict[str, Function]) -> str | None:
+    """The name of the kernel `ref` names: its declaration, or, for an unresolved lookup,
+    the kernel templates of that name it may find (the front end gives 'name@where')."""
+    if ref.kind == "function" and ref.decl in kernels:
+        return kernels[ref.decl].name
+    if ref.kind == "other" and ref.type in _UNRESOLVED and "@" in ref.decl:
+        name = ref.decl.partition("@")[0]
+        if any(k.name == name and k.is_template for k in kernels.values()):
+            return name
+    return None
+
+
+def _registered(unit: TranslationUnit, e: n.Expr, kernels: dict[str, Function],
+                needs: frozenset[str], parallel: frozenset[str], known: set[str],
+                given: set[str]) -> tuple[int, int, str] | None:
+    """The edit that spells kernel value `e` as ::cudafuse_emu::registered<&k>(...), or None
+    when its text is not the kernel's name as written (a macro's expansion)."""
+    ref = e.operand if isinstance(e, n.Unary) else e
+    assert isinstance(ref, n.Ref)
+    if ref.span.file != unit.path or e.span.file != unit.path:
+        return None
+    written = unit.source.text(ref.span)
+    m = _KERNEL_NAME.fullmatch(written)
+    name = _kernel_of(ref, kernels)
+    if not m or name is None or m.group(1) != name:
+        return None
+    if ref.kind == "other" and "<" not in written:
+        return None  # its template arguments come from the target's type, unknown here
+    fibers = name in needs or name not in known
+    if fibers:
+        given.add(name)
+    par = name in parallel and name in known
+    # The function type clang gives the reference picks the instance (and the overload) even
+    # where the template arguments are deduced from the target (`kernel_t p = k;`).
+    pointer = _pointer_type(ref.type or "")
+    address = f"static_cast<{pointer}>(&{written})" if pointer else f"&{written}"
+    return (e.span.start, e.span.end,
+            f'::cudafuse_emu::registered<{address}>("{name}", {str(fibers).lower()}, '
+            f"{str(par).lower()})")
+
+
+def _pointer_type(fn_type: str) -> str:
+    """'void (float *, int)' -> 'void (*)(float *, int)'; '' for anything else (a dependent
+    or unknown type)."""
+    head, paren, rest = fn_type.partition("(")
+    if not paren or not head.strip() or "<" in head or "dependent" in fn_type:
+        return ""
+    return f"{head.rstrip()} (*)({rest}"
+
+
+def _spliced(unit: TranslationUnit, span: Span, edits: list[tuple[int, int, str]]) -> str:
+    """The text of `span` with `edits` (inside it, not overlapping) applied."""
+    data = unit.source.data
+    out, pos = [], span.start
+    for start, end, text in sorted(edits):
+        out.append(data[pos:start].decode())
+        out.append(text)
+        pos = end
+    out.append(data[pos:span.end].decode())
+    return "".join(out)

@@ -69,6 +69,31 @@ inline LaunchConfig launch_via(const char *name, const char *file, int line, F *
   return LaunchConfig{Site{k->name, file, line}, k->fibers, k->parallel};
 }
 
+// A kernel whose address the host code takes (`(void *)k<float, 3>`, `kernel_t p = k<int>;`):
+// the rewrite spells it registered<&k<float, 3>>("k", fibers, parallel) where it is written
+// (emu/rewrite.py, _kernel_addresses), so that cudaLaunchKernel finds a template's instance
+// by address as it finds the kernels registered after the program.
+template <auto F>
+inline decltype(F) registered(const char *name, bool fibers, bool parallel) {
+  static const __cf_KernelReg once(F, name, [](void **a) { call_with_args(F, a); }, fibers,
+                                   parallel);
+  (void)once;
+  return F;
+}
+// Where a cudaLaunchKernel / cudaLaunchCooperativeKernel call is written, and its kernel
+// argument's text: the rewrite wraps that argument in api_site(__FILE__, __LINE__, "text", f),
+// so that a pointer the registry does not hold stops the run at the call, naming it.
+struct ApiSite {
+  const char *file = nullptr;
+  int line = 0;
+  const char *text = "";
+};
+inline thread_local ApiSite g_api_site;
+template <class T> inline T api_site(const char *file, int line, const char *text, T f) {
+  g_api_site = ApiSite{file, line, text};
+  return f;
+}
+
 // Whether the registered kernel at `f` may run its blocks in parallel (the trampolines ask).
 inline bool parallel_kernel(const void *f) {
   const KernelInfo *k = find_kernel(f);
@@ -354,7 +379,19 @@ inline cudaError_t coop_check(dim3 grid, dim3 block, size_t shared) {
 inline cudaError_t launch_registered(const void *func, dim3 grid, dim3 block, void **args,
                                      size_t shared, cudaStream_t stream, bool coop) {
   const KernelInfo *k = find_kernel(func);
-  if (!k) return rt_error(cudaErrorInvalidDeviceFunction);
+  const ApiSite site = g_api_site;
+  g_api_site = ApiSite{};
+  // On a GPU an unknown pointer fails the launch, which a program rarely checks: here a
+  // launch that would silently do nothing would make every comparison of outputs vacuous.
+  const char *api = coop ? "cudaLaunchCooperativeKernel" : "cudaLaunchKernel";
+  if (!k && site.file)
+    fail("%s:%d: %s of '%s': the emulator cannot tell which kernel this pointer names "
+         "(not a kernel of this program, or one whose address is taken where the rewrite "
+         "does not see it: in a header, a macro or a global initialiser)",
+         site.file, site.line, api, site.text);
+  if (!k)
+    fail("%s of a pointer the emulator cannot tell the kernel of (a call the rewrite did not "
+         "see, in a header or a macro)", api);
   if (coop) {
     cudaError_t e = coop_check(grid, block, shared);
     if (e != cudaSuccess) return e;
@@ -387,6 +424,7 @@ inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 block, v
   if (::cudafuse_emu::find_kernel(reinterpret_cast<const void *>(func)))
     return cudaLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, shared,
                             stream);
+  ::cudafuse_emu::g_api_site = {};  // typed: runs without the registry
   ::cudafuse_emu::ArgPack pack;
   pack.set(::cudafuse_emu::param_sizes(func), args);
   return ::cudafuse_emu::launch_with(
@@ -414,6 +452,7 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, di
                                        shared, stream);
   cudaError_t e = ::cudafuse_emu::coop_check(grid, block, shared);
   if (e != cudaSuccess) return e;
+  ::cudafuse_emu::g_api_site = {};  // typed: runs without the registry
   ::cudafuse_emu::ArgPack pack;
   pack.set(::cudafuse_emu::param_sizes(func), args);
   return ::cudafuse_emu::launch_with(
