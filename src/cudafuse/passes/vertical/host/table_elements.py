@@ -318,6 +318,16 @@ class _Host:
                          and isinstance(f.init, n.DeclStmt) for d in f.init.decls}
         self.callees = {f.decl for f in CallGraph(unit).transitive(fn)}
         self.writers = writers
+        # Each variable's writes (_writes_of) in walk order, and the `for` loops, from one
+        # walk: `fixed` is asked of every local declared without a value, and walking the
+        # whole body each time made a host function of a thousand buffers quadratic.
+        self.writes_of: dict[str, list[n.Node]] = {}
+        self.fors: list[n.For] = []
+        for x in fn.body.walk():
+            for w in _writes_of(x):
+                self.writes_of.setdefault(w.decl, []).append(x)
+            if isinstance(x, n.For):
+                self.fors.append(x)
         self.reasons: dict[str, str] = {}  # table decl -> why its reads are not followed
         # Locals that hold one integer wherever launches run (`const int L = 3;`, or C89's
         # `int L; ... L = 3;` once before any launch, in no loop).
@@ -327,7 +337,7 @@ class _Host:
             if isinstance(lit, n.IntLit) and v not in self.written:
                 self.known[v] = lit.value
             elif d.init is None and not d.array_dims and self.fixed(v, fn.body):
-                only = next(x for x in fn.body.walk() for w in _writes_of(x) if w.decl == v)
+                only = self.writes_of[v][0]
                 if isinstance(only, n.Binary) and \
                         isinstance(value := strip_casts(only.rhs), n.IntLit):
                     self.known[v] = value.value
@@ -348,8 +358,7 @@ class _Host:
         d = self.locals.get(var)
         if d is not None and d.init is not None and var not in self.written:
             return True
-        assert self.fn.body is not None
-        writes = [x for x in self.fn.body.walk() for w in _writes_of(x) if w.decl == var]
+        writes = self.writes_of.get(var, [])
         if d is not None and d.init is None and len(writes) == 1 and \
                 isinstance(writes[0], n.Binary) and writes[0].op == "=" and \
                 writes[0].span.end <= self.first and \
@@ -357,13 +366,12 @@ class _Host:
             return True  # C89: `int levels; ... levels = 3;` once, before any launch
         # C89: `int l; ... for (l = 1; l < L; ++l) { ... t[l] ... }`: written only by the
         # starts and steps of `for` loops, read in the body of one.
-        loops = [f for f in self.fn.body.walk() if isinstance(f, n.For) and
+        loops = [f for f in self.fors if
                  any(w.decl == var for part in (f.init, f.inc) if part is not None
                      for x in part.walk() for w in _writes_of(x))]
         steps = {id(x) for f in loops for part in (f.init, f.inc) if part is not None
                  for x in part.walk()}
-        if d is None or any(w.decl == var and id(x) not in steps
-                            for x in self.fn.body.walk() for w in _writes_of(x)):
+        if d is None or any(id(x) not in steps for x in writes):
             return False
         holder = [f for f in loops if any(x is read for x in f.body.walk())]
         return bool(holder) and self._steps(holder[-1], var, read)
