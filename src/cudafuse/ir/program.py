@@ -160,7 +160,18 @@ class TranslationUnit:
         return self.anchors.get(host.name, host.span.start)
 
     def function(self, name: str) -> Function | None:
-        return next((f for f in self.functions if f.name == name and f.body is not None), None)
+        """The first defined free function named `name`."""
+        # (by an index made again when `functions` is replaced or changes length: asked
+        # per call of every kernel by the cost model, a scan made long files quadratic)
+        fns = self.functions
+        index = self.__dict__.get("_by_name")
+        if index is None or index[0] is not fns or index[1] != len(fns):
+            found: dict[str, Function] = {}
+            for f in fns:
+                if f.body is not None:
+                    found.setdefault(f.name, f)
+            index = self.__dict__["_by_name"] = (fns, len(fns), found)
+        return index[2].get(name)
 
     def text(self, span: Span) -> str:
         return self.source_of(span.file).text(span)
