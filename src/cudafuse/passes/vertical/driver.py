@@ -115,6 +115,9 @@ class _Planner:
         self.views: dict[str, KernelView] = {}
         self.facts: dict[str, KernelFacts] = {}
         self.notes: list[str] = []
+        # A launch's KernelCost by its site (plan and the sibling pass both ask; the site is
+        # kept so that the key stays its own).
+        self._costs: dict[int, tuple[object, KernelCost]] = {}
 
     # Keyed by declaration: overloaded kernels share a name.
     def view(self, fn: Function) -> KernelView:
@@ -165,6 +168,14 @@ class _Planner:
         return out
 
     def cost(self, info: LaunchInfo) -> KernelCost:
+        hit = self._costs.get(id(info.site))
+        if hit is not None and hit[0] is info.site:
+            return hit[1]
+        cost = self._cost(info)
+        self._costs[id(info.site)] = (info.site, cost)
+        return cost
+
+    def _cost(self, info: LaunchInfo) -> KernelCost:
         reads: dict[str, frozenset[tuple[int, int]]] = {}
         gathers = set()
         for key, pname in info.reads.items():
