@@ -224,14 +224,16 @@ class Legality:
             # or writes (perhaps an intermediate fusion would no longer store) is unknown.
             op = info.facts.textures[0]
             return f"'{name}' uses a texture or surface object ('{op.name}', line {op.line})"
+        # (a producer that cannot be recomputed says so first: that holds whatever its
+        # arguments are, `scan<<<1, n>>>(sums, out + 1)` a per-block step at any offset)
+        if as_producer and info.view.producer_reason:
+            return f"'{name}' cannot be recomputed: {info.view.producer_reason}"
         for p, arg in info.site.bindings:
             if not side_effect_free(arg):
                 return f"argument for '{p.name}' of '{name}' has side effects"
             if p.is_pointer and param_key(p, arg) is None:
                 return f"argument for '{p.name}' of '{name}' is not a plain buffer variable"
         if as_producer:
-            if info.view.producer_reason:
-                return f"'{name}' cannot be recomputed: {info.view.producer_reason}"
             effect = self._unseen_writes(info) or self._helper_effects(info)
             if effect:
                 return f"'{name}' cannot be recomputed: {effect}"
