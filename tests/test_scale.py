@@ -340,3 +340,92 @@ def test_group_cost_counts_the_words_group_words_counts() -> None:
     counts = [group_cost(model, g, arch).words for g in groups]
     assert counts == [group_words(model, g) for g in groups]
     assert len(set(counts)) > 1  # (the groups differ in what they store and read)
+
+
+def test_ranges_answer_as_a_scan_of_every_range() -> None:
+    """passes/vertical/ranges.Ranges (bisection over merged ranges, for the offsets of
+    thousands of launches) says what any(a <= at < b) says: overlapping, nested, touching
+    and empty ranges included."""
+    import random
+
+    from cudafuse.passes.vertical.ranges import Ranges
+
+    rng = random.Random(27)
+    for _ in range(200):
+        spans = []
+        for _ in range(rng.randrange(0, 8)):
+            a = rng.randrange(0, 60)
+            spans.append((a, a + rng.randrange(0, 12)))
+        ranges = Ranges(spans)
+        for at in range(-2, 75):
+            assert (at in ranges) == any(a <= at < b for a, b in spans), (spans, at)
+
+
+def test_group_costs_follow_the_model_they_read() -> None:
+    """group_cost's per-kernel records (costmodel._member, kept on the model) answer only
+    for the kernels, edges, live-out buffers and no-tile reasons they were made from: after
+    each change the cost is a fresh model's."""
+    import dataclasses
+
+    from cudafuse.passes.vertical.plan.arch import ARCHS
+    from cudafuse.passes.vertical.plan.costmodel import group_cost
+    from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
+
+    square = frozenset((dx, dy) for dx in range(-2, 3) for dy in range(-2, 3))
+    kernels = [KernelCost("a", {"x": frozenset({(0, 0)})}, ("y",), block=(16, 16)),
+               KernelCost("b", {"y": square}, ("z",), block=(16, 16)),
+               KernelCost("c", {"z": square, "y": frozenset({(0, 0)})}, ("w",),
+                          block=(16, 16))]
+    arch = next(iter(ARCHS.values()))
+    model = PipelineModel.from_kernels(list(kernels), frozenset({"w"}))
+    group = frozenset({0, 1, 2})
+
+    def fresh() -> object:
+        other = PipelineModel.from_kernels(list(model.kernels), model.live_out)
+        other.no_tile = dict(model.no_tile)
+        return group_cost(other, group, arch)
+
+    seen = [group_cost(model, group, arch)]
+    assert seen[0] == fresh()
+    model.kernels[1] = dataclasses.replace(kernels[1], n_alu=30)
+    seen.append(group_cost(model, group, arch))
+    model.live_out = frozenset({"w", "y"})
+    seen.append(group_cost(model, group, arch))
+    assert seen[-1] == fresh()
+    assert seen[-1].strategies[1] == "tile"  # (so that the next change changes it)
+    model.no_tile = {(2, "z"): "test"}
+    seen.append(group_cost(model, group, arch))
+    assert seen[-1] == fresh()
+    assert len({repr(c) for c in seen}) == len(seen)  # (each change changed the cost)
+
+
+def _reason_calls(monkeypatch: pytest.MonkeyPatch, path: str) -> int:
+    """How many times planning `path` asks Legality for a kernel's or an edge's reason."""
+    from cudafuse.passes.vertical.plan.legality import Legality
+
+    count = 0
+    for name in ("kernel_reason", "edge_reason"):
+        original = getattr(Legality, name)
+
+        def counting(self, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+            nonlocal count
+            count += 1
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Legality, name, counting)
+    result, _ = parse_for_fusion(path, ParseOptions(included_kernels=True))
+    try:
+        run_pass("vertical", [result.unit], FuseOptions(siblings="never"))
+    finally:
+        monkeypatch.undo()
+    return count
+
+
+def test_legality_asks_each_kernel_and_edge_once(monkeypatch, chains):
+    """The search asks the legality of thousands of groups that share their kernels and
+    edges: each kernel's and each edge's reason is worked out once, not once per group it
+    is in (a 12-launch chain has 78 connected groups)."""
+    small = _reason_calls(monkeypatch, chains[6])
+    large = _reason_calls(monkeypatch, chains[12])
+    assert small > 0
+    assert large <= 2 * small + 6, (small, large)
