@@ -61,6 +61,7 @@ from cudafuse.passes.vertical.result import (  # noqa: F401 - the pass's public 
     GroupNote,
     LaunchNote,
     SequencePlan,
+    UnfusedGroup,
 )
 from cudafuse.progress import active, phase_start, phase_step
 
@@ -569,6 +570,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                     result.notes.append(f"{host.name}: group "
                                         f"{[s.kernel.name for s in group.launches]} left "
                                         f"unfused: {exc}")
+                    _left_unfused(plan, edges, group, str(exc))
                     continue
                 counter += 1
                 emitted.append(code)
@@ -670,6 +672,21 @@ def _spelled_at_sink(group: FusedGroup) -> FusedGroup:
                            "original launches kept for when its run-time check fails cannot "
                            "be moved to the fused launch")
     return dataclasses.replace(group, launches=spelled)
+
+
+def _left_unfused(plan: SequencePlan, edges: list[EdgeNote], group: FusedGroup,
+                  why: str) -> None:
+    """A group the plan chose that code generation refused: its edges, which the plan
+    called fused, say what the output holds (the launches as written) and why, and the plan
+    lists the group as left unfused, so that --explain and --report tell what the file does."""
+    kernels = [s.kernel.name for s in group.launches]
+    indices = {s.index for s in group.launches}
+    plan.left_unfused.append(UnfusedGroup(kernels, sorted(indices), why))
+    for e in edges:
+        if e.fused and e.src_index in indices and e.dst_index in indices:
+            e.fused, e.refused = False, True
+            e.why = (f"not fused: planned in a group of {len(kernels)} kernels "
+                     f"({', '.join(kernels)}), which code generation left unfused: {why}")
 
 
 def _serial_edges(edges: list[EdgeNote], pairs: list[Any]) -> None:
@@ -786,6 +803,8 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                           "form": s.form or None, "name": s.name or None, "why": s.why,
                           "estimated_benefit": s.benefit,
                           "shared_inputs": list(s.shared_inputs)} for s in p.siblings],
+            "left_unfused": [{"kernels": u.kernels, "launches": u.launches, "why": u.why}
+                             for u in p.left_unfused],
         } for p in result.plans],
         "edges": [{"host": e.host, "from": e.src, "to": e.dst, "from_launch": e.src_index,
                    "to_launch": e.dst_index, "buffers": list(e.buffers), "fused": e.fused,

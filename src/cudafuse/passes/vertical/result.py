@@ -83,6 +83,16 @@ class LaunchNote:
 
 
 @dataclass
+class UnfusedGroup:
+    """A group the partition chose that code generation refused: its launches stay as
+    written (driver.py, _left_unfused)."""
+
+    kernels: list[str]
+    launches: list[int]
+    why: str
+
+
+@dataclass
 class SequencePlan:
     host: str
     kernels: list[str]
@@ -99,6 +109,7 @@ class SequencePlan:
     where: str = ""  # the block the launches are statements of (a loop body, a branch)
     live: dict[str, str] = field(default_factory=dict, repr=False)  # live-out key -> why
     siblings: list[Any] = field(default_factory=list)  # siblings.SiblingNote, pairs considered
+    left_unfused: list[UnfusedGroup] = field(default_factory=list)  # chosen, not emitted
 
 
 @dataclass

@@ -46,6 +46,9 @@ def explain_text(result: FuseResult) -> str:
                 lines.append(f"    launched with a {bx}x{by} block ("
                              + ("chosen by the plan for occupancy" if chosen else "--block")
                              + "), its grid covering the image")
+        for u in plan.left_unfused:
+            lines.append(f"  group {{{', '.join(u.kernels)}}} (chosen) left unfused by code "
+                         f"generation: {u.why}; its launches stay as written")
         if plan.traffic is not None:
             lines.append(traffic_line(plan))
         for s in plan.siblings:
