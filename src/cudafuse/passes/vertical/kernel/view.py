@@ -552,6 +552,21 @@ def plain_view(fn: Function) -> KernelView:
         found, low = _guard_bounds(fn, cand.cond, coords, in_range=True)
         if found is not None and len(found) == len(coords) and not low:
             guard, kind, bounds, staged = cand, "enclose", found, rest[:-1]
+    returned = 0
+    if guard is None and coords and len(rest) > 1:
+        # The same with the guard an early return after the work (`__syncthreads(); if (x
+        # >= w || y >= h) return; ...`): the statements after it are the guarded body.
+        returned = next((j for j, s in enumerate(rest) if j and isinstance(s, n.If) and
+                         s.else_ is None and _returns_only(s.then)), 0)
+        work = {d for s in rest[:returned] for d in assigned_decls(s)}
+        if returned and not any(isinstance(x, n.Return) for s in rest[:returned]
+                                for x in s.walk()) and not any(
+                isinstance(x, n.Ref) and x.decl in work for x in rest[returned].cond.walk()):
+            # (a bound the work sets, `if (h > 10) lim = w - 1;`, is not the kernel's own)
+            cand = rest[returned]
+            found, low = _guard_bounds(fn, cand.cond, coords, in_range=False)
+            if found is not None and len(found) == len(coords) and not low:
+                guard, kind, bounds, staged = cand, "return", found, rest[:returned]
     if reason is None and (guard is None or len(bounds) != len(coords)):
         reason = "it has no recognisable bounds guard (if (x >= w || y >= h) return;) " \
                  "covering every coordinate"
@@ -562,7 +577,7 @@ def plain_view(fn: Function) -> KernelView:
     if guard is None:
         tail = rest
     elif kind == "return":
-        tail = rest[1:]
+        tail = rest[returned + 1:] if staged else rest[1:]
     else:
         tail = list(guard.then.body) if isinstance(guard.then, n.Compound) else [guard.then]
     grid_dims: tuple[int, ...] = ()
