@@ -240,8 +240,6 @@ NOT_EMULATED = {
     "cudaGraphicsMapResources", "cudaGraphicsResourceGetMappedPointer",
     "cudaGraphicsResourceSetMapFlags", "cudaGraphicsSubResourceGetMappedArray",
     "cudaGraphicsUnmapResources", "cudaGraphicsUnregisterResource",
-    # launch attributes
-    "cudaLaunchKernelEx", "cudaLaunchKernelExC",
     # address spaces: the emulator has one
     "__isGlobal", "__isShared", "__isConstant", "__isLocal", "__isGridConstant",
     "__cvta_generic_to_global", "__cvta_generic_to_shared", "__cvta_global_to_generic",

@@ -1,6 +1,7 @@
-"""cudaLaunchKernel and cudaLaunchCooperativeKernel run the kernel their address names, a
-kernel template's instance too (emu/rewrite.py, _kernel_addresses; cudafuse_emu_launch.h,
-registered and api_site), and a pointer the emulator cannot name stops the run at its call."""
+"""cudaLaunchKernel, cudaLaunchCooperativeKernel and cudaLaunchKernelEx(C) run the kernel
+their address names, a kernel template's instance too (emu/rewrite.py, _kernel_addresses;
+cudafuse_emu_launch.h, registered and api_site), and a pointer the emulator cannot name
+stops the run at its call."""
 
 from __future__ import annotations
 
@@ -32,11 +33,13 @@ def _expected(x: np.ndarray) -> np.ndarray:
 def test_runtime_api_launches_match_chevron_launches(lib, n):
     rng = np.random.default_rng(n)
     x = rng.standard_normal(n).astype(np.float32)
-    chevrons, api = x.copy(), x.copy()
+    chevrons, api, ex = x.copy(), x.copy(), x.copy()
     lib.call("run", chevrons, n, 0)
     lib.call("run", api, n, 1)
+    lib.call("run", ex, n, 2)
     np.testing.assert_allclose(chevrons, _expected(x), rtol=1e-6)
     np.testing.assert_array_equal(api, chevrons)
+    np.testing.assert_array_equal(ex, chevrons)
 
 
 def test_a_pointer_the_emulator_cannot_name_stops_at_its_call(lib):

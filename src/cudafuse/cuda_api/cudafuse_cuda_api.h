@@ -992,12 +992,8 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID a,
 cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID a, cudaStreamAttrValue *v);
 
 template <class... P, class... A>
-CUDAFUSE_NOT_EMULATED("cudaLaunchKernelEx is not supported by the emulator: launch with "
-                      "<<<...>>> or cudaLaunchKernel")
 cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(P...),
                                A &&...args);
-CUDAFUSE_NOT_EMULATED("cudaLaunchKernelEx is not supported by the emulator: launch with "
-                      "<<<...>>> or cudaLaunchKernel")
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *f, void **args);
 
 // Graphs and stream capture.

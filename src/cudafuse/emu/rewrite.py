@@ -559,8 +559,10 @@ def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str],
     return "\n" + "\n".join(lines) + "\n" if lines else ""
 
 
-# The runtime API's launches that receive the kernel as an address (cudafuse_emu_launch.h).
-_API_LAUNCHES = frozenset({"cudaLaunchKernel", "cudaLaunchCooperativeKernel"})
+# The runtime API's launches that receive the kernel as an address (cudafuse_emu_launch.h),
+# with the kernel's argument position.
+_API_LAUNCHES = {"cudaLaunchKernel": 0, "cudaLaunchCooperativeKernel": 0,
+                 "cudaLaunchKernelExC": 1, "cudaLaunchKernelEx": 1}
 _KERNEL_NAME = re.compile(r"\s*(?:::\s*)?(?:[A-Za-z_]\w*\s*::\s*)*([A-Za-z_]\w*)\s*(?:<.*>)?\s*",
                           re.S)
 
@@ -580,8 +582,9 @@ def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str]
     for fn in [*_bodies(unit), *(m for m in unit.methods if m.body is not None)]:
         if fn.space == "global" or fn.space == "device" or fn.body is None:
             continue
-        sites = [c.args[0] for c in fn.body.walk()
-                 if isinstance(c, n.Call) and c.callee in _API_LAUNCHES and c.args]
+        sites = [c.args[_API_LAUNCHES[c.callee]] for c in fn.body.walk()
+                 if isinstance(c, n.Call) and c.callee in _API_LAUNCHES
+                 and len(c.args) > _API_LAUNCHES[c.callee]]
         wrapped: list[tuple[int, int]] = []
         for arg in sites:
             if arg.span.file != unit.path or arg.span.start >= arg.span.end:

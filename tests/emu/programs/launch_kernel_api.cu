@@ -1,5 +1,5 @@
-// The same pipeline launched twice: with <<<...>>> (mode 0) and through the runtime API with
-// the kernel passed as an address (mode 1). Kernel templates' instances, kernels in
+// The same pipeline launched three ways: with <<<...>>> (mode 0), through the runtime API with
+// the kernel passed as an address (mode 1), and with cudaLaunchKernelEx / ExC (mode 2). Kernel templates' instances, kernels in
 // namespaces, a typedef'd template argument, a host function template and a pointer chosen
 // at run time: the emulator must run every one of them (emu/rewrite.py, _kernel_addresses).
 #include <cuda_runtime.h>
@@ -28,6 +28,15 @@ template <class T> __global__ void half(T *x, int n) {
 }
 }  // namespace inner
 }  // namespace ops
+
+// The kernel picked by a helper that returns its address (mmcv's bias_act style).
+template <class T> static const void *choose_times(int k) {
+  switch (k) {
+    case 2: return (const void *)times<T, 2>;
+    case 3: return (const void *)times<T, 3>;
+    default: return nullptr;
+  }
+}
 
 typedef float real;
 using step_fn = void (*)(float *, int);
@@ -63,8 +72,31 @@ void run(float *x, int n, int mode) {
     ops::inner::half<float><<<grid, block>>>(d, n);
     negate_twice(d, n, grid, block, false);
     pick<<<grid, block>>>(d, n);
+  } else if (mode == 2) {  // CUDA 12's launches with a configuration and attributes
+    cudaLaunchAttribute attrs[2] = {};
+    attrs[0].id = cudaLaunchAttributePriority;
+    attrs[0].val.priority = 1;
+    attrs[1].id = cudaLaunchAttributeCooperative;
+    attrs[1].val.cooperative = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.attrs = attrs;
+    cfg.numAttrs = 1;
+    cudaLaunchKernelEx(&cfg, times<float, 3>, d, n);
+    cfg.gridDim = dim3(1);
+    cfg.blockDim = dim3(32);
+    cudaLaunchKernelExC(&cfg, (const void *)&addone<real>, args);
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.numAttrs = 2;  // cooperative from here on
+    cudaLaunchKernelEx(&cfg, ops::shift, d, n, by);
+    cudaLaunchKernelExC(&cfg, reinterpret_cast<const void *>(ops::inner::half<float>), args);
+    negate_twice(d, n, grid, block, false);
+    cudaLaunchKernelEx(&cfg, pick, d, n);
   } else {
-    cudaLaunchKernel((const void *)times<float, 3>, grid, block, args, 0, 0);
+    cudaLaunchKernel(n > 0 ? choose_times<float>(3) : (const void *)times<float, 3>, grid,
+                     block, args, 0, 0);
     cudaLaunchKernel((void *)&addone<real>, dim3(1), dim3(32), args, 0, 0);
     cudaLaunchKernel((void *)ops::shift, grid, block, args3, 0, 0);
     cudaLaunchKernel(ops::inner::half<float>, grid, block, args, 0, nullptr);

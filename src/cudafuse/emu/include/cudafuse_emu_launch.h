@@ -461,6 +461,52 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, di
       block, shared, stream);
 }
 
+// cudaLaunchKernelEx: the configuration's grid, block, shared bytes and stream, and of its
+// attributes the one that changes how blocks run (cooperative); thread-block clusters need a
+// grid of whole clusters (no kernel API of the emulator observes a cluster), and the rest are
+// hints (priority, access policy windows, programmatic serialisation: a stronger order).
+namespace cudafuse_emu {
+inline bool ex_cooperative(const cudaLaunchConfig_t *c) {
+  bool coop = false;
+  for (unsigned i = 0; c->attrs && i < c->numAttrs; ++i) {
+    const cudaLaunchAttribute &a = c->attrs[i];
+    if (a.id == cudaLaunchAttributeCooperative) coop = a.val.cooperative != 0;
+    if (a.id == cudaLaunchAttributeClusterDimension) {
+      const unsigned x = a.val.clusterDim.x, y = a.val.clusterDim.y, z = a.val.clusterDim.z;
+      if (!x || !y || !z || c->gridDim.x % x || c->gridDim.y % y || c->gridDim.z % z)
+        fail("cudaLaunchKernelEx: grid (%u,%u,%u) is not a whole number of clusters (%u,%u,%u)",
+             c->gridDim.x, c->gridDim.y, c->gridDim.z, x, y, z);
+    }
+  }
+  return coop;
+}
+}  // namespace cudafuse_emu
+inline cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *f,
+                                       void **args) {
+  if (::cudafuse_emu::ex_cooperative(config))
+    return cudaLaunchCooperativeKernel(f, config->gridDim, config->blockDim, args,
+                                       config->dynamicSmemBytes, config->stream);
+  return cudaLaunchKernel(f, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                          config->stream);
+}
+// The typed form converts each argument to its parameter's type, as the toolkit's does.
+template <class... P, class... A>
+inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(P...),
+                                      A &&...args) {
+  static_assert(sizeof...(P) == sizeof...(A), "cudaLaunchKernelEx: one argument a parameter");
+  std::tuple<std::remove_cv_t<std::remove_reference_t<P>>...> values(std::forward<A>(args)...);
+  return std::apply(
+      [&](auto &...v) {
+        void *ptrs[] = {static_cast<void *>(&v)..., nullptr};
+        if (::cudafuse_emu::ex_cooperative(config))
+          return cudaLaunchCooperativeKernel(kernel, config->gridDim, config->blockDim, ptrs,
+                                             config->dynamicSmemBytes, config->stream);
+        return cudaLaunchKernel(kernel, config->gridDim, config->blockDim, ptrs,
+                                config->dynamicSmemBytes, config->stream);
+      },
+      values);
+}
+
 // Registration emitted by the rewrite after the program: CUDAFUSE_KERNEL(::ns::k, "k", fibers)
 // or CUDAFUSE_KERNEL(::ns::k, "k", fibers, true) for a kernel whose blocks may run in parallel.
 #define CUDAFUSE_KERNEL(fn, name, ...)                                                     \
