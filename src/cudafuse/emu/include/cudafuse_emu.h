@@ -40,8 +40,11 @@
 #define __global__
 #define __device__
 #define __host__
-// One copy per OS thread: blocks running at once on several each have their own.
-#define __shared__ static thread_local
+// One copy per OS thread: blocks running at once on several each have their own. Aligned
+// to 16 bytes as on a GPU (g++ gives a thread_local float array 4): kernels read and write
+// a float array's shared tiles as float4 (GEMMs' FLOAT4(s_a[i][k])), which -O2 compiles to
+// SSE moves that fault on a misaligned address.
+#define __shared__ static thread_local __attribute__((aligned(16)))
 #define __constant__
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
