@@ -44,7 +44,7 @@
 // to 16 bytes as on a GPU (g++ gives a thread_local float array 4): kernels read and write
 // a float array's shared tiles as float4 (GEMMs' FLOAT4(s_a[i][k])), which -O2 compiles to
 // SSE moves that fault on a misaligned address.
-#define __shared__ static thread_local __attribute__((aligned(16)))
+#define __shared__ static thread_local __attribute__((__aligned__(16)))
 #define __constant__
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
