@@ -59,6 +59,24 @@ def test_search_flags_are_taken_in_every_spelling_with_absolute_paths(work: Path
                    "-U", "NDEBUG", "-U", "X")
 
 
+def test_the_parse_and_both_compilers_get_them(work: Path) -> None:
+    # without a compile: the front end's parse reads the headers only they find, and the
+    # emulator's g++ and nvcc are given them (the run below compiles; slow)
+    from cudafuse.runtime.build import _flags, prepare
+
+    opts = BuildOptions(search=search_flags(FLAGS))
+    read = {Path(p).name: Path(p) for p in prepare(str(work / "p.cu"), "emu", opts).includes}
+    assert read["quoted_only.h"] == work / "q" / "quoted_only.h"
+    assert read["system_only.h"] == work / "s" / "system_only.h"
+    assert read["after_only.h"] == work / "a" / "after_only.h"
+    emu = _flags(work / "p.cu", "emu", opts)
+    assert " ".join(opts.search) in " ".join(emu)
+    nvcc = _flags(work / "p.cu", "nvcc", opts)
+    assert ["-isystem", str(work / "s")] == nvcc[nvcc.index("-isystem"):][:2]
+    assert f"-iquote,{work / 'q'}" in nvcc and f"-imacros,{work / 'm' / 'macros.h'}" in nvcc
+
+
+@pytest.mark.slow  # a build and a run: about 5 CPU-s
 def test_run_builds_with_them_under_the_emulator(work: Path) -> None:
     out = work / "out.npz"
     result = CliRunner().invoke(main, ["run", "p.cu", "--spec", "p.toml", "--save", str(out),
