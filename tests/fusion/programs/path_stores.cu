@@ -159,7 +159,8 @@ __global__ void mix(const float *p, float *out, int w, int h)
     out[y * w + x] = p[y * w + x] - p[w * h + y * w + x] + 3.0f * p[2 * w * h + y * w + x];
 }
 
-// Channel 2 only where the mask holds: elsewhere memory keeps it. Refused (no fallback).
+// Channel 2 only where the mask holds: elsewhere memory keeps it (its function falls back
+// to that channel of the element in memory).
 __global__ void some(const float *in, const float *m, float *rgb, int w, int h)
 {
     int x = blockIdx.x * blockDim.x + threadIdx.x;
