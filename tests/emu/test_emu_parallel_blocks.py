@@ -105,8 +105,9 @@ def test_a_kernel_launched_through_a_variable_keeps_its_own_mode(tmp_path):
     """`kernel<<<g, b>>>(...)` with `kernel` a generic lambda's parameter or a function
     pointer: the kernel it holds is found by address at the launch, so a barrier-free kernel
     still runs its blocks in parallel under its own name (the emulator's list of such
-    launches), a float-atomic kernel stays serial, and a template instance (not registered)
-    runs on fibers, serially; the results are exact."""
+    launches), a float-atomic kernel stays serial, and a template instance, registered where
+    its address is taken (emu/rewrite.py, _kernel_addresses), keeps its template's mode too
+    (its barriers on fibers, its blocks in parallel); the results are exact."""
     from cudafuse.runtime import races
 
     n = 1000
@@ -117,4 +118,5 @@ def test_a_kernel_launched_through_a_variable_keeps_its_own_mode(tmp_path):
         lib.call("run", host, total, n)
     assert np.array_equal(host, 3 * (x + 1))
     assert total[0] == np.sum(3 * (x + 1), dtype=np.float64)
-    assert [(p.kernel, p.line) for p in races.read_log(str(log))] == [("add_one", 29)]
+    assert [(p.kernel, p.line) for p in races.read_log(str(log))] == [("add_one", 29),
+                                                                       ("scaled", 33)]

@@ -580,33 +580,63 @@ def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str]
                if f.space == "global" and f.decl}
     given: set[str] = set()
     for fn in [*_bodies(unit), *(m for m in unit.methods if m.body is not None)]:
-        if fn.space == "global" or fn.space == "device" or fn.body is None:
+        if fn.space == "global" or fn.space == "device" or fn.body is None or \
+                _CONSTANT.search(fn.attributes_text):
             continue
-        sites = [c.args[_API_LAUNCHES[c.callee]] for c in fn.body.walk()
+        sites = [(c, c.args[_API_LAUNCHES[c.callee]]) for c in fn.body.walk()
                  if isinstance(c, n.Call) and c.callee in _API_LAUNCHES
                  and len(c.args) > _API_LAUNCHES[c.callee]]
         wrapped: list[tuple[int, int]] = []
-        for arg in sites:
-            if arg.span.file != unit.path or arg.span.start >= arg.span.end:
+        taken: set[int] = set()  # API calls found in macro arguments
+        for call, arg in sites:
+            if call.span.file != unit.path:
                 continue
-            inner = [_registered(unit, e, kernels, needs, parallel, known, given)
-                     for e in _kernel_values(arg, kernels)]
-            text = _spliced(unit, arg.span, [x for x in inner if x])
-            quoted = " ".join(unit.source.text(arg.span).split()).replace("\\", "\\\\") \
-                .replace('"', '\\"')
-            if _overlaps(rw, arg.span.start, arg.span.end):
+            if arg.span.file == unit.path and arg.span.start < arg.span.end:
+                start, end = arg.span.start, arg.span.end
+                inner = [_registered(unit, e, kernels, needs, parallel, known, given)
+                         for e in _kernel_values(arg, kernels)]
+            else:  # in a macro's arguments (`CHECK(cudaLaunchKernel(...))`): on the text
+                found = _macro_argument_site(unit, call, taken)
+                if found is None:
+                    continue
+                start, end = found
+                inner = _registered_in_text(unit, start, end, arg, kernels, needs, parallel,
+                                            known, given)
+            text = _spliced(unit, start, end, [x for x in inner if x])
+            quoted = " ".join(unit.source.data[start:end].decode().split()) \
+                .replace("\\", "\\\\").replace('"', '\\"')
+            if _overlaps(rw, start, end):
                 continue
-            rw.replace_range(arg.span.start, arg.span.end,
+            rw.replace_range(start, end,
                              f'::cudafuse_emu::api_site(__FILE__, __LINE__, "{quoted}", '
                              f"{text})", "kernel argument of a runtime API launch")
-            wrapped.append((arg.span.start, arg.span.end))
+            wrapped.append((start, end))
+        constant = _constant_initialisers(unit, fn)
         for e in _kernel_values(fn.body, kernels):
-            if any(s <= e.span.start < t for s, t in wrapped):
+            if any(s <= e.span.start < t for s, t in wrapped) or id(e) in constant:
                 continue
             edit = _registered(unit, e, kernels, needs, parallel, known, given)
             if edit and not _overlaps(rw, edit[0], edit[1]):
                 rw.replace_range(*edit, reason="address of a kernel, registered")
     return given
+
+
+_CONSTANT = re.compile(r"\b(?:constexpr|consteval|constinit)\b")
+
+
+def _constant_initialisers(unit: TranslationUnit, fn: Function) -> set[int]:
+    """The nodes in initialisers of `constexpr` / `constinit` variables of `fn`, where the
+    (run-time) registration cannot stand: their kernels are left as written."""
+    assert fn.body is not None
+    out: set[int] = set()
+    code = unit.code
+    for node in fn.body.walk():
+        if isinstance(node, n.VarDecl) and node.init is not None and \
+                node.span.file == unit.path:
+            head = code[node.span.start:node.init.span.start]
+            if _CONSTANT.search(head.decode(errors="replace")):
+                out.update(id(x) for x in node.init.walk())
+    return out
 
 
 def _overlaps(rw: Rewriter, start: int, end: int) -> bool:
@@ -659,7 +689,15 @@ def _registered(unit: TranslationUnit, e: n.Expr, kernels: dict[str, Function],
     assert isinstance(ref, n.Ref)
     if ref.span.file != unit.path or e.span.file != unit.path:
         return None
-    written = unit.source.text(ref.span)
+    text = _registration(unit.source.text(ref.span), ref, kernels, needs, parallel, known,
+                         given)
+    return None if text is None else (e.span.start, e.span.end, text)
+
+
+def _registration(written: str, ref: n.Ref, kernels: dict[str, Function],
+                  needs: frozenset[str], parallel: frozenset[str], known: set[str],
+                  given: set[str]) -> str | None:
+    """registered<&k<...>>(...) for the kernel `ref` names, written `written`."""
     m = _KERNEL_NAME.fullmatch(written)
     name = _kernel_of(ref, kernels)
     if not m or name is None or m.group(1) != name:
@@ -674,8 +712,7 @@ def _registered(unit: TranslationUnit, e: n.Expr, kernels: dict[str, Function],
     # where the template arguments are deduced from the target (`kernel_t p = k;`).
     pointer = _pointer_type(ref.type or "")
     address = f"static_cast<{pointer}>(&{written})" if pointer else f"&{written}"
-    return (e.span.start, e.span.end,
-            f'::cudafuse_emu::registered<{address}>("{name}", {str(fibers).lower()}, '
+    return (f'::cudafuse_emu::registered<{address}>("{name}", {str(fibers).lower()}, '
             f"{str(par).lower()})")
 
 
@@ -688,13 +725,110 @@ def _pointer_type(fn_type: str) -> str:
     return f"{head.rstrip()} (*)({rest}"
 
 
-def _spliced(unit: TranslationUnit, span: Span, edits: list[tuple[int, int, str]]) -> str:
-    """The text of `span` with `edits` (inside it, not overlapping) applied."""
+def _spliced(unit: TranslationUnit, lo: int, hi: int, edits: list[tuple[int, int, str]]
+             ) -> str:
+    """The text of [lo, hi) with `edits` (inside it, not overlapping) applied."""
     data = unit.source.data
-    out, pos = [], span.start
+    out, pos = [], lo
     for start, end, text in sorted(edits):
         out.append(data[pos:start].decode())
         out.append(text)
         pos = end
-    out.append(data[pos:span.end].decode())
+    out.append(data[pos:hi].decode())
     return "".join(out)
+
+
+_API_CALL = re.compile(rb"\b(cudaLaunchKernelExC|cudaLaunchKernelEx|cudaLaunchKernel|"
+                       rb"cudaLaunchCooperativeKernel)\s*\(")
+
+
+def _macro_argument_site(unit: TranslationUnit, call: n.Call, taken: set[int]
+                         ) -> tuple[int, int] | None:
+    """[start, end) of the kernel argument of API launch `call`, written out in the
+    arguments of the macro invocation libclang reports it at (`CHECK(cudaLaunchKernel(...))`),
+    the invocation's calls of that name taken in order; None when the macro's definition
+    makes the call (not rewritten: the run then stops at it, unlocated)."""
+    data = unit.source.data
+    m = _MACRO_CALL.match(data, call.span.start)
+    if not m:
+        return None
+    limit = _balanced_end(data, m.end() - 1, len(data))
+    if limit < 0:
+        return None
+    for a in _API_CALL.finditer(data, m.end(), limit):
+        if a.group(1).decode() != call.callee or a.start() in taken or \
+                _in_comment(data, a.start()):
+            continue
+        taken.add(a.start())
+        pos = a.end()
+        for _ in range(_API_LAUNCHES[call.callee]):  # ExC's configuration first
+            pos = _argument_end(data, pos, limit) + 1
+        while pos < limit and data[pos:pos + 1].isspace():
+            pos += 1
+        end = _argument_end(data, pos, limit)
+        while end > pos and data[end - 1:end].isspace():
+            end -= 1
+        return (pos, end) if end > pos else None
+    return None
+
+
+def _argument_end(data: bytes, pos: int, limit: int) -> int:
+    """The ',' or ')' that ends the call argument starting at `pos` (template arguments'
+    commas, `k<float, 3>`, included in it)."""
+    depth = angle = 0
+    i = pos
+    while i < limit:
+        skipped = _skip_literal(data, i)
+        if skipped != i:
+            i = skipped
+            continue
+        c = data[i:i + 1]
+        if c in _CLOSE:
+            depth += 1
+        elif c in (b")", b"]", b"}"):
+            if depth == 0:
+                return i
+            depth -= 1
+        elif c == b"<" and re.search(rb"[\w>]\s*$", data[pos:i]):
+            angle += 1
+        elif c == b">" and angle:
+            angle -= 1
+        elif c == b"," and depth == 0 and angle == 0:
+            return i
+        i += 1
+    return limit
+
+
+def _registered_in_text(unit: TranslationUnit, lo: int, hi: int, arg: n.Expr,
+                        kernels: dict[str, Function], needs: frozenset[str],
+                        parallel: frozenset[str], known: set[str], given: set[str]
+                        ) -> list[tuple[int, int, str] | None]:
+    """The registrations of the kernels `arg` names (its IR says which; the macro leaves
+    their text no span), found in its text [lo, hi): `k`, `ns::k`, `k<...>`, `&k<...>`."""
+    data = unit.source.data
+    out: list[tuple[int, int, str] | None] = []
+    for e in _kernel_values(arg, kernels):
+        ref = e.operand if isinstance(e, n.Unary) else e
+        assert isinstance(ref, n.Ref)
+        name = _kernel_of(ref, kernels)
+        if name is None:
+            continue
+        for m in re.finditer(rb"(&\s*)?((?:::\s*)?(?:[A-Za-z_]\w*\s*::\s*)*" +
+                             re.escape(name.encode()) + rb")\b", data[lo:hi]):
+            start, end = lo + m.start(), lo + m.end()
+            rest = data[end:hi].lstrip()
+            if rest.startswith(b"<"):  # the template arguments, to their '>'
+                j, depth = data.index(b"<", end, hi), 0
+                while j < hi:
+                    depth += (data[j:j + 1] == b"<") - (data[j:j + 1] == b">")
+                    j += 1
+                    if depth == 0:
+                        break
+                end = j
+            if any(x and x[0] < end and start < x[1] for x in out):
+                continue
+            written = data[start + len(m.group(1) or b""):end].decode()
+            reg = _registration(written, ref, kernels, needs, parallel, known, given)
+            out.append(None if reg is None else (start, end, reg))
+            break
+    return out

@@ -2,7 +2,15 @@
 // the kernel passed as an address (mode 1), and with cudaLaunchKernelEx / ExC (mode 2). Kernel templates' instances, kernels in
 // namespaces, a typedef'd template argument, a host function template and a pointer chosen
 // at run time: the emulator must run every one of them (emu/rewrite.py, _kernel_addresses).
+#include <cstdio>
 #include <cuda_runtime.h>
+
+// A status check around a launch: the launch is written in the macro's argument.
+#define CHECK(call)                                                       \
+  do {                                                                    \
+    cudaError_t status_ = (call);                                         \
+    if (status_ != cudaSuccess) printf("error %d\n", (int)status_);       \
+  } while (0)
 
 template <typename T, int K>
 __global__ void times(T *x, int n) {
@@ -86,7 +94,7 @@ void run(float *x, int n, int mode) {
     cudaLaunchKernelEx(&cfg, times<float, 3>, d, n);
     cfg.gridDim = dim3(1);
     cfg.blockDim = dim3(32);
-    cudaLaunchKernelExC(&cfg, (const void *)&addone<real>, args);
+    CHECK(cudaLaunchKernelExC(&cfg, (const void *)&addone<real>, args));
     cfg.gridDim = grid;
     cfg.blockDim = block;
     cfg.numAttrs = 2;  // cooperative from here on
@@ -97,7 +105,7 @@ void run(float *x, int n, int mode) {
   } else {
     cudaLaunchKernel(n > 0 ? choose_times<float>(3) : (const void *)times<float, 3>, grid,
                      block, args, 0, 0);
-    cudaLaunchKernel((void *)&addone<real>, dim3(1), dim3(32), args, 0, 0);
+    CHECK(cudaLaunchKernel((void *)&addone<real>, dim3(1), dim3(32), args, 0, 0));
     cudaLaunchKernel((void *)ops::shift, grid, block, args3, 0, 0);
     cudaLaunchKernel(ops::inner::half<float>, grid, block, args, 0, nullptr);
     negate_twice(d, n, grid, block, true);
