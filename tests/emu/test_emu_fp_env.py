@@ -40,3 +40,19 @@ def test_kernels_round_to_nearest_whatever_the_host_set(lib, mode):
     lib.call("run", a, b, q1, q2, W, H, mode)
     np.testing.assert_array_equal(q1, ref)
     np.testing.assert_array_equal(q2, ref)
+
+
+def test_rsqrt_is_one_over_the_correctly_rounded_root(lib):
+    # (the emulator computes the root with sqrtss/sqrtsd, without libm's errno path)
+    rng = np.random.default_rng(7)
+    special = [0.0, -0.0, -1.0, np.inf, -np.inf, np.nan, 1e-40, 1e-45, 3.4e38, 1.0, 4.0, 2.0]
+    xf = np.concatenate([special, rng.uniform(0, 1e6, 52)]).astype(np.float32)
+    xd = np.concatenate([special, rng.uniform(0, 1e6, 52)]).astype(np.float64)
+    xd[6:8] = [1e-310, 5e-324]  # double subnormals
+    r, rd = np.zeros_like(xf), np.zeros_like(xd)
+    lib.launch("rsqrts", 1, 64, 0, (xf, r, xd, rd, len(xf)))
+    with np.errstate(all="ignore"):
+        ref, refd = np.float32(1) / np.sqrt(xf), 1.0 / np.sqrt(xd)
+    np.testing.assert_array_equal(r, ref)  # NaN where numpy has NaN, every other bit equal
+    np.testing.assert_array_equal(rd, refd)
+    assert np.signbit(r[1]) and np.isinf(r[1]) and r[0] == np.inf  # 1/sqrt(-0) = -inf

@@ -33,3 +33,13 @@ void run(const float *a, const float *b, float *q1, float *q2, int w, int h, int
   _mm_setcsr(csr);
   std::fesetround(FE_TONEAREST);
 }
+
+// rsqrtf and rsqrt: 1 / the correctly rounded square root, as CUDA's -prec-sqrt=true path and
+// libm give it, special values included.
+__global__ void rsqrts(const float *x, float *r, const double *xd, double *rd, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    r[i] = rsqrtf(x[i]);
+    rd[i] = rsqrt(xd[i]);
+  }
+}
