@@ -16,6 +16,9 @@ body the fused kernel keeps) of a group.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from cudafuse.analysis.evaluate import assigned_decls, exits
@@ -486,9 +489,36 @@ def _bound_of_params(fn: Function, bound: n.Expr, loop: n.Stmt) -> n.Expr:
     return bound
 
 
+# plain_view's answers by function (kept with it: the key is its id) while `remembered`
+# is active: the vertical pass asks it of each kernel twice (launchshape, then the planner's
+# build_view), and a KernelView is never changed once made.
+_REMEMBERED: ContextVar[dict[int, tuple[Function, KernelView]] | None] = ContextVar(
+    "cudafuse_plain_views", default=None)
+
+
+@contextmanager
+def remembered() -> Iterator[None]:
+    """Within it, plain_view computes each function's view once."""
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
 def plain_view(fn: Function) -> KernelView:
     """The view of a kernel of the plain shape (coordinates, guard, stores); grid-stride
     loops are gridstride.py's (recognise.build_view tries them first)."""
+    memo = _REMEMBERED.get()
+    if memo is None:
+        return _plain_view(fn)
+    hit = memo.get(id(fn))
+    if hit is None or hit[0] is not fn:
+        hit = memo[id(fn)] = (fn, _plain_view(fn))
+    return hit[1]
+
+
+def _plain_view(fn: Function) -> KernelView:
     assert fn.body is not None
     body = list(fn.body.body)
     coords: list[n.VarDecl] = []
