@@ -591,13 +591,15 @@ def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str]
         for call, arg in sites:
             if call.span.file != unit.path:
                 continue
-            if arg.span.file == unit.path and arg.span.start < arg.span.end:
+            if _written_out(unit, call, arg):
                 start, end = arg.span.start, arg.span.end
                 inner = [_registered(unit, e, kernels, needs, parallel, known, given)
                          for e in _kernel_values(arg, kernels)]
             else:  # in a macro's arguments (`CHECK(cudaLaunchKernel(...))`): on the text
                 found = _macro_argument_site(unit, call, taken)
-                if found is None:
+                if found is None:  # the macro's definition makes the call: the kernels its
+                    _register_macro_arguments(unit, rw, call, arg, kernels,  # arguments name
+                                              (needs, parallel, known, given))
                     continue
                 start, end = found
                 inner = _registered_in_text(unit, start, end, arg, kernels, needs, parallel,
@@ -637,6 +639,14 @@ def _constant_initialisers(unit: TranslationUnit, fn: Function) -> set[int]:
             if _CONSTANT.search(head.decode(errors="replace")):
                 out.update(id(x) for x in node.init.walk())
     return out
+
+
+def _written_out(unit: TranslationUnit, call: n.Call, arg: n.Expr) -> bool:
+    """Whether API launch `call` and its kernel argument `arg` are spelled at their spans:
+    inside a macro's expansion both carry the invocation's (`LAUNCH(k, ...)`), or none."""
+    return (call.span.file == arg.span.file == unit.path
+            and call.span.start < arg.span.start < arg.span.end <= call.span.end
+            and unit.source.data.startswith(call.callee.encode(), call.span.start))
 
 
 def _overlaps(rw: Rewriter, start: int, end: int) -> bool:
@@ -770,6 +780,23 @@ def _macro_argument_site(unit: TranslationUnit, call: n.Call, taken: set[int]
             end -= 1
         return (pos, end) if end > pos else None
     return None
+
+
+def _register_macro_arguments(unit: TranslationUnit, rw: Rewriter, call: n.Call, arg: n.Expr,
+                              kernels: dict[str, Function],
+                              modes: tuple[frozenset[str], frozenset[str], set[str], set[str]]
+                              ) -> None:
+    """`LAUNCH(k<float>, grid, block, args)` whose definition calls cudaLaunchKernel: the
+    call cannot be sited, but the kernels its argument names (the IR says which), written in
+    the invocation's arguments, are registered there, so that the launch finds them."""
+    data = unit.source.data
+    m = _MACRO_CALL.match(data, call.span.start)
+    limit = _balanced_end(data, m.end() - 1, len(data)) if m else -1
+    if m is None or limit < 0:
+        return
+    for edit in _registered_in_text(unit, m.end(), limit - 1, arg, kernels, *modes):
+        if edit and not _overlaps(rw, edit[0], edit[1]):
+            rw.replace_range(*edit, reason="address of a kernel in a macro argument, registered")
 
 
 def _argument_end(data: bytes, pos: int, limit: int) -> int:
