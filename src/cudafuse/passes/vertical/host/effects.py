@@ -31,12 +31,13 @@ argument it is given and compares them with the buffers of the launches before t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.host.exceptions import unseen_initialisers
 from cudafuse.passes.vertical.host.hostexprs import launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo
@@ -109,6 +110,8 @@ class _Body:
             raise Unknown(f"'{fn.name}' is not a host function cudafuse can see")
         if fn.decl in stack or len(stack) > MAX_DEPTH:
             raise Unknown(f"'{fn.name}' calls itself or nests too deeply")
+        if unseen_initialisers(reader.unit, fn):
+            raise Unknown(f"'{fn.name}' has member initialisers cudafuse does not read")
         self.reader, self.fn, self.stack = reader, fn, (*stack, fn.decl)
         self.points = PointsTo(fn)
         self.params = {p.decl: i for i, p in enumerate(fn.params)}
@@ -330,16 +333,25 @@ class _Body:
 
 
     def _own_object(self, call: n.Call) -> bool:
-        """A member (or operator) of the C++ library called on an object the helper
-        declares by value, given only plain values besides: it touches that object, which
-        is the helper's own."""
-        args = list(call.args)
-        obj = _strip(call.callee_expr.base) if isinstance(call.callee_expr, n.Member) and \
-            not call.callee_expr.arrow else None
-        if obj is None and args and call.callee.startswith("operator"):
-            obj = _strip(args.pop(0))
-        return isinstance(obj, n.Ref) and obj.decl in self.values and \
-            all(plain_argument(a) or _vector_type(a.type) for a in args)
+        return own_library_object(call, self.values)
+
+
+def own_library_object(call: n.Call, values: Collection[str]) -> bool:
+    """A member (or operator) of the C++ library called on an object the function declares
+    by value (`values`), given only plain values besides: it touches that object, which is
+    the function's own. A chain of stream operators (`os << what << ": " << msg`) is called
+    on the object at its root: each returns the stream it was given."""
+    args = list(call.args)
+    obj = _strip(call.callee_expr.base) if isinstance(call.callee_expr, n.Member) and \
+        not call.callee_expr.arrow else None
+    if obj is None and args and call.callee.startswith("operator"):
+        obj = _strip(args.pop(0))
+        while isinstance(obj, n.Call) and obj.callee in ("operator<<", "operator>>") and \
+                obj.callee == call.callee and library_call(obj) and obj.args and \
+                all(plain_argument(a) or _vector_type(a.type) for a in obj.args[1:]):
+            obj = _strip(obj.args[0])
+    return isinstance(obj, n.Ref) and obj.decl in values and \
+        all(plain_argument(a) or _vector_type(a.type) for a in args)
 
 
 def _in_loop(fn: Function, node: n.Node) -> bool:

@@ -51,7 +51,7 @@ The rules, per kind of statement (`statement_break` returns why S splits, or Non
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
 from cudafuse.analysis.mathfuncs import MATH
@@ -61,13 +61,19 @@ from cudafuse.passes.vertical.host.effects import (
     EffectReader,
     Effects,
     library_call,
+    own_library_object,
     plain_argument,
+)
+from cudafuse.passes.vertical.host.exceptions import (
+    inherits_standard_constructor,
+    unseen_initialisers,
 )
 from cudafuse.passes.vertical.host.hostexprs import (
     is_assign_operator,
     launched_kernel,
     part_root,
 )
+from cudafuse.passes.vertical.host.lambdas import called_lambda, declared_inside, lambda_body
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo, Roots
 from cudafuse.passes.vertical.host.stmtnodes import (
@@ -163,7 +169,7 @@ class HostStatements:
         self.effects = EffectReader(
             unit, MEMORY_CALLS, self._definition, self._named,
             lambda call, thrown: _known(call) or self._stream_print(call) or
-            (thrown and _system(call)), self._globals_of, self.event_reason)
+            (thrown and self._thrown(call)), self._globals_of, self.event_reason)
         self._kernel_globals: dict[str, Roots] = {}
         self._kernel_facts: dict[str, KernelFacts] = {}
         self.points = PointsTo(host, self.allocates,
@@ -197,6 +203,11 @@ class HostStatements:
             return None if why is None else (
                 "its call to 'cudaEventRecord' marks a point that other work or the host may "
                 f"wait for ({why}), which fusion would move")
+        lam = called_lambda(self.host, call)
+        if lam is not None:  # a checker lambda, or a std::function holding one
+            why = self.lambda_reason(lam, 0, ())
+            return None if why is None else \
+                f"its call to '{name}' may touch device memory or variables ({why})"
         fn = self._definition(call.callee_decl)
         in_file = fn is not None and _file(call.callee_decl) == self.unit.path
         if not in_file and (_known(call) or self._stream_print(call)):
@@ -216,6 +227,11 @@ class HostStatements:
         while isinstance(first, n.Call) and first.callee == "operator<<" and first.args:
             first = _strip(first.args[0])
         return isinstance(first, n.Ref) and first.name in STREAMS
+
+    def _thrown(self, call: n.Call) -> bool:
+        """A call building a thrown exception that touches only its arguments (judged on
+        their own): the C++ library's, or an inherited standard exception constructor."""
+        return _system(call) or inherits_standard_constructor(self.unit, call)
 
     def _definition(self, decl: str) -> Function | None:
         if not decl:
@@ -239,10 +255,30 @@ class HostStatements:
             return f"'{fn.name}' is not a host function cudafuse can see"
         if fn.decl in stack or depth > MAX_DEPTH:
             return f"'{fn.name}' calls itself or nests too deeply"
+        if unseen_initialisers(self.unit, fn):
+            return f"'{fn.name}' has member initialisers cudafuse does not read"
         own = {p.decl for p in fn.params if not p.is_reference} | {
             d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
-        arrays = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl) and d.array_dims}
-        for node, thrown in _nodes(fn.body):
+        return self._body_reason(fn, fn.body, own.__contains__, depth, stack)
+
+    def lambda_reason(self, lam: n.OtherExpr, depth: int, stack: tuple[str, ...]
+                      ) -> str | None:
+        """Why the body of a lambda the host function calls is not harmless, judged as a
+        helper's body is: it may write only its own parameters and locals (a capture by
+        reference is the host function's variable), and call only harmless functions."""
+        body = lambda_body(lam)
+        if body is None:
+            return "a lambda whose body cudafuse cannot see"
+        me = dataclasses.replace(self.host, name="lambda", decl=f"lambda@{lam.span.file}:"
+                                 f"{lam.span.start}", params=(), body=body)
+        return self._body_reason(me, body, lambda d: declared_inside(lam, d), depth, stack)
+
+    def _body_reason(self, fn: Function, body: n.Stmt, own: Callable[[str], bool],
+                     depth: int, stack: tuple[str, ...]) -> str | None:
+        arrays = {d.decl for d in body.walk() if isinstance(d, n.VarDecl) and d.array_dims}
+        values = {d.decl for d in body.walk() if isinstance(d, n.VarDecl) and
+                  "&" not in d.var_type and "*" not in d.var_type}
+        for node, thrown in _nodes(body):
             if isinstance(node, n.KernelLaunch):
                 return f"'{fn.name}' launches a kernel"
             if isinstance(node, n.OtherExpr) and not _quiet(node) and \
@@ -252,26 +288,29 @@ class HostStatements:
             if base is not None and not (isinstance(base, n.Ref) and base.decl in arrays):
                 return f"'{fn.name}' reads or writes memory through a pointer"
             for r in _assigned(node):
-                if r.decl not in own:
+                if not own(r.decl):
                     return f"'{fn.name}' assigns '{r.name}'"
             if isinstance(node, n.Call):
                 if node.callee == "cudaEventRecord" and (ev := self.event_reason() or (
                         own_event(fn, node.args[0]) if node.args else "no event")):
                     return f"'{fn.name}' records an event: {ev}"
-                why = self._inner_call(fn, node, thrown, depth, stack)
+                why = self._inner_call(fn, node, thrown, depth, stack, values)
                 if why is not None:
                     return why
         return None
 
     def _inner_call(self, fn: Function, call: n.Call, thrown: bool, depth: int,
-                    stack: tuple[str, ...]) -> str | None:
-        """Why a call in the body of the called host function `fn` is not harmless."""
+                    stack: tuple[str, ...], values: Collection[str] = ()) -> str | None:
+        """Why a call in the body of the called host function `fn` is not harmless
+        (`values`: the objects that body declares by value, its own)."""
         inner = self._definition(call.callee_decl)
         if inner is not None and _file(call.callee_decl) == self.unit.path or \
                 inner is not None and not _known(call):
             return self._function_reason(inner, depth + 1, (*stack, fn.decl))
-        if _known(call) or self._stream_print(call) or thrown and _system(call):
+        if _known(call) or self._stream_print(call) or thrown and self._thrown(call):
             return None
+        if library_call(call) and own_library_object(call, values):
+            return None  # a string stream it builds a message in (`os << ...`)
         if not call.callee_decl and call.callee:
             # A call a template left unresolved (its argument's type is a parameter): it
             # will call one of the functions of that name; harmless when all of them are.
@@ -551,6 +590,10 @@ class HostStatements:
                 base = _strip(base.lhs)  # `h.get() + n`: still its memory
             if self.points.smart_get(base) is not None:
                 out.append(a)
+            elif isinstance(base, n.StrLit) or isinstance(base, n.OtherExpr) and \
+                    _quiet(base):
+                continue  # a literal, or a default argument the library's header writes
+                # (`std::string("x")`'s allocator): neither names memory of the program
             elif not plain_argument(a):
                 return None
             elif ("*" in a.type or "[" in a.type) and not (
@@ -716,7 +759,7 @@ class HostStatements:
                 if why is not None:
                     return why
             elif isinstance(node, n.Call):
-                why = (None if thrown and _system(node) else self.call_reason(node)) or \
+                why = (None if thrown and self._thrown(node) else self.call_reason(node)) or \
                     self.passes_buffer(node)
                 if why is not None:
                     return why
