@@ -266,9 +266,9 @@ def _describe(s: Stage) -> str:
 def channel_refusals(host: str, stages_: list[Stage], text: str
                      ) -> dict[tuple[int, int], list[str]]:
     """For each edge (producer, consumer) of a buffer of channels that the tool must refuse,
-    the regular expressions of its reasons: the producer's (channels stored under a guard
-    with a lower bound) or the consumer's reads (over a plane, or of a
-    channel the producer does not store)."""
+    the regular expressions of its reasons: the producer's (channels under an interior-only
+    guard, not read as channels) or the consumer's reads (over a plane, or of a channel the
+    producer does not store)."""
     out: dict[tuple[int, int], list[str]] = {}
     for i, s in enumerate(stages_):
         if not s.channels:
@@ -282,10 +282,9 @@ def channel_refusals(host: str, stages_: list[Stage], text: str
                     "than at the thread's element$",
                     f"^not fused: '{ki}' cannot be recomputed: it stores no value at the "
                     "thread's own element \\(out\\[y \\* w \\+ x\\] = \\.\\.\\.\\)$"]
-        elif s.guard in PARTIAL_GUARDS:
-            mine = [f"^not fused: '{ki}' cannot be recomputed: it stores 'out' as "
-                    f"{_describe(s)} and its guard bounds a coordinate from below$"]
         else:
+            # (a guard with a lower bound is served by the channels' memory fallback:
+            # channels.Channels, domain.keeps_guard)
             mine = []
         for j in range(i + 1, len(stages_)):
             t = stages_[j]
@@ -536,8 +535,9 @@ NAMED |= {
 
 # Channel stages (issue 15): each layout's spelling as a producer and as a reader, in each
 # indexing style, in chains, beside in-place updates, and each refusal (an unstored channel,
-# a stencil over a plane, channels stored in a loop, a producer's guard with a lower bound,
-# an interior-only guard), which channel_refusals predicts with the line it names.
+# a stencil over a plane, an interior-only guard), which channel_refusals predicts with the
+# line it names; a producer's guard with a lower bound (c_lower) fuses, falling back to
+# memory where it stores nothing.
 R = ChannelRead
 NAMED_CHANNELS = {
     "c_planar": [Stage("point", (0,), channels=3),
@@ -599,7 +599,7 @@ def test_channel_stages_are_spelled_as_documented() -> None:
     assert "out[3 * (y * w + x) + 1]" not in text  # c_skip leaves channel 1 unstored
     refusals = {h: channel_refusals(h, s, text) for h, s in NAMED_CHANNELS.items()}
     assert {h for h, r in refusals.items() if r} == {
-        "c_skip", "c_plane", "c_lower", "c_interior"}, refusals
+        "c_skip", "c_plane", "c_interior"}, refusals
     assert list(refusals["c_skip"]) == [(0, 2)]
 
 
