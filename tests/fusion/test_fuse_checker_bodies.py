@@ -1,8 +1,10 @@
 """Error checks written as C++ (issue 31): a checker lambda, the same held by a
-std::function, throwing a class that only inherits std::runtime_error's constructor, a helper that builds its message in a std::ostringstream before throwing.
-Each only reads the error state and reports it, so the launches around it fuse; each fused
-program is compared with the original under the emulator, every element of every buffer.
-A lambda that clears a device buffer still cuts the sequence, with why, as does an
+std::function, a checker class whose operator() reads its own members (the object a local
+held by value), throwing a class that only inherits std::runtime_error's constructor, a
+helper that builds its message in a std::ostringstream before throwing. Each only reads
+the error state and reports it, so the launches around it fuse; each fused program is
+compared with the original under the emulator, every element of every buffer. A lambda or
+checker class that clears a device buffer still cuts the sequence, with why, as does an
 exception class whose member initialiser (which the IR does not keep) does."""
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import pytest
 from equivalence import compare_entry, fuse_file
 
 PROGRAM = Path(__file__).parent / "programs" / "error_check_styles.cu"
-FUSED = ("p_lambda", "p_exception_class", "p_ostringstream", "p_std_function")
+FUSED = ("p_lambda", "p_exception_class", "p_ostringstream", "p_std_function",
+         "p_checker_class")
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +34,7 @@ def test_checks_that_only_report_do_not_cut(fused) -> None:
 @pytest.mark.parametrize("host,why", [
     ("p_lambda_clears", "'lambda' calls 'cudaMemset'"),
     ("p_initialiser_clears", "'ClearingFailure' has member initialisers cudafuse does not read"),
+    ("p_checker_clears", "'operator()' calls 'cudaMemset' on 'this.buf'"),
 ])
 def test_a_check_that_writes_device_memory_still_cuts(fused, host: str, why: str) -> None:
     _, result = fused

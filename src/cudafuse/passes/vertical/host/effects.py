@@ -38,7 +38,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.host.exceptions import unseen_initialisers
-from cudafuse.passes.vertical.host.hostexprs import launched_kernel
+from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo
 from cudafuse.passes.vertical.host.stmtnodes import _assigned, _deref_base, _nodes, _quiet
@@ -62,6 +62,10 @@ class Effects:
     # It records an event that is a member of its object (a timer's `Start()`): the caller
     # checks that the object is its own (timers.own_event).
     records_member: bool = False
+    # It reads (never writes, never follows as a pointer) data members of its object (a
+    # checker class's `operator()` printing its `where_`): harmless when that object is a
+    # variable the caller holds by value (host memory: checked there, by_value_object).
+    reads_members: bool = False
 
 
 class Unknown(Exception):
@@ -123,6 +127,7 @@ class _Body:
         self.allocates: set[int] = set()
         self.allocated_at: dict[str, int] = {}  # `T **p` param -> where it allocates into *p
         self.records_member = False
+        self.reads_members = False
         self.values = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl) and
                        "&" not in d.var_type and "*" not in d.var_type}  # objects it owns
         # A timer's events, members of its object, given to the timing event calls
@@ -139,7 +144,10 @@ class _Body:
                 raise Unknown(f"'{name}' contains an expression cudafuse does not model")
             if this_member(node) is not None and \
                     id(_strip(node)) not in self.timing:  # type: ignore[arg-type]
-                raise Unknown(f"'{name}' uses a data member of its object")
+                if self.fn.parent and not _members_written(self.fn):
+                    self.reads_members = True  # (a pointer member used is touched below)
+                else:
+                    raise Unknown(f"'{name}' uses a data member of its object")
             if self._allocated(node):
                 continue  # `*p` after `cudaMalloc(p, ...)`: the buffer it allocated
             base = _deref_base(node)
@@ -154,7 +162,7 @@ class _Body:
         allocates = {i for i in self.allocates if f"param:{i}" not in self.touched}
         return Effects(frozenset(self.touched), frozenset(self.assigned),
                        frozenset(self.globals_assigned), frozenset(allocates),
-                       self.records_member)
+                       self.records_member, self.reads_members)
 
     # ---- what one pointer names ---------------------------------------------------------
 
@@ -314,6 +322,9 @@ class _Body:
                 why = "its object is not known" if obj is None else own_event(self.fn, obj)
                 if why is not None:
                     raise Unknown(f"'{inner.name}' records an event of its object: {why}")
+            if got.reads_members and not by_value_object(call, self.values):
+                raise Unknown(f"'{inner.name}' reads data members of an object cudafuse "
+                              "cannot follow")
             for i in got.allocates:
                 p = _strip(call.args[i]) if i < len(call.args) else None
                 if isinstance(p, n.Ref) and p.decl in self.params and \
@@ -352,6 +363,33 @@ def own_library_object(call: n.Call, values: Collection[str]) -> bool:
             obj = _strip(obj.args[0])
     return isinstance(obj, n.Ref) and obj.decl in values and \
         all(plain_argument(a) or _vector_type(a.type) for a in args)
+
+
+def _members_written(fn: Function) -> bool:
+    """Whether the member function may write a data member of its object: it assigns one
+    (`n_ = `, `++this->n_`, an element or field of one) or takes one's address."""
+    assert fn.body is not None
+    for node in fn.body.walk():
+        target = node.lhs if isinstance(node, n.Binary) and node.is_assignment else \
+            node.operand if isinstance(node, n.Unary) and node.op in ("++", "--", "&") else \
+            node.args[0] if isinstance(node, n.Call) and is_assign_operator(node) and \
+            node.args else None
+        while target is not None:
+            if this_member(target) is not None:
+                return True
+            target = target.operand if isinstance(target, n.Cast) else \
+                target.base if isinstance(target, (n.Member, n.Index)) else None
+    return False
+
+
+def by_value_object(call: n.Call, values: Collection[str]) -> bool:
+    """Whether the object a member function (or call operator) is called on is a variable
+    in `values` (held by value, so host memory of the caller's own)."""
+    obj = call.callee_expr.base if isinstance(call.callee_expr, n.Member) and \
+        not call.callee_expr.arrow else \
+        call.args[0] if call.callee.startswith("operator") and call.args else None
+    obj = _strip(obj) if obj is not None else None
+    return isinstance(obj, n.Ref) and obj.decl in values
 
 
 def _in_loop(fn: Function, node: n.Node) -> bool:

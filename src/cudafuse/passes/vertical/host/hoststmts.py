@@ -51,6 +51,7 @@ The rules, per kind of statement (`statement_break` returns why S splits, or Non
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Collection, Iterable
 
 from cudafuse.analysis.kernel_facts import KernelFacts, analyze_kernel
@@ -60,6 +61,7 @@ from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.passes.vertical.host.effects import (
     EffectReader,
     Effects,
+    by_value_object,
     library_call,
     own_library_object,
     plain_argument,
@@ -403,6 +405,11 @@ class HostStatements:
                 if why is not None:
                     return (f"its call to '{name}' records an event of its object, which "
                             f"other code may wait for ({why})")
+            if got.reads_members and not by_value_object(call, {
+                    d for d, v in self.decls.items()
+                    if not any(c in re.sub(r"<.*>", "", v.var_type) for c in "&*")}):
+                return (f"its call to '{name}' reads data members of an object that is not "
+                        "a local variable of its own (it may be memory a launch writes)")
             if exchanges:
                 got = dataclasses.replace(got, assigned=frozenset())
             why = self._effects_reason(call, got, before)
