@@ -1,8 +1,6 @@
 // Pipelines cudafuse must leave alone, each with the note that says why. --fuse-all makes
-// the cost model irrelevant: only legality decides. --siblings never: these are vertical
-// fusion's refusals (p_atomic, p_narrow and p_arith run in one thread otherwise, each thread
-// keeping to its own elements of t: golden/thread_private.cu's kind).
-// RUN: fuse %s -o - --fuse-all --siblings never
+// the cost model irrelevant: only legality decides.
+// RUN: fuse %s -o - --fuse-all
 // DIAG: refusals.cu:{{[0-9]+}}:3: note: hist -> use_hist: not fused: 'hist' cannot be recomputed: it updates 'bins' with atomics (line {{[0-9]+}}): other threads update the same elements
 // DIAG: note: gather_src -> gather: not fused: 'gather' reads 't' in a way cudafuse cannot map: data-dependent index
 // DIAG: note: blur_src -> unguarded: not fused: 'unguarded' reads 't' at offsets 0..1 in x with unguarded border handling

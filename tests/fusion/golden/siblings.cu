@@ -1,8 +1,7 @@
 // Sibling launches: independent launches of one sequence become one launch. Same shapes:
 // one thread runs both bodies (an input both read passed once); different shapes with small
-// constant grids: the block split of hfuse --mode block, called with both grids. Both writing
-// x at their own element, one thread runs one body, then the other (kernel/thread_private.py);
-// a read of the other's output in another launch shape is refused (no fused launch).
+// constant grids: the block split of hfuse --mode block, called with both grids. A write/write
+// conflict and a read of the other's output are refused (no fused launch).
 // RUN: fuse %s -o -
 // CODE: __device__ __forceinline__ void cf_same_sib0_0_sib_a(const float *in, float *o, int n)
 // CODE: __device__ __forceinline__ void cf_same_sib0_1_sib_b(const float *in, float *o, int n)
@@ -19,10 +18,9 @@
 // CODE-NEXT:   /* cudafuse: sib_a fused into cf_small_sib1_launch (siblings) */;
 // CODE-NEXT:   cf_small_sib1_launch(in, x, n, in, y, n, 4, 2, 0, 0, 0);
 // CODE-NEXT: }
-// CODE: __global__ void cf_conflict_sib2(const float *__restrict__ cf_p0, float *cf_p1, int cf_p2) {
 // CODE: extern "C" void conflict(const float *in, float *x, int n) {
-// CODE-NEXT:   /* cudafuse: sib_a fused into cf_conflict_sib2 (one thread runs both) */;
-// CODE-NEXT:   cf_conflict_sib2<<<(n + 255) / 256, 256>>>(in, x, n);
+// CODE-NEXT:   sib_a<<<(n + 255) / 256, 256>>>(in, x, n);
+// CODE-NEXT:   sib_b<<<(n + 255) / 256, 256>>>(in, x, n);
 // CODE: extern "C" void chained(const float *in, float *x, float *y, int n) {
 // CODE-NOT: cf_chained
 // CODE: }

@@ -119,7 +119,7 @@ void across(const float *a, float *o1, float *o2, float *rs, int w, int h) {
   sb_square<<<grid, block>>>(a, o2, w, h);
 }
 
-// Both write o at their own element: one thread runs both, the second store last.
+// Refused: both write o.
 void write_write(const float *a, float *o, int w, int h) {
   dim3 block(16, 16);
   dim3 grid((w + 15) / 16, (h + 15) / 16);

@@ -9,6 +9,10 @@ the two share, the two bodies can run one after the other in one thread (the sib
 emitter's thread form, in launch order): every element a thread reads then holds the value
 the original left there, because nobody else wrote it.
 
+Only pairs whose threads own rows of several elements of some shared buffer (S below not 1)
+are taken: a pair whose threads each touch one element is vertical fusion's, and its reason
+stands when vertical fusion refuses it.
+
 This module proves that from the kernels' access facts (analysis/evaluate.py: each global
 access's index as a polynomial over the thread's coordinates, the parameters and the
 loops' variables, under the conditions that reach it). For every buffer one kernel writes
@@ -49,6 +53,13 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
 _LOOP_KINDS = ("loopvar", "bigloop")
+
+
+# Each thread touches one element of every buffer the two share: the pair is vertical
+# fusion's (the consumer recomputes the producer at its element), whose refusal, when it
+# refuses, stands; one thread running both bodies is for rows of several elements per
+# thread, which no recompute can take.
+ONE_ELEMENT = "each thread touches one element of what they share (vertical fusion's pair)"
 
 
 @dataclass(frozen=True)
@@ -429,6 +440,7 @@ def prove(unit: TranslationUnit, sides: tuple[KernelSide, KernelSide],
     which each kernel accesses it."""
     checks: list[Poly] = []
     starts_of = [loop_starts(unit, side.fn) for side in sides]
+    widths: set[Poly] = set()
     for _key, names in sorted(buffers.items()):
         rows: tuple[Poly, Poly] | None = None
         for side, pnames, starts_at in zip(sides, names, starts_of, strict=True):
@@ -452,6 +464,7 @@ def prove(unit: TranslationUnit, sides: tuple[KernelSide, KernelSide],
                     return f"{where}, at an element no thread owns ('{index}')"
                 if rows is None:
                     rows = (split.r, split.s)
+                    widths.add(split.s)
                 elif (split.r, split.s) != rows:
                     return (f"{where}, in rows '{split.r}' of {split.s} elements where another "
                             f"access takes rows '{rows[0]}' of {rows[1]}")
@@ -474,6 +487,8 @@ def prove(unit: TranslationUnit, sides: tuple[KernelSide, KernelSide],
                     return f"{where}: {exc}"
     if any(a.kind != "host" for c in checks for a in c.atoms()):
         return "a condition reads values the host does not pass"
+    if widths <= {ONE}:
+        return ONE_ELEMENT
     return Proof(tuple(c for c in checks if not _implied(c, checks)))
 
 

@@ -50,6 +50,7 @@ from cudafuse.passes.vertical.host.hostview import (
 )
 from cudafuse.passes.vertical.host.resolver import Resolver
 from cudafuse.passes.vertical.kernel.thread_private import (
+    ONE_ELEMENT,
     KernelSide,
     check_text,
     host_atom,
@@ -488,6 +489,8 @@ class SiblingPlanner:
                 return None, f"not siblings: {why}", None
             shared = shared_written(a, b)
             proof = self.private_proof(a, b, shared)
+            if proof == ONE_ELEMENT:
+                return None, f"not siblings: {why}", None
             if isinstance(proof, str):
                 return None, f"not siblings: {why}; nor one thread's: {proof}", None
             serial, checks = tuple(sorted(shared)), proof
