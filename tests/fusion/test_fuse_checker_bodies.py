@@ -48,3 +48,19 @@ def test_a_check_that_writes_device_memory_still_cuts(fused, host: str, why: str
 def test_fused_equals_the_original(fused, entry: str) -> None:
     path, _ = fused
     compare_entry(PROGRAM, path, entry, {"n": 1000})
+
+
+HEADER_STYLE = Path(__file__).parent / "programs" / "checked_header" / "pipeline.cu"
+
+
+def test_header_checks_and_a_capturing_lambda_fuse(tmp_path: Path) -> None:
+    result = fuse_file(HEADER_STYLE, tmp_path / "fused.cu", fuse_all=True)
+    assert not result.breaks, result.breaks
+    assert [g.host for g in result.groups] == ["run"]
+
+
+@pytest.mark.slow
+def test_header_style_equals_the_original(tmp_path: Path) -> None:
+    fuse_file(HEADER_STYLE, tmp_path / "fused.cu", fuse_all=True)
+    (tmp_path / "gpu_check.cuh").write_bytes((HEADER_STYLE.parent / "gpu_check.cuh").read_bytes())
+    compare_entry(HEADER_STYLE, tmp_path / "fused.cu", "run", {"n": 5000})

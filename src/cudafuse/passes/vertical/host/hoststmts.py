@@ -313,6 +313,12 @@ class HostStatements:
             return None
         if library_call(call) and own_library_object(call, values):
             return None  # a string stream it builds a message in (`os << ...`)
+        if library_call(call) and not isinstance(call.callee_expr, n.Member) and \
+                not call.callee.startswith("operator") and all(
+                    isinstance(_strip(a), n.StrLit) or plain_argument(a) and
+                    "*" not in a.type and "[" not in a.type for a in call.args):
+            return None  # given no pointer, the library reaches no memory of the program
+            # (`std::stringstream ss;`: its constructor, of an object of the body's own)
         if not call.callee_decl and call.callee:
             # A call a template left unresolved (its argument's type is a parameter): it
             # will call one of the functions of that name; harmless when all of them are.

@@ -54,11 +54,12 @@ def called_lambda(host: Function, call: n.Call) -> n.OtherExpr | None:
         return None
     if any(r.decl == obj.decl for node in host.body.walk() for r in _assigned(node)):
         return None  # rebound (or its address taken): the lambda it holds is not known
-    if decl.var_type.startswith("(lambda at "):
+    held = re.sub(r"^(?:const\s+|volatile\s+)+", "", decl.var_type)  # `const auto ok = [..]`
+    if held.startswith("(lambda at "):
         # a closure: its call operator is declared where the lambda expression begins
         where = call.callee_decl.rpartition(":")[2]
         return lam if where == str(lam.span.start) else None
-    if decl.var_type.startswith(("std::function<", "function<")):
+    if held.startswith(("std::function<", "function<")):
         return lam
     return None
 
