@@ -35,6 +35,7 @@ def test_checks_that_only_report_do_not_cut(fused) -> None:
     ("p_lambda_clears", "'lambda' calls 'cudaMemset'"),
     ("p_initialiser_clears", "'ClearingFailure' has member initialisers cudafuse does not read"),
     ("p_checker_clears", "'operator()' calls 'cudaMemset' on 'this.buf'"),
+    ("p_rebound", "its call to 'operator()' may touch device memory or variables"),
 ])
 def test_a_check_that_writes_device_memory_still_cuts(fused, host: str, why: str) -> None:
     _, result = fused

@@ -6,7 +6,8 @@ initialises the variable. The caller judges that body like a helper's (hoststmts
 lambda is known only when the variable is a local of the host function initialised with it
 and never assigned or given by address afterwards (a std::function may be rebound); for a
 closure variable the call's operator() must be the lambda's own (its declaration is where the
-lambda expression starts). Anything else is not resolved, and the call stays unknown.
+lambda expression starts), and the variable must be used only by being called. Anything else
+is not resolved, and the call stays unknown.
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ def called_lambda(host: Function, call: n.Call) -> n.OtherExpr | None:
         return None
     if any(r.decl == obj.decl for node in host.body.walk() for r in _assigned(node)):
         return None  # rebound (or its address taken): the lambda it holds is not known
+    called = {id(x) for c in host.body.walk() if isinstance(c, n.Call) and
+              c.callee == "operator()" and c.args
+              for e in (c.args[0], c.callee_expr) if e is not None for x in e.walk()}
+    if any(isinstance(r, n.Ref) and r.decl == obj.decl and id(r) not in called
+           for r in host.body.walk()):
+        return None  # used otherwise too (given by reference to a function may rebind it)
     held = re.sub(r"^(?:const\s+|volatile\s+)+", "", decl.var_type)  # `const auto ok = [..]`
     if held.startswith("(lambda at "):
         # a closure: its call operator is declared where the lambda expression begins
