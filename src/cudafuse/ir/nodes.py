@@ -374,3 +374,20 @@ class OtherStmt(Stmt):
 
     def children(self) -> tuple[Node, ...]:
         return self.items
+
+
+def int_constant(e: Expr | None) -> int | None:
+    """The integer an expression is whatever thread evaluates it: a literal, a constant
+    declaration's value (not a bool's: a flag is no count or bound), their negation, through
+    casts; None otherwise."""
+    while isinstance(e, Cast):
+        e = e.operand
+    if isinstance(e, IntLit):
+        return e.value
+    if isinstance(e, Ref) and isinstance(e.const_value, int) and \
+            not isinstance(e.const_value, bool):
+        return e.const_value
+    if isinstance(e, Unary) and e.op == "-":
+        v = int_constant(e.operand)
+        return None if v is None else -v
+    return None

@@ -86,17 +86,6 @@ class StagedCopy:
     original: Function | None = None
 
 
-def _const(e: n.Expr) -> int | None:
-    if isinstance(e, n.IntLit):
-        return e.value
-    if isinstance(e, n.Ref) and isinstance(e.const_value, int) and \
-            not isinstance(e.const_value, bool):
-        return e.const_value
-    if isinstance(e, n.Cast):
-        return _const(e.operand)
-    return None
-
-
 def _written(body: n.Node) -> set[str]:
     """Declarations assigned, incremented or whose address is taken."""
     return {r.decl for t in write_targets(body) if (r := written_root(t)) is not None}
@@ -159,7 +148,7 @@ def _counting_loop(s: n.For) -> _Loop | None:
         return None
     step = (isinstance(inc, n.Unary) and inc.op == "++" and
             isinstance(_strip(inc.operand), n.Ref) and _strip(inc.operand).decl == d.decl) or (
-        isinstance(inc, n.Binary) and inc.op == "+=" and _const(inc.rhs) == 1 and
+        isinstance(inc, n.Binary) and inc.op == "+=" and n.int_constant(inc.rhs) == 1 and
         isinstance(_strip(inc.lhs), n.Ref) and _strip(inc.lhs).decl == d.decl)
     if not step or d.decl in _written(s.body):
         return None
@@ -278,7 +267,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
     if not all(_copies_a_table(body, d, once) for d in shared.values()):
         return None  # (a tile of the image, or a block's partial results: not a copy)
     for d in shared.values():
-        if any(_const(e) is None for e in d.array_dims[1:]):
+        if any(n.int_constant(e) is None for e in d.array_dims[1:]):
             return (f"its shared '{d.name}' (line {d.span.line}) has a row extent that is "
                     "not a constant: where its elements lie is not followed")
     copies: dict[str, tuple[int, n.Binary, n.Ref]] = {}
@@ -351,7 +340,7 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
         ranges, by_thread_zero = shape
         ranges = [(_inline(lo, once), _inline(hi, once)) for lo, hi in ranges]
         if any(isinstance(x, n.Ref) and x.kind not in ("param", "enum") and
-               _const(x) is None for lo, hi in ranges for e in (lo, hi) for x in e.walk()):
+               n.int_constant(x) is None for lo, hi in ranges for e in (lo, hi) for x in e.walk()):
             return (f"its {what} covers a range that is not the same in every thread "
                     "(not only parameters and constants)")
         staging.add(i)
@@ -449,7 +438,7 @@ def _flat(subs: list[n.Expr], arr: n.VarDecl) -> n.Expr:
     """The element of `arr` that subscripts `subs` name, counted as one index."""
     out = subs[0]
     for sub, extent in zip(subs[1:], arr.array_dims[1:], strict=True):
-        k = _const(extent)
+        k = n.int_constant(extent)
         assert k is not None
         out = n.Binary("+", n.Binary("*", out, n.IntLit(k, type="int"), type="int"), sub,
                        type="int")
@@ -460,7 +449,7 @@ def _poly(e: n.Expr, opaque: bool = False) -> Poly | None:
     """`e` as a polynomial over the variables it reads (by declaration), when it is one.
     `opaque`: a division, remainder or shift of such (`fw / 2`) is one more variable, named
     by its text (the same text, the same value: they read only parameters and constants)."""
-    c = _const(e)
+    c = n.int_constant(e)
     if c is not None:
         return Poly.const(c)
     if isinstance(e, n.Cast):
@@ -638,7 +627,7 @@ def _read_corners(body: n.Compound, read: n.Index, sub: n.Expr, once: dict[str, 
     loop_vars = {lp.var for lp in ranges}
     for x in sub.walk():
         if isinstance(x, n.Ref) and x.kind not in ("param", "enum") and \
-                x.decl not in loop_vars and _const(x) is None:
+                x.decl not in loop_vars and n.int_constant(x) is None:
             return (f"{where} is at an element that depends on '{x.name}', which is neither "
                     "a counting loop's variable nor set once from parameters")
     if len(ranges) > _MAX_LOOPS:

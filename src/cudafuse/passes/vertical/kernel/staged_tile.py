@@ -60,7 +60,6 @@ from cudafuse.ir.types import unqualified
 from cudafuse.passes.vertical.kernel.staged_copy import (
     StagedCopy,
     _bases,
-    _const,
     _counting_loop,
     _enclosing_loops,
     _inline,
@@ -271,7 +270,7 @@ def _tile(fn: Function, top: list[n.Stmt], i: int, store: n.Binary, arr: n.VarDe
     if isinstance(dims, str):
         return f"{where} {dims}"
     for d, extent in zip(dims, arr.array_dims, strict=True):
-        size = _const(extent) if extent is not None else None
+        size = n.int_constant(extent) if extent is not None else None
         if size is None or size < d.extent:
             return f"{where} stores elements past the array's extent"
     loop_vars = {d.var for d in dims}
@@ -279,7 +278,7 @@ def _tile(fn: Function, top: list[n.Stmt], i: int, store: n.Binary, arr: n.VarDe
     if any(isinstance(x, n.Member) and isinstance(x.base, n.Ref) and
            x.base.name == "threadIdx" for x in gx.walk()) or any(
             isinstance(x, n.Ref) and x.kind not in ("param", "enum", "builtin", "function") and
-            x.decl not in loop_vars and _const(x) is None for x in gx.walk()):
+            x.decl not in loop_vars and n.int_constant(x) is None for x in gx.walk()):
         return (f"{where} stores a value that depends on the thread other than through the "
                 "tile's element")
     out = []

@@ -300,7 +300,7 @@ def _start_poly(e: n.Expr | None, once: dict[str, Poly]) -> Poly | None:
     set once (atoms as the evaluator names them), or None."""
     while isinstance(e, n.Cast):
         e = e.operand
-    v = _int_value(e)
+    v = n.int_constant(e)
     if v is not None:
         return Poly.const(v)
     if isinstance(e, n.Ref) and e.kind == "param" and "*" not in e.type:
@@ -315,23 +315,13 @@ def _start_poly(e: n.Expr | None, once: dict[str, Poly]) -> Poly | None:
     return None
 
 
-def _int_value(e: n.Expr | None) -> int | None:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    if isinstance(e, n.IntLit):
-        return e.value
-    if isinstance(e, n.Ref) and isinstance(e.const_value, int):
-        return e.const_value
-    return None
-
-
 def _step(inc: n.Expr | None, decl: str) -> int | None:
     if isinstance(inc, n.Unary) and inc.op in ("++", "--") and \
             isinstance(inc.operand, n.Ref) and inc.operand.decl == decl:
         return 1 if inc.op == "++" else -1
     if isinstance(inc, n.Binary) and inc.op in ("+=", "-=") and \
             isinstance(inc.lhs, n.Ref) and inc.lhs.decl == decl:
-        v = _int_value(inc.rhs)
+        v = n.int_constant(inc.rhs)
         if v:
             return v if inc.op == "+=" else -v
     return None

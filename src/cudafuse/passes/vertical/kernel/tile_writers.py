@@ -47,7 +47,6 @@ from cudafuse.ir.substitute import replace_nodes
 from cudafuse.ir.types import is_integral, is_unsigned, unqualified
 from cudafuse.passes.vertical.kernel.staged_copy import (
     StagedCopy,
-    _const,
     _counting_loop,
     _inline,
     _poly,
@@ -140,7 +139,7 @@ def _staged(fn: Function) -> StagedCopy | str | None:
         by_elem: dict[tuple[int, ...], list[_Write]] = {}
         for w in writes.get(decl, []):
             by_elem.setdefault(w.element, []).append(w)
-        extents = [_const(e) if e is not None else None for e in arr.array_dims]
+        extents = [n.int_constant(e) if e is not None else None for e in arr.array_dims]
         for r in rs:
             expr = _read_value(body, r, arr, extents, by_elem, coords, sizes, once)
             node = at_span(expr, r.span)
@@ -1061,7 +1060,7 @@ def _pm(e: n.Expr, memo: dict) -> Poly | None:
     elif isinstance(e, n.Unary) and e.op in ("-", "+"):
         a = _pm(e.operand, memo)
         p = None if a is None else -a if e.op == "-" else a
-    elif isinstance(e, n.Cast) and _const(e) is None:
+    elif isinstance(e, n.Cast) and n.int_constant(e) is None:
         p = None if "float" in e.type or "double" in e.type else _pm(e.operand, memo)
     else:
         p = _poly(e)

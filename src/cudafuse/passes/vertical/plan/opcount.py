@@ -42,8 +42,8 @@ def _trips(loop: n.For) -> int | None:
     if not (isinstance(init, n.DeclStmt) and len(init.decls) == 1 and init.decls[0].init
             is not None and isinstance(loop.cond, n.Binary)):
         return None
-    start = _const(init.decls[0].init)
-    stop = _const(loop.cond.rhs)
+    start = n.int_constant(init.decls[0].init)
+    stop = n.int_constant(loop.cond.rhs)
     if start is None or stop is None or loop.cond.op not in ("<", "<="):
         return None
     count = stop - start + (1 if loop.cond.op == "<=" else 0)
@@ -64,19 +64,6 @@ def _static(e: n.Node, folded: frozenset[str]) -> bool:
     if isinstance(e, n.Cond):
         return all(_static(c, folded) for c in (e.cond, e.then, e.else_))
     return False
-
-
-def _const(e: n.Expr) -> int | None:
-    while isinstance(e, n.Cast):
-        e = e.operand
-    if isinstance(e, n.IntLit):
-        return e.value
-    if isinstance(e, n.Ref) and isinstance(e.const_value, int):
-        return e.const_value
-    if isinstance(e, n.Unary) and e.op == "-":
-        v = _const(e.operand)
-        return None if v is None else -v
-    return None
 
 
 def count_ops(unit: TranslationUnit, node: n.Node, depth: int = 0,
