@@ -563,8 +563,25 @@ def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str],
 # with the kernel's argument position.
 _API_LAUNCHES = {"cudaLaunchKernel": 0, "cudaLaunchCooperativeKernel": 0,
                  "cudaLaunchKernelExC": 1, "cudaLaunchKernelEx": 1}
+# The graph calls that receive a kernel node's parameters (cudaKernelNodeParams, whose func is
+# the kernel's address; cudaGraphNodeParams, last, in both of cudaGraphAddNode's forms): that
+# argument is sited the same way, so that an unknown func stops the run at the call.
+_GRAPH_KERNEL_CALLS = {"cudaGraphAddKernelNode": 4, "cudaGraphKernelNodeSetParams": 1,
+                       "cudaGraphExecKernelNodeSetParams": 2, "cudaGraphAddNode": -1}
 _KERNEL_NAME = re.compile(r"\s*(?:::\s*)?(?:[A-Za-z_]\w*\s*::\s*)*([A-Za-z_]\w*)\s*(?:<.*>)?\s*",
                           re.S)
+
+
+def _site_index(call: n.Call) -> int | None:
+    """The position of the argument of API call `call` that names the kernel (an address, or
+    the node parameters holding one), or None for another call."""
+    if call.callee in _API_LAUNCHES:
+        index = _API_LAUNCHES[call.callee]
+    elif call.callee in _GRAPH_KERNEL_CALLS:
+        index = _GRAPH_KERNEL_CALLS[call.callee] % max(len(call.args), 1)
+    else:
+        return None
+    return index if len(call.args) > index else None
 
 
 def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str],
@@ -573,7 +590,8 @@ def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str]
     `kernel_t p = c ? k<int> : k<float>;`) is spelled registered<...>(...) where it is
     written, so the instance it names (template arguments, namespaces and typedefs resolved by
     the compiler at that very place) is in the registry before cudaLaunchKernel looks it up
-    by address; the kernel argument of each cudaLaunchKernel / cudaLaunchCooperativeKernel is
+    by address; the kernel argument of each cudaLaunchKernel / cudaLaunchCooperativeKernel /
+    cudaLaunchKernelEx(C), and the node parameters of each graph kernel node call, is
     wrapped in api_site(...), so that a pointer the registry still lacks stops the run there,
     naming the argument. Returns the kernels so registered with fibers."""
     kernels = {f.decl: f for f in (*unit.functions, *unit.header_functions)
@@ -583,9 +601,8 @@ def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str]
         if fn.space == "global" or fn.space == "device" or fn.body is None or \
                 _CONSTANT.search(fn.attributes_text):
             continue
-        sites = [(c, c.args[_API_LAUNCHES[c.callee]]) for c in fn.body.walk()
-                 if isinstance(c, n.Call) and c.callee in _API_LAUNCHES
-                 and len(c.args) > _API_LAUNCHES[c.callee]]
+        sites = [(c, c.args[i]) for c in fn.body.walk()
+                 if isinstance(c, n.Call) and (i := _site_index(c)) is not None]
         wrapped: list[tuple[int, int]] = []
         taken: set[int] = set()  # API calls found in macro arguments
         for call, arg in sites:
@@ -611,7 +628,7 @@ def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str]
                 continue
             rw.replace_range(start, end,
                              f'::cudafuse_emu::api_site(__FILE__, __LINE__, "{quoted}", '
-                             f"{text})", "kernel argument of a runtime API launch")
+                             f"{text})", "kernel argument of a runtime API launch or graph call")
             wrapped.append((start, end))
         constant = _constant_initialisers(unit, fn)
         for e in _kernel_values(fn.body, kernels):
@@ -749,7 +766,8 @@ def _spliced(unit: TranslationUnit, lo: int, hi: int, edits: list[tuple[int, int
 
 
 _API_CALL = re.compile(rb"\b(cudaLaunchKernelExC|cudaLaunchKernelEx|cudaLaunchKernel|"
-                       rb"cudaLaunchCooperativeKernel)\s*\(")
+                       rb"cudaLaunchCooperativeKernel|cudaGraphAddKernelNode|cudaGraphAddNode|"
+                       rb"cudaGraphKernelNodeSetParams|cudaGraphExecKernelNodeSetParams)\s*\(")
 
 
 def _macro_argument_site(unit: TranslationUnit, call: n.Call, taken: set[int]
@@ -771,7 +789,7 @@ def _macro_argument_site(unit: TranslationUnit, call: n.Call, taken: set[int]
             continue
         taken.add(a.start())
         pos = a.end()
-        for _ in range(_API_LAUNCHES[call.callee]):  # ExC's configuration first
+        for _ in range(_site_index(call) or 0):  # ExC's configuration first
             pos = _argument_end(data, pos, limit) + 1
         while pos < limit and data[pos:pos + 1].isspace():
             pos += 1

@@ -1364,9 +1364,30 @@ void run_graph(Graph &g) {
   }
   if (done != g.nodes.size()) fail("cudaGraphLaunch: the graph's dependencies form a cycle");
 }
-cudaError_t add_kernel_params(__cf_GNode *n, const cudaKernelNodeParams *p) {
-  const KernelInfo *k = find_kernel(p->func);
-  if (!k) return rt_error(cudaErrorInvalidDeviceFunction);
+ApiSite take_api_site() {
+  const ApiSite site = g_api_site;
+  g_api_site = ApiSite{};
+  return site;
+}
+// The kernel a kernel node's parameters name. On a GPU an unknown pointer makes the graph call
+// return cudaErrorInvalidDeviceFunction, which programs rarely check: the node would then do
+// nothing and every comparison of outputs would be vacuous, so the run stops at the call (the
+// rewrite wraps the call's parameters argument in api_site(...), emu/rewrite.py).
+const KernelInfo *node_kernel(const cudaKernelNodeParams *p, const char *api, ApiSite site) {
+  if (!p) return nullptr;
+  if (const KernelInfo *k = find_kernel(p->func)) return k;
+  if (site.file)
+    fail("%s:%d: %s with '%s': the emulator cannot tell which kernel the node's function "
+         "pointer %p names (not a kernel of this program, or one whose address is taken "
+         "where the rewrite does not see it: in a header, a macro or a global initialiser)",
+         site.file, site.line, api, site.text, p->func);
+  fail("%s: the emulator cannot tell which kernel the kernel node's function pointer %p "
+       "names (a call the rewrite did not see, in a header or a macro)", api, p->func);
+}
+cudaError_t add_kernel_params(__cf_GNode *n, const cudaKernelNodeParams *p, const char *api,
+                              ApiSite site) {
+  const KernelInfo *k = node_kernel(p, api, site);
+  if (!k) return rt_error(cudaErrorInvalidValue);
   if (p->extra && !p->kernelParams) return rt_error(cudaErrorNotSupported);
   n->type = cudaGraphNodeTypeKernel;
   n->kp = *p;
@@ -1378,6 +1399,17 @@ cudaError_t add_kernel_params(__cf_GNode *n, const cudaKernelNodeParams *p) {
 #define CF_GRAPH_NODE(g, deps, n)                                                              \
   ::cudafuse_emu::__cf_GNode *node = ::cudafuse_emu::add_node(*::cudafuse_emu::graph_of(g), deps, n); \
   if (out) *out = ::cudafuse_emu::handle_of(node)
+namespace cudafuse_emu {
+// cudaGraphAddKernelNode, and cudaGraphAddNode of a kernel node: the kernel is looked up
+// before the node is made, so that a failing call leaves the graph as it was.
+cudaError_t add_kernel_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,
+                            size_t n, const cudaKernelNodeParams *p, const char *api,
+                            ApiSite site) {
+  if (!node_kernel(p, api, site)) return rt_error(cudaErrorInvalidValue);
+  CF_GRAPH_NODE(g, deps, n);
+  return add_kernel_params(node, p, api, site);
+}
+}  // namespace cudafuse_emu
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode) {
   using namespace ::cudafuse_emu;
   if (reinterpret_cast<uintptr_t>(s) <= 2) return rt_error(cudaErrorStreamCaptureUnsupported);
@@ -1591,10 +1623,8 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g,
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *out, cudaGraph_t g,
                                    const cudaGraphNode_t *deps, size_t n,
                                    const cudaKernelNodeParams *p) {
-  if (!::cudafuse_emu::find_kernel(p->func))
-    return ::cudafuse_emu::rt_error(cudaErrorInvalidDeviceFunction);
-  CF_GRAPH_NODE(g, deps, n);
-  return ::cudafuse_emu::add_kernel_params(node, p);
+  return ::cudafuse_emu::add_kernel_node(out, g, deps, n, p, "cudaGraphAddKernelNode",
+                                         ::cudafuse_emu::take_api_site());
 }
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *out, cudaGraph_t g,
                                    const cudaGraphNode_t *deps, size_t n,
@@ -1685,8 +1715,12 @@ void cudaGraphSetConditional(cudaGraphConditionalHandle h, unsigned value) {
 cudaError_t cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g,
                              const cudaGraphNode_t *deps, size_t n,
                              cudaGraphNodeParams *p) {
+  const ::cudafuse_emu::ApiSite site = ::cudafuse_emu::take_api_site();
+  if (!p) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
   switch (p->type) {
-    case cudaGraphNodeTypeKernel: return cudaGraphAddKernelNode(out, g, deps, n, &p->kernel);
+    case cudaGraphNodeTypeKernel:
+      return ::cudafuse_emu::add_kernel_node(out, g, deps, n, &p->kernel, "cudaGraphAddNode",
+                                             site);
     case cudaGraphNodeTypeMemset: return cudaGraphAddMemsetNode(out, g, deps, n, &p->memset);
     case cudaGraphNodeTypeHost: return cudaGraphAddHostNode(out, g, deps, n, &p->host);
     case cudaGraphNodeTypeGraph:
@@ -1726,13 +1760,16 @@ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodePar
 }
 cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
                                          const cudaKernelNodeParams *p) {
-  return ::cudafuse_emu::add_kernel_params(::cudafuse_emu::node_of(node), p);
+  return ::cudafuse_emu::add_kernel_params(::cudafuse_emu::node_of(node), p,
+                                           "cudaGraphKernelNodeSetParams",
+                                           ::cudafuse_emu::take_api_site());
 }
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t node,
                                              const cudaKernelNodeParams *p) {
+  const ::cudafuse_emu::ApiSite site = ::cudafuse_emu::take_api_site();
   ::cudafuse_emu::__cf_GNode *n = ::cudafuse_emu::exec_of(e)->from[::cudafuse_emu::node_of(node)];
   if (!n) return ::cudafuse_emu::rt_error(cudaErrorInvalidValue);
-  return ::cudafuse_emu::add_kernel_params(n, p);
+  return ::cudafuse_emu::add_kernel_params(n, p, "cudaGraphExecKernelNodeSetParams", site);
 }
 cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams *p) {
   ::cudafuse_emu::node_of(node)->set = *p;
