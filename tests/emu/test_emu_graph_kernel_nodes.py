@@ -49,14 +49,18 @@ def _line(text: str) -> int:
     return next(i for i, s in enumerate(PROGRAM.read_text().splitlines(), 1) if text in s)
 
 
-@pytest.mark.parametrize(("where", "call", "text"), [
-    (0, "cudaGraphAddKernelNode", "CUDA_TRY(cudaGraphAddKernelNode(&node"),
-    (1, "cudaGraphExecKernelNodeSetParams", "if (where == 1) cudaGraphExecKernelNodeSetParams"),
+@pytest.mark.parametrize(("where", "call", "text", "symbol"), [
+    (0, "cudaGraphAddKernelNode", "CUDA_TRY(cudaGraphAddKernelNode(&node",
+     "void box<3>(float const*, float*, int)"),
+    # A static host function has no dynamic symbol: the address alone.
+    (1, "cudaGraphExecKernelNodeSetParams", "if (where == 1) cudaGraphExecKernelNodeSetParams",
+     None),
 ])
-def test_an_unknown_node_function_stops_at_its_graph_call(lib, where, call, text):
+def test_an_unknown_node_function_stops_at_its_graph_call(lib, where, call, text, symbol):
     x = np.zeros(8, np.float32)
     with pytest.raises(KernelError) as err:
         lib.call("run_unknown", x, 8, where)
     message = str(err.value)
     assert f"graph_kernel_nodes.cu:{_line(text)}: {call} with '&p'" in message
-    assert "cannot tell which kernel the node's function pointer" in message
+    assert "cannot tell which kernel the node's function pointer names (0x" in message
+    assert (f", symbol '{symbol}')" in message) if symbol else ", symbol" not in message

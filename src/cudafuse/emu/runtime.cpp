@@ -16,6 +16,9 @@
 // shared library, so each program still has its own runtime state (allocations, last error),
 // as with the inline functions before; -Bsymbolic binds the library's calls to its own copy.
 
+#include <cxxabi.h>  // describe_function: a symbol's C++ name
+#include <dlfcn.h>   // describe_function: the symbol at an address
+
 // ---- cudafuse_emu_device.h: error reports, device properties, allocations -----------------
 namespace cudafuse_emu {
 [[noreturn]] void report_exit(const char *msg) {
@@ -1364,6 +1367,23 @@ void run_graph(Graph &g) {
   }
   if (done != g.nodes.size()) fail("cudaGraphLaunch: the graph's dependencies form a cycle");
 }
+// What the dynamic symbol table says is at `f`, demangled, for a report naming a pointer the
+// registry lacks: ` (0x..., symbol 'void box<3>(float const*, float*, int)')`, or the address
+// alone (a static function has no dynamic symbol; the nearest one below would name another).
+const char *describe_function(const void *f) {
+  static thread_local char text[512];
+  Dl_info info{};
+  if (f && dladdr(f, &info) && info.dli_sname && info.dli_saddr == f) {
+    int status = 0;
+    char *name = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+    snprintf(text, sizeof text, " (%p, symbol '%s')", f, status == 0 && name ? name
+                                                                          : info.dli_sname);
+    free(name);
+  } else {
+    snprintf(text, sizeof text, " (%p)", f);
+  }
+  return text;
+}
 ApiSite take_api_site() {
   const ApiSite site = g_api_site;
   g_api_site = ApiSite{};
@@ -1378,11 +1398,12 @@ const KernelInfo *node_kernel(const cudaKernelNodeParams *p, const char *api, Ap
   if (const KernelInfo *k = find_kernel(p->func)) return k;
   if (site.file)
     fail("%s:%d: %s with '%s': the emulator cannot tell which kernel the node's function "
-         "pointer %p names (not a kernel of this program, or one whose address is taken "
-         "where the rewrite does not see it: in a header, a macro or a global initialiser)",
-         site.file, site.line, api, site.text, p->func);
-  fail("%s: the emulator cannot tell which kernel the kernel node's function pointer %p "
-       "names (a call the rewrite did not see, in a header or a macro)", api, p->func);
+         "pointer names%s: not a kernel of this program, or one whose address is taken "
+         "where the rewrite does not see it (in a header, a macro or a global initialiser)",
+         site.file, site.line, api, site.text, describe_function(p->func));
+  fail("%s: the emulator cannot tell which kernel the kernel node's function pointer "
+       "names%s (a call the rewrite did not see, in a header or a macro)", api,
+       describe_function(p->func));
 }
 cudaError_t add_kernel_params(__cf_GNode *n, const cudaKernelNodeParams *p, const char *api,
                               ApiSite site) {

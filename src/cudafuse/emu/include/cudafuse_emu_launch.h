@@ -89,6 +89,8 @@ struct ApiSite {
   const char *text = "";
 };
 inline thread_local ApiSite g_api_site;
+// ` (0x..., symbol 'void k<3>(float*)')`: what the dynamic symbols say is at `f` (runtime.cpp).
+const char *describe_function(const void *f);
 template <class T> inline T api_site(const char *file, int line, const char *text, T f) {
   g_api_site = ApiSite{file, line, text};
   return f;
@@ -385,13 +387,13 @@ inline cudaError_t launch_registered(const void *func, dim3 grid, dim3 block, vo
   // launch that would silently do nothing would make every comparison of outputs vacuous.
   const char *api = coop ? "cudaLaunchCooperativeKernel" : "cudaLaunchKernel";
   if (!k && site.file)
-    fail("%s:%d: %s of '%s': the emulator cannot tell which kernel this pointer names "
-         "(not a kernel of this program, or one whose address is taken where the rewrite "
-         "does not see it: in a header, a macro or a global initialiser)",
-         site.file, site.line, api, site.text);
+    fail("%s:%d: %s of '%s': the emulator cannot tell which kernel this pointer names%s: "
+         "not a kernel of this program, or one whose address is taken where the rewrite "
+         "does not see it (in a header, a macro or a global initialiser)",
+         site.file, site.line, api, site.text, describe_function(func));
   if (!k)
-    fail("%s of a pointer the emulator cannot tell the kernel of (a call the rewrite did not "
-         "see, in a header or a macro)", api);
+    fail("%s of a pointer the emulator cannot tell the kernel of%s (a call the rewrite did "
+         "not see, in a header or a macro)", api, describe_function(func));
   if (coop) {
     cudaError_t e = coop_check(grid, block, shared);
     if (e != cudaSuccess) return e;
