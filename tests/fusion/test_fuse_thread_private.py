@@ -85,11 +85,13 @@ def test_conditions_and_code(fused) -> None:
     why = {h: next(s.why for s in ps if s.fused) for h, ps in _pairs(result).items()
            if any(s.fused for s in ps)}
     # What the proof needs and cannot show from the text is checked when the program runs.
-    assert why["row_sweep"].endswith("when (w) >= 1, the original launches otherwise)")
-    assert why["attention"].endswith(
-        "when (T) >= 1 && (NH) >= 1, the original launches otherwise)")
+    # (each condition with what it stands for: test_fuse_check_meanings.py)
+    said = ": not shown from the text), the original launches otherwise)"
+    assert why["row_sweep"].endswith(said) and "; when (w) >= 1 (" in why["row_sweep"]
+    assert why["attention"].endswith(said) and "; when (T) >= 1 && (NH) >= 1 (" in \
+        why["attention"]
     assert "when" not in why["colour"] and "when" not in why["four_per_thread"]
-    assert why["row_chain"].endswith("when (w) >= 1, the original launches otherwise)")
+    assert why["row_chain"].endswith(said) and "; when (w) >= 1 (" in why["row_chain"]
     text = out.read_text()
     # The shared buffer is no __restrict__ parameter of the fused kernel; the inputs are.
     assert ("__global__ void cf_attention_sib4(float *cf_p0, const float *__restrict__ cf_p1, "

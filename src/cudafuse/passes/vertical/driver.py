@@ -374,7 +374,8 @@ class _Planner:
                                self.tiles(model, g, cost, infos,
                                           "never" if too_much else self.opts.tiles,
                                           self.notes),
-                               block, launch_block, checks)
+                               block, launch_block, checks,
+                               meanings=_check_meanings(legality, members))
             groups.append((group, cost.benefit))
         return plan, groups, edges
 
@@ -577,8 +578,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                 if group.checks:
                     result.assumed.append(
                         f"{host.name}: {group.name} runs when {' && '.join(group.checks)} "
-                        "(its producers' grids cover their domains: not shown from the "
-                        "text); the original launches run otherwise")
+                        f"({_meanings(group)}); the original launches run otherwise")
                 untouched = sorted(buffer_name(k) for s in group.launches[:-1]
                                    for k in planner.infos(Sequence(host, [s]))[0].writes
                                    if k not in group.stored)
@@ -590,7 +590,9 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                                                sorted(emitter.staged_tiles.items())},
                     tile_bytes=emitter.tile_bytes,
                     tiles_declined={buffer_name(k): why for k, why in
-                                    sorted(emitter.declined_tiles.items())}))
+                                    sorted(emitter.declined_tiles.items())},
+                    checks=[(c, group.meanings.get(c, "")) for c in
+                            dict.fromkeys(x for x in group.meanings)]))
                 # The figures count the tiles the emitter staged, not those planned: a
                 # declined tile's producer is recomputed per read, and the notes say so.
                 for key, why in sorted(emitter.declined_tiles.items()):
@@ -628,6 +630,24 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
     result.assumed.extend(const_notes)
     result.notes.extend(scratch_notes(unit, opts.scratch))
     return result
+
+
+def _check_meanings(legality: Legality, members: list[int]) -> dict[str, str]:
+    """Each run-time check of a group's members with what it stands for; one condition
+    two members made (a producer's coverage and the last kernel's, over one grid) says both."""
+    out: dict[str, list[str]] = {}
+    for i in members:
+        for cond, meaning in legality.meanings.get(i, {}).items():
+            if meaning not in out.setdefault(cond, []):
+                out[cond].append(meaning)
+    return {c: "; ".join(ms) for c, ms in out.items()}
+
+
+def _meanings(group: FusedGroup) -> str:
+    """What a group's run-time checks stand for, each once, in the words of the module that
+    made it (plan/legality.py collects them)."""
+    said = list(dict.fromkeys(group.meanings.values()))
+    return "; ".join(said) if said else "a condition not shown from the text"
 
 
 def _named_apart(unit: TranslationUnit, group: FusedGroup) -> FusedGroup:
@@ -795,6 +815,7 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                        "launch_block": list(g.launch_block) if g.launch_block else None,
                        "tiles": {b: list(h) for b, h in g.tiles.items()},
                        "tiles_declined": g.tiles_declined,
+                       "run_time_checks": [{"condition": c, "means": m} for c, m in g.checks],
                        "traffic": g.traffic.as_dict() if g.traffic else None,
                        "resources": g.resources.as_dict() if g.resources else None}
                       for g in p.groups],
@@ -810,6 +831,7 @@ def report_dict(result: FuseResult) -> dict[str, Any]:
                    "to_launch": e.dst_index, "buffers": list(e.buffers), "fused": e.fused,
                    "why": e.why, "estimated_benefit": e.benefit} for e in result.edges],
         "notes": result.notes,
+        "assumed": result.assumed,
         "sequence_breaks": [{"host": h, "line": ln, "col": c, "why": w}
                             for h, ln, c, w in result.breaks],
         "launches": [{"host": la.host, "index": la.index, "kernel": la.kernel,

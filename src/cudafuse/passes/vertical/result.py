@@ -64,6 +64,9 @@ class GroupNote:
     tiles: dict[str, tuple[int, int]] = field(default_factory=dict)
     tile_bytes: int = 0
     tiles_declined: dict[str, str] = field(default_factory=dict)
+    # The conditions the fused launch runs under (the original launches otherwise), each
+    # with what it stands for: (condition, meaning).
+    checks: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

@@ -77,6 +77,10 @@ class FusedGroup:
     # Run-time coverage checks of producers (host/runtime_check.py): the fused launch runs
     # when they hold, the original launches otherwise.
     checks: tuple[str, ...] = ()
+    # What each check stands for (condition -> meaning, from the module that made it:
+    # host/runtime_check.py, kernel/tile_stores.py, kernel/staged_copy.py, legality's row
+    # strides), said by --explain and --report.
+    meanings: dict[str, str] = field(default_factory=dict)
     # Its members' names as the plan knows them (and keys its register caps by:
     # plan/charge.register_cap), when two instantiations of one template were named apart
     # for code generation (driver._named_apart); () when they are the launches' names.

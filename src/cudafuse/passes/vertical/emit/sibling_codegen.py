@@ -32,6 +32,7 @@ from cudafuse.passes.vertical.emit.codegen import (
 )
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import Sequence
+from cudafuse.passes.vertical.kernel.thread_private import own_elements_meaning
 from cudafuse.passes.vertical.plan.legality import LaunchInfo
 from cudafuse.passes.vertical.plan.model import KernelCost
 from cudafuse.passes.vertical.plan.siblings import (
@@ -272,7 +273,9 @@ def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[
                        "each thread reads and writes only its own elements of "
                        f"{', '.join(_short(k) for k in pair.serial)}")
                 if pair.checks:
-                    how += f"; when {' && '.join(pair.checks)}, the original launches otherwise"
+                    how += (f"; when {' && '.join(pair.checks)} ("
+                            f"{own_elements_meaning(', '.join(_short(k) for k in pair.serial))}"
+                            ": not shown from the text), the original launches otherwise")
             note.serial = bool(pair.serial)
             note.why = f"fused into {shown} ({how}" + (f"; {why})" if why else ")")
             code.append(text)

@@ -32,6 +32,16 @@ from cudafuse.passes.vertical.host.hostexprs import side_effect_free
 from cudafuse.passes.vertical.host.hostview import LaunchSite
 from cudafuse.passes.vertical.host.stmtnodes import _assigned
 
+
+def covers_meaning(kernel: str, storing: bool = False) -> str:
+    """What a coverage check (coverage_check) stands for, as --explain and --report say it;
+    `storing`: the last kernel's, which stores the group's intermediates over that domain."""
+    where = "the domain where it stores the group's intermediates" if storing else \
+        "its domain"
+    return (f"the grid of '{kernel}' covers {where} (grid * block >= bound in each "
+            "dimension), not shown from the text")
+
+
 # Coverage reasons that say "not shown", not "does not cover" (coverage._covers_dim).
 _UNKNOWN = ("does not provably cover", "cannot show", "is not a rounded-up division",
             "is not a dim3 built in the host function", "is not a simple expression")

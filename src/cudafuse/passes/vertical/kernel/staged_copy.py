@@ -86,6 +86,13 @@ class StagedCopy:
     original: Function | None = None
 
 
+def copied_meaning(kernel: str) -> str:
+    """What a StagedCopy's `requires` and `per_block` checks stand for, as --explain and
+    --report say it."""
+    return (f"every element '{kernel}' reads of its shared copy is one its block copied, "
+            "so reading the producer's buffer instead gives the same values")
+
+
 def _written(body: n.Node) -> set[str]:
     """Declarations assigned, incremented or whose address is taken."""
     return {r.decl for t in write_targets(body) if (r := written_root(t)) is not None}

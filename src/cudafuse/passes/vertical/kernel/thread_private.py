@@ -516,5 +516,12 @@ def check_text(p: Poly, texts: dict[str, str]) -> str:
     return f"{' + '.join(sides[0]) or '0'} >= {' + '.join(sides[1]) or '0'}"
 
 
+def own_elements_meaning(buffers: str) -> str:
+    """What a Proof's checks stand for, as --explain and --report say it: the bounds on
+    the launches' arguments that keep each thread's accesses inside its own row."""
+    return (f"the bounds that keep each thread's accesses of {buffers} inside its own row "
+            "of elements, which no other thread touches")
+
+
 def host_names(checks: Iterable[Poly]) -> set[str]:
     return {a.name for c in checks for a in c.atoms()}

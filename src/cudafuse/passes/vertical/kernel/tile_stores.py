@@ -360,6 +360,13 @@ def launch_text(site: LaunchSite, e: n.Expr, indices: dict[str, tuple[str, str]]
         return None
 
 
+def reach_meaning(sink: str) -> str:
+    """What group_tile_stores' condition stands for, as --explain and --report say it."""
+    return (f"the overlapping tiles the threads of '{sink}' load reach every element of "
+            "its producers' domain, so storing the intermediates at those loads writes "
+            "each element")
+
+
 def group_tile_stores(sink: LaunchSite, reads: dict[str, str],
                       stored: list[tuple[str, LaunchSite, KernelView]]
                       ) -> tuple[TileStore, str] | str:

@@ -39,13 +39,20 @@ from cudafuse.passes.vertical.host.runtime_check import (
     at_most_check,
     block_check,
     coverage_check,
+    covers_meaning,
     unknown,
 )
 from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_reason, frame
 from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.kernel.escape import subscript_only
 from cudafuse.passes.vertical.kernel.ownvalue import store_anchor
-from cudafuse.passes.vertical.kernel.tile_stores import TileStore, group_tile_stores, tile_store
+from cudafuse.passes.vertical.kernel.staged_copy import copied_meaning
+from cudafuse.passes.vertical.kernel.tile_stores import (
+    TileStore,
+    group_tile_stores,
+    reach_meaning,
+    tile_store,
+)
 from cudafuse.passes.vertical.kernel.view import KernelView
 from cudafuse.passes.vertical.plan.model import PipelineModel
 
@@ -86,6 +93,9 @@ class Legality:
         # Launch index -> the run-time coverage check a producer is fused under
         # (host/runtime_check.py), where its coverage is not shown statically.
         self.checks: dict[int, str] = {}
+        # Launch index -> each of its checks' meaning (condition -> what it stands for),
+        # in the words of the module that made it: --explain and --report say them.
+        self.meanings: dict[int, dict[str, str]] = {}
         # What a group's legality asks of each member and each edge inside it, the same in
         # every group: the search asks thousands of groups that share them. (kernel_reason's
         # one effect, a launch's run-time check in `checks`, is made on its first call: a
@@ -248,6 +258,7 @@ class Legality:
                     if r and unknown(r) else None
                 if check:  # fused under that check, the original launches otherwise
                     self.checks[i] = check
+                    self.meanings[i] = {check: covers_meaning(name)}
                     r = None
                 self._kernel[key] = f"'{name}': {r}" if r else None
             if self._kernel[key]:
@@ -266,8 +277,8 @@ class Legality:
                 if check is None:
                     return f"'{name}' stores rows with a stride other than its width"
                 # a row no wider than the stride, checked where the group runs
-                self.checks[i] = " && ".join(
-                    dict.fromkeys(c for c in (self.checks.get(i), check) if c))
+                self._add_checks(i, [check], f"the rows '{name}' stores are no wider than "
+                                 "the stride it stores them with")
             # (after coverage, which sets the launch's check rather than adding to it)
             copied = self._staged_copy_check(i)
             if copied:
@@ -334,9 +345,16 @@ class Legality:
                     "cannot check at the group's launch (that each was copied)")
             else:
                 self._kernel[key] = None
-                self.checks[i] = " && ".join(dict.fromkeys(
-                    c for c in (self.checks.get(i), *checks) if c))
+                self._add_checks(i, [c for c in checks if c],
+                                 copied_meaning(info.site.kernel.name))
         return self._kernel[key]
+
+    def _add_checks(self, i: int, checks: list[str], meaning: str) -> None:
+        """Launch i fused only when `checks` hold too, each standing for `meaning`."""
+        self.checks[i] = " && ".join(dict.fromkeys(
+            c for c in (self.checks.get(i), *checks) if c))
+        for c in checks:
+            self.meanings.setdefault(i, {}).setdefault(c, meaning)
 
     def _block_mismatch(self, i: int) -> str | None:
         """A mapping written blockIdx.x * 256 + threadIdx.x is the usual one only when the
@@ -454,8 +472,7 @@ class Legality:
         if isinstance(found, str):
             return (f"'{sink.site.kernel.name}' has no coordinates of its own and would store "
                     f"the group's intermediates where its threads load its tile, but {found}")
-        self.checks[last] = " && ".join(dict.fromkeys(
-            c for c in (self.checks.get(last), found[1]) if c))
+        self._add_checks(last, [found[1]], reach_meaning(sink.site.kernel.name))
         return None
 
     def edge_reason(self, a: int, c: int, buffer: str) -> str | None:
@@ -641,8 +658,7 @@ class Legality:
             check = coverage_check(info.site, info.view.grid_bounds) \
                 if why and unknown(why) else None
             if check:  # fused under that check (host/runtime_check.py)
-                self.checks[last] = " && ".join(
-                    dict.fromkeys(c for c in (self.checks.get(last), check) if c))
+                self._add_checks(last, [check], covers_meaning(info.site.kernel.name, storing=True))
                 why = None
             if why:
                 return (f"'{info.site.kernel.name}' would store the group's intermediates, "
