@@ -5,7 +5,10 @@ the bound is put back where the compiler can evaluate it: first in the kernel's 
 `CUDAFUSE_LAUNCH_BOUNDS("text", args)` (cudafuse_emu_launch.h). There the arguments mean
 what they mean in the declaration: a template parameter takes each instantiation's value, a
 `#define` or a constexpr its own, so nothing here evaluates them. `__maxnreg__(N)` limits
-registers, not threads: it adds nothing.
+registers, not threads: it adds nothing. A template kernel's body also registers its
+instance's bound by the instance's address (CUDAFUSE_INSTANCE_BOUNDS): every instance the
+program names is compiled, and so registered before main, so the runtime's answers before a
+launch (cudaFuncGetAttributes, the occupancy API) know each instance's own bound.
 """
 
 from __future__ import annotations
@@ -14,13 +17,26 @@ import contextlib
 import re
 
 from cudafuse.codegen.splice import OverlappingEdits, Rewriter
-from cudafuse.ir.program import TranslationUnit
+from cudafuse.ir.program import Function, TranslationUnit
 
 
 def _literal(text: str) -> str:
     """`text` as a C string literal, on one line (the check must not move lines)."""
     flat = " ".join(text.split())
     return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _instance(fn: Function, data: bytes, names: list[str]) -> str:
+    """`&k<P1, P2>`, the address of the instance a template kernel's body is compiled as,
+    named in that body by the kernel's own template parameters; '' where that name could mean
+    another function (an overloaded name, a qualified definition) or a parameter is a pack
+    (TemplateParam does not say so: a `...` in the template head is taken for one)."""
+    if not fn.is_template or not fn.template_params or names.count(fn.name) != 1:
+        return ""
+    head = data[fn.span.start:fn.name_span.start]
+    if b"..." in head or head.rstrip().endswith(b"::"):
+        return ""
+    return f"&{fn.name}<{', '.join(p.name for p in fn.template_params)}>"
 
 
 def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
@@ -43,6 +59,9 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
         done.add(span.start)
         args = " ".join(fn.launch_bounds.split())
         text = f" CUDAFUSE_LAUNCH_BOUNDS({_literal(fn.launch_bounds)}, {args})"
+        instance = _instance(fn, data, names)
+        if instance:
+            text += f" CUDAFUSE_INSTANCE_BOUNDS(({instance}), {args})"
         try:
             rw.insert(span.start + 1, text, f"__launch_bounds__ of {fn.name}")
         except OverlappingEdits:  # another rewrite owns the opening brace: no check there

@@ -298,8 +298,8 @@ inline std::atomic<unsigned long long> g_bounds_refused{0};  // launches refused
 template <class T, class... R>
 constexpr long long bound_threads(T max_threads, R...) { return (long long)max_threads; }
 
-// The bound of each kernel the rewrite could name (not a template: its instances have no one
-// address), registered by CUDAFUSE_BOUNDS_OF after the kernel's body, for what the runtime
+// The bound of each kernel the rewrite could name (not a template: CUDAFUSE_BOUNDS_OF after
+// the kernel's body; a template's instances: CUDAFUSE_INSTANCE_BOUNDS in it), for what the runtime
 // reports before any launch: cudaFuncGetAttributes' maxThreadsPerBlock and the occupancy
 // API, which a program tuning its block size asks (cudafuse_emu_runtime.h).
 inline std::map<const void *, long long> &bound_registry() {
@@ -310,6 +310,9 @@ inline std::map<const void *, long long> &bound_registry() {
 struct bound_reg {
   bound_reg(const void *f, long long threads) { bound_registry()[f] = threads; }
 };
+// The bound of a template kernel's instance, by its address (CUDAFUSE_INSTANCE_BOUNDS).
+template <auto F, long long N>
+inline bound_reg instance_bound{reinterpret_cast<const void *>(F), N};
 inline int max_threads_of(const void *f) {
   auto it = bound_registry().find(f);
   const int most = device_props().maxThreadsPerBlock;
@@ -523,5 +526,11 @@ inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*k
 #define CUDAFUSE_BOUNDS_OF(fn, ...)                                                        \
   static ::cudafuse_emu::bound_reg CF_KREG_CAT(cf_bounds_, __COUNTER__)(                    \
       reinterpret_cast<const void *>(&fn), ::cudafuse_emu::bound_threads(__VA_ARGS__));
+// First in the body of a template kernel with a bound, after CUDAFUSE_LAUNCH_BOUNDS:
+// `fn` is the instance's own address, (&k<P1, P2>). Naming instance_bound<fn, bound> makes
+// each instance of the kernel the program compiles register its bound at start-up (the
+// variable is initialised with the program's statics), before any launch.
+#define CUDAFUSE_INSTANCE_BOUNDS(fn, ...)                                                  \
+  (void)&::cudafuse_emu::instance_bound<fn, ::cudafuse_emu::bound_threads(__VA_ARGS__)>;
 #define CF_KREG_CAT(a, b) CF_KREG_CAT2(a, b)
 #define CF_KREG_CAT2(a, b) a##b
