@@ -8,7 +8,9 @@ Many programs compose a pipeline from host functions that each launch one kernel
 
 A call statement `w(args);` is a launch of the caller's sequence when `w` is a *wrapper*:
 
-* a free, non-template, non-overloaded host function of the file, returning void, that
+* a free, non-template, non-overloaded host function of the file (the explicit
+  specialisations cudafuse writes for a host template are that template's, no overloads:
+  a call resolved to one is judged by its body), returning void, that
   does not call itself, whose call passes every parameter (no default arguments);
 * whose body is, at its top level, exactly one kernel launch, declarations of locals and
   statements that are harmless between launches (hoststmts.py: error checks,
@@ -184,8 +186,7 @@ class Wrappers:
             return f"'{name}' is a member function"
         if fn.return_type.strip() != "void":
             return f"'{name}' returns a value"
-        if len({tuple(p.type for p in f.params) for f in self.unit.functions
-                if f.name == name}) > 1:
+        if len({tuple(p.type for p in f.params) for f in _overloads(self.unit, fn)}) > 1:
             return f"'{name}' is overloaded"
         if any(isinstance(x, n.Call) and x.callee_decl == fn.decl for x in fn.body.walk()):
             return f"'{name}' is recursive"
@@ -229,6 +230,21 @@ class Wrappers:
             if v.init is None or v.array_dims or v.storage & {"static", "extern"}:
                 return f"its launch uses '{v.name}', a local cudafuse cannot follow"
         return None
+
+
+def _overloads(unit: TranslationUnit, fn: Function) -> list[Function]:
+    """The file's functions named as `fn` is, less the template `fn` is a copy of and that
+    template's other copies. cudafuse writes an explicit specialisation for each
+    instantiation of a host template the file uses (frontend/host_instances.py); clang
+    resolves a call `run_t<float>(...)` or `run_t(...)` to that copy, which belongs to its
+    template and is no overload of it: it is judged by its own body."""
+    for template, copies in unit.host_instances.items():
+        if isinstance(copies, str) or \
+                not any(s <= fn.span.start < e for s, e in copies):
+            continue
+        return [f for f in unit.functions if f.name == fn.name and f.span.start != template
+                and (f is fn or not any(s <= f.span.start < e for s, e in copies))]
+    return [f for f in unit.functions if f.name == fn.name]
 
 
 def _do_once(x: n.Stmt) -> bool:
