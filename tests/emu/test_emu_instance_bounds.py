@@ -33,6 +33,11 @@ weighted(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ out, 
 }
 }  // namespace lib
 
+// An overloaded name: each definition's instances by their own bound (a cast picks one).
+template <int B> __global__ void __launch_bounds__(B) clear(float *x) { x[threadIdx.x] = 0; }
+template <int B> __global__ void __launch_bounds__(2 * B) clear(double *x) { x[threadIdx.x] = 0; }
+__global__ void __launch_bounds__(160) clear(int *x) { x[threadIdx.x] = 0; }
+
 template <int TILE>
 static int launch_sized(const float *a, const float *b, float *out, float w, int n) {
   int min_grid = 0, block = 0;
@@ -51,6 +56,12 @@ extern "C" void run(const float *a, const float *b, float *o1, float *o2, int n,
   info[2] = attr.maxThreadsPerBlock;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info[3], lib::weighted<float, 96, 1>, 128, 0);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info[4], lib::weighted<float, 96, 1>, 96, 0);
+  cudaFuncGetAttributes(&attr, (void (*)(float *))clear<32>);
+  info[5] = attr.maxThreadsPerBlock;
+  cudaFuncGetAttributes(&attr, (void (*)(double *))clear<32>);
+  info[6] = attr.maxThreadsPerBlock;
+  cudaFuncGetAttributes(&attr, (void (*)(int *))clear);
+  info[7] = attr.maxThreadsPerBlock;
 }
 """
 
@@ -69,7 +80,7 @@ def test_occupancy_sized_launches_of_bounded_instances_run(lib) -> None:
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal(N).astype(np.float32), rng.standard_normal(N).astype(np.float32)
     o1, o2 = np.zeros(N, np.float32), np.zeros(N, np.float32)
-    info = np.zeros(5, np.int32)
+    info = np.zeros(8, np.int32)
     lib.call("run", a, b, o1, o2, N, info)
     # Each instance's block is within its own bound, before its first launch.
     assert 0 < info[0] <= 96 and 0 < info[1] <= 512, info
@@ -77,3 +88,5 @@ def test_occupancy_sized_launches_of_bounded_instances_run(lib) -> None:
     np.testing.assert_array_equal(o2, np.float32(-0.5) * a + b)
     # An instance never launched: its bound by its address; a block over it is not resident.
     assert info[2] == 64 and info[3] == 0 and info[4] > 0, info
+    # Overloads of one name: two templates and a kernel, each with its own bound.
+    assert info[5:].tolist() == [32, 64, 160]

@@ -26,24 +26,37 @@ def _literal(text: str) -> str:
     return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _instance(fn: Function, data: bytes, names: list[str]) -> str:
-    """`&k<P1, P2>`, the address of the instance a template kernel's body is compiled as,
-    named in that body by the kernel's own template parameters; '' where that name could mean
-    another function (an overloaded name, a qualified definition) or a parameter is a pack
-    (TemplateParam does not say so: a `...` in the template head is taken for one)."""
-    if not fn.is_template or not fn.template_params or names.count(fn.name) != 1:
-        return ""
+def _address(fn: Function, data: bytes, path: str, names: list[str]) -> str:
+    """The address of the kernel (`&k`), or for a template of the instance its body is
+    compiled as, named there by the kernel's own template parameters (`&k<P1, P2>`); for an
+    overloaded name `static_cast<void (*)(params as written)>(&k...)`, which picks this one.
+    '' where that could mean another function or not compile: a qualified definition, a
+    parameter pack (TemplateParam does not say so: a `...` in the head is taken for one), a
+    parameter not written in the file or with a default argument (not allowed in a type)."""
     head = data[fn.span.start:fn.name_span.start]
-    if b"..." in head or head.rstrip().endswith(b"::"):
+    if head.rstrip().endswith(b"::"):
+        return ""  # `void ns::k(...) {...}`: the plain name is not in scope after it
+    if fn.is_template and (not fn.template_params or b"..." in head):
         return ""
-    return f"&{fn.name}<{', '.join(p.name for p in fn.template_params)}>"
+    address = f"&{fn.name}"
+    if fn.is_template:
+        address += f"<{', '.join(p.name for p in fn.template_params)}>"
+    if names.count(fn.name) == 1:
+        return address
+    written = []
+    for p in fn.params:
+        text = data[p.span.start:p.span.end].decode("utf-8", "replace")
+        if p.span.file != path or not text.strip() or "=" in text or "..." in text:
+            return ""
+        written.append(" ".join(text.split()))
+    return f"static_cast<void (*)({', '.join(written)})>({address})"
 
 
 def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
     """The check first in the body of each kernel of the file declared with a bound."""
     data = unit.source.data
     done: set[int] = set()
-    # An overloaded &name is ambiguous: one signature of the name only.
+    # An overloaded &name is ambiguous: more than one signature of the name takes a cast.
     signatures = {(f.name, tuple(p.type for p in f.params)) for f in unit.functions}
     names = [name for name, _ in signatures]
     for fn in unit.kernels:
@@ -59,19 +72,18 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
         done.add(span.start)
         args = " ".join(fn.launch_bounds.split())
         text = f" CUDAFUSE_LAUNCH_BOUNDS({_literal(fn.launch_bounds)}, {args})"
-        instance = _instance(fn, data, names)
-        if instance:
-            text += f" CUDAFUSE_INSTANCE_BOUNDS(({instance}), {args})"
+        address = _address(fn, data, unit.path, names)
+        if address and fn.is_template:
+            text += f" CUDAFUSE_INSTANCE_BOUNDS(({address}), {args})"
         try:
             rw.insert(span.start + 1, text, f"__launch_bounds__ of {fn.name}")
         except OverlappingEdits:  # another rewrite owns the opening brace: no check there
             continue
-        # The bound by the kernel's address too, for what the runtime reports before a
-        # launch (cudaFuncGetAttributes, the occupancy API): a kernel with one address only.
-        if fn.is_template or names.count(fn.name) != 1 or data[span.end - 1:span.end] != b"}":
+        # The bound by the kernel's address too, after its body, for what the runtime reports
+        # before a launch (cudaFuncGetAttributes, the occupancy API).
+        if fn.is_template or not address or data[span.end - 1:span.end] != b"}":
             continue
-        if data[:fn.name_span.start].rstrip().endswith(b"::"):
-            continue  # `void ns::k(...) {...}`: the plain name is not in scope after it
+        named = fn.name if address == f"&{fn.name}" else f"(*{address})"
         with contextlib.suppress(OverlappingEdits):
-            rw.insert(span.end, f" CUDAFUSE_BOUNDS_OF({fn.name}, {args})",
+            rw.insert(span.end, f" CUDAFUSE_BOUNDS_OF({named}, {args})",
                       f"__launch_bounds__ of {fn.name}, registered")
