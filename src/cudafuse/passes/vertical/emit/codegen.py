@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.analysis.kernel_facts import elem_size
 from cudafuse.codegen.exprprint import Unprintable, to_c
-from cudafuse.codegen.splice import Rewriter
+from cudafuse.codegen.splice import OverlappingEdits, Rewriter
 from cudafuse.ir import nodes as n
 from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, Param, TranslationUnit
@@ -1437,7 +1437,14 @@ class _Slice:
     def replace_range(self, start: int, end: int, text: str) -> None:
         if not (self.span.start <= start <= end <= self.span.end):
             raise CodegenError("an edit falls outside the kernel body (a macro?)")
-        self.rw.replace_range(start - self.span.start, end - self.span.start, text)
+        try:
+            self.rw.replace_range(start - self.span.start, end - self.span.start, text)
+        except OverlappingEdits:
+            # Two edits on the same bytes: statements that share text (one macro expanding
+            # to several, whose spans all name its use). Legality refuses the statements it
+            # knows of (plan/legality.py); any other such text is refused here, not crashed on.
+            raise CodegenError("two of its rewrites fall on the same text (statements "
+                               "written by one macro)") from None
 
     def insert(self, offset: int, text: str) -> None:
         self.replace_range(offset, offset, text)

@@ -45,6 +45,7 @@ from cudafuse.passes.vertical.host.runtime_check import (
 from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_reason, frame
 from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.kernel.escape import subscript_only
+from cudafuse.passes.vertical.kernel.macro_stmts import shared_text_reason
 from cudafuse.passes.vertical.kernel.ownvalue import store_anchor
 from cudafuse.passes.vertical.kernel.staged_copy import copied_meaning
 from cudafuse.passes.vertical.kernel.tile_stores import (
@@ -564,6 +565,16 @@ class Legality:
                     "iteration space (the channels' plane is its size)")
         return None
 
+    def _shared_text(self, i: int) -> str | None:
+        """A producer's index statements and guard are rewritten as text (inlined into the
+        next kernel): refused when one macro writes them together (kernel/macro_stmts.py).
+        The last kernel's are kept as written, macro or not."""
+        key = (i, "shared text")
+        if key not in self._kernel:
+            why = shared_text_reason(self.unit, self.infos[i].view)
+            self._kernel[key] = f"'{self.infos[i].site.kernel.name}': {why}" if why else None
+        return self._kernel[key]
+
     def __call__(self, group: frozenset[int]) -> str | None:
         members = sorted(group)
         last = members[-1]
@@ -589,6 +600,10 @@ class Legality:
                             r = self._edge_reasons[edge] = self.edge_reason(a, c, b)
                         if r:
                             return r
+        for i in members[:-1]:  # (after the edges: a reader's own reason is the first to say)
+            r = self._shared_text(i)
+            if r:
+                return r
         mappings = {self.infos[i].view.grid_dims or (0, 1) for i in members
                     if self.infos[i].view.dims == 2}
         if len(mappings) > 1:
