@@ -317,6 +317,16 @@ def _callee_before(data: bytes, pos: int, lo: int) -> int:
     return i
 
 
+def _macro_arguments(data: bytes, start: int) -> tuple[int, int] | None:
+    """(just past the '(', just past its ')') of the macro invocation written at `start`
+    (where libclang reports a statement a macro's argument holds); None when there is none."""
+    m = _MACRO_CALL.match(data, start)
+    if not m:
+        return None
+    end = _balanced_end(data, m.end() - 1, len(data))
+    return (m.end(), end) if end >= 0 else None
+
+
 def _macro_argument_launch(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
                            taken: set[int], parallel: bool = False, pointer: bool = False
                            ) -> tuple[int, int, str] | None:
@@ -328,19 +338,16 @@ def _macro_argument_launch(unit: TranslationUnit, launch: n.KernelLaunch, fibers
     if launch.span.file != unit.path:
         return None
     data = unit.source.data
-    m = _MACRO_CALL.match(data, launch.span.start)
-    if not m:
+    if (inside := _macro_arguments(data, launch.span.start)) is None:
         return None
-    end = _balanced_end(data, m.end() - 1, len(data))
-    if end < 0:
-        return None
+    args_start, end = inside
     kernel = launch.kernel.partition("<")[0].rpartition("::")[2]
-    pos = m.end()
+    pos = args_start
     while (pos := data.find(b"<<<", pos, end)) >= 0:
         here, pos = pos, pos + 3
         if here in taken or _in_comment(data, here):
             continue
-        start = _callee_before(data, here, m.end())
+        start = _callee_before(data, here, args_start)
         callee = data[start:here].strip()
         if callee.partition(b"<")[0].rpartition(b"::")[2].decode() != kernel:
             continue
@@ -777,13 +784,10 @@ def _macro_argument_site(unit: TranslationUnit, call: n.Call, taken: set[int]
     the invocation's calls of that name taken in order; None when the macro's definition
     makes the call (not rewritten: the run then stops at it, unlocated)."""
     data = unit.source.data
-    m = _MACRO_CALL.match(data, call.span.start)
-    if not m:
+    if (inside := _macro_arguments(data, call.span.start)) is None:
         return None
-    limit = _balanced_end(data, m.end() - 1, len(data))
-    if limit < 0:
-        return None
-    for a in _API_CALL.finditer(data, m.end(), limit):
+    args_start, limit = inside
+    for a in _API_CALL.finditer(data, args_start, limit):
         if a.group(1).decode() != call.callee or a.start() in taken or \
                 _in_comment(data, a.start()):
             continue
@@ -808,11 +812,10 @@ def _register_macro_arguments(unit: TranslationUnit, rw: Rewriter, call: n.Call,
     call cannot be sited, but the kernels its argument names (the IR says which), written in
     the invocation's arguments, are registered there, so that the launch finds them."""
     data = unit.source.data
-    m = _MACRO_CALL.match(data, call.span.start)
-    limit = _balanced_end(data, m.end() - 1, len(data)) if m else -1
-    if m is None or limit < 0:
+    if (inside := _macro_arguments(data, call.span.start)) is None:
         return
-    for edit in _registered_in_text(unit, m.end(), limit - 1, arg, kernels, *modes):
+    args_start, limit = inside
+    for edit in _registered_in_text(unit, args_start, limit - 1, arg, kernels, *modes):
         if edit and not _overlaps(rw, edit[0], edit[1]):
             rw.replace_range(*edit, reason="address of a kernel in a macro argument, registered")
 
