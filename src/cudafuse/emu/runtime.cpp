@@ -1852,6 +1852,21 @@ struct GpuFpEnv {
   ~GpuFpEnv() { std::fesetenv(&host); }
 };
 
+// The thread-local launch state the thread that runs a launch's blocks reads: the launching
+// thread's, or each pool worker's (thread-local, so each sets its own), in one place.
+static void enter_launch(const Site &site, bool fibers, bool coop, size_t shared, dim3 grid,
+                         dim3 block, const BodyRef &body) {
+  g_site = site;
+  g_in_kernel = true;
+  g_fibers = fibers;
+  g_coop = coop;
+  g_dyn_smem_size = shared;
+  gridDim = grid;
+  blockDim = block;
+  __cf_tls_block()->body = body.thread;
+  __cf_tls_block()->ctx = body.ctx;
+}
+
 void Launch::run_erased(const BodyRef &body) {
   long long threads = (long long)block.x * block.y * block.z;
   char what[512];
@@ -1907,15 +1922,7 @@ void Launch::run_erased(const BodyRef &body) {
     run_tail_launches(tail_mark);
     return;
   }
-  g_site = site;
-  g_in_kernel = true;
-  g_fibers = use_fibers;
-  g_dyn_smem_size = shared;
-  gridDim = grid;
-  blockDim = block;
-  __cf_tls_block()->body = body.thread;
-  __cf_tls_block()->ctx = body.ctx;
-  g_coop = cooperative;
+  enter_launch(site, use_fibers, cooperative, shared, grid, block, body);
   if (cooperative) run_grid_fibers(n, grid, shared);
   else
     for (long long i = 0; i < nb; ++i) {
@@ -1945,15 +1952,7 @@ void ParallelLaunch::run(const BodyRef &body, int workers) {
   BlockPool &P = block_pool();
   pool_run(workers, [&](int w) {
     std::fesetenv(FE_DFL_ENV);  // a pool thread started under the host's environment
-    g_site = site;
-    g_in_kernel = true;
-    g_fibers = fibers;
-    g_coop = false;
-    g_dyn_smem_size = shared;
-    gridDim = grid;
-    blockDim = block;
-    __cf_tls_block()->body = body.thread;
-    __cf_tls_block()->ctx = body.ctx;
+    enter_launch(site, fibers, false, shared, grid, block, body);
     memset(g_dyn_smem, canary, sizeof g_dyn_smem);
     for (;;) {
       long long b = next.fetch_add(1, std::memory_order_relaxed);
