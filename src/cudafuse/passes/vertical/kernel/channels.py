@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
+from cudafuse.ir.types import is_integral
 
 Poly = dict[tuple[str, ...], int]  # monomial (sorted declaration ids) -> coefficient
 
@@ -427,15 +428,58 @@ def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body
             "so it is no value of the thread's own")
 
 
+def atom_poly(e: n.Expr | None, locals_: dict[str, n.Expr], depth: int = 0) -> Poly | None:
+    """`e` as an integer polynomial whose variables are integer values: parameters and
+    locals (a local declared once and never written through its initialiser), and any other
+    integer-typed subexpression that is no sum, difference or product, which stands for
+    itself (a clamp `min(max(y + dy, 0), h - 1)`, a conditional `y < h - 1 ? y + 1 : y`, a
+    quotient, a member). Each such subexpression is a variable of its own, so the result
+    says what holds for every value it may take. Types are read, not guessed: a value of a
+    floating type, or of a type not known to be an integer, makes the whole None (a cast to
+    int of a float product, `(int)(t * 3)`, is one integer variable, not 3 * t)."""
+    if e is None or depth > 32:
+        return None
+    while isinstance(e, n.OtherExpr) and e.kind == "PAREN_EXPR" and len(e.items) == 1:
+        e = e.items[0]  # type: ignore[assignment]
+    if isinstance(e, n.IntLit):
+        return {(): e.value} if e.value else {}
+    if not is_integral(e.type):
+        return None
+    if isinstance(e, n.Cast):
+        inner = e.operand
+        if is_integral(inner.type):  # an integer conversion keeps the value (as poly)
+            return atom_poly(inner, locals_, depth + 1)
+        return {(f"@{id(e)}",): 1}  # an integer made from another type: some integer
+    if isinstance(e, n.Ref):
+        if isinstance(e.const_value, int):
+            return {(): e.const_value} if e.const_value else {}
+        if e.decl in locals_:
+            inner = atom_poly(locals_[e.decl], locals_, depth + 1)
+            if inner is not None:
+                return inner
+        return {(e.decl or f"@{id(e)}",): 1}
+    if isinstance(e, n.Unary) and e.op in ("-", "+"):
+        inner = atom_poly(e.operand, locals_, depth + 1)
+        return None if inner is None else (inner if e.op == "+" else _add({}, inner, -1))
+    if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
+        a, b = atom_poly(e.lhs, locals_, depth + 1), atom_poly(e.rhs, locals_, depth + 1)
+        if a is None or b is None:
+            return None
+        return _mul(a, b) if e.op == "*" else _add(a, b, 1 if e.op == "+" else -1)
+    if isinstance(e, n.Binary) and e.is_assignment or \
+            isinstance(e, n.Unary) and e.op in ("++", "--"):
+        return None  # (a subscript that writes: not a value to reason about)
+    return {(f"@{id(e)}",): 1}
+
+
 def interleaved_channel(index: n.Expr, locals_: dict[str, n.Expr], factor: int) -> int | None:
-    """c when `index` is K * e + c for some integer polynomial e, whatever element e is
-    (`rgb[(p - w) * 3 + 1]`, `buf[Nt * 3 + 2]` with Nt any integer): every coefficient but
-    the constant a multiple of K, the constant c modulo K. None for anything else. Locals
-    whose value is no polynomial (`int xx = min(max(x + dx, 0), w - 1);`) stand for
-    themselves: e is any integer."""
-    q = poly(index, locals_)
-    if q is None:
-        q = poly(index, {})
+    """c when `index` is K * e + c for some integer e, whatever element e is (`rgb[(p - w)
+    * 3 + 1]`, `buf[Nt * 3 + 2]` with Nt any integer, `in[(min(max(y + dy, 0), h - 1) * w
+    + x) * 3 + 2]`): read as an integer polynomial (atom_poly: a part that is no sum or
+    product, a clamp, a conditional, a local whose value is no polynomial, stands for
+    itself), every coefficient but the constant a multiple of K, the constant c modulo K.
+    None for anything else."""
+    q = atom_poly(index, locals_)
     if q is None or factor < 2 or any(c % factor for m, c in q.items() if m != ()):
         return None
     return q.get((), 0) % factor
