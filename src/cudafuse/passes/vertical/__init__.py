@@ -10,5 +10,6 @@ fewer kernels. Its stages, in the order a file goes through them:
   (Hipacc's benefit weights and min-cut, or an exact search), resources.py (registers and
   occupancy), traffic.py (DRAM figures), siblings.py;
 - emit/: codegen.py (the fused kernels and host function), sibling_codegen.py,
-  wrapper_codegen.py, render.py (--explain, plan, DOT).
+  wrapper_codegen.py and helper_calls.py (calls of host wrappers), render.py (--explain, plan,
+  DOT).
 driver.py runs the whole pass; entry.py is its registry entry."""

@@ -1140,6 +1140,8 @@ class GroupEmitter:
             rw.replace_range(opened, launch.config_span.end, self.launch_config(),
                              "fused launch with the chosen block")
         for site in self.group.launches[:-1]:
+            if site.wrapper is not None and site.wrapper.count > 1:
+                continue  # (a launch of a wrapper of several: emit/helper_calls.py)
             if status_used(site.stmt, site.launch):  # its check stays, of no error
                 rw.replace(site.launch.span, "cudaSuccess",
                            f"launch of {site.kernel.name} fused")
@@ -1149,6 +1151,8 @@ class GroupEmitter:
                        f"launch of {site.kernel.name} fused")
         if self.group.checks:
             self._versioned(rw)
+        from cudafuse.passes.vertical.emit.helper_calls import fused_away
+        fused_away(self, rw)  # (last: a copy of a wrapper written at its call)
 
     def _versioned(self, rw: Rewriter) -> None:
         """`if (<checks>) { <fused launch> } else { <the original launches> }` around the

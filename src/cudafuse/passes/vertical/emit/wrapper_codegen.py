@@ -1,11 +1,15 @@
 """Code for fused groups whose last member is a call of a host wrapper (wrappers.py).
 
-The group's fused kernel is started by a new host function `<group>_launch`: a copy of the
-last wrapper (its locals, error checks and launch configuration) whose launch starts the
-fused kernel instead. Its parameters are the wrapper's, then one per argument of the fused
-kernel that only an earlier member's call supplies. The last member's call statement calls
-it, with the call's arguments and those; the earlier members' call statements become
-comments. The wrappers themselves stay as they are (other callers may use them).
+A one-launch wrapper: the group's fused kernel is started by a new host function
+`<group>_launch`: a copy of the last wrapper (its locals, error checks and launch
+configuration) whose launch starts the fused kernel instead. Its parameters are the
+wrapper's, then one per argument of the fused kernel that only an earlier member's call
+supplies. The last member's call statement calls it, with the call's arguments and those;
+the earlier members' call statements become comments. The wrappers themselves stay as they
+are (other callers may use them).
+
+A wrapper of several launches: its call becomes a copy of it written at the call site
+(helper_calls.py), which starts the fused kernel where the wrapper started the last member.
 """
 
 from __future__ import annotations
@@ -26,12 +30,16 @@ from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 
 if TYPE_CHECKING:
     from cudafuse.codegen.splice import Rewriter
+    from cudafuse.ir.program import Function, TranslationUnit
+
+# (start, end, text): an edit of the source's bytes, made in a copy of them
+Edit = tuple[int, int, str]
 
 
-def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
-    """The host function that replaces the call of the group's last wrapper: the wrapper's
-    text, its launch starting the fused kernel; and the caller's texts of the fused kernel's
-    arguments that come from earlier members (the call passes them after its own)."""
+def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tuple[str, str, str]]]:
+    """The edits of the wrapper's text that make its launch of the group's last kernel start
+    the fused kernel, and the arguments of the fused kernel it lacks: (declared type, name
+    `extra_name` + number, the caller's text), to be passed by the call."""
     unit, sink = em.unit, em.sink
     w = sink.wrapper
     assert w is not None and w.fn.body is not None
@@ -57,50 +65,82 @@ def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
         if i is not None and i < len(orig.args) and sink.bindings[i][0].type == gp.type:
             args.append(expr_text(unit, orig.args[i]))
         else:
-            name = f"{em.prefix}_x{len(extra)}"
+            name = f"{extra_name}{len(extra)}"
             extra.append((gp.type, name, expr_text(unit, gp.host_arg)))
             args.append(name)
-    body = _Slice(unit.source, w.fn.body_span)
+    edits: list[Edit] = []
     if is_api_launch(orig):  # the wrapper's cudaLaunchKernel call (host/api_launches.py)
         config = ", ".join(expr_text(unit, e) for e in (
             orig.grid, orig.block, orig.shared, orig.stream) if e is not None)
         text = f"{em.group.name}<<<{config}>>>({', '.join(args)})"
-        assert w.fn.body is not None
         stmt = next((s for s in w.fn.body.walk()
                      if isinstance(s, n.ExprStmt) and s.expr is orig), None)
         if stmt is None or status_used(stmt, orig):
             text = f"({text}, cudaPeekAtLastError())"
-        body.replace(orig.span, text)
+        edits.append((orig.span.start, orig.span.end, text))
     else:
-        body.replace(orig.callee_span, em.group.name)
+        edits.append((orig.callee_span.start, orig.callee_span.end, em.group.name))
         close = _find_args(unit.source, orig.config_span.end, orig.span.end)
-        body.replace_range(close[0], close[1], f"({', '.join(args)})")
+        edits.append((close[0], close[1], f"({', '.join(args)})"))
     if em.group.launch_block is not None:
         kparams = [p.name for p in sink.kernel.params]
         opened = data.find(b"<<<", orig.callee_span.end, orig.config_span.end)
-        body.replace_range(opened, orig.config_span.end, em.launch_config(
-            lambda name: expr_text(unit, orig.args[kparams.index(name)]), orig))
-    open_ = data.find(b"(", w.fn.name_span.end, w.fn.body_span.start)
-    shut = data.rfind(b")", open_, w.fn.body_span.start)
+        edits.append((opened, orig.config_span.end, em.launch_config(
+            lambda name: expr_text(unit, orig.args[kparams.index(name)]), orig)))
+    return edits, extra
+
+
+def param_list(unit: TranslationUnit, fn: Function, more: list[tuple[str, str, str]]) -> str:
+    """A wrapper's parameter list as written (between its name and its body), then `more`."""
+    data = unit.source.data
+    body_start = fn.body_span.start
+    open_ = data.find(b"(", fn.name_span.end, body_start)
+    shut = data.rfind(b")", open_, body_start)
     params = data[open_ + 1:shut].decode("utf-8").strip()
-    more = [f"{t} {nm}" if not t.endswith("*") else f"{t}{nm}" for t, nm, _ in extra]
-    plist = ", ".join(x for x in [params if params != "void" else "", *more] if x)
+    extra = [f"{t} {nm}" if not t.endswith("*") else f"{t}{nm}" for t, nm, _ in more]
+    return ", ".join(x for x in [params if params != "void" else "", *extra] if x)
+
+
+def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
+    """The host function that replaces the call of the group's last wrapper: the wrapper's
+    text, its launch starting the fused kernel; and the caller's texts of the fused kernel's
+    arguments that come from earlier members (the call passes them after its own). Nothing
+    for a wrapper of several launches (helper_calls.py writes its copy at the call)."""
+    w = em.sink.wrapper
+    assert w is not None
+    if w.count > 1:
+        return "", []
+    edits, extra = sink_edits(em, f"{em.prefix}_x")
+    body = _Slice(em.unit.source, w.fn.body_span)
+    for start, end, text in edits:
+        body.replace_range(start, end, text)
+    plist = param_list(em.unit, w.fn, extra)
     text = (f"// cudafuse: '{w.fn.name}' launching {em.group.name}\n"
-            f"static void {em.group.name}_launch({plist})\n{body.text()}\n")
+            f"static {w.fn.return_type.strip()} {em.group.name}_launch({plist})\n"
+            f"{body.text()}\n")
     return text, [t for _, _, t in extra]
 
 
 def host_edits(em: GroupEmitter, rw: Rewriter, extra: list[str]) -> None:
-    """The last member's call calls the launcher; the earlier members' statements go."""
+    """The last member's call calls the launcher; the earlier members' statements go (a
+    launch of a wrapper of several: helper_calls.py rewrites its call)."""
+    from cudafuse.passes.vertical.emit.helper_calls import fused_away, helper_sink
+
     unit, sink = em.unit, em.sink
     assert sink.wrapper is not None
     if em.group.checks:  # (the original launches are not statements of this function)
         raise CodegenError("its producers' coverage is only known at run time, and its last "
                            "launch is a wrapper's")
+    if sink.wrapper.count > 1:
+        helper_sink(em, rw)
+        return
     call = sink.wrapper.call
     args = [expr_text(unit, a) for a in call.args] + extra
     rw.replace(call.span, f"{em.group.name}_launch({', '.join(args)})", "fused launch")
     for site in em.group.launches[:-1]:
+        if site.wrapper is not None and site.wrapper.count > 1:
+            continue
         rw.replace(site.stmt.span,
                    f"/* cudafuse: {site.kernel.name} fused into {em.group.name} */",
                    f"launch of {site.kernel.name} fused")
+    fused_away(em, rw)

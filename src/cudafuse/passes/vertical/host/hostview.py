@@ -60,7 +60,7 @@ class LaunchSite:
     kernel: Function
     bindings: tuple[tuple[Param, n.Expr], ...]  # kernel parameter -> host argument
     host: Function
-    wrapper: WrapperCall | None = None  # a call of a one-launch wrapper (wrappers.py)
+    wrapper: WrapperCall | None = None  # a call of a wrapper (wrappers.py)
     # In a sequence that continues across pointer rotations: the buffer each pointer
     # argument's key stands for (pointervalues.py), to name it at another launch.
     values: tuple[tuple[str, Value], ...] = field(default=(), compare=False, repr=False)
@@ -368,6 +368,7 @@ class _Splitter:
         return f"it launches kernels inside {where}"
 
     def block(self, stmts: tuple[n.Stmt, ...], scope: Scope) -> None:
+        stmts = self.wrappers.expanded(stmts)  # (a call of a wrapper of several launches)
         current = Sequence(self.host, scope=scope)
         items: list[tuple[n.Stmt, str | None]] = []  # launch statements and breaks, in order
         for k, stmt in enumerate(stmts):

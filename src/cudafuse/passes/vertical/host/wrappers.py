@@ -1,33 +1,43 @@
-"""Calls to host wrapper functions that each launch one kernel, as launches of the caller.
+"""Calls to host wrapper functions that launch kernels, as launches of the caller.
 
-Many programs compose a pipeline from host functions that each launch one kernel:
+Many programs compose a pipeline from host functions that each launch one kernel, or
+several in a row:
 
     void blur(const float *in, float *out, int w, int h) { dim3 b(16, 16), g(...);
                                                            blur_k<<<g, b>>>(in, out, w, h); }
     void pipeline(...) { blur(src, tmp, w, h); sharpen(tmp, dst, w, h); }
+    void gaussian(...) { conv_rows<<<g, b>>>(in, t, w, h); conv_cols<<<g, b>>>(t, out, w, h); }
 
-A call statement `w(args);` is a launch of the caller's sequence when `w` is a *wrapper*:
+A call statement `w(args);` stands for the launches of `w`, in order, in the caller's
+sequence when `w` is a *wrapper*:
 
 * a free, non-template, non-overloaded host function of the file (the explicit
   specialisations cudafuse writes for a host template are that template's, no overloads:
-  a call resolved to one is judged by its body), returning void, that
-  does not call itself, whose call passes every parameter (no default arguments);
-* whose body is, at its top level, exactly one kernel launch, declarations of locals and
-  statements that are harmless between launches (hoststmts.py: error checks,
-  synchronisation, printing); nothing else launches a kernel, and there is no loop, no
-  `return` (but a last bare `return;`), no goto;
-* that writes none of its parameters and none of the locals the launch uses;
-* whose launch passes each pointer parameter of the kernel a parameter of the wrapper (or a
-  global), and whose call passes that parameter a plain variable of the caller (`tmp`, or a
-  pointer field of a struct parameter, `img.data`: hostexprs.buffer_key; not `tmp + 1`):
-  buffers are keyed by the caller's variables.
+  a call resolved to one is judged by its body; one of several launches is not followed),
+  returning void or a value the call statement drops (`return cudaGetLastError();` last),
+  that does not call itself, whose call passes every parameter (no default arguments);
+* whose body is, at its top level, a straight sequence of kernel launches (each a statement
+  of its own), declarations of locals and statements that are harmless between launches
+  (hoststmts.py: error checks, synchronisation, printing; with several launches each such
+  statement is judged against all of them); nothing else launches a kernel, and there is no
+  loop, no `return` (but a last one), no goto;
+* that writes none of its parameters, no variable but its own locals, and none of the
+  locals its launches use;
+* whose launches pass each pointer parameter of their kernels a parameter of the wrapper
+  (or a global), and whose call passes that parameter a plain variable of the caller
+  (`tmp`, or a pointer field of a struct parameter, `img.data`: hostexprs.buffer_key; not
+  `tmp + 1`): buffers are keyed by the caller's variables.
 
-The launch is then seen in the caller's terms: its grid, block and arguments with the
+Each launch is then seen in the caller's terms: its grid, block and arguments with the
 wrapper's parameters replaced by the call's arguments and the locals it uses by their
 initialisers (a tree with no source span of its own, so code generation prints it). Its
-span is the call's, so notes point at the caller's line.
+span is the call's (the k-th launch's starts k bytes in, so that each has its own place;
+line and column stay the call's), so notes point at the caller's line. A call of a wrapper
+of several launches stands, in the caller's block, for one statement per launch
+(`expanded`): the sequences see its launches one after the other.
 
-Code generation: wrapper_codegen.py.
+Code generation: wrapper_codegen.py (a group ending in a one-launch wrapper's call),
+helper_calls.py (groups taking launches of a wrapper of several).
 """
 
 from __future__ import annotations
@@ -55,6 +65,8 @@ class WrapperCall:
     call: n.Call  # in the caller
     fn: Function  # the wrapper
     launch: n.KernelLaunch  # the wrapper's own launch, in the wrapper's terms
+    part: int = 0  # which of the wrapper's launches, in order
+    count: int = 1  # how many it has
 
 
 def _subst(e: n.Expr, env: dict[str, n.Expr]) -> n.Expr:
@@ -97,6 +109,10 @@ class Wrappers:
         self.refused: dict[int, str] = {}  # id(stmt) -> why
         self.buffers: set[str] = set()  # decls of the caller's pointers wrappers are given
         self._judged: dict[str, str | None] = {}
+        # id(call statement of a wrapper of several launches) -> a statement per launch
+        # (the first is the call statement itself); id(statement) -> the launches it holds
+        self._parts: dict[int, tuple[n.Stmt, ...]] = {}
+        self._held: dict[int, list[n.KernelLaunch]] = {}
         if host.body is None:
             return
         for stmt in host.body.walk():
@@ -111,12 +127,21 @@ class Wrappers:
             if isinstance(found, str):
                 self.refused[id(stmt)] = (f"its call to '{fn.name}' launches a kernel through "
                                           f"a function cudafuse does not fuse across: {found}")
-            else:
-                self.sites[id(stmt)] = (found, WrapperCall(call, fn, _launches(fn.body)[0]))
-                for a in found.args:
+                continue
+            own = _launches(fn.body)
+            parts: list[n.Stmt] = []
+            for k, (launch, inner) in enumerate(zip(found, own, strict=True)):
+                part = stmt if k == 0 else dataclasses.replace(stmt)  # (a new object)
+                parts.append(part)
+                self.sites[id(part)] = (launch, WrapperCall(call, fn, inner, k, len(own)))
+                self._held[id(part)] = [launch]
+                for a in launch.args:
                     r = _strip(a)
                     if isinstance(r, n.Ref) and "*" in r.type:
                         self.buffers.add(r.decl)
+            self._held[id(stmt)] = list(found)
+            if len(parts) > 1:
+                self._parts[id(stmt)] = tuple(parts)
 
     # ---- the caller's view ------------------------------------------------------------------
 
@@ -130,11 +155,21 @@ class Wrappers:
 
     def launches_in(self, node: n.Node) -> list[n.KernelLaunch]:
         """The launches wrapper calls inside `node` stand for."""
-        return [self.sites[id(x)][0] for x in node.walk() if id(x) in self.sites]
+        if id(node) in self._held:  # (a statement standing for one launch of several)
+            return list(self._held[id(node)])
+        return [la for x in node.walk() for la in self._held.get(id(x), ())]
+
+    def expanded(self, stmts: tuple[n.Stmt, ...]) -> tuple[n.Stmt, ...]:
+        """A block's statements with each call of a wrapper of several launches standing as
+        one statement per launch, in order (the first is the call statement itself)."""
+        if not any(id(s) in self._parts for s in stmts):
+            return stmts
+        return tuple(x for s in stmts for x in self._parts.get(id(s), (s,)))
 
     # ---- judging a wrapper --------------------------------------------------------------------
 
-    def _site(self, call: n.Call, fn: Function) -> n.KernelLaunch | str:
+    def _site(self, call: n.Call, fn: Function) -> list[n.KernelLaunch] | str:
+        """The wrapper's launches in the caller's terms at this call, or why not."""
         why = self._judged.get(fn.decl, "")
         if why == "":
             why = self._judged[fn.decl] = self.wrapper_reason(fn)
@@ -143,10 +178,14 @@ class Wrappers:
         assert fn.body is not None
         if len(call.args) != len(fn.params):
             return f"the call leaves parameters of '{fn.name}' to their defaults"
-        launch = _launches(fn.body)[0]
-        kernel = launched_kernel(self.unit, launch)
+        launches = _launches(fn.body)
+        if len(launches) > max(call.span.end - call.span.start, 1):
+            return f"'{fn.name}' launches more kernels than its call has characters"
         env: dict[str, n.Expr] = {p.decl: a for p, a in zip(fn.params, call.args, strict=True)}
-        if kernel is not None:
+        for launch in launches:
+            kernel = launched_kernel(self.unit, launch)
+            if kernel is None:
+                continue
             for kp, arg in zip(kernel.params, launch.args, strict=False):
                 if not kp.is_pointer:
                     continue
@@ -169,42 +208,58 @@ class Wrappers:
         for d in (x for x in fn.body.walk() if isinstance(x, n.VarDecl)):
             if d.init is not None:  # in order: a later local's initialiser uses earlier ones
                 env[d.decl] = _subst(d.init, env)
-        grid, block = _subst(launch.grid, env), _subst(launch.block, env)
-        shared = None if launch.shared is None else _subst(launch.shared, env)
-        stream = None if launch.stream is None else _subst(launch.stream, env)
-        args = tuple(_subst(a, env) for a in launch.args)
-        return dataclasses.replace(launch, grid=grid, block=block, shared=shared, stream=stream,
-                                   args=args, span=call.span)
+        out = []
+        for k, launch in enumerate(launches):
+            grid, block = _subst(launch.grid, env), _subst(launch.block, env)
+            shared = None if launch.shared is None else _subst(launch.shared, env)
+            stream = None if launch.stream is None else _subst(launch.stream, env)
+            args = tuple(_subst(a, env) for a in launch.args)
+            span = call.span._replace(start=call.span.start + k)
+            out.append(dataclasses.replace(launch, grid=grid, block=block, shared=shared,
+                                           stream=stream, args=args, span=span))
+        return out
 
     def wrapper_reason(self, fn: Function) -> str | None:
-        """Why `fn` is not a wrapper of one launch (None when it is)."""
+        """Why `fn` is not a wrapper of its launches (None when it is)."""
         assert fn.body is not None
         name = fn.name
         if fn.is_template:
             return f"'{name}' is a template"
         if fn.parent:
             return f"'{name}' is a member function"
-        if fn.return_type.strip() != "void":
-            return f"'{name}' returns a value"
         if len({tuple(p.type for p in f.params) for f in _overloads(self.unit, fn)}) > 1:
             return f"'{name}' is overloaded"
         if any(isinstance(x, n.Call) and x.callee_decl == fn.decl for x in fn.body.walk()):
             return f"'{name}' is recursive"
         launches = _launches(fn.body)
-        if len(launches) > 1:
-            return f"'{name}' launches {len(launches)} kernels"
+        if len(launches) > 1 and _instance(self.unit, fn):
+            return (f"'{name}' launches {len(launches)} kernels, and is an instance of a "
+                    "template (its calls are not followed into it)")
         body = list(fn.body.body)
-        if body and isinstance(body[-1], n.Return) and body[-1].value is None:
-            body.pop()
-        top = [s for s in body if isinstance(s, n.ExprStmt) and s.expr is launches[0]]
-        if not top:
-            return f"'{name}' launches its kernel inside control flow"
+        void = fn.return_type.strip() == "void"
+        returned: n.Stmt | None = None
+        if body and isinstance(body[-1], n.Return) and (body[-1].value is None) == void:
+            last = body.pop()
+            if last.value is not None:  # the value goes; what computing it does stays
+                returned = n.ExprStmt(span=last.span, expr=last.value)
+        if not void and returned is None:
+            return f"'{name}' returns a value"
+        tops = {id(s.expr): s for s in body if isinstance(s, n.ExprStmt)}
+        inside = next((la for la in launches if id(la) not in tops), None)
+        if inside is not None:
+            if len(launches) == 1:
+                return f"'{name}' launches its kernel inside control flow"
+            return f"'{name}' launches a kernel inside control flow (line {inside.span.line})"
         stmts = HostStatements(self.unit, fn, memory_calls=False)
         own = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
-        before: list[n.KernelLaunch] = []
-        for s in body:
-            if s is top[0]:
-                before = [launches[0]]
+        launch_stmts = {id(tops[id(la)]) for la in launches}
+        # (one launch: its statements go with it, judged as they stand; several: the
+        # statements stay between launches whose work may move past them, so each is
+        # judged against all of them)
+        before: list[n.KernelLaunch] = [] if len(launches) == 1 else launches
+        for s in [*body, *([returned] if returned is not None else [])]:
+            if id(s) in launch_stmts:
+                before = launches
                 continue
             for x in s.walk():
                 if isinstance(x, (n.For, n.While)) and not _do_once(x):
@@ -218,18 +273,30 @@ class Wrappers:
                                 "fused call would no longer do")
             why = stmts.statement_reason(s, before, frozenset())
             if why is not None:
-                return f"'{name}' does more than launch its kernel (line {s.span.line}: {why})"
-        used = _used(fn, launches[0])
+                what = "launch its kernel" if len(launches) == 1 else "launch its kernels"
+                return f"'{name}' does more than {what} (line {s.span.line}: {why})"
+        used: set[str] = set()
+        for la in launches:
+            used |= _used(fn, la)
         written = sorted(_writes(fn.body) & used)
         if written:
             names = {d: d.split("@")[0] for d in written}
-            return f"'{name}' assigns '{names[written[0]]}', which its launch uses"
+            its = "its launch uses" if len(launches) == 1 else "its launches use"
+            return f"'{name}' assigns '{names[written[0]]}', which {its}"
         locals_ = {d.decl: d for d in fn.body.walk() if isinstance(d, n.VarDecl)}
         for d in sorted(used & set(locals_)):
             v = locals_[d]
             if v.init is None or v.array_dims or v.storage & {"static", "extern"}:
-                return f"its launch uses '{v.name}', a local cudafuse cannot follow"
+                its = "its launch uses" if len(launches) == 1 else "its launches use"
+                return f"{its} '{v.name}', a local cudafuse cannot follow"
         return None
+
+
+def _instance(unit: TranslationUnit, fn: Function) -> bool:
+    """Whether `fn` is the explicit specialisation cudafuse wrote for a host template's
+    instantiation (frontend/host_instances.py)."""
+    return any(not isinstance(c, str) and any(s <= fn.span.start < e for s, e in c)
+               for c in unit.host_instances.values())
 
 
 def _overloads(unit: TranslationUnit, fn: Function) -> list[Function]:

@@ -1,0 +1,229 @@
+"""Calls of host helpers that launch several kernels in a row (host/wrappers.py,
+emit/helper_calls.py; issue 25): a call stands for the helper's launches, in order, in the
+caller's sequence and in the caller's terms, so they fuse with each other, with the
+caller's launches around the call and with the next helper's; the call then becomes a
+copy of the helper written at the call site. The fused programs are compared element by
+element with the originals under emulation (odd sizes); what cudafuse cannot follow in a
+helper splits the caller's sequence with a located note."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from equivalence import fuse_file, run_both
+
+PROGRAM = Path(__file__).parent / "programs" / "helpers_multi.cu"
+SMOOTH = ("hm_rows", "hm_cols")
+CALLERS = {
+    "hm_around": ("hm_scale", *SMOOTH, "hm_scale"),  # (a) the caller's launch before, after
+    "hm_chain": (*SMOOTH, "hm_grad", "hm_thresh"),  # (b) two helpers in turn
+    "hm_twice": (*SMOOTH, *SMOOTH),  # (c) one helper, two calls, other buffers
+    "hm_status": (*SMOOTH, "hm_scale"),  # a status nobody reads
+    "hm_then_wrapper": (*SMOOTH, "hm_scale"),  # ending in a one-launch wrapper's call
+    "hm_partial": ("hm_scale", "hm_grad"),  # the helper's second launch stays
+}
+# The helpers' own launches fuse in their own definitions too.
+HELPERS = {"smooth": SMOOTH, "edges": ("hm_grad", "hm_thresh"), "smooth_status": SMOOTH}
+
+
+@pytest.fixture(scope="module")
+def fused(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("hm") / "fused.cu"
+    return out, fuse_file(PROGRAM, out, fuse_all=True)
+
+
+def test_helper_launches_fuse(fused) -> None:
+    _, result = fused
+    assert sorted((g.host, tuple(g.kernels)) for g in result.groups) == \
+        sorted({**CALLERS, **HELPERS}.items())
+    assert not result.breaks
+    assert not [x for x in result.notes if "left unfused" in x]
+
+
+def _function(text: str, head: str) -> str:
+    return text.split(head)[1].split("\n}\n")[0]
+
+
+def test_call_becomes_a_copy(fused) -> None:
+    out, result = fused
+    text, original = out.read_text(), PROGRAM.read_text()
+    # The helpers' definitions stay for their other callers (the ones whose own launches
+    # fuse are rewritten in place, as any host function's).
+    for head in ("void grad_peaks(", "void scale_one("):
+        assert head + _function(original, head) in text
+    name = {g.host: g.name for g in result.groups}
+    around = _function(text, "void hm_around(")
+    # the caller's first launch goes, the helper's two go from its copy, the caller's last
+    # launch starts the fused kernel with the buffers the copy no longer gets
+    assert f"/* cudafuse: hm_scale fused into {name['hm_around']} */" in around
+    assert "/* cudafuse: a copy of 'smooth' */ [](const float *src, float *tmp, float *dst, " \
+        "int width, int height) {" in around
+    assert around.count(f"fused into {name['hm_around']} */") == 3
+    assert around.count("HM_CHECK(cudaGetLastError());") == 2  # (what it did between them)
+    assert f"{name['hm_around']}<<<grd, blk>>>(" in around
+    assert "smooth(" not in around.replace("a copy of 'smooth'", "")
+    # (c): two copies, the second starting the fused kernel in the helper's own terms and
+    # given the first call's buffers as extra arguments
+    twice = _function(text, "void hm_twice(")
+    fz = name["hm_twice"]
+    assert twice.count("a copy of 'smooth'") == 2
+    assert f"{fz}<<<grid, block>>>(dst, width, height, {fz}_x0, {fz}_x1, {fz}_x2, " \
+        f"{fz}_x3);" in twice
+    assert "}(a, t2, y, w, h, x, t1, a, t2);" in twice
+    # a status nobody reads: the copy still returns it
+    assert "return cudaGetLastError();\n  }(x, t, a, w, h);" in _function(text, "void hm_status(")
+    # the launch no group takes stays in the copy as written
+    partial = _function(text, "void hm_partial(")
+    assert "hm_colmax<<<(w + 127) / 128, 128>>>(mag, peak, w, h);" in partial
+    assert f"{name['hm_partial']}<<<g, b>>>(mag, w, h, " in partial
+
+
+@pytest.mark.slow  # (the emulator builds both programs: about 30 s)
+@pytest.mark.parametrize("mode", ["fuse_all", "default"])
+def test_fused_matches_original(fused, tmp_path: Path, mode: str) -> None:
+    out, _ = fused
+    if mode == "default":  # (the cost model's groups: each helper's launches together)
+        out = tmp_path / "default.cu"
+        result = fuse_file(PROGRAM, out)
+        assert {g.host for g in result.groups} & set(CALLERS)
+    for entry in CALLERS:
+        for w, h in ((37, 19), (5, 3), (1, 1)):
+            run_both(PROGRAM, out, entry, w, h)
+
+
+@pytest.mark.nvcc
+def test_fused_compiles(fused, tmp_path: Path) -> None:
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    out, _ = fused
+    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+REFUSALS = r"""
+#include <cstring>
+#include <cuda_runtime.h>
+__global__ void ka(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f;
+}
+__global__ void kb(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+static int calls = 0;
+void two(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void looped(const float *in, float *t, float *out, int n) {
+  for (int r = 0; r < 2; ++r) ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void counting(const float *in, float *t, float *out, int n) {
+  float host[4];
+  for (int k = 0; k < 4; ++k) host[k] = 0.0f;
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void early(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  if (n < 2) return;
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void halves(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  n = n / 2;
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void counted(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  calls += 1;
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void copies(const float *in, float *t, float *out, float *h, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  cudaMemcpy(h, t, n * sizeof(float), cudaMemcpyDeviceToHost);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void scratch(const float *in, float *out, int n) {
+  float *t;
+  cudaMalloc(&t, n * sizeof(float));
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+  cudaFree(t);
+}
+void late(const float *in, float *t, float *out, int n);
+void c_offset(const float *in, float *t, float *out, float *y, int n) {
+  two(in, t + 1, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_looped(const float *in, float *t, float *out, float *y, int n) {
+  looped(in, t, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_counting(const float *in, float *t, float *out, float *y, int n) {
+  counting(in, t, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_early(const float *in, float *t, float *out, float *y, int n) {
+  early(in, t, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_halves(const float *in, float *t, float *out, float *y, int n) {
+  halves(in, t, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_counted(const float *in, float *t, float *out, float *y, int n) {
+  counted(in, t, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_copies(const float *in, float *t, float *out, float *h, float *y, int n) {
+  copies(in, t, out, h, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_scratch(const float *in, float *out, float *y, int n) {
+  scratch(in, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_late(const float *in, float *t, float *out, float *y, int n) {
+  late(in, t, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void late(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+"""
+
+
+
+def _line(fragment: str) -> int:
+    """The line of REFUSALS (as a file) that holds `fragment` first."""
+    return next(i for i, t in enumerate(REFUSALS.split("\n"), 1) if fragment in t)
+
+
+WHY = {
+    "c_offset": "its argument 't + 1' for pointer parameter 't' is not a plain variable",
+    "c_looped": "'looped' launches a kernel inside control flow "
+                f"(line {_line('for (int r = 0')})",
+    "c_counting": f"'counting' contains a loop (line {_line('for (int k = 0')})",
+    "c_early": "'early' contains a statement cudafuse does not follow "
+               f"(line {_line('if (n < 2) return;')})",
+    "c_halves": f"'halves' assigns 'n' (line {_line('n = n / 2;')}), which a fused call "
+                "would no longer do",
+    "c_counted": f"'counted' assigns 'calls' (line {_line('calls += 1;')}), which a fused "
+                 "call would no longer do",
+    "c_copies": f"'copies' does more than launch its kernels (line {_line('cudaMemcpy(h')}: "
+                "its call to 'cudaMemcpy' may touch device memory or variables)",
+    "c_scratch": f"'scratch' does more than launch its kernels (line {_line('cudaMalloc(&t')}"
+                 ": its call to 'cudaMalloc' may touch device memory or variables)",
+}
+
+
+def test_refusals_are_located(tmp_path: Path) -> None:
+    src = tmp_path / "refusals.cu"
+    src.write_text(REFUSALS)
+    out = tmp_path / "out.cu"
+    result = fuse_file(src, out, fuse_all=True)
+    notes = {h: (line, why) for h, line, _, why in result.breaks}
+    for host, why in WHY.items():
+        line, note = notes[host]
+        assert line == _line(f"void {host}(") + 1, host  # (the call's line)
+        assert note.startswith(f"launches in '{host}' are not fused across this statement: "
+                               "its call to "), note
+        assert note.endswith(why), (host, note)
+    # A helper defined after its caller is followed, but its copy cannot be written at the
+    # call (what it uses may be declared after the caller): the group is left unfused.
+    assert "c_late: group ['ka', 'kb', 'kb'] left unfused: wrapper 'late' is defined " \
+        "after 'c_late'" in result.notes
+    assert "void c_late(const float *in, float *t, float *out, float *y, int n) {\n  " \
+        "late(in, t, out, n); kb<<<" in out.read_text()
+    callers = {g.host for g in result.groups}
+    assert not callers & set(WHY) and "c_late" not in callers
