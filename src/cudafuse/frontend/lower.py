@@ -623,6 +623,8 @@ class Lowerer:
         parameter types many times."""
         key = (t._kind_id, t.data[0] or 0)
         got = self._param_types.get(key)
+        if got is None and t.get_canonical().kind in _ARRAY_KINDS:
+            got = self._param_types[key] = self._array_param_type(t)
         if got is None:
             canon = t.get_canonical()
             is_ptr = canon.kind == ci.TypeKind.POINTER
@@ -642,6 +644,25 @@ class Lowerer:
                 pointee.get_canonical().kind == ci.TypeKind.RECORD else (),
                 _plain_members(pointee.get_canonical()) if pointee is not None else None)
         return got
+
+    @staticmethod
+    def _array_param_type(t: ci.Type
+                          ) -> tuple[str, bool, str, bool, bool, bool, str,
+                                     tuple[str, ...] | None, tuple[str, ...] | None]:
+        """_param_type's answer for a parameter declared as an array (`double2 x[]`, `const
+        float c[4]`): C adjusts its type to a pointer to the element, which libclang does not
+        show (the cursor's type is the array as written). A one-dimensional array is that
+        pointer, spelled `T *`; an array of arrays (a pointer to rows) is refused as memory
+        the analyses do not follow."""
+        elem = t.element_type
+        canon = elem.get_canonical()
+        if canon.kind in _ARRAY_KINDS:
+            return (t.spelling, False, "", False, False, True, "", (), None)
+        name = re.sub(r"\b(const|volatile)\b", "", elem.spelling).strip()
+        return (f"{elem.spelling} *", True, name, elem.is_const_qualified(), False, False,
+                re.sub(r"\b(const|volatile)\b", "", canon.spelling).strip(),
+                _float_paths(canon, 0) if canon.kind == ci.TypeKind.RECORD else (),
+                _plain_members(canon))
 
     def global_var(self, c: ci.Cursor) -> GlobalVar:
         attrs = self.attrs(c)
@@ -663,6 +684,9 @@ def _spelled_in_file(body: ci.Cursor) -> bool:
     return bool(kids) and _spelled_in_file(kids[-1])
 
 
+# A parameter declared with one of these is a pointer to its element (C's adjustment).
+_ARRAY_KINDS = frozenset({ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
+                          ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY})
 _PLAIN_KINDS = frozenset(k for k in (getattr(ci.TypeKind, name, None) for name in (
     "BOOL", "CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHORT", "UINT", "ULONG", "ULONGLONG",
     "UINT128", "CHAR_S", "SCHAR", "WCHAR", "SHORT", "INT", "LONG", "LONGLONG", "INT128",
