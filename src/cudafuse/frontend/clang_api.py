@@ -60,18 +60,26 @@ _BINARY: dict[int, str] = {}
 
 
 def binary_op(cursor: ci.Cursor) -> str:
-    lib = libclang()
-    kind = lib.clang_getCursorBinaryOperatorKind(cursor)
+    return binary_spelling(libclang().clang_getCursorBinaryOperatorKind(cursor))
+
+
+def binary_spelling(kind: int) -> str:
+    """The operator a CXBinaryOperatorKind stands for ('+', '+=', ...)."""
     text = _BINARY.get(kind)
     if text is None:
         text = _BINARY[kind] = ci._CXString.from_result(
-            lib.clang_getBinaryOperatorKindSpelling(kind))
+            libclang().clang_getBinaryOperatorKindSpelling(kind))
     return text
 
 
 def unary_op(cursor: ci.Cursor) -> tuple[str, bool]:
     """(operator, is_postfix); ('?', False) for kinds the IR does not model."""
-    return _UNARY.get(libclang().clang_getCursorUnaryOperatorKind(cursor), ("?", False))
+    return unary_spelling(libclang().clang_getCursorUnaryOperatorKind(cursor))
+
+
+def unary_spelling(kind: int) -> tuple[str, bool]:
+    """unary_op's answer for a CXUnaryOperatorKind."""
+    return _UNARY.get(kind, ("?", False))
 
 
 def evaluate(cursor: ci.Cursor) -> int | float | None:

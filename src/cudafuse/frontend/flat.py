@@ -47,7 +47,8 @@ _NAMES = ("clang_visitChildren", "clang_getCursorExtent", "clang_getCursorType",
           "clang_getCursorReferenced", "clang_Cursor_Evaluate", "clang_EvalResult_getKind",
           "clang_EvalResult_getAsLongLong", "clang_EvalResult_getAsDouble",
           "clang_EvalResult_dispose", "clang_getRangeStart", "clang_getRangeEnd",
-          "clang_getInstantiationLocation")
+          "clang_getInstantiationLocation", "clang_getCursorBinaryOperatorKind",
+          "clang_getCursorUnaryOperatorKind")
 
 
 class _Api(ctypes.Structure):
@@ -59,7 +60,8 @@ _ARRAYS = (("cursor", FlatCursor), ("size", ctypes.c_uint), ("begin", ctypes.c_u
            ("end", ctypes.c_uint), ("type_kind", ctypes.c_int), ("type_data", ctypes.c_size_t),
            ("ref_kind", ctypes.c_int), ("ref_data0", ctypes.c_size_t),
            ("ref_data1", ctypes.c_size_t), ("eval_kind", ctypes.c_int),
-           ("eval_int", ctypes.c_longlong), ("eval_double", ctypes.c_double))
+           ("eval_int", ctypes.c_longlong), ("eval_double", ctypes.c_double),
+           ("kind", ctypes.c_int), ("op", ctypes.c_int))
 
 
 class _Out(ctypes.Structure):
@@ -73,7 +75,7 @@ class FlatTree:
     sibling is `sizes[child]` nodes on. The other arrays answer what the lowering asks."""
 
     __slots__ = ("arrays", "cursors", "sizes", "begins", "ends", "type_kinds", "type_data",
-                 "tu", "spans")
+                 "kinds", "ops", "tu", "spans")
 
     def __init__(self, arrays: dict[str, ctypes.Array], n: int, tu: object):
         self.arrays, self.tu = arrays, tu
@@ -82,6 +84,9 @@ class FlatTree:
         # As lists: read for every node (the rest, read for some, stay C arrays).
         self.sizes, self.begins, self.ends = (arrays[k][:n] for k in ("size", "begin", "end"))
         self.type_kinds, self.type_data = arrays["type_kind"][:n], arrays["type_data"][:n]
+        # Each node's cursor kind and operator kind (flatten.c), read by the lowering's
+        # dispatch without a cursor object.
+        self.kinds, self.ops = arrays["kind"][:n], arrays["op"][:n]
 
     def cursor(self, i: int) -> FlatCursor:
         c = self.cursors[i]
@@ -96,6 +101,16 @@ class FlatTree:
             c = cursors[j]
             c._i, c._flat, c._tu = j, self, tu
             out.append(c)
+            j += sizes[j]
+        return out
+
+    def child_indices(self, i: int) -> list[int]:
+        """The indices of node i's children, in order."""
+        sizes = self.sizes
+        out = []
+        j, end = i + 1, i + sizes[i]
+        while j < end:
+            out.append(j)
             j += sizes[j]
         return out
 

@@ -38,18 +38,24 @@ typedef struct {
   CXSourceLocation (*range_start)(CXSourceRange);
   CXSourceLocation (*range_end)(CXSourceRange);
   void (*instantiation)(CXSourceLocation, CXFile *, unsigned *, unsigned *, unsigned *);
+  int (*binary_kind)(CXCursor);
+  int (*unary_kind)(CXCursor);
 } Api;
 
 /* CXCursorKind values (clang-c/Index.h) of the cursors asked more than the rest. */
 enum { NULL_CURSOR = 70, DECL_REF_EXPR = 101, MEMBER_REF_EXPR = 102, CALL_EXPR = 103,
-       INTEGER_LITERAL = 106, FLOATING_LITERAL = 107, CXX_BOOL_LITERAL_EXPR = 130 };
+       INTEGER_LITERAL = 106, FLOATING_LITERAL = 107, UNARY_OPERATOR = 112,
+       BINARY_OPERATOR = 114, COMPOUND_ASSIGNMENT_OPERATOR = 115,
+       CXX_BOOL_LITERAL_EXPR = 130 };
 enum { EVAL_INT = 1, EVAL_FLOAT = 2 }; /* CXEvalResultKind */
 
 /* Per node i: the cursor; the number of nodes in its subtree, itself included (its next
    sibling is at i + size[i]); its extent's raw begin and end; its type's key (kind, first
    data pointer). For a name, a member or a call (DECL_REF_EXPR, MEMBER_REF_EXPR, CALL_EXPR):
    the referenced declaration's kind and first two data pointers (ref_kind -1: none). For a
-   literal: clang's folding of it (eval_kind 0: none, 1: eval_int, 2: eval_double). Writing
+   literal: clang's folding of it (eval_kind 0: none, 1: eval_int, 2: eval_double). The
+   cursor's kind, and for an operator its CXBinaryOperatorKind or CXUnaryOperatorKind (op;
+   0 otherwise), so that the lowering dispatches without a cursor object per node. Writing
    stops at `cap`; `n` counts on, so that a caller whose arrays were too small learns how
    large to make them. */
 typedef struct {
@@ -66,6 +72,8 @@ typedef struct {
   int *eval_kind;
   long long *eval_int;
   double *eval_double;
+  int *kind;
+  int *op;
   size_t n;
   size_t cap;
   unsigned depth;     /* of the cursor being recorded */
@@ -96,7 +104,13 @@ static void answers(CXCursor c, size_t i, Flat *out) {
   out->eval_kind[i] = 0;
   out->eval_int[i] = 0;
   out->eval_double[i] = 0.0;
-  if (c.kind == DECL_REF_EXPR || c.kind == MEMBER_REF_EXPR || c.kind == CALL_EXPR) {
+  out->kind[i] = c.kind;
+  out->op[i] = 0;
+  if (c.kind == BINARY_OPERATOR || c.kind == COMPOUND_ASSIGNMENT_OPERATOR) {
+    out->op[i] = api->binary_kind(c);
+  } else if (c.kind == UNARY_OPERATOR) {
+    out->op[i] = api->unary_kind(c);
+  } else if (c.kind == DECL_REF_EXPR || c.kind == MEMBER_REF_EXPR || c.kind == CALL_EXPR) {
     CXCursor d = api->referenced(c);
     if (!(d.kind == NULL_CURSOR && !d.xdata && !d.data[0] && !d.data[1] && !d.data[2])) {
       out->ref_kind[i] = d.kind;

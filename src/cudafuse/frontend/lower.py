@@ -12,6 +12,7 @@ from cudafuse.frontend.clang_api import (
     Spans,
     arguments,
     binary_op,
+    binary_spelling,
     canonical,
     children,
     evaluate,
@@ -19,12 +20,13 @@ from cudafuse.frontend.clang_api import (
     referenced,
     spelling,
     unary_op,
+    unary_spelling,
 )
 from cudafuse.frontend.clang_api import (
     namespaces as clang_namespaces,
 )
 from cudafuse.frontend.clang_api import storage_class as raw_storage_class
-from cudafuse.frontend.flat import FlatCursor, flatten
+from cudafuse.frontend.flat import FlatCursor, FlatTree, flatten
 from cudafuse.frontend.kernel_census import skipped_ranges
 from cudafuse.frontend.macro_bounds import Macro, macro_launch_bounds, macro_table
 from cudafuse.ir import nodes as n
@@ -47,6 +49,7 @@ _LEAVES = frozenset({K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_E
 # The hot paths compare kinds as integers (Cursor._kind_id): `cursor.kind` builds a
 # CursorKind per call, and these run once per IR node.
 _LEAF_IDS = frozenset(k.value for k in _LEAVES)
+_NO_KIDS: list[int] = []  # never appended to
 _SEE_THROUGH_IDS = frozenset({K.PAREN_EXPR.value, K.UNEXPOSED_EXPR.value})
 _UNEXPOSED_EXPR_ID = K.UNEXPOSED_EXPR.value
 _INTEGER_LITERAL, _FLOATING_LITERAL = K.INTEGER_LITERAL.value, K.FLOATING_LITERAL.value
@@ -159,7 +162,9 @@ class Lowerer:
         self._callees: dict[tuple[int, int, int], tuple[int, str, str]] = {}
         self._pointers: dict[tuple[int, int], bool] = {}
         self.span = self.spans.span  # bound once: called for every IR node
+        self._flat_span = self.spans._flat_span
         self._type_spelling = self.spans.type_spelling
+        self._types = self.spans.types
         self._depth = 0
         self._tu = tu
         self._code: bytes | None = None
@@ -255,6 +260,8 @@ class Lowerer:
     # ---- expressions -------------------------------------------------------------------
 
     def expr(self, c: ci.Cursor) -> n.Expr:
+        if c.__class__ is FlatCursor:
+            return self._fexpr(c._flat, c._i)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
@@ -263,6 +270,71 @@ class Lowerer:
             return self._expr(c)
         finally:
             self._depth -= 1
+
+    def _fexpr(self, tree: FlatTree, i: int) -> n.Expr:
+        """expr() of node i of a flattened tree."""
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise LoweringError(f"expressions nested more than {MAX_DEPTH} deep",
+                                    self._flat_span(tree, i))
+            return self._flat_expr(tree, i)
+        finally:
+            self._depth -= 1
+
+    def _flat_expr(self, tree: FlatTree, i: int) -> n.Expr:
+        """_expr() of node i of a flattened tree, read from the tree's arrays: the kinds
+        most nodes have are lowered without a cursor object, the rest as _expr does."""
+        kinds = tree.kinds
+        kind = kinds[i]
+        kids = _NO_KIDS if kind in _LEAF_IDS else tree.child_indices(i)
+        while kind in _SEE_THROUGH_IDS and len(kids) == 1:
+            i = kids[0]
+            kind = kinds[i]
+            kids = _NO_KIDS if kind in _LEAF_IDS else tree.child_indices(i)
+        sp = self._flat_span(tree, i)
+        ty = self._types.get((tree.type_kinds[i], tree.type_data[i]))
+        if ty is None:
+            ty = self._type_spelling(tree.cursor(i))
+        if kind == _DECL_REF:
+            key = tree.referenced_key(i)
+            info = self._refs.get(key) if key is not None else None
+            if info is None:
+                return self.ref(tree.cursor(i), sp, ty)
+            return n.Ref(*info, span=sp, type=ty)
+        if kind in _BINARY_IDS and len(kids) == 2:
+            return n.Binary(binary_spelling(tree.ops[i]), self._fexpr(tree, kids[0]),
+                            self._fexpr(tree, kids[1]), span=sp, type=ty)
+        if kind == _INTEGER_LITERAL:
+            v = tree.value(i)
+            return n.IntLit(int(v) if v is not None else 0, span=sp, type=ty)
+        if kind == _FLOATING_LITERAL:
+            v = tree.value(i)
+            return n.FloatLit(float(v) if v is not None else 0.0, ty != "float", span=sp, type=ty)
+        if kind == _MEMBER_REF:
+            base = self._fexpr(tree, kids[0]) if kids else n.Ref("this", "other", span=sp)
+            arrow = False
+            if kids:
+                arrow = self._pointers.get(tree.type_key(kids[0]))
+                if arrow is None:
+                    arrow = self._is_pointer(tree.cursor(kids[0]))
+            key = tree.referenced_key(i)
+            name = self._names.get(key) if key is not None else None
+            if name is None:
+                name = self._spelled(tree.cursor(i))
+            return n.Member(base, name, arrow, span=sp, type=ty)
+        if kind == _UNARY_OPERATOR and len(kids) == 1:
+            op, post = unary_spelling(tree.ops[i])
+            return n.Unary(op, self._fexpr(tree, kids[0]), post, span=sp, type=ty)
+        if kind == _SUBSCRIPT and len(kids) == 2:
+            return n.Index(self._fexpr(tree, kids[0]), self._fexpr(tree, kids[1]), span=sp,
+                           type=ty)
+        if kind == _CONDITIONAL and len(kids) == 3:
+            a, b, d = (self._fexpr(tree, k) for k in kids)
+            return n.Cond(a, b, d, span=sp, type=ty)
+        if kind in _CAST_IDS and kids:
+            return n.Cast(self._fexpr(tree, kids[-1]), True, span=sp, type=ty)
+        return self._dispatch(tree.cursor(i), kind, [tree.cursor(k) for k in kids], sp, ty)
 
     def _expr(self, c: ci.Cursor) -> n.Expr:
         kind = c._kind_id
@@ -274,7 +346,10 @@ class Lowerer:
             c = kids[0]
             kind = c._kind_id
             kids = [] if kind in _LEAF_IDS else children(c)
-        sp, ty = self.span(c), self._type_spelling(c)
+        return self._dispatch(c, kind, kids, self.span(c), self._type_spelling(c))
+
+    def _dispatch(self, c: ci.Cursor, kind: int, kids: list[ci.Cursor], sp: Span,
+                  ty: str) -> n.Expr:
         if kind == _DECL_REF:
             return self.ref(c, sp, ty)
         if kind in _BINARY_IDS and len(kids) == 2:
