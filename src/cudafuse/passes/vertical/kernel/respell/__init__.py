@@ -29,6 +29,8 @@ Others mean exactly a plain guard and plain subscripts:
   * scalars declared without a value and given their one value later (`int i; i =
     blockIdx.x * blockDim.x + threadIdx.x;`) are declared there with it (lateinit.py).
 
+A `switch` whose cases each end in `break` is the if/else chain it means (switches.py).
+
 And a loop of a few constant iterations, each storing an element of its own (`for (int c =
 0; c < 3; ++c) out[i * 3 + c] = ...`), is one block per iteration, its variable a constant
 in each (unroll.py): each store is then a statement at an element the view evaluates.
@@ -60,6 +62,7 @@ from cudafuse.passes.vertical.kernel.respell.guards import guards, nested
 from cudafuse.passes.vertical.kernel.respell.helpers import helpers
 from cudafuse.passes.vertical.kernel.respell.lateinit import assigned_once
 from cudafuse.passes.vertical.kernel.respell.member_stores import whole_elements
+from cudafuse.passes.vertical.kernel.respell.switches import switches
 from cudafuse.passes.vertical.kernel.respell.text import Edit
 from cudafuse.passes.vertical.kernel.respell.unroll import unrolled
 
@@ -75,7 +78,8 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
             continue
         for found, note in (assigned_once(fn, data), vectors(unit, fn, data),
                             copies(unit, fn, data),
-                            guards(fn, data), nested(fn, data), hoisted(fn, data),
+                            guards(fn, data), nested(fn, data), switches(fn, data),
+                            hoisted(fn, data),
                             guard_locals(fn, data), split_data(fn, data),
                             split_data_return(fn, data), later_returns(fn, data),
                             loads(fn, data),
