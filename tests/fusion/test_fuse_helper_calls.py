@@ -24,9 +24,11 @@ CALLERS = {
     "hm_status": (*SMOOTH, "hm_scale"),  # a status nobody reads
     "hm_then_wrapper": (*SMOOTH, "hm_scale"),  # ending in a one-launch wrapper's call
     "hm_partial": ("hm_scale", "hm_grad"),  # the helper's second launch stays
+    "hm_stream": ("hm_affine", "hm_blend", "hm_affine"),  # a stream, cudaLaunchKernel
 }
 # The helpers' own launches fuse in their own definitions too.
-HELPERS = {"smooth": SMOOTH, "edges": ("hm_grad", "hm_thresh"), "smooth_status": SMOOTH}
+HELPERS = {"smooth": SMOOTH, "edges": ("hm_grad", "hm_thresh"), "smooth_status": SMOOTH,
+           "stage": ("hm_affine", "hm_blend")}
 
 
 @pytest.fixture(scope="module")

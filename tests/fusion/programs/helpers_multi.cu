@@ -66,6 +66,26 @@ __global__ void hm_thresh(const float *mag, float *edge, float t, int w, int h) 
   if (x < w && y < h) edge[y * w + x] = mag[y * w + x] > t ? 1.0f : 0.0f;
 }
 
+template <typename T>
+__global__ void hm_affine(const T *in, T *out, T a, T b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i] + b;
+}
+
+__global__ void hm_blend(const float *p, const float *q, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 0.5f * (p[i] + q[i]);
+}
+
+// Another style: a stream and the launch shape as parameters, a template kernel, a launch
+// through cudaLaunchKernel, parameters named as the caller's variables in other roles.
+static void stage(cudaStream_t s, const float *x, float *y, float *out, int n, dim3 grid,
+                  dim3 block) {
+  hm_affine<float><<<grid, block, 0, s>>>(x, y, 2.0f, -1.0f, n);
+  void *args[] = {&x, &y, &out, &n};
+  cudaLaunchKernel((const void *)hm_blend, grid, block, args, 0, s);
+}
+
 // Two launches, a dim3 grid computed from the block, an error check after each.
 void smooth(const float *src, float *tmp, float *dst, int width, int height) {
   dim3 block(16, 8);
@@ -144,4 +164,16 @@ void hm_partial(const float *x, float *a, float *m, float *p, int w, int h) {
   dim3 blk(16, 16), grd((w + 15) / 16, (h + 15) / 16);
   hm_scale<<<grd, blk>>>(x, a, 2.0f, w, h);
   grad_peaks(a, m, p, w, h);
+}
+
+// The other style: the helper's two launches and the caller's template launch on a stream.
+void hm_stream(const float *y, float *x, float *out, float *z, int w, int h) {
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  int n = w * h;
+  dim3 block(64), grid((n + 63) / 64);
+  stage(s, y, x, out, n, grid, block);
+  hm_affine<float><<<grid, block, 0, s>>>(out, z, 0.5f, 0.25f, n);
+  cudaStreamSynchronize(s);
+  cudaStreamDestroy(s);
 }
