@@ -37,6 +37,7 @@ from cudafuse.passes.vertical.host.hostview import (
 from cudafuse.passes.vertical.host.wrappers import hosts_with_wrappers
 from cudafuse.passes.vertical.kernel.constargs import with_launch_constants
 from cudafuse.passes.vertical.kernel.cooperation import explained
+from cudafuse.passes.vertical.kernel.pointwise import loop_variable, loop_window
 from cudafuse.passes.vertical.kernel.recognise import build_view
 from cudafuse.passes.vertical.kernel.view import KernelView, elements_per_item
 from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
@@ -189,6 +190,12 @@ class _Planner:
             elif load is not None and load.kind == "gather":
                 offs = GATHER_WINDOW  # how many elements it reads is known at run time only
                 gathers.add(key)
+            elif load is not None and load.kind == "other" and \
+                    loop_variable(info.facts, pname) is not None:
+                # Reads at run-time loop indices (kernel/pointwise.py): the producer is
+                # recomputed at each of them, whichever elements they are.
+                offs = loop_window(info.facts, pname)
+                gathers.add(key)
             elif load is not None and load.kind in ("point", "stencil") and load.window:
                 offs = frozenset((o[0], o[1] if len(o) > 1 else 0) for o in load.window)
             else:
@@ -310,7 +317,12 @@ class _Planner:
             if fused:
                 why = f"fused (group of {len(chosen.groups[where[a]])} kernels)"
                 gathered = [b for b in bufs if b in model.kernels[c].gathers]
-                if gathered:
+                reads = len(model.kernels[c].reads.get(gathered[0], ())) if gathered else 0
+                if gathered and model.kernels[c].reads.get(gathered[0]) != GATHER_WINDOW:
+                    why += (f"; '{model.kernels[c].name}' reads {buffer_name(gathered[0])} at "
+                            f"run-time loop indices: recomputed per read, costed as {reads} "
+                            f"read{'s' if reads != 1 else ''} of each element")
+                elif gathered:
                     why += (f"; '{model.kernels[c].name}' reads {buffer_name(gathered[0])} at "
                             "run-time offsets: recomputed per read, costed as a 5x5 window")
             else:

@@ -47,6 +47,7 @@ from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.kernel.escape import subscript_only
 from cudafuse.passes.vertical.kernel.macro_stmts import shared_text_reason
 from cudafuse.passes.vertical.kernel.ownvalue import store_anchor
+from cudafuse.passes.vertical.kernel.pointwise import loop_variable, pointwise_reason
 from cudafuse.passes.vertical.kernel.staged_copy import copied_meaning
 from cudafuse.passes.vertical.kernel.tile_stores import (
     TileStore,
@@ -501,6 +502,9 @@ class Legality:
                 self._any_index_exact(a, c) and src.view.stores.get(
                     src.writes.get(buffer, "")) is not None:
             return None  # its one load is a clamped tile position (kernel/tile_stores.py)
+        if load is not None and load.kind == "other" and \
+                loop_variable(dst.facts, pname) is not None:
+            return self._loop_read_reason(a, c, buffer, pname)
         if load is None or load.kind not in ("point", "stencil", "gather"):
             why = load.reason if load is not None else "no load classification"
             return f"'{cname}' reads '{pname}' in a way cudafuse cannot map: {why}"
@@ -540,6 +544,34 @@ class Legality:
                     zip(src.view.bounds, dst.view.bounds, strict=False))):
             return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the same "
                     "iteration space")
+        return None
+
+    def _loop_read_reason(self, a: int, c: int, buffer: str, pname: str) -> str | None:
+        """A consumer reading `pname` at run-time loop indices (kernel/pointwise.py): fused
+        when the producer is point-wise in its stored element (recomputed at each read for
+        about the load it replaces), its value function is exact at any element, and the
+        intermediate is not read after the group (no thread would store it)."""
+        src, dst = self.infos[a], self.infos[c]
+        cname, sname = dst.site.kernel.name, src.site.kernel.name
+        at = (f"'{cname}' reads '{pname}' at run-time indices (loop variable "
+              f"'{loop_variable(dst.facts, pname)}')")
+        why = pointwise_reason(self.unit, src.view, src.facts, src.writes.get(buffer, ""))
+        if why:
+            return f"{at}, where {why}"
+        if not self._any_index_exact(a, c):
+            v = src.view
+            how = "it is a grid-stride loop" if v.grid_stride else \
+                "it stores channels" if v.channels else \
+                "its elements are not decoded from a plain row stride" if v.dims == 2 and (
+                    v.stride is None or v.grid_dims or v.launch_extents) else \
+                f"its guard is dropped ('{cname}''s bounds are its own)"
+            return (f"{at}, where '{sname}''s value at an element is exact only where its "
+                    f"threads store ({how}): a read elsewhere would not see memory as the "
+                    "original does")
+        if buffer in self.model.live_out:
+            return (f"{at}, and '{buffer.split(':', 1)[1].split('@')[0]}' may be read after "
+                    f"the group: the fused kernel would have to store it at every element "
+                    f"'{sname}' writes, which '{cname}''s threads do not own")
         return None
 
     def _channel_edge_reason(self, a: int, c: int, pname: str, channels: Channels
