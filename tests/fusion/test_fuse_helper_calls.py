@@ -229,3 +229,50 @@ def test_refusals_are_located(tmp_path: Path) -> None:
         "late(in, t, out, n); kb<<<" in out.read_text()
     callers = {g.host for g in result.groups}
     assert not callers & set(WHY) and "c_late" not in callers
+
+
+NAMESPACES = r"""
+#include <cuda_runtime.h>
+namespace img {
+__global__ void ka(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f;
+}
+__global__ void kb(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+const int threads = 128;
+void two(const float *in, float *t, float *out, int n) {
+  ka<<<(n + threads - 1) / threads, threads>>>(in, t, n);
+  kb<<<(n + threads - 1) / threads, threads>>>(t, out, n);
+}
+}  // namespace img
+void outside(const float *in, float *t, float *u, float *out, int n) {
+  img::two(in, t, u, n);
+  img::kb<<<(n + 127) / 128, 128>>>(u, out, n);
+}
+namespace img {
+void inside(const float *in, float *t, float *u, float *out, int n) {
+  img::two(in, t, u, n);
+  kb<<<(n + 127) / 128, 128>>>(u, out, n);
+}
+}  // namespace img
+"""
+
+
+def test_copy_only_in_the_helpers_namespace(tmp_path: Path) -> None:
+    """The copy names what the helper's body names unqualified (`ka`, `threads`): it is
+    written only in the helper's own namespace (a qualified call there is no macro)."""
+    src = tmp_path / "ns.cu"
+    src.write_text(NAMESPACES)
+    out = tmp_path / "out.cu"
+    result = fuse_file(src, out, fuse_all=True)
+    assert ("inside", ["ka", "kb", "kb"]) in [(g.host, g.kernels) for g in result.groups]
+    assert "outside: group ['ka', 'kb', 'kb'] left unfused: wrapper 'two' is declared in " \
+        "namespace 'img', not where 'outside' is: a copy of it there could not name what its " \
+        "body names" in result.notes
+    text = out.read_text()
+    assert "  img::two(in, t, u, n);\n  img::kb<<<" in text
+    assert "/* cudafuse: a copy of 'two' */ [](const float *in, float *t, float *out, " \
+        "int n) {" in text

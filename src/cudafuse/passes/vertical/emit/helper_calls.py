@@ -40,7 +40,11 @@ from typing import TYPE_CHECKING
 from cudafuse.codegen.splice import Edit, OverlappingEdits
 from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.emit.codegen import CodegenError, GroupEmitter, _Slice, expr_text
-from cudafuse.passes.vertical.emit.wrapper_codegen import param_list, sink_edits
+from cudafuse.passes.vertical.emit.wrapper_codegen import (
+    copy_problem,
+    param_list,
+    sink_edits,
+)
 from cudafuse.passes.vertical.host.api_launches import status_used
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 
@@ -87,10 +91,9 @@ def _statement(em: GroupEmitter, site: LaunchSite) -> n.ExprStmt:
     if em.group.checks:
         raise CodegenError("its producers' coverage is only known at run time, and "
                            f"'{w.fn.name}' launches '{site.kernel.name}'")
-    if w.fn.span.end > host.span.start:
-        raise CodegenError(f"wrapper '{w.fn.name}' is defined after '{host.name}'")
-    if not unit.text(w.call.span).startswith(w.fn.name):
-        raise CodegenError(f"the call of '{w.fn.name}' is written inside a macro invocation")
+    why = copy_problem(unit, w.fn, w.call, host)
+    if why is not None:
+        raise CodegenError(why)
     if not spells_kernel(unit.text(w.launch.callee_span), site.kernel.name):
         raise CodegenError(f"the launch of '{site.kernel.name}' in '{w.fn.name}' is written "
                            "inside a macro invocation")

@@ -14,6 +14,7 @@ A wrapper of several launches: its call becomes a copy of it written at the call
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from cudafuse.ir import nodes as n
@@ -36,6 +37,27 @@ if TYPE_CHECKING:
 Edit = tuple[int, int, str]
 
 
+_CALLEE = re.compile(r"\s*(?:::)?(?:\w+\s*::\s*)*(\w+)\s*(?:<[^()]*>)?\s*\(", re.S)
+
+
+def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Function
+                 ) -> str | None:
+    """Why a copy of wrapper `fn`, started where `host` calls it, cannot be written: it
+    must be defined before the caller, in the caller's namespace (the copy names what the
+    wrapper's body names, unqualified), and called by its name, not through a macro."""
+    if fn.span.end > host.span.start:
+        return f"wrapper '{fn.name}' is defined after '{host.name}'"
+    if fn.namespaces != host.namespaces:
+        where = "::".join(x or "(anonymous)" for x, _ in fn.namespaces)
+        where = f"namespace '{where}'" if where else "the global namespace"
+        return (f"wrapper '{fn.name}' is declared in {where}, not where '{host.name}' is: a "
+                "copy of it there could not name what its body names")
+    got = _CALLEE.match(unit.text(call.span))
+    if got is None or got.group(1) != fn.name:
+        return f"the call of '{fn.name}' is written inside a macro invocation"
+    return None
+
+
 def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tuple[str, str, str]]]:
     """The edits of the wrapper's text that make its launch of the group's last kernel start
     the fused kernel, and the arguments of the fused kernel it lacks: (declared type, name
@@ -43,16 +65,13 @@ def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tupl
     unit, sink = em.unit, em.sink
     w = sink.wrapper
     assert w is not None and w.fn.body is not None
-    if w.fn.span.end > sink.host.span.start:
-        raise CodegenError(f"wrapper '{w.fn.name}' is defined after '{sink.host.name}'")
     data = unit.source.data
     orig = w.launch
     for site in em.group.launches:
         if site.wrapper is not None:
-            call = site.wrapper.call
-            if not unit.text(call.span).startswith(site.wrapper.fn.name):
-                raise CodegenError(f"the call of '{site.wrapper.fn.name}' is written inside "
-                                   "a macro invocation")
+            why = copy_problem(unit, site.wrapper.fn, site.wrapper.call, site.host)
+            if why is not None:
+                raise CodegenError(why)
     if not spells_kernel(unit.text(orig.callee_span), sink.kernel.name):
         raise CodegenError(f"the launch in '{w.fn.name}' is written inside a macro invocation")
     at = {param_key(p, a): i for i, (p, a) in enumerate(sink.bindings)}
