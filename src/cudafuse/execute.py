@@ -79,6 +79,7 @@ def _execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
     if sanitize and backend != "emu":
         raise error("--sanitize checks emulated runs (--backend emu); on the GPU use "
                     "compute-sanitizer", status=2)
+    _check_cache()
     slots: list[Slot] = []
     kinds: dict[str, str] = {}
     opts, _ = effective_options(opts, path)  # the database's warnings come with the parse
@@ -100,6 +101,24 @@ def _execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
         need = sum(s[0].nbytes for s in slots if s)
         raise error(f"out of memory running with the spec's arrays ({need} bytes, each "
                     "copied about three times)", path) from None
+
+
+def _check_cache() -> None:
+    """The build cache the environment names (CUDAFUSE_CACHE_DIR, XDG_CACHE_HOME, HOME) is
+    the machine's state: one that cannot be created or written is said as such, before the
+    build fails somewhere inside it."""
+    import os
+
+    from cudafuse.runtime.build import cache_dir
+
+    hint = "(set CUDAFUSE_CACHE_DIR or XDG_CACHE_HOME to a writable directory)"
+    try:
+        path = cache_dir()
+    except OSError as exc:
+        raise error(f"cannot create the build cache '{exc.filename}': {exc.strerror} "
+                    f"{hint}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise error(f"the build cache '{path}' is not writable {hint}")
 
 
 def as_spelled(message: str, path: str) -> str:
@@ -354,6 +373,12 @@ def report(outputs: list[tuple[Any, Any, Any]], rtol: float, atol: float,
             click.echo(f"{spec_path or 'spec'}: warning: atol {atol:g} is at least every "
                        f"|value| of the original's '{c.name}' (largest {top:.3g}): any "
                        "result of that size passes", err=True)
+        elif not c.mismatches and c.max_abs > 0 and vacuous_atol(w, np.inf) is None:
+            # An original output that is all zero: every value the transformed program
+            # wrote that passes, passes by atol alone.
+            click.echo(f"{spec_path or 'spec'}: warning: the original's '{c.name}' is all "
+                       f"zero; the transformed program's differs by up to {c.max_abs:.3g}, "
+                       f"within atol {atol:g}", err=True)
         click.echo(f"{c.name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g}: "
                    f"{status}")
         if c.mismatches:

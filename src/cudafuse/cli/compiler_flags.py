@@ -12,6 +12,8 @@ every command (`cudafuse hfuse a.cu -o f.cu -- -fno-exceptions`), not as input f
 
 from __future__ import annotations
 
+import re
+
 import click
 
 # Multi-letter options whose value GCC and clang also take attached (`-isystemDIR`).
@@ -90,3 +92,25 @@ def take_paths(args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...],
             rest.append(arg)
         i += 1
     return tuple(dirs), tuple(defs), tuple(rest)
+
+
+_MACRO = re.compile(r"[A-Za-z_]\w*(?:\([^()]*\))?(?:=.*)?", re.S)
+_NAME = re.compile(r"[A-Za-z_]\w*")
+# The C++ standards clang 18 takes with CUDA (C standards and others are refused there).
+_STD = re.compile(r"(?:c|gnu)\+\+(?:98|03|0x|11|1y|14|1z|17|2a|20|2b|23|2c|26)")
+
+
+def flag_problem(defines: tuple[str, ...], undefines: tuple[str, ...], std: str | None
+                 ) -> str | None:
+    """What is wrong with the -D, -U and -std values, said as a usage error (libclang
+    itself fails on them without a word: 'could not parse the file')."""
+    for d in defines:
+        if not _MACRO.fullmatch(d):
+            return f"-D '{d}': a macro definition is NAME, NAME=VALUE or NAME(ARGS)=VALUE"
+    for u in undefines:
+        if not _NAME.fullmatch(u):
+            return f"-U '{u}': a macro name is an identifier"
+    if std is not None and not _STD.fullmatch(std):
+        return (f"-std '{std}': not a C++ standard clang 18 parses CUDA with (c++11, c++14, "
+                "c++17, c++20, c++23, their gnu++ forms, ...)")
+    return None

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cudafuse.cli.group import guarded, main, nonempty, parse_options, print_diagnostics
+from cudafuse.cli.group import (
+    FiniteRange,
+    guarded,
+    main,
+    nonempty,
+    parse_options,
+    print_diagnostics,
+)
 from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
@@ -151,7 +158,7 @@ def _side_outputs(outs: OutputSet, fused: FuseResult, report_path: str | None,
               help="With --profile: replace a size of the spec (measure at 4096x4096 with "
                    "--spec-size w=4096 --spec-size h=4096).")
 @click.option("--margin", default=0.03, show_default=True,
-              type=click.FloatRange(0, 1, max_open=True),
+              type=FiniteRange(0, 1, max_open=True),
               help="With --profile: how much faster than unfused a variant must be (a "
                    "fraction of its time, 0 to 1).")
 @click.option("--cache-dir", type=click.Path(file_okay=False),

@@ -7,10 +7,11 @@ import functools
 import gc
 import importlib
 import io
+import math
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -20,10 +21,10 @@ from cudafuse.cli.compiler_flags import (
     META_KEY,
     CompilerFlagsCommand,
     clang_flags,
+    flag_problem,
     take_paths,
 )
 from cudafuse.diagnostics import CudafuseError, Diagnostic
-from cudafuse.frontend import ParseOptions
 
 
 def _verbose() -> bool:
@@ -148,6 +149,19 @@ def _print_traceback() -> None:
     traceback.print_exc()
 
 
+class FiniteRange(click.FloatRange):
+    """A float range that also refuses NaN (which every bound comparison lets through) and
+    the infinities: `--timeout inf` or `--margin nan` would reach code that needs a
+    number."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
 def nonempty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """An input path that is '' (an unset shell variable) is a usage error, not 'no such
     file' or, as the current directory, 'is a directory'."""
@@ -223,16 +237,30 @@ def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                 *(kwargs.pop("clang_args", ()) or ()))
         _check_clang_args(tail)
         dirs, defs, rest = take_paths(tail)
+        problem = flag_problem((*defines, *defs), undefines, std)
+        if problem:
+            raise click.UsageError(problem)
         extra = (*clang_flags(undefines, system_dirs, quote_dirs, after_dirs, macro_files, std),
                  *rest)
         # -UNAME drops the command line's -DNAME (as clang does for a -U after it) here,
         # where the builds (nvcc, the emulator's g++) that take only the defines see it too.
         kept = tuple(d for d in (*defines, *defs) if d.split("=", 1)[0] not in undefines)
+        from cudafuse.frontend import ParseOptions  # here: the front end is slow to import
+
         kwargs["parse_opts"] = ParseOptions((*include_dirs, *dirs), kept, forced, extra, arch,
                                             compdb)
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+def _interrupted() -> NoReturn:
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _drop_stdout()
+    click.echo("cudafuse: interrupted", err=True)
+    raise click.exceptions.Exit(130) from None
 
 
 class LazyGroup(click.Group):
@@ -253,7 +281,10 @@ class LazyGroup(click.Group):
         group = ("--debug", "-v", "--verbose")
         moved = [a for a in args[:end] if a in group]
         rest = [a for a in args[:end] if a not in group] + args[end:]
-        return super().parse_args(ctx, moved + rest)
+        try:
+            return super().parse_args(ctx, moved + rest)
+        except KeyboardInterrupt:  # click's own handler would say "Aborted!", exit 1
+            _interrupted()
 
     def invoke(self, ctx: click.Context) -> Any:
         # An interrupt exits with 130 (128 + SIGINT), as shells and make expect, not with
@@ -262,9 +293,7 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            sys.stdout.flush()
-            click.echo("cudafuse: interrupted", err=True)
-            raise click.exceptions.Exit(130) from None
+            _interrupted()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self.MODULES))

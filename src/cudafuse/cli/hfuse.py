@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 import click
 
 from cudafuse.api import hfused_result
-from cudafuse.cli.group import guarded, main, nonempty, parse_options, print_diagnostics
+from cudafuse.cli.group import (
+    FiniteRange,
+    guarded,
+    main,
+    nonempty,
+    parse_options,
+    print_diagnostics,
+)
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions
 from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
@@ -73,7 +80,7 @@ if TYPE_CHECKING:
 @click.option("--split-step", default=128, show_default=True,
               help="With --profile: thread-count step for the parts that may change size.")
 @click.option("--margin", default=0.03, show_default=True,
-              type=click.FloatRange(0, 1, max_open=True),
+              type=FiniteRange(0, 1, max_open=True),
               help="With --profile: how much faster than two streams a fused kernel must be "
                    "(a fraction of their time, 0 to 1).")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
@@ -137,7 +144,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
             raise error(f"{flag} chooses {' and '.join(fixed)}; give one or the other",
                         status=2)
     cap = regcap_value(regcap)
-    if name and not name.isidentifier():
+    if name and not (name.isascii() and name.isidentifier()):
         raise error(f"--name must be a C identifier, not '{name}'", status=2)
     outs = OutputSet([*files, from_profile, spec_path, *parse_opts.forced_includes])
     outs.declare("-o", output, stdout=True)

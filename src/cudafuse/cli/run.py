@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cudafuse.cli.group import guarded, main, parse_options, print_diagnostics
+from cudafuse.cli.group import FiniteRange, guarded, main, parse_options, print_diagnostics
 from cudafuse.diagnostics import error
 from cudafuse.execute import (
     report,
@@ -30,7 +30,7 @@ _backend = click.option("--backend", type=click.Choice(BACKEND_NAMES), default="
                         show_default=True, help="emu: g++ and the CPU emulator; nvcc: the GPU.")
 _spec = click.option("--spec", "spec_path", required=True, type=click.Path(dir_okay=False),
                      help="TOML file naming the entry function and its arguments.")
-_timeout = click.option("--timeout", type=click.FloatRange(0, min_open=True), default=600.0,
+_timeout = click.option("--timeout", type=FiniteRange(0, min_open=True), default=600.0,
                         show_default=True,
                         help="Seconds before a run is stopped (emu).")
 _sanitize = click.option("--sanitize/--no-sanitize", default=False, show_default=True,
@@ -139,6 +139,9 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
         if not any(a.is_output for a in spec.args):
             raise error("the spec marks no argument as an output (role = \"out\" or "
                         "\"inout\")", spec_path)
+        if not any(a.count for a in spec.args if a.is_output):
+            raise error("every output of the spec has count 0: there would be nothing to "
+                        "compare", spec_path)
         with structs_wrapped(original, spec, parse_opts) as (path, run):
             want = run_reference(path, run, backend, parse_opts, timeout, sanitize)
         with structs_wrapped(fused, spec, parse_opts) as (path, run):

@@ -148,6 +148,9 @@ def verify_hfuse(files: tuple[str, ...], spec_path: str | None, pair: str | None
     if not outputs:
         raise error("neither spec marks an argument as an output (role = \"out\" or "
                     "\"inout\")", spec_path or spec1 or "")
+    if not any(w.size for _, w, _ in outputs):
+        raise error("every output of the specs has count 0: there would be nothing to "
+                    "compare", spec_path or spec1 or "")
     return report(outputs, max(s1.spec.rtol, s2.spec.rtol), max(s1.spec.atol, s2.spec.atol))
 
 

@@ -272,7 +272,7 @@ def _spec(path: str, raw: dict[str, Any]) -> Spec:
         spec.grid = _dims(launch.get("grid", 1), sizes, "launch.grid")
         spec.block = _dims(launch.get("block", 1), sizes, "launch.block")
         spec.shared = integer(launch.get("shared", 0), sizes, "launch.shared")
-        _check_launch_limits(spec.grid, spec.block)
+        _check_launch_limits(spec.grid, spec.block, spec.shared)
     return spec
 
 
@@ -298,10 +298,21 @@ def _symbols(tables: Any, sizes: dict[str, Any], base_seed: int) -> list[ArgSpec
     return out
 
 
-def _check_launch_limits(grid: tuple[int, ...], block: tuple[int, ...]) -> None:
+# The most dynamic shared memory any GPU gives one block (227 KiB: sm_90, sm_100, with the
+# opt-in attribute), as the emulator allows.
+MAX_DYNAMIC_SHARED = 232448
+
+
+def _check_launch_limits(grid: tuple[int, ...], block: tuple[int, ...], shared: int = 0
+                         ) -> None:
     """CUDA's launch limits (every architecture since sm_30): a launch beyond them fails on
     a GPU, so it is the spec's mistake, said at its key before anything is built (the
-    emulator's own check could only name a generated harness)."""
+    emulator's own check could only name a generated harness; a size past 64 bits would
+    reach it truncated)."""
+    if shared > MAX_DYNAMIC_SHARED:
+        size = f"{shared:.3g}" if shared >= 10**12 else str(shared)
+        raise ValueError(f"launch.shared: {size} bytes of dynamic shared memory; no GPU "
+                         f"gives a block more than {MAX_DYNAMIC_SHARED} (227 KiB)")
     bx, by, bz = (*block, 1, 1)[:3]
     gy, gz = (*grid[1:], 1, 1)[:2]
     if bx * by * bz > 1024 or bx > 1024 or by > 1024 or bz > 64:

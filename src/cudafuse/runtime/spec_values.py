@@ -59,7 +59,9 @@ def parse_dtype(value: Any, where: str) -> np.dtype:
         raise ValueError(f"{where}: '{value}' is {numpy} in numpy, but C's {value} is "
                          f"usually {c}; write the size ({c} or {numpy})")
     dt = None
-    if isinstance(value, str):
+    # A name or type code ("float32", "f4", "<f4"); numpy reads some other strings too
+    # ("\0" and "?" as bool), which no spec means.
+    if isinstance(value, str) and re.fullmatch(r"[<=|]?[A-Za-z][A-Za-z0-9]*", value):
         try:
             dt = np.dtype(value)
         except TypeError:

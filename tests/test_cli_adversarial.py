@@ -1,0 +1,206 @@
+"""Input a new user may give by mistake or on purpose (issue 27), each refused before any
+build or parse with a one-line error and the right exit status (2: the command line, 1: the
+spec or the machine), nothing written and no input changed. One generated table; every case
+fails before the emulator or libclang would run, so the whole table costs a few seconds."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cudafuse.cli import main
+from cudafuse.execute import report
+from cudafuse.runtime.spec import ArgSpec, load_spec
+
+CHAIN = """__global__ void a(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = 2.0f * i;
+}
+__global__ void b(const float *p, float *q, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = p[i] + 1.0f;
+}
+void run(float *p, float *q, int n) {
+  a<<<(n + 255) / 256, 256>>>(p, n);
+  b<<<(n + 255) / 256, 256>>>(p, q, n);
+}
+"""
+KERNEL = """__global__ void k(const float *p, float *q, int n) {
+  extern __shared__ float tile[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = p[i];
+}
+"""
+
+
+def host_spec(p: str = 'dtype = "float32"\ncount = 4', q: str = 'dtype = "float32"\ncount = 4'
+              ) -> str:
+    return (f'entry = "run"\n[[args]]\nname = "p"\n{p}\n[[args]]\nname = "q"\n{q}\n'
+            'role = "out"\n[[args]]\nname = "n"\nvalue = 4\n')
+
+
+def kernel_spec(launch: str) -> str:
+    return (f'entry = "k"\n[launch]\ngrid = 1\nblock = 32\n{launch}\n'
+            '[[args]]\nname = "p"\ndtype = "float32"\ncount = 32\n'
+            '[[args]]\nname = "q"\ndtype = "float32"\ncount = 32\nrole = "out"\n'
+            '[[args]]\nname = "n"\nvalue = 32\n')
+
+
+RUN = ["run", "chain.cu", "--spec", "s.toml"]
+# (id, command line, spec text, environment, exit status, what stderr says)
+CASES = [
+    ("timeout-inf", [*RUN, "--timeout", "inf"], host_spec(), {}, 2,
+     "'--timeout': 'inf' is not a finite number"),
+    ("timeout-nan", [*RUN, "--timeout", "nan"], host_spec(), {}, 2,
+     "'--timeout': 'nan' is not a finite number"),
+    ("margin-nan", ["fuse", "chain.cu", "-o", "o.cu", "--profile", "--spec", "s.toml",
+                    "--margin", "nan"], host_spec(), {}, 2,
+     "'--margin': 'nan' is not a finite number"),
+    ("hfuse-margin-nan", ["hfuse", "chain.cu", "--kernels", "a,b", "-o", "o.cu", "--profile",
+                          "--spec", "s.toml", "--margin=NaN"], host_spec(), {}, 2,
+     "'--margin': 'NaN' is not a finite number"),
+    ("define-empty", ["analyze", "chain.cu", "-D", ""], "", {}, 2,
+     "-D '': a macro definition is NAME, NAME=VALUE or NAME(ARGS)=VALUE"),
+    ("define-number", ["fuse", "chain.cu", "-o", "o.cu", "-D", "1=2"], "", {}, 2,
+     "-D '1=2': a macro definition is"),
+    ("define-after-dashes", ["plan", "chain.cu", "--", "-D", ""], "", {}, 2,
+     "-D '': a macro definition is"),
+    ("undefine-space", ["analyze", "chain.cu", "-U", "a b"], "", {}, 2,
+     "-U 'a b': a macro name is an identifier"),
+    ("std-c", ["analyze", "chain.cu", "-std=c11"], "", {}, 2,
+     "-std 'c11': not a C++ standard"),
+    ("std-unknown", [*RUN, "--std", "c++99"], host_spec(), {}, 2,
+     "-std 'c++99': not a C++ standard"),
+    ("hfuse-name-not-ascii", ["hfuse", "chain.cu", "--kernels", "a,b", "--block1", "256",
+                              "--block2", "256", "-o", "o.cu", "--name", "\u00f1ame"], "", {},
+     2, "--name must be a C identifier, not '\u00f1ame'"),
+    ("cache-is-a-file", RUN, host_spec(), {"CUDAFUSE_CACHE_DIR": "chain.cu"}, 1,
+     "cannot create the build cache 'chain.cu'"),
+    ("xdg-cache-under-a-file", RUN, host_spec(),
+     {"CUDAFUSE_CACHE_DIR": None, "XDG_CACHE_HOME": "chain.cu"}, 1,
+     "cannot create the build cache 'chain.cu/cudafuse': Not a directory"),
+    ("home-is-a-file", RUN, host_spec(),
+     {"CUDAFUSE_CACHE_DIR": None, "XDG_CACHE_HOME": None, "HOME": "chain.cu"}, 1,
+     "cannot create the build cache 'chain.cu/.cache/cudafuse'"),
+    ("shared-past-64-bits", ["run", "k.cu", "--spec", "s.toml"], kernel_spec("shared = 1e308"),
+     {}, 1, "s.toml: error: launch.shared: 1e+308 bytes of dynamic shared memory; no GPU "
+     "gives a block more than 232448 (227 KiB)"),
+    ("shared-past-any-gpu", ["run", "k.cu", "--spec", "s.toml"],
+     kernel_spec("shared = 232449"), {}, 1, "launch.shared: 232449 bytes"),
+    ("dtype-nul", RUN, host_spec(p='dtype = "\\u0000"\ncount = 4'), {}, 1,
+     "s.toml: error: args[0] 'p'.dtype: unknown dtype '\\x00'"),
+    ("dtype-type-code", RUN, host_spec(q='dtype = "?"\ncount = 4'), {}, 1,
+     "args[1] 'q'.dtype: unknown dtype '?'"),
+    ("verify-empty-outputs", ["verify", "chain.cu", "chain.cu", "--spec", "s.toml"],
+     host_spec(q='dtype = "float32"\ncount = 0'), {}, 1,
+     "s.toml: error: every output of the spec has count 0: there would be nothing to "
+     "compare"),
+]
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("argv, spec, env, status, message",
+                         [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_refused_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 argv: list[str], spec: str, env: dict[str, str | None],
+                                 status: int, message: str) -> None:
+    (tmp_path / "chain.cu").write_text(CHAIN)
+    (tmp_path / "k.cu").write_text(KERNEL)
+    if spec:
+        (tmp_path / "s.toml").write_text(spec)
+    monkeypatch.chdir(tmp_path)
+    for key, value in env.items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
+    before = snapshot(tmp_path)
+    res = CliRunner().invoke(main, argv)
+    assert res.exit_code == status, res.output
+    assert message in res.stderr, res.stderr
+    assert "internal error" not in res.stderr and "Traceback" not in res.output
+    said = [line for line in res.stderr.splitlines()  # besides click's usage lines
+            if line and not line.startswith(("Usage: ", "Try '"))]
+    assert len(said) == 1, res.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_the_spec_limits_agree_with_the_emulator() -> None:
+    """The spec refuses what the emulator's dynamic shared memory cannot hold, no less."""
+    from cudafuse.runtime.spec import MAX_DYNAMIC_SHARED
+
+    header = Path(__file__).parents[1] / "src/cudafuse/emu/include/cudafuse_emu.h"
+    assert f"g_dyn_smem[{MAX_DYNAMIC_SHARED}]" in header.read_text()
+
+
+def test_a_spec_at_the_shared_limit_loads(tmp_path: Path) -> None:
+    (tmp_path / "s.toml").write_text(kernel_spec("shared = 232448"))
+    assert load_spec(str(tmp_path / "s.toml")).shared == 232448
+
+
+@pytest.mark.parametrize("dtype, name", [("float32", "float32"), ("f4", "float32"),
+                                         ("<f4", "float32"), ("u1", "uint8"),
+                                         ("bool", "bool")])
+def test_dtype_spellings_still_load(tmp_path: Path, dtype: str, name: str) -> None:
+    (tmp_path / "s.toml").write_text(host_spec(p=f'dtype = "{dtype}"\ncount = 4'))
+    assert load_spec(str(tmp_path / "s.toml")).args[0].dtype == np.dtype(name)
+
+
+@pytest.mark.parametrize("got, warned", [(np.array([0.0, 4e-7], np.float32), True),
+                                         (np.zeros(2, np.float32), False),
+                                         (np.array([0.0, 1.0], np.float32), False)])
+def test_an_all_zero_original_passing_by_atol_is_a_warning(
+        capsys: pytest.CaptureFixture[str], got: np.ndarray, warned: bool) -> None:
+    """atol 1e-6 against an original that is all zero: 4e-7 passes, but only by the
+    tolerance, which verify says (a mismatch, 1.0, is a mismatch and no warning)."""
+    arg = ArgSpec("q", np.dtype("float32"), 2, role="out", shape=(2,))
+    ok = report([(arg, np.zeros(2, np.float32), got)], 1e-5, 1e-6, "s.toml")
+    err = capsys.readouterr().err
+    assert ok == (got[1] < 1e-6)
+    assert ("s.toml: warning: the original's 'q' is all zero; the transformed program's "
+            "differs by up to 4e-07, within atol 1e-06" in err) is warned, err
+
+
+def test_an_interrupt_while_the_command_line_loads_exits_130() -> None:
+    """Ctrl-C during `from cudafuse.cli import main` (a second or more on a busy machine)
+    exits 130 with one line, as once a command runs, not with an import's traceback."""
+    code = ("import os, signal, sys\n"
+            "class Hook:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'click':\n"
+            "            os.kill(os.getpid(), signal.SIGINT)\n"
+            "        return None\n"
+            "sys.meta_path.insert(0, Hook())\n"
+            "from cudafuse.cli import main\n"
+            "print('not reached')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "cudafuse: interrupted\n"
+    assert done.stdout == ""
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's
+
+
+def test_an_interrupt_while_parsing_the_command_line_exits_130(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import click
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(click.Group, "parse_args", interrupted)
+    res = CliRunner().invoke(main, ["analyze", "x.cu"])
+    assert res.exit_code == 130
+    assert res.stderr == "cudafuse: interrupted\n"
