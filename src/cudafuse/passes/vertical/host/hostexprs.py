@@ -138,19 +138,22 @@ def touched_key(e: n.Expr) -> str | None:
 
 def struct_field(e: n.Expr) -> str | None:
     """`img.data`: a pointer field of a struct the host function takes by value (`struct
-    Image { float *data; int w, h; }`), keyed `<param>.<field>`; None for anything else.
+    Image { float *data; int w, h; }`), or `nn->weights1`: one of a struct it is given a
+    pointer to (`NeuralNetwork *nn`), keyed `<param>.<field>`; None for anything else.
     Like distinct pointer parameters, the fields of such parameters are taken as buffers of
     their own; hostview.pointer_alias_reason refuses a launch given one whose struct the
-    function writes."""
+    function may change (changed_structs)."""
     while isinstance(e, n.Cast):
         e = e.operand
-    if not isinstance(e, n.Member) or e.arrow or "*" not in e.type:
+    if not isinstance(e, n.Member) or "*" not in e.type:
         return None
     base = e.base
     while isinstance(base, n.Cast):
         base = base.operand
-    if isinstance(base, n.Ref) and base.kind == "param" and "&" not in base.type and \
-            "*" not in base.type:
+    if not isinstance(base, n.Ref) or base.kind != "param" or "&" in base.type:
+        return None
+    through = base.type.count("*")
+    if (e.arrow and through == 1) or (not e.arrow and through == 0):
         return f"{base.decl or base.name}.{e.field_name}"
     return None
 
@@ -158,7 +161,13 @@ def struct_field(e: n.Expr) -> str | None:
 def changed_structs(body: n.Node) -> set[str]:
     """Decls of the variables the body may change as a whole or by field: assigned (`img =
     ...`, `img.data = ...`), their address taken, or given whole to a call (which may take
-    them by reference). A field of such a struct is no buffer of its own."""
+    them by reference). A field of such a struct is no buffer of its own.
+    A pointer parameter whose struct's fields are read (`nn->w`) is the caller's struct,
+    which the body may change through that pointer wherever it uses it otherwise than to
+    read a field (`update(nn)`, `*nn = ...`, `nn = other`), and through any other pointer
+    (an alias of it) wherever it writes a member of memory it reaches through a pointer
+    (`p->w = ...`, `(*p).w = ...`, `a[0].w = ...`): then none of its fields is a buffer of
+    its own either."""
     out: set[str] = set()
     for node in body.walk():
         r = root_variable(write_target(node))
@@ -170,7 +179,41 @@ def changed_structs(body: n.Node) -> set[str]:
                     a = a.operand
                 if isinstance(a, n.Ref) and "*" not in a.type:
                     out.add(a.decl or a.name)
+    read_through = {id(_strip_casts(m.base)) for m in body.walk()
+                    if isinstance(m, n.Member) and m.arrow}
+    pointed = {(r.decl or r.name) for r in body.walk() if isinstance(r, n.Ref) and
+               id(r) in read_through and r.kind == "param"}
+    for r in body.walk():
+        if isinstance(r, n.Ref) and r.kind == "param" and (r.decl or r.name) in pointed and \
+                id(r) not in read_through:
+            out.add(r.decl or r.name)
+    if pointed and any(_member_through_memory(write_target(node)) for node in body.walk()):
+        out |= pointed
     return out
+
+
+def _strip_casts(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def _member_through_memory(target: n.Expr | None) -> bool:
+    """Whether an lvalue is a member of memory reached through a pointer (`p->f`,
+    `(*p).f`, `a[i].f`, `p->f[i]`), where a struct another pointer names may lie."""
+    member = through = False
+    while target is not None:
+        target = _strip_casts(target)
+        if isinstance(target, n.Member):
+            member, through = True, through or target.arrow
+            target = target.base
+        elif isinstance(target, n.Index):
+            through, target = True, target.base
+        elif isinstance(target, n.Unary) and target.op == "*":
+            through, target = True, target.operand
+        else:
+            break
+    return member and through
 
 
 def side_effect_free(e: n.Expr) -> bool:

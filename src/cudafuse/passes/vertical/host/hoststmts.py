@@ -78,6 +78,7 @@ from cudafuse.passes.vertical.host.hostexprs import (
 from cudafuse.passes.vertical.host.lambdas import called_lambda, declared_inside, lambda_body
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo, Roots
+from cudafuse.passes.vertical.host.process_end import releases_before_exit
 from cudafuse.passes.vertical.host.stmtnodes import (
     _assigned,
     _deref_base,
@@ -187,6 +188,8 @@ class HostStatements:
         self._functions: dict[str, str | None] = {}
         self._event_why: list[str | None] = []
         self._aliased: frozenset[str] | None = None
+        # `cudaDeviceReset(); exit(1);` of an error check: nothing runs after the release
+        self.ending = releases_before_exit(host.body)
 
     def event_reason(self) -> str | None:
         """Why a `cudaEventRecord` between launches may order work (timers.py), or None."""
@@ -280,6 +283,7 @@ class HostStatements:
         arrays = {d.decl for d in body.walk() if isinstance(d, n.VarDecl) and d.array_dims}
         values = {d.decl for d in body.walk() if isinstance(d, n.VarDecl) and
                   "&" not in d.var_type and "*" not in d.var_type}
+        ending = releases_before_exit(body)
         for node, thrown in _nodes(body):
             if isinstance(node, n.KernelLaunch):
                 return f"'{fn.name}' launches a kernel"
@@ -292,7 +296,7 @@ class HostStatements:
             for r in _assigned(node):
                 if not own(r.decl):
                     return f"'{fn.name}' assigns '{r.name}'"
-            if isinstance(node, n.Call):
+            if isinstance(node, n.Call) and id(node) not in ending:
                 if node.callee == "cudaEventRecord" and (ev := self.event_reason() or (
                         own_event(fn, node.args[0]) if node.args else "no event")):
                     return f"'{fn.name}' records an event: {ev}"
@@ -752,6 +756,8 @@ class HostStatements:
             if id(node) in modelled and isinstance(node, n.Call) and \
                     self._definition(node.callee_decl) is None:
                 continue  # std::swap, thrust::swap: exchange their arguments, nothing else
+            if id(node) in self.ending:
+                continue  # a release on a path that ends the process (process_end.py)
             if isinstance(node, n.Call) and node.callee in swaps and len(node.args) == 2 and \
                     id(node) not in modelled:
                 names = [(_strip(a).name if isinstance(_strip(a), n.Ref) else "?")  # type: ignore[union-attr]

@@ -997,6 +997,10 @@ def _struct_reason(launch: n.KernelLaunch, points: PointsTo) -> str | None:
         key = struct_field(arg)
         if key is not None and key.rpartition(".")[0] in points.changed_structs:
             assert isinstance(arg, n.Member)
+            if arg.arrow:  # the caller's struct, through a pointer parameter
+                return (f"the struct carrying pointer '{_text_of(arg)}' may change in the "
+                        "function: its pointer is used other than to read a field, or a "
+                        "member is written through another pointer")
             return (f"the struct carrying pointer '{_text_of(arg)}' is assigned, has its "
                     "address taken or is passed whole to a call in the function")
     return None
