@@ -107,6 +107,7 @@ def test_fused_compiles(fused, tmp_path: Path) -> None:
 
 
 REFUSALS = r"""
+#include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
 __global__ void ka(const float *in, float *t, int n) {
@@ -159,6 +160,15 @@ void scratch(const float *in, float *out, int n) {
   kb<<<(n + 127) / 128, 128>>>(t, out, n);
   cudaFree(t);
 }
+static float **g_tab;
+static void alloc_tab(int n) {
+  g_tab = (float **)malloc(2 * sizeof(float *));
+  for (int i = 0; i < 2; i++) cudaMalloc((void **)&g_tab[i], n * sizeof(float));
+}
+static void tabled(const float *in, float *out, int n, int k) {
+  ka<<<(n + 127) / 128, 128>>>(in, g_tab[k], n);
+  kb<<<(n + 127) / 128, 128>>>(g_tab[k], out, n);
+}
 void late(const float *in, float *t, float *out, int n);
 void c_offset(const float *in, float *t, float *out, float *y, int n) {
   two(in, t + 1, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
@@ -176,6 +186,8 @@ void c_copies(const float *in, float *t, float *out, float *h, float *y, int n) 
   copies(in, t, out, h, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
 void c_scratch(const float *in, float *out, float *y, int n) {
   scratch(in, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
+void c_tabled(const float *in, float *out, float *y, int n) {
+  alloc_tab(n); tabled(in, out, n, 1); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
 void c_late(const float *in, float *t, float *out, float *y, int n) {
   late(in, t, out, n); kb<<<(n + 127) / 128, 128>>>(out, y, n); }
 void late(const float *in, float *t, float *out, int n) {
@@ -206,6 +218,9 @@ WHY = {
                 "its call to 'cudaMemcpy' may touch device memory or variables)",
     "c_scratch": f"'scratch' does more than launch its kernels (line {_line('cudaMalloc(&t')}"
                  ": its call to 'cudaMalloc' may touch device memory or variables)",
+    # (host/table_elements.py: `g_tab[k]` at the wrapper's k is no buffer of the caller's)
+    "c_tabled": "'tabled' passes 'g_tab[k]', an element of a table of buffers, to pointer "
+                "parameter 't' of 'ka'",
 }
 
 

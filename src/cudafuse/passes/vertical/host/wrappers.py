@@ -193,8 +193,14 @@ class Wrappers:
                 wp = next((p for p in fn.params if isinstance(inner, n.Ref) and
                            inner.decl == p.decl), None)
                 if wp is None:
-                    if isinstance(inner, n.Ref) and inner.kind == "global":
+                    if isinstance(inner, n.Ref) and inner.kind == "global" and \
+                            "[" not in inner.name:
                         continue
+                    if isinstance(inner, n.Ref) and inner.kind == "global":
+                        # (table_elements.py: its position is read in the wrapper's terms)
+                        return (f"'{fn.name}' passes '{inner.name}', an element of a table "
+                                f"of buffers, to pointer parameter '{kp.name}' of "
+                                f"'{kernel.name}'")
                     return (f"'{fn.name}' passes '{_text(self.unit, arg)}', not one of its "
                             f"parameters, to pointer parameter '{kp.name}' of "
                             f"'{kernel.name}'")
