@@ -6,6 +6,7 @@ fails before the emulator or libclang would run, so the whole table costs a few 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -204,3 +205,21 @@ def test_an_interrupt_while_parsing_the_command_line_exits_130(
     res = CliRunner().invoke(main, ["analyze", "x.cu"])
     assert res.exit_code == 130
     assert res.stderr == "cudafuse: interrupted\n"
+
+
+@pytest.mark.parametrize("command", [["analyze", "chain.cu"], ["fuse", "chain.cu", "-o", "o.cu"]])
+def test_a_database_command_with_an_open_quote_is_an_error_at_the_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    """shlex's 'No closing quotation' used to be exit 3."""
+    (tmp_path / "chain.cu").write_text(CHAIN)
+    (tmp_path / "cc.json").write_text(json.dumps([{
+        "directory": str(tmp_path), "file": "chain.cu",
+        "command": 'nvcc -I"unterminated -c chain.cu'}]))
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    res = CliRunner().invoke(main, [*command, "-p", "cc.json"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr == (f"cc.json: error: not a valid compilation database: the command of "
+                          f"{tmp_path.resolve() / 'chain.cu'} cannot be split into arguments "
+                          "(No closing quotation)\n")
+    assert snapshot(tmp_path) == before

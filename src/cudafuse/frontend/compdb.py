@@ -83,7 +83,7 @@ def lookup(where: str, source: str) -> tuple[FileFlags, list[Diagnostic]]:
     files = [_entry_file(e) for e in entries]
     for entry, f in zip(entries, files, strict=True):
         if f == target:
-            return flags_of(entry), []
+            return _flags_at(p, entry, f), []
     if not entries:
         return FileFlags(), [Diagnostic(Severity.WARNING, f"no entry for this file in {p}; "
                                         "using the command line's flags only", source)]
@@ -93,9 +93,19 @@ def lookup(where: str, source: str) -> tuple[FileFlags, list[Diagnostic]]:
         return f.name.startswith(target.stem + "."), f.parent == target.parent, common
 
     best = max(range(len(entries)), key=lambda i: closeness(files[i]))
-    return flags_of(entries[best]), [Diagnostic(
+    return _flags_at(p, entries[best], files[best]), [Diagnostic(
         Severity.NOTE, f"no entry for this file in {p}; using the flags of {files[best]}",
         source)]
+
+
+def _flags_at(db: Path, entry: dict[str, object], file: Path) -> FileFlags:
+    """flags_of(entry), or an error at the database when its command cannot be split into
+    arguments (an unterminated quote: the build could not have run it either)."""
+    try:
+        return flags_of(entry)
+    except ValueError as exc:
+        raise error(f"not a valid compilation database: the command of {file} cannot be "
+                    f"split into arguments ({exc})", str(db)) from None
 
 
 def _argv(entry: dict[str, object]) -> list[str]:
