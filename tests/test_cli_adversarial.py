@@ -223,3 +223,28 @@ def test_a_database_command_with_an_open_quote_is_an_error_at_the_database(
                           f"{tmp_path.resolve() / 'chain.cu'} cannot be split into arguments "
                           "(No closing quotation)\n")
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("data, message", [
+    (None, "r.json: error: cannot read the profiling report: No such file or directory"),
+    (b"\x8d\x00{", "r.json: error: cannot read a profiling report: not UTF-8 text"),
+    (b"entry = 1\n", "r.json: error: cannot read a profiling report: not JSON (Expecting "
+                     "value, line 1 column 1)"),
+    (b"{}", "r.json: error: not a cudafuse profiling report (it has no 'format')"),
+])
+def test_hfuse_from_profile_says_what_is_wrong_with_the_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes | None,
+        message: str) -> None:
+    """Once said as 'r.json: error: r.json: cannot read a profiling report: [Errno 2] No such
+    file or directory: 'r.json'' or as Python's codec and JSON messages."""
+    (tmp_path / "chain.cu").write_text(CHAIN)
+    if data is not None:
+        (tmp_path / "r.json").write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    res = CliRunner().invoke(main, ["hfuse", "chain.cu", "--kernels", "a,b", "--block1", "256",
+                                    "--block2", "256", "-o", "o.cu", "--from-profile",
+                                    "r.json"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr == message + "\n"
+    assert snapshot(tmp_path) == before

@@ -59,6 +59,8 @@ def check_report(doc: object) -> dict[str, object]:
     """`doc` as a report of this format, or ReportError saying what is wrong."""
     if not isinstance(doc, dict):
         raise ReportError("a profiling report is a JSON object")
+    if "format" not in doc:
+        raise ReportError("not a cudafuse profiling report (it has no 'format')")
     if doc.get("format") != REPORT_FORMAT:
         raise ReportError(f"report format {doc.get('format')!r}; this cudafuse reads "
                           f"format {REPORT_FORMAT}")
@@ -74,9 +76,14 @@ def read_report(path: str | os.PathLike[str]) -> dict[str, object]:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{os.fspath(path)}: cannot read a profiling report: {exc}") \
+    except OSError as exc:  # the caller names the file: say only why
+        raise ReportError(f"cannot read the profiling report: {exc.strerror or exc}") \
             from exc
+    except UnicodeDecodeError as exc:
+        raise ReportError("cannot read a profiling report: not UTF-8 text") from exc
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"cannot read a profiling report: not JSON ({exc.msg}, line "
+                          f"{exc.lineno} column {exc.colno})") from exc
     if isinstance(doc, dict) and "report" in doc and "key" in doc:
         doc = doc["report"]
     return check_report(doc)
