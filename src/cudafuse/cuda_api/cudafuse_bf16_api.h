@@ -12,8 +12,9 @@
 #define CF_H2 __nv_bfloat162
 #define CF_RAW __nv_bfloat16_raw
 #define CF_RAW2 __nv_bfloat162_raw
-#define CF_N(a, b) CF_PASTE3_(a, bfloat16, b)
-#define CF_N2(a, b) CF_PASTE3_(a, bfloat162, b)
+// pasted as written: an argument such as _rn or _as_short is no macro of the program's
+#define CF_N(a, b) a##bfloat16##b
+#define CF_N2(a, b) a##bfloat162##b
 #define CF_N_2_N2 __bfloat162bfloat162
 #include "cudafuse_f16_api.inc"  // which undefines the CF_ parameters
 

@@ -15,10 +15,10 @@
 #define CF_H2 __half2
 #define CF_RAW __half_raw
 #define CF_RAW2 __half2_raw
-#define CF_N(a, b) CF_PASTE3_(a, half, b)
-#define CF_N2(a, b) CF_PASTE3_(a, half2, b)
+// pasted as written: an argument such as _rn or _as_short is no macro of the program's
+#define CF_N(a, b) a##half##b
+#define CF_N2(a, b) a##half2##b
 #define CF_N_2_N2 __half2half2
-#define CF_PASTE3_(a, b, c) a##b##c
 #include "cudafuse_f16_api.inc"  // which undefines the CF_ parameters
 
 typedef __half half;

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity, error
 from cudafuse.emu import cccl, header_path, headers_blob, include_dir, toolkit
+from cudafuse.emu import defines as emu_defines
 from cudafuse.emu.libraries import check_library_uses, check_unsupported, gxx_refusal
 from cudafuse.emu.overlay import INCLUDE_DIRS, overlay
 from cudafuse.emu.rewrite import check_text, namespaces, qualified_names, rewrite
@@ -612,7 +613,9 @@ def _flags(src: Path, backend: str, opts: BuildOptions) -> list[str]:
     user_dirs = [f"-I{d}" for d in opts.include_dirs]
     common = [f"-D{d}" for d in opts.defines]
     if backend == "emu":
-        common.append(f"-D{cuda_arch_define(opts.arch)}")
+        # the -D macros whose names the emulator's headers spell: defined after them
+        kept, after = emu_defines.split(opts.defines, opts.search, cache_dir())
+        common = [*kept, f"-D{cuda_arch_define(opts.arch)}", *after]
     # After the emulator's own header (emu) or the runtime's (nvcc), as nvcc -include puts
     # them after cuda_runtime.h.
     common += [a for f in opts.forced_includes for a in ("-include", str(Path(f).resolve()))]
