@@ -128,6 +128,36 @@ def test_a_flattened_calls_arguments_are_its_flattened_children() -> None:
 
 
 @needs_helper
+def test_arguments_matched_in_c_are_those_matched_by_identity(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """flatten.c matches each call's arguments (clang_Cursor_getArgument) to its children;
+    where it does, they are the children the cursor-by-cursor match picks, in order."""
+    from cudafuse.frontend.clang_api import arguments
+
+    matched = calls = 0
+    for path in FILES:
+        tu = _parse(str(path), ParseOptions())
+        for top in _top_level(tu.cursor, str(path)):
+            root = flat.flatten(top)
+            assert root is not None
+            tree = root._flat
+            for i in range(len(tree.sizes)):
+                if tree.kinds[i] != ci.CursorKind.CALL_EXPR.value:
+                    continue
+                calls += 1
+                c = tree.cursor(i)
+                fast = tree.arguments(i)
+                with monkeypatch.context() as m:
+                    m.setattr(flat.FlatTree, "arguments", lambda self, i: None)
+                    slow = arguments(c)
+                if fast is None:
+                    continue
+                matched += 1
+                assert [a._i for a in fast] == [getattr(a, "_i", None) for a in slow]
+    assert calls > 20 and matched > 0.9 * calls
+
+
+@needs_helper
 @pytest.mark.parametrize("path", FILES[:2], ids=lambda p: p.name)
 def test_flattened_spans_are_the_cursor_by_cursor_spans(path: Path) -> None:
     """Spans.span of a flattened cursor (flatten.c's cudafuse_spans) is the span the

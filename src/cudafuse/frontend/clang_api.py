@@ -205,7 +205,12 @@ def arguments(cursor: ci.Cursor) -> list[ci.Cursor]:
     A flattened call's arguments are its flattened children (the same cursors: an argument
     is visited as a child of its call), so that the lowering of their subtrees reads the
     arrays too instead of asking libclang cursor by cursor; an argument that is no child
-    (none is known) stays the cursor libclang gave."""
+    (none is known) stays the cursor libclang gave. flatten.c has matched them already
+    where each argument is a child: then no call into libclang at all."""
+    if cursor.__class__ is FlatCursor:
+        got = cursor._flat.arguments(cursor._i)  # (matched in C: flatten.c)
+        if got is not None:
+            return got  # type: ignore[return-value]
     raw, tu = _raw_lib(), cursor._tu
     get = raw.clang_Cursor_getArgument
     out = [_cursor_or_none(get(cursor, i), tu)

@@ -48,7 +48,8 @@ _NAMES = ("clang_visitChildren", "clang_getCursorExtent", "clang_getCursorType",
           "clang_EvalResult_getAsLongLong", "clang_EvalResult_getAsDouble",
           "clang_EvalResult_dispose", "clang_getRangeStart", "clang_getRangeEnd",
           "clang_getInstantiationLocation", "clang_getCursorBinaryOperatorKind",
-          "clang_getCursorUnaryOperatorKind")
+          "clang_getCursorUnaryOperatorKind", "clang_Cursor_getNumArguments",
+          "clang_Cursor_getArgument")
 
 
 class _Api(ctypes.Structure):
@@ -61,12 +62,13 @@ _ARRAYS = (("cursor", FlatCursor), ("size", ctypes.c_uint), ("begin", ctypes.c_u
            ("ref_kind", ctypes.c_int), ("ref_data0", ctypes.c_size_t),
            ("ref_data1", ctypes.c_size_t), ("eval_kind", ctypes.c_int),
            ("eval_int", ctypes.c_longlong), ("eval_double", ctypes.c_double),
-           ("kind", ctypes.c_int), ("op", ctypes.c_int))
+           ("kind", ctypes.c_int), ("op", ctypes.c_int), ("arg_at", ctypes.c_uint),
+           ("arg_n", ctypes.c_int), ("args", ctypes.c_uint))
 
 
 class _Out(ctypes.Structure):
     _fields_ = [("api", ctypes.POINTER(_Api)), *((name, ctypes.c_void_p) for name, _ in _ARRAYS),
-                ("n", ctypes.c_size_t), ("cap", ctypes.c_size_t),
+                ("n_args", ctypes.c_size_t), ("n", ctypes.c_size_t), ("cap", ctypes.c_size_t),
                 ("depth", ctypes.c_uint), ("max_depth", ctypes.c_uint), ("too_deep", ctypes.c_int)]
 
 
@@ -114,6 +116,16 @@ class FlatTree:
             j += sizes[j]
         return out
 
+    def arguments(self, i: int) -> list[FlatCursor] | None:
+        """Call i's arguments as its flattened children, or None where flatten.c did not
+        find each among them (clang_api.arguments then asks libclang)."""
+        a = self.arrays
+        count = a["arg_n"][i]
+        if count < 0:
+            return None
+        at = a["arg_at"][i]
+        return [self.cursor(j) for j in a["args"][at:at + count]]
+
     def type_key(self, i: int) -> tuple[int, int]:
         """(kind, first data pointer) of node i's type: Spans.type_spelling's cache key."""
         return self.type_kinds[i], self.type_data[i]
@@ -140,8 +152,8 @@ def flatten(cursor: ci.Cursor) -> FlatCursor | None:
     cap = 1024
     while True:
         arrays = {name: (t * cap)() for name, t in _ARRAYS}
-        out = _Out(api, *(ctypes.addressof(arrays[name]) for name, _ in _ARRAYS), 0, cap, 0,
-                   MAX_DEPTH, 0)
+        out = _Out(api, *(ctypes.addressof(arrays[name]) for name, _ in _ARRAYS), 0, 0, cap,
+                   0, MAX_DEPTH, 0)
         n = fn(cursor, ctypes.byref(out))
         if n == _TOO_DEEP:
             return None  # lowered cursor by cursor (see MAX_DEPTH)

@@ -40,6 +40,8 @@ typedef struct {
   void (*instantiation)(CXSourceLocation, CXFile *, unsigned *, unsigned *, unsigned *);
   int (*binary_kind)(CXCursor);
   int (*unary_kind)(CXCursor);
+  int (*num_arguments)(CXCursor);
+  CXCursor (*argument)(CXCursor, unsigned);
 } Api;
 
 /* CXCursorKind values (clang-c/Index.h) of the cursors asked more than the rest. */
@@ -55,7 +57,10 @@ enum { EVAL_INT = 1, EVAL_FLOAT = 2 }; /* CXEvalResultKind */
    the referenced declaration's kind and first two data pointers (ref_kind -1: none). For a
    literal: clang's folding of it (eval_kind 0: none, 1: eval_int, 2: eval_double). The
    cursor's kind, and for an operator its CXBinaryOperatorKind or CXUnaryOperatorKind (op;
-   0 otherwise), so that the lowering dispatches without a cursor object per node. Writing
+   0 otherwise), so that the lowering dispatches without a cursor object per node. For a
+   call whose every argument (clang_Cursor_getArgument) is one of its children: the
+   children's indices, args[arg_at[i]] to args[arg_at[i] + arg_n[i] - 1] (arg_n -1: not
+   so, or no call). Writing
    stops at `cap`; `n` counts on, so that a caller whose arrays were too small learns how
    large to make them. */
 typedef struct {
@@ -74,6 +79,10 @@ typedef struct {
   double *eval_double;
   int *kind;
   int *op;
+  unsigned *arg_at;
+  int *arg_n;
+  unsigned *args;
+  size_t n_args; /* entries of args written */
   size_t n;
   size_t cap;
   unsigned depth;     /* of the cursor being recorded */
@@ -106,6 +115,8 @@ static void answers(CXCursor c, size_t i, Flat *out) {
   out->eval_double[i] = 0.0;
   out->kind[i] = c.kind;
   out->op[i] = 0;
+  out->arg_at[i] = 0;
+  out->arg_n[i] = -1;
   if (c.kind == BINARY_OPERATOR || c.kind == COMPOUND_ASSIGNMENT_OPERATOR) {
     out->op[i] = api->binary_kind(c);
   } else if (c.kind == UNARY_OPERATOR) {
@@ -134,6 +145,37 @@ static void answers(CXCursor c, size_t i, Flat *out) {
   }
 }
 
+static int same_expr(CXCursor a, CXCursor b) {
+  /* kind, xdata, the Stmt and the unit: not data[0], the enclosing declaration, which a
+     visit of a call's children leaves null where clang_Cursor_getArgument sets it */
+  return a.kind == b.kind && a.xdata == b.xdata && a.data[1] == b.data[1] &&
+         a.data[2] == b.data[2];
+}
+
+/* Call i's arguments as indices of its children (recorded, all of them, below i), where
+   each is one; the last child that matches, as a table of the children by identity
+   would give. */
+static void call_arguments(CXCursor c, size_t i, Flat *out) {
+  const Api *api = out->api;
+  int nargs = api->num_arguments(c);
+  size_t end = out->n, at = out->n_args;
+  if (nargs < 0 || end > out->cap || at + (size_t)nargs > out->cap)
+    return;
+  for (int a = 0; a < nargs; a++) {
+    CXCursor arg = api->argument(c, (unsigned)a);
+    size_t found = (size_t)-1;
+    for (size_t j = i + 1; j < end; j += out->size[j])
+      if (same_expr(out->cursor[j], arg))
+        found = j;
+    if (found == (size_t)-1)
+      return; /* not a child (or none): the lowering asks libclang */
+    out->args[at + (size_t)a] = (unsigned)found;
+  }
+  out->arg_at[i] = (unsigned)at;
+  out->arg_n[i] = nargs;
+  out->n_args = at + (size_t)nargs;
+}
+
 /* Recursion: one level of C stack (this frame and libclang's visit) per level of the tree.
    A deeper tree (generated code: `a + a + ...` thousands of terms) would overflow the
    stack, so it is refused and lowered cursor by cursor, where the lowering stops at its own
@@ -148,8 +190,11 @@ static void record(CXCursor c, Flat *out) {
   }
   out->api->visit_children(c, visit, out);
   out->depth--;
-  if (i < out->cap)
+  if (i < out->cap) {
     out->size[i] = (unsigned)(out->n - i);
+    if (c.kind == CALL_EXPR && !out->too_deep)
+      call_arguments(c, i, out);
+  }
 }
 
 /* Flattens `root`'s subtree; returns the number of nodes (more than `out->cap`: nothing
@@ -159,6 +204,7 @@ size_t cudafuse_flatten(CXCursor root, Flat *out) {
   out->n = 0;
   out->depth = 0;
   out->too_deep = 0;
+  out->n_args = 0;
   record(root, out);
   return out->too_deep ? (size_t)-1 : out->n;
 }
