@@ -120,6 +120,8 @@ class _Planner:
         # A launch's KernelCost by its site (plan and the sibling pass both ask; the site is
         # kept so that the key stays its own).
         self._costs: dict[int, tuple[object, KernelCost]] = {}
+        # Per launch site: the buffers an earlier launch of its sequence writes (infos)
+        self._produced: dict[int, frozenset[str]] = {}
 
     # Keyed by declaration: overloaded kernels share a name.
     def view(self, fn: Function) -> KernelView:
@@ -152,6 +154,7 @@ class _Planner:
         new = sum((s.kernel.decl or s.kernel.name) not in self.facts for s in seq.launches)
         progress = active() if new > 1 else None  # (facts already known come at no cost)
         phase_start(progress, f"analysing the launches of '{seq.host.name}'", len(seq.launches))
+        produced: set[str] = set()
         for site in seq.launches:
             phase_step(progress)
             facts = self.fact(site.kernel)
@@ -167,6 +170,8 @@ class _Planner:
                 if pf[p.name].writes or pf[p.name].atomic:
                     writes[key] = p.name
             out.append(LaunchInfo(site, self.view(site.kernel), facts, reads, writes))
+            self._produced[id(site)] = frozenset(produced)
+            produced.update(writes)
         return out
 
     def cost(self, info: LaunchInfo) -> KernelCost:
@@ -191,9 +196,10 @@ class _Planner:
                 offs = GATHER_WINDOW  # how many elements it reads is known at run time only
                 gathers.add(key)
             elif load is not None and load.kind == "other" and \
+                    key in self._produced.get(id(info.site), ()) and \
                     loop_variable(info.facts, pname) is not None:
-                # Reads at run-time loop indices (kernel/pointwise.py): the producer is
-                # recomputed at each of them, whichever elements they are.
+                # Reads at run-time loop indices of an intermediate (kernel/pointwise.py):
+                # its producer is recomputed at each of them, whichever elements they are.
                 offs = loop_window(info.facts, pname)
                 gathers.add(key)
             elif load is not None and load.kind in ("point", "stencil") and load.window:

@@ -17,7 +17,8 @@ The facts are read from the evaluated IR (analysis/evaluate.py), not from the te
   refused here, not inverted;
 - every load of the producer is at an index of the thread's coordinates, parameters and
   constants (no loop variable, nothing loaded, no local reassigned in a way the evaluator
-  does not follow), and there are at most MAX_LOADS of them;
+  does not follow), and there are at most MAX_LOADS of them (an update in place, `data[i]
+  -= mean[j]`, is one: it loads its own element, which the group does not store);
 - the producer (and each helper it calls) has no loop, and it shares nothing between
   threads (shared memory, barriers, warp operations, atomics) nor builds its output in
   memory (accumulations).
@@ -41,8 +42,9 @@ from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.kernel.view import KernelView
 
 MAX_LOADS = 8  # loads per element: more is not "about the load it replaces"
-# Reads per consumer thread that the cost model assumes for each read site inside a loop
-# with run-time bounds (its trip count is known only when the program runs).
+# How many times the cost model takes an element to be read again by a read site that
+# repeats in a loop with run-time bounds not in its index, or that folds threads together
+# (the trip count, or the number of threads, is known only when the program runs).
 LOOP_TRIPS = 16
 
 # Atoms an index may hold for its element to be a function of the thread's indices alone.
