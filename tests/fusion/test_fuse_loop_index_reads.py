@@ -1,9 +1,10 @@
 """Producers read at run-time loop indices (issue 25: llm.c's permute before attention;
 passes/vertical/kernel/pointwise.py). A producer point-wise in its stored element (a
 permute, a transpose) is recomputed at each read of a consumer's loop with run-time
-bounds, the cost model counting one evaluation per read; a reduction producer, and an
-intermediate read after the group, stay apart saying why. The fused program is compared
-with the original under emulation, every element of every buffer, at odd sizes."""
+bounds, the cost model counting one evaluation per read; a reduction producer, an
+intermediate read after the group and a producer whose guard is dropped (its reader's
+bounds its own) stay apart saying why. The fused program is compared with the original
+under emulation, every element of every buffer, at odd sizes."""
 
 from __future__ import annotations
 
@@ -49,7 +50,11 @@ def test_what_fuses(fused) -> None:
 def test_refusals_say_why(fused) -> None:
     why = {(e.host, e.src, e.dst): e.why for e in fused["all"][1].edges if e.refused}
     assert set(why) == {("p_rowsum_live", "transpose_scale", "row_sums"),
-                        ("p_atax", "matvec", "matvec_t")}
+                        ("p_atax", "matvec", "matvec_t"),
+                        ("p_same_bounds", "scale_n", "prefix_sums")}
+    assert "'scale_n''s value at an element is exact only where its threads store (its " \
+        "guard is dropped ('prefix_sums''s bounds are its own))" in \
+        why[("p_same_bounds", "scale_n", "prefix_sums")]
     live = why[("p_rowsum_live", "transpose_scale", "row_sums")]
     assert "reads 'tr' at run-time indices (loop variable 'c')" in live
     assert "'tr' may be read after the group" in live

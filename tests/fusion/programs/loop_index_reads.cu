@@ -123,3 +123,32 @@ void p_atax(const float *a, const float *x, float *y, int n)
     matvec_t<<<(n + 31) / 32, 32>>>(a, t, y, n);
     cudaFree(t);
 }
+
+// A scale whose bounds are its reader's: its value function drops its guard, so a read
+// outside them would not see memory as the original does. Refused, saying so.
+__global__ void scale_n(const float *a, float *b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        b[i] = 3.0f * a[i];
+}
+
+__global__ void prefix_sums(const float *b, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float acc = 0.0f;
+        for (int j = 0; j <= i; j++)
+            acc += b[j];
+        out[i] = acc;
+    }
+}
+
+void p_same_bounds(const float *a, float *out, int n)
+{
+    float *b;
+    cudaMalloc(&b, (size_t)n * sizeof(float));
+    scale_n<<<(n + 31) / 32, 32>>>(a, b, n);
+    prefix_sums<<<(n + 31) / 32, 32>>>(b, out, n);
+    cudaFree(b);
+}
