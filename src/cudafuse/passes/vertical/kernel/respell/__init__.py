@@ -29,7 +29,9 @@ Others mean exactly a plain guard and plain subscripts:
   * scalars declared without a value and given their one value later (`int i; i =
     blockIdx.x * blockDim.x + threadIdx.x;`) are declared there with it (lateinit.py).
 
-A `switch` whose cases each end in `break` is the if/else chain it means (switches.py).
+A `switch` whose cases each end in `break` is the if/else chain it means (switches.py), and
+a call statement of a void device helper that stores through a pointer it is given is the
+helper's body at the call (void_helpers.py).
 
 And a loop of a few constant iterations, each storing an element of its own (`for (int c =
 0; c < 3; ++c) out[i * 3 + c] = ...`), is one block per iteration, its variable a constant
@@ -65,6 +67,7 @@ from cudafuse.passes.vertical.kernel.respell.member_stores import whole_elements
 from cudafuse.passes.vertical.kernel.respell.switches import switches
 from cudafuse.passes.vertical.kernel.respell.text import Edit
 from cudafuse.passes.vertical.kernel.respell.unroll import unrolled
+from cudafuse.passes.vertical.kernel.respell.void_helpers import void_helpers
 
 
 def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
@@ -83,7 +86,7 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
                             guard_locals(fn, data), split_data(fn, data),
                             split_data_return(fn, data), later_returns(fn, data),
                             loads(fn, data),
-                            helpers(unit, fn, data),
+                            helpers(unit, fn, data), void_helpers(unit, fn, data),
                             rows(fn, data), unrolled(fn, data),
                             whole_elements(unit, fn, data)):
             # One edit per place: a node reached twice in the tree (the element of a struct
