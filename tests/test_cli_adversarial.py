@@ -248,3 +248,44 @@ def test_hfuse_from_profile_says_what_is_wrong_with_the_report(
     assert res.exit_code == 1, res.output
     assert res.stderr == message + "\n"
     assert snapshot(tmp_path) == before
+
+
+ACCUMULATE = """__global__ void add(const float *p, float *acc, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(acc, p[i]);
+}
+__global__ void scale(const float *acc, float *q, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = acc[0] * 2.0f;
+}
+void run(const float *p, float *q, int n) {
+  float *acc;
+  cudaMalloc(&acc, sizeof(float));
+  cudaMemset(acc, 0, sizeof(float));
+  add<<<(n + 63) / 64, 64>>>(p, acc, n);
+  scale<<<(n + 63) / 64, 64>>>(acc, q, n);
+  cudaFree(acc);
+}
+"""
+
+
+@pytest.mark.slow  # two programs built, three emulated runs: about 20 CPU-s
+def test_verify_catches_a_transformed_program_reading_memory_nothing_wrote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transformed program that lost the cudaMemset of its accumulator read the emulator's
+    default fill (zeros) and 'matched'; it now runs on 0xff bytes (NaN): a mismatch, with a
+    note at the allocation the kernel was given unwritten."""
+    (tmp_path / "orig.cu").write_text(ACCUMULATE)
+    (tmp_path / "bad.cu").write_text(ACCUMULATE.replace(
+        "  cudaMemset(acc, 0, sizeof(float));\n", ""))
+    (tmp_path / "s.toml").write_text(
+        host_spec(p='dtype = "float32"\ncount = 4\ninit = "ramp"', q='dtype = "float32"\n'
+                  'count = 4'))
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["verify", "orig.cu", "bad.cu", "--spec", "s.toml"])
+    assert res.exit_code == 1, res.output
+    assert "q: max abs err inf, max rel err inf: MISMATCH in 4 of 4" in res.stdout
+    assert "first difference at [0] (element 0): expected 12.0, got nan" in res.stdout
+    assert ("bad.cu:11: note: allocated here: kernel 'add' (launched at bad.cu:12) was given "
+            "it while 4 of its 4 bytes were never written (the first at byte 0)") in res.stderr
+    assert res.stderr.endswith("bad.cu: outputs differ from orig.cu\n")

@@ -174,6 +174,39 @@ def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
     return run_bound(path, spec, backend, opts, timeout, sanitize, faults, **emu)[0]
 
 
+def run_transformed(path: str, spec: Spec, backend: str, opts: ParseOptions,
+                    timeout: float | None, sanitize: bool) -> tuple[list[Any], list[Any]]:
+    """The transformed program's run for `verify`: its values, and under the emulator the
+    allocations (uninit.Unwritten) a kernel was given while bytes of them were never
+    written. The emulator fills its fresh device memory with 0xff (a NaN as a float, -1 as
+    an integer), not the default 0x00: a transformed program that reads memory nothing
+    wrote (an accumulator it no longer cudaMemsets) would read zeros, and could match."""
+    import tempfile
+
+    from cudafuse.runtime import uninit
+
+    whose = "the transformed program's"
+    if backend != "emu":
+        return run_spec(path, spec, backend, opts, timeout, sanitize, whose), []
+    with tempfile.TemporaryDirectory(prefix="cudafuse-uninit-") as tmp:
+        log = f"{tmp}/unwritten.txt"
+        values = run_spec(path, spec, backend, opts, timeout, sanitize, whose,
+                          fill=uninit.FILLS[1], unwritten=log)
+        found = uninit.read(log)
+    return values, [u for u in uninit.in_both(found, found) if u.kernel]
+
+
+def unwritten_notes(sites: list[Any], path: str) -> list[Diagnostic]:
+    """Notes for a transformed program whose outputs differ: the allocations it gave a
+    kernel while bytes of them held the fill (what it may have read unwritten)."""
+    return [Diagnostic(
+        Severity.NOTE, f"allocated here: kernel '{u.kernel}' (launched at "
+        f"{as_spelled(u.launch_file, path)}:{u.launch_line}) was given it while "
+        f"{u.count} of its {u.size} bytes were never written (the first at byte {u.first}); "
+        "a read of them gives 0xff bytes (NaN, -1) under verify, what the memory held "
+        "before on a GPU", as_spelled(u.file, path), u.line) for u in sites]
+
+
 def summarise(name: str, v: Any) -> str:
     import numpy as np
 

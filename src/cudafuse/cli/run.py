@@ -12,8 +12,10 @@ from cudafuse.execute import (
     report,
     run_reference,
     run_spec,
+    run_transformed,
     run_with_both_fills,
     summarise,
+    unwritten_notes,
 )
 from cudafuse.frontend import ParseOptions
 
@@ -115,7 +117,9 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
     Exits with 1 and names the first differing element when an output differs by more than
     the spec's tolerance (atol + rtol * |expected|; integers must match exactly). Under emu
     the original runs twice, fresh device memory filled with 0x00 and 0xff: an original
-    whose outputs differ reads memory nothing wrote, an error at the original."""
+    whose outputs differ reads memory nothing wrote, an error at the original. The
+    transformed program runs on 0xff bytes (NaN as a float): one that reads memory nothing
+    wrote does not match by reading zeros."""
     from cudafuse.cli.verify_hfuse import check_usage, verify_hfuse
     from cudafuse.runtime.spec import load_spec
 
@@ -145,10 +149,12 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
         with structs_wrapped(original, spec, parse_opts) as (path, run):
             want = run_reference(path, run, backend, parse_opts, timeout, sanitize)
         with structs_wrapped(fused, spec, parse_opts) as (path, run):
-            got = run_spec(path, run, backend, parse_opts, timeout, sanitize,
-                           "the transformed program's")
+            got, unwritten = run_transformed(path, run, backend, parse_opts, timeout,
+                                             sanitize)
         ok = report([(a, w, g) for a, w, g in zip(spec.args, want, got, strict=True)
                      if a.is_output], spec.rtol, spec.atol, spec_path)
+        if not ok:
+            print_diagnostics(unwritten_notes(unwritten, fused))
     if not ok:
         click.echo(f"{fused}: outputs differ from {originals}", err=True)
         click.get_current_context().exit(1)
