@@ -289,3 +289,15 @@ def test_verify_catches_a_transformed_program_reading_memory_nothing_wrote(
     assert ("bad.cu:11: note: allocated here: kernel 'add' (launched at bad.cu:12) was given "
             "it while 4 of its 4 bytes were never written (the first at byte 0)") in res.stderr
     assert res.stderr.endswith("bad.cu: outputs differ from orig.cu\n")
+
+
+@pytest.mark.parametrize("name, status", [("chain.cu", 0), ("missing.cu", 1)])
+def test_a_closed_standard_error_keeps_the_exit_status(tmp_path: Path, name: str,
+                                                       status: int) -> None:
+    """`cudafuse analyze f.cu 2>&-`: Python starts with sys.stderr None, and printing the
+    diagnostics was an internal error (exit 3)."""
+    (tmp_path / "chain.cu").write_text(CHAIN)
+    code = "import sys; from cudafuse.cli import main; sys.argv[1:] = ['analyze', %r]; main()"
+    done = subprocess.run(["sh", "-c", '"$0" -c "$1" 2>&- >/dev/null', sys.executable,
+                           code % name], cwd=tmp_path, timeout=120)
+    assert done.returncode == status

@@ -329,3 +329,5 @@ def main(debug: bool, verbose: bool) -> None:
     gc.set_threshold(max(gc.get_threshold()[0], 20000), 50, 100)
     if sys.stdout is None:  # started with standard output closed (`>&-`)
         sys.stdout = _ClosedOutput()
+    if sys.stderr is None:  # `2>&-`: nowhere to say anything; the exit status still tells
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the whole process
