@@ -167,10 +167,29 @@ class ByValue:
                 var_type, rhs = got
                 if rhs is None:
                     return None
+                if isinstance(s, n.DeclStmt):
+                    rhs = self._own_spelling(rhs, r)
                 return self._settle(rhs, var_type, stmts, j, depth, until)
             if _touches(s, r.decl, self.unit):
                 return None
         return None
+
+    def _own_spelling(self, init: n.Expr, r: n.Ref) -> n.Expr:
+        """A declaration's initialiser as a value to print elsewhere. For a direct
+        initialisation (`dim3 grid(a, b);`, `dim3 grid{a, b};`) libclang's extent of the
+        constructor call begins at the variable's name: `grid(a, b)` is no expression of the
+        value (printed elsewhere it would call the variable), so it is printed from the IR
+        (`dim3(a, b)`), without the default arguments clang adds (no text of their own)."""
+        if self.unit.owns(init.span) and init.span.end > init.span.start and \
+                re.match(rf"{re.escape(r.name)}\s*[({{]", self.unit.text(init.span)):
+            if isinstance(init, n.Call):
+                args = list(init.args)
+                while args and isinstance(args[-1], n.OtherExpr) and not args[-1].items and \
+                        args[-1].span.end == args[-1].span.start:
+                    args.pop()
+                return dataclasses.replace(init, args=tuple(args), span=NO_SPAN)
+            return dataclasses.replace(init, span=NO_SPAN)
+        return init
 
     def _settle(self, rhs: n.Expr, var_type: str, stmts: tuple[n.Stmt, ...], j: int,
                 depth: int, until: int) -> n.Expr | None:
