@@ -98,3 +98,18 @@ def test_fused_equals_original(fused, entry: str, sizes: dict[str, int]) -> None
     else:
         extra = {"in": sizes["w"] * sizes["h"], "sums": sizes["w"]}
     compare_entry(PROGRAM, path, entry, sizes, seed=sum(sizes.values()), extra=extra)
+
+
+# The golden program's while loop (a local the loop steps, not a `for` variable) reading a
+# cast-and-scale permute: one more emulator build pair, about 15 CPU-s here.
+@pytest.mark.slow
+@pytest.mark.parametrize("rows,cols,n", [(13, 7, 9), (5, 1, 5), (1, 6, 1)])
+def test_while_loop_reader_equals_original(tmp_path: Path, rows: int, cols: int,
+                                           n: int) -> None:
+    golden = Path(__file__).parent / "golden" / "loop_index_reads.cu"
+    out = tmp_path / "fused.cu"
+    result = fuse_file(golden, out)
+    assert [(g.host, tuple(g.kernels)) for g in result.groups] == [
+        ("run", ("permute_cast", "first_n_mean"))]
+    compare_entry(golden, out, "run", {"rows": rows, "cols": cols, "n": n},
+                  seed=rows + cols, extra={"src": rows * cols, "avg": cols})
