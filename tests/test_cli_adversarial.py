@@ -301,3 +301,44 @@ def test_a_closed_standard_error_keeps_the_exit_status(tmp_path: Path, name: str
     done = subprocess.run(["sh", "-c", '"$0" -c "$1" 2>&- >/dev/null', sys.executable,
                            code % name], cwd=tmp_path, timeout=120)
     assert done.returncode == status
+
+
+def _header_program(tmp_path: Path) -> None:
+    (tmp_path / "k.cuh").write_text("#pragma once\n" + CHAIN.split("__global__ void b")[0])
+    (tmp_path / "m.cu").write_text('#include "k.cuh"\n__global__ void b' +
+                                   CHAIN.split("__global__ void b")[1])
+    (tmp_path / "s.toml").write_text(host_spec())
+
+
+def test_run_save_never_replaces_a_header_the_program_includes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run m.cu --save k.cuh` replaced the header m.cu includes (only the source and the
+    spec were known inputs). The run (faked here) reports the build's includes; --save is
+    checked against them before anything is written."""
+    _header_program(tmp_path)
+    monkeypatch.chdir(tmp_path)
+
+    def fake_run(path: str, spec: object, *args: object, read_files: list[str],
+                 **kwargs: object) -> list[object]:
+        read_files.append(str((tmp_path / "k.cuh").resolve()))
+        return [np.zeros(4, np.float32), np.ones(4, np.float32), 4]
+
+    monkeypatch.setattr("cudafuse.cli.run.run_spec", fake_run)
+    before = snapshot(tmp_path)
+    res = CliRunner().invoke(main, ["run", "m.cu", "--spec", "s.toml", "--save", "k.cuh"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith("cudafuse: error: --save 'k.cuh' would overwrite an input of "
+                                 "this run")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.slow  # one emulated build and run
+def test_run_save_knows_the_headers_of_a_real_build(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _header_program(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    res = CliRunner().invoke(main, ["run", "m.cu", "--spec", "s.toml", "--save", "./k.cuh"])
+    assert res.exit_code == 2, res.output
+    assert "--save './k.cuh' would overwrite an input of this run" in res.stderr
+    assert snapshot(tmp_path) == before

@@ -72,6 +72,8 @@ def _fault_at(fault: Any, path: str, severity: Severity) -> Diagnostic:
 
 def _execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
              sanitize: bool, body: Callable[[Any, list[Slot]], None], **emu: Any) -> None:
+    """`emu` may also hold `read_files`, a list the build's included files are added to
+    (a run's outputs must not replace them: `run --save`)."""
     from cudafuse.runtime import ArgumentError, KernelError, load
     from cudafuse.runtime.errors import BoundsError
     from cudafuse.runtime.spec_bind import argument_error, bounds_error
@@ -80,6 +82,7 @@ def _execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
         raise error("--sanitize checks emulated runs (--backend emu); on the GPU use "
                     "compute-sanitizer", status=2)
     _check_cache()
+    read_files: list[str] | None = emu.pop("read_files", None)
     slots: list[Slot] = []
     kinds: dict[str, str] = {}
     opts, _ = effective_options(opts, path)  # the database's warnings come with the parse
@@ -89,6 +92,8 @@ def _execute(path: str, backend: str, opts: ParseOptions, timeout: float | None,
                   timeout=timeout, arch=opts.arch, sanitize=sanitize,
                   **(emu if backend == "emu" else {})) as lib:
             kinds = {n: sig.kind for n, sig in lib.signatures.items()}
+            if read_files is not None:
+                read_files.extend(lib.built.includes)
             try:
                 body(lib, slots)
             except ArgumentError as exc:
@@ -247,7 +252,8 @@ def run_reference(original: str, spec: Spec, backend: str, opts: ParseOptions,
 
 
 def run_with_both_fills(path: str, spec: Spec, opts: ParseOptions, timeout: float | None,
-                        sanitize: bool, whose: str = "the original's") -> list[Any]:
+                        sanitize: bool, whose: str = "the original's",
+                        read_files: list[str] | None = None) -> list[Any]:
     """Run `path` (emu) with fresh device memory filled with 0x00, then 0xff; the first
     run's values, or an error at `path` when an output differs between the two (naming the
     kernel whose blocks race, when that is why: _race_between_blocks). The second run takes
@@ -262,7 +268,7 @@ def run_with_both_fills(path: str, spec: Spec, opts: ParseOptions, timeout: floa
         reports = [f"{tmp}/{fill:02x}.txt" for fill in uninit.FILLS]
         orders: list[dict[str, Any]] = [{}, {"threads": 1, "reverse": "*"}]
         runs = [run_spec(path, spec, "emu", opts, timeout, sanitize, whose, fill=fill,
-                         unwritten=report, **order)
+                         unwritten=report, read_files=read_files, **order)
                 for fill, report, order in zip(uninit.FILLS, reports, orders, strict=True)]
         sites = uninit.in_both(*(uninit.read(r) for r in reports))
     if _first_difference(spec, runs[0], runs[1]) is None:

@@ -73,16 +73,20 @@ def run_cmd(file: str, spec_path: str, backend: str, timeout: float, sanitize: b
         raise error("--initcheck fills fresh device memory of emulated runs (--backend emu); "
                     "on the GPU use compute-sanitizer --tool initcheck", status=2)
     spec = load_spec(spec_path)
+    read: list[str] = []  # the headers the build included: --save must not replace one
     with structs_wrapped(file, spec, parse_opts) as (file, spec):
         if initcheck:
             values = run_with_both_fills(file, spec, parse_opts, timeout, sanitize,
-                                         "the program's")
+                                         "the program's", read_files=read)
         else:
-            values = run_spec(file, spec, backend, parse_opts, timeout, sanitize)
+            values = run_spec(file, spec, backend, parse_opts, timeout, sanitize,
+                              read_files=read)
     outputs = {a.name: v for a, v in zip(spec.args, values, strict=True) if a.is_output}
     for name, v in outputs.items():
         click.echo(summarise(name, v))
     if save:
+        outputs_set.add_inputs(read)
+        outputs_set.check()
         buf = io.BytesIO()  # np.savez(path) would append .npz to any other name
         np.savez(buf, **outputs)
         outputs_set.put(save, buf.getvalue())
