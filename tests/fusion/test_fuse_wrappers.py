@@ -155,3 +155,111 @@ def test_fused_compiles(fused, tmp_path: Path) -> None:
     res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+# One-launch wrappers of other namespaces, called unqualified through `using namespace
+# img;`, through an alias, from a reopened namespace, into a nested and an anonymous one.
+NS_PROGRAM = Path(__file__).parent / "programs" / "helpers_multi_ns.cu"
+NS_GROUPS = {
+    "ns_using": ["ns_blur", "ns_sharpen"],
+    "ns_alias": ["ns_blur", "ns_sharpen"],
+    "ns_nested": ["ns_blur", "ns_lift"],
+    "ns_anon": ["ns_halve", "ns_offset"],
+    "inside": ["ns_blur", "ns_sharpen"],
+}
+
+
+@pytest.fixture(scope="module")
+def ns_fused(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("wrns") / "fused.cu"
+    return out, fuse_file(NS_PROGRAM, out, fuse_all=True)
+
+
+def test_wrappers_of_other_namespaces_fuse(ns_fused) -> None:
+    """The launcher is written in the wrapper's namespace (reopened before the caller), so
+    its body's `threads` is img's (a global `threads` makes the name ambiguous outside
+    `img`), and the caller names it from the global namespace."""
+    out, result = ns_fused
+    assert {g.host: g.kernels for g in result.groups} == NS_GROUPS
+    assert not result.breaks and not [x for x in result.notes if "left unfused" in x]
+    text = out.read_text()
+    name = {g.host: g.name for g in result.groups}
+    launcher = (f"namespace img {{\nstatic void {name['ns_using']}_launch(const float *src, "
+                "float *dst, int width, int height, ")
+    assert launcher in text
+    assert f"  ::img::{name['ns_using']}_launch(tmp, dst, w, h, src, tmp);" in text
+    assert f"  ::img::{name['ns_alias']}_launch(tmp, dst, w, h, src, tmp);" in text
+    assert (f"namespace img {{\nnamespace detail {{\nstatic void {name['ns_nested']}_launch("
+            in text)
+    assert f"  ::img::detail::{name['ns_nested']}_launch(tmp, dst, w, h, src, tmp);" in text
+    assert f"namespace {{\nstatic void {name['ns_anon']}_launch(" in text
+    assert f"  ::{name['ns_anon']}_launch(tmp, dst, w, h, src, tmp);" in text
+    # (the caller in the wrapper's own namespace: as before, no namespace written)
+    inside = text.split("void inside(")[1].split("\n}\n")[0]
+    assert f"  {name['inside']}_launch(tmp, dst, w, h, src, tmp);" in inside
+
+
+@pytest.mark.slow  # (the emulator builds both programs)
+@pytest.mark.parametrize("entry", ["ns_using", "ns_alias", "ns_nested", "ns_anon",
+                                   "ns_inside"])
+def test_wrappers_of_other_namespaces_match(ns_fused, entry: str) -> None:
+    out, _ = ns_fused
+    for w, h in ((37, 19), (5, 3), (1, 1)):
+        run_both(NS_PROGRAM, out, entry, w, h)
+
+
+NS_REFUSED = r"""
+#include <cuda_runtime.h>
+namespace img {
+const int threads = 64;
+__global__ void ka(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f;
+}
+__global__ void kb(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+void a(const float *in, float *t, int n) { ka<<<(n + threads - 1) / threads, threads>>>(in, t, n); }
+void b(const float *t, float *out, int n) {
+  kb<<<(n + threads - 1) / threads, threads>>>(t, out, n);
+}
+}  // namespace img
+namespace app {
+const int threads = 32;
+using namespace img;
+void run(const float *in, float *t, float *out, int n) { a(in, t, n); b(t, out, n); }
+}  // namespace app
+namespace img {
+namespace sub {
+const int threads = 16;
+void run(const float *in, float *t, float *out, int n) { a(in, t, n); b(t, out, n); }
+}  // namespace sub
+}  // namespace img
+"""
+
+
+def test_wrappers_whose_namespace_cannot_be_reopened(tmp_path: Path) -> None:
+    """A launcher for a caller in another namespace (`app`, or one inside the wrapper's,
+    each declaring its own `threads`) cannot be written in the wrapper's namespace there,
+    nor in the caller's (its `threads` would be the caller's): left unfused, saying so."""
+    src = tmp_path / "ns.cu"
+    src.write_text(NS_REFUSED)
+    out = tmp_path / "out.cu"
+    result = fuse_file(src, out, fuse_all=True)
+    assert not result.groups
+    why = ("run: group ['ka', 'kb'] left unfused: wrapper 'b' is declared in namespace "
+           "'img', which cannot be reopened where 'run' is: a copy of it there could not "
+           "name what its body names")
+    assert result.notes.count(why) == 2, result.notes  # (app::run, img::sub::run)
+    assert out.read_text() == NS_REFUSED
+
+
+@pytest.mark.nvcc
+def test_namespace_launchers_compile(ns_fused, tmp_path: Path) -> None:
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    out, _ = ns_fused
+    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr

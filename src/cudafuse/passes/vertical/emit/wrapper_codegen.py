@@ -40,22 +40,48 @@ Edit = tuple[int, int, str]
 _CALLEE = re.compile(r"\s*(?:::)?(?:\w+\s*::\s*)*(\w+)\s*(?:<[^()]*>)?\s*\(", re.S)
 
 
-def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Function
-                 ) -> str | None:
-    """Why a copy of wrapper `fn`, started where `host` calls it, cannot be written: it
-    must be defined before the caller, in the caller's namespace (the copy names what the
-    wrapper's body names, unqualified), and called by its name, not through a macro."""
-    if fn.span.end > host.span.start:
-        return f"wrapper '{fn.name}' is defined after '{host.name}'"
-    if fn.namespaces != host.namespaces:
-        where = "::".join(x or "(anonymous)" for x, _ in fn.namespaces)
-        where = f"namespace '{where}'" if where else "the global namespace"
-        return (f"wrapper '{fn.name}' is declared in {where}, not where '{host.name}' is: a "
-                "copy of it there could not name what its body names")
+def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Function,
+                 at: str = "call") -> str | None:
+    """Why what a group writes for a call of wrapper `fn` in `host` cannot be written. The
+    call must name `fn`, not be a macro's (`at` "comment": the call only goes). A copy of
+    the wrapper names what its body names, unqualified, and so must be written where those
+    names mean what they mean in the wrapper: after it, and in its namespace. A copy at the
+    call (`at` "call", helper_calls.py) is in the caller's scope: the caller must be in the
+    wrapper's namespace. A launcher (`at` "launcher") is written before the caller, in the
+    wrapper's namespace, reopened there (launcher_scope): the caller's namespaces must be
+    the wrapper's outermost ones, so that they can be."""
     got = _CALLEE.match(unit.text(call.span))
     if got is None or got.group(1) != fn.name:
         return f"the call of '{fn.name}' is written inside a macro invocation"
-    return None
+    if at == "comment":
+        return None
+    if fn.span.end > host.span.start:
+        return f"wrapper '{fn.name}' is defined after '{host.name}'"
+    inner = [x for x, _ in fn.namespaces]
+    outer = [x for x, _ in host.namespaces]
+    if inner == outer or (at == "launcher" and inner[:len(outer)] == outer):
+        return None
+    where = "::".join(x or "(anonymous)" for x in inner)
+    where = f"namespace '{where}'" if where else "the global namespace"
+    if at == "launcher":
+        return (f"wrapper '{fn.name}' is declared in {where}, which cannot be reopened where "
+                f"'{host.name}' is: a copy of it there could not name what its body names")
+    return (f"wrapper '{fn.name}' is declared in {where}, not where '{host.name}' is: a "
+            "copy of it there could not name what its body names")
+
+
+def launcher_scope(fn: Function, host: Function) -> tuple[str, str, str]:
+    """Where the launcher copying wrapper `fn` is written, before `host`: the wrapper's
+    namespaces the caller is not in, reopened (their opening and closing text), and how the
+    caller names it (`::img::`, absolute, an anonymous namespace left out: its members are
+    found through the enclosing one). Nothing when the caller is in the wrapper's namespace."""
+    rest = fn.namespaces[len(host.namespaces):]
+    if not rest:
+        return "", "", ""
+    opening = "".join(f"{'inline ' if inline else ''}namespace {name}{' ' if name else ''}{{\n"
+                      for name, inline in rest)
+    closing = "".join(f"}}  // namespace {name}\n" for name, _ in reversed(rest))
+    return opening, closing, "::" + "".join(f"{x}::" for x, _ in fn.namespaces if x)
 
 
 def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tuple[str, str, str]]]:
@@ -69,7 +95,9 @@ def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tupl
     orig = w.launch
     for site in em.group.launches:
         if site.wrapper is not None:
-            why = copy_problem(unit, site.wrapper.fn, site.wrapper.call, site.host)
+            at = "call" if site.wrapper.count > 1 else \
+                "launcher" if site is sink else "comment"
+            why = copy_problem(unit, site.wrapper.fn, site.wrapper.call, site.host, at)
             if why is not None:
                 raise CodegenError(why)
     if not spells_kernel(unit.text(orig.callee_span), sink.kernel.name):
@@ -134,9 +162,10 @@ def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
     for start, end, text in edits:
         body.replace_range(start, end, text)
     plist = param_list(em.unit, w.fn, extra)
-    text = (f"// cudafuse: '{w.fn.name}' launching {em.group.name}\n"
+    opening, closing, _ = launcher_scope(w.fn, em.sink.host)
+    text = (f"// cudafuse: '{w.fn.name}' launching {em.group.name}\n{opening}"
             f"static {w.fn.return_type.strip()} {em.group.name}_launch({plist})\n"
-            f"{body.text()}\n")
+            f"{body.text()}\n{closing}")
     return text, [t for _, _, t in extra]
 
 
@@ -155,7 +184,9 @@ def host_edits(em: GroupEmitter, rw: Rewriter, extra: list[str]) -> None:
         return
     call = sink.wrapper.call
     args = [expr_text(unit, a) for a in call.args] + extra
-    rw.replace(call.span, f"{em.group.name}_launch({', '.join(args)})", "fused launch")
+    qualifier = launcher_scope(sink.wrapper.fn, sink.host)[2]
+    rw.replace(call.span, f"{qualifier}{em.group.name}_launch({', '.join(args)})",
+               "fused launch")
     for site in em.group.launches[:-1]:
         if site.wrapper is not None and site.wrapper.count > 1:
             continue
