@@ -20,6 +20,12 @@
 #endif
 // A function the emulator does not implement: the front end reads the reason as an annotation,
 // the emulator refuses a call with it (g++'s error attribute, at the call).
+// A template whose argument may be a lambda (a type without linkage) needs a definition in the
+// unit that calls it, or clang stops: "used but not defined in this translation unit, and
+// cannot be defined in any other". The front end gets an empty one; the emulator defines it.
+#ifndef CUDAFUSE_FRONT_END_BODY
+#define CUDAFUSE_FRONT_END_BODY { return cudaSuccess; }
+#endif
 #ifndef CUDAFUSE_NOT_EMULATED
 #define CUDAFUSE_NOT_EMULATED(why) __attribute__((annotate("cudafuse-not-emulated: " why)))
 #endif
@@ -882,12 +888,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, T f, 
                                                                    size_t smem, unsigned flags);
 template <class S, class T>
 cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *grid, int *block, T f,
-                                                           S smemOfBlock, int limit = 0);
+                                                           S smemOfBlock, int limit = 0)
+    CUDAFUSE_FRONT_END_BODY
 template <class S, class T>
 cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *grid, int *block, T f,
                                                                     S smemOfBlock,
                                                                     int limit = 0,
-                                                                    unsigned flags = 0);
+                                                                    unsigned flags = 0)
+    CUDAFUSE_FRONT_END_BODY
 template <class T>
 cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *grid, int *block, T f,
                                                         size_t smem = 0, int limit = 0,

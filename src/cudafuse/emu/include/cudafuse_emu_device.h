@@ -19,6 +19,7 @@
 // arguments, for the unwritten-memory report.
 #define CUDAFUSE_CALL_SITE , const char *file = __builtin_FILE(), int line = __builtin_LINE()
 #define CUDAFUSE_NOT_EMULATED(why) __attribute__((error(why)))
+#define CUDAFUSE_FRONT_END_BODY ;  // the runtime's headers define those functions
 #include "../../cuda_api/cudafuse_cuda_api.h"
 
 // The emulator's per-OS-thread state: the blocks of a launch may run on several
