@@ -10,7 +10,9 @@ shared memory of the size each callable gives.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from cudafuse.frontend import ParseOptions, parse_file
 from cudafuse.runtime import load
 
 PROGRAM = r"""
@@ -56,6 +58,14 @@ void run(float *h, int n, int *blocks) {
 """
 
 
+def test_the_front_end_parses_the_calls(tmp_path):
+    src = tmp_path / "occupancy.cu"
+    src.write_text(PROGRAM)
+    unit = parse_file(str(src), ParseOptions()).unit
+    assert {k.name for k in unit.kernels} == {"twice"}
+
+
+@pytest.mark.slow  # a g++ build (about 15 CPU-s here)
 def test_lambda_and_functor_shared_memory_sizes(tmp_path):
     src = tmp_path / "occupancy.cu"
     src.write_text(PROGRAM)
