@@ -342,3 +342,33 @@ def test_run_save_knows_the_headers_of_a_real_build(tmp_path: Path,
     assert res.exit_code == 2, res.output
     assert "--save './k.cuh' would overwrite an input of this run" in res.stderr
     assert snapshot(tmp_path) == before
+
+
+KERNEL_SPEC = ('entry = "{}"\n[launch]\ngrid = 1\nblock = 32\n[[args]]\nname = "p"\n'
+               'dtype = "float32"\ncount = 32\n[[args]]\nname = "n"\nvalue = 32\n')
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("block1", "[1025]", "block1: [1025] exceeds CUDA's limits (at most 1024 threads a block"),
+    ("grid2", "[2147483648]", "grid2: [2147483648] exceeds CUDA's limits (x <= 2^31 - 1"),
+    ("shared2", "1e308", "shared2: 1e+308 bytes of dynamic shared memory; no GPU gives a block "
+                         "more than 232448"),
+])
+def test_verify_hfuse_pair_spec_launch_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              key: str, value: str, message: str) -> None:
+    """A pair spec's launches past CUDA's limits reached the emulator truncated to 32 or 64
+    bits (a block of 2^64 + 32 threads ran as 32)."""
+    (tmp_path / "chain.cu").write_text(CHAIN)
+    (tmp_path / "a.toml").write_text(KERNEL_SPEC.format("a"))
+    (tmp_path / "b.toml").write_text(KERNEL_SPEC.format("a"))
+    pair = {"kernel1": '"a"', "kernel2": '"a"', "spec1": '"a.toml"', "spec2": '"b.toml"',
+            "grid1": "[1]", "grid2": "[1]", "block1": "[32]", "block2": "[32]", key: value}
+    (tmp_path / "pair.toml").write_text("".join(f"{k} = {v}\n" for k, v in pair.items()))
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    res = CliRunner().invoke(main, ["verify", "--hfuse", "chain.cu", "chain.cu", "chain.cu",
+                                    "--spec", "pair.toml"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith(f"pair.toml: error: pair 'pair': {message}"), res.stderr
+    assert res.stderr.count("\n") == 1
+    assert snapshot(tmp_path) == before

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cudafuse.diagnostics import error
-from cudafuse.runtime.spec import Spec, evaluate, load_spec, tomllib
+from cudafuse.runtime.spec import Spec, check_launch_limits, evaluate, load_spec, tomllib
 
 _KNOWN = {"name", "file1", "file2", "kernel1", "kernel2", "spec1", "spec2", "grid1", "grid2",
           "block1", "block2", "shared1", "shared2", "sizes1", "sizes2"}
@@ -81,6 +81,8 @@ def _side(base: Path, table: dict[str, Any], i: int, where: str) -> tuple[Side, 
     shared = int(evaluate(table.get(f"shared{i}", 0), spec.sizes, f"{where}: shared{i}"))
     if shared < 0:
         raise ValueError(f"{where}: shared{i} is negative")
+    check_launch_limits(grid, block, shared, (f"{where}: grid{i}", f"{where}: block{i}",
+                                              f"{where}: shared{i}"))
     kernel = table.get(f"kernel{i}", "")
     return Side(str(kernel), spec, grid, block, shared), spec_path.read_bytes()
 

@@ -272,7 +272,7 @@ def _spec(path: str, raw: dict[str, Any]) -> Spec:
         spec.grid = _dims(launch.get("grid", 1), sizes, "launch.grid")
         spec.block = _dims(launch.get("block", 1), sizes, "launch.block")
         spec.shared = integer(launch.get("shared", 0), sizes, "launch.shared")
-        _check_launch_limits(spec.grid, spec.block, spec.shared)
+        check_launch_limits(spec.grid, spec.block, spec.shared)
     return spec
 
 
@@ -303,24 +303,29 @@ def _symbols(tables: Any, sizes: dict[str, Any], base_seed: int) -> list[ArgSpec
 MAX_DYNAMIC_SHARED = 232448
 
 
-def _check_launch_limits(grid: tuple[int, ...], block: tuple[int, ...], shared: int = 0
-                         ) -> None:
+def check_launch_limits(grid: tuple[int, ...], block: tuple[int, ...], shared: int = 0,
+                        keys: tuple[str, str, str] = ("launch.grid", "launch.block",
+                                                      "launch.shared")) -> None:
     """CUDA's launch limits (every architecture since sm_30): a launch beyond them fails on
-    a GPU, so it is the spec's mistake, said at its key before anything is built (the
-    emulator's own check could only name a generated harness; a size past 64 bits would
-    reach it truncated)."""
+    a GPU, so it is the spec's mistake, said at its key (`keys`: grid, block, shared) before
+    anything is built (the emulator's own check could only name a generated harness; a
+    size past 32 or 64 bits would reach it truncated)."""
     if shared > MAX_DYNAMIC_SHARED:
         size = f"{shared:.3g}" if shared >= 10**12 else str(shared)
-        raise ValueError(f"launch.shared: {size} bytes of dynamic shared memory; no GPU "
+        raise ValueError(f"{keys[2]}: {size} bytes of dynamic shared memory; no GPU "
                          f"gives a block more than {MAX_DYNAMIC_SHARED} (227 KiB)")
     bx, by, bz = (*block, 1, 1)[:3]
     gy, gz = (*grid[1:], 1, 1)[:2]
     if bx * by * bz > 1024 or bx > 1024 or by > 1024 or bz > 64:
-        raise ValueError(f"launch.block: {list(block)} exceeds CUDA's limits (at most 1024 "
-                         "threads a block, x and y <= 1024, z <= 64)")
+        raise ValueError(f"{keys[1]}: {_dims_text(block)} exceeds CUDA's limits (at most "
+                         "1024 threads a block, x and y <= 1024, z <= 64)")
     if grid[0] > 2**31 - 1 or gy > 65535 or gz > 65535:
-        raise ValueError(f"launch.grid: {list(grid)} exceeds CUDA's limits (x <= 2^31 - 1, "
-                         "y and z <= 65535)")
+        raise ValueError(f"{keys[0]}: {_dims_text(grid)} exceeds CUDA's limits (x <= 2^31 - "
+                         "1, y and z <= 65535)")
+
+
+def _dims_text(dims: tuple[int, ...]) -> str:
+    return "[" + ", ".join(f"{d:.3g}" if d >= 10**12 else str(d) for d in dims) + "]"
 
 
 def _scalar(a: dict[str, Any], sizes: dict[str, Any], where: str) -> Any:
