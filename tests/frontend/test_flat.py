@@ -128,6 +128,35 @@ def test_a_flattened_calls_arguments_are_its_flattened_children() -> None:
 
 
 @needs_helper
+def test_variables_named_in_c_as_by_libclang() -> None:
+    """flatten.c's record of a variable's or parameter's spelling and declaration gives the
+    name and declaration id the lowering gets asking libclang (Lowerer.decl: the canonical
+    declaration's spelling, file and offset)."""
+    from cudafuse.frontend.clang_api import spelling
+    from cudafuse.ir.source import SourceFile
+
+    recorded = decls = 0
+    for path in FILES:
+        tu = _parse(str(path), ParseOptions())
+        source = SourceFile(str(path), path.read_bytes())
+        fast, slow = lower.Lowerer(source, tu), lower.Lowerer(source, tu)
+        for top in _top_level(tu.cursor, str(path)):
+            root = flat.flatten(top)
+            assert root is not None
+            tree = root._flat
+            for i in range(len(tree.sizes)):
+                if tree.kinds[i] not in (ci.CursorKind.VAR_DECL.value,
+                                         ci.CursorKind.PARM_DECL.value):
+                    continue
+                decls += 1
+                recorded += tree.declared(i) is not None
+                plain = ci.Cursor.from_buffer_copy(tree.cursor(i))  # not flattened
+                plain._tu = tu
+                assert fast._named(tree.cursor(i)) == (spelling(plain), slow.decl(plain))
+    assert decls > 20 and recorded > 0.9 * decls
+
+
+@needs_helper
 def test_arguments_matched_in_c_are_those_matched_by_identity(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """flatten.c matches each call's arguments (clang_Cursor_getArgument) to its children;

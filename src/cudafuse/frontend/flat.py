@@ -49,7 +49,8 @@ _NAMES = ("clang_visitChildren", "clang_getCursorExtent", "clang_getCursorType",
           "clang_EvalResult_dispose", "clang_getRangeStart", "clang_getRangeEnd",
           "clang_getInstantiationLocation", "clang_getCursorBinaryOperatorKind",
           "clang_getCursorUnaryOperatorKind", "clang_Cursor_getNumArguments",
-          "clang_Cursor_getArgument")
+          "clang_Cursor_getArgument", "clang_getCanonicalCursor", "clang_getCursorLocation",
+          "clang_getCursorSpelling", "clang_getCString", "clang_disposeString")
 
 
 class _Api(ctypes.Structure):
@@ -63,12 +64,17 @@ _ARRAYS = (("cursor", FlatCursor), ("size", ctypes.c_uint), ("begin", ctypes.c_u
            ("ref_data1", ctypes.c_size_t), ("eval_kind", ctypes.c_int),
            ("eval_int", ctypes.c_longlong), ("eval_double", ctypes.c_double),
            ("kind", ctypes.c_int), ("op", ctypes.c_int), ("arg_at", ctypes.c_uint),
-           ("arg_n", ctypes.c_int), ("args", ctypes.c_uint))
+           ("arg_n", ctypes.c_int), ("args", ctypes.c_uint), ("decl_data0", ctypes.c_size_t),
+           ("name_at", ctypes.c_uint), ("name_len", ctypes.c_int),
+           ("decl_file", ctypes.c_size_t), ("decl_off", ctypes.c_uint))
+_POOL_PER_NODE = 16  # bytes of names per node (flatten.c's pool; a name past it is asked)
 
 
 class _Out(ctypes.Structure):
     _fields_ = [("api", ctypes.POINTER(_Api)), *((name, ctypes.c_void_p) for name, _ in _ARRAYS),
-                ("n_args", ctypes.c_size_t), ("n", ctypes.c_size_t), ("cap", ctypes.c_size_t),
+                ("n_args", ctypes.c_size_t), ("pool", ctypes.c_void_p),
+                ("pool_n", ctypes.c_size_t), ("pool_cap", ctypes.c_size_t),
+                ("n", ctypes.c_size_t), ("cap", ctypes.c_size_t),
                 ("depth", ctypes.c_uint), ("max_depth", ctypes.c_uint), ("too_deep", ctypes.c_int)]
 
 
@@ -126,6 +132,18 @@ class FlatTree:
         at = a["arg_at"][i]
         return [self.cursor(j) for j in a["args"][at:at + count]]
 
+    def declared(self, i: int) -> tuple[str, int, int, int] | None:
+        """(spelling, declaration pointer, CXFile handle, offset of where clang expands its
+        location) of variable or parameter i when it is its own canonical declaration, or
+        None (not recorded: ask libclang)."""
+        a = self.arrays
+        size = a["name_len"][i]
+        if size < 0:
+            return None
+        at = a["name_at"][i]
+        return (a["pool"][at:at + size].decode("utf-8"), a["decl_data0"][i],
+                a["decl_file"][i], a["decl_off"][i])
+
     def type_key(self, i: int) -> tuple[int, int]:
         """(kind, first data pointer) of node i's type: Spans.type_spelling's cache key."""
         return self.type_kinds[i], self.type_data[i]
@@ -152,8 +170,9 @@ def flatten(cursor: ci.Cursor) -> FlatCursor | None:
     cap = 1024
     while True:
         arrays = {name: (t * cap)() for name, t in _ARRAYS}
-        out = _Out(api, *(ctypes.addressof(arrays[name]) for name, _ in _ARRAYS), 0, 0, cap,
-                   0, MAX_DEPTH, 0)
+        pool = arrays["pool"] = (ctypes.c_char * (cap * _POOL_PER_NODE))()
+        out = _Out(api, *(ctypes.addressof(arrays[name]) for name, _ in _ARRAYS), 0,
+                   ctypes.addressof(pool), 0, cap * _POOL_PER_NODE, 0, cap, 0, MAX_DEPTH, 0)
         n = fn(cursor, ctypes.byref(out))
         if n == _TOO_DEEP:
             return None  # lowered cursor by cursor (see MAX_DEPTH)

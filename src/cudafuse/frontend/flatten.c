@@ -23,6 +23,7 @@ typedef struct { const void *ptr_data[2]; unsigned int_data; } CXSourceLocation;
 typedef void *CXFile;
 typedef void *CXClientData;
 typedef void *CXEvalResult;
+typedef struct { const void *data; unsigned private_flags; } CXString;
 typedef int (*CXCursorVisitor)(CXCursor, CXCursor, CXClientData);
 
 typedef struct {
@@ -42,10 +43,15 @@ typedef struct {
   int (*unary_kind)(CXCursor);
   int (*num_arguments)(CXCursor);
   CXCursor (*argument)(CXCursor, unsigned);
+  CXCursor (*canonical)(CXCursor);
+  CXSourceLocation (*location)(CXCursor);
+  CXString (*spelling)(CXCursor);
+  const char *(*c_string)(CXString);
+  void (*dispose_string)(CXString);
 } Api;
 
 /* CXCursorKind values (clang-c/Index.h) of the cursors asked more than the rest. */
-enum { NULL_CURSOR = 70, DECL_REF_EXPR = 101, MEMBER_REF_EXPR = 102, CALL_EXPR = 103,
+enum { VAR_DECL = 9, PARM_DECL = 10, NULL_CURSOR = 70, DECL_REF_EXPR = 101, MEMBER_REF_EXPR = 102, CALL_EXPR = 103,
        INTEGER_LITERAL = 106, FLOATING_LITERAL = 107, UNARY_OPERATOR = 112,
        BINARY_OPERATOR = 114, COMPOUND_ASSIGNMENT_OPERATOR = 115,
        CXX_BOOL_LITERAL_EXPR = 130 };
@@ -60,7 +66,10 @@ enum { EVAL_INT = 1, EVAL_FLOAT = 2 }; /* CXEvalResultKind */
    0 otherwise), so that the lowering dispatches without a cursor object per node. For a
    call whose every argument (clang_Cursor_getArgument) is one of its children: the
    children's indices, args[arg_at[i]] to args[arg_at[i] + arg_n[i] - 1] (arg_n -1: not
-   so, or no call). Writing
+   so, or no call). For a variable or parameter that is its own canonical declaration
+   (the one Lowerer.decl names it by): its declaration pointer, its spelling
+   (pool[name_at[i]], name_len[i] bytes; -1: not recorded) and where clang expands its
+   location (decl_file, decl_off). Writing
    stops at `cap`; `n` counts on, so that a caller whose arrays were too small learns how
    large to make them. */
 typedef struct {
@@ -82,7 +91,15 @@ typedef struct {
   unsigned *arg_at;
   int *arg_n;
   unsigned *args;
+  uintptr_t *decl_data0;
+  unsigned *name_at;
+  int *name_len;
+  uintptr_t *decl_file;
+  unsigned *decl_off;
   size_t n_args; /* entries of args written */
+  char *pool;    /* the names, pool_cap bytes */
+  size_t pool_n;
+  size_t pool_cap;
   size_t n;
   size_t cap;
   unsigned depth;     /* of the cursor being recorded */
@@ -91,6 +108,7 @@ typedef struct {
 } Flat;
 
 static void record(CXCursor c, Flat *out);
+static void declared(CXCursor c, size_t i, Flat *out);
 
 static int visit(CXCursor child, CXCursor parent, CXClientData data) {
   Flat *out = (Flat *)data;
@@ -117,6 +135,13 @@ static void answers(CXCursor c, size_t i, Flat *out) {
   out->op[i] = 0;
   out->arg_at[i] = 0;
   out->arg_n[i] = -1;
+  out->decl_data0[i] = 0;
+  out->name_at[i] = 0;
+  out->name_len[i] = -1;
+  out->decl_file[i] = 0;
+  out->decl_off[i] = 0;
+  if (c.kind == VAR_DECL || c.kind == PARM_DECL)
+    declared(c, i, out);
   if (c.kind == BINARY_OPERATOR || c.kind == COMPOUND_ASSIGNMENT_OPERATOR) {
     out->op[i] = api->binary_kind(c);
   } else if (c.kind == UNARY_OPERATOR) {
@@ -143,6 +168,32 @@ static void answers(CXCursor c, size_t i, Flat *out) {
       api->eval_dispose(r);
     }
   }
+}
+
+static void declared(CXCursor c, size_t i, Flat *out) {
+  const Api *api = out->api;
+  if (c.kind == VAR_DECL && api->canonical(c).data[0] != c.data[0])
+    return; /* a redeclaration: named by its first declaration, asked of libclang */
+  CXString s = api->spelling(c);
+  const char *text = api->c_string(s);
+  size_t len = 0;
+  if (text)
+    while (text[len])
+      len++;
+  if (out->pool_n + len <= out->pool_cap) {
+    for (size_t k = 0; k < len; k++)
+      out->pool[out->pool_n + k] = text[k];
+    CXFile f = 0;
+    unsigned line = 0, col = 0, off = 0;
+    api->instantiation(api->location(c), &f, &line, &col, &off);
+    out->decl_data0[i] = (uintptr_t)c.data[0];
+    out->name_at[i] = (unsigned)out->pool_n;
+    out->name_len[i] = (int)len;
+    out->decl_file[i] = (uintptr_t)f;
+    out->decl_off[i] = off;
+    out->pool_n += len;
+  }
+  api->dispose_string(s);
 }
 
 static int same_expr(CXCursor a, CXCursor b) {
@@ -205,6 +256,7 @@ size_t cudafuse_flatten(CXCursor root, Flat *out) {
   out->depth = 0;
   out->too_deep = 0;
   out->n_args = 0;
+  out->pool_n = 0;
   record(root, out);
   return out->too_deep ? (size_t)-1 : out->n;
 }

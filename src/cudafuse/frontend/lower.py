@@ -208,6 +208,19 @@ class Lowerer:
             got = self._decls[key] = f"{spelling(target)}@{fname}:{offset}"
         return got
 
+    def _named(self, c: ci.Cursor) -> tuple[str, str]:
+        """(spelling(c), self.decl(c)) of a variable or parameter; a flattened one's from
+        what flatten.c recorded of it where it did (its own canonical declaration)."""
+        got = c._flat.declared(c._i) if c.__class__ is FlatCursor else None
+        if got is None:
+            return spelling(c), self.decl(c)
+        name, data0, file, offset = got
+        key = (c._kind_id, data0)
+        did = self._decls.get(key)
+        if did is None:
+            did = self._decls[key] = f"{name}@{self.loc.file_name(file)}:{offset}"
+        return name, did
+
     def name_span(self, cursor: ci.Cursor) -> Span:
         fname, line, col, offset = self.loc(cursor.location)
         if fname != self.source.path:
@@ -614,7 +627,8 @@ class Lowerer:
                 init = self.expr(k)
         # Fresh nodes per variable: the IR never shares a node between two parents.
         dims = tuple(n.IntLit(size) if size >= 0 else None for size in sizes)
-        return n.VarDecl(spelling(c), spelled, init, self.decl(c), frozenset(storage), dims,
+        name, decl = self._named(c)
+        return n.VarDecl(name, spelled, init, decl, frozenset(storage), dims,
                          span=self.span(c))
 
     @staticmethod
@@ -685,7 +699,8 @@ class Lowerer:
     def param(self, c: ci.Cursor) -> Param:
         spelled, is_ptr, pointee_name, pointee_const, is_ref, holds, canonical, floats, \
             members = self._param_types.get(self._type_key(c)) or self._param_type(c.type)
-        return Param(spelling(c), spelled, self.decl(c), self.span(c), is_ptr, pointee_name,
+        name, decl = self._named(c)
+        return Param(name, spelled, decl, self.span(c), is_ptr, pointee_name,
                      pointee_const, "restrict" in spelled, is_ref, holds, canonical, floats,
                      members)
 
