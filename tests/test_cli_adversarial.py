@@ -372,3 +372,26 @@ def test_verify_hfuse_pair_spec_launch_limits(tmp_path: Path, monkeypatch: pytes
     assert res.stderr.startswith(f"pair.toml: error: pair 'pair': {message}"), res.stderr
     assert res.stderr.count("\n") == 1
     assert snapshot(tmp_path) == before
+
+
+def test_sigterm_unwinds_as_an_interrupt_and_exits_143(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """kill (SIGTERM) used to end the process where it stood (status -15), leaving the
+    emulator's temporary directories behind; it now unwinds as Ctrl-C does."""
+    import time
+
+    (tmp_path / "chain.cu").write_text(CHAIN)
+    monkeypatch.chdir(tmp_path)
+
+    def killed(*args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises at the next bytecode
+        raise AssertionError("SIGTERM was not handled")
+
+    monkeypatch.setattr("cudafuse.api.fuse", killed)
+    before = signal.getsignal(signal.SIGTERM)
+    res = CliRunner().invoke(main, ["fuse", "chain.cu", "-o", "out.cu", "--report", "r.json"])
+    assert res.exit_code == 143, res.output
+    assert res.stderr == "cudafuse: terminated\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chain.cu"]
+    assert signal.getsignal(signal.SIGTERM) is before  # the command's handler is gone

@@ -9,7 +9,9 @@ import importlib
 import io
 import math
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -254,11 +256,24 @@ def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _interrupted() -> NoReturn:
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (kill, a build tool stopping its jobs), raised where the run is, so that it
+    unwinds as an interrupt does: temporaries removed, emulator workers stopped, no output
+    written."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _interrupted(exc: KeyboardInterrupt) -> NoReturn:
     try:
         sys.stdout.flush()
     except OSError:
         _drop_stdout()
+    if isinstance(exc, Terminated):  # 128 + SIGTERM, as gcc exits on it
+        click.echo("cudafuse: terminated", err=True)
+        raise click.exceptions.Exit(143) from None
     click.echo("cudafuse: interrupted", err=True)
     raise click.exceptions.Exit(130) from None
 
@@ -283,17 +298,22 @@ class LazyGroup(click.Group):
         rest = [a for a in args[:end] if a not in group] + args[end:]
         try:
             return super().parse_args(ctx, moved + rest)
-        except KeyboardInterrupt:  # click's own handler would say "Aborted!", exit 1
-            _interrupted()
+        except KeyboardInterrupt as exc:  # click's own handler would say "Aborted!", exit 1
+            _interrupted(exc)
 
     def invoke(self, ctx: click.Context) -> Any:
         # An interrupt exits with 130 (128 + SIGINT), as shells and make expect, not with
         # click's 1 ("Aborted!"), which reads like bad input. Outputs are written only at
         # the end (outputs.OutputSet), so nothing is left half-written.
+        main_thread = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            _interrupted()
+        except KeyboardInterrupt as exc:
+            _interrupted(exc)
+        finally:
+            if main_thread:
+                signal.signal(signal.SIGTERM, before)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self.MODULES))
@@ -321,8 +341,8 @@ def main(debug: bool, verbose: bool) -> None:
     """cudafuse: a source-to-source CUDA compiler that fuses kernels.
 
     Bad input is reported as FILE:LINE:COL: error: ... with exit status 1; usage errors exit
-    with 2; internal errors with 3; an interrupt (Ctrl-C) with 130. --debug and -v may also
-    follow the subcommand.
+    with 2; internal errors with 3; an interrupt (Ctrl-C) with 130, SIGTERM with 143. --debug
+    and -v may also follow the subcommand.
     """
     # One short run that builds a large, acyclic IR: the cyclic collector's frequent young
     # generation passes over it find nothing, and cost a few percent of `analyze`.
