@@ -291,3 +291,69 @@ def test_copy_only_in_the_helpers_namespace(tmp_path: Path) -> None:
     assert "  img::two(in, t, u, n);\n  img::kb<<<" in text
     assert "/* cudafuse: a copy of 'two' */ [](const float *in, float *t, float *out, " \
         "int n) {" in text
+
+
+SHADOWED = r"""
+#include <cuda_runtime.h>
+__global__ void ka(const float *in, float *t, int n, int k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f + k;
+}
+__global__ void kb(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+const int shift = 1;
+void two(const float *in, float *t, float *out, int n) {
+  ka<<<(n + 127) / 128, 128>>>(in, t, n, shift);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+}
+void one(const float *in, float *t, int n) { ka<<<(n + 127) / 128, 128>>>(in, t, n, shift); }
+void shadowed(const float *in, float *t, float *u, float *out, int n) {
+  const int shift = 5;
+  two(in, t, u, n);
+  kb<<<(n + 127) / 128, 128>>>(u, out, n);
+  ka<<<(n + 127) / 128, 128>>>(in, t, n, shift);
+}
+void shadowed_one(const float *in, float *t, float *out, int n) {
+  const int shift = 5;
+  one(in, t, n);
+  kb<<<(n + 127) / 128, 128>>>(t, out, n);
+  ka<<<(n + 127) / 128, 128>>>(in, t, n, shift);
+}
+void plain(const float *in, float *t, float *u, float *out, int n) {
+  two(in, t, u, n);
+  kb<<<(n + 127) / 128, 128>>>(u, out, n);
+}
+"""
+
+
+def test_a_name_the_caller_hides_is_refused(tmp_path: Path) -> None:
+    """A helper's launch passing a global (`shift`) is read in the caller's terms, and the
+    fused kernel's arguments are written in the caller: where the caller's own `shift`
+    hides the global, that text would pass the caller's 5 for the helper's 1 (it did: every
+    element of `u` differed). The call splits the sequence, saying so."""
+    src = tmp_path / "shadowed.cu"
+    src.write_text(SHADOWED)
+    result = fuse_file(src, tmp_path / "out.cu", fuse_all=True)
+    assert ("plain", ["ka", "kb", "kb"]) in [(g.host, g.kernels) for g in result.groups]
+    assert not {g.host for g in result.groups} & {"shadowed", "shadowed_one"}
+    notes = {h: (line, why) for h, line, _, why in result.breaks}
+    for host, fn in (("shadowed", "two"), ("shadowed_one", "one")):
+        line = SHADOWED.split("\n").index(f"void {host}(const float *in, float *t, " +
+                                          ("float *u, " if fn == "two" else "") +
+                                          "float *out, int n) {") + 1
+        assert notes[host][0] == line + 2  # (the call's line)
+        assert notes[host][1].endswith(f"'{fn}' passes 'shift' to 'ka', which in '{host}' "
+                                       f"names its own 'shift' (line {line + 1})"), notes[host]
+
+
+@pytest.mark.slow  # (the emulator builds both programs)
+def test_a_name_the_caller_hides_matches(tmp_path: Path) -> None:
+    src = tmp_path / "shadowed.cu"
+    src.write_text(SHADOWED)
+    out = tmp_path / "out.cu"
+    fuse_file(src, out, fuse_all=True)
+    for entry in ("shadowed", "shadowed_one", "plain"):
+        for n in (37, 1, 129):
+            run_both(src, out, entry, n, 1)

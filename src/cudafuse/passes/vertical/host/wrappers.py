@@ -214,16 +214,57 @@ class Wrappers:
         for d in (x for x in fn.body.walk() if isinstance(x, n.VarDecl)):
             if d.init is not None:  # in order: a later local's initialiser uses earlier ones
                 env[d.decl] = _subst(d.init, env)
+        given = {id(x) for a in call.args for x in a.walk()}
         out = []
         for k, launch in enumerate(launches):
             grid, block = _subst(launch.grid, env), _subst(launch.block, env)
             shared = None if launch.shared is None else _subst(launch.shared, env)
             stream = None if launch.stream is None else _subst(launch.stream, env)
             args = tuple(_subst(a, env) for a in launch.args)
+            why = self._foreign_name(fn, launch, args, given)
+            if why is not None:
+                return why
             span = call.span._replace(start=call.span.start + k)
             out.append(dataclasses.replace(launch, grid=grid, block=block, shared=shared,
                                            stream=stream, args=args, span=span))
         return out
+
+    def _foreign_name(self, fn: Function, launch: n.KernelLaunch, args: tuple[n.Expr, ...],
+                      given: set[int]) -> str | None:
+        """Why the launch's arguments, read in the caller's terms, cannot be written in the
+        caller: code generation prints them there (a fused kernel's arguments), so a name
+        the wrapper's body gives them (`shift`, a global) must mean there what it means in
+        the wrapper: not a parameter or local of the caller's (which would hide it), and
+        the caller neither in another namespace nor a member function (where a name of the
+        wrapper's namespace or a class member may be found instead)."""
+        host = self.host
+        assert host.body is not None
+        mine: dict[str, n.Node] = {p.name: p for p in host.params}
+        for d in host.body.walk():
+            if isinstance(d, n.VarDecl):
+                mine.setdefault(d.name, d)
+        kernel = launched_kernel(self.unit, launch)
+        to = f"'{kernel.name}'" if kernel is not None else "its kernel"
+        for arg in args:
+            for r in arg.walk():
+                if not isinstance(r, n.Ref) or id(r) in given or r.kind == "builtin" or \
+                        "[" in r.name:
+                    continue
+                text = _text(self.unit, r)
+                if text.startswith("::"):
+                    continue  # (named from the global namespace)
+                name = text if text != "?" else r.name
+                if r.name in mine:
+                    return (f"'{fn.name}' passes '{name}' to {to}, which in "
+                            f"'{host.name}' names its own '{r.name}' (line "
+                            f"{mine[r.name].span.line})")
+                if [x for x, _ in fn.namespaces] != [x for x, _ in host.namespaces]:
+                    return (f"'{fn.name}' passes '{name}' to {to}, a name of its namespace "
+                            f"that '{host.name}', in another, may not mean alike")
+                if host.parent:
+                    return (f"'{fn.name}' passes '{name}' to {to}, which in member function "
+                            f"'{host.name}' may name a member")
+        return None
 
     def wrapper_reason(self, fn: Function) -> str | None:
         """Why `fn` is not a wrapper of its launches (None when it is)."""
