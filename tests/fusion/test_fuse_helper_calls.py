@@ -357,3 +357,44 @@ def test_a_name_the_caller_hides_matches(tmp_path: Path) -> None:
     for entry in ("shadowed", "shadowed_one", "plain"):
         for n in (37, 1, 129):
             run_both(src, out, entry, n, 1)
+
+
+HIDDEN = r"""
+#include <cuda_runtime.h>
+__global__ void ka(const float *in, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = in[i] * 2.0f;
+}
+__global__ void kb(const float *t, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = t[i] + 1.0f;
+}
+const int threads = 128;
+void two(const float *in, float *t, float *out, int n) {
+  ka<<<(n + threads - 1) / threads, threads>>>(in, t, n);
+  kb<<<(n + threads - 1) / threads, threads>>>(t, out, n);
+}
+void hidden(const float *in, float *t, float *u, float *out, int n) {
+  const int threads = 1;
+  two(in, t, u, n);
+  kb<<<n / threads, threads>>>(u, out, n);
+}
+"""
+
+
+def test_a_copy_whose_names_the_caller_hides_is_not_written(tmp_path: Path) -> None:
+    """The copy at the call is a captureless lambda in the caller's scope, where the
+    caller's `const int threads = 1` would be the `threads` its launches read (a lambda may
+    read a constant it does not capture): left unfused, saying so."""
+    src = tmp_path / "hidden.cu"
+    src.write_text(HIDDEN)
+    out = tmp_path / "out.cu"
+    result = fuse_file(src, out, fuse_all=True)
+    assert "hidden" not in {g.host for g in result.groups}
+    lines = HIDDEN.split("\n")
+    use = lines.index("  ka<<<(n + threads - 1) / threads, threads>>>(in, t, n);") + 1
+    local = lines.index("  const int threads = 1;") + 1
+    assert f"hidden: group ['ka', 'kb', 'kb'] left unfused: 'two' names 'threads' (line " \
+        f"{use}), which a copy of it in 'hidden' would read as its own (line {local})" \
+        in result.notes
+    assert "  two(in, t, u, n);\n" in out.read_text()

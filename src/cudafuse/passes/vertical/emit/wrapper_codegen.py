@@ -59,6 +59,8 @@ def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Functi
         return f"wrapper '{fn.name}' is defined after '{host.name}'"
     inner = [x for x, _ in fn.namespaces]
     outer = [x for x, _ in host.namespaces]
+    if at == "call" and inner == outer:
+        return _hidden(unit, fn, host)
     if inner == outer or (at == "launcher" and inner[:len(outer)] == outer):
         return None
     where = "::".join(x or "(anonymous)" for x in inner)
@@ -68,6 +70,31 @@ def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Functi
                 f"'{host.name}' is: a copy of it there could not name what its body names")
     return (f"wrapper '{fn.name}' is declared in {where}, not where '{host.name}' is: a "
             "copy of it there could not name what its body names")
+
+
+def _hidden(unit: TranslationUnit, fn: Function, host: Function) -> str | None:
+    """Why a copy of `fn`'s body at a call in `host` would read a name otherwise: the
+    caller's parameter or local of a name the body gives a global (a captureless lambda
+    still reads a constant it hides), or a member of the caller's class."""
+    assert fn.body is not None and host.body is not None
+    own = {p.decl for p in fn.params} | {d.decl for d in fn.body.walk()
+                                         if isinstance(d, n.VarDecl)}
+    mine: dict[str, n.Node] = {p.name: p for p in host.params}
+    for d in host.body.walk():
+        if isinstance(d, n.VarDecl):
+            mine.setdefault(d.name, d)
+    for r in fn.body.walk():
+        if not isinstance(r, n.Ref) or r.decl in own or r.kind in ("builtin", "function"):
+            continue
+        if unit.text(r.span).startswith("::"):
+            continue
+        if r.name in mine:
+            return (f"'{fn.name}' names '{r.name}' (line {r.span.line}), which a copy of it in "
+                    f"'{host.name}' would read as its own (line {mine[r.name].span.line})")
+        if host.parent:
+            return (f"'{fn.name}' names '{r.name}' (line {r.span.line}), which a copy of it in "
+                    f"member function '{host.name}' may read as a member")
+    return None
 
 
 def launcher_scope(fn: Function, host: Function) -> tuple[str, str, str]:
