@@ -25,3 +25,30 @@ void two_shapes(const float *x, float *y, float *z, int w, int h) {
     grid.y = (w + block.y - 1) / block.y;
     twice_transposed<<<grid, block>>>(z, x, w, h);
 }
+
+__global__ void triple(float *y, const float *t, int w, int h) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (c < w && r < h)
+        y[r * w + c] = 3.0f * t[r * w + c];
+}
+
+// A producer -> consumer chain across the resizing: the consumer's grid has spare blocks.
+void chain_resized(const float *x, float *t, float *y, int w, int h) {
+    dim3 block(16, 16);
+    dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
+    add_one<<<grid, block>>>(t, x, w, h);
+    grid.x = (w + block.x - 1) / block.x + 2;
+    grid.y = (h + 15) / 16 + 1;
+    triple<<<grid, block>>>(y, t, w, h);
+}
+
+// The consumer's grid covers one row of blocks only: what it does not reach, the producer
+// still stored in the original.
+void chain_shrunk(const float *x, float *t, float *y, int w, int h) {
+    dim3 block(16, 16);
+    dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
+    add_one<<<grid, block>>>(t, x, w, h);
+    grid.y = 1;
+    triple<<<grid, block>>>(y, t, w, h);
+}

@@ -160,8 +160,18 @@ class ByValue:
         if depth >= MAX_DEPTH or r.kind not in ("local", "param") or "&" in r.type or \
                 self.jumps or r.decl in self.escaped:
             return None
+        fields: dict[int, n.Expr] = {}  # a dim3's component -> its value, set after
         for j in range(k - 1, -1, -1):
             s = stmts[j]
+            field = _field_assignment(s, r)
+            if field is not None:  # `grid.x = e;`: the latest one gives the component
+                i, rhs = field
+                if i not in fields:
+                    value = self._settle(rhs, "unsigned int", stmts, j, depth, until)
+                    if value is None:
+                        return None
+                    fields[i] = value
+                continue
             got = _definition(s, r.decl)
             if got is not None:
                 var_type, rhs = got
@@ -169,7 +179,8 @@ class ByValue:
                     return None
                 if isinstance(s, n.DeclStmt):
                     rhs = self._own_spelling(rhs, r)
-                return self._settle(rhs, var_type, stmts, j, depth, until)
+                value = self._settle(rhs, var_type, stmts, j, depth, until)
+                return value if value is None or not fields else _with_fields(value, fields)
             if _touches(s, r.decl, self.unit):
                 return None
         return None
@@ -264,6 +275,51 @@ class ByValue:
                 all(x is y for x, y in zip(args, launch.args, strict=True)):
             return launch
         return dataclasses.replace(launch, grid=grid, block=block, args=tuple(args))
+
+
+_FIELDS = ("x", "y", "z")
+
+
+def _field_assignment(s: n.Stmt, r: n.Ref) -> tuple[int, n.Expr] | None:
+    """(component, value) when statement `s` is `v.x = e;` (or y, z) for the dim3 `r`, and
+    e does not name v."""
+    if unqualified(r.type) != "dim3" or not isinstance(s, n.ExprStmt):
+        return None
+    e = s.expr
+    if not (isinstance(e, n.Binary) and e.op == "="):
+        return None
+    target = _strip(e.lhs)
+    if not (isinstance(target, n.Member) and not target.arrow and
+            target.field_name in _FIELDS):
+        return None
+    base = _strip(target.base)
+    if not (isinstance(base, n.Ref) and base.decl == r.decl) or \
+            any(isinstance(x, n.Ref) and x.decl == r.decl for x in e.rhs.walk()):
+        return None
+    return _FIELDS.index(target.field_name), e.rhs
+
+
+def _with_fields(value: n.Expr, fields: dict[int, n.Expr]) -> n.Expr | None:
+    """The dim3 `value` with the given components replaced: `dim3(x, y, z)` printed from
+    the IR; None when its components are not written out (a dim3 variable or call)."""
+    core = _strip(value)
+    if isinstance(core, n.Call) and core.callee == "dim3":
+        comps = list(core.args)
+    elif isinstance(core, n.InitList):
+        comps = list(core.items)
+    elif unqualified(core.type) != "dim3":
+        comps = [core]  # `dim3 grid = n;`
+    else:
+        return None
+    while comps and isinstance(comps[-1], n.OtherExpr) and not comps[-1].items and \
+            comps[-1].span.end == comps[-1].span.start:
+        comps.pop()  # clang's default arguments
+    if len(comps) > 3:
+        return None
+    comps += [n.IntLit(1, type="unsigned int")] * (3 - len(comps))
+    for i, v in fields.items():
+        comps[i] = v
+    return n.Call(callee="dim3", args=tuple(comps), type="dim3", span=NO_SPAN)
 
 
 def _definition(s: n.Stmt, decl: str) -> tuple[str, n.Expr | None] | None:
