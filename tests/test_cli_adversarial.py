@@ -100,6 +100,11 @@ CASES = [
      "s.toml: error: args[0] 'p'.dtype: unknown dtype '\\x00'"),
     ("dtype-type-code", RUN, host_spec(q='dtype = "?"\ncount = 4'), {}, 1,
      "args[1] 'q'.dtype: unknown dtype '?'"),
+    # (/dev/zero was read whole by the build: the machine ran out of memory)
+    ("run-a-device", ["run", "/dev/null", "--spec", "s.toml"], host_spec(), {}, 1,
+     "/dev/null: error: not a regular file (a pipe, socket or device)"),
+    ("verify-a-device", ["verify", "chain.cu", "/dev/null", "--spec", "s.toml"], host_spec(),
+     {}, 1, "/dev/null: error: not a regular file (a pipe, socket or device)"),
     ("verify-empty-outputs", ["verify", "chain.cu", "chain.cu", "--spec", "s.toml"],
      host_spec(q='dtype = "float32"\ncount = 0'), {}, 1,
      "s.toml: error: every output of the spec has count 0: there would be nothing to "

@@ -18,6 +18,7 @@ from cudafuse.execute import (
     unwritten_notes,
 )
 from cudafuse.frontend import ParseOptions
+from cudafuse.frontend.parse import read_source
 
 if TYPE_CHECKING:
 
@@ -69,6 +70,7 @@ def run_cmd(file: str, spec_path: str, backend: str, timeout: float, sanitize: b
     outputs_set = OutputSet([file, spec_path, *parse_opts.forced_includes])
     outputs_set.declare("--save", save)
     outputs_set.check()
+    read_source(file)  # a device (/dev/zero), a pipe, a binary file: said before any build
     if initcheck and backend != "emu":
         raise error("--initcheck fills fresh device memory of emulated runs (--backend emu); "
                     "on the GPU use compute-sanitizer --tool initcheck", status=2)
@@ -128,6 +130,8 @@ def verify_cmd(files: tuple[str, ...], spec_path: str | None, hfuse: bool,
     from cudafuse.runtime.spec import load_spec
 
     check_usage(files, hfuse, spec_path, pair_name, spec1, spec2)
+    for f in files:
+        read_source(f)  # a device (/dev/zero), a pipe, a binary file: said before any run
     if backend == "nvcc":  # before any run: a missing PyCUDA is not the original's fault
         from cudafuse.runtime.gpu import require_pycuda
 
