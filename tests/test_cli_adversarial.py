@@ -105,6 +105,13 @@ CASES = [
      "/dev/null: error: not a regular file (a pipe, socket or device)"),
     ("verify-a-device", ["verify", "chain.cu", "/dev/null", "--spec", "s.toml"], host_spec(),
      {}, 1, "/dev/null: error: not a regular file (a pipe, socket or device)"),
+    ("include-a-device", ["analyze", "chain.cu", "-include", "/dev/null"], "", {}, 2,
+     "-include '/dev/null': not a regular file (a device or pipe)"),
+    ("imacros-a-device", ["fuse", "chain.cu", "-o", "o.cu", "-imacros", "/dev/null"], "", {},
+     2, "-imacros '/dev/null': not a regular file (a device or pipe)"),
+    ("from-profile-a-device", ["hfuse", "chain.cu", "--kernels", "a,b", "-o", "o.cu",
+                               "--from-profile", "/dev/null"], "", {}, 2,
+     "'--from-profile': '/dev/null' is not a regular file (a device or pipe)"),
     ("verify-empty-outputs", ["verify", "chain.cu", "chain.cu", "--spec", "s.toml"],
      host_spec(q='dtype = "float32"\ncount = 0'), {}, 1,
      "s.toml: error: every output of the spec has count 0: there would be nothing to "

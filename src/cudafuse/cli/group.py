@@ -164,6 +164,27 @@ class FiniteRange(click.FloatRange):
         return rv
 
 
+def special_file(path: str) -> bool:
+    """An existing path that is neither a regular file nor a directory (/dev/zero, a pipe):
+    an input read whole, such as a header or a report, would never end or block."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # missing: said where it is read
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def regular_input(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A callback for an option naming a file read whole (--from-profile)."""
+    value = nonempty(ctx, param, value)
+    if isinstance(value, str) and special_file(value):
+        raise click.BadParameter(f"'{value}' is not a regular file (a device or pipe)", ctx,
+                                 param)
+    return value
+
+
 def nonempty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """An input path that is '' (an unset shell variable) is a usage error, not 'no such
     file' or, as the current directory, 'is a directory'."""
@@ -240,6 +261,10 @@ def parse_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         _check_clang_args(tail)
         dirs, defs, rest = take_paths(tail)
         problem = flag_problem((*defines, *defs), undefines, std)
+        for option, files in (("-include", forced), ("-imacros", macro_files)):
+            for f in files:
+                if special_file(f):  # libclang would read /dev/zero until memory ran out
+                    problem = f"{option} '{f}': not a regular file (a device or pipe)"
         if problem:
             raise click.UsageError(problem)
         extra = (*clang_flags(undefines, system_dirs, quote_dirs, after_dirs, macro_files, std),

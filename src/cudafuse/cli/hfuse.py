@@ -17,6 +17,7 @@ from cudafuse.cli.group import (
     nonempty,
     parse_options,
     print_diagnostics,
+    regular_input,
 )
 from cudafuse.diagnostics import error
 from cudafuse.frontend import ParseOptions
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
                    "that gains an occupancy step without spills, from ptxas' figures of the "
                    "fused kernel, or none (thread mode, needs nvcc).")
 @click.option("--from-profile", "from_profile", type=click.Path(dir_okay=False),
-              callback=nonempty,
+              callback=regular_input,
               help="Take --mode, --regcap and the split from a profiling report (or cache "
                    "entry), choosing again from its measurements; needs no GPU.")
 @click.option("--profile", "profile", is_flag=True,
