@@ -407,3 +407,16 @@ def test_sigterm_unwinds_as_an_interrupt_and_exits_143(tmp_path: Path,
     assert res.stderr == "cudafuse: terminated\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["chain.cu"]
     assert signal.getsignal(signal.SIGTERM) is before  # the command's handler is gone
+
+
+@pytest.mark.parametrize("name", [5, "\u00f1ame", "a b", b"k"])
+def test_api_hfuse_name_must_be_an_ascii_identifier(tmp_path: Path, name: object) -> None:
+    """name=5 was an AttributeError; a non-ASCII name failed the emitted file's compile."""
+    import cudafuse
+
+    (tmp_path / "chain.cu").write_text(CHAIN)
+    with pytest.raises(cudafuse.Error) as info:
+        cudafuse.hfuse(str(tmp_path / "chain.cu"), kernels="a,b", block1=256, block2=256,
+                       name=name)  # type: ignore[arg-type]
+    assert info.value.status == 2
+    assert info.value.diagnostics[0].message.startswith("name must be a C identifier, not ")

@@ -200,7 +200,7 @@ def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str 
     from cudafuse.passes.horizontal.inputs import check_emitted, resolve_inputs, run_on_inputs
 
     _choice("mode", mode, ("thread", "block", "streams", "sequential"))
-    if name and not (name.isascii() and name.isidentifier()):
+    if name and not (isinstance(name, str) and name.isascii() and name.isidentifier()):
         raise error(f"name must be a C identifier, not '{name}'", status=2)
     files = (str(path1),) if path2 is None else (str(path1), str(path2))
     names = ",".join(kernels) if isinstance(kernels, list | tuple) else kernels
