@@ -26,6 +26,8 @@ from cudafuse.frontend.clang_diags import (
     line_of,
     to_diagnostic,
 )
+from cudafuse.frontend.defines import HEADER_NAME as DEFINES_HEADER
+from cudafuse.frontend.defines import split as split_defines
 from cudafuse.frontend.header_callees import header_callees
 from cudafuse.frontend.kernel_census import skipped_ranges, spelled_kernels
 from cudafuse.frontend.lower import MAX_DEPTH, K, Lowerer, LoweringError
@@ -84,19 +86,29 @@ def _base_args(opts: ParseOptions) -> list[str]:
 
 
 def _user_args(opts: ParseOptions, stub_dir: str | None) -> list[str]:
-    args: list[str] = []
+    """The user's -include/-I/-D after the shim. A -D whose name the shim spells is defined
+    in a header read right after the shim instead (defines.py; its text: _defines_file)."""
+    kept, header = split_defines(opts.defines, opts.extra_args, include_dir() / SHIM)
+    args: list[str] = ["-include", str(include_dir() / DEFINES_HEADER)] if header else []
     for f in opts.forced_includes:
         args += ["-include", f]
     for d in opts.include_dirs:
         args += ["-I", d]
-    args += [f"-D{d}" for d in opts.defines]
+    args += kept
     if stub_dir:
         args += ["-idirafter", stub_dir]
     return args
 
 
+def _defines_file(opts: ParseOptions) -> list[tuple[str, str]]:
+    """The unsaved file that _user_args' -include names, if it names one."""
+    _, header = split_defines(opts.defines, opts.extra_args, include_dir() / SHIM)
+    return [(str(include_dir() / DEFINES_HEADER), header)] if header else []
+
+
 def clang_args(opts: ParseOptions, stub_dir: str | None = None) -> list[str]:
-    """The full libclang command line, with the shim included from source."""
+    """The full libclang command line, with the shim included from source (a -D the shim
+    spells needs _defines_file's unsaved file as well)."""
     shim = str(include_dir() / SHIM)
     return [*_base_args(opts), "-include", shim, *_user_args(opts, stub_dir)]
 
@@ -144,11 +156,11 @@ def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None,
         if pch is None:
             continue
         tu = _index_parse(path, [*base, "-include-pch", pch, *_user_args(opts, stub_dir)],
-                          text)
+                          text, _defines_file(opts))
         if tu is not None and not any(_PCH_TROUBLE.search(d.spelling) for d in tu.diagnostics):
             return tu
         discard(pch)  # stale (a system header changed?) or unusable: rebuilt next time
-    tu = _index_parse(path, clang_args(opts, stub_dir), text)
+    tu = _index_parse(path, clang_args(opts, stub_dir), text, _defines_file(opts))
     if tu is None:
         raise error("libclang could not parse the file", path)
     return tu
@@ -173,14 +185,14 @@ def _cxx_headers(content: bytes, opts: ParseOptions) -> tuple[str, ...]:
     return CXX_HEADERS
 
 
-def _index_parse(path: str, args: list[str], text: bytes | None = None
-                 ) -> ci.TranslationUnit | None:
+def _index_parse(path: str, args: list[str], text: bytes | None = None,
+                 unsaved: list[tuple[str, str]] | None = None) -> ci.TranslationUnit | None:
     # excludeDecls: with the shim precompiled, the unit's top level holds only the user's
     # declarations instead of every C library function.
     index = ci.Index.create(excludeDecls=True)
+    files = [*([(path, text)] if text is not None else []), *(unsaved or [])]
     try:
-        return index.parse(path, args=args,
-                           unsaved_files=[(path, text)] if text is not None else None,
+        return index.parse(path, args=args, unsaved_files=files or None,
                            options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
     except ci.TranslationUnitLoadError:
         return None
