@@ -1,7 +1,7 @@
 // cudafuse_fp16_api.h: cuda_fp16.h's __half and __half2 (IEEE binary16) as the one place
 // cudafuse declares them: the front end's stand-in (frontend/include/stubs/cuda_fp16.h)
 // includes it, so libclang parses user code against these declarations; the emulator
-// (emu/include/cuda_fp16.h) includes it with CUDAFUSE_F16_DEFINITIONS naming the file that
+// (emu/include/cuda_fp16.h) includes it with __CUDAFUSE_F16_DEFINITIONS naming the file that
 // defines them. The declarations themselves are cudafuse_f16_api.inc's, shared with
 // __nv_bfloat16 (cudafuse_bf16_api.h).
 //

@@ -6,9 +6,9 @@
 #include "cuda_fp16.h"
 
 #define CF_F ::cudafuse_emu::f16::__cf_BF16  // the format the definitions round into
-#define CUDAFUSE_F16_DEFINITIONS "cudafuse_f16_ops.inc"
+#define __CUDAFUSE_F16_DEFINITIONS "cudafuse_f16_ops.inc"
 #include "../../cuda_api/cudafuse_bf16_api.h"
-#undef CUDAFUSE_F16_DEFINITIONS
+#undef __CUDAFUSE_F16_DEFINITIONS
 #undef CF_F
 
 // Between the two 16-bit formats: exact through float, rounded once to nearest even.

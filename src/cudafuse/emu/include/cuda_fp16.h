@@ -6,7 +6,7 @@
 #include "cudafuse_f16.h"
 
 #define CF_F ::cudafuse_emu::f16::__cf_Half  // the format the definitions round into
-#define CUDAFUSE_F16_DEFINITIONS "cudafuse_f16_ops.inc"
+#define __CUDAFUSE_F16_DEFINITIONS "cudafuse_f16_ops.inc"
 #include "../../cuda_api/cudafuse_fp16_api.h"
-#undef CUDAFUSE_F16_DEFINITIONS
+#undef __CUDAFUSE_F16_DEFINITIONS
 #undef CF_F
