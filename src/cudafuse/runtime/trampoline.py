@@ -30,139 +30,148 @@ _HELPERS = r"""
 #include <utility>
 #pragma pop_macro("max")
 #pragma pop_macro("min")
-namespace cudafuse_rt {
-template <class CfR, class... CfP> using fn_ptr = CfR (*)(CfP...);
-template <class CfT, class = void> struct complete : std::false_type {};
-template <class CfT> struct complete<CfT, std::void_t<decltype(sizeof(CfT))>> : std::true_type {};
+namespace __cf_rt {
+template <class __cf_R, class... __cf_P> using __cf_fn_ptr = __cf_R (*)(__cf_P...);
+template <class __cf_T, class = void> struct __cf_complete : std::false_type {};
+template <class __cf_T> struct __cf_complete<__cf_T,
+    std::void_t<decltype(sizeof(__cf_T))>> : std::true_type {};
 // A value Python can pass or receive as bytes: copied with memcpy, at most 16 bytes back.
-template <class CfU> constexpr bool plain() {
-  if constexpr (std::is_void_v<CfU> || std::is_function_v<CfU> || std::is_array_v<CfU>)
+template <class __cf_U> constexpr bool __cf_plain() {
+  if constexpr (std::is_void_v<__cf_U> || std::is_function_v<__cf_U> || std::is_array_v<__cf_U>)
     return false;
-  else if constexpr (!complete<CfU>::value) return false;
-  else return std::is_trivially_copyable_v<CfU>;
+  else if constexpr (!__cf_complete<__cf_U>::value) return false;
+  else return std::is_trivially_copyable_v<__cf_U>;
 }
-template <class CfU> std::string scalar_code() {
-  if constexpr (std::is_same_v<CfU, dim3>) return "D";
-  else if constexpr (std::is_same_v<CfU, bool>) return "b1";
-  else if constexpr (std::is_floating_point_v<CfU>) return "f" + std::to_string(sizeof(CfU));
-  else if constexpr (std::is_enum_v<CfU>)
-    return (std::is_signed_v<std::underlying_type_t<CfU>> ? "i" : "u") +
-           std::to_string(sizeof(CfU));
-  else if constexpr (std::is_integral_v<CfU>)
-    return (std::is_signed_v<CfU> ? "i" : "u") + std::to_string(sizeof(CfU));
-  else if constexpr (std::is_pointer_v<CfU>) return "q8";
-  else if constexpr (plain<CfU>()) return "s" + std::to_string(sizeof(CfU));
+template <class __cf_U> std::string __cf_scalar_code() {
+  if constexpr (std::is_same_v<__cf_U, dim3>) return "D";
+  else if constexpr (std::is_same_v<__cf_U, bool>) return "b1";
+  else if constexpr (std::is_floating_point_v<__cf_U>) return "f" + std::to_string(sizeof(__cf_U));
+  else if constexpr (std::is_enum_v<__cf_U>)
+    return (std::is_signed_v<std::underlying_type_t<__cf_U>> ? "i" : "u") +
+           std::to_string(sizeof(__cf_U));
+  else if constexpr (std::is_integral_v<__cf_U>)
+    return (std::is_signed_v<__cf_U> ? "i" : "u") + std::to_string(sizeof(__cf_U));
+  else if constexpr (std::is_pointer_v<__cf_U>) return "q8";
+  else if constexpr (__cf_plain<__cf_U>()) return "s" + std::to_string(sizeof(__cf_U));
   else return "x0";  // incomplete, or a class bytes cannot make (std::vector, std::string)
 }
-template <class CfT> std::string code() {
-  using CfU = std::remove_cv_t<std::remove_reference_t<CfT>>;
-  if constexpr (std::is_pointer_v<CfU>) {
-    using CfP = std::remove_cv_t<std::remove_pointer_t<CfU>>;
-    if constexpr (std::is_void_v<CfP>) return "pv0";
-    else return "p" + scalar_code<CfP>();
-  } else return scalar_code<CfU>();
+template <class __cf_T> std::string __cf_code() {
+  using __cf_U = std::remove_cv_t<std::remove_reference_t<__cf_T>>;
+  if constexpr (std::is_pointer_v<__cf_U>) {
+    using __cf_P = std::remove_cv_t<std::remove_pointer_t<__cf_U>>;
+    if constexpr (std::is_void_v<__cf_P>) return "pv0";
+    else return "p" + __cf_scalar_code<__cf_P>();
+  } else return __cf_scalar_code<__cf_U>();
 }
 // A result Python receives: by value or through a reference, plain and at most 16 bytes
 // (the caller's buffer); any other is computed and dropped ("v").
-template <class CfR> constexpr bool returned() {
-  using CfU = std::remove_cv_t<std::remove_reference_t<CfR>>;
-  if constexpr (std::is_void_v<CfR>) return false;
-  else if constexpr (plain<CfU>()) return sizeof(CfU) <= 16;
+template <class __cf_R> constexpr bool __cf_returned() {
+  using __cf_U = std::remove_cv_t<std::remove_reference_t<__cf_R>>;
+  if constexpr (std::is_void_v<__cf_R>) return false;
+  else if constexpr (__cf_plain<__cf_U>()) return sizeof(__cf_U) <= 16;
   else return false;
 }
-template <class CfR, class... CfP> std::string signature(CfR (*)(CfP...)) {
-  std::string cf_s;
-  if constexpr (returned<CfR>()) cf_s = code<CfR>(); else cf_s = "v";
-  ((cf_s += "," + code<CfP>()), ...);
-  return cf_s;
+template <class __cf_R, class... __cf_P> std::string __cf_signature(__cf_R (*)(__cf_P...)) {
+  std::string __cf_s;
+  if constexpr (__cf_returned<__cf_R>()) __cf_s = __cf_code<__cf_R>(); else __cf_s = "v";
+  ((__cf_s += "," + __cf_code<__cf_P>()), ...);
+  return __cf_s;
 }
 // Each argument as its parameter's own kind of value: an lvalue for T&, an xvalue for T&&
 // and by-value parameters (moved from the argument's buffer).
-template <class CfP> CfP &&arg(void *cf_p) {
-  return static_cast<CfP &&>(*static_cast<std::remove_reference_t<CfP> *>(cf_p));
+template <class __cf_P> __cf_P &&__cf_arg(void *__cf_p) {
+  return static_cast<__cf_P &&>(*static_cast<std::remove_reference_t<__cf_P> *>(__cf_p));
 }
-template <class CfR, class... CfP, std::size_t... CfI>
-void invoke_(CfR (*cf_f)(CfP...), void **cf_a, void *cf_r, std::index_sequence<CfI...>) {
-  if constexpr (returned<CfR>()) {
-    auto &&cf_v = cf_f(arg<CfP>(cf_a[CfI])...);
-    std::memcpy(cf_r, std::addressof(cf_v), sizeof(std::remove_reference_t<CfR>));
+template <class __cf_R, class... __cf_P, std::size_t... __cf_I>
+void __cf_invoke_(__cf_R (*__cf_f)(__cf_P...), void **__cf_a, void *__cf_r,
+    std::index_sequence<__cf_I...>) {
+  if constexpr (__cf_returned<__cf_R>()) {
+    auto &&__cf_v = __cf_f(__cf_arg<__cf_P>(__cf_a[__cf_I])...);
+    std::memcpy(__cf_r, std::addressof(__cf_v), sizeof(std::remove_reference_t<__cf_R>));
   } else {
-    cf_f(arg<CfP>(cf_a[CfI])...);
+    __cf_f(__cf_arg<__cf_P>(__cf_a[__cf_I])...);
   }
 }
-template <class CfR, class... CfP> void invoke(CfR (*cf_f)(CfP...), void **cf_a, void *cf_r) {
-  invoke_(cf_f, cf_a, cf_r, std::index_sequence_for<CfP...>{});
+template <class __cf_R, class... __cf_P> void __cf_invoke(__cf_R (*__cf_f)(__cf_P...),
+    void **__cf_a, void *__cf_r) {
+  __cf_invoke_(__cf_f, __cf_a, __cf_r, std::index_sequence_for<__cf_P...>{});
 }
-// Default arguments: CfC calls the function by its name (a struct per entry, its call
+// Default arguments: __cf_C calls the function by its name (a struct per entry, its call
 // operator SFINAE-friendly), so the compiler says which leading argument counts a call
 // takes, whether the defaults are on the definition or on an earlier declaration. The
 // arguments are of the parameters' own types: among the name's overloads, the entry's own
 // is an exact match, and a second exact match would make the call ambiguous (not taken).
-template <class CfF> struct fn_traits;
-template <class CfR, class... CfP> struct fn_traits<CfR (*)(CfP...)> {
-  using ret = CfR;
-  using params = std::tuple<CfP...>;
-  static constexpr std::size_t arity = sizeof...(CfP);
+template <class __cf_F> struct __cf_fn_traits;
+template <class __cf_R, class... __cf_P> struct __cf_fn_traits<__cf_R (*)(__cf_P...)> {
+  using __cf_ret = __cf_R;
+  using __cf_params = std::tuple<__cf_P...>;
+  static constexpr std::size_t __cf_arity = sizeof...(__cf_P);
 };
-template <class CfC, class CfT, class CfI> struct takes_;
-template <class CfC, class CfT, std::size_t... CfI>
-struct takes_<CfC, CfT, std::index_sequence<CfI...>>
-    : std::is_invocable<CfC, std::tuple_element_t<CfI, CfT>...> {};
-template <class CfC, class CfF, std::size_t CfN> constexpr bool takes() {
-  return takes_<CfC, typename fn_traits<CfF>::params, std::make_index_sequence<CfN>>::value;
+template <class __cf_C, class __cf_T, class __cf_I> struct __cf_takes_;
+template <class __cf_C, class __cf_T, std::size_t... __cf_I>
+struct __cf_takes_<__cf_C, __cf_T, std::index_sequence<__cf_I...>>
+    : std::is_invocable<__cf_C, std::tuple_element_t<__cf_I, __cf_T>...> {};
+template <class __cf_C, class __cf_F, std::size_t __cf_N> constexpr bool __cf_takes() {
+  return __cf_takes_<__cf_C, typename __cf_fn_traits<__cf_F>::__cf_params,
+      std::make_index_sequence<__cf_N>>::value;
 }
 // The fewest leading arguments a call takes (the parameter count when none has a default).
-template <class CfC, class CfF, std::size_t... CfN>
-constexpr int required_(std::index_sequence<CfN...>) {
-  constexpr bool cf_takes[] = {takes<CfC, CfF, CfN>()..., true};
-  int cf_n = 0;
-  while (!cf_takes[cf_n]) ++cf_n;
-  return cf_n;
+template <class __cf_C, class __cf_F, std::size_t... __cf_N>
+constexpr int __cf_required_(std::index_sequence<__cf_N...>) {
+  constexpr bool __cf_ok[] = {__cf_takes<__cf_C, __cf_F, __cf_N>()..., true};
+  int __cf_n = 0;
+  while (!__cf_ok[__cf_n]) ++__cf_n;
+  return __cf_n;
 }
-template <class CfC, class CfF> int required(CfF) {
-  return required_<CfC, CfF>(std::make_index_sequence<fn_traits<CfF>::arity>{});
+template <class __cf_C, class __cf_F> int __cf_required(__cf_F) {
+  return __cf_required_<__cf_C,
+      __cf_F>(std::make_index_sequence<__cf_fn_traits<__cf_F>::__cf_arity>{});
 }
-template <class CfC, class CfF, std::size_t... CfI>
-void invoke_first_(void **cf_a, void *cf_r, std::index_sequence<CfI...>) {
-  using CfR = typename fn_traits<CfF>::ret;
-  using CfT = typename fn_traits<CfF>::params;
-  if constexpr (returned<CfR>()) {
-    auto &&cf_v = CfC{}(arg<std::tuple_element_t<CfI, CfT>>(cf_a[CfI])...);
-    std::memcpy(cf_r, std::addressof(cf_v), sizeof(std::remove_reference_t<CfR>));
+template <class __cf_C, class __cf_F, std::size_t... __cf_I>
+void __cf_invoke_first_(void **__cf_a, void *__cf_r, std::index_sequence<__cf_I...>) {
+  using __cf_R = typename __cf_fn_traits<__cf_F>::__cf_ret;
+  using __cf_T = typename __cf_fn_traits<__cf_F>::__cf_params;
+  if constexpr (__cf_returned<__cf_R>()) {
+    auto &&__cf_v = __cf_C{}(__cf_arg<std::tuple_element_t<__cf_I, __cf_T>>(__cf_a[__cf_I])...);
+    std::memcpy(__cf_r, std::addressof(__cf_v), sizeof(std::remove_reference_t<__cf_R>));
   } else {
-    CfC{}(arg<std::tuple_element_t<CfI, CfT>>(cf_a[CfI])...);
+    __cf_C{}(__cf_arg<std::tuple_element_t<__cf_I, __cf_T>>(__cf_a[__cf_I])...);
   }
 }
-// The first CfN arguments passed, the others from their defaults; -1 if no call takes CfN.
-template <class CfC, std::size_t CfN, class CfF> int invoke_first(CfF, void **cf_a, void *cf_r) {
-  if constexpr (takes<CfC, CfF, CfN>()) {
-    invoke_first_<CfC, CfF>(cf_a, cf_r, std::make_index_sequence<CfN>{});
+// The first __cf_N arguments passed, the others from their defaults; -1 if no call takes __cf_N.
+template <class __cf_C, std::size_t __cf_N, class __cf_F> int __cf_invoke_first(__cf_F,
+    void **__cf_a, void *__cf_r) {
+  if constexpr (__cf_takes<__cf_C, __cf_F, __cf_N>()) {
+    __cf_invoke_first_<__cf_C, __cf_F>(__cf_a, __cf_r, std::make_index_sequence<__cf_N>{});
     return 0;
   } else {
     return -1;
   }
 }
-}  // namespace cudafuse_rt
+}  // namespace __cf_rt
 """
 
 _EMU_LAUNCH = r"""
-namespace cudafuse_rt {
-template <class... CfP, std::size_t... CfI>
-void launch_(const char *cf_name, bool cf_fibers, void (*cf_k)(CfP...), const unsigned *cf_c,
-             std::size_t cf_sh, void **cf_a, std::index_sequence<CfI...>) {
+namespace __cf_rt {
+template <class... __cf_P, std::size_t... __cf_I>
+void __cf_launch_(const char *__cf_name, bool __cf_fibers, void (*__cf_k)(__cf_P...),
+    const unsigned *__cf_c,
+             std::size_t __cf_sh, void **__cf_a, std::index_sequence<__cf_I...>) {
   // In parallel when the rewrite registered the kernel so (cudafuse_emu_launch.h).
-  ::cudafuse_emu::launch(cf_name, "<python>", 0, cf_fibers, ::cudafuse_emu::parallel_kernel(
-      reinterpret_cast<const void *>(cf_k)))(dim3(cf_c[0], cf_c[1], cf_c[2]),
-                                             dim3(cf_c[3], cf_c[4], cf_c[5]), cf_sh)
-      .run(cf_k, *static_cast<std::remove_reference_t<CfP> *>(cf_a[CfI])...);
+  ::cudafuse_emu::launch(__cf_name, "<python>", 0, __cf_fibers, ::cudafuse_emu::parallel_kernel(
+      reinterpret_cast<const void *>(__cf_k)))(dim3(__cf_c[0], __cf_c[1], __cf_c[2]),
+                                             dim3(__cf_c[3], __cf_c[4], __cf_c[5]), __cf_sh)
+      .run(__cf_k, *static_cast<std::remove_reference_t<__cf_P> *>(__cf_a[__cf_I])...);
 }
-template <class... CfP>
-int launch(const char *cf_name, bool cf_fibers, void (*cf_k)(CfP...), const unsigned *cf_c,
-           std::size_t cf_sh, void **cf_a) {
-  launch_(cf_name, cf_fibers, cf_k, cf_c, cf_sh, cf_a, std::index_sequence_for<CfP...>{});
+template <class... __cf_P>
+int __cf_launch(const char *__cf_name, bool __cf_fibers, void (*__cf_k)(__cf_P...),
+    const unsigned *__cf_c,
+           std::size_t __cf_sh, void **__cf_a) {
+  __cf_launch_(__cf_name, __cf_fibers, __cf_k, __cf_c, __cf_sh, __cf_a,
+      std::index_sequence_for<__cf_P...>{});
   return 0;
 }
-}  // namespace cudafuse_rt
+}  // namespace __cf_rt
 """
 
 _GPU_LAUNCH = r"""
@@ -173,39 +182,41 @@ _GPU_LAUNCH = r"""
 #include <exception>
 #pragma pop_macro("max")
 #pragma pop_macro("min")
-namespace cudafuse_rt {
+namespace __cf_rt {
 // The program's host code runs in the Python process: an exception it lets out (or a
 // stand-in's, runtime/standins.py, a const char *) is caught here, its message kept for
 // cudafuse_thrown(), and the call returns -2 (standins.THROWN), not std::terminate().
-static thread_local std::string thrown;
-template <class CfF> int guarded(CfF &&cf_f) {
+static thread_local std::string __cf_thrown;
+template <class __cf_F> int __cf_guarded(__cf_F &&__cf_f) {
   try {
-    return cf_f();
-  } catch (const char *cf_m) {
-    thrown = cf_m;
-  } catch (const std::exception &cf_e) {
-    thrown = std::string("the program threw an exception: ") + cf_e.what();
+    return __cf_f();
+  } catch (const char *__cf_m) {
+    __cf_thrown = __cf_m;
+  } catch (const std::exception &__cf_e) {
+    __cf_thrown = std::string("the program threw an exception: ") + __cf_e.what();
   } catch (...) {
-    thrown = "the program threw an exception (not a std::exception)";
+    __cf_thrown = "the program threw an exception (not a std::exception)";
   }
   return -2;
 }
-template <class... CfP>
-int launch(const char *, bool, void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh,
-           void **cf_a) {
-  cudaError_t cf_e = cudaLaunchKernel((const void *)cf_k, dim3(cf_c[0], cf_c[1], cf_c[2]),
-                                   dim3(cf_c[3], cf_c[4], cf_c[5]), cf_a, cf_sh, 0);
-  if (cf_e != cudaSuccess) return (int)cf_e;
+template <class... __cf_P>
+int __cf_launch(const char *, bool, void (*__cf_k)(__cf_P...), const unsigned *__cf_c,
+    std::size_t __cf_sh,
+           void **__cf_a) {
+  cudaError_t __cf_e = cudaLaunchKernel((const void *)__cf_k, dim3(__cf_c[0], __cf_c[1], __cf_c[2]),
+                                   dim3(__cf_c[3], __cf_c[4], __cf_c[5]), __cf_a, __cf_sh, 0);
+  if (__cf_e != cudaSuccess) return (int)__cf_e;
   return (int)cudaDeviceSynchronize();
 }
 // For timing: queue the launch on the legacy default stream and return.
-template <class... CfP>
-int launch_async(void (*cf_k)(CfP...), const unsigned *cf_c, std::size_t cf_sh, void **cf_a) {
-  return (int)cudaLaunchKernel((const void *)cf_k, dim3(cf_c[0], cf_c[1], cf_c[2]),
-                               dim3(cf_c[3], cf_c[4], cf_c[5]), cf_a, cf_sh, 0);
+template <class... __cf_P>
+int __cf_launch_async(void (*__cf_k)(__cf_P...), const unsigned *__cf_c, std::size_t __cf_sh,
+    void **__cf_a) {
+  return (int)cudaLaunchKernel((const void *)__cf_k, dim3(__cf_c[0], __cf_c[1], __cf_c[2]),
+                               dim3(__cf_c[3], __cf_c[4], __cf_c[5]), __cf_a, __cf_sh, 0);
 }
-}  // namespace cudafuse_rt
-extern "C" const char *cudafuse_thrown() { return cudafuse_rt::thrown.c_str(); }
+}  // namespace __cf_rt
+extern "C" const char *cudafuse_thrown() { return __cf_rt::__cf_thrown.c_str(); }
 """
 
 
@@ -214,40 +225,46 @@ _EMU_MAIN = r"""
 // (environ declared rather than <unistd.h> included: that header declares pipe, read,
 // write... and a program's own function of such a name would conflict with it)
 extern "C" char **environ;
-namespace cudafuse_rt {
-struct exit_called { int status; };
-inline thread_local bool in_main = false;
+namespace __cf_rt {
+struct __cf_exit_called { int __cf_status; };
+inline thread_local bool __cf_in_main = false;
 // `main` run as an entry, with argc 1 (the program's name): its call of exit() (the linker
 // sends it here, -Wl,--wrap=exit) returns the status instead of ending the worker.
-template <class CfR, class... CfP> int run_main(CfR (*cf_m)(CfP...), const char *cf_prog) {
-  static std::string cf_name;
-  static char *cf_argv[2];
-  cf_name = cf_prog;
-  cf_argv[0] = cf_name.data();
-  cf_argv[1] = nullptr;
-  in_main = true;
-  int cf_rc = 0;
+template <class __cf_R, class... __cf_P> int __cf_run_main(__cf_R (*__cf_m)(__cf_P...),
+    const char *__cf_prog) {
+  static std::string __cf_name;
+  static char *__cf_argv[2];
+  __cf_name = __cf_prog;
+  __cf_argv[0] = __cf_name.data();
+  __cf_argv[1] = nullptr;
+  __cf_in_main = true;
+  int __cf_rc = 0;
   try {
-    if constexpr (sizeof...(CfP) == 0) {
-      cf_rc = cf_m();
+    if constexpr (sizeof...(__cf_P) == 0) {
+      __cf_rc = __cf_m();
     } else {  // char **, const char **, char *const *...: as the program declares argv
-      using CfV = std::tuple_element_t<1, std::tuple<CfP...>>;
-      if constexpr (sizeof...(CfP) == 2) cf_rc = cf_m(1, (CfV)cf_argv);
-      else cf_rc = cf_m(1, (CfV)cf_argv, (std::tuple_element_t<2, std::tuple<CfP...>>)environ);
+      using __cf_V = std::tuple_element_t<1, std::tuple<__cf_P...>>;
+      if constexpr (sizeof...(__cf_P) == 2) __cf_rc = __cf_m(1, (__cf_V)__cf_argv);
+      else __cf_rc = __cf_m(1, (__cf_V)__cf_argv, (std::tuple_element_t<2,
+          std::tuple<__cf_P...>>)environ);
     }
-  } catch (const exit_called &cf_e) {
-    cf_rc = cf_e.status;
+  } catch (const __cf_exit_called &__cf_e) {
+    __cf_rc = __cf_e.__cf_status;
   }
-  in_main = false;
-  return cf_rc;
+  __cf_in_main = false;
+  return __cf_rc;
 }
-}  // namespace cudafuse_rt
+}  // namespace __cf_rt
 extern "C" [[noreturn]] void __real_exit(int);
-extern "C" [[noreturn]] void __wrap_exit(int cf_status) {
-  if (cudafuse_rt::in_main) throw cudafuse_rt::exit_called{cf_status};
-  __real_exit(cf_status);
+extern "C" [[noreturn]] void __wrap_exit(int __cf_status) {
+  if (__cf_rt::__cf_in_main) throw __cf_rt::__cf_exit_called{__cf_status};
+  __real_exit(__cf_status);
 }
 """
+
+# Names the trampolines spell that cannot be `__cf_...` (see source()).
+_SPELLED = ("cudafuse_emu", "launch", "parallel_kernel", "run", "environ", "cudafuse_manifest",
+            "cudafuse_thrown")
 
 # Linker flags the emu build needs for the `main` entry (see _EMU_MAIN).
 EMU_LINK_FLAGS = ("-Wl,--wrap=exit",)
@@ -266,7 +283,7 @@ class Entry:
     params: tuple[str, ...]
     cxx_name: str
     symbol: str = ""
-    pointer_type: str = ""  # cudafuse_rt::fn_ptr<R, P...> of the spelled types
+    pointer_type: str = ""  # __cf_rt::__cf_fn_ptr<R, P...> of the spelled types
     scope: tuple[str, ...] = ()  # enclosing namespaces, "" for an anonymous one
     where: tuple[str, int, int] = ("", 0, 0)  # the definition: file, line, column
     typed: bool = False  # named through pointer_type, not by `&name` alone
@@ -283,7 +300,7 @@ class Entry:
 
 
 def _pointer_type(f: Function) -> str:
-    return "cudafuse_rt::fn_ptr<" + ", ".join([f.return_type, *(p.type for p in f.params)]) + ">"
+    return "__cf_rt::__cf_fn_ptr<" + ", ".join([f.return_type, *(p.type for p in f.params)]) + ">"
 
 
 def _scope(regions: list[tuple[int, int, str]], f: Function) -> tuple[str, ...]:
@@ -357,7 +374,7 @@ def _named(e: Entry) -> tuple[str, str]:
     if not e.typed:
         return f"&{e.cxx_name}", ""
     bare = e.cxx_name.rsplit("::", 1)[-1]
-    var = f"cudafuse_fp_{e.sym}"
+    var = f"__cf_fp_{e.sym}"
     decl = f"static const {e.pointer_type} {var} = &{bare};"
     for ns in reversed(e.scope):
         decl = f"namespace {ns} {{ {decl} }}"
@@ -369,31 +386,36 @@ def _defaults(e: Entry, addr: str, backend: str, add: Callable[[Entry, str], Non
     default arguments (`cudafuse_h_<sym>__n<N>`, one per N below the parameter count; those
     no call takes return -1), and the manifest's text giving the fewest arguments a call
     takes."""
-    caller = f"cudafuse_c_{e.sym}"
+    caller = f"__cf_c_{e.sym}"
     fn = e.cxx_name
-    add(e, f"struct {caller} {{ template <class... CfA> auto operator()(CfA &&...cf_x) const "
-        f"-> decltype({fn}(std::forward<CfA>(cf_x)...)) {{ return "
-        f"{fn}(std::forward<CfA>(cf_x)...); }} }};")
+    add(e, f"struct {caller} {{ template <class... __cf_A> "
+        "auto operator()(__cf_A &&...__cf_x) const "
+        f"-> decltype({fn}(std::forward<__cf_A>(__cf_x)...)) {{ return "
+        f"{fn}(std::forward<__cf_A>(__cf_x)...); }} }};")
     for n in range(len(e.params)):
-        call = f"int cf_e = cudafuse_rt::invoke_first<{caller}, {n}>({addr}, cf_a, cf_r);"
+        call = f"int __cf_e = __cf_rt::__cf_invoke_first<{caller}, {n}>({addr}, __cf_a, __cf_r);"
         if backend == "emu":
-            add(e, f'extern "C" int cudafuse_h_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
-                f"{call} return cf_e; }}")
+            add(e, f'extern "C" int cudafuse_h_{e.sym}__n{n}(void **__cf_a, void *__cf_r) {{ '
+                f"{call} return __cf_e; }}")
             continue
-        add(e, f'extern "C" int cudafuse_h_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
-            f"return cudafuse_rt::guarded([&] {{ {call} if (cf_e == 0) cf_e = "
-            "(int)cudaDeviceSynchronize(); return cf_e; }); }")
-        add(e, f'extern "C" int cudafuse_ha_{e.sym}__n{n}(void **cf_a, void *cf_r) {{ '
-            f"return cudafuse_rt::guarded([&] {{ {call} "
-            "return cf_e ? cf_e : (int)cudaGetLastError(); }); }")
-    return f' + " " + std::to_string(cudafuse_rt::required<{caller}>({addr}))'
+        add(e, f'extern "C" int cudafuse_h_{e.sym}__n{n}(void **__cf_a, void *__cf_r) {{ '
+            f"return __cf_rt::__cf_guarded([&] {{ {call} if (__cf_e == 0) __cf_e = "
+            "(int)cudaDeviceSynchronize(); return __cf_e; }); }")
+        add(e, f'extern "C" int cudafuse_ha_{e.sym}__n{n}(void **__cf_a, void *__cf_r) {{ '
+            f"return __cf_rt::__cf_guarded([&] {{ {call} "
+            "return __cf_e ? __cf_e : (int)cudaGetLastError(); }); }")
+    return f' + " " + std::to_string(__cf_rt::__cf_required<{caller}>({addr}))'
 
 
 def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
            ) -> tuple[str, dict[str, list[int]]]:
     """The trampolines' text, and for each entry (by symbol) the lines of it that name the
     entry: a build whose errors point there can leave that entry out (build.py)."""
-    lines: list[str] = []
+    # Names the text must spell that are not reserved (the emulator's, the C library's
+    # environ, the exported symbols Python looks up): a program's `-D` of one is set aside
+    # while the trampolines are read. Every other name they spell is `__cf_...`.
+    lines = [f'#pragma push_macro("{m}")\n#undef {m}' for m in _SPELLED]
+    lines = "\n".join(lines).splitlines()
     for part in (_HELPERS, _EMU_LAUNCH if backend == "emu" else _GPU_LAUNCH):
         lines += part.splitlines()
     if backend == "emu":  # always: the build links with --wrap=exit
@@ -411,44 +433,45 @@ def source(entries_: list[Entry], backend: str, fiber_kernels: frozenset[str]
             add(e, decl)
         if e.kind == "main":
             prog = e.where[0].rsplit("/", 1)[-1].replace("\\", "").replace('"', "")
-            add(e, f'extern "C" int cudafuse_h_main(void **, void *cf_r) {{ int cf_s = '
-                f'cudafuse_rt::run_main({addr}, "{prog}"); std::memcpy(cf_r, &cf_s, '
-                "sizeof cf_s); return 0; }")
-            manifest.append((e, 'cf_s += "host main i4 \\n";'))
+            add(e, f'extern "C" int cudafuse_h_main(void **, void *__cf_r) {{ int __cf_s = '
+                f'__cf_rt::__cf_run_main({addr}, "{prog}"); std::memcpy(__cf_r, &__cf_s, '
+                "sizeof __cf_s); return 0; }")
+            manifest.append((e, '__cf_s += "host main i4 \\n";'))
             continue
         required = ""
         if e.kind == "host" and backend == "emu":
-            add(e, f'extern "C" int cudafuse_h_{e.sym}(void **cf_a, void *cf_r) {{ '
-                f"cudafuse_rt::invoke({addr}, cf_a, cf_r);  return 0; }}")
+            add(e, f'extern "C" int cudafuse_h_{e.sym}(void **__cf_a, void *__cf_r) {{ '
+                f"__cf_rt::__cf_invoke({addr}, __cf_a, __cf_r);  return 0; }}")
         elif e.kind == "host":
-            call = f"cudafuse_rt::invoke({addr}, cf_a, cf_r);"
-            add(e, f'extern "C" int cudafuse_h_{e.sym}(void **cf_a, void *cf_r) {{ '
-                f"return cudafuse_rt::guarded([&] {{ {call} "
+            call = f"__cf_rt::__cf_invoke({addr}, __cf_a, __cf_r);"
+            add(e, f'extern "C" int cudafuse_h_{e.sym}(void **__cf_a, void *__cf_r) {{ '
+                f"return __cf_rt::__cf_guarded([&] {{ {call} "
                 "return (int)cudaDeviceSynchronize(); }); }")
             # the same without waiting, for timing (runtime.prepared)
-            add(e, f'extern "C" int cudafuse_ha_{e.sym}(void **cf_a, void *cf_r) {{ '
-                f"return cudafuse_rt::guarded([&] {{ {call} "
+            add(e, f'extern "C" int cudafuse_ha_{e.sym}(void **__cf_a, void *__cf_r) {{ '
+                f"return __cf_rt::__cf_guarded([&] {{ {call} "
                 "return (int)cudaGetLastError(); }); }")
         if e.kind == "host":
             if e.params and e.defaults:
                 required = _defaults(e, addr, backend, add)
         else:
             fib = "true" if e.cxx_name.rsplit("::", 1)[-1] in fiber_kernels else "false"
-            add(e, f'extern "C" int cudafuse_k_{e.sym}(const unsigned *cf_c, '
-                f"std::size_t cf_sh, void **cf_a) {{ return cudafuse_rt::launch("
-                f'"{e.name}", {fib}, {addr}, cf_c, cf_sh, cf_a); }}')
+            add(e, f'extern "C" int cudafuse_k_{e.sym}(const unsigned *__cf_c, '
+                f"std::size_t __cf_sh, void **__cf_a) {{ return __cf_rt::__cf_launch("
+                f'"{e.name}", {fib}, {addr}, __cf_c, __cf_sh, __cf_a); }}')
             if backend != "emu":
-                add(e, f'extern "C" int cudafuse_ka_{e.sym}(const unsigned *cf_c, '
-                    f"std::size_t cf_sh, void **cf_a) {{ return "
-                    f"cudafuse_rt::launch_async({addr}, cf_c, cf_sh, cf_a); }}")
+                add(e, f'extern "C" int cudafuse_ka_{e.sym}(const unsigned *__cf_c, '
+                    f"std::size_t __cf_sh, void **__cf_a) {{ return "
+                    f"__cf_rt::__cf_launch_async({addr}, __cf_c, __cf_sh, __cf_a); }}")
         names = "|".join(e.params)
-        manifest.append((e, f'cf_s += std::string("{e.kind} {e.sym} ") + '
-                            f'cudafuse_rt::signature({addr}) + " {names}"{required} + "\\n";'))
-    lines += ['extern "C" const char *cudafuse_manifest() {', "  static std::string cf_s;",
-              "  if (!cf_s.empty()) return cf_s.c_str();"]
+        manifest.append((e, f'__cf_s += std::string("{e.kind} {e.sym} ") + '
+                            f'__cf_rt::__cf_signature({addr}) + " {names}"{required} + "\\n";'))
+    lines += ['extern "C" const char *cudafuse_manifest() {', "  static std::string __cf_s;",
+              "  if (!__cf_s.empty()) return __cf_s.c_str();"]
     for e, text in manifest:
         add(e, "  " + text)
-    lines += ['  cf_s += "end\\n";', "  return cf_s.c_str();", "}", ""]
+    lines += ['  __cf_s += "end\\n";', "  return __cf_s.c_str();", "}"]
+    lines += [f'#pragma pop_macro("{m}")' for m in reversed(_SPELLED)] + [""]
     return "\n".join(lines), owned
 
 
