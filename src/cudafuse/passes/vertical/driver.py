@@ -44,7 +44,7 @@ from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
 from cudafuse.passes.vertical.plan.charge import chosen_block
 from cudafuse.passes.vertical.plan.costmodel import GroupCost, group_cost, shared_ratio_ok
 from cudafuse.passes.vertical.plan.legality import LaunchInfo, Legality
-from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
+from cudafuse.passes.vertical.plan.model import GATHER_WINDOW, KernelCost, PipelineModel
 from cudafuse.passes.vertical.plan.opcount import count_ops
 from cudafuse.passes.vertical.plan.partition import (
     choose_partition,
@@ -68,9 +68,6 @@ from cudafuse.progress import active, phase_start, phase_step
 
 _DEFAULTS = FuseOptions()
 
-# The cost model's stand-in for a gather's reads (a loop with run-time bounds over clamped
-# neighbours, analysis/access.py): a 5x5 window, a typical run-time filter's size.
-GATHER_WINDOW = frozenset((dx, dy) for dx in range(-2, 3) for dy in range(-2, 3))
 
 
 def buffer_name(key: str) -> str:

@@ -13,6 +13,10 @@ from typing import Any
 Offset = tuple[int, int]
 
 
+# The cost model's stand-in for a gather's reads (a loop with run-time bounds over clamped
+# neighbours, analysis/access.py): a 5x5 window, a typical run-time filter's size.
+GATHER_WINDOW = frozenset((dx, dy) for dx in range(-2, 3) for dy in range(-2, 3))
+
 @dataclass(frozen=True)
 class KernelCost:
     """One launch. `reads` maps each buffer it reads to the offsets it reads it at

@@ -58,7 +58,7 @@ from cudafuse.passes.vertical.kernel.thread_private import (
 )
 from cudafuse.passes.vertical.plan.arch import ArchParams
 from cudafuse.passes.vertical.plan.legality import LaunchInfo, stream_key
-from cudafuse.passes.vertical.plan.model import KernelCost
+from cudafuse.passes.vertical.plan.model import GATHER_WINDOW, KernelCost
 
 # Streaming multiprocessors per arch: a block split pays when both grids fit one wave.
 SMS = {"sm_80": 108, "sm_90": 132}
@@ -414,7 +414,12 @@ class SiblingPlanner:
 
     def registers(self, i: int) -> float:
         k = self.costs[i]
-        return 16 + 2 * k.n_loads + k.n_alu / 8
+        # A read at run-time loop indices carries the vertical planner's recomputation window
+        # (driver.py: how often a producer fused into it would be evaluated), not loads of the
+        # kernel's own: run as it is, beside a sibling, it holds one value per such read.
+        loads = sum(1 if b in k.gathers and o != GATHER_WINDOW else len(o)
+                    for b, o in k.reads.items())
+        return 16 + 2 * loads + k.n_alu / 8
 
     def thread_benefit(self, i: int, j: int, shared: tuple[str, ...],
                        serial: bool = False) -> float:
