@@ -128,3 +128,34 @@ def test_every_name_the_shim_spells_may_be_a_programs_command_line_macro(tmp_pat
     api.analyze(str(reached), defines=every)
     with pytest.raises(CudafuseError, match="do not reach"):
         api.analyze(str(reached), defines=[d for d in every if d != "c=1"])
+
+
+# The stand-ins a program includes itself are read after its -D: their own parameters are
+# reserved where NVIDIA's headers have no such name (cooperative_groups.h's label and
+# lane_mask, cuda/'s d and g were plain; its b and p as well, but cooperative_groups.h brings
+# cuda_fp16.h's a, b, p with it, as CUDA 13's does: nvcc fails on those too).
+STAND_INS = r"""
+#include <cooperative_groups.h>
+#include <cuda/barrier>
+#include <cuda/pipeline>
+namespace zz_cg = cooperative_groups;
+__global__ void zz_k(float *zz_out, const float *zz_in, int zz_n) {
+  zz_cg::thread_block zz_b = zz_cg::this_thread_block();
+  auto zz_t = zz_cg::tiled_partition<32>(zz_b);
+  auto zz_l = zz_cg::labeled_partition(zz_cg::coalesced_threads(), threadIdx.x & 1);
+  float zz_v = zz_t.shfl_xor(zz_in[threadIdx.x], 1);
+  auto zz_p = cuda::make_pipeline();
+  __shared__ float zz_s[64];
+  cuda::memcpy_async(zz_b, zz_s, zz_in, sizeof(float) * 64, zz_p);
+  if (threadIdx.x < zz_n) zz_out[threadIdx.x] = zz_v + zz_l.size() + zz_s[0];
+}
+"""
+
+
+def test_stand_ins_parameters_are_not_a_programs_macros(tmp_path):
+    src = tmp_path / "stand_ins.cu"
+    src.write_text(STAND_INS)
+    report = api.analyze(str(src)).report
+    assert report["kernels"], report
+    defines = [f"{n}=1" for n in ("label", "lane_mask", "d", "g")]
+    assert api.analyze(str(src), defines=defines).report == report

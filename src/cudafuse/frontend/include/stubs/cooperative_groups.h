@@ -104,7 +104,7 @@ class thread_block_tile<Size, void> : public thread_group {
   template <class __cf_T> __device__ __cf_T shfl(__cf_T var, int src_rank) const;
   template <class __cf_T> __device__ __cf_T shfl_up(__cf_T var, unsigned int delta) const;
   template <class __cf_T> __device__ __cf_T shfl_down(__cf_T var, unsigned int delta) const;
-  template <class __cf_T> __device__ __cf_T shfl_xor(__cf_T var, unsigned int lane_mask) const;
+  template <class __cf_T> __device__ __cf_T shfl_xor(__cf_T var, unsigned int __cf_lane_mask) const;
   __device__ int any(int predicate) const;
   __device__ int all(int predicate) const;
   __device__ unsigned int ballot(int predicate) const;
@@ -127,10 +127,10 @@ template <unsigned int Size, class ParentT>
 __device__ coalesced_group binary_partition(const thread_block_tile<Size, ParentT> &tile,
                                             bool pred);
 template <class __cf_Label>
-__device__ coalesced_group labeled_partition(const coalesced_group &group, __cf_Label label);
+__device__ coalesced_group labeled_partition(const coalesced_group &group, __cf_Label __cf_label);
 template <unsigned int Size, class ParentT, class __cf_Label>
 __device__ coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &tile,
-                                             __cf_Label label);
+                                             __cf_Label __cf_label);
 
 template <class GroupT> __device__ void sync(const GroupT &group);
 template <class GroupT> __device__ unsigned long long thread_rank(const GroupT &group);

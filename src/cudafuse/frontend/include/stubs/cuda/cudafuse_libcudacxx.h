@@ -20,7 +20,7 @@ template <thread_scope __cf_Scope> class barrier {
   struct arrival_token {};
   __host__ __device__ barrier() {}
   __host__ __device__ barrier(long long expected) {}
-  friend __host__ __device__ void init(barrier *b, long long expected) {}
+  friend __host__ __device__ void init(barrier *__cf_b, long long expected) {}
   __host__ __device__ arrival_token arrive(long long update = 1);
   __host__ __device__ void wait(arrival_token &&t) const;
   __host__ __device__ void arrive_and_wait();
@@ -37,33 +37,33 @@ template <thread_scope __cf_Scope> class pipeline {
   __host__ __device__ void producer_acquire();
   __host__ __device__ void producer_commit();
   __host__ __device__ void consumer_wait();
-  template <class Duration> __host__ __device__ bool consumer_wait_for(const Duration &d);
+  template <class Duration> __host__ __device__ bool consumer_wait_for(const Duration &__cf_d);
   template <class __cf_TimePoint> __host__ __device__ bool consumer_wait_until(const __cf_TimePoint &t);
   __host__ __device__ void consumer_release();
   __host__ __device__ bool quit();
 };
 __host__ __device__ pipeline<thread_scope_thread> make_pipeline();
 template <class __cf_Group, thread_scope __cf_Scope, unsigned char __cf_Stages>
-__host__ __device__ pipeline<__cf_Scope> make_pipeline(const __cf_Group &g,
+__host__ __device__ pipeline<__cf_Scope> make_pipeline(const __cf_Group &__cf_g,
                                                   pipeline_shared_state<__cf_Scope, __cf_Stages> *s);
 template <class __cf_Group, thread_scope __cf_Scope, unsigned char __cf_Stages>
-__host__ __device__ pipeline<__cf_Scope> make_pipeline(const __cf_Group &g,
+__host__ __device__ pipeline<__cf_Scope> make_pipeline(const __cf_Group &__cf_g,
                                                   pipeline_shared_state<__cf_Scope, __cf_Stages> *s,
                                                   pipeline_role role);
 template <unsigned char __cf_Prior> __host__ __device__ void pipeline_consumer_wait_prior(
-    pipeline<thread_scope_thread> &p);
+    pipeline<thread_scope_thread> &__cf_p);
 template <class __cf_Shape, thread_scope __cf_Scope>
 __host__ __device__ void memcpy_async(void *dst, const void *src, __cf_Shape size,
-                                      pipeline<__cf_Scope> &p);
+                                      pipeline<__cf_Scope> &__cf_p);
 template <class __cf_Group, class __cf_Shape, thread_scope __cf_Scope>
-__host__ __device__ void memcpy_async(const __cf_Group &g, void *dst, const void *src, __cf_Shape size,
-                                      pipeline<__cf_Scope> &p);
+__host__ __device__ void memcpy_async(const __cf_Group &__cf_g, void *dst, const void *src, __cf_Shape size,
+                                      pipeline<__cf_Scope> &__cf_p);
 template <class __cf_Shape, thread_scope __cf_Scope>
 __host__ __device__ void memcpy_async(void *dst, const void *src, __cf_Shape size,
-                                      barrier<__cf_Scope> &b);
+                                      barrier<__cf_Scope> &__cf_b);
 template <class __cf_Group, class __cf_Shape, thread_scope __cf_Scope>
-__host__ __device__ void memcpy_async(const __cf_Group &g, void *dst, const void *src, __cf_Shape size,
-                                      barrier<__cf_Scope> &b);
+__host__ __device__ void memcpy_async(const __cf_Group &__cf_g, void *dst, const void *src, __cf_Shape size,
+                                      barrier<__cf_Scope> &__cf_b);
 template <class __cf_T, thread_scope __cf_Scope = thread_scope_system> struct atomic {
   __host__ __device__ atomic(__cf_T v = __cf_T());
   __host__ __device__ __cf_T load() const;
