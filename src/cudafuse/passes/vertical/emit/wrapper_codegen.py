@@ -18,6 +18,7 @@ import re
 from typing import TYPE_CHECKING
 
 from cudafuse.ir import nodes as n
+from cudafuse.ir.source import Span
 from cudafuse.passes.vertical.emit.codegen import (
     CodegenError,
     GroupEmitter,
@@ -165,14 +166,42 @@ def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tupl
 
 
 def param_list(unit: TranslationUnit, fn: Function, more: list[tuple[str, str, str]]) -> str:
-    """A wrapper's parameter list as written (between its name and its body), then `more`."""
+    """A wrapper's parameter list as written (between its name and its body), less its
+    default arguments (a call of a wrapper passes every argument, and a default before the
+    parameters `more` appends would not parse), then `more`."""
     data = unit.source.data
     body_start = fn.body_span.start
     open_ = data.find(b"(", fn.name_span.end, body_start)
     shut = data.rfind(b")", open_, body_start)
-    params = data[open_ + 1:shut].decode("utf-8").strip()
+    cuts = [c for p in fn.params if (c := _default_start(data, p.span, open_, shut)) is not None]
+    text = bytearray(data[open_ + 1:shut])
+    for start, end in sorted(cuts, reverse=True):
+        del text[start - open_ - 1:end - open_ - 1]
+    params = text.decode("utf-8").strip()
     extra = [f"{t} {nm}" if not t.endswith("*") else f"{t}{nm}" for t, nm, _ in more]
     return ", ".join(x for x in [params if params != "void" else "", *extra] if x)
+
+
+def _default_start(data: bytes, span: Span, open_: int, shut: int) -> tuple[int, int] | None:
+    """The bytes of a parameter's default argument (` = 3.0f`, from the space before the
+    `=` to the end of the parameter), when its span lies in the written list: the first `=`
+    outside brackets that is no comparison (`==`, `<=`, `>=`, `!=`)."""
+    if not open_ < span.start <= span.end <= shut:
+        return None
+    depth = 0
+    for i in range(span.start, span.end):
+        c = data[i:i + 1]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+        elif c == b"=" and depth == 0 and data[i + 1:i + 2] != b"=" and \
+                data[i - 1:i] not in (b"=", b"<", b">", b"!"):
+            start = i
+            while start > span.start and data[start - 1:start].isspace():
+                start -= 1
+            return start, span.end
+    return None
 
 
 def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
