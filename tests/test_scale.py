@@ -429,3 +429,100 @@ def test_legality_asks_each_kernel_and_edge_once(monkeypatch, chains):
     large = _reason_calls(monkeypatch, chains[12])
     assert small > 0
     assert large <= 2 * small + 6, (small, large)
+
+
+def _random_model(rng):  # type: ignore[no-untyped-def]
+    """A pipeline of 3-9 kernels over 4 buffers: reads at point, stencil, row or odd windows
+    (some gathered), writes that overwrite or ping-pong, blocks known or not, some tiles
+    refused and some buffers live after the sequence."""
+    from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
+
+    windows = [frozenset({(0, 0)}),
+               frozenset((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)),
+               frozenset({(-2, 0), (0, 0), (2, 0)}), frozenset({(1, 1), (0, 0), (-1, 2)})]
+    buffers = ["a", "b", "c", "d"]
+    kernels = []
+    for i in range(rng.randrange(3, 10)):
+        reads = {b: rng.choice(windows) for b in rng.sample(buffers, rng.randrange(1, 3))}
+        writes = tuple(rng.sample(buffers, rng.randrange(1, 3)))
+        gathers = frozenset(b for b in reads if rng.random() < 0.15)
+        kernels.append(KernelCost(f"k{i}", reads, writes, n_alu=rng.randrange(1, 30),
+                                  n_sfu=rng.randrange(0, 3),
+                                  shared_bytes=rng.choice((0, 0, 1024)),
+                                  size=rng.choice((4096, 65536)),
+                                  block=rng.choice((None, (16, 16), (32, 8))),
+                                  gathers=gathers))
+    model = PipelineModel.from_kernels(kernels, frozenset(rng.sample(buffers, 1)))
+    model.no_tile = {(c, b): "test" for (_, c), bufs in model.edges.items() for b in bufs
+                     if rng.random() < 0.2}
+    return model
+
+
+def test_group_costs_from_partial_states_are_the_costs_from_scratch(monkeypatch) -> None:
+    """The search's group_cost starts a group from the state kept for a group with the same
+    last members (costmodel.Partials): the cost, every float to the last bit, strategies and
+    footprints included, must be the cost worked out from scratch, whatever the order the
+    groups come in, on pipelines that are no chains (several readers, overwrites, gathers,
+    tiles refused, blocks unknown)."""
+    import itertools
+    import random
+
+    from cudafuse.passes.vertical.plan.arch import ARCHS
+    from cudafuse.passes.vertical.plan.costmodel import Partials, group_cost
+
+    rng = random.Random(27)
+    arch = next(iter(ARCHS.values()))
+    started = 0
+    find = Partials.find
+
+    def counted(self, suffix, writes):  # type: ignore[no-untyped-def]
+        nonlocal started
+        state = find(self, suffix, writes)
+        started += state is not None
+        return state
+
+    monkeypatch.setattr(Partials, "find", counted)
+    for _ in range(30):
+        model = _random_model(rng)
+        n = len(model.kernels)
+        groups = [frozenset(g) for size in range(2, n + 1)
+                  for g in itertools.combinations(range(n), size)]
+        if rng.random() < 0.5:
+            rng.shuffle(groups)
+        for tiles in (True, False):
+            partials = Partials(arch, tiles)
+            for g in groups:
+                got = group_cost(model, g, arch, allow_tiles=tiles, partials=partials)
+                assert repr(got) == repr(group_cost(model, g, arch, allow_tiles=tiles)), g
+    assert started > 1000, started  # (groups did start from a kept state)
+
+
+def test_partial_states_follow_the_model() -> None:
+    """A Partials answers only for the model, kernels and edges it was made from: after a
+    kernel changes, or on a model with an edge that goes back, the costs are a fresh
+    model's."""
+    import dataclasses
+    import random
+
+    from cudafuse.passes.vertical.plan.arch import ARCHS
+    from cudafuse.passes.vertical.plan.costmodel import Partials, group_cost
+
+    rng = random.Random(7)
+    arch = next(iter(ARCHS.values()))
+    model = _random_model(rng)
+    while len(model.kernels) < 5:
+        model = _random_model(rng)
+    partials = Partials(arch, True)
+    groups = [frozenset(range(a, b)) for a in range(len(model.kernels))
+              for b in range(a + 2, len(model.kernels) + 1)]
+    for g in groups:
+        group_cost(model, g, arch, partials=partials)
+    model.kernels[1] = dataclasses.replace(model.kernels[1], n_alu=999)
+    for g in groups:
+        assert repr(group_cost(model, g, arch, partials=partials)) == \
+            repr(group_cost(model, g, arch))
+    model.edges[(3, 1)] = model.edges.get((3, 1), ("a",))  # (backwards: no states used)
+    for g in groups:
+        assert repr(group_cost(model, g, arch, partials=partials)) == \
+            repr(group_cost(model, g, arch))
+    assert not partials.ok

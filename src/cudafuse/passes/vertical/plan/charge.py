@@ -15,6 +15,7 @@ did not already lack. Spills cost one local-memory access per spilled word per e
 from __future__ import annotations
 
 import functools
+import operator
 from contextvars import ContextVar
 
 from cudafuse.analysis.occupancy import DeviceLimits, occupancy
@@ -25,6 +26,9 @@ from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
 
 DEFAULT_THREADS = 256  # when a launch's block is not a constant
 ESTIMATE_CAP = 32  # a plain kernel's estimate: ptxas keeps the samples' kernels under 32
+
+
+_FIRST, _SECOND, _THIRD = (operator.itemgetter(i) for i in range(3))
 
 
 def limits_for(arch: str) -> DeviceLimits:
@@ -165,25 +169,34 @@ def estimated_charge(model: PipelineModel, group: frozenset[int], footprints: di
         threads = block[0] * block[1] if block else DEFAULT_THREADS
         return _fraction(arch.name, threads, regs, shared)
 
-    own: list[int] = []
-    alone = 1.0
-    first = True
-    for i in members:
-        k = kernels[i]
-        hit = alone_memo.get(i) if alone_memo is not None else None
-        if hit is None or hit[0] is not k:
-            # (estimate_registers(model, [i]), from the n_loads costmodel memoises per
-            # kernel)
-            regs = measured.get((k.name,), (fused_estimate(
-                [min(10 + 2 * figures_alone(model, i, arch).n_loads, ESTIMATE_CAP)]), 0))[0]
-            hit = (k, regs, occ(regs, k.block, k.shared_bytes))
-            if alone_memo is not None:
-                alone_memo[i] = hit
-        own.append(hit[1])
-        if first or hit[2] < alone:
-            alone, first = hit[2], False
+    hits = list(map(alone_memo.get, members)) if alone_memo is not None else None
+    if hits is not None and None not in hits and all(
+            map(operator.is_, map(_FIRST, hits), map(kernels.__getitem__, members))):
+        # (every member's figures alone are in the caller's memo: the loop below's answers)
+        own = list(map(_SECOND, hits))
+        alone = min(map(_THIRD, hits))
+    else:
+        own = []
+        alone = 1.0
+        first = True
+        for i in members:
+            k = kernels[i]
+            hit = alone_memo.get(i) if alone_memo is not None else None
+            if hit is None or hit[0] is not k:
+                # (estimate_registers(model, [i]), from the n_loads costmodel memoises per
+                # kernel)
+                regs = measured.get((k.name,), (fused_estimate(
+                    [min(10 + 2 * figures_alone(model, i, arch).n_loads, ESTIMATE_CAP)]),
+                    0))[0]
+                hit = (k, regs, occ(regs, k.block, k.shared_bytes))
+                if alone_memo is not None:
+                    alone_memo[i] = hit
+            own.append(hit[1])
+            if first or hit[2] < alone:
+                alone, first = hit[2], False
     regs, spills = measured.get(tuple(kernels[i].name for i in members),
-                                (fused_estimate(own), 0))
+                                (fused_estimate(own), 0)) if measured else \
+        (fused_estimate(own), 0)
     fused = occ(regs, sink.block, sum(kernels[i].shared_bytes for i in members))
     spill = sink.size * spills / 4 * arch.spill_access
     if fused >= alone or fused >= arch.occupancy_knee:

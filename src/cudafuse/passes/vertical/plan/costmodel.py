@@ -31,7 +31,10 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cudafuse.passes.vertical.plan.arch import ArchParams
 from cudafuse.passes.vertical.plan.footprint import EMPTY, ORIGIN, Footprint
@@ -198,50 +201,198 @@ def _member(model: PipelineModel, node: int) -> _Member:
     return entry
 
 
+class Partials:
+    """group_cost's work part-way through the groups it costed, for a caller that costs
+    thousands of groups of one model with one arch and tile setting (the partition search:
+    partition.cost_scorer), most of them a group it costed before plus one kernel.
+
+    group_cost visits a group's members from its last kernel back, and what it works out
+    for a member (footprint, evaluations, strategy, issue, stores) depends only on the
+    members after it, on the edges leaving it (every edge goes forward), and on which of the
+    buffers it reads the group writes. So its state after visiting some last members is the
+    same in every group with those last members that writes the same of the buffers they
+    read: each group's state before its first member is kept under that key, and a group
+    whose members but its first (or first two) were kept so starts there. The floats are
+    computed by the same operations in the same order as from scratch: the cost is the
+    same to the last bit (tests/test_scale.py). Answers only for the model it was first
+    used with, while its edges, live-out buffers, no-tile reasons and kernels are the ones
+    it saw (otherwise group_cost works from scratch or starts the records again)."""
+
+    LIMIT = 50_000  # states kept (each a few small dicts); beyond it they are dropped
+
+    def __init__(self, arch: ArchParams, allow_tiles: bool):
+        self.arch, self.allow_tiles = arch, allow_tiles
+        self.model: PipelineModel | None = None
+        self.stamp: object = None
+        self.ok = False  # every edge goes forward (what the states rely on)
+        # suffix mask -> (the reads of its members as bits, {those the group writes: state})
+        self.states: dict[int, tuple[int, dict[int, _State]]] = {}
+        self.kept = 0
+        # Per kernel, made when the model is first seen: the KernelCosts, and for each its
+        # bit, reads and writes as bits of buffers, writes, size, shared bytes, figures alone.
+        self.kernels: tuple[KernelCost, ...] = ()
+        self.bit: list[int] = []
+        self.buffer: dict[str, int] = {}  # buffer -> its bit's index
+        self.reads: list[int] = []
+        self.writes: list[int] = []
+        self.size: list[int] = []
+        self.shared: list[int] = []
+        self.time: list[float] = []
+        self.words: list[int] = []
+        self.size_issue: list[float] = []
+
+    def ready(self, model: PipelineModel, stamp: object,
+              pick: Callable[[Sequence[Any]], tuple[Any, ...]]) -> bool:
+        """Whether the records answer for `model` (made again when it changed); `pick`
+        takes a group's items of a list by kernel."""
+        kernels = model.kernels
+        if self.model is model and self.stamp == stamp and len(kernels) == len(self.kernels) \
+                and pick(kernels) == pick(self.kernels):
+            return self.ok
+        self.model, self.stamp, self.kernels = model, stamp, tuple(kernels)
+        self.ok = all(a < c for a, c in model.edges)
+        self.states.clear()
+        self.kept = 0
+        buffers = self.buffer = {}
+        self.bit = [1 << i for i in range(len(kernels))]
+        self.reads, self.writes = [], []
+        for k in kernels:
+            reads = writes = 0
+            for b in k.reads:
+                reads |= 1 << buffers.setdefault(b, len(buffers))
+            for b in k.writes:
+                writes |= 1 << buffers.setdefault(b, len(buffers))
+            self.reads.append(reads)
+            self.writes.append(writes)
+        self.size = [k.size for k in kernels]
+        self.shared = [k.shared_bytes for k in kernels]
+        figures = [alone(model, i, self.arch) for i in range(len(kernels))]
+        self.time = [f.time for f in figures]
+        self.words = [f.words for f in figures]
+        self.size_issue = [f.size_issue for f in figures]
+        return self.ok
+
+    def find(self, suffix: int, writes: int) -> _State | None:
+        hit = self.states.get(suffix)
+        return hit[1].get(hit[0] & writes) if hit is not None else None
+
+    def keep(self, suffix: int, reads: int, writes: int, state: _State) -> None:
+        if self.kept >= self.LIMIT:
+            self.states.clear()
+            self.kept = 0
+        entry = self.states.setdefault(suffix, (reads, {}))
+        if (reads & writes) not in entry[1]:
+            entry[1][reads & writes] = state
+            self.kept += 1
+
+
+class _Written:
+    """The buffers a group writes, as `b in inner` asks (`inner` a set of names) from the
+    group's writes as bits (Partials)."""
+
+    __slots__ = ("bits", "buffer")
+
+    def __init__(self, bits: int, buffer: dict[str, int]):
+        self.bits, self.buffer = bits, buffer
+
+    def __contains__(self, name: object) -> bool:
+        at = self.buffer.get(name)  # type: ignore[call-overload]
+        return at is not None and bool(self.bits >> at & 1)
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """group_cost's loop after visiting some last members of a group (Partials)."""
+
+    issue: float
+    tile_shared: int  # shared bytes of the tiles chosen so far
+    stores: frozenset[str]
+    foot: dict[int, Footprint]
+    scale: dict[int, float]
+    strategies: dict[int, str]
+    evaluations: dict[int, float]
+    rounded: dict[int, int]  # the evaluations rounded (GroupCost.footprints)
+
+
 def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
                block: tuple[int, int] | None = None, allow_tiles: bool = True,
-               staged: frozenset[int] | None = None) -> GroupCost:
+               staged: frozenset[int] | None = None,
+               partials: Partials | None = None) -> GroupCost:
     """Benefit of fusing `group` into one kernel (positive = cycles saved).
 
     A tile is considered only for a producer read by the group's last kernel alone (the
     kernel whose body the fused kernel runs), and only when its block shape is known.
     `staged`: the producers to stage in tiles, instead of the cheaper of tile and
-    recomputation for each (to price a partition as it was emitted)."""
+    recomputation for each (to price a partition as it was emitted). `partials`: what
+    group_cost kept of the groups it costed before with this model, `arch` and
+    `allow_tiles` (and no `block` or `staged`), to start from (Partials)."""
     if len(group) < 2:
         return GroupCost(0.0, 0.0, 0.0, 0.0)
     kernels = model.kernels
     members_desc = sorted(group, reverse=True)  # consumers come later in launch order
     sink = members_desc[0]
+    if partials is not None and (staged is not None or block is not None or
+                                 partials.arch is not arch or
+                                 partials.allow_tiles != allow_tiles):
+        partials = None
     block = block or kernels[sink].block
     allow_tiles = allow_tiles and block is not None
     block = block or DEFAULT_BLOCK
     memo = model._members
-    if memo.get(-1) != (len(model.edges), model.live_out, id(model.no_tile),
-                        len(model.no_tile)):
+    stamp = (len(model.edges), model.live_out, id(model.no_tile), len(model.no_tile))
+    if memo.get(-1) != stamp:
         memo.clear()  # (_member stamps it again)
-    facts: dict[int, _Member] = {}
-    inner: set[str] = set()  # (_writer_of's keys: the buffers written inside the group)
-    for i in members_desc:
-        m = memo.get(i)
-        if m is None or m.kernel is not kernels[i]:
-            m = _member(model, i)
-        facts[i] = m
-        inner.update(m.writes)
-    size = max(kernels[i].size for i in group)
-    foot: dict[int, Footprint] = {}
-    scale: dict[int, float] = {}  # evaluations per footprint point (a tile's fill ratio)
-    strategies: dict[int, str] = {}
-    evaluations: dict[int, float] = {}
+    # (a group's items of a per-kernel list, in the order `for i in group` visits them: one
+    # C call for what would be a loop per list)
+    pick = operator.itemgetter(*group)
+    if partials is not None and not partials.ready(model, stamp, pick):
+        partials = None
+    start = 0
+    state = None
+    if partials is None:
+        inner: set[str] = set()  # (_writer_of's keys: the buffers written inside the group)
+        for i in members_desc:
+            inner.update(kernels[i].writes)
+        size = max(kernels[i].size for i in group)
+    else:
+        bit = partials.bit
+        writes = functools.reduce(operator.or_, pick(partials.writes))
+        suffix = sum(pick(bit))  # (one bit each: their sum is their union)
+        for at in (len(members_desc) - 1, len(members_desc) - 2):  # (all but the first, two)
+            suffix ^= bit[members_desc[at]]
+            state = partials.find(suffix, writes) if at else None
+            if state is not None:
+                start = at
+                break
+        inner = _Written(writes, partials.buffer)  # type: ignore[assignment]
+        size = max(pick(partials.size))
+    if state is not None:
+        foot, scale = dict(state.foot), dict(state.scale)
+        strategies, evaluations = dict(state.strategies), dict(state.evaluations)
+        rounded = dict(state.rounded)
+        issue, tile_shared, stores = state.issue, state.tile_shared, set(state.stores)
+        reads = partials.states[suffix][0]  # type: ignore[union-attr]
+    else:
+        foot: dict[int, Footprint] = {}  # type: ignore[no-redef]
+        scale: dict[int, float] = {}  # evaluations per footprint point (a tile's fill ratio)
+        strategies: dict[int, str] = {}  # type: ignore[no-redef]
+        evaluations: dict[int, float] = {}  # type: ignore[no-redef]
+        rounded: dict[int, int] = {}  # type: ignore[no-redef]
+        issue = 0.0
+        tile_shared = 0
+        stores: set[str] = set()  # group_words's: the sink's and those needed outside
+        reads = suffix = 0
     figs: dict[int, _Alone] = {}
-    issue = 0.0
-    shared = sum(kernels[i].shared_bytes for i in group)
     bx, by = block
     live_out = model.live_out
     t_cached, t_access = arch.t_cached, arch.t_access
     alone_memo = model._alone
-    stores: set[str] = set()  # group_words's: the sink's and those needed outside
-    for node in members_desc:
-        m = facts[node]
+    keep = len(members_desc) - 2 if partials is not None else -1  # (the state to keep)
+    for at in range(start, len(members_desc)):
+        node = members_desc[at]
+        m = memo.get(node)
+        if m is None or m.kernel is not kernels[node]:
+            m = _member(model, node)
         points = EMPTY
         inside = []
         outside: set[str] = set()  # read by a consumer outside the group
@@ -323,26 +474,43 @@ def group_cost(model: PipelineModel, group: frozenset[int], arch: ArchParams,
                     + rounds * arch.t_barrier)
             if staged is not None or tile < work:
                 work, strategy = tile, "tile"
-                shared += (bx + 2 * rx) * (by + 2 * ry) * 4
+                tile_shared += (bx + 2 * rx) * (by + 2 * ry) * 4
                 points, evals = ORIGIN, issued  # upstream: evaluated per tile element
                 mult = issued
         foot[node] = points
         scale[node] = mult
         strategies[node] = strategy
         evaluations[node] = evals
+        rounded[node] = round(evals)
         issue += work
-    # (group_words's reads: each buffer read from outside the group once)
-    reads = {b for i in group for b, _ in facts[i].reads if b not in inner}
-    words = len(reads) + len(stores)
+        if partials is not None:
+            reads |= partials.reads[node]
+            suffix |= partials.bit[node]
+            if at == keep:
+                partials.keep(suffix, reads, writes, _State(
+                    issue, tile_shared, frozenset(stores), dict(foot), dict(scale),
+                    dict(strategies), dict(evaluations), dict(rounded)))
+    if partials is None:
+        # (group_words's reads: each buffer read from outside the group once)
+        words = len({b for i in group for b in kernels[i].reads if b not in inner})
+    else:
+        words = (reads & ~writes).bit_count()  # (the same count, as bits of buffers)
+    words += len(stores)
     time = size * combine(words * arch.t_global, issue, arch)
-    figures = [figs[i] for i in group]
-    members = sum(f.time for f in figures)
-    saved = size * (sum(f.words for f in figures) - words) * arch.t_global
-    extra = size * issue - sum(f.size_issue for f in figures)
+    if partials is None:
+        shared = sum(kernels[i].shared_bytes for i in group) + tile_shared
+        figures = [figs[i] if i in figs else alone(model, i, arch) for i in group]
+        members = sum(f.time for f in figures)
+        saved = size * (sum(f.words for f in figures) - words) * arch.t_global
+        extra = size * issue - sum(f.size_issue for f in figures)
+    else:  # (the same sums, in the same order, from the figures kept per kernel)
+        shared = sum(pick(partials.shared)) + tile_shared
+        members = sum(pick(partials.time))
+        saved = size * (sum(pick(partials.words)) - words) * arch.t_global
+        extra = size * issue - sum(pick(partials.size_issue))
     launch = (len(group) - 1) * arch.launch
-    return GroupCost(members - time + launch, saved, extra, launch, strategies,
-                     {n: round(e) for n, e in evaluations.items()}, shared, time, members,
-                     words)
+    return GroupCost(members - time + launch, saved, extra, launch, strategies, rounded,
+                     shared, time, members, words)
 
 
 _NONE: frozenset[Offset] = frozenset()

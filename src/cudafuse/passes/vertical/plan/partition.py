@@ -17,7 +17,7 @@ import networkx as nx
 
 from cudafuse.passes.vertical.plan.arch import ArchParams
 from cudafuse.passes.vertical.plan.charge import estimated_charge
-from cudafuse.passes.vertical.plan.costmodel import EPSILON, group_cost
+from cudafuse.passes.vertical.plan.costmodel import EPSILON, Partials, group_cost
 from cudafuse.passes.vertical.plan.model import KernelCost, PipelineModel
 
 Group = frozenset[int]
@@ -41,10 +41,11 @@ def cost_scorer(model: PipelineModel, arch: ArchParams, tiles: bool = True) -> S
     occupancy the group's estimated registers lose (resources.estimated_charge)."""
 
     alone: dict[int, tuple[KernelCost, int, float]] = {}  # (estimated_charge's memo)
+    partials = Partials(arch, tiles)  # (groups grown from groups scored before)
 
     @functools.cache
     def score(group: Group) -> float:
-        cost = group_cost(model, group, arch, allow_tiles=tiles)
+        cost = group_cost(model, group, arch, allow_tiles=tiles, partials=partials)
         return cost.benefit - estimated_charge(model, group, cost.footprints, arch,
                                                cost.words if len(group) > 1 else None, alone)
 
