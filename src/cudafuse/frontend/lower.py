@@ -95,6 +95,39 @@ _CLASS_KINDS = frozenset({K.STRUCT_DECL, K.CLASS_DECL, K.CLASS_TEMPLATE, K.UNION
                           K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION})
 
 
+def _in_std(c: ci.Cursor) -> bool:
+    """Whether a declaration is in namespace std (or one nested in it)."""
+    p = c.semantic_parent
+    while p is not None and p.kind != K.TRANSLATION_UNIT:
+        if p.kind == K.NAMESPACE and p.spelling == "std":
+            q = p.semantic_parent  # (libstdc++'s `extern "C++" { namespace std {`)
+            while q is not None and q.kind == K.LINKAGE_SPEC:
+                q = q.semantic_parent
+            return q is None or q.kind == K.TRANSLATION_UNIT
+        p = p.semantic_parent
+    return False
+
+
+def _no_default_initialisers(cls: ci.Cursor, depth: int) -> bool:
+    """Whether no member of a class of the program, of its bases or of its members of the
+    program's classes, has a default initialiser (`int seq = ++count;`), which its implicit
+    or aggregate construction would run without any expression saying so."""
+    if depth > 8:
+        return False
+    for part in cls.get_children():
+        if part.kind == K.FIELD_DECL and any(ch.kind.is_expression()
+                                             for ch in part.get_children()):
+            return False
+        if part.kind in (K.FIELD_DECL, K.CXX_BASE_SPECIFIER):
+            t = part.type.get_canonical()
+            while t.kind == ci.TypeKind.CONSTANTARRAY:
+                t = t.element_type.get_canonical()
+            d = t.get_declaration() if t.kind == ci.TypeKind.RECORD else None
+            if d is not None and not _in_std(d) and not _no_default_initialisers(d, depth + 1):
+                return False
+    return True
+
+
 def _class_of(c: ci.Cursor) -> str:
     """The class a member function belongs to ('' for free functions)."""
     parent = c.semantic_parent
@@ -684,7 +717,44 @@ class Lowerer:
             self.span(body_cursor) if body_cursor is not None else Span("", 0, 0),
             c.kind == K.FUNCTION_TEMPLATE, tparams, extern_c,
             bounds, head, self.decl(c), _class_of(c),
-            clang_namespaces(c))
+            clang_namespaces(c), self.initialisers(c, kids))
+
+    def initialisers(self, c: ci.Cursor, kids: list) -> tuple[n.Expr, ...] | None:
+        """A constructor's initialisers: the expressions among its children before its body
+        (each after the MEMBER_REF or TYPE_REF naming what it initialises). None when the
+        object runs more than they spell: a base or member of a class of the program (not of
+        the C++ library, whose default constructors touch only the object) that no
+        initialiser names, or a member with a default initialiser."""
+        if c.kind != K.CONSTRUCTOR:
+            return None
+        cls = c.semantic_parent
+        named = {k.referenced.get_usr() for k in kids if k.kind in (
+            K.MEMBER_REF, K.TYPE_REF, K.TEMPLATE_REF) and k.referenced is not None}
+        for part in cls.get_children():
+            if part.kind == K.CXX_BASE_SPECIFIER:
+                t = part.type.get_canonical().get_declaration()
+            elif part.kind == K.FIELD_DECL:
+                if any(ch.kind.is_expression() for ch in part.get_children()):
+                    return None  # `int code = f();`
+                t = part.type.get_canonical()
+                while t.kind == ci.TypeKind.CONSTANTARRAY:
+                    t = t.element_type.get_canonical()
+                if t.kind in (ci.TypeKind.POINTER, ci.TypeKind.ENUM, ci.TypeKind.LVALUEREFERENCE,
+                              ci.TypeKind.RVALUEREFERENCE) or \
+                        ci.TypeKind.BOOL.value <= t.kind.value <= ci.TypeKind.FLOAT128.value:
+                    continue  # scalars, pointers: left uninitialised (references: named)
+                if t.kind != ci.TypeKind.RECORD:
+                    return None  # a template's parameter type: any class
+                t = t.get_declaration()
+            else:
+                continue
+            if _in_std(t):
+                continue
+            if not (t.get_usr() in named or part.kind == K.FIELD_DECL and
+                    part.get_usr() in named) or not _no_default_initialisers(t, 0):
+                return None  # (an aggregate's `info{x}` runs its members' `= f()` unseen)
+        return tuple(self.expr(k) for k in kids if k._kind_id != _COMPOUND_ID and
+                     ci.CursorKind.from_id(k._kind_id).is_expression())
 
     def template_param(self, c: ci.Cursor) -> TemplateParam:
         kind = {K.TEMPLATE_TYPE_PARAMETER: "type", K.TEMPLATE_NON_TYPE_PARAMETER: "value"}.get(

@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass, field
 
 from cudafuse.ir.code_text import blank_comments, code_only
-from cudafuse.ir.nodes import Compound, KernelLaunch
+from cudafuse.ir.nodes import Compound, Expr, KernelLaunch
 from cudafuse.ir.source import NO_SPAN, SourceFile, Span
 
 
@@ -70,6 +70,12 @@ class Function:
     parent: str = ""  # the class of a member function; '' for free functions
     # The namespaces it is a member of, outermost first: (name, inline); '' is anonymous.
     namespaces: tuple[tuple[str, bool], ...] = ()
+    # A constructor's member and base initialisers (`: std::runtime_error(m), code(e)`): the
+    # expressions each evaluates, in order (what each writes is the new object's own). None
+    # for other functions, and for a constructor whose object also runs what no initialiser
+    # spells (a base or member of the program's classes left to its default constructor, a
+    # member's default initialiser).
+    initialisers: tuple[Expr, ...] | None = None
 
     @property
     def is_kernel(self) -> bool:

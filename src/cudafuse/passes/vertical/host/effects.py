@@ -37,7 +37,10 @@ from dataclasses import dataclass
 from cudafuse.ir import nodes as n
 from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, TranslationUnit
-from cudafuse.passes.vertical.host.exceptions import unseen_initialisers
+from cudafuse.passes.vertical.host.exceptions import (
+    thrown_constructor_body,
+    unseen_initialisers,
+)
 from cudafuse.passes.vertical.host.hostexprs import is_assign_operator, launched_kernel
 from cudafuse.passes.vertical.host.members import this_member
 from cudafuse.passes.vertical.host.pointsto import ALLOCATORS, PointsTo
@@ -279,6 +282,9 @@ class _Body:
                     self.allocates.add(self.refs[r.decl])  # `float *&p`: cudaMalloc(&p, ...)
             return
         inner = self.reader.definition(call.callee_decl)
+        if thrown and inner is not None and thrown_constructor_body(inner) is not None and \
+                self.reader.known(call, thrown):
+            return  # the program's exception class, judged by what it evaluates (issue 31)
         if inner is not None and (not self.reader.known(call, thrown) or
                                   _own_file(self.reader.unit, call)):
             self.helper(call, [inner])

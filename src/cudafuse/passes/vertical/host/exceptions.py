@@ -8,9 +8,15 @@ only its arguments, judged on their own as any thrown call's are) and nothing of
 derived class: the class has no members and no constructor of its own. The IR keeps no
 class definitions, so that is read from the class's text as clang reads it (comments and
 skipped branches blank): its head must name exactly that one standard base, and its body
-hold only access labels and the inheriting `using` declaration. Any other class (members
-with initialisers, constructors of its own, several bases) is not recognised, and the
-call stays unknown.
+hold only access labels and the inheriting `using` declaration.
+
+A class with a constructor of its own (members, several bases, a message built by
+concatenation) is judged by what its construction evaluates (`thrown_constructor_body`):
+the initialisers the front end keeps (`Function.initialisers`), inside a throw as the
+object they build is, then the body, as a helper's body is judged (hoststmts.py). The
+front end gives no initialisers (None) when the object also runs what no initialiser
+spells: a base or member of the program's class left to its default constructor, or a
+member's default initialiser; the call then stays unknown.
 """
 
 from __future__ import annotations
@@ -98,3 +104,20 @@ def unseen_initialisers(unit: TranslationUnit, fn: Function) -> bool:
         if c == b")" and depth == 0:
             break
     return re.search(rb"(?<!:):(?!:)", head[i:]) is not None
+
+
+def thrown_constructor_body(fn: Function) -> n.Compound | None:
+    """A constructor of a class of the program, building a thrown exception
+    (`throw CudaError(msg, e)` with `CudaError(const char *m, cudaError_t e) :
+    std::runtime_error(std::string(m) + cudaGetErrorString(e)), code(e) {}`), as one body
+    to judge by what it evaluates: its initialisers, each inside a throw as the object it
+    builds is (so the standard base's constructor and the message it is given are judged as
+    a thrown expression's), then its own body. What an initialiser writes is a member of the
+    new object, the constructor's own. None when the function is no constructor, or its
+    object runs something no initialiser spells (`Function.initialisers`)."""
+    if fn.initialisers is None or fn.body is None or not fn.parent or \
+            fn.name != fn.parent.rpartition("::")[2].partition("<")[0]:
+        return None
+    inits = tuple(n.ExprStmt(n.OtherExpr("CXX_THROW_EXPR", (e,), span=e.span), span=e.span)
+                  for e in fn.initialisers)
+    return n.Compound((*inits, fn.body), span=fn.body.span)

@@ -68,6 +68,7 @@ from cudafuse.passes.vertical.host.effects import (
 )
 from cudafuse.passes.vertical.host.exceptions import (
     inherits_standard_constructor,
+    thrown_constructor_body,
     unseen_initialisers,
 )
 from cudafuse.passes.vertical.host.hostexprs import (
@@ -236,7 +237,30 @@ class HostStatements:
     def _thrown(self, call: n.Call) -> bool:
         """A call building a thrown exception that touches only its arguments (judged on
         their own): the C++ library's, or an inherited standard exception constructor."""
-        return _system(call) or inherits_standard_constructor(self.unit, call)
+        return _system(call) or inherits_standard_constructor(self.unit, call) or \
+            self._thrown_constructor(call, 0, ())
+
+    def _thrown_constructor(self, call: n.Call, depth: int, stack: tuple[str, ...]) -> bool:
+        """A constructor of the program's exception class, judged by what its initialisers
+        and body evaluate (exceptions.thrown_constructor_body), harmless."""
+        return self._constructor_reason(call, depth, stack) is None
+
+    def _constructor_reason(self, call: n.Call, depth: int, stack: tuple[str, ...]) -> str | None:
+        """Why building a thrown object of the program's class through `call` may matter
+        ("" when the call is no constructor of the program's), or None."""
+        fn = self._definition(call.callee_decl)
+        if fn is None or not fn.parent or fn.body is None or \
+                fn.name != fn.parent.rpartition("::")[2].partition("<")[0]:
+            return ""
+        body = thrown_constructor_body(fn)
+        if body is None:
+            return (f"'{fn.name}' also runs a constructor of the program's that no "
+                    "initialiser names, or a member's default initialiser")
+        if fn.decl in stack or depth > MAX_DEPTH:
+            return f"'{fn.name}' calls itself or nests too deeply"
+        own = {p.decl for p in fn.params if not p.is_reference} | {
+            d.decl for d in body.walk() if isinstance(d, n.VarDecl)}
+        return self._body_reason(fn, body, own.__contains__, depth + 1, (*stack, fn.decl))
 
     def _definition(self, decl: str) -> Function | None:
         if not decl:
@@ -309,6 +333,8 @@ class HostStatements:
                     stack: tuple[str, ...], values: Collection[str] = ()) -> str | None:
         """Why a call in the body of the called host function `fn` is not harmless
         (`values`: the objects that body declares by value, its own)."""
+        if thrown and self._thrown_constructor(call, depth, stack):
+            return None
         inner = self._definition(call.callee_decl)
         if inner is not None and _file(call.callee_decl) == self.unit.path or \
                 inner is not None and not _known(call):
@@ -770,6 +796,13 @@ class HostStatements:
             elif isinstance(node, n.Call) and self.memory_calls and not thrown and \
                     (pointers := self._library_pointers(node)) is not None:
                 why = self.library_reason(node, pointers, before)
+                if why is not None:
+                    return why
+            elif isinstance(node, n.Call) and thrown and \
+                    (built := self._constructor_reason(node, 0, ())) != "":
+                # the program's exception class, by what it evaluates (issue 31)
+                why = (built and f"its call to '{node.callee}' may touch device memory or "
+                       f"variables ({built})") or self.passes_buffer(node)
                 if why is not None:
                     return why
             elif isinstance(node, n.Call) and self.memory_calls and \
