@@ -521,6 +521,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
     """Fuse every launch sequence of every host function; the result's output is the new
     file (byte-identical to the input where nothing was fused)."""
     from cudafuse.passes.vertical.host.api_launches import with_api_launches
+    from cudafuse.passes.vertical.host.pointsto import visible_aliasing
     from cudafuse.passes.vertical.host.table_elements import with_table_elements
     from cudafuse.passes.vertical.kernel.instances import with_instances
 
@@ -565,6 +566,11 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                             if unit.main_end(s.kernel.span) > host.span.start]
                     if late:
                         raise CodegenError(f"'{late[0]}' is defined after '{host.name}'")
+                    aliased = visible_aliasing(unit, host, [
+                        (a, p.name in planner.infos(Sequence(host, [s]))[0].writes.values())
+                        for s in group.launches for p, a in s.bindings if p.is_pointer])
+                    if aliased is not None:
+                        raise CodegenError(aliased)
                     named = _named_apart(unit, group)
                     emitter = GroupEmitter(unit, planner.group_views(named),
                                            _spelled_at_sink(named), prefix, overloads)

@@ -583,3 +583,149 @@ def _initial(points: PointsTo, before: tuple[n.Stmt, ...], src: str, loop: n.For
             return None
         value = w.rhs  # (in order: the last one before the loop wins)
     return points.roots(value) if value is not None else None
+
+
+# ---- pointer parameters a visible call passes one buffer ---------------------------------------
+
+def _permuted(points: PointsTo, a: str, b: str) -> bool:
+    """Variables a and b only ever exchange values by library swaps among a set of pointer
+    variables that start out naming pairwise distinct known buffers (`std::swap(a, b)` in a
+    loop): a permutation of distinct buffers, so a and b name different ones at every point."""
+    group, todo = {a}, [a]
+    while todo:
+        x = todo.pop()
+        for p, q in points.swapped:
+            for u, v in ((p, q), (q, p)):
+                if u == x and v not in group:
+                    group.add(v)
+                    todo.append(v)
+    if b not in group:
+        return False
+    start: list[Roots] = []
+    for v in group:
+        for w in points.writes.get(v, []):
+            if not (isinstance(w, n.Call) and w.callee in SWAPS and all(
+                    (x := _var(arg)) is not None and x.decl in group for arg in w.args)):
+                return False
+        if v in points.params:
+            start.append(frozenset({v}))
+            continue
+        d = points.decls.get(v)
+        roots = points.roots(d.init) if d is not None and d.init is not None else None
+        if roots is None or not roots or v in points.fresh or \
+                len(points.given.get(v, [])) != 1:
+            return False
+        start.append(roots)
+    return all(not (x & y) for i, x in enumerate(start) for y in start[i + 1:])
+
+
+def _calls_of(unit, fn: Function) -> list[tuple[Function, n.Call]]:
+    out = []
+    seen: set[int] = set()
+    for caller in [*unit.functions, *unit.methods]:
+        if caller.body is None or id(caller) in seen or caller.is_kernel:
+            continue
+        seen.add(id(caller))
+        out.extend((caller, c) for c in caller.body.walk()
+                   if isinstance(c, n.Call) and fn.decl and c.callee_decl == fn.decl)
+    return out
+
+
+def visible_aliasing(unit, host: Function, touched: list[tuple[n.Expr, bool]]) -> str | None:
+    """Why the fused launches of `host` (their pointer arguments in its terms, each with
+    whether a launch of the group writes through it) cannot take two of its pointer
+    parameters, or a parameter and a global, as distinct buffers: a call of `host` in the
+    file (or, through a caller's own parameters, of a function calling it) passes them
+    arguments that may name the same buffer (one variable, offsets into one, a value the
+    analysis cannot follow). None when every visible call passes provably distinct ones."""
+    points = PointsTo(host)
+    roots: list[tuple[Roots, bool]] = []
+    for e, writes in touched:
+        r = points.roots(e)
+        if r is not None:
+            roots.append((r, writes))
+    pairs: set[tuple[str, str]] = set()
+    position = {p.decl: i for i, p in enumerate(host.params)}
+
+    def order(r: str) -> tuple[int, str]:
+        return position.get(r, len(position)), r
+    for i, (ra, wa) in enumerate(roots):
+        for rb, wb in roots[i + 1:] + roots[:i]:
+            if not (wa or wb):
+                continue
+            for x in ra:
+                for y in rb:
+                    if x != y and (x in points.params or y in points.params):
+                        pairs.add((x, y) if order(x) <= order(y) else (y, x))
+    cache: dict[int, PointsTo] = {id(host): points}
+    for x, y in sorted(pairs, key=lambda p: (order(p[0]), order(p[1]))):
+        why = _aliased_at_calls(unit, host, x, y, cache, set())
+        if why is not None:
+            return why
+    return None
+
+
+def _aliased_at_calls(unit, fn: Function, x: str, y: str, cache: dict[int, PointsTo],
+                      seen: set[tuple[str, str, str]]) -> str | None:
+    """A call in the file of `fn` whose arguments for its roots x and y (parameters of fn, or
+    a global) may name one buffer: the reason, naming the call."""
+    if (fn.decl, x, y) in seen:
+        return None
+    seen.add((fn.decl, x, y))
+    index = {p.decl: i for i, p in enumerate(fn.params)}
+    names = {p.decl: p.name for p in fn.params}
+    for caller, call in _calls_of(unit, fn):
+        points = cache.get(id(caller))
+        if points is None:
+            points = cache[id(caller)] = PointsTo(caller)
+
+        def arg(r: str, call: n.Call = call, points: PointsTo = points
+                ) -> tuple[n.Expr | None, Roots | None]:
+            if r in index:
+                i = index[r]
+                if i >= len(call.args):
+                    return None, frozenset()  # a default argument
+                return call.args[i], points.roots(call.args[i])
+            return None, frozenset({r})  # a global: the same one in the caller
+        (ea, ra), (eb, rb) = arg(x), arg(y)
+        if ea is None and eb is None:
+            continue
+        va, vb = _var(ea), _var(eb)
+        if va is not None and vb is not None and va.decl != vb.decl and \
+                _permuted(points, va.decl, vb.decl):
+            continue
+
+        def said(e: n.Expr | None, r: str) -> str:
+            if e is None:
+                return f"the global '{r.split(':', 1)[-1].split('@')[0]}'"
+            text = unit.text(e.span) if e.span.file == unit.path and \
+                e.span.end > e.span.start else "?"
+            return f"'{text}'"
+        where = f"'{fn.name}' is called at line {call.span.line}"
+        pa, pb = names.get(x, x), names.get(y, y)
+        if ra is None or rb is None:
+            return (f"{where} with {said(ea, x)} for '{pa}' and {said(eb, y)} for '{pb}', "
+                    "which may name the same buffer (a value the analysis cannot follow)")
+        common = ra & rb
+        if not common:
+            continue
+        if va is not None and vb is not None and va.decl == vb.decl:
+            return f"{where} with '{va.name}' for both '{pa}' and '{pb}'"
+        return (f"{where} with {said(ea, x)} for '{pa}' and {said(eb, y)} for '{pb}', "
+                "which may name the same buffer")
+    # a caller's own parameters, passed on: the calls of that caller decide
+    for caller, call in _calls_of(unit, fn):
+        points = cache[id(caller)]
+        ra = points.roots(call.args[index[x]]) if x in index and index[x] < len(call.args) \
+            else (frozenset({x}) if x not in index else frozenset())
+        rb = points.roots(call.args[index[y]]) if y in index and index[y] < len(call.args) \
+            else (frozenset({y}) if y not in index else frozenset())
+        if ra is None or rb is None:
+            continue
+        for u in ra:
+            for v in rb:
+                if u != v and (u in points.params or v in points.params):
+                    why = _aliased_at_calls(unit, caller, min(u, v), max(u, v), cache, seen)
+                    if why is not None:
+                        return why
+    return None
