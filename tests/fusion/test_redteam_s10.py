@@ -145,3 +145,12 @@ def test_default_argument_helper(tmp_path: Path) -> None:
     result = fuse_file(D, out, fuse_all=True)
     assert result.groups
     assert nvcc_error(out, tmp_path) == "" and "= 3.0f, const float *" not in out.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fuse_all", [False, True])
+def test_default_argument_helper_matches(tmp_path: Path, fuse_all: bool) -> None:
+    out = tmp_path / "d.cu"
+    fuse_file(D, out, fuse_all=fuse_all)
+    for w, h in SIZES:
+        run_both(D, out, "rd_pair", w, h, garbage=True)
