@@ -619,16 +619,29 @@ def _permuted(points: PointsTo, a: str, b: str) -> bool:
     return all(not (x & y) for i, x in enumerate(start) for y in start[i + 1:])
 
 
-def _calls_of(unit, fn: Function) -> list[tuple[Function, n.Call]]:
-    out = []
+@per_object(64)
+def _points_of(fn: Function) -> PointsTo:
+    return PointsTo(fn)
+
+
+@per_object(4)
+def _calls_in(unit) -> dict[str, list[tuple[Function, n.Call]]]:
+    """The calls of each function of the unit that the unit's host functions make, by the
+    callee's declaration (one walk of every body)."""
+    out: dict[str, list[tuple[Function, n.Call]]] = {}
     seen: set[int] = set()
     for caller in [*unit.functions, *unit.methods]:
         if caller.body is None or id(caller) in seen or caller.is_kernel:
             continue
         seen.add(id(caller))
-        out.extend((caller, c) for c in caller.body.walk()
-                   if isinstance(c, n.Call) and fn.decl and c.callee_decl == fn.decl)
+        for c in caller.body.walk():
+            if isinstance(c, n.Call) and c.callee_decl:
+                out.setdefault(c.callee_decl, []).append((caller, c))
     return out
+
+
+def _calls_of(unit, fn: Function) -> list[tuple[Function, n.Call]]:
+    return _calls_in(unit).get(fn.decl, []) if fn.decl else []
 
 
 def visible_aliasing(unit, host: Function, touched: list[tuple[n.Expr, bool]]) -> str | None:
@@ -638,7 +651,9 @@ def visible_aliasing(unit, host: Function, touched: list[tuple[n.Expr, bool]]) -
     file (or, through a caller's own parameters, of a function calling it) passes them
     arguments that may name the same buffer (one variable, offsets into one, a value the
     analysis cannot follow). None when every visible call passes provably distinct ones."""
-    points = PointsTo(host)
+    if not _calls_of(unit, host):
+        return None  # (no call of it in the file: its parameters are taken as distinct)
+    points = _points_of(host)
     roots: list[tuple[Roots, bool]] = []
     for e, writes in touched:
         r = points.roots(e)
@@ -677,7 +692,7 @@ def _aliased_at_calls(unit, fn: Function, x: str, y: str, cache: dict[int, Point
     for caller, call in _calls_of(unit, fn):
         points = cache.get(id(caller))
         if points is None:
-            points = cache[id(caller)] = PointsTo(caller)
+            points = cache[id(caller)] = _points_of(caller)
 
         def arg(r: str, call: n.Call = call, points: PointsTo = points
                 ) -> tuple[n.Expr | None, Roots | None]:
