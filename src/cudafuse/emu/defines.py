@@ -39,8 +39,14 @@ _ROOTS = ("cudafuse_emu.h", "cudafuse_emu_cccl.h", "cudafuse_emu_cccl_end.h")
 def forced_headers() -> list[Path]:
     """The headers a build reads before the program's first line: the roots and what they
     include with #include "...", transitively."""
+    return quoted_closure([include_dir() / r for r in _ROOTS])
+
+
+def quoted_closure(roots: list[Path]) -> list[Path]:
+    """`roots` and the files they include with #include "...", transitively (the front end's
+    shim too: frontend/defines.py)."""
     seen: dict[Path, None] = {}
-    todo = [include_dir() / r for r in _ROOTS]
+    todo = list(roots)
     while todo:
         p = todo.pop().resolve()
         if p in seen or not p.is_file():

@@ -23,9 +23,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from cudafuse.emu.defines import code_identifiers
+from cudafuse.emu.defines import code_identifiers, quoted_closure
 
-_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 # Virtual: never on disk (parse.py passes its text as an unsaved file).
 HEADER_NAME = "cudafuse_command_line_defines.h"
 
@@ -33,15 +32,7 @@ HEADER_NAME = "cudafuse_command_line_defines.h"
 def forced_headers(shim: Path) -> list[Path]:
     """`shim` and what it includes with #include "...", transitively: the front end's text
     read before the program's."""
-    seen: dict[Path, None] = {}
-    todo = [shim]
-    while todo:
-        p = todo.pop().resolve()
-        if p in seen or not p.is_file():
-            continue
-        seen[p] = None
-        todo += [p.parent / m.group(1).decode() for m in _QUOTED_INCLUDE.finditer(p.read_bytes())]
-    return list(seen)
+    return quoted_closure([shim])
 
 
 def _reserved(name: str) -> bool:
