@@ -125,13 +125,22 @@ void two(const float *in, float *tmp, float *out, int n) {
      "void g(float *a, float *t, int n) { two(a, t, pick(a), n); }\n",
      "'two' is called at line 16 with 'a' for 'in' and 'pick(a)' for 'out', which may "
      "name the same buffer (a value the analysis cannot follow)"),
-], ids=["swapped", "through_caller", "unknown"])
+    # a global the helper's launches use, passed as its output
+    ("float *g_in;\n"
+     "void from_g(float *t, float *out, int n) {\n"
+     "  k_scale<<<(n + 63) / 64, 64>>>(g_in, t, n);\n"
+     "  k_left<<<(n + 63) / 64, 64>>>(t, out, n);\n}\n"
+     "void h(float *t, int n) { from_g(t, g_in, n); }\n",
+     "'from_g' is called at line 20 with 'g_in' for 'out', which may name the global 'g_in' "
+     "its launches use"),
+], ids=["swapped", "through_caller", "unknown", "global"])
 def test_visible_calls_decide_aliasing(tmp_path: Path, caller: str, why: str | None) -> None:
     src = tmp_path / "h.cu"
     src.write_text("#include <utility>\n" + _HELPER + caller)
     result = fuse_file(src, tmp_path / "o.cu")
     notes = "\n".join(result.notes)
-    fused = [g for p in result.plans for g in p.groups if g.host == "two"]
+    helper = "from_g" if "from_g" in caller else "two"
+    fused = [g for p in result.plans for g in p.groups if g.host == helper]
     if why is None:
         assert fused and "is called at line" not in notes
     else:

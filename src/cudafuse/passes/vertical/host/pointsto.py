@@ -661,6 +661,11 @@ def visible_aliasing(unit, host: Function, touched: list[tuple[n.Expr, bool]]) -
             roots.append((r, writes))
     pairs: set[tuple[str, str]] = set()
     position = {p.decl: i for i, p in enumerate(host.params)}
+    # (the roots a call's arguments stand for: its pointer parameters, and the globals it
+    # names, the same in the caller; fields of struct parameters are taken as distinct)
+    assert host.body is not None
+    kept = set(points.params) | {r.decl or r.name for r in host.body.walk()
+                                 if isinstance(r, n.Ref) and r.kind == "global"}
 
     def order(r: str) -> tuple[int, str]:
         return position.get(r, len(position)), r
@@ -670,7 +675,8 @@ def visible_aliasing(unit, host: Function, touched: list[tuple[n.Expr, bool]]) -
                 continue
             for x in ra:
                 for y in rb:
-                    if x != y and (x in points.params or y in points.params):
+                    if x != y and {x, y} <= kept and (x in points.params or
+                                                      y in points.params):
                         pairs.add((x, y) if order(x) <= order(y) else (y, x))
     cache: dict[int, PointsTo] = {id(host): points}
     for x, y in sorted(pairs, key=lambda p: (order(p[0]), order(p[1]))):
@@ -710,23 +716,32 @@ def _aliased_at_calls(unit, fn: Function, x: str, y: str, cache: dict[int, Point
                 _permuted(points, va.decl, vb.decl):
             continue
 
-        def said(e: n.Expr | None, r: str) -> str:
-            if e is None:
-                return f"the global '{r.split(':', 1)[-1].split('@')[0]}'"
-            text = unit.text(e.span) if e.span.file == unit.path and \
+        def said(e: n.Expr | None) -> str:
+            text = unit.text(e.span) if e is not None and e.span.file == unit.path and \
                 e.span.end > e.span.start else "?"
             return f"'{text}'"
         where = f"'{fn.name}' is called at line {call.span.line}"
-        pa, pb = names.get(x, x), names.get(y, y)
+        pa, pb = names.get(x), names.get(y)
+        if pa is None or pb is None:  # a parameter and a global its launches use
+            e, p = (ea, pa) if pb is None else (eb, pb)
+            g = next((v.name for v in unit.globals if (v.decl or v.name) == (x if pa is None
+                                                                            else y)), "?")
+            if (ra if pb is None else rb) is None:
+                return (f"{where} with {said(e)} for '{p}', which may name the global '{g}' "
+                        f"its launches use (a value the analysis cannot follow)")
+            if not ra & rb:
+                continue
+            return f"{where} with {said(e)} for '{p}', which may name the global '{g}' " \
+                "its launches use"
         if ra is None or rb is None:
-            return (f"{where} with {said(ea, x)} for '{pa}' and {said(eb, y)} for '{pb}', "
+            return (f"{where} with {said(ea)} for '{pa}' and {said(eb)} for '{pb}', "
                     "which may name the same buffer (a value the analysis cannot follow)")
         common = ra & rb
         if not common:
             continue
         if va is not None and vb is not None and va.decl == vb.decl:
             return f"{where} with '{va.name}' for both '{pa}' and '{pb}'"
-        return (f"{where} with {said(ea, x)} for '{pa}' and {said(eb, y)} for '{pb}', "
+        return (f"{where} with {said(ea)} for '{pa}' and {said(eb)} for '{pb}', "
                 "which may name the same buffer")
     # a caller's own parameters, passed on: the calls of that caller decide
     for caller, call in _calls_of(unit, fn):
@@ -737,9 +752,11 @@ def _aliased_at_calls(unit, fn: Function, x: str, y: str, cache: dict[int, Point
             else (frozenset({y}) if y not in index else frozenset())
         if ra is None or rb is None:
             continue
+        globals_ = {g.decl or g.name for g in unit.globals}
         for u in ra:
             for v in rb:
-                if u != v and (u in points.params or v in points.params):
+                if u != v and {u, v} <= set(points.params) | globals_ and \
+                        (u in points.params or v in points.params):
                     why = _aliased_at_calls(unit, caller, min(u, v), max(u, v), cache, seen)
                     if why is not None:
                         return why
