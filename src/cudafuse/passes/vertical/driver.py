@@ -20,8 +20,8 @@ from cudafuse.passes.vertical.emit.codegen import (
     prologue,
     tile_problem,
 )
+from cudafuse.passes.vertical.emit.helper_calls import group_host_edits, wrapper_host_edits
 from cudafuse.passes.vertical.emit.sibling_codegen import SiblingEmitter, sibling_pass
-from cudafuse.passes.vertical.emit.wrapper_codegen import host_edits as wrapper_host_edits
 from cudafuse.passes.vertical.emit.wrapper_codegen import launcher
 from cudafuse.passes.vertical.host.coverage import Resolver, covers
 from cudafuse.passes.vertical.host.hostview import (
@@ -582,7 +582,7 @@ def fuse_unit(unit: TranslationUnit, opts: FuseOptions = _DEFAULTS) -> FuseResul
                     applied = len(rewriter.edits)
                     try:
                         if extra is None:
-                            emitter.host_edits(rewriter)
+                            group_host_edits(emitter, rewriter)
                         else:
                             wrapper_host_edits(emitter, rewriter, extra)
                     except CodegenError:

@@ -1151,8 +1151,6 @@ class GroupEmitter:
                        f"launch of {site.kernel.name} fused")
         if self.group.checks:
             self._versioned(rw)
-        from cudafuse.passes.vertical.emit.helper_calls import fused_away
-        fused_away(self, rw)  # (last: a copy of a wrapper written at its call)
 
     def _versioned(self, rw: Rewriter) -> None:
         """`if (<checks>) { <fused launch> } else { <the original launches> }` around the

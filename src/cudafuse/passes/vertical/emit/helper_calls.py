@@ -42,6 +42,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.emit.codegen import CodegenError, GroupEmitter, _Slice, expr_text
 from cudafuse.passes.vertical.emit.wrapper_codegen import (
     copy_problem,
+    launcher_scope,
     param_list,
     sink_edits,
 )
@@ -188,3 +189,36 @@ def helper_sink(em: GroupEmitter, rw: Rewriter) -> None:
                    f"/* cudafuse: {site.kernel.name} fused into {em.group.name} */",
                    f"launch of {site.kernel.name} fused")
     _commit(em, rw, new, (id(sink), extra), [*sites, sink])
+
+
+def group_host_edits(em: GroupEmitter, rw: Rewriter) -> None:
+    """The host edits of a group started by a launch of the caller's own (GroupEmitter.host_edits),
+    then the copies of wrappers of several launches among its earlier members."""
+    em.host_edits(rw)
+    fused_away(em, rw)  # (last: a copy of a wrapper written at its call)
+
+
+def wrapper_host_edits(em: GroupEmitter, rw: Rewriter, extra: list[str]) -> None:
+    """The last member's call calls the launcher; the earlier members' statements go (a
+    launch of a wrapper of several: its call is rewritten here). Moved here from
+    wrapper_codegen.py so that no emit module imports helper_calls back (test_layout)."""
+    unit, sink = em.unit, em.sink
+    assert sink.wrapper is not None
+    if em.group.checks:  # (the original launches are not statements of this function)
+        raise CodegenError("its producers' coverage is only known at run time, and its last "
+                           "launch is a wrapper's")
+    if sink.wrapper.count > 1:
+        helper_sink(em, rw)
+        return
+    call = sink.wrapper.call
+    args = [expr_text(unit, a) for a in call.args] + extra
+    qualifier = launcher_scope(sink.wrapper.fn, sink.host)[2]
+    rw.replace(call.span, f"{qualifier}{em.group.name}_launch({', '.join(args)})",
+               "fused launch")
+    for site in em.group.launches[:-1]:
+        if site.wrapper is not None and site.wrapper.count > 1:
+            continue
+        rw.replace(site.stmt.span,
+                   f"/* cudafuse: {site.kernel.name} fused into {em.group.name} */",
+                   f"launch of {site.kernel.name} fused")
+    fused_away(em, rw)

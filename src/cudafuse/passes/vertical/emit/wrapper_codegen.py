@@ -31,7 +31,6 @@ from cudafuse.passes.vertical.host.api_launches import is_api_launch, status_use
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 
 if TYPE_CHECKING:
-    from cudafuse.codegen.splice import Rewriter
     from cudafuse.ir.program import Function, TranslationUnit
 
 # (start, end, text): an edit of the source's bytes, made in a copy of them
@@ -223,30 +222,3 @@ def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
             f"static {w.fn.return_type.strip()} {em.group.name}_launch({plist})\n"
             f"{body.text()}\n{closing}")
     return text, [t for _, _, t in extra]
-
-
-def host_edits(em: GroupEmitter, rw: Rewriter, extra: list[str]) -> None:
-    """The last member's call calls the launcher; the earlier members' statements go (a
-    launch of a wrapper of several: helper_calls.py rewrites its call)."""
-    from cudafuse.passes.vertical.emit.helper_calls import fused_away, helper_sink
-
-    unit, sink = em.unit, em.sink
-    assert sink.wrapper is not None
-    if em.group.checks:  # (the original launches are not statements of this function)
-        raise CodegenError("its producers' coverage is only known at run time, and its last "
-                           "launch is a wrapper's")
-    if sink.wrapper.count > 1:
-        helper_sink(em, rw)
-        return
-    call = sink.wrapper.call
-    args = [expr_text(unit, a) for a in call.args] + extra
-    qualifier = launcher_scope(sink.wrapper.fn, sink.host)[2]
-    rw.replace(call.span, f"{qualifier}{em.group.name}_launch({', '.join(args)})",
-               "fused launch")
-    for site in em.group.launches[:-1]:
-        if site.wrapper is not None and site.wrapper.count > 1:
-            continue
-        rw.replace(site.stmt.span,
-                   f"/* cudafuse: {site.kernel.name} fused into {em.group.name} */",
-                   f"launch of {site.kernel.name} fused")
-    fused_away(em, rw)
