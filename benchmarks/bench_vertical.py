@@ -37,6 +37,8 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+import tomllib
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -178,7 +180,8 @@ def fuse_sample(name: str, work: Path, arch: str, partitions: Path | None = None
     unit = parse_file(str(src)).unit
     result = fuse_unit(unit, FuseOptions(scratch=scratch_of(name), arch=arch))
     fused.write_bytes(result.output)
-    record_partitions(partitions, name, {"model": partition_of(result)})
+    entry = tomllib.loads((ROOT / "samples" / f"{name}.toml").read_text())["entry"]
+    record_partitions(partitions, name, {"model": partition_of(result, entry)})
     return fused
 
 

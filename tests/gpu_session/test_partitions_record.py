@@ -36,10 +36,13 @@ def test_partition_of_gives_groups_by_position_and_the_tiles_as_emitted() -> Non
     staged = fuse_unit(unit, replace(base, tiles="always"))
     # gaussian5x5 -> sobel_grad -> non_max_suppression as one kernel; sobel_grad's magnitude
     # (launch 1) read by the 3x3 suppression through a shared-memory tile
-    assert [g.tiles for p in staged.plans for g in p.groups] == [{"mag": (1, 1)}]
-    assert partition_of(staged) == {"groups": [[0, 1, 2]], "staged": [[1]]}
+    # (main, which calls canny_pipeline, fuses through the call too: d_mag; not what is timed)
+    assert [g.tiles for p in staged.plans for g in p.groups] == [{"mag": (1, 1)},
+                                                                  {"d_mag": (1, 1)}]
+    assert partition_of(staged, "canny_pipeline") == {"groups": [[0, 1, 2]], "staged": [[1]]}
+    assert partition_of(staged)["groups"] == [[0, 1, 2], [0, 1, 2]]  # every host's
     never = fuse_unit(unit, replace(base, tiles="never"))
-    assert partition_of(never) == {"groups": [[0, 1, 2]], "staged": [[]]}
+    assert partition_of(never, "canny_pipeline") == {"groups": [[0, 1, 2]], "staged": [[]]}
     alone = fuse_unit(unit, FuseOptions(scratch=base.scratch))  # the calibrated model's plan
     assert all(len(g) >= 2 for g in partition_of(alone)["groups"])  # fused groups only
 

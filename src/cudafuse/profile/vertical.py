@@ -78,26 +78,30 @@ class Variant:
     notes: list[str] = field(default_factory=list)  # e.g. a contraction difference when timed
     timing: Summary | None = None
     skip: str | None = None
+    entry: str | None = None  # the host function timed (the spec's entry): partition_of's
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "aliases": self.aliases, "objective": self.objective,
                 "objective_unit": self.unit, "kernels": self.kernels, "verified": self.verified,
                 "exact": self.exact, "notes": self.notes,
                 "timing": self.timing.to_json() if self.timing else None, "skip": self.skip,
-                "partition": partition_of(self.result) if self.result is not None else None}
+                "partition": partition_of(self.result, self.entry) if self.result is not None
+                else None}
 
 
-def partition_of(result: Any) -> dict[str, list[list[int]]]:
+def partition_of(result: Any, host: str | None = None) -> dict[str, list[list[int]]]:
     """Which partition a variant is: its fused groups by launch position in their sequence
     and, per group, the producers its fused kernel staged in shared-memory tiles (as
     emitted). benchmarks/calibrate.py fits the cost model to timed variants and needs this:
-    the variant's name alone does not say, and the model that chose it is being refitted."""
+    the variant's name alone does not say, and the model that chose it is being refitted.
+    Only `host`'s sequences when given: the timed function (a sample's main, which calls
+    its pipeline, fuses too, but is not what is timed)."""
     from cudafuse.passes.vertical.driver import buffer_name  # GroupNote.tiles' buffer names
 
     groups: list[list[int]] = []
     staged: list[list[int]] = []
     for plan in result.plans:
-        if plan.model is None:
+        if plan.model is None or (host is not None and plan.host != host):
             continue
         position = {launch: p for p, launch in enumerate(plan.launch_indices)}
         for note in plan.groups:
@@ -362,6 +366,8 @@ def _profile_fuse(*, unit: Any, base: Any, spec: Any, spec_text: bytes, target: 
     notes = ["timed under the CPU emulator: the figures check that profiling works, they "
              "say nothing about speed on a GPU"] if emu else []
     found = variants(unit, base)
+    for v in found:
+        v.entry = spec.entry
     options: dict[str, object] = {
         "fuse": {"partition": base.partition, "tiles": base.tiles, "fuse_all": base.fuse_all,
                  "scratch": sorted(base.scratch), "block": base.block},
