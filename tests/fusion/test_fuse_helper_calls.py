@@ -8,12 +8,10 @@ helper splits the caller's sequence with a located note."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from equivalence import fuse_file, run_both
+from equivalence import fuse_file, nvcc_error, run_both
 
 PROGRAM = Path(__file__).parent / "programs" / "helpers_multi.cu"
 SMOOTH = ("hm_rows", "hm_cols")
@@ -98,12 +96,8 @@ def test_fused_matches_original(fused, tmp_path: Path, mode: str) -> None:
 
 @pytest.mark.nvcc
 def test_fused_compiles(fused, tmp_path: Path) -> None:
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
     out, _ = fused
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert nvcc_error(out, tmp_path) == ""
 
 
 REFUSALS = r"""

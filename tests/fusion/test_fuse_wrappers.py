@@ -6,12 +6,10 @@ plain variable, still split the sequence, with a note saying why."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from equivalence import fuse_file, run_both
+from equivalence import fuse_file, nvcc_error, run_both
 
 PROGRAM = Path(__file__).parent / "programs" / "wrappers.cu"
 GROUPS = {
@@ -149,12 +147,8 @@ def test_calls_that_are_no_wrappers_split(tmp_path: Path) -> None:
 
 @pytest.mark.nvcc
 def test_fused_compiles(fused, tmp_path: Path) -> None:
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
     out, _ = fused
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert nvcc_error(out, tmp_path) == ""
 
 
 # One-launch wrappers of other namespaces, called unqualified through `using namespace
@@ -257,9 +251,5 @@ def test_wrappers_whose_namespace_cannot_be_reopened(tmp_path: Path) -> None:
 
 @pytest.mark.nvcc
 def test_namespace_launchers_compile(ns_fused, tmp_path: Path) -> None:
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
     out, _ = ns_fused
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(out), "-o", str(tmp_path / "o.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert nvcc_error(out, tmp_path) == ""
