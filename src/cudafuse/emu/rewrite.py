@@ -410,8 +410,6 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
     needs = fiber_functions(unit)
     parallel = parallel_kernels(unit)
     known = {f.name for f in _bodies(unit)}
-    # Every function name, declarations too: a launched name outside it is a variable.
-    functions = {f.name for f in (*unit.functions, *unit.methods, *unit.header_functions)}
     rw = Rewriter(unit.source)
     diags: list[Diagnostic] = []
     fiber_kernels: set[str] = set()
@@ -439,7 +437,7 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
                 fiber_kernels.add(launch.kernel)
             edit = _launch_text(unit, launch, fibers, diags, taken,
                                 launch.kernel in parallel and launch.kernel in known,
-                                launch.kernel not in functions)
+                                launch.via_variable)
             if edit:
                 rw.replace_range(*edit, reason=f"launch of {launch.kernel}")
                 covered.append(edit[:2])

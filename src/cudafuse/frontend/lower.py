@@ -68,6 +68,7 @@ _UNEXPOSED_ATTR_ID = K.UNEXPOSED_ATTR.value  # __launch_bounds__ among others
 _PARM_DECL_ID, _CONSTRUCTOR_ID = K.PARM_DECL.value, K.CONSTRUCTOR.value
 _FUNCTION_IDS = frozenset({K.FUNCTION_DECL.value, K.FUNCTION_TEMPLATE.value})
 _FUNCTION_DECL_ID = K.FUNCTION_DECL.value
+_VARIABLE_IDS = frozenset({K.VAR_DECL.value, K.PARM_DECL.value, K.FIELD_DECL.value})
 
 
 def _kind_class(kind_id: int, cache: dict[int, str] = {}) -> str:  # noqa: B006 - a cache
@@ -525,6 +526,7 @@ class Lowerer:
         name = d[1] if d is not None else callee_text.split("<")[0].strip()
         return n.KernelLaunch(name, grid, block, shared, stream, args,
                               d[2] if d is not None else "", targs, callee, config,
+                              via_variable=d is not None and d[0] in _VARIABLE_IDS,
                               span=sp, type=ty)
 
     # ---- statements --------------------------------------------------------------------

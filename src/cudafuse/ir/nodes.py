@@ -217,6 +217,9 @@ class KernelLaunch(Expr):
     template_args: str = ""
     callee_span: Span = field(default=NO_SPAN, compare=False)
     config_span: Span = field(default=NO_SPAN, compare=False)
+    # The callee is a variable holding the kernel (a function pointer, a lambda's `auto`
+    # parameter, a member), not a function or function template's name.
+    via_variable: bool = field(default=False, compare=False)
 
     def children(self) -> tuple[Node, ...]:
         cfg = tuple(e for e in (self.grid, self.block, self.shared, self.stream) if e is not None)
