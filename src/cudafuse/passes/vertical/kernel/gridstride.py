@@ -26,7 +26,9 @@ Refused as producers, with the reason in words: a step other than the whole grid
 loop's own dimension, a start assuming a block size, a condition other than `i < n`, a body
 that writes a loop variable or a variable declared outside the loops (a value carried from
 one element to the next), break or continue, a step variable used elsewhere, other
-statements between the two loops, and a bound the loops change.
+statements between the two loops, and a bound the loops change. (A break or continue of a
+loop nested in the body, or a break of a switch there, is that statement's: the body at an
+element still runs to its end.)
 """
 
 from __future__ import annotations
@@ -236,7 +238,7 @@ def _common_reason(fn: Function, loops: list[_Loop], stride_vars: dict[str, str]
     for lp in loops:
         if lp.var_writes():
             return f"its grid-stride loop's body writes the loop variable '{lp.var.name}'"
-    if any(isinstance(x, (n.Break, n.Continue)) for s in inside for x in s.walk()):
+    if any(_leaves_loop(s) for s in inside):
         return "its grid-stride loop's body uses break or continue"
     assert fn.body is not None
     if any(isinstance(x, n.Ref) and x.decl in stride_vars and id(x) not in skip
@@ -264,6 +266,27 @@ def _common_reason(fn: Function, loops: list[_Loop], stride_vars: dict[str, str]
         if written:
             return f"its grid-stride loop's bound changes in the loop ('{written[0]}')"
     return None
+
+
+# Statements a break or continue inside belongs to (libclang kinds of loops left opaque).
+_LOOP_KINDS = ("FOR_STMT", "CXX_FOR_RANGE_STMT", "WHILE_STMT", "DO_STMT")
+
+
+def _leaves_loop(stmt: n.Node) -> bool:
+    """Whether `stmt`, a statement of the grid-stride loop's body, holds a break or continue
+    of that loop: one inside a nested loop is that loop's, a break inside a switch is the
+    switch's (a continue there still leaves the grid-stride loop's iteration)."""
+    def visit(node: n.Node, in_loop: bool, in_switch: bool) -> bool:
+        if isinstance(node, n.Continue):
+            return not in_loop
+        if isinstance(node, n.Break):
+            return not (in_loop or in_switch)
+        loop = isinstance(node, (n.For, n.While)) or \
+            isinstance(node, n.OtherStmt) and node.kind in _LOOP_KINDS
+        switch = isinstance(node, n.OtherStmt) and node.kind == "SWITCH_STMT"
+        return any(visit(c, in_loop or loop, in_switch or switch)
+                   for c in node.children() if c is not None)
+    return visit(stmt, False, False)
 
 
 def _stores(fn: Function, tail: list[n.Stmt], coords: list[n.VarDecl]
