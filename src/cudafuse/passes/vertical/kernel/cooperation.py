@@ -16,8 +16,12 @@ polynomial over the thread's and block's indices, under its path condition), not
   the same element: one of them writes what the block computed);
 - shared memory written again after a barrier (values combined in rounds: a scan or a
   reduction), warp shuffles or cooperative-group collectives;
+- a shared array passed whole to a function (`f(s, 0, k)`): what the helper reads of it is
+  followed by no shared-memory reader, said as such;
 - shared memory written once and read by other threads (a tile): the gap Hipacc-style tile
-  fusion would close, said as such.
+  fusion would close, said as such; when each thread stores several elements of one buffer
+  (eight results per thread, convolutionSeparable's), that is said instead, since the tile
+  readers (staged_tile.py, tile_writers.py) take one element per thread.
 
 Anything else keeps the view's own reason: such a kernel stores at its own element by every
 fact the evaluator has, and only its spelling is unread (a real gap).
@@ -30,7 +34,9 @@ from collections.abc import Callable
 
 from cudafuse.analysis.evaluate import Access
 from cudafuse.analysis.kernel_facts import KernelFacts
+from cudafuse.analysis.symbolic import Poly
 from cudafuse.ir import nodes as n
+from cudafuse.ir.casts import strip_casts
 from cudafuse.ir.lvalue import written_root
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.view import KernelView
@@ -45,6 +51,8 @@ SYMPTOMS = ("outside its coordinate declarations", "declares shared variable",
 _BARRIERS = ("__syncthreads", "CUDAFUSE_BAR_SYNC", "bar_sync")
 # Index atoms that cannot tell two threads of one block apart.
 _BLOCK_WIDE = {"param", "global"}
+# Atoms of the distance between two stores of one thread that are the same for every thread.
+_APART = {"param", "global"}
 
 
 def explained(view: KernelView, facts: Callable[[], KernelFacts]) -> KernelView:
@@ -87,10 +95,70 @@ def cooperation_reason(fn: Function, facts: KernelFacts, tiles: bool = True) -> 
     for op in facts.warp_ops:
         return (f"its threads exchange values through '{op.name}' (line {op.line}): warp "
                 "shuffles and cooperative-group collectives combine other threads' values")
+    passed = _shared_passed(fn)
+    if passed is not None:
+        return passed
     staged = _shared_store_line(fn, shared_lines) if tiles else None
     if staged is not None and facts.barriers:
+        several = _several_per_thread(fn, facts)
+        if several is not None:
+            return several
         return (f"threads exchange data through shared memory (line {staged}): it stages "
                 "a tile that other threads read")
+    return None
+
+
+def _shared_passed(fn: Function) -> str | None:
+    """Why a kernel that passes a shared array whole to a function (`f(s, 0, k)`, a pointer
+    parameter of the helper) is not read: which elements the helper reads, and so whether
+    they were staged, is followed by neither shared-memory reader (staged_copy.py,
+    staged_tile.py, tile_writers.py); said before "stages a tile", which it may not."""
+    shared = _shared_decls(fn)
+    assert fn.body is not None
+    for call in fn.body.walk():
+        if not isinstance(call, n.Call) or _is_barrier(call):
+            continue
+        for arg in call.args:
+            r = strip_casts(arg)
+            if isinstance(r, n.Ref) and r.decl in shared:
+                return (f"it passes shared '{r.name}' to '{call.callee}' (line "
+                        f"{call.span.line}): which of its elements the callee reads, and "
+                        "so whether the block staged them, is not followed")
+    return None
+
+
+def _several_per_thread(fn: Function, facts: KernelFacts) -> str | None:
+    """Why a tiled kernel whose threads each store several elements of one buffer (a loop of
+    constant trips, unrolled by the evaluator, or several stores: NVIDIA's
+    convolutionSeparable, eight results per thread) is not read, when the facts show it:
+    stores of one buffer parameter at elements that differ, for every thread, by amounts
+    free of thread and block indices (through the parameter moved, `dst += y * w + x`,
+    too)."""
+    pointers = {p.decl: p.name for p in fn.params if p.is_pointer}
+    stores: dict[str, list[Access]] = {}
+    for a in facts.accesses:
+        if a.mode == "store" and a.base in pointers:
+            stores.setdefault(a.base, []).append(a)
+    for base, found in stores.items():
+        first = found[0].index
+        apart: list[Poly] = []
+        for a in found[1:]:
+            d = a.index - first
+            if any(atom.kind not in _APART for atom in d.atoms()):
+                break  # (an element that depends on the thread: not "the same steps")
+            if d.const_value != 0 and d not in apart:
+                apart.append(d)
+        else:
+            if not apart:
+                continue
+            lines = [str(x) for x in dict.fromkeys(a.span.line for a in found)]
+            where = f"line{'s' if len(lines) > 1 else ''} {', '.join(lines)}"
+            after = ", ".join(str(d) for d in apart)
+            return (f"each thread stores {len(apart) + 1} elements of '{pointers[base]}' "
+                    f"({where}; {after} after its first): "
+                    "a tile is read only for a kernel of one element per thread, so which "
+                    "step of which thread computes an element is not singled out (several "
+                    "results per thread, as NVIDIA's convolutionSeparable computes them)")
     return None
 
 

@@ -309,8 +309,17 @@ def staged_copy(fn: Function) -> StagedCopy | str | None:
                 reads[root.decl].append(x)
                 uses.update(id(y) for y in _bases(x))
         for x in s.walk():
+            # (any statement but the arrays' own declarations: `float m = f(fs, k);` uses
+            # the array as much as `m = f(fs, k);` does)
             if isinstance(x, n.Ref) and x.decl in shared and id(x) not in uses and \
-                    not isinstance(s, n.DeclStmt):
+                    i not in decl_stmts:
+                call = next((c for c in s.walk() if isinstance(c, n.Call) and any(
+                    _strip(a) is x for a in c.args)), None)
+                if call is not None:
+                    return (f"it passes shared '{x.name}' to '{call.callee}' (line "
+                            f"{call.span.line}): which of its elements the callee reads is "
+                            "not followed, so reading the copied buffer there instead is "
+                            "not shown to read the same values")
                 return (f"it uses shared '{x.name}' other than by subscripts (line "
                         f"{x.span.line}): where its elements are read is not followed")
     if set(copies) != set(shared):

@@ -52,7 +52,7 @@ from cudafuse.analysis.mathfuncs import MATH
 from cudafuse.analysis.symbolic import Atom, Poly, builtin
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
-from cudafuse.ir.lvalue import written_root
+from cudafuse.ir.lvalue import write_targets, written_root
 from cudafuse.ir.program import Function
 from cudafuse.ir.source import Span
 from cudafuse.ir.substitute import replace_nodes
@@ -206,12 +206,32 @@ def impure_reason(value: n.Expr, fn: Function, written: set[str]) -> str | None:
             if not (isinstance(b, n.Ref) and b.decl in params and params[b.decl].is_pointer):
                 return "loads other memory than a buffer parameter's"
             if b.decl in written:
+                moved = _moved_pointer(fn, b.decl)
+                if moved is not None:  # (`src += y * w + x;`: no store through it)
+                    return (f"loads through '{b.name}', which the kernel moves (line "
+                            f"{moved}): the element a load names is not followed")
                 return f"loads '{b.name}', which the kernel writes"
         if isinstance(x, (n.Member, n.Unary)) and not (
                 isinstance(x, n.Member) and isinstance(x.base, n.Ref) and
                 x.base.kind == "builtin") and (isinstance(x, n.Member) or x.op in ("*", "&")):
             return "reads through a member or a pointer"
     return None
+
+
+def _moved_pointer(fn: Function, decl: str) -> int | None:
+    """The first line where the kernel changes the pointer parameter `decl` itself (`p +=
+    off`, `p = q`, `&p` passed on), when that is all it writes of it: no store through it,
+    no element's address taken."""
+    assert fn.body is not None
+    lines = []
+    for t in write_targets(fn.body):
+        root = written_root(t)
+        if root is None or root.decl != decl:
+            continue
+        if not isinstance(_strip(t), n.Ref):
+            return None  # (a store through it, or its address taken)
+        lines.append(t.span.line)
+    return min(lines, default=None)
 
 
 def _is_tile_store(store: n.Binary, once: dict[str, n.Expr]) -> bool:
