@@ -355,15 +355,17 @@ def _rewrite(unit: TranslationUnit, fn: Function, shape: _Shape, block: n.Expr |
     return dataclasses.replace(fn, body=dataclasses.replace(body, body=(*head, guard)))
 
 
-def _one_block(unit: TranslationUnit, sites: list[tuple[Function, n.KernelLaunch]]) -> bool:
+def _one_block(unit: TranslationUnit, sites: list[tuple[Function, n.KernelLaunch]],
+               extent: str = "grid") -> bool:
     """Does every launch give the kernel a grid of one block (1 in x, y and z, as host
-    values: `k<<<1, n>>>`, `dim3 grid(1, 1)`)? Then blockIdx is 0 in every dimension."""
+    values: `k<<<1, n>>>`, `dim3 grid(1, 1)`)? Then blockIdx is 0 in every dimension.
+    With `extent` "block": a block of one thread (`k<<<n, 1>>>`), threadIdx 0."""
     for host, launch in sites:
         if host.body is None:
             return False
         resolver = Resolver(host_locals(host), unit=unit)
-        grid = resolver.dim3(launch.grid)
-        if grid is None or any(resolver.linear(c) != ((), 1) for c in grid):
+        dims = resolver.dim3(launch.grid if extent == "grid" else launch.block)
+        if dims is None or any(resolver.linear(c) != ((), 1) for c in dims):
             return False
     return bool(sites)
 
@@ -388,6 +390,32 @@ def _as_one_block(fn: Function) -> Function:
         if base == "threadIdx":
             return _coord_expr(dim, node.span)
         if base == "blockIdx":
+            return n.IntLit(0, type="unsigned int", span=node.span)
+        return None
+
+    body = replace_nodes(fn.body, change)
+    assert isinstance(body, n.Compound)
+    return dataclasses.replace(fn, body=body)
+
+
+def _as_one_thread(fn: Function) -> Function:
+    """`fn` read at launches of one-thread blocks (`k<<<n, 1>>>`): there threadIdx.d is 0,
+    so blockIdx.d equals blockIdx.d * blockDim.d + threadIdx.d, the usual coordinate, and a
+    lone threadIdx.d is 0 (_as_one_block's mirror; an identity at those launches, which
+    code generation and coverage ask again)."""
+    assert fn.body is not None
+
+    def change(node: n.Node) -> n.Node | None:
+        if isinstance(node, n.Expr) and not isinstance(node, n.Member) and \
+                view_coordinate(node) is not None:
+            return node  # (already blockIdx * blockDim + threadIdx: not entered)
+        b = _builtin(node) if isinstance(node, n.Member) else None
+        if b is None:
+            return None
+        base, dim = b
+        if base == "blockIdx":
+            return _coord_expr(dim, node.span)
+        if base == "threadIdx":
             return n.IntLit(0, type="unsigned int", span=node.span)
         return None
 
@@ -444,6 +472,12 @@ def with_launch_shapes(unit: TranslationUnit) -> tuple[TranslationUnit, list[str
                 notes.append(f"{where}: kernel '{fn.name}' is launched as one block at every "
                              "launch in the file: analysed with blockIdx = 0, its threadIdx "
                              "its global coordinate")
+            elif fn.decl not in launches.other_use and _one_block(unit, sites, "block"):
+                fn = _as_one_thread(fn)
+                changed[fn.decl] = fn
+                notes.append(f"{where}: kernel '{fn.name}' is launched with blocks of one "
+                             "thread at every launch in the file: analysed with threadIdx = "
+                             "0, its blockIdx its global coordinate")
         shape = _shape(fn)
         if shape is None or not _needs_shape(fn, one_block):
             continue

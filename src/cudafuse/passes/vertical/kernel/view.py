@@ -558,7 +558,7 @@ def _plain_view(fn: Function) -> KernelView:
                            if d.init is not None and d.decl not in changed)
     reason = None
     if not coords or len(coords) != len(by_dim):
-        reason = _launch_mapping(body) or \
+        reason = _launch_mapping(body) or _block_mapping(body) or \
             "its thread-to-element mapping is not blockIdx * blockDim + threadIdx " \
             "per dimension, declared first"
     guard, kind, bounds = None, "", {}
@@ -776,6 +776,24 @@ def _launch_mapping(body: list[n.Stmt]) -> str | None:
                         f"{d.span.line}) with no bounds guard: it is its own only for the "
                         "block and grid its launches use, and these do not show them equal "
                         "to parameters it is passed (see the assumed notes)")
+    return None
+
+
+def _block_mapping(body: list[n.Stmt]) -> str | None:
+    """Why a kernel whose leading declarations make its element its block's index (`int i =
+    blockIdx.x;`) has no view: that is each thread's own element only where every block is
+    one thread (launchshape.py reads it so when every launch in the file shows it)."""
+    for stmt in body:
+        if not isinstance(stmt, n.DeclStmt):
+            break
+        for d in stmt.decls:
+            poly = _builtin_poly(d.init) if d.init is not None else None
+            for dim in DIM_NAMES if poly is not None else ():
+                if poly == Poly.atom(builtin("blockIdx", dim)):
+                    return (f"its thread-to-element mapping is its block's index ('{d.name}' "
+                            f"= blockIdx.{dim}, line {d.span.line}): each thread's own "
+                            "element only in blocks of one thread, which not every launch in "
+                            "the file provably gives")
     return None
 
 
@@ -1061,7 +1079,8 @@ def _impurity(fn: Function, coord_stmts: list[n.Stmt],
         if id(node) in skip:
             continue
         if isinstance(node, n.Ref) and node.kind == "builtin":
-            return f"it reads '{node.name}' outside its coordinate declarations"
+            return (f"it reads '{node.name}' outside its coordinate declarations (line "
+                    f"{node.span.line})")
         if isinstance(node, n.Return):
             return "it returns early other than in its bounds guard"
         if isinstance(node, n.Asm):

@@ -29,6 +29,9 @@ Others mean exactly a plain guard and plain subscripts:
   * scalars declared without a value and given their one value later (`int i; i =
     blockIdx.x * blockDim.x + threadIdx.x;`) are declared there with it (lateinit.py).
 
+A statement storing to a local that nothing reads afterwards (`tid += blockDim.x *
+gridDim.x;` left at the end of a guarded body) is left out (dead_stores.py).
+
 A `switch` whose cases each end in `break` is the if/else chain it means (switches.py), and
 a call statement of a void device helper that stores through a pointer it is given is the
 helper's body at the call (void_helpers.py).
@@ -53,6 +56,7 @@ from cudafuse.frontend.parse import ParseOptions, ParseResult, parse_file
 from cudafuse.ir.program import TranslationUnit
 from cudafuse.passes.vertical.kernel.respell.access import loads, rows
 from cudafuse.passes.vertical.kernel.respell.coords import copies, vectors
+from cudafuse.passes.vertical.kernel.respell.dead_stores import dead_stores
 from cudafuse.passes.vertical.kernel.respell.guardplace import (
     guard_locals,
     hoisted,
@@ -79,7 +83,8 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
     for fn in unit.kernels:
         if fn.span.file != unit.path or fn.body is None:
             continue
-        for found, note in (assigned_once(fn, data), vectors(unit, fn, data),
+        for found, note in (assigned_once(fn, data), dead_stores(fn, data),
+                            vectors(unit, fn, data),
                             copies(unit, fn, data),
                             guards(fn, data), nested(fn, data), switches(fn, data),
                             hoisted(fn, data),
