@@ -94,10 +94,14 @@ def test_dependent_launches_are_not_siblings(fused) -> None:
 def test_member_writers_are_refused_as_producers(fused) -> None:
     _, result = fused
     edges = {(e.host, e.src): e for e in result.edges}
-    for host, src in (("vector_pair", "ms_vpaint"), ("producer_member", "ms_both")):
-        e = edges[(host, src)]
-        assert not e.fused and e.refused
-        assert "is written through a member of its element" in e.why, e.why
+    e = edges[("producer_member", "ms_both")]
+    assert not e.fused and e.refused
+    assert "is written through a member of its element" in e.why, e.why
+    # ms_vpaint stores x and updates y (`+=`): the whole element (respell/member_stores.py),
+    # refused as the race it is: ms_vdiff reads p at i + 1, and p, updated in place, is stored
+    e = edges[("vector_pair", "ms_vpaint")]
+    assert not e.fused and e.refused
+    assert "reads 'p' at offset +0..+1 in x" in e.why and "in place" in e.why, e.why
     e = edges[("producer_helper", "ms_both_helper")]
     assert not e.fused and e.refused
     assert "passed by reference to 'put'" in e.why, e.why

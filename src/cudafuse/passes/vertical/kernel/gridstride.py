@@ -256,7 +256,8 @@ def _common_reason(fn: Function, loops: list[_Loop], stride_vars: dict[str, str]
             x.operand if isinstance(x, n.Unary) and x.op in ("++", "--") else None
         target = _strip(target) if target is not None else None
         if isinstance(target, n.Ref) and target.kind == "local" and \
-                target.decl not in inside_decls and target.decl not in loop_vars:
+                target.decl not in inside_decls and target.decl not in loop_vars and \
+                not _killed_first(outermost, inside, target.decl):
             return (f"its grid-stride loop's body writes '{target.name}', declared outside "
                     "the loop (a value carried from one element to the next)")
     for lp in loops:
@@ -266,6 +267,28 @@ def _common_reason(fn: Function, loops: list[_Loop], stride_vars: dict[str, str]
         if written:
             return f"its grid-stride loop's bound changes in the loop ('{written[0]}')"
     return None
+
+
+def _killed_first(outermost: n.Stmt, inside: list[n.Stmt], decl: str) -> bool:
+    """Whether variable `decl`, declared outside the loops, carries nothing from one element
+    to the next: every use of it is in the innermost body, and the first statement there
+    that names it assigns it first, unconditionally, from a value that does not read it
+    (`j = 0;`, or a for loop's `for (j = 0; ...)`, whose initialisation runs before its
+    condition, body and increment)."""
+    def names(node: n.Node) -> bool:
+        return any(isinstance(x, n.Ref) and x.decl == decl for x in node.walk())
+
+    inner = {id(x) for s in inside for x in s.walk()}
+    if any(isinstance(x, n.Ref) and x.decl == decl and id(x) not in inner
+           for x in outermost.walk()):
+        return False
+    first = next((s for s in inside if names(s)), None)
+    init = first.init if isinstance(first, n.For) else first
+    expr = init.expr if isinstance(init, n.ExprStmt) else None
+    if not (isinstance(expr, n.Binary) and expr.op == "="):
+        return False
+    target = _strip(expr.lhs)
+    return isinstance(target, n.Ref) and target.decl == decl and not names(expr.rhs)
 
 
 # Statements a break or continue inside belongs to (libclang kinds of loops left opaque).

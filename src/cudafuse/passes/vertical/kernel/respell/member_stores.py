@@ -6,9 +6,10 @@
 
 A store to one member of an element is no value a consumer can recompute (the element's
 other members keep what memory holds), but a thread that stores every member of the element
-stores the whole element: the view then reads the copy as the element's value, as it reads
-`out[i] = px` (kinap's canny pixel_t {red, green, blue}; a one-member `struct { float gray; }`
-is the same with one store).
+stores the whole element (a compound assignment `p[i].x += v` too: its value is `p[i].x + v`,
+read before that member is stored, `cf_p.x = (p[i].x) + (v)`): the view then reads the copy
+as the element's value, as it reads `out[i] = px` (kinap's canny pixel_t {red, green,
+blue}; a one-member `struct { float gray; }` is the same with one store).
 
 Read from the IR, not from the text: the members are the pointee class's (Param.
 pointee_members, from libclang's record: a plain class whose members fill it without
@@ -41,6 +42,7 @@ from cudafuse.passes.vertical.kernel.respell.text import (
     text_of,
 )
 
+_ASSIGN = ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")
 _CHARS = ("char", "signed char", "unsigned char", "std::byte")
 
 
@@ -81,8 +83,10 @@ def whole_elements(unit: TranslationUnit, fn: Function, data: bytes) -> tuple[li
 
 
 def _member_store(s: n.Stmt, p: Param) -> tuple[n.Index, str, n.Expr] | None:
-    """(element, member, value) of a statement `p[e].m = v;`."""
-    if not (isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and s.expr.op == "="):
+    """(element, member, value) of a statement `p[e].m = v;` (or `p[e].m += v;`, any
+    compound assignment: its value is `p[e].m + v`, read before the member is stored)."""
+    if not (isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) and
+            s.expr.op in _ASSIGN):
         return None
     lhs = bare(s.expr.lhs)
     if not (isinstance(lhs, n.Member) and not lhs.arrow and isinstance(bare(lhs.base), n.Index)):
@@ -93,6 +97,10 @@ def _member_store(s: n.Stmt, p: Param) -> tuple[n.Index, str, n.Expr] | None:
     if not (isinstance(base, n.Ref) and base.decl == p.decl):
         return None
     return elem, lhs.field_name, s.expr.rhs
+
+
+def _op(s: n.Stmt) -> str:
+    return s.expr.op if isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary) else ""
 
 
 def _statement_lists(node: n.Node) -> list[tuple[n.Node, list[n.Stmt]]]:
@@ -179,7 +187,8 @@ def _respell(unit: TranslationUnit, fn: Function, p: Param, stmts: list[n.Stmt],
     for k in range(first, last + 1):
         s = stmts[k]
         part = _member_store(s, p)
-        look: n.Node = part[2] if part is not None else s
+        # (a compound assignment reads its member too: not stored yet, each is stored once)
+        look: n.Node = part[2] if part is not None and _op(s) == "=" else s
         if k == first:
             look = n.IntLit(0)  # (its value is computed before any member is stored)
         if not _observes_nothing(unit, look, p, stored, index_vars, parents):
@@ -196,7 +205,11 @@ def _respell(unit: TranslationUnit, fn: Function, p: Param, stmts: list[n.Stmt],
     for j, k in enumerate(at):
         s = stmts[k]
         _, member, value = parts[j]  # type: ignore[misc]
-        text = f"{local}.{member} = ({text_of(data, value)})"
+        assert isinstance(s, n.ExprStmt) and isinstance(s.expr, n.Binary)
+        text = f"({text_of(data, value)})"
+        if s.expr.op != "=":  # (p[e].m op= v: the member's value op v)
+            text = f"({text_of(data, s.expr.lhs)}) {s.expr.op[:-1]} {text}"
+        text = f"{local}.{member} = {text}"
         if j == 0:
             text = f"{p.pointee} {local}; {text}"
         if j == len(at) - 1:
