@@ -88,6 +88,39 @@ class ImpliedGuard(n.If):
 
 
 @dataclass(frozen=True)
+class NestedGuard(n.If):
+    """Nested ifs where a guard stands, `if (x < w) { if (y < h) { ... } }` (each with no
+    else and nothing else in it, testing no data): the body runs under exactly the
+    conjunction, which is the guard's `cond` (built here, its span empty: printed from the
+    tree). `then` stays the outer if's, so code generation, removing the text from the
+    guard to its `then`, keeps the inner ifs (true wherever the guard holds); `inner` is the
+    innermost body, the kernel's statements under the guard."""
+
+    inner: n.Stmt | None = None
+
+
+def _nested_guard(outer: n.If) -> NestedGuard | None:
+    conds = [outer.cond]
+    node = outer
+    while True:
+        then = node.then
+        inner = then.body[0] if isinstance(then, n.Compound) and len(then.body) == 1 else then
+        if not (isinstance(inner, n.If) and inner.else_ is None) or any(
+                isinstance(x, (n.Index, n.Call)) or isinstance(x, n.Unary) and x.op == "*"
+                for x in inner.cond.walk()):
+            break  # (a test of data is no bound: it stays a condition of the body)
+        conds.append(inner.cond)
+        node = inner
+    if len(conds) < 2:
+        return None
+    at = outer.cond.span._replace(end=outer.cond.span.start)
+    cond = conds[0]
+    for c in conds[1:]:
+        cond = n.Binary("&&", cond, c, type="bool", span=at)
+    return NestedGuard(cond, outer.then, inner=node.then, span=outer.span)
+
+
+@dataclass(frozen=True)
 class LaunchExtent(n.Expr):
     """A coordinate's bound that a launch must give exactly (a guard-free kernel writes
     every element of its launch's extent, and none beyond): `bound`, in the kernel's terms,
@@ -572,6 +605,12 @@ def _plain_view(fn: Function) -> KernelView:
             if found is not None:
                 guard, kind, bounds = cand, "return" if early else "enclose", found
                 lower.update(low)
+        nested = _nested_guard(cand) if len(rest) == 1 and not early and (
+            guard is None or len(bounds) != len(coords)) else None
+        if nested is not None:
+            found, low = _guard_bounds(fn, nested.cond, coords, in_range=True)
+            if found is not None and len(found) == len(coords):
+                guard, kind, bounds, lower = nested, "enclose", found, dict(low)
     staged = None
     if guard is None and coords and len(rest) > 1 and isinstance(rest[-1], n.If) and \
             rest[-1].else_ is None and not _returns_only(rest[-1].then):
@@ -609,7 +648,8 @@ def _plain_view(fn: Function) -> KernelView:
     elif kind == "return":
         tail = rest[returned + 1:] if staged else rest[1:]
     else:
-        tail = list(guard.then.body) if isinstance(guard.then, n.Compound) else [guard.then]
+        inner = guard.inner if isinstance(guard, NestedGuard) and guard.inner else guard.then
+        tail = list(inner.body) if isinstance(inner, n.Compound) else [inner]
     grid_dims: tuple[int, ...] = ()
     if guard is not None and len(coords) == 2 and len(bounds) == 2 and \
             _rows_first(tail, coords, dict(locals_), pointer_params):
@@ -776,6 +816,22 @@ def _launch_mapping(body: list[n.Stmt]) -> str | None:
                         f"{d.span.line}) with no bounds guard: it is its own only for the "
                         "block and grid its launches use, and these do not show them equal "
                         "to parameters it is passed (see the assumed notes)")
+    return None
+
+
+def _helper_stores(fn: Function) -> str | None:
+    """Why a kernel that stores nothing itself has no view, when it hands a pointer it may
+    write to a function (`pixel_average(out, in, x, y, ...)`): its stores are the helper's."""
+    assert fn.body is not None
+    writable = {p.decl for p in fn.params if p.is_pointer and not p.pointee_const}
+    for call in fn.body.nodes_of(n.Call):
+        for arg in call.args:
+            a = _strip(arg)
+            if isinstance(a, n.Ref) and a.decl in writable:
+                return (f"its stores are inside a call: it passes '{a.name}' to "
+                        f"'{call.callee}' (line {call.span.line}), whose stores cudafuse "
+                        "reads only where respell/void_helpers.py writes the call as the "
+                        "helper's body (kernels of the main file, not of an included header)")
     return None
 
 
@@ -1061,7 +1117,8 @@ def _impurity(fn: Function, coord_stmts: list[n.Stmt],
         if why.startswith("is accessed as"):
             return f"pointer '{name}' {why}"
     if not stores:
-        return "it stores no value at the thread's own element (out[y * w + x] = ...)"
+        return _helper_stores(fn) or \
+            "it stores no value at the thread's own element (out[y * w + x] = ...)"
     for name, why in sorted(other.items()):
         if "written" in why or name not in const:  # a non-const pointer handed on may be written
             return f"pointer '{name}' {why}"
