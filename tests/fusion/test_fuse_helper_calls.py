@@ -201,7 +201,6 @@ WHY = {
     "c_offset": "its argument 't + 1' for pointer parameter 't' is not a plain variable",
     "c_looped": "'looped' launches a kernel inside control flow "
                 f"(line {_line('for (int r = 0')})",
-    "c_counting": f"'counting' contains a loop (line {_line('for (int k = 0')})",
     "c_early": "'early' contains a statement cudafuse does not follow "
                f"(line {_line('if (n < 2) return;')})",
     "c_halves": f"'halves' assigns 'n' (line {_line('n = n / 2;')}), which a fused call "
@@ -238,6 +237,9 @@ def test_refusals_are_located(tmp_path: Path) -> None:
         "late(in, t, out, n); kb<<<" in out.read_text()
     callers = {g.host for g in result.groups}
     assert not callers & set(WHY) and "c_late" not in callers
+    # a loop of host code that only fills the helper's own array is judged by what it
+    # touches, as any statement (session 11): 'counting' is a wrapper
+    assert "c_counting" in callers
 
 
 NAMESPACES = r"""

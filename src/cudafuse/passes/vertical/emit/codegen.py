@@ -1140,8 +1140,8 @@ class GroupEmitter:
             rw.replace_range(opened, launch.config_span.end, self.launch_config(),
                              "fused launch with the chosen block")
         for site in self.group.launches[:-1]:
-            if site.wrapper is not None and site.wrapper.count > 1:
-                continue  # (a launch of a wrapper of several: emit/helper_calls.py)
+            if site.wrapper is not None and site.wrapper.copied:
+                continue  # (a launch of a wrapper written as a copy: emit/helper_calls.py)
             if status_used(site.stmt, site.launch):  # its check stays, of no error
                 rw.replace(site.launch.span, "cudaSuccess",
                            f"launch of {site.kernel.name} fused")

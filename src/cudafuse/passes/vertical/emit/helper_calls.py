@@ -41,16 +41,19 @@ from cudafuse.codegen.splice import Edit, OverlappingEdits
 from cudafuse.ir import nodes as n
 from cudafuse.passes.vertical.emit.codegen import CodegenError, GroupEmitter, _Slice, expr_text
 from cudafuse.passes.vertical.emit.wrapper_codegen import (
+    _hidden,
     copy_problem,
     launcher_scope,
     param_list,
     sink_edits,
+    spelled_call,
 )
 from cudafuse.passes.vertical.host.api_launches import status_used
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 
 if TYPE_CHECKING:
     from cudafuse.codegen.splice import Rewriter
+    from cudafuse.ir.program import Function
     from cudafuse.passes.vertical.host.hostview import LaunchSite
     from cudafuse.passes.vertical.host.wrappers import WrapperCall
 
@@ -63,6 +66,8 @@ class _Call:
 
     wrapper: WrapperCall
     parts: dict[int, list[TextEdit]] = field(default_factory=dict)  # launch -> its edits
+    # launch -> its WrapperCall (which helpers of the wrapper's it is made through)
+    sites: dict[int, WrapperCall] = field(default_factory=dict)
     extra: list[tuple[str, str, str]] = field(default_factory=list)  # (type, name, arg)
     edit: Edit | None = None  # the Rewriter's edit of the call now
 
@@ -81,43 +86,97 @@ def _calls(rw: Rewriter) -> dict[int, _Call]:
 
 
 def _helper_part(site: LaunchSite) -> bool:
-    return site.wrapper is not None and site.wrapper.count > 1
+    return site.wrapper is not None and site.wrapper.copied
 
 
 def _statement(em: GroupEmitter, site: LaunchSite) -> n.ExprStmt:
     """The wrapper's statement of this launch, after checking the copy can be written."""
     w = site.wrapper
-    assert w is not None and w.fn.body is not None
+    assert w is not None and w.leaf.body is not None
     unit, host = em.unit, site.host
     if em.group.checks:
         raise CodegenError("its producers' coverage is only known at run time, and "
                            f"'{w.fn.name}' launches '{site.kernel.name}'")
     why = copy_problem(unit, w.fn, w.call, host)
+    enclosing = [host, w.fn]
+    for call, inner in w.via:  # (a copy of each helper is written inside its caller's copy)
+        why = why or copy_problem(unit, inner, call, host) or next(
+            (x for f in enclosing if (x := _hidden(unit, inner, f)) is not None), None)
+        enclosing.append(inner)
     if why is not None:
         raise CodegenError(why)
+    leaf = w.leaf
+    assert leaf.body is not None
     if not spells_kernel(unit.text(w.launch.callee_span), site.kernel.name):
-        raise CodegenError(f"the launch of '{site.kernel.name}' in '{w.fn.name}' is written "
+        raise CodegenError(f"the launch of '{site.kernel.name}' in '{leaf.name}' is written "
                            "inside a macro invocation")
-    stmt = next((s for s in w.fn.body.body if isinstance(s, n.ExprStmt) and
+    stmt = next((s for s in leaf.body.body if isinstance(s, n.ExprStmt) and
                  s.expr is w.launch), None)
     if stmt is None or not unit.owns(stmt.span):
-        raise CodegenError(f"the launch of '{site.kernel.name}' in '{w.fn.name}' is no "
+        raise CodegenError(f"the launch of '{site.kernel.name}' in '{leaf.name}' is no "
                            "statement of its own text")
     return stmt
 
 
+def _spelled(em: GroupEmitter, call: n.Call, fn: Function) -> tuple[int, int, list[str]]:
+    got = spelled_call(em.unit, call, fn.name)
+    if got is None:
+        raise CodegenError(f"the call of '{fn.name}' is written inside a macro invocation")
+    return got
+
+
+def _in_macro(call: n.Call) -> bool:
+    """A call written in a macro's argument: its copy is parenthesised there (the
+    preprocessor splits arguments at commas outside parentheses, `int l = 0, r = 1;` in
+    the copied body's braces among them)."""
+    return call.span.end <= call.span.start
+
+
 def _render(em: GroupEmitter, c: _Call) -> str:
     unit, fn, call = em.unit, c.wrapper.fn, c.wrapper.call
-    body = _Slice(unit.source, fn.body_span)
-    for part in sorted(c.parts):
-        for start, end, text in c.parts[part]:
-            body.replace_range(start, end, text)
-    args = [expr_text(unit, a) for a in call.args] + [t for _, _, t in c.extra]
+    args = _spelled(em, call, fn)[2] + [t for _, _, t in c.extra]
     line = unit.source.line_text(call.span.line)
     indent = line[:len(line) - len(line.lstrip())]  # (the copy's lines under the call's)
-    text = body.text().replace("\n", "\n" + indent)
-    return (f"/* cudafuse: a copy of '{fn.name}' */ [](" + param_list(unit, fn, c.extra) +
-            f") {text}({', '.join(args)})")
+    text = _body(em, c, fn, ()).replace("\n", "\n" + indent)
+    text = (f"/* cudafuse: a copy of '{fn.name}' */ [](" + param_list(unit, fn, c.extra) +
+            f"){_returns(fn)} {text}({', '.join(args)})")
+    return f"({text})" if _in_macro(call) else text
+
+
+def _returns(fn: Function) -> str:
+    """The copy's return type, written out when the helper returns a value (its call may
+    be checked, `CHECK(stage(...))`: the copy returns what the helper does, of its type)."""
+    kind = fn.return_type.strip()
+    return "" if kind in ("void", "auto", "decltype(auto)") else f" -> {kind}"
+
+
+def _body(em: GroupEmitter, c: _Call, fn: Function, path: tuple[int, ...]) -> str:
+    """The text of `fn`'s body in the copy at the call, where `path` (the offsets of the
+    helper calls leading to it from the wrapper's body) says which of its calls this copy
+    stands for: the edits of the launches it makes itself, and each call of a helper that
+    makes one of the group's launches written as a copy of that helper in turn (passed
+    the copy's extra parameters on, by name)."""
+    unit = em.unit
+    body = _Slice(unit.source, fn.body_span)
+    nested: dict[int, tuple[n.Call, Function]] = {}
+    for part in sorted(c.parts):
+        via = c.sites[part].via
+        chain = tuple(x.span.start for x, _ in via)
+        if chain == path:
+            for start, end, text in c.parts[part]:
+                body.replace_range(start, end, text)
+        elif chain[:len(path)] == path:
+            inner_call, inner = via[len(path)]
+            nested[inner_call.span.start] = (inner_call, inner)
+    for start, (inner_call, inner) in sorted(nested.items()):
+        at, end, spelled = _spelled(em, inner_call, inner)
+        args = spelled + [nm for _, nm, _ in c.extra]
+        text = _body(em, c, inner, (*path, start))
+        text = (f"/* cudafuse: a copy of '{inner.name}' */ [](" +
+                param_list(unit, inner, c.extra) +
+                f"){_returns(inner)} {text}({', '.join(args)})")
+        body.replace_range(at, end, f"({text})" if _in_macro(inner_call) else text)
+    return body.text()
 
 
 def _commit(em: GroupEmitter, rw: Rewriter, new: dict[int, list[TextEdit]],
@@ -131,18 +190,19 @@ def _commit(em: GroupEmitter, rw: Rewriter, new: dict[int, list[TextEdit]],
         assert w is not None
         key = w.call.span.start
         c = changed.get(key) or calls.get(key)
-        c = replace(c, parts=dict(c.parts), extra=list(c.extra)) if c is not None else \
-            _Call(w)
+        c = replace(c, parts=dict(c.parts), extra=list(c.extra), sites=dict(c.sites)) \
+            if c is not None else _Call(w)
         c.parts[w.part] = new[id(site)]
+        c.sites[w.part] = w
         if extra is not None and extra[0] == id(site):
             c.extra.extend(extra[1])
         changed[key] = c
     texts = {key: _render(em, c) for key, c in changed.items()}  # (may raise)
     for key, c in changed.items():  # first the calls no group rewrote yet (may overlap)
         if c.edit is None:
-            call = c.wrapper.call
+            at, end, _ = _spelled(em, c.wrapper.call, c.wrapper.fn)
             try:
-                rw.replace(call.span, texts[key], f"a copy of '{c.wrapper.fn.name}'")
+                rw.replace_range(at, end, texts[key], f"a copy of '{c.wrapper.fn.name}'")
             except OverlappingEdits as exc:
                 raise CodegenError(str(exc)) from None
             c.edit = rw.edits[-1]
@@ -207,7 +267,7 @@ def wrapper_host_edits(em: GroupEmitter, rw: Rewriter, extra: list[str]) -> None
     if em.group.checks:  # (the original launches are not statements of this function)
         raise CodegenError("its producers' coverage is only known at run time, and its last "
                            "launch is a wrapper's")
-    if sink.wrapper.count > 1:
+    if sink.wrapper.copied:
         helper_sink(em, rw)
         return
     call = sink.wrapper.call
@@ -216,7 +276,7 @@ def wrapper_host_edits(em: GroupEmitter, rw: Rewriter, extra: list[str]) -> None
     rw.replace(call.span, f"{qualifier}{em.group.name}_launch({', '.join(args)})",
                "fused launch")
     for site in em.group.launches[:-1]:
-        if site.wrapper is not None and site.wrapper.count > 1:
+        if site.wrapper is not None and site.wrapper.copied:
             continue
         rw.replace(site.stmt.span,
                    f"/* cudafuse: {site.kernel.name} fused into {em.group.name} */",

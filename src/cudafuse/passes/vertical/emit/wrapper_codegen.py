@@ -40,6 +40,105 @@ Edit = tuple[int, int, str]
 _CALLEE = re.compile(r"\s*(?:::)?(?:\w+\s*::\s*)*(\w+)\s*(?:<[^()]*>)?\s*\(", re.S)
 
 
+def spelled_call(unit: TranslationUnit, call: n.Call, name: str
+                 ) -> tuple[int, int, list[str]] | None:
+    """Where the text of a call of `name` lies in the file and its arguments' texts. A call
+    written in a macro's argument (`CHECK(stage(a, b, n))`) has an empty span at the
+    macro's name: its text is then looked for in the invocation's parentheses, where it
+    must be the one call of `name`, with as many arguments as the IR's. None when it is
+    not found so (the call comes from the macro's body: a copy cannot be written there)."""
+    if call.span.file != unit.path:
+        return None
+    data = unit.source.data
+    text = unit.text(call.span)
+    if call.span.end > call.span.start:
+        got = _CALLEE.match(text)
+        if got is None or got.group(1) != name:
+            return None
+        return call.span.start, call.span.end, [expr_text(unit, a) for a in call.args]
+    head = re.compile(rb"\s*\w+\s*\(").match(data, call.span.start)
+    if head is None:
+        return None
+    shut = _closing(data, head.end() - 1)
+    if shut is None:
+        return None
+    found = [m for m in re.finditer(rb"(?<![\w.>:])" + re.escape(name.encode()) + rb"\s*\(",
+                                    data[head.end():shut]) if _outside_literals(
+                                        data, head.end(), head.end() + m.start())]
+    if len(found) != 1:
+        return None
+    start = head.end() + found[0].start()
+    open_ = head.end() + found[0].end() - 1
+    close = _closing(data, open_)
+    if close is None:
+        return None
+    args = _split_args(data[open_ + 1:close].decode("utf-8", "replace"))
+    if len(args) != len(call.args):
+        return None
+    return start, close + 1, args
+
+
+def _closing(data: bytes, open_: int) -> int | None:
+    """The offset of the parenthesis closing the one at `open_` (literals skipped)."""
+    depth, i, quote = 0, open_, b""
+    while i < len(data):
+        c = data[i:i + 1]
+        if quote:
+            if c == b"\\":
+                i += 1
+            elif c == quote:
+                quote = b""
+        elif c in (b'"', b"'"):
+            quote = c
+        elif c == b"(":
+            depth += 1
+        elif c == b")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _outside_literals(data: bytes, start: int, at: int) -> bool:
+    quote, i = b"", start
+    while i < at:
+        c = data[i:i + 1]
+        if quote:
+            if c == b"\\":
+                i += 1
+            elif c == quote:
+                quote = b""
+        elif c in (b'"', b"'"):
+            quote = c
+        i += 1
+    return not quote
+
+
+def _split_args(text: str) -> list[str]:
+    """A call's argument list split at its top-level commas."""
+    if not text.strip():
+        return []
+    out, depth, cur, quote = [], 0, "", ""
+    for i, c in enumerate(text):
+        if quote:
+            if c == quote and text[i - 1] != "\\":
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        cur += c
+    out.append(cur.strip())
+    return out
+
+
 def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Function,
                  at: str = "call") -> str | None:
     """Why what a group writes for a call of wrapper `fn` in `host` cannot be written. The
@@ -50,8 +149,11 @@ def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Functi
     wrapper's namespace. A launcher (`at` "launcher") is written before the caller, in the
     wrapper's namespace, reopened there (launcher_scope): the caller's namespaces must be
     the wrapper's outermost ones, so that they can be."""
-    got = _CALLEE.match(unit.text(call.span))
-    if got is None or got.group(1) != fn.name:
+    if at == "comment" or at == "launcher":
+        got = _CALLEE.match(unit.text(call.span))
+        if got is None or got.group(1) != fn.name:
+            return f"the call of '{fn.name}' is written inside a macro invocation"
+    elif spelled_call(unit, call, fn.name) is None:
         return f"the call of '{fn.name}' is written inside a macro invocation"
     if at == "comment":
         return None
@@ -117,18 +219,19 @@ def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tupl
     `extra_name` + number, the caller's text), to be passed by the call."""
     unit, sink = em.unit, em.sink
     w = sink.wrapper
-    assert w is not None and w.fn.body is not None
+    assert w is not None and w.leaf.body is not None
     data = unit.source.data
     orig = w.launch
     for site in em.group.launches:
         if site.wrapper is not None:
-            at = "call" if site.wrapper.count > 1 else \
+            at = "call" if site.wrapper.copied else \
                 "launcher" if site is sink else "comment"
             why = copy_problem(unit, site.wrapper.fn, site.wrapper.call, site.host, at)
             if why is not None:
                 raise CodegenError(why)
     if not spells_kernel(unit.text(orig.callee_span), sink.kernel.name):
-        raise CodegenError(f"the launch in '{w.fn.name}' is written inside a macro invocation")
+        raise CodegenError(f"the launch in '{w.leaf.name}' is written inside a macro "
+                           "invocation")
     at = {param_key(p, a): i for i, (p, a) in enumerate(sink.bindings)}
     args: list[str] = []
     extra: list[tuple[str, str, str]] = []  # (declared type, name, the caller's text)
@@ -147,7 +250,7 @@ def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tupl
         config = ", ".join(expr_text(unit, e) for e in (
             orig.grid, orig.block, orig.shared, orig.stream) if e is not None)
         text = f"{em.group.name}<<<{config}>>>({', '.join(args)})"
-        stmt = next((s for s in w.fn.body.walk()
+        stmt = next((s for s in w.leaf.body.walk()
                      if isinstance(s, n.ExprStmt) and s.expr is orig), None)
         if stmt is None or status_used(stmt, orig):
             text = f"({text}, cudaPeekAtLastError())"
@@ -210,7 +313,7 @@ def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
     for a wrapper of several launches (helper_calls.py writes its copy at the call)."""
     w = em.sink.wrapper
     assert w is not None
-    if w.count > 1:
+    if w.copied:
         return "", []
     edits, extra = sink_edits(em, f"{em.prefix}_x")
     body = _Slice(em.unit.source, w.fn.body_span)

@@ -246,7 +246,10 @@ def _hidden_memory(unit: TranslationUnit, calls: CallGraph, kernel: Function | N
             return (f"kernel '{kernel.name}' takes '{p.name}' ({p.type}), which may carry "
                     "pointers: the memory it reaches through them is not followed")
     fns = [kernel, *calls.transitive(kernel)]
-    shared = shared_variables(unit, fns)
+    # (`__constant__` memory is read-only on the device: taking its address in a kernel,
+    # `return &c_taps[0];`, is no write, and it cannot be assigned there)
+    shared = shared_variables(unit, fns) | {g.decl for g in unit.globals
+                                             if g.space == "constant"}
     for fn in fns:
         where = f" (in '{fn.name}')" if fn is not kernel else ""
         for node in fn.body.walk() if fn.body is not None else ():
@@ -761,7 +764,9 @@ class _Splitter:
         for i, (stmt, why) in enumerate(items):
             if why is not None:
                 continue
-            index = self.index[stmt.expr.span.start]  # type: ignore[attr-defined]
+            launch = self._launch(stmt)  # (of a call of a helper: its span in the call's)
+            index = self.index[launch.span.start if launch is not None else
+                               stmt.expr.span.start]  # type: ignore[attr-defined]
             reason = self.cut.get(index, f"it is the only launch in {scope.what}")
             # the nearest launch at or past the split after i, at or before the one before i
             k = bisect.bisect_left(holds, after[i])

@@ -55,7 +55,7 @@ from cudafuse.passes.vertical.host.hostexprs import (
     launched_kernel,
     side_effect_free,
 )
-from cudafuse.passes.vertical.host.hoststmts import HostStatements, _assigned, _file
+from cudafuse.passes.vertical.host.hoststmts import HostStatements, _assigned
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,41 @@ class WrapperCall:
     launch: n.KernelLaunch  # the wrapper's own launch, in the wrapper's terms
     part: int = 0  # which of the wrapper's launches, in order
     count: int = 1  # how many it has
+    # The calls of helpers, in `fn`'s body and then in each one's, through which `fn`
+    # makes this launch: ((call in fn, helper), (call in that helper, its helper), ...);
+    # `launch` is a statement of the last one's body. Empty for `fn`'s own launch.
+    via: tuple[tuple[n.Call, Function], ...] = ()
+    # Whether the call's value is used by the statement that makes it (`CHECK(stage(...))`,
+    # `if (stage(...) != cudaSuccess) ...`): only the call is rewritten, as a copy.
+    checked: bool = False
+
+    @property
+    def leaf(self) -> Function:
+        """The function whose body holds `launch`."""
+        return self.via[-1][1] if self.via else self.fn
+
+    @property
+    def copied(self) -> bool:
+        """Whether code generation writes a copy of `fn` at the call (helper_calls.py)
+        rather than a launcher (wrapper_codegen.py): several launches, or one through a
+        helper of `fn`'s."""
+        return self.count > 1 or bool(self.via) or self.checked
+
+
+# How far calls are followed into helpers that call helpers: levels below the caller, and
+# launches one call may stand for. A deeper or larger tree is refused with its place.
+MAX_DEPTH = 4
+MAX_LAUNCHES = 64
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A launch a helper makes, in the helper's terms (`launch`), as the statement of its
+    own or of a helper it calls written (`own`, in `via[-1]`'s terms)."""
+
+    launch: n.KernelLaunch
+    own: n.KernelLaunch
+    via: tuple[tuple[n.Call, Function], ...] = ()
 
 
 def _subst(e: n.Expr, env: dict[str, n.Expr]) -> n.Expr:
@@ -113,27 +148,38 @@ class Wrappers:
         # (the first is the call statement itself); id(statement) -> the launches it holds
         self._parts: dict[int, tuple[n.Stmt, ...]] = {}
         self._held: dict[int, list[n.KernelLaunch]] = {}
+        self._flats: dict[tuple[str, int], list[_Part] | str] = {}
+        self._launching = launching(unit)
+        self._stmts: HostStatements | None = None  # (made when a call's value is checked)
         if host.body is None:
             return
+        covered: set[int] = set()  # (statements inside one that stands for a call)
+        last = host.body.body[-1] if host.body.body else None
         for stmt in host.body.walk():
-            call = _strip(stmt.expr) if isinstance(stmt, n.ExprStmt) else None
-            if not isinstance(call, n.Call):
+            if not isinstance(stmt, n.Stmt) or id(stmt) in covered:
                 continue
-            fn = unit.callee(call.callee_decl) if call.callee_decl else None
-            if fn is None or fn.body is None or fn.space == "global" or \
-                    _file(call.callee_decl) != unit.path or not _launches(fn.body):
+            call = self.held_call(stmt, returns=stmt is last)
+            if call is None:
                 continue
-            found = self._site(call, fn)
+            covered |= {id(x) for x in stmt.walk()}
+            fn = self._helper(call)
+            assert fn is not None
+            checked = not isinstance(stmt, n.ExprStmt) or call is not _strip(stmt.expr)
+            found = self._site(call, fn, stmt)
+            if checked and not isinstance(found, str):
+                found = self._check_reason(stmt, call, found) or found
             if isinstance(found, str):
                 self.refused[id(stmt)] = (f"its call to '{fn.name}' launches a kernel through "
                                           f"a function cudafuse does not fuse across: {found}")
                 continue
-            own = _launches(fn.body)
+            flat = self._flat(fn)
+            assert not isinstance(flat, str)
             parts: list[n.Stmt] = []
-            for k, (launch, inner) in enumerate(zip(found, own, strict=True)):
+            for k, (launch, inner) in enumerate(zip(found, flat, strict=True)):
                 part = stmt if k == 0 else dataclasses.replace(stmt)  # (a new object)
                 parts.append(part)
-                self.sites[id(part)] = (launch, WrapperCall(call, fn, inner, k, len(own)))
+                self.sites[id(part)] = (launch, WrapperCall(call, fn, inner.own, k, len(flat),
+                                                            inner.via, checked))
                 self._held[id(part)] = [launch]
                 for a in launch.args:
                     r = _strip(a)
@@ -168,19 +214,123 @@ class Wrappers:
 
     # ---- judging a wrapper --------------------------------------------------------------------
 
-    def _site(self, call: n.Call, fn: Function) -> list[n.KernelLaunch] | str:
-        """The wrapper's launches in the caller's terms at this call, or why not."""
-        why = self._judged.get(fn.decl, "")
-        if why == "":
-            why = self._judged[fn.decl] = self.wrapper_reason(fn)
+    def held_call(self, stmt: n.Stmt, returns: bool = True) -> n.Call | None:
+        """The call of a helper that launches kernels which `stmt` stands for: the whole
+        statement (`stage(a, b, n);`), or the one such call in a statement that runs it
+        first and only then looks at its value: `CHECK(stage(...));` (a function or a
+        `do { ... } while (0)` macro), `if (stage(...) != cudaSuccess) { ... }`,
+        `cudaError_t e = stage(...);`, `return stage(...);` (`returns`: allowed here).
+        None when it holds no such call, several, a launch, or the call runs only on some
+        paths (`ok && stage(...)`, in a branch or a loop)."""
+        if isinstance(stmt, (n.Compound, n.For)) or isinstance(stmt, n.While) and \
+                not _do_once(stmt) or isinstance(stmt, n.Return) and not returns:
+            return None
+        if isinstance(stmt, n.ExprStmt):
+            whole = _strip(stmt.expr)
+            if isinstance(whole, n.Call) and self._helper(whole) is not None:
+                return whole
+        if not isinstance(stmt, (n.ExprStmt, n.DeclStmt, n.VarDecl, n.If, n.While,
+                                 n.Return)):
+            return None
+        calls = [x for x in stmt.walk() if isinstance(x, n.Call) and
+                 self._helper(x) is not None]
+        if len(calls) != 1 or any(isinstance(x, n.KernelLaunch) for x in stmt.walk()):
+            return None
+        return calls[0] if _runs_first(stmt, calls[0]) else None
+
+    def _check_reason(self, stmt: n.Stmt, call: n.Call, launches: list[n.KernelLaunch]
+                      ) -> str | None:
+        """Why the code around a helper's call in a statement that checks its value may not
+        stay where it is while the launches before it move past it (judged with the call
+        reading as a status, against every launch of the caller: which of them a group
+        will move is not known here)."""
+        if self._stmts is None:
+            self._stmts = HostStatements(self.unit, self.host)
+        rest = _replaced(stmt, call, n.IntLit(0, type="cudaError_t", span=call.span))
+        every = [*launches, *_launches(self.host.body)]  # type: ignore[arg-type]
+        every += [la for _, (la, _) in self.sites.items()]
+        why = self._stmts.statement_reason(rest, every, frozenset())  # type: ignore[arg-type]
+        return None if why is None else f"the code checking its value: {why}"
+
+    def _helper(self, call: n.Call) -> Function | None:
+        """The file's host function the call runs when it launches kernels, itself or
+        through helpers of its own. (Its definition must be the file's: its first
+        declaration may be a prototype in the program's header, `void blur(...);` in a
+        blur.h the .cu includes, which names the call's declaration.)"""
+        fn = self.unit.callee(call.callee_decl) if call.callee_decl else None
+        if fn is None or fn.body is None or fn.space == "global" or \
+                fn.span.file != self.unit.path or fn.decl not in self._launching:
+            return None
+        return fn
+
+    def _site(self, call: n.Call, fn: Function, stmt: n.Stmt | None = None
+              ) -> list[n.KernelLaunch] | str:
+        """The wrapper's launches in the caller's terms at this call, or why not. Each
+        takes its place in the call's text (in the statement's, `stmt`, for a call
+        written in a macro's argument, whose span is empty)."""
+        flat = self._flat(fn)
+        if isinstance(flat, str):
+            return flat
+        launches = self._expand(call, fn, flat)
+        if isinstance(launches, str):
+            return launches
+        at = call.span if call.span.end > call.span.start or stmt is None else stmt.span
+        if len(launches) > max(at.end - at.start, 1):
+            return f"'{fn.name}' launches more kernels than its call has characters"
+        given = {id(x) for a in call.args for x in a.walk()}
+        out = []
+        for k, launch in enumerate(launches):
+            why = self._foreign_name(fn, launch, launch.args, given)
+            if why is not None:
+                return why
+            span = at._replace(start=at.start + k)
+            out.append(dataclasses.replace(launch, span=span))
+        return out
+
+    def _flat(self, fn: Function, depth: int = 0, stack: tuple[str, ...] = ()
+              ) -> list[_Part] | str:
+        """The launches `fn` makes, its own and those of the helpers it calls (followed
+        MAX_DEPTH levels down), in order and in `fn`'s terms; or why it is no wrapper."""
+        key = (fn.decl, depth)
+        got = self._flats.get(key)
+        if got is None:
+            got = self._flats[key] = self._flatten(fn, depth, stack)
+        return got
+
+    def _flatten(self, fn: Function, depth: int, stack: tuple[str, ...]) -> list[_Part] | str:
+        assert fn.body is not None
+        if fn.decl in stack:
+            return f"'{fn.name}' calls itself through the helpers it calls"
+        why = self.wrapper_reason(fn, depth, (*stack, fn.decl))
         if why is not None:
             return why
+        out: list[_Part] = []
+        for s in _statements(fn) or ():
+            launch = s.expr if isinstance(s, n.ExprStmt) else None
+            if isinstance(launch, n.KernelLaunch):
+                out.append(_Part(launch, launch))
+                continue
+            call = self.held_call(s)
+            inner = self._helper(call) if call is not None else None
+            if inner is None:
+                continue
+            assert call is not None
+            parts = self._flat(inner, depth + 1, (*stack, fn.decl))
+            assert not isinstance(parts, str)  # (wrapper_reason judged it)
+            got = self._expand(call, inner, parts)
+            assert not isinstance(got, str)
+            out += [_Part(la, p.own, ((call, inner), *p.via)) for la, p in zip(got, parts,
+                                                                              strict=True)]
+        return out
+
+    def _expand(self, call: n.Call, fn: Function, parts: list[_Part]
+                ) -> list[n.KernelLaunch] | str:
+        """The launches `parts` of `fn` in the terms of the function that makes `call`,
+        or why they cannot be read so."""
         assert fn.body is not None
         if len(call.args) != len(fn.params):
             return f"the call leaves parameters of '{fn.name}' to their defaults"
-        launches = _launches(fn.body)
-        if len(launches) > max(call.span.end - call.span.start, 1):
-            return f"'{fn.name}' launches more kernels than its call has characters"
+        launches = [p.launch for p in parts]
         env: dict[str, n.Expr] = {p.decl: a for p, a in zip(fn.params, call.args, strict=True)}
         for launch in launches:
             kernel = launched_kernel(self.unit, launch)
@@ -214,19 +364,14 @@ class Wrappers:
         for d in (x for x in fn.body.walk() if isinstance(x, n.VarDecl)):
             if d.init is not None:  # in order: a later local's initialiser uses earlier ones
                 env[d.decl] = _subst(d.init, env)
-        given = {id(x) for a in call.args for x in a.walk()}
         out = []
-        for k, launch in enumerate(launches):
+        for launch in launches:
             grid, block = _subst(launch.grid, env), _subst(launch.block, env)
             shared = None if launch.shared is None else _subst(launch.shared, env)
             stream = None if launch.stream is None else _subst(launch.stream, env)
             args = tuple(_subst(a, env) for a in launch.args)
-            why = self._foreign_name(fn, launch, args, given)
-            if why is not None:
-                return why
-            span = call.span._replace(start=call.span.start + k)
             out.append(dataclasses.replace(launch, grid=grid, block=block, shared=shared,
-                                           stream=stream, args=args, span=span))
+                                           stream=stream, args=args))
         return out
 
     def _foreign_name(self, fn: Function, launch: n.KernelLaunch, args: tuple[n.Expr, ...],
@@ -266,8 +411,12 @@ class Wrappers:
                             f"'{host.name}' may name a member")
         return None
 
-    def wrapper_reason(self, fn: Function) -> str | None:
-        """Why `fn` is not a wrapper of its launches (None when it is)."""
+    def wrapper_reason(self, fn: Function, depth: int = 0, stack: tuple[str, ...] = ()
+                       ) -> str | None:
+        """Why `fn` is not a wrapper of its launches (None when it is). Its top-level
+        statements that call helpers launching kernels (`stage(a, t, n);`, a last
+        `return stage(...);`) stand for those helpers' launches when they are wrappers too
+        (judged `depth` + 1 levels below the caller; `stack`: the helpers above)."""
         assert fn.body is not None
         name = fn.name
         if fn.is_template:
@@ -278,39 +427,89 @@ class Wrappers:
             return f"'{name}' is overloaded"
         if any(isinstance(x, n.Call) and x.callee_decl == fn.decl for x in fn.body.walk()):
             return f"'{name}' is recursive"
-        launches = _launches(fn.body)
-        if len(launches) > 1 and _instance(self.unit, fn):
-            return (f"'{name}' launches {len(launches)} kernels, and is an instance of a "
-                    "template (its calls are not followed into it)")
-        body = list(fn.body.body)
-        void = fn.return_type.strip() == "void"
-        returned: n.Stmt | None = None
-        if body and isinstance(body[-1], n.Return) and (body[-1].value is None) == void:
-            last = body.pop()
-            if last.value is not None:  # the value goes; what computing it does stays
-                returned = n.ExprStmt(span=last.span, expr=last.value)
-        if not void and returned is None:
+        body = _statements(fn)
+        if body is None:
             return f"'{name}' returns a value"
+        launches = _launches(fn.body)
+        # The top-level calls of helpers that launch, each judged as a wrapper of its own.
+        nested: dict[int, list[n.KernelLaunch]] = {}
+        held: dict[int, n.Call] = {}  # id(statement) -> the helper call it stands for
+        for s in body:
+            call = self.held_call(s)
+            inner = self._helper(call) if call is not None else None
+            if inner is None:
+                continue
+            assert call is not None
+            held[id(s)] = call
+            if depth + 2 > MAX_DEPTH:  # (`fn` is depth + 1 levels below the caller)
+                return (f"'{name}' calls '{inner.name}' (line {call.span.line}), a helper "
+                        f"{depth + 2} levels below the caller: cudafuse follows helpers "
+                        f"{MAX_DEPTH} levels deep")
+            if inner.decl in stack:
+                return (f"'{name}' calls '{inner.name}' (line {call.span.line}), which "
+                        "calls it back")
+            parts = self._flat(inner, depth + 1, stack)
+            if isinstance(parts, str):  # (the deepest call named only)
+                return parts if parts.startswith("its call to ") else \
+                    f"its call to '{inner.name}' (line {call.span.line}): {parts}"
+            got = self._expand(call, inner, parts)
+            if isinstance(got, str):
+                return f"its call to '{inner.name}' (line {call.span.line}): {got}"
+            if [x for x, _ in inner.namespaces] != [x for x, _ in fn.namespaces]:
+                return (f"'{name}' calls '{inner.name}' (line {call.span.line}), of another "
+                        "namespace")
+            nested[id(s)] = got
+        total = len(launches) + sum(len(v) for v in nested.values())
+        if total > MAX_LAUNCHES:
+            return (f"'{name}' stands for {total} launches through the helpers it calls: "
+                    f"cudafuse follows {MAX_LAUNCHES} at most")
+        if total > 1 and _instance(self.unit, fn):
+            return (f"'{name}' launches {total} kernels, and is an instance of a "
+                    "template (its calls are not followed into it)")
         tops = {id(s.expr): s for s in body if isinstance(s, n.ExprStmt)}
         inside = next((la for la in launches if id(la) not in tops), None)
         if inside is not None:
-            if len(launches) == 1:
+            if total == 1:
                 return f"'{name}' launches its kernel inside control flow"
             return f"'{name}' launches a kernel inside control flow (line {inside.span.line})"
+        top_calls = {id(c) for c in held.values()}
+        for x in fn.body.walk():
+            if isinstance(x, n.Call) and id(x) not in top_calls and \
+                    (inner := self._helper(x)) is not None:
+                loop = next((lp for lp in fn.body.walk() if isinstance(lp, (n.For, n.While))
+                             and not _do_once(lp) and any(y is x for y in lp.walk())), None)
+                if loop is not None:
+                    return (f"'{name}' launches kernels inside a loop (line "
+                            f"{loop.span.line}), a sequence of their own that a call cannot "
+                            "stand for")
+                return (f"'{name}' calls '{inner.name}', which launches kernels, inside "
+                        f"control flow or an expression (line {x.span.line})")
         stmts = HostStatements(self.unit, fn, memory_calls=False)
         own = {d.decl for d in fn.body.walk() if isinstance(d, n.VarDecl)}
-        launch_stmts = {id(tops[id(la)]) for la in launches}
+        launch_stmts = {id(tops[id(la)]) for la in launches} | set(nested)
+        every = [la for s in body for la in (
+            [s.expr] if isinstance(s, n.ExprStmt) and isinstance(s.expr, n.KernelLaunch)
+            else nested.get(id(s), []))]
         # (one launch: its statements go with it, judged as they stand; several: the
         # statements stay between launches whose work may move past them, so each is
         # judged against all of them)
-        before: list[n.KernelLaunch] = [] if len(launches) == 1 else launches
-        for s in [*body, *([returned] if returned is not None else [])]:
+        before: list[n.KernelLaunch] = [] if total == 1 else every
+        for s in body:
             if id(s) in launch_stmts:
-                before = launches
-                continue
+                before = every
+                call = held.get(id(s))
+                if call is None or isinstance(s, n.ExprStmt) and _strip(s.expr) is call:
+                    continue
+                # (a call whose value is checked: the check stays after the launches)
+                s = _replaced(s, call, n.IntLit(0, type="cudaError_t", span=call.span))  # type: ignore[assignment]
             for x in s.walk():
-                if isinstance(x, (n.For, n.While)) and not _do_once(x):
-                    return f"'{name}' contains a loop (line {x.span.line})"
+                if isinstance(x, (n.For, n.While)) and not _do_once(x) and (
+                        _launches(x) or any(isinstance(c, n.Call) and self._helper(c)
+                                            for c in x.walk())):
+                    # (a loop of host math, `for (...) taps[i] = ...;`, is judged as any
+                    # statement: what it touches)
+                    return (f"'{name}' launches kernels inside a loop (line {x.span.line}), "
+                            "a sequence of their own that a call cannot stand for")
                 if isinstance(x, (n.Return, n.OtherStmt)):
                     return (f"'{name}' contains a statement cudafuse does not follow "
                             f"(line {x.span.line})")
@@ -320,23 +519,99 @@ class Wrappers:
                                 "fused call would no longer do")
             why = stmts.statement_reason(s, before, frozenset())
             if why is not None:
-                what = "launch its kernel" if len(launches) == 1 else "launch its kernels"
+                what = "launch its kernel" if total == 1 else "launch its kernels"
                 return f"'{name}' does more than {what} (line {s.span.line}: {why})"
         used: set[str] = set()
         for la in launches:
             used |= _used(fn, la)
+        for s in body:
+            if id(s) in nested:
+                used |= _used(fn, s)
         written = sorted(_writes(fn.body) & used)
         if written:
             names = {d: d.split("@")[0] for d in written}
-            its = "its launch uses" if len(launches) == 1 else "its launches use"
+            its = "its launch uses" if total == 1 else "its launches use"
             return f"'{name}' assigns '{names[written[0]]}', which {its}"
         locals_ = {d.decl: d for d in fn.body.walk() if isinstance(d, n.VarDecl)}
         for d in sorted(used & set(locals_)):
             v = locals_[d]
             if v.init is None or v.array_dims or v.storage & {"static", "extern"}:
-                its = "its launch uses" if len(launches) == 1 else "its launches use"
+                its = "its launch uses" if total == 1 else "its launches use"
                 return f"{its} '{v.name}', a local cudafuse cannot follow"
         return None
+
+
+def _runs_first(stmt: n.Stmt, call: n.Call) -> bool:
+    """Whether `call` runs each time `stmt` runs, before anything of `stmt` could jump
+    (not under `&&`, `||` or `?:`, not in a branch or a loop body, not in a lambda; in a
+    `do { ... } while (0)` only in its first statement)."""
+    parent: dict[int, n.Node] = {}
+    for node in stmt.walk():
+        for kid in node.children():
+            if kid is not None:
+                parent[id(kid)] = node
+    node: n.Node = call
+    while node is not stmt:
+        up = parent.get(id(node))
+        if up is None:
+            return False
+        if isinstance(up, n.Binary) and up.op in ("&&", "||") and node is up.rhs or \
+                isinstance(up, n.Cond) and node is not up.cond or \
+                isinstance(up, n.If) and node is not up.cond or \
+                isinstance(up, (n.For, n.OtherExpr, n.OtherStmt)) or \
+                isinstance(up, n.While) and (not _do_once(up) or node is not up.body) or \
+                isinstance(up, n.Compound) and (not up.body or node is not up.body[0]):
+            return False
+        node = up
+    return True
+
+
+def _replaced(node: n.Node, target: n.Node, new: n.Node) -> n.Node:
+    """`node` with `target` (by identity) replaced by `new`; what holds it is rebuilt."""
+    if node is target:
+        return new
+    changes: dict[str, object] = {}
+    for f in dataclasses.fields(node):  # type: ignore[arg-type]
+        if f.name == "span":
+            continue
+        v = getattr(node, f.name)
+        if isinstance(v, n.Node):
+            nv = _replaced(v, target, new)
+            if nv is not v:
+                changes[f.name] = nv
+        elif isinstance(v, tuple) and any(isinstance(x, n.Node) for x in v):
+            nt = tuple(_replaced(x, target, new) if isinstance(x, n.Node) else x for x in v)
+            if any(a is not b for a, b in zip(nt, v, strict=True)):
+                changes[f.name] = nt
+    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+
+
+_STATEMENTS: dict[int, tuple[Function, list[n.Stmt] | None]] = {}
+
+
+def _statements(fn: Function) -> list[n.Stmt] | None:
+    """`fn`'s top-level statements, a last `return v;` as the statement `v;` (the value
+    goes; what computing it does stays); None when `fn` returns a value otherwise. The same
+    objects each time (statements are told apart by identity)."""
+    got = _STATEMENTS.get(id(fn))
+    if got is not None and got[0] is fn:
+        return got[1]
+    assert fn.body is not None
+    body: list[n.Stmt] | None = list(fn.body.body)
+    assert body is not None
+    void = fn.return_type.strip() == "void"
+    returned: n.Stmt | None = None
+    if body and isinstance(body[-1], n.Return) and (body[-1].value is None) == void:
+        last = body.pop()
+        if last.value is not None:
+            returned = n.ExprStmt(span=last.span, expr=last.value)
+            body.append(returned)
+    if not void and returned is None:
+        body = None
+    if len(_STATEMENTS) > 4096:
+        _STATEMENTS.clear()
+    _STATEMENTS[id(fn)] = (fn, body)
+    return body
 
 
 def _instance(unit: TranslationUnit, fn: Function) -> bool:
@@ -367,8 +642,9 @@ def _do_once(x: n.Stmt) -> bool:
         and _strip(x.cond).value == 0  # type: ignore[union-attr]
 
 
-def _used(fn: Function, launch: n.KernelLaunch) -> set[str]:
-    """Decls the launch reads, directly or through the initialisers of locals."""
+def _used(fn: Function, launch: n.Node) -> set[str]:
+    """Decls the launch (or a call of a helper) reads, directly or through the
+    initialisers of locals."""
     assert fn.body is not None
     inits = {d.decl: d.init for d in fn.body.walk() if isinstance(d, n.VarDecl)}
     out: set[str] = set()
@@ -384,18 +660,41 @@ def _used(fn: Function, launch: n.KernelLaunch) -> set[str]:
     return out
 
 
+def launching(unit: TranslationUnit) -> frozenset[str]:
+    """Decls of the file's host functions that launch kernels, themselves or through calls
+    of such functions (at any depth; Wrappers judges how deep it follows). Kept per unit."""
+    fns = unit.functions
+    got = unit.__dict__.get("_cf_launching")
+    if got is not None and got[0] is fns and got[1] == len(fns):
+        return got[2]
+    hosts = [f for f in fns if f.body is not None and f.space != "global"]
+    found = {f.decl for f in hosts if _launches(f.body)}  # type: ignore[arg-type]
+    callees = {f.decl: {x.callee_decl for x in f.body.walk()  # type: ignore[union-attr]
+                        if isinstance(x, n.Call) and x.callee_decl}
+               for f in hosts if f.decl not in found}
+    grew = True
+    while grew:
+        grew = False
+        for decl, called in callees.items():
+            if decl not in found and called & found:
+                found.add(decl)
+                grew = True
+    out = frozenset(found)
+    unit.__dict__["_cf_launching"] = (fns, len(fns), out)
+    return out
+
+
 def hosts_with_wrappers(unit: TranslationUnit) -> list[Function]:
     """unit.hosts(), and the file's host functions that launch only through calls of the
-    file's functions that launch kernels (a pipeline of wrapper calls), in source order."""
+    file's functions that launch kernels, themselves or through helpers of their own (a
+    pipeline of wrapper calls), in source order."""
     hosts = unit.hosts()
     seen = {id(h) for h in hosts}
-    launching = {f.decl for f in unit.functions if f.body is not None and
-                 f.space != "global" and _launches(f.body)}
+    deep = launching(unit)
     for f in unit.functions:
         if id(f) in seen or f.body is None or f.space == "global" or f.is_template or \
                 f.span.file != unit.path:
             continue
-        if any(isinstance(s, n.ExprStmt) and isinstance(c := _strip(s.expr), n.Call) and
-               c.callee_decl in launching for s in f.body.walk()):
-            hosts.append(f)
+        if any(isinstance(c, n.Call) and c.callee_decl in deep for c in f.body.walk()):
+            hosts.append(f)  # (a call statement, or a call whose status is checked)
     return sorted(hosts, key=lambda f: f.span.start)
