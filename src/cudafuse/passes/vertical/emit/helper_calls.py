@@ -26,6 +26,12 @@ launch of a group's last kernel starts the fused kernel, with the wrapper's own 
 where it has them and else extra parameters the call passes (the caller's variables);
 other launches stay as written. The wrapper's definition stays for its other calls.
 
+A call standing for launches of helpers the wrapper calls (host/wrappers.py) becomes a copy
+too, in which each such inner call is itself written as a copy of its helper (to any
+depth), given the outer copy's extra parameters by name; a call checked by its statement
+(`CHECK(stage(...))`) keeps the statement, the call alone becoming the copy, which returns
+what the helper returns (`-> cudaError_t`), parenthesised in a macro's argument.
+
 Several groups may take launches of one call: each writes the call anew, from what all of
 them did so far (kept per Rewriter), replacing the edit where it stands in the Rewriter's
 list, after every step that may fail (a group is rewritten whole or not at all).

@@ -20,13 +20,24 @@ sequence when `w` is a *wrapper*:
   of its own), declarations of locals and statements that are harmless between launches
   (hoststmts.py: error checks, synchronisation, printing; with several launches each such
   statement is judged against all of them); nothing else launches a kernel, and there is no
-  loop, no `return` (but a last one), no goto;
+  loop that launches (a loop of host code is judged as any statement), no `return` (but a
+  last one), no goto;
 * that writes none of its parameters, no variable but its own locals, and none of the
   locals its launches use;
 * whose launches pass each pointer parameter of their kernels a parameter of the wrapper
   (or a global), and whose call passes that parameter a plain variable of the caller
   (`tmp`, or a pointer field of a struct parameter, `img.data`: hostexprs.buffer_key; not
   `tmp + 1`): buffers are keyed by the caller's variables.
+
+A wrapper's body may also call helpers that are wrappers themselves (followed MAX_DEPTH
+levels below the caller, MAX_LAUNCHES launches at most): such a call, a statement of its
+top level, stands for their launches there, read in the wrapper's terms first. And a
+statement that runs a wrapper's call first and then only looks at its value stands for the
+call, in the caller as in a wrapper: `CHECK(stage(...));` (a function or a `do { ... }
+while (0)` macro), `if (stage(...) != cudaSuccess) { ... }`, `cudaError_t e =
+stage(...);`, `return stage(...);` (held_call; not under `&&`, `||`, `?:`, in a branch or a
+loop); what else it does is judged with the call read as a status. A function is one of the
+file's by its definition: its first declaration may be a prototype in the program's header.
 
 Each launch is then seen in the caller's terms: its grid, block and arguments with the
 wrapper's parameters replaced by the call's arguments and the locals it uses by their
