@@ -28,7 +28,6 @@ scanLargeArray_kernel.cu).
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -242,12 +241,13 @@ def _included_template(tu: ci.TranslationUnit, spec: ci.Cursor | None,
 
 
 def lower_instances(tu: ci.TranslationUnit, unit: TranslationUnit,
-                    reparse: Callable[[bytes], ci.TranslationUnit],
+                    reparse: Callable[[bytes, list[tuple[str, bytes]]], ci.TranslationUnit],
                     user: dict[str, int]) -> set[tuple[str, str]]:
     """Fill unit.instances: for each launch of a template kernel of the main file or of an
     included user file (`user`: each such file's #include offset in the main file), by the
     offset of its callee, the concrete kernel its instantiation is, or why none is made.
-    `reparse(text)` parses the main file with `text` as its content. Returns the templates
+    `reparse(text, files)` parses the main file with `text` as its content and `files`
+    (path, bytes) as unsaved files it may include. Returns the templates
     (file, name) of which a copy was made."""
     wanted: dict[tuple[str, tuple[str | int, ...]], list[int]] = {}
     templates: dict[str, _Template] = {}
@@ -281,30 +281,31 @@ def lower_instances(tu: ci.TranslationUnit, unit: TranslationUnit,
     made: set[tuple[str, str]] = set()
     if not wanted:
         return made
-    with tempfile.TemporaryDirectory(prefix="cudafuse-instances-") as tmp:
-        files: dict[str, tuple[_Template, list[int], bytes]] = {}
-        for k, ((decl, args), offsets) in enumerate(sorted(wanted.items())):
-            where = templates[decl]
-            name = where.fn.name
-            text = _concrete_text(tu, where, list(args), f"{name}__cf_instance{k}")
-            if isinstance(text, str):
-                for off in offsets:
-                    unit.instances[off] = text
-                continue
-            path = os.path.join(tmp, f"{os.path.basename(where.source.path)}.{name}.{k}.cuh")
-            with open(path, "wb") as f:
-                f.write(text)
-            files[path] = (where, offsets, text)
-        if not files:
-            return made
-        extra = "".join(f'\n#include "{p}"' for p in files).encode()
-        tu2 = reparse(unit.source.data + b"\n" + extra + b"\n")
-        for path, (where, offsets, text) in files.items():
-            why = _lower_copy(tu2, unit, where, path, text)
+    # Each copy is an unsaved file beside its template, named after it (never written):
+    # its path shows in notes and decl ids, so it must not change from run to run (a
+    # temporary directory's random name did), and nothing is left on disk.
+    files: dict[str, tuple[_Template, list[int], bytes]] = {}
+    for k, ((decl, args), offsets) in enumerate(sorted(wanted.items())):
+        where = templates[decl]
+        name = where.fn.name
+        text = _concrete_text(tu, where, list(args), f"{name}__cf_instance{k}")
+        if isinstance(text, str):
             for off in offsets:
-                unit.instances[off] = why
-            if isinstance(why, Function):
-                made.add((where.source.path, where.fn.name))
+                unit.instances[off] = text
+            continue
+        path = f"{os.path.abspath(where.source.path)}.{name}.{k}.cuh"
+        files[path] = (where, offsets, text)
+    if not files:
+        return made
+    extra = "".join(f'\n#include "{p}"' for p in files).encode()
+    tu2 = reparse(unit.source.data + b"\n" + extra + b"\n",
+                  [(p, text) for p, (_, _, text) in files.items()])
+    for path, (where, offsets, text) in files.items():
+        why = _lower_copy(tu2, unit, where, path, text)
+        for off in offsets:
+            unit.instances[off] = why
+        if isinstance(why, Function):
+            made.add((where.source.path, where.fn.name))
     return made
 
 

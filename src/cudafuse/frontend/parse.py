@@ -8,7 +8,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -147,8 +147,10 @@ def read_source(path: str) -> SourceFile:
 
 
 def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None,
-           text: bytes | None = None, content: bytes = b"") -> ci.TranslationUnit:
-    """`content`: the file's text, to choose the PCH by what it includes."""
+           text: bytes | None = None, content: bytes = b"",
+           unsaved: Sequence[tuple[str, bytes]] = ()) -> ci.TranslationUnit:
+    """`content`: the file's text, to choose the PCH by what it includes; `unsaved`: more
+    files (path, text) that exist only for this parse."""
     base = _base_args(opts)
     cxx = _cxx_headers(content, opts)
     for headers in ((cxx, ()) if cxx else ((),)):
@@ -156,11 +158,11 @@ def _parse(path: str, opts: ParseOptions, stub_dir: str | None = None,
         if pch is None:
             continue
         tu = _index_parse(path, [*base, "-include-pch", pch, *_user_args(opts, stub_dir)],
-                          text, _defines_file(opts))
+                          text, [*_defines_file(opts), *unsaved])
         if tu is not None and not any(_PCH_TROUBLE.search(d.spelling) for d in tu.diagnostics):
             return tu
         discard(pch)  # stale (a system header changed?) or unusable: rebuilt next time
-    tu = _index_parse(path, clang_args(opts, stub_dir), text, _defines_file(opts))
+    tu = _index_parse(path, clang_args(opts, stub_dir), text, [*_defines_file(opts), *unsaved])
     if tu is None:
         raise error("libclang could not parse the file", path)
     return tu
@@ -186,7 +188,7 @@ def _cxx_headers(content: bytes, opts: ParseOptions) -> tuple[str, ...]:
 
 
 def _index_parse(path: str, args: list[str], text: bytes | None = None,
-                 unsaved: list[tuple[str, str]] | None = None) -> ci.TranslationUnit | None:
+                 unsaved: list[tuple[str, str | bytes]] | None = None) -> ci.TranslationUnit | None:
     # excludeDecls: with the shim precompiled, the unit's top level holds only the user's
     # declarations instead of every C library function.
     index = ci.Index.create(excludeDecls=True)
@@ -423,7 +425,8 @@ def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions,
         path = result.unit.path
         files, entered, at = user_files(tu, path, opts.include_dirs, str(include_dir()))
         with _recursion_limit(4 * MAX_DEPTH + 1000):
-            made = lower_instances(tu, unit, lambda text: _parse(path, opts, None, text, text),
+            made = lower_instances(tu, unit, lambda text, files: _parse(path, opts, None, text,
+                                                                        text, files),
                                    {f: at[f] for f in files if f in at and entered[f] == 1})
         # An included template whose launches were instantiated is analysed after all.
         gone = {f"kernel '{k}' of the included file {f} is not analysed: it is a template"
