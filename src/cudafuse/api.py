@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from cudafuse.archs import arch_problem
 from cudafuse.diagnostics import CudafuseError, Diagnostic, error
 from cudafuse.frontend import ParseOptions, parse_file
+from cudafuse.outputs import keep_line_endings
 from cudafuse.passes import run_pass
 
 if TYPE_CHECKING:
@@ -179,6 +180,9 @@ def fuse(path: str, *, partition: str = "auto", scratch: Iterable[str] = (),
         elif fused.output != result.unit.source.data:
             parses_in_place(str(path), options, fused.output, result.unit, result.diagnostics)
             diags.extend(nvcc_check(fused.output, str(path), options, inputs=[str(path)]))
+            source = result.unit.source
+            fused = dataclasses.replace(fused, output=keep_line_endings(
+                fused.output, [source.original or source.data]))
         diags.extend(fuse_diagnostics(fused, result.unit, str(path)))
     return Fused(fused.output.decode("utf-8", errors="surrogateescape"), report_dict(fused),
                  diags, explain_text(fused), [str(path), *result.unit.includes], fused)
@@ -211,7 +215,13 @@ def hfuse(path1: str, path2: str | None = None, *, kernels: Sequence[str] | str 
         res = run_on_inputs(inputs, mode, regcap, name, options,
                             out_dir=str(Path(where).parent))
         diags.extend(check_emitted(res, inputs, where, options))
-    return hfused_result(res, inputs, files, diags)
+    return hfused_result(with_line_endings(res, inputs), inputs, files, diags)
+
+
+def with_line_endings(res: HFuseResult, inputs: Inputs) -> HFuseResult:
+    """`res` whose added lines end as its input files' do (outputs.keep_line_endings)."""
+    sources = [r.unit.source.original or r.unit.source.data for r in inputs.results]
+    return dataclasses.replace(res, output=keep_line_endings(res.output, sources))
 
 
 def hfused_result(res: HFuseResult, inputs: Inputs, files: tuple[str, ...],

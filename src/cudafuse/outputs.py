@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -23,6 +24,20 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def keep_line_endings(text: bytes, sources: list[bytes]) -> bytes:
+    """`text` (an output holding its sources' text and lines cudafuse wrote) with every line
+    ending in CR LF when each source ends all its lines so (a file saved on Windows): the
+    lines cudafuse adds follow the file's convention instead of mixing LF into it. A source
+    with LF endings, or with both, leaves `text` as it is (the user's bytes never change)."""
+    if not sources or not all(b"\r\n" in s and s.count(b"\n") == s.count(b"\r\n")
+                              for s in sources):
+        return text
+    return _LONE_LF.sub(b"\r\n", text)
+
+
+_LONE_LF = re.compile(rb"(?<!\r)\n")
 
 
 def _umask() -> int:

@@ -19,7 +19,13 @@ from cudafuse.cli.group import (
 )
 from cudafuse.diagnostics import Diagnostic, Severity, error
 from cudafuse.frontend import ParseOptions
-from cudafuse.outputs import OutputSet, cache_dir_ready, depfile_output, depfile_text
+from cudafuse.outputs import (
+    OutputSet,
+    cache_dir_ready,
+    depfile_output,
+    depfile_text,
+    keep_line_endings,
+)
 
 if TYPE_CHECKING:
     from cudafuse.frontend.parse import ParseResult
@@ -299,6 +305,9 @@ def _profiled(file: str, parse_opts: ParseOptions, partition: str, scratch: tupl
         click.echo(f"cudafuse: profile: {line}", err=True)
     fused = chosen.result if chosen.id != UNFUSED else FuseResult(
         result.unit.source.data, notes=["kept unfused: no fused variant was clearly faster"])
+    source = result.unit.source
+    fused = replace(fused, output=keep_line_endings(fused.output,
+                                                    [source.original or source.data]))
     if report_path:
         outs.put(report_path, json.dumps({**report_dict(fused), "profile": doc},
                                          indent=2) + "\n")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cudafuse.api import hfused_result
+from cudafuse.api import hfused_result, with_line_endings
 from cudafuse.cli.group import (
     FiniteRange,
     guarded,
@@ -209,6 +209,7 @@ def hfuse(files: tuple[str, ...], output: str, kernels: str | None, block1: str 
                         parse_opts, how, out_dir=str(Path(where).parent))
     print_diagnostics(check_emitted(res, inputs, where,
                                     parse_opts))
+    res = with_line_endings(res, inputs)
     fused = hfused_result(res, inputs, files, [])
     if explain:
         click.echo("\n".join((*profile_lines, *res.explain)), err=True)
