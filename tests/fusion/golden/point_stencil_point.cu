@@ -2,7 +2,7 @@
 // the calibrated cost model keeps the point kernel apart, docs/cost-model.md; this golden is
 // about the code a point producer of a stencil gets).
 // RUN: fuse %s -o - --scratch t1 --scratch t2 --fuse-all
-// CODE: template <class cf_T> __device__ __forceinline__ cf_T cf_round(cf_T v)
+// CODE: template <class cf_T> __device__ __forceinline__ cf_T cf_round(cf_T __cf_v)
 // CODE: __device__ __forceinline__ float cf_pipe_fused0_0_scale_out_xy(long long cf_x, long long cf_y,
 // CODE: int x = (int)(cf_x); int y = (int)(cf_y);
 // CODE: return cf_round(a * in[y * w + x] + 0.1f);

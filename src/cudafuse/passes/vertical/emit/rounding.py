@@ -21,6 +21,14 @@ from __future__ import annotations
 # The barrier is one instruction with -0.0 as an operand (the emulator translates that form,
 # emu/inline_asm.py). f16 and bf16 values travel in 16-bit integer registers, as their bits.
 
+# Every name the prologue spells is one no program may define (reserved: `__cf_`), NVIDIA's,
+# or a keyword; a program's own macro (`-D v=1`, `#define w 640` for an image width) would
+# otherwise rewrite it. The vector members x, y, z, w cannot be renamed: they are set aside
+# around their uses (push_macro/pop_macro, which clang, g++ and nvcc all read).
+V = "__cf_v"
+U = "__cf_u"
+MEMBERS = "xyzw"
+
 
 def prologue(prefix: str) -> str:
     """Definitions every fused file needs once, before the first fused kernel."""
@@ -31,18 +39,18 @@ def prologue(prefix: str) -> str:
 // modifier into one FFMA across it. An add.rn of -0.0 is never contracted (PTX ISA) and
 // gives back x for every x (a NaN stays a NaN): one FADD per evaluation. Not volatile, so
 // nvcc may still merge two evaluations of a producer at one element into one.
-template <class {t}> __device__ __forceinline__ {t} {r}({t} v) {{ return v; }}
-__device__ __forceinline__ float {r}(float v) {{
+template <class {t}> __device__ __forceinline__ {t} {r}({t} {V}) {{ return {V}; }}
+__device__ __forceinline__ float {r}(float {V}) {{
 #ifdef __CUDA_ARCH__
-  asm("add.rn.f32 %0, %0, %1;" : "+f"(v) : "f"(-0.0f));
+  asm("add.rn.f32 %0, %0, %1;" : "+f"({V}) : "f"(-0.0f));
 #endif
-  return v;
+  return {V};
 }}
-__device__ __forceinline__ double {r}(double v) {{
+__device__ __forceinline__ double {r}(double {V}) {{
 #ifdef __CUDA_ARCH__
-  asm("add.rn.f64 %0, %0, %1;" : "+d"(v) : "d"(-0.0));
+  asm("add.rn.f64 %0, %0, %1;" : "+d"({V}) : "d"(-0.0));
 #endif
-  return v;
+  return {V};
 }}
 {_vectors(r)}{_halves(r)}"""
 
@@ -51,11 +59,13 @@ def _vectors(r: str) -> str:
     """CUDA's vector types, member by member (device code only: the host and emulator keep
     the template's identity)."""
     out = ["#ifdef __CUDA_ARCH__"]
+    out += [f'#pragma push_macro("{m}")\n#undef {m}' for m in MEMBERS]
     for base in ("float", "double"):
         for n in (1, 2, 3, 4):
-            members = "".join(f" v.{m} = {r}(v.{m});" for m in "xyzw"[:n])
-            out.append(f"__device__ __forceinline__ {base}{n} {r}({base}{n} v) {{{members} "
-                       "return v; }")
+            members = "".join(f" {V}.{m} = {r}({V}.{m});" for m in MEMBERS[:n])
+            out.append(f"__device__ __forceinline__ {base}{n} {r}({base}{n} {V}) "
+                       f"{{{members} return {V}; }}")
+    out += [f'#pragma pop_macro("{m}")' for m in MEMBERS]
     out.append("#endif")
     return "\n".join(out) + "\n"
 
@@ -73,11 +83,11 @@ def _halves(r: str) -> str:
         pair = "half2" if n == "half" else "bfloat162"
         out.append(
             f"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= {arch} && defined({macro})\n"
-            f"__device__ __forceinline__ {t} {r}({t} v) {{\n"
-            f"  unsigned short u = __{n}_as_ushort(v);\n"
-            f"  asm(\"add.rn.{ptx} %0, %0, %1;\" : \"+h\"(u) : \"h\"((unsigned short)0x8000));\n"
-            f"  return __ushort_as_{n}(u);\n}}\n"
-            f"__device__ __forceinline__ {t2} {r}({t2} v) {{\n"
-            f"  return __halves2{pair}({r}(__low2{n}(v)), {r}(__high2{n}(v)));\n}}\n"
+            f"__device__ __forceinline__ {t} {r}({t} {V}) {{\n"
+            f"  unsigned short {U} = __{n}_as_ushort({V});\n"
+            f"  asm(\"add.rn.{ptx} %0, %0, %1;\" : \"+h\"({U}) : \"h\"((unsigned short)0x8000));\n"
+            f"  return __ushort_as_{n}({U});\n}}\n"
+            f"__device__ __forceinline__ {t2} {r}({t2} {V}) {{\n"
+            f"  return __halves2{pair}({r}(__low2{n}({V})), {r}(__high2{n}({V})));\n}}\n"
             "#endif\n")
     return "".join(out)

@@ -1,0 +1,203 @@
+"""Issue 27's closing audit: what a run writes is the same from run to run and from machine
+state to machine state (a copy of a kernel template's instantiation was read from a
+temporary directory whose random name reached the notes and the report), a CRLF file stays
+CRLF throughout, and the rounding barrier every fused file defines cannot be broken by a
+program's own macros."""
+
+from __future__ import annotations
+
+import keyword
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cudafuse import api
+from cudafuse.outputs import keep_line_endings
+from cudafuse.passes.vertical.emit.rounding import MEMBERS, prologue
+
+# A kernel template in a header, launched as one block with no bounds guard: the fused run
+# reads a copy of each instantiation, and a note (--explain, --report) names where it is.
+HEADER = """template <bool add>
+__global__ void step(const float *s, float *d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  d[i] = add ? s[i] + 1.0f : s[i] * 2.0f;
+}
+"""
+TEMPLATES = """#include "k.cuh"
+void run(const float *a, float *b, float *c) {
+  step<true><<<1, 256>>>(a, b);
+  step<false><<<1, 256>>>(b, c);
+}
+"""
+CHAIN = """__global__ void a(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = 2.0f * i;
+}
+__global__ void b(const float *p, float *q, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = p[i] + 1.0f;
+}
+void run(float *p, float *q, int n) {
+  a<<<(n + 255) / 256, 256>>>(p, n);
+  b<<<(n + 255) / 256, 256>>>(p, q, n);
+}
+"""
+SPEC = """entry = "run"
+[[args]]
+name = "p"
+dtype = "float32"
+count = 300
+role = "out"
+[[args]]
+name = "q"
+dtype = "float32"
+count = 300
+role = "out"
+[[args]]
+name = "n"
+value = 300
+"""
+
+
+def cudafuse(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cudafuse", *args], capture_output=True,
+                          timeout=300, cwd=cwd, env={**os.environ, **env})
+
+
+def test_fuse_is_the_same_from_run_to_run(tmp_path: Path) -> None:
+    """Two processes with other hash seeds and other temporary folders: the fused file, the
+    report, the explanation and the diagnostics byte for byte; the instantiation's note names
+    its copy beside the template's file (at the template's line), never a temporary folder
+    (a random name before); nothing is left there."""
+    (tmp_path / "k.cuh").write_text(HEADER)
+    (tmp_path / "t.cu").write_text(TEMPLATES)
+    runs = []
+    for seed in ("1", "2"):
+        tmp = tmp_path / f"tmp{seed}"
+        tmp.mkdir()
+        res = cudafuse(tmp_path, {"PYTHONHASHSEED": seed, "TMPDIR": str(tmp)},
+                       "fuse", "t.cu", "-o", f"o{seed}.cu", "--report", f"r{seed}.json",
+                       "--explain")
+        assert res.returncode == 0, res.stderr
+        assert list(tmp.iterdir()) == []
+        runs.append((res.stdout, res.stderr, (tmp_path / f"o{seed}.cu").read_bytes(),
+                     (tmp_path / f"r{seed}.json").read_bytes()))
+    assert runs[0] == runs[1]
+    note = f"{tmp_path / 'k.cuh'}.step.0.cuh:2: kernel 'step' has no bounds guard"
+    assert note in runs[0][1].decode() and note in runs[0][3].decode()
+
+
+def test_hfuse_is_the_same_from_run_to_run(tmp_path: Path) -> None:
+    (tmp_path / "c.cu").write_text(CHAIN)
+    runs = []
+    for seed in ("1", "2"):
+        tmp = tmp_path / f"tmp{seed}"
+        tmp.mkdir()
+        res = cudafuse(tmp_path, {"PYTHONHASHSEED": seed, "TMPDIR": str(tmp)},
+                       "hfuse", "c.cu", "--kernels", "a,b", "--block1", "256", "--block2",
+                       "128", "-o", f"o{seed}.cu", "--report", f"r{seed}.json", "--explain")
+        assert res.returncode == 0, res.stderr
+        assert list(tmp.iterdir()) == []
+        runs.append((res.stdout, res.stderr, (tmp_path / f"o{seed}.cu").read_bytes(),
+                     (tmp_path / f"r{seed}.json").read_bytes()))
+    assert runs[0] == runs[1]
+
+
+def _crlf(text: str) -> bytes:
+    return text.replace("\n", "\r\n").encode()
+
+
+@pytest.mark.parametrize("command", ["fuse", "hfuse"])
+def test_a_crlf_file_stays_crlf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                command: str) -> None:
+    """Every line of the output ends as every line of the input does, and the input's lines
+    are all in it unchanged (was: cudafuse's own lines ended in LF alone)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.cu").write_bytes(_crlf(CHAIN))
+    if command == "fuse":
+        out = api.fuse("c.cu").text.encode()
+        assert b"cf_run_fused0" in out
+    else:
+        out = api.hfuse("c.cu", kernels="a,b", block1=256, block2=128, output="o.cu").text.encode()
+        assert b"a_b_hfused" in out
+    assert out.count(b"\n") == out.count(b"\r\n") > _crlf(CHAIN).count(b"\n")
+    assert b"\r\r" not in out
+    if command == "hfuse":  # (fuse replaces the launches)
+        assert _crlf(CHAIN) in out
+
+
+def test_line_endings_follow_the_inputs_convention() -> None:
+    made = b"// added\nint x;\r\nint y;\n"
+    assert keep_line_endings(made, [b"a\r\nb\r\n"]) == b"// added\r\nint x;\r\nint y;\r\n"
+    assert keep_line_endings(made, [b"a\nb\n"]) == made
+    assert keep_line_endings(made, [b"a\r\nb\n"]) == made  # mixed: the user's bytes stay
+    assert keep_line_endings(made, [b"a\r\n", b"b\n"]) == made  # one LF file of two
+    assert keep_line_endings(made, [b"one line"]) == made
+
+
+# Names any program may define as macros; a macro of the program's sees the fused file's
+# added text as it sees the program's.
+_KEYWORDS = set(keyword.kwlist) | {
+    "template", "class", "return", "unsigned", "short", "float", "double", "asm", "defined",
+    "ifdef", "endif", "if", "include", "pragma", "push_macro", "pop_macro", "undef"}
+_CUDA_TYPES = {f"{b}{n}" for b in ("float", "double") for n in (1, 2, 3, 4)}
+
+
+def test_the_rounding_prologue_spells_no_name_a_program_may_define() -> None:
+    """Outside comments, strings and the vector members' push_macro/pop_macro bracket, every
+    identifier is reserved (`__`), cudafuse's prefix, a keyword or a CUDA vector type; inside
+    it x, y, z, w only, each set aside (was: parameters v and u)."""
+    text = prologue("cf_p")
+    code = re.sub(r"//[^\n]*|\"[^\"\n]*\"", " ", text)
+    start, end = code.index('#pragma push_macro'), code.rindex('#pragma pop_macro')
+    inside = code[start:code.index("\n", end)]
+    outside = code[:start] + code[code.index("\n", end):]
+
+    def plain(names: set[str]) -> set[str]:
+        return {n for n in names if not n.startswith("__") and not n.startswith("cf_p_")
+                and n not in _KEYWORDS | _CUDA_TYPES}
+
+    assert plain(set(re.findall(r"(?<!\w)[A-Za-z_]\w*", outside))) == set()
+    assert plain(set(re.findall(r"(?<!\w)[A-Za-z_]\w*", inside))) == set(MEMBERS)
+    for m in MEMBERS:
+        assert f'#pragma push_macro("{m}")\n#undef {m}' in text
+        assert f'#pragma pop_macro("{m}")' in text
+
+
+def test_a_programs_macro_v_no_longer_breaks_the_fused_file(tmp_path: Path) -> None:
+    """`-D v=1` (or `#define v` in the file) made the prologue's `cf_round(cf_T v)` read
+    `cf_round(cf_T 1)`: 'the fused program does not parse', nothing written."""
+    src = tmp_path / "c.cu"
+    src.write_text("#define u 2\n" + CHAIN)
+    fused = api.fuse(str(src), defines=["v=1"])
+    assert "cf_run_fused0<<<" in fused.text
+
+
+@pytest.mark.slow
+@pytest.mark.nvcc
+def test_macros_named_like_the_prologues_words_fuse_compile_and_verify(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program with cuda_fp16.h (the __half barrier's local), `#define w 640` (an image
+    width) and `#define u`, `#define v`: nvcc compiles the fused file (it checks it before
+    writing) and the emulator, which defines __CUDA_ARCH__ as nvcc does, runs it equal to
+    the original. Was: nvcc 'expected a member name' at the float4 barrier."""
+    from click.testing import CliRunner
+
+    from cudafuse.cli import main
+
+    monkeypatch.delenv("CUDAFUSE_NO_NVCC_CHECK", raising=False)
+    monkeypatch.chdir(tmp_path)
+    program = "#include <cuda_fp16.h>\n#define w 640\n#define u 2\n#define v 1\n" + CHAIN
+    Path("c.cu").write_bytes(_crlf(program))
+    Path("s.toml").write_text(SPEC)
+    res = CliRunner().invoke(main, ["fuse", "c.cu", "-o", "f.cu"])
+    assert res.exit_code == 0, res.output
+    fused = Path("f.cu").read_bytes()
+    assert b"cf_run_fused0<<<" in fused and fused.count(b"\n") == fused.count(b"\r\n")
+    res = CliRunner().invoke(main, ["verify", "c.cu", "f.cu", "--spec", "s.toml"])
+    assert res.exit_code == 0, res.output
+    assert "all outputs match" in res.output
