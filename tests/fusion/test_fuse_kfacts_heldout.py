@@ -9,7 +9,8 @@ gs_shijiale_1thread and gs_shijiale_blocks), on programs/kfacts_heldout.cu, our 
   * a store to a local that nothing reads afterwards (`tid += blockDim.x * gridDim.x;` left
     at the end of a guarded body, or `++x; y = ...; steps = gridDim.x;` in 2-D) is left out
     (respell/dead_stores.py); where the moved index is read again (a thread storing a second
-    element) it stays, and the producer is refused at that read of the built-ins.
+    element, directly or through a reference) it stays, and the producer is refused at that
+    read of the built-ins.
 
 Each fused pipeline is compared with the original under the emulator, every element of
 every buffer filled with garbage first, on odd sizes."""
@@ -58,8 +59,8 @@ def test_dead_stores_go_and_live_ones_stay(fused) -> None:
     assert "gridDim" not in kernel and "l[tid] = m[tid]" in kernel
     grad = text.split("void kh_grad2(")[1].split("\n}\n")[0]
     assert "++x" not in grad and "gridDim" not in grad and "int steps = 0;" in grad
-    twice = text.split("void kh_twice(")[1].split("\n}\n")[0]
-    assert "tid += blockDim.x * gridDim.x;" in twice
+    for kernel in ("kh_twice", "kh_alias"):  # (read again, directly or through `at`)
+        assert "tid += blockDim.x * gridDim.x;" in text.split(f"void {kernel}(")[1]
     # (each statement left out leaves its line: the kernel keeps the user's line numbers)
     original = PROGRAM.read_text().split("void kh_grad2(")[1].split("\n}\n")[0]
     assert grad.count("\n") == original.count("\n")
@@ -70,7 +71,7 @@ def test_dead_stores_go_and_live_ones_stay(fused) -> None:
     ("kh_one", {"n": 37}), ("kh_one", {"n": 1}), ("kh_one_2d", {"w": 13, "h": 7}),
     ("kh_threads", {"n": 23, "threads": 1}), ("kh_dead", {"n": 53}),
     ("kh_dead_2d", {"w": 21, "h": 11}), ("kh_dead_2d", {"w": 3, "h": 5}),
-    ("kh_live", {"n": 45})])
+    ("kh_live", {"n": 45}), ("kh_aliased", {"n": 45})])
 def test_fused_equals_original(fused, entry: str, sizes: dict[str, int]) -> None:
     out, _ = fused
     compare_entry(PROGRAM, out, entry, sizes)

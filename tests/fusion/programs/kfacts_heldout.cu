@@ -147,3 +147,21 @@ void kh_live(const float *m, float *l, float *acc, int n)
     kh_twice<<<(n + 31) / 64, 32>>>(m, l, n);
     kh_add<<<(n + 15) / 16, 16>>>(acc, l, n);
 }
+
+// Kept: a reference reads the moved index again.
+__global__ void kh_alias(const float *m, float *l, int n)
+{
+    int tid = threadIdx.x + blockIdx.x * blockDim.x;
+    int &at = tid;
+    if (tid < n) {
+        l[tid] = 2.0f * m[tid];
+        tid += blockDim.x * gridDim.x;
+        if (at < n) l[at] = 3.0f * m[at];
+    }
+}
+
+void kh_aliased(const float *m, float *l, float *acc, int n)
+{
+    kh_alias<<<(n + 31) / 64, 32>>>(m, l, n);
+    kh_add<<<(n + 15) / 16, 16>>>(acc, l, n);
+}

@@ -7,14 +7,15 @@
     }
 
 A store to a variable changes what a program computes only through a later read of that
-variable. When the variable is a scalar local whose address is never taken, the store sits
-in no loop (a later iteration would read it from an earlier line) and no jump, and the
-statement computes nothing else (its value has no call, assignment or increment in it), no
-read of the variable lies after it in the function, so no path reads the value: the
-statement means nothing, and without it the kernel is read for what it does (here: the
-built-ins it reads are no part of any element). Which reads follow is found on the tree,
-whatever the spelling (`=`, `+=`, `++`); a store that another dead store reads goes in the
-next round (respell.parse_for_fusion parses again).
+variable. When the variable is a scalar local whose address is never taken (nor a reference
+bound to it, nor it handed to a function other than a math one), the store sits in no loop
+(a later iteration would read it from an earlier line) and no jump, and the statement
+computes nothing else (its value has no call, assignment or increment in it), no read of the
+variable lies after it in the function, so no path reads the value: the statement means
+nothing, and without it the kernel is read for what it does (here: the built-ins it reads
+are no part of any element). Which reads follow is found on the tree, whatever the spelling
+(`=`, `+=`, `++`); a store that another dead store reads goes in the next round
+(respell.parse_for_fusion parses again).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import re
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.passes.vertical.kernel.respell.text import (
+    PURE,
     Edit,
     bare,
     impure,
@@ -45,7 +47,7 @@ def dead_stores(fn: Function, data: bytes) -> tuple[list[Edit], str]:
         return [], ""  # (a jump back, an asm operand or a capture may read it)
     scalars = {d.decl: d for d in body.walk() if isinstance(d, n.VarDecl) and
                not d.array_dims and not d.storage and "&" not in d.var_type and
-               "[" not in d.var_type}
+               "[" not in d.var_type and "volatile" not in d.var_type}
     parents = parent_map(fn)
     refs: dict[str, list[n.Ref]] = {}
     for x in body.walk():
@@ -58,9 +60,8 @@ def dead_stores(fn: Function, data: bytes) -> tuple[list[Edit], str]:
         if target is None or target.decl not in scalars:
             continue
         mine = refs.get(target.decl, [])
-        if any(isinstance(parents.get(id(r)), n.Unary) and
-               parents[id(r)].op == "&" for r in mine):  # type: ignore[attr-defined]
-            continue  # (a pointer to it may read it anywhere)
+        if any(_escapes(r, parents) for r in mine):
+            continue  # (a pointer or reference to it may read it anywhere)
         if any(r.span.start >= stmt.span.end for r in mine) or _in_loop(stmt, parents):
             continue
         edit = _removal(stmt, target.name, data, parents)
@@ -87,6 +88,27 @@ def _stored(stmt: n.Node) -> n.Ref | None:
     else:
         return None
     return target if isinstance(target, n.Ref) and target.kind == "local" else None
+
+
+# Calls that take their arguments by value: a variable handed to one is only read there.
+_BY_VALUE = re.compile(r"_*(?:sqrt|rsqrt|cbrt|exp|log|sin|cos|tan|pow|fabs|floor|ceil|round|"
+                       r"trunc|min|max|abs|fmin|fmax|fma|mul24|umul24|saturate)\w*")
+
+
+def _escapes(ref: n.Ref, parents: dict[int, n.Node]) -> bool:
+    """Whether a use of the variable may let it be read elsewhere: its address taken, a
+    reference bound to it, or the variable handed to a function that may take it by
+    reference (any but the math functions and PURE)."""
+    parent = parents.get(id(ref))
+    while isinstance(parent, n.Cast) and not parent.explicit:
+        ref, parent = parent, parents.get(id(parent))  # type: ignore[assignment]
+    if isinstance(parent, n.Unary) and parent.op == "&":
+        return True
+    if isinstance(parent, n.VarDecl) and "&" in parent.var_type:
+        return True
+    if isinstance(parent, n.Call) and any(a is ref for a in parent.args):
+        return not (parent.callee in PURE or _BY_VALUE.fullmatch(parent.callee))
+    return False
 
 
 def _in_loop(node: n.Node, parents: dict[int, n.Node]) -> bool:
