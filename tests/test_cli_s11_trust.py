@@ -201,3 +201,53 @@ def test_macros_named_like_the_prologues_words_fuse_compile_and_verify(
     res = CliRunner().invoke(main, ["verify", "c.cu", "f.cu", "--spec", "s.toml"])
     assert res.exit_code == 0, res.output
     assert "all outputs match" in res.output
+
+
+SHARED = """__global__ void k(const float *p, float *q, int n) {
+  extern __shared__ float tile[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = p[i];
+  __syncthreads();
+  if (i < n) q[i] = tile[threadIdx.x];
+}
+"""
+SHARED_SPEC = """entry = "k"
+[launch]
+grid = 1
+block = 32
+shared = {}
+[[args]]
+name = "p"
+dtype = "float32"
+count = 32
+[[args]]
+name = "q"
+dtype = "float32"
+count = 32
+role = "out"
+[[args]]
+name = "n"
+value = 32
+"""
+
+
+@pytest.mark.slow  # (an emulator build: 14 CPU-s on the shared 2-core machine)
+def test_a_spec_launch_short_of_extern_shared_is_the_specs_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spec's [launch] gives the launch, so its fault is said at launch.shared (was:
+    'k.cu: error: <python>:0: kernel 'k' wrote ...', the emulator's harness for a place)."""
+    from click.testing import CliRunner
+
+    from cudafuse.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    Path("k.cu").write_text(SHARED)
+    Path("k.toml").write_text(SHARED_SPEC.format(0))
+    res = CliRunner().invoke(main, ["run", "k.cu", "--spec", "k.toml"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr == ("k.toml: error: launch.shared: kernel 'k' wrote dynamic shared "
+                          "memory (extern __shared__) at byte 0, past the 0 bytes its launch "
+                          "gives (launch.shared = 0): on a GPU the launch fails\n")
+    Path("k.toml").write_text(SHARED_SPEC.format(128))
+    res = CliRunner().invoke(main, ["run", "k.cu", "--spec", "k.toml"])
+    assert res.exit_code == 0, res.output

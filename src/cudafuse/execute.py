@@ -146,6 +146,19 @@ def located(message: str, path: str) -> CudafuseError:
     return error(message, path)
 
 
+# The emulator's place for a launch it was given from Python: a spec's [launch] table.
+_SPEC_LAUNCH = "<python>:0: "
+
+
+def _at_launch_table(message: str, spec: Spec) -> CudafuseError:
+    """A fault the emulator finds at the launch a spec's [launch] table makes is said at that
+    table (the spec gives the launch), not at the emulator's harness ('<python>:0')."""
+    message = message[len(_SPEC_LAUNCH):].replace(
+        "(the third <<<>>> argument)", f"(launch.shared = {spec.shared})")
+    key = "launch.shared" if "launch.shared" in message else "launch"
+    return error(f"{key}: {message}", spec.path)
+
+
 def run_bound(path: str, spec: Spec, backend: str, opts: ParseOptions,
               timeout: float | None, sanitize: bool = False, faults: str = "warn", **emu: Any
               ) -> tuple[list[Any], list[int]]:
@@ -160,12 +173,19 @@ def run_bound(path: str, spec: Spec, backend: str, opts: ParseOptions,
                     "bytes)", spec.path) from None
     order: list[int] = []
 
+    from cudafuse.runtime import KernelError
+
     def body(lib: Any, slots: list[Slot]) -> None:
         order.extend(bind(spec, entry_signature(spec, lib.signatures, path)))
         slots.extend((spec.args[i], spec.path) for i in order)
         args = ordered(values, order)
         if spec.grid is not None:
-            lib.launch(spec.entry, spec.grid, spec.block, spec.shared, args)
+            try:
+                lib.launch(spec.entry, spec.grid, spec.block, spec.shared, args)
+            except KernelError as exc:
+                if not str(exc).startswith(_SPEC_LAUNCH):
+                    raise
+                raise _at_launch_table(str(exc), spec) from None
         else:
             lib.call(spec.entry, *args)
 
