@@ -115,9 +115,9 @@ def shared_uses(top: list[n.Stmt], shared: dict, first: int) -> tuple[
                 reads[root.decl].append(x)
                 uses.update(id(y) for y in _bases(x))
         for x in s.walk():
-            if isinstance(x, n.Ref) and x.decl in shared and id(x) not in uses and \
-                    not isinstance(s, n.DeclStmt):
-                return None
+            if isinstance(x, n.Ref) and x.decl in shared and id(x) not in uses and not (
+                    isinstance(s, n.DeclStmt) and any(d.decl in shared for d in s.decls)):
+                return None  # (`float m = f(t, k);` names the array as `m = f(t, k);` does)
     return stores, reads
 
 

@@ -41,7 +41,7 @@ from cudafuse.analysis.memo import per_object
 from cudafuse.analysis.symbolic import Atom, Poly, builtin
 from cudafuse.codegen.exprprint import Unprintable, to_c
 from cudafuse.ir import nodes as n
-from cudafuse.ir.lvalue import written_root
+from cudafuse.ir.lvalue import write_targets, written_root
 from cudafuse.ir.program import Function
 from cudafuse.ir.substitute import replace_nodes
 from cudafuse.ir.types import is_integral, is_unsigned, unqualified
@@ -123,10 +123,13 @@ def _staged(fn: Function) -> StagedCopy | str | None:
     sizes = {d: coords[d].size for d in coords if d in used}
     if math.prod(sizes.values()) > _MAX_THREADS:
         return None
-    impure = _impure_staging(fn, [top[i] for i in sorted(staging)], frame.written, name)
+    moves = _moves(fn, top, first, staging)
+    written = frame.written - {m for _, m in moves}
+    impure = _impure_staging(fn, [top[i] for i in sorted(staging)], written, name)
     if impure:
         return impure
-    writes = _run_block(fn, top[:first], shared, sizes, frame.written)
+    writes = _run_block(fn, top[:first], shared, sizes, written,
+                        frozenset(m for _, m in moves))
     written_in = {d for i in staging for d in _assigned_locals(top[i])}
     kept_refs = {x.decl for j, s in enumerate(top) if j not in staging
                  for x in s.walk() if isinstance(x, n.Ref)}
@@ -150,12 +153,85 @@ def _staged(fn: Function) -> StagedCopy | str | None:
             renamed.append((r.span, text))
             replace[id(r)] = node
     dropped, new_body = without_staging(body, staging | set(frame.decl_stmts) |
-                                        set(frame.bar_stmts), first, once, replace)
+                                        set(frame.bar_stmts) | {i for i, _ in moves},
+                                        first, once, replace)
     dropped, new_body = _unused_locals(top, dropped, new_body, once)
     return StagedCopy(dataclasses.replace(fn, body=new_body),
                       tuple(top[j].span for j in dropped), tuple(renamed), (), -1, (),
                       tile_block=tuple(coords[d].size for d in _DIMS if d in coords),
                       original=fn)
+
+
+def _moves(fn: Function, top: list[n.Stmt], first: int, staging: set[int]
+           ) -> list[tuple[int, str]]:
+    """The statements (top-level index, parameter) that move a pointer parameter the
+    staging loads through (`src += y * w + x;`, `src -= k;`, `src = src + k;`, statements of
+    the body before the first barrier), when nothing but those statements and the staging
+    names that parameter and nothing stores through it: each thread's run then follows the
+    pointer's offset, and the value function, which has no staging, drops them."""
+    params = {p.decl for p in fn.params if p.is_pointer}
+    found: list[tuple[int, str]] = []
+    for i, s in enumerate(top[:first]):
+        e = _strip(s.expr) if isinstance(s, n.ExprStmt) else None
+        if isinstance(e, n.Binary) and e.is_assignment and isinstance(
+                lhs := _strip(e.lhs), n.Ref) and lhs.decl in params and _offset(e) is not None:
+            found.append((i, lhs.decl))
+    moved = {m for _, m in found}
+    named_elsewhere = {x.decl for j, s in enumerate(top) if j not in staging and
+                       all(j != i for i, _ in found) for x in s.walk() if isinstance(x, n.Ref)}
+    stored = {root.decl for t in write_targets(fn.body) if (root := written_root(t)) is not None
+              and not isinstance(_strip(t), n.Ref)} if fn.body is not None else set()
+    moved -= named_elsewhere | stored
+    staged_assigns = {_strip(x.lhs).decl for i in staging for x in top[i].walk()  # type: ignore
+                      if isinstance(x, n.Binary) and x.is_assignment and
+                      isinstance(_strip(x.lhs), n.Ref)}
+    moved -= staged_assigns
+    return [(i, m) for i, m in found if m in moved]
+
+
+def _offset(e: n.Binary) -> n.Expr | None:
+    """What `p += k`, `p -= k` or `p = p + a - b ...` (p once, added, anywhere in the sum)
+    adds to p; None for any other assignment of p."""
+    p = _strip(e.lhs)
+    assert isinstance(p, n.Ref)
+    if e.op in ("+=", "-="):
+        if "*" in (e.rhs.type or "") or "[" in (e.rhs.type or ""):
+            return None
+        return e.rhs if e.op == "+=" else n.Unary("-", e.rhs, type=e.rhs.type, span=e.rhs.span)
+    if e.op != "=" or sum(isinstance(x, n.Ref) and x.decl == p.decl for x in e.rhs.walk()) != 1:
+        return None
+    found = _without(_strip(e.rhs), p.decl)
+    return found if isinstance(found, n.Expr) else None
+
+
+def _without(e: n.Expr, p: str) -> n.Expr | bool | None:
+    """The sum `e` less its one term p (True when e is p alone; None when p is not a term
+    added to the rest: under a product, subtracted, inside a call)."""
+    e = _strip(e)
+    if isinstance(e, n.Ref) and e.decl == p:
+        return True
+    if not (isinstance(e, n.Binary) and e.op in ("+", "-")):
+        return None
+    has = [any(isinstance(x, n.Ref) and x.decl == p for x in side.walk())
+           for side in (e.lhs, e.rhs)]
+    if has[0]:
+        rest = _without(e.lhs, p)
+        if rest is None:
+            return None
+        if rest is True:
+            return e.rhs if e.op == "+" else n.Unary("-", e.rhs, type=e.rhs.type,
+                                                     span=e.rhs.span)
+        assert isinstance(rest, n.Expr)
+        return n.Binary(e.op, rest, e.rhs, type=_sum_type(rest, e.rhs), span=e.span)
+    if has[1] and e.op == "+":
+        rest = _without(e.rhs, p)
+        if rest is None:
+            return None
+        if rest is True:
+            return e.lhs
+        assert isinstance(rest, n.Expr)
+        return n.Binary("+", e.lhs, rest, type=_sum_type(e.lhs, rest), span=e.span)
+    return None
 
 
 def _unused_locals(top: list[n.Stmt], dropped: list[int], body: n.Compound,
@@ -256,13 +332,14 @@ def _rebuild(e: n.Expr, change) -> n.Expr:
 
 
 def _run_block(fn: Function, prefix: list[n.Stmt], shared: dict[str, n.VarDecl],
-               sizes: dict[str, int], written: set[str]) -> dict[str, list[_Write]]:
+               sizes: dict[str, int], written: set[str], moved: frozenset[str] = frozenset()
+               ) -> dict[str, list[_Write]]:
     out: dict[str, list[_Write]] = {}
     budget = [_MAX_STEPS]
     dims = [d for d in _DIMS if d in sizes]
     for t in itertools.product(*(range(sizes[d]) for d in dims)):
         thread = dict(zip(dims, t, strict=True))
-        run = _Thread(fn, shared, sizes, thread, written, budget)
+        run = _Thread(fn, shared, sizes, thread, written, budget, moved)
         for s in prefix:
             run.stmt(s)
         for decl, w in run.writes:
@@ -275,14 +352,25 @@ class _Thread:
     parameters, the thread's indices and the block's size known."""
 
     def __init__(self, fn: Function, shared: dict[str, n.VarDecl], sizes: dict[str, int],
-                 thread: dict[str, int], written: set[str], budget: list[int]):
+                 thread: dict[str, int], written: set[str], budget: list[int],
+                 moved: frozenset[str] = frozenset()):
         self.fn, self.shared, self.sizes, self.thread = fn, shared, sizes, thread
-        self.written, self.budget = written, budget
+        self.written, self.budget, self.moved = written, budget, moved
         self.env: dict[str, n.Expr | None] = {}
         self.writes: list[tuple[str, _Write]] = []
+        # A moved pointer parameter's offset so far (`src += y * w + x;`), bound.
+        self.offsets: dict[str, n.Expr] = {}
 
     def bind(self, e: n.Expr) -> n.Expr:
         def change(x: n.Node) -> n.Node | None:
+            if isinstance(x, n.Index) and isinstance(b := _strip(x.base), n.Ref) and \
+                    b.decl in self.offsets:  # (p[k] through p moved by d: p[d + k])
+                k = self.bind(x.index)
+                d = self.offsets[b.decl]
+                return dataclasses.replace(x, index=n.Binary("+", d, k, type=_sum_type(d, k),
+                                                              span=x.index.span))
+            if isinstance(x, n.Ref) and x.decl in self.moved:
+                raise _Refused()  # (the moved pointer other than subscripted)
             if isinstance(x, n.Member) and isinstance(x.base, n.Ref) and \
                     x.base.kind == "builtin":
                 if x.base.name == "threadIdx":
@@ -408,6 +496,15 @@ class _Thread:
         if root is not None and root.decl in self.shared:
             self.store(e, self.shared[root.decl])
             return
+        if isinstance(lhs, n.Ref) and lhs.decl in self.moved:
+            k = _offset(e)
+            if k is None:
+                raise _Refused()
+            k = self.bind(k)
+            d = self.offsets.get(lhs.decl)
+            self.offsets[lhs.decl] = k if d is None else \
+                n.Binary("+", d, k, type=_sum_type(d, k), span=k.span)
+            return
         if not (isinstance(lhs, n.Ref) and lhs.kind == "local"):
             raise _Refused()  # (a store to global memory before the barrier)
         rhs = e.rhs if e.op == "=" else n.Binary(e.op[:-1], lhs, e.rhs, type=lhs.type)
@@ -427,6 +524,13 @@ class _Thread:
         if unqualified(lhs.type) != unqualified(e.rhs.type):
             value = n.Cast(value, type=unqualified(lhs.type), span=e.rhs.span)
         self.writes.append((arr.decl, _Write(e, element, value)))  # type: ignore[arg-type]
+
+
+def _sum_type(a: n.Expr, b: n.Expr) -> str:
+    """The type of a pointer offset's sum: long long when either part is (a size_t or
+    64-bit offset), else int."""
+    wide = any("long" in (x.type or "") or "size_t" in (x.type or "") for x in (a, b))
+    return "long long" if wide else "int"
 
 
 def _as(e: n.Expr, typ: str) -> n.Expr:
@@ -774,28 +878,62 @@ def _loop_refs(path: list[n.Node], used: list[str]) -> dict[str, n.Ref]:
 
 def _guard_highs(body: n.Compound, r: n.Index, coords: set[str]) -> dict[str, Poly]:
     """Upper bounds on the coordinates from the conditions of the ifs the read is in (their
-    then branches): `x < w` is x <= w - 1."""
+    then branches), and from early returns before it in the blocks around it (`if (x >= w
+    || y >= h) return;`: past it, x < w and y < h): `x < w` is x <= w - 1."""
     out: dict[str, Poly] = {}
     path = node_path(body, r)
+    held: list[Poly] = []
     for a, b in zip(path, path[1:], strict=False):
-        if not (isinstance(a, n.If) and b is a.then):
+        if isinstance(a, n.If) and b is a.then:
+            stack = [a.cond]
+            while stack:
+                c = _strip(stack.pop())
+                if isinstance(c, n.Binary) and c.op == "&&":
+                    stack += [c.lhs, c.rhs]
+                    continue
+                p = _at_least_zero(c)
+                if p is not None:
+                    held.append(p)
+        elif isinstance(a, n.Compound):
+            changed = {r.decl for t in write_targets(body)
+                       if (r := written_root(t)) is not None}
+            for s in a.body:
+                if s is b:
+                    break
+                held += _past_return(s, changed)
+    for p in held:
+        for decl in coords:
+            x = Atom("var", decl)
+            rest = p + Poly.atom(x)
+            if p.terms and ((x,), -1) in p.terms and not any(
+                    a.kind == "var" and a.name in coords for m, _ in rest.terms
+                    for a in m):
+                out[decl] = rest
+    return out
+
+
+def _past_return(s: n.Stmt, changed: set[str]) -> list[Poly]:
+    """P >= 0 for each comparison whose negation an early return `if (a || b) return;`
+    (no else) leaves behind it: a thread past the statement has every disjunct false (those
+    of variables the kernel never assigns, so still false at the read)."""
+    if not (isinstance(s, n.If) and s.else_ is None):
+        return []
+    then = s.then
+    if isinstance(then, n.Compound) and len(then.body) == 1:
+        then = then.body[0]
+    if not (isinstance(then, n.Return) and then.value is None):
+        return []
+    out: list[Poly] = []
+    stack = [s.cond]
+    while stack:
+        c = _strip(stack.pop())
+        if isinstance(c, n.Binary) and c.op == "||":
+            stack += [c.lhs, c.rhs]
             continue
-        stack = [a.cond]
-        while stack:
-            c = _strip(stack.pop())
-            if isinstance(c, n.Binary) and c.op == "&&":
-                stack += [c.lhs, c.rhs]
-                continue
-            p = _at_least_zero(c)
-            if p is None:
-                continue
-            for decl in coords:
-                x = Atom("var", decl)
-                rest = p + Poly.atom(x)
-                if p.terms and ((x,), -1) in p.terms and not any(
-                        a.kind == "var" and a.name in coords for m, _ in rest.terms
-                        for a in m):
-                    out[decl] = rest
+        p = _at_least_zero(c)
+        if p is not None and not any(isinstance(x, n.Ref) and x.decl in changed
+                                     for x in c.walk()):
+            out.append(-p - Poly.const(1))
     return out
 
 
