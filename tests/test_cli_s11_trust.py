@@ -251,3 +251,67 @@ def test_a_spec_launch_short_of_extern_shared_is_the_specs_error(
     Path("k.toml").write_text(SHARED_SPEC.format(128))
     res = CliRunner().invoke(main, ["run", "k.cu", "--spec", "k.toml"])
     assert res.exit_code == 0, res.output
+
+
+# tests/runtime/test_spec_extremes.py feeds extremes to a host entry's keys; these are the
+# keys it does not reach: a kernel entry's [launch] table, an argument's name, dtype and
+# tensor, and every key of a [[symbols]] table.
+EXTREMES = ["inf", "-inf", "nan", "1e400", "-1", "1e308", "340282366920938463463",
+            "-9223372036854775809", '"1e400"', '"nan"', '"2 ** 256"', '"10 ** 30"',
+            '"uniform(0, 1e400)"', '"const(1e39)"', "true", "[]", "[1e400]", "{a = 1}", '""',
+            "0"]
+KERNEL_KEYS = {"launch.grid": "1", "launch.block": "32", "launch.shared": "0",
+               "p.name": '"p"', "p.dtype": '"float32"', "p.tensor": "false"}
+SYMBOL_KEYS = {"name": '"g"', "dtype": '"float32"', "count": "4", "init": '"zeros"',
+               "seed": "1"}
+
+
+def _kernel_spec(values: dict[str, str]) -> str:
+    return ('entry = "k"\n[launch]\n' + "".join(
+        f"{k[7:]} = {v}\n" for k, v in values.items() if k.startswith("launch.")) +
+        "[[args]]\n" + "".join(f"{k[2:]} = {v}\n" for k, v in values.items()
+                               if k.startswith("p.")) + "count = 32\n" +
+        '[[args]]\nname = "q"\ndtype = "float32"\ncount = 32\nrole = "out"\n')
+
+
+def _symbol_spec(values: dict[str, str]) -> str:
+    return ('entry = "run"\n[[args]]\nname = "p"\ndtype = "float32"\ncount = 4\n'
+            "[[symbols]]\n" + "".join(f"{k} = {v}\n" for k, v in values.items()))
+
+
+SPEC_CASES = [*((k, v, _kernel_spec({**KERNEL_KEYS, k: v})) for k in KERNEL_KEYS
+                for v in EXTREMES),
+              *(("symbols." + k, v, _symbol_spec({**SYMBOL_KEYS, k: v})) for k in SYMBOL_KEYS
+                for v in EXTREMES)]
+
+
+def test_every_other_spec_key_takes_extremes_or_is_an_error_at_the_spec(
+        tmp_path: Path) -> None:
+    """Each loads with finite sizes or is an error at the spec file (never another exception:
+    the CLI's exit 3), and no numpy warning leaks."""
+    import math
+    import warnings
+
+    from cudafuse.diagnostics import CudafuseError
+    from cudafuse.runtime.spec import load_spec
+
+    path = tmp_path / "s.toml"
+    loaded = 0
+    for key, value, text in SPEC_CASES:
+        path.write_text(text)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                spec = load_spec(str(path))
+                for a in spec.args:
+                    if a.is_array and a.nbytes < 1 << 20:
+                        spec.inputs()
+        except CudafuseError as exc:
+            assert exc.diagnostics[0].file == str(path), (key, value, exc)
+            assert exc.status in (1, 2), (key, value, exc)
+            continue
+        loaded += 1
+        assert all(math.isfinite(a.count) for a in spec.args if a.is_array), (key, value)
+        if spec.grid is not None:
+            assert 1 <= min(spec.grid) and 1 <= min(spec.block) and spec.shared >= 0
+    assert 0 < loaded < len(SPEC_CASES)  # (the base specs load; most extremes do not)
