@@ -436,8 +436,9 @@ def _finish(result: ParseResult, tu: ci.TranslationUnit, opts: ParseOptions,
     result.diagnostics += _kernels_in_user_headers(result.unit, opts)
     result.diagnostics += _kernels_preprocessed_out(result.unit, tu)
     # Not an error: a file of host code or device helpers is valid CUDA; every command then
-    # has nothing to do, and the note says why its output is empty.
-    if not result.unit.kernels:
+    # has nothing to do, and the note says why its output is empty. (A kernel template of
+    # an included file whose launches were instantiated is one the commands read.)
+    if not result.unit.kernels and not unit.instantiated:
         result.diagnostics.append(Diagnostic(Severity.NOTE, "no kernels (__global__ function "
                                              "definitions) found", result.unit.path))
     return result
