@@ -317,3 +317,61 @@ def test_every_other_spec_key_takes_extremes_or_is_an_error_at_the_spec(
         if spec.grid is not None:
             assert 1 <= min(spec.grid) and 1 <= min(spec.block) and spec.shared >= 0
     assert 0 < loaded < len(SPEC_CASES)  # (the base specs load; most extremes do not)
+
+
+# main calls a pipeline that cudafuse does not fuse across (it also copies to a symbol), and
+# launches nothing else: the call ends no pipeline of main's, a note beside the request.
+ASIDE = """__constant__ float c_k[4];
+__global__ void a(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = c_k[i % 4] * i;
+}
+__global__ void b(const float *p, float *q, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) q[i] = p[i] + 1.0f;
+}
+void pipe(float *p, float *q, int n) {
+  float k[4] = {1, 2, 3, 4};
+  cudaMemcpyToSymbol(c_k, k, sizeof k);
+  a<<<(n + 255) / 256, 256>>>(p, n);
+  b<<<(n + 255) / 256, 256>>>(p, q, n);
+}
+int main() {
+  float *p, *q;
+  int n = 1000;
+  cudaMalloc(&p, n * 4);
+  cudaMalloc(&q, n * 4);
+  pipe(p, q, n);
+  cudaDeviceSynchronize();
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("args, shown", [
+    (["fuse", "m.cu", "-o", "o.cu"], False),
+    (["fuse", "m.cu", "-o", "o.cu", "-v"], True),
+    (["-v", "plan", "m.cu"], True),
+    (["plan", "m.cu", "--explain"], True),
+])
+def test_a_note_beside_the_request_needs_v_or_explain(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], shown: bool) -> None:
+    """Issue 27's rule, reached (as harris.cu's and PolyBench's jacobi1D's main reach it):
+    main's call of a pipeline it cannot fuse across is said only with -v or --explain; the
+    pipeline itself still fuses, and the API keeps the note, marked as a detail."""
+    from click.testing import CliRunner
+
+    from cudafuse.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    Path("m.cu").write_text(ASIDE)
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    note = ("m.cu:21:3: note: launches in 'main' are not fused across this statement: its call "
+            "to 'pipe' launches a kernel through a function cudafuse does not fuse across")
+    assert (note in res.stderr) == shown, res.stderr
+    assert "note:" in res.stderr if shown else "note:" not in res.stderr
+    if args[0] == "fuse" and not shown:
+        assert "cf_pipe_fused0<<<" in Path("o.cu").read_text()
+        details = [d for d in api.fuse("m.cu").diagnostics if d.detail]
+        assert len(details) == 1 and details[0].format(caret=False).startswith(note)
