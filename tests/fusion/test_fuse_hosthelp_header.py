@@ -58,3 +58,41 @@ def test_fused_matches_original(fused) -> None:
     for entry in ("hh_pipeline", "hh_smooth"):
         for w, h in ((37, 19), (5, 3), (1, 1)):
             run_both(PROGRAM, out, entry, w, h, garbage=True)
+
+
+HEADER_HELPERS = """#pragma once
+#include <cuda_runtime.h>
+__global__ void st_scale(const float *in, float *out, float s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * s;
+}
+__global__ void st_add(const float *a, const float *b, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + b[i];
+}
+inline void st_two(const float *in, float *t, float *out, int n) {
+  st_scale<<<(n + 127) / 128, 128>>>(in, t, 2.0f, n);
+  st_add<<<(n + 127) / 128, 128>>>(t, in, out, n);
+}
+"""
+
+
+def test_helper_defined_in_a_header_is_refused_with_why(tmp_path: Path) -> None:
+    """A helper the header defines is lowered without its text (frontend/header_callees.py):
+    its launches are seen, but no copy of it could be written, so its call splits the
+    caller's sequence, saying so, and nothing is written (the header as it was)."""
+    (tmp_path / "stages.cuh").write_text(HEADER_HELPERS)
+    main = tmp_path / "main.cu"
+    main.write_text('#include "stages.cuh"\n'
+                    "void pipe(const float *a, float *t, float *u, float *b, int n) {\n"
+                    "  st_two(a, t, u, n);\n"
+                    "  st_scale<<<(n + 127) / 128, 128>>>(u, b, 0.5f, n);\n"
+                    "}\n")
+    result = fuse(str(main), fuse_all=True)
+    assert not result.result.groups and result.text == main.read_text()
+    notes = [d for d in result.diagnostics if d.line == 3]
+    assert [d.message for d in notes] == [
+        "launches in 'pipe' are not fused across this statement: its call to 'st_two' "
+        "launches a kernel through a function cudafuse does not fuse across: 'st_two' is "
+        "defined in the included 'stages.cuh' (line 11), whose text cudafuse does not hold: "
+        "a copy of it cannot be written"]

@@ -163,7 +163,7 @@ def _body(em: GroupEmitter, c: _Call, fn: Function, path: tuple[int, ...]) -> st
     makes one of the group's launches written as a copy of that helper in turn (passed
     the copy's extra parameters on, by name)."""
     unit = em.unit
-    body = _Slice(unit.source, fn.body_span)
+    body = _Slice(unit.source_of(fn.span.file), fn.body_span)  # (a header's helper too)
     nested: dict[int, tuple[n.Call, Function]] = {}
     for part in sorted(c.parts):
         via = c.sites[part].via

@@ -14,6 +14,7 @@ A wrapper of several launches: its call becomes a copy of it written at the call
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -47,9 +48,9 @@ def spelled_call(unit: TranslationUnit, call: n.Call, name: str
     macro's name: its text is then looked for in the invocation's parentheses, where it
     must be the one call of `name`, with as many arguments as the IR's. None when it is
     not found so (the call comes from the macro's body: a copy cannot be written there)."""
-    if call.span.file != unit.path:
+    if not unit.owns(call.span):
         return None
-    data = unit.source.data
+    data = unit.source_of(call.span.file).data  # (a helper's body may be a header's)
     text = unit.text(call.span)
     if call.span.end > call.span.start:
         got = _CALLEE.match(text)
@@ -157,7 +158,11 @@ def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Functi
         return f"the call of '{fn.name}' is written inside a macro invocation"
     if at == "comment":
         return None
-    if fn.span.end > host.span.start:
+    if not unit.owns(fn.body_span) or fn.body_span.end <= fn.body_span.start:
+        return (f"wrapper '{fn.name}' is defined in the included "
+                f"'{os.path.basename(fn.span.file)}', whose text cudafuse does not hold (it "
+                "lowers the text of a header with kernels only)")
+    if unit.main_end(fn.span) > host.span.start:  # (a header's: where it is included)
         return f"wrapper '{fn.name}' is defined after '{host.name}'"
     inner = [x for x, _ in fn.namespaces]
     outer = [x for x, _ in host.namespaces]
@@ -220,8 +225,9 @@ def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tupl
     unit, sink = em.unit, em.sink
     w = sink.wrapper
     assert w is not None and w.leaf.body is not None
-    data = unit.source.data
     orig = w.launch
+    source = unit.source_of(orig.span.file)  # (the launch may be in a header's helper)
+    data = source.data
     for site in em.group.launches:
         if site.wrapper is not None:
             at = "call" if site.wrapper.copied else \
@@ -257,7 +263,7 @@ def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tupl
         edits.append((orig.span.start, orig.span.end, text))
     else:
         edits.append((orig.callee_span.start, orig.callee_span.end, em.group.name))
-        close = _find_args(unit.source, orig.config_span.end, orig.span.end)
+        close = _find_args(source, orig.config_span.end, orig.span.end)
         edits.append((close[0], close[1], f"({', '.join(args)})"))
     if em.group.launch_block is not None:
         kparams = [p.name for p in sink.kernel.params]
@@ -271,7 +277,7 @@ def param_list(unit: TranslationUnit, fn: Function, more: list[tuple[str, str, s
     """A wrapper's parameter list as written (between its name and its body), less its
     default arguments (a call of a wrapper passes every argument, and a default before the
     parameters `more` appends would not parse), then `more`."""
-    data = unit.source.data
+    data = unit.source_of(fn.span.file).data
     body_start = fn.body_span.start
     open_ = data.find(b"(", fn.name_span.end, body_start)
     shut = data.rfind(b")", open_, body_start)
@@ -316,7 +322,7 @@ def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
     if w.copied:
         return "", []
     edits, extra = sink_edits(em, f"{em.prefix}_x")
-    body = _Slice(em.unit.source, w.fn.body_span)
+    body = _Slice(em.unit.source_of(w.fn.span.file), w.fn.body_span)
     for start, end, text in edits:
         body.replace_range(start, end, text)
     plist = param_list(em.unit, w.fn, extra)

@@ -54,6 +54,7 @@ helper_calls.py (groups taking launches of a wrapper of several).
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 
 from cudafuse.ir import nodes as n
@@ -268,9 +269,9 @@ class Wrappers:
         through helpers of its own. (Its definition must be the file's: its first
         declaration may be a prototype in the program's header, `void blur(...);` in a
         blur.h the .cu includes, which names the call's declaration.)"""
-        fn = self.unit.callee(call.callee_decl) if call.callee_decl else None
+        fn = _definition(self.unit, call.callee_decl) if call.callee_decl else None
         if fn is None or fn.body is None or fn.space == "global" or \
-                fn.span.file != self.unit.path or fn.decl not in self._launching:
+                fn.decl not in self._launching:
             return None
         return fn
 
@@ -430,6 +431,13 @@ class Wrappers:
         (judged `depth` + 1 levels below the caller; `stack`: the helpers above)."""
         assert fn.body is not None
         name = fn.name
+        if fn.span.file != self.unit.path and not (
+                self.unit.owns(fn.body_span) and fn.body_span.end > fn.body_span.start):
+            # (frontend/header_callees.py lowers a header's host functions without their
+            # text: a copy of one could not be written)
+            return (f"'{name}' is defined in the included "
+                    f"'{os.path.basename(fn.span.file)}' (line {fn.span.line}), whose text "
+                    "cudafuse does not hold: a copy of it cannot be written")
         if fn.is_template:
             return f"'{name}' is a template"
         if fn.parent:
@@ -671,14 +679,27 @@ def _used(fn: Function, launch: n.Node) -> set[str]:
     return out
 
 
+def _definition(unit: TranslationUnit, decl: str) -> Function | None:
+    """The definition of the program's function `decl` names: the file's, or one of the
+    program's own headers (TranslationUnit.header_functions: `inline void stage(...)` in a
+    stages.cuh the .cu includes; a copy of it is written in the .cu, the header untouched)."""
+    fn = unit.callee(decl)
+    if fn is not None:
+        return fn if fn.span.file == unit.path else None
+    return next((f for f in unit.header_functions if f.decl == decl and f.body is not None
+                 and not f.parent), None)
+
+
 def launching(unit: TranslationUnit) -> frozenset[str]:
-    """Decls of the file's host functions that launch kernels, themselves or through calls
-    of such functions (at any depth; Wrappers judges how deep it follows). Kept per unit."""
+    """Decls of the file's host functions (and its headers' that it calls) that launch
+    kernels, themselves or through calls of such functions (at any depth; Wrappers judges
+    how deep it follows). Kept per unit."""
     fns = unit.functions
     got = unit.__dict__.get("_cf_launching")
     if got is not None and got[0] is fns and got[1] == len(fns):
         return got[2]
-    hosts = [f for f in fns if f.body is not None and f.space != "global"]
+    hosts = [f for f in (*fns, *unit.header_functions)
+             if f.body is not None and f.space != "global"]
     found = {f.decl for f in hosts if _launches(f.body)}  # type: ignore[arg-type]
     callees = {f.decl: {x.callee_decl for x in f.body.walk()  # type: ignore[union-attr]
                         if isinstance(x, n.Call) and x.callee_decl}
