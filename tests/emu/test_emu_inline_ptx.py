@@ -121,7 +121,8 @@ def test_ptx_in_an_own_header_is_translated(tmp_path: Path):
 def test_translation_keeps_operand_expressions():
     tr = translate('asm("mov.u32 %0, %%laneid;" : "=r"(o[i + 1]))  ;')
     assert tr is not None and tr.end == len('asm("mov.u32 %0, %%laneid;" : "=r"(o[i + 1]))')
-    assert tr.code == "::cudafuse_emu::ptx::set((o[i + 1]), ::cudafuse_emu::ptx::laneid())"
+    assert tr.code == ("::__cf_emu::__cf_ptx::__cf_set((o[i + 1]), "
+                       "::__cf_emu::__cf_ptx::__cf_laneid())")
     assert translate('asm("");').code == "((void)0)"
     assert translate('__asm__ __volatile__("popc.b32 %0, %1;" : "=r"(c) : "r"(m));') is not None
 

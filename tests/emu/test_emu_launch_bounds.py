@@ -119,14 +119,14 @@ def test_the_check_is_left_out_where_the_body_cannot_evaluate_the_bound(tmp_path
     src = tmp_path / "s.cu"
     src.write_text(SKIPPED)
     text = rewrite(parse_file(str(src)).unit).text
-    assert text.count("CUDAFUSE_LAUNCH_BOUNDS(") == 3
-    assert 'nested(float *x) { CUDAFUSE_LAUNCH_BOUNDS("MAXOF(64, 128)", MAXOF(64, 128)) ' \
-        'x[0] = 1; } CUDAFUSE_BOUNDS_OF(nested, MAXOF(64, 128))' in text
-    assert 'checked(float *x) { CUDAFUSE_LAUNCH_BOUNDS("threads, 2", threads, 2) x[0] = 2; } ' \
-        'CUDAFUSE_BOUNDS_OF(checked, threads, 2)' in text
+    assert text.count("__CF_LAUNCH_BOUNDS(") == 3
+    assert 'nested(float *x) { __CF_LAUNCH_BOUNDS("MAXOF(64, 128)", MAXOF(64, 128)) ' \
+        'x[0] = 1; } __CF_BOUNDS_OF(nested, MAXOF(64, 128))' in text
+    assert 'checked(float *x) { __CF_LAUNCH_BOUNDS("threads, 2", threads, 2) x[0] = 2; } ' \
+        '__CF_BOUNDS_OF(checked, threads, 2)' in text
     # Defined by its qualified name: checked in its body, not registered by a plain name.
-    assert 'CUDAFUSE_LAUNCH_BOUNDS("64", 64) x[0] = 3; }\n' in text
-    assert text.count("CUDAFUSE_BOUNDS_OF(") == 2
+    assert '__CF_LAUNCH_BOUNDS("64", 64) x[0] = 3; }\n' in text
+    assert text.count("__CF_BOUNDS_OF(") == 2
 
 
 CHAIN = """
@@ -211,8 +211,8 @@ def test_a_bound_written_through_a_macro_is_checked(lib) -> None:
     from cudafuse.frontend.parse import parse_file
 
     text = rewrite(parse_file(str(PROGRAM)).unit).text
-    assert 'CUDAFUSE_LAUNCH_BOUNDS("32", 32)' in text
-    assert 'CUDAFUSE_LAUNCH_BOUNDS("(((((128)) <= MAX_BLOCK) ? ((128)) : FALLBACK_BLOCK))", ' \
+    assert '__CF_LAUNCH_BOUNDS("32", 32)' in text
+    assert '__CF_LAUNCH_BOUNDS("(((((128)) <= MAX_BLOCK) ? ((128)) : FALLBACK_BLOCK))", ' \
         "(((((128)) <= MAX_BLOCK) ? ((128)) : FALLBACK_BLOCK)))" in text
     x = np.ones(N, np.float32)
     for kernel, bound in (("capped", 128), ("counted", 32), ("plain", 96)):

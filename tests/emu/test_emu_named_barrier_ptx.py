@@ -16,8 +16,8 @@ from cudafuse.runtime import load
 
 
 @pytest.mark.parametrize(("asm", "call"), [
-    ('asm volatile("bar.sync 0;");', "bar_sync_all((int)0,"),
-    ('asm volatile("bar.sync %0;" :: "r"(id));', "bar_sync_all((int)(id),"),
+    ('asm volatile("bar.sync 0;");', "__cf_bar_sync_all((int)0,"),
+    ('asm volatile("bar.sync %0;" :: "r"(id));', "__cf_bar_sync_all((int)(id),"),
     ('asm volatile("bar.sync 1, %0;" :: "r"(n));', "bar_sync((int)1, (int)(n),"),
     ('asm volatile("barrier.sync.aligned %0, 64;" :: "r"(k + 1));',
      "bar_sync((int)(k + 1), (int)64,"),
@@ -44,14 +44,14 @@ def test_a_block_with_predicates_and_reducing_barriers():
            'bar.red.popc.u32 %1, 2, %%p; }" : "=r"(a), "=r"(n) : "r"(x));')
     code = inline_asm.translate(asm).code
     assert "< ((uint32_t)7ll)" in code  # setp.lt on the unsigned type
-    assert "bar_red_ptx(1, ((int)1ll), ((int)64ll), (!" in code
+    assert "__cf_bar_red_ptx(1, ((int)1ll), ((int)64ll), (!" in code
     assert "? ((uint32_t)5ll) : ((uint32_t)9ll)" in code
-    assert "bar_red_ptx(0, ((int)2ll), 0, " in code  # no count: the whole block
+    assert "__cf_bar_red_ptx(0, ((int)2ll), 0, " in code  # no count: the whole block
     assert inline_asm.waits_at_barrier(asm)
     # a float `ne` is ordered: false when either side is NaN (C's != is true)
     fne = inline_asm.translate('asm("{ .reg .pred %%p; setp.ne.f32 %%p, %1, %2; '
                                'selp.u32 %0, 1, 0, %%p; }" : "=r"(r) : "f"(a), "f"(b));')
-    assert "== ((float)cf_op1) &&" in fne.code
+    assert "== ((float)__cf_op1) &&" in fne.code
     # a special register is no destination
     assert inline_asm.translate('asm("{ setp.eq.s32 %%laneid, %0, 0; }" :: "r"(x));') is None
 

@@ -22,7 +22,7 @@ def test_a_launch_in_a_macro_definition_is_rewritten_and_stays_one_directive() -
     out = TEXT[:start] + new.encode() + TEXT[end:]
     assert b"<<<" not in out
     assert b'launch("k<T, M>", __FILE__, __LINE__, true)(grid, \\\n         block, 0, s)' in out
-    assert b"{ k<T, M>(cf_arg_...); }" in out
+    assert b"{ k<T, M>(__cf_arg_...); }" in out
     # Every line of the definition but its last still ends in a continuation.
     lines = out.split(b"\n")
     last = next(i for i, line in enumerate(lines) if b"a, OP);" in line)

@@ -57,7 +57,7 @@ def test_a_launch_compiles_only_its_kernel_dependent_code(tmp_path: Path) -> Non
     src.write_text(
         "__global__ void k(float *a, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) a[i] += 1;\n}\n"
-        "CUDAFUSE_KERNEL(::k, \"k\", false, true);\n"
+        "__CF_KERNEL(::k, \"k\", false, true);\n"
         "void run(float *d, int n) {\n"
         "  ::cudafuse_emu::launch(\"k\", __FILE__, __LINE__, false, true)(1, 32)"
         ".run([&](auto... a) { k(a...); }, d, n);\n}\n")

@@ -26,8 +26,8 @@ def test_flags_round_trip_through_acquire_and_release() -> None:
 
 def test_the_operands_take_the_numbers_the_template_gives() -> None:
     st = translate('asm("st.release.sys.global.u32 [%1], %0;" :: "r"(v), "l"(p));')
-    assert st is not None and "store<::cudafuse_emu::ptx::u32_t>((p), (v), __ATOMIC_RELEASE)" \
-        in st.code
+    assert st is not None and ("__cf_store<::__cf_emu::__cf_ptx::__cf_u32_t>((p), (v), "
+                               "__ATOMIC_RELEASE)") in st.code
     assert translate('asm("ld.acquire.sys.global.u32 %0, [%1];" :: "l"(p));') is None
     assert translate('asm("ld.acquire.sys.shared.u32 %0, [%1];" : "=r"(r) : "l"(p));') is None
 

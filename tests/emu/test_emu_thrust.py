@@ -62,8 +62,8 @@ def test_launches_rewritten_on_the_text():
     assert prep.thrust[:2] == ["thrust/copy.h", "thrust/device_vector.h"]
     assert "<<<" not in prep.text.partition("<cudafuse trampolines>")[0]
     # the kernel without barriers keeps its plain-loop mode, the one with them gets fibers
-    assert '::cudafuse_emu::launch("square", __FILE__, __LINE__, false)' in prep.text
-    assert '::cudafuse_emu::launch("block_sums", __FILE__, __LINE__, true)' in prep.text
+    assert '::__cf_emu::__cf_launch("square", __FILE__, __LINE__, false)' in prep.text
+    assert '::__cf_emu::__cf_launch("block_sums", __FILE__, __LINE__, true)' in prep.text
 
 
 def test_cuda_arch_defined_after_thrust(tmp_path):

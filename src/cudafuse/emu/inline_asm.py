@@ -21,22 +21,23 @@ _SREG = r"%%?"
 _BAR = r"(?:bar|barrier)\.sync(?:\.aligned)?"
 _VALUE = r"%\d|\d+"  # an operand or an immediate
 TEMPLATES: list[tuple[str, str]] = [
-    (rf"mov\.u32 %0, {_SREG}laneid", "::cudafuse_emu::ptx::laneid()"),
-    (rf"mov\.u32 %0, {_SREG}warpid", "::cudafuse_emu::ptx::warpid()"),
-    (rf"mov\.u32 %0, {_SREG}nwarpid", "::cudafuse_emu::ptx::nwarpid()"),
-    (rf"mov\.u32 %0, {_SREG}smid", "::cudafuse_emu::ptx::smid()"),
-    (rf"mov\.u32 %0, {_SREG}nsmid", "::cudafuse_emu::ptx::nsmid()"),
-    (rf"mov\.u32 %0, {_SREG}lanemask_(eq|lt|le|gt|ge)", "::cudafuse_emu::ptx::lanemask_{m1}()"),
+    (rf"mov\.u32 %0, {_SREG}laneid", "::__cf_emu::__cf_ptx::__cf_laneid()"),
+    (rf"mov\.u32 %0, {_SREG}warpid", "::__cf_emu::__cf_ptx::__cf_warpid()"),
+    (rf"mov\.u32 %0, {_SREG}nwarpid", "::__cf_emu::__cf_ptx::__cf_nwarpid()"),
+    (rf"mov\.u32 %0, {_SREG}smid", "::__cf_emu::__cf_ptx::__cf_smid()"),
+    (rf"mov\.u32 %0, {_SREG}nsmid", "::__cf_emu::__cf_ptx::__cf_nsmid()"),
+    (rf"mov\.u32 %0, {_SREG}lanemask_(eq|lt|le|gt|ge)",
+     "::__cf_emu::__cf_ptx::__cf_lanemask_{m1}()"),
     (rf"mov\.u32 %0, {_SREG}clock", "(unsigned)clock64()"),
     (rf"mov\.u32 %0, {_SREG}clock_hi", "(unsigned)((unsigned long long)clock64() >> 32)"),
     (rf"mov\.u64 %0, {_SREG}clock64", "(unsigned long long)clock64()"),
-    (rf"mov\.u64 %0, {_SREG}globaltimer", "::cudafuse_emu::ptx::globaltimer()"),
-    (rf"mov\.u32 %0, {_SREG}globaltimer_lo", "(unsigned)::cudafuse_emu::ptx::globaltimer()"),
+    (rf"mov\.u64 %0, {_SREG}globaltimer", "::__cf_emu::__cf_ptx::__cf_globaltimer()"),
+    (rf"mov\.u32 %0, {_SREG}globaltimer_lo", "(unsigned)::__cf_emu::__cf_ptx::__cf_globaltimer()"),
     (rf"mov\.u32 %0, {_SREG}globaltimer_hi",
-     "(unsigned)(::cudafuse_emu::ptx::globaltimer() >> 32)"),
+     "(unsigned)(::__cf_emu::__cf_ptx::__cf_globaltimer() >> 32)"),
     (r"mov\.(?:b|u|s)(?:32|64) %0, %1", "{1}"),
-    (r"bfind\.u32 %0, %1", "::cudafuse_emu::ptx::bfind_u32((unsigned){1})"),
-    (r"bfind\.s32 %0, %1", "::cudafuse_emu::ptx::bfind_s32((int){1})"),
+    (r"bfind\.u32 %0, %1", "::__cf_emu::__cf_ptx::__cf_bfind_u32((unsigned){1})"),
+    (r"bfind\.s32 %0, %1", "::__cf_emu::__cf_ptx::__cf_bfind_s32((int){1})"),
     (r"brev\.b32 %0, %1", "__brev((unsigned){1})"),
     (r"brev\.b64 %0, %1", "__brevll((unsigned long long){1})"),
     (r"popc\.b32 %0, %1", "__popc((unsigned){1})"),
@@ -46,7 +47,7 @@ TEMPLATES: list[tuple[str, str]] = [
     # prmt's default mode: a selector nibble's bit 3 replicates the chosen byte's sign
     # (__byte_perm masks it off: nvcc emits `and.b32 s, s, 0x7777` before its prmt)
     (r"prmt\.b32 %0, %1, %2, %3",
-     "::cudafuse_emu::ptx::prmt((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+     "::__cf_emu::__cf_ptx::__cf_prmt((unsigned){1}, (unsigned){2}, (unsigned){3})"),
     # funnel shifts, as nvcc emits __funnelshift_l/_lc/_r/_rc (lo, hi, shift)
     (r"shf\.l\.wrap\.b32 %0, %1, %2, %3",
      "__funnelshift_l((unsigned){1}, (unsigned){2}, (unsigned){3})"),
@@ -66,16 +67,16 @@ TEMPLATES: list[tuple[str, str]] = [
     (r"add\.rn\.bf16 %0, %(\d), %(\d)", "__bfloat16_as_ushort(__hadd_rn("
      "__ushort_as_bfloat16((unsigned short){o1}), __ushort_as_bfloat16((unsigned short){o2})))"),
     (r"vabsdiff4\.u32\.u32\.u32\.add %0, %1, %2, %3",
-     "::cudafuse_emu::ptx::vabsdiff4_add((unsigned){1}, (unsigned){2}, (unsigned){3})"),
+     "::__cf_emu::__cf_ptx::__cf_vabsdiff4_add((unsigned){1}, (unsigned){2}, (unsigned){3})"),
     # loads and stores with memory-order qualifiers (flags between blocks, as in
     # multi-block barriers): atomic accesses of the width named; {o2}, {o3}: the operands
     # the template's %N name, in whatever order the user numbered them
     (r"ld\.(acquire|relaxed|volatile)(?:\.(?:cta|cluster|gpu|sys))?\.global"
      r"\.([usb](?:8|16|32|64)) %0, \[%(1)\]",
-     "::cudafuse_emu::ptx::load<::cudafuse_emu::ptx::{m2}_t>({o3}, {m1q})"),
+     "::__cf_emu::__cf_ptx::__cf_load<::__cf_emu::__cf_ptx::__cf_{m2}_t>({o3}, {m1q})"),
     (r"st\.(release|relaxed|volatile)(?:\.(?:cta|cluster|gpu|sys))?\.global"
      r"\.([usb](?:8|16|32|64)) \[%(\d)\], %(\d)",
-     "!::cudafuse_emu::ptx::store<::cudafuse_emu::ptx::{m2}_t>({o3}, {o4}, {m1q})"),
+     "!::__cf_emu::__cf_ptx::__cf_store<::__cf_emu::__cf_ptx::__cf_{m2}_t>({o3}, {o4}, {m1q})"),
     # no effect in the emulator: ordering and timing hints
     (r"nanosleep\.u32 %0", ""),
     (r"nanosleep\.u32 \d+", ""),
@@ -85,9 +86,9 @@ TEMPLATES: list[tuple[str, str]] = [
     # Named barriers (bar.sync a[, b] = barrier.sync.aligned; hand-written in kernels that
     # let warps wait apart, CUTLASS's NamedBarrier): a and b immediates or operands ({vN});
     # without b every thread of the block takes part, as in __syncthreads (barrier 0).
-    (rf"{_BAR} ({_VALUE})", "!::cudafuse_emu::bar_sync_all((int){v1}, __FILE__, __LINE__)"),
+    (rf"{_BAR} ({_VALUE})", "!::__cf_emu::__cf_bar_sync_all((int){v1}, __FILE__, __LINE__)"),
     (rf"{_BAR} ({_VALUE}), ({_VALUE})",
-     "!::cudafuse_emu::bar_sync((int){v1}, (int){v2}, __FILE__, __LINE__)"),
+     "!::__cf_emu::__cf_bar_sync((int){v1}, (int){v2}, __FILE__, __LINE__)"),
 ]
 _COMPILED = [(re.compile(p + r"\Z"), e) for p, e in TEMPLATES]
 _ORDERS = {"acquire": "__ATOMIC_ACQUIRE", "release": "__ATOMIC_RELEASE",
@@ -252,7 +253,7 @@ def _single(template: str, outs: list[tuple[str, str]], ins: list[tuple[str, str
         if any(k >= len(operands) for k in needed):
             return None
         value = expr.format(*([""] + [f"({e})" for _, e in operands[1:]]), **groups)
-        return Translation(close + 1, f"::cudafuse_emu::ptx::set(({outs[0][1]}), {value})")
+        return Translation(close + 1, f"::__cf_emu::__cf_ptx::__cf_set(({outs[0][1]}), {value})")
     return None
 
 

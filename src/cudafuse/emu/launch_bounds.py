@@ -2,11 +2,11 @@
 
 The emulator's header defines `__launch_bounds__(...)` empty (g++ has no such attribute), so
 the bound is put back where the compiler can evaluate it: first in the kernel's body, as
-`CUDAFUSE_LAUNCH_BOUNDS("text", args)` (cudafuse_emu_launch.h). There the arguments mean
+`__CF_LAUNCH_BOUNDS("text", args)` (cudafuse_emu_launch.h). There the arguments mean
 what they mean in the declaration: a template parameter takes each instantiation's value, a
 `#define` or a constexpr its own, so nothing here evaluates them. `__maxnreg__(N)` limits
 registers, not threads: it adds nothing. A template kernel's body also registers its
-instance's bound by the instance's address (CUDAFUSE_INSTANCE_BOUNDS): every instance the
+instance's bound by the instance's address (__CF_INSTANCE_BOUNDS): every instance the
 program names is compiled, and so registered before main, so the runtime's answers before a
 launch (cudaFuncGetAttributes, the occupancy API) know each instance's own bound.
 """
@@ -71,10 +71,10 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
             continue  # in the body a parameter would hide the name the bound means
         done.add(span.start)
         args = " ".join(fn.launch_bounds.split())
-        text = f" CUDAFUSE_LAUNCH_BOUNDS({_literal(fn.launch_bounds)}, {args})"
+        text = f" __CF_LAUNCH_BOUNDS({_literal(fn.launch_bounds)}, {args})"
         address = _address(fn, data, unit.path, names)
         if address and fn.is_template:
-            text += f" CUDAFUSE_INSTANCE_BOUNDS(({address}), {args})"
+            text += f" __CF_INSTANCE_BOUNDS(({address}), {args})"
         try:
             rw.insert(span.start + 1, text, f"__launch_bounds__ of {fn.name}")
         except OverlappingEdits:  # another rewrite owns the opening brace: no check there
@@ -85,5 +85,5 @@ def insert_checks(unit: TranslationUnit, rw: Rewriter) -> None:
             continue
         named = fn.name if address == f"&{fn.name}" else f"(*{address})"
         with contextlib.suppress(OverlappingEdits):
-            rw.insert(span.end, f" CUDAFUSE_BOUNDS_OF({named}, {args})",
+            rw.insert(span.end, f" __CF_BOUNDS_OF({named}, {args})",
                       f"__launch_bounds__ of {fn.name}, registered")

@@ -96,23 +96,23 @@ def launch_edits(blanked: bytes, data: bytes,
         cfg = data[m.end():close].decode("utf-8", "replace")
         name = callee.replace('"', "")
         mode = str(fibers(callee)).lower()
-        new = (f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {mode})({cfg})'
-               f".run([&](auto... cf_arg_) {{ {callee}(cf_arg_...); }}{sep}")
+        new = (f'::__cf_emu::__cf_launch("{name}", __FILE__, __LINE__, {mode})({cfg})'
+               f".__cf_run([&](auto... __cf_arg_) {{ {callee}(__cf_arg_...); }}{sep}")
         lines = data[start:paren + 1].count(b"\n")
         new += ("\\\n" if lines and data[start:paren + 1].count(b"\\\n") == lines else
                 "\n") * lines
         edits.append((start, paren + 1, new))
         if nulls:
-            edits += _null_arguments(blanked, data, paren + 1)
+            edits += null_arguments(blanked, data, paren + 1)
     return edits
 
 
 _NULL_SPELLINGS = (b"0", b"NULL", b"0L", b"__null")
 
 
-def _null_arguments(blanked: bytes, data: bytes, at: int) -> list[tuple[int, int, str]]:
+def null_arguments(blanked: bytes, data: bytes, at: int) -> list[tuple[int, int, str]]:
     """The launch's arguments from `at` to its closing parenthesis that are a literal 0 or
-    NULL, made `::cudafuse_emu::null_constant{}` (cudafuse_emu_null.h): forwarded through
+    NULL, made `::__cf_emu::__cf_null_constant{}` (cudafuse_emu_null.h): forwarded through
     the generic call, the literal would arrive as an integer that no longer converts to a
     pointer parameter. Without the front end's view of the header, the spelling is what
     tells a null pointer constant; one of any other spelling is left as written."""
@@ -127,7 +127,7 @@ def _null_arguments(blanked: bytes, data: bytes, at: int) -> list[tuple[int, int
             if data[start:i].strip() in _NULL_SPELLINGS:
                 lo = start + len(data[start:i]) - len(data[start:i].lstrip())
                 hi = lo + len(data[start:i].strip())
-                edits.append((lo, hi, "::cudafuse_emu::null_constant{}"))
+                edits.append((lo, hi, "::__cf_emu::__cf_null_constant{}"))
             if c == b")":
                 break
             start = i + 1

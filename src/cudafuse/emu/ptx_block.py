@@ -106,7 +106,7 @@ class _Translator:
         if m:
             if int(m.group(1)) >= len(self.operands):
                 raise Untranslated(f"operand '{text}' is not given")
-            return f"(({ctype})cf_op{m.group(1)})"
+            return f"(({ctype})__cf_op{m.group(1)})"
         if _IMMEDIATE.match(text):
             return f"(({ctype}){text.rstrip('uU')}ll)"
         if _NAME.match(text):
@@ -119,7 +119,7 @@ class _Translator:
         if m:
             if int(m.group(1)) >= len(self.operands):
                 raise Untranslated(f"operand '{text}' is not given")
-            return f"cf_op{m.group(1)}"
+            return f"__cf_op{m.group(1)}"
         if _NAME.match(text):  # a declared register (`%p` too; a special one is not)
             return self.name(text)
         raise Untranslated(f"destination '{text}'")
@@ -135,7 +135,7 @@ class _Translator:
             if not _NAME.match(reg):
                 raise Untranslated(f"declaration '{stmt}'")
             self.count += 1
-            c_name = f"cf_reg{self.count}"
+            c_name = f"__cf_reg{self.count}"
             self.scopes[-1].names[reg] = c_name
             self.emit(f"{_CTYPE[m.group(1)]} {c_name} = 0;")
 
@@ -205,9 +205,9 @@ class _Translator:
         if mods == ["sync"] and len(args) in (1, 2):
             ids = [self.value(x, "int") for x in args]
             if len(ids) == 1:
-                self.emit(f"::cudafuse_emu::bar_sync_all({ids[0]}, __FILE__, __LINE__);")
+                self.emit(f"::__cf_emu::__cf_bar_sync_all({ids[0]}, __FILE__, __LINE__);")
             else:
-                self.emit(f"::cudafuse_emu::bar_sync({ids[0]}, {ids[1]}, __FILE__, __LINE__);")
+                self.emit(f"::__cf_emu::__cf_bar_sync({ids[0]}, {ids[1]}, __FILE__, __LINE__);")
             return True
         kinds = {("red", "popc", "u32"): 0, ("red", "and", "pred"): 1, ("red", "or", "pred"): 2}
         kind = kinds.get(tuple(mods))
@@ -215,7 +215,7 @@ class _Translator:
             return False
         d, ids, c = args[0], [self.value(x, "int") for x in args[1:-1]], self._pred(args[-1])
         count = ids[1] if len(ids) == 2 else "0"
-        self.emit(f"{self.target(d)} = ::cudafuse_emu::bar_red_ptx({kind}, {ids[0]}, {count}, "
+        self.emit(f"{self.target(d)} = ::__cf_emu::__cf_bar_red_ptx({kind}, {ids[0]}, {count}, "
                   f"{c}, __FILE__, __LINE__);")
         return True
 
@@ -240,7 +240,7 @@ class _Translator:
         return True
 
     def _arith(self, mods, kind, ctype, args, name: str) -> bool:
-        """add/sub/addc/subc with .cc: the carry (borrow) flag in cf_cc."""
+        """add/sub/addc/subc with .cc: the carry (borrow) flag in __cf_cc."""
         if len(args) != 3 or kind.startswith("f"):
             return False
         cc = "cc" in mods
@@ -249,9 +249,9 @@ class _Translator:
         d, a, b = args
         unsigned = ctype.replace("int", "uint") if not ctype.startswith("u") else ctype
         carry_in = "true" if name.endswith("c") else "false"
-        self.emit(f"{self.target(d)} = ({ctype})::cudafuse_emu::ptx::{name.rstrip('c')}_cc"
+        self.emit(f"{self.target(d)} = ({ctype})::__cf_emu::__cf_ptx::__cf_{name.rstrip('c')}_cc"
                   f"<{unsigned}>({self.value(a, unsigned)}, {self.value(b, unsigned)}, "
-                  f"cf_cc, {carry_in}, {str(cc).lower()});")
+                  f"__cf_cc, {carry_in}, {str(cc).lower()});")
         return True
 
     def _op_add(self, mods, kind, ctype, args) -> bool:
@@ -279,7 +279,7 @@ class _Translator:
             return f"(({wtype}){self.value(a, ctype)} * ({wtype}){self.value(b, ctype)})", \
                 wtype
         fn = "mul_hi" if part == "hi" else "mul_lo"
-        return f"::cudafuse_emu::ptx::{fn}<{ctype}>({self.value(a, ctype)}, " \
+        return f"::__cf_emu::__cf_ptx::__cf_{fn}<{ctype}>({self.value(a, ctype)}, " \
             f"{self.value(b, ctype)})", ctype
 
     def _op_mul(self, mods, kind, ctype, args) -> bool:
@@ -299,8 +299,8 @@ class _Translator:
             return False
         product, ptype = got
         unsigned = ptype.replace("int", "uint") if not ptype.startswith("u") else ptype
-        self.emit(f"{self.target(args[0])} = ({ptype})::cudafuse_emu::ptx::add_cc<{unsigned}>"
-                  f"(({unsigned}){product}, {self.value(args[3], unsigned)}, cf_cc, "
+        self.emit(f"{self.target(args[0])} = ({ptype})::__cf_emu::__cf_ptx::__cf_add_cc<{unsigned}>"
+                  f"(({unsigned}){product}, {self.value(args[3], unsigned)}, __cf_cc, "
                   f"{str(carry_in).lower()}, {str('cc' in mods).lower()});")
         return True
 
@@ -335,7 +335,7 @@ class _Translator:
     def _shift(self, mods, kind, ctype, args, fn: str) -> bool:
         if len(mods) != 1 or len(args) != 3 or kind[0] not in "bus":
             return False
-        self.emit(f"{self.target(args[0])} = ::cudafuse_emu::ptx::{fn}<{ctype}>("
+        self.emit(f"{self.target(args[0])} = ::__cf_emu::__cf_ptx::__cf_{fn}<{ctype}>("
                   f"{self.value(args[1], ctype)}, {self.value(args[2], 'uint32_t')});")
         return True
 
@@ -359,7 +359,7 @@ class _Translator:
         if mods != ["b32"] or len(args) != 4:
             return False
         u = "uint32_t"
-        self.emit(f"{self.target(args[0])} = ::cudafuse_emu::ptx::prmt("
+        self.emit(f"{self.target(args[0])} = ::__cf_emu::__cf_ptx::__cf_prmt("
                   f"{self.value(args[1], u)}, {self.value(args[2], u)}, "
                   f"{self.value(args[3], u)});")
         return True
@@ -368,7 +368,7 @@ class _Translator:
         if mods != ["b32"] or len(args) != 5:
             return False
         u = "uint32_t"
-        self.emit(f"{self.target(args[0])} = ::cudafuse_emu::ptx::lop3("
+        self.emit(f"{self.target(args[0])} = ::__cf_emu::__cf_ptx::__cf_lop3("
                   + ", ".join(self.value(a, u) for a in args[1:]) + ");")
         return True
 
@@ -420,16 +420,16 @@ def translate_block(template: str, outs: list[tuple[str, str]],
     """The statement expression that does what the PTX does; raises Untranslated."""
     operands = [*outs, *ins]
     tr = _Translator(operands, len(outs))
-    head = ["unsigned cf_cc = 0; (void)cf_cc;"]
+    head = ["unsigned __cf_cc = 0; (void)__cf_cc;"]
     for i, (constraint, expr) in enumerate(operands):
         letter = constraint.lstrip("=+&")
         if letter not in _CONSTRAINT:
             raise Untranslated(f"operand constraint '{constraint}'")
         ctype = _CONSTRAINT[letter]
         if i < len(outs) and "=" in constraint:
-            head.append(f"{ctype} cf_op{i} = 0;")
+            head.append(f"{ctype} __cf_op{i} = 0;")
         else:
-            head.append(f"{ctype} cf_op{i} = ({ctype})({expr});")
+            head.append(f"{ctype} __cf_op{i} = ({ctype})({expr});")
     for stmt in _statements(_unescape(template)):
         if stmt == "{":
             tr.scopes.append(_Scope({}))
@@ -447,6 +447,6 @@ def translate_block(template: str, outs: list[tuple[str, str]],
             tr.instruction(stmt)
     if len(tr.scopes) != 1:
         raise Untranslated("unbalanced '{'")
-    tail = [f"::cudafuse_emu::ptx::set(({expr}), cf_op{i});"
+    tail = [f"::__cf_emu::__cf_ptx::__cf_set(({expr}), __cf_op{i});"
             for i, (_, expr) in enumerate(outs)]
     return "({ " + " ".join(head + tr.lines + tail) + " (void)0; })"

@@ -15,7 +15,7 @@ from cudafuse.codegen.splice import Rewriter
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.emu import inline_asm, launch_bounds
 from cudafuse.emu.fibers import BAR_MACRO, fiber_functions
-from cudafuse.emu.overlay import blank_comments, launch_edits
+from cudafuse.emu.overlay import blank_comments, launch_edits, null_arguments
 from cudafuse.emu.parallel import parallel_kernels
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
@@ -205,17 +205,29 @@ def _launch_edit(launch: n.KernelLaunch, fibers: bool, callee_text: str, inner: 
     """Replace [start, args_open + 1): `callee<<<inner>>>(` up to the argument list's "(",
     which (with the arguments and the ")") stays as written. `pointer`: the callee is a
     variable holding the kernel (a function pointer, a generic lambda's `auto` parameter):
-    the kernel it points to is looked up at the launch (launch_via, cudafuse_emu_launch.h)
+    the kernel it points to is looked up at the launch (__cf_launch_via, cudafuse_emu_launch.h)
     for its fibers, whether its blocks may run in parallel, and its name."""
     sep = ", " if launch.args else ""
     name = launch.kernel.replace('"', "")
     flags = f"{str(fibers).lower()}, true" if parallel else str(fibers).lower()
     if pointer and _IDENTIFIER.fullmatch(callee_text.strip()):
-        head = f'::cudafuse_emu::launch_via("{name}", __FILE__, __LINE__, {callee_text})'
+        head = f'::__cf_emu::__cf_launch_via("{name}", __FILE__, __LINE__, {callee_text})'
     else:
-        head = f'::cudafuse_emu::launch("{name}", __FILE__, __LINE__, {flags})'
-    new = (f"{head}({inner}).run([&](auto... cf_arg_) {{ {callee_text}(cf_arg_...); }}{sep}")
+        head = f'::__cf_emu::__cf_launch("{name}", __FILE__, __LINE__, {flags})'
+    new = (f"{head}({inner}).__cf_run([&](auto... __cf_arg_) "
+           f"{{ {callee_text}(__cf_arg_...); }}{sep}")
     return start, args_open + 1, new
+
+
+def _launch_written_out(unit: TranslationUnit, launch: n.KernelLaunch) -> bool:
+    """Whether the launch's `callee<<<...>>>` is where the front end puts it (not inside a
+    macro invocation, where libclang reports the invocation)."""
+    src = unit.source
+    cfg, callee = launch.config_span, launch.callee_span
+    text = src.text(cfg) if cfg.file == unit.path else ""
+    callee_text = src.text(callee) if callee.file == unit.path else ""
+    return bool(callee_text and text.startswith(callee_text) and text.endswith(">>>")
+                and "<<<" in text)
 
 
 def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
@@ -226,8 +238,7 @@ def _launch_text(unit: TranslationUnit, launch: n.KernelLaunch, fibers: bool,
     cfg, callee = launch.config_span, launch.callee_span
     text = src.text(cfg) if cfg.file == unit.path else ""
     callee_text = src.text(callee) if callee.file == unit.path else ""
-    if not (callee_text and text.startswith(callee_text) and text.endswith(">>>")
-            and "<<<" in text):
+    if not _launch_written_out(unit, launch):
         # Inside a macro invocation libclang reports the invocation: a launch spelled in
         # full in one of its arguments is found on the text there.
         edit = _macro_argument_launch(unit, launch, fibers, set() if taken is None else taken,
@@ -441,7 +452,12 @@ def rewrite(unit: TranslationUnit) -> EmuSource:
             if edit:
                 rw.replace_range(*edit, reason=f"launch of {launch.kernel}")
                 covered.append(edit[:2])
-                _null_arguments(unit, launch, rw)
+                if _launch_written_out(unit, launch):
+                    _null_arguments(unit, launch, rw)
+                else:  # in a macro's argument: the arguments' spans are the invocation's
+                    data = unit.source.data
+                    for lo, hi, null in null_arguments(blank_comments(data), data, edit[1]):
+                        rw.replace_range(lo, hi, null, "null pointer argument")
     if diags:
         raise CudafuseError(diags)
     fiber_kernels |= _kernel_addresses(unit, rw, needs, parallel, known)
@@ -480,7 +496,7 @@ def _null_arguments(unit: TranslationUnit, launch: n.KernelLaunch, rw: Rewriter)
         text = unit.source.text(arg.span)
         if text.strip() not in ("NULL", "0", "0L", "__null"):
             continue  # spelled through a macro of the program's own: left as written
-        rw.replace(arg.span, f"((::cudafuse_emu::nth_param_t<decltype(&{callee}), {i}>)"
+        rw.replace(arg.span, f"((::__cf_emu::__cf_nth_param_t<decltype(&{callee}), {i}>)"
                              f"({text}))", "null pointer argument")
 
 
@@ -503,7 +519,7 @@ def _all_launches(unit: TranslationUnit) -> list[list[n.KernelLaunch]]:
 def _register_static_shared(unit: TranslationUnit, rw: Rewriter) -> None:
     """With dynamic parallelism, a child grid runs inside its parent's thread, and static
     `__shared__` variables (function statics here) are the parent block's: each declaration
-    is followed by CUDAFUSE_SMEM_REG(name), which tells the emulator their addresses, so that
+    is followed by __CF_SMEM_REG(name), which tells the emulator their addresses, so that
     it saves and restores them around a child grid (cudafuse_emu_cdp.h)."""
     data = unit.source.data
     blanked = blank_comments(data)
@@ -517,7 +533,7 @@ def _register_static_shared(unit: TranslationUnit, rw: Rewriter) -> None:
                 if end >= 0:
                     after.setdefault(end + 1, []).append(node.name)
     for offset, names in sorted(after.items()):
-        text = "".join(f" CUDAFUSE_SMEM_REG({name});" for name in names)
+        text = "".join(f" __CF_SMEM_REG({name});" for name in names)
         rw.insert(offset, text, reason="static __shared__ registered for child grids")
 
 
@@ -546,7 +562,7 @@ def _unseen_launches(unit: TranslationUnit, rw: Rewriter, covered: list[tuple[in
 
 def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str],
                           parallel: frozenset[str] = frozenset()) -> str:
-    """CUDAFUSE_KERNEL lines after the program: cudaLaunchKernel, cudaLaunchCooperativeKernel,
+    """__CF_KERNEL lines after the program: cudaLaunchKernel, cudaLaunchCooperativeKernel,
     graph kernel nodes and the runtime's trampolines receive a kernel as `(void *)k` or a
     pointer, and find it by address (non-template kernels whose name has one definition),
     with whether it needs fibers and may run its blocks in parallel."""
@@ -560,7 +576,7 @@ def _kernel_registrations(unit: TranslationUnit, needs: frozenset[str],
             continue
         fibers = "true" if k.name in needs else "false"
         par = ", true" if k.name in parallel else ""
-        lines.append(f'CUDAFUSE_KERNEL({names[k.name]}, "{k.name}", {fibers}{par});')
+        lines.append(f'__CF_KERNEL({names[k.name]}, "{k.name}", {fibers}{par});')
     return "\n" + "\n".join(lines) + "\n" if lines else ""
 
 
@@ -597,7 +613,7 @@ def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str]
     the compiler at that very place) is in the registry before cudaLaunchKernel looks it up
     by address; the kernel argument of each cudaLaunchKernel / cudaLaunchCooperativeKernel /
     cudaLaunchKernelEx(C), and the node parameters of each graph kernel node call, is
-    wrapped in api_site(...), so that a pointer the registry still lacks stops the run there,
+    wrapped in __cf_api_site(...), so that a pointer the registry still lacks stops the run there,
     naming the argument. Returns the kernels so registered with fibers."""
     kernels = {f.decl: f for f in (*unit.functions, *unit.header_functions)
                if f.space == "global" and f.decl}
@@ -632,7 +648,7 @@ def _kernel_addresses(unit: TranslationUnit, rw: Rewriter, needs: frozenset[str]
             if _overlaps(rw, start, end):
                 continue
             rw.replace_range(start, end,
-                             f'::cudafuse_emu::api_site(__FILE__, __LINE__, "{quoted}", '
+                             f'::__cf_emu::__cf_api_site(__FILE__, __LINE__, "{quoted}", '
                              f"{text})", "kernel argument of a runtime API launch or graph call")
             wrapped.append((start, end))
         constant = _constant_initialisers(unit, fn)
@@ -715,7 +731,7 @@ def _kernel_of(ref: n.Ref, kernels: dict[str, Function]) -> str | None:
 def _registered(unit: TranslationUnit, e: n.Expr, kernels: dict[str, Function],
                 needs: frozenset[str], parallel: frozenset[str], known: set[str],
                 given: set[str]) -> tuple[int, int, str] | None:
-    """The edit that spells kernel value `e` as ::cudafuse_emu::registered<&k>(...), or None
+    """The edit that spells kernel value `e` as ::__cf_emu::__cf_registered<&k>(...), or None
     when its text is not the kernel's name as written (a macro's expansion)."""
     ref = e.operand if isinstance(e, n.Unary) else e
     assert isinstance(ref, n.Ref)
@@ -744,7 +760,7 @@ def _registration(written: str, ref: n.Ref, kernels: dict[str, Function],
     # where the template arguments are deduced from the target (`kernel_t p = k;`).
     pointer = _pointer_type(ref.type or "")
     address = f"static_cast<{pointer}>(&{written})" if pointer else f"&{written}"
-    return (f'::cudafuse_emu::registered<{address}>("{name}", {str(fibers).lower()}, '
+    return (f'::__cf_emu::__cf_registered<{address}>("{name}", {str(fibers).lower()}, '
             f"{str(par).lower()})")
 
 

@@ -397,7 +397,7 @@ ChildGrid::ChildGrid(const Site &child) : nested_(g_in_kernel) {
   bidx_ = blockIdx;
   tidx_ = threadIdx;
   smem_size_ = g_dyn_smem_size;
-  dyn_.assign(g_dyn_smem, g_dyn_smem + smem_size_);
+  dyn_.assign(__cf_g_dyn_smem, __cf_g_dyn_smem + smem_size_);
   nvars_ = smem_vars().size();
   for (const SmemVar &v : smem_vars()) statics_.insert(statics_.end(), v.p, v.p + v.n);
   block_state_ = std::move((*__cf_tls_block()));
@@ -424,7 +424,7 @@ ChildGrid::~ChildGrid() {
     memcpy(v.p, statics_.data() + at, v.n);
     at += v.n;
   }
-  if (smem_size_) memcpy(g_dyn_smem, dyn_.data(), smem_size_);
+  if (smem_size_) memcpy(__cf_g_dyn_smem, dyn_.data(), smem_size_);
   g_dyn_smem_size = smem_size_;
   gridDim = grid_;
   blockDim = block_;
@@ -1392,7 +1392,7 @@ ApiSite take_api_site() {
 // The kernel a kernel node's parameters name. On a GPU an unknown pointer makes the graph call
 // return cudaErrorInvalidDeviceFunction, which programs rarely check: the node would then do
 // nothing and every comparison of outputs would be vacuous, so the run stops at the call (the
-// rewrite wraps the call's parameters argument in api_site(...), emu/rewrite.py).
+// rewrite wraps the call's parameters argument in __cf_api_site(...), emu/rewrite.py).
 const KernelInfo *node_kernel(const cudaKernelNodeParams *p, const char *api, ApiSite site) {
   if (!p) return nullptr;
   if (const KernelInfo *k = find_kernel(p->func)) return k;
@@ -1881,9 +1881,9 @@ void Launch::run_erased(const BodyRef &body) {
              site.kernel, block.x, block.y, block.z, grid.x, grid.y, grid.z);
     return refuse_config(what);
   }
-  if (shared > sizeof g_dyn_smem)
+  if (shared > sizeof __cf_g_dyn_smem)
     fail("%s:%d: launch of '%s' asks for %zu bytes of dynamic shared memory (at most %zu)",
-         site.file, site.line, site.kernel, shared, sizeof g_dyn_smem);
+         site.file, site.line, site.kernel, shared, sizeof __cf_g_dyn_smem);
   const bool top = !g_in_kernel;  // not a child grid (a launch in device code)
   ChildGrid child(site);  // a launch in device code sets its parent aside until it ends
   if (child.refused) return;
@@ -1892,7 +1892,7 @@ void Launch::run_erased(const BodyRef &body) {
   // past the launch's size they are a canary: a kernel that writes there (extern
   // __shared__ with too small a third <<<>>> argument) is an error, as it faults on a GPU.
   const unsigned char canary = (unsigned char)(fill_byte() ^ 0x5A);
-  memset(g_dyn_smem, canary, sizeof g_dyn_smem);
+  memset(__cf_g_dyn_smem, canary, sizeof __cf_g_dyn_smem);
   size_t tail_mark = g_tail.size();
   if (g_force_fibers < 0) {
     const char *env = getenv("CUDAFUSE_EMU_FIBERS");
@@ -1938,8 +1938,8 @@ void Launch::run_erased(const BodyRef &body) {
   g_in_kernel = false;
   g_fibers = false;
   g_coop = false;
-  for (size_t i = shared; i < sizeof g_dyn_smem; ++i)
-    if (g_dyn_smem[i] != canary)
+  for (size_t i = shared; i < sizeof __cf_g_dyn_smem; ++i)
+    if (__cf_g_dyn_smem[i] != canary)
       fail("%s:%d: kernel '%s' wrote dynamic shared memory (extern __shared__) at byte %zu, "
            "past the %zu bytes its launch gives (the third <<<>>> argument): on a GPU the "
            "launch fails", site.file, site.line, site.kernel, i, shared);
@@ -1953,7 +1953,7 @@ void ParallelLaunch::run(const BodyRef &body, int workers) {
   pool_run(workers, [&](int w) {
     std::fesetenv(FE_DFL_ENV);  // a pool thread started under the host's environment
     enter_launch(site, fibers, false, shared, grid, block, body);
-    memset(g_dyn_smem, canary, sizeof g_dyn_smem);
+    memset(__cf_g_dyn_smem, canary, sizeof __cf_g_dyn_smem);
     for (;;) {
       long long b = next.fetch_add(1, std::memory_order_relaxed);
       if (b >= nb || b > P.stop.block.load()) break;
@@ -1969,8 +1969,8 @@ void ParallelLaunch::run(const BodyRef &body, int workers) {
     g_par_block = -1;
     g_in_kernel = false;
     g_fibers = false;
-    for (size_t i = shared; i < sizeof g_dyn_smem; ++i)
-      if (g_dyn_smem[i] != canary) {
+    for (size_t i = shared; i < sizeof __cf_g_dyn_smem; ++i)
+      if (__cf_g_dyn_smem[i] != canary) {
         past[w] = i;
         break;
       }

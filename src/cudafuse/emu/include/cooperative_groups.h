@@ -63,16 +63,16 @@ inline __cf_T xfer(uint8_t op, unsigned mask, const __cf_T &v, int arg, int widt
     size_t n = sizeof(__cf_T) - at < 8 ? sizeof(__cf_T) - at : 8;
     uint64_t bits = 0;
     memcpy(&bits, src + at, n);
-    bits = ::cudafuse_emu::warp_op(op, mask, bits, arg, width, file, line);
+    bits = ::cudafuse_emu::__cf_warp_op(op, mask, bits, arg, width, file, line);
     memcpy(dst + at, &bits, n);
   }
   return out;
 }
 inline uint64_t vote(uint8_t op, unsigned mask, int pred, const char *file, int line) {
-  return ::cudafuse_emu::warp_op(op, mask, pred ? 1 : 0, 0, 32, file, line);
+  return ::cudafuse_emu::__cf_warp_op(op, mask, pred ? 1 : 0, 0, 32, file, line);
 }
 inline void warp_sync(unsigned mask, const char *file, int line) {
-  ::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_SYNC, mask, 0, 0, 32, file, line);
+  ::cudafuse_emu::__cf_warp_op(::cudafuse_emu::__cf_W_SYNC, mask, 0, 0, 32, file, line);
 }
 inline void block_sync(const char *file, int line) {
   need("thread_block::sync", file, line);

@@ -328,44 +328,44 @@ inline cublasStatus_t cublasGetVectorAsync(int n, int e, const void *x, int incx
 #define CF_BLAS_L1(P, p, T)                                                                    \
   inline cublasStatus_t P##axpy(cublasHandle_t h, int n, const T *a, const T *x,      \
                                         int incx, T *y, int incy) {                           \
-    return ::cudafuse_emu::blas::axpy(h, n, a, x, incx, y, incy); }                          \
+    return ::__cf_emu::blas::axpy(h, n, a, x, incx, y, incy); }                          \
   inline cublasStatus_t P##dot(cublasHandle_t h, int n, const T *x, int incx,         \
                                        const T *y, int incy, T *r) {                          \
-    return ::cudafuse_emu::blas::dot(h, n, x, incx, y, incy, r); }                           \
+    return ::__cf_emu::blas::dot(h, n, x, incx, y, incy, r); }                           \
   inline cublasStatus_t P##nrm2(cublasHandle_t h, int n, const T *x, int incx, T *r) { \
-    return ::cudafuse_emu::blas::nrm2(h, n, x, incx, r); }                                   \
+    return ::__cf_emu::blas::nrm2(h, n, x, incx, r); }                                   \
   inline cublasStatus_t P##asum(cublasHandle_t h, int n, const T *x, int incx, T *r) { \
-    return ::cudafuse_emu::blas::asum(h, n, x, incx, r); }                                   \
+    return ::__cf_emu::blas::asum(h, n, x, incx, r); }                                   \
   inline cublasStatus_t cublasI##p##amax(cublasHandle_t h, int n, const T *x, int incx, int *r) { \
-    return ::cudafuse_emu::blas::iamax(h, n, x, incx, r); }                                  \
+    return ::__cf_emu::blas::iamax(h, n, x, incx, r); }                                  \
   inline cublasStatus_t P##scal(cublasHandle_t h, int n, const T *a, T *x, int incx) { \
-    return ::cudafuse_emu::blas::scal(h, n, a, x, incx); }                                   \
+    return ::__cf_emu::blas::scal(h, n, a, x, incx); }                                   \
   inline cublasStatus_t P##copy(cublasHandle_t h, int n, const T *x, int incx, T *y,  \
                                         int incy) {                                           \
-    return ::cudafuse_emu::blas::copy(h, n, x, incx, y, incy); }                             \
+    return ::__cf_emu::blas::copy(h, n, x, incx, y, incy); }                             \
   inline cublasStatus_t P##swap(cublasHandle_t h, int n, T *x, int incx, T *y,        \
                                         int incy) {                                           \
-    return ::cudafuse_emu::blas::swap(h, n, x, incx, y, incy); }                             \
+    return ::__cf_emu::blas::swap(h, n, x, incx, y, incy); }                             \
   inline cublasStatus_t P##gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, \
                                         const T *a, const T *__cf_A, int lda, const T *x, int incx, \
                                         const T *b, T *y, int incy) {                         \
-    return ::cudafuse_emu::blas::gemv(h, op, m, n, a, __cf_A, lda, x, incx, b, y, incy); }        \
+    return ::__cf_emu::blas::gemv(h, op, m, n, a, __cf_A, lda, x, incx, b, y, incy); }        \
   inline cublasStatus_t P##gemm(cublasHandle_t h, cublasOperation_t ta,               \
                                         cublasOperation_t tb, int m, int n, int k, const T *a, \
                                         const T *__cf_A, int lda, const T *__cf_B, int ldb, const T *b,  \
                                         T *__cf_C, int ldc) {                                      \
-    return ::cudafuse_emu::blas::gemm(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C, ldc); }   \
+    return ::__cf_emu::blas::gemm(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C, ldc); }   \
   inline cublasStatus_t P##gemmStridedBatched(                                        \
       cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,      \
       const T *a, const T *__cf_A, int lda, long long sa, const T *__cf_B, int ldb, long long sb,       \
       const T *b, T *__cf_C, int ldc, long long sc, int batch) {                                   \
-    return ::cudafuse_emu::blas::gemm(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C, ldc,       \
+    return ::__cf_emu::blas::gemm(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C, ldc,       \
                                       (long)sa, (long)sb, (long)sc, batch); }                \
   inline cublasStatus_t P##gemmBatched(                                               \
       cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,      \
       const T *a, const T *const __cf_A[], int lda, const T *const __cf_B[], int ldb, const T *b,       \
       T *const __cf_C[], int ldc, int batch) {                                                     \
-    return ::cudafuse_emu::blas::gemm_batched(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C,    \
+    return ::__cf_emu::blas::gemm_batched(h, ta, tb, m, n, k, a, __cf_A, lda, __cf_B, ldb, b, __cf_C,    \
                                               ldc, batch); }
 CF_BLAS_L1(cublasS, s, float)
 CF_BLAS_L1(cublasD, d, double)

@@ -5,7 +5,7 @@
 #pragma once
 #include "cudafuse_f16.h"
 
-#define CF_F ::cudafuse_emu::f16::__cf_Half  // the format the definitions round into
+#define CF_F ::__cf_emu::f16::__cf_Half  // the format the definitions round into
 #define __CUDAFUSE_F16_DEFINITIONS "cudafuse_f16_ops.inc"
 #include "../../cuda_api/cudafuse_fp16_api.h"
 #undef __CUDAFUSE_F16_DEFINITIONS

@@ -1,7 +1,7 @@
 // cudafuse_emu.h: CUDA on the CPU, for the equivalence oracle (see docs/emulation.md).
 //
 // cudafuse force-includes this header and rewrites every `k<<<g, b, s, st>>>(args)` into
-// `::cudafuse_emu::launch(...)(g, b, s, st).run(...)`. Blocks run one after another on the
+// `::__cf_emu::__cf_launch(...)(g, b, s, st).__cf_run(...)`. Blocks run one after another on the
 // calling OS thread, or, for kernels the rewrite found order-independent, on a pool of OS
 // threads (cudafuse_emu_parallel.h). Threads of a block run either as a plain loop (kernels that statically
 // contain no barrier, shuffle or vote) or as cooperative fibers with real barriers.
@@ -36,6 +36,14 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+// What the rewrite splices into the program's text (emu/rewrite.py, overlay.py, inline_asm.py,
+// ptx_block.py, launch_bounds.py) and the bodies of the macros that expand there name only
+// reserved identifiers (`__cf_...`, `__CF_...`), reaching this namespace through the alias
+// below: a program's -D of any other name (`launch`, `run`, `cudafuse_emu`) is read after
+// this header (emu/defines.py) and never meets them (issue 27).
+namespace cudafuse_emu {}
+namespace __cf_emu = ::cudafuse_emu;
+
 // ---- qualifiers -------------------------------------------------------------------------
 #define __global__
 #define __device__
@@ -57,10 +65,10 @@
 // function (ccminer's cuda_helper.h: `extern __device__ __device_builtin__ void
 // __syncthreads(void);`), declares an unused function instead.
 #define __syncthreads(...) __cf_syncthreads##__VA_OPT__(_decl(__VA_ARGS__))
-#define __cf_syncthreads ::cudafuse_emu::bar_all(0, __FILE__, __LINE__)
-#define CUDAFUSE_BAR_SYNC(id, n) ::cudafuse_emu::bar_sync((id), (n), __FILE__, __LINE__)
+#define __cf_syncthreads ::__cf_emu::__cf_bar_all(0, __FILE__, __LINE__)
+#define CUDAFUSE_BAR_SYNC(id, n) ::__cf_emu::__cf_bar_sync((id), (n), __FILE__, __LINE__)
 #define CUDAFUSE_BAR_RED(kind, id, n, p) \
-  ::cudafuse_emu::bar_red((kind), (id), (n), (p), __FILE__, __LINE__)
+  ::__cf_emu::__cf_bar_red((kind), (id), (n), (p), __FILE__, __LINE__)
 
 // ---- vector types and dim3 --------------------------------------------------------------
 #define CF_VEC2(T, N) struct N##2 { T x, y; }; \
@@ -608,7 +616,7 @@ inline int bar_enter(int id, int count, int pred, const char *file, int line) {
   return 0;
 }
 
-inline void bar_all(int pred_unused, const char *file, int line) {
+inline void __cf_bar_all(int pred_unused, const char *file, int line) {
   (void)pred_unused;
   need_fibers("__syncthreads", file, line);
   bar_enter(0, 0, 1, file, line);
@@ -625,7 +633,7 @@ inline void check_counted(const char *what, int id, int n, const char *file, int
          line, what, id, n, size);
 }
 
-inline void bar_sync(int id, int n, const char *file, int line) {
+inline void __cf_bar_sync(int id, int n, const char *file, int line) {
   need_fibers("CUDAFUSE_BAR_SYNC", file, line);
   check_counted("bar.sync", id, n, file, line);
   bar_enter(id, n, 1, file, line);
@@ -633,16 +641,16 @@ inline void bar_sync(int id, int n, const char *file, int line) {
 
 // bar.sync id with no count (inline PTX): every thread of the block takes part, as in
 // __syncthreads, on barrier `id`.
-inline void bar_sync_all(int id, const char *file, int line) {
+inline void __cf_bar_sync_all(int id, const char *file, int line) {
   need_fibers("bar.sync", file, line);
   if (id < 0 || id > 15) fail("%s:%d: bar.sync barrier id %d is out of range 0-15", file, line, id);
   bar_enter(id, 0, 1, file, line);
 }
 
 // bar.red.popc / .and / .or (kind 0, 1, 2) over barrier `id` counting `n` threads: the
-// counted barrier of bar_sync, returning what __syncthreads_count / _and / _or would over
+// counted barrier of __cf_bar_sync, returning what __syncthreads_count / _and / _or would over
 // the threads it releases.
-inline int bar_red(int kind, int id, int n, int pred, const char *file, int line) {
+inline int __cf_bar_red(int kind, int id, int n, int pred, const char *file, int line) {
   need_fibers("CUDAFUSE_BAR_RED", file, line);
   if (kind < 0 || kind > 2) fail("%s:%d: bar.red kind %d is not 0-2", file, line, kind);
   check_counted("bar.red", id, n, file, line);
@@ -654,10 +662,10 @@ inline int bar_red(int kind, int id, int n, int pred, const char *file, int line
   return count > 0;
 }
 
-// bar.red in inline PTX: with a count `n` the counted barrier (bar_red); without (n == 0)
+// bar.red in inline PTX: with a count `n` the counted barrier (__cf_bar_red); without (n == 0)
 // every thread of the block on barrier `id`, as __syncthreads_count/_and/_or on barrier 0.
-inline int bar_red_ptx(int kind, int id, int n, int pred, const char *file, int line) {
-  if (n != 0) return bar_red(kind, id, n, pred, file, line);
+inline int __cf_bar_red_ptx(int kind, int id, int n, int pred, const char *file, int line) {
+  if (n != 0) return __cf_bar_red(kind, id, n, pred, file, line);
   need_fibers("bar.red", file, line);
   if (id < 0 || id > 15) fail("%s:%d: bar.red barrier id %d is out of range 0-15", file, line, id);
   bar_enter(id, 0, pred, file, line);
@@ -668,7 +676,7 @@ inline int bar_red_ptx(int kind, int id, int n, int pred, const char *file, int 
   return count > 0;
 }
 
-inline int bar_reduce(int pred, int kind, const char *file, int line) {
+inline int __cf_bar_reduce(int pred, int kind, const char *file, int line) {
   static const char *names[] = {"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
   need_fibers(names[kind], file, line);
   bar_enter(0, 0, pred, file, line);
@@ -721,7 +729,7 @@ inline T from_bits(uint64_t b) {
   return v;
 }
 
-inline uint64_t warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, int width,
+inline uint64_t __cf_warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, int width,
                         const char *file, int line) {
   need_fibers(WOP_NAME[op], file, line);
   __cf_Block &B = *__cf_tls_block();
@@ -758,7 +766,7 @@ inline unsigned active_mask() {
 }
 
 // ---- launches ---------------------------------------------------------------------------
-alignas(256) inline __CUDAFUSE_TLS unsigned char g_dyn_smem[232448];
+alignas(256) inline __CUDAFUSE_TLS unsigned char __cf_g_dyn_smem[232448];
 inline __CUDAFUSE_TLS size_t g_dyn_smem_size = 0;
 inline int g_force_fibers = -1;
 // Defined in cudafuse_emu_launch.h (cooperative grids); g_coop is above.
@@ -854,6 +862,11 @@ struct Launch {
     refuse_launch(site, full);
   }
 
+  // The rewrite's spelling of run (reserved: see the top of this header).
+  template <class F, class... A>
+  void __cf_run(F f, A... args) {
+    run(f, args...);
+  }
   template <class F, class... A>
   void run(F f, A... args) {
     if (stream == cudaStreamTailLaunch && g_in_kernel) {  // after the launching grid
@@ -899,16 +912,21 @@ inline LaunchConfig launch(const char *kernel, const char *file, int line, bool 
                            bool parallel = false) {
   return LaunchConfig{Site{kernel, file, line}, fibers, parallel};
 }
+// The rewrite's spelling of launch (reserved: see the top of this header).
+inline LaunchConfig __cf_launch(const char *kernel, const char *file, int line, bool fibers,
+                                bool parallel = false) {
+  return LaunchConfig{Site{kernel, file, line}, fibers, parallel};
+}
 
 }  // namespace cudafuse_emu
 
 // ---- device API -------------------------------------------------------------------------
-#define __syncthreads_count(p) ::cudafuse_emu::bar_reduce((p), 0, __FILE__, __LINE__)
-#define __syncthreads_and(p) ::cudafuse_emu::bar_reduce((p), 1, __FILE__, __LINE__)
-#define __syncthreads_or(p) ::cudafuse_emu::bar_reduce((p), 2, __FILE__, __LINE__)
+#define __syncthreads_count(p) ::__cf_emu::__cf_bar_reduce((p), 0, __FILE__, __LINE__)
+#define __syncthreads_and(p) ::__cf_emu::__cf_bar_reduce((p), 1, __FILE__, __LINE__)
+#define __syncthreads_or(p) ::__cf_emu::__cf_bar_reduce((p), 2, __FILE__, __LINE__)
 
 inline void __cudafuse_syncwarp(unsigned m, const char *file, int line) {
-  ::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_SYNC, m, 0, 0, 32, file, line);
+  ::cudafuse_emu::__cf_warp_op(::cudafuse_emu::__cf_W_SYNC, m, 0, 0, 32, file, line);
 }
 #define __syncwarp(...) __cudafuse_syncwarp(__cudafuse_mask_or_full(__VA_ARGS__), __FILE__, __LINE__)
 inline unsigned __cudafuse_mask_or_full() { return 0xffffffffu; }
@@ -918,24 +936,24 @@ template <class T>
 inline T __cudafuse_shfl(uint8_t op, unsigned m, T v, int arg, int w, const char *file,
                          int line) {
   return ::cudafuse_emu::from_bits<T>(
-      ::cudafuse_emu::warp_op(op, m, ::cudafuse_emu::to_bits(v), arg, w, file, line));
+      ::cudafuse_emu::__cf_warp_op(op, m, ::cudafuse_emu::to_bits(v), arg, w, file, line));
 }
 #define __shfl_sync(m, v, ...) \
-  __cudafuse_shfl(::cudafuse_emu::__cf_W_SHFL, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+  __cudafuse_shfl(::__cf_emu::__cf_W_SHFL, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
 #define __shfl_up_sync(m, v, ...) \
-  __cudafuse_shfl(::cudafuse_emu::__cf_W_UP, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+  __cudafuse_shfl(::__cf_emu::__cf_W_UP, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
 #define __shfl_down_sync(m, v, ...) \
-  __cudafuse_shfl(::cudafuse_emu::__cf_W_DOWN, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+  __cudafuse_shfl(::__cf_emu::__cf_W_DOWN, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
 #define __shfl_xor_sync(m, v, ...) \
-  __cudafuse_shfl(::cudafuse_emu::__cf_W_XOR, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
+  __cudafuse_shfl(::__cf_emu::__cf_W_XOR, (m), (v), __cudafuse_lw(__VA_ARGS__), __FILE__, __LINE__)
 // (lane[, width]) -> "lane, width"
 #define __cudafuse_lw(...) __cudafuse_lw_pick(__VA_ARGS__, 32, 0)
 #define __cudafuse_lw_pick(l, w, ...) (int)(l), (int)(w)
-#define __ballot_sync(m, p) (unsigned)::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_BALLOT, (m), \
+#define __ballot_sync(m, p) (unsigned)::__cf_emu::__cf_warp_op(::__cf_emu::__cf_W_BALLOT, (m), \
   (p) ? 1 : 0, 0, 32, __FILE__, __LINE__)
-#define __any_sync(m, p) (int)::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_ANY, (m), (p) ? 1 : 0, \
+#define __any_sync(m, p) (int)::__cf_emu::__cf_warp_op(::__cf_emu::__cf_W_ANY, (m), (p) ? 1 : 0, \
   0, 32, __FILE__, __LINE__)
-#define __all_sync(m, p) (int)::cudafuse_emu::warp_op(::cudafuse_emu::__cf_W_ALL, (m), (p) ? 1 : 0, \
+#define __all_sync(m, p) (int)::__cf_emu::__cf_warp_op(::__cf_emu::__cf_W_ALL, (m), (p) ? 1 : 0, \
   0, 32, __FILE__, __LINE__)
 inline unsigned __activemask() { return ::cudafuse_emu::active_mask(); }
 inline void __threadfence() {}
@@ -949,7 +967,7 @@ inline long long clock64() {
 inline int __cudafuse_lane_id() { return int(::cudafuse_emu::__cf_tls_block()->cur & 31); }
 
 // Dynamic shared memory: `extern __shared__ T s[];` is rewritten into a pointer to this buffer.
-#define __cudafuse_dyn_smem() (static_cast<void *>(::cudafuse_emu::g_dyn_smem))
+#define __cudafuse_dyn_smem() (static_cast<void *>(::__cf_emu::__cf_g_dyn_smem))
 
 // ---- atomics (a fiber switches only at barriers and collectives; the integer families below are
 // real atomics, for the kernels whose blocks run on several OS threads) ----------------------
@@ -965,7 +983,7 @@ inline float at_ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::
 inline float at_fadd(float a, float b) { return at_ftz(at_ftz(a) + at_ftz(b)); }
 inline float at_fadd(const float *at, float a, float b) {
   const unsigned char *p = reinterpret_cast<const unsigned char *>(at);
-  return p >= g_dyn_smem && p < g_dyn_smem + sizeof g_dyn_smem ? a + b : at_fadd(a, b);
+  return p >= __cf_g_dyn_smem && p < __cf_g_dyn_smem + sizeof __cf_g_dyn_smem ? a + b : at_fadd(a, b);
 }
 }  // namespace cudafuse_emu
 #define CF_ATOMIC_T(NAME, EXPR, T) \
@@ -1305,32 +1323,32 @@ template <class T> inline T cvt_int(long double v, int mode, T lo, T hi) {
 }  // namespace cudafuse_emu
 #define CF_RMODES(X) X(rn, FE_TONEAREST) X(rz, FE_TOWARDZERO) X(ru, FE_UPWARD) X(rd, FE_DOWNWARD)
 #define CF_RARITH(m, M)                                                                      \
-  inline float __fadd_##m(float a, float b) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x + y; return (float)r; }); } \
-  inline float __fsub_##m(float a, float b) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x - y; return (float)r; }); } \
-  inline float __fmul_##m(float a, float b) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x * y; return (float)r; }); } \
-  inline float __fdiv_##m(float a, float b) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x / y; return (float)r; }); } \
+  inline float __fadd_##m(float a, float b) { return ::__cf_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x + y; return (float)r; }); } \
+  inline float __fsub_##m(float a, float b) { return ::__cf_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x - y; return (float)r; }); } \
+  inline float __fmul_##m(float a, float b) { return ::__cf_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x * y; return (float)r; }); } \
+  inline float __fdiv_##m(float a, float b) { return ::__cf_emu::with_round(M, [&] { volatile float x = a, y = b; volatile float r = x / y; return (float)r; }); } \
   inline float __frcp_##m(float a) { return __fdiv_##m(1.0f, a); }                           \
-  inline float __fsqrt_##m(float a) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a; volatile float r = std::sqrt((float)x); return (float)r; }); } \
-  inline float __fmaf_##m(float a, float b, float c) { return ::cudafuse_emu::with_round(M, [&] { volatile float x = a, y = b, z = c; volatile float r = std::fma((float)x, (float)y, (float)z); return (float)r; }); } \
-  inline double __dadd_##m(double a, double b) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x + y; return (double)r; }); } \
-  inline double __dsub_##m(double a, double b) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x - y; return (double)r; }); } \
-  inline double __dmul_##m(double a, double b) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x * y; return (double)r; }); } \
-  inline double __ddiv_##m(double a, double b) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x / y; return (double)r; }); } \
+  inline float __fsqrt_##m(float a) { return ::__cf_emu::with_round(M, [&] { volatile float x = a; volatile float r = std::sqrt((float)x); return (float)r; }); } \
+  inline float __fmaf_##m(float a, float b, float c) { return ::__cf_emu::with_round(M, [&] { volatile float x = a, y = b, z = c; volatile float r = std::fma((float)x, (float)y, (float)z); return (float)r; }); } \
+  inline double __dadd_##m(double a, double b) { return ::__cf_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x + y; return (double)r; }); } \
+  inline double __dsub_##m(double a, double b) { return ::__cf_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x - y; return (double)r; }); } \
+  inline double __dmul_##m(double a, double b) { return ::__cf_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x * y; return (double)r; }); } \
+  inline double __ddiv_##m(double a, double b) { return ::__cf_emu::with_round(M, [&] { volatile double x = a, y = b; volatile double r = x / y; return (double)r; }); } \
   inline double __drcp_##m(double a) { return __ddiv_##m(1.0, a); }                          \
-  inline double __dsqrt_##m(double a) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a; volatile double r = std::sqrt((double)x); return (double)r; }); } \
-  inline double __fma_##m(double a, double b, double c) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a, y = b, z = c; volatile double r = std::fma((double)x, (double)y, (double)z); return (double)r; }); } \
-  inline float __double2float_##m(double a) { return ::cudafuse_emu::with_round(M, [&] { volatile double x = a; volatile float r = (float)x; return (float)r; }); } \
-  inline float __int2float_##m(int a) { return ::cudafuse_emu::with_round(M, [&] { volatile int x = a; volatile float r = (float)x; return (float)r; }); } \
-  inline float __uint2float_##m(unsigned a) { return ::cudafuse_emu::with_round(M, [&] { volatile unsigned x = a; volatile float r = (float)x; return (float)r; }); } \
-  inline float __ll2float_##m(long long a) { return ::cudafuse_emu::with_round(M, [&] { volatile long long x = a; volatile float r = (float)x; return (float)r; }); } \
-  inline float __ull2float_##m(unsigned long long a) { return ::cudafuse_emu::with_round(M, [&] { volatile unsigned long long x = a; volatile float r = (float)x; return (float)r; }); } \
-  inline double __ll2double_##m(long long a) { return ::cudafuse_emu::with_round(M, [&] { volatile long long x = a; volatile double r = (double)x; return (double)r; }); } \
-  inline double __ull2double_##m(unsigned long long a) { return ::cudafuse_emu::with_round(M, [&] { volatile unsigned long long x = a; volatile double r = (double)x; return (double)r; }); } \
-  inline long long __float2ll_##m(float a) { return ::cudafuse_emu::cvt_int<long long>(a, M, LLONG_MIN, LLONG_MAX); } \
-  inline unsigned long long __float2ull_##m(float a) { return ::cudafuse_emu::cvt_int<unsigned long long>(a, M, 0, ULLONG_MAX); } \
-  inline long long __double2ll_##m(double a) { return ::cudafuse_emu::cvt_int<long long>(a, M, LLONG_MIN, LLONG_MAX); } \
-  inline unsigned long long __double2ull_##m(double a) { return ::cudafuse_emu::cvt_int<unsigned long long>(a, M, 0, ULLONG_MAX); } \
-  inline unsigned __double2uint_##m(double a) { return ::cudafuse_emu::cvt_int<unsigned>(a, M, 0, UINT_MAX); }
+  inline double __dsqrt_##m(double a) { return ::__cf_emu::with_round(M, [&] { volatile double x = a; volatile double r = std::sqrt((double)x); return (double)r; }); } \
+  inline double __fma_##m(double a, double b, double c) { return ::__cf_emu::with_round(M, [&] { volatile double x = a, y = b, z = c; volatile double r = std::fma((double)x, (double)y, (double)z); return (double)r; }); } \
+  inline float __double2float_##m(double a) { return ::__cf_emu::with_round(M, [&] { volatile double x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline float __int2float_##m(int a) { return ::__cf_emu::with_round(M, [&] { volatile int x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline float __uint2float_##m(unsigned a) { return ::__cf_emu::with_round(M, [&] { volatile unsigned x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline float __ll2float_##m(long long a) { return ::__cf_emu::with_round(M, [&] { volatile long long x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline float __ull2float_##m(unsigned long long a) { return ::__cf_emu::with_round(M, [&] { volatile unsigned long long x = a; volatile float r = (float)x; return (float)r; }); } \
+  inline double __ll2double_##m(long long a) { return ::__cf_emu::with_round(M, [&] { volatile long long x = a; volatile double r = (double)x; return (double)r; }); } \
+  inline double __ull2double_##m(unsigned long long a) { return ::__cf_emu::with_round(M, [&] { volatile unsigned long long x = a; volatile double r = (double)x; return (double)r; }); } \
+  inline long long __float2ll_##m(float a) { return ::__cf_emu::cvt_int<long long>(a, M, LLONG_MIN, LLONG_MAX); } \
+  inline unsigned long long __float2ull_##m(float a) { return ::__cf_emu::cvt_int<unsigned long long>(a, M, 0, ULLONG_MAX); } \
+  inline long long __double2ll_##m(double a) { return ::__cf_emu::cvt_int<long long>(a, M, LLONG_MIN, LLONG_MAX); } \
+  inline unsigned long long __double2ull_##m(double a) { return ::__cf_emu::cvt_int<unsigned long long>(a, M, 0, ULLONG_MAX); } \
+  inline unsigned __double2uint_##m(double a) { return ::__cf_emu::cvt_int<unsigned>(a, M, 0, UINT_MAX); }
 CF_RARITH(rz, FE_TOWARDZERO) CF_RARITH(ru, FE_UPWARD) CF_RARITH(rd, FE_DOWNWARD)
 #undef CF_RARITH
 #undef CF_RMODES
@@ -1387,18 +1405,18 @@ template <class T, class F> inline T __cf_reduce(unsigned m, T v, F f, const cha
 }
 #define __match_any_sync(m, v) __cf_match_any((unsigned)(m), (v), __FILE__, __LINE__)
 #define __match_all_sync(m, v, p) __cf_match_all((unsigned)(m), (v), (p), __FILE__, __LINE__)
-#define __reduce_add_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto a, auto b) { \
-  return (decltype(a))((unsigned)a + (unsigned)b); }, __FILE__, __LINE__)
-#define __reduce_min_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto a, auto b) { \
-  return b < a ? b : a; }, __FILE__, __LINE__)
-#define __reduce_max_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto a, auto b) { \
-  return a < b ? b : a; }, __FILE__, __LINE__)
-#define __reduce_and_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned a, unsigned b) { \
-  return a & b; }, __FILE__, __LINE__)
-#define __reduce_or_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned a, unsigned b) { \
-  return a | b; }, __FILE__, __LINE__)
-#define __reduce_xor_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned a, unsigned b) { \
-  return a ^ b; }, __FILE__, __LINE__)
+#define __reduce_add_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto __cf_a, auto __cf_b) { \
+  return (decltype(__cf_a))((unsigned)__cf_a + (unsigned)__cf_b); }, __FILE__, __LINE__)
+#define __reduce_min_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto __cf_a, auto __cf_b) { \
+  return __cf_b < __cf_a ? __cf_b : __cf_a; }, __FILE__, __LINE__)
+#define __reduce_max_sync(m, v) __cf_reduce((unsigned)(m), (v), [](auto __cf_a, auto __cf_b) { \
+  return __cf_a < __cf_b ? __cf_b : __cf_a; }, __FILE__, __LINE__)
+#define __reduce_and_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned __cf_a, unsigned __cf_b) { \
+  return __cf_a & __cf_b; }, __FILE__, __LINE__)
+#define __reduce_or_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned __cf_a, unsigned __cf_b) { \
+  return __cf_a | __cf_b; }, __FILE__, __LINE__)
+#define __reduce_xor_sync(m, v) __cf_reduce((unsigned)(m), (unsigned)(v), [](unsigned __cf_a, unsigned __cf_b) { \
+  return __cf_a ^ __cf_b; }, __FILE__, __LINE__)
 
 // CUDA's min/max accept mixed integer types (the usual arithmetic conversions apply).
 template <class A, class B,
@@ -1439,3 +1457,4 @@ inline void __prof_trigger(int) {}  // a profiler counter: nothing counts here
 #include "cudafuse_emu_launch.h"  // cudaLaunchKernel, cooperative launches and grids
 #include "cudafuse_emu_graph.h"   // CUDA graphs and stream capture
 #include "cudafuse_emu_ptx.h"     // what translated inline PTX calls (emu/inline_asm.py)
+#include "cudafuse_emu_null.h"    // NULL and 0 passed through a launch's generic call

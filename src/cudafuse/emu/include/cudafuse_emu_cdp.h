@@ -9,7 +9,7 @@
 //
 // While the child runs, the launching grid's state is set aside (ChildGrid): its block's
 // fibers and scheduler context, the launch geometry, its dynamic shared memory and the static
-// __shared__ variables the rewrite registered (CUDAFUSE_SMEM_REG: they are function statics,
+// __shared__ variables the rewrite registered (__CF_SMEM_REG: they are function statics,
 // which a recursive child would otherwise overwrite); the child's threads run on fiber
 // stacks of their own nesting level, so the parent's stacks stay as they are.
 #pragma once
@@ -24,7 +24,7 @@ struct SmemVar {
 };
 std::vector<SmemVar> &smem_vars();
 template <class T>
-inline bool smem_register(T *p, size_t n) {
+inline bool __cf_smem_register(T *p, size_t n) {
   void *at = const_cast<void *>(static_cast<const volatile void *>(p));
   smem_vars().push_back(SmemVar{static_cast<unsigned char *>(at), n});
   return true;
@@ -68,10 +68,10 @@ void push_tail(std::function<void()> op);
 
 }  // namespace cudafuse_emu
 
-// CUDAFUSE_SMEM_REG(v), after a static __shared__ declaration (emu/rewrite.py, programs with
+// __CF_SMEM_REG(v), after a static __shared__ declaration (emu/rewrite.py, programs with
 // launches in device code): registers v once, when a thread first reaches it.
-#define CUDAFUSE_SMEM_REG(v)                                       \
-  static const bool CF_SMEM_CAT(cf_smem_reg_, __COUNTER__) =       \
-      ::cudafuse_emu::smem_register(std::addressof(v), sizeof(v))
-#define CF_SMEM_CAT(a, b) CF_SMEM_CAT2(a, b)
-#define CF_SMEM_CAT2(a, b) a##b
+#define __CF_SMEM_REG(v)                                       \
+  static const bool __CF_SMEM_CAT(__cf_smem_reg_, __COUNTER__) =       \
+      ::__cf_emu::__cf_smem_register(__builtin_addressof(v), sizeof(v))
+#define __CF_SMEM_CAT(a, b) __CF_SMEM_CAT2(a, b)
+#define __CF_SMEM_CAT2(a, b) a##b

@@ -22,7 +22,7 @@ void run_node(__cf_GNode &n);
 
 void run_graph(Graph &g);
 
-// The kernel node API's lookup of params->func, and where the call is written (api_site).
+// The kernel node API's lookup of params->func, and where the call is written (__cf_api_site).
 ApiSite take_api_site();
 cudaError_t add_kernel_params(__cf_GNode *n, const cudaKernelNodeParams *p, const char *api,
                               ApiSite site);

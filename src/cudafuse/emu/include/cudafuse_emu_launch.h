@@ -4,7 +4,7 @@
 //
 // Included at the end of cudafuse_emu.h. A kernel passed as `(void *)k` has lost its type, so
 // the rewrite registers every kernel of the program (address -> a thunk that calls it with
-// `void **` arguments, the parameter sizes, whether it needs fibers) with CUDAFUSE_KERNEL.
+// `void **` arguments, the parameter sizes, whether it needs fibers) with __CF_KERNEL.
 #pragma once
 #include <atomic>
 #include <map>
@@ -20,7 +20,7 @@ template <class F, int I> struct nth_param;
 template <class... P, int I> struct nth_param<void (*)(P...), I> {
   using type = typename std::tuple_element<I, std::tuple<P...>>::type;
 };
-template <class F, int I> using nth_param_t = typename nth_param<F, I>::type;
+template <class F, int I> using __cf_nth_param_t = typename nth_param<F, I>::type;
 
 
 // ---- the kernel registry ----------------------------------------------------------------
@@ -39,7 +39,7 @@ template <class... P, size_t... I>
 inline void call_unpacked(void (*f)(P...), void **a, std::index_sequence<I...>) {
   f(*static_cast<std::remove_cv_t<std::remove_reference_t<P>> *>(a[I])...);
 }
-template <class... P> inline void call_with_args(void (*f)(P...), void **a) {
+template <class... P> inline void __cf_call_with_args(void (*f)(P...), void **a) {
   call_unpacked(f, a, std::index_sequence_for<P...>{});
 }
 template <class... P> inline std::vector<size_t> param_sizes(void (*)(P...)) {
@@ -63,7 +63,7 @@ const KernelInfo *find_kernel(const void *f);
 // launch its name, fibers and parallel blocks, as the kernel's own launch would; another
 // (a template instance: not registered) runs on fibers, serially, as an unseen kernel does.
 template <class F>
-inline LaunchConfig launch_via(const char *name, const char *file, int line, F *f) {
+inline LaunchConfig __cf_launch_via(const char *name, const char *file, int line, F *f) {
   const KernelInfo *k = find_kernel(reinterpret_cast<const void *>(f));
   if (!k) return LaunchConfig{Site{name, file, line}, true, false};
   return LaunchConfig{Site{k->name, file, line}, k->fibers, k->parallel};
@@ -75,13 +75,18 @@ inline LaunchConfig launch_via(const char *name, const char *file, int line, F *
 // by address as it finds the kernels registered after the program.
 template <auto F>
 inline decltype(F) registered(const char *name, bool fibers, bool parallel) {
-  static const __cf_KernelReg once(F, name, [](void **a) { call_with_args(F, a); }, fibers,
+  static const __cf_KernelReg once(F, name, [](void **a) { __cf_call_with_args(F, a); }, fibers,
                                    parallel);
   (void)once;
   return F;
 }
+// The rewrite's spelling of registered (reserved: see the top of cudafuse_emu.h).
+template <auto F>
+inline decltype(F) __cf_registered(const char *name, bool fibers, bool parallel) {
+  return registered<F>(name, fibers, parallel);
+}
 // Where a cudaLaunchKernel / cudaLaunchCooperativeKernel call is written, and its kernel
-// argument's text: the rewrite wraps that argument in api_site(__FILE__, __LINE__, "text", f),
+// argument's text: the rewrite wraps that argument in __cf_api_site(__FILE__, __LINE__, "text", f),
 // so that a pointer the registry does not hold stops the run at the call, naming it.
 struct ApiSite {
   const char *file = nullptr;
@@ -91,7 +96,7 @@ struct ApiSite {
 inline thread_local ApiSite g_api_site;
 // ` (0x..., symbol 'void k<3>(float*)')`: what the dynamic symbols say is at `f` (runtime.cpp).
 const char *describe_function(const void *f);
-template <class T> inline T api_site(const char *file, int line, const char *text, T f) {
+template <class T> inline T __cf_api_site(const char *file, int line, const char *text, T f) {
   g_api_site = ApiSite{file, line, text};
   return f;
 }
@@ -208,7 +213,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
           std::vector<unsigned char>().swap(st);
           f.state = __cf_RUN;
         }
-        if (shared) memcpy(g_dyn_smem, pb.smem.data(), shared);
+        if (shared) memcpy(__cf_g_dyn_smem, pb.smem.data(), shared);
       }
       while (B.live) {
         bool ran = false;
@@ -254,7 +259,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
              "than %zu MiB (%zu blocks of %d threads); raise CUDAFUSE_EMU_GRID_MB or launch "
              "a smaller grid",
              g_site.kernel, g_site.file, g_site.line, limit >> 20, nb, n);
-      if (shared) pb.smem.assign(g_dyn_smem, g_dyn_smem + shared);
+      if (shared) pb.smem.assign(__cf_g_dyn_smem, __cf_g_dyn_smem + shared);
       pb.fibers.swap(fibers);
       pb.warp_live.swap(B.warp_live);
     }
@@ -286,7 +291,7 @@ inline void grid_barrier(const char *file, int line) {
 // allows does not run: the runtime returns cudaErrorLaunchOutOfResources ("too many resources
 // requested for launch": the driver checks the block against the function's maximum threads
 // per block, which the bound sets, as it does for a register count that leaves too few). The
-// rewrite (emu/launch_bounds.py) puts CUDAFUSE_LAUNCH_BOUNDS(text, args) first in the body of
+// rewrite (emu/launch_bounds.py) puts __CF_LAUNCH_BOUNDS(text, args) first in the body of
 // every kernel declared with a bound, so the compiler evaluates the bound where the kernel is
 // written (template parameters, #defines, constexpr). Every thread of a refused launch returns
 // before its first statement: nothing the kernel does happens, the launch's error is the
@@ -296,30 +301,30 @@ inline void grid_barrier(const char *file, int line) {
 inline std::atomic<unsigned long long> g_bounds_refused{0};  // launches refused so far
 
 template <class T, class... R>
-constexpr long long bound_threads(T max_threads, R...) { return (long long)max_threads; }
+constexpr long long __cf_bound_threads(T max_threads, R...) { return (long long)max_threads; }
 
-// The bound of each kernel the rewrite could name (not a template: CUDAFUSE_BOUNDS_OF after
-// the kernel's body; a template's instances: CUDAFUSE_INSTANCE_BOUNDS in it), for what the runtime
+// The bound of each kernel the rewrite could name (not a template: __CF_BOUNDS_OF after
+// the kernel's body; a template's instances: __CF_INSTANCE_BOUNDS in it), for what the runtime
 // reports before any launch: cudaFuncGetAttributes' maxThreadsPerBlock and the occupancy
 // API, which a program tuning its block size asks (cudafuse_emu_runtime.h).
 inline std::map<const void *, long long> &bound_registry() {
   static std::map<const void *, long long> *r = new std::map<const void *, long long>;
   return *r;
 }
-// (Lowercase: a program may #define a capitalised name, which would reach CUDAFUSE_BOUNDS_OF.)
-struct bound_reg {
-  bound_reg(const void *f, long long threads) { bound_registry()[f] = threads; }
+// (Lowercase: a program may #define a capitalised name, which would reach __CF_BOUNDS_OF.)
+struct __cf_bound_reg {
+  __cf_bound_reg(const void *f, long long threads) { bound_registry()[f] = threads; }
 };
-// The bound of a template kernel's instance, by its address (CUDAFUSE_INSTANCE_BOUNDS).
+// The bound of a template kernel's instance, by its address (__CF_INSTANCE_BOUNDS).
 template <auto F, long long N>
-inline bound_reg instance_bound{reinterpret_cast<const void *>(F), N};
+inline __cf_bound_reg __cf_instance_bound{reinterpret_cast<const void *>(F), N};
 inline int max_threads_of(const void *f) {
   auto it = bound_registry().find(f);
   const int most = device_props().maxThreadsPerBlock;
   return it == bound_registry().end() || it->second > most ? most : (int)it->second;
 }
 
-inline bool over_bounds(long long bound, const char *text, const char *file, int line) {
+inline bool __cf_over_bounds(long long bound, const char *text, const char *file, int line) {
   const long long threads = (long long)blockDim.x * blockDim.y * blockDim.z;
   if (threads <= bound) return false;
   // Once per launch (every thread of it lands here): the first thread of the first block.
@@ -434,7 +439,7 @@ inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 block, v
   pack.set(::cudafuse_emu::param_sizes(func), args);
   return ::cudafuse_emu::launch_with(
       "kernel", true, false,
-      [func, pack]() mutable { ::cudafuse_emu::call_with_args(func, pack.ptrs.data()); }, grid,
+      [func, pack]() mutable { ::cudafuse_emu::__cf_call_with_args(func, pack.ptrs.data()); }, grid,
       block, shared, stream);
 }
 inline cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
@@ -462,7 +467,7 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, di
   pack.set(::cudafuse_emu::param_sizes(func), args);
   return ::cudafuse_emu::launch_with(
       "kernel", true, true,
-      [func, pack]() mutable { ::cudafuse_emu::call_with_args(func, pack.ptrs.data()); }, grid,
+      [func, pack]() mutable { ::cudafuse_emu::__cf_call_with_args(func, pack.ptrs.data()); }, grid,
       block, shared, stream);
 }
 
@@ -512,25 +517,25 @@ inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*k
       values);
 }
 
-// Registration emitted by the rewrite after the program: CUDAFUSE_KERNEL(::ns::k, "k", fibers)
-// or CUDAFUSE_KERNEL(::ns::k, "k", fibers, true) for a kernel whose blocks may run in parallel.
-#define CUDAFUSE_KERNEL(fn, name, ...)                                                     \
-  static ::cudafuse_emu::__cf_KernelReg CF_KREG_CAT(cf_kreg_, __COUNTER__)(                     \
-      &fn, name, [](void **a) { ::cudafuse_emu::call_with_args(&fn, a); }, __VA_ARGS__)
+// Registration emitted by the rewrite after the program: __CF_KERNEL(::ns::k, "k", fibers)
+// or __CF_KERNEL(::ns::k, "k", fibers, true) for a kernel whose blocks may run in parallel.
+#define __CF_KERNEL(fn, name, ...)                                                     \
+  static ::__cf_emu::__cf_KernelReg __CF_KREG_CAT(__cf_kreg_, __COUNTER__)(                     \
+      &fn, name, [](void **__cf_a) { ::__cf_emu::__cf_call_with_args(&fn, __cf_a); }, __VA_ARGS__)
 // First in the body of a kernel declared with __launch_bounds__(args) (emu/launch_bounds.py).
-#define CUDAFUSE_LAUNCH_BOUNDS(text, ...)                                                  \
-  if (::cudafuse_emu::over_bounds(::cudafuse_emu::bound_threads(__VA_ARGS__), text,        \
+#define __CF_LAUNCH_BOUNDS(text, ...)                                                  \
+  if (::__cf_emu::__cf_over_bounds(::__cf_emu::__cf_bound_threads(__VA_ARGS__), text,        \
                                   __FILE__, __LINE__))                                      \
     return;
 // After the body of a (non-template) kernel declared with __launch_bounds__(args).
-#define CUDAFUSE_BOUNDS_OF(fn, ...)                                                        \
-  static ::cudafuse_emu::bound_reg CF_KREG_CAT(cf_bounds_, __COUNTER__)(                    \
-      reinterpret_cast<const void *>(&fn), ::cudafuse_emu::bound_threads(__VA_ARGS__));
-// First in the body of a template kernel with a bound, after CUDAFUSE_LAUNCH_BOUNDS:
-// `fn` is the instance's own address, (&k<P1, P2>). Naming instance_bound<fn, bound> makes
+#define __CF_BOUNDS_OF(fn, ...)                                                        \
+  static ::__cf_emu::__cf_bound_reg __CF_KREG_CAT(__cf_bounds_, __COUNTER__)(                    \
+      reinterpret_cast<const void *>(&fn), ::__cf_emu::__cf_bound_threads(__VA_ARGS__));
+// First in the body of a template kernel with a bound, after __CF_LAUNCH_BOUNDS:
+// `fn` is the instance's own address, (&k<P1, P2>). Naming __cf_instance_bound<fn, bound> makes
 // each instance of the kernel the program compiles register its bound at start-up (the
 // variable is initialised with the program's statics), before any launch.
-#define CUDAFUSE_INSTANCE_BOUNDS(fn, ...)                                                  \
-  (void)&::cudafuse_emu::instance_bound<fn, ::cudafuse_emu::bound_threads(__VA_ARGS__)>;
-#define CF_KREG_CAT(a, b) CF_KREG_CAT2(a, b)
-#define CF_KREG_CAT2(a, b) a##b
+#define __CF_INSTANCE_BOUNDS(fn, ...)                                                  \
+  (void)&::__cf_emu::__cf_instance_bound<fn, ::__cf_emu::__cf_bound_threads(__VA_ARGS__)>;
+#define __CF_KREG_CAT(a, b) __CF_KREG_CAT2(a, b)
+#define __CF_KREG_CAT2(a, b) a##b

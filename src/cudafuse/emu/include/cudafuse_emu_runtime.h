@@ -39,8 +39,8 @@ inline Stream *stream_of(cudaStream_t s) {
 }
 inline Event *event_of(cudaEvent_t e) { return reinterpret_cast<Event *>(e); }
 #define CF_CAPTURED(st, type, ...) \
-  if (::cudafuse_emu::stream_capturing(st)) \
-    return ::cudafuse_emu::capture_op(st, type, [=]() { (void)(__VA_ARGS__); })
+  if (::__cf_emu::stream_capturing(st)) \
+    return ::__cf_emu::capture_op(st, type, [=]() { (void)(__VA_ARGS__); })
 inline Pool *pool_of(cudaMemPool_t p) { return reinterpret_cast<Pool *>(p); }
 cudaMemPool_t default_pool();
 // A kernel's maximum threads a block: its __launch_bounds__, else the device's

@@ -542,17 +542,17 @@ CF_TEX_OUT(tex2DGrad, (float x, float y, float2 dx, float2 dy), (x, y, dx, dy))
   template <class T>                                                                        \
   inline T surf##suffix##read(cudaSurfaceObject_t s, CF_SURF_UNPAREN params,                \
                               cudaSurfaceBoundaryMode m) {                                  \
-    return ::cudafuse_emu::surf_load<T>("surf" #suffix "read", s, CF_SURF_UNPAREN xyz, dims, m); \
+    return ::__cf_emu::surf_load<T>("surf" #suffix "read", s, CF_SURF_UNPAREN xyz, dims, m); \
   }                                                                                         \
   template <class T>                                                                        \
   inline void surf##suffix##read(T *r, cudaSurfaceObject_t s, CF_SURF_UNPAREN params,       \
                                  cudaSurfaceBoundaryMode m) {                               \
-    *r = ::cudafuse_emu::surf_load<T>("surf" #suffix "read", s, CF_SURF_UNPAREN xyz, dims, m); \
+    *r = ::__cf_emu::surf_load<T>("surf" #suffix "read", s, CF_SURF_UNPAREN xyz, dims, m); \
   }                                                                                         \
   template <class T>                                                                        \
   inline void surf##suffix##write(T v, cudaSurfaceObject_t s, CF_SURF_UNPAREN params,       \
                                   cudaSurfaceBoundaryMode m) {                              \
-    ::cudafuse_emu::surf_store<T>("surf" #suffix "write", v, s, CF_SURF_UNPAREN xyz, dims, m); \
+    ::__cf_emu::surf_store<T>("surf" #suffix "write", v, s, CF_SURF_UNPAREN xyz, dims, m); \
   }
 #define CF_SURF_UNPAREN(...) __VA_ARGS__
 CF_SURF(1, 1D, (int x), (x, 0, 0))

@@ -259,10 +259,10 @@ inline cufftResult cufftMakePlan3d(cufftHandle h, int nx, int ny, int nz, cufftT
 }
 // cufftPlan*: create and make in one call; a failed make leaves no plan behind.
 #define CF_FFT_PLAN(call)                                       \
-  cufftResult r = ::cudafuse_emu::fft::create(plan);            \
+  cufftResult r = ::__cf_emu::fft::create(plan);            \
   if (r != CUFFT_SUCCESS) return r;                             \
   r = call;                                                     \
-  if (r != CUFFT_SUCCESS) ::cudafuse_emu::fft::plans().erase(*plan); \
+  if (r != CUFFT_SUCCESS) ::__cf_emu::fft::plans().erase(*plan); \
   return r;
 inline cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch) {
   CF_FFT_PLAN(cufftMakePlan1d(*plan, nx, type, batch, nullptr))
