@@ -417,7 +417,11 @@ def looped_store_reason(name: str, w: n.Binary | n.Unary, fr: Frame | None, body
     if kind is not None and kind[0] is not None:
         return (f"it updates channel {kind[1]} of its own element ({kind[0].describe()}), "
                 f"{shown}, {where}: channels are fused when each is stored once, by a "
-                "statement of its own")
+                "statement of its own (channels a loop updates are kept in locals and "
+                "stored once only when no other pointer read or written there may be the "
+                "buffer: not of its element type or a char type, or one of the two "
+                "__restrict__; when a statement of their own also assigns each; and when "
+                "nothing leaves early)")
     try:
         own = coords[0].name if len(coords) == 1 or not bounds else \
             f"{coords[1].name} * {_show(bounds[0])} + {coords[0].name}"

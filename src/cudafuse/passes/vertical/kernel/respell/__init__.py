@@ -54,6 +54,7 @@ import dataclasses
 from cudafuse.diagnostics import CudafuseError, Diagnostic, Severity
 from cudafuse.frontend.parse import ParseOptions, ParseResult, parse_file
 from cudafuse.ir.program import TranslationUnit
+from cudafuse.passes.vertical.kernel import chan_accumulate
 from cudafuse.passes.vertical.kernel.respell.access import loads, rows
 from cudafuse.passes.vertical.kernel.respell.coords import copies, vectors
 from cudafuse.passes.vertical.kernel.respell.dead_stores import dead_stores
@@ -93,7 +94,8 @@ def respelled(unit: TranslationUnit) -> tuple[bytes, list[Diagnostic]] | None:
                             loads(fn, data),
                             helpers(unit, fn, data), void_helpers(unit, fn, data),
                             rows(fn, data), unrolled(fn, data),
-                            whole_elements(unit, fn, data)):
+                            whole_elements(unit, fn, data),
+                            chan_accumulate.channel_locals(unit, fn, data)):
             # One edit per place: a node reached twice in the tree (the element of a struct
             # store is also its operator='s callee) gives the same edit twice.
             found = sorted(set(found), key=lambda e: (e.start, e.end))
