@@ -434,10 +434,10 @@ def survey_run(exe: str, prog: Any, timeout: float) -> SurveyRow:
         row.emu = emu_build(target, [], "-O2", prog.flags)
         row.run = (emu_run(exe, target, [], timeout, prog.spec, prog.flags)
                    if row.emu == "built" else "not run")
+        if row.emu != "built":  # what was built: the program with the wrapper after it
+            row.nvcc = nvcc_check(target, [], prog.flags)
     finally:
         shim.unlink(missing_ok=True)
-    if row.emu != "built":
-        row.nvcc = nvcc_check(path, [], prog.flags)
     return row
 
 
