@@ -21,6 +21,7 @@ from cudafuse.analysis.symbolic import (
     pred_coords,
     to_coords,
 )
+from cudafuse.analysis.unit_index import unit_index
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
@@ -300,6 +301,7 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
             f"threadIdx.{d}", f"blockDim.{d}"} & sc.builtins)
     ev = Evaluator(unit, block_coords)
     accesses = ev.run(fn)
+    index = unit_index(unit)
     shared = []
     for use in shared_reach(unit, fn, graph).uses:
         if use.decl is not None:
@@ -307,13 +309,13 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
             shared.append(SharedVar(var.name, var.elem_type, var.size_bytes, var.dynamic,
                                     var.line, use.via))
         elif use.kind == "global":
-            g = next(g for g in unit.globals if g.span == use.span)
+            g = index.global_at[use.span]
             shared.append(SharedVar(g.name, g.type.split("[")[0].strip(), None, g.is_extern,
                                     g.span.line, use.via))
         else:  # a header the front end does not lower declares shared memory
             shared.append(SharedVar(use.name, "?", None, True, 0, use.via))
-    constants = sorted({g.name for g in unit.globals
-                        if g.space == "constant" and g.decl in sc.globals_used})
+    constants = sorted({name for decl in sc.globals_used
+                        for name in index.constant_names.get(decl, ())})
     barriers, warp, atomics, asm, builtins = sc.barriers, sc.warp, sc.atomics, sc.asm, \
         sc.builtins
     width = kernel_width([(to_coords(a.index), tuple(pred_coords(p) for p in a.path))
@@ -321,7 +323,7 @@ def analyze_kernel(unit: TranslationUnit, fn: Function,
     mapping = _mapping(unit, fn, ev, accesses, width)
     dims = set(mapping.dims)
     hazard = ""
-    shared_ids = sc.shared_decls | {g.decl for g in unit.globals if g.space == "shared"}
+    shared_ids = sc.shared_decls.union(index.shared_globals)
     if any(a.base_kind == "shared" and a.mode in ("store", "atomic") for a in accesses) or \
             sc.written_roots & shared_ids:
         hazard = "threads exchange data through shared memory"

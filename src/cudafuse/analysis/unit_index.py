@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cudafuse.ir.program import Function, GlobalVar, TranslationUnit
+from cudafuse.ir.source import Span
 
 _ATTR = "_cudafuse_unit_index"
 
@@ -26,6 +27,11 @@ class UnitIndex:
     declared: dict[str, Function]  # by_decl, and declarations without a body
     globals: dict[str, GlobalVar]  # by declaration id
     shared_globals: dict[str, GlobalVar]  # __shared__ ones
+    # The names of the __constant__ globals of each declaration id, and each global by its
+    # span (the first of the unit's list): a kernel asks of the globals it uses, not of
+    # every global of the unit (kernels x globals otherwise).
+    constant_names: dict[str, frozenset[str]]
+    global_at: dict[Span, GlobalVar]
     # Member functions defined in the main file, by class, in source order.
     methods_by_class: dict[str, list[Function]]
     method_class: dict[str, str]  # a member function's declaration id -> its class
@@ -61,6 +67,12 @@ def _build(unit: TranslationUnit) -> UnitIndex:
                if f.body is not None}
     declared = {f.decl: f for f in unit.functions}
     declared.update(by_decl)
+    constants: dict[str, set[str]] = {}
+    global_at: dict[Span, GlobalVar] = {}
+    for g in unit.globals:
+        if g.space == "constant":
+            constants.setdefault(g.decl, set()).add(g.name)
+        global_at.setdefault(g.span, g)
     by_class: dict[str, list[Function]] = {}
     for m in unit.methods:
         if m.body is not None and m.span.file == unit.path:
@@ -71,6 +83,8 @@ def _build(unit: TranslationUnit) -> UnitIndex:
         declared=declared,
         globals={g.decl: g for g in unit.globals},
         shared_globals={g.decl: g for g in unit.globals if g.space == "shared"},
+        constant_names={d: frozenset(names) for d, names in constants.items()},
+        global_at=global_at,
         methods_by_class=by_class,
         method_class={m.decl: m.parent for ms in by_class.values() for m in ms},
         free={f.name: f for f in unit.functions if f.body is not None and not f.is_kernel},
