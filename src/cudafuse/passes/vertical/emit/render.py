@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cudafuse.passes.vertical.driver import FuseResult, SequencePlan
 from cudafuse.passes.vertical.plan.resources import GroupResources, KernelFigures
+from cudafuse.passes.vertical.result import EdgeNote, LaunchNote
 
 
 def explain_text(result: FuseResult) -> str:
@@ -94,9 +95,10 @@ def launch_lines(result: FuseResult) -> list[str]:
     """Per host function, every launch: its sequence and group, or why it is in none.
     Host functions with a single launch (nothing to fuse it with) are left out."""
     lines: list[str] = []
-    hosts = list(dict.fromkeys(la.host for la in result.launches))
-    for host in hosts:
-        mine = [la for la in result.launches if la.host == host]
+    by_host: dict[str, list[LaunchNote]] = {}  # (in order: a scan per host is hosts x launches)
+    for la in result.launches:
+        by_host.setdefault(la.host, []).append(la)
+    for host, mine in by_host.items():
         if len(mine) < 2:
             continue
         lines.append(f"launches of {host}:")
@@ -127,6 +129,9 @@ def traffic_line(plan: SequencePlan) -> str:
 
 def dot_text(result: FuseResult) -> str:
     out = ["digraph cudafuse {", "  rankdir=TB;", "  node [shape=box];"]
+    edges: dict[str, list[EdgeNote]] = {}  # by host, in order
+    for e in result.edges:
+        edges.setdefault(e.host, []).append(e)
     for pi, plan in enumerate(result.plans):
         out.append(f'  subgraph cluster_{pi} {{ label="{plan.host}";')
         for gi, g in enumerate(plan.chosen.groups):
@@ -138,8 +143,9 @@ def dot_text(result: FuseResult) -> str:
                 out.append(f'      n{pi}_{li} [label="{li}: {plan.kernels[v]}"];')
             if len(g) > 1:
                 out.append("    }")
-        for e in result.edges:
-            if e.host != plan.host or e.src_index not in plan.launch_indices:
+        launches = set(plan.launch_indices)
+        for e in edges.get(plan.host, ()):
+            if e.src_index not in launches:
                 continue
             style = "" if e.fused else ", style=dashed"
             out.append(f'    n{pi}_{e.src_index} -> n{pi}_{e.dst_index} '

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cudafuse.analysis.memo import per_object
 from cudafuse.analysis.occupancy import DeviceLimits, occupancy
 from cudafuse.passes.vertical.plan.arch import arch_params
 from cudafuse.passes.vertical.plan.charge import (
@@ -182,8 +183,15 @@ def group_resources(plan: SequencePlan, note: GroupNote, arch_name: str,
 
 
 def _positions(plan: SequencePlan, note: GroupNote) -> list[int]:
-    where = {li: i for i, li in enumerate(plan.launch_indices)}
+    where = _where(plan.launch_indices)
     return [where[li] for li in note.launches]
+
+
+@per_object(size=8)
+def _where(launch_indices: list[int]) -> dict[int, int]:
+    """A plan's position of each launch index (a plan's list is made once, as it is
+    planned): once per plan, not once per group (groups x launches on a long chain)."""
+    return {li: i for i, li in enumerate(launch_indices)}
 
 
 def with_note(res: GroupResources, unit: str) -> GroupResources:
