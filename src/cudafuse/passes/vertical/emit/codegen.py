@@ -337,17 +337,17 @@ class GroupEmitter:
             raise CodegenError(f"'{fn.name}' is not a 1D or 2D kernel")
         body = _Slice(self.unit.source_of(fn.span.file), fn.body.span)
         data = self.unit.source_of(fn.span.file).data
-        if view.grid_stride:
-            self._unloop(view, body)
-        self._without_copy(view, body)
         acc = self._accumulator_locals(view, fn)
+        acc_decls = "".join(f" {t} {local}" + (f" = {self._own_load(view, name)};"
+                                                if name in view.loaded else ";")
+                            for name, (local, t) in sorted(acc.items()))
+        if view.grid_stride:
+            self._unloop(view, body, acc_decls)
+        self._without_copy(view, body)
         hoisted, hoist_edits = ("", []) if view.grid_stride else self._hoisted_reads(site)
         for k, stmt in enumerate(() if view.grid_stride else view.coord_stmts):
             if k == 0:
-                body.replace(stmt.span, self._coords(view) + "".join(
-                    f" {t} {local}" + (f" = {self._own_load(view, name)};"
-                                       if name in view.loaded else ";")
-                    for name, (local, t) in sorted(acc.items())) + hoisted)
+                body.replace(stmt.span, self._coords(view) + acc_decls + hoisted)
             else:
                 body.replace_range(_line_start(data, stmt.span.start, body.span.start),
                                    _through_line(data, stmt.span.end), "")
@@ -398,7 +398,9 @@ class GroupEmitter:
                     if any(s < node.span.end and node.span.start < e for s, e, _ in fast):
                         raise CodegenError(f"'{fn.name}' reads '{name}' inside another "
                                            "intermediate's subscript")
-                    acc_edits.append((node.span.start, node.span.end, local))
+                    if (node.span.start, node.span.end, local) not in acc_edits:
+                        # (an operator= call's object is walked twice: callee and argument)
+                        acc_edits.append((node.span.start, node.span.end, local))
         fast = sorted(fast + acc_edits + [e for e in self._block_edits(view, fast)
                                           if e not in in_guard])
         stores = [st for st in stores if st.param not in acc]
@@ -537,9 +539,11 @@ class GroupEmitter:
         plane = " * ".join(f"({expr_text(self.unit, b)})" for b in view.bounds)
         return f"{out}[{channel}LL * {plane} + ({own})]"
 
-    def _unloop(self, view: KernelView, body: _Slice) -> None:
+    def _unloop(self, view: KernelView, body: _Slice, decls: str = "") -> None:
         """A grid-stride loop's body at one element: the step variables' declarations and the
-        loop headers go, the loop variables are declared from the _xy function's parameters."""
+        loop headers go, the loop variables are declared from the _xy function's parameters
+        (and after them `decls`, the accumulators' locals, seen by the return after the
+        body)."""
         data = self.unit.source_of(view.fn.span.file).data
         loop = view.loop
         assert loop is not None
@@ -548,7 +552,8 @@ class GroupEmitter:
                                _through_line(data, stmt.span.end), "")
         # (The while form's loop variable was declared before the loop: its declaration is
         # among those removed, and is made here instead.)
-        body.replace_range(loop.span.start, loop.body.span.start, self._coords(view) + " ")
+        body.replace_range(loop.span.start, loop.body.span.start,
+                           self._coords(view) + decls + " ")
         # A 2D loop's inner header goes too (its while form's variable, declared in the
         # outer body, is among coord_stmts), leaving the inner body as a nested block.
         inner = view.inner_loop

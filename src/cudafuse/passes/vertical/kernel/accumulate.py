@@ -39,10 +39,12 @@ from cudafuse.passes.vertical.kernel.channels import Frame, classify, frame, poi
 
 
 def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, ...],
-                 bounds: tuple[n.Expr, ...], pointers: dict[str, str]
-                 ) -> tuple[frozenset[str], frozenset[str]]:
+                 bounds: tuple[n.Expr, ...], pointers: dict[str, str],
+                 whole_elements: bool = False) -> tuple[frozenset[str], frozenset[str]]:
     """The pointer parameters this kernel accumulates at its own element (see above), each
-    written more than once, and those of them whose first value is loaded from memory."""
+    written more than once, and those of them whose first value is loaded from memory.
+    With `whole_elements`, a struct element's copies (`a[i] = acc`, calls of operator=) are
+    stores too (see accumulator_writes)."""
     fr = frame(body, coords, bounds)
     if fr is None:
         return frozenset(), frozenset()
@@ -59,8 +61,9 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
                 while isinstance(b, n.Cast):
                     b = b.operand
                 indexed.add(id(b))
-        if isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Index):
-            name = pointer_name(x.lhs.base, pointers)
+        parts = _store(x)
+        if parts is not None and (whole_elements or isinstance(x, n.Binary)):
+            name = pointer_name(parts[0].base, pointers)
             if name is not None:
                 writes.setdefault(name, []).append(x)
         if isinstance(x, n.Unary) and x.op in ("++", "--", "&") and isinstance(x.operand, n.Index):
@@ -76,27 +79,58 @@ def accumulators(body: n.Compound, tail: list[n.Stmt], coords: tuple[n.VarDecl, 
         if len(ws) < 2 or name in bare or any(id(w) not in statements for w in ws):
             continue
         own = fr if all(classify(a.index, fr) == (None, 0) for a in access[name]) else \
-            _strided_frame(fr, coords, bounds, ws[0].lhs.index)
+            _strided_frame(fr, coords, bounds, _parts(ws[0])[0].index)
         if own is None or any(classify(a.index, own) != (None, 0) for a in access[name]):
             continue
         first = next((s for s in tail if any(isinstance(x, n.Index) and
                                              pointer_name(x.base, pointers) == name
                                              for x in s.walk())), None)
-        if not (isinstance(first, n.ExprStmt) and isinstance(first.expr, n.Binary) and
-                first.expr.op == "=" and isinstance(first.expr.lhs, n.Index) and
-                pointer_name(first.expr.lhs.base, pointers) == name and not any(
+        head = _store(first.expr) if isinstance(first, n.ExprStmt) and (
+            whole_elements or isinstance(first.expr, n.Binary)) else None
+        if not (head is not None and head[2] == "=" and
+                pointer_name(head[0].base, pointers) == name and not any(
                     isinstance(x, n.Index) and pointer_name(x.base, pointers) == name
-                    for x in first.expr.rhs.walk())):
+                    for x in head[1].walk())):
             # Its first value comes from memory. Taken only where some update reads the
             # element (`s[i] += v`): stores under if/else that each set the element are
             # the view's if/else stores, which need no load.
-            if not any(w.op != "=" or any(
+            if not any(_parts(w)[2] != "=" or any(
                     isinstance(x, n.Index) and pointer_name(x.base, pointers) == name
-                    for x in w.rhs.walk()) for w in ws):
+                    for x in _parts(w)[1].walk()) for w in ws):
                 continue
             loaded.add(name)
         out.add(name)
     return frozenset(out), frozenset(loaded)
+
+
+def _store(x: n.Node) -> tuple[n.Index, n.Expr, str] | None:
+    """(element, value, operator) of `p[i] = v`, `p[i] op= v`, or the copy of a whole struct
+    element (`a[i] = acc` with a double2 `acc` is a call of double2's operator=)."""
+    if isinstance(x, n.Binary) and x.is_assignment and isinstance(x.lhs, n.Index):
+        return x.lhs, x.rhs, x.op
+    if isinstance(x, n.Call) and x.callee == "operator=" and len(x.args) == 2 and \
+            isinstance(x.args[0], n.Index):
+        return x.args[0], x.args[1], "="
+    return None
+
+
+def _parts(x: n.Node) -> tuple[n.Index, n.Expr, str]:
+    parts = _store(x)
+    assert parts is not None
+    return parts
+
+
+def accumulator_writes(body: n.Compound, accum: frozenset[str], pointers: dict[str, str]
+                       ) -> tuple[tuple[str, n.ExprStmt, n.Index, n.Expr, str], ...]:
+    """Every store statement of an accumulated output, as (pointer, statement, element,
+    value, operator): none is a use of another kind."""
+    out = []
+    for s in body.walk():
+        parts = _store(s.expr) if isinstance(s, n.ExprStmt) else None
+        name = pointer_name(parts[0].base, pointers) if parts is not None else None
+        if parts is not None and name in accum:
+            out.append((name, s, *parts))
+    return tuple(out)
 
 
 def _strided_frame(fr: Frame, coords: tuple[n.VarDecl, ...], bounds: tuple[n.Expr, ...],

@@ -29,6 +29,11 @@ one element to the next), break or continue, a step variable used elsewhere, oth
 statements between the two loops, and a bound the loops change. (A break or continue of a
 loop nested in the body, or a break of a switch there, is that statement's: the body at an
 element still runs to its end.)
+
+A 1D loop may build an output in memory at its element (accumulate.py: `a[i] = 0; for (..)
+a[i] += ...`, a struct element's copies too, `a[i] = cf_a` after respell/member_stores.py):
+its value function keeps it in a local declared with the loop variable, returned after the
+body, as for a plain kernel.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from dataclasses import dataclass
 from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
+from cudafuse.passes.vertical.kernel.accumulate import accumulator_writes, accumulators
 from cudafuse.passes.vertical.kernel.view import (
     DIM_NAMES,
     ImpliedGuard,
@@ -359,12 +365,23 @@ def _view_1d(fn: Function, top: _Decls, lp: _Loop) -> KernelView:
         reason = _common_reason(fn, [lp], top.stride_vars, top.mixed, skip, lp.tail)
     stores, _ = _stores(fn, lp.tail, [lp.var])
     pointer_params = {p.decl: p.name for p in fn.params if p.is_pointer}
-    reads, other = _pointer_uses(fn, pointer_params, stores)
+    assert fn.body is not None
+    # Outputs built in memory at the element (accumulate.py), the first store of each among
+    # the body's statements standing for all of them: `a[i] = 0; for (..) a[i] += ...`.
+    accum, loaded = accumulators(fn.body, lp.tail, (lp.var,), (bounds[0],), pointer_params,
+                                 whole_elements=True) \
+        if bounds and 0 in bounds else (frozenset(), frozenset())
+    accum = frozenset(a for a in accum if a in stores)
+    loaded = loaded & accum
+    reads, other = _pointer_uses(fn, pointer_params, stores, tuple(
+        OwnStore(name, stmt, value, elem.index, op)
+        for name, stmt, elem, value, op in accumulator_writes(fn.body, accum, pointer_params)))
     if reason is None:
         reason = _impurity(fn, [], None, stores, other, frozenset(skip))
     return KernelView(fn, (lp.var,), tuple(removable), None, "gridstride",
                       (bounds[0],) if bounds and 0 in bounds else (), None, stores, reads,
-                      other, reason, (None,), lp.stmt, lp.inc)
+                      other, reason, (None,), lp.stmt, lp.inc, accumulators=accum,
+                      loaded=loaded)
 
 
 _NESTING = ("its nested grid-stride loops are not one over y and one over x, each "
