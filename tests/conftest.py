@@ -8,11 +8,14 @@ directories (and packages coming and going), `from conftest import ...` is ambig
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -167,3 +170,31 @@ def parse_cached() -> Callable[[Path], ParseResult]:
     """parse_file with default options, once per path per session (several modules walk the
     whole corpus). Callers must not mutate the result."""
     return functools.cache(lambda path: parse_file(str(path)))
+
+
+def _filecheck(checks: Path, text: str, *options: str) -> tuple[int, str]:
+    """`filecheck CHECKS OPTIONS...` (PyPI `filecheck`) with `text` as its input, in this
+    process: the same Matcher the command runs, minus a Python start (0.2 CPU-s a check;
+    golden tests make about a hundred: issue 27). Returns the exit status and what it
+    printed."""
+    from filecheck.matcher import Matcher  # noqa: PLC0415 - only golden tests need it
+    from filecheck.options import parse_argv_options  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory(prefix="cudafuse-filecheck-") as tmp:
+        given = Path(tmp) / "input.txt"
+        given.write_text(text, encoding="utf-8")
+        opts = parse_argv_options(["filecheck", str(checks), *options,
+                                   "--input-file", str(given)])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            try:
+                status = Matcher.from_opts(opts).run()
+            except SystemExit as ex:  # a malformed check file: status and message as the CLI's
+                status = ex.code if isinstance(ex.code, int) else 1
+    return status, out.getvalue()
+
+
+@pytest.fixture(scope="session")
+def filecheck() -> Callable[..., tuple[int, str]]:
+    """filecheck(checks, text, *options): FileCheck `text` against the file `checks`."""
+    return _filecheck
