@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,21 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cudafuse"
 
 
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache for the samples below: the first builds the PCH, the others load it (a
+    build costs ~0.7 CPU-s; the tests after them check building, replacing and refusing)."""
+    with pytest.MonkeyPatch.context() as mp:
+        base = tmp_path_factory.mktemp("pch")
+        mp.setenv("XDG_CACHE_HOME", str(base))
+        mp.delenv("CUDAFUSE_NO_PCH", raising=False)
+        yield base / "cudafuse"
+
+
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
-def test_same_ir_with_and_without_pch(path: Path, cache: Path,
+def test_same_ir_with_and_without_pch(path: Path, shared_cache: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = shared_cache
     with_pch = parse_file(str(path))
     assert list(cache.glob("shim-*.pch"))
     monkeypatch.setenv("CUDAFUSE_NO_PCH", "1")
