@@ -639,6 +639,9 @@ def _plain_view(fn: Function) -> KernelView:
     if reason is None and (guard is None or len(bounds) != len(coords)):
         reason = "it has no recognisable bounds guard (if (x >= w || y >= h) return;) " \
                  "covering every coordinate"
+        free = [c.name for k, c in enumerate(coords) if k not in bounds]
+        if guard is not None and free:
+            reason += f" (the guard at line {guard.span.line} bounds no '{free[0]}')"
     if reason is None and staged:
         reason = (f"it does work before its bounds guard (line {staged[0].span.line}), such "
                   "as staging a tile in shared memory: it can only be the last kernel of a "
