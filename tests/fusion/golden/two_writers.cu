@@ -1,8 +1,10 @@
 // A buffer written twice in one sequence: the second writer cannot join a group with the
-// first (a producer would read from memory what the fused kernel overwrites), while the first
-// pair still fuses. --fuse-all: legality alone decides.
-// RUN: fuse %s -o - --fuse-all
-// DIAG: note: write_b -> write_a: not fused: 'write_b' reads 't' from memory, which the fused kernel writes
+// first (no two kernels of a group write one buffer), while the first pair still fuses.
+// (write_b -> the second write_a alone would be legal: write_b reads t at each thread's own
+// element before that thread stores it, legality._read_before_update.) --fuse-all: legality
+// alone decides.
+// RUN: fuse %s -o - --fuse-all --explain
+// DIAG: edge write_b -> write_a [u] in p_twice: not fused: the pair would fuse, but the groups it would join ('write_a', 'write_b', 'write_a') cannot form one kernel: 'write_a' and 'write_a' both write 't'
 // CODE: extern "C" void p_twice(
 // CODE: /* cudafuse: write_a fused into cf_p_twice_fused0 */;
 // CODE-NEXT: cf_p_twice_fused0<<<g, b>>>(u, w, h, in, t);

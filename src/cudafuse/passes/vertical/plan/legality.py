@@ -12,8 +12,9 @@ A group is legal when, besides the structural conditions of `partition.structura
   producer that keeps its guard (domain.py) needs only its readers' row stride and, when
   its output is stored, a last kernel whose guard contains its own;
 - nothing the fused kernel writes to memory is read from memory by a producer (a producer
-  runs at other threads' elements, after they may have stored), and no two kernels of the
-  group write the same buffer;
+  runs at other threads' elements, after they may have stored), unless it reads only the
+  fused thread's own element before that thread stores it (_read_before_update); and no
+  two kernels of the group write the same buffer;
 - no launch outside the group but between its launches depends on a group member (the
   members' work moves to the last launch);
 - launch arguments have no side effects, and all launches use the same stream.
@@ -214,6 +215,63 @@ class Legality:
                     "be stored)")
         return (f"'{name}' updates '{buf}' in place and the fused kernel must still store "
                 f"'{buf}': a read of it after the store would see the new value")
+
+    def _read_before_update(self, group: frozenset[int], i: int, key: str) -> str | None:
+        """Why producer i's reads of `key`, which the last kernel updates, are not each
+        thread's own element read before that thread stores it (None when they are: diff_A
+        reads dev_A[tid], then add2to1 does dev_A[tid] += diff_A[tid]). By the evaluated
+        accesses (analysis/evaluate.py): i reads `key` only at the element it stores, every
+        kernel on the way to the last reads i's value only at its own element (so i runs at
+        the fused thread's element alone), the last kernel stores `key` only at that element,
+        and it reads the group's values before its first store of `key`. No other member
+        writes `key` (the group's one-writer rule)."""
+        last = max(group)
+        if key not in self.infos[last].writes or key in self._stored(group):
+            return "the last kernel does not write it, or it is a stored intermediate"
+        info = self.infos[i]
+        if info.view.grid_stride or info.view.channels or key in info.writes:
+            return "the reader is a grid-stride loop, stores channels or writes it"
+        mine = _own_element(info.facts, info.writes.values())
+        if mine is None or not _accesses_at(info.facts, info.reads[key], mine, "load"):
+            return "the reader does not read it at the element it stores"
+        if not self._own_evaluated(group, i, set()):
+            return "the reader's value is read at another element than the reader's own"
+        sink = self.infos[last]
+        pname = sink.writes[key]
+        own = _own_element(sink.facts, [pname])
+        if own is None or not _accesses_at(sink.facts, pname, own, "store", "load"):
+            return "the last kernel stores it other than at one element of its own"
+        values = {p for b, p in sink.reads.items() if any(
+            b in self.infos[j].writes for j in group - {last})}
+        return _read_first(sink.site.kernel, pname, values)
+
+    def _own_evaluated(self, group: frozenset[int], i: int, seen: set[int]) -> bool:
+        """Every member reading producer i's outputs reads them at its own element only (the
+        element it stores), and is itself the last kernel or read so: then i is evaluated at
+        the fused thread's element alone."""
+        last = max(group)
+        if i in seen:
+            return True
+        seen.add(i)
+        for c, bufs in self.model.consumers(i):
+            if c not in group:
+                continue
+            dst = self.infos[c]
+            outs = [dst.writes[b] for b in self.infos[last].writes if b in dst.writes] \
+                if c == last else list(dst.writes.values())
+            own = _own_element(dst.facts, outs)
+            if own is None or dst.view.grid_stride or dst.view.dims not in (1, 2) or \
+                    dst.view.dims != self.infos[i].view.dims:
+                return False
+            if dst.view.dims == 2 and not self._same(i, self.infos[i].view.stride,
+                                                     c, dst.view.stride):
+                return False
+            if any(not _accesses_at(dst.facts, dst.reads[b], own, "load")
+                   for b in bufs if b in dst.reads):
+                return False
+            if c != last and not self._own_evaluated(group, c, seen):
+                return False
+        return True
 
     def _stores_intermediates(self, group: frozenset[int]) -> bool:
         last = max(group)
@@ -674,7 +732,8 @@ class Legality:
             clash = sorted(b for b in info.reads if b not in own and (
                 b in written or b in info.writes) and
                 info.reads[b] not in info.view.accumulators and not any(
-                b in self.model.edges.get((a, i), ()) for a in members))
+                b in self.model.edges.get((a, i), ()) for a in members) and
+                self._read_before_update(group, i, b) is not None)
             if clash:
                 buf = clash[0].split(":", 1)[1].split("@")[0]
                 return (f"'{self.infos[i].site.kernel.name}' reads '{buf}' from memory, which "
@@ -740,3 +799,95 @@ def _view_width(reader: KernelView) -> n.Expr | None:
     stride from the producer's coordinates, so the producer's own stride must equal it."""
     return reader.stride if reader.stride is not None else \
         reader.bounds[0] if reader.bounds else None
+
+
+def _own_element(facts: KernelFacts, pointers) -> object | None:
+    """The one element (its evaluated index) at which a kernel stores the given pointer
+    parameters, or None when they are stored at several, or not at all."""
+    names = set(pointers)
+    found = {a.index for a in facts.accesses
+             if a.name in names and a.base_kind == "param" and a.mode != "load"}
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _accesses_at(facts: KernelFacts, pname: str, index, *modes: str) -> bool:
+    """Every access through parameter `pname` is one of `modes`, at `index`."""
+    accesses = [a for a in facts.accesses if a.name == pname and a.base_kind == "param"]
+    return bool(accesses) and all(a.mode in modes and a.index == index for a in accesses)
+
+
+def _strip(e: n.Expr) -> n.Expr:
+    while isinstance(e, n.Cast):
+        e = e.operand
+    return e
+
+
+def _param_ref(e: n.Expr, name: str) -> bool:
+    e = _strip(e)
+    return isinstance(e, n.Ref) and e.kind == "param" and e.name == name
+
+
+def _read_first(kernel: n.Node, pname: str, values: set[str]) -> str | None:
+    """Why the last kernel may not read every group value (`values`, its parameters) before
+    it first stores its parameter `pname`, in the order it runs: outside loops, `goto` and
+    what the IR keeps opaque, a value read in the right-hand side of the store counting as
+    before it; `pname` used other than by subscripts; a store and a read unsequenced in one
+    expression. None when it reads them first."""
+    events: list[tuple[str, int]] = []  # ("store" | "read", line)
+
+    def walk(node: n.Node) -> str | None:
+        if isinstance(node, n.Binary) and node.is_assignment and \
+                isinstance(_strip(node.lhs), n.Index) and \
+                _param_ref(_strip(node.lhs).base, pname):  # type: ignore[union-attr]
+            why = walk(node.rhs) or walk(_strip(node.lhs).index)  # type: ignore[union-attr]
+            events.append(("store", node.span.line))
+            return why
+        if isinstance(node, n.Unary) and node.op in ("++", "--") and \
+                isinstance(_strip(node.operand), n.Index) and \
+                _param_ref(_strip(node.operand).base, pname):  # type: ignore[union-attr]
+            why = walk(_strip(node.operand).index)  # type: ignore[union-attr]
+            events.append(("store", node.span.line))
+            return why
+        if isinstance(node, n.Index) and _param_ref(node.base, pname):
+            return walk(node.index)  # its own read of the buffer: as in the original
+        if isinstance(node, n.Ref) and node.kind == "param":
+            if node.name == pname:
+                return f"it uses '{pname}' other than by a subscript (line {node.span.line})"
+            if node.name in values:
+                events.append(("read", node.span.line))
+            return None
+        start = len(events)
+        parts = []
+        for child in node.children():
+            before = len(events)
+            why = walk(child)
+            if why:
+                return why
+            parts.append({kind for kind, _ in events[before:]})
+        inner = {kind for kind, _ in events[start:]}
+        if len(inner) == 2 and isinstance(node, (n.For, n.While, n.OtherStmt, n.OtherExpr)):
+            return f"it stores '{pname}' and reads the group's values in a loop or a " \
+                   f"statement cudafuse does not model (line {node.span.line})"
+        if isinstance(node, n.Expr) and not (isinstance(node, n.Binary) and node.op == ",") \
+                and sum(1 for p in parts if p) > 1 and len(inner) == 2:
+            return f"it stores '{pname}' and reads the group's values unsequenced in one " \
+                   f"expression (line {node.span.line})"
+        return None
+
+    body = getattr(kernel, "body", None)
+    if body is None:
+        return "its body is not visible"
+    jump = next((x for x in body.walk() if isinstance(x, n.OtherStmt) and "GOTO" in x.kind), None)
+    if jump is not None:
+        return f"it jumps with goto (line {jump.span.line}): its order is not its text's"
+    why = walk(body)
+    if why:
+        return why
+    kinds = [kind for kind, _ in events]
+    if "store" in kinds:
+        first = kinds.index("store")
+        late = next((line for kind, line in events[first:] if kind == "read"), None)
+        if late is not None:
+            return (f"it stores '{pname}' (line {events[first][1]}) before it reads the "
+                    f"group's values (line {late})")
+    return None
