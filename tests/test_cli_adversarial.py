@@ -303,7 +303,8 @@ def test_verify_catches_a_transformed_program_reading_memory_nothing_wrote(
     assert "q: max abs err inf, max rel err inf: MISMATCH in 4 of 4" in res.stdout
     assert "first difference at [0] (element 0): expected 12.0, got nan" in res.stdout
     assert ("bad.cu:11: note: allocated here: kernel 'add' (launched at bad.cu:12) was given "
-            "it while 4 of its 4 bytes were never written (the first at byte 0)") in res.stderr
+            "it while 4 of its 4 bytes held the fill (the first at byte 0): never written, "
+            "or written with 0xff bytes") in res.stderr
     assert res.stderr.endswith("bad.cu: outputs differ from orig.cu\n")
 
 

@@ -202,8 +202,8 @@ def run_spec(path: str, spec: Spec, backend: str, opts: ParseOptions,
 def run_transformed(path: str, spec: Spec, backend: str, opts: ParseOptions,
                     timeout: float | None, sanitize: bool) -> tuple[list[Any], list[Any]]:
     """The transformed program's run for `verify`: its values, and under the emulator the
-    allocations (uninit.Unwritten) a kernel was given while bytes of them were never
-    written. The emulator fills its fresh device memory with 0xff (a NaN as a float, -1 as
+    allocations (uninit.Unwritten) a kernel was given while bytes of them held the
+    fill. The emulator fills its fresh device memory with 0xff (a NaN as a float, -1 as
     an integer), not the default 0x00: a transformed program that reads memory nothing
     wrote (an accumulator it no longer cudaMemsets) would read zeros, and could match."""
     import tempfile
@@ -227,7 +227,8 @@ def unwritten_notes(sites: list[Any], path: str) -> list[Diagnostic]:
     return [Diagnostic(
         Severity.NOTE, f"allocated here: kernel '{u.kernel}' (launched at "
         f"{as_spelled(u.launch_file, path)}:{u.launch_line}) was given it while "
-        f"{u.count} of its {u.size} bytes were never written (the first at byte {u.first}); "
+        f"{u.count} of its {u.size} bytes held the fill (the first at byte {u.first}): never "
+        "written, or written with 0xff bytes; "
         "a read of them gives 0xff bytes (NaN, -1) under verify, what the memory held "
         "before on a GPU", as_spelled(u.file, path), u.line) for u in sites]
 
@@ -401,9 +402,10 @@ def _differ_error(original: str, spec: Spec, runs: list[list[Any]], sites: list[
             given = f"; kernel '{u.kernel}' (launched at {at}:{u.launch_line}) was the " \
                 "first given it unwritten"
         diags.append(Diagnostic(
-            Severity.NOTE, f"allocated here: {some} of its {u.size} bytes were never "
-            f"written (the first at byte {u.first}){given}; cudaMemset it, or store every "
-            "element before a kernel reads it", as_spelled(u.file, original), u.line))
+            Severity.NOTE, f"allocated here: {some} of its {u.size} bytes hold the fill "
+            f"pattern in both runs (the first at byte {u.first}): never written, or written "
+            f"from memory nothing wrote{given}; cudaMemset it, or store every element "
+            "before a kernel reads it", as_spelled(u.file, original), u.line))
     if not sites:
         diags.append(Diagnostic(
             Severity.NOTE, "no cudaMalloc'd buffer kept bytes nothing wrote at its "

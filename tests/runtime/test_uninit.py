@@ -63,10 +63,11 @@ def test_an_original_that_reads_unwritten_memory_is_blamed(work: Path) -> None:
                              "holds whatever was there before")
     # `lo` (line 15): atomicMin of values >= 10 never changes 0x00 or 0xff...; `hi` is
     # written by atomicMax in both runs, the copies of `in` and `out` everywhere.
-    assert lines[1] == ("mm.cu:15: note: allocated here: all of its 4 bytes were never "
-                        "written (the first at byte 0); kernel 'minmax' (launched at mm.cu:20) "
-                        "was the first given it unwritten; cudaMemset it, or store every "
-                        "element before a kernel reads it")
+    assert lines[1] == ("mm.cu:15: note: allocated here: all of its 4 bytes hold the fill "
+                        "pattern in both runs (the first at byte 0): never written, or "
+                        "written from memory nothing wrote; kernel 'minmax' (launched at "
+                        "mm.cu:20) was the first given it unwritten; cudaMemset it, or store "
+                        "every element before a kernel reads it")
     assert "outputs differ" not in res.output and "MISMATCH" not in res.output
     assert not any(line.startswith("fused.cu") for line in lines)
 
@@ -113,8 +114,8 @@ def test_run_initcheck(work: Path) -> None:
     assert res.exit_code == 1, res.output
     assert res.stderr.startswith("mm.cu: error: the program's output 'out' differs between "
                                  "two runs on the same inputs")
-    assert "mm.cu:15: note: allocated here: all of its 4 bytes were never written" in \
-        res.stderr
+    assert "mm.cu:15: note: allocated here: all of its 4 bytes hold the fill pattern in " \
+        "both runs" in res.stderr
     res = CliRunner().invoke(main, ["run", "mm.cu", "--spec", "mm.toml", "--initcheck",
                                     "--backend", "nvcc"])
     assert res.exit_code == 2 and "--initcheck fills fresh device memory of emulated runs" \

@@ -38,8 +38,13 @@ _timeout = click.option("--timeout", type=FiniteRange(0, min_open=True), default
                         help="Seconds before a run is stopped (emu).")
 _sanitize = click.option("--sanitize/--no-sanitize", default=False, show_default=True,
                          help="emu: build with AddressSanitizer (about 4x slower): bad "
-                              "accesses reported at their line, before an array's start too "
-                              "(without it, accesses past an array's end are still caught).")
+                              "accesses to the spec's arrays reported at their line, before "
+                              "an array's start too (without it, accesses past the end of the "
+                              "spec's arrays are still caught). A buffer the program "
+                              "cudaMallocs itself is followed by 256 to 511 bytes of fill "
+                              "(its size rounded up to 256, then a guard zone): an access "
+                              "there is caught by neither (--initcheck or verify may show "
+                              "a read there); past them, only with --sanitize.")
 
 
 @main.command("run")
@@ -52,8 +57,8 @@ _sanitize = click.option("--sanitize/--no-sanitize", default=False, show_default
               help="Write the outputs to this file (numpy .npz format, the name as given).")
 @click.option("--initcheck", is_flag=True,
               help="emu: run twice, fresh device memory filled with 0x00 and 0xff; outputs "
-                   "that differ are an error naming the allocation nothing wrote (as verify "
-                   "does for the original).")
+                   "that differ are an error, with a note at the allocations whose bytes hold "
+                   "the fill in both runs (as verify does for the original).")
 @parse_options
 @guarded
 def run_cmd(file: str, spec_path: str, backend: str, timeout: float, sanitize: bool,

@@ -5,8 +5,10 @@ outputs differ between a run with 0x00 and one with 0xff read memory that nothin
 memset or copied: on a GPU its result depends on what the memory held before (what
 compute-sanitizer's initcheck reports). With CUDAFUSE_EMU_UNWRITTEN each run lists, for each
 allocation that still holds fill bytes when freed or at exit, its cudaMalloc's place and the
-ranges of those bytes; a byte that holds the fill in both runs was never written (written
-data equal to one fill is not equal to the other).
+ranges of those bytes. A byte that holds the fill in both runs was never written, or was
+written in both runs from memory nothing wrote (a 0x00 read gives 0x00 there, a 0xff read a
+NaN of 0xff bytes): the report cannot tell the two apart, so a note says "holds the fill in
+both runs", not "never written".
 """
 
 from __future__ import annotations
@@ -84,13 +86,19 @@ def _overlap(a: Ranges, b: Ranges) -> Ranges:
 def in_both(first: dict[tuple[str, int, int], list[Report]],
             second: dict[tuple[str, int, int], list[Report]]) -> list[Unwritten]:
     """The allocations whose bytes held the fill in both runs (the n-th allocation of a place
-    in one run against the n-th in the other), in the order of the second report."""
+    in one run against the n-th in the other), in the order of the second report.
+
+    An allocation no kernel was given (in either run) while it held fill bytes is left out
+    when another one was given to a kernel: the report does not record copies or pointers
+    stored in other buffers, so it is kept, as the only lead, when no kernel took any."""
     out = []
     for key, allocations in second.items():
         for a, b in zip(first.get(key, []), allocations, strict=False):
             both = _overlap(a.ranges, b.ranges)
             if both:
                 out.append(Unwritten(key[0], key[1], key[2], sum(e - s for s, e in both),
-                                     both[0][0], *b.kernel))
+                                     both[0][0], *(b.kernel if b.kernel[0] else a.kernel)))
                 break  # one note per place
+    if any(u.kernel for u in out):
+        out = [u for u in out if u.kernel]
     return out
