@@ -377,25 +377,7 @@ def _as_one_block(fn: Function) -> Function:
     loop's step) too. The rewrite is an identity at those launches: every analysis may use
     it, code generation keeps the user's text (the fused launch is the last kernel's own,
     and host/coverage.py asks each launch again for its extents)."""
-    assert fn.body is not None
-
-    def change(node: n.Node) -> n.Node | None:
-        if isinstance(node, n.Expr) and not isinstance(node, n.Member) and \
-                view_coordinate(node) is not None:
-            return node  # (already blockIdx * blockDim + threadIdx: not entered)
-        b = _builtin(node) if isinstance(node, n.Member) else None
-        if b is None:
-            return None
-        base, dim = b
-        if base == "threadIdx":
-            return _coord_expr(dim, node.span)
-        if base == "blockIdx":
-            return n.IntLit(0, type="unsigned int", span=node.span)
-        return None
-
-    body = replace_nodes(fn.body, change)
-    assert isinstance(body, n.Compound)
-    return dataclasses.replace(fn, body=body)
+    return _with_one_index_zero(fn, coordinate="threadIdx", zero="blockIdx")
 
 
 def _as_one_thread(fn: Function) -> Function:
@@ -403,6 +385,12 @@ def _as_one_thread(fn: Function) -> Function:
     so blockIdx.d equals blockIdx.d * blockDim.d + threadIdx.d, the usual coordinate, and a
     lone threadIdx.d is 0 (_as_one_block's mirror; an identity at those launches, which
     code generation and coverage ask again)."""
+    return _with_one_index_zero(fn, coordinate="blockIdx", zero="threadIdx")
+
+
+def _with_one_index_zero(fn: Function, coordinate: str, zero: str) -> Function:
+    """`fn` with each lone `coordinate`.d read as the usual coordinate of d and each lone
+    `zero`.d as 0 (the two launch shapes above)."""
     assert fn.body is not None
 
     def change(node: n.Node) -> n.Node | None:
@@ -413,9 +401,9 @@ def _as_one_thread(fn: Function) -> Function:
         if b is None:
             return None
         base, dim = b
-        if base == "blockIdx":
+        if base == coordinate:
             return _coord_expr(dim, node.span)
-        if base == "threadIdx":
+        if base == zero:
             return n.IntLit(0, type="unsigned int", span=node.span)
         return None
 
