@@ -38,6 +38,7 @@ from cudafuse.passes.vertical.kernel.respell.text import (
     bare,
     fresh_name,
     keep_lines,
+    parent_map,
     text_of,
 )
 
@@ -70,23 +71,10 @@ def channel_locals(unit: TranslationUnit, fn: Function, data: bytes
                    "in a loop: respelled as locals stored once each")
 
 
-def _parents(fn: Function) -> dict[int, n.Node]:
-    assert fn.body is not None
-    out: dict[int, n.Node] = {}
-    stack: list[n.Node] = [fn.body]
-    while stack:
-        node = stack.pop()
-        for c in node.children():
-            if c is not None:
-                out[id(c)] = node
-                stack.append(c)
-    return out
-
-
 def _respell(unit: TranslationUnit, fn: Function, p: Param, data: bytes, taken: bytes
              ) -> list[Edit] | None:
     assert fn.body is not None
-    parents = _parents(fn)
+    parents = parent_map(fn)
     accesses: list[n.Index] = []
     seen: set[tuple[int, int]] = set()
     for x in fn.body.walk():
