@@ -112,9 +112,12 @@ def _escapes(ref: n.Ref, parents: dict[int, n.Node]) -> bool:
 
 
 def _in_loop(node: n.Node, parents: dict[int, n.Node]) -> bool:
+    """Inside a loop, or inside a statement the IR keeps opaque: a range-for, a for whose
+    header is a macro's, a while declaring its condition's variable are OtherStmt, and a
+    later iteration may read what an earlier line of the body stores."""
     p = parents.get(id(node))
     while p is not None:
-        if isinstance(p, (n.For, n.While)):
+        if isinstance(p, (n.For, n.While, n.OtherStmt)):
             return True
         p = parents.get(id(p))
     return False
