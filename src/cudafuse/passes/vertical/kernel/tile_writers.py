@@ -883,20 +883,12 @@ def _guard_highs(body: n.Compound, r: n.Index, coords: set[str]) -> dict[str, Po
     out: dict[str, Poly] = {}
     path = node_path(body, r)
     held: list[Poly] = []
+    changed = {r.decl for t in write_targets(body) if (r := written_root(t)) is not None}
     for a, b in zip(path, path[1:], strict=False):
         if isinstance(a, n.If) and b is a.then:
-            stack = [a.cond]
-            while stack:
-                c = _strip(stack.pop())
-                if isinstance(c, n.Binary) and c.op == "&&":
-                    stack += [c.lhs, c.rhs]
-                    continue
-                p = _at_least_zero(c)
-                if p is not None:
-                    held.append(p)
+            held += [p for c in _operands(a.cond, "&&")
+                     if (p := _at_least_zero(c)) is not None]
         elif isinstance(a, n.Compound):
-            changed = {r.decl for t in write_targets(body)
-                       if (r := written_root(t)) is not None}
             for s in a.body:
                 if s is b:
                     break
@@ -924,16 +916,24 @@ def _past_return(s: n.Stmt, changed: set[str]) -> list[Poly]:
     if not (isinstance(then, n.Return) and then.value is None):
         return []
     out: list[Poly] = []
-    stack = [s.cond]
-    while stack:
-        c = _strip(stack.pop())
-        if isinstance(c, n.Binary) and c.op == "||":
-            stack += [c.lhs, c.rhs]
-            continue
+    for c in _operands(s.cond, "||"):
         p = _at_least_zero(c)
         if p is not None and not any(isinstance(x, n.Ref) and x.decl in changed
                                      for x in c.walk()):
             out.append(-p - Poly.const(1))
+    return out
+
+
+def _operands(cond: n.Expr, op: str) -> list[n.Expr]:
+    """The operands of a chain of `op` (&& or ||), casts stripped, last first."""
+    out: list[n.Expr] = []
+    stack = [cond]
+    while stack:
+        c = _strip(stack.pop())
+        if isinstance(c, n.Binary) and c.op == op:
+            stack += [c.lhs, c.rhs]
+        else:
+            out.append(c)
     return out
 
 
