@@ -338,8 +338,10 @@ __cf_GNode *capture_node(cudaStream_t s, cudaGraphNodeType type) {
   c.deps = {node};
   return node;
 }
-void capture_launch(cudaStream_t s, const char *, std::function<void()> op) {
-  capture_node(s, cudaGraphNodeTypeKernel)->op = std::move(op);
+__cf_GNode *capture_launch(cudaStream_t s, const char *, std::function<void()> op) {
+  __cf_GNode *node = capture_node(s, cudaGraphNodeTypeKernel);
+  node->op = std::move(op);
+  return node;
 }
 cudaError_t capture_op(cudaStream_t s, int type, std::function<void()> op) {
   capture_node(s, (cudaGraphNodeType)type)->op = std::move(op);
@@ -1396,6 +1398,12 @@ ApiSite take_api_site() {
 const KernelInfo *node_kernel(const cudaKernelNodeParams *p, const char *api, ApiSite site) {
   if (!p) return nullptr;
   if (const KernelInfo *k = find_kernel(p->func)) return k;
+  if (site.file && !p->func)  // as cudaGraphKernelNodeGetParams gave a captured launch
+    fail("%s:%d: %s with '%s': the node's function pointer is null: a kernel node captured "
+         "from a <<<>>> launch has its kernel's address and arguments here only when they are "
+         "of the kernel's parameter types and the kernel is no template instance (an "
+         "argument that converts on the call, an `int` for a `float`, has other bytes)",
+         site.file, site.line, api, site.text);
   if (site.file)
     fail("%s:%d: %s with '%s': the emulator cannot tell which kernel the node's function "
          "pointer names%s: not a kernel of this program, or one whose address is taken "
@@ -1405,12 +1413,27 @@ const KernelInfo *node_kernel(const cudaKernelNodeParams *p, const char *api, Ap
        "names%s (a call the rewrite did not see, in a header or a macro)", api,
        describe_function(p->func));
 }
+const void *kernel_named(const char *name, const std::type_info *const *types, size_t n,
+                         const std::vector<size_t> **sizes) {
+  const void *found = nullptr;
+  for (auto &[f, k] : kernel_registry()) {
+    if (strcmp(k.name, name) != 0 || k.types.size() != n) continue;
+    bool same = true;
+    for (size_t i = 0; i < n && same; ++i) same = *k.types[i] == *types[i];
+    if (!same) continue;
+    if (found) return nullptr;  // two instances of one template take these types
+    found = f;
+    *sizes = &k.sizes;
+  }
+  return found;
+}
 cudaError_t add_kernel_params(__cf_GNode *n, const cudaKernelNodeParams *p, const char *api,
                               ApiSite site) {
   const KernelInfo *k = node_kernel(p, api, site);
   if (!k) return rt_error(cudaErrorInvalidValue);
   if (p->extra && !p->kernelParams) return rt_error(cudaErrorNotSupported);
   n->type = cudaGraphNodeTypeKernel;
+  n->op = nullptr;  // a captured launch now runs as these parameters say
   n->kp = *p;
   n->args.set(k->sizes, p->kernelParams);
   n->kp.kernelParams = nullptr;
@@ -1988,13 +2011,14 @@ void ParallelLaunch::run(const BodyRef &body, int workers) {
 
 void __cf_KernelReg::register_kernel(const void *f, const char *name, void (*call)(void **),
                                      bool fibers, bool parallel, const size_t *sizes,
-                                     size_t n) {
+                                     const std::type_info *const *types, size_t n) {
   KernelInfo &k = kernel_registry()[f];
   k.name = name;
   k.fibers = fibers;
   k.parallel = parallel;
   k.call = call;
   k.sizes.assign(sizes, sizes + n);
+  k.types.assign(types, types + n);
 }
 const KernelInfo *find_kernel(const void *f) {
   auto it = kernel_registry().find(f);

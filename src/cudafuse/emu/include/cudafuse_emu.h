@@ -879,7 +879,9 @@ struct Launch {
     if (stream && stream_capturing(stream)) {  // recorded into the capture's graph
       Launch self = *this;
       self.stream = nullptr;
-      capture_launch(stream, site.kernel, [self, f, args...]() mutable { self.run(f, args...); });
+      __cf_GNode *node = capture_launch(stream, site.kernel,
+                                        [self, f, args...]() mutable { self.run(f, args...); });
+      capture_params(node, site.kernel, grid, block, shared, args...);
       return;
     }
     (note_argument(args), ...);  // for verify's report of memory nothing wrote

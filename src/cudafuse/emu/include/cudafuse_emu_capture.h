@@ -9,6 +9,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "cudafuse_emu_device.h"
@@ -85,7 +87,38 @@ bool stream_capturing(cudaStream_t s);
 
 __cf_GNode *add_node(Graph &g, const cudaGraphNode_t *deps, size_t n);
 __cf_GNode *capture_node(cudaStream_t s, cudaGraphNodeType type);
-void capture_launch(cudaStream_t s, const char *, std::function<void()> op);
+__cf_GNode *capture_launch(cudaStream_t s, const char *, std::function<void()> op);
+
+// A kernel parameter's or argument's type as the registry compares them: a pointer stands
+// for a pointer to any qualification of its pointee (a `float *` passed to `const float *`
+// keeps its bits), any other type is itself.
+template <class T> inline const std::type_info *param_key() {
+  using U = std::remove_cv_t<std::remove_reference_t<T>>;
+  if constexpr (std::is_pointer_v<U>) return &typeid(std::remove_cv_t<std::remove_pointer_t<U>> *);
+  else return &typeid(U);
+}
+// The registered kernel named `name` whose parameters are `types` (param_key), and its
+// parameter sizes; null when none or several are (a template instance never registered,
+// arguments that convert on the call: an `int` passed to a `float`).
+const void *kernel_named(const char *name, const std::type_info *const *types, size_t n,
+                         const std::vector<size_t> **sizes);
+// A launch captured as a node (its `op`) gets the kernel node parameters CUDA gives it, so that
+// cudaGraphKernelNodeGetParams returns them and a program may set them back, changed: the
+// kernel's address and the argument values, when the arguments are of its parameters' types.
+template <class... A>
+void capture_params(__cf_GNode *node, const char *name, dim3 grid, dim3 block, size_t shared,
+                    const A &...args) {
+  node->kp.gridDim = grid;
+  node->kp.blockDim = block;
+  node->kp.sharedMemBytes = (unsigned)shared;
+  const std::type_info *types[] = {param_key<A>()..., nullptr};
+  const std::vector<size_t> *sizes = nullptr;
+  const void *f = kernel_named(name, types, sizeof...(A), &sizes);
+  if (!f) return;
+  void *ptrs[] = {const_cast<void *>(static_cast<const void *>(&args))..., nullptr};
+  node->kp.func = const_cast<void *>(f);
+  node->args.set(*sizes, ptrs);
+}
 cudaError_t capture_op(cudaStream_t s, int type, std::function<void()> op);
 cudaError_t capture_malloc(void **p, size_t n, cudaStream_t s);
 cudaError_t capture_free(void *p, cudaStream_t s);

@@ -30,6 +30,7 @@ struct KernelInfo {
   bool parallel = false;  // its blocks may run on several OS threads (cudafuse_emu_parallel.h)
   void (*call)(void **args) = nullptr;       // calls the kernel once (one thread)
   std::vector<size_t> sizes;                  // parameter sizes, for copying arguments
+  std::vector<const std::type_info *> types;  // parameter types (param_key), for captures
 };
 inline std::map<const void *, KernelInfo> &kernel_registry() {
   static std::map<const void *, KernelInfo> *r = new std::map<const void *, KernelInfo>;
@@ -50,12 +51,14 @@ struct __cf_KernelReg {
   __cf_KernelReg(void (*f)(P...), const char *name, void (*call)(void **), bool fibers,
                  bool parallel = false) {
     const size_t sizes[] = {sizeof(std::remove_cv_t<std::remove_reference_t<P>>)..., 0};
+    const std::type_info *types[] = {param_key<P>()..., nullptr};
     register_kernel(reinterpret_cast<const void *>(f), name, call, fibers, parallel, sizes,
-                    sizeof...(P));
+                    types, sizeof...(P));
   }
   // Defined in emu/runtime.cpp, as find_kernel: the registry's map code is compiled once.
   static void register_kernel(const void *f, const char *name, void (*call)(void **),
-                              bool fibers, bool parallel, const size_t *sizes, size_t n);
+                              bool fibers, bool parallel, const size_t *sizes,
+                              const std::type_info *const *types, size_t n);
 };
 const KernelInfo *find_kernel(const void *f);
 // A launch through a variable (`kernel_fn<<<g, b>>>(...)`, a function pointer or a generic
