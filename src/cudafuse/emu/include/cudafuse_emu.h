@@ -166,10 +166,10 @@ cudafuse_emu_switch:
 // __cf_AT_EVENT (6): waiting for an arrive-wait barrier's phase (event_wait below); 4 and 5 are
 // cooperative_groups.h's.
 enum : uint8_t { __cf_RUN = 0, __cf_AT_BAR = 1, __cf_AT_WARP = 2, __cf_DONE = 3, __cf_AT_EVENT = 6 };
-enum : uint8_t { __cf_W_SYNC, __cf_W_SHFL, __cf_W_UP, __cf_W_DOWN, __cf_W_XOR, __cf_W_BALLOT, __cf_W_ANY, __cf_W_ALL };
+enum : uint8_t { __cf_W_SYNC, __cf_W_SHFL, __cf_W_UP, __cf_W_DOWN, __cf_W_XOR, __cf_W_BALLOT, __cf_W_ANY, __cf_W_ALL, __cf_W_MATCH };
 inline const char *const WOP_NAME[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync",
                                        "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
-                                       "__any_sync", "__all_sync"};
+                                       "__any_sync", "__all_sync", "__match_any_sync"};
 
 struct __cf_Fiber {
   void *sp;
@@ -465,6 +465,13 @@ inline void try_warp(int i) {
       case __cf_W_ANY: f.res = any; break;
       case __cf_W_ALL: f.res = all; break;
       case __cf_W_SYNC: f.res = 0; break;
+      case __cf_W_MATCH: {  // the lanes of the group holding the same bits
+        unsigned same = 0;
+        for (unsigned o = at; o; o &= o - 1)
+          if (B.f[base + __builtin_ctz(o)].val == f.val) same |= 1u << __builtin_ctz(o);
+        f.res = same;
+        break;
+      }
       default: f.res = ok ? B.f[base + src].val : f.val; break;
     }
   }
@@ -1380,20 +1387,20 @@ inline unsigned __double2uint_rn(double a) {
 inline int __double2int_ru(double a) { return ::cudafuse_emu::cvt_int<int>(a, FE_UPWARD, INT_MIN, INT_MAX); }
 inline int __double2int_rd(double a) { return ::cudafuse_emu::cvt_int<int>(a, FE_DOWNWARD, INT_MIN, INT_MAX); }
 
-// ---- warp match and reduce (sm_70/sm_80): built on __shfl_sync, one read per mask lane ----
+// ---- warp match (sm_70) and reduce (sm_80) -----------------------------------------------
+// A match is one collective that compares the lanes' bits, as match.any.sync.b32/.b64 does
+// (a float's -0 and +0 differ, a NaN matches its own bits); it was 32 shuffles, each a
+// collective, and a warp-aggregated histogram spent its time in them (issue 31).
 template <class T> inline unsigned __cf_match_any(unsigned m, T v, const char *file, int line) {
-  unsigned r = 0;
-  for (int l = 0; l < 32; ++l)
-    if ((m >> l & 1u) &&
-        __cudafuse_shfl(::cudafuse_emu::__cf_W_SHFL, m, v, l, 32, file, line) == v)
-      r |= 1u << l;
-  return r;
+  return (unsigned)::cudafuse_emu::__cf_warp_op(::cudafuse_emu::__cf_W_MATCH, m,
+                                                ::cudafuse_emu::to_bits(v), 0, 32, file, line);
 }
 template <class T> inline unsigned __cf_match_all(unsigned m, T v, int *pred, const char *file, int line) {
   bool all = __cf_match_any(m, v, file, line) == m;
   *pred = all;
   return all ? m : 0u;
 }
+// A reduce reads each lane of the mask with a __shfl_sync.
 template <class T, class F> inline T __cf_reduce(unsigned m, T v, F f, const char *file, int line) {
   bool first = true;
   T acc = v;
