@@ -39,7 +39,7 @@ from cudafuse.passes.vertical.host.hostexprs import side_effect_free as side_eff
 from cudafuse.passes.vertical.host.hoststmts import HostStatements
 from cudafuse.passes.vertical.host.members import member_alias_reason, this_member
 from cudafuse.passes.vertical.host.pointervalues import PointerValues, Value
-from cudafuse.passes.vertical.host.pointsto import PointsTo, parity_pairs
+from cudafuse.passes.vertical.host.pointsto import PointsTo, Roots, parity_pairs
 from cudafuse.passes.vertical.host.settled import settled_locals
 from cudafuse.passes.vertical.host.stmtnodes import _assigned
 from cudafuse.passes.vertical.host.table_elements import why_unfollowed
@@ -114,6 +114,64 @@ class Sequence:
     # Its pointer arguments are keyed by the buffers they hold (pointervalues.py), not by
     # variable: it continues across pointer rotations, or a launch needed their values.
     evaluated: bool = False
+    # _Splitter._may_alias's index of the launches' buffers, grown as launches are added
+    # (None: rebuilt from `launches` when next asked; set so when they are replaced).
+    alias_index: _AliasIndex | None = field(default=None, repr=False, compare=False)
+
+
+class _AliasIndex:
+    """The buffers a sequence's launches touch, in the order they are first touched, and
+    which of them each buffer root may name (PointsTo.roots): _may_alias looks a pointer's
+    possible aliases up by root instead of testing it against every other buffer, so a
+    sequence of n launches costs O(n) keys and roots, not O(n^2) (each added launch asked
+    again about every launch before it)."""
+
+    __slots__ = ("sites", "keys", "order", "roots", "unknown", "by_root", "selected")
+
+    def __init__(self) -> None:
+        self.sites: list[LaunchSite] = []  # indexed, in order (the last may be a candidate)
+        self.keys: dict[str, tuple[int, n.Expr]] = {}  # key -> (position, first argument)
+        self.order: list[str] = []  # keys by position
+        self.roots: list[Roots | None] = []  # roots of order[:len(roots)] (filled lazily)
+        self.unknown: list[int] = []  # positions whose roots are unknown (None)
+        self.by_root: dict[str, list[int]] = {}  # root -> positions that may name it
+        self.selected: set[str] = set()  # decls set once to a choice (_selections)
+
+    def add(self, site: LaunchSite, selections: tuple[str, ...]) -> None:
+        self.sites.append(site)
+        self.selected.update(selections)
+        for p, a in site.bindings:
+            k = touched_key(a) if p.is_pointer else None
+            if k is not None and k not in self.keys:
+                self.keys[k] = (len(self.order), a)
+                self.order.append(k)
+
+    def fill_roots(self, points: PointsTo) -> None:
+        """Roots of the keys not looked up yet (only once some key is paired: before, no
+        pair is checked)."""
+        for pos in range(len(self.roots), len(self.order)):
+            r = points.roots(self.keys[self.order[pos]][1])
+            self.roots.append(r)
+            if r is None:
+                self.unknown.append(pos)
+            else:
+                for root in r:
+                    self.by_root.setdefault(root, []).append(pos)
+
+    def first_alias(self, pos: int, skip: set[int]) -> int | None:
+        """The first position (in key order) whose buffer may be the one at `pos` (not
+        provably disjoint: the roots of either unknown, or sharing one), `skip` excepted."""
+        lists = [self.unknown]
+        r = self.roots[pos]
+        if r is None:
+            return next((q for q in range(len(self.order)) if q not in skip), None)
+        lists += [self.by_root[root] for root in r]
+        best = None
+        for positions in lists:
+            q = next((q for q in positions if q not in skip), None)
+            if q is not None and (best is None or q < best):
+                best = q
+        return best
 
 
 def value_key(e: n.Expr, type_: str) -> str:
@@ -543,6 +601,7 @@ class _Splitter:
                 stmt, (s.launch for s in sites), SWAPS, self.values.modelled) is not None:
             return why
         current.launches[:] = sites
+        current.alias_index = None
         return None
 
     # ---- pointers by value (pointervalues.py) -------------------------------------------------
@@ -613,6 +672,7 @@ class _Splitter:
         why = self._value_conflict([], sites)
         if why is None:
             current.launches[:] = sites
+            current.alias_index = None
             current.evaluated = True
         return why
 
@@ -696,32 +756,44 @@ class _Splitter:
         different steps: it is distinct from its partner there, and from any variable
         whose buffers it provably never names; with anything else, no fusion. So is a
         pointer set once to a choice (`float *dst = flip ? out : buf;`): one buffer, but
-        which one is known only at run time."""
+        which one is known only at run time. The first such pair in the order the
+        launches touch their buffers is named. The sequence's buffers are indexed once
+        (_AliasIndex), `site` added to them: it either joins the sequence or the sequence
+        ends."""
+        index = self._alias_index(current)
+        index.add(site, self._selections(site))
         paired: dict[str, frozenset[str]] = {
             d: pair for pair, (a, b) in self.parity.items()
             if a <= site.launch.span.start < b for d in pair}
-        for s_ in (*current.launches, site):
-            for decl in self._selections(s_):
-                paired.setdefault(decl, frozenset())
+        for decl in index.selected:
+            paired.setdefault(decl, frozenset())
         if not paired:
             return None
-        keys: dict[str, n.Expr] = {}
-        for s_ in (*current.launches, site):
-            for p, a in s_.bindings:
-                k = touched_key(a) if p.is_pointer else None
-                if k is not None:
-                    keys.setdefault(k, a)
-        for k, a in keys.items():
-            if k not in paired:
-                continue
-            for k2, a2 in keys.items():
-                if k2 == k or k2 in paired.get(k, ()) and k in paired.get(k2, ()):
-                    continue
-                if not self.points.disjoint(a, a2):
-                    names = [x.name if isinstance(x, n.Ref) else _text_of(x) for x in (a, a2)]
-                    return (f"pointer '{names[0]}' may name the same buffer as "
-                            f"'{names[1]}'")
+        index.fill_roots(self.points)
+        for pos in sorted(index.keys[k][0] for k in paired if k in index.keys):
+            k = index.order[pos]
+            skip = {pos} | {index.keys[k2][0] for k2 in paired[k]
+                            if k2 in index.keys and k in paired.get(k2, ())}
+            q = index.first_alias(pos, skip)
+            if q is not None:
+                a, a2 = index.keys[k][1], index.keys[index.order[q]][1]
+                names = [x.name if isinstance(x, n.Ref) else _text_of(x) for x in (a, a2)]
+                return (f"pointer '{names[0]}' may name the same buffer as "
+                        f"'{names[1]}'")
         return None
+
+    def _alias_index(self, current: Sequence) -> _AliasIndex:
+        """The sequence's index, brought up to its launches (made again when they are not
+        the launches it indexed: replaced, or a candidate that did not join)."""
+        index = current.alias_index
+        m = len(index.sites) if index is not None else 0
+        if index is None or m > len(current.launches) or \
+                m and current.launches[m - 1] is not index.sites[-1]:
+            index = current.alias_index = _AliasIndex()
+            m = 0
+        for s_ in current.launches[m:]:
+            index.add(s_, self._selections(s_))
+        return index
 
     def _selections(self, site: LaunchSite) -> tuple[str, ...]:
         """The site's pointer arguments set once to a choice of buffers (memoised: asked
