@@ -16,6 +16,7 @@ from conftest_runtime import PROGRAMS
 
 from cudafuse.cli import main
 from cudafuse.runtime import load, uninit
+from cudafuse.runtime.errors import BoundsError
 
 SPEC = """entry = "run"
 [[args]]
@@ -145,17 +146,20 @@ PAST_SPEC = SPEC.replace('entry = "run"', 'entry = "run_past"')
 
 def test_an_original_that_reads_past_its_allocation_is_blamed(tmp_path: Path,
                                                               monkeypatch) -> None:
-    """Past an allocation the emulator keeps a guard zone of the fill: what the original
-    reads there follows the fill (on a GPU, whatever was there), not this process's heap,
-    which changed from run to run and was once blamed on a transformed file."""
+    """A read past an allocation's 256-byte rounding faults in its guard zone: an error at
+    the original naming the kernel and the allocation, never a mismatch blamed on the
+    transformed file (what lies there once came from this process's heap)."""
     monkeypatch.chdir(tmp_path)
     shutil.copy(PROGRAMS / "read_past_alloc.cu", tmp_path / "past.cu")
     shutil.copy(PROGRAMS / "read_past_alloc.cu", tmp_path / "fused.cu")
     (tmp_path / "past.toml").write_text(PAST_SPEC)
     res = CliRunner().invoke(main, ["verify", "past.cu", "fused.cu", "--spec", "past.toml"])
     assert res.exit_code == 1, res.output
-    assert res.stderr.startswith("past.cu: error: the original's output 'out' differs between "
-                                 "two runs on the same inputs"), res.stderr
+    assert res.stderr.startswith("past.cu:16: error: kernel 'weigh' (launched here; block "
+                                 "(0,0,0), thread (64,0,0)) reads byte 256 of the 9-byte device "
+                                 "allocation made at past.cu:14, past its end"), res.stderr
+    assert "past.cu:14: note: the 9 bytes are allocated here" in res.stderr
+    assert "the spec (array counts, sizes, launch) or the original is at fault" in res.stderr
     assert "outputs differ" not in res.output and "MISMATCH" not in res.output
 
 
@@ -163,5 +167,8 @@ def test_an_original_that_reads_past_its_allocation_is_blamed(tmp_path: Path,
 def test_past_an_allocation_lies_the_fill(fill: int) -> None:
     out = np.full(500, 7, np.uint8)
     with load(PROGRAMS / "read_past_alloc.cu", fill=fill, opt="-O0") as lib:
-        lib.call("run_peek", out, 500)
-    assert (out == fill).all(), np.flatnonzero(out != fill)[:8]
+        lib.call("run_peek", out, 252)  # bytes 4 to 255
+        assert (out[:252] == fill).all(), np.flatnonzero(out[:252] != fill)[:8]
+        with pytest.raises(BoundsError) as info:
+            lib.call("run_peek", out, 253)  # byte 256: the guard zone
+    assert (info.value.access.offset, info.value.access.alloc_size) == (256, 4)

@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from cudafuse.cli import main
 from cudafuse.runtime import uninit
 
-# `src` holds `n` bytes, the kernel reads `n` floats from it; `idle` goes to no kernel and
-# no copy; `dst` is written at every element.
+# `src` holds `n` bytes, the kernel reads `n` floats from it (within the 256 bytes the
+# allocation rounds to, which hold the fill); `idle` goes to no kernel and no copy; `dst` is
+# written at every element.
 PROGRAM = """\
 __global__ void affine(const float *src, float *dst, int n) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -47,7 +48,7 @@ count = 100
 role = "out"
 [[args]]
 name = "n"
-value = 100
+value = 60
 """
 
 
@@ -84,9 +85,10 @@ def test_in_both_leaves_out_kernel_less_only_when_a_kernel_took_one() -> None:
     assert [(u.line, u.kernel) for u in uninit.in_both(first, second)] == [(5, "scale")]
 
 
-def test_sanitize_help_says_cudamalloc_buffers_are_not_checked_in_their_fill() -> None:
+def test_sanitize_help_says_what_each_mode_checks() -> None:
     res = CliRunner().invoke(main, ["run", "--help"], terminal_width=200)
     text = " ".join(res.output.split())
-    assert "bad accesses to the spec's arrays" in text
-    assert "A buffer the program cudaMallocs itself is followed by 256 to 511 bytes of " \
-        "fill" in text and "caught by neither" in text
+    assert "exact at both ends of the spec's arrays and of each buffer the program " \
+        "cudaMallocs itself" in text
+    assert "those past a cudaMalloc'd buffer's size rounded up to 256 bytes, or before its " \
+        "start where they leave its first page" in text

@@ -38,13 +38,13 @@ _timeout = click.option("--timeout", type=FiniteRange(0, min_open=True), default
                         help="Seconds before a run is stopped (emu).")
 _sanitize = click.option("--sanitize/--no-sanitize", default=False, show_default=True,
                          help="emu: build with AddressSanitizer (about 4x slower): bad "
-                              "accesses to the spec's arrays reported at their line, before "
-                              "an array's start too (without it, accesses past the end of the "
-                              "spec's arrays are still caught). A buffer the program "
-                              "cudaMallocs itself is followed by 256 to 511 bytes of fill "
-                              "(its size rounded up to 256, then a guard zone): an access "
-                              "there is caught by neither (--initcheck or verify may show "
-                              "a read there); past them, only with --sanitize.")
+                              "accesses reported at their line, exact at both ends of the "
+                              "spec's arrays and of each buffer the program cudaMallocs "
+                              "itself (naming its cudaMalloc and the element). Without it, "
+                              "accesses past the end of the spec's arrays are still caught, "
+                              "and, at the kernel's launch, those past a cudaMalloc'd "
+                              "buffer's size rounded up to 256 bytes, or before its start "
+                              "where they leave its first page.")
 
 
 @main.command("run")

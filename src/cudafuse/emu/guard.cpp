@@ -8,6 +8,9 @@
 // thread was running to $CUDAFUSE_EMU_GUARDS, and lets the signal end the process as it
 // would have. The runtime (runtime/guards.py) names the argument and the index.
 //
+// A fault in the guard zones of a device allocation (cudaMalloc...: runtime.cpp, rt_alloc)
+// adds that allocation's start, size and site to the record, from the runtime's table.
+//
 // It lives in its own file because <signal.h> and <unistd.h> declare `signal`, `open`,
 // `write`... in the global namespace, where they would clash with a program's own names.
 
@@ -22,6 +25,8 @@
 #include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+extern "C" int cudafuse_emu_alloc_record(const void *addr, char *buf, int size);
 
 namespace {
 
@@ -59,6 +64,8 @@ void on_fault(int sig, siginfo_t *si, void *ctx) {
                    ::cudafuse_emu::g_in_kernel ? 1 : 0, site.kernel ? site.kernel : "",
                    site.file ? site.file : "", site.line, blockIdx.x, blockIdx.y, blockIdx.z,
                    threadIdx.x, threadIdx.y, threadIdx.z, sym);
+  if (n > 0 && n < static_cast<int>(sizeof buf))
+    n += cudafuse_emu_alloc_record(si->si_addr, buf + n, static_cast<int>(sizeof buf) - n);
   // A pool thread of a parallel launch: the launching thread reports the lowest block's fault
   // once the blocks below it have run (cudafuse_emu_parallel.h), through refault below.
   if (::cudafuse_emu::g_par_block >= 0) ::cudafuse_emu::par_stop(sig, buf);

@@ -18,6 +18,7 @@
 
 #include <cxxabi.h>  // describe_function: a symbol's C++ name
 #include <dlfcn.h>   // describe_function: the symbol at an address
+#include <sys/mman.h>  // rt_alloc: guard pages around device allocations
 
 // ---- cudafuse_emu_device.h: error reports, device properties, allocations -----------------
 namespace cudafuse_emu {
@@ -191,22 +192,114 @@ void note_unwritten_at_exit() {
       note_unwritten(mem, info.first, it->second);
   }
 }
+// Guard zones around each device allocation (cudaMalloc, cudaMallocManaged, and what calls
+// them): a kernel that reads or writes past an allocation's end, or before its start, is
+// the program's fault, which compute-sanitizer's memcheck names and a GPU may not (it reads
+// whatever lies there). Under AddressSanitizer the 256 bytes before the allocation and
+// every byte from its end to the end of the 256-byte rounding and a 256-byte zone past it
+// are poisoned (exact on both sides). Otherwise the allocation's rounding ends where 1 MiB
+// of inaccessible address space begins, after a page of it before the allocation's first
+// page: emu/guard.cpp's fault handler records the access. Both then name the allocation
+// (cudafuse_emu_alloc_record). The bytes up to the 256-byte rounding hold the fill.
+struct Guarded {
+  char *base;     // what was mapped (or malloc'ed, under ASan)
+  size_t length;  // its length: the zones and the allocation
+};
+std::map<const char *, Guarded> &guarded() {  // by the allocation's start; allocations().mu
+  static auto *m = new std::map<const char *, Guarded>;
+  return *m;
+}
+constexpr size_t kPage = 4096, kGuardAfter = size_t(1) << 20, kZone = 256;
+// Past this many live guarded allocations the others get none (each mapping is up to three
+// of the kernel's memory areas; Linux allows 65,530 a process by default).
+constexpr size_t kMaxGuarded = 16384;
+
+// The allocation whose zones or bytes hold `addr`, as lines of the fault record (guard.cpp)
+// or of an AddressSanitizer report: its start, size and cudaMalloc site. 0 when none.
+extern "C" int cudafuse_emu_alloc_record(const void *addr, char *buf, int size) {
+  Allocations &a = allocations();
+  if (!a.mu.try_lock()) return 0;  // called while the process dies: never wait
+  const char *at = static_cast<const char *>(addr);
+  auto it = guarded().upper_bound(at);  // the first allocation starting after `at`
+  if ((it == guarded().end() || at < it->second.base) && it != guarded().begin()) --it;
+  int n = 0;
+  if (it != guarded().end() && at >= it->second.base &&
+      at < it->second.base + it->second.length) {
+    auto live = a.live.find(it->first);
+    auto site = alloc_sites().find(it->first);
+    const bool known = site != alloc_sites().end() && site->second.file;
+    n = snprintf(buf, size_t(size), "alloc_start %p\nalloc_size %zu\nalloc_line %d\n"
+                 "alloc_file %s\n", static_cast<const void *>(it->first),
+                 live != a.live.end() ? live->second.first : size_t(0),
+                 known ? site->second.line : 0, known ? site->second.file : "");
+  }
+  a.mu.unlock();
+  return n > 0 && n < size ? n : 0;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+// After AddressSanitizer's report, before the process ends: the allocation the bad address
+// lies in or beside, appended to the report (runtime/asan.py reads it).
+void name_allocation_on_death() {
+  char buf[1024];
+  if (cudafuse_emu_alloc_record(__asan_get_report_address(), buf, sizeof buf) > 0)
+    __sanitizer_report_error_summary(buf);
+}
+#endif
+
+// A guarded allocation of n bytes (n > 0), its fill written; nullptr when none can be made.
+char *guarded_alloc(size_t n, size_t rounded) {
+  const unsigned char fill = (unsigned char)fill_byte();
+#if defined(__SANITIZE_ADDRESS__)
+  static const bool named = (__asan_set_death_callback(name_allocation_on_death), true);
+  (void)named;
+  const size_t length = kZone + rounded + kZone;
+  char *base = static_cast<char *>(aligned_alloc(kZone, length));
+  if (!base) return nullptr;
+  memset(base, fill, length);
+  char *mem = base + kZone;
+  ASAN_POISON_MEMORY_REGION(base, kZone);
+  ASAN_POISON_MEMORY_REGION(mem + n, length - kZone - n);
+#else
+  const size_t data = (rounded + kPage - 1) & ~(kPage - 1), length = kPage + data + kGuardAfter;
+  void *map = mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+  if (map == MAP_FAILED) return nullptr;
+  char *base = static_cast<char *>(map);
+  if (mprotect(base + kPage, data, PROT_READ | PROT_WRITE) != 0) {
+    munmap(base, length);
+    return nullptr;
+  }
+  char *mem = base + kPage + data - rounded;
+  if (fill) memset(base + kPage, fill, data);  // fresh pages hold zeros
+#endif
+  guarded()[mem] = {base, length};
+  return mem;
+}
+
 cudaError_t rt_alloc(void **p, size_t n, cudaMemoryType type, const char *file,
                      int line) {
   if (!p) return rt_error(cudaErrorInvalidValue);
   *p = nullptr;
   if (n > device_props().totalGlobalMem) return rt_error(cudaErrorMemoryAllocation);
-  // A guard zone of fill bytes follows every allocation (what a GPU holds past an
-  // allocation is whatever was there): a program that reads past its allocation then reads
-  // the fill there, which verify's two fills tell apart, rather than this process's heap,
-  // which changes from run to run and would be blamed on a transformed program.
   const size_t rounded = (n + 255) & ~size_t(255), total = rounded + 256;
-  void *mem = aligned_alloc(256, total);
-  if (!mem && n) return rt_error(cudaErrorMemoryAllocation);
-  // glibc serves blocks above its largest mmap threshold (32 MiB) with fresh, zeroed pages:
-  // a zero fill there would only commit the memory of a large pool the program barely uses.
-  if (mem && (fill_byte() != 0 || n < (size_t(32) << 20))) memset(mem, fill_byte(), total);
-  else if (mem) memset(static_cast<char *>(mem) + n, fill_byte(), total - n);
+  void *mem = nullptr;
+  if (type != cudaMemoryTypeHost && n) {
+    std::lock_guard<std::mutex> lock(allocations().mu);
+    if (guarded().size() < kMaxGuarded) mem = guarded_alloc(n, rounded);
+  }
+  if (!mem) {
+    // Host memory, an empty allocation, or past kMaxGuarded: a zone of fill bytes follows
+    // (a read past the allocation then reads the fill, which verify's two fills tell
+    // apart, rather than this process's heap, which changes from run to run).
+    mem = aligned_alloc(256, total);
+    if (!mem && n) return rt_error(cudaErrorMemoryAllocation);
+    // glibc serves blocks above its largest mmap threshold (32 MiB) with fresh, zeroed
+    // pages: a zero fill there would only commit the memory of a large pool the program
+    // barely uses.
+    if (mem && (fill_byte() != 0 || n < (size_t(32) << 20))) memset(mem, fill_byte(), total);
+    else if (mem) memset(static_cast<char *>(mem) + n, fill_byte(), total - n);
+  }
   static const bool reporting = [] {
     if (getenv("CUDAFUSE_EMU_UNWRITTEN")) std::atexit(note_unwritten_at_exit);
     return true;
@@ -223,6 +316,7 @@ cudaError_t rt_alloc(void **p, size_t n, cudaMemoryType type, const char *file,
 cudaError_t rt_free(void *p) {
   if (!p) return cudaSuccess;
   Allocations &a = allocations();
+  Guarded zones{nullptr, 0};
   {
     std::lock_guard<std::mutex> lock(a.mu);
     auto it = a.live.find(static_cast<const char *>(p));
@@ -235,8 +329,22 @@ cudaError_t rt_free(void *p) {
     }
     if (it->second.second != cudaMemoryTypeHost) a.device_bytes -= it->second.first;
     a.live.erase(it);
+    auto g = guarded().find(static_cast<const char *>(p));
+    if (g != guarded().end()) {
+      zones = g->second;
+      guarded().erase(g);
+    }
   }
-  free(p);
+  if (!zones.base) {
+    free(p);
+  } else {
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_UNPOISON_MEMORY_REGION(zones.base, zones.length);
+    free(zones.base);
+#else
+    munmap(zones.base, zones.length);
+#endif
+  }
   return cudaSuccess;
 }
 cudaMemoryType rt_kind(const void *p) {

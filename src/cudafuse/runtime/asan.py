@@ -9,6 +9,7 @@ block starts at `start`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -46,6 +47,29 @@ class Access:
     nbytes: int = 0  # the block's size
     detail: str = ""  # e.g. the block and thread that made the access
     at_launch: bool = False  # file:line is the kernel's launch, not the access
+    # The device allocation (cudaMalloc & co.) in whose guard zones the access lies: its
+    # size (-1: none; then `offset` is from its start) and the call's place ("", 0: unknown,
+    # as for cudaMallocPitch).
+    alloc_size: int = -1
+    alloc_file: str = ""
+    alloc_line: int = 0
+
+
+_ALLOC = re.compile(r"^alloc_(start|size|line|file) ?(.*)$")
+
+
+def allocation(text: str, address: int) -> dict[str, object]:
+    """The Access fields of the device allocation the emulator's runtime names in `text` (a
+    fault record or an AddressSanitizer report: lines `alloc_start 0x..`, `alloc_size N`,
+    `alloc_line N`, `alloc_file PATH`), with `offset` from its start; {} when none."""
+    found = dict(m.groups() for m in map(_ALLOC.match, text.splitlines()) if m)
+    try:
+        start, size = int(found["start"], 16), int(found["size"])
+        line = int(found.get("line") or 0)
+    except (KeyError, ValueError):
+        return {}
+    return {"param": None, "offset": address - start, "nbytes": size, "alloc_size": size,
+            "alloc_file": found.get("file", "").strip(), "alloc_line": line}
 
 
 def _user_frame(lines: list[str]) -> tuple[str, str, int, int]:
@@ -98,6 +122,9 @@ def parse(report: str, table: str = "") -> Access | None:
     result = Access(head.group(1), access.group(1).lower() if access else "",
                     int(access.group(2)) if access else 0, int(head.group(2), 16),
                     func, file, line, col)
+    named = allocation(report, result.address)
+    if named:
+        return dataclasses.replace(result, **named)  # type: ignore[arg-type]
     region = next((m for m in map(_REGION.search, lines) if m), None)
     if region is None:
         return result

@@ -1,5 +1,6 @@
 """Reading the fault record emu/guard.cpp writes when an access hits the guard region
-after (or the guard page before) a spec array (placed by worker.GuardedBuffers).
+after (or the guard page before) a spec array (placed by worker.GuardedBuffers) or a device
+allocation of the program's own (cudaMalloc & co., placed by the runtime's rt_alloc).
 
 The record names the kernel running and its launch site, not the faulting line (the
 default build has no debug information); `--sanitize` gives the line.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from cudafuse.runtime.asan import Access
+from cudafuse.runtime.asan import Access, allocation
 
 
 def _fields(text: str) -> dict[str, str]:
@@ -52,15 +53,19 @@ def parse(record: str, table: str) -> Access | None:
         address = int(f.get("addr", ""), 16)
     except ValueError:
         return None
+    place: dict[str, object] = {}
     for row in table.splitlines():
         parts = [int(x) for x in row.split()]
         if len(parts) != 5:
             continue
         index, start, nbytes, low, high = parts
         if low <= address < high and not start <= address < start + nbytes:
+            place = {"param": index, "offset": address - start, "nbytes": nbytes}
             break
     else:
-        return None
+        place = allocation(record, address)  # a device allocation's guard zone
+        if not place:
+            return None
     in_kernel = f.get("in_kernel") == "1"
     function = f.get("kernel", "") if in_kernel else \
         _demangle(f.get("symbol", "")).split("(")[0].split("<")[0]
@@ -71,5 +76,5 @@ def parse(record: str, table: str) -> Access | None:
     file = f.get("file", "") if in_kernel and not f.get("file", "").startswith("<") else ""
     line = int(f.get("line", "0") or 0) if file else 0
     return Access("out-of-bounds", "write" if f.get("write") == "1" else "read", 0, address,
-                  function, file, line, 0, index, address - start, nbytes, detail=detail,
-                  at_launch=bool(file))
+                  function, file, line, 0, detail=detail, at_launch=bool(file),
+                  **place)  # type: ignore[arg-type]

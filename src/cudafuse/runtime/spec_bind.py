@@ -113,6 +113,8 @@ def bounds_error(path: str, a: Access, slots: list[Slot], kinds: dict[str, str]
     where = f"{kind}'{a.function}'" if a.function else "the program"
     if a.file and os.path.realpath(a.file) == os.path.realpath(path):
         a = dataclasses.replace(a, file=path)  # as the user spelled it
+    if a.alloc_size >= 0:
+        return _allocation_error(path, a, where)
     slot = slots[a.param] if a.param is not None and a.param < len(slots) else None
     if slot is None:
         return error(f"{where}: {a.kind}: a {a.access or 'bad'} access "
@@ -136,4 +138,35 @@ def bounds_error(path: str, a: Access, slots: list[Slot], kinds: dict[str, str]
     if not a.line or a.at_launch:
         diags.append(Diagnostic(Severity.NOTE, "rerun with --sanitize for the line of the "
                                 "access", path))
+    return CudafuseError(diags)
+
+
+def _allocation_error(path: str, a: Access, where: str) -> CudafuseError:
+    """An access in the guard zones of a device allocation the program made (cudaMalloc &
+    co.): the element when the access's size is known (--sanitize), else the byte; a note
+    at the allocation's call."""
+    verb = {"read": "reads", "write": "writes"}.get(a.access, "accesses")
+    what = f"byte {a.offset}"
+    if a.size and a.offset % a.size == 0:
+        what = f"element {a.offset // a.size} ({a.size} bytes at byte {a.offset})"
+    side = "past its end" if a.offset >= a.alloc_size else \
+        "before its start" if a.offset < 0 else "inside it"
+    alloc_file = a.alloc_file
+    if alloc_file and os.path.realpath(alloc_file) == os.path.realpath(path):
+        alloc_file = path  # as the user spelled it
+    made = f"made at {alloc_file}:{a.alloc_line}" if alloc_file else \
+        "made without a recorded place (cudaMallocPitch, a CUDA array)"
+    context = f" ({a.detail})" if a.detail else ""
+    if a.at_launch:
+        context = f" (launched here{'; ' + a.detail if a.detail else ''})"
+    diags = [Diagnostic(Severity.ERROR, f"{where}{context} {verb} {what} of the "
+                        f"{a.alloc_size}-byte device allocation {made}, {side}",
+                        a.file or path, a.line, a.col, _source_line(a.file, a.line))]
+    if alloc_file:
+        diags.append(Diagnostic(Severity.NOTE, f"the {a.alloc_size} bytes are allocated here",
+                                alloc_file, a.alloc_line, 0,
+                                _source_line(a.alloc_file, a.alloc_line)))
+    if not a.line or a.at_launch:
+        diags.append(Diagnostic(Severity.NOTE, "rerun with --sanitize for the line of the "
+                                "access and its size", path))
     return CudafuseError(diags)

@@ -1,6 +1,6 @@
 // A filter allocated and uploaded as 9 bytes (sizeof(unsigned char)) but read as 96 floats,
-// as a third-party CS344 blur does: the reads past the allocation see the emulator's fill
-// of its guard zone, so verify's two fills tell the original's fault (test_uninit.py).
+// as a third-party CS344 blur does: the reads past the 256 bytes the allocation rounds to
+// fault in its guard zone, an error naming the allocation (test_uninit.py).
 #include <cuda_runtime.h>
 
 __global__ void weigh(const float *f, const float *in, float *out, int n) {
@@ -17,8 +17,8 @@ extern "C" void run_past(const float *in, float *out, int n) {
   cudaFree(f);
 }
 
-// What a kernel reads past a 4-byte allocation: the guard zone's fill, up to 256 bytes past
-// the 256 the allocation rounds to.
+// What a kernel reads past a 4-byte allocation: the fill, up to the 256 bytes the allocation
+// rounds to (past them, a fault without --sanitize; past the 4, one with it).
 __global__ void peek(const unsigned char *p, unsigned char *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = p[4 + i];
