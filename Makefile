@@ -43,8 +43,10 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest -q -n 2 --dist worksteal --durations=25
 
-# The long generated-case runs, built at -O2 as users' runs are (the default suite builds
-# emulated programs at -O0: tests/conftest.py).
+# What `make test` leaves out (marker `slow`), built at -O2 as users' runs are (the default
+# suite builds emulated programs at -O0: tests/conftest.py): the long generated-case runs,
+# the cases of a parametrized check whose path a kept case already runs (each such test
+# says which it keeps and why), and nvcc checks of the tests' own fixed programs (issue 27).
 test-slow: $(STAMP)
 	CUDAFUSE_EMU_OPT=-O2 $(BIN)/pytest -q -n 2 --dist worksteal -m slow
 

@@ -3,6 +3,11 @@
 
     CUDAFUSE_TEST_CPU=/tmp/cpu .venv/bin/pytest -q -n 2 --dist worksteal tests/fusion
     .venv/bin/python benchmarks/suite_cpu.py /tmp/cpu [--top 30] [--tests 20]
+    .venv/bin/python benchmarks/suite_cpu.py /tmp/after --against /tmp/before
+
+With --against, the files both logs ran, side by side: CPU seconds and emulator builds in
+each, and of the tests of the first log (`before`) those the second (`after`) did not run
+(moved behind a marker, or gone), their CPU seconds.
 
 CPU seconds, not wall: on a machine shared with other work the wall durations grow with the
 load, the CPU a test spends does not (much). `own` is the pytest process's (parsing,
@@ -40,13 +45,38 @@ def by_file(rows: list[dict]) -> dict[str, dict[str, float]]:
     return dict(sums)
 
 
+def against(after: list[dict], before: list[dict], top: int) -> None:
+    cpu = lambda r: r["self"] + r["children"]  # noqa: E731
+    ran = {r["id"] for r in after}
+    a, b = by_file(after), by_file(before)
+    gone: dict[str, float] = defaultdict(float)
+    for r in before:
+        if r["id"] not in ran:
+            gone[r["id"].split("::")[0]] += cpu(r)
+    print(f"{'before':>7} {'n':>4} {'after':>7} {'n':>4} {'not run':>7}  file (CPU-s, builds)")
+    rows = sorted(set(a) & set(b), key=lambda f: -(b[f]["self"] + b[f]["children"]))
+    for f in rows[:top]:
+        print(f"{b[f]['self'] + b[f]['children']:7.1f} {int(b[f]['builds']):4d} "
+              f"{a[f]['self'] + a[f]['children']:7.1f} {int(a[f]['builds']):4d} "
+              f"{gone[f]:7.1f}  {f}")
+    tb = sum(b[f]["self"] + b[f]["children"] for f in rows)
+    ta = sum(a[f]["self"] + a[f]["children"] for f in rows)
+    print(f"{tb:7.1f}      {ta:7.1f}      {sum(gone[f] for f in rows):7.1f}  "
+          f"{len(rows)} files in both")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("prefix")
     ap.add_argument("--top", type=int, default=30, help="files to list")
     ap.add_argument("--tests", type=int, default=0, help="single tests to list")
+    ap.add_argument("--against", metavar="PREFIX",
+                    help="a log of the same files before a change: compare them by file")
     args = ap.parse_args()
     rows = read(args.prefix)
+    if args.against:
+        against(rows, read(args.against), args.top)
+        return
     files = by_file(rows)
     total = {k: sum(s[k] for s in files.values()) for k in FIELDS}
     cpu = total["self"] + total["children"]
