@@ -44,12 +44,40 @@ def test_benchmark_pipeline_entry_and_guarded_main(name: str) -> None:
     assert "#ifndef CUDAFUSE_NO_MAIN" in text
 
 
-@pytest.mark.nvcc
-def test_samples_compile_with_nvcc() -> None:
+def _compile_all(jobs: list[tuple[Path, tuple[str, ...]]]) -> None:
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc not on PATH")
-    jobs = [(p, d) for p in FILES for d in ((), ("-DCUDAFUSE_NO_MAIN",))]
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda job: _compile(*job, Path(tmp)), jobs))
     failures = [f"$ {cmd}\n{err}" for cmd, rc, err in results if rc != 0]
     assert not failures, "\n".join(failures)
+
+
+# nvcc checks the samples (inputs, as users would build them), no cudafuse code: its verdict
+# changes only with the samples or the toolkit, and it takes about 2 CPU-s a compile, so
+# `make test-slow` compiles every sample with its main() and as a library (issue 27).
+# -DCUDAFUSE_NO_MAIN compiles the same text less its `#ifndef CUDAFUSE_NO_MAIN` block, which
+# has no #else in any sample (test_the_library_build_only_drops_main checks it in `make test`).
+
+
+def test_the_library_build_only_drops_main() -> None:
+    directive = re.compile(r"^[ \t]*#[ \t]*(ifndef|ifdef|if|else|elif|endif)\b", re.M)
+    for path in FILES:
+        text = path.read_text()
+        # one #ifndef is the only directive that tests it
+        assert len(re.findall(r"^[ \t]*#[ \t]*(?:if|elif).*CUDAFUSE_NO_MAIN", text,
+                              re.M)) == 1, path.name
+        depth = 0
+        for m in directive.finditer(text, text.index("#ifndef CUDAFUSE_NO_MAIN")):
+            kind = m.group(1)
+            assert not (depth == 1 and kind in ("else", "elif")), f"{path.name}: #{kind}"
+            depth += {"endif": -1, "else": 0, "elif": 0}.get(kind, 1)
+            if depth == 0:
+                break
+        assert depth == 0, path.name
+
+
+@pytest.mark.nvcc
+@pytest.mark.slow
+def test_samples_compile_with_nvcc() -> None:
+    _compile_all([(p, d) for p in FILES for d in ((), ("-DCUDAFUSE_NO_MAIN",))])
