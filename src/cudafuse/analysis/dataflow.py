@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from cudafuse.analysis.evaluate import assigned_decls
 from cudafuse.analysis.kernel_facts import KernelFacts
 from cudafuse.analysis.memo import per_object
+from cudafuse.analysis.unit_index import unit_index
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
 
@@ -350,13 +351,15 @@ def _live_out(unit: TranslationUnit, fn: Function, sites: list[n.KernelLaunch],
     if fn.body is None:
         return live
     bufs = _Buffers(unit, fn)
+    params = {p.decl for p in fn.params}
+    globals_ = unit_index(unit).globals  # (by decl: not every global per buffer and host)
     for b in last_write:
         kind = b.split(":", 1)[0]
         decl = b.split(":", 1)[1]
         if kind in ("text", "member"):
             live.add(b)  # a member or expression: assume the caller sees it
             continue
-        if any(p.decl == decl for p in fn.params) or any(g.decl == decl for g in unit.globals):
+        if decl in params or decl in globals_:
             live.add(b)
     ignore: list[tuple[int, int]] = [(s.span.start, s.span.end) for s in sites]
     for call in fn.body.nodes_of(n.Call):

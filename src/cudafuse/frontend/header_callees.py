@@ -32,7 +32,8 @@ _FUNCTIONS = (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)
 def _calls(fn: Function) -> list[str]:
     if fn.body is None:
         return []
-    return [x.callee_decl for x in fn.body.walk() if isinstance(x, n.Call) and x.callee_decl]
+    # (nodes_of: the body's walk grouped by class once, kept for the analyses' own asks)
+    return [x.callee_decl for x in fn.body.nodes_of(n.Call) if x.callee_decl]
 
 
 def _definition(tu: ci.TranslationUnit, decl: str, include_root: str) -> ci.Cursor | None:
