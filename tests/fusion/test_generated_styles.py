@@ -6,8 +6,9 @@ two or written with `w - 1`; whole pipelines whose grid's x walks the rows), fus
 build checks many: every producer/consumer edge must fuse under --fuse-all and compute
 exactly what the original computes, every element.
 
-`make test` runs one batch; `make test-slow` (marker `slow`) runs CUDAFUSE_STYLE_PIPELINES
-pipelines (default 1,000) and prints how many fused and matched."""
+`make test` runs one batch of ten (drawn to hold every style, border and guard); `make
+test-slow` (marker `slow`) runs CUDAFUSE_STYLE_PIPELINES pipelines (default 1,000) and prints
+how many fused and matched."""
 
 from __future__ import annotations
 
@@ -50,11 +51,15 @@ def random_pipeline(rng: random.Random) -> list[Stage]:
     return stages
 
 
-def check_batch(seed: int, tmp: Path) -> int:
-    """One file of PER_FILE pipelines from `seed`: fused completely, matched at two sizes
-    (the second with intermediates dead). Returns the number of pipelines checked."""
+def drawn(seed: int, count: int = PER_FILE) -> dict[str, list[Stage]]:
     rng = random.Random(seed)
-    pipelines = {f"p{seed}_{i}": random_pipeline(rng) for i in range(PER_FILE)}
+    return {f"p{seed}_{i}": random_pipeline(rng) for i in range(count)}
+
+
+def check_batch(seed: int, tmp: Path, count: int = PER_FILE) -> int:
+    """One file of `count` pipelines from `seed`: fused completely, matched at two sizes
+    (the second with intermediates dead). Returns the number of pipelines checked."""
+    pipelines = drawn(seed, count)
     src = tmp / f"styles_{seed}.cu"
     src.write_text(file_source(pipelines))
     dead = frozenset(f"b{j + 1}" for j in range(4))  # b5 is always the last stage's output
@@ -78,8 +83,26 @@ def check_batch(seed: int, tmp: Path) -> int:
     return len(pipelines)
 
 
+# `make test`'s batch: the first ten pipelines of seed 33, which between them draw every
+# style (a rows-first pipeline and a point-only grid-stride one included), every border of
+# a stencil and every guard (test_the_batch_draws_every_style checks it); each emulated
+# build costs about 0.05 CPU-s a kernel, and a batch of PER_FILE pipelines drew no path
+# these do not (issue 27). `make test-slow` runs CUDAFUSE_STYLE_PIPELINES of them.
+BATCH_SEED, BATCH = 33, 10
+
+
+def test_the_batch_draws_every_style() -> None:
+    stages = [s for p in drawn(BATCH_SEED, BATCH).values() for s in p]
+    assert {s.style for s in stages} == {*STYLES, *RESPELLED_STYLES, *LINEAR_STYLES,
+                                         *ROWS_FIRST_STYLES, "gridstride"}
+    assert {s.border for s in stages if s.kind == "stencil"} == set(BORDERS)
+    assert {s.guard for s in stages if s.style != "gridstride"} == set(WHOLE_GUARDS)
+    assert {s.kind for s in stages} == {"point", "stencil"}
+    assert any(len(s.inputs) > 1 for s in stages)  # a stage of two inputs
+
+
 def test_a_batch_of_styled_pipelines(tmp_path: Path) -> None:
-    assert check_batch(1, tmp_path) == PER_FILE
+    assert check_batch(BATCH_SEED, tmp_path, BATCH) == BATCH
 
 
 @pytest.mark.slow
