@@ -235,6 +235,16 @@ class SearchLimits:
     states: int = 2000
 
 
+@dataclass
+class Work:
+    """What the grouping search did, summed over calls (tests/test_scale_s12_*.py reads it
+    to show the work grows linearly with the launches)."""
+
+    moves: int = 0  # moves tried from every state kept
+    looked: int = 0  # ready kernels looked at to place those that can only be alone
+
+
+WORK = Work()
 AUTO_LIMITS = SearchLimits()
 MINCUT_AUTO_MAX = 128
 EXACT_LIMITS = SearchLimits(work=1_500_000, states=20000)
@@ -262,6 +272,9 @@ def _enumerate(model: PipelineModel, bits: _Bits, score: Scorer, legal: Legality
     size, seen, work = 1, 0, 0
     while level:
         nxt: dict[int, tuple[int, int, int]] = {}
+        # (a level that cannot fit the budget is not built whole: a fan-out's next level
+        # has millions of groups)
+        room = (budget - work) // (size + 1)
         for mask, (around, desc, anc) in level.items():
             rest = around
             while rest:
@@ -272,6 +285,8 @@ def _enumerate(model: PipelineModel, bits: _Bits, score: Scorer, legal: Legality
                     v = low.bit_length() - 1
                     nxt[grown] = ((around | bits.data[v]) & ~grown, desc | bits.desc[v],
                                   anc | bits.anc[v])
+            if len(nxt) > room:
+                return _Enumeration(good, False, size, seen)
         if not nxt:
             return _Enumeration(good, True, size, seen)
         if work + len(nxt) * (size + 1) > budget:
@@ -338,12 +353,39 @@ def exact_partition(model: PipelineModel, score: Scorer, legal: Legality,
         for v in _members(mask):
             out |= succ[v]
         cand_succ.append(out)
-    front: dict[int, int] = {0: 0}
+    # A kernel every candidate of which meets the placed kernels (or that is in none) is
+    # alone in every completion of the state, and placing it when it is ready commutes with
+    # every other move: such kernels are placed at once, as part of the move that made them
+    # so, instead of one move each in every order (a fan-out's consumers, once their
+    # producer is placed, would otherwise be placed as every subset of them, beam-bounded).
+    # `meets[v]`: the kernels every candidate with v holds besides v (-1: v is in none).
+    meets = [-1] * n
+    for mask, _, _ in cands:
+        for v in _members(mask):
+            meets[v] = (mask & ~(1 << v)) if meets[v] == -1 else meets[v] & mask
+
+    def settle(done: int, front_of: int) -> tuple[int, int]:
+        """`done` with every ready kernel that can only be alone placed, and its front."""
+        while True:
+            more = 0
+            for v in _members((front_of | sources) & ~done):
+                WORK.looked += 1
+                if not bits.preds[v] & ~done and (meets[v] == -1 or meets[v] & done):
+                    more |= 1 << v
+            if not more:
+                return done, front_of
+            done |= more
+            for v in _members(more):
+                front_of |= succ[v]
+
+    start, start_front = settle(0, 0)
+    front: dict[int, int] = {start: start_front}
     full = (1 << n) - 1
-    # state -> (value, previous state, candidate index or -1 - kernel placed alone)
-    best: dict[int, tuple[float, int, int]] = {0: (0.0, -1, 0)}
+    # state -> (value, previous state, candidate index or -1 - kernel placed alone, the
+    # kernels placed alone with it by `settle`)
+    best: dict[int, tuple[float, int, int, int]] = {start: (0.0, -1, 0, start)}
     layers: list[list[int]] = [[] for _ in range(n + 1)]
-    layers[0].append(0)
+    layers[bin(start).count("1")].append(start)
     dropped = 0
     for count in range(n):
         layer = layers[count]
@@ -366,21 +408,26 @@ def exact_partition(model: PipelineModel, score: Scorer, legal: Legality,
                         continue
                     tried.add(ci)
                     moves.append((mask, benefit, ci))
+            WORK.moves += len(moves)
             for mask, benefit, how in moves:
-                nxt = done | mask
+                placed = done | mask
+                nxt, nfront = settle(placed, front[done] | (
+                    cand_succ[how] if how >= 0 else succ[-1 - how]))
                 if nxt not in best:
                     layers[bin(nxt).count("1")].append(nxt)
-                    front[nxt] = front[done] | (cand_succ[how] if how >= 0 else succ[-1 - how])
+                    front[nxt] = nfront
                 elif best[nxt][0] >= value + benefit:
                     continue
-                best[nxt] = (value + benefit, done, how)
+                best[nxt] = (value + benefit, done, how, nxt & ~placed)
     if full not in best:
         raise AssertionError("no schedulable partition found (singletons always are)")
     groups: list[Group] = []
     state = full
-    while state:
-        _, prev, how = best[state]
-        groups.append(cands[how][2] if how >= 0 else frozenset((-1 - how,)))
+    while state != -1:
+        _, prev, how, alone = best[state]
+        groups.extend(frozenset((v,)) for v in _members(alone))
+        if prev != -1:
+            groups.append(cands[how][2] if how >= 0 else frozenset((-1 - how,)))
         state = prev
     proven = found.complete and not dropped
     if proven:
