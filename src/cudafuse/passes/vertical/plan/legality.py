@@ -105,6 +105,15 @@ class Legality:
         # second would add the same check again, which `checks` keeps once.)
         self._member_reasons: dict[tuple[int, bool], str | None] = {}
         self._edge_reasons: dict[tuple[int, int, str], str | None] = {}
+        # keeps_guard(producer, readers) is `any` over the readers (and the producer
+        # alone): asked per (producer, reader), not per group. Reader -1: none.
+        self._keeps: dict[tuple[int, int], bool] = {}
+        # What the last kernel storing a group's intermediates needs (a store anchor, a grid
+        # covering the image), which depends on that kernel alone: (why, run-time check).
+        self._sink_store: dict[int, tuple[str | None, str | None]] = {}
+        # Each launch's dependents (true and ordering edges) as a bitmask (bit q: launch
+        # q), for the check that no launch between a group's depends on one of them.
+        self._dependents: tuple[int, list[int]] | None = None
 
     def _stored(self, group: frozenset[int]) -> set[str]:
         """The intermediates the fused kernel must still store (as the driver decides)."""
@@ -143,7 +152,7 @@ class Legality:
                 if pname not in src.view.stores:
                     continue
                 readers = self._readers(group, i, key)
-                if not keeps_guard(src.view, [self.infos[j].view for j in readers]):
+                if not self._keeps_guard(i, readers):
                     continue
                 buf = key.split(":", 1)[1].split("@")[0]
                 for j in readers:
@@ -163,6 +172,50 @@ class Legality:
                             f"store '{buf}', but only where its own guard holds, which may "
                             f"miss elements '{name}' writes")
         return None
+
+    def _keeps_guard(self, i: int, readers: list[int]) -> bool:
+        """keeps_guard of producer i with `readers`, from its answers for each reader."""
+        for j in (-1, *readers):
+            if (i, j) not in self._keeps:
+                self._keeps[(i, j)] = keeps_guard(
+                    self.infos[i].view, [] if j < 0 else [self.infos[j].view])
+            if self._keeps[(i, j)]:
+                return True
+        return False
+
+    def _dependent_masks(self) -> list[int]:
+        edges = len(self.model.edges) + len(self.model.order_edges)
+        if self._dependents is None or self._dependents[0] != edges:
+            masks = [0] * len(self.infos)
+            for g, q in (*self.model.edges, *self.model.order_edges):
+                masks[g] |= 1 << q
+            self._dependents = (edges, masks)
+        return self._dependents[1]
+
+    def _sink_store_reason(self, last: int) -> tuple[str | None, str | None]:
+        """(why the last kernel cannot store the group's intermediates, the run-time
+        coverage check it may store them under instead), asked once per last kernel."""
+        if last in self._sink_store:
+            return self._sink_store[last]
+        _, why = store_anchor(self.infos[last].view)
+        check = None
+        if not why:
+            info = self.infos[last]
+            params = {p.decl: a for p, a in info.site.bindings}
+            why = covers(self.resolver.with_params(params), info.site.launch.grid,
+                         info.site.launch.block, info.view.grid_bounds) \
+                if info.view.bounds else "it has no recognisable bounds guard"
+            if info.view.grid_stride and info.view.bounds:
+                why = None  # its loop visits every element whatever the grid
+            check = coverage_check(info.site, info.view.grid_bounds) \
+                if why and unknown(why) else None
+            if check:
+                why = None
+            elif why:
+                why = (f"'{info.site.kernel.name}' would store the group's intermediates, "
+                       f"but {why}")
+        self._sink_store[last] = (why, check)
+        return why, check
 
     def _union_reason(self, i: int, last: int) -> str | None:
         """Why the last kernel cannot store producer i's `key` over the producer's own domain
@@ -679,17 +732,22 @@ class Legality:
         r = self._block_reads_reason(members)
         if r:
             return r
+        edges = self.model.edges
         for a in members:  # the edges inside the group, by (producer, consumer)
-            for c, bufs in self.model.consumers(a):  # (not every edge of the model: 1,000s)
-                if c in group:
-                    for b in bufs:
-                        edge = (a, c, b)
-                        if edge in self._edge_reasons:
-                            r = self._edge_reasons[edge]
-                        else:
-                            r = self._edge_reasons[edge] = self.edge_reason(a, c, b)
-                        if r:
-                            return r
+            out = self.model.consumers(a)  # (not every edge of the model: 1,000s)
+            # (a producer of many consumers: its edges to later members, looked up, in the
+            # same order, consumers ascending)
+            inside = [(c, edges[(a, c)]) for c in members if c > a and (a, c) in edges] \
+                if len(out) > len(members) else [(c, bufs) for c, bufs in out if c in group]
+            for c, bufs in inside:
+                for b in bufs:
+                    edge = (a, c, b)
+                    if edge in self._edge_reasons:
+                        r = self._edge_reasons[edge]
+                    else:
+                        r = self._edge_reasons[edge] = self.edge_reason(a, c, b)
+                    if r:
+                        return r
         for i in members[:-1]:  # (after the edges: a reader's own reason is the first to say)
             r = self._shared_text(i)
             if r:
@@ -749,34 +807,29 @@ class Legality:
             # (A last kernel bounded from below stores them before its guard, where each
             # producer's grid coverage is checked: _domain_reason.)
             # The last kernel's threads store them, before its own store (or the statement
-            # holding its if/else stores): that place must exist for every element...
-            _, why = store_anchor(self.infos[last].view)
+            # holding its if/else stores): that place must exist for every element, and it
+            # must cover the whole image too (or be fused under a run-time check that it
+            # does, host/runtime_check.py).
+            why, check = self._sink_store_reason(last)
             if why:
                 return why
-            # ...and it must cover the whole image too.
-            info = self.infos[last]
-            params = {p.decl: a for p, a in info.site.bindings}
-            why = covers(self.resolver.with_params(params), info.site.launch.grid,
-                         info.site.launch.block, info.view.grid_bounds) \
-                if info.view.bounds else "it has no recognisable bounds guard"
-            if info.view.grid_stride and info.view.bounds:
-                why = None  # its loop visits every element whatever the grid
-            check = coverage_check(info.site, info.view.grid_bounds) \
-                if why and unknown(why) else None
-            if check:  # fused under that check (host/runtime_check.py)
-                self._add_checks(last, [check], covers_meaning(info.site.kernel.name, storing=True))
-                why = None
-            if why:
-                return (f"'{info.site.kernel.name}' would store the group's intermediates, "
-                        f"but {why}")
-        first = members[0]
-        for q in range(first + 1, last):
-            if q in group:
-                continue
-            for g in members:
-                if g < q and ((g, q) in self.model.edges or (g, q) in self.model.order_edges):
-                    return (f"launch of '{self.infos[q].site.kernel.name}' between the group's "
-                            f"launches depends on '{self.infos[g].site.kernel.name}'")
+            if check:
+                self._add_checks(last, [check], covers_meaning(
+                    self.infos[last].site.kernel.name, storing=True))
+        # The first launch between the group's that depends on a member, and the first
+        # member it depends on (every edge goes forward: a member's dependents come after it).
+        dependents = self._dependent_masks()
+        inside = 0
+        reached = 0
+        for g in members:
+            inside |= 1 << g
+            reached |= dependents[g]
+        between = reached & ~inside & ((1 << last) - 1)
+        if between:
+            q = (between & -between).bit_length() - 1
+            g = next(g for g in members if dependents[g] >> q & 1)
+            return (f"launch of '{self.infos[q].site.kernel.name}' between the group's "
+                    f"launches depends on '{self.infos[g].site.kernel.name}'")
         return None
 
 
