@@ -112,6 +112,10 @@ class SequencePlan:
     where: str = ""  # the block the launches are statements of (a loop body, a branch)
     live: dict[str, str] = field(default_factory=dict, repr=False)  # live-out key -> why
     siblings: list[Any] = field(default_factory=list)  # siblings.SiblingNote, pairs considered
+    # Pairs of unfused launches not tried as siblings: a launch between them depends on the
+    # first and the second on a launch between (sibling_codegen.fuse_siblings), so neither
+    # place can take the fused launch. Said by --explain as a count.
+    siblings_blocked: int = 0
     left_unfused: list[UnfusedGroup] = field(default_factory=list)  # chosen, not emitted
 
 

@@ -59,6 +59,11 @@ def explain_text(result: FuseResult) -> str:
                 if s.shared_inputs else ""
             lines.append(f"  siblings {s.first} + {s.second} (launches {s.first_index}, "
                          f"{s.second_index}): {s.why}{shared}{figure}")
+        if plan.siblings_blocked:
+            lines.append(f"  siblings: {plan.siblings_blocked} other pair(s) of unfused "
+                         "launches not tried: a launch between each pair depends on the "
+                         "first and the second on a launch between, so the fused launch "
+                         "could stand at neither place")
     for e in result.edges:
         figure = "" if e.benefit is None else \
             f"; benefit if fused alone: {e.benefit:.4g} {units.get(e.host, '')}".rstrip()

@@ -40,6 +40,7 @@ from cudafuse.passes.vertical.plan.siblings import (
     SiblingPair,
     SiblingPlanner,
     conflict,
+    dependence_reach,
 )
 
 
@@ -233,18 +234,28 @@ def _spelled_at_kept(pair: SiblingPair) -> SiblingPair:
 
 def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[KernelCost],
                   taken: set[int], planner: SiblingPlanner, host: Function, rw: Rewriter
-                  ) -> tuple[list[str], list[SiblingNote]]:
+                  ) -> tuple[list[str], list[SiblingNote], int]:
     """Pair the launches of a sequence that no fused group took (positions not in `taken`),
-    in launch order, each with the first later one it may fuse with; emit each pair."""
+    in launch order, each with the first later one it may fuse with; emit each pair. Also
+    returns how many pairs were refused untried (their launches between: see below)."""
     free = [i for i in range(len(infos)) if i not in taken]
     done: set[int] = set()
     code: list[str] = []
     notes: list[SiblingNote] = []
+    # A pair with a launch between that depends on the first and one between that the
+    # second depends on is refused whatever else holds (SiblingPlanner.between_reason: the
+    # fused launch can stand at neither place): it is counted, not tried, so that a long
+    # sequence of dependent launches costs no pair per two of them.
+    after, before = dependence_reach(infos)
+    blocked = 0
     for x, i in enumerate(free):
         if i in done:
             continue
         for j in free[x + 1:]:
             if j in done:
+                continue
+            if after[i] < j and before[j] > i:
+                blocked += 1
                 continue
             pair, why, benefit = planner.pair(i, j)
             a, b = infos[i], infos[j]
@@ -285,7 +296,7 @@ def fuse_siblings(emitter: SiblingEmitter, infos: list[LaunchInfo], costs: list[
                 c.why = note.why
             notes.extend(chained)
             break
-    return code, notes
+    return code, notes, blocked
 
 
 def _chain(pair: SiblingPair, planner: SiblingPlanner, free: list[int], done: set[int],
@@ -327,4 +338,6 @@ def sibling_pass(planner: Any, seq: Sequence, plan: Any, emitter: SiblingEmitter
     opts = planner.opts
     sp = SiblingPlanner(planner.unit, infos, planner.arch, opts.size, opts.siblings,
                         opts.fuse_all, costs)
-    return fuse_siblings(emitter, infos, costs, taken, sp, seq.host, rw)
+    code, notes, plan.siblings_blocked = fuse_siblings(emitter, infos, costs, taken, sp,
+                                                      seq.host, rw)
+    return code, notes

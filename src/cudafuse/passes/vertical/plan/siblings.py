@@ -34,6 +34,7 @@ The benefit, in the vertical cost model's cycles (costmodel.py's unit):
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from cudafuse.analysis.symbolic import Poly
@@ -126,6 +127,34 @@ def conflict(x: LaunchInfo, y: LaunchInfo) -> str | None:
     if anti:
         return f"'{ny}' overwrites '{_short(anti[0])}', which '{nx}' reads"
     return None
+
+
+def dependence_reach(infos: list[LaunchInfo]) -> tuple[list[int], list[int]]:
+    """For each launch i, the first later launch that conflicts with it (len(infos) when
+    none) and the last earlier one it conflicts with (-1 when none), in the sense of
+    `conflict`, from each buffer's readers and writers in order: linear in the launches and
+    their buffers, where comparing every pair is quadratic."""
+    count = len(infos)
+    touch: dict[str, list[int]] = {}  # buffer -> launches reading or writing it, in order
+    write: dict[str, list[int]] = {}
+    for i, info in enumerate(infos):
+        for key in {*info.reads, *info.writes}:
+            touch.setdefault(key, []).append(i)
+        for key in info.writes:
+            write.setdefault(key, []).append(i)
+    after, before = [count] * count, [-1] * count
+    for i, info in enumerate(infos):
+        # (two launches conflict when one writes what the other touches: the launches
+        # that conflict with i are those touching what it writes and writing what it reads)
+        lists = [touch[k] for k in info.writes] + [write[k] for k in info.reads if k in write]
+        for seq in lists:
+            at = bisect.bisect_right(seq, i)
+            if at < len(seq):
+                after[i] = min(after[i], seq[at])
+            at = bisect.bisect_left(seq, i)
+            if at > 0:
+                before[i] = max(before[i], seq[at - 1])
+    return after, before
 
 
 def _global_write(unit: TranslationUnit, info: LaunchInfo) -> str | None:
