@@ -7,7 +7,9 @@ of the imports):
           cudafuse.api.analyze) against a bare libclang parse of the same file
           (libclang's parse with cudafuse's arguments and precompiled shim, no lowering);
   chains  one host function launching a chain of 50-1,000 stage kernels (a point or a 3x3
-          stencil each, one buffer per stage): `analyze`, `plan` (the vertical pass, nothing
+          stencil each, one buffer per stage; --shape pingpong: two buffers alternating,
+          a -> b -> a ...; --shape fanout: one producer, every other stage reading its
+          buffer into its own output): `analyze`, `plan` (the vertical pass, nothing
           written) and `fuse` (cudafuse.api.fuse: plan, emit, reparse the output) against the
           bare parse and against `analyze`. `fuse` runs without nvcc (CUDAFUSE_NO_PTXAS,
           CUDAFUSE_NO_NVCC_CHECK): cudafuse's own cost; --nvcc adds a column with nvcc's
@@ -89,6 +91,49 @@ def generate_chain(launches: int) -> str:
     host = ('extern "C" void pipeline(const float *in, float *out, int w, int h) {\n'
             + "\n".join(body) + "\n}\n")
     return "#include <cuda_runtime.h>\n" + "".join(kernels) + host
+
+
+def _host(params: str, body: list[str], temps: list[str]) -> str:
+    head = ["  dim3 block(16, 16);",
+            "  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);",
+            "  size_t bytes = (size_t)w * h * sizeof(float);"]
+    for t in temps:
+        head += [f"  float *{t};", f"  cudaMalloc(&{t}, bytes);"]
+    tail = [f"  cudaFree({t});" for t in temps]
+    return (f'extern "C" void pipeline({params}, int w, int h) {{\n'
+            + "\n".join(head + body + tail) + "\n}\n")
+
+
+def generate_pingpong(launches: int) -> str:
+    """A host function launching `launches` stages that alternate between two buffers
+    (a -> b -> a -> b ...): every buffer is written, read and overwritten again, so each
+    stage has a true, an anti and an output dependence on its neighbours."""
+    kernels = [(STENCIL if i % 3 == 2 else POINT).format(i=i, a=i % 7)
+               for i in range(launches)]
+    names = ["a", "b"]
+    body = [f"  stage_{i}<<<grid, block>>>({names[i % 2]}, {names[(i + 1) % 2]}, w, h);"
+            for i in range(launches)]
+    return ("#include <cuda_runtime.h>\n" + "".join(kernels)
+            + _host("float *a, float *b", body, []))
+
+
+def generate_fanout(launches: int) -> str:
+    """A DAG with fan-out: stage 0 writes one buffer that every other stage reads, each
+    writing its own output (one producer, launches - 1 consumers)."""
+    kernels = [(STENCIL if i % 3 == 2 else POINT).format(i=i, a=i % 7)
+               for i in range(launches)]
+    outs = [f"o{i}" for i in range(1, launches)]
+    body = ["  stage_0<<<grid, block>>>(in, t, w, h);"]
+    body += [f"  stage_{i}<<<grid, block>>>(t, o{i}, w, h);" for i in range(1, launches)]
+    params = ", ".join(["const float *in", *(f"float *{o}" for o in outs)])
+    return "#include <cuda_runtime.h>\n" + "".join(kernels) + _host(params, body, ["t"])
+
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "chain": generate_chain,
+    "pingpong": generate_pingpong,
+    "fanout": generate_fanout,
+}
 
 
 def bare_parse(path: str) -> Callable[[], object]:
@@ -175,14 +220,14 @@ def fuse(path: str, nvcc: bool, tmp: Path) -> object:
 
 
 def chain_rows(launches: tuple[int, ...], tmp: Path, repeat: int, do_fuse: bool,
-               nvcc: bool) -> None:
-    print(f"{'chain':<16} {'parse s':>8} {'analyze s':>10} {'plan s':>8} {'fuse s':>8}"
+               nvcc: bool, shape: str = "chain") -> None:
+    print(f"{shape:<16} {'parse s':>8} {'analyze s':>10} {'plan s':>8} {'fuse s':>8}"
           + (f" {'+nvcc s':>8}" if nvcc else "")
           + f" {'analyze/parse':>14} {'plan/analyze':>13} {'fuse/analyze':>13}")
     nan = float("nan")
     for n in launches:
-        path = str(tmp / f"chain_{n}.cu")
-        Path(path).write_text(generate_chain(n))
+        path = str(tmp / f"{shape}_{n}.cu")
+        Path(path).write_text(SHAPES[shape](n))
         bare = best_of(repeat, bare_parse(path))
         ana = best_of(repeat, functools.partial(cudafuse.analyze, path))
         pln = best_of(repeat, functools.partial(plan, path))
@@ -200,6 +245,10 @@ def main() -> int:
     ap.add_argument("--lines", type=int, action="append", help="file sizes (repeatable)")
     ap.add_argument("--launches", type=int, action="append", help="chain lengths (repeatable)")
     ap.add_argument("--repeat", type=int, default=1, help="best of N (default 1)")
+    ap.add_argument("--shape", action="append", choices=sorted(SHAPES),
+                    help="launch sequences: chain (default; one buffer per stage), pingpong "
+                    "(two buffers alternating), fanout (one producer, the others its "
+                    "consumers); repeatable")
     ap.add_argument("--no-fuse", action="store_true", help="time analyze and plan only")
     ap.add_argument("--nvcc", action="store_true",
                     help="also time fuse with nvcc's checks of the output, cold")
@@ -225,8 +274,8 @@ def main() -> int:
         cudafuse.analyze(str(warm))  # imports and the shim's PCH, outside the figures
         if lines:
             file_rows(lines, Path(tmp), args.repeat)
-        if launches:
-            chain_rows(launches, Path(tmp), args.repeat, not args.no_fuse, args.nvcc)
+        for shape in (args.shape or ["chain"]) if launches else ():
+            chain_rows(launches, Path(tmp), args.repeat, not args.no_fuse, args.nvcc, shape)
     return 0
 
 
