@@ -208,9 +208,13 @@ WHY = {
     "c_counted": f"'counted' assigns 'calls' (line {_line('calls += 1;')}), which a fused "
                  "call would no longer do",
     "c_copies": f"'copies' does more than launch its kernels (line {_line('cudaMemcpy(h')}: "
-                "its call to 'cudaMemcpy' may touch device memory or variables)",
-    "c_scratch": f"'scratch' does more than launch its kernels (line {_line('cudaMalloc(&t')}"
-                 ": its call to 'cudaMalloc' may touch device memory or variables)",
+                "its call to 'cudaMemcpy' touches 't', which may be a buffer the launch of "
+                f"'ka' at line {_line('cudaMemcpy(h') - 1} uses)",
+    # (host/ownmemory.py: a buffer of its own given to its launches; session 12)
+    "c_scratch": f"'scratch' gives its launches 't', a buffer it allocates (line "
+                 f"{_line('cudaMalloc(&t')}) and frees (line {_line('cudaFree(t)')}) itself: "
+                 "it has no name in the caller, where launches are fused across the call, and "
+                 "a launch of it moved to a later launch of the caller would use it freed",
     # (host/table_elements.py: `g_tab[k]` at the wrapper's k is no buffer of the caller's)
     "c_tabled": "'tabled' passes 'g_tab[k]', an element of a table of buffers, to pointer "
                 "parameter 't' of 'ka'",

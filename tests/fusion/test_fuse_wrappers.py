@@ -118,7 +118,7 @@ WHY = {
     "c_offset": "its argument 't + 1' for pointer parameter 't' is not a plain variable",
     "c_looped": "'looped' launches its kernel inside control flow",
     "c_copies": "'copies' does more than launch its kernel (line 23: its call to 'cudaMemcpy' "
-                "may touch device memory or variables)",
+                "touches 't', which may be a buffer the launch of 'ka' at line 22 uses)",
     "c_counted": "'counted' assigns 'calls' (line 26), which a fused call would no longer "
                  "do",
     "c_halves": "'halves' assigns 'n' (line 30), which a fused call would no longer do",

@@ -68,6 +68,7 @@ from cudafuse.passes.vertical.host.hostexprs import (
     side_effect_free,
 )
 from cudafuse.passes.vertical.host.hoststmts import HostStatements, _assigned
+from cudafuse.passes.vertical.host.ownmemory import OwnMemory
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,9 @@ class WrapperCall:
     # Whether the call's value is used by the statement that makes it (`CHECK(stage(...))`,
     # `if (stage(...) != cudaSuccess) ...`): only the call is rewritten, as a copy.
     checked: bool = False
+    # Whether `fn` does host work on memory of its own besides launching (keeps_own):
+    # its call is then written as a copy, where that work stays, never made a comment.
+    keeps: bool = False
 
     @property
     def leaf(self) -> Function:
@@ -97,7 +101,7 @@ class WrapperCall:
         """Whether code generation writes a copy of `fn` at the call (helper_calls.py)
         rather than a launcher (wrapper_codegen.py): several launches, or one through a
         helper of `fn`'s."""
-        return self.count > 1 or bool(self.via) or self.checked
+        return self.count > 1 or bool(self.via) or self.checked or self.keeps
 
 
 # How far calls are followed into helpers that call helpers: levels below the caller, and
@@ -161,6 +165,7 @@ class Wrappers:
         self._parts: dict[int, tuple[n.Stmt, ...]] = {}
         self._held: dict[int, list[n.KernelLaunch]] = {}
         self._flats: dict[tuple[str, int], list[_Part] | str] = {}
+        self._keeps: set[str] = set()  # decls of helpers doing work on memory of their own
         self._launching = launching(unit)
         self._stmts: HostStatements | None = None  # (made when a call's value is checked)
         if host.body is None:
@@ -191,7 +196,8 @@ class Wrappers:
                 part = stmt if k == 0 else dataclasses.replace(stmt)  # (a new object)
                 parts.append(part)
                 self.sites[id(part)] = (launch, WrapperCall(call, fn, inner.own, k, len(flat),
-                                                            inner.via, checked))
+                                                            inner.via, checked,
+                                                            fn.decl in self._keeps))
                 self._held[id(part)] = [launch]
                 for a in launch.args:
                     r = _strip(a)
@@ -513,6 +519,8 @@ class Wrappers:
         # statements stay between launches whose work may move past them, so each is
         # judged against all of them)
         before: list[n.KernelLaunch] = [] if total == 1 else every
+        mine: OwnMemory | None = None
+        mem: HostStatements | None = None
         for s in body:
             if id(s) in launch_stmts:
                 before = every
@@ -538,6 +546,21 @@ class Wrappers:
                                 "fused call would no longer do")
             why = stmts.statement_reason(s, before, frozenset())
             if why is not None:
+                # Work on memory only `fn` can name (ownmemory.py) stays where it is: the
+                # statement is judged with those calls read as statuses.
+                mine = mine or OwnMemory(fn, stmts.points, every)
+                calls = mine.calls(s)
+                if isinstance(calls, str):
+                    return f"'{name}' {calls}"
+                rest: n.Node = s
+                for c in calls:
+                    rest = _replaced(rest, c, n.IntLit(0, type="cudaError_t", span=c.span))
+                if calls and stmts.statement_reason(rest, before, frozenset()) is None:  # type: ignore[arg-type]
+                    self._keeps.add(fn.decl)
+                    continue
+                # (a memory call: named with the buffer it may share with a launch)
+                mem = mem or HostStatements(self.unit, fn)
+                why = mem.statement_reason(rest, every, frozenset()) or why  # type: ignore[arg-type]
                 what = "launch its kernel" if total == 1 else "launch its kernels"
                 return f"'{name}' does more than {what} (line {s.span.line}: {why})"
         used: set[str] = set()
