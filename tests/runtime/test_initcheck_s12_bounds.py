@@ -64,6 +64,8 @@ def test_default_build_names_the_allocation_past_its_end_and_before_its_start() 
     assert (a.function, a.access, a.offset, a.alloc_size, a.alloc_line) == \
         ("shift", "read", 256, 256, 36)
     assert Path(a.alloc_file).name == PROGRAM.name and a.detail.startswith("block (0,0,0)")
+    assert str(past.value).endswith(f"byte 256 of the 256-byte device allocation made at "
+                                    f"{a.alloc_file}:36"), str(past.value)
     b = before.value.access
     assert (b.function, b.access, b.offset, b.alloc_size, b.alloc_line) == \
         ("back", "write", -4, 4096, 48)

@@ -30,6 +30,9 @@ def _describe(a: Access) -> str:
     if a.param is not None:
         text += (f", byte {a.offset} of argument {a.param + 1} (an array of {a.nbytes} "
                  "bytes)")
+    elif a.alloc_size >= 0:
+        made = f" made at {a.alloc_file}:{a.alloc_line}" if a.alloc_file else ""
+        text += f", byte {a.offset} of the {a.alloc_size}-byte device allocation{made}"
     return text
 
 
