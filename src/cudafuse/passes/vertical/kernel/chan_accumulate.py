@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, Param, TranslationUnit
+from cudafuse.passes.vertical.kernel.chan_hosts import distinct_at_launches
 from cudafuse.passes.vertical.kernel.channels import poly
 from cudafuse.passes.vertical.kernel.respell.member_stores import _by_value_call
 from cudafuse.passes.vertical.kernel.respell.text import (
@@ -300,7 +301,8 @@ def _no_alias(unit: TranslationUnit, fn: Function, p: Param, stretch: list[n.Stm
             if p.restrict or q.restrict:
                 continue  # (the programmer's promise: they never alias)
             elem = _elem(q.type)
-            if elem in _CHARS or own in _CHARS or elem == own:
+            if (elem in _CHARS or own in _CHARS or elem == own) and \
+                    not distinct_at_launches(unit, fn, p, q):
                 return False
     return True
 

@@ -522,3 +522,23 @@ def channel_reads_reason(reader: str, pname: str, reads: list[n.Index], fr: Fram
             return (f"'{reader}' reads '{pname}' (line {node.span.line}) at a channel its "
                     f"producer does not store ({channels.describe()})")
     return None
+
+
+def decoded_reads(reads: list[n.Index], fr: Frame | None, channels: Channels) -> bool:
+    """Whether every read of an interleaved channel buffer goes through the view's
+    subscript, which finds the element and the channel from the index alone (`i / K`, `i %
+    K`) and evaluates the producer there in its own frame (its row stride, its guard kept:
+    domain.keeps_guard): no read is at the reader's own element, which code generation
+    would rewrite to the channel's function at the reader's coordinates (`c1_xy(x, y)`,
+    right only when the two kernels' frames are one). The two kernels' iteration spaces
+    then need not be the same (felixchu's shrinkbackground_a over the background, read by
+    CalculateFixed over the target at clamped neighbours `background_a[Nb * 3 + c]`)."""
+    if channels.layout.kind != "interleaved" or fr is None:
+        return False
+    for node in reads:
+        k = classify(node.index, fr)
+        if k is not None:
+            return False
+        if interleaved_channel(node.index, fr.locals_, channels.layout.factor) is None:
+            return False
+    return True

@@ -43,7 +43,12 @@ from cudafuse.passes.vertical.host.runtime_check import (
     covers_meaning,
     unknown,
 )
-from cudafuse.passes.vertical.kernel.channels import Channels, channel_reads_reason, frame
+from cudafuse.passes.vertical.kernel.channels import (
+    Channels,
+    channel_reads_reason,
+    decoded_reads,
+    frame,
+)
 from cudafuse.passes.vertical.kernel.domain import gather_reason, keeps_guard
 from cudafuse.passes.vertical.kernel.escape import subscript_only
 from cudafuse.passes.vertical.kernel.macro_stmts import shared_text_reason
@@ -158,7 +163,8 @@ class Legality:
                 for j in readers:
                     view = self.infos[j].view
                     if src.view.dims == 2 and view.dims == 2 and \
-                            not self._same(i, src.view.stride, j, _view_width(view)):
+                            not self._same(i, src.view.stride, j, _view_width(view)) and \
+                            not (key not in stored and self._decoded(i, j, key, pname)):
                         return (f"'{name}' and '{self.infos[j].site.kernel.name}' do not "
                                 f"provably have the same row stride ('{name}' writes only "
                                 f"part of '{buf}', whose other elements are read from memory)")
@@ -216,6 +222,18 @@ class Legality:
                        f"but {why}")
         self._sink_store[last] = (why, check)
         return why, check
+
+    def _decoded(self, i: int, j: int, key: str, pname: str) -> bool:
+        """Whether member j reads producer i's channels of `key` only through the view's
+        subscript (channels.decoded_reads): its own row stride is then never used for them."""
+        chans = self.infos[i].view.channels.get(pname)
+        view = self.infos[j].view
+        names = [p.name for p, a in self.infos[j].site.bindings
+                 if p.is_pointer and param_key(p, a) == key]
+        if chans is None or len(names) != 1 or view.fn.body is None or not view.coords:
+            return False
+        return decoded_reads(view.reads.get(names[0], []),
+                             frame(view.fn.body, view.coords, view.bounds), chans)
 
     def _union_reason(self, i: int, last: int) -> str | None:
         """Why the last kernel cannot store producer i's `key` over the producer's own domain
@@ -701,9 +719,11 @@ class Legality:
         why = channel_reads_reason(cname, pname, view.reads.get(pname, []), fr, channels)
         if why:
             return why
-        if view.dims != src.view.dims or len(view.bounds) != len(src.view.bounds) or any(
+        if (view.dims != src.view.dims or len(view.bounds) != len(src.view.bounds) or any(
                 not self._same(a, x, c, y) for x, y in
-                zip(src.view.bounds, view.bounds, strict=True)):
+                zip(src.view.bounds, view.bounds, strict=True))) and not (
+                view.dims == src.view.dims and keeps_guard(src.view, [view]) and
+                decoded_reads(view.reads.get(pname, []), fr, channels)):
             return (f"'{src.site.kernel.name}' and '{cname}' do not provably have the same "
                     "iteration space (the channels' plane is its size)")
         return None
