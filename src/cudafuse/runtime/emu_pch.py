@@ -31,7 +31,7 @@ VERSION = "1"
 def _header_flags(flags: list[str]) -> list[str]:
     """The options of `flags` that can change how the emulator's header compiles: all but
     -iquote directories, -include files (the header itself, the user's after it), the
-    language (-x) and the link options."""
+    language (-x), the link options and -pipe."""
     kept: list[str] = []
     skip = False
     for i, f in enumerate(flags):
@@ -41,7 +41,7 @@ def _header_flags(flags: list[str]) -> list[str]:
         if f in ("-iquote", "-include", "-x") and i + 1 < len(flags):
             skip = True
             continue
-        if f == "-shared" or f.startswith("-Wl,"):
+        if f in ("-shared", "-pipe") or f.startswith(("-Wl,", "-fuse-ld=")):
             continue
         kept.append(f)
     return kept

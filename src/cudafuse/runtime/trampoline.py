@@ -153,20 +153,41 @@ template <class __cf_C, std::size_t __cf_N, class __cf_F> int __cf_invoke_first(
 
 _EMU_LAUNCH = r"""
 namespace __cf_rt {
+// A kernel called from Python is launched through one body type for every kernel, which
+// calls it through a function per signature that only unpacks the arguments: the launch's
+// code (Launch::run and run_body's thunks) is compiled once a program, not once per kernel
+// signature (issue 27: a program of 117 kernels spent 1.1 of its 7 s of g++ on them).
+struct __cf_body {
+  void (*__cf_call)(void (*)(), void **);
+  void (*__cf_k)();
+  void **__cf_a;
+  void operator()() const { __cf_call(__cf_k, __cf_a); }
+};
+// Each thread's arguments are copies of the caller's values, as a launch passes them.
+template <class... __cf_P, std::size_t... __cf_I>
+void __cf_call_(void (*__cf_k)(), void **__cf_a, std::index_sequence<__cf_I...>) {
+  reinterpret_cast<void (*)(__cf_P...)>(__cf_k)(
+      *static_cast<std::remove_reference_t<__cf_P> *>(__cf_a[__cf_I])...);
+}
+template <class... __cf_P> void __cf_call(void (*__cf_k)(), void **__cf_a) {
+  __cf_call_<__cf_P...>(__cf_k, __cf_a, std::index_sequence_for<__cf_P...>{});
+}
 template <class... __cf_P, std::size_t... __cf_I>
 void __cf_launch_(const char *__cf_name, bool __cf_fibers, void (*__cf_k)(__cf_P...),
-    const unsigned *__cf_c,
-             std::size_t __cf_sh, void **__cf_a, std::index_sequence<__cf_I...>) {
+    const unsigned *__cf_c, std::size_t __cf_sh, void **__cf_a,
+    std::index_sequence<__cf_I...>) {
   // In parallel when the rewrite registered the kernel so (cudafuse_emu_launch.h).
-  ::cudafuse_emu::launch(__cf_name, "<python>", 0, __cf_fibers, ::cudafuse_emu::parallel_kernel(
-      reinterpret_cast<const void *>(__cf_k)))(dim3(__cf_c[0], __cf_c[1], __cf_c[2]),
-                                             dim3(__cf_c[3], __cf_c[4], __cf_c[5]), __cf_sh)
-      .run(__cf_k, *static_cast<std::remove_reference_t<__cf_P> *>(__cf_a[__cf_I])...);
+  ::cudafuse_emu::Launch __cf_l = ::cudafuse_emu::launch(__cf_name, "<python>", 0, __cf_fibers,
+      ::cudafuse_emu::parallel_kernel(reinterpret_cast<const void *>(__cf_k)))(
+      dim3(__cf_c[0], __cf_c[1], __cf_c[2]), dim3(__cf_c[3], __cf_c[4], __cf_c[5]), __cf_sh);
+  // The arguments Launch::run(kernel, args...) would note (verify's report of memory
+  // nothing wrote), then the launch as Launch::run does it for a body taking none.
+  (__cf_l.note_argument(*static_cast<std::remove_reference_t<__cf_P> *>(__cf_a[__cf_I])), ...);
+  __cf_l.run(__cf_body{&__cf_call<__cf_P...>, reinterpret_cast<void (*)()>(__cf_k), __cf_a});
 }
 template <class... __cf_P>
 int __cf_launch(const char *__cf_name, bool __cf_fibers, void (*__cf_k)(__cf_P...),
-    const unsigned *__cf_c,
-           std::size_t __cf_sh, void **__cf_a) {
+    const unsigned *__cf_c, std::size_t __cf_sh, void **__cf_a) {
   __cf_launch_(__cf_name, __cf_fibers, __cf_k, __cf_c, __cf_sh, __cf_a,
       std::index_sequence_for<__cf_P...>{});
   return 0;
@@ -263,8 +284,8 @@ extern "C" [[noreturn]] void __wrap_exit(int __cf_status) {
 """
 
 # Names the trampolines spell that cannot be `__cf_...` (see source()).
-_SPELLED = ("cudafuse_emu", "launch", "parallel_kernel", "run", "environ", "cudafuse_manifest",
-            "cudafuse_thrown")
+_SPELLED = ("cudafuse_emu", "launch", "Launch", "note_argument", "parallel_kernel", "run",
+            "environ", "cudafuse_manifest", "cudafuse_thrown")
 
 # Linker flags the emu build needs for the `main` entry (see _EMU_MAIN).
 EMU_LINK_FLAGS = ("-Wl,--wrap=exit",)
