@@ -506,13 +506,35 @@ inline void thread_exit() {
     if (B.f[t].state == __cf_AT_WARP) try_warp(t);
 }
 
+// An exited thread hands over to the next runnable thread of its block directly, as a waiting
+// one does (block_wait): one switch per thread at its exit instead of two through the
+// scheduler. It looks at the next 32 threads at most (the scheduler's pass goes on from the
+// one run last, so the order is the same); not for seeded orders, cooperative grids or
+// AddressSanitizer builds.
+inline void exit_to_next() {
+#if !defined(__SANITIZE_ADDRESS__)
+  __cf_Block &B = *__cf_tls_block();
+  if (!g_seed && !g_coop) {
+    const int me = B.cur, last = B.n < me + 33 ? B.n : me + 33;
+    for (int j = me + 1; j < last; ++j)
+      if (B.f[j].state == __cf_RUN) {
+        B.cur = j;
+        set_thread(j);
+        cudafuse_emu_switch(&B.f[me].sp, B.f[j].sp);
+        __builtin_trap();  // a finished fiber is never resumed
+      }
+  }
+#endif
+  to_scheduler();
+}
+
 inline void fiber_main() {
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
   __cf_tls_block()->body(__cf_tls_block()->ctx);
   thread_exit();
-  to_scheduler();
+  exit_to_next();
   __builtin_trap();  // a finished fiber is never resumed
 }
 
