@@ -38,6 +38,7 @@ def test_captured_launches_replayed_then_their_parameters_set_back():
     np.testing.assert_array_equal(acc, ref_acc)
 
 
+@pytest.mark.slow  # a second worker (the first stops at the refusal): about 8 CPU-s
 def test_a_launch_whose_argument_converts_has_no_function_pointer_and_stops_at_the_set():
     n = 100
     x = np.arange(n, dtype=np.float32)
@@ -50,6 +51,7 @@ def test_a_launch_whose_argument_converts_has_no_function_pointer_and_stops_at_t
 
 
 @pytest.mark.nvcc
+@pytest.mark.slow
 def test_program_compiles_with_nvcc(tmp_path):
     nvcc = shutil.which("nvcc")
     assert nvcc is not None

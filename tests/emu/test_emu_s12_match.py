@@ -17,6 +17,11 @@ from cudafuse.runtime import load
 PROGRAM = PROGRAMS / "s12" / "match.cu"
 
 
+# A build and a worker: about 12 CPU-s, beyond the default tests' budget
+# (test_emu_intrinsics13 keeps a full-mask match in them).
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def lib():
     with load(PROGRAM, timeout=120) as lib:
@@ -61,6 +66,7 @@ def test_warp_aggregated_histogram(lib):
 
 
 @pytest.mark.nvcc
+@pytest.mark.slow
 def test_program_compiles_with_nvcc(tmp_path):
     nvcc = shutil.which("nvcc")
     assert nvcc is not None
