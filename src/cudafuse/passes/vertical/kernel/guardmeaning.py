@@ -23,6 +23,11 @@ from cudafuse.analysis.symbolic import ONE, Atom, Poly, Pred, compare, coord
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function
 from cudafuse.ir.types import is_integral, is_unsigned
+from cudafuse.passes.vertical.kernel.guard_flat import (
+    flat_bounds,
+    params_only,
+    quotient_atoms,
+)
 
 _CMP = ("<", "<=", ">", ">=")
 
@@ -65,20 +70,20 @@ def _integral(t: str) -> bool:
     return is_integral(t) and "bool" not in t and "&" not in t
 
 
-def _pred(e: n.Expr, leaf: Leaf) -> Pred:
+def _pred(e: n.Expr, leaf: Leaf, divide: bool = False) -> Pred:
     while isinstance(e, n.Cast):
         e = e.operand
     if isinstance(e, n.Unary) and e.op == "!":
-        return _pred(e.operand, leaf).negate()
+        return _pred(e.operand, leaf, divide).negate()
     if isinstance(e, n.Binary) and e.op in ("&&", "||"):
-        parts = (_pred(e.lhs, leaf), _pred(e.rhs, leaf))
+        parts = (_pred(e.lhs, leaf, divide), _pred(e.rhs, leaf, divide))
         return Pred("and" if e.op == "&&" else "or", parts=parts)
     if isinstance(e, n.Binary) and e.op in _CMP:
         if not (_integral(e.lhs.type or "int") and _integral(e.rhs.type or "int")):
             raise _Unread
         if is_unsigned(e.lhs.type) or is_unsigned(e.rhs.type):
             raise _Unread  # (unsigned wrap-around is not integer arithmetic)
-        return compare(e.op, _poly(e.lhs, leaf), _poly(e.rhs, leaf))
+        return compare(e.op, _poly(e.lhs, leaf, divide), _poly(e.rhs, leaf, divide))
     raise _Unread
 
 
@@ -94,28 +99,53 @@ def _conjuncts(p: Pred) -> list[Pred] | None:
     return [p] if p.op == "ge" else None
 
 
-def guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool
-                 ) -> tuple[n.Expr, ...] | None:
+def guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool,
+                 locals_: dict[str, n.Expr] | None = None) -> tuple[n.Expr, ...] | None:
     """The exclusive upper bound of each coordinate (x first) that `cond` means (`in_range`:
     the condition holds inside the image, else outside), as IR over the kernel's parameters;
-    None when the condition means anything else or cannot be read."""
+    None when the condition means anything else, cannot be read, or its bounds may exceed
+    the elements it lets through (guard_reading's `loose`)."""
+    found = guard_reading(fn, cond, coords, in_range, locals_)
+    return found[0] if found is not None and not found[1] else None
+
+
+def guard_reading(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool,
+                  locals_: dict[str, n.Expr] | None = None
+                  ) -> tuple[tuple[n.Expr, ...], bool] | None:
+    """guard_bounds' bounds, and whether they are loose: an upper envelope of the elements
+    the condition lets through, equal to them only for some parameter values (a flat index
+    over a parameter divisor n, guard_flat.py: Q * n, where n < 0 lets none through). A
+    kernel with loose bounds writes part of its elements as far as fusion knows (as one
+    with a lower bound does: its value keeps its guard). `locals_`: locals declared before
+    the guard and never written, read as the values they were declared with (a flat
+    index's row and column, `int r = i / w, c = i % w;`)."""
     ids = {c.decl: k for k, c in enumerate(coords)}
     params = {p.decl: p.name for p in fn.params if not p.is_pointer}
+    known = locals_ or {}
 
-    def leaf(r: n.Ref) -> Poly | None:
+    def leaf(r: n.Ref, depth: int = 8) -> Poly | None:
         if r.decl in ids:
             return Poly.atom(Atom("coord", f"c{ids[r.decl]}"))
         if r.kind == "param" and r.decl in params and _integral(r.type):
             return Poly.atom(Atom("param", r.decl))
+        if r.decl in known and depth > 0 and _integral(r.type):
+            return _poly(known[r.decl], lambda q: leaf(q, depth - 1), divide=True)
         return None
 
     try:
-        pred = _pred(cond, leaf)
+        pred = _pred(cond, leaf, divide=True)
     except _Unread:
         return None
     parts = _conjuncts(pred if in_range else pred.negate())
     if parts is None:
         return None
+    types = {p.decl: p.type for p in fn.params}
+    if any(quotient_atoms(part.poly) for part in parts):
+        flat = flat_bounds(parts, len(coords))
+        if flat is None:
+            return None
+        return tuple(_expr(flat[k].quotient * flat[k].divisor, params, types)
+                     for k in range(len(coords))), any(b.loose for b in flat.values())
     bounds: dict[int, Poly] = {}
     for part in parts:
         assert part.poly is not None
@@ -123,6 +153,8 @@ def guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: 
         if found is None:
             return None
         k, coef, rest = found
+        if not params_only(rest):
+            return None
         if coef > 0:  # c >= -rest / coef: a lower bound, allowed only when trivial
             if rest.is_const and rest.constant_term >= 0:
                 continue
@@ -137,8 +169,7 @@ def guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: 
         bounds[k] = bound
     if sorted(bounds) != list(range(len(coords))):
         return None
-    types = {p.decl: p.type for p in fn.params}
-    return tuple(_expr(bounds[k], params, types) for k in range(len(coords)))
+    return tuple(_expr(bounds[k], params, types) for k in range(len(coords))), False
 
 
 def _one_coordinate(p: Poly, dims: int) -> tuple[int, int, Poly] | None:

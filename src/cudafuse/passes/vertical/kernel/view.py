@@ -37,7 +37,7 @@ from cudafuse.passes.vertical.kernel.channels import (
     frame,
 )
 from cudafuse.passes.vertical.kernel.guardmeaning import (
-    guard_bounds,
+    guard_reading,
     linear_own,
     own_row_stride,
 )
@@ -156,8 +156,10 @@ class KernelView:
     # A 2D grid-stride loop (see gridstride.py): `loop` is the outer loop, these the inner.
     inner_loop: n.For | n.While | None = None
     inner_inc: n.Stmt | None = None
-    # The guard bounds a coordinate from below too (`x >= 1 && x < w - 1`): the producer does
-    # not write every element of its rows, and a view must yield memory where it does not.
+    # The guard bounds a coordinate from below too (`x >= 1 && x < w - 1`), or its bounds are
+    # loose (guardmeaning.guard_reading: `i / n < Q && i % n < n` over a parameter n): the
+    # producer does not write every element below its bounds, and a view must yield memory
+    # where it does not.
     lower_bounded: bool = False
     # Every own-element store per output, when one sits under an if/else (`if (v > t) out[i]
     # = a; else out[i] = b;`): on a path that stores nothing the element keeps its contents.
@@ -369,7 +371,8 @@ def _bounds_from(cond: n.Expr, decls: dict[str, int], negated: bool,
     return None
 
 
-def _guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool
+def _guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool,
+                  locals_: dict[str, n.Expr] | None = None
                   ) -> tuple[dict[int, n.Expr] | None, dict[int, n.Expr]]:
     """A guard condition's upper bounds per coordinate and its lower bounds: the plain
     reading (`_bounds_from`), or, where that does not bound every coordinate, what the
@@ -378,20 +381,23 @@ def _guard_bounds(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range:
     lower: dict[int, n.Expr] = {}
     found = _bounds_from(cond, ids, negated=in_range, lower=lower)
     if found is None or len(found) != len(coords):
-        meant = _by_meaning(fn, cond, coords, in_range)
+        meant = _by_meaning(fn, cond, coords, in_range, locals_)
         if meant is not None:
-            return meant, {}
+            # (loose bounds, guardmeaning.guard_reading: the kernel writes part of the
+            # elements below them, as with a lower bound; the guard is that lower bound)
+            return meant[0], {0: cond} if meant[1] else {}
     return found, lower
 
 
-def _by_meaning(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool
-                ) -> dict[int, n.Expr] | None:
+def _by_meaning(fn: Function, cond: n.Expr, coords: list[n.VarDecl], in_range: bool,
+                locals_: dict[str, n.Expr] | None = None
+                ) -> tuple[dict[int, n.Expr], bool] | None:
     """The guard's bounds read by what the condition means (guardmeaning.py), when its
-    spelling is not the plain one; upper bounds only."""
+    spelling is not the plain one (upper bounds only), and whether they are loose."""
     if not coords:
         return None
-    found = guard_bounds(fn, cond, coords, in_range)
-    return dict(enumerate(found)) if found is not None else None
+    found = guard_reading(fn, cond, coords, in_range, locals_)
+    return (dict(enumerate(found[0])), found[1]) if found is not None else None
 
 
 def _less_one(e: n.Expr) -> n.Expr | None:
@@ -601,14 +607,16 @@ def _plain_view(fn: Function) -> KernelView:
         cand = rest[0]
         early = _returns_only(cand.then)
         if early or len(rest) == 1:
-            found, low = _guard_bounds(fn, cand.cond, coords, in_range=not early)
+            found, low = _guard_bounds(fn, cand.cond, coords, not early,
+                                       locals_)
             if found is not None:
                 guard, kind, bounds = cand, "return" if early else "enclose", found
                 lower.update(low)
         nested = _nested_guard(cand) if len(rest) == 1 and not early and (
             guard is None or len(bounds) != len(coords)) else None
         if nested is not None:
-            found, low = _guard_bounds(fn, nested.cond, coords, in_range=True)
+            found, low = _guard_bounds(fn, nested.cond, coords, True,
+                                       locals_)
             if found is not None and len(found) == len(coords):
                 guard, kind, bounds, lower = nested, "enclose", found, dict(low)
     staged = None
@@ -618,7 +626,8 @@ def _plain_view(fn: Function) -> KernelView:
         # then `if (x < w && y < h) { ... }` as the last statement: such a kernel can end a
         # group (its body is kept, its reads served by views); it cannot be recomputed.
         cand = rest[-1]
-        found, low = _guard_bounds(fn, cand.cond, coords, in_range=True)
+        found, low = _guard_bounds(fn, cand.cond, coords, True,
+                                       locals_)
         if found is not None and len(found) == len(coords) and not low:
             guard, kind, bounds, staged = cand, "enclose", found, rest[:-1]
     returned = 0
@@ -633,7 +642,8 @@ def _plain_view(fn: Function) -> KernelView:
                 isinstance(x, n.Ref) and x.decl in work for x in rest[returned].cond.walk()):
             # (a bound the work sets, `if (h > 10) lim = w - 1;`, is not the kernel's own)
             cand = rest[returned]
-            found, low = _guard_bounds(fn, cand.cond, coords, in_range=False)
+            found, low = _guard_bounds(fn, cand.cond, coords, False,
+                                       locals_)
             if found is not None and len(found) == len(coords) and not low:
                 guard, kind, bounds, staged = cand, "return", found, rest[:returned]
     if reason is None and (guard is None or len(bounds) != len(coords)):
@@ -830,6 +840,13 @@ def _helper_stores(fn: Function) -> str | None:
     for call in fn.body.nodes_of(n.Call):
         for arg in call.args:
             a = _strip(arg)
+            if isinstance(a, n.Ref) and a.decl in writable and \
+                    call.callee.startswith("atomic") and call.callee_expr is None:
+                # (CUDA's atomics, which the evaluator reads as updates of their first
+                # argument: no helper of the user's, cooperation.py's reason)
+                return (f"it updates '{a.name}' with atomics ('{call.callee}', line "
+                        f"{call.span.line}): other threads update the same elements, so none "
+                        "of them holds one thread's value (a histogram or reduction)")
             if isinstance(a, n.Ref) and a.decl in writable:
                 return (f"its stores are inside a call: it passes '{a.name}' to "
                         f"'{call.callee}' (line {call.span.line}), whose stores cudafuse "
