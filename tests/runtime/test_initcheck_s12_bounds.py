@@ -16,7 +16,7 @@ from conftest_runtime import PROGRAMS
 
 from cudafuse.cli import main
 from cudafuse.runtime import asan, guards, load
-from cudafuse.runtime.errors import BoundsError
+from cudafuse.runtime.errors import BoundsError, KernelError
 from cudafuse.runtime.spec_bind import bounds_error
 
 PROGRAM = PROGRAMS / "initcheck_s12_bounds.cu"
@@ -48,6 +48,7 @@ def _call(lib, entry: str, n: int) -> np.ndarray:
 
 
 def test_default_build_names_the_allocation_past_its_end_and_before_its_start() -> None:
+    """`values` start at 1.0f: dst[-1] = 1.0f writes 00 00 80 3f."""
     with load(PROGRAM) as lib:  # the build `run` makes below
         # in bounds: float4 loads up to the last byte, a pitched image's rows
         out = _call(lib, "clean", 40)
@@ -60,6 +61,13 @@ def test_default_build_names_the_allocation_past_its_end_and_before_its_start() 
         # 1024 floats: a whole page, so dst[-1] is on the page before it
         with pytest.raises(BoundsError) as before:
             _call(lib, "before_start", 1024)
+        # 200 bytes: dst[-1] lies on the allocation's first page, which the fill shows
+        # changed when the allocation is freed
+        with pytest.raises(KernelError) as slack:
+            _call(lib, "before_start", 50)
+    assert f"{PROGRAM}:48: the 200-byte device allocation made here was written before its " \
+        "start (byte -2 holds 0x80, not the fill 0x00), found when it was freed" in \
+        str(slack.value), str(slack.value)
     a = past.value.access
     assert (a.function, a.access, a.offset, a.alloc_size, a.alloc_line) == \
         ("shift", "read", 256, 256, 36)

@@ -44,7 +44,8 @@ _sanitize = click.option("--sanitize/--no-sanitize", default=False, show_default
                               "accesses past the end of the spec's arrays are still caught, "
                               "and, at the kernel's launch, those past a cudaMalloc'd "
                               "buffer's size rounded up to 256 bytes, or before its start "
-                              "where they leave its first page.")
+                              "where they leave its first page (a write nearer: when "
+                              "the buffer is freed).")
 
 
 @main.command("run")

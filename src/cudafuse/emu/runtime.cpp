@@ -313,6 +313,33 @@ cudaError_t rt_alloc(void **p, size_t n, cudaMemoryType type, const char *file,
   *p = mem;
   return cudaSuccess;
 }
+#if !defined(__SANITIZE_ADDRESS__)
+// Without ASan the bytes of a guarded allocation's pages before its start and past its end
+// (up to the 256-byte rounding) are not protected, but hold the fill: a kernel or copy that
+// wrote there changed them, which is said when the allocation is freed.
+void check_slack(const char *mem, size_t n, const Guarded &g, const AllocSite *site) {
+  const unsigned char fill = (unsigned char)fill_byte();
+  const char *first = g.base + kPage, *end = mem + ((n + 255) & ~size_t(255));
+  const char *bad = nullptr;
+  for (const char *c = first; c < mem && !bad; ++c)
+    if ((unsigned char)*c != fill) bad = c;
+  for (const char *c = mem + n; c < end && !bad; ++c)
+    if ((unsigned char)*c != fill) bad = c;
+  if (!bad) return;
+  char where[600];
+  if (site && site->file)
+    snprintf(where, sizeof where, "%s:%d: the %zu-byte device allocation made here", site->file,
+             site->line, n);
+  else
+    snprintf(where, sizeof where, "the %zu-byte device allocation at %p (cudaMallocPitch or a "
+             "CUDA array)", n, static_cast<const void *>(mem));
+  fail("%s was written %s (byte %lld holds 0x%02x, not the fill 0x%02x), found when it was "
+       "freed: a kernel or a copy wrote outside it (rerun with --sanitize for the access)",
+       where, bad < mem ? "before its start" : "past its end", (long long)(bad - mem),
+       (unsigned char)*bad, fill);
+}
+#endif
+
 cudaError_t rt_free(void *p) {
   if (!p) return cudaSuccess;
   Allocations &a = allocations();
@@ -321,6 +348,14 @@ cudaError_t rt_free(void *p) {
     std::lock_guard<std::mutex> lock(a.mu);
     auto it = a.live.find(static_cast<const char *>(p));
     if (it == a.live.end()) return rt_error(cudaErrorInvalidValue);
+#if !defined(__SANITIZE_ADDRESS__)
+    auto zone = guarded().find(it->first);
+    if (zone != guarded().end()) {
+      auto made = alloc_sites().find(it->first);
+      check_slack(it->first, it->second.first, zone->second,
+                  made != alloc_sites().end() ? &made->second : nullptr);
+    }
+#endif
     auto site = alloc_sites().find(it->first);
     if (site != alloc_sites().end()) {
       if (it->second.second != cudaMemoryTypeHost)
