@@ -36,7 +36,13 @@ from cudafuse.passes.vertical.emit.rounding import prologue as prologue  # drive
 from cudafuse.passes.vertical.host.api_launches import is_api_launch, status_used
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 from cudafuse.passes.vertical.host.hostview import LaunchSite, param_key
-from cudafuse.passes.vertical.kernel.channels import Channels, Layout, classify, frame
+from cudafuse.passes.vertical.kernel.channels import (
+    Channels,
+    Layout,
+    classify,
+    frame,
+    interleaved_channel,
+)
 from cudafuse.passes.vertical.kernel.domain import keeps_guard, reads_own_output
 from cudafuse.passes.vertical.kernel.escape import overload_text, subscript_only
 from cudafuse.passes.vertical.kernel.ownvalue import (
@@ -630,6 +636,9 @@ class GroupEmitter:
         for c in chans.numbers:
             text += (f"  __device__ __forceinline__ {elem} c{c}_xy({xy}) const "
                      f"{{ return {name}_c{c}_xy({xy_args}, {args}); }}\n")
+            if chans.layout.kind == "interleaved":  # (channel c of element e: _channel_reads)
+                text += (f"  __device__ __forceinline__ {elem} e{c}(long long {p}_e) const "
+                         f"{{ return {name}_c{c}_at({p}_e, {args}); }}\n")
         return text + "};\n"
 
     def _view_init(self, names: list[str], frame: KernelView, key: str, tile: str = "") -> str:
@@ -696,6 +705,18 @@ class GroupEmitter:
                 continue
             for node in view.reads.get(p.name, []):
                 k = classify(node.index, fr)
+                if k is None and chans.layout.kind == "interleaved" and \
+                        _own_span(self.unit, node):
+                    # (another element at a constant channel: that channel's function at
+                    # the element, not the subscript's dispatch over every channel, which
+                    # would inline each channel's body at every read)
+                    c = interleaved_channel(node.index, fr.locals_, chans.layout.factor)
+                    if c in chans.numbers and not any(isinstance(x, (n.Index, n.Call))
+                                                      for x in node.index.walk()):
+                        text = expr_text(self.unit, node.index)
+                        edits.append((node.span.start, node.span.end, f"{p.name}.e{c}("
+                                      f"(long long)({text}) / {chans.layout.factor})"))
+                    continue
                 if k is None or not _own_span(self.unit, node) or k[1] not in chans.numbers \
                         or (k[0] or Layout("planar")) != chans.layout:
                     continue

@@ -24,7 +24,9 @@ or write through another pointer that may be `p`'s element (a pointer parameter 
 element type, or of a char type, unless one of the two is `__restrict__`; a local pointer,
 a dereference, a call that may read memory), or a jump out of the stretch (return, goto, a
 break or continue of an enclosing loop): the stores at its end must run where the original
-stored.
+stored. Two plain pointers of one element type are told apart for two or more channels
+when every launch of the kernel in the file passes them different buffers (chan_hosts.py:
+felixchu's `const float *target` beside the `float *target_a` its host cudaMallocs).
 """
 
 from __future__ import annotations
@@ -101,7 +103,10 @@ def _respell(unit: TranslationUnit, fn: Function, p: Param, data: bytes, taken: 
     if stmts is None:
         return None
     stretch = stmts[first:last + 1]
-    if not _stays(stretch) or not _no_alias(unit, fn, p, stretch, accesses):
+    # (one element of its own, no channels: accumulate.py reads it as the thread's private
+    # value as written; the launches are asked only for channels)
+    launches = len(set(channel.values())) > 1
+    if not _stays(stretch) or not _no_alias(unit, fn, p, stretch, accesses, launches):
         return None
     decls = _declared_at(fn)
     index_refs = {x.decl for a in accesses for x in a.index.walk() if isinstance(x, n.Ref)}
@@ -274,9 +279,10 @@ def _elem(t: str) -> str:
 
 
 def _no_alias(unit: TranslationUnit, fn: Function, p: Param, stretch: list[n.Stmt],
-              accesses: list[n.Index]) -> bool:
+              accesses: list[n.Index], launches: bool = True) -> bool:
     """Nothing in the stretch reads or writes memory that may be p's elements, other than
-    through p's own subscripts."""
+    through p's own subscripts (with `launches`, two pointer parameters of one element type
+    may be told apart by every launch of the kernel: chan_hosts.py)."""
     mine = {id(a) for a in accesses}
     params = {q.decl: q for q in fn.params}
     own = _elem(p.type)
@@ -302,7 +308,7 @@ def _no_alias(unit: TranslationUnit, fn: Function, p: Param, stretch: list[n.Stm
                 continue  # (the programmer's promise: they never alias)
             elem = _elem(q.type)
             if (elem in _CHARS or own in _CHARS or elem == own) and \
-                    not distinct_at_launches(unit, fn, p, q):
+                    not (launches and distinct_at_launches(unit, fn, p, q)):
                 return False
     return True
 
