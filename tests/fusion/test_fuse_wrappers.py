@@ -49,12 +49,17 @@ def test_caller_calls_a_launcher(fused) -> None:
         assert wrapper + body + "\n}\n" in text
     image = text.split("void wr_image(")[1].split("\n}\n")[0]
     assert "/* cudafuse: wr_blur_k fused into cf_wr_image_fused0 */" in image
+    # (the earlier call, a copy of 'blur', keeps its check: host/helper_effects.py)
+    assert image.index("a copy of 'blur'") < image.index("wr_blur_k fused into") < \
+        image.index('CHECK_LAST("blur");') < image.index("cf_wr_image_fused0_launch(")
     assert "cf_wr_image_fused0_launch(src, smooth, dst, w, h, smooth);" in image
     launcher = text.split("static void cf_wr_image_fused0_launch(")[1].split("\n}\n")[0]
     assert "cf_wr_image_fused0<<<g, b>>>(" in launcher
     assert "cudaCheck(cudaGetLastError());" in launcher
     twice = text.split("void wr_twice(")[1].split("\n}\n")[0]
-    assert twice.count("cudafuse:") == 2 and "cudaCheck(cudaDeviceSynchronize());" in twice
+    assert twice.count("cudafuse:") == 3 and "cudaCheck(cudaDeviceSynchronize());" in twice
+    assert twice.count("a copy of 'scale_forward'") == 1 and \
+        "cudaCheck(cudaGetLastError());" in twice
 
 
 SPLITS = r"""

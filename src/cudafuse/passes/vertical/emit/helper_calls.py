@@ -273,7 +273,7 @@ def wrapper_host_edits(em: GroupEmitter, rw: Rewriter, extra: list[str]) -> None
     if em.group.checks:  # (the original launches are not statements of this function)
         raise CodegenError("its producers' coverage is only known at run time, and its last "
                            "launch is a wrapper's")
-    if sink.wrapper.copied:
+    if sink.wrapper.last_copied:
         helper_sink(em, rw)
         return
     call = sink.wrapper.call

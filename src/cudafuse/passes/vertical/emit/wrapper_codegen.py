@@ -5,7 +5,8 @@ A one-launch wrapper: the group's fused kernel is started by a new host function
 configuration) whose launch starts the fused kernel instead. Its parameters are the
 wrapper's, then one per argument of the fused kernel that only an earlier member's call
 supplies. The last member's call statement calls it, with the call's arguments and those;
-the earlier members' call statements become comments. The wrappers themselves stay as they
+the earlier members' call statements become comments (copies, helper_calls.py, when their
+wrapper does more than launch: host/helper_effects.py). The wrappers themselves stay as they
 are (other callers may use them).
 
 A wrapper of several launches: its call becomes a copy of it written at the call site
@@ -29,6 +30,7 @@ from cudafuse.passes.vertical.emit.codegen import (
     param_key,
 )
 from cudafuse.passes.vertical.host.api_launches import is_api_launch, status_used
+from cudafuse.passes.vertical.host.helper_effects import names_itself
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 
 if TYPE_CHECKING:
@@ -158,6 +160,11 @@ def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Functi
         return f"the call of '{fn.name}' is written inside a macro invocation"
     if at == "comment":
         return None
+    named = names_itself(unit, fn)
+    if named is not None:  # (host/helper_effects.py)
+        return (f"'{fn.name}' names its own function (line {named.span.line}: `__func__` or "
+                "a macro using it), which a copy of it written for the group would name "
+                "otherwise")
     if not unit.owns(fn.body_span) or fn.body_span.end <= fn.body_span.start:
         return (f"wrapper '{fn.name}' is defined in the included "
                 f"'{os.path.basename(fn.span.file)}', whose text cudafuse does not hold (it "
@@ -230,8 +237,8 @@ def sink_edits(em: GroupEmitter, extra_name: str) -> tuple[list[Edit], list[tupl
     data = source.data
     for site in em.group.launches:
         if site.wrapper is not None:
-            at = "call" if site.wrapper.copied else \
-                "launcher" if site is sink else "comment"
+            copied = site.wrapper.last_copied if site is sink else site.wrapper.copied
+            at = "call" if copied else "launcher" if site is sink else "comment"
             why = copy_problem(unit, site.wrapper.fn, site.wrapper.call, site.host, at)
             if why is not None:
                 raise CodegenError(why)
@@ -319,7 +326,7 @@ def launcher(em: GroupEmitter) -> tuple[str, list[str]]:
     for a wrapper of several launches (helper_calls.py writes its copy at the call)."""
     w = em.sink.wrapper
     assert w is not None
-    if w.copied:
+    if w.last_copied:
         return "", []
     edits, extra = sink_edits(em, f"{em.prefix}_x")
     body = _Slice(em.unit.source_of(w.fn.span.file), w.fn.body_span)

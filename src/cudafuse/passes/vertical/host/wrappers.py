@@ -61,6 +61,7 @@ from cudafuse.ir import nodes as n
 from cudafuse.ir.casts import strip_casts as _strip
 from cudafuse.ir.program import Function, TranslationUnit
 from cudafuse.ir.source import NO_SPAN
+from cudafuse.passes.vertical.host.helper_effects import effect_statement
 from cudafuse.passes.vertical.host.hostexprs import (
     _writes,
     buffer_key,
@@ -90,6 +91,11 @@ class WrapperCall:
     # Whether `fn` does host work on memory of its own besides launching (keeps_own):
     # its call is then written as a copy, where that work stays, never made a comment.
     keeps: bool = False
+    # Whether `fn` does anything else besides launching (helper_effects.py: printing, error
+    # checks, events, synchronisation, a returned status): the call of an earlier member of
+    # a group is then written as a copy, where that stays, never made a comment (a last
+    # member's launcher is a copy of `fn` already).
+    effects: bool = False
 
     @property
     def leaf(self) -> Function:
@@ -100,7 +106,15 @@ class WrapperCall:
     def copied(self) -> bool:
         """Whether code generation writes a copy of `fn` at the call (helper_calls.py)
         rather than a launcher (wrapper_codegen.py): several launches, or one through a
-        helper of `fn`'s."""
+        helper of `fn`'s, or one whose helper does more than launch (`keeps`, `effects`).
+        As a group's last launch, see `last_copied`."""
+        return self.last_copied or self.effects
+
+    @property
+    def last_copied(self) -> bool:
+        """Whether, as the last launch of a group, the call is written as a copy rather
+        than as a call of a launcher (a copy of `fn` before the caller, which keeps what
+        `fn` does besides its launch)."""
         return self.count > 1 or bool(self.via) or self.checked or self.keeps
 
 
@@ -166,6 +180,7 @@ class Wrappers:
         self._held: dict[int, list[n.KernelLaunch]] = {}
         self._flats: dict[tuple[str, int], list[_Part] | str] = {}
         self._keeps: set[str] = set()  # decls of helpers doing work on memory of their own
+        self._more: dict[str, bool] = {}  # decl -> whether it does more than launch
         self._launching = launching(unit)
         self._stmts: HostStatements | None = None  # (made when a call's value is checked)
         if host.body is None:
@@ -197,7 +212,8 @@ class Wrappers:
                 parts.append(part)
                 self.sites[id(part)] = (launch, WrapperCall(call, fn, inner.own, k, len(flat),
                                                             inner.via, checked,
-                                                            fn.decl in self._keeps))
+                                                            fn.decl in self._keeps,
+                                                            self._does_more(fn)))
                 self._held[id(part)] = [launch]
                 for a in launch.args:
                     r = _strip(a)
@@ -229,6 +245,18 @@ class Wrappers:
         if not any(id(s) in self._parts for s in stmts):
             return stmts
         return tuple(x for s in stmts for x in self._parts.get(id(s), (s,)))
+
+    def _does_more(self, fn: Function) -> bool:
+        """Whether `fn` does anything besides its launches and the calls of helpers that
+        launch (each such call is written as a copy of its own): any statement with an
+        effect (helper_effects.py)."""
+        got = self._more.get(fn.decl)
+        if got is None:
+            body = _statements(fn) or []
+            skip = {id(s) for s in body if isinstance(s, n.ExprStmt) and
+                    isinstance(s.expr, n.KernelLaunch) or self.held_call(s) is not None}
+            got = self._more[fn.decl] = effect_statement(self.unit, fn, body, skip) is not None
+        return got
 
     # ---- judging a wrapper --------------------------------------------------------------------
 
