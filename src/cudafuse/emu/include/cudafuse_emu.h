@@ -189,6 +189,7 @@ struct __cf_Block {
   __cf_Fiber *f = nullptr;
   int bar_expected[16] = {};  // 0: all live threads (__syncthreads), else a count
   int bar_waiting[16] = {};
+  unsigned bars_busy = 0;  // a bit per barrier some thread waits at (a thread's exit looks there)
   long long bar_pred[16] = {};
   int bar_pred_and[16] = {};
   std::vector<int> warp_live;             // per warp
@@ -403,6 +404,7 @@ inline void release_bar(int b, bool counted) {
   }
   B.bar_waiting[b] -= released;
   if (!B.bar_waiting[b]) {
+    B.bars_busy &= ~(1u << b);
     B.bar_expected[b] = 0;
     B.bar_pred[b] = 0;
     B.bar_pred_and[b] = 1;
@@ -498,8 +500,7 @@ inline void thread_exit() {
   // Exited threads are released from barriers that wait for all threads; for counted
   // barriers, a warp whose other threads all wait may now count as arrived. (Most exits
   // find nothing waiting: the checks below are the scheduler's cost per thread.)
-  for (int b = 0; b < 16; ++b)
-    if (B.bar_waiting[b]) try_bar(b);
+  for (unsigned busy = B.bars_busy; busy; busy &= busy - 1) try_bar(__builtin_ctz(busy));
   if (!B.at_warp) return;
   int base = B.cur & ~31;
   for (int t = base; t < base + 32 && t < B.n; ++t)
@@ -568,6 +569,7 @@ inline void run_block_fibers(int n) {
     B.bar_pred[b] = 0;
     B.bar_pred_and[b] = 1;
   }
+  B.bars_busy = 0;
   for (int i = 0; i < n; ++i) B.f[i].sp = fresh_context(i);
   std::vector<int> order;
   while (B.live) {
@@ -637,6 +639,7 @@ inline int bar_enter(int id, int count, int pred, const char *file, int line) {
     fail("%s:%d: barrier %d used with different thread counts at once (%d and %d)", file, line,
          id, B.bar_expected[id], count);
   ++B.bar_waiting[id];
+  B.bars_busy |= 1u << id;
   ++B.warp_wait[id * B.nwarps + (B.cur >> 5)];
   B.bar_pred[id] += pred != 0;
   B.bar_pred_and[id] &= pred != 0;

@@ -194,6 +194,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
         B.bar_pred[k] = 0;
         B.bar_pred_and[k] = 1;
       }
+      B.bars_busy = 0;
       if (!pb.started) {
         pb.started = true;
         fibers.assign(n, __cf_Fiber{});
