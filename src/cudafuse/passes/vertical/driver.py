@@ -43,6 +43,7 @@ from cudafuse.passes.vertical.kernel.view import KernelView, elements_per_item
 from cudafuse.passes.vertical.plan.arch import ArchParams, arch_params
 from cudafuse.passes.vertical.plan.charge import chosen_block
 from cudafuse.passes.vertical.plan.costmodel import GroupCost, group_cost, shared_ratio_ok
+from cudafuse.passes.vertical.plan.killed import kills
 from cudafuse.passes.vertical.plan.legality import LaunchInfo, Legality
 from cudafuse.passes.vertical.plan.model import GATHER_WINDOW, KernelCost, PipelineModel
 from cudafuse.passes.vertical.plan.opcount import count_ops
@@ -245,6 +246,10 @@ class _Planner:
                  if isinstance(c, n.Call) and c.callee in ("cudaFree", "cudaFreeAsync")
                  for x in c.walk()}
         later: dict[str, str] = {}
+        # A mention after a statement that overwrites the whole buffer reads its values
+        # (plan/killed.py); only for a sequence outside loops (the next iteration's reads).
+        killed = {} if loops else kills(self.unit, host, seq.launches[-1].stmt,
+                                        host_locals(host))
         aliases = alias_roots(host)  # a mention of `p` in `float *p = tmp;` is one of tmp
         for node in host.body.walk():
             if not isinstance(node, n.Ref) or id(node) in freed or \
@@ -257,6 +262,8 @@ class _Planner:
             loop = next((lp for lp in loops
                          if lp.span.start <= node.span.start < lp.span.end), None)
             for k in keys:
+                if k in killed and node.span.start >= killed[k][0]:
+                    continue
                 if loop is not None:
                     later.setdefault(k, f"used again in the loop at line {loop.span.line}")
                 elif node.span.start >= end:
