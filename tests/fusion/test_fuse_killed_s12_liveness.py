@@ -3,9 +3,9 @@
 program: a point-wise producer of t, a consumer reading t's row at run-time indices, then
 t cleared by a cudaMemset of its whole allocation (k_memset) or filled by a cudaMemcpy of
 its size spelled otherwise (k_copy), and read again by a later launch. A memset of part of
-t (k_partial) or one in a branch (k_branch) kills nothing: t stays live. Liveness is seen
-in the plan's minimum DRAM traffic per output element: in + out = 8 bytes when t is dead,
-12 when the group would have to store it."""
+t (k_partial), one in a branch (k_branch) or behind `&&` (k_maybe) kills nothing: t stays
+live. Liveness is seen in the plan's minimum DRAM traffic per output element: in + out =
+8 bytes when t is dead, 12 when the group would have to store it."""
 
 from __future__ import annotations
 
@@ -35,6 +35,6 @@ def _minimum(report: dict, host: str) -> int:
 
 
 @pytest.mark.parametrize("host,minimum", [
-    ("k_memset", 8), ("k_copy", 8), ("k_partial", 12), ("k_branch", 12)])
+    ("k_memset", 8), ("k_copy", 8), ("k_partial", 12), ("k_branch", 12), ("k_maybe", 12)])
 def test_killed_intermediate_is_dead(report: dict, host: str, minimum: int) -> None:
     assert _minimum(report, host) == minimum

@@ -159,4 +159,8 @@ def _killing_call(s: n.Stmt) -> n.Call | None:
     calls = [c for c in s.walk() if isinstance(c, n.Call) and c.callee in _KILLERS]
     if len(calls) != 1 or len(calls[0].args) < 3:
         return None
+    # (`ok && cudaMemset(...)`, `c ? cudaMemset(...) : 0`, a lambda's body: maybe not run)
+    if any(any(x is calls[0] for x in e.walk()) for e in s.walk() if isinstance(e, n.Cond) or
+           isinstance(e, n.OtherExpr) or isinstance(e, n.Binary) and e.op in ("&&", "||")):
+        return None
     return calls[0]
