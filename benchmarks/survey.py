@@ -59,9 +59,15 @@ _NAMES = re.compile(r"'[^']*'")
 _NUMBERS = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?\b")
 
 
+# How much of a reason is kept, judged and listed: enough for a helper's refusal nested two
+# calls down ("... does not fuse across: its call to 'X' (line N): 'X' gives its launches
+# 'X', ...", about 170 characters before its deciding words).
+CAUSE_CHARS = 240
+
+
 def cause(why: str) -> str:
     """A refusal's reason with kernel, buffer and line names and numbers abstracted."""
-    return _NUMBERS.sub("N", _NAMES.sub("'X'", why)).strip()[:160]
+    return _NUMBERS.sub("N", _NAMES.sub("'X'", why)).strip()[:CAUSE_CHARS]
 
 
 @dataclass
