@@ -7,7 +7,7 @@ leaves the last column of each row unstored, and one that tests only the row thr
 parameter divisor (for cols < 0 it holds for every i), are refused. Each fused program is
 compared with the original under emulation, every element of every buffer, with garbage in
 each, at odd sizes and at negative ones (rows, cols < 0: the producer stores nothing, and its
-bound rows * cols is loose, so it keeps its guard)."""
+bound rows * cols is loose, so it keeps its guard): make test-slow."""
 
 from __future__ import annotations
 
@@ -103,10 +103,12 @@ def _run(path: Path, entry: str, rows: int, cols: int) -> None:
                                  f"differ; first at {bad[0]}: {a[bad[0]]!r} != {b[bad[0]]!r}")
 
 
+# make test-slow only: the two emulator builds (original and fused) cost about 19 CPU-s on
+# the shared 2-core VM (2026-11-29), past make test's budget; make test runs the reading and
+# refusal tests above (about 2.4 CPU-s). -3 x -5 is where only the kept guard is exact.
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ["p_bias", "p_bias8", "p_bias_same"])
-@pytest.mark.parametrize("rows,cols", [
-    (37, 19), (-3, -5), pytest.param(1, 41, marks=pytest.mark.slow),
-    pytest.param(13, 8, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("rows,cols", [(37, 19), (-3, -5), (1, 41), (13, 8)])
 def test_fused_equals_original(fused, entry: str, rows: int, cols: int) -> None:
     path, _ = fused
     _run(path, entry, rows, cols)
