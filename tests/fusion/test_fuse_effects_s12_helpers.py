@@ -3,8 +3,9 @@ it does at its call (issue 25/27, session 12; host/helper_effects.py): printing,
 check through a macro (reporting an error still pending from the caller), events of its
 own timing it. Its call is written as a copy with the launch a comment; a helper that only
 computes its configuration still leaves a comment. Refused, located: a helper whose copy
-would name other things (another namespace's), and one printing its own name (`__func__`:
-a copy, a lambda, would print `operator()`). Original and fused run under emulation on the
+would name other things (another namespace's), one printing its own name (`__func__`: a
+copy, a lambda, would print `operator()`), and one counting its calls in a static local (a
+copy would count in its own). Original and fused run under emulation on the
 same garbage: every element of every buffer and everything printed must match."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ REFUSED = {
                      "'ef_namespaced' is: a copy of it there could not name what its body names",
     "ef_named": "'ef_stage_named' names its own function (line {line}: `__func__` or a macro "
                 "using it), which a copy of it written for the group would name otherwise",
+    "ef_counted": "'ef_stage_counted' keeps a static local 'ef_calls' (line {line}), which a "
+                  "copy of it written for the group would not share",
 }
 ENTRIES = [*FUSED, *REFUSED]
 
@@ -81,7 +84,8 @@ def test_refusals_are_located(fused) -> None:
     for host, why in REFUSED.items():
         assert host not in groups
         assert _body(text, host) == _body(PROGRAM.read_text(), host)  # (as written)
-        why = why.format(line=_line('printf("%s: launched'))
+        why = why.format(line=_line('printf("%s: launched') if host == "ef_named" else
+                         _line("static int ef_calls"))
         notes = [x for x in result.result.notes if f"{host}: group" in x]
         assert len(notes) == 1 and notes[0].endswith(why), (host, result.result.notes)
 

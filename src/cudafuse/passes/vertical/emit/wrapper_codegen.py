@@ -30,7 +30,7 @@ from cudafuse.passes.vertical.emit.codegen import (
     param_key,
 )
 from cudafuse.passes.vertical.host.api_launches import is_api_launch, status_used
-from cudafuse.passes.vertical.host.helper_effects import names_itself
+from cudafuse.passes.vertical.host.helper_effects import names_itself, static_local
 from cudafuse.passes.vertical.host.hostexprs import spells_kernel
 
 if TYPE_CHECKING:
@@ -165,6 +165,10 @@ def copy_problem(unit: TranslationUnit, fn: Function, call: n.Call, host: Functi
         return (f"'{fn.name}' names its own function (line {named.span.line}: `__func__` or "
                 "a macro using it), which a copy of it written for the group would name "
                 "otherwise")
+    kept = static_local(fn)
+    if kept is not None:
+        return (f"'{fn.name}' keeps a static local '{kept.name}' (line {kept.span.line}), which "
+                "a copy of it written for the group would not share")
     if not unit.owns(fn.body_span) or fn.body_span.end <= fn.body_span.start:
         return (f"wrapper '{fn.name}' is defined in the included "
                 f"'{os.path.basename(fn.span.file)}', whose text cudafuse does not hold (it "

@@ -54,7 +54,7 @@ def _quiet_statement(unit: TranslationUnit, s: n.Stmt) -> bool:
     if isinstance(s, n.DeclStmt):
         return all(_quiet_statement(unit, d) for d in s.decls)
     if isinstance(s, n.VarDecl):
-        if s.storage & {"static", "extern"}:
+        if s.storage & {"static", "extern"} and not _constant(s):
             return False  # (a static's initialiser runs once, in the helper's own copy)
         return all(_value(unit, e, ()) for e in (*s.array_dims, s.init) if e is not None)
     return False
@@ -106,3 +106,18 @@ def names_itself(unit: TranslationUnit, fn: Function) -> n.StrLit | None:
         if (value == fn.name or f"{fn.name}(" in value) and s.text not in written:
             return s  # (a literal the body spells, in a macro's argument too, is its text's)
     return None
+
+
+def static_local(fn: Function) -> n.VarDecl | None:
+    """A `static` local of `fn`: a copy of `fn` (at a call, or a launcher) has its own, so
+    the helper's other calls and the copy would no longer share its value."""
+    if fn.body is None:
+        return None
+    return next((d for d in fn.body.walk() if isinstance(d, n.VarDecl) and
+                 "static" in d.storage and not _constant(d)), None)
+
+
+def _constant(d: n.VarDecl) -> bool:
+    """`static const int threads = 256;`: a value no call changes, alike in every copy."""
+    kind = d.var_type.replace("constexpr", "const")
+    return "const" in kind.rsplit("*", 1)[-1].split()  # (of the variable, not what it points to)
