@@ -186,6 +186,7 @@ struct __cf_Fiber {
 struct __cf_Block {
   int n = 0, nwarps = 0, live = 0, cur = 0;
   int at_warp = 0;  // threads waiting in a warp collective: a thread's exit looks only then
+  int at_active = 0;  // threads waiting in __activemask() (active_mask): waits look only then
   __cf_Fiber *f = nullptr;
   int bar_expected[16] = {};  // 0: all live threads (__syncthreads), else a count
   int bar_waiting[16] = {};
@@ -491,12 +492,45 @@ inline void need_fibers(const char *what, const char *file, int line) {
          file, line, what);
 }
 
+// __activemask() (active_mask): a thread waits (state __cf_AT_ACTIVE) while a thread of its
+// warp can still run, hence reach the same call; when none can (each has exited or waits at
+// a barrier, a collective, an event or __activemask()), the waiting threads of the warp that
+// called from the same place form the mask they get, each of them getting at least its own
+// bit. A thread that waits elsewhere is never waited for: it would reach the call only after
+// another barrier or collective, on another path (issue 31).
+constexpr uint8_t __cf_AT_ACTIVE = 7;  // (4, 5: cooperative_groups.h, launch.h; 6: events)
+inline void try_active(int i) {
+  __cf_Block &B = *__cf_tls_block();
+  const int base = i & ~31, end = B.n < base + 32 ? B.n : base + 32;
+  bool waiting = false;
+  for (int t = base; t < end; ++t) {
+    if (B.f[t].state == __cf_RUN) return;
+    waiting |= B.f[t].state == __cf_AT_ACTIVE;
+  }
+  if (!waiting) return;
+  for (int t = base; t < end; ++t) {
+    __cf_Fiber &a = B.f[t];
+    if (a.state != __cf_AT_ACTIVE) continue;
+    unsigned mask = 0;
+    for (int j = t; j < end; ++j)
+      if (B.f[j].state == __cf_AT_ACTIVE && B.f[j].line == a.line && B.f[j].file == a.file)
+        mask |= 1u << (j - base);
+    for (unsigned rest = mask; rest; rest &= rest - 1) {
+      __cf_Fiber &f = B.f[base + __builtin_ctz(rest)];
+      f.state = __cf_RUN;
+      f.res = mask;
+    }
+    B.at_active -= __builtin_popcount(mask);
+  }
+}
+
 inline void thread_exit() {
   __cf_Block &B = *__cf_tls_block();
   __cf_Fiber &me = B.f[B.cur];
   me.state = __cf_DONE;
   --B.live;
   --B.warp_live[B.cur >> 5];
+  if (B.at_active) try_active(B.cur);
   // Exited threads are released from barriers that wait for all threads; for counted
   // barriers, a warp whose other threads all wait may now count as arrived. (Most exits
   // find nothing waiting: the checks below are the scheduler's cost per thread.)
@@ -560,6 +594,7 @@ inline void run_block_fibers(int n) {
   B.nwarps = (n + 31) / 32;
   B.live = n;
   B.at_warp = 0;
+  B.at_active = 0;
   B.warp_live.assign(B.nwarps, 0);
   for (int i = 0; i < n; ++i) ++B.warp_live[i >> 5];
   B.warp_at.assign(B.nwarps, 0u);
@@ -608,6 +643,7 @@ inline void run_block_fibers(int n) {
 // (which must be told of each stack switch).
 inline void block_wait() {
   __cf_Block &B = *__cf_tls_block();
+  if (B.at_active) try_active(B.cur);  // this thread no longer runs: its warp may be settled
 #if !defined(__SANITIZE_ADDRESS__)
   if (!g_seed && !g_coop) {
     const int me = B.cur;
@@ -787,14 +823,23 @@ inline uint64_t __cf_warp_op(uint8_t op, unsigned mask, uint64_t val, int arg, i
   return me.res;
 }
 
-inline unsigned active_mask() {
+// __activemask(): the lanes of the caller's warp that reach this call together (try_active).
+// Without fibers threads run one after another: the caller's own bit, which a GPU may give too.
+inline unsigned active_mask(const char *file, int line) {
+  if (!g_fibers || !g_in_kernel) {
+    const unsigned id = threadIdx.x + threadIdx.y * blockDim.x +
+                        threadIdx.z * blockDim.x * blockDim.y;
+    return 1u << (id & 31);
+  }
   __cf_Block &B = *__cf_tls_block();
-  if (!g_fibers) return 0xffffffffu;
-  unsigned m = 0;
-  int base = B.cur & ~31;
-  for (int l = 0; l < 32 && base + l < B.n; ++l)
-    if (B.f[base + l].state != __cf_DONE) m |= 1u << l;
-  return m;
+  __cf_Fiber &me = B.f[B.cur];
+  me.state = __cf_AT_ACTIVE;
+  me.file = file;
+  me.line = line;
+  ++B.at_active;
+  try_active(B.cur);
+  if (me.state != __cf_RUN) block_wait();
+  return (unsigned)me.res;
 }
 
 // ---- launches ---------------------------------------------------------------------------
@@ -989,7 +1034,10 @@ inline T __cudafuse_shfl(uint8_t op, unsigned m, T v, int arg, int w, const char
   0, 32, __FILE__, __LINE__)
 #define __all_sync(m, p) (int)::__cf_emu::__cf_warp_op(::__cf_emu::__cf_W_ALL, (m), (p) ? 1 : 0, \
   0, 32, __FILE__, __LINE__)
-inline unsigned __activemask() { return ::cudafuse_emu::active_mask(); }
+inline unsigned __cudafuse_activemask(const char *file, int line) {
+  return ::cudafuse_emu::active_mask(file, line);
+}
+#define __activemask() __cudafuse_activemask(__FILE__, __LINE__)
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 inline void __threadfence_system() {}

@@ -187,6 +187,7 @@ inline void run_grid_fibers(int n, dim3 grid, size_t shared) {
       thread_ids(B, n);
       B.nwarps = (n + 31) / 32;
       B.at_warp = 0;  // a parked block waits only at the grid barrier
+      B.at_active = 0;
       B.warp_at.assign(B.nwarps, 0u);
       B.warp_wait.assign(16 * B.nwarps, 0);
       for (int k = 0; k < 16; ++k) {
