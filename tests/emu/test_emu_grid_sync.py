@@ -48,6 +48,15 @@ def test_grid_sync_with_seeded_order(tmp_path):
     np.testing.assert_allclose(out, ref, rtol=1e-4)
 
 
+def test_grid_barrier_after_a_multi_warp_tile_barrier(lib):
+    # Half of each block waits at grid.sync() while the other half forms a coalesced group: the
+    # waiters must not be taken for a 64-thread tile's barrier (their last tile.sync()) and let
+    # go before the other blocks have written what they read after the barrier.
+    seen = np.zeros(3, np.int32)
+    assert lib.call("run_tile_then_grid", seen, 3) == 0
+    assert seen.tolist() == [2, 3, 1]
+
+
 def test_too_large_grid_is_an_error(lib):
     max_blocks = np.zeros(1, np.int32)
     # cudaErrorCooperativeLaunchTooLarge: more blocks than occupancy x 132 SMs.

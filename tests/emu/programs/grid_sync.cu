@@ -109,3 +109,34 @@ int launch_early_exit(int *a) {
   cudaFree(d);
   return (int)e;
 }
+
+// A 64-thread tile's barrier, then grid.sync() while the block's other half forms a coalesced
+// group: the block stalls with half its threads at the grid barrier, and the grid barrier must
+// still hold them until every block has written its mark (the tile barrier's state once shared
+// the grid barrier's value, so those threads left it early).
+__global__ void tile_then_grid(int *mark, int *seen, int nblocks) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::grid_group grid = cg::this_grid();
+  cg::thread_block_tile<64> tile = cg::tiled_partition<64>(block);
+  tile.sync();
+  if (threadIdx.x >= 64) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    g.sync();
+  }
+  if (threadIdx.x == 0) mark[blockIdx.x] = blockIdx.x + 1;
+  grid.sync();
+  if (threadIdx.x == 0) seen[blockIdx.x] = mark[(blockIdx.x + 1) % nblocks];
+}
+int run_tile_then_grid(int *seen, int nblocks) {
+  int *d_mark, *d_seen;
+  cudaMalloc(&d_mark, nblocks * sizeof(int));
+  cudaMalloc(&d_seen, nblocks * sizeof(int));
+  cudaMemset(d_mark, 0, nblocks * sizeof(int));
+  void *args[] = {&d_mark, &d_seen, &nblocks};
+  cudaError_t e = cudaLaunchCooperativeKernel((void *)tile_then_grid, dim3(nblocks), dim3(128),
+                                              args, 0, 0);
+  cudaMemcpy(seen, d_seen, nblocks * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaFree(d_mark);
+  cudaFree(d_seen);
+  return (int)e;
+}

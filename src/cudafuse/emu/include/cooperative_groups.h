@@ -106,7 +106,9 @@ inline bool release_coalesced() {
 // Tiles of more than 32 threads synchronise with a barrier of their own: a thread waits
 // (state __cf_AT_TILE_BAR, __cf_Fiber::arg = the tile's first thread, __cf_Fiber::width = its size) until
 // every thread of the tile that has not exited waits there too.
-constexpr uint8_t __cf_AT_TILE_BAR = 5;
+// 8, not 5: cudafuse_emu_launch.h's __cf_AT_GRID is 5, and a grid waiter with a tile's
+// arguments left over from its last tile.sync() was released by release_stalled().
+constexpr uint8_t __cf_AT_TILE_BAR = 8;
 inline bool tile_bar_ready(int first, int size) {
   ::cudafuse_emu::__cf_Block &__cf_B = *::cudafuse_emu::__cf_tls_block();
   bool waiting = false;

@@ -498,7 +498,7 @@ inline void need_fibers(const char *what, const char *file, int line) {
 // called from the same place form the mask they get, each of them getting at least its own
 // bit. A thread that waits elsewhere is never waited for: it would reach the call only after
 // another barrier or collective, on another path (issue 31).
-constexpr uint8_t __cf_AT_ACTIVE = 7;  // (4, 5: cooperative_groups.h, launch.h; 6: events)
+constexpr uint8_t __cf_AT_ACTIVE = 7;  // (4, 8: cooperative_groups.h; 5: launch.h; 6: events)
 inline void try_active(int i) {
   __cf_Block &B = *__cf_tls_block();
   const int base = i & ~31, end = B.n < base + 32 ? B.n : base + 32;
