@@ -13,6 +13,7 @@ import functools
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -198,3 +199,28 @@ def _filecheck(checks: Path, text: str, *options: str) -> tuple[int, str]:
 def filecheck() -> Callable[..., tuple[int, str]]:
     """filecheck(checks, text, *options): FileCheck `text` against the file `checks`."""
     return _filecheck
+
+
+def _drops_only_main(path: Path) -> None:
+    """A sample built with -DCUDAFUSE_NO_MAIN compiles the same text less its
+    `#ifndef CUDAFUSE_NO_MAIN` block: one directive tests the macro, and that block has no
+    #else or #elif at its own depth. Then an nvcc check of the program with its main() also
+    covers the library build (issue 27: make test compiles each once, in make test-slow)."""
+    text = path.read_text()
+    assert len(re.findall(r"^[ \t]*#[ \t]*(?:if|elif).*CUDAFUSE_NO_MAIN", text,
+                          re.M)) == 1, path.name
+    directive = re.compile(r"^[ \t]*#[ \t]*(ifndef|ifdef|if|else|elif|endif)\b", re.M)
+    depth = 0
+    for m in directive.finditer(text, text.index("#ifndef CUDAFUSE_NO_MAIN")):
+        kind = m.group(1)
+        assert not (depth == 1 and kind in ("else", "elif")), f"{path.name}: #{kind}"
+        depth += {"endif": -1, "else": 0, "elif": 0}.get(kind, 1)
+        if depth == 0:
+            break
+    assert depth == 0, path.name
+
+
+@pytest.fixture(scope="session")
+def drops_only_main() -> Callable[[Path], None]:
+    """drops_only_main(path): assert the sample's library build only leaves out main()."""
+    return _drops_only_main

@@ -60,21 +60,9 @@ def _compile_all(jobs: list[tuple[Path, tuple[str, ...]]]) -> None:
 # has no #else in any sample (test_the_library_build_only_drops_main checks it in `make test`).
 
 
-def test_the_library_build_only_drops_main() -> None:
-    directive = re.compile(r"^[ \t]*#[ \t]*(ifndef|ifdef|if|else|elif|endif)\b", re.M)
+def test_the_library_build_only_drops_main(drops_only_main) -> None:
     for path in FILES:
-        text = path.read_text()
-        # one #ifndef is the only directive that tests it
-        assert len(re.findall(r"^[ \t]*#[ \t]*(?:if|elif).*CUDAFUSE_NO_MAIN", text,
-                              re.M)) == 1, path.name
-        depth = 0
-        for m in directive.finditer(text, text.index("#ifndef CUDAFUSE_NO_MAIN")):
-            kind = m.group(1)
-            assert not (depth == 1 and kind in ("else", "elif")), f"{path.name}: #{kind}"
-            depth += {"endif": -1, "else": 0, "elif": 0}.get(kind, 1)
-            if depth == 0:
-                break
-        assert depth == 0, path.name
+        drops_only_main(path)
 
 
 @pytest.mark.nvcc
