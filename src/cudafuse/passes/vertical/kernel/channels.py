@@ -36,7 +36,7 @@ from cudafuse.ir.types import is_integral
 Poly = dict[tuple[str, ...], int]  # monomial (sorted declaration ids) -> coefficient
 
 
-def _add(a: Poly, b: Poly, sign: int = 1) -> Poly:
+def poly_add(a: Poly, b: Poly, sign: int = 1) -> Poly:
     out = dict(a)
     for m, c in b.items():
         out[m] = out.get(m, 0) + sign * c
@@ -45,7 +45,7 @@ def _add(a: Poly, b: Poly, sign: int = 1) -> Poly:
     return out
 
 
-def _mul(a: Poly, b: Poly) -> Poly:
+def poly_mul(a: Poly, b: Poly) -> Poly:
     out: Poly = {}
     for ma, ca in a.items():
         for mb, cb in b.items():
@@ -75,12 +75,12 @@ def poly(e: n.Expr | None, locals_: dict[str, n.Expr], depth: int = 0) -> Poly |
         return None
     if isinstance(e, n.Unary) and e.op in ("-", "+"):
         inner = poly(e.operand, locals_, depth + 1)
-        return None if inner is None else (inner if e.op == "+" else _add({}, inner, -1))
+        return None if inner is None else (inner if e.op == "+" else poly_add({}, inner, -1))
     if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
         a, b = poly(e.lhs, locals_, depth + 1), poly(e.rhs, locals_, depth + 1)
         if a is None or b is None:
             return None
-        return _mul(a, b) if e.op == "*" else _add(a, b, 1 if e.op == "+" else -1)
+        return poly_mul(a, b) if e.op == "*" else poly_add(a, b, 1 if e.op == "+" else -1)
     return None
 
 
@@ -104,7 +104,7 @@ def _multiple(r: Poly, base: Poly) -> int | None:
     if m not in r or r[m] % base[m]:
         return None
     k = r[m] // base[m]
-    return k if _add(r, {mm: k * c for mm, c in base.items()}, -1) == {} else None
+    return k if poly_add(r, {mm: k * c for mm, c in base.items()}, -1) == {} else None
 
 
 def decompose(q: Poly, own: Poly, plane: Poly) -> tuple[Layout, int] | None:
@@ -113,11 +113,11 @@ def decompose(q: Poly, own: Poly, plane: Poly) -> tuple[Layout, int] | None:
     itself included: that is a plain store)."""
     if () in own or () in plane:
         return None
-    c = _multiple(_add(q, own, -1), plane)
+    c = _multiple(poly_add(q, own, -1), plane)
     if c is not None and c > 0:
         return Layout("planar"), c
     c0 = q.get((), 0)
-    k = _multiple(_add(q, {(): c0}, -1), own)
+    k = _multiple(poly_add(q, {(): c0}, -1), own)
     if k is not None and k > 1 and 0 <= c0 < k:
         return Layout("interleaved", k), c0
     return None
@@ -165,8 +165,8 @@ def frame(body: n.Node, coords: tuple[n.VarDecl, ...], bounds: tuple[n.Expr, ...
         b1 = poly(bounds[1], locals_)
         if b1 is None:
             return None
-        own = _add(own, _mul({(coords[1].decl,): 1}, plane))
-        plane = _mul(plane, b1)
+        own = poly_add(own, poly_mul({(coords[1].decl,): 1}, plane))
+        plane = poly_mul(plane, b1)
     return Frame(own, plane, locals_)
 
 
@@ -464,12 +464,12 @@ def atom_poly(e: n.Expr | None, locals_: dict[str, n.Expr], depth: int = 0) -> P
         return {(e.decl or f"@{id(e)}",): 1}
     if isinstance(e, n.Unary) and e.op in ("-", "+"):
         inner = atom_poly(e.operand, locals_, depth + 1)
-        return None if inner is None else (inner if e.op == "+" else _add({}, inner, -1))
+        return None if inner is None else (inner if e.op == "+" else poly_add({}, inner, -1))
     if isinstance(e, n.Binary) and e.op in ("+", "-", "*"):
         a, b = atom_poly(e.lhs, locals_, depth + 1), atom_poly(e.rhs, locals_, depth + 1)
         if a is None or b is None:
             return None
-        return _mul(a, b) if e.op == "*" else _add(a, b, 1 if e.op == "+" else -1)
+        return poly_mul(a, b) if e.op == "*" else poly_add(a, b, 1 if e.op == "+" else -1)
     if isinstance(e, n.Binary) and e.is_assignment or \
             isinstance(e, n.Unary) and e.op in ("++", "--"):
         return None  # (a subscript that writes: not a value to reason about)

@@ -17,32 +17,16 @@ from __future__ import annotations
 
 from cudafuse.ir import nodes as n
 from cudafuse.ir.program import Function, TranslationUnit
+from cudafuse.passes.vertical.kernel.channels import Poly, poly_add, poly_mul
 
 _KILLERS = {"cudaMemset": 1, "cudaMemcpy": 1}  # callee -> args before the size (after dst)
 _JUMPS = (n.Return, n.Break, n.Continue)
-Poly = dict[tuple[str, ...], int]
 
 
 def _strip(e: n.Expr) -> n.Expr:
     while isinstance(e, n.Cast):
         e = e.operand
     return e
-
-
-def _mul(a: Poly, b: Poly) -> Poly:
-    out: Poly = {}
-    for ka, va in a.items():
-        for kb, vb in b.items():
-            k = tuple(sorted(ka + kb))
-            out[k] = out.get(k, 0) + va * vb
-    return {k: v for k, v in out.items() if v}
-
-
-def _add(a: Poly, b: Poly, sign: int) -> Poly:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = out.get(k, 0) + sign * v
-    return {k: v for k, v in out.items() if v}
 
 
 def size_poly(unit: TranslationUnit, once: dict[str, n.VarDecl], e: n.Expr,
@@ -67,7 +51,7 @@ def size_poly(unit: TranslationUnit, once: dict[str, n.VarDecl], e: n.Expr,
         b = size_poly(unit, once, e.rhs, depth + 1)
         if a is None or b is None:
             return None
-        return _mul(a, b) if e.op == "*" else _add(a, b, 1 if e.op == "+" else -1)
+        return poly_mul(a, b) if e.op == "*" else poly_add(a, b, 1 if e.op == "+" else -1)
     if isinstance(e, n.OtherExpr) and not e.items and e.span.file == unit.path:
         text = unit.code[e.span.start:e.span.end].decode("latin-1")
         if text.replace(" ", "").startswith("sizeof("):
