@@ -5,12 +5,9 @@ reported instead of hanging."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
-from conftest_emu import PROGRAMS
+from conftest_emu import PROGRAMS, assert_nvcc_compiles
 
 from cudafuse.runtime import KernelError, load
 
@@ -81,8 +78,4 @@ def test_block_skipping_the_grid_barrier_is_a_deadlock(lib):
 @pytest.mark.nvcc
 @pytest.mark.slow
 def test_program_compiles_with_nvcc(tmp_path):
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "g.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert_nvcc_compiles(PROGRAM, tmp_path)

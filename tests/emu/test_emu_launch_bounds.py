@@ -4,14 +4,12 @@ the kernel, the block and the bound (emu/launch_bounds.py, cudafuse_emu_launch.h
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest_emu import PROGRAMS
+from conftest_emu import PROGRAMS, assert_nvcc_compiles
 
 from cudafuse.cli import main
 from cudafuse.runtime import load
@@ -95,11 +93,7 @@ def test_run_of_a_program_over_the_bound_fails_with_the_bound(tmp_path: Path, ca
 @pytest.mark.nvcc
 @pytest.mark.slow
 def test_program_compiles_with_nvcc(tmp_path):
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "m.o")],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 0, res.stderr
+    assert_nvcc_compiles(PROGRAM, tmp_path)
 
 
 SKIPPED = """

@@ -5,12 +5,9 @@ macro's definition is still refused, with its location."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
-from conftest_emu import PROGRAMS
+from conftest_emu import PROGRAMS, assert_nvcc_compiles
 
 from cudafuse.diagnostics import CudafuseError
 from cudafuse.runtime import load
@@ -59,11 +56,7 @@ def test_launch_in_macro_definition_refused(tmp_path):
 @pytest.mark.nvcc
 @pytest.mark.slow
 def test_program_compiles_with_nvcc(tmp_path):
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "m.o")],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 0, res.stderr
+    assert_nvcc_compiles(PROGRAM, tmp_path)
 
 
 @pytest.mark.parametrize("t, size", [(0, 4), (1, 8)])

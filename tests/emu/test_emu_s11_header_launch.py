@@ -5,12 +5,9 @@ function pointer) is looked up by address (launch_via). Our own program, which n
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
-from conftest_emu import PROGRAMS
+from conftest_emu import PROGRAMS, assert_nvcc_compiles
 
 from cudafuse.frontend import parse_file
 from cudafuse.runtime import load
@@ -47,8 +44,4 @@ def test_header_kernels_templates_and_overloads_launch_with_exact_results():
 
 @pytest.mark.nvcc
 def test_program_compiles_with_nvcc(tmp_path):
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "h.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert_nvcc_compiles(PROGRAM, tmp_path)

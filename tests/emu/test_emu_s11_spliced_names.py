@@ -15,13 +15,12 @@ as macros, and run (slow: a build).
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest_emu import PROGRAMS
+from conftest_emu import PROGRAMS, assert_nvcc_compiles
 
 from cudafuse.emu.defines import code_identifiers
 from cudafuse.emu.toolkit import toolkit_include
@@ -105,8 +104,4 @@ def test_a_program_built_with_those_names_as_macros_runs_exactly():
 
 @pytest.mark.nvcc
 def test_program_compiles_with_nvcc(tmp_path):
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "s.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert_nvcc_compiles(PROGRAM, tmp_path)

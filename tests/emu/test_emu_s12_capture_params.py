@@ -5,12 +5,9 @@ cudaGraphKernelNodeGetParams returns and a program sets back, changed. Our own p
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
-from conftest_emu import PROGRAMS
+from conftest_emu import PROGRAMS, assert_nvcc_compiles
 
 from cudafuse.runtime import load
 from cudafuse.runtime.errors import KernelError
@@ -53,8 +50,4 @@ def test_a_launch_whose_argument_converts_has_no_function_pointer_and_stops_at_t
 @pytest.mark.nvcc
 @pytest.mark.slow
 def test_program_compiles_with_nvcc(tmp_path):
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    res = subprocess.run([nvcc, "-arch=sm_90", "-c", str(PROGRAM), "-o", str(tmp_path / "c.o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert_nvcc_compiles(PROGRAM, tmp_path)
